@@ -1,0 +1,267 @@
+"""Who started this process, and what are its rank, world size and rendezvous address?
+
+One small class per launcher, each with a static `detect()` and short accessors. Accessors only read
+the environment mapping they were given (never write `os.environ`), so they are trivial to test with
+a dict. Precedence, first match wins:
+
+1. `Torchrun`: `torchrun` (or a user who exported RANK/WORLD_SIZE/MASTER_ADDR by hand).
+2. `Slurm`: `srun` started one process per GPU (SLURM_PROCID inside a job step).
+3. `Pbs`: PBS Pro / Cray PALS `mpiexec` started one process per GPU (PMI_RANK/PMI_SIZE).
+4. `SingleProcess`: a plain `python -m app.train`, world size 1.
+
+Torchrun comes first because the job scripts run torchrun *inside* an srun/mpiexec task: its workers
+see both SLURM_PROCID (the node's task) and RANK (their own), and RANK is the one that counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.errors import UsageError
+
+#: Base of the port derived from a job id when MASTER_PORT is not set (all ranks derive the same one).
+DERIVED_PORT_BASE = 20000
+DERIVED_PORT_SPAN = 10000
+
+
+def parse_hostlist(hostlist: str) -> list[str]:
+    """Expand a Slurm hostlist: `node[01-03,7],gpu5` -> node01 node02 node03 node7 gpu5.
+
+    Handles zero padding (taken from the range's start), several bracket groups in one name
+    (`r[1-2]n[1-2]`, expanded in order) and commas inside brackets. Pure function, no `scontrol`.
+    """
+    hosts: list[str] = []
+    for item in _split_top_level(hostlist.strip()):
+        hosts.extend(_expand_one(item, hostlist))
+    return hosts
+
+
+def _split_top_level(text: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item for item in items if item]
+
+
+def _expand_one(item: str, whole: str) -> list[str]:
+    match = re.search(r"\[([^\]]*)\]", item)
+    if match is None:
+        if "[" in item or "]" in item:
+            raise UsageError(f"hostlist {whole!r} has unbalanced brackets; example: node[01-04,07]")
+        return [item]
+    prefix, suffix = item[: match.start()], item[match.end() :]
+    expanded = []
+    for part in match.group(1).split(","):
+        bounds = part.split("-")
+        if len(bounds) == 1:
+            bounds = [bounds[0], bounds[0]]
+        if len(bounds) != 2 or not all(b.isdigit() for b in bounds) or int(bounds[0]) > int(bounds[1]):
+            raise UsageError(f"hostlist {whole!r} has a bad range {part!r}; example: node[01-04,07]")
+        width = len(bounds[0])
+        for n in range(int(bounds[0]), int(bounds[1]) + 1):
+            expanded.extend(f"{prefix}{n:0{width}d}{s}" for s in _expand_one(suffix, whole))
+    return expanded
+
+
+def derive_port(job_id: str) -> int:
+    """A port every rank of one job derives alike, spread so that two jobs on one node rarely collide."""
+    digits = "".join(c for c in job_id if c.isdigit()) or "0"
+    return DERIVED_PORT_BASE + int(digits) % DERIVED_PORT_SPAN
+
+
+class ClusterEnvironment:
+    """Base class: rank information read from one launcher's environment variables."""
+
+    name = "base"
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        raise NotImplementedError
+
+    def rank(self) -> int:
+        return 0
+
+    def local_rank(self) -> int:
+        return 0
+
+    def world_size(self) -> int:
+        return 1
+
+    def main_address(self) -> str:
+        return "127.0.0.1"
+
+    def main_port(self) -> int:
+        return 29500
+
+    def _int(self, key: str, example: str, default: str | None = None) -> int:
+        raw = self.env.get(key, default)
+        if raw is None:
+            raise UsageError(f"{self.name}: {key} is not set; example: {key}={example}")
+        try:
+            value = int(raw)
+        except ValueError:
+            raise UsageError(f"{self.name}: {key}={raw!r} is not an integer; example: {key}={example}") from None
+        if value < 0:
+            raise UsageError(f"{self.name}: {key}={raw!r} is negative; example: {key}={example}")
+        return value
+
+    def validate(self) -> None:
+        """Raise `UsageError` naming the variable when the values cannot describe a real launch."""
+        rank, world_size, local_rank = self.rank(), self.world_size(), self.local_rank()
+        if world_size < 1:
+            raise UsageError(f"{self.name}: world size is {world_size}; it must be at least 1")
+        if rank >= world_size:
+            raise UsageError(
+                f"{self.name}: rank {rank} is not below world size {world_size}; "
+                f"ranks run from 0 to {world_size - 1}"
+            )
+        if local_rank > rank:
+            raise UsageError(f"{self.name}: local rank {local_rank} is above global rank {rank}")
+        if world_size > 1:
+            self.main_address()
+            port = self.main_port()
+            if not 0 < port < 65536:
+                raise UsageError(f"{self.name}: port {port} is out of range; example: MASTER_PORT=29500")
+
+    def describe(self) -> str:
+        return f"{self.name}: rank {self.rank()}/{self.world_size()}, local rank {self.local_rank()}"
+
+
+class Torchrun(ClusterEnvironment):
+    """`torchrun` (or hand-exported RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT/LOCAL_RANK)."""
+
+    name = "torchrun"
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        return any(key in env for key in ("TORCHELASTIC_RUN_ID", "RANK", "WORLD_SIZE"))
+
+    def rank(self) -> int:
+        return self._int("RANK", "0")
+
+    def world_size(self) -> int:
+        return self._int("WORLD_SIZE", "2")
+
+    def local_rank(self) -> int:
+        default = "0" if self.world_size() == 1 else None
+        return self._int("LOCAL_RANK", "0", default)
+
+    def main_address(self) -> str:
+        if "MASTER_ADDR" not in self.env:
+            raise UsageError(f"{self.name}: MASTER_ADDR is not set; example: MASTER_ADDR=node01")
+        return self.env["MASTER_ADDR"]
+
+    def main_port(self) -> int:
+        return self._int("MASTER_PORT", "29500")
+
+    def is_elastic(self) -> bool:
+        """torchrun's agent hosts the store; init must use env:// to reuse it."""
+        return "TORCHELASTIC_RUN_ID" in self.env
+
+
+class Slurm(ClusterEnvironment):
+    """`srun` started one task per GPU: SLURM_PROCID is this task's rank within the job step."""
+
+    name = "slurm"
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        return "SLURM_PROCID" in env and "SLURM_STEP_NUM_TASKS" in env
+
+    def rank(self) -> int:
+        return self._int("SLURM_PROCID", "0")
+
+    def local_rank(self) -> int:
+        return self._int("SLURM_LOCALID", "0")
+
+    def world_size(self) -> int:
+        return self._int("SLURM_STEP_NUM_TASKS", "8")
+
+    def main_address(self) -> str:
+        if "MASTER_ADDR" in self.env:
+            return self.env["MASTER_ADDR"]
+        nodelist = self.env.get("SLURM_STEP_NODELIST") or self.env.get("SLURM_JOB_NODELIST")
+        if not nodelist:
+            raise UsageError(f"{self.name}: SLURM_STEP_NODELIST is not set; example: MASTER_ADDR=node01")
+        return parse_hostlist(nodelist)[0]
+
+    def main_port(self) -> int:
+        if "MASTER_PORT" in self.env:
+            return self._int("MASTER_PORT", "29500")
+        return derive_port(self.env.get("SLURM_JOB_ID", "0"))
+
+
+class Pbs(ClusterEnvironment):
+    """PBS Pro with Cray PALS (or MPICH) `mpiexec` starting one process per GPU: PMI_RANK/PMI_SIZE."""
+
+    name = "pbs"
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        return "PMI_RANK" in env and "PMI_SIZE" in env
+
+    def rank(self) -> int:
+        return self._int("PMI_RANK", "0")
+
+    def local_rank(self) -> int:
+        for key in ("PMI_LOCAL_RANK", "PALS_LOCAL_RANKID", "MPI_LOCALRANKID"):
+            if key in self.env:
+                return self._int(key, "0")
+        return 0 if self.world_size() == 1 else self._int("PMI_LOCAL_RANK", "0")
+
+    def world_size(self) -> int:
+        return self._int("PMI_SIZE", "8")
+
+    def main_address(self) -> str:
+        if "MASTER_ADDR" in self.env:
+            return self.env["MASTER_ADDR"]
+        nodefile = self.env.get("PBS_NODEFILE")
+        if not nodefile:
+            raise UsageError(f"{self.name}: neither MASTER_ADDR nor PBS_NODEFILE is set; example: MASTER_ADDR=x1000c0s0b0n0")
+        try:
+            first = Path(nodefile).read_text().split()
+        except OSError as err:
+            raise UsageError(f"{self.name}: PBS_NODEFILE={nodefile!r} cannot be read ({err.strerror})") from None
+        if not first:
+            raise UsageError(f"{self.name}: PBS_NODEFILE={nodefile!r} is empty")
+        return first[0]
+
+    def main_port(self) -> int:
+        if "MASTER_PORT" in self.env:
+            return self._int("MASTER_PORT", "29500")
+        return derive_port(self.env.get("PBS_JOBID", "0"))
+
+
+class SingleProcess(ClusterEnvironment):
+    """A plain `python -m ...`: world size 1."""
+
+    name = "single process"
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        return True
+
+
+ENVIRONMENTS: tuple[type[ClusterEnvironment], ...] = (Torchrun, Slurm, Pbs, SingleProcess)
+
+
+def detect_environment(env: Mapping[str, str]) -> ClusterEnvironment:
+    """The first launcher whose variables are present, validated (raises `UsageError` when inconsistent)."""
+    for environment_class in ENVIRONMENTS:
+        if environment_class.detect(env):
+            environment = environment_class(env)
+            environment.validate()
+            return environment
+    raise AssertionError("SingleProcess always matches")

@@ -1,0 +1,36 @@
+"""Exit codes shared by every entry point (`app.train`, `app.check`), documented in the README.
+
+Job scripts branch on them: 75 means "snapshot written, requeue me"; 2 means "fix your input, do not
+retry". The check's codes follow NVIDIA NVSentinel's preflight idea: one code per failure class, so a
+scheduler prolog can tell a broken node from a slow fabric without parsing text.
+"""
+
+OK = 0
+#: An unexpected error: a traceback was printed, report it.
+INTERNAL = 1
+#: Bad input: config key or value, command line, environment variable, unreadable file.
+USAGE = 2
+#: The ranks could not meet: rendezvous or process-group initialisation failed or timed out.
+RENDEZVOUS = 3
+#: A collective or stage did not finish within its deadline (a hung or dead rank).
+TIMEOUT = 4
+#: A collective returned wrong values.
+WRONG_RESULTS = 5
+#: Bandwidth below the required threshold.
+SLOW = 6
+#: A node check (GPU, network, fabric plugin, container, versions) failed before any collective ran.
+PREFLIGHT = 7
+#: Stopped by SIGTERM/SIGUSR1 after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
+PREEMPTED = 75
+
+DESCRIPTIONS = {
+    OK: "success",
+    INTERNAL: "unexpected error (traceback printed)",
+    USAGE: "bad configuration, command line or environment",
+    RENDEZVOUS: "rendezvous or process-group initialisation failed",
+    TIMEOUT: "a stage or collective exceeded its deadline",
+    WRONG_RESULTS: "a collective returned wrong values",
+    SLOW: "bandwidth below the required threshold",
+    PREFLIGHT: "a node check failed",
+    PREEMPTED: "stopped by a signal after writing a snapshot; requeue to resume",
+}

@@ -1,0 +1,218 @@
+"""Typed configuration from nested dataclasses: defaults < YAML file < `key=value` overrides.
+
+Generic on purpose: the trainer and the check describe their settings as dataclasses and share this
+loader, its error messages and its `--help` listing. Each field's documentation is the string literal
+written under it (read from the source with `ast`, so there is one place to document a key).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+import inspect
+import textwrap
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, TypeVar, Union
+
+from app.errors import UsageError
+
+T = TypeVar("T")
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def load_config(cls: type[T], config_file: str | None, overrides: list[str]) -> T:
+    """Build `cls` from its defaults, then the YAML file (if any), then `section.key=value` overrides.
+
+    Precedence: command-line overrides > YAML file > dataclass defaults. Unknown keys, wrong types and
+    values that a section's `validate()` rejects raise `UsageError` naming the key and a valid example.
+    """
+    values: dict[str, Any] = {}
+    if config_file is not None:
+        values = _read_yaml(config_file)
+    for override in overrides:
+        key, sep, raw = override.partition("=")
+        if not sep or not key:
+            raise UsageError(
+                f"argument {override!r} is not key=value; example: train.batch_size=32 (see --help for keys)"
+            )
+        _set_dotted(values, key.strip(), _RawString(raw))
+    config = _build(cls, values, prefix="")
+    validate_tree(config)
+    return config
+
+
+class _RawString(str):
+    """A value typed on the command line: parsed by the field's type rather than by YAML."""
+
+
+def _read_yaml(path: str) -> dict[str, Any]:
+    import yaml
+
+    file = Path(path)
+    try:
+        text = file.read_text()
+    except FileNotFoundError:
+        raise UsageError(f"config file {path!r} does not exist; example: --config configs/demo.yaml") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
+        raise UsageError(f"config file {path!r} cannot be read ({type(err).__name__}); give a YAML file") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"config file {path!r} is not valid YAML{where}; example line: 'train: {{batch_size: 32}}'") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise UsageError(f"config file {path!r} must hold a mapping of sections, got {type(data).__name__}")
+    return data
+
+
+def _set_dotted(values: dict[str, Any], key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = values
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise UsageError(f"key {key!r}: {part!r} is a value, not a section")
+        node = child
+    node[parts[-1]] = value
+
+
+def _build(cls: type[T], values: Any, prefix: str) -> T:
+    if not isinstance(values, dict):
+        raise UsageError(f"{prefix.rstrip('.') or 'config'} must be a section (a mapping), got {values!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    hints = typing.get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in fields:
+            raise UsageError(_unknown_key_message(prefix + str(key), list(fields), prefix))
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            kwargs[key] = _build(hint, value, prefix + key + ".")
+        else:
+            kwargs[key] = coerce(value, hint, prefix + key)
+    return cls(**kwargs)
+
+
+def _unknown_key_message(key: str, known: list[str], prefix: str) -> str:
+    leaf = key.rsplit(".", 1)[-1]
+    close = difflib.get_close_matches(leaf, known, n=1)
+    hint = f"did you mean {prefix}{close[0]}?" if close else f"known keys: {', '.join(prefix + k for k in known)}"
+    return f"unknown config key {key!r}; {hint} (python -m app.train --help lists every key)"
+
+
+def coerce(value: Any, hint: Any, key: str) -> Any:
+    """Check or convert `value` to the annotated type; a `_RawString` from the command line is parsed."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        if type(None) in typing.get_args(hint) and (
+            value is None or (isinstance(value, _RawString) and value.lower() in ("none", "null", ""))
+        ):
+            return None
+        return coerce(value, options[0], key)
+    if origin is Literal:
+        choices = typing.get_args(hint)
+        text = str(value)
+        if text not in choices:
+            raise UsageError(
+                f"{key}={value!r} is not one of {', '.join(map(str, choices))}; example: {key}={choices[0]}"
+            )
+        return text
+    raw = isinstance(value, _RawString)
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if raw and value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise UsageError(f"{key}={value!r} is not a boolean; example: {key}=true")
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if raw:
+            try:
+                return int(value.replace("_", ""))
+            except ValueError:
+                pass
+        raise UsageError(f"{key}={value!r} is not an integer; example: {key}=32")
+    if hint is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if raw:
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise UsageError(f"{key}={value!r} is not a number; example: {key}=0.001")
+    if hint is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise UsageError(f"{key}={value!r} is not a string; example: {key}=text")
+    if origin in (list, tuple):
+        (item_type, *_) = typing.get_args(hint) or (str,)
+        items = [v.strip() for v in value.split(",") if v.strip()] if raw else value
+        if not isinstance(items, list):
+            raise UsageError(f"{key}={value!r} is not a list; example: {key}=1,2,4")
+        converted = [coerce(_RawString(v) if raw else v, item_type, key) for v in items]
+        return tuple(converted) if origin is tuple else converted
+    raise TypeError(f"unsupported config type {hint!r} for {key}")
+
+
+def validate_tree(config: Any) -> None:
+    """Call `validate()` on every section that defines one (sections check their own value ranges)."""
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if dataclasses.is_dataclass(value):
+            validate_tree(value)
+    validate = getattr(config, "validate", None)
+    if callable(validate):
+        validate()
+
+
+def to_dict(config: Any) -> dict[str, Any]:
+    """Plain nested dict (YAML/JSON-safe, and loadable with `torch.load(weights_only=True)`)."""
+    return dataclasses.asdict(config)
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The string literal under each field of a dataclass, read from its source."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):
+        return {}
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, following in zip(body, body[1:]):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def describe(cls: type, prefix: str = "") -> list[str]:
+    """One line per key, `section.key = default  doc`, for `--help`."""
+    lines: list[str] = []
+    docs = field_docs(cls)
+    hints = typing.get_type_hints(cls)
+    instance = cls()
+    for field in dataclasses.fields(instance):
+        hint = hints[field.name]
+        if dataclasses.is_dataclass(hint):
+            lines.extend(describe(hint, prefix + field.name + "."))
+            continue
+        default = getattr(instance, field.name)
+        lines.append(f"  {prefix + field.name} = {default!r}")
+        if field.name in docs:
+            lines.append(f"      {docs[field.name]}")
+    return lines

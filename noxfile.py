@@ -1,0 +1,53 @@
+"""Sessions: `nox -l` lists them. `make test` runs `tests` inside the Makefile's .venv (--no-venv)."""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+#: The CPU build on local disk here; an unpinned `torch` would download a multi-GB CUDA build.
+TORCH_VERSION = os.environ.get("TORCH_VERSION", "2.13.0")
+SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci"]
+
+
+def _install(session: nox.Session, *extras: str) -> None:
+    """Install torch (pinned) and the project, unless nox runs in an existing environment (--no-venv)."""
+    if session.venv_backend == "none":
+        return
+    session.install(f"torch=={TORCH_VERSION}")
+    session.install("-e", f".[{','.join(extras)}]" if extras else ".")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to pytest."""
+    _install(session, "test", "image")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Lint Python with ruff and every shell script with shellcheck."""
+    if session.venv_backend != "none":
+        session.install("ruff")
+    session.run("ruff", "check", "app", "tests", "bench", "noxfile.py")
+    scripts = [
+        os.path.join(root, name)
+        for top in SHELL_SCRIPTS
+        if os.path.isdir(top)
+        for root, _, names in os.walk(top)
+        for name in names
+        if name.endswith(".sh") or (top == ".ci" and name == "run")
+    ]
+    session.run("shellcheck", "--severity=style", "--external-sources", *sorted(scripts), external=True)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Run the benchmarks side by side and rewrite BENCHMARKS.md (slow: minutes)."""
+    _install(session, "test")
+    session.run("python", "-m", "bench", *session.posargs)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install the system packages the test suite uses, when we are root on Debian and they are missing.
+# Called by `make test`. Not root (a laptop): print what would be skipped and carry on; the tests
+# that need a missing tool skip with a reason, except under CI=true where they fail.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+
+want_debs=(shellcheck)
+
+if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "provision: not root on Debian; tests needing ${want_debs[*]} may skip" >&2
+    exit 0
+fi
+
+missing=()
+for deb in "${want_debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
+done
+if ((${#missing[@]})); then
+    echo "provision: apt-get install ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Further provisioning steps (Apptainer, the Slurm test cluster) live beside this file.
+for step in "$here"/provision-*.sh; do
+    [[ -e $step ]] || continue
+    bash "$step"
+done
