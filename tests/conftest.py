@@ -1,0 +1,1 @@
+"""Shared test setup. Fixture plugins for Apptainer and Slurm live in tests/fixtures/."""
