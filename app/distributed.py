@@ -88,7 +88,9 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
              environment.describe(), backend, device, where, timeout_s)
     try:
         store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
-        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs)
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
+        )
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)

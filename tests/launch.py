@@ -42,7 +42,9 @@ def torchrun_command(nproc: int, *args: str, max_restarts: int = 0) -> list[str]
     ]
 
 
-def run(command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess:
+def run(
+    command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         command, env=env or clean_env(), cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False
     )

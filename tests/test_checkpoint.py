@@ -39,7 +39,7 @@ def test_a_truncated_newest_snapshot_falls_back_to_the_previous_with_a_warning(t
     with newest.open("r+b") as file:
         file.truncate(newest.stat().st_size // 2)
     with caplog.at_level(logging.WARNING):
-        loaded, path = checkpointer.load_latest()
+        loaded, _ = checkpointer.load_latest()
     assert loaded["position"]["step"] == 10
     assert "step-00000020.pt is unusable" in caplog.text and "truncated or corrupted" in caplog.text
 

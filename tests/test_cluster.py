@@ -78,7 +78,10 @@ def test_pbs_head_node_comes_from_the_nodefile(tmp_path):
         ({"RANK": "2", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "a", "MASTER_PORT": "1"}, "not below"),
         ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
         ({"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "29500"}, "LOCAL_RANK is not set"),
-        ({"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "a", "MASTER_PORT": "99999"}, "out of range"),
+        (
+            {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "a", "MASTER_PORT": "99999"},
+            "out of range",
+        ),
         ({"RANK": "-1", "WORLD_SIZE": "2"}, "negative"),
         ({**PALS, "PMI_RANK": "x"}, "PMI_RANK='x'"),
     ],

@@ -32,7 +32,7 @@ GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1"]
 
 def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
     """Start in the background; output goes to a temporary file (a full pipe would block the trainer)."""
-    log = tempfile.TemporaryFile("w+")
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the process, in finish())
     process = subprocess.Popen(command, env=env or clean_env(), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
                                text=True)
     process.log = log  # type: ignore[attr-defined]

@@ -29,7 +29,9 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize(("args", "env", "expected"), BAD_INPUTS, ids=[" ".join(a) or ",".join(e) for a, e, _ in BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("args", "env", "expected"), BAD_INPUTS, ids=[" ".join(a) or ",".join(e) for a, e, _ in BAD_INPUTS]
+)
 def test_bad_input_gives_one_line_with_the_fix_and_exit_code_2(tmp_path, args, env, expected):
     # (/proc refuses file creation even to root, so the unwritable-directory case holds in CI too.)
     result = run(train_command(f"run.dir={tmp_path / 'run'}", *args), env=clean_env(**env), timeout=60)
