@@ -79,10 +79,12 @@ def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dis
         store = dist.TCPStore(address, port, world_size, is_master=rank == 0 and not agent_store,
                               timeout=timedelta(seconds=timeout_s), wait_for_workers=not agent_store)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
+        message = _rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)
+        raise RendezvousError(message) from None
     if agent_store:
         # Keys of this launch attempt only (torchrun restarts reuse the agent's store).
-        return dist.PrefixStore(f"/worker/attempt_{environment.env.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
+        attempt = environment.env.get("TORCHELASTIC_RESTART_COUNT", "0")
+        return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
     return store
 
 
@@ -106,7 +108,9 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
             dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout,
                                     **device_kwargs)
         except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-            where = "the given store" if world_size == 1 else f"{environment.main_address()}:{environment.main_port()}"
+            where = "the given store"
+            if world_size > 1:
+                where = f"{environment.main_address()}:{environment.main_port()}"
             raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
         return DistContext(rank, local_rank, world_size, device, backend, environment.name)
 

@@ -54,8 +54,9 @@ def plan_scopes(nodes: Sequence[str]) -> list[Scope]:
 
 
 def bus_factor(collective: str, n: int) -> float:
-    return {"all_reduce": 2 * (n - 1) / n, "all_gather": (n - 1) / n,
-            "reduce_scatter": (n - 1) / n}.get(collective, 1.0)
+    return {"all_reduce": 2 * (n - 1) / n, "all_gather": (n - 1) / n, "reduce_scatter": (n - 1) / n}.get(
+        collective, 1.0
+    )
 
 
 def _pattern(count: int, device: torch.device) -> torch.Tensor:
@@ -75,8 +76,10 @@ def _reduce_scatter(out: torch.Tensor, inp: torch.Tensor, group) -> None:
 
 def _ring(send: torch.Tensor, recv: torch.Tensor, ranks: Sequence[int], me: int, group) -> None:
     i = ranks.index(me)
-    ops = [dist.P2POp(dist.isend, send, ranks[(i + 1) % len(ranks)], group),
-           dist.P2POp(dist.irecv, recv, ranks[(i - 1) % len(ranks)], group)]
+    ops = [
+        dist.P2POp(dist.isend, send, ranks[(i + 1) % len(ranks)], group),
+        dist.P2POp(dist.irecv, recv, ranks[(i - 1) % len(ranks)], group),
+    ]
     for work in dist.batch_isend_irecv(ops):
         work.wait()
 
@@ -88,8 +91,15 @@ class Correctness:
     """Global ranks whose data arrived wrong (all_gather, send/recv: the source is known)."""
 
 
-def check_correctness(collective: str, scope: Scope, group, rank: int, device: torch.device,
-                      corrupt: bool = False, count: int = CORRECTNESS_ELEMENTS) -> Correctness:
+def check_correctness(
+    collective: str,
+    scope: Scope,
+    group,
+    rank: int,
+    device: torch.device,
+    corrupt: bool = False,
+    count: int = CORRECTNESS_ELEMENTS,
+) -> Correctness:
     """Run `collective` once on known values and count the wrong elements this rank received.
 
     `count` is the element count of the size column: the whole buffer (all_reduce, broadcast,
@@ -111,8 +121,11 @@ def check_correctness(collective: str, scope: Scope, group, rank: int, device: t
         out = torch.empty(per * n, device=device, dtype=DTYPE)
         _all_gather(out, mine, group)
         expected = torch.cat([base * (r + 1) for r in ranks])
-        bad = [r for i, r in enumerate(ranks)
-               if not torch.equal(out[i * per:(i + 1) * per], expected[i * per:(i + 1) * per])]
+        bad = [
+            r
+            for i, r in enumerate(ranks)
+            if not torch.equal(out[i * per : (i + 1) * per], expected[i * per : (i + 1) * per])
+        ]
     elif collective == "reduce_scatter":
         inp = torch.cat([mine + j for j in range(n)])  # chunk j differs, so a misrouted chunk is wrong
         out = torch.empty(per, device=device, dtype=DTYPE)
@@ -138,8 +151,9 @@ def check_correctness(collective: str, scope: Scope, group, rank: int, device: t
     return Correctness(wrong, bad)
 
 
-def make_op(collective: str, scope: Scope, group, rank: int, device: torch.device,
-            size: int) -> tuple[Callable[[], None], int, int]:
+def make_op(
+    collective: str, scope: Scope, group, rank: int, device: torch.device, size: int
+) -> tuple[Callable[[], None], int, int]:
     """A closure running `collective` once on `size` bytes, the element count and the size actually used."""
     ranks, n = list(scope.ranks), len(scope.ranks)
     elem = torch.tensor([], dtype=DTYPE).element_size()
@@ -148,6 +162,7 @@ def make_op(collective: str, scope: Scope, group, rank: int, device: torch.devic
         count -= count % n
     buf = torch.ones(count, device=device, dtype=DTYPE)
     if collective == "all_reduce":
+
         def op() -> None:
             dist.all_reduce(buf, group=group)
     elif collective == "all_gather":
@@ -161,6 +176,7 @@ def make_op(collective: str, scope: Scope, group, rank: int, device: torch.devic
         def op() -> None:
             _reduce_scatter(part, buf, group)
     elif collective == "broadcast":
+
         def op() -> None:
             dist.broadcast(buf, src=ranks[0], group=group)
     elif collective == "sendrecv":

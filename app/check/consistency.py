@@ -11,8 +11,17 @@ from app.check.report import FAIL, OK, WARN, Check
 
 #: Environment that must agree across nodes: the fabric and NCCL/libfabric selection.
 RELEVANT_ENV = (
-    "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "NCCL_IB_DISABLE", "NCCL_NET", "NCCL_NET_PLUGIN", "NCCL_PROTO",
-    "NCCL_ALGO", "NCCL_CROSS_NIC", "NCCL_NET_GDR_LEVEL", "FI_PROVIDER", "GLOO_SOCKET_IFNAME",
+    "NCCL_SOCKET_IFNAME",
+    "NCCL_IB_HCA",
+    "NCCL_IB_DISABLE",
+    "NCCL_NET",
+    "NCCL_NET_PLUGIN",
+    "NCCL_PROTO",
+    "NCCL_ALGO",
+    "NCCL_CROSS_NIC",
+    "NCCL_NET_GDR_LEVEL",
+    "FI_PROVIDER",
+    "GLOO_SOCKET_IFNAME",
     "TORCH_NCCL_ASYNC_ERROR_HANDLING",
 )
 
@@ -28,7 +37,9 @@ def _nodes_of(ranks: Sequence[int], facts: Sequence[Mapping[str, Any]]) -> str:
     by_node: dict[str, list[int]] = defaultdict(list)
     for rank in ranks:
         by_node[facts[rank]["node"]].append(rank)
-    return ", ".join(f"{node} (rank{'s' * (len(r) > 1)} {','.join(map(str, r))})" for node, r in by_node.items())
+    return ", ".join(
+        f"{node} (rank{'s' * (len(r) > 1)} {','.join(map(str, r))})" for node, r in by_node.items()
+    )
 
 
 def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
@@ -40,9 +51,16 @@ def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
         name = f"consistency: {key} version"
         if odd:
             shown = "; ".join(f"{values[r]} on {_nodes_of([r], facts)}" for r in odd)
-            checks.append(Check(name, FAIL, f"{majority} on most ranks but {shown}",
-                                f"run the same image on every node (apptainer exec app.sif ...); check {key} on the odd nodes",
-                                stage="consistency"))
+            checks.append(
+                Check(
+                    name,
+                    FAIL,
+                    f"{majority} on most ranks but {shown}",
+                    f"run the same image on every node (apptainer exec app.sif ...); "
+                    f"check {key} on the odd nodes",
+                    stage="consistency",
+                )
+            )
         else:
             checks.append(Check(name, OK, f"{majority} on all {len(facts)} ranks", stage="consistency"))
     env_keys = sorted({k for f in facts for k in f["env"]})
@@ -51,15 +69,29 @@ def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
         values = {rank: f["env"].get(key, "<unset>") for rank, f in enumerate(facts)}
         majority, odd = _odd_ones(values)
         if odd:
-            differing.append(f"{key}={majority} on most ranks but {values[odd[0]]} on {_nodes_of(odd, facts)}")
+            differing.append(
+                f"{key}={majority} on most ranks but {values[odd[0]]} on {_nodes_of(odd, facts)}"
+            )
     if differing:
-        checks.append(Check("consistency: NCCL/fabric env", FAIL, "; ".join(differing),
-                            "export the same NCCL_*/FI_* settings on every node (put them in the job script, "
-                            "before srun/mpiexec)", stage="consistency"))
+        checks.append(
+            Check(
+                "consistency: NCCL/fabric env",
+                FAIL,
+                "; ".join(differing),
+                "export the same NCCL_*/FI_* settings on every node (put them in the job script, "
+                "before srun/mpiexec)",
+                stage="consistency",
+            )
+        )
     else:
-        checks.append(Check("consistency: NCCL/fabric env", OK,
-                            f"{len(env_keys)} settings agree" + (f": {', '.join(env_keys)}" if env_keys else ""),
-                            stage="consistency"))
+        checks.append(
+            Check(
+                "consistency: NCCL/fabric env",
+                OK,
+                f"{len(env_keys)} settings agree" + (f": {', '.join(env_keys)}" if env_keys else ""),
+                stage="consistency",
+            )
+        )
     checks.append(_gpus_per_node(facts))
     return checks
 
@@ -71,11 +103,21 @@ def _gpus_per_node(facts: Sequence[Mapping[str, Any]]) -> Check:
     idle = [node for node, ranks in ranks_on.items() if gpus_on[node] > ranks]
     summary = ", ".join(f"{node}: {ranks_on[node]} ranks/{gpus_on[node]} GPUs" for node in ranks_on)
     if short:
-        return Check("consistency: GPUs per node", FAIL, f"more ranks than GPUs on {', '.join(short)} ({summary})",
-                     f"start one process per GPU: --nproc-per-node={gpus_on[short[0]]} or "
-                     f"--ntasks-per-node={gpus_on[short[0]]}", stage="consistency")
+        return Check(
+            "consistency: GPUs per node",
+            FAIL,
+            f"more ranks than GPUs on {', '.join(short)} ({summary})",
+            f"start one process per GPU: --nproc-per-node={gpus_on[short[0]]} or "
+            f"--ntasks-per-node={gpus_on[short[0]]}",
+            stage="consistency",
+        )
     if idle:
-        return Check("consistency: GPUs per node", WARN, f"fewer ranks than GPUs on {', '.join(idle)} ({summary})",
-                     f"to use every GPU start --nproc-per-node={gpus_on[idle[0]]} (torchrun) or "
-                     f"--ntasks-per-node={gpus_on[idle[0]]} (srun)", stage="consistency")
+        return Check(
+            "consistency: GPUs per node",
+            WARN,
+            f"fewer ranks than GPUs on {', '.join(idle)} ({summary})",
+            f"to use every GPU start --nproc-per-node={gpus_on[idle[0]]} (torchrun) or "
+            f"--ntasks-per-node={gpus_on[idle[0]]} (srun)",
+            stage="consistency",
+        )
     return Check("consistency: GPUs per node", OK, summary, stage="consistency")

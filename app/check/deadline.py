@@ -14,7 +14,9 @@ The watchdog ends the process with `os._exit`: a thread cannot interrupt a block
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import sys
 import threading
 import time
@@ -26,6 +28,7 @@ import torch.distributed as dist
 from app import exitcodes
 from app.check import exchange
 
+_SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 #: Extra time other ranks give rank 0 to print its report before they exit themselves.
 GRACE_S = 5.0
 
@@ -49,12 +52,14 @@ def find_stragglers(progress: list[Progress | None]) -> tuple[list[int], str]:
     if not behind:
         label = progress[0].label if progress[0] else "?"
         return [], f"all ranks reached '{label}' and wait there: the operation itself does not complete"
-    where = {rank: (progress[rank].label if progress[rank] else "start") for rank in behind}
     ahead = next(p.label for p in progress if p and p.step == top)
-    return behind, (
-        "; ".join(f"rank {rank} stopped answering in '{label}'" for rank, label in where.items())
-        + f" while the others reached '{ahead}'"
-    )
+    said = [
+        f"rank {rank} stopped answering in '{progress[rank].label}'"
+        if progress[rank]  # type: ignore[union-attr]
+        else f"rank {rank} never reported"
+        for rank in behind
+    ]
+    return behind, "; ".join(said) + f" while the others reached '{ahead}'"
 
 
 class Watchdog:
@@ -65,8 +70,14 @@ class Watchdog:
     the process; other ranks print one line and exit with TIMEOUT after the grace period.
     """
 
-    def __init__(self, store: dist.Store, rank: int, world_size: int, deadline_s: float,
-                 on_timeout: Callable[[str, list[int], str], None]) -> None:
+    def __init__(
+        self,
+        store: dist.Store,
+        rank: int,
+        world_size: int,
+        deadline_s: float,
+        on_timeout: Callable[[str, list[int], str], None],
+    ) -> None:
         self.store, self.rank, self.world_size, self.deadline_s = store, rank, world_size, deadline_s
         self.on_timeout = on_timeout
         self._lock = threading.Lock()
@@ -78,11 +89,15 @@ class Watchdog:
         self._thread = threading.Thread(target=self._run, name="app.check watchdog", daemon=True)
         self._thread.start()
 
-    def stage(self, name: str, deadline_s: float | None = None) -> None:
-        """Enter a stage: its deadline starts now."""
+    def arm(self, name: str, deadline_s: float | None = None) -> None:
+        """Start stage `name`'s deadline without telling the others yet (see `stage`)."""
         with self._lock:
             self._expires = time.monotonic() + (deadline_s or self.deadline_s)
             self._stage = name
+
+    def stage(self, name: str, deadline_s: float | None = None) -> None:
+        """Enter a stage: its deadline starts now and the others see this rank in it."""
+        self.arm(name, deadline_s)
         self.step(name)
 
     def step(self, label: str) -> None:
@@ -113,14 +128,21 @@ class Watchdog:
         if self.rank != 0:
             # Give rank 0 (which names the culprits) time to print, unless it already has.
             end = time.monotonic() + GRACE_S
-            while time.monotonic() < end and not exchange.present(self.store, "verdict"):
+            while time.monotonic() < end and exchange.probe(self.store, "verdict") is False:
                 time.sleep(0.1)
-            print(f"app.check rank {self.rank}: stage '{label}' passed its {self.deadline_s:.0f}s deadline; "
-                  "rank 0's report names the rank that stopped answering", file=sys.stderr, flush=True)
+            with contextlib.suppress(RuntimeError, dist.DistError):
+                exchange.put(self.store, f"ack/{self.rank}", 1)
+            print(
+                f"app.check rank {self.rank}: stage '{label}' passed its {self.deadline_s:.0f}s deadline; "
+                "rank 0's report names the rank that stopped answering",
+                file=sys.stderr,
+                flush=True,
+            )
             os._exit(exitcodes.TIMEOUT)
         stragglers, sentence = find_stragglers(self.read_progress())
         if self._reason:
-            sentence += f" ({self._reason})"
+            # gloo/NCCL errors start with a source location: keep the message only.
+            sentence += " (" + _SOURCE_LOCATION.sub("", self._reason) + ")"
         try:
             self.on_timeout(label, stragglers, sentence)
         finally:

@@ -22,10 +22,15 @@ def get(store: dist.Store, key: str) -> Any:
 
 
 def present(store: dist.Store, key: str) -> bool:
+    return bool(probe(store, key))
+
+
+def probe(store: dist.Store, key: str) -> bool | None:
+    """Whether `key` exists; None when the store is unreachable (its host, rank 0 or the agent, is gone)."""
     try:
         return bool(store.check([key]))
     except (RuntimeError, dist.DistError):
-        return False
+        return None
 
 
 def wait_for(store: dist.Store, keys: list[str], deadline: float) -> list[str]:

@@ -31,8 +31,11 @@ class Faults:
 
     def maybe_sleep(self, stage: str, rank: int) -> None:
         if self.sleep_stage == stage:
-            print(f"APP_CHECK_FAULT: rank {rank} sleeps forever in stage {stage} (test-only)", file=sys.stderr,
-                  flush=True)
+            print(
+                f"APP_CHECK_FAULT: rank {rank} sleeps forever in stage {stage} (test-only)",
+                file=sys.stderr,
+                flush=True,
+            )
             while True:
                 time.sleep(3600)
 
@@ -44,10 +47,14 @@ def parse_faults(value: str, rank: int) -> Faults:
         kind, _, rest = item.partition("@")
         target, _, stage = rest.partition(":")
         if kind not in KINDS or not target.startswith("rank") or not target[4:].isdigit():
-            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}")
+            raise UsageError(
+                f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}"
+            )
         if kind == "sleep" and stage not in SLEEP_STAGES:
-            raise UsageError(f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; "
-                             f"example: {EXAMPLE}")
+            raise UsageError(
+                f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; "
+                f"example: {EXAMPLE}"
+            )
         if int(target[4:]) != rank:
             continue
         sleep_stage = stage if kind == "sleep" else sleep_stage

@@ -30,8 +30,10 @@ _VIA = re.compile(r"Channel \d+/\d+ : \d+\[\w+\] -> \d+\[\w+\](?: \[\w+\])? via 
 _OFI_VERSION = re.compile(r"NET/OFI Initializing aws-ofi-nccl (\S+)")
 _OFI_PROVIDER = re.compile(r"NET/OFI Selected provider is (\w+)")
 _PROBLEMS = (
-    ("NET/IB : No device found", "NCCL found no InfiniBand device (libibverbs/libmlx5 missing, or "
-     "/dev/infiniband not visible)"),
+    (
+        "NET/IB : No device found",
+        "NCCL found no InfiniBand device (libibverbs/libmlx5 missing, or /dev/infiniband not visible)",
+    ),
     ("NET/Plugin: Could not find", "NCCL could not load a network plugin (libnccl-net*.so)"),
     ("not found", "NCCL could not find the requested network (NCCL_NET)"),
     ("fi_getinfo", "libfabric found no usable provider"),
@@ -86,12 +88,18 @@ def parse(lines: Sequence[str]) -> dict[str, Any]:
                 problems.append(meaning)
     if nvls:
         intra.add("NVLS")
-    return {"networks": networks, "intra": sorted(intra), "inter": sorted(inter), "plugin": plugin,
-            "provider": provider, "problems": problems}
+    return {
+        "networks": networks,
+        "intra": sorted(intra),
+        "inter": sorted(inter),
+        "plugin": plugin,
+        "provider": provider,
+        "problems": problems,
+    }
 
 
 def _transport_name(via: str) -> str:
-    """`P2P/CUMEM/read` -> P2P/CUMEM; `NET/IB/0/GDRDMA` -> NET/IB; `NET/AWS Libfabric/0` -> NET/AWS Libfabric."""
+    """`P2P/CUMEM/read` -> P2P/CUMEM; `NET/IB/0/GDRDMA` -> NET/IB; `NET/Libfabric/0` -> NET/Libfabric."""
     parts = via.split("/")
     if parts[0] == "NET":
         return "NET/" + parts[1]
@@ -114,27 +122,46 @@ def summarize_own_log(env: Mapping[str, str]) -> dict[str, Any] | None:
     return summary
 
 
-def judge(summaries: Sequence[dict[str, Any] | None], nodes: Sequence[str],
-          facts: Sequence[Mapping[str, Any]]) -> list[Check]:
+def judge(
+    summaries: Sequence[dict[str, Any] | None], nodes: Sequence[str], facts: Sequence[Mapping[str, Any]]
+) -> list[Check]:
     """FAIL when inter-node traffic uses TCP sockets on nodes that have InfiniBand or Slingshot."""
     checks = []
     multi_node = len(set(nodes)) > 1
     fast = any(f.get("fast_fabric") for f in facts)
     socket_ranks = [r for r, s in enumerate(summaries) if s and "NET/Socket" in s["inter"]]
     if multi_node and fast and socket_ranks:
-        checks.append(Check("nccl: inter-node transport", FAIL, "NCCL sends inter-node traffic over TCP sockets "
-                            f"(NET/Socket) on {', '.join(sorted({nodes[r] for r in socket_ranks}))}, which have "
-                            "InfiniBand/Slingshot", "InfiniBand: make libibverbs+libmlx5 available, NCCL_IB_DISABLE=0, "
-                            "NCCL_IB_HCA=mlx5; Slingshot: aws-ofi-nccl on LD_LIBRARY_PATH, NCCL_NET='AWS Libfabric', "
-                            "FI_PROVIDER=cxi", stage="bandwidth"))
+        checks.append(
+            Check(
+                "nccl: inter-node transport",
+                FAIL,
+                "NCCL sends inter-node traffic over TCP sockets "
+                f"(NET/Socket) on {', '.join(sorted({nodes[r] for r in socket_ranks}))}, which have "
+                "InfiniBand/Slingshot",
+                "InfiniBand: make libibverbs+libmlx5 available, NCCL_IB_DISABLE=0, "
+                "NCCL_IB_HCA=mlx5; Slingshot: aws-ofi-nccl on LD_LIBRARY_PATH, NCCL_NET='AWS Libfabric', "
+                "FI_PROVIDER=cxi",
+                stage="bandwidth",
+            )
+        )
     elif multi_node:
         inter = sorted({t for s in summaries if s for t in s["inter"]})
-        checks.append(Check("nccl: inter-node transport", OK, ", ".join(inter) or "not seen in the log",
-                            stage="bandwidth"))
+        checks.append(
+            Check(
+                "nccl: inter-node transport", OK, ", ".join(inter) or "not seen in the log", stage="bandwidth"
+            )
+        )
     problems = sorted({p for s in summaries if s for p in s["problems"]})
     if problems:
-        checks.append(Check("nccl: log warnings", WARN, "; ".join(problems), "see the NCCL log files named in the "
-                            "transport section", stage="bandwidth"))
+        checks.append(
+            Check(
+                "nccl: log warnings",
+                WARN,
+                "; ".join(problems),
+                "see the NCCL log files named in the transport section",
+                stage="bandwidth",
+            )
+        )
     return checks
 
 
@@ -143,8 +170,11 @@ def describe(summaries: Sequence[dict[str, Any] | None], nodes: Sequence[str]) -
     for rank, s in enumerate(summaries):
         if not s:
             continue
-        lines.append(f"rank {rank} ({nodes[rank]}): network {', '.join(s['networks']) or '-'}; intra-node "
-                     f"{', '.join(s['intra']) or '-'}; inter-node {', '.join(s['inter']) or '-'}"
-                     + (f"; {s['plugin']}" if s["plugin"] else "") + (f" provider {s['provider']}" if s["provider"] else "")
-                     + f"; log {s.get('log', '?')}")
+        lines.append(
+            f"rank {rank} ({nodes[rank]}): network {', '.join(s['networks']) or '-'}; intra-node "
+            f"{', '.join(s['intra']) or '-'}; inter-node {', '.join(s['inter']) or '-'}"
+            + (f"; {s['plugin']}" if s["plugin"] else "")
+            + (f" provider {s['provider']}" if s["provider"] else "")
+            + f"; log {s.get('log', '?')}"
+        )
     return "\n".join(lines)

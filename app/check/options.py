@@ -19,8 +19,19 @@ from app.typedconfig import describe, load_config
 
 SITES_DIR = Path(__file__).with_name("sites")
 SCOPES = ("intra", "inter", "all")
-_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
-          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30}
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 1 << 10,
+    "KB": 1 << 10,
+    "KIB": 1 << 10,
+    "M": 1 << 20,
+    "MB": 1 << 20,
+    "MIB": 1 << 20,
+    "G": 1 << 30,
+    "GB": 1 << 30,
+    "GIB": 1 << 30,
+}
 
 
 @dataclass
@@ -42,7 +53,9 @@ class SiteProfile:
         for scope in SCOPES:
             value = getattr(self, f"min_busbw_{scope}")
             if value < 0:
-                raise UsageError(f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20")
+                raise UsageError(
+                    f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20"
+                )
         if self.deadline_s <= 0:
             raise UsageError(f"deadline_s={self.deadline_s} must be positive; example: deadline_s: 60")
         for size in self.sizes:
@@ -81,8 +94,10 @@ def parse_threshold(text: str) -> tuple[str, float]:
     except ValueError:
         number = -1.0
     if not sep or scope not in SCOPES or number < 0:
-        raise UsageError(f"--min-busbw {text!r} is not SCOPE=GBps with SCOPE one of {', '.join(SCOPES)}; "
-                         "example: --min-busbw inter=40")
+        raise UsageError(
+            f"--min-busbw {text!r} is not SCOPE=GBps with SCOPE one of {', '.join(SCOPES)}; "
+            "example: --min-busbw inter=40"
+        )
     return scope, number
 
 
@@ -94,8 +109,9 @@ def load_site(name: str) -> SiteProfile:
         path = SITES_DIR / f"{name}.yaml"
         if not path.exists():
             known = ", ".join(sorted(p.stem for p in SITES_DIR.glob("*.yaml")))
-            raise UsageError(f"--site {name!r} is neither a YAML file nor a known profile ({known}); "
-                             "example: --site mn5")
+            raise UsageError(
+                f"--site {name!r} is neither a YAML file nor a known profile ({known}); example: --site mn5"
+            )
     return load_config(SiteProfile, str(path), [])
 
 
@@ -103,23 +119,49 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m app.check",
         description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container, "
-                    "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer: "
-                    "plain, under torchrun, srun or mpiexec, inside the image.",
-        epilog="site profile keys (YAML):\n" + "\n".join(describe(SiteProfile)) + "\n\nexit codes: "
-               + ", ".join(f"{code} {text}" for code, text in exitcodes.DESCRIPTIONS.items()
-                           if code not in (exitcodes.PREEMPTED,)),
+        "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer: "
+        "plain, under torchrun, srun or mpiexec, inside the image.",
+        epilog="site profile keys (YAML):\n"
+        + "\n".join(describe(SiteProfile))
+        + "\n\nexit codes: "
+        + ", ".join(
+            f"{code} {text}"
+            for code, text in exitcodes.DESCRIPTIONS.items()
+            if code not in (exitcodes.PREEMPTED,)
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
     add("--json", metavar="PATH", default="", help="write the whole report as JSON (rank 0)")
     add("--plot", metavar="PATH.png", default="", help="write busbw against message size as a PNG (rank 0)")
     add("--sizes", nargs="+", metavar="SIZE", default=None, help="message sizes, e.g. 32K 2M 128M")
-    add("--min-busbw", action="append", default=[], metavar="SCOPE=GBps",
-        help="fail (exit 6) when all_reduce busbw at the largest size is below this; SCOPE: intra, inter, all")
-    add("--site", default="", metavar="PROFILE", help="site profile: a YAML file or a name in app/check/sites/")
-    add("--data-dir", default="", metavar="DIR", help="probe read throughput of the training data's filesystem")
+    add(
+        "--min-busbw",
+        action="append",
+        default=[],
+        metavar="SCOPE=GBps",
+        help="fail (exit 6) when all_reduce busbw at the largest size is below this; SCOPE: intra|inter|all",
+    )
+    add(
+        "--site",
+        default="",
+        metavar="PROFILE",
+        help="site profile: a YAML file or a name in app/check/sites/",
+    )
+    add(
+        "--data-dir",
+        default="",
+        metavar="DIR",
+        help="probe read throughput of the training data's filesystem",
+    )
     add("--node-only", action="store_true", help="node checks only: no rendezvous, no collectives")
-    add("--deadline", type=float, default=None, metavar="S", help="seconds per stage before a rank counts as hung (60)")
+    add(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per stage before a rank counts as hung (60)",
+    )
     add("--collectives", default=",".join(COLLECTIVES), help=f"subset of {','.join(COLLECTIVES)}")
     add("--nccl-tests", action="store_true", help="also run all_reduce_perf (nccl-tests) when it is on PATH")
     add("--sys-root", default="/sys", help=argparse.SUPPRESS)  # fake sysfs trees in tests
@@ -131,19 +173,35 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_options(argv: list[str] | None) -> CheckOptions:
     args = build_parser().parse_args(argv)
     site = load_site(args.site)
-    thresholds = {scope: getattr(site, f"min_busbw_{scope}") for scope in SCOPES
-                  if getattr(site, f"min_busbw_{scope}") > 0}
+    thresholds = {
+        scope: getattr(site, f"min_busbw_{scope}")
+        for scope in SCOPES
+        if getattr(site, f"min_busbw_{scope}") > 0
+    }
     thresholds.update(parse_threshold(t) for t in args.min_busbw)
     sizes = [parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)]
     collectives = tuple(c.strip() for c in args.collectives.split(",") if c.strip())
     unknown = [c for c in collectives if c not in COLLECTIVES]
     if unknown or not collectives:
-        raise UsageError(f"--collectives {args.collectives!r}: unknown {', '.join(unknown) or '(empty)'}; "
-                         f"example: --collectives all_reduce,all_gather")
+        raise UsageError(
+            f"--collectives {args.collectives!r}: unknown {', '.join(unknown) or '(empty)'}; "
+            f"example: --collectives all_reduce,all_gather"
+        )
     deadline = args.deadline if args.deadline is not None else site.deadline_s
     if deadline <= 0:
         raise UsageError(f"--deadline {deadline} must be positive; example: --deadline 60")
-    return CheckOptions(json=args.json, plot=args.plot, sizes=sorted(set(sizes)), min_busbw=thresholds,
-                        deadline_s=deadline, data_dir=args.data_dir, min_read_mbps=site.min_read_mbps,
-                        node_only=args.node_only, collectives=collectives, nccl_tests=args.nccl_tests,
-                        sys_root=args.sys_root, dev_root=args.dev_root, root=args.root)
+    return CheckOptions(
+        json=args.json,
+        plot=args.plot,
+        sizes=sorted(set(sizes)),
+        min_busbw=thresholds,
+        deadline_s=deadline,
+        data_dir=args.data_dir,
+        min_read_mbps=site.min_read_mbps,
+        node_only=args.node_only,
+        collectives=collectives,
+        nccl_tests=args.nccl_tests,
+        sys_root=args.sys_root,
+        dev_root=args.dev_root,
+        root=args.root,
+    )

@@ -142,7 +142,10 @@ def format_table(rows: list[BandwidthRow]) -> str:
         f"{'collective':>14} {'size(B)':>12} {'count':>11} {'type':>6} {'redop':>6} {'root':>5} "
         f"{'time(us)':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>7}"
     )
-    lines = [head, f"{'':>14} {'':>12} {'(elements)':>11} {'':>6} {'':>6} {'':>5} {'':>10} {'(GB/s)':>8} {'(GB/s)':>8}"]
+    lines = [
+        head,
+        f"{'':>14} {'':>12} {'(elements)':>11} {'':>6} {'':>6} {'':>5} {'':>10} {'(GB/s)':>8} {'(GB/s)':>8}",
+    ]
     for r in rows:
         lines.append(
             f"{r.collective:>14} {r.size:>12} {r.count:>11} {r.dtype:>6} {r.redop:>6} {r.root:>5} "

@@ -29,12 +29,13 @@ import torch.distributed as dist
 from app import exitcodes
 from app.check import collectives as coll
 from app.check import exchange, nccl_log, plot
+from app.check.consistency import check_consistency
 from app.check.deadline import Watchdog
 from app.check.faults import parse_faults
 from app.check.node.collect import collect, node_names
-from app.check.node.rendezvous import classify_connect_error
+from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckOptions
-from app.check.report import FAIL, OK, WARN, BandwidthRow, Check, Report, format_report
+from app.check.report import FAIL, OK, BandwidthRow, Check, Report, format_report
 from app.cluster import ClusterEnvironment, detect_environment
 from app.distributed import init_distributed, open_store, shutdown
 from app.errors import RendezvousError
@@ -49,9 +50,24 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
     faults = parse_faults(env.get("APP_CHECK_FAULT", ""), rank)
     if torch.cuda.is_available():
         nccl_log.capture_to_files(os.environ)
-    master = None if world_size == 1 or options.node_only else (environment.main_address(), environment.main_port())
-    node = collect(env, rank, environment.local_rank(), world_size, master, options.sys_root, options.dev_root,
-                   options.root, options.data_dir, options.min_read_mbps, "+fault" if faults.version else "")
+    master = (
+        None
+        if world_size == 1 or options.node_only
+        else (environment.main_address(), environment.main_port())
+    )
+    node = collect(
+        env,
+        rank,
+        environment.local_rank(),
+        world_size,
+        master,
+        options.sys_root,
+        options.dev_root,
+        options.root,
+        options.data_dir,
+        options.min_read_mbps,
+        "+fault" if faults.version else "",
+    )
     report = Report(checks=list(node.checks))
     report.info.update(launcher=environment.name, world_size=world_size, topology=node.topology)
     if options.node_only:
@@ -63,9 +79,21 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
 
 
 class _Session:
-    def __init__(self, options: CheckOptions, environment: ClusterEnvironment, report: Report,
-                 facts: dict[str, Any], faults) -> None:
-        self.options, self.environment, self.report, self.facts, self.faults = options, environment, report, facts, faults
+    def __init__(
+        self,
+        options: CheckOptions,
+        environment: ClusterEnvironment,
+        report: Report,
+        facts: dict[str, Any],
+        faults,
+    ) -> None:
+        self.options, self.environment, self.report, self.facts, self.faults = (
+            options,
+            environment,
+            report,
+            facts,
+            faults,
+        )
         self.rank, self.world_size = environment.rank(), environment.world_size()
         self.store: dist.Store | None = None
         self.watchdog: Watchdog | None = None
@@ -74,15 +102,34 @@ class _Session:
 
     # -- stages --------------------------------------------------------------------------------
     def run(self) -> int:
+        if self.report.failed("rendezvous"):
+            # MASTER_ADDR does not resolve, or is not rank 0's: waiting for the store cannot succeed.
+            return self._rendezvous_failed("")
+        agent_store = self.environment.env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
+        started = time.monotonic()
+        if self.world_size > 1 and (self.rank != 0 or agent_store):
+            # A plain TCP probe first, bounded by the deadline: the store's own connect retries can take
+            # twice its timeout, and its errors do not say refused from unreachable.
+            reach = wait_until_reachable(
+                self.environment.main_address(), self.environment.main_port(), self.options.deadline_s
+            )
+            if reach.status != OK:
+                self.report.add(reach)
+                return self._rendezvous_failed("")
         try:
-            self.store = open_store(self.environment, self.options.deadline_s)
+            remaining = max(1.0, self.options.deadline_s - (time.monotonic() - started))
+            self.store = open_store(self.environment, remaining)
         except RendezvousError as err:
             return self._rendezvous_failed(str(err))
-        self.watchdog = Watchdog(self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out)
-        self.watchdog.stage("preflight")
-        self.faults.maybe_sleep("preflight", self.rank)
-        exchange.put(self.store, f"node/{self.rank}",
-                     {"facts": self.facts, "checks": [dataclasses.asdict(c) for c in self.report.checks]})
+        self.watchdog = Watchdog(
+            self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out
+        )
+        self._enter("preflight")
+        exchange.put(
+            self.store,
+            f"node/{self.rank}",
+            {"facts": self.facts, "checks": [dataclasses.asdict(c) for c in self.report.checks]},
+        )
         if self.rank == 0:
             plan = self._gather_nodes()
             exchange.put(self.store, "plan", plan)
@@ -93,8 +140,7 @@ class _Session:
         if not plan["go"]:
             return self._conclude(plan["code"])
 
-        self.watchdog.stage("rendezvous: process group")
-        self.faults.maybe_sleep("rendezvous", self.rank)
+        self._enter("rendezvous", "rendezvous: process group")
         pg_error = ""
         try:
             context = init_distributed(self.environment, "auto", self.options.deadline_s, store=self.store)
@@ -109,8 +155,7 @@ class _Session:
         if exchange.get(self.store, "pg_plan") != exitcodes.OK:
             return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
-        self.watchdog.stage("collectives")
-        self.faults.maybe_sleep("collectives", self.rank)
+        self._enter("collectives")
         try:
             results = self._collectives(context.device)
         except (RuntimeError, dist.DistError) as err:
@@ -120,11 +165,20 @@ class _Session:
                 time.sleep(1)
         exchange.put(self.store, f"result/{self.rank}", results)
         if self.rank == 0:
-            missing = exchange.wait_for(self.store, [f"result/{r}" for r in range(self.world_size)], float("inf"))
+            missing = exchange.wait_for(
+                self.store, [f"result/{r}" for r in range(self.world_size)], float("inf")
+            )
             assert not missing
             self._evaluate([exchange.get(self.store, f"result/{r}") for r in range(self.world_size)])
         self.watchdog.stage("report")
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
+
+    def _enter(self, stage: str, label: str = "") -> None:
+        """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
+        assert self.watchdog is not None
+        self.watchdog.arm(label or stage)
+        self.faults.maybe_sleep(stage, self.rank)
+        self.watchdog.step(label or stage)
 
     def _gather_nodes(self) -> dict[str, Any]:
         keys = [f"node/{r}" for r in range(self.world_size)]
@@ -135,11 +189,10 @@ class _Session:
         checks = [Check.from_dict(c) for r in records for c in r["checks"]]
         owners = [self.nodes[r["facts"]["rank"]] for r in records for _ in r["checks"]]
         self.report.checks = _merge_by_node(checks, owners, self.nodes)
-        from app.check.consistency import check_consistency
-
-        for f, name in zip(facts, self.nodes):
+        for f, name in zip(facts, self.nodes, strict=False):
             f["node"] = name
-        self.report.extend(check_consistency(facts))
+        if self.world_size > 1:
+            self.report.extend(check_consistency(facts))
         self.report.info["nodes"] = {str(r): n for r, n in enumerate(self.nodes)}
         self.report.info["facts"] = facts
         code = self.report.exit_code()
@@ -151,18 +204,36 @@ class _Session:
         for r, key in enumerate(keys):
             error = exchange.get(self.store, key)
             if error:
-                self.report.add(Check("rendezvous: process group", FAIL, error, "see the network checks above; "
-                                      "for gloo set GLOO_SOCKET_IFNAME, for NCCL NCCL_SOCKET_IFNAME, to an "
-                                      "interface every node has", stage="rendezvous", where=f"{self.nodes[r]} r{r}"))
+                self.report.add(
+                    Check(
+                        "rendezvous: process group",
+                        FAIL,
+                        error,
+                        "see the network checks above; "
+                        "for gloo set GLOO_SOCKET_IFNAME, for NCCL NCCL_SOCKET_IFNAME, to an "
+                        "interface every node has",
+                        stage="rendezvous",
+                        where=f"{self.nodes[r]} r{r}",
+                    )
+                )
         if not self.report.failed("rendezvous"):
-            self.report.add(Check("rendezvous: process group", OK, f"{self.world_size} ranks joined "
-                                  f"({dist.get_backend() if dist.is_initialized() else '?'})", stage="rendezvous"))
+            self.report.add(
+                Check(
+                    "rendezvous: process group",
+                    OK,
+                    f"{self.world_size} ranks joined "
+                    f"({dist.get_backend() if dist.is_initialized() else '?'})",
+                    stage="rendezvous",
+                )
+            )
 
     def _collectives(self, device: torch.device) -> dict[str, Any]:
         assert self.watchdog is not None
         scopes = coll.plan_scopes(self.nodes)
         groups = {s.key: (None if s.key == "all" else dist.new_group(list(s.ranks))) for s in scopes}
-        sizes = self.options.sizes or list(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
+        sizes = self.options.sizes or list(
+            coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU
+        )
         rows: dict[str, list[list[Any]]] = defaultdict(list)
         bad_sources: dict[str, list[int]] = defaultdict(list)
         for scope in scopes:
@@ -175,14 +246,18 @@ class _Session:
                     if not member:
                         continue
                     op, count, nbytes = coll.make_op(name, scope, groups[scope.key], self.rank, device, size)
-                    check = coll.check_correctness(name, scope, groups[scope.key], self.rank, device,
-                                                   self.faults.corrupt, count=count)
+                    check = coll.check_correctness(
+                        name, scope, groups[scope.key], self.rank, device, self.faults.corrupt, count=count
+                    )
                     seconds = coll.time_op(op, coll.iterations(nbytes, device), device, groups[scope.key])
                     rows[scope.key].append([name, nbytes, count, seconds, check.wrong])
                     bad_sources[f"{scope.key} {name}"] += check.bad_sources
                     del op
-        result: dict[str, Any] = {"rows": rows, "bad_sources": bad_sources,
-                                  "scopes": [dataclasses.asdict(s) for s in scopes]}
+        result: dict[str, Any] = {
+            "rows": rows,
+            "bad_sources": bad_sources,
+            "scopes": [dataclasses.asdict(s) for s in scopes],
+        }
         if device.type == "cuda":
             torch.cuda.synchronize()
             result["nccl"] = nccl_log.summarize_own_log(os.environ)
@@ -200,8 +275,20 @@ class _Session:
                 algbw = nbytes / seconds / 1e9
                 root = scope.ranks[0] if name == "broadcast" else -1
                 redop = "sum" if name in ("all_reduce", "reduce_scatter") else "none"
-                table.append(BandwidthRow(name, nbytes, count, "float", redop, root, seconds * 1e6, algbw,
-                                          algbw * coll.bus_factor(name, len(scope.ranks)), wrong))
+                table.append(
+                    BandwidthRow(
+                        name,
+                        nbytes,
+                        count,
+                        "float",
+                        redop,
+                        root,
+                        seconds * 1e6,
+                        algbw,
+                        algbw * coll.bus_factor(name, len(scope.ranks)),
+                        wrong,
+                    )
+                )
             self.report.tables[scope.title] = table
             self._judge_correctness(scope, table, results)
         self._judge_bandwidth(scopes)
@@ -210,20 +297,38 @@ class _Session:
             self.report.extend(nccl_log.judge(nccl_summaries, self.nodes, self.report.info.get("facts", [])))
             self.report.info["nccl_transports"] = nccl_log.describe(nccl_summaries, self.nodes)
 
-    def _judge_correctness(self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]) -> None:
+    def _judge_correctness(
+        self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]
+    ) -> None:
         wrong = [row for row in table if row.wrong]
         name = f"correctness: {scope.key}"
         if not wrong:
-            self.report.add(Check(name, OK, f"{len(table)} collective/size pairs, 0 wrong elements", stage="correctness"))
+            self.report.add(
+                Check(name, OK, f"{len(table)} collective/size pairs, 0 wrong elements", stage="correctness")
+            )
             return
-        culprits = sorted({r for res in results for key, ranks in res["bad_sources"].items()
-                           if key.startswith(scope.key + " ") for r in ranks})
+        culprits = sorted(
+            {
+                r
+                for res in results
+                for key, ranks in res["bad_sources"].items()
+                if key.startswith(scope.key + " ")
+                for r in ranks
+            }
+        )
         blamed = ", ".join(f"rank {r} on {self.nodes[r]}" for r in culprits) or "not attributable to one rank"
         first = wrong[0]
-        self.report.add(Check(name, FAIL, f"{sum(r.wrong for r in wrong)} wrong elements in {len(wrong)} runs "
-                              f"(first: {first.collective} {first.size}B); data from: {blamed}",
-                              "exclude the named node(s) and rerun; on GH200+Slingshot set NCCL_PROTO=^LL128; "
-                              "report the node to the admins", stage="correctness"))
+        self.report.add(
+            Check(
+                name,
+                FAIL,
+                f"{sum(r.wrong for r in wrong)} wrong elements in {len(wrong)} runs "
+                f"(first: {first.collective} {first.size}B); data from: {blamed}",
+                "exclude the named node(s) and rerun; on GH200+Slingshot set NCCL_PROTO=^LL128; "
+                "report the node to the admins",
+                stage="correctness",
+            )
+        )
 
     def _judge_bandwidth(self, scopes: list[coll.Scope]) -> None:
         for scope in scopes:
@@ -235,11 +340,22 @@ class _Session:
             minimum = self.options.min_busbw.get(kind, 0.0)
             detail = f"all_reduce busbw {best.busbw:.2f} GB/s at {best.size} B ({scope.title})"
             if minimum and best.busbw < minimum:
-                self.report.add(Check(f"bandwidth: {scope.key}", FAIL, f"{detail}, below {minimum:g} GB/s",
-                                      "see the transport and network lines: TCP instead of IB/Slingshot, a down "
-                                      "HCA port, or the wrong NCCL_SOCKET_IFNAME/NCCL_IB_HCA", stage="bandwidth"))
+                self.report.add(
+                    Check(
+                        f"bandwidth: {scope.key}",
+                        FAIL,
+                        f"{detail}, below {minimum:g} GB/s",
+                        "see the transport and network lines: TCP instead of IB/Slingshot, a down "
+                        "HCA port, or the wrong NCCL_SOCKET_IFNAME/NCCL_IB_HCA",
+                        stage="bandwidth",
+                    )
+                )
             else:
-                suffix = f", threshold {minimum:g} GB/s" if minimum else f" (no threshold: --min-busbw {kind}=GBps)"
+                suffix = (
+                    f", threshold {minimum:g} GB/s"
+                    if minimum
+                    else f" (no threshold: --min-busbw {kind}=GBps)"
+                )
                 self.report.add(Check(f"bandwidth: {scope.key}", OK, detail + suffix, stage="bandwidth"))
 
     # -- endings -------------------------------------------------------------------------------
@@ -253,37 +369,60 @@ class _Session:
             with self._lock:
                 _finish(self.report, self.options, 0)
             exchange.put(self.store, "verdict", code)
-            exchange.wait_for(self.store, [f"ack/{r}" for r in range(1, self.world_size)],
-                              time.monotonic() + ACK_WAIT_S)
+            exchange.wait_for(
+                self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + ACK_WAIT_S
+            )
         else:
             exchange.wait_for(self.store, ["verdict"], time.monotonic() + self.options.deadline_s)
-            code = exchange.get(self.store, "verdict") if exchange.present(self.store, "verdict") else exitcodes.TIMEOUT
+            code = (
+                exchange.get(self.store, "verdict")
+                if exchange.present(self.store, "verdict")
+                else exitcodes.TIMEOUT
+            )
             exchange.put(self.store, f"ack/{self.rank}", 1)
             if code:
-                print(f"app.check rank {self.rank}: exit {code} ({exitcodes.DESCRIPTIONS.get(code, '?')}); "
-                      "rank 0's report has the details", file=sys.stderr, flush=True)
+                print(
+                    f"app.check rank {self.rank}: exit {code} ({exitcodes.DESCRIPTIONS.get(code, '?')}); "
+                    "rank 0's report has the details",
+                    file=sys.stderr,
+                    flush=True,
+                )
         shutdown()
         return int(code)
 
     def _timed_out(self, stage: str, stragglers: list[int], sentence: str) -> None:
         """Rank 0's watchdog: the report so far plus the TIMEOUT line, then the verdict for the others."""
-        where = ", ".join(f"{self.nodes[r] if r < len(self.nodes) else '?'} r{r}" for r in stragglers)
-        self.report.add(Check(f"deadline: {stage}", FAIL, f"stage '{stage}' passed its {self.options.deadline_s:g}s "
-                              f"deadline: {sentence}", "look at the named rank's node: its log, `py-spy dump` of "
-                              "the process, nvidia-smi, its network; rerun excluding it (srun --exclude=NODE)",
-                              stage="deadline", where=where))
+        where = ", ".join(f"{self.nodes[r]} r{r}" if r < len(self.nodes) else f"r{r}" for r in stragglers)
+        self.report.add(
+            Check(
+                f"deadline: {stage}",
+                FAIL,
+                f"stage '{stage}' passed its {self.options.deadline_s:g}s deadline: {sentence}",
+                "look at the named rank's node: its log, `py-spy dump` of "
+                "the process, nvidia-smi, its network; rerun excluding it (srun --exclude=NODE)",
+                stage="deadline",
+                where=where,
+            )
+        )
         if self.rank == 0 and self.store is not None:
             _finish(self.report, self.options, 0)
             exchange.put(self.store, "verdict", exitcodes.TIMEOUT)
-            exchange.wait_for(self.store, [f"ack/{r}" for r in range(1, self.world_size) if r not in stragglers],
-                              time.monotonic() + 3.0)
+            exchange.wait_for(
+                self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + 3.0
+            )
 
     def _rendezvous_failed(self, message: str) -> int:
-        address, port = self.environment.main_address(), self.environment.main_port()
-        if self.rank != 0:
-            self.report.add(classify_connect_error(address, port, min(5.0, self.options.deadline_s)))
-        self.report.add(Check("rendezvous: store", FAIL, message, "start the launcher on every node and make "
-                              "MASTER_ADDR rank 0's address on a network all nodes share", stage="rendezvous"))
+        if message:
+            self.report.add(
+                Check(
+                    "rendezvous: store",
+                    FAIL,
+                    message,
+                    "start the launcher on every node and make "
+                    "MASTER_ADDR rank 0's address on a network all nodes share",
+                    stage="rendezvous",
+                )
+            )
         for check in self.report.checks:
             check.where = check.where or f"{self.facts['hostname']} r{self.rank}"
         return _finish(self.report, self.options, 0)
@@ -294,7 +433,7 @@ def _merge_by_node(checks: list[Check], owners: list[str], nodes: list[str]) -> 
     all_nodes = list(dict.fromkeys(nodes))
     merged: dict[tuple, list[str]] = {}
     order: list[Check] = []
-    for check, owner in zip(checks, owners):
+    for check, owner in zip(checks, owners, strict=False):
         key = (check.name, check.status, check.detail, check.remedy, check.stage)
         if key not in merged:
             merged[key] = []

@@ -24,14 +24,20 @@ def image_arch(labels: Mapping[str, str]) -> str:
     return ""
 
 
-def check_arch(labels: Mapping[str, str], machine: str | None = None, python_platform: str | None = None) -> list[Check]:
+def check_arch(
+    labels: Mapping[str, str], machine: str | None = None, python_platform: str | None = None
+) -> list[Check]:
     machine = normalize(machine or os.uname().machine)
     python_arch = normalize((python_platform or sysconfig.get_platform()).rsplit("-", 1)[-1])
     image = image_arch(labels)
     detail = f"machine {machine}, Python build {python_arch}" + (f", image {image}" if image else "")
     remedy = f"build the image for this node: make image ARCH={machine}"
     if image and image != machine:
-        return [Check("arch: machine/image/python", FAIL, detail + ": the image is for another architecture", remedy)]
+        return [
+            Check(
+                "arch: machine/image/python", FAIL, detail + ": the image is for another architecture", remedy
+            )
+        ]
     if python_arch != machine:
         return [Check("arch: machine/image/python", FAIL, detail + ": Python runs under emulation", remedy)]
     return [Check("arch: machine/image/python", OK, detail)]

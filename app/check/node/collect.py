@@ -20,9 +20,19 @@ class NodeResult:
     inventory: network.NetworkInventory
 
 
-def collect(env: Mapping[str, str], rank: int, local_rank: int, world_size: int, master: tuple[str, int] | None,
-            sys_root: str = "/sys", dev_root: str = "/dev", root: str = "/", data_dir: str = "",
-            min_read_mbps: float = 0.0, torch_version_suffix: str = "") -> NodeResult:
+def collect(
+    env: Mapping[str, str],
+    rank: int,
+    local_rank: int,
+    world_size: int,
+    master: tuple[str, int] | None,
+    sys_root: str = "/sys",
+    dev_root: str = "/dev",
+    root: str = "/",
+    data_dir: str = "",
+    min_read_mbps: float = 0.0,
+    torch_version_suffix: str = "",
+) -> NodeResult:
     inventory = network.scan(sys_root, dev_root)
     info = gpu.gpu_info()
     versions = gpu.versions()
@@ -62,5 +72,7 @@ def node_names(facts: list[Mapping[str, Any]]) -> list[str]:
     agents: dict[str, set[str]] = {}
     for f in facts:
         agents.setdefault(f["hostname"], set()).add(f.get("launcher_node", ""))
-    return [f"{f['hostname']}/agent{f['launcher_node']}" if len(agents[f["hostname"]]) > 1 else f["hostname"]
-            for f in facts]
+    return [
+        f"{f['hostname']}/agent{f['launcher_node']}" if len(agents[f["hostname"]]) > 1 else f["hostname"]
+        for f in facts
+    ]

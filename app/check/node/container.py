@@ -26,8 +26,10 @@ def read_labels(root: str = "/") -> dict[str, str]:
 
 
 def in_apptainer(env: Mapping[str, str], root: str = "/") -> bool:
-    return bool(env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER")) or (
-        Path(root) / ".singularity.d").is_dir()
+    return (
+        bool(env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER"))
+        or (Path(root) / ".singularity.d").is_dir()
+    )
 
 
 def image_version(labels: Mapping[str, str]) -> str:
@@ -38,27 +40,50 @@ def image_version(labels: Mapping[str, str]) -> str:
     return ""
 
 
-def check_container(env: Mapping[str, str], inv: NetworkInventory, gpu_count: int,
-                    root: str = "/", dev_root: str = "/dev") -> list[Check]:
+def check_container(
+    env: Mapping[str, str], inv: NetworkInventory, gpu_count: int, root: str = "/", dev_root: str = "/dev"
+) -> list[Check]:
     labels = read_labels(root)
     inside = in_apptainer(env, root)
     checks = []
     if inside:
         image = env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER") or "?"
         version = image_version(labels)
-        checks.append(Check("container: Apptainer", OK, f"image {image}" + (f", version {version}" if version else "")
-                            + f", {len(labels)} labels"))
+        checks.append(
+            Check(
+                "container: Apptainer",
+                OK,
+                f"image {image}" + (f", version {version}" if version else "") + f", {len(labels)} labels",
+            )
+        )
     else:
         checks.append(Check("container: Apptainer", OK, "not in a container (host environment)"))
     dev = Path(dev_root)
     nvidia = sorted(p.name for p in dev.glob("nvidia[0-9]*"))
     if nvidia and gpu_count == 0:
-        checks.append(Check("container: GPU devices", WARN, f"{', '.join(nvidia)} present but torch sees no GPU",
-                            "start the container with --nv, and use an image whose torch has CUDA"))
+        checks.append(
+            Check(
+                "container: GPU devices",
+                WARN,
+                f"{', '.join(nvidia)} present but torch sees no GPU",
+                "start the container with --nv, and use an image whose torch has CUDA",
+            )
+        )
     if inv.rdma and not (dev / "infiniband").is_dir():
-        checks.append(Check("container: /dev/infiniband", FAIL, "the node has HCAs but /dev/infiniband is not "
-                            "visible: NCCL cannot open them", "bind it: apptainer exec --bind /dev/infiniband ... "
-                            "(needed with --contain/--containall)"))
+        checks.append(
+            Check(
+                "container: /dev/infiniband",
+                FAIL,
+                "the node has HCAs but /dev/infiniband is not visible: NCCL cannot open them",
+                "bind it: apptainer exec --bind /dev/infiniband ... (needed with --contain/--containall)",
+            )
+        )
     elif inv.rdma:
-        checks.append(Check("container: /dev/infiniband", OK, ", ".join(sorted(p.name for p in (dev / "infiniband").iterdir()))))
+        checks.append(
+            Check(
+                "container: /dev/infiniband",
+                OK,
+                ", ".join(sorted(p.name for p in (dev / "infiniband").iterdir())),
+            )
+        )
     return checks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import shutil
 import subprocess
@@ -37,18 +38,20 @@ def nccl_version() -> str:
 def driver_version(proc_root: str = "/proc") -> str:
     """From /proc/driver/nvidia/version ('NVRM version: ... 550.54.15 ...'), else nvidia-smi."""
     text = ""
-    try:
+    with contextlib.suppress(OSError):
         text = (Path(proc_root) / "driver/nvidia/version").read_text()
-    except OSError:
-        pass
     for token in text.split():
         if token.count(".") >= 1 and token.replace(".", "").isdigit():
             return token
     smi = shutil.which("nvidia-smi")
     if smi:
         try:
-            out = subprocess.run([smi, "--query-gpu=driver_version", "--format=csv,noheader"],
-                                 capture_output=True, text=True, timeout=NVIDIA_SMI_TIMEOUT_S)
+            out = subprocess.run(
+                [smi, "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=NVIDIA_SMI_TIMEOUT_S,
+            )
             return (out.stdout.split() or [""])[0]
         except (subprocess.TimeoutExpired, OSError):
             return ""
@@ -60,7 +63,9 @@ def gpu_info() -> GpuInfo:
         return GpuInfo(0)
     count = torch.cuda.device_count()
     props = [torch.cuda.get_device_properties(i) for i in range(count)]
-    return GpuInfo(count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version())
+    return GpuInfo(
+        count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version()
+    )
 
 
 def versions() -> dict[str, str]:
@@ -79,6 +84,11 @@ def check_gpus(info: GpuInfo, vers: Mapping[str, str], env: Mapping[str, str]) -
         return [Check("gpu: devices", OK, f"no GPU visible: CPU run with gloo ({software})")]
     models = sorted(set(info.models))
     visible = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
-    return [Check("gpu: devices", OK,
-                  f"{info.count}x {'/'.join(models)} ({min(info.memory_gib)} GiB), driver {info.driver or '?'}, "
-                  f"CUDA_VISIBLE_DEVICES={visible}; {software}")]
+    return [
+        Check(
+            "gpu: devices",
+            OK,
+            f"{info.count}x {'/'.join(models)} ({min(info.memory_gib)} GiB), driver {info.driver or '?'}, "
+            f"CUDA_VISIBLE_DEVICES={visible}; {software}",
+        )
+    ]

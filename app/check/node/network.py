@@ -84,8 +84,9 @@ def ipv4_addresses(name: str) -> list[str]:
     return [socket.inet_ntoa(packed[20:24])]
 
 
-def scan(sys_root: str = "/sys", dev_root: str = "/dev",
-         addresses: Callable[[str], list[str]] | None = None) -> NetworkInventory:
+def scan(
+    sys_root: str = "/sys", dev_root: str = "/dev", addresses: Callable[[str], list[str]] | None = None
+) -> NetworkInventory:
     """Read interfaces, RDMA ports and cxi devices. `addresses` defaults to the kernel's (real root only)."""
     sys_path, dev_path = Path(sys_root), Path(dev_root)
     if addresses is None:
@@ -106,14 +107,24 @@ def scan(sys_root: str = "/sys", dev_root: str = "/dev",
     for device in entries(ib):
         netdevs = {}
         for netdev in entries(ib / device / "device/net"):
-            dev_port = read(net / netdev / "dev_port") or read(ib / device / "device/net" / netdev / "dev_port", "0")
+            dev_port = read(net / netdev / "dev_port") or read(
+                ib / device / "device/net" / netdev / "dev_port", "0"
+            )
             netdevs[int(dev_port or 0) + 1] = netdev
         for port in entries(ib / device / "ports"):
             if not port.isdigit():
                 continue
             base = ib / device / "ports" / port
-            rdma.append(RdmaPort(device, int(port), read(base / "state", "?"), read(base / "rate", "?"),
-                                 read(base / "link_layer", "?"), netdevs.get(int(port), "")))
+            rdma.append(
+                RdmaPort(
+                    device,
+                    int(port),
+                    read(base / "state", "?"),
+                    read(base / "rate", "?"),
+                    read(base / "link_layer", "?"),
+                    netdevs.get(int(port), ""),
+                )
+            )
     cxi = []
     for name in entries(sys_path / "class/cxi"):
         nets = entries(sys_path / "class/cxi" / name / "device/net")
@@ -170,8 +181,12 @@ def _interfaces(inv: NetworkInventory) -> Check:
     )
     usable = [i for i in inv.interfaces if i.up and i.kind != "loopback"]
     if not usable:
-        return Check("network: interfaces", FAIL, f"no interface besides loopback is up: {shown or 'none'}",
-                     "run on a compute node with its network up; inside a container, do not use --net")
+        return Check(
+            "network: interfaces",
+            FAIL,
+            f"no interface besides loopback is up: {shown or 'none'}",
+            "run on a compute node with its network up; inside a container, do not use --net",
+        )
     return Check("network: interfaces", OK, shown)
 
 
@@ -184,46 +199,69 @@ def _rdma(inv: NetworkInventory) -> Check:
         for p in inv.rdma
     )
     if not any(p.active for p in inv.rdma):
-        return Check("network: RDMA (InfiniBand/RoCE)", FAIL, f"no RDMA port is ACTIVE: {shown}",
-                     "the HCA link is down: check the cable/switch (ibstat) or ask the admins; "
-                     "meanwhile NCCL would fall back to TCP sockets")
+        return Check(
+            "network: RDMA (InfiniBand/RoCE)",
+            FAIL,
+            f"no RDMA port is ACTIVE: {shown}",
+            "the HCA link is down: check the cable/switch (ibstat) or ask the admins; "
+            "meanwhile NCCL would fall back to TCP sockets",
+        )
     if not all(p.active for p in inv.rdma):
-        return Check("network: RDMA (InfiniBand/RoCE)", WARN, shown,
-                     "some ports are not ACTIVE: exclude them, e.g. NCCL_IB_HCA=" +
-                     ",".join(f"{p.device}:{p.port}" for p in inv.rdma if p.active))
+        return Check(
+            "network: RDMA (InfiniBand/RoCE)",
+            WARN,
+            shown,
+            "some ports are not ACTIVE: exclude them, e.g. NCCL_IB_HCA="
+            + ",".join(f"{p.device}:{p.port}" for p in inv.rdma if p.active),
+        )
     return Check("network: RDMA (InfiniBand/RoCE)", OK, shown)
 
 
 def _cxi(inv: NetworkInventory) -> Check | None:
     if not inv.cxi:
         return None
-    shown = ", ".join(f"{d.name} -> {d.netdev or '(no netdev)'}{'' if d.dev_node else ' (no /dev node)'}"
-                      for d in inv.cxi)
+    shown = ", ".join(
+        f"{d.name} -> {d.netdev or '(no netdev)'}{'' if d.dev_node else ' (no /dev node)'}" for d in inv.cxi
+    )
     missing = [d.name for d in inv.cxi if not d.dev_node]
     if missing:
         binds = " ".join(f"--bind /dev/{name}" for name in missing)
-        return Check("network: Slingshot cxi", FAIL, f"{shown}: /dev/{missing[0]} is not visible",
-                     f"bind the cxi devices into the container: apptainer exec {binds} ...")
+        return Check(
+            "network: Slingshot cxi",
+            FAIL,
+            f"{shown}: /dev/{missing[0]} is not visible",
+            f"bind the cxi devices into the container: apptainer exec {binds} ...",
+        )
     return Check("network: Slingshot cxi", OK, shown)
 
 
 def _socket_ifname(var: str, value: str, inv: NetworkInventory) -> Check:
     if var == "GLOO_SOCKET_IFNAME":
         # gloo takes exact interface names, comma-separated, with no prefix rules.
-        selector = Selector(tuple(n.strip() for n in value.split(",") if n.strip()), exact=True, exclude=False)
+        selector = Selector(
+            tuple(n.strip() for n in value.split(",") if n.strip()), exact=True, exclude=False
+        )
     else:
         selector = Selector.parse(value)
     matched = [i for i in inv.interfaces if selector.matches(i.name)]
     names = ", ".join(i.name for i in inv.interfaces) or "none"
     example = _suggest_interface(inv)
     if not matched:
-        return Check(f"network: {var}", FAIL, f"{var}={value} matches no interface on this node (it has: {names})",
-                     f"set {var} to an interface that exists on every node, e.g. {var}={example}")
+        return Check(
+            f"network: {var}",
+            FAIL,
+            f"{var}={value} matches no interface on this node (it has: {names})",
+            f"set {var} to an interface that exists on every node, e.g. {var}={example}",
+        )
     up = [i for i in matched if i.up]
     if not up:
-        return Check(f"network: {var}", FAIL, f"{var}={value} matches only interfaces that are down: "
-                     + ", ".join(f"{i.name}({i.state})" for i in matched),
-                     f"choose an interface that is up, e.g. {var}={example}")
+        return Check(
+            f"network: {var}",
+            FAIL,
+            f"{var}={value} matches only interfaces that are down: "
+            + ", ".join(f"{i.name}({i.state})" for i in matched),
+            f"choose an interface that is up, e.g. {var}={example}",
+        )
     return Check(f"network: {var}", OK, f"{var}={value} -> " + ", ".join(i.name for i in up))
 
 
@@ -232,15 +270,30 @@ def _ib_hca(value: str, inv: NetworkInventory) -> Check:
     matched = [p for p in inv.rdma if selector.matches(p.device)]
     devices = ", ".join(sorted({p.device for p in inv.rdma})) or "none"
     if not matched:
-        example = f"NCCL_IB_HCA={inv.rdma[0].device.rstrip('0123456789').rstrip('_') or inv.rdma[0].device}" \
-            if inv.rdma else "unset NCCL_IB_HCA (this node has no RDMA devices)"
-        return Check("network: NCCL_IB_HCA", FAIL, f"NCCL_IB_HCA={value} matches no RDMA device (this node has: {devices})",
-                     f"name existing HCAs, e.g. {example}")
+        example = (
+            f"NCCL_IB_HCA={inv.rdma[0].device.rstrip('0123456789').rstrip('_') or inv.rdma[0].device}"
+            if inv.rdma
+            else "unset NCCL_IB_HCA (this node has no RDMA devices)"
+        )
+        return Check(
+            "network: NCCL_IB_HCA",
+            FAIL,
+            f"NCCL_IB_HCA={value} matches no RDMA device (this node has: {devices})",
+            f"name existing HCAs, e.g. {example}",
+        )
     active = [p for p in matched if p.active]
     if not active:
-        return Check("network: NCCL_IB_HCA", FAIL, f"NCCL_IB_HCA={value} selects only inactive ports",
-                     "select ACTIVE ports (see the RDMA line) or fix the links")
-    return Check("network: NCCL_IB_HCA", OK, f"NCCL_IB_HCA={value} -> " + ", ".join(f"{p.device}:{p.port}" for p in active))
+        return Check(
+            "network: NCCL_IB_HCA",
+            FAIL,
+            f"NCCL_IB_HCA={value} selects only inactive ports",
+            "select ACTIVE ports (see the RDMA line) or fix the links",
+        )
+    return Check(
+        "network: NCCL_IB_HCA",
+        OK,
+        f"NCCL_IB_HCA={value} -> " + ", ".join(f"{p.device}:{p.port}" for p in active),
+    )
 
 
 def _suggest_interface(inv: NetworkInventory) -> str:
@@ -266,11 +319,19 @@ def _management_ethernet(env: Mapping[str, str], inv: NetworkInventory) -> Check
     slow = [i for i in chosen if not i.name.startswith(FAST_PREFIXES) and i.kind != "infiniband"]
     name = "network: fabric vs management Ethernet"
     if env.get("NCCL_IB_DISABLE", "0") not in ("", "0") and inv.rdma:
-        return Check(name, WARN, f"NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']} on a node with InfiniBand: NCCL uses TCP",
-                     "unset NCCL_IB_DISABLE (or set NCCL_IB_DISABLE=0) to use the HCAs")
+        return Check(
+            name,
+            WARN,
+            f"NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']} on a node with InfiniBand: NCCL uses TCP",
+            "unset NCCL_IB_DISABLE (or set NCCL_IB_DISABLE=0) to use the HCAs",
+        )
     if chosen and slow and len(slow) == len(chosen):
         example = _suggest_interface(inv)
-        return Check(name, WARN, f"{how} uses {', '.join(i.name for i in slow)}, which looks like management "
-                     f"Ethernet, while {', '.join(i.name for i in fast) or 'RDMA/cxi devices'} exist",
-                     f"point NCCL at the fabric: NCCL_SOCKET_IFNAME={example}")
+        return Check(
+            name,
+            WARN,
+            f"{how} uses {', '.join(i.name for i in slow)}, which looks like management "
+            f"Ethernet, while {', '.join(i.name for i in fast) or 'RDMA/cxi devices'} exist",
+            f"point NCCL at the fabric: NCCL_SOCKET_IFNAME={example}",
+        )
     return Check(name, OK, f"{how} uses {', '.join(i.name for i in chosen) or 'no interface'}")

@@ -17,9 +17,17 @@ def topology_matrix() -> tuple[Check, str]:
     try:
         out = subprocess.run([smi, "topo", "-m"], capture_output=True, text=True, timeout=TOPO_TIMEOUT_S)
     except (subprocess.TimeoutExpired, OSError) as err:
-        return Check("topology: GPU/NIC affinity", WARN, f"nvidia-smi topo -m failed ({type(err).__name__})",
-                     "check the driver: nvidia-smi should answer within seconds"), ""
+        return Check(
+            "topology: GPU/NIC affinity",
+            WARN,
+            f"nvidia-smi topo -m failed ({type(err).__name__})",
+            "check the driver: nvidia-smi should answer within seconds",
+        ), ""
     if out.returncode != 0:
-        return Check("topology: GPU/NIC affinity", WARN, f"nvidia-smi topo -m exited {out.returncode}",
-                     "check the driver (nvidia-smi)"), ""
+        return Check(
+            "topology: GPU/NIC affinity",
+            WARN,
+            f"nvidia-smi topo -m exited {out.returncode}",
+            "check the driver (nvidia-smi)",
+        ), ""
     return Check("topology: GPU/NIC affinity", OK, "recorded (see the topology section)"), out.stdout
