@@ -50,7 +50,10 @@ def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
         majority, odd = _odd_ones(values)
         name = f"consistency: {key} version"
         if odd:
-            shown = "; ".join(f"{values[r]} on {_nodes_of([r], facts)}" for r in odd)
+            odd_values = dict.fromkeys(values[r] for r in odd)
+            shown = "; ".join(
+                f"{v} on {_nodes_of([r for r in odd if values[r] == v], facts)}" for v in odd_values
+            )
             checks.append(
                 Check(
                     name,

@@ -26,7 +26,8 @@ from app.check.report import FAIL, OK, WARN, Check
 
 LOG_DIR_DEFAULT = "/tmp"
 _USING_NETWORK = re.compile(r"Using network (.+?)\s*$")
-_VIA = re.compile(r"Channel \d+/\d+ : \d+\[\w+\] -> \d+\[\w+\](?: \[\w+\])? via (\S+(?: Libfabric)?\S*)")
+# `Channel 00/0 : 0[0] -> 1[1] via P2P/IPC`; older NCCL: `Channel 01 : 2[c7000] -> 0[87000] [send] via ...`
+_VIA = re.compile(r"Channel \d+(?:/\d+)? : \d+\[\w+\] -> \d+\[\w+\](?: \[\w+\])? via (.+?)\s*$")
 _OFI_VERSION = re.compile(r"NET/OFI Initializing aws-ofi-nccl (\S+)")
 _OFI_PROVIDER = re.compile(r"NET/OFI Selected provider is (\w+)")
 _PROBLEMS = (
@@ -70,7 +71,11 @@ def parse(lines: Sequence[str]) -> dict[str, Any]:
     plugin = provider = ""
     nvls = False
     for line in lines:
-        if " NCCL " not in line and "NCCL INFO" not in line and "NCCL WARN" not in line:
+        for needle, meaning in _PROBLEMS:
+            # libibverbs prints its own warnings (no "NCCL" in the line); "not found" only counts in a WARN.
+            if needle in line and (needle != "not found" or "NCCL WARN" in line) and meaning not in problems:
+                problems.append(meaning)
+        if "NCCL" not in line:
             continue
         if (m := _USING_NETWORK.search(line)) and m.group(1) not in networks:
             networks.append(m.group(1))
@@ -83,9 +88,6 @@ def parse(lines: Sequence[str]) -> dict[str, Any]:
             provider = m.group(1)
         if "NVLS multicast support is available" in line or "Connected NVLS" in line:
             nvls = True
-        for needle, meaning in _PROBLEMS:
-            if needle in line and ("WARN" in line or needle != "not found") and meaning not in problems:
-                problems.append(meaning)
     if nvls:
         intra.add("NVLS")
     return {

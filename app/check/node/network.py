@@ -325,12 +325,14 @@ def _management_ethernet(env: Mapping[str, str], inv: NetworkInventory) -> Check
             f"NCCL_IB_DISABLE={env['NCCL_IB_DISABLE']} on a node with InfiniBand: NCCL uses TCP",
             "unset NCCL_IB_DISABLE (or set NCCL_IB_DISABLE=0) to use the HCAs",
         )
-    if chosen and slow and len(slow) == len(chosen):
+    if slow:
+        # NCCL takes the first matching interface for bootstrap (and several for its socket transport):
+        # any management interface among the candidates can be the one it uses.
         example = _suggest_interface(inv)
         return Check(
             name,
             WARN,
-            f"{how} uses {', '.join(i.name for i in slow)}, which looks like management "
+            f"{how} can use {', '.join(i.name for i in slow)}, which looks like management "
             f"Ethernet, while {', '.join(i.name for i in fast) or 'RDMA/cxi devices'} exist",
             f"point NCCL at the fabric: NCCL_SOCKET_IFNAME={example}",
         )
