@@ -34,8 +34,11 @@ class Ranks:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "GLOO_", "FI_", "SLURM_", "PMI_",
-                                                                    "TORCHELASTIC_", "APP_CHECK_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NCCL_", "GLOO_", "FI_", "SLURM_", "PMI_", "TORCHELASTIC_", "APP_CHECK_"))
+    }
     for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK"):
         env.pop(key, None)
     env["PYTHONPATH"] = str(REPO)
@@ -50,10 +53,24 @@ def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", **extra
     start = time.monotonic()
     procs = []
     for rank in range(n):
-        env = clean_env(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), MASTER_ADDR=master_addr,
-                        MASTER_PORT=port, **extra)
-        procs.append(subprocess.Popen([sys.executable, "-m", "app.check", *args], env=env, cwd=REPO,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        env = clean_env(
+            RANK=str(rank),
+            WORLD_SIZE=str(n),
+            LOCAL_RANK=str(rank),
+            MASTER_ADDR=master_addr,
+            MASTER_PORT=port,
+            **extra,
+        )
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "app.check", *args],
+                env=env,
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     outputs = []
     try:
         for proc in procs:

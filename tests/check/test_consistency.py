@@ -15,8 +15,11 @@ def test_one_node_with_another_torch_fails_and_is_named():
 
 
 def test_different_fabric_settings_on_one_node_fail():
-    ranks = [facts("a", env={"NCCL_SOCKET_IFNAME": "ib0"}), facts("b", env={"NCCL_SOCKET_IFNAME": "eth0"}),
-             facts("c", env={"NCCL_SOCKET_IFNAME": "ib0"})]
+    ranks = [
+        facts("a", env={"NCCL_SOCKET_IFNAME": "ib0"}),
+        facts("b", env={"NCCL_SOCKET_IFNAME": "eth0"}),
+        facts("c", env={"NCCL_SOCKET_IFNAME": "ib0"}),
+    ]
     check = {c.name: c for c in check_consistency(ranks)}["consistency: NCCL/fabric env"]
     assert check.status == FAIL and "eth0 on b" in check.detail
 

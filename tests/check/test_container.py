@@ -28,11 +28,16 @@ def test_hcas_without_dev_infiniband_in_the_container_fail(tree):
         entry.unlink()
     (root / "dev/infiniband").rmdir()
     bad = {c.name: c for c in check_container({}, inv, 0, str(root), str(root / "dev"))}
-    assert bad["container: /dev/infiniband"].status == FAIL and "--bind /dev/infiniband" in bad["container: /dev/infiniband"].remedy
+    assert (
+        bad["container: /dev/infiniband"].status == FAIL
+        and "--bind /dev/infiniband" in bad["container: /dev/infiniband"].remedy
+    )
 
 
 def test_gpu_device_nodes_without_cuda_torch_warn(tmp_path):
     (tmp_path / "nvidia0").write_bytes(b"")
     inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
     checks = {c.name: c for c in check_container({}, inv, 0, str(tmp_path), str(tmp_path))}
-    assert checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy
+    assert (
+        checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy
+    )
