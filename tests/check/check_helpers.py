@@ -48,7 +48,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", **extra: str) -> Ranks:
-    """Start n ranks of `python -m app.check` the way srun/mpiexec would: one process each, RANK/WORLD_SIZE set."""
+    """Start n ranks of `python -m app.check` as srun/mpiexec would: one process each, RANK/WORLD_SIZE set."""
     port = str(free_port())
     start = time.monotonic()
     procs = []

@@ -1,8 +1,8 @@
 import pytest
+from check_helpers import DATA
 
 from app.check.node.network import Selector, check_network, scan
 from app.check.report import FAIL, OK, WARN
-from check_helpers import DATA
 
 
 def by_name(checks):
