@@ -28,7 +28,7 @@ import torch.distributed as dist
 
 from app import exitcodes
 from app.check import collectives as coll
-from app.check import exchange, nccl_log, plot
+from app.check import exchange, nccl_log, nccl_tests, plot
 from app.check.consistency import check_consistency
 from app.check.deadline import Watchdog
 from app.check.faults import parse_faults
@@ -164,13 +164,13 @@ class _Session:
             while True:
                 time.sleep(1)
         exchange.put(self.store, f"result/{self.rank}", results)
+        self.watchdog.stage("report")
         if self.rank == 0:
             missing = exchange.wait_for(
                 self.store, [f"result/{r}" for r in range(self.world_size)], float("inf")
             )
             assert not missing
             self._evaluate([exchange.get(self.store, f"result/{r}") for r in range(self.world_size)])
-        self.watchdog.stage("report")
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
     def _enter(self, stage: str, label: str = "") -> None:
@@ -292,10 +292,21 @@ class _Session:
             self.report.tables[scope.title] = table
             self._judge_correctness(scope, table, results)
         self._judge_bandwidth(scopes)
+        if self.options.nccl_tests:
+            self._nccl_tests()
         nccl_summaries = [r.get("nccl") for r in results]
         if any(nccl_summaries):
             self.report.extend(nccl_log.judge(nccl_summaries, self.nodes, self.report.info.get("facts", [])))
             self.report.info["nccl_transports"] = nccl_log.describe(nccl_summaries, self.nodes)
+
+    def _nccl_tests(self) -> None:
+        """all_reduce_perf on rank 0's node, its busbw added as a column beside ours (same sizes)."""
+        sizes = sorted({row.size for rows in self.report.tables.values() for row in rows})
+        gpus = int(self.report.info.get("facts", [{}])[0].get("gpu_count", 0))
+        check, busbw = nccl_tests.run_all_reduce_perf(sizes, gpus, self.options.deadline_s)
+        self.report.add(check)
+        if busbw:
+            self.report.info["nccl_tests_busbw"] = {str(size): bw for size, bw in busbw.items()}
 
     def _judge_correctness(
         self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]
