@@ -18,7 +18,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import socket
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -57,9 +56,10 @@ def capture_to_files(env: MutableMapping[str, str], log_dir: str | None = None) 
     return pattern
 
 
-def own_log_path(env: Mapping[str, str]) -> str:
+def own_log_pattern(env: Mapping[str, str]) -> str:
+    """A glob for this process's log file: NCCL writes %h as the host name cut at the first dot."""
     pattern = env.get("NCCL_DEBUG_FILE", "")
-    return pattern.replace("%h", socket.gethostname()).replace("%p", str(os.getpid())) if pattern else ""
+    return pattern.replace("%h", "*").replace("%p", str(os.getpid())) if pattern else ""
 
 
 def parse(lines: Sequence[str]) -> dict[str, Any]:
@@ -109,18 +109,17 @@ def _transport_name(via: str) -> str:
 
 
 def summarize_own_log(env: Mapping[str, str]) -> dict[str, Any] | None:
-    path = own_log_path(env)
-    if not path:
+    """This process's log, parsed; None when it was not captured (the user set NCCL_DEBUG) or is missing."""
+    pattern = own_log_pattern(env)
+    files = glob.glob(pattern) if pattern else []
+    if not files:
         return None
     lines: list[str] = []
-    for name in glob.glob(path) or [path]:
-        try:
-            with open(name, errors="replace") as file:
-                lines += file.readlines()
-        except OSError:
-            return None
+    for name in files:
+        with open(name, errors="replace") as file:
+            lines += file.readlines()
     summary = parse(lines)
-    summary["log"] = path
+    summary["log"] = files[0]
     return summary
 
 

@@ -118,9 +118,11 @@ class _Session:
                 return self._rendezvous_failed("")
         try:
             remaining = max(1.0, self.options.deadline_s - (time.monotonic() - started))
-            self.store = open_store(self.environment, remaining)
+            rendezvous_store = open_store(self.environment, remaining)
         except RendezvousError as err:
             return self._rendezvous_failed(str(err))
+        # The check's own keys (node reports, progress, verdict) apart from the process group's.
+        self.store = dist.PrefixStore("app.check/", rendezvous_store)
         self.watchdog = Watchdog(
             self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out
         )
@@ -143,7 +145,9 @@ class _Session:
         self._enter("rendezvous", "rendezvous: process group")
         pg_error = ""
         try:
-            context = init_distributed(self.environment, "auto", self.options.deadline_s, store=self.store)
+            context = init_distributed(
+                self.environment, "auto", self.options.deadline_s, store=rendezvous_store
+            )
         except RendezvousError as err:
             pg_error = str(err)
         exchange.put(self.store, f"pg/{self.rank}", pg_error)
