@@ -201,7 +201,8 @@ def render(rows, walls, ranks: int, repeats: int, nccl_tests: str) -> str:
         "",
         f"Geometric mean over sizes of the paired check/bare ratio: **{ratio:.3f}** (target >= 0.95). "
         "busbw columns are medians; the ratio is the median of back-to-back pairs, which cancels load drift "
-        "on a shared machine.",
+        "on a shared machine. Both sides run the same gloo/NCCL calls, so per-size ratios away from 1 are "
+        "scheduling noise (large under a high load average); the geometric mean is the figure to compare.",
         "",
         f"Whole default check, `torchrun --standalone --nproc-per-node={ranks} -m app.check` (start-up, node "
         f"checks, rendezvous, 5 collectives x 4 sizes, report): "

@@ -100,6 +100,8 @@ class Report:
         warns = sum(c.status == WARN for c in self.checks)
         if code == exitcodes.OK:
             tail = f" ({warns} warning{'s' * (warns != 1)} above)" if warns else ""
+            if self.info.get("mode") == "node-only":
+                return f"VERDICT: PASS{tail}: this node's checks passed (--node-only). exit code 0"
             return f"VERDICT: PASS{tail}: these nodes can train together. exit code 0"
         first = next(c for c in self.checks if c.status == FAIL and STAGES[c.stage] == code)
         return (

@@ -71,6 +71,7 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
     report = Report(checks=list(node.checks))
     report.info.update(launcher=environment.name, world_size=world_size, topology=node.topology)
     if options.node_only:
+        report.info["mode"] = "node-only"
         for check in report.checks:
             check.where = node.facts["hostname"]
         return _finish(report, options, rank)

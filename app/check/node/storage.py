@@ -50,7 +50,7 @@ def check_storage(directory: str, min_mbps: float = 0.0) -> list[Check]:
             )
         ]
     mbps = nbytes / max(seconds, 1e-9) / 1e6
-    detail = f"{directory}: {mbps:.0f} MB/s over {nbytes / 1e6:.0f} MB in {files} files (page cache may help)"
+    detail = f"{directory}: {mbps:.0f} MB/s over {nbytes / 1e6:.1f} MB in {files} files (page cache may help)"
     if min_mbps and mbps < min_mbps:
         return [
             Check(
