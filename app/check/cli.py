@@ -21,8 +21,6 @@ from app.errors import exits_cleanly
 
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(
-        level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
-    )
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     options = parse_options(argv)
     return run_check(options, os.environ)

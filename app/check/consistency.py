@@ -37,9 +37,7 @@ def _nodes_of(ranks: Sequence[int], facts: Sequence[Mapping[str, Any]]) -> str:
     by_node: dict[str, list[int]] = defaultdict(list)
     for rank in ranks:
         by_node[facts[rank]["node"]].append(rank)
-    return ", ".join(
-        f"{node} (rank{'s' * (len(r) > 1)} {','.join(map(str, r))})" for node, r in by_node.items()
-    )
+    return ", ".join(f"{node} (rank{'s' * (len(r) > 1)} {','.join(map(str, r))})" for node, r in by_node.items())
 
 
 def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
@@ -51,16 +49,13 @@ def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
         name = f"consistency: {key} version"
         if odd:
             odd_values = dict.fromkeys(values[r] for r in odd)
-            shown = "; ".join(
-                f"{v} on {_nodes_of([r for r in odd if values[r] == v], facts)}" for v in odd_values
-            )
+            shown = "; ".join(f"{v} on {_nodes_of([r for r in odd if values[r] == v], facts)}" for v in odd_values)
             checks.append(
                 Check(
                     name,
                     FAIL,
                     f"{majority} on most ranks but {shown}",
-                    f"run the same image on every node (apptainer exec app.sif ...); "
-                    f"check {key} on the odd nodes",
+                    f"run the same image on every node (apptainer exec app.sif ...); check {key} on the odd nodes",
                     stage="consistency",
                 )
             )
@@ -72,17 +67,14 @@ def check_consistency(facts: Sequence[Mapping[str, Any]]) -> list[Check]:
         values = {rank: f["env"].get(key, "<unset>") for rank, f in enumerate(facts)}
         majority, odd = _odd_ones(values)
         if odd:
-            differing.append(
-                f"{key}={majority} on most ranks but {values[odd[0]]} on {_nodes_of(odd, facts)}"
-            )
+            differing.append(f"{key}={majority} on most ranks but {values[odd[0]]} on {_nodes_of(odd, facts)}")
     if differing:
         checks.append(
             Check(
                 "consistency: NCCL/fabric env",
                 FAIL,
                 "; ".join(differing),
-                "export the same NCCL_*/FI_* settings on every node (put them in the job script, "
-                "before srun/mpiexec)",
+                "export the same NCCL_*/FI_* settings on every node (put them in the job script, before srun/mpiexec)",
                 stage="consistency",
             )
         )
@@ -110,8 +102,7 @@ def _gpus_per_node(facts: Sequence[Mapping[str, Any]]) -> Check:
             "consistency: GPUs per node",
             FAIL,
             f"more ranks than GPUs on {', '.join(short)} ({summary})",
-            f"start one process per GPU: --nproc-per-node={gpus_on[short[0]]} or "
-            f"--ntasks-per-node={gpus_on[short[0]]}",
+            f"start one process per GPU: --nproc-per-node={gpus_on[short[0]]} or --ntasks-per-node={gpus_on[short[0]]}",
             stage="consistency",
         )
     if idle:

@@ -47,13 +47,10 @@ def parse_faults(value: str, rank: int) -> Faults:
         kind, _, rest = item.partition("@")
         target, _, stage = rest.partition(":")
         if kind not in KINDS or not target.startswith("rank") or not target[4:].isdigit():
-            raise UsageError(
-                f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}"
-            )
+            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}")
         if kind == "sleep" and stage not in SLEEP_STAGES:
             raise UsageError(
-                f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; "
-                f"example: {EXAMPLE}"
+                f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; example: {EXAMPLE}"
             )
         if int(target[4:]) != rank:
             continue

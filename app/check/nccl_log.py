@@ -148,9 +148,7 @@ def judge(
     elif multi_node:
         inter = sorted({t for s in summaries if s for t in s["inter"]})
         checks.append(
-            Check(
-                "nccl: inter-node transport", OK, ", ".join(inter) or "not seen in the log", stage="bandwidth"
-            )
+            Check("nccl: inter-node transport", OK, ", ".join(inter) or "not seen in the log", stage="bandwidth")
         )
     problems = sorted({p for s in summaries if s for p in s["problems"]})
     if problems:

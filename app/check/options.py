@@ -53,9 +53,7 @@ class SiteProfile:
         for scope in SCOPES:
             value = getattr(self, f"min_busbw_{scope}")
             if value < 0:
-                raise UsageError(
-                    f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20"
-                )
+                raise UsageError(f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20")
         if self.deadline_s <= 0:
             raise UsageError(f"deadline_s={self.deadline_s} must be positive; example: deadline_s: 60")
         for size in self.sizes:
@@ -125,9 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         + "\n".join(describe(SiteProfile))
         + "\n\nexit codes: "
         + ", ".join(
-            f"{code} {text}"
-            for code, text in exitcodes.DESCRIPTIONS.items()
-            if code not in (exitcodes.PREEMPTED,)
+            f"{code} {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -174,9 +170,7 @@ def parse_options(argv: list[str] | None) -> CheckOptions:
     args = build_parser().parse_args(argv)
     site = load_site(args.site)
     thresholds = {
-        scope: getattr(site, f"min_busbw_{scope}")
-        for scope in SCOPES
-        if getattr(site, f"min_busbw_{scope}") > 0
+        scope: getattr(site, f"min_busbw_{scope}") for scope in SCOPES if getattr(site, f"min_busbw_{scope}") > 0
     }
     thresholds.update(parse_threshold(t) for t in args.min_busbw)
     sizes = [parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)]

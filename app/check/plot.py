@@ -92,17 +92,13 @@ class Canvas:
                     i = (py * self.width + px) * 3
                     self.pixels[i : i + 3] = bytes(color)
 
-    def line(
-        self, x0: float, y0: float, x1: float, y1: float, color: tuple[int, int, int], size: int = 1
-    ) -> None:
+    def line(self, x0: float, y0: float, x1: float, y1: float, color: tuple[int, int, int], size: int = 1) -> None:
         steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
         for s in range(steps + 1):
             t = s / steps
             self.dot(round(x0 + (x1 - x0) * t), round(y0 + (y1 - y0) * t), color, size)
 
-    def text(
-        self, x: int, y: int, text: str, color: tuple[int, int, int] = (0, 0, 0), scale: int = 2
-    ) -> None:
+    def text(self, x: int, y: int, text: str, color: tuple[int, int, int] = (0, 0, 0), scale: int = 2) -> None:
         for char in text:
             glyph = FONT.get(char, FONT.get(char.lower(), FONT[" "]))
             for row in range(5):
@@ -113,8 +109,7 @@ class Canvas:
 
     def png(self) -> bytes:
         raw = b"".join(
-            b"\x00" + bytes(self.pixels[y * self.width * 3 : (y + 1) * self.width * 3])
-            for y in range(self.height)
+            b"\x00" + bytes(self.pixels[y * self.width * 3 : (y + 1) * self.width * 3]) for y in range(self.height)
         )
 
         def chunk(kind: bytes, data: bytes) -> bytes:
@@ -122,10 +117,7 @@ class Canvas:
 
         header = struct.pack(">IIBBBBB", self.width, self.height, 8, 2, 0, 0, 0)
         return (
-            b"\x89PNG\r\n\x1a\n"
-            + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(raw, 6))
-            + chunk(b"IEND", b"")
+            b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
         )
 
 

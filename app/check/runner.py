@@ -50,11 +50,7 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
     faults = parse_faults(env.get("APP_CHECK_FAULT", ""), rank)
     if torch.cuda.is_available():
         nccl_log.capture_to_files(os.environ)
-    master = (
-        None
-        if world_size == 1 or options.node_only
-        else (environment.main_address(), environment.main_port())
-    )
+    master = None if world_size == 1 or options.node_only else (environment.main_address(), environment.main_port())
     node = collect(
         env,
         rank,
@@ -68,7 +64,8 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
         options.min_read_mbps,
         "+fault" if faults.version else "",
     )
-    report = Report(checks=list(node.checks))
+    launch = Check("launch", OK, f"{environment.name}: world size {world_size}")
+    report = Report(checks=[launch, *node.checks])
     report.info.update(launcher=environment.name, world_size=world_size, topology=node.topology)
     if options.node_only:
         report.info["mode"] = "node-only"
@@ -124,9 +121,7 @@ class _Session:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
         self.store = dist.PrefixStore("app.check/", rendezvous_store)
-        self.watchdog = Watchdog(
-            self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out
-        )
+        self.watchdog = Watchdog(self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out)
         self._enter("preflight")
         exchange.put(
             self.store,
@@ -146,9 +141,7 @@ class _Session:
         self._enter("rendezvous", "rendezvous: process group")
         pg_error = ""
         try:
-            context = init_distributed(
-                self.environment, "auto", self.options.deadline_s, store=rendezvous_store
-            )
+            context = init_distributed(self.environment, "auto", self.options.deadline_s, store=rendezvous_store)
         except RendezvousError as err:
             pg_error = str(err)
         exchange.put(self.store, f"pg/{self.rank}", pg_error)
@@ -171,9 +164,7 @@ class _Session:
         exchange.put(self.store, f"result/{self.rank}", results)
         self.watchdog.stage("report")
         if self.rank == 0:
-            missing = exchange.wait_for(
-                self.store, [f"result/{r}" for r in range(self.world_size)], float("inf")
-            )
+            missing = exchange.wait_for(self.store, [f"result/{r}" for r in range(self.world_size)], float("inf"))
             assert not missing
             self._evaluate([exchange.get(self.store, f"result/{r}") for r in range(self.world_size)])
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
@@ -226,8 +217,7 @@ class _Session:
                 Check(
                     "rendezvous: process group",
                     OK,
-                    f"{self.world_size} ranks joined "
-                    f"({dist.get_backend() if dist.is_initialized() else '?'})",
+                    f"{self.world_size} ranks joined ({dist.get_backend() if dist.is_initialized() else '?'})",
                     stage="rendezvous",
                 )
             )
@@ -236,9 +226,7 @@ class _Session:
         assert self.watchdog is not None
         scopes = coll.plan_scopes(self.nodes)
         groups = {s.key: (None if s.key == "all" else dist.new_group(list(s.ranks))) for s in scopes}
-        sizes = self.options.sizes or list(
-            coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU
-        )
+        sizes = self.options.sizes or list(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
         rows: dict[str, list[list[Any]]] = defaultdict(list)
         bad_sources: dict[str, list[int]] = defaultdict(list)
         for scope in scopes:
@@ -313,9 +301,7 @@ class _Session:
         if busbw:
             self.report.info["nccl_tests_busbw"] = {str(size): bw for size, bw in busbw.items()}
 
-    def _judge_correctness(
-        self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]
-    ) -> None:
+    def _judge_correctness(self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]) -> None:
         wrong = [row for row in table if row.wrong]
         name = f"correctness: {scope.key}"
         if not wrong:
@@ -367,11 +353,7 @@ class _Session:
                     )
                 )
             else:
-                suffix = (
-                    f", threshold {minimum:g} GB/s"
-                    if minimum
-                    else f" (no threshold: --min-busbw {kind}=GBps)"
-                )
+                suffix = f", threshold {minimum:g} GB/s" if minimum else f" (no threshold: --min-busbw {kind}=GBps)"
                 self.report.add(Check(f"bandwidth: {scope.key}", OK, detail + suffix, stage="bandwidth"))
 
     # -- endings -------------------------------------------------------------------------------
@@ -390,11 +372,7 @@ class _Session:
             )
         else:
             exchange.wait_for(self.store, ["verdict"], time.monotonic() + self.options.deadline_s)
-            code = (
-                exchange.get(self.store, "verdict")
-                if exchange.present(self.store, "verdict")
-                else exitcodes.TIMEOUT
-            )
+            code = exchange.get(self.store, "verdict") if exchange.present(self.store, "verdict") else exitcodes.TIMEOUT
             exchange.put(self.store, f"ack/{self.rank}", 1)
             if code:
                 print(
@@ -423,9 +401,7 @@ class _Session:
         if self.rank == 0 and self.store is not None:
             _finish(self.report, self.options, 0)
             exchange.put(self.store, "verdict", exitcodes.TIMEOUT)
-            exchange.wait_for(
-                self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + 3.0
-            )
+            exchange.wait_for(self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + 3.0)
 
     def _rendezvous_failed(self, message: str) -> int:
         if message:

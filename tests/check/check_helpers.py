@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,20 +49,33 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", **extra: str) -> Ranks:
-    """Start n ranks of `python -m app.check` as srun/mpiexec would: one process each, RANK/WORLD_SIZE set."""
+def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:
+    """The variables each launcher gives a process (torchrun-style by hand, srun, PBS/PALS mpiexec)."""
+    if launcher == "slurm":
+        return {
+            "SLURM_PROCID": str(rank),
+            "SLURM_LOCALID": str(rank),
+            "SLURM_STEP_NUM_TASKS": str(n),
+            "SLURM_STEP_NODELIST": "localhost",
+            "SLURM_JOB_ID": "4242",
+        }
+    if launcher == "pbs":
+        nodefile = tmp / "nodefile"
+        nodefile.write_text("localhost\n" * n)
+        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PBS_NODEFILE": str(nodefile)}
+    return {"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank)}
+
+
+def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", launcher: str = "env", **extra: str) -> Ranks:
+    """Start n ranks of `python -m app.check` as srun/mpiexec would: one process each, the launcher's
+    variables set (`env`: RANK/WORLD_SIZE; `slurm`: SLURM_PROCID...; `pbs`: PMI_RANK...)."""
     port = str(free_port())
     start = time.monotonic()
     procs = []
+    tmp = Path(tempfile.mkdtemp(prefix="app-check-test-"))
     for rank in range(n):
-        env = clean_env(
-            RANK=str(rank),
-            WORLD_SIZE=str(n),
-            LOCAL_RANK=str(rank),
-            MASTER_ADDR=master_addr,
-            MASTER_PORT=port,
-            **extra,
-        )
+        address = {} if launcher != "env" and master_addr == "127.0.0.1" else {"MASTER_ADDR": master_addr}
+        env = clean_env(MASTER_PORT=port, **address, **launcher_env(launcher, rank, n, tmp), **extra)
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-m", "app.check", *args],
@@ -79,4 +94,5 @@ def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", **extra
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
     return Ranks([p.returncode for p in procs], outputs, time.monotonic() - start)

@@ -86,16 +86,25 @@ def test_four_ranks_on_two_emulated_nodes_measure_each_scope(tmp_path):
     assert [p.returncode for p in procs] == [0, 0], outs
     tables = json.loads((tmp_path / "n0.json").read_text())["tables"]
     titles = sorted(tables)
-    assert (
-        any(t.startswith("across nodes") for t in titles)
-        and sum(t.startswith("within node") for t in titles) == 2
-    )
+    assert any(t.startswith("across nodes") for t in titles) and sum(t.startswith("within node") for t in titles) == 2
     assert "all ranks (4)" in titles
 
 
-def test_healthy_four_ranks_started_like_srun_pass():
+def test_healthy_four_ranks_started_one_process_per_rank_pass():
     ranks = spawn_ranks(4, FAST)
     assert ranks.codes == [0] * 4, ranks.report
+    assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: PASS")
+
+
+@pytest.mark.parametrize("launcher", ["slurm", "pbs"])
+def test_srun_and_pbs_mpiexec_variables_are_understood(launcher):
+    """srun one task per GPU (SLURM_PROCID, address from SLURM_STEP_NODELIST), PALS mpiexec (PMI_RANK,
+    address from PBS_NODEFILE): the same detection as the trainer."""
+    ranks = spawn_ranks(2, FAST, launcher=launcher)
+    assert ranks.codes == [0, 0], ranks.report
+    assert f"{launcher}: world size 2" in ranks.report
+    master = next(line for line in ranks.report.splitlines() if "rendezvous: MASTER_ADDR" in line)
+    assert "localhost:" in master
     assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: PASS")
 
 
@@ -112,9 +121,7 @@ def test_unreachable_master_addr_is_a_rendezvous_failure_within_the_deadline():
     ranks = spawn_ranks(2, ["--deadline", str(DEADLINE)], master_addr="10.255.255.1")
     assert ranks.codes == [exitcodes.RENDEZVOUS] * 2, ranks.outputs
     assert "is not an address of rank 0's node" in ranks.outputs[0]
-    tcp = next(
-        line for line in ranks.outputs[1].splitlines() if line.startswith("FAIL    rendezvous: TCP connect")
-    )
+    tcp = next(line for line in ranks.outputs[1].splitlines() if line.startswith("FAIL    rendezvous: TCP connect"))
     assert "10.255.255.1" in tcp and f"kept trying for {DEADLINE}s" in tcp
     assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
 
@@ -168,9 +175,7 @@ def run_node_only(tree: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_node_only_on_an_ib_node_with_a_down_port_passes_with_a_warning():
     out = run_node_only("ib-node", NCCL_IB_HCA="mlx5_0")
-    assert (
-        "WARN    network: RDMA" in out.stdout and "mlx5_0:1 ACTIVE 200 Gb/sec InfiniBand -> ib0" in out.stdout
-    )
+    assert "WARN    network: RDMA" in out.stdout and "mlx5_0:1 ACTIVE 200 Gb/sec InfiniBand -> ib0" in out.stdout
     # this machine's own libraries decide the verbs line; the RDMA/IB_HCA lines come from the fake tree
     assert out.returncode in (exitcodes.OK, exitcodes.PREFLIGHT)
 

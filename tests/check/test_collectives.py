@@ -18,9 +18,7 @@ from app.check.collectives import (
 @pytest.fixture(scope="module")
 def single_rank_group():
     """A real one-rank gloo group (collectives on several ranks are tested in test_check_processes.py)."""
-    dist.init_process_group(
-        "gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=timedelta(seconds=30)
-    )
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=timedelta(seconds=30))
     yield Scope("all", "all ranks (1)", (0,))
     dist.destroy_process_group()
 
@@ -62,9 +60,7 @@ def test_known_values_come_back_right(single_rank_group, collective):
 
 @pytest.mark.parametrize("collective", ["all_reduce", "all_gather", "broadcast"])
 def test_a_corrupted_contribution_is_counted_element_by_element(single_rank_group, collective):
-    result = check_correctness(
-        collective, single_rank_group, None, 0, torch.device("cpu"), corrupt=True, count=1000
-    )
+    result = check_correctness(collective, single_rank_group, None, 0, torch.device("cpu"), corrupt=True, count=1000)
     assert result.wrong == 1000
     if collective != "all_reduce":
         assert result.bad_sources == [0]

@@ -38,6 +38,4 @@ def test_gpu_device_nodes_without_cuda_torch_warn(tmp_path):
     (tmp_path / "nvidia0").write_bytes(b"")
     inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
     checks = {c.name: c for c in check_container({}, inv, 0, str(tmp_path), str(tmp_path))}
-    assert (
-        checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy
-    )
+    assert checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy

@@ -19,7 +19,5 @@ def test_waiting_peers_one_step_ahead_are_not_blamed():
 
 
 def test_all_ranks_at_the_same_step_means_the_operation_hangs():
-    ranks, sentence = find_stragglers(
-        [Progress(0, 4, "inter all_reduce"), Progress(1, 4, "inter all_reduce")]
-    )
+    ranks, sentence = find_stragglers([Progress(0, 4, "inter all_reduce"), Progress(1, 4, "inter all_reduce")])
     assert ranks == [] and "does not complete" in sentence

@@ -36,9 +36,7 @@ def test_slingshot_without_aws_ofi_nccl_fails(tmp_path):
 
 
 def test_slingshot_plugin_found_but_nccl_net_unset_warns(tmp_path):
-    check = run({}, slingshot(), libdir(tmp_path, "libnccl-net.so", "libnccl-net-ofi.so"))[
-        "fabric: NCCL net plugin"
-    ]
+    check = run({}, slingshot(), libdir(tmp_path, "libnccl-net.so", "libnccl-net-ofi.so"))["fabric: NCCL net plugin"]
     assert check.status == WARN and "NCCL_NET='AWS Libfabric'" in check.remedy
 
 
@@ -48,9 +46,7 @@ def test_slingshot_plugin_and_nccl_net_set_is_ok(tmp_path):
 
 
 def test_nccl_net_naming_libfabric_without_any_plugin_fails(tmp_path):
-    check = run({"NCCL_NET": "AWS Libfabric"}, ib(), [str(tmp_path)], "ib-node/dev")[
-        "fabric: NCCL net plugin"
-    ]
+    check = run({"NCCL_NET": "AWS Libfabric"}, ib(), [str(tmp_path)], "ib-node/dev")["fabric: NCCL net plugin"]
     assert check.status == FAIL
 
 
@@ -61,9 +57,7 @@ def test_nccl_net_plugin_that_is_not_on_the_path_fails(tmp_path):
 
 def test_ngc_style_plugin_variable_next_to_nccl_net_warns(tmp_path):
     dirs = libdir(tmp_path, "libnccl-net-ofi.so", "libnccl-net-hpcx.so")
-    check = run({"NCCL_NET": "AWS Libfabric", "NCCL_NET_PLUGIN": "hpcx"}, slingshot(), dirs)[
-        "fabric: NCCL net plugin"
-    ]
+    check = run({"NCCL_NET": "AWS Libfabric", "NCCL_NET_PLUGIN": "hpcx"}, slingshot(), dirs)["fabric: NCCL net plugin"]
     assert check.status == WARN and check.remedy == "unset NCCL_NET_PLUGIN"
 
 
@@ -80,9 +74,7 @@ def test_fi_provider_cxi_without_dev_cxi_fails(tmp_path):
 def test_fi_info_is_asked_when_present(tmp_path, monkeypatch):
     fake = tmp_path / "bin" / "fi_info"
     fake.parent.mkdir()
-    fake.write_text(
-        '#!/bin/sh\n[ "$2" = cxi ] && echo "provider: cxi" || echo "fi_getinfo: -61 (No data available)"\n'
-    )
+    fake.write_text('#!/bin/sh\n[ "$2" = cxi ] && echo "provider: cxi" || echo "fi_getinfo: -61 (No data available)"\n')
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     assert run({"FI_PROVIDER": "cxi"}, slingshot(), [str(tmp_path)])["fabric: fi_info"].status == OK

@@ -49,9 +49,7 @@ def test_inter_node_socket_on_a_fabric_node_fails():
 def test_inter_node_ib_passes_and_socket_without_fabric_is_fine():
     ib_run = [parse("ib-two-nodes.log")] * 2
     ok = {c.name: c for c in nccl_log.judge(ib_run, ["a", "b"], [{"fast_fabric": True}] * 2)}
-    assert (
-        ok["nccl: inter-node transport"].status == OK and "NET/IB" in ok["nccl: inter-node transport"].detail
-    )
+    assert ok["nccl: inter-node transport"].status == OK and "NET/IB" in ok["nccl: inter-node transport"].detail
     ethernet = [parse("socket-fallback.log")] * 2
     plain = {c.name: c for c in nccl_log.judge(ethernet, ["a", "b"], [{"fast_fabric": False}] * 2)}
     assert plain["nccl: inter-node transport"].status == OK

@@ -14,9 +14,7 @@ def test_rdma_ports_map_to_their_netdevs_like_ibdev2netdev():
     ports = {(p.device, p.port): p for p in inv.rdma}
     assert ports[("mlx5_0", 1)].netdev == "ib0" and ports[("mlx5_0", 1)].active
     assert ports[("mlx5_1", 1)].netdev == "ib1" and not ports[("mlx5_1", 1)].active
-    assert (
-        ports[("mlx5_0", 1)].rate.startswith("200 Gb/sec") and ports[("mlx5_0", 1)].link_layer == "InfiniBand"
-    )
+    assert ports[("mlx5_0", 1)].rate.startswith("200 Gb/sec") and ports[("mlx5_0", 1)].link_layer == "InfiniBand"
 
 
 def test_a_down_rdma_port_warns_and_names_the_active_ones():
@@ -58,13 +56,8 @@ def test_socket_ifname_matching_only_down_interfaces_fails():
 
 def test_gloo_socket_ifname_takes_exact_names_only():
     inv = scan(str(DATA / "ib-node/sys"), str(DATA / "ib-node/dev"))
-    assert (
-        by_name(check_network({"GLOO_SOCKET_IFNAME": "ib"}, inv))["network: GLOO_SOCKET_IFNAME"].status
-        == FAIL
-    )
-    assert (
-        by_name(check_network({"GLOO_SOCKET_IFNAME": "ib0"}, inv))["network: GLOO_SOCKET_IFNAME"].status == OK
-    )
+    assert by_name(check_network({"GLOO_SOCKET_IFNAME": "ib"}, inv))["network: GLOO_SOCKET_IFNAME"].status == FAIL
+    assert by_name(check_network({"GLOO_SOCKET_IFNAME": "ib0"}, inv))["network: GLOO_SOCKET_IFNAME"].status == OK
 
 
 def test_ib_hca_must_name_an_existing_active_device():
@@ -82,9 +75,7 @@ def test_nccl_default_on_an_ib_node_picks_ib_so_no_management_warning():
 
 def test_management_ethernet_chosen_while_ib_exists_warns():
     inv = scan(str(DATA / "ib-node/sys"), str(DATA / "ib-node/dev"))
-    check = by_name(check_network({"NCCL_SOCKET_IFNAME": "eth"}, inv))[
-        "network: fabric vs management Ethernet"
-    ]
+    check = by_name(check_network({"NCCL_SOCKET_IFNAME": "eth"}, inv))["network: fabric vs management Ethernet"]
     assert check.status == WARN and "NCCL_SOCKET_IFNAME=ib0" in check.remedy
 
 
@@ -93,9 +84,7 @@ def test_slingshot_node_without_socket_ifname_warns_towards_hsn():
     check = by_name(check_network({}, inv))["network: fabric vs management Ethernet"]
     assert check.status == WARN and "nmn0" in check.detail and "NCCL_SOCKET_IFNAME=hsn" in check.remedy
     assert (
-        by_name(check_network({"NCCL_SOCKET_IFNAME": "hsn"}, inv))[
-            "network: fabric vs management Ethernet"
-        ].status
+        by_name(check_network({"NCCL_SOCKET_IFNAME": "hsn"}, inv))["network: fabric vs management Ethernet"].status
         == OK
     )
 
@@ -120,6 +109,5 @@ def test_management_only_node_has_no_fabric_lines():
 def test_ib_disable_on_an_ib_node_warns():
     inv = scan(str(DATA / "ib-node/sys"), str(DATA / "ib-node/dev"))
     assert (
-        by_name(check_network({"NCCL_IB_DISABLE": "1"}, inv))["network: fabric vs management Ethernet"].status
-        == WARN
+        by_name(check_network({"NCCL_IB_DISABLE": "1"}, inv))["network: fabric vs management Ethernet"].status == WARN
     )

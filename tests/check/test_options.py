@@ -8,9 +8,7 @@ from app.check.options import load_site, parse_options, parse_size, parse_thresh
 from app.errors import UsageError
 
 
-@pytest.mark.parametrize(
-    ("text", "value"), [("4096", 4096), ("32K", 32 << 10), ("2M", 2 << 20), ("1GiB", 1 << 30)]
-)
+@pytest.mark.parametrize(("text", "value"), [("4096", 4096), ("32K", 32 << 10), ("2M", 2 << 20), ("1GiB", 1 << 30)])
 def test_sizes_take_binary_suffixes(text, value):
     assert parse_size(text) == value
 
@@ -31,11 +29,7 @@ def test_site_profile_sets_thresholds_and_the_command_line_wins(tmp_path):
     site = tmp_path / "site.yaml"
     site.write_text("min_busbw_inter: 40\nsizes: [32K, 1M]\ndeadline_s: 20\n")
     options = parse_options(["--site", str(site), "--min-busbw", "inter=10"])
-    assert (
-        options.min_busbw == {"inter": 10.0}
-        and options.sizes == [32 << 10, 1 << 20]
-        and options.deadline_s == 20
-    )
+    assert options.min_busbw == {"inter": 10.0} and options.sizes == [32 << 10, 1 << 20] and options.deadline_s == 20
 
 
 def test_bundled_profiles_load_by_name():

@@ -7,9 +7,7 @@ from app.check.report import FAIL, OK, WARN, BandwidthRow, Check, Report, format
 
 
 def test_exit_code_is_that_of_the_earliest_failing_stage():
-    report = Report(
-        [Check("a", FAIL, "slow", stage="bandwidth"), Check("b", FAIL, "wrong", stage="correctness")]
-    )
+    report = Report([Check("a", FAIL, "slow", stage="bandwidth"), Check("b", FAIL, "wrong", stage="correctness")])
     assert report.exit_code() == exitcodes.WRONG_RESULTS
     report.add(Check("c", FAIL, "bad ifname", "set X", stage="preflight"))
     assert report.exit_code() == exitcodes.PREFLIGHT
@@ -22,14 +20,10 @@ def test_warnings_alone_pass():
 
 
 def test_verdict_is_the_last_line_and_names_the_first_failure_and_its_fix():
-    report = Report(
-        [Check("network: NCCL_SOCKET_IFNAME", FAIL, "ib9 matches nothing", "NCCL_SOCKET_IFNAME=ib0")]
-    )
+    report = Report([Check("network: NCCL_SOCKET_IFNAME", FAIL, "ib9 matches nothing", "NCCL_SOCKET_IFNAME=ib0")])
     text = format_report(report)
     last = text.splitlines()[-1]
-    assert (
-        last.startswith("VERDICT: FAIL") and "NCCL_SOCKET_IFNAME=ib0" in last and last.endswith("exit code 7")
-    )
+    assert last.startswith("VERDICT: FAIL") and "NCCL_SOCKET_IFNAME=ib0" in last and last.endswith("exit code 7")
 
 
 def test_remedy_line_is_printed_under_warn_and_fail_only():

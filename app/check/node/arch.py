@@ -33,11 +33,7 @@ def check_arch(
     detail = f"machine {machine}, Python build {python_arch}" + (f", image {image}" if image else "")
     remedy = f"build the image for this node: make image ARCH={machine}"
     if image and image != machine:
-        return [
-            Check(
-                "arch: machine/image/python", FAIL, detail + ": the image is for another architecture", remedy
-            )
-        ]
+        return [Check("arch: machine/image/python", FAIL, detail + ": the image is for another architecture", remedy)]
     if python_arch != machine:
         return [Check("arch: machine/image/python", FAIL, detail + ": Python runs under emulation", remedy)]
     return [Check("arch: machine/image/python", OK, detail)]

@@ -73,6 +73,5 @@ def node_names(facts: list[Mapping[str, Any]]) -> list[str]:
     for f in facts:
         agents.setdefault(f["hostname"], set()).add(f.get("launcher_node", ""))
     return [
-        f"{f['hostname']}/agent{f['launcher_node']}" if len(agents[f["hostname"]]) > 1 else f["hostname"]
-        for f in facts
+        f"{f['hostname']}/agent{f['launcher_node']}" if len(agents[f["hostname"]]) > 1 else f["hostname"] for f in facts
     ]

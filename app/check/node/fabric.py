@@ -70,10 +70,7 @@ def _plugin(env: Mapping[str, str], inv: NetworkInventory, plugins: list[str], d
     shown = ", ".join(Path(p).name for p in plugins) or "none"
     if plugin_var and plugin_var != "none":
         wanted = plugin_var if plugin_var.endswith(".so") else f"libnccl-net-{plugin_var}.so"
-        if (
-            not any(Path(p).name.startswith(Path(wanted).name) for p in plugins)
-            and not Path(plugin_var).is_file()
-        ):
+        if not any(Path(p).name.startswith(Path(wanted).name) for p in plugins) and not Path(plugin_var).is_file():
             return Check(
                 name,
                 FAIL,
@@ -143,9 +140,7 @@ def _verbs(inv: NetworkInventory, dirs: Sequence[str]) -> Check | None:
             "mlx5 HCAs but no libmlx5 provider: libibverbs finds no device driver",
             "install ibverbs-providers (rdma-core) in the image",
         )
-    return Check(
-        "fabric: verbs userspace", OK, f"{Path(verbs[0]).name}" + (f", {Path(mlx5[0]).name}" if mlx5 else "")
-    )
+    return Check("fabric: verbs userspace", OK, f"{Path(verbs[0]).name}" + (f", {Path(mlx5[0]).name}" if mlx5 else ""))
 
 
 def _fi_provider(provider: str, inv: NetworkInventory, dev_root: str, sys_root: str) -> Check:
@@ -172,9 +167,7 @@ def _fi_info(provider: str) -> Check | None:
     if fi_info is None:
         return None
     try:
-        out = subprocess.run(
-            [fi_info, "-p", provider], capture_output=True, text=True, timeout=FI_INFO_TIMEOUT_S
-        )
+        out = subprocess.run([fi_info, "-p", provider], capture_output=True, text=True, timeout=FI_INFO_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return Check(
             "fabric: fi_info",

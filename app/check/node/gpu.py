@@ -63,9 +63,7 @@ def gpu_info() -> GpuInfo:
         return GpuInfo(0)
     count = torch.cuda.device_count()
     props = [torch.cuda.get_device_properties(i) for i in range(count)]
-    return GpuInfo(
-        count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version()
-    )
+    return GpuInfo(count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version())
 
 
 def versions() -> dict[str, str]:

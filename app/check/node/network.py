@@ -107,9 +107,7 @@ def scan(
     for device in entries(ib):
         netdevs = {}
         for netdev in entries(ib / device / "device/net"):
-            dev_port = read(net / netdev / "dev_port") or read(
-                ib / device / "device/net" / netdev / "dev_port", "0"
-            )
+            dev_port = read(net / netdev / "dev_port") or read(ib / device / "device/net" / netdev / "dev_port", "0")
             netdevs[int(dev_port or 0) + 1] = netdev
         for port in entries(ib / device / "ports"):
             if not port.isdigit():
@@ -176,8 +174,7 @@ def check_network(env: Mapping[str, str], inventory: NetworkInventory) -> list[C
 
 def _interfaces(inv: NetworkInventory) -> Check:
     shown = ", ".join(
-        f"{i.name}({i.kind},{i.state}{',' + '/'.join(i.addresses) if i.addresses else ''})"
-        for i in inv.interfaces
+        f"{i.name}({i.kind},{i.state}{',' + '/'.join(i.addresses) if i.addresses else ''})" for i in inv.interfaces
     )
     usable = [i for i in inv.interfaces if i.up and i.kind != "loopback"]
     if not usable:
@@ -238,9 +235,7 @@ def _cxi(inv: NetworkInventory) -> Check | None:
 def _socket_ifname(var: str, value: str, inv: NetworkInventory) -> Check:
     if var == "GLOO_SOCKET_IFNAME":
         # gloo takes exact interface names, comma-separated, with no prefix rules.
-        selector = Selector(
-            tuple(n.strip() for n in value.split(",") if n.strip()), exact=True, exclude=False
-        )
+        selector = Selector(tuple(n.strip() for n in value.split(",") if n.strip()), exact=True, exclude=False)
     else:
         selector = Selector.parse(value)
     matched = [i for i in inv.interfaces if selector.matches(i.name)]

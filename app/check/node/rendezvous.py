@@ -21,9 +21,7 @@ def resolve(address: str) -> list[str]:
     return sorted({info[4][0] for info in infos})
 
 
-def check_master_address(
-    address: str, port: int, hosts_rank0: bool, local_addresses: list[str]
-) -> list[Check]:
+def check_master_address(address: str, port: int, hosts_rank0: bool, local_addresses: list[str]) -> list[Check]:
     """Stage 'rendezvous' checks that need no peer: the address resolves, and on rank 0's node it is local."""
     name = "rendezvous: MASTER_ADDR"
     resolved = resolve(address)

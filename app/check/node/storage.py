@@ -12,9 +12,7 @@ from app.check.report import FAIL, OK, WARN, Check
 CHUNK = 4 << 20
 
 
-def read_probe(
-    directory: str, max_bytes: int = 512 << 20, max_seconds: float = 5.0
-) -> tuple[int, float, int]:
+def read_probe(directory: str, max_bytes: int = 512 << 20, max_seconds: float = 5.0) -> tuple[int, float, int]:
     """(bytes read, seconds, files touched), reading files in directory order."""
     total, files, start = 0, 0, time.perf_counter()
     for root, _, names in os.walk(directory):
@@ -44,11 +42,7 @@ def check_storage(directory: str, min_mbps: float = 0.0) -> list[Check]:
         ]
     nbytes, seconds, files = read_probe(directory)
     if nbytes == 0:
-        return [
-            Check(
-                name, WARN, f"{directory}: no readable data ({files} files)", "point --data-dir at the data"
-            )
-        ]
+        return [Check(name, WARN, f"{directory}: no readable data ({files} files)", "point --data-dir at the data")]
     mbps = nbytes / max(seconds, 1e-9) / 1e6
     detail = f"{directory}: {mbps:.0f} MB/s over {nbytes / 1e6:.1f} MB in {files} files (page cache may help)"
     if min_mbps and mbps < min_mbps:
