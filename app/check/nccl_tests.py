@@ -24,6 +24,13 @@ def parse_busbw(output: str) -> dict[int, float]:
     return result
 
 
+def side_by_side(ours: dict[int, float], theirs: dict[int, float], title: str) -> str:
+    """A small table: per size both busbw figures (sizes both measured)."""
+    lines = [f"{'size(B)':>12} {'app.check':>10} {'nccl-tests':>10}  all_reduce busbw GB/s ({title})"]
+    lines += [f"{size:>12} {ours[size]:>10.2f} {theirs[size]:>10.2f}" for size in sorted(ours) if size in theirs]
+    return "\n".join(lines)
+
+
 def run_all_reduce_perf(sizes: Sequence[int], gpus: int, timeout_s: float) -> tuple[Check, dict[int, float]]:
     name = "nccl-tests: all_reduce_perf"
     exe = shutil.which("all_reduce_perf")

@@ -160,7 +160,7 @@ def format_report(report: Report) -> str:
     parts = ["== app.check: node and job checks ==", format_checks(report.checks)]
     for scope, rows in report.tables.items():
         parts += ["", f"== collectives: {scope} ==", format_table(rows)]
-    for key in ("nccl_transports", "topology"):
+    for key in ("nccl_tests", "nccl_transports", "topology"):
         if report.info.get(key):
             parts += ["", f"== {key.replace('_', ' ')} ==", str(report.info[key]).rstrip()]
     parts += ["", report.verdict()]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Mapping
@@ -85,18 +84,12 @@ class _Session:
         facts: dict[str, Any],
         faults,
     ) -> None:
-        self.options, self.environment, self.report, self.facts, self.faults = (
-            options,
-            environment,
-            report,
-            facts,
-            faults,
-        )
+        self.options, self.environment, self.report = options, environment, report
+        self.facts, self.faults = facts, faults
         self.rank, self.world_size = environment.rank(), environment.world_size()
         self.store: dist.Store | None = None
         self.watchdog: Watchdog | None = None
         self.nodes: list[str] = []
-        self._lock = threading.Lock()
 
     # -- stages --------------------------------------------------------------------------------
     def run(self) -> int:
@@ -164,8 +157,7 @@ class _Session:
         exchange.put(self.store, f"result/{self.rank}", results)
         self.watchdog.stage("report")
         if self.rank == 0:
-            missing = exchange.wait_for(self.store, [f"result/{r}" for r in range(self.world_size)], float("inf"))
-            assert not missing
+            exchange.wait_for(self.store, [f"result/{r}" for r in range(self.world_size)], float("inf"))
             self._evaluate([exchange.get(self.store, f"result/{r}") for r in range(self.world_size)])
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
@@ -300,6 +292,11 @@ class _Session:
         self.report.add(check)
         if busbw:
             self.report.info["nccl_tests_busbw"] = {str(size): bw for size, bw in busbw.items()}
+            # Beside ours: the scope that holds rank 0's node alone (or all ranks on one node).
+            title = next((t for t in self.report.tables if t.startswith("within node")), "")
+            title = title or next(iter(self.report.tables), "")
+            ours = {r.size: r.busbw for r in self.report.tables.get(title, []) if r.collective == "all_reduce"}
+            self.report.info["nccl_tests"] = nccl_tests.side_by_side(ours, busbw, title)
 
     def _judge_correctness(self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]) -> None:
         wrong = [row for row in table if row.wrong]
@@ -364,8 +361,7 @@ class _Session:
             self.watchdog.stop()
         if self.rank == 0:
             assert code is not None
-            with self._lock:
-                _finish(self.report, self.options, 0)
+            _finish(self.report, self.options, 0)
             exchange.put(self.store, "verdict", code)
             exchange.wait_for(
                 self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + ACK_WAIT_S
