@@ -100,9 +100,12 @@ class Watchdog:
         self.arm(name, deadline_s)
         self.step(name)
 
-    def step(self, label: str) -> None:
-        """Publish progress within the stage. Every rank must call `stage`/`step` in the same sequence."""
+    def step(self, label: str, rearm: bool = False) -> None:
+        """Publish progress within the stage; `rearm` gives this step a full deadline of its own (a long
+        sweep on a slow fabric is not a hang). Every rank calls `stage`/`step` in the same sequence."""
         with self._lock:
+            if rearm and self._expires is not None:
+                self._expires = time.monotonic() + self.deadline_s
             self._step += 1
             self._label = label
             step = self._step

@@ -11,6 +11,7 @@ import argparse
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from app import exitcodes
 from app.check.collectives import COLLECTIVES
@@ -113,8 +114,14 @@ def load_site(name: str) -> SiteProfile:
     return load_config(SiteProfile, str(path), [])
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line and exit code 2 through `exits_cleanly`, like every other usage error."""
+        raise UsageError(f"{message}; see python -m app.check --help")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m app.check",
         description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container, "
         "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer: "

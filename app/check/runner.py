@@ -227,7 +227,7 @@ class _Session:
                 if not coll.supported(name, len(scope.ranks)):
                     continue
                 for size in sizes:
-                    self.watchdog.step(f"{scope.key} {name} {size}B")
+                    self.watchdog.step(f"{scope.key} {name} {size}B", rearm=True)
                     if not member:
                         continue
                     op, count, nbytes = coll.make_op(name, scope, groups[scope.key], self.rank, device, size)

@@ -46,7 +46,7 @@ def test_site_profile_with_an_unknown_key_is_a_usage_error(tmp_path):
 
 
 def test_bad_command_line_exits_2_with_one_line():
-    for args in (["--min-busbw", "fast"], ["--collectives", "all_to_nowhere"], ["--deadline", "-1"]):
+    for args in (["--min-busbw", "fast"], ["--collectives", "nowhere"], ["--deadline", "-1"], ["--deadline", "x"]):
         out = subprocess.run(
             [sys.executable, "-m", "app.check", "--node-only", *args],
             cwd=REPO,
