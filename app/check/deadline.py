@@ -2,9 +2,10 @@
 ends with exit code TIMEOUT instead of hanging the allocation.
 
 Each rank publishes its progress (`progress/<rank>` = step number and label) in the rendezvous
-store before every step. A watchdog thread per rank wakes when the current step passes its
-deadline. Rank 0 then reads every rank's progress: ranks behind the others are the ones that stopped
-answering; if all are at the same step, the collective itself does not complete (network). Rank 0
+store before every step. A watchdog thread per rank wakes when the current stage (or re-armed step)
+passes its deadline. Rank 0 then reads every rank's progress: the ranks furthest behind are the ones
+that stopped answering; if all are at the same step, the operation itself does not complete
+(network, fabric). Rank 0
 prints the report and exits; other ranks wait a grace period (so that under torchrun or
 `srun --kill-on-bad-exit` rank 0 gets to print first), then exit with the same code.
 
