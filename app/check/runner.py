@@ -37,7 +37,7 @@ from app.check.options import CheckOptions
 from app.check.report import FAIL, OK, BandwidthRow, Check, Report, format_report
 from app.cluster import ClusterEnvironment, detect_environment
 from app.distributed import init_distributed, open_store, shutdown
-from app.errors import RendezvousError
+from app.errors import RendezvousError, UserFacingError
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0
@@ -135,7 +135,7 @@ class _Session:
         pg_error = ""
         try:
             context = init_distributed(self.environment, "auto", self.options.deadline_s, store=rendezvous_store)
-        except RendezvousError as err:
+        except UserFacingError as err:  # RendezvousError, or a UsageError such as too few GPUs for the ranks
             pg_error = str(err)
         exchange.put(self.store, f"pg/{self.rank}", pg_error)
         if self.rank == 0:
