@@ -62,76 +62,58 @@ def choose_backend(requested: str, device: torch.device) -> str:
     return requested
 
 
+def store_endpoint(environment: ClusterEnvironment) -> tuple[str, int]:
+    """Where rank 0 serves the rendezvous store."""
+    address, port = environment.main_address(), environment.main_port()
+    if isinstance(environment, Torchrun) and environment.is_elastic():
+        # Not torchrun's own store at MASTER_PORT: torchrun keeps that one across restarts, and the
+        # previous attempt's keys make restarted ranks read dead peers' addresses and hang
+        # (pytorch/pytorch#135712). Rank 0, on the MASTER_ADDR host, serves a fresh store per attempt.
+        port += 1
+    return address, port
+
+
 def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dist.Store:
     """The rendezvous key-value store alone, without a process group (raises `RendezvousError`).
 
-    Under torchrun with an agent store (TORCHELASTIC_USE_AGENT_STORE=True) every rank is a client of
-    the agent's store, as env:// init would be; otherwise rank 0 hosts it and waits for the others.
-    Callers that exchange messages before the process group exists (`app.check`) pass it on to
-    `init_distributed(store=...)`.
+    Rank 0 serves it without waiting for the others (they are waited for by whoever uses the store,
+    under a deadline). Callers that exchange messages before the process group exists (`app.check`)
+    pass it on to `init_distributed(store=...)`.
     """
     rank, world_size = environment.rank(), environment.world_size()
     if world_size == 1 and not isinstance(environment, Torchrun):
         return dist.HashStore()
-    address, port = environment.main_address(), environment.main_port()
-    agent_store = environment.env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
+    address, port = store_endpoint(environment)
     try:
-        store = dist.TCPStore(address, port, world_size, is_master=rank == 0 and not agent_store,
-                              timeout=timedelta(seconds=timeout_s), wait_for_workers=not agent_store)
+        return dist.TCPStore(address, port, world_size, is_master=rank == 0,
+                             timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-        message = _rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)
-        raise RendezvousError(message) from None
-    if agent_store:
-        # Keys of this launch attempt only (torchrun restarts reuse the agent's store).
-        attempt = environment.env.get("TORCHELASTIC_RESTART_COUNT", "0")
-        return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
-    return store
+        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
 
 
 def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0,
                      store: dist.Store | None = None) -> DistContext:
     """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet.
 
-    `store`: an already-open rendezvous store (see `open_store`) to build the group on.
+    `store`: an already-open rendezvous store (see `open_store`); by default one is opened here.
     """
     rank, world_size, local_rank = environment.rank(), environment.world_size(), environment.local_rank()
     device = choose_device(local_rank)
     if device.type == "cuda":
         torch.cuda.set_device(device)
     backend = choose_backend(backend, device)
-    timeout = timedelta(seconds=timeout_s)
     # NCCL: bind the communicator to our GPU at init (eager init, no guessing the device later).
     device_kwargs = {"device_id": device} if backend == "nccl" else {}
-
-    if store is not None:
-        try:
-            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout,
-                                    **device_kwargs)
-        except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-            where = "the given store"
-            if world_size > 1:
-                where = f"{environment.main_address()}:{environment.main_port()}"
-            raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
-        return DistContext(rank, local_rank, world_size, device, backend, environment.name)
-
-    if world_size == 1 and not isinstance(environment, Torchrun):
-        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout, **device_kwargs)
-        return DistContext(0, 0, 1, device, backend, environment.name)
-
-    address, port = environment.main_address(), environment.main_port()
-    if isinstance(environment, Torchrun) and environment.is_elastic():
-        # Not torchrun's own store at MASTER_PORT: torchrun keeps that one across restarts, and the
-        # previous attempt's keys make the restarted ranks read dead peers' addresses and hang
-        # (pytorch/pytorch#135712). Rank 0 (on the MASTER_ADDR host) serves a fresh store per attempt.
-        port += 1
+    address, port = store_endpoint(environment)
     where = f"{address}:{port}"
-    log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
-             environment.describe(), backend, device, where, timeout_s)
+    if world_size > 1:
+        log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
+                 environment.describe(), backend, device, where, timeout_s)
+    if store is None:
+        store = open_store(environment, timeout_s)
     try:
-        store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
-        dist.init_process_group(
-            backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
-        )
+        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
+                                timeout=timedelta(seconds=timeout_s), **device_kwargs)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)
