@@ -13,7 +13,7 @@ tensor gathers, not one Python call per sample. Other map-style datasets are col
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -107,8 +107,11 @@ class _BatchFetcher(Dataset):
         return default_collate([self.dataset[int(i)] for i in indices])
 
 
-def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memory: bool) -> DataLoader:
-    """A DataLoader that yields this rank's micro-batches of `plan`, whole, in order."""
+def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memory: bool) -> Iterable[Any]:
+    """This rank's micro-batches of `plan`, whole, in order: from worker processes when `workers` > 0,
+    else fetched inline (a DataLoader without workers only adds per-batch overhead)."""
+    if workers == 0:
+        return _inline_batches(_BatchFetcher(dataset), plan, rank, pin_memory)
     return DataLoader(
         _BatchFetcher(dataset),
         sampler=_PlanSampler(plan, rank),
@@ -118,3 +121,9 @@ def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memo
         persistent_workers=False,
         prefetch_factor=4 if workers > 0 else None,
     )
+
+
+def _inline_batches(fetcher: _BatchFetcher, plan: EpochPlan, rank: int, pin_memory: bool) -> Iterator[Any]:
+    for indices in plan.micro_batches(rank):
+        batch = fetcher[indices]
+        yield tuple(t.pin_memory() for t in batch) if pin_memory else batch

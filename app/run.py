@@ -26,6 +26,7 @@ from app.manifest import build_manifest
 from app.metrics import JsonLines, Progress, format_rate
 from app.optim import build_optimizer, build_scheduler
 from app.signals import StopFlag
+from app.stats_hook import StepStats
 from app.trainer import Position, Trainer, TrainResult, total_steps_for
 from app.typedconfig import to_dict
 from app.workloads import build_workload
@@ -63,6 +64,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None,
         gradient_as_bucket_view=True,  # gradients live in the all-reduce buckets: no copy, less memory
     )
+    step_stats = StepStats(ctx.world_size)
+    step_stats.attach(ddp)
     model = torch.compile(ddp) if config.train.compile else ddp
 
     hostnames = all_gather_strings(hostname(), ctx.device)
@@ -80,7 +83,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     trainer = Trainer(
         config=config, ctx=ctx, model=model, raw_model=raw_model, optimizer=optimizer, scheduler=scheduler,
         scaler=scaler, dataset=workload.dataset, loss_fn=workload.loss_fn, checkpointer=checkpointer,
-        stop=StopFlag().install(), total_steps=total_steps, start=start,
+        stop=StopFlag().install(), step_stats=step_stats, total_steps=total_steps, start=start,
         tokens_per_sample=workload.tokens_per_sample, metrics=metrics, progress=progress,
     )
     try:

@@ -4,9 +4,9 @@ and reads no environment variables and no files of its own.
 One optimizer step = `grad_accum` micro-batches per rank; gradients are all-reduced once per step
 (DDP `no_sync` on the others). Each micro-batch loss is weighted by its share of the step's samples,
 so the update equals the global mean whatever the world size (2 ranks x batch b == 1 rank x 2b).
-Per-step statistics and the stop flag travel in one small asynchronous all-reduce that is awaited
-one step later, off the critical path; so every rank stops after the same step when any rank is
-signalled.
+Per-step statistics (the loss) and the stop flag travel inside the gradient all-reduce
+(`app.stats_hook`) and are read one step later, so the host never waits for the device to report
+them; every rank stops after the same step when any rank is signalled.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-import torch.distributed as dist
 
 from app.checkpoint import Checkpointer
 from app.config import Config
@@ -27,6 +26,7 @@ from app.data import EpochPlan, make_loader
 from app.distributed import DistContext
 from app.metrics import Breakdown, JsonLines, Progress, Stopwatch
 from app.signals import StopFlag
+from app.stats_hook import StepStats
 from app.typedconfig import to_dict
 
 log = logging.getLogger(__name__)
@@ -55,10 +55,10 @@ class TrainResult:
 
 @dataclass
 class _Pending:
-    """An in-flight all-reduce of [loss * samples, stop flag] for one step, and that step's facts."""
+    """One step's summed [loss * samples, stop flag] (possibly still on its way from the device)."""
 
-    work: Any
     stats: torch.Tensor
+    ready: torch.cuda.Event | None
     record: dict[str, Any] = field(default_factory=dict)
 
 
@@ -97,6 +97,7 @@ class Trainer:
         loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
         checkpointer: Checkpointer,
         stop: StopFlag,
+        step_stats: StepStats,
         total_steps: int,
         start: Position,
         tokens_per_sample: int = 0,
@@ -107,7 +108,7 @@ class Trainer:
         self.model, self.raw_model = model, raw_model
         self.optimizer, self.scheduler, self.scaler = optimizer, scheduler, scaler
         self.dataset, self.loss_fn = dataset, loss_fn
-        self.checkpointer, self.stop = checkpointer, stop
+        self.checkpointer, self.stop, self.step_stats = checkpointer, stop, step_stats
         self.total_steps, self.position = total_steps, start
         self.tokens_per_sample = tokens_per_sample
         self.metrics, self.progress = metrics, progress
@@ -177,13 +178,28 @@ class Trainer:
             train.batch_size, train.grad_accum, self.position.offset,
         )
 
+    def _autocast(self) -> contextlib.AbstractContextManager[Any]:
+        if self.autocast_dtype is None:  # fp32: skip the context manager's per-call cost
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, self.autocast_dtype)
+
+    @property
+    def _stop_flag(self) -> torch.Tensor:
+        return torch.tensor(float(self.stop.requested), device=self.device)
+
+    def _reseed(self, seed: int) -> None:
+        # The generators themselves: torch.manual_seed also visits every backend, 100x slower.
+        torch.default_generator.manual_seed(seed)
+        if self.device.type == "cuda":
+            torch.cuda.default_generators[self.device.index].manual_seed(seed)
+
     def _pin(self) -> bool:
         return self.device.type == "cuda"
 
     def _step(self, batches: Any, plan: EpochPlan, index: int) -> _Pending:
         step_started = time.perf_counter()
         self.watch.lap()
-        torch.manual_seed(step_seed(self.config.run.seed, self.ctx.rank, self.position.step))
+        self._reseed(step_seed(self.config.run.seed, self.ctx.rank, self.position.step))
         micro_batches = [next(batches) for _ in range(plan.grad_accum)]
         data_s = self.watch.lap()
 
@@ -195,10 +211,18 @@ class Trainer:
             weight = len(inputs) * self.ctx.world_size / global_samples
             last = i == len(micro_batches) - 1
             with self.model.no_sync() if not last else contextlib.nullcontext():  # type: ignore[operator]
-                with torch.autocast(self.device.type, self.autocast_dtype, enabled=self.autocast_dtype is not None):
+                with self._autocast():
                     loss = self.loss_fn(self.model(inputs), targets)
+                loss_sum += loss.detach().float() * len(inputs)
+                if last:  # summed across ranks together with this backward's gradients
+                    self.step_stats.submit(torch.stack([loss_sum, self._stop_flag]))
                 self.scaler.scale(loss * weight).backward()
-            loss_sum += loss.detach().float() * len(inputs)
+        stats = self.step_stats.take()
+        ready = None
+        if self.device.type == "cuda":  # copy off the device without waiting; read next step
+            stats = stats.to("cpu", non_blocking=True)
+            ready = torch.cuda.Event()
+            ready.record()
         compute_s = self.watch.lap()
 
         if self.config.optim.grad_clip > 0:
@@ -213,9 +237,6 @@ class Trainer:
         if self.breakdown is not None:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
 
-        stop = torch.tensor(float(self.stop.requested), device=self.device)
-        stats = torch.stack([loss_sum, stop])
-        work = dist.all_reduce(stats, async_op=True)
         self.position = Position(self.position.step + 1, self.position.epoch, plan.offset_after(index))
         step_time = time.perf_counter() - step_started
         record = {
@@ -228,11 +249,12 @@ class Trainer:
         }
         if self.tokens_per_sample:
             record["tokens_per_s"] = global_samples * self.tokens_per_sample / step_time
-        return _Pending(work, stats, record)
+        return _Pending(stats, ready, record)
 
     def _finish(self, pending: _Pending) -> bool:
         """Wait for a step's statistics, report them; True when some rank asked to stop."""
-        pending.work.wait()
+        if pending.ready is not None:
+            pending.ready.synchronize()
         loss_sum, stop = pending.stats.tolist()
         record = pending.record
         record["loss"] = self.last_loss = loss_sum / record.pop("global_samples")
