@@ -42,7 +42,9 @@ def test_windows_shift_targets_by_one_token():
 def test_a_nanogpt_token_file_is_memory_mapped(tmp_path):
     path = tmp_path / "train.bin"
     path.write_bytes(torch.arange(1000, dtype=torch.int16).numpy().tobytes())
-    assert load_token_file(path, vocab_size=1000).tolist()[:3] == [0, 1, 2]
+    stream = load_token_file(path, vocab_size=1000)
+    inputs, targets = TokenWindows(stream, block_size=8).get_batch(torch.tensor([2]))
+    assert inputs.tolist() == [list(range(16, 24))] and targets.dtype == torch.int64
     with pytest.raises(UsageError, match="holds token id 999 but model.vocab_size=500; example: model.vocab_size=1000"):
         load_token_file(path, vocab_size=500)
 
