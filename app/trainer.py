@@ -167,7 +167,7 @@ class Trainer:
             elapsed_s=time.perf_counter() - started,
             samples=samples,
             steps_run=steps_run,
-            signal_name=self.stop.signal_name,
+            signal_name=self.stop.signal_name or ("a signal to another rank" if stopping else None),
             breakdown=self.breakdown,
         )
 
