@@ -141,7 +141,7 @@ ddp_nproc_per_node() {
 # ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
 ddp_iface_addr() {
     command -v ip >/dev/null || return 0
-    ip -o -4 addr show dev "$1" 2>/dev/null | awk '{split($4, a, "/"); print a[1]; exit}'
+    { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
 # ddp_rdzv_host: where every torchrun meets. The batch script runs on the head node, so its address on the

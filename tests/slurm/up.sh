@@ -5,8 +5,8 @@
 #   netns sln1     : slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)
 #   netns sln2     : slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
 #
-# Each node advertises 80 CPUs and a count-only GRES gpu:4 (no device files), so job scripts written for
-# MareNostrum 5 (`--gres=gpu:4 --cpus-per-task=80`) schedule unchanged. The nodes share the filesystem.
+# Each node advertises 80 CPUs and a GRES gpu:4 backed by fake devices (see gres.conf below), so job scripts
+# written for MareNostrum 5 (`--gres=gpu:4 --cpus-per-task=80`) schedule unchanged. The nodes share the filesystem.
 # Packages come from tests/provision/provision-slurm.sh; this script installs nothing. Run as root;
 # tear down with down.sh. Creates: $BASE, /etc/slurm/{slurm,gres}.conf, a marked block in /etc/hosts,
 # the bridge, veths slv1/slv2 and netns sln1/sln2.
@@ -86,6 +86,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
+# A requeued job may start again cred_expire + 1 s after the requeue (default 120 s): keep tests quick
+AuthInfo=cred_expire=10
 StateSaveLocation=$BASE/ctld
 SlurmctldPidFile=$BASE/ctld/slurmctld.pid
 SlurmctldLogFile=$BASE/ctld/slurmctld.log
