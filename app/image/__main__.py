@@ -1,6 +1,7 @@
 """python -m app.image render|lint|summary --arch x86_64|aarch64|smoke
 
-  render   print the --build-arg-file for that flavour (or write it with --out FILE)
+  render   print the --build-arg-file for that flavour (or write it with --out FILE); --all adds the
+           arguments the definition does not use (Apptainer rejects those, host-side tools read them)
   lint     render the definition and check its invariants (exit 2 with every problem listed)
   summary  lint, then print the base, every pinned version and the build command
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from app import exitcodes
 from app.errors import UsageError, exits_cleanly
 from app.image.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
+from app.image.definition import placeholders
 from app.image.lint import lint_definition
 
 
@@ -29,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a build argument, as `apptainer build --build-arg` would")
     parser.add_argument("--out", type=Path, help="render: write the build-arg file here instead of stdout")
+    parser.add_argument("--all", action="store_true",
+                        help="render: also the arguments the definition does not use (for host-side tools)")
     return parser
 
 
@@ -50,18 +54,18 @@ def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     containers_dir = options.definition.resolve().parent
     args = render_build_args(options.arch, containers_dir, parse_overrides(options.set))
+    try:
+        template = options.definition.read_text()
+    except OSError as err:
+        raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     if options.command == "render":
-        text = format_build_args(args, options.arch)
+        text = format_build_args(args, list(args) if options.all else placeholders(template))
         if options.out:
             options.out.parent.mkdir(parents=True, exist_ok=True)
             options.out.write_text(text)
         else:
             sys.stdout.write(text)
         return exitcodes.OK
-    try:
-        template = options.definition.read_text()
-    except OSError as err:
-        raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     lint_definition(template, args, containers_dir)
     if options.command == "lint":
         print(f"ok: {options.definition} renders for --arch {options.arch} and keeps every invariant")
