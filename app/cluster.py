@@ -229,7 +229,9 @@ class Pbs(ClusterEnvironment):
             return self.env["MASTER_ADDR"]
         nodefile = self.env.get("PBS_NODEFILE")
         if not nodefile:
-            raise UsageError(f"{self.name}: neither MASTER_ADDR nor PBS_NODEFILE is set; example: MASTER_ADDR=x1000c0s0b0n0")
+            raise UsageError(
+                f"{self.name}: neither MASTER_ADDR nor PBS_NODEFILE is set; example: MASTER_ADDR=x1000c0s0b0n0"
+            )
         try:
             first = Path(nodefile).read_text().split()
         except OSError as err:

@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import difflib
 import inspect
+import itertools
 import textwrap
 import types
 import typing
@@ -64,7 +65,9 @@ def _read_yaml(path: str) -> dict[str, Any]:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"config file {path!r} is not valid YAML{where}; example line: 'train: {{batch_size: 32}}'") from None
+        raise UsageError(
+            f"config file {path!r} is not valid YAML{where}; example line: 'train: {{batch_size: 32}}'"
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -188,7 +191,7 @@ def field_docs(cls: type) -> dict[str, str]:
         return {}
     docs: dict[str, str] = {}
     body = tree.body[0].body  # type: ignore[attr-defined]
-    for node, following in zip(body, body[1:]):
+    for node, following in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name)

@@ -1,0 +1,128 @@
+"""Start and stop the process group: backend, device and timeouts chosen explicitly, in one place.
+
+Every launch goes through `init_distributed`, world size 1 included (a gloo group over an in-memory
+store), so the trainer has one code path. Rendezvous failures become `RendezvousError` with the
+address, the timeout and what to check, instead of a 10-minute wait and a C++ traceback.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import socket
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+from app.cluster import ClusterEnvironment, Torchrun
+from app.errors import RendezvousError, UsageError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DistContext:
+    """Where this process sits in the job, and the device it owns."""
+
+    rank: int
+    local_rank: int
+    world_size: int
+    device: torch.device
+    backend: str
+    launcher: str
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+def choose_device(local_rank: int, env: dict[str, str] | None = None) -> torch.device:
+    """One GPU per local rank; CPU when CUDA is unavailable. Too few GPUs is a launch mistake."""
+    if not torch.cuda.is_available():
+        return torch.device("cpu")
+    count = torch.cuda.device_count()
+    if local_rank >= count:
+        visible = (env or os.environ).get("CUDA_VISIBLE_DEVICES", "<unset>")
+        raise UsageError(
+            f"local rank {local_rank} needs GPU {local_rank} but this node shows {count} "
+            f"(CUDA_VISIBLE_DEVICES={visible}); start at most {count} processes per node, "
+            f"e.g. torchrun --nproc-per-node={count} or srun --ntasks-per-node={count}"
+        )
+    return torch.device("cuda", local_rank)
+
+
+def choose_backend(requested: str, device: torch.device) -> str:
+    if requested == "auto":
+        return "nccl" if device.type == "cuda" else "gloo"
+    if requested == "nccl" and device.type != "cuda":
+        raise UsageError("dist.backend=nccl needs a GPU but CUDA is not available here; example: dist.backend=gloo")
+    return requested
+
+
+def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0) -> DistContext:
+    """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet."""
+    rank, world_size, local_rank = environment.rank(), environment.world_size(), environment.local_rank()
+    device = choose_device(local_rank)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    backend = choose_backend(backend, device)
+    timeout = timedelta(seconds=timeout_s)
+    # NCCL: bind the communicator to our GPU at init (eager init, no guessing the device later).
+    device_kwargs = {"device_id": device} if backend == "nccl" else {}
+
+    if world_size == 1 and not isinstance(environment, Torchrun):
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout, **device_kwargs)
+        return DistContext(0, 0, 1, device, backend, environment.name)
+
+    address, port = environment.main_address(), environment.main_port()
+    where = f"{address}:{port}"
+    log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
+             environment.describe(), backend, device, where, timeout_s)
+    try:
+        if isinstance(environment, Torchrun) and environment.is_elastic():
+            # torchrun's agent already hosts a store at MASTER_ADDR:MASTER_PORT; env:// reuses it.
+            dist.init_process_group(backend, init_method="env://", timeout=timeout, **device_kwargs)
+        else:
+            store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
+            dist.init_process_group(
+                backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
+            )
+    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
+    return DistContext(rank, local_rank, world_size, device, backend, environment.name)
+
+
+def _rendezvous_message(err: BaseException, where: str, rank: int, world_size: int, timeout_s: float) -> str:
+    first_line = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+    return (
+        f"rank {rank} of {world_size} could not join the process group at {where} within {timeout_s:.0f}s "
+        f"({first_line}); check that every node started its processes (one launcher per node), that "
+        f"{where.rsplit(':', 1)[0]} is rank 0's host on a network all nodes reach, and run "
+        f"`python -m app.check` across the same nodes"
+    )
+
+
+def all_gather_strings(text: str, device: torch.device, width: int = 255) -> list[str]:
+    """Every rank's `text` (UTF-8, cut to `width` bytes), via a tensor all_gather (no pickle, no numpy)."""
+    data = text.encode()[:width]
+    local = torch.zeros(width + 1, dtype=torch.uint8)
+    local[0] = len(data)  # width <= 255 keeps the length in one byte
+    local[1 : 1 + len(data)] = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else local[1:1]
+    gathered = [torch.empty_like(local, device=device) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, local.to(device))
+    return [bytes(t[1 : 1 + int(t[0])].cpu().tolist()).decode(errors="replace") for t in gathered]
+
+
+def hostname() -> str:
+    return socket.gethostname()
+
+
+def shutdown() -> None:
+    """Destroy the process group. Callers drop their DDP model first: a live DDP reducer at exit can
+    abort the process ("terminate called without an active exception")."""
+    gc.collect()
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()

@@ -1,0 +1,64 @@
+"""The run manifest: what ran, where, with which versions: enough to reproduce or compare a run."""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+LABELS_FILE = Path("/.singularity.d/labels.json")
+
+
+def versions() -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "machine": platform.machine(),
+    }
+    if torch.cuda.is_available():
+        info["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
+        info["gpu"] = torch.cuda.get_device_name()
+    return info
+
+
+def image_labels(labels_file: Path = LABELS_FILE) -> dict[str, str] | None:
+    """The Apptainer image's labels (versions, base digest, git revision) when running inside one."""
+    try:
+        return json.loads(labels_file.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def git_revision(directory: Path = PACKAGE_DIR) -> str | None:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(directory), "describe", "--always", "--dirty", "--abbrev=12"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return result.stdout.strip() or None
+
+
+def build_manifest(config: dict[str, Any], hostnames: list[str], launcher: str, backend: str) -> dict[str, Any]:
+    return {
+        "command": sys.argv,
+        "config": config,
+        "versions": versions(),
+        "world_size": len(hostnames),
+        "hosts": sorted(set(hostnames)),
+        "rank_hosts": hostnames,
+        "launcher": launcher,
+        "backend": backend,
+        "git_revision": git_revision(),
+        "image_labels": image_labels(),
+    }

@@ -1,0 +1,116 @@
+"""What the trainer reports: per-step JSON lines, a progress bar or plain lines, and a step-time breakdown."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+
+class JsonLines:
+    """Appends one JSON object per line; flushed at every progress line and on close."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = path.open("a", buffering=1 << 16)
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def format_rate(value: float) -> str:
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.2f}{unit}"
+    return f"{value:.1f}"
+
+
+class Progress:
+    """A one-line bar on a terminal, plain periodic lines in a batch log."""
+
+    def __init__(self, total_steps: int, every: int, mode: str, stream: TextIO = sys.stderr) -> None:
+        self.total, self.every, self.stream = total_steps, every, stream
+        self.bar = mode == "bar" or (mode == "auto" and stream.isatty())
+
+    def update(self, record: dict[str, Any]) -> None:
+        step = record["step"]
+        if not self.bar and step % self.every and step != self.total:
+            return
+        text = (
+            f"step {step}/{self.total} | epoch {record['epoch']} | loss {record['loss']:.4f} | lr {record['lr']:.2e} | "
+            f"{format_rate(record['samples_per_s'])} samples/s"
+        )
+        if record.get("tokens_per_s"):
+            text += f" | {format_rate(record['tokens_per_s'])} tokens/s"
+        text += f" | {record['step_time_s'] * 1e3:.1f} ms/step"
+        if self.bar:
+            done = int(30 * step / max(1, self.total))
+            self.stream.write(f"\r[{'#' * done}{'.' * (30 - done)}] {text}\033[K")
+            if step == self.total:
+                self.stream.write("\n")
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.bar:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+PHASES = ("data", "compute", "comm_wait", "optimizer")
+
+
+@dataclass
+class Breakdown:
+    """Seconds spent per phase, summed over steps: where does a step's time go?"""
+
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    steps: int = 0
+
+    def add(self, **phases: float) -> None:
+        for name, value in phases.items():
+            self.seconds[name] += value
+
+    def per_step_ms(self) -> dict[str, float]:
+        return {name: 1e3 * value / max(1, self.steps) for name, value in self.seconds.items()}
+
+    def summary_line(self) -> str:
+        per_step = self.per_step_ms()
+        total = sum(per_step.values()) or 1.0
+        parts = [f"{name} {ms:.2f} ms ({100 * ms / total:.0f}%)" for name, ms in per_step.items()]
+        return "time per step: " + ", ".join(parts) + f" -> {_verdict(per_step)}"
+
+
+def _verdict(per_step: dict[str, float]) -> str:
+    biggest = max(per_step, key=per_step.get)  # type: ignore[arg-type]
+    return {
+        "data": "data-bound: add data.workers, move data to fast storage",
+        "compute": "compute-bound",
+        "comm_wait": "network-bound: check the fabric with python -m app.check",
+        "optimizer": "optimizer-bound",
+    }[biggest]
+
+
+class Stopwatch:
+    """perf_counter laps; `sync` makes GPU work finish first so laps measure it (only when asked)."""
+
+    def __init__(self, sync: Any = None) -> None:
+        self.sync = sync
+        self.last = time.perf_counter()
+
+    def lap(self) -> float:
+        if self.sync is not None:
+            self.sync()
+        now = time.perf_counter()
+        elapsed, self.last = now - self.last, now
+        return elapsed

@@ -1,0 +1,91 @@
+"""Train a model with DistributedDataParallel.
+
+    python -m app.train --config demo train.max_steps=50            # one process
+    torchrun --standalone --nproc-per-node=2 -m app.train --config demo
+    srun --ntasks-per-node=4 python -m app.train --config gpt2       # one task per GPU
+    torchrun --nnodes=$NNODES --nproc-per-node=4 --rdzv-backend=c10d \\
+        --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB -m app.train ...  # on every node
+
+Exit codes: 0 done, 2 bad config or environment, 3 rendezvous failed, 75 stopped by SIGTERM/SIGUSR1
+after writing a snapshot (requeue to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from app import exitcodes
+from app.cluster import detect_environment
+from app.config import Config
+from app.distributed import hostname, init_distributed, shutdown
+from app.errors import UsageError, exits_cleanly
+from app.logs import setup_logging
+from app.typedconfig import describe, load_config
+
+log = logging.getLogger("app.train")
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m app.train",
+        description="Train with DDP. Settings: --config FILE.yaml (or a shipped name), then key=value overrides.",
+        epilog="keys (section.key = default):\n" + "\n".join(describe(Config)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    shipped = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+    parser.add_argument("--config", help=f"YAML file, or one of: {shipped}")
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="e.g. train.batch_size=32 optim.lr=3e-4")
+    return parser.parse_args(argv)
+
+
+def resolve_config_path(name: str | None) -> str | None:
+    """A path as given, or a bare name of a config shipped in app/configs."""
+    if name is None or os.path.exists(name) or "/" in name or name.endswith((".yaml", ".yml")):
+        return name
+    shipped = CONFIG_DIR / f"{name}.yaml"
+    if shipped.exists():
+        return str(shipped)
+    names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+    raise UsageError(f"--config {name!r} is neither a file nor a shipped config ({names}); example: --config demo")
+
+
+def check_writable(directory: Path, key: str) -> None:
+    """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here."""
+    probe = directory / f".write-test-{os.getpid()}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise UsageError(
+            f"{key}={str(directory)!r} is not writable ({err.strerror}); example: {key}=$SCRATCH/runs/demo"
+        ) from None
+
+
+@exits_cleanly
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    config = load_config(Config, resolve_config_path(args.config), args.overrides)
+    environment = detect_environment(os.environ)
+    setup_logging(hostname(), environment.rank())
+    run_dir = Path(config.run.dir)
+    snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"
+    check_writable(run_dir, "run.dir")
+    check_writable(snapshot_dir, "snapshot.dir")
+    from app.run import run_training  # the heavy imports wait until the input is known to be valid
+
+    ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s)
+    try:
+        result = run_training(config, ctx, run_dir, snapshot_dir)
+    finally:
+        shutdown()
+    return exitcodes.PREEMPTED if result.status == "preempted" else exitcodes.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""The training loop. It receives everything it uses (model, optimizer, data, snapshots, sinks)
+and reads no environment variables and no files of its own.
+
+One optimizer step = `grad_accum` micro-batches per rank; gradients are all-reduced once per step
+(DDP `no_sync` on the others). Each micro-batch loss is weighted by its share of the step's samples,
+so the update equals the global mean whatever the world size (2 ranks x batch b == 1 rank x 2b).
+Per-step statistics and the stop flag travel in one small asynchronous all-reduce that is awaited
+one step later, off the critical path; so every rank stops after the same step when any rank is
+signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from app.checkpoint import Checkpointer
+from app.config import Config
+from app.data import EpochPlan, make_loader
+from app.distributed import DistContext
+from app.metrics import Breakdown, JsonLines, Progress, Stopwatch
+from app.signals import StopFlag
+from app.typedconfig import to_dict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Position:
+    """Where training stands: optimizer steps done, current epoch, samples of the epoch consumed."""
+
+    step: int = 0
+    epoch: int = 0
+    offset: int = 0
+
+
+@dataclass
+class TrainResult:
+    status: str  # "completed" or "preempted"
+    position: Position
+    final_loss: float
+    elapsed_s: float
+    samples: int
+    steps_run: int
+    signal_name: str | None = None
+    breakdown: Breakdown | None = None
+
+
+@dataclass
+class _Pending:
+    """An in-flight all-reduce of [loss * samples, stop flag] for one step, and that step's facts."""
+
+    work: Any
+    stats: torch.Tensor
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def step_seed(seed: int, rank: int, step: int) -> int:
+    """Seed for step `step` on `rank`: dropout and other randomness depend on nothing else, so a resumed
+    run draws exactly what the uninterrupted run drew."""
+    return (seed * 1_000_003 + rank * 7_919 + step * 104_729) % (2**63)
+
+
+def total_steps_for(config: Config, dataset_size: int, world_size: int, start: Position) -> int:
+    """Optimizer steps of the whole run, counted from `start` with this world size."""
+    train = config.train
+
+    def plan(epoch: int, offset: int) -> EpochPlan:
+        return EpochPlan(dataset_size, config.run.seed, epoch, world_size, train.batch_size, train.grad_accum, offset)
+
+    total = start.step
+    if start.epoch < train.epochs:
+        total += plan(start.epoch, start.offset).num_steps
+        total += (train.epochs - start.epoch - 1) * plan(0, 0).num_steps
+    return min(total, train.max_steps) if train.max_steps else total
+
+
+class Trainer:
+    def __init__(
+        self,
+        *,
+        config: Config,
+        ctx: DistContext,
+        model: torch.nn.Module,
+        raw_model: torch.nn.Module,
+        optimizer: torch.optim.Optimizer,
+        scheduler: torch.optim.lr_scheduler.LRScheduler,
+        scaler: torch.amp.GradScaler,
+        dataset: Any,
+        loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+        checkpointer: Checkpointer,
+        stop: StopFlag,
+        total_steps: int,
+        start: Position,
+        tokens_per_sample: int = 0,
+        metrics: JsonLines | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.config, self.ctx = config, ctx
+        self.model, self.raw_model = model, raw_model
+        self.optimizer, self.scheduler, self.scaler = optimizer, scheduler, scaler
+        self.dataset, self.loss_fn = dataset, loss_fn
+        self.checkpointer, self.stop = checkpointer, stop
+        self.total_steps, self.position = total_steps, start
+        self.tokens_per_sample = tokens_per_sample
+        self.metrics, self.progress = metrics, progress
+        self.device = ctx.device
+        precision = config.train.precision
+        if precision == "auto":
+            precision = "bf16" if self.device.type == "cuda" else "fp32"
+        self.autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+        self.breakdown = Breakdown() if config.run.breakdown else None
+        sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
+        self.watch = Stopwatch(sync)
+        self.last_loss = float("nan")
+        self.last_snapshot_step = start.step if checkpointer.snapshots() else -1
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def train(self) -> TrainResult:
+        started, steps_run, samples = time.perf_counter(), 0, 0
+        pending: _Pending | None = None
+        stopping = False
+        while self.position.step < self.total_steps and not stopping:
+            plan = self._plan()
+            if plan.num_steps == 0:  # epoch exhausted (or a remainder too small for one step)
+                self.position = Position(self.position.step, self.position.epoch + 1, 0)
+                continue
+            batches = iter(make_loader(self.dataset, plan, self.ctx.rank, self.config.data.workers, self._pin()))
+            for index in range(plan.num_steps):
+                if self.position.step >= self.total_steps:
+                    break
+                current = self._step(batches, plan, index)
+                steps_run += 1
+                samples += plan.global_samples(index)
+                if pending is not None and self._finish(pending):
+                    stopping = True
+                pending = current
+                if stopping:
+                    break
+                every = self.config.snapshot.every
+                if every and self.position.step % every == 0:
+                    self.snapshot()
+            if not stopping and self.position.offset >= plan.num_samples:
+                self.position = Position(self.position.step, self.position.epoch + 1, 0)
+        if pending is not None and self._finish(pending):
+            stopping = stopping or self.position.step < self.total_steps
+        if self.last_snapshot_step != self.position.step:
+            self.snapshot()
+        if self.progress is not None:
+            self.progress.close()
+        if self.metrics is not None:
+            self.metrics.flush()
+        self._finish_breakdown(steps_run)
+        return TrainResult(
+            status="preempted" if stopping else "completed",
+            position=self.position,
+            final_loss=self.last_loss,
+            elapsed_s=time.perf_counter() - started,
+            samples=samples,
+            steps_run=steps_run,
+            signal_name=self.stop.signal_name,
+            breakdown=self.breakdown,
+        )
+
+    def _plan(self) -> EpochPlan:
+        train = self.config.train
+        return EpochPlan(
+            len(self.dataset), self.config.run.seed, self.position.epoch, self.ctx.world_size,
+            train.batch_size, train.grad_accum, self.position.offset,
+        )
+
+    def _pin(self) -> bool:
+        return self.device.type == "cuda"
+
+    def _step(self, batches: Any, plan: EpochPlan, index: int) -> _Pending:
+        step_started = time.perf_counter()
+        self.watch.lap()
+        torch.manual_seed(step_seed(self.config.run.seed, self.ctx.rank, self.position.step))
+        micro_batches = [next(batches) for _ in range(plan.grad_accum)]
+        data_s = self.watch.lap()
+
+        global_samples = plan.global_samples(index)
+        loss_sum = torch.zeros((), device=self.device)
+        for i, (inputs, targets) in enumerate(micro_batches):
+            inputs = inputs.to(self.device, non_blocking=True)
+            targets = targets.to(self.device, non_blocking=True)
+            weight = len(inputs) * self.ctx.world_size / global_samples
+            last = i == len(micro_batches) - 1
+            with self.model.no_sync() if not last else contextlib.nullcontext():  # type: ignore[operator]
+                with torch.autocast(self.device.type, self.autocast_dtype, enabled=self.autocast_dtype is not None):
+                    loss = self.loss_fn(self.model(inputs), targets)
+                self.scaler.scale(loss * weight).backward()
+            loss_sum += loss.detach().float() * len(inputs)
+        compute_s = self.watch.lap()
+
+        if self.config.optim.grad_clip > 0:
+            self.scaler.unscale_(self.optimizer)
+            torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), self.config.optim.grad_clip)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.scheduler.step()
+        optimizer_s = self.watch.lap()
+        if self.breakdown is not None:
+            self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
+
+        stop = torch.tensor(float(self.stop.requested), device=self.device)
+        stats = torch.stack([loss_sum, stop])
+        work = dist.all_reduce(stats, async_op=True)
+        self.position = Position(self.position.step + 1, self.position.epoch, plan.offset_after(index))
+        step_time = time.perf_counter() - step_started
+        record = {
+            "step": self.position.step,
+            "epoch": self.position.epoch,
+            "lr": lr,
+            "step_time_s": step_time,
+            "samples_per_s": global_samples / step_time,
+            "global_samples": global_samples,
+        }
+        if self.tokens_per_sample:
+            record["tokens_per_s"] = global_samples * self.tokens_per_sample / step_time
+        return _Pending(work, stats, record)
+
+    def _finish(self, pending: _Pending) -> bool:
+        """Wait for a step's statistics, report them; True when some rank asked to stop."""
+        pending.work.wait()
+        loss_sum, stop = pending.stats.tolist()
+        record = pending.record
+        record["loss"] = self.last_loss = loss_sum / record.pop("global_samples")
+        if self.metrics is not None:
+            self.metrics.write(record)
+            if record["step"] % self.config.run.log_every == 0:
+                self.metrics.flush()
+        if self.progress is not None:
+            self.progress.update(record)
+        return stop > 0
+
+    def _finish_breakdown(self, steps_run: int) -> None:
+        """Split DDP's measured non-overlapped all-reduce time out of the forward/backward time."""
+        if self.breakdown is None:
+            return
+        self.breakdown.steps = steps_run
+        logging_data = getattr(self.model, "_get_ddp_logging_data", dict)()
+        exposed_ns = logging_data.get("avg_backward_comm_time", 0) - logging_data.get(
+            "avg_backward_compute_comm_overlap_time", 0
+        )
+        exposed_s = max(0.0, exposed_ns / 1e9) * steps_run
+        exposed_s = min(exposed_s, self.breakdown.seconds["compute"])
+        self.breakdown.seconds["compute"] -= exposed_s
+        self.breakdown.seconds["comm_wait"] += exposed_s
+
+    # -- snapshots --------------------------------------------------------------------------------
+
+    def snapshot(self) -> None:
+        """Rank 0 writes the full training state; the other ranks go on to the next collective."""
+        self.last_snapshot_step = self.position.step
+        if not self.ctx.is_main:
+            return
+        state = {
+            "format": 1,
+            "model": self.raw_model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "position": vars(self.position).copy(),
+            "world_size": self.ctx.world_size,
+            "samples_per_step": self.ctx.world_size * self.config.train.batch_size * self.config.train.grad_accum,
+            "rng": {
+                "scheme": "reseeded every step from (run.seed, rank, step); state below is rank 0's",
+                "torch": torch.get_rng_state(),
+            },
+            "config": to_dict(self.config),
+        }
+        path = self.checkpointer.save(state, self.position.step)
+        log.info("snapshot written: %s (step %d)", path, self.position.step)

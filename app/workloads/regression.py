@@ -1,0 +1,31 @@
+"""The DDP tutorial's workload, for parity: `Linear(20, 1)` on 2048 random samples."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from app.config import Config
+from app.workloads import Workload
+
+FEATURES = 20
+
+
+class RandomRegression:
+    """`samples` random (x, y) pairs held as two tensors; batches are gathered, not collated."""
+
+    def __init__(self, samples: int, seed: int) -> None:
+        generator = torch.Generator().manual_seed(seed)
+        self.inputs = torch.rand(samples, FEATURES, generator=generator)
+        self.targets = torch.rand(samples, 1, generator=generator)
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+    def get_batch(self, indices: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.inputs[indices], self.targets[indices]
+
+
+def build_regression(config: Config) -> Workload:
+    model = torch.nn.Linear(FEATURES, 1)
+    return Workload(model, RandomRegression(config.data.samples, config.run.seed), F.mse_loss)
