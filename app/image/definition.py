@@ -6,7 +6,7 @@ rendered text, with two known limits we work around here rather than trust blind
   * it accepts only `Bootstrap: docker` (anything else raises NotImplementedError), so a
     `localimage` header (the smoke flavour) is swapped for a docker one *for parsing only*; the real
     header is kept and checked by `lint` separately;
-  * it drops %help and %arguments and can misread a %post line containing `from:` as the header, so
+  * it drops %help and %arguments and loses the From header when a comment contains `from:`, so
     section presence comes from our own scan, and a From that disagrees with ours is reported.
 """
 

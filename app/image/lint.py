@@ -140,8 +140,8 @@ def lint_definition(template_text: str, args: dict[str, str], containers_dir: Pa
         parsed = parse_with_spython(rendered_text, rendered)
         expected_from = rendered.header.get("from", "").lower()
         if parsed.from_header != expected_from:
-            problems.append(f"spython read the base as {parsed.from_header!r}, not {expected_from!r}: a %post "
-                            "line probably contains 'from:'; reword it")
+            problems.append(f"spython read the base as {parsed.from_header!r}, not {expected_from!r}: a comment "
+                            "or %post line probably contains 'from:'; reword it")
         if not parsed.install:
             problems.append("spython found no %post commands")
     if problems:
