@@ -11,8 +11,10 @@ What is checked, and why:
      plus the base digest, the git revision and the build date;
   5. no NCCL_NET_PLUGIN is left set: nothing assigns it, runtime.env unsets it and the build runs
      remove-stale-plugins;
-  6. the runtime environment (%environment sources runtime.env) sets every NCCL_*/FI_* variable
-     only if unset, through `app_default`, each with a comment line above it saying why.
+  6. the runtime environment sets every NCCL_*/FI_* variable only if unset, through `app_default`,
+     each with a comment line above it saying why. %runscript sources runtime.env and %environment
+     sets no NCCL_*/FI_* variable: Apptainer (1.4) evaluates %environment without the host's
+     variables and lets its exports override them, so "only if unset" cannot work there.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from app.image.definition import Definition, DefinitionError, parse_with_spython, substitute
 
-REQUIRED_SECTIONS = ("files", "post", "environment", "labels", "help", "test")
+REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
 REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.image.created",
                    "org.opencontainers.image.base.digest")
 RUNTIME_ENV = "runtime.env"
@@ -90,20 +92,23 @@ def _check_labels(template: Definition, rendered: Definition) -> list[str]:
 def _check_environment(rendered: Definition, runtime_env: str | None, scripts: dict[str, str]) -> list[str]:
     problems = []
     environment = rendered.body("environment")
-    sources = any(re.match(rf"^(\.|source)\s+\S*/{RUNTIME_ENV}$", line) for line in environment)
+    sources = any(re.match(rf"^(\.|source)\s+\S*/{RUNTIME_ENV}$", line) for line in rendered.body("runscript"))
     if not sources:
-        problems.append(f"%environment does not source /opt/app/{RUNTIME_ENV}; fabric defaults must live "
-                        "in that one file")
+        problems.append(f"%runscript does not source /opt/app/{RUNTIME_ENV}; the fabric defaults must be "
+                        "applied where the user's own values are visible")
     if not any(RUNTIME_ENV in line for line in rendered.body("files")):
         problems.append(f"%files does not copy containers/{RUNTIME_ENV} into the image")
     if runtime_env is None:
         return [*problems, f"containers/{RUNTIME_ENV} is missing"]
-    for where, lines in (("%environment", environment), (RUNTIME_ENV, runtime_env.splitlines())):
-        for number, line in enumerate(lines, start=1):
-            match = _FABRIC_ASSIGN.match(line.strip())
-            if match:
-                problems.append(f"{where}:{number} sets {match.group(1)} unconditionally; use "
-                                f"'app_default {match.group(1)} VALUE' so a user's setting wins")
+    for line in environment:
+        if re.search(r"\b(NCCL|FI)_[A-Z0-9_]+=", line) or "app_default" in line or RUNTIME_ENV in line:
+            problems.append(f"%environment sets fabric variables ({line!r}); Apptainer evaluates it without the "
+                            f"host's variables and overrides them: set them in {RUNTIME_ENV}, applied by %runscript")
+    for number, line in enumerate(runtime_env.splitlines(), start=1):
+        match = _FABRIC_ASSIGN.match(line.strip())
+        if match:
+            problems.append(f"{RUNTIME_ENV}:{number} sets {match.group(1)} unconditionally; use "
+                            f"'app_default {match.group(1)} VALUE' so a user's setting wins")
     previous = ""
     for number, line in enumerate(runtime_env.splitlines(), start=1):
         stripped = line.strip()
@@ -115,8 +120,6 @@ def _check_environment(rendered: Definition, runtime_env: str | None, scripts: d
         previous = stripped or previous
     if not re.search(r"^unset NCCL_NET_PLUGIN$", runtime_env, re.MULTILINE):
         problems.append(f"{RUNTIME_ENV} does not 'unset NCCL_NET_PLUGIN' (NGC bases set it)")
-    if any("NCCL_NET_PLUGIN=" in line for line in environment):
-        problems.append("%environment sets NCCL_NET_PLUGIN; it must stay unset (NCCL would ignore NCCL_NET)")
     if "remove-stale-plugins" not in scripts.get("build.sh", ""):
         problems.append("containers/scripts/build.sh does not run remove-stale-plugins (stale/EFA NCCL plugins)")
     return problems
