@@ -55,5 +55,6 @@ def test_aarch64_on_x86_64_without_qemu_binfmt_says_how_to_register_it(host):
 
 
 def test_aarch64_on_x86_64_with_qemu_binfmt_enabled_passes(host, tmp_path):
-    (tmp_path / "binfmt" / "qemu-aarch64").write_text("enabled\ninterpreter /usr/libexec/qemu-binfmt/aarch64-binfmt-P\n")
+    qemu = tmp_path / "binfmt" / "qemu-aarch64"
+    qemu.write_text("enabled\ninterpreter /usr/libexec/qemu-binfmt/aarch64-binfmt-P\n")
     assert check(host, "aarch64").returncode == 0

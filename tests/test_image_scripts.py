@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from fixtures.apptainer import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]

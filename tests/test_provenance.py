@@ -15,7 +15,9 @@ def test_inside_an_image_the_labels_and_the_sif_path_are_returned(tmp_path):
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"app.pin.torch": "2.13.0", "org.opencontainers.image.revision": "abc123"}))
     assert image_provenance(labels, environ={"APPTAINER_CONTAINER": "/images/app.sif"}) == {
-        "image": "/images/app.sif", "labels": {"app.pin.torch": "2.13.0", "org.opencontainers.image.revision": "abc123"}}
+        "image": "/images/app.sif",
+        "labels": {"app.pin.torch": "2.13.0", "org.opencontainers.image.revision": "abc123"},
+    }
 
 
 def test_a_corrupt_labels_file_is_reported_not_raised(tmp_path):

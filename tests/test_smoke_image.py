@@ -109,7 +109,8 @@ def test_apptainer_run_applies_fabric_defaults_and_the_users_values_win(run_in_i
 
 
 def test_apptainer_exec_leaves_the_users_fabric_settings_alone(run_in_image, fake_slingshot_node):
-    env = _env_in_image(run_in_image, "exec", {"APP_PROBE_ROOT": str(fake_slingshot_node), "NCCL_SOCKET_IFNAME": "hsn0"})
+    env = _env_in_image(run_in_image, "exec",
+                        {"APP_PROBE_ROOT": str(fake_slingshot_node), "NCCL_SOCKET_IFNAME": "hsn0"})
     assert env["NCCL_SOCKET_IFNAME"] == "hsn0"
     assert "FI_PROVIDER" not in env
 

@@ -119,6 +119,7 @@ def parse_overrides(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not _KEY.match(key):
-            raise UsageError(f"--set expects KEY=VALUE with an upper-case key, e.g. --set BASE=build/rootfs; got {pair!r}")
+            raise UsageError(f"--set expects KEY=VALUE with an upper-case key, e.g. --set BASE=build/rootfs; "
+                             f"got {pair!r}")
         result[key] = value
     return result
