@@ -1,4 +1,8 @@
 """Shared test configuration."""
 
-# Job scripts (issue 5): `slurm_cluster`, the two-node Slurm test cluster (tests/slurm/up.sh).
-pytest_plugins = ["fixtures.slurm"]
+pytest_plugins = [
+    # Images (issue 4): `smoke_image`, `run_in_image`, `user_dir` for tests that run the smoke SIF.
+    "fixtures.apptainer",
+    # Job scripts (issue 5): `slurm_cluster`, the two-node Slurm test cluster (tests/slurm/up.sh).
+    "fixtures.slurm",
+]
