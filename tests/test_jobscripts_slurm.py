@@ -1,14 +1,17 @@
 """The job scripts on a real two-node Slurm cluster (tests/slurm/up.sh), submitted as a user would.
 
-Each job trains the regression workload (CONFIG=regression) on 2 nodes x 2 CPU ranks, through the host's
-torchrun (IMAGE=none) until the smoke image runs these jobs. The uninterrupted run is shared by the
-training test and the preemption test, which compares final parameters with it.
+Each job trains the regression workload (CONFIG=regression) on 2 nodes x 2 CPU ranks, through the CPU
+smoke image (`apptainer exec`, as ddpuser); DDP_SLURM_TEST_IMAGE=none runs the host's torchrun instead.
+The uninterrupted run is shared by the training test and the preemption test, which compares final
+parameters with it.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -23,6 +26,14 @@ PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 #: 16 steps per epoch on 4 ranks: long enough to be signalled mid-run, a few seconds of compute
 TRAIN = ["train", "train.epochs=40"]
 TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
+
+
+@pytest.fixture(scope="module")
+def image_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """IMAGE for the jobs: the smoke image, or none (host torchrun) with DDP_SLURM_TEST_IMAGE=none."""
+    if os.environ.get("DDP_SLURM_TEST_IMAGE") == "none":
+        return {"IMAGE": "none"}
+    return {"IMAGE": str(request.getfixturevalue("smoke_image"))}
 
 
 def assert_completed(job: Job) -> None:
@@ -41,10 +52,11 @@ def assert_trained_on_both_nodes(job: Job, world_size: int = 4) -> dict:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(slurm_cluster: SlurmCluster) -> Job:
+def uninterrupted(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Job:
     """`sbatch -N2 jobscripts/slurm.sh train ...`, run to the end."""
     workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, env=TRAIN_ENV)
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                  env={**TRAIN_ENV, **image_env})
     return slurm_cluster.wait(job_id, workdir)
 
 
@@ -58,9 +70,10 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
 
 
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
-        slurm_cluster: SlurmCluster, uninterrupted: Job) -> None:
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, env=TRAIN_ENV)
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                  env={**TRAIN_ENV, **image_env})
     metrics = workdir / "runs" / job_id / "metrics.jsonl"
 
     def steps_done() -> int:
@@ -84,12 +97,25 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
     assert summary["params_sha256"] == uninterrupted.summary()["params_sha256"]
 
 
-def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(slurm_cluster: SlurmCluster) -> None:
+def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    shutil.copy(REPO / "tests" / "data" / "multinode_tutorial.py", workdir / "my_train.py")
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "my_train.py", "4", "2",
+                                  "--batch_size", "64", env={"GPUS_PER_NODE": "2", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    epochs = [line for line in job.output.splitlines() if line.startswith("epoch ")]
+    assert len(epochs) == 4 and all(line.endswith("hosts node1,node2") for line in epochs), job.output[-4000:]
+    assert (workdir / "snapshot.pt").exists()
+
+
+def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     # Account, QOS and partition: the site values a MareNostrum user gives. GPUs come from --gres=gpu:4.
     job_id = slurm_cluster.submit(workdir, "--account=ehpc00", "--qos=acc_debug", "--partition=debug",
                                   str(JOBSCRIPTS / "mn5.sh"), "train", "train.max_steps=10",
-                                  env={"CONFIG": "regression"})
+                                  env={"CONFIG": "regression", **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     assert_trained_on_both_nodes(job, world_size=8)
@@ -100,10 +126,10 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(slurm_cl
 
 @pytest.mark.skipif(importlib.util.find_spec("app.check") is None,
                     reason="app.check has not landed on this branch yet (issue: connectivity check)")
-def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster) -> None:
+def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "check",
-                                  env={"GPUS_PER_NODE": "2"})
+                                  env={"GPUS_PER_NODE": "2", **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
 
@@ -117,16 +143,19 @@ def fake_slingshot_node(root: Path) -> Path:
     return root
 
 
-def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: SlurmCluster) -> None:
+@pytest.mark.parametrize("launcher", ["mpiexec", "pbsdsh"])
+def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: SlurmCluster,
+                                                                image_env: dict[str, str], launcher: str) -> None:
     workdir = slurm_cluster.workdir()
     probe_root = fake_slingshot_node(workdir / "fake-node")
     job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
-        **TRAIN_ENV, "WORKLOAD": "train train.max_steps=20", "DDP_PROBE_ROOT": str(probe_root)})
+        **TRAIN_ENV, **image_env, "LAUNCHER": launcher, "WORKLOAD": "train train.max_steps=20",
+        "DDP_PROBE_ROOT": str(probe_root)})
     job = slurm_cluster.wait(job_id, workdir)
     job.run_dir = workdir / "runs" / f"{job_id}.pbs-emulation"
     assert_completed(job)
     assert_trained_on_both_nodes(job)
-    assert "step: mpiexec -n 2 --ppn 1" in job.output
+    assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
 
