@@ -10,7 +10,7 @@
 #   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
 #   ddp_torchrun_cmd               torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
 #   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
-#   ddp_run_step LAUNCHER          run it; on USR1/TERM send SIGTERM to the step, wait; set DDP_PREEMPTED
+#   ddp_run_step LAUNCHER          run it; on USR1/TERM make torchrun on every node stop, wait; DDP_PREEMPTED
 #
 # Set by the job script before ddp_defaults:
 #   DDP_SCRIPT      name for messages (mn5.sh)       DDP_NNODES     nodes in the allocation
@@ -91,6 +91,8 @@ ddp_defaults() {
     done
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
     export RUN_DIR
+    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
+    DDP_STOP_FILE=$RUN_DIR/.stop-requested
 }
 
 # ddp_workload ARGS...: what torchrun starts on every node, as torchrun's trailing arguments.
@@ -259,7 +261,8 @@ ddp_host_lib() {
 
 # ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
 ddp_fabric_binds() {
-    DDP_BINDS=()
+    # The run directory (snapshots, the stop file) must be visible in the container wherever it is
+    DDP_BINDS=(--bind "$RUN_DIR")
     local dev lib path libfabric
     case $FABRIC in
         infiniband)
@@ -303,6 +306,7 @@ ddp_fabric_binds() {
 
 # ddp_container_cmd: `apptainer exec --nv BINDS IMAGE` -> DDP_CONTAINER (empty with IMAGE=none).
 ddp_container_cmd() {
+    [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
     ddp_fabric_binds
     DDP_CONTAINER=()
     if [[ $IMAGE == none ]]; then
@@ -386,37 +390,43 @@ ddp_check_launcher() {
 }
 
 # ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination
-# (TERM). torchrun's agent handles SIGTERM by forwarding it to its workers and waiting for them (an
-# unhandled SIGUSR1 would kill the agent and orphan the workers), so the step always gets SIGTERM; the
-# trainer then finishes its step, writes a snapshot and exits 75.
+# (TERM): ask every node to stop through the stop file (see DDP_NODE_WRAPPER); the trainer then finishes
+# its step, writes a snapshot and exits 75.
 ddp_on_signal() {
     DDP_PREEMPTED=$1
-    ddp_log "got SIG$1: asking the training processes to snapshot and stop (SIGTERM)"
-    ddp_signal_step TERM
+    ddp_log "got SIG$1: asking the training processes on every node to snapshot and stop"
+    touch "$DDP_STOP_FILE"
 }
 
-# ddp_signal_step SIGNAL: deliver SIGNAL to every process of the running step.
-ddp_signal_step() {
-    if [[ $DDP_SCHEDULER == slurm ]]; then
-        # Signals every process of the job's steps (srun itself would turn SIGTERM into a hard kill), not
-        # this batch script.
-        scancel --signal="$1" "$DDP_JOB_ID" || true
-    else
-        # Cray PALS' mpiexec forwards the signal to the processes it started on every node.
-        kill -s "$1" "$DDP_STEP_PID" 2>/dev/null || true
-    fi
-}
+# Runs on every node around torchrun (inside the container): when the stop file appears on the shared
+# filesystem, SIGTERM goes to torchrun alone, which forwards it to its workers and waits for them.
+# Why not a signal through the scheduler: `scancel --signal` and srun's forwarding reach every process of
+# the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
+# trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
+# its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
+# POSIX sh, one check per second: $1 = stop file, the rest = the command.
+# shellcheck disable=SC2016  # expanded by the node's shell
+DDP_NODE_WRAPPER='stop=$1; shift
+"$@" &
+child=$!
+while kill -0 "$child" 2>/dev/null; do
+    if [ -e "$stop" ]; then kill -TERM "$child"; break; fi
+    sleep 1
+done
+wait "$child"'
 
-# ddp_run_step LAUNCHER...: start DDP_CONTAINER + DDP_TORCHRUN on every node through LAUNCHER, forward
-# USR1/TERM as SIGTERM, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
+# ddp_run_step LAUNCHER...: start DDP_CONTAINER + DDP_TORCHRUN on every node through LAUNCHER, turn
+# USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
 ddp_run_step() {
-    local -a step=("$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}")
-    ddp_print_cmd "step" "${step[@]}"
+    local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
+        "${DDP_TORCHRUN[@]}")
+    ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"
         return 0
     fi
-    mkdir -p "$RUN_DIR"
+    # A stop request of an earlier run (before a requeue) must not stop this one
+    rm -f "$DDP_STOP_FILE"
     trap 'ddp_on_signal USR1' USR1
     trap 'ddp_on_signal TERM' TERM
     # In the background so that the traps run at once: bash delays traps until a foreground command ends.
@@ -539,7 +549,6 @@ ddp_pbsdsh_launcher() {
     export -p >"$env_file"
     # shellcheck disable=SC2016  # expanded by the task's shell, not here
     launcher=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
-    ddp_log "LAUNCHER=pbsdsh: SIGTERM is not forwarded by pbsdsh; preemption snapshots need LAUNCHER=mpiexec"
 }
 
 # ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S

@@ -165,7 +165,8 @@ def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str]
 
 
 def test_a_missing_image_says_how_to_build_it(tmp_path: Path) -> None:
-    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd", {"IMAGE": str(tmp_path / "app.sif")})
+    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd", {"IMAGE": str(tmp_path / "app.sif"),
+                                                                      "RUN_DIR": str(tmp_path / "run")})
     assert result.returncode == 2
     assert f"image {tmp_path}/app.sif not found; build it with 'make image'" in result.stderr
 
@@ -187,12 +188,14 @@ CONTAINER = 'ddp_defaults; ddp_container_cmd; printf "%s\\n" "${DDP_CONTAINER[@]
 
 def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, slingshot_node: Path) -> None:
     root = str(slingshot_node)
+    run_dir = fake_apptainer / "run"
     result = run_lib(CONTAINER, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": root, "DDP_NODE_ARCH": "x86_64",
                                  "IMAGE": str(fake_apptainer / "app.sif"), "BINDS": "/scratch,/data:/mnt:ro",
+                                 "RUN_DIR": str(run_dir),
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "apptainer", "exec", "--nv",
+        "apptainer", "exec", "--nv", "--bind", str(run_dir),
         "--bind", f"{root}/dev/cxi0:/dev/cxi0", "--bind", f"{root}/dev/cxi1:/dev/cxi1",
         "--bind", f"{root}/opt/cray/libfabric/1.22.0:/opt/libfabric",
         "--bind", f"{root}/usr/lib64/libcxi.so.1:/.singularity.d/libs/libcxi.so.1",
@@ -206,14 +209,14 @@ def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, sl
 def test_infiniband_container_binds_the_verbs_devices(fake_apptainer: Path, tmp_path: Path) -> None:
     node = make_tree(tmp_path / "ib", "dev/infiniband/uverbs0", "sys/class/infiniband/mlx5_0/ports")
     result = run_lib(CONTAINER, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node), "DDP_NODE_ARCH": "x86_64",
-                                 "IMAGE": str(fake_apptainer / "app.sif"),
+                                 "IMAGE": str(fake_apptainer / "app.sif"), "RUN_DIR": str(tmp_path / "run"),
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert f"--bind\n{node}/dev/infiniband:/dev/infiniband\n" in result.stdout
 
 
 def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) -> None:
     result = run_lib(CONTAINER, {"FABRIC": "none", "DDP_NODE_ARCH": "aarch64", "IMAGE": str(fake_apptainer / "app.sif"),
-                                 "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+                                 "RUN_DIR": str(fake_apptainer / "run"), "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert result.returncode == 2
     assert "built for x86_64 but this node is aarch64; build it with 'make image ARCH=aarch64'" in result.stderr
 

@@ -135,11 +135,13 @@ def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_e
 
 
 def fake_slingshot_node(root: Path) -> Path:
-    """A fake node tree with what lib.sh looks for on Slingshot: /dev/cxi0, host libfabric, libcxi."""
-    for directory in ("dev", "opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
+    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
+
+    No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
+    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
+    for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
         (root / directory).mkdir(parents=True)
-    for file in ("dev/cxi0", "usr/lib64/libcxi.so.1"):
-        (root / file).touch()
+    (root / "usr/lib64/libcxi.so.1").touch()
     return root
 
 
@@ -158,6 +160,8 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
+    if image_env["IMAGE"] != "none":
+        assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
 
 
 def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
