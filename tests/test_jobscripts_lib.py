@@ -262,3 +262,14 @@ def test_scripts_run_outside_a_job_say_how_to_submit_them(script: str, message: 
 def test_extra_env_must_be_key_value_pairs() -> None:
     result = run_lib("ddp_defaults", {"EXTRA_ENV": "NCCL_DEBUG=INFO oops"})
     assert result.returncode == 2 and "EXTRA_ENV item 'oops' is not K=V" in result.stderr
+
+
+def test_pbs_timer_sends_usr1_the_margin_before_the_walltime() -> None:
+    # PBS has no --signal=B:USR1@90: a timer does it. Walltime 92 s with a 90 s margin: USR1 after ~2 s.
+    snippet = ('ddp_defaults; got=; trap "got=yes" USR1; PBS_JOBID=7; ddp_pbs_timer; '
+               'for _ in $(seq 100); do [[ -n $got ]] && break; sleep 0.1; done; echo "usr1=$got after ${SECONDS}s"')
+    result = run_lib(snippet, {"WALLTIME_S": "92", "PREEMPT_MARGIN_S": "90", "DDP_SCHEDULER": "pbs"})
+    assert result.returncode == 0, result.stderr
+    assert "USR1 in 2s (walltime 92s minus 90s margin)" in result.stdout
+    assert "usr1=yes after " in result.stdout
+    assert int(result.stdout.split("usr1=yes after ")[1].split("s")[0]) <= 4
