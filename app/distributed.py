@@ -78,18 +78,19 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
         return DistContext(0, 0, 1, device, backend, environment.name)
 
     address, port = environment.main_address(), environment.main_port()
+    if isinstance(environment, Torchrun) and environment.is_elastic():
+        # Not torchrun's own store at MASTER_PORT: torchrun keeps that one across restarts, and the
+        # previous attempt's keys make the restarted ranks read dead peers' addresses and hang
+        # (pytorch/pytorch#135712). Rank 0 (on the MASTER_ADDR host) serves a fresh store per attempt.
+        port += 1
     where = f"{address}:{port}"
     log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
              environment.describe(), backend, device, where, timeout_s)
     try:
-        if isinstance(environment, Torchrun) and environment.is_elastic():
-            # torchrun's agent already hosts a store at MASTER_ADDR:MASTER_PORT; env:// reuses it.
-            dist.init_process_group(backend, init_method="env://", timeout=timeout, **device_kwargs)
-        else:
-            store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
-            dist.init_process_group(
-                backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
-            )
+        store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
+        )
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)
