@@ -2,7 +2,7 @@
 
 pytest_plugins = [
     # Images (issue 4): `smoke_image`, `run_in_image`, `user_dir` for tests that run the smoke SIF.
-    "fixtures.apptainer",
+    "tests.fixtures.apptainer",
     # Job scripts (issue 5): `slurm_cluster`, the two-node Slurm test cluster (tests/slurm/up.sh).
-    "fixtures.slurm",
+    "tests.fixtures.slurm",
 ]

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fixtures.slurm import REPO, Job, SlurmCluster
+
+from tests.fixtures.slurm import REPO, Job, SlurmCluster
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
