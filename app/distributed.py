@@ -62,8 +62,38 @@ def choose_backend(requested: str, device: torch.device) -> str:
     return requested
 
 
-def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0) -> DistContext:
-    """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet."""
+def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dist.Store:
+    """The rendezvous key-value store alone, without a process group (raises `RendezvousError`).
+
+    Under torchrun with an agent store (TORCHELASTIC_USE_AGENT_STORE=True) every rank is a client of
+    the agent's store, as env:// init would be; otherwise rank 0 hosts it and waits for the others.
+    Callers that exchange messages before the process group exists (`app.check`) pass it on to
+    `init_distributed(store=...)`.
+    """
+    rank, world_size = environment.rank(), environment.world_size()
+    if world_size == 1 and not isinstance(environment, Torchrun):
+        return dist.HashStore()
+    address, port = environment.main_address(), environment.main_port()
+    agent_store = environment.env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
+    try:
+        store = dist.TCPStore(address, port, world_size, is_master=rank == 0 and not agent_store,
+                              timeout=timedelta(seconds=timeout_s), wait_for_workers=not agent_store)
+    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        message = _rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)
+        raise RendezvousError(message) from None
+    if agent_store:
+        # Keys of this launch attempt only (torchrun restarts reuse the agent's store).
+        attempt = environment.env.get("TORCHELASTIC_RESTART_COUNT", "0")
+        return dist.PrefixStore(f"/worker/attempt_{attempt}", store)
+    return store
+
+
+def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0,
+                     store: dist.Store | None = None) -> DistContext:
+    """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet.
+
+    `store`: an already-open rendezvous store (see `open_store`) to build the group on.
+    """
     rank, world_size, local_rank = environment.rank(), environment.world_size(), environment.local_rank()
     device = choose_device(local_rank)
     if device.type == "cuda":
@@ -72,6 +102,17 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
     timeout = timedelta(seconds=timeout_s)
     # NCCL: bind the communicator to our GPU at init (eager init, no guessing the device later).
     device_kwargs = {"device_id": device} if backend == "nccl" else {}
+
+    if store is not None:
+        try:
+            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout,
+                                    **device_kwargs)
+        except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+            where = "the given store"
+            if world_size > 1:
+                where = f"{environment.main_address()}:{environment.main_port()}"
+            raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
+        return DistContext(rank, local_rank, world_size, device, backend, environment.name)
 
     if world_size == 1 and not isinstance(environment, Torchrun):
         dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout, **device_kwargs)
