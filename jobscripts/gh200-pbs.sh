@@ -38,4 +38,6 @@ source "$DDP_JOBSCRIPTS/lib.sh"
 DDP_SCRIPT=gh200-pbs.sh
 # Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
 FABRIC=${FABRIC:-slingshot}
+# `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
+CHECK_SITE=${CHECK_SITE-slingshot-gh200}
 ddp_pbs_main "$@"

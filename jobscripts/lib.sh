@@ -24,6 +24,7 @@
 #   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
 #   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
 #   CONFIG=demo                     trainer config: a file in app/configs or a YAML path
+#   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
 #   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
 #   RDZV_HOST=(head's fast network) rendezvous host; default: head's address on the first of RDZV_IFACES
@@ -67,6 +68,7 @@ ddp_defaults() {
     BINDS=${BINDS:-}
     EXTRA_ENV=${EXTRA_ENV:-}
     CONFIG=${CONFIG:-demo}
+    CHECK_SITE=${CHECK_SITE:-}
     RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
@@ -97,7 +99,7 @@ ddp_defaults() {
 
 # ddp_workload ARGS...: what torchrun starts on every node, as torchrun's trailing arguments.
 #   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
-#   check [ARGS]                    ->  -m app.check [ARGS]
+#   check [ARGS]                    ->  -m app.check [--site $CHECK_SITE] [ARGS]
 #   -m MODULE [ARGS]                ->  -m MODULE [ARGS]
 #   SCRIPT.py [ARGS]                ->  SCRIPT.py [ARGS]   (a torchrun-compatible script of your own)
 ddp_workload() {
@@ -105,7 +107,12 @@ ddp_workload() {
     (($#)) && shift
     case $what in
         train) DDP_WORKLOAD=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
-        check) DDP_WORKLOAD=(-m app.check "$@") ;;
+        check)
+            DDP_WORKLOAD=(-m app.check)
+            # The site's expectations (bandwidth thresholds, message sizes) unless you name a profile yourself
+            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then DDP_WORKLOAD+=(--site "$CHECK_SITE"); fi
+            DDP_WORKLOAD+=("$@")
+            ;;
         -m)
             (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
             DDP_WORKLOAD=(-m "$@")

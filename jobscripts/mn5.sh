@@ -46,4 +46,6 @@ source "$DDP_JOBSCRIPTS/lib.sh"
 DDP_SCRIPT=mn5.sh
 # ACC nodes have InfiniBand (mlx5): NCCL is told so, and fails at start if it cannot use it.
 FABRIC=${FABRIC:-infiniband}
+# `check` holds the nodes to this site's bandwidth expectations (app/check/sites/mn5.yaml)
+CHECK_SITE=${CHECK_SITE-mn5}
 ddp_slurm_main "$@"

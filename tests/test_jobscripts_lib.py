@@ -125,6 +125,7 @@ WORKLOAD = 'ddp_defaults; ddp_workload "$@"; printf "%s\\n" "${DDP_WORKLOAD[@]}"
     (["train", "train.max_steps=5"], ["-m", "app.train", "--config", "demo", "run.dir=/tmp/runs/42",
                                       "train.max_steps=5"]),
     (["check", "--node-only"], ["-m", "app.check", "--node-only"]),
+    (["check", "--site=mine.yaml"], ["-m", "app.check", "--site=mine.yaml"]),
     (["-m", "my_pkg.train", "--epochs", "5"], ["-m", "my_pkg.train", "--epochs", "5"]),
     (["my_train.py", "--epochs", "50"], ["my_train.py", "--epochs", "50"]),
 ])
@@ -273,3 +274,14 @@ def test_pbs_timer_sends_usr1_the_margin_before_the_walltime() -> None:
     assert "USR1 in 2s (walltime 92s minus 90s margin)" in result.stdout
     assert "usr1=yes after " in result.stdout
     assert int(result.stdout.split("usr1=yes after ")[1].split("s")[0]) <= 4
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["check"], ["-m", "app.check", "--site", "mn5"]),
+    (["check", "--site", "mine.yaml"], ["-m", "app.check", "--site", "mine.yaml"]),
+])
+def test_check_uses_the_scripts_site_profile_unless_you_name_one(args: list[str], expected: list[str]) -> None:
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args],
+                            env={"PATH": os.environ["PATH"], **JOB, "CHECK_SITE": "mn5"},
+                            capture_output=True, text=True)
+    assert result.stdout.splitlines() == expected
