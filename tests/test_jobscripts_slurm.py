@@ -166,12 +166,12 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
 
 
 def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
-        slurm_cluster: SlurmCluster) -> None:
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     start = time.monotonic()
     # The EAP tutorial's job: torchrun started once, on the head node only
     job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
-        **TRAIN_ENV, "FABRIC": "none", "PBS_EMULATE_MISTAKE": "once"})
+        **TRAIN_ENV, **image_env, "FABRIC": "none", "PBS_EMULATE_MISTAKE": "once"})
     job = slurm_cluster.wait(job_id, workdir)
     assert time.monotonic() - start < 30
     assert job.state == "FAILED" and job.exit_code == "2:0", job.output
