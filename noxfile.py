@@ -42,6 +42,8 @@ def lint(session: nox.Session) -> None:
         for root, _, names in os.walk(top)
         for name in names
         if name.endswith(".sh") or (top == ".ci" and name == "run")
+        # the PBS launcher stand-ins of the Slurm tests keep the names of the tools they stand in for
+        or root.endswith(os.path.join("tests", "slurm", "pbs-bin"))
     ]
     session.run("shellcheck", "--severity=style", "--external-sources", *sorted(scripts), external=True)
 

@@ -1,0 +1,78 @@
+"""python -m app.image render|lint|summary --arch x86_64|aarch64|smoke
+
+  render   print the --build-arg-file for that flavour (or write it with --out FILE); --all adds the
+           arguments the definition does not use (Apptainer rejects those, host-side tools read them)
+  lint     render the definition and check its invariants (exit 2 with every problem listed)
+  summary  lint, then print the base, every pinned version and the build command
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from pathlib import Path
+
+from app import exitcodes
+from app.errors import UsageError, exits_cleanly
+from app.image.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
+from app.image.definition import placeholders
+from app.image.lint import lint_definition
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app.image", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["render", "lint", "summary"])
+    parser.add_argument("--arch", default=platform.machine(),
+                        help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
+    parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
+                        help="definition file (default: containers/app.def); its directory holds the env files")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a build argument, as `apptainer build --build-arg` would")
+    parser.add_argument("--out", type=Path, help="render: write the build-arg file here instead of stdout")
+    parser.add_argument("--all", action="store_true",
+                        help="render: also the arguments the definition does not use (for host-side tools)")
+    return parser
+
+
+def _summary(args: dict[str, str], flavour: str, out: str) -> str:
+    pinned = {k: v for k, v in args.items() if k.endswith(("_VERSION", "_TAG", "_SUITE"))}
+    width = max(map(len, pinned))
+    lines = [f"image      app-{args['FLAVOUR']}-{args['ARCH']} ({flavour})",
+             f"bootstrap  {args['BOOTSTRAP']}: {args['BASE']}",
+             f"digest     {args['BASE_DIGEST']}",
+             f"revision   {args['GIT_REVISION']}",
+             "pinned (containers/versions.env):",
+             *(f"  {key:<{width}}  {value}" for key, value in pinned.items()),
+             f"build      apptainer build --fakeroot --build-arg-file {out} <out.sif> containers/app.def"]
+    return "\n".join(lines)
+
+
+@exits_cleanly
+def main(argv: list[str] | None = None) -> int:
+    options = _parser().parse_args(argv)
+    containers_dir = options.definition.resolve().parent
+    args = render_build_args(options.arch, containers_dir, parse_overrides(options.set))
+    try:
+        template = options.definition.read_text()
+    except OSError as err:
+        raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
+    if options.command == "render":
+        text = format_build_args(args, list(args) if options.all else placeholders(template))
+        if options.out:
+            options.out.parent.mkdir(parents=True, exist_ok=True)
+            options.out.write_text(text)
+        else:
+            sys.stdout.write(text)
+        return exitcodes.OK
+    lint_definition(template, args, containers_dir)
+    if options.command == "lint":
+        print(f"ok: {options.definition} renders for --arch {options.arch} and keeps every invariant")
+    else:
+        print(_summary(args, options.arch, str(options.out or f"build/{options.arch}.args")))
+    return exitcodes.OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Build arguments: containers/versions.env + containers/arch/<flavour>.env -> one --build-arg-file.
+
+versions.env holds every pinned version; an arch file holds only what differs between flavours and
+refers to versions as `${NAME}`. Rendering expands those references, then adds what is known only at
+build time (git revision, build date, app version, wheelhouse). Apptainer reads the result with
+`--build-arg-file` (KEY=VALUE lines); the command line (`--build-arg`) still wins.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from app.errors import UsageError
+
+CONTAINERS_DIR = Path(__file__).resolve().parents[2] / "containers"
+VERSIONS_FILE = "versions.env"
+_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_REFERENCE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
+
+
+def flavours(containers_dir: Path = CONTAINERS_DIR) -> list[str]:
+    """The names `--arch` accepts: one per file in containers/arch/."""
+    return sorted(p.stem for p in (containers_dir / "arch").glob("*.env"))
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines, blank lines and `#` comment lines; anything else is an error naming the line."""
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror}") from None
+    values: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, sep, value = stripped.partition("=")
+        if not sep or not _KEY.match(key):
+            raise UsageError(f"{path}:{number}: expected KEY=VALUE (e.g. NCCL_VERSION=2.30.4), got {stripped!r}")
+        if key in values:
+            raise UsageError(f"{path}:{number}: {key} is set twice; keep one value per key")
+        values[key] = value
+    return values
+
+
+def _expand(value: str, versions: dict[str, str], where: str) -> str:
+    def lookup(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in versions:
+            raise UsageError(f"{where} refers to ${{{name}}}, which containers/{VERSIONS_FILE} does not define")
+        return versions[name]
+
+    return _REFERENCE.sub(lookup, value)
+
+
+def git_revision(repo: Path) -> str:
+    """The commit the image is built from, with `-dirty` when the work tree has uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                               capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def build_date() -> str:
+    """UTC build time; honours SOURCE_DATE_EPOCH (reproducible-builds.org) when set."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    moment = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch
+              else _dt.datetime.now(_dt.timezone.utc))
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def app_version(repo: Path) -> str:
+    """The project's version from pyproject.toml (the wheel the image installs)."""
+    match = re.search(r'^version\s*=\s*"([^"]+)"', (repo / "pyproject.toml").read_text(), re.MULTILINE)
+    return match.group(1) if match else "unknown"
+
+
+def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
+                      overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """Every build argument for `flavour`, in a stable order: versions, then the arch file, then build facts.
+
+    Precedence (later wins): containers/versions.env < containers/arch/<flavour>.env < build facts
+    (GIT_REVISION, BUILD_DATE, APP_VERSION, WHEELHOUSE defaults) < `overrides` (the command line).
+    """
+    known = flavours(containers_dir)
+    if flavour not in known:
+        raise UsageError(f"unknown --arch {flavour!r}; choose one of {', '.join(known)} (files in "
+                         f"{containers_dir / 'arch'}), e.g. --arch aarch64")
+    versions = read_env_file(containers_dir / VERSIONS_FILE)
+    arch_path = containers_dir / "arch" / f"{flavour}.env"
+    arch = {key: _expand(value, versions, f"{arch_path.name}: {key}")
+            for key, value in read_env_file(arch_path).items()}
+    repo = containers_dir.parent
+    facts = {
+        "GIT_REVISION": git_revision(repo),
+        "BUILD_DATE": build_date(),
+        "APP_VERSION": app_version(repo) if (repo / "pyproject.toml").exists() else "unknown",
+        "WHEELHOUSE": f"build/wheelhouse-{flavour}",
+    }
+    return {**versions, **arch, **facts, **(overrides or {})}
+
+
+def format_build_args(args: dict[str, str], used: list[str]) -> str:
+    """The --build-arg-file text: only the arguments the definition uses, since Apptainer rejects
+    unused ones (and its parser warns about comment lines, so there are none)."""
+    return "".join(f"{key}={args[key]}\n" for key in used if key in args)
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, str]:
+    """`KEY=VALUE` strings from the command line (`--set`)."""
+    result = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not _KEY.match(key):
+            raise UsageError(f"--set expects KEY=VALUE with an upper-case key, e.g. --set BASE=build/rootfs; "
+                             f"got {pair!r}")
+        result[key] = value
+    return result

@@ -1,0 +1,112 @@
+"""The definition file: substitute `{{ NAME }}` build arguments, split sections, parse with spython.
+
+Apptainer substitutes `{{ NAME }}` everywhere (header included) and fails on an undefined name; we do
+the same so that lint sees exactly what Apptainer would build. spython (0.3.x) then parses the
+rendered text, with two known limits we work around here rather than trust blindly:
+  * it accepts only `Bootstrap: docker` (anything else raises NotImplementedError), so a
+    `localimage` header (the smoke flavour) is swapped for a docker one *for parsing only*; the real
+    header is kept and checked by `lint` separately;
+  * it drops %help and %arguments and loses the From header when a comment contains `from:`, so
+    section presence comes from our own scan, and a From that disagrees with ours is reported.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.errors import UsageError
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_SECTION = re.compile(r"^%([A-Za-z]+)\b")
+_HEADER = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
+
+
+class DefinitionError(UsageError):
+    """The definition file breaks an invariant; the message lists every problem and its fix."""
+
+
+def placeholders(text: str) -> list[str]:
+    """Names used as `{{ NAME }}`, in order of first use."""
+    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
+
+
+def substitute(text: str, args: dict[str, str]) -> str:
+    """Replace every `{{ NAME }}`; undefined names are an error, as in Apptainer."""
+    missing = [name for name in placeholders(text) if name not in args]
+    if missing:
+        raise DefinitionError(f"the definition uses undefined build arguments {', '.join(missing)}; "
+                              "add them to containers/versions.env or containers/arch/<arch>.env")
+    return _PLACEHOLDER.sub(lambda m: args[m.group(1)], text)
+
+
+@dataclass
+class Definition:
+    """A rendered (or template) definition split into its header and %sections."""
+
+    header: dict[str, str]
+    sections: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def split(cls, text: str) -> Definition:
+        header: dict[str, str] = {}
+        sections: dict[str, list[str]] = {}
+        current: list[str] | None = None
+        for line in text.splitlines():
+            section = _SECTION.match(line)
+            if section:
+                current = sections.setdefault(section.group(1).lower(), [])
+            elif current is not None:
+                current.append(line)
+            elif (match := _HEADER.match(line.strip())) and not line.lstrip().startswith("#"):
+                header[match.group(1).lower()] = match.group(2)
+        return cls(header, sections)
+
+    def body(self, name: str) -> list[str]:
+        """The section's lines without blank lines and comments, stripped."""
+        return [line.strip() for line in self.sections.get(name, [])
+                if line.strip() and not line.strip().startswith("#")]
+
+    def labels(self) -> dict[str, str]:
+        pairs = (line.split(None, 1) for line in self.body("labels"))
+        return {pair[0]: (pair[1] if len(pair) > 1 else "") for pair in pairs}
+
+
+@dataclass
+class Parsed:
+    """What spython understood of the rendered definition (docker header substituted if needed)."""
+
+    from_header: str
+    install: list[str]
+    environ: list[str]
+    files: list[list[str]]
+    labels: list[str]
+    test: str | None
+
+
+def parse_with_spython(rendered: str, definition: Definition) -> Parsed:
+    """Parse with spython's SingularityParser; localimage headers are swapped for docker to parse."""
+    from spython.main.parse.parsers import SingularityParser  # optional dependency: app[image]
+
+    text = rendered
+    bootstrap = definition.header.get("bootstrap", "")
+    if bootstrap != "docker":
+        # spython parses only docker bootstraps; the body is what we want it to read.
+        text = re.sub(r"(?im)^Bootstrap:.*$", "Bootstrap: docker", text, count=1)
+    logging.getLogger("spython").setLevel(logging.ERROR)
+    with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as handle:
+        handle.write(text)
+        path = Path(handle.name)
+    try:
+        recipe = SingularityParser(str(path)).recipe
+    except NotImplementedError as err:
+        raise DefinitionError(f"spython cannot parse the definition: {err}") from None
+    finally:
+        path.unlink()
+    layer = recipe[next(iter(recipe))]
+    return Parsed(from_header=layer.fromHeader or "", install=list(layer.install),
+                  environ=list(layer.environ), files=[list(f) for f in layer.files],
+                  labels=list(layer.labels), test=layer.test)

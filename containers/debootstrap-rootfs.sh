@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The smoke flavour's base: a minimal Debian rootfs from the machine's own Debian mirror (no registry).
+#   containers/debootstrap-rootfs.sh DIR SUITE     (as root; about 25 s)
+set -euo pipefail
+dir=${1:?usage: debootstrap-rootfs.sh DIR SUITE}
+suite=${2:?usage: debootstrap-rootfs.sh DIR SUITE}
+
+[[ $(id -u) -eq 0 ]] || { echo "error: debootstrap needs root; run 'make smoke-image' as root (CI does)" >&2; exit 1; }
+command -v debootstrap >/dev/null ||
+    { echo "error: debootstrap not found; as root: bash tests/provision/provision-apptainer.sh" >&2; exit 1; }
+# The mirror this machine already uses (deb822 .sources or one-line .list), so no host is written here.
+mirror=$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | tr ' ' '\n'
+            cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+                awk '$1=="deb"{for(i=2;i<=NF;i++) if($i ~ /^(https?|file):/){print $i; break}}'; } |
+          grep -v -e security -e '^$' | head -1 || true)
+[[ -n $mirror ]] || { echo "error: no Debian mirror in the apt sources" >&2; exit 1; }
+
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+debootstrap --variant=minbase "$suite" "$dir" "$mirror" >"$dir.log" 2>&1 ||
+    { tail -20 "$dir.log" >&2; echo "error: debootstrap failed (log: $dir.log)" >&2; exit 1; }
+# Device nodes cannot be copied under --fakeroot (Lchown /dev/console fails); Apptainer provides /dev.
+rm -rf "${dir:?}"/dev/*

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Entry point of the image build, called by %post with the build arguments in the environment.
+# Runs every step in order; the steps skip only what needs CUDA when WITH_CUDA=0 (smoke flavour).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=containers/scripts/lib.sh
+source "$here/lib.sh"
+need ARCH FLAVOUR WITH_CUDA TORCH_VERSION PYTHON
+
+[[ $(uname -m) == "$ARCH" ]] ||
+    die "building the $ARCH image on a $(uname -m) machine: the base's platform is wrong (register qemu binfmt and pass --arch, or build on a $ARCH node)"
+
+for step in install-system-packages build-libfabric build-aws-ofi-nccl build-nccl-tests \
+    install-python remove-stale-plugins record-versions; do
+    log "step $step"
+    bash "$here/$step.sh"
+done

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# GH200 on HPE Slingshot-11 with PBS Pro and Cray PALS (aarch64, 4x GH200 per node): DDP across the nodes.
+#
+#   qsub -A PROJECT -q QUEUE jobscripts/gh200-pbs.sh                      train (python -m app.train, CONFIG)
+#   qsub -A PROJECT -q QUEUE -v WORKLOAD=check jobscripts/gh200-pbs.sh    python -m app.check on all GPUs
+#   qsub -A PROJECT -q QUEUE -v WORKLOAD="multinode.py 50 10" jobscripts/gh200-pbs.sh   your own script
+#   qsub -A PROJECT -q QUEUE -l select=4:ncpus=288:ngpus=4 jobscripts/gh200-pbs.sh      4 nodes
+#
+# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (the job finds
+# jobscripts/lib.sh and ./app.sif there) or set DDP_JOBSCRIPTS and IMAGE. The node count comes from
+# $PBS_NODEFILE; one `mpiexec --ppn 1` process per node runs `apptainer exec --nv` with the host's
+# Slingshot stack bound (/dev/cxi*, /opt/cray/libfabric, libcxi) and torchrun inside, which meets the
+# others on the head node's hsn0 address. Log: the PBS output file; results: runs/$PBS_JOBID/.
+#
+# Overrides (qsub -v K=V or the environment), defaults in brackets; jobscripts/lib.sh lists them all:
+#   IMAGE [./app.sif, built with make image ARCH=aarch64]   CONFIG [demo]   WORKLOAD [train]
+#   GPUS_PER_NODE [CUDA_VISIBLE_DEVICES or nvidia-smi]       LAUNCHER [mpiexec | pbsdsh]
+#   HOST_LIBFABRIC_DIR [newest /opt/cray/libfabric/*]        FABRIC [slingshot]
+#   WALLTIME_S [from qstat]  PREEMPT_MARGIN_S [90]           REQUEUE [1: resubmit after a snapshot]
+#
+#PBS -N ddp
+# Two whole nodes, each with its 4 GH200 (72 Grace cores each); scatter = one chunk per node
+#PBS -l select=2:ncpus=288:ngpus=4
+#PBS -l place=scatter:excl
+# Wall time; a timer in lib.sh sends USR1 PREEMPT_MARGIN_S before it, for a snapshot
+#PBS -l walltime=02:00:00
+# Rerunnable after a node failure or a preemption (PBS' counterpart of sbatch --requeue)
+#PBS -r y
+# stdout and stderr in one log
+#PBS -j oe
+
+# qsub runs a copy of this file: lib.sh is found in the submit directory's jobscripts/ (or DDP_JOBSCRIPTS).
+DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:-$(dirname "$0")}/jobscripts}
+[[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "gh200-pbs.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
+# shellcheck source=jobscripts/lib.sh
+source "$DDP_JOBSCRIPTS/lib.sh"
+
+DDP_SCRIPT=gh200-pbs.sh
+# Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
+FABRIC=${FABRIC:-slingshot}
+# `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
+CHECK_SITE=${CHECK_SITE-slingshot-gh200}
+ddp_pbs_main "$@"

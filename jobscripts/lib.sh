@@ -1,0 +1,581 @@
+# shellcheck shell=bash
+# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run.
+#
+# A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the
+# DDP_* variables below, picks its fabric, and calls these functions in order:
+#   ddp_defaults                   every override gets its default
+#   ddp_workload "$@"              train | check | SCRIPT.py ARGS | -m MODULE ARGS  ->  DDP_WORKLOAD
+#   ddp_nproc_per_node             processes per node, from the allocation        ->  DDP_NPROC
+#   ddp_fabric_env                 NCCL/libfabric settings for FABRIC, each only if unset
+#   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
+#   ddp_torchrun_cmd               torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
+#   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
+#   ddp_run_step LAUNCHER          run it; on USR1/TERM make torchrun on every node stop, wait; DDP_PREEMPTED
+#
+# Set by the job script before ddp_defaults:
+#   DDP_SCRIPT      name for messages (mn5.sh)       DDP_NNODES     nodes in the allocation
+#   DDP_JOB_ID      scheduler's job id               DDP_HEAD_NODE  first node (hosts the rendezvous)
+#   DDP_SUBMIT_DIR  where the job was submitted      DDP_SCHEDULER  slurm | pbs
+#
+# Overrides (environment, `sbatch --export=ALL,K=V` or `qsub -v K=V`), with defaults:
+#   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
+#   APPTAINER=apptainer             the container runtime (falls back to `singularity`, MareNostrum's name)
+#   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
+#   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
+#   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
+#   CONFIG=demo                     trainer config: a file in app/configs or a YAML path
+#   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
+#   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
+#   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
+#   RDZV_HOST=(head's fast network) rendezvous host; default: head's address on the first of RDZV_IFACES
+#   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
+#   RDZV_PORT=29500                 rendezvous port on the head node
+#   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
+#   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
+#   FABRIC=(per script)             infiniband | slingshot | auto | none
+#   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
+#   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
+#   DRY_RUN=0                       1: print the commands and exit without running them
+#   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
+#
+# Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
+
+set -euo pipefail
+
+ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
+
+# ddp_die MESSAGE: one line on stderr (cause and remedy), exit 2 (USAGE, as app/exitcodes.py).
+ddp_die() {
+    printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2
+    exit 2
+}
+
+# ddp_default NAME VALUE WHY: export NAME=VALUE unless the user set NAME (even to empty), and log it.
+ddp_default() {
+    if [[ -n ${!1+set} ]]; then
+        ddp_log "keeping $1=${!1} (set by you)"
+    else
+        export "$1=$2"
+        ddp_log "setting $1=$2 ($3)"
+    fi
+}
+
+ddp_defaults() {
+    : "${DDP_SCRIPT:?} ${DDP_NNODES:?} ${DDP_JOB_ID:?} ${DDP_HEAD_NODE:?} ${DDP_SUBMIT_DIR:?} ${DDP_SCHEDULER:?}"
+    IMAGE=${IMAGE:-$DDP_SUBMIT_DIR/app.sif}
+    APPTAINER=${APPTAINER:-apptainer}
+    APPTAINER_ARGS=${APPTAINER_ARGS:-}
+    BINDS=${BINDS:-}
+    EXTRA_ENV=${EXTRA_ENV:-}
+    CONFIG=${CONFIG:-demo}
+    CHECK_SITE=${CHECK_SITE:-}
+    RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
+    GPUS_PER_NODE=${GPUS_PER_NODE:-}
+    RDZV_HOST=${RDZV_HOST:-}
+    RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
+    RDZV_PORT=${RDZV_PORT:-29500}
+    RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
+    SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
+    FABRIC=${FABRIC:-auto}
+    LAUNCH_CHECK=${LAUNCH_CHECK:-1}
+    REQUEUE=${REQUEUE:-1}
+    DRY_RUN=${DRY_RUN:-0}
+    DDP_PROBE_ROOT=${DDP_PROBE_ROOT:-}
+    DDP_PREEMPTED=
+    local name
+    for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S; do
+        [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
+    done
+    local pair
+    for pair in $EXTRA_ENV; do
+        [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
+        export "${pair?}"
+    done
+    # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
+    export RUN_DIR
+    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
+    DDP_STOP_FILE=$RUN_DIR/.stop-requested
+}
+
+# ddp_workload ARGS...: what torchrun starts on every node, as torchrun's trailing arguments.
+#   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
+#   check [ARGS]                    ->  -m app.check [--site $CHECK_SITE] [ARGS]
+#   -m MODULE [ARGS]                ->  -m MODULE [ARGS]
+#   SCRIPT.py [ARGS]                ->  SCRIPT.py [ARGS]   (a torchrun-compatible script of your own)
+ddp_workload() {
+    local what=${1:-train}
+    (($#)) && shift
+    case $what in
+        train) DDP_WORKLOAD=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
+        check)
+            DDP_WORKLOAD=(-m app.check)
+            # The site's expectations (bandwidth thresholds, message sizes) unless you name a profile yourself
+            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then DDP_WORKLOAD+=(--site "$CHECK_SITE"); fi
+            DDP_WORKLOAD+=("$@")
+            ;;
+        -m)
+            (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
+            DDP_WORKLOAD=(-m "$@")
+            ;;
+        *)
+            [[ -f $what ]] || ddp_die "'$what' is neither train, check nor a script file (looked in $PWD);" \
+                "usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | SCRIPT.py [ARGS] | -m MODULE [ARGS]]"
+            DDP_WORKLOAD=("$what" "$@")
+            ;;
+    esac
+}
+
+# ddp_nproc_per_node: one process per GPU the scheduler gave this job on a node.
+ddp_nproc_per_node() {
+    local n=$GPUS_PER_NODE source="GPUS_PER_NODE"
+    if [[ -z $n && -n ${DDP_ALLOC_GPUS_PER_NODE:-} ]]; then
+        n=$DDP_ALLOC_GPUS_PER_NODE source="the allocation"
+    fi
+    if [[ -z $n && -n ${CUDA_VISIBLE_DEVICES:-} ]]; then
+        local -a visible
+        IFS=, read -ra visible <<<"$CUDA_VISIBLE_DEVICES"
+        n=${#visible[@]} source="CUDA_VISIBLE_DEVICES"
+    fi
+    if [[ -z $n ]] && command -v nvidia-smi >/dev/null; then
+        n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true) source="nvidia-smi -L"
+        [[ $n == 0 ]] && n=
+    fi
+    [[ -n $n ]] || ddp_die "cannot tell how many processes to start per node: the job has no GPUs;" \
+        "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N (on CPU: processes per node)"
+    [[ $n =~ ^[1-9][0-9]*$ ]] || ddp_die "GPUS_PER_NODE=$n is not a positive whole number; example: GPUS_PER_NODE=4"
+    DDP_NPROC=$n
+    ddp_log "$DDP_NNODES node(s) x $DDP_NPROC process(es) per node (from $source)"
+}
+
+# ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
+ddp_iface_addr() {
+    command -v ip >/dev/null || return 0
+    { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
+}
+
+# ddp_rdzv_host: where every torchrun meets. The batch script runs on the head node, so its address on the
+# fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot) is read here; the hostname is the fallback,
+# and it may resolve to the management Ethernet, which is slow but works for the rendezvous itself.
+ddp_rdzv_host() {
+    if [[ -n $RDZV_HOST ]]; then
+        DDP_RDZV_HOST=$RDZV_HOST
+        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST)"
+        return
+    fi
+    local here iface addr
+    here=$(hostname -s 2>/dev/null || hostname)
+    if [[ $here == "${DDP_HEAD_NODE%%.*}" ]]; then
+        for iface in $RDZV_IFACES; do
+            addr=$(ddp_iface_addr "$iface")
+            if [[ -n $addr ]]; then
+                DDP_RDZV_HOST=$addr
+                ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE)"
+                return
+            fi
+        done
+    fi
+    DDP_RDZV_HOST=$DDP_HEAD_NODE
+    ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (head node's hostname; none of $RDZV_IFACES here)"
+}
+
+ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
+ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
+
+# ddp_fabric_env: tell NCCL which network to use, so it never falls back to the management Ethernet
+# silently. Each setting only if unset (yours win), each with why. The image's runtime.env has the same
+# defaults; setting them here too covers IMAGE=none and makes the job log show what was used.
+ddp_fabric_env() {
+    if [[ $FABRIC == auto ]]; then
+        if ddp_has_slingshot; then FABRIC=slingshot
+        elif ddp_has_infiniband; then FABRIC=infiniband
+        else FABRIC=none
+        fi
+        ddp_log "FABRIC=auto: detected $FABRIC"
+    fi
+    case $FABRIC in
+        infiniband) ddp_infiniband_env ;;
+        slingshot) ddp_slingshot_env ;;
+        none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
+        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, slingshot, auto, none; example: FABRIC=infiniband" ;;
+    esac
+}
+
+ddp_infiniband_env() {
+    ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
+        "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
+    # Some site profiles export NCCL_IB_DISABLE=1 (for Ethernet-only partitions); on ACC it must be 0.
+    ddp_default NCCL_IB_DISABLE 0 "use InfiniBand verbs"
+    # mlx5 = every ConnectX HCA of the node (prefix match), as MareNostrum 5's documentation sets it.
+    ddp_default NCCL_IB_HCA mlx5 "the ConnectX (mlx5) HCAs"
+    if ((DDP_NNODES > 1)); then
+        # Fail at start if NCCL cannot use IB (no libibverbs/libmlx5 in the image, no device), instead of
+        # running over TCP sockets on the management Ethernet at a fraction of the speed.
+        ddp_default NCCL_NET IB "multi-node: fail at start instead of a silent fall-back to sockets"
+    fi
+    if compgen -G "$DDP_PROBE_ROOT/sys/class/net/ib*" >/dev/null; then
+        # NCCL's bootstrap and socket traffic on IPoIB, not on the first Ethernet it finds (a prefix: ib0, ib1...)
+        ddp_default NCCL_SOCKET_IFNAME ib "bootstrap over IPoIB, not the management Ethernet"
+    fi
+}
+
+ddp_slingshot_env() {
+    if [[ ${FI_PROVIDER:-} == efa ]]; then
+        ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
+            "(the script sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
+    fi
+    ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
+        "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
+    if ((DDP_NNODES > 1)); then
+        # Fail at start if the aws-ofi-nccl plugin cannot load, instead of silently using TCP sockets (CSCS
+        # measured 23x less bandwidth). HPE: leave it unset for single-node runs (NVLink only).
+        ddp_default NCCL_NET "AWS Libfabric" "multi-node: fail at start if the OFI plugin is missing"
+    fi
+    # The Slingshot provider of libfabric (the tutorials' `efa` exists only on AWS)
+    ddp_default FI_PROVIDER cxi "libfabric provider for Slingshot NICs"
+    # Bootstrap and socket traffic on the high-speed network (hsn0..3), not the management Ethernet
+    ddp_default NCCL_SOCKET_IFNAME hsn "bootstrap over the Slingshot NICs"
+    # One NIC per GH200 module: rings may cross NICs between nodes (CSCS, HPE recommendation)
+    ddp_default NCCL_CROSS_NIC 1 "one NIC per GPU module"
+    # GPUDirect RDMA when GPU and NIC share a PCIe host bridge, the GH200 topology
+    ddp_default NCCL_NET_GDR_LEVEL PHB "GPUDirect RDMA through the host bridge"
+    # NCCL registers host memory itself; cxi's own host registration conflicts with it (hangs)
+    ddp_default FI_CXI_DISABLE_HOST_REGISTER 1 "avoid a registration conflict with NCCL"
+    # Memory-registration cache invalidation that works with CUDA allocations
+    ddp_default FI_MR_CACHE_MONITOR userfaultfd "MR cache monitor compatible with CUDA memory"
+    # The default completion queue overflows under NCCL's many outstanding requests
+    ddp_default FI_CXI_DEFAULT_CQ_SIZE 131072 "larger completion queues"
+    # Hardware tag matching with a software fallback when the NIC's match entries run out
+    ddp_default FI_CXI_RX_MATCH_MODE hybrid "fall back to software matching instead of failing"
+    # These three avoid hangs and corrupted data seen with NCCL on GH200 + Slingshot (CSCS, HPE shs-ccl-docs)
+    ddp_default FI_CXI_RDZV_GET_MIN 0 "rendezvous tuning against hangs on GH200"
+    ddp_default FI_CXI_RDZV_THRESHOLD 0 "rendezvous tuning against hangs on GH200"
+    ddp_default FI_CXI_RDZV_EAGER_SIZE 0 "rendezvous tuning against hangs on GH200"
+    # LL128 (NCCL's default from 2.27) corrupts data on GH200 + Slingshot: NVIDIA/nccl#2001
+    ddp_default NCCL_PROTO "^LL128" "LL128 corrupts data on GH200 + Slingshot"
+}
+
+# ddp_host_lib NAME: the path of a host shared library (ldconfig's cache, then the usual directories).
+ddp_host_lib() {
+    local path dir
+    path=$(ldconfig -p 2>/dev/null | awk -v lib="$1" '$1 == lib {print $NF; exit}' || true)
+    if [[ -z $path ]]; then
+        for dir in /usr/lib64 /usr/lib/aarch64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/lib; do
+            [[ -e $DDP_PROBE_ROOT$dir/$1 ]] && { path=$DDP_PROBE_ROOT$dir/$1; break; }
+        done
+    fi
+    printf '%s' "$path"
+}
+
+# ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
+ddp_fabric_binds() {
+    # The run directory (snapshots, the stop file) must be visible in the container wherever it is
+    DDP_BINDS=(--bind "$RUN_DIR")
+    local dev lib path libfabric
+    case $FABRIC in
+        infiniband)
+            # Visible anyway without --contain; bound explicitly so APPTAINER_ARGS=--contain keeps working.
+            [[ -d $DDP_PROBE_ROOT/dev/infiniband ]] && DDP_BINDS+=(--bind "$DDP_PROBE_ROOT/dev/infiniband:/dev/infiniband")
+            ;;
+        slingshot)
+            # The cxi provider talks to the NICs through these devices.
+            for dev in "$DDP_PROBE_ROOT"/dev/cxi[0-9]*; do
+                [[ -e $dev ]] && DDP_BINDS+=(--bind "$dev:/dev/${dev##*/}")
+            done
+            # The host's libfabric matches the host's Slingshot driver; it replaces the image's /opt/libfabric.
+            libfabric=${HOST_LIBFABRIC_DIR:-}
+            if [[ -z $libfabric ]]; then
+                libfabric=$(compgen -G "$DDP_PROBE_ROOT/opt/cray/libfabric/*" | sort -V | tail -n 1 || true)
+            fi
+            if [[ -n $libfabric ]]; then
+                [[ -d $libfabric ]] || ddp_die "HOST_LIBFABRIC_DIR=$libfabric is not a directory; example: HOST_LIBFABRIC_DIR=/opt/cray/libfabric/1.22.0"
+                DDP_BINDS+=(--bind "$libfabric:/opt/libfabric")
+            else
+                ddp_log "warning: no host libfabric (/opt/cray/libfabric/*); the image's own libfabric must have cxi," \
+                    "else set HOST_LIBFABRIC_DIR"
+            fi
+            # libcxi and what it needs, into the directory Apptainer puts on LD_LIBRARY_PATH (as --nv does)
+            for lib in libcxi.so.1 libnl-3.so.200 libnl-route-3.so.200; do
+                path=$(ddp_host_lib "$lib")
+                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib")
+                else ddp_log "warning: host $lib not found; libfabric's cxi provider may fail to load"
+                fi
+            done
+            ;;
+    esac
+    local bind
+    local -a extra
+    IFS=, read -ra extra <<<"$BINDS"
+    for bind in "${extra[@]}"; do
+        [[ -n $bind ]] && DDP_BINDS+=(--bind "$bind")
+    done
+    return 0
+}
+
+# ddp_container_cmd: `apptainer exec --nv BINDS IMAGE` -> DDP_CONTAINER (empty with IMAGE=none).
+ddp_container_cmd() {
+    [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
+    ddp_fabric_binds
+    DDP_CONTAINER=()
+    if [[ $IMAGE == none ]]; then
+        command -v torchrun >/dev/null || ddp_die "IMAGE=none runs the host's torchrun, but torchrun is not in PATH;" \
+            "activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
+        ddp_log "IMAGE=none: running the host's $(command -v torchrun), no container"
+        return
+    fi
+    [[ -f $IMAGE ]] || ddp_die "image $IMAGE not found; build it with 'make image' (x86_64) or" \
+        "'make image ARCH=aarch64' (GH200), or set IMAGE=/path/to/app.sif (IMAGE=none: no container)"
+    if ! command -v "$APPTAINER" >/dev/null; then
+        if [[ $APPTAINER == apptainer ]] && command -v singularity >/dev/null; then APPTAINER=singularity
+        else ddp_die "$APPTAINER not found in PATH; load it (MareNostrum 5: module load singularity) or set APPTAINER=/path/to/apptainer"
+        fi
+    fi
+    ddp_check_image_arch
+    local -a extra
+    read -ra extra <<<"$APPTAINER_ARGS"
+    # --nv binds the host's NVIDIA driver libraries and /dev/nvidia*; NCCL and the fabric libraries are in
+    # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
+    # needs for its job authorisation.
+    DDP_CONTAINER=("$APPTAINER" exec --nv "${DDP_BINDS[@]}" "${extra[@]}" "$IMAGE")
+}
+
+# ddp_check_image_arch: an x86_64 image on an aarch64 node fails with "exec format error" on every rank.
+ddp_check_image_arch() {
+    local node_arch image_arch
+    node_arch=${DDP_NODE_ARCH:-$(uname -m)}
+    image_arch=$("$APPTAINER" inspect --labels "$IMAGE" 2>/dev/null | awk '$1 == "app.arch:" {print $2; exit}' || true)
+    if [[ -n $image_arch && $image_arch != "$node_arch" ]]; then
+        ddp_die "image $IMAGE is built for $image_arch but this node is $node_arch;" \
+            "build it with 'make image ARCH=$node_arch' and set IMAGE to it"
+    fi
+}
+
+# ddp_torchrun_cmd: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC workers each.
+ddp_torchrun_cmd() {
+    ddp_rdzv_host
+    # Grace between torchrun's SIGTERM to its workers and SIGKILL: time to finish a step and write a
+    # snapshot (torch's default is 30 s). torchrun reads it from the environment (torch >= 2.9), so an
+    # older torch in an image ignores it instead of failing on an unknown flag.
+    ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
+    DDP_TORCHRUN=(
+        torchrun
+        --nnodes="$DDP_NNODES"
+        --nproc-per-node="$DDP_NPROC"
+        --rdzv-backend=c10d
+        --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
+        --rdzv-id="$DDP_JOB_ID"
+        # A node that never joins (its launcher did not start) fails the job after this many seconds
+        --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
+        "${DDP_WORKLOAD[@]}"
+    )
+}
+
+# ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.
+ddp_print_cmd() {
+    local label=$1
+    shift
+    ddp_log "$label: $(printf '%q ' "$@")"
+}
+
+# ddp_check_launcher LAUNCHER...: run `hostname` through the launcher and require one process on each of
+# the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
+# torchrun reports only after its join timeout) in seconds.
+ddp_check_launcher() {
+    [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
+    local -a hosts
+    local out distinct
+    out=$("$@" hostname 2>&1) || ddp_die "the launcher failed to start 'hostname' on the nodes: $(printf '%q ' "$@")" \
+        "said: $(tr '\n' ' ' <<<"$out")"
+    mapfile -t hosts <<<"$out"
+    distinct=$(printf '%s\n' "${hosts[@]}" | sort -u | grep -c . || true)
+    if ((${#hosts[@]} != DDP_NNODES || distinct != DDP_NNODES)); then
+        ddp_die "the launcher started ${#hosts[@]} process(es) on $distinct node(s) ($(sort <<<"$out" | tr '\n' ' '))" \
+            "but this job has $DDP_NNODES nodes and needs exactly one torchrun per node, else the rendezvous" \
+            "waits for the missing nodes until it times out; the launcher was: $(printf '%q ' "$@")" \
+            "(PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)"
+    fi
+    ddp_log "launcher check: one process on each of $(sort -u <<<"$out" | tr '\n' ' ')"
+}
+
+# ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination
+# (TERM): ask every node to stop through the stop file (see DDP_NODE_WRAPPER); the trainer then finishes
+# its step, writes a snapshot and exits 75.
+ddp_on_signal() {
+    DDP_PREEMPTED=$1
+    ddp_log "got SIG$1: asking the training processes on every node to snapshot and stop"
+    touch "$DDP_STOP_FILE"
+}
+
+# Runs on every node around torchrun (inside the container): when the stop file appears on the shared
+# filesystem, SIGTERM goes to torchrun alone, which forwards it to its workers and waits for them.
+# Why not a signal through the scheduler: `scancel --signal` and srun's forwarding reach every process of
+# the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
+# trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
+# its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
+# POSIX sh, one check per second: $1 = stop file, the rest = the command.
+# shellcheck disable=SC2016  # expanded by the node's shell
+DDP_NODE_WRAPPER='stop=$1; shift
+"$@" &
+child=$!
+while kill -0 "$child" 2>/dev/null; do
+    if [ -e "$stop" ]; then kill -TERM "$child"; break; fi
+    sleep 1
+done
+wait "$child"'
+
+# ddp_run_step LAUNCHER...: start DDP_CONTAINER + DDP_TORCHRUN on every node through LAUNCHER, turn
+# USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
+ddp_run_step() {
+    local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
+        "${DDP_TORCHRUN[@]}")
+    ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}"
+    if [[ $DRY_RUN == 1 ]]; then
+        ddp_log "DRY_RUN=1: not running it"
+        return 0
+    fi
+    # A stop request of an earlier run (before a requeue) must not stop this one
+    rm -f "$DDP_STOP_FILE"
+    trap 'ddp_on_signal USR1' USR1
+    trap 'ddp_on_signal TERM' TERM
+    # In the background so that the traps run at once: bash delays traps until a foreground command ends.
+    "${step[@]}" &
+    DDP_STEP_PID=$!
+    local rc=0
+    while true; do
+        wait "$DDP_STEP_PID" && rc=0 || rc=$?
+        # wait returns > 128 when a trapped signal interrupts it; the step is still running then.
+        ((rc > 128)) && kill -0 "$DDP_STEP_PID" 2>/dev/null && continue
+        break
+    done
+    # The step may have ended between an interrupted wait and kill -0: bash kept its status, fetch it.
+    if ((rc > 128)); then wait "$DDP_STEP_PID" 2>/dev/null && rc=0 || rc=$?; fi
+    trap - USR1 TERM
+    ddp_log "step finished with exit code $rc${DDP_PREEMPTED:+ after SIG$DDP_PREEMPTED}"
+    return "$rc"
+}
+
+# ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished
+# step, requeue the job; the new run resumes from the snapshot in the same RUN_DIR.
+ddp_finish() {
+    local rc=$1
+    shift
+    if [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]]; then
+        if [[ $REQUEUE == 1 ]]; then
+            ddp_log "requeueing job $DDP_JOB_ID; it resumes from the newest snapshot in $RUN_DIR"
+            "$@" || ddp_die "requeue failed: $(printf '%q ' "$@"); resubmit the job by hand, it resumes from $RUN_DIR"
+        else
+            ddp_log "REQUEUE=0: not requeueing; resubmit with RUN_DIR=$RUN_DIR to resume"
+        fi
+        exit 75
+    fi
+    exit "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------- Slurm
+# ddp_slurm_main ARGS...: the whole job for mn5.sh and slurm.sh. One srun task per node runs the container
+# and torchrun inside; USR1 (sbatch --signal=B:USR1@90) leads to a snapshot and `scontrol requeue`.
+ddp_slurm_main() {
+    [[ -n ${SLURM_JOB_ID:-} ]] || ddp_die "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/${DDP_SCRIPT}" \
+        "[train [key=value ...] | check | SCRIPT.py ARGS]"
+    DDP_SCHEDULER=slurm
+    DDP_JOB_ID=$SLURM_JOB_ID
+    DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
+    DDP_HEAD_NODE=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+    DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
+    # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
+    DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
+    ddp_defaults
+    ddp_log "job $DDP_JOB_ID on $SLURM_JOB_NODELIST, run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
+    ddp_workload "$@"
+    ddp_nproc_per_node
+    ddp_fabric_env
+    ddp_container_cmd
+    ddp_torchrun_cmd
+    # Exactly one task per node whatever --ntasks-per-node the job was submitted with: torchrun starts
+    # the per-GPU workers itself. --kill-on-bad-exit: one failed node ends the step instead of a hang.
+    local -a launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks="$DDP_NNODES" --ntasks-per-node=1)
+    # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
+    # workers would share one CPU on clusters that bind tasks to cores.
+    [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && launcher+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
+    ddp_check_launcher "${launcher[@]}"
+    local rc=0
+    ddp_run_step "${launcher[@]}" || rc=$?
+    ddp_finish "$rc" scontrol requeue "$SLURM_JOB_ID"
+}
+
+# ------------------------------------------------------------------------------------------------ PBS
+# ddp_pbs_main ARGS...: the whole job for gh200-pbs.sh. One launcher process per node (Cray PALS mpiexec
+# --ppn 1, or pbsdsh -u); the head node is the first line of $PBS_NODEFILE.
+ddp_pbs_main() {
+    [[ -n ${PBS_JOBID:-} && -r ${PBS_NODEFILE:-} ]] || ddp_die "not inside a PBS job (PBS_JOBID/PBS_NODEFILE unset);" \
+        "submit it: qsub -A PROJECT -q QUEUE [-v WORKLOAD=check] jobscripts/${DDP_SCRIPT}"
+    DDP_SCHEDULER=pbs
+    DDP_JOB_ID=$PBS_JOBID
+    local -a nodes
+    # One line per MPI slot: keep the first of each node, in order; the first is where this script runs.
+    mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
+    ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
+    DDP_NNODES=${#nodes[@]}
+    DDP_HEAD_NODE=${nodes[0]}
+    DDP_SUBMIT_DIR=${PBS_O_WORKDIR:-$PWD}
+    DDP_ALLOC_GPUS_PER_NODE=
+    cd "$DDP_SUBMIT_DIR"
+    # qsub passes no arguments to a batch script: the workload comes in WORKLOAD (qsub -v WORKLOAD=check).
+    if ((!$#)) && [[ -n ${WORKLOAD:-} ]]; then
+        local -a words
+        read -ra words <<<"$WORKLOAD"
+        set -- "${words[@]}"
+    fi
+    ddp_defaults
+    ddp_log "job $DDP_JOB_ID on ${nodes[*]}, run directory $RUN_DIR"
+    ddp_workload "$@"
+    ddp_nproc_per_node
+    ddp_fabric_env
+    ddp_container_cmd
+    ddp_torchrun_cmd
+    local -a launcher
+    case ${LAUNCHER:=mpiexec} in
+        # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
+        mpiexec) launcher=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
+        pbsdsh) ddp_pbsdsh_launcher ;;
+        *) ddp_die "LAUNCHER=$LAUNCHER is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec" ;;
+    esac
+    ddp_check_launcher "${launcher[@]}"
+    ddp_pbs_timer
+    local rc=0
+    ddp_run_step "${launcher[@]}" || rc=$?
+    [[ -n ${DDP_TIMER_PID:-} ]] && kill "$DDP_TIMER_PID" 2>/dev/null
+    # qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after this one ends).
+    ddp_finish "$rc" qsub -V -W "depend=afterany:$PBS_JOBID" "${DDP_JOBSCRIPT:-$DDP_SUBMIT_DIR/jobscripts/$DDP_SCRIPT}"
+}
+
+# ddp_pbsdsh_launcher: pbsdsh starts tasks with the job's initial environment in $HOME, so each task first
+# loads this script's environment (fabric settings, RUN_DIR) and changes to the submit directory.
+ddp_pbsdsh_launcher() {
+    local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
+    mkdir -p "$RUN_DIR"
+    export -p >"$env_file"
+    # shellcheck disable=SC2016  # expanded by the task's shell, not here
+    launcher=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
+}
+
+# ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
+# before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits.
+ddp_pbs_timer() {
+    local walltime=${WALLTIME_S:-} margin=${PREEMPT_MARGIN_S:-90} hms
+    if [[ -z $walltime ]] && command -v qstat >/dev/null; then
+        hms=$(qstat -f "$PBS_JOBID" 2>/dev/null | awk -F' = ' '/Resource_List.walltime/ {print $2; exit}' || true)
+        [[ $hms =~ ^([0-9]+):([0-9]+):([0-9]+)$ ]] &&
+            walltime=$((10#${BASH_REMATCH[1]} * 3600 + 10#${BASH_REMATCH[2]} * 60 + 10#${BASH_REMATCH[3]}))
+    fi
+    if [[ -z $walltime ]]; then
+        ddp_log "walltime unknown (no WALLTIME_S, no qstat): no snapshot before the limit"
+        return 0
+    fi
+    [[ $walltime =~ ^[0-9]+$ && $margin =~ ^[0-9]+$ ]] || ddp_die "WALLTIME_S=$walltime and PREEMPT_MARGIN_S=$margin" \
+        "must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"
+    local delay=$((walltime - margin - SECONDS))
+    ((delay > 0)) || delay=1
+    (sleep "$delay" && kill -USR1 $$) &
+    DDP_TIMER_PID=$!
+    ddp_log "USR1 in ${delay}s (walltime ${walltime}s minus ${margin}s margin) for a snapshot before the limit"
+}

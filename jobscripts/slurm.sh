@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Any Slurm cluster (e.g. two nodes with one H200 each, or N nodes with G GPUs): DDP across the job's nodes.
+#
+#   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh                         train (python -m app.train, CONFIG)
+#   sbatch -N 2 --gres=gpu:8 jobscripts/slurm.sh check                   python -m app.check on all GPUs
+#   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh train_distributed_example.py --epochs 20   your own script
+#   sbatch -N 2 --export=ALL,IMAGE=none,GPUS_PER_NODE=2 jobscripts/slurm.sh   no container, 2 CPU ranks/node
+#
+# Add your site's -p/-A/-q on the command line. Node and GPU counts come from the allocation (-N, --gres)
+# and are never repeated below. One srun task per node runs `apptainer exec --nv app.sif torchrun ...`.
+# The network is detected on the head node (FABRIC=auto: InfiniBand, Slingshot, or plain sockets).
+# Logs: ddp-JOBID.out in the submit directory (appended to across requeues); results: runs/JOBID/.
+#
+# Overrides (environment or --export), defaults in brackets; jobscripts/lib.sh lists them all:
+#   IMAGE [./app.sif; none = host torchrun]   CONFIG [demo]        RUN_DIR [runs/$SLURM_JOB_ID]
+#   GPUS_PER_NODE [allocation]                RDZV_PORT [29500]    BINDS []   EXTRA_ENV []
+#   FABRIC [auto]                             REQUEUE [1]          DRY_RUN [0]
+#
+#SBATCH --job-name=ddp
+# Two nodes unless -N says otherwise; everything below scales with it
+#SBATCH --nodes=2
+# One task per node: torchrun, which starts the per-GPU workers itself
+#SBATCH --ntasks-per-node=1
+# Wall time; preemption warning below comes 90 s before it
+#SBATCH --time=01:00:00
+# USR1 to this batch script (B:) 90 s before the time limit: snapshot, then requeue
+#SBATCH --signal=B:USR1@90
+# A preempted or requeued job may run again
+#SBATCH --requeue
+# One log per job, kept across requeues (append, not truncate)
+#SBATCH --output=%x-%j.out
+#SBATCH --open-mode=append
+
+# sbatch runs a copy of this file from its spool directory: find lib.sh beside the file that was submitted.
+submitted=
+[[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" -o | grep -o ' Command=[^ ]*' | cut -d= -f2-)
+DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
+[[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "slurm.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
+# shellcheck source=jobscripts/lib.sh
+source "$DDP_JOBSCRIPTS/lib.sh"
+
+DDP_SCRIPT=slurm.sh
+FABRIC=${FABRIC:-auto}
+ddp_slurm_main "$@"

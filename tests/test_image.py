@@ -1,0 +1,153 @@
+"""app.image: build arguments for every flavour, the definition's invariants, the command line, make -n."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.image.buildargs import render_build_args
+from app.image.definition import DefinitionError, placeholders
+from app.image.lint import lint_definition
+
+REPO = Path(__file__).resolve().parents[1]
+CONTAINERS = REPO / "containers"
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+
+
+def _python_image(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app.image", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("arch", "docker_arch", "wheel_platform"), [
+    ("x86_64", "amd64", "manylinux2014_x86_64"),
+    ("aarch64", "arm64", "manylinux2014_aarch64"),
+])
+def test_render_gives_each_architecture_its_platform_and_the_same_pinned_base(arch, docker_arch, wheel_platform):
+    args = render_build_args(arch)
+    assert args["ARCH"] == arch
+    assert args["DOCKER_ARCH"] == docker_arch
+    assert args["WHEEL_PLATFORM"] == wheel_platform
+    assert args["BOOTSTRAP"] == "docker"
+    assert DIGEST.search(args["BASE"]), args["BASE"]
+    assert args["BASE"].endswith(args["BASE_DIGEST"])
+    assert args["WITH_CUDA"] == "1"
+    assert args["TORCH_VERSION"] == args["NGC_TORCH_VERSION"]
+
+
+def test_smoke_flavour_uses_a_local_base_and_the_cpu_torch_pin():
+    args = render_build_args("smoke", overrides={"BASE": "/tmp/rootfs"})
+    assert (args["BOOTSTRAP"], args["BASE"], args["WITH_CUDA"]) == ("localimage", "/tmp/rootfs", "0")
+    assert args["TORCH_VERSION"] == args["SMOKE_TORCH_VERSION"]
+
+
+def test_render_writes_only_the_arguments_the_definition_uses(tmp_path):
+    out = tmp_path / "aarch64.args"
+    result = _python_image("render", "--arch", "aarch64", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    keys = [line.split("=", 1)[0] for line in out.read_text().splitlines()]
+    assert sorted(keys) == sorted(placeholders((CONTAINERS / "app.def").read_text()))
+    assert "WHEEL_PLATFORM" not in keys  # Apptainer rejects unused build arguments
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64", "smoke"])
+def test_lint_accepts_the_definition_for_every_flavour(arch):
+    result = _python_image("lint", "--arch", arch)
+    assert result.returncode == 0, result.stderr
+    assert "keeps every invariant" in result.stdout
+
+
+def test_summary_lists_the_base_digest_and_every_pinned_version():
+    result = _python_image("summary", "--arch", "aarch64")
+    assert result.returncode == 0, result.stderr
+    args = render_build_args("aarch64")
+    for key in ("NCCL_VERSION", "AWS_OFI_NCCL_VERSION", "LIBFABRIC_VERSION", "NCCL_TESTS_VERSION"):
+        assert re.search(rf"{key}\s+{re.escape(args[key])}", result.stdout), key
+    assert args["BASE_DIGEST"] in result.stdout
+
+
+def test_unknown_arch_exits_2_with_the_valid_choices():
+    result = _python_image("render", "--arch", "arm64")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, smoke, x86_64")
+    assert "Traceback" not in result.stderr
+
+
+# Each row breaks one invariant in a copy of containers/ and names the message that must say so.
+# (file, old text, new text, flavour, expected message)
+VIOLATIONS = [
+    ("app.def", "%help\n", "%unknownsection\n", "x86_64", "section %help is missing"),
+    ("arch/x86_64.env", "@${NGC_PYTORCH_DIGEST}", "", "x86_64", "is not pinned by digest"),
+    ("arch/aarch64.env", "BOOTSTRAP=docker", "BOOTSTRAP=localimage", "aarch64",
+     "'localimage' is for the smoke flavour only"),
+    ("versions.env", "AWS_OFI_NCCL_SHA256=12fd67f0", "AWS_OFI_NCCL_SHA256=", "x86_64",
+     "AWS_OFI_NCCL_SHA256='5872600c"),
+    ("scripts/build-nccl-tests.sh", "tar -xzf", 'curl -LO "$url"\ntar -xzf', "x86_64",
+     "build-nccl-tests.sh:16 downloads without a checksum"),
+    ("app.def", "    app.pin.nccl-tests {{ NCCL_TESTS_VERSION }}\n", "", "x86_64",
+     "{{ NCCL_TESTS_VERSION }} is used but has no label"),
+    ("app.def", "    org.opencontainers.image.revision {{ GIT_REVISION }}\n", "", "x86_64",
+     "label org.opencontainers.image.revision is missing"),
+    ("app.def", "    export PYTHONDONTWRITEBYTECODE=1\n",
+     "    export PYTHONDONTWRITEBYTECODE=1\n    export NCCL_NET_PLUGIN=hpcx\n", "x86_64",
+     "%environment sets fabric variables ('export NCCL_NET_PLUGIN=hpcx')"),
+    ("app.def", "    export PYTHONDONTWRITEBYTECODE=1\n",
+     "    export PYTHONDONTWRITEBYTECODE=1\n    . /opt/app/runtime.env\n", "x86_64",
+     "%environment sets fabric variables ('. /opt/app/runtime.env')"),
+    ("app.def", "    . /opt/app/runtime.env\n", "", "x86_64", "%runscript does not source /opt/app/runtime.env"),
+    ("runtime.env", "    app_default FI_PROVIDER cxi", "    export FI_PROVIDER=cxi", "aarch64",
+     "sets FI_PROVIDER unconditionally; use 'app_default FI_PROVIDER VALUE'"),
+    ("runtime.env", "    # Bootstrap and socket traffic over the high-speed NICs, not the management Ethernet.\n", "",
+     "aarch64", "'app_default NCCL_SOCKET_IFNAME hsn' has no comment above it saying why"),
+    ("runtime.env", "unset NCCL_NET_PLUGIN\n", "", "x86_64", "does not 'unset NCCL_NET_PLUGIN'"),
+    ("scripts/build.sh", "remove-stale-plugins ", "", "x86_64", "does not run remove-stale-plugins"),
+    ("app.def", "{{ NVCC_GENCODE }}", "{{ NVCC_FLAGS }}", "x86_64", "undefined build arguments NVCC_FLAGS"),
+    # spython 0.3 loses the From header when a header comment contains "from:"; lint must notice.
+    ("app.def", "%files\n", "# base copied from: the NGC catalogue\n%files\n", "x86_64", "spython read the base as ''"),
+]
+
+
+@pytest.mark.parametrize(("path", "old", "new", "arch", "message"), VIOLATIONS,
+                         ids=[row[4][:40] for row in VIOLATIONS])
+def test_definition_breaking_an_invariant_is_rejected_with_a_clear_message(tmp_path, path, old, new, arch, message):
+    containers = tmp_path / "containers"
+    shutil.copytree(CONTAINERS, containers)
+    target = containers / path
+    text = target.read_text()
+    assert old in text, f"fixture out of date: {old!r} not in {path}"
+    target.write_text(text.replace(old, new, 1))
+    with pytest.raises(DefinitionError) as caught:
+        args = render_build_args(arch, containers)
+        lint_definition((containers / "app.def").read_text(), args, containers)
+    assert message in str(caught.value)
+
+
+def test_cli_rejects_a_bad_definition_with_exit_2_and_one_line(tmp_path):
+    containers = tmp_path / "containers"
+    shutil.copytree(CONTAINERS, containers)
+    definition = containers / "app.def"
+    definition.write_text(definition.read_text().replace("%test\n", "%nottest\n"))
+    result = _python_image("lint", "--arch", "x86_64", "--definition", str(definition))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: 1 problem(s)")
+    assert "section %test is missing" in result.stderr
+
+
+def test_make_dry_run_shows_lint_then_the_aarch64_build_command():
+    result = subprocess.run(["make", "-n", "image", "ARCH=aarch64"], cwd=REPO, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    lint = next(i for i, line in enumerate(lines) if "-m app.image lint --arch aarch64" in line)
+    check = next(i for i, line in enumerate(lines) if "check-build-host.sh aarch64" in line)
+    build = next(i for i, line in enumerate(lines) if line.startswith("apptainer build "))
+    assert lint < check < build
+    assert re.search(r"apptainer build --force --fakeroot --arch arm64 --build-arg-file build/aarch64\.args "
+                     r".*build/app-aarch64-[0-9.]+\.sif\.tmp containers/app\.def$", lines[build])
+    assert any(re.match(r"mv build/app-aarch64-[0-9.]+\.sif\.tmp build/app-aarch64-[0-9.]+\.sif$", line)
+               for line in lines)

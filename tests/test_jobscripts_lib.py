@@ -1,0 +1,287 @@
+"""jobscripts/lib.sh, function by function, without a scheduler: fabric settings, binds, workload, counts.
+
+Each test sources the library in a fresh bash with a controlled environment. Fabric hardware is a fake
+tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/net/ib0, host libraries);
+`apptainer` is a stub that answers `inspect --labels`. The end-to-end behaviour is in test_jobscripts_slurm.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LIB = REPO / "jobscripts" / "lib.sh"
+
+JOB = {"DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
+       "DDP_SUBMIT_DIR": "/tmp", "DDP_SCHEDULER": "slurm"}
+
+
+def run_lib(snippet: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`source lib.sh; SNIPPET` in bash with only JOB, PATH and `env` in the environment."""
+    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **JOB, **(env or {})}
+    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=full_env, cwd=cwd,
+                          capture_output=True, text=True, timeout=30)
+
+
+def exported(snippet: str, env: dict[str, str] | None = None, names: tuple[str, ...] = ()) -> dict[str, str]:
+    """Run SNIPPET, then return the NCCL_*/FI_* (and NAMES) variables it left exported."""
+    result = run_lib(f"{snippet}\nenv", env)
+    assert result.returncode == 0, result.stderr
+    values = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    return {k: v for k, v in values.items() if k.startswith(("NCCL_", "FI_")) or k in names}
+
+
+def make_tree(root: Path, *files: str) -> Path:
+    for name in files:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return root
+
+
+@pytest.fixture
+def infiniband_node(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "ib", "sys/class/infiniband/mlx5_0/ports", "sys/class/net/ib0/address")
+
+
+@pytest.fixture
+def slingshot_node(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "ss", "dev/cxi0", "dev/cxi1", "opt/cray/libfabric/1.20.1/lib64/libfabric.so.1",
+                     "opt/cray/libfabric/1.22.0/lib64/libfabric.so.1", "usr/lib64/libcxi.so.1",
+                     "usr/lib64/libnl-3.so.200", "usr/lib64/libnl-route-3.so.200")
+
+
+FABRIC = "ddp_defaults; ddp_fabric_env"
+
+
+@pytest.mark.parametrize(("nnodes", "expected"), [
+    ("2", {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "mlx5", "NCCL_NET": "IB", "NCCL_SOCKET_IFNAME": "ib"}),
+    # One node talks over NVLink: NCCL_NET would only make a missing IB stack fatal for nothing
+    ("1", {"NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "mlx5", "NCCL_SOCKET_IFNAME": "ib"}),
+])
+def test_infiniband_settings_name_the_hcas_and_fail_fast_multi_node(infiniband_node: Path, nnodes: str,
+                                                                     expected: dict[str, str]) -> None:
+    env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "DDP_NNODES": nnodes}
+    assert exported(FABRIC, env) == expected
+
+
+def test_settings_the_user_made_are_kept(infiniband_node: Path) -> None:
+    env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "NCCL_IB_HCA": "mlx5_0:1",
+           "NCCL_SOCKET_IFNAME": ""}
+    result = run_lib(f"{FABRIC}\nenv", env)
+    assert "NCCL_IB_HCA=mlx5_0:1\n" in result.stdout and "NCCL_SOCKET_IFNAME=\n" in result.stdout
+    assert "keeping NCCL_IB_HCA=mlx5_0:1 (set by you)" in result.stdout
+
+
+def test_infiniband_without_ipoib_leaves_the_socket_interface_to_nccl(tmp_path: Path) -> None:
+    node = make_tree(tmp_path, "sys/class/infiniband/mlx5_0/ports")
+    assert "NCCL_SOCKET_IFNAME" not in exported(FABRIC, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node)})
+
+
+@pytest.mark.parametrize("nnodes", ["1", "2"])
+def test_slingshot_settings_use_cxi_and_require_the_plugin_only_multi_node(slingshot_node: Path,
+                                                                           nnodes: str) -> None:
+    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NNODES": nnodes}
+    settings = exported(FABRIC, env)
+    assert settings["FI_PROVIDER"] == "cxi"
+    assert settings["NCCL_SOCKET_IFNAME"] == "hsn"
+    assert settings["NCCL_PROTO"] == "^LL128"
+    assert settings["FI_CXI_RDZV_THRESHOLD"] == "0"
+    assert settings.get("NCCL_NET") == ("AWS Libfabric" if nnodes == "2" else None)
+
+
+def test_efa_provider_on_slingshot_is_refused_with_the_fix(slingshot_node: Path) -> None:
+    result = run_lib(FABRIC, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "FI_PROVIDER": "efa"})
+    assert result.returncode == 2
+    assert "FI_PROVIDER=efa is AWS's provider" in result.stderr and "FI_PROVIDER=cxi" in result.stderr
+
+
+@pytest.mark.parametrize(("tree", "detected"), [
+    (("dev/cxi0",), "slingshot"),
+    (("sys/class/infiniband/mlx5_0/ports",), "infiniband"),
+    ((), "none"),
+])
+def test_auto_fabric_detects_the_node(tmp_path: Path, tree: tuple[str, ...], detected: str) -> None:
+    node = make_tree(tmp_path / "node", *tree)
+    node.mkdir(exist_ok=True)
+    result = run_lib(f"{FABRIC}\necho \"fabric=$FABRIC\"", {"DDP_PROBE_ROOT": str(node)})
+    assert f"fabric={detected}\n" in result.stdout
+
+
+def test_unknown_fabric_is_refused_with_the_choices() -> None:
+    result = run_lib(FABRIC, {"FABRIC": "ethernet"})
+    assert result.returncode == 2 and "infiniband, slingshot, auto, none" in result.stderr
+
+
+WORKLOAD = 'ddp_defaults; ddp_workload "$@"; printf "%s\\n" "${DDP_WORKLOAD[@]}"'
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    ([], ["-m", "app.train", "--config", "demo", "run.dir=/tmp/runs/42"]),
+    (["train", "train.max_steps=5"], ["-m", "app.train", "--config", "demo", "run.dir=/tmp/runs/42",
+                                      "train.max_steps=5"]),
+    (["check", "--node-only"], ["-m", "app.check", "--node-only"]),
+    (["check", "--site=mine.yaml"], ["-m", "app.check", "--site=mine.yaml"]),
+    (["-m", "my_pkg.train", "--epochs", "5"], ["-m", "my_pkg.train", "--epochs", "5"]),
+    (["my_train.py", "--epochs", "50"], ["my_train.py", "--epochs", "50"]),
+])
+def test_workload_is_train_check_or_your_own_script(tmp_path: Path, args: list[str], expected: list[str]) -> None:
+    (tmp_path / "my_train.py").touch()
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args], cwd=tmp_path,
+                            env={"PATH": os.environ["PATH"], **JOB}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected
+
+
+def test_a_script_that_does_not_exist_is_reported_with_the_usage(tmp_path: Path) -> None:
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", "trian"], cwd=tmp_path,
+                            env={"PATH": os.environ["PATH"], **JOB}, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "'trian' is neither train, check nor a script file" in result.stderr
+    assert "usage: sbatch test.sh [train" in result.stderr
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({"GPUS_PER_NODE": "3", "DDP_ALLOC_GPUS_PER_NODE": "4"}, "3 process(es) per node (from GPUS_PER_NODE)"),
+    ({"DDP_ALLOC_GPUS_PER_NODE": "4", "CUDA_VISIBLE_DEVICES": "0,1"}, "4 process(es) per node (from the allocation)"),
+    ({"CUDA_VISIBLE_DEVICES": "0,1"}, "2 process(es) per node (from CUDA_VISIBLE_DEVICES)"),
+])
+def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expected: str) -> None:
+    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert expected in result.stdout
+
+
+@pytest.mark.parametrize(("env", "message"), [
+    ({}, "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N"),
+    ({"GPUS_PER_NODE": "four"}, "GPUS_PER_NODE=four is not a positive whole number"),
+])
+def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str], message: str) -> None:
+    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_a_missing_image_says_how_to_build_it(tmp_path: Path) -> None:
+    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd", {"IMAGE": str(tmp_path / "app.sif"),
+                                                                      "RUN_DIR": str(tmp_path / "run")})
+    assert result.returncode == 2
+    assert f"image {tmp_path}/app.sif not found; build it with 'make image'" in result.stderr
+
+
+@pytest.fixture
+def fake_apptainer(tmp_path: Path) -> Path:
+    """A stub `apptainer` whose `inspect --labels` reports an x86_64 image, and an image file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "apptainer"
+    stub.write_text("#!/bin/sh\n[ \"$1\" = inspect ] && echo 'app.arch: x86_64'\nexit 0\n")
+    stub.chmod(0o755)
+    (tmp_path / "app.sif").touch()
+    return tmp_path
+
+
+CONTAINER = 'ddp_defaults; ddp_container_cmd; printf "%s\\n" "${DDP_CONTAINER[@]}"'
+
+
+def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, slingshot_node: Path) -> None:
+    root = str(slingshot_node)
+    run_dir = fake_apptainer / "run"
+    result = run_lib(CONTAINER, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": root, "DDP_NODE_ARCH": "x86_64",
+                                 "IMAGE": str(fake_apptainer / "app.sif"), "BINDS": "/scratch,/data:/mnt:ro",
+                                 "RUN_DIR": str(run_dir),
+                                 "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "apptainer", "exec", "--nv", "--bind", str(run_dir),
+        "--bind", f"{root}/dev/cxi0:/dev/cxi0", "--bind", f"{root}/dev/cxi1:/dev/cxi1",
+        "--bind", f"{root}/opt/cray/libfabric/1.22.0:/opt/libfabric",
+        "--bind", f"{root}/usr/lib64/libcxi.so.1:/.singularity.d/libs/libcxi.so.1",
+        "--bind", f"{root}/usr/lib64/libnl-3.so.200:/.singularity.d/libs/libnl-3.so.200",
+        "--bind", f"{root}/usr/lib64/libnl-route-3.so.200:/.singularity.d/libs/libnl-route-3.so.200",
+        "--bind", "/scratch", "--bind", "/data:/mnt:ro",
+        str(fake_apptainer / "app.sif"),
+    ]
+
+
+def test_infiniband_container_binds_the_verbs_devices(fake_apptainer: Path, tmp_path: Path) -> None:
+    node = make_tree(tmp_path / "ib", "dev/infiniband/uverbs0", "sys/class/infiniband/mlx5_0/ports")
+    result = run_lib(CONTAINER, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node), "DDP_NODE_ARCH": "x86_64",
+                                 "IMAGE": str(fake_apptainer / "app.sif"), "RUN_DIR": str(tmp_path / "run"),
+                                 "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert f"--bind\n{node}/dev/infiniband:/dev/infiniband\n" in result.stdout
+
+
+def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) -> None:
+    result = run_lib(CONTAINER, {"FABRIC": "none", "DDP_NODE_ARCH": "aarch64", "IMAGE": str(fake_apptainer / "app.sif"),
+                                 "RUN_DIR": str(fake_apptainer / "run"), "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert "built for x86_64 but this node is aarch64; build it with 'make image ARCH=aarch64'" in result.stderr
+
+
+def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
+    snippet = ('ddp_defaults; ddp_workload check; DDP_NPROC=4; ddp_torchrun_cmd; '
+               'printf "%s\\n" "${DDP_TORCHRUN[@]}"')
+    result = run_lib(snippet, {"RDZV_HOST": "10.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
+        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=10.0.0.1:29500",
+        "--rdzv-id=42", "--rdzv-conf=join_timeout=60", "-m", "app.check",
+    ]
+
+
+def test_the_head_nodes_fast_interface_is_the_rendezvous_address(tmp_path: Path) -> None:
+    # A stub `ip` reporting ib0; `hostname -s` says we are the head node
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ip").write_text('#!/bin/sh\n[ "$6" = ib0 ] || exit 1\n'
+                                'echo "3: ib0    inet 10.1.2.3/16 brd 10.1.255.255 scope global ib0"\n')
+    (bin_dir / "hostname").write_text("#!/bin/sh\necho node1\n")
+    for stub in bin_dir.iterdir():
+        stub.chmod(0o755)
+    result = run_lib("ddp_defaults; ddp_rdzv_host; echo \"host=$DDP_RDZV_HOST\"",
+                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0"})
+    assert "host=10.1.2.3\n" in result.stdout and "(ib0 of head node node1)" in result.stdout
+
+
+@pytest.mark.parametrize(("script", "message"), [
+    ("mn5.sh", "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/mn5.sh"),
+    ("slurm.sh", "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/slurm.sh"),
+    ("gh200-pbs.sh", "not inside a PBS job (PBS_JOBID/PBS_NODEFILE unset)"),
+])
+def test_scripts_run_outside_a_job_say_how_to_submit_them(script: str, message: str) -> None:
+    env = {"PATH": os.environ["PATH"], "DDP_JOBSCRIPTS": str(REPO / "jobscripts")}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / script)], env=env, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_extra_env_must_be_key_value_pairs() -> None:
+    result = run_lib("ddp_defaults", {"EXTRA_ENV": "NCCL_DEBUG=INFO oops"})
+    assert result.returncode == 2 and "EXTRA_ENV item 'oops' is not K=V" in result.stderr
+
+
+def test_pbs_timer_sends_usr1_the_margin_before_the_walltime() -> None:
+    # PBS has no --signal=B:USR1@90: a timer does it. Walltime 92 s with a 90 s margin: USR1 after ~2 s.
+    snippet = ('ddp_defaults; got=; trap "got=yes" USR1; PBS_JOBID=7; ddp_pbs_timer; '
+               'for _ in $(seq 100); do [[ -n $got ]] && break; sleep 0.1; done; echo "usr1=$got after ${SECONDS}s"')
+    result = run_lib(snippet, {"WALLTIME_S": "92", "PREEMPT_MARGIN_S": "90", "DDP_SCHEDULER": "pbs"})
+    assert result.returncode == 0, result.stderr
+    assert "USR1 in 2s (walltime 92s minus 90s margin)" in result.stdout
+    assert "usr1=yes after " in result.stdout
+    assert int(result.stdout.split("usr1=yes after ")[1].split("s")[0]) <= 4
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["check"], ["-m", "app.check", "--site", "mn5"]),
+    (["check", "--site", "mine.yaml"], ["-m", "app.check", "--site", "mine.yaml"]),
+])
+def test_check_uses_the_scripts_site_profile_unless_you_name_one(args: list[str], expected: list[str]) -> None:
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args],
+                            env={"PATH": os.environ["PATH"], **JOB, "CHECK_SITE": "mn5"},
+                            capture_output=True, text=True)
+    assert result.stdout.splitlines() == expected

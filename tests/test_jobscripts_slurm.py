@@ -1,0 +1,181 @@
+"""The job scripts on a real two-node Slurm cluster (tests/slurm/up.sh), submitted as a user would.
+
+Each job trains the regression workload (CONFIG=regression) on 2 nodes x 2 CPU ranks, through the CPU
+smoke image (`apptainer exec`, as ddpuser); DDP_SLURM_TEST_IMAGE=none runs the host's torchrun instead.
+The uninterrupted run is shared by the training test and the preemption test, which compares final
+parameters with it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.slurm import REPO, Job, SlurmCluster
+
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+
+JOBSCRIPTS = REPO / "jobscripts"
+PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
+#: 16 steps per epoch on 4 ranks: long enough to be signalled mid-run, a few seconds of compute
+TRAIN = ["train", "train.epochs=40"]
+TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
+
+
+@pytest.fixture(scope="module")
+def image_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """IMAGE for the jobs: the smoke image, or none (host torchrun) with DDP_SLURM_TEST_IMAGE=none."""
+    if os.environ.get("DDP_SLURM_TEST_IMAGE") == "none":
+        return {"IMAGE": "none"}
+    return {"IMAGE": str(request.getfixturevalue("smoke_image"))}
+
+
+def assert_completed(job: Job) -> None:
+    assert job.state == "COMPLETED" and job.exit_code == "0:0", (
+        f"job {job.job_id}: {job.state} {job.exit_code}\n{job.output[-6000:]}")
+
+
+def assert_trained_on_both_nodes(job: Job, world_size: int = 4) -> dict:
+    summary = job.summary()
+    assert summary["status"] == "completed"
+    assert summary["world_size"] == world_size
+    manifest = json.loads((job.run_dir / "manifest.json").read_text())
+    assert manifest["hosts"] == ["node1", "node2"]
+    assert list((job.run_dir / "snapshots").glob("step-*.pt")), "no snapshot written"
+    return summary
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Job:
+    """`sbatch -N2 jobscripts/slurm.sh train ...`, run to the end."""
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                  env={**TRAIN_ENV, **image_env})
+    return slurm_cluster.wait(job_id, workdir)
+
+
+def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_loss(uninterrupted: Job) -> None:
+    assert_completed(uninterrupted)
+    summary = assert_trained_on_both_nodes(uninterrupted)
+    losses = [m["loss"] for m in uninterrupted.metrics()]
+    assert summary["step"] == len(losses) == 640
+    assert sum(losses[-20:]) / 20 < 0.8 * sum(losses[:20]) / 20, "loss did not decrease"
+    assert "launcher check: one process on each of node1 node2" in uninterrupted.output
+
+
+def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                  env={**TRAIN_ENV, **image_env})
+    metrics = workdir / "runs" / job_id / "metrics.jsonl"
+
+    def steps_done() -> int:
+        return len(metrics.read_text().splitlines()) if metrics.exists() else 0
+
+    slurm_cluster.wait_for(lambda: steps_done() >= 50, timeout_s=120, what="50 training steps")
+    # What `#SBATCH --signal=B:USR1@90` does 90 s before the time limit
+    subprocess.run(["scancel", "--batch", "--signal=USR1", job_id], check=True)
+    job = slurm_cluster.wait(job_id, workdir)
+
+    assert_completed(job)
+    summary = assert_trained_on_both_nodes(job)
+    log = job.output
+    assert "got SIGUSR1" in log and f"requeueing job {job_id}" in log, log[-6000:]
+    assert "run #2" in log, "the job did not run again after the requeue"
+    info = subprocess.run(["scontrol", "show", "job", job_id], capture_output=True, text=True).stdout
+    assert "Restarts=1" in info
+    preempted_at = int(log.split("preempted at step ")[1].split()[0])
+    assert 50 <= preempted_at < 640
+    assert summary["steps_run"] == 640 - preempted_at, "the requeued run did not resume from the snapshot"
+    assert summary["params_sha256"] == uninterrupted.summary()["params_sha256"]
+
+
+def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    shutil.copy(REPO / "tests" / "data" / "multinode_tutorial.py", workdir / "my_train.py")
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "my_train.py", "4", "2",
+                                  "--batch_size", "64", env={"GPUS_PER_NODE": "2", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    epochs = [line for line in job.output.splitlines() if line.startswith("epoch ")]
+    assert len(epochs) == 4 and all(line.endswith("hosts node1,node2") for line in epochs), job.output[-4000:]
+    assert (workdir / "snapshot.pt").exists()
+
+
+def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    # Account, QOS and partition: the site values a MareNostrum user gives. GPUs come from --gres=gpu:4.
+    job_id = slurm_cluster.submit(workdir, "--account=ehpc00", "--qos=acc_debug", "--partition=debug",
+                                  str(JOBSCRIPTS / "mn5.sh"), "train", "train.max_steps=10",
+                                  env={"CONFIG": "regression", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    assert_trained_on_both_nodes(job, world_size=8)
+    assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
+    for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
+        assert f"setting {setting} " in job.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("app.check") is None,
+                    reason="app.check has not landed on this branch yet (issue: connectivity check)")
+def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "check",
+                                  env={"GPUS_PER_NODE": "2", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+
+
+def fake_slingshot_node(root: Path) -> Path:
+    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
+
+    No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
+    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
+    for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
+        (root / directory).mkdir(parents=True)
+    (root / "usr/lib64/libcxi.so.1").touch()
+    return root
+
+
+@pytest.mark.parametrize("launcher", ["mpiexec", "pbsdsh"])
+def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: SlurmCluster,
+                                                                image_env: dict[str, str], launcher: str) -> None:
+    workdir = slurm_cluster.workdir()
+    probe_root = fake_slingshot_node(workdir / "fake-node")
+    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
+        **TRAIN_ENV, **image_env, "LAUNCHER": launcher, "WORKLOAD": "train train.max_steps=20",
+        "DDP_PROBE_ROOT": str(probe_root)})
+    job = slurm_cluster.wait(job_id, workdir)
+    job.run_dir = workdir / "runs" / f"{job_id}.pbs-emulation"
+    assert_completed(job)
+    assert_trained_on_both_nodes(job)
+    assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
+    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
+        assert f"setting {setting} " in job.output
+    if image_env["IMAGE"] != "none":
+        assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
+
+
+def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    start = time.monotonic()
+    # The EAP tutorial's job: torchrun started once, on the head node only
+    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
+        **TRAIN_ENV, **image_env, "FABRIC": "none", "PBS_EMULATE_MISTAKE": "once"})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert time.monotonic() - start < 30
+    assert job.state == "FAILED" and job.exit_code == "2:0", job.output
+    assert "started 1 process(es) on 1 node(s)" in job.output
+    assert "needs exactly one torchrun per node" in job.output
+    assert "mpiexec -n NNODES --ppn 1" in job.output
+    assert not job.run_dir.exists(), "training started although the launch was wrong"
