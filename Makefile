@@ -16,6 +16,7 @@ CONFIG ?= demo
 ARGS ?=
 
 PY      := $(VENV)/bin/python
+# nox --no-venv runs `pytest`, `ruff` from PATH: the .venv's must come first (see test/lint/bench)
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
 .PHONY: help
@@ -40,15 +41,15 @@ system-deps: ## As root on Debian: install the system tools the tests use (shell
 
 .PHONY: test
 test: $(STAMP) system-deps ## Run the whole test suite
-	$(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff on Python, shellcheck on every shell script
-	$(VENV)/bin/nox --no-venv -s lint
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s lint
 
 .PHONY: bench
 bench: $(STAMP) ## Run the benchmarks and rewrite BENCHMARKS.md
-	$(VENV)/bin/nox --no-venv -s bench -- $(ARGS)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s bench -- $(ARGS)
 
 .PHONY: clean
 clean: ## Remove the virtual environment, nox environments and run directories
