@@ -62,34 +62,58 @@ def choose_backend(requested: str, device: torch.device) -> str:
     return requested
 
 
-def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0) -> DistContext:
-    """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet."""
+def store_endpoint(environment: ClusterEnvironment) -> tuple[str, int]:
+    """Where rank 0 serves the rendezvous store."""
+    address, port = environment.main_address(), environment.main_port()
+    if isinstance(environment, Torchrun) and environment.is_elastic():
+        # Not torchrun's own store at MASTER_PORT: torchrun keeps that one across restarts, and the
+        # previous attempt's keys make restarted ranks read dead peers' addresses and hang
+        # (pytorch/pytorch#135712). Rank 0, on the MASTER_ADDR host, serves a fresh store per attempt.
+        port += 1
+    return address, port
+
+
+def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dist.Store:
+    """The rendezvous key-value store alone, without a process group (raises `RendezvousError`).
+
+    Rank 0 serves it without waiting for the others (they are waited for by whoever uses the store,
+    under a deadline). Callers that exchange messages before the process group exists (`app.check`)
+    pass it on to `init_distributed(store=...)`.
+    """
+    rank, world_size = environment.rank(), environment.world_size()
+    if world_size == 1 and not isinstance(environment, Torchrun):
+        return dist.HashStore()
+    address, port = store_endpoint(environment)
+    try:
+        return dist.TCPStore(address, port, world_size, is_master=rank == 0,
+                             timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
+    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
+
+
+def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0,
+                     store: dist.Store | None = None) -> DistContext:
+    """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet.
+
+    `store`: an already-open rendezvous store (see `open_store`); by default one is opened here.
+    """
     rank, world_size, local_rank = environment.rank(), environment.world_size(), environment.local_rank()
     device = choose_device(local_rank)
     if device.type == "cuda":
         torch.cuda.set_device(device)
     backend = choose_backend(backend, device)
-    timeout = timedelta(seconds=timeout_s)
     # NCCL: bind the communicator to our GPU at init (eager init, no guessing the device later).
     device_kwargs = {"device_id": device} if backend == "nccl" else {}
-
-    if world_size == 1 and not isinstance(environment, Torchrun):
-        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1, timeout=timeout, **device_kwargs)
-        return DistContext(0, 0, 1, device, backend, environment.name)
-
-    address, port = environment.main_address(), environment.main_port()
+    address, port = store_endpoint(environment)
     where = f"{address}:{port}"
-    log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
-             environment.describe(), backend, device, where, timeout_s)
+    if world_size > 1:
+        log.info("joining process group: %s, backend %s, device %s, rendezvous %s, timeout %.0fs",
+                 environment.describe(), backend, device, where, timeout_s)
+    if store is None:
+        store = open_store(environment, timeout_s)
     try:
-        if isinstance(environment, Torchrun) and environment.is_elastic():
-            # torchrun's agent already hosts a store at MASTER_ADDR:MASTER_PORT; env:// reuses it.
-            dist.init_process_group(backend, init_method="env://", timeout=timeout, **device_kwargs)
-        else:
-            store = dist.TCPStore(address, port, world_size, is_master=rank == 0, timeout=timeout)
-            dist.init_process_group(
-                backend, store=store, rank=rank, world_size=world_size, timeout=timeout, **device_kwargs
-            )
+        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
+                                timeout=timedelta(seconds=timeout_s), **device_kwargs)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)

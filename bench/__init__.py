@@ -1,1 +1,1 @@
-"""Benchmarks: run with `nox -s bench` (all) or `python -m bench.<name>` (one); results in BENCHMARKS.md."""
+"""Benchmarks: `nox -s bench` runs them and records the results in BENCHMARKS.md."""

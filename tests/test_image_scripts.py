@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fixtures.apptainer import missing_tool
+from tests.fixtures.apptainer import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]
 BASH_SCRIPTS = sorted([*REPO.glob("containers/*.sh"), *REPO.glob("containers/scripts/*.sh"),

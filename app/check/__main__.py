@@ -1,0 +1,13 @@
+"""`python -m app.check`: see app/check/cli.py."""
+
+import os
+import sys
+
+# c10d logs every store/socket timeout with a C++ backtrace, which would bury the report that says
+# what timed out and where. Read when libtorch loads, so set before the first torch import; a user's
+# value wins (TORCH_CPP_LOG_LEVEL=INFO shows everything).
+os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")
+
+from app.check.cli import main
+
+sys.exit(main())

@@ -1,0 +1,26 @@
+"""`python -m app.check`: can these nodes train together? Thin entry: parse, run, exit code.
+
+    python -m app.check                                   # this node only
+    torchrun --nnodes=2 --nproc-per-node=4 ... -m app.check --json check.json
+    srun --ntasks-per-node=4 python -m app.check --site mn5
+    apptainer exec --nv app.sif python -m app.check --node-only
+
+Exit codes: 0 pass, 2 usage, 3 rendezvous, 4 timeout, 5 wrong results, 6 slow, 7 preflight.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from app.check.options import parse_options
+from app.check.runner import run_check
+from app.errors import exits_cleanly
+
+
+@exits_cleanly
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    options = parse_options(argv)
+    return run_check(options, os.environ)

@@ -1,0 +1,60 @@
+"""TEST-ONLY fault injection, so the test suite can prove the check catches each failure for real.
+
+`APP_CHECK_FAULT=kind@rankN[:stage][,...]`, for example `sleep@rank1:collectives`:
+
+- `sleep@rankN:STAGE`  rank N stops answering (sleeps forever) when it enters STAGE
+                       (`preflight`, `rendezvous` or `collectives`), like a hung process.
+- `corrupt@rankN`      rank N adds 1 to its contribution in the correctness stage, like a bad link/GPU.
+- `version@rankN`      rank N reports torch version `<real>+fault`, like a node running another image.
+
+Nothing else reads this variable; users never need it. Each injection prints a line to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+from app.errors import UsageError
+
+KINDS = ("sleep", "corrupt", "version")
+SLEEP_STAGES = ("preflight", "rendezvous", "collectives")
+EXAMPLE = "APP_CHECK_FAULT=sleep@rank1:collectives"
+
+
+@dataclass(frozen=True)
+class Faults:
+    sleep_stage: str = ""
+    corrupt: bool = False
+    version: bool = False
+
+    def maybe_sleep(self, stage: str, rank: int) -> None:
+        if self.sleep_stage == stage:
+            print(
+                f"APP_CHECK_FAULT: rank {rank} sleeps forever in stage {stage} (test-only)",
+                file=sys.stderr,
+                flush=True,
+            )
+            while True:
+                time.sleep(3600)
+
+
+def parse_faults(value: str, rank: int) -> Faults:
+    """The faults that apply to `rank`; raises `UsageError` on a malformed spec."""
+    sleep_stage, corrupt, version = "", False, False
+    for item in filter(None, (part.strip() for part in value.split(","))):
+        kind, _, rest = item.partition("@")
+        target, _, stage = rest.partition(":")
+        if kind not in KINDS or not target.startswith("rank") or not target[4:].isdigit():
+            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}")
+        if kind == "sleep" and stage not in SLEEP_STAGES:
+            raise UsageError(
+                f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; example: {EXAMPLE}"
+            )
+        if int(target[4:]) != rank:
+            continue
+        sleep_stage = stage if kind == "sleep" else sleep_stage
+        corrupt = corrupt or kind == "corrupt"
+        version = version or kind == "version"
+    return Faults(sleep_stage, corrupt, version)

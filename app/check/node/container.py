@@ -1,0 +1,89 @@
+"""Are we inside Apptainer, which image (its labels), and can the container see the GPUs and HCAs?"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.check.node.network import NetworkInventory
+from app.check.report import FAIL, OK, WARN, Check
+
+#: Where Apptainer/Singularity images keep their labels (`%labels` plus build metadata).
+LABELS_FILE = ".singularity.d/labels.json"
+
+
+def read_labels(root: str = "/") -> dict[str, str]:
+    """The image's labels, {} outside a container or when the file is unreadable.
+
+    (A minimal reader: if `app.provenance` lands with its own, use that one.)
+    """
+    try:
+        data = json.loads((Path(root) / LABELS_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def in_apptainer(env: Mapping[str, str], root: str = "/") -> bool:
+    return (
+        bool(env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER"))
+        or (Path(root) / ".singularity.d").is_dir()
+    )
+
+
+def image_version(labels: Mapping[str, str]) -> str:
+    """A label identifying the image build (version, then digest-like keys), '' when there is none."""
+    for key in sorted(labels):
+        if key.lower().endswith(("image.version", "org.opencontainers.image.version", "version")):
+            return labels[key]
+    return ""
+
+
+def check_container(
+    env: Mapping[str, str], inv: NetworkInventory, gpu_count: int, root: str = "/", dev_root: str = "/dev"
+) -> list[Check]:
+    labels = read_labels(root)
+    inside = in_apptainer(env, root)
+    checks = []
+    if inside:
+        image = env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER") or "?"
+        version = image_version(labels)
+        checks.append(
+            Check(
+                "container: Apptainer",
+                OK,
+                f"image {image}" + (f", version {version}" if version else "") + f", {len(labels)} labels",
+            )
+        )
+    else:
+        checks.append(Check("container: Apptainer", OK, "not in a container (host environment)"))
+    dev = Path(dev_root)
+    nvidia = sorted(p.name for p in dev.glob("nvidia[0-9]*"))
+    if nvidia and gpu_count == 0:
+        checks.append(
+            Check(
+                "container: GPU devices",
+                WARN,
+                f"{', '.join(nvidia)} present but torch sees no GPU",
+                "start the container with --nv, and use an image whose torch has CUDA",
+            )
+        )
+    if inv.rdma and not (dev / "infiniband").is_dir():
+        checks.append(
+            Check(
+                "container: /dev/infiniband",
+                FAIL,
+                "the node has HCAs but /dev/infiniband is not visible: NCCL cannot open them",
+                "bind it: apptainer exec --bind /dev/infiniband ... (needed with --contain/--containall)",
+            )
+        )
+    elif inv.rdma:
+        checks.append(
+            Check(
+                "container: /dev/infiniband",
+                OK,
+                ", ".join(sorted(p.name for p in (dev / "infiniband").iterdir())),
+            )
+        )
+    return checks

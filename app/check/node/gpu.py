@@ -1,0 +1,92 @@
+"""GPUs and the software that drives them: count, model, memory, driver; torch, CUDA and NCCL versions."""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from app.check.report import OK, Check
+
+NVIDIA_SMI_TIMEOUT_S = 15.0
+
+
+@dataclass
+class GpuInfo:
+    count: int
+    models: list[str] = field(default_factory=list)
+    memory_gib: list[float] = field(default_factory=list)
+    driver: str = ""
+
+
+def nccl_version() -> str:
+    if not torch.cuda.is_available() or not hasattr(torch.cuda, "nccl"):
+        return ""
+    try:
+        version = torch.cuda.nccl.version()
+    except (RuntimeError, AttributeError):
+        return ""
+    return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
+
+
+def driver_version(proc_root: str = "/proc") -> str:
+    """From /proc/driver/nvidia/version ('NVRM version: ... 550.54.15 ...'), else nvidia-smi."""
+    text = ""
+    with contextlib.suppress(OSError):
+        text = (Path(proc_root) / "driver/nvidia/version").read_text()
+    for token in text.split():
+        if token.count(".") >= 1 and token.replace(".", "").isdigit():
+            return token
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run(
+                [smi, "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=NVIDIA_SMI_TIMEOUT_S,
+            )
+            return (out.stdout.split() or [""])[0]
+        except (subprocess.TimeoutExpired, OSError):
+            return ""
+    return ""
+
+
+def gpu_info() -> GpuInfo:
+    if not torch.cuda.is_available():
+        return GpuInfo(0)
+    count = torch.cuda.device_count()
+    props = [torch.cuda.get_device_properties(i) for i in range(count)]
+    return GpuInfo(count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version())
+
+
+def versions() -> dict[str, str]:
+    """The versions every rank must agree on."""
+    return {
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda or "none",
+        "nccl": nccl_version() or "none",
+        "python": platform.python_version(),
+    }
+
+
+def check_gpus(info: GpuInfo, vers: Mapping[str, str], env: Mapping[str, str]) -> list[Check]:
+    software = f"torch {vers['torch']}, CUDA runtime {vers['cuda']}, NCCL {vers['nccl']}"
+    if info.count == 0:
+        return [Check("gpu: devices", OK, f"no GPU visible: CPU run with gloo ({software})")]
+    models = sorted(set(info.models))
+    visible = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
+    return [
+        Check(
+            "gpu: devices",
+            OK,
+            f"{info.count}x {'/'.join(models)} ({min(info.memory_gib)} GiB), driver {info.driver or '?'}, "
+            f"CUDA_VISIBLE_DEVICES={visible}; {software}",
+        )
+    ]

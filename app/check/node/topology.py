@@ -1,0 +1,33 @@
+"""GPU/NIC affinity as `nvidia-smi topo -m` shows it: recorded in the report for the reader."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+from app.check.report import OK, WARN, Check
+
+TOPO_TIMEOUT_S = 15.0
+
+
+def topology_matrix() -> tuple[Check, str]:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return Check("topology: GPU/NIC affinity", OK, "nvidia-smi not found: no GPU topology to record"), ""
+    try:
+        out = subprocess.run([smi, "topo", "-m"], capture_output=True, text=True, timeout=TOPO_TIMEOUT_S)
+    except (subprocess.TimeoutExpired, OSError) as err:
+        return Check(
+            "topology: GPU/NIC affinity",
+            WARN,
+            f"nvidia-smi topo -m failed ({type(err).__name__})",
+            "check the driver: nvidia-smi should answer within seconds",
+        ), ""
+    if out.returncode != 0:
+        return Check(
+            "topology: GPU/NIC affinity",
+            WARN,
+            f"nvidia-smi topo -m exited {out.returncode}",
+            "check the driver (nvidia-smi)",
+        ), ""
+    return Check("topology: GPU/NIC affinity", OK, "recorded (see the topology section)"), out.stdout

@@ -1,0 +1,208 @@
+"""Command line and site profile of `python -m app.check`.
+
+Precedence: command-line options > `--site PROFILE` (a YAML file, or a name in app/check/sites/) >
+defaults. The site profile holds what belongs to a cluster rather than a run: bandwidth thresholds,
+message sizes, the stage deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NoReturn
+
+from app import exitcodes
+from app.check.collectives import COLLECTIVES
+from app.errors import UsageError
+from app.typedconfig import describe, load_config
+
+SITES_DIR = Path(__file__).with_name("sites")
+SCOPES = ("intra", "inter", "all")
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 1 << 10,
+    "KB": 1 << 10,
+    "KIB": 1 << 10,
+    "M": 1 << 20,
+    "MB": 1 << 20,
+    "MIB": 1 << 20,
+    "G": 1 << 30,
+    "GB": 1 << 30,
+    "GIB": 1 << 30,
+}
+
+
+@dataclass
+class SiteProfile:
+    min_busbw_intra: float = 0.0
+    """Minimum all_reduce busbw (GB/s) within each node, at the largest message size; 0: no threshold."""
+    min_busbw_inter: float = 0.0
+    """Minimum all_reduce busbw (GB/s) across nodes (one rank per node); 0: no threshold."""
+    min_busbw_all: float = 0.0
+    """Minimum all_reduce busbw (GB/s) over all ranks; 0: no threshold."""
+    sizes: list[str] = field(default_factory=list)
+    """Message sizes for the sweep, e.g. [32K, 2M, 128M]; empty: defaults for GPU or CPU."""
+    deadline_s: float = 60.0
+    """Seconds each stage may take before the check names the rank that stopped answering."""
+    min_read_mbps: float = 0.0
+    """With --data-dir: minimum read throughput (MB/s) of the data's filesystem; 0: report only."""
+
+    def validate(self) -> None:
+        for scope in SCOPES:
+            value = getattr(self, f"min_busbw_{scope}")
+            if value < 0:
+                raise UsageError(f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20")
+        if self.deadline_s <= 0:
+            raise UsageError(f"deadline_s={self.deadline_s} must be positive; example: deadline_s: 60")
+        for size in self.sizes:
+            parse_size(size)
+
+
+@dataclass
+class CheckOptions:
+    json: str = ""
+    plot: str = ""
+    sizes: list[int] = field(default_factory=list)
+    min_busbw: dict[str, float] = field(default_factory=dict)
+    deadline_s: float = 60.0
+    data_dir: str = ""
+    min_read_mbps: float = 0.0
+    node_only: bool = False
+    collectives: tuple[str, ...] = COLLECTIVES
+    nccl_tests: bool = False
+    sys_root: str = "/sys"
+    dev_root: str = "/dev"
+    root: str = "/"
+
+
+def parse_size(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(text))
+    unit = match.group(2).upper() if match else ""
+    if not match or unit not in _UNITS or int(match.group(1)) <= 0:
+        raise UsageError(f"message size {text!r} is not a positive size; examples: 4096, 32K, 2M, 1G")
+    return int(match.group(1)) * _UNITS[unit]
+
+
+def parse_threshold(text: str) -> tuple[str, float]:
+    scope, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not sep or scope not in SCOPES or number < 0:
+        raise UsageError(
+            f"--min-busbw {text!r} is not SCOPE=GBps with SCOPE one of {', '.join(SCOPES)}; "
+            "example: --min-busbw inter=40"
+        )
+    return scope, number
+
+
+def load_site(name: str) -> SiteProfile:
+    if not name:
+        return SiteProfile()
+    path = Path(name)
+    if not path.suffix and not path.exists():
+        path = SITES_DIR / f"{name}.yaml"
+        if not path.exists():
+            known = ", ".join(sorted(p.stem for p in SITES_DIR.glob("*.yaml")))
+            raise UsageError(
+                f"--site {name!r} is neither a YAML file nor a known profile ({known}); example: --site mn5"
+            )
+    return load_config(SiteProfile, str(path), [])
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line and exit code 2 through `exits_cleanly`, like every other usage error."""
+        raise UsageError(f"{message}; see python -m app.check --help")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m app.check",
+        description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container, "
+        "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer: "
+        "plain, under torchrun, srun or mpiexec, inside the image.",
+        epilog="site profile keys (YAML):\n"
+        + "\n".join(describe(SiteProfile))
+        + "\n\nexit codes: "
+        + ", ".join(
+            f"{code} {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("--json", metavar="PATH", default="", help="write the whole report as JSON (rank 0)")
+    add("--plot", metavar="PATH.png", default="", help="write busbw against message size as a PNG (rank 0)")
+    add("--sizes", nargs="+", metavar="SIZE", default=None, help="message sizes, e.g. 32K 2M 128M")
+    add(
+        "--min-busbw",
+        action="append",
+        default=[],
+        metavar="SCOPE=GBps",
+        help="fail (exit 6) when all_reduce busbw at the largest size is below this; SCOPE: intra|inter|all",
+    )
+    add(
+        "--site",
+        default="",
+        metavar="PROFILE",
+        help="site profile: a YAML file or a name in app/check/sites/",
+    )
+    add(
+        "--data-dir",
+        default="",
+        metavar="DIR",
+        help="probe read throughput of the training data's filesystem",
+    )
+    add("--node-only", action="store_true", help="node checks only: no rendezvous, no collectives")
+    add(
+        "--deadline",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds per stage before a rank counts as hung (60)",
+    )
+    add("--collectives", default=",".join(COLLECTIVES), help=f"subset of {','.join(COLLECTIVES)}")
+    add("--nccl-tests", action="store_true", help="also run all_reduce_perf (nccl-tests) when it is on PATH")
+    add("--sys-root", default="/sys", help=argparse.SUPPRESS)  # fake sysfs trees in tests
+    add("--dev-root", default="/dev", help=argparse.SUPPRESS)
+    add("--root", default="/", help=argparse.SUPPRESS)
+    return parser
+
+
+def parse_options(argv: list[str] | None) -> CheckOptions:
+    args = build_parser().parse_args(argv)
+    site = load_site(args.site)
+    thresholds = {
+        scope: getattr(site, f"min_busbw_{scope}") for scope in SCOPES if getattr(site, f"min_busbw_{scope}") > 0
+    }
+    thresholds.update(parse_threshold(t) for t in args.min_busbw)
+    sizes = [parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)]
+    collectives = tuple(c.strip() for c in args.collectives.split(",") if c.strip())
+    unknown = [c for c in collectives if c not in COLLECTIVES]
+    if unknown or not collectives:
+        raise UsageError(
+            f"--collectives {args.collectives!r}: unknown {', '.join(unknown) or '(empty)'}; "
+            f"example: --collectives all_reduce,all_gather"
+        )
+    deadline = args.deadline if args.deadline is not None else site.deadline_s
+    if deadline <= 0:
+        raise UsageError(f"--deadline {deadline} must be positive; example: --deadline 60")
+    return CheckOptions(
+        json=args.json,
+        plot=args.plot,
+        sizes=sorted(set(sizes)),
+        min_busbw=thresholds,
+        deadline_s=deadline,
+        data_dir=args.data_dir,
+        min_read_mbps=site.min_read_mbps,
+        node_only=args.node_only,
+        collectives=collectives,
+        nccl_tests=args.nccl_tests,
+        sys_root=args.sys_root,
+        dev_root=args.dev_root,
+        root=args.root,
+    )

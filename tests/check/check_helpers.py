@@ -1,0 +1,98 @@
+"""Helpers for the app.check tests: where the fake node trees are, and real multi-process launches."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "check"
+REPO = Path(__file__).resolve().parents[2]
+#: Every process test is bounded: a hang fails the test instead of blocking CI.
+PROCESS_TIMEOUT_S = 120
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Ranks:
+    codes: list[int]
+    outputs: list[str]
+    seconds: float
+
+    @property
+    def report(self) -> str:
+        return self.outputs[0]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NCCL_", "GLOO_", "FI_", "SLURM_", "PMI_", "TORCHELASTIC_", "APP_CHECK_"))
+    }
+    for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK"):
+        env.pop(key, None)
+    env["PYTHONPATH"] = str(REPO)
+    env["OMP_NUM_THREADS"] = "1"
+    env.update(extra)
+    return env
+
+
+def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:
+    """The variables each launcher gives a process (torchrun-style by hand, srun, PBS/PALS mpiexec)."""
+    if launcher == "slurm":
+        return {
+            "SLURM_PROCID": str(rank),
+            "SLURM_LOCALID": str(rank),
+            "SLURM_STEP_NUM_TASKS": str(n),
+            "SLURM_STEP_NODELIST": "localhost",
+            "SLURM_JOB_ID": "4242",
+        }
+    if launcher == "pbs":
+        nodefile = tmp / "nodefile"
+        nodefile.write_text("localhost\n" * n)
+        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PBS_NODEFILE": str(nodefile)}
+    return {"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank)}
+
+
+def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", launcher: str = "env", **extra: str) -> Ranks:
+    """Start n ranks of `python -m app.check` as srun/mpiexec would: one process each, the launcher's
+    variables set (`env`: RANK/WORLD_SIZE; `slurm`: SLURM_PROCID...; `pbs`: PMI_RANK...)."""
+    port = str(free_port())
+    start = time.monotonic()
+    procs = []
+    tmp = Path(tempfile.mkdtemp(prefix="app-check-test-"))
+    for rank in range(n):
+        address = {} if launcher != "env" and master_addr == "127.0.0.1" else {"MASTER_ADDR": master_addr}
+        env = clean_env(MASTER_PORT=port, **address, **launcher_env(launcher, rank, n, tmp), **extra)
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "app.check", *args],
+                env=env,
+                cwd=REPO,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
+    outputs = []
+    try:
+        for proc in procs:
+            outputs.append(proc.communicate(timeout=PROCESS_TIMEOUT_S)[0])
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return Ranks([p.returncode for p in procs], outputs, time.monotonic() - start)

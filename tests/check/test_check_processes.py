@@ -1,0 +1,187 @@
+"""`python -m app.check` in real processes: 2 and 4 ranks on gloo (CPU), started by torchrun or, as srun
+and mpiexec would, one process per rank with RANK/WORLD_SIZE. Faults come from the test-only
+APP_CHECK_FAULT variable (app/check/faults.py). Every launch is bounded by PROCESS_TIMEOUT_S."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
+
+from app import exitcodes
+
+pytestmark = pytest.mark.slow
+
+DEADLINE = 10
+#: Interpreter start-up and imports on a loaded 2-core CI machine, on top of the deadline.
+STARTUP_MARGIN_S = 25
+FAST = ["--sizes", "4K", "256K"]
+
+
+def torchrun(*args: str, **env: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "torch.distributed.run", *args]
+    return subprocess.run(
+        cmd, cwd=REPO, env=clean_env(**env), capture_output=True, text=True, timeout=PROCESS_TIMEOUT_S
+    )
+
+
+def test_healthy_two_ranks_under_torchrun_pass_with_json_and_plot(tmp_path):
+    out = torchrun(
+        "--standalone",
+        "--nproc-per-node=2",
+        "-m",
+        "app.check",
+        "--json",
+        str(tmp_path / "c.json"),
+        "--plot",
+        str(tmp_path / "c.png"),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[-1].startswith("VERDICT: PASS")
+    assert "== collectives: all ranks (2) ==" in out.stdout
+    report = json.loads((tmp_path / "c.json").read_text())
+    rows = report["tables"]["all ranks (2)"]
+    assert {r["collective"] for r in rows} == {
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "broadcast",
+        "sendrecv",
+    }
+    assert all(r["wrong"] == 0 and r["busbw"] > 0 for r in rows)
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_four_ranks_on_two_emulated_nodes_measure_each_scope(tmp_path):
+    """Two torchrun agents (one per 'node', as srun --ntasks-per-node=1 torchrun would start them)."""
+    port = str(free_port())
+    common = ["--nnodes=2", "--nproc-per-node=2", "--master-addr=127.0.0.1", f"--master-port={port}"]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                *common,
+                f"--node-rank={n}",
+                "-m",
+                "app.check",
+                *FAST,
+                "--json",
+                str(tmp_path / f"n{n}.json"),
+            ],
+            cwd=REPO,
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for n in (0, 1)
+    ]
+    outs = [p.communicate(timeout=PROCESS_TIMEOUT_S)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    tables = json.loads((tmp_path / "n0.json").read_text())["tables"]
+    titles = sorted(tables)
+    assert any(t.startswith("across nodes") for t in titles) and sum(t.startswith("within node") for t in titles) == 2
+    assert "all ranks (4)" in titles
+
+
+def test_healthy_four_ranks_started_one_process_per_rank_pass():
+    ranks = spawn_ranks(4, FAST)
+    assert ranks.codes == [0] * 4, ranks.report
+    assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: PASS")
+
+
+@pytest.mark.parametrize("launcher", ["slurm", "pbs"])
+def test_srun_and_pbs_mpiexec_variables_are_understood(launcher):
+    """srun one task per GPU (SLURM_PROCID, address from SLURM_STEP_NODELIST), PALS mpiexec (PMI_RANK,
+    address from PBS_NODEFILE): the same detection as the trainer."""
+    ranks = spawn_ranks(2, FAST, launcher=launcher)
+    assert ranks.codes == [0, 0], ranks.report
+    assert f"{launcher}: world size 2" in ranks.report
+    master = next(line for line in ranks.report.splitlines() if "rendezvous: MASTER_ADDR" in line)
+    assert "localhost:" in master
+    assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: PASS")
+
+
+@pytest.mark.parametrize("variable", ["GLOO_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME"])
+def test_nonexistent_socket_interface_is_a_preflight_failure(variable):
+    ranks = spawn_ranks(2, ["--deadline", str(DEADLINE)], **{variable: "nosuch0"})
+    assert ranks.codes == [exitcodes.PREFLIGHT] * 2, ranks.report
+    assert f"FAIL    network: {variable}" in ranks.report and "nosuch0 matches no interface" in ranks.report
+    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+
+
+def test_unreachable_master_addr_is_a_rendezvous_failure_within_the_deadline():
+    # An address no local route answers (no answer or refused, depending on the network here).
+    ranks = spawn_ranks(2, ["--deadline", str(DEADLINE)], master_addr="10.255.255.1")
+    assert ranks.codes == [exitcodes.RENDEZVOUS] * 2, ranks.outputs
+    assert "is not an address of rank 0's node" in ranks.outputs[0]
+    tcp = next(line for line in ranks.outputs[1].splitlines() if line.startswith("FAIL    rendezvous: TCP connect"))
+    assert "10.255.255.1" in tcp and f"kept trying for {DEADLINE}s" in tcp
+    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+
+
+def test_rank_that_sleeps_forever_is_named_and_everyone_exits_with_timeout():
+    ranks = spawn_ranks(4, [*FAST, "--deadline", str(DEADLINE)], APP_CHECK_FAULT="sleep@rank2:collectives")
+    assert ranks.codes == [exitcodes.TIMEOUT] * 4, ranks.report
+    assert "rank 2 stopped answering" in ranks.report
+    assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: FAIL (a stage or collective exceeded")
+    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+
+
+def test_rank_that_hangs_before_reporting_its_node_is_named():
+    ranks = spawn_ranks(2, ["--deadline", str(DEADLINE)], APP_CHECK_FAULT="sleep@rank1:preflight")
+    assert ranks.codes == [exitcodes.TIMEOUT] * 2, ranks.report
+    assert "rank 1 never reported" in ranks.report or "rank 1 stopped answering" in ranks.report
+
+
+def test_rank_that_corrupts_its_contribution_gives_wrong_results_and_is_named():
+    ranks = spawn_ranks(4, FAST, APP_CHECK_FAULT="corrupt@rank1")
+    assert ranks.codes == [exitcodes.WRONG_RESULTS] * 4, ranks.report
+    correctness = next(line for line in ranks.report.splitlines() if line.startswith("FAIL    correctness"))
+    assert "data from: rank 1 on" in correctness
+
+
+def test_rank_with_another_version_fails_consistency_and_is_named():
+    ranks = spawn_ranks(2, [], APP_CHECK_FAULT="version@rank1")
+    assert ranks.codes == [exitcodes.PREFLIGHT] * 2, ranks.report
+    line = next(line for line in ranks.report.splitlines() if "consistency: torch version" in line)
+    assert "+fault on" in line and "(rank 1)" in line
+    assert "== collectives" not in ranks.report  # stopped before the collectives
+
+
+def test_bandwidth_below_the_threshold_exits_slow():
+    ranks = spawn_ranks(2, [*FAST, "--min-busbw", "all=100000"])
+    assert ranks.codes == [exitcodes.SLOW] * 2, ranks.report
+    assert "below 100000 GB/s" in ranks.report
+
+
+def run_node_only(tree: str, **env: str) -> subprocess.CompletedProcess:
+    args = ["--node-only", "--sys-root", str(DATA / tree / "sys"), "--dev-root", str(DATA / tree / "dev")]
+    return subprocess.run(
+        [sys.executable, "-m", "app.check", *args],
+        cwd=REPO,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=PROCESS_TIMEOUT_S,
+    )
+
+
+def test_node_only_on_an_ib_node_with_a_down_port_passes_with_a_warning():
+    out = run_node_only("ib-node", NCCL_IB_HCA="mlx5_0")
+    assert "WARN    network: RDMA" in out.stdout and "mlx5_0:1 ACTIVE 200 Gb/sec InfiniBand -> ib0" in out.stdout
+    # this machine's own libraries decide the verbs line; the RDMA/IB_HCA lines come from the fake tree
+    assert out.returncode in (exitcodes.OK, exitcodes.PREFLIGHT)
+
+
+def test_node_only_on_slingshot_with_efa_provider_fails_preflight():
+    out = run_node_only("slingshot-node", FI_PROVIDER="efa")
+    assert out.returncode == exitcodes.PREFLIGHT
+    assert "FI_PROVIDER=efa but this node has no AWS EFA device" in out.stdout
+    assert out.stdout.strip().splitlines()[-1].startswith("VERDICT: FAIL (a node check failed)")

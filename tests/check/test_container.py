@@ -1,0 +1,41 @@
+from check_helpers import DATA
+
+from app.check.node.container import check_container, in_apptainer, read_labels
+from app.check.node.network import scan
+from app.check.report import FAIL, OK, WARN
+
+
+def test_labels_are_read_from_the_image_root():
+    labels = read_labels(str(DATA / "image-root"))
+    assert labels["org.opencontainers.image.version"] == "0.1.0"
+    assert read_labels(str(DATA / "mgmt-node")) == {}
+
+
+def test_inside_apptainer_reports_image_and_version():
+    inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
+    env = {"APPTAINER_CONTAINER": "/scratch/app.sif"}
+    assert in_apptainer(env, str(DATA / "mgmt-node"))
+    check = check_container(env, inv, 0, str(DATA / "image-root"), str(DATA / "mgmt-node/dev"))[0]
+    assert check.status == OK and "/scratch/app.sif" in check.detail and "0.1.0" in check.detail
+
+
+def test_hcas_without_dev_infiniband_in_the_container_fail(tree):
+    root = tree("ib-node")
+    inv = scan(str(root / "sys"), str(root / "dev"))
+    ok = {c.name: c for c in check_container({}, inv, 0, str(root), str(root / "dev"))}
+    assert ok["container: /dev/infiniband"].status == OK
+    for entry in (root / "dev/infiniband").iterdir():
+        entry.unlink()
+    (root / "dev/infiniband").rmdir()
+    bad = {c.name: c for c in check_container({}, inv, 0, str(root), str(root / "dev"))}
+    assert (
+        bad["container: /dev/infiniband"].status == FAIL
+        and "--bind /dev/infiniband" in bad["container: /dev/infiniband"].remedy
+    )
+
+
+def test_gpu_device_nodes_without_cuda_torch_warn(tmp_path):
+    (tmp_path / "nvidia0").write_bytes(b"")
+    inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
+    checks = {c.name: c for c in check_container({}, inv, 0, str(tmp_path), str(tmp_path))}
+    assert checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy

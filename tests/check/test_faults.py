@@ -1,0 +1,17 @@
+import pytest
+
+from app.check.faults import parse_faults
+from app.errors import UsageError
+
+
+def test_faults_apply_only_to_their_rank():
+    assert parse_faults("sleep@rank1:collectives,corrupt@rank2", 1).sleep_stage == "collectives"
+    assert parse_faults("sleep@rank1:collectives,corrupt@rank2", 2).corrupt
+    assert parse_faults("sleep@rank1:collectives", 0).sleep_stage == ""
+    assert parse_faults("", 0) == parse_faults("version@rank3", 0)
+
+
+@pytest.mark.parametrize("spec", ["sleep@rank1", "nap@rank1:preflight", "corrupt@one", "sleep@rank1:nowhere"])
+def test_malformed_fault_specs_are_usage_errors(spec):
+    with pytest.raises(UsageError):
+        parse_faults(spec, 1)

@@ -1,0 +1,74 @@
+import pytest
+from check_helpers import DATA
+
+from app.check import nccl_log
+from app.check.report import FAIL, OK, WARN
+
+LOGS = DATA / "nccl"
+
+
+def parse(name):
+    return nccl_log.parse((LOGS / name).read_text().splitlines())
+
+
+@pytest.mark.parametrize(
+    ("log", "network", "intra", "inter"),
+    [
+        ("ib-two-nodes.log", ["IB"], ["P2P/CUMEM"], ["NET/IB"]),
+        ("socket-fallback.log", ["Socket"], ["P2P/IPC"], ["NET/Socket"]),
+        ("slingshot-ofi.log", ["AWS Libfabric"], ["P2P/CUMEM"], ["NET/AWS Libfabric"]),
+        ("hpcx-ibext-nvls.log", ["IBext_v8"], ["NVLS", "P2P/IPC", "SHM"], ["NET/IBext_v8"]),
+    ],
+)
+def test_transports_and_network_are_read_from_the_log(log, network, intra, inter):
+    summary = parse(log)
+    assert (summary["networks"], summary["intra"], summary["inter"]) == (network, intra, inter)
+
+
+def test_aws_ofi_nccl_version_and_provider_are_read():
+    summary = parse("slingshot-ofi.log")
+    assert summary["plugin"] == "aws-ofi-nccl 1.14.0" and summary["provider"] == "cxi"
+
+
+def test_failure_signatures_are_reported():
+    assert any("libmlx5" in p for p in parse("socket-fallback.log")["problems"])
+    problems = parse("slingshot-no-plugin.log")["problems"]
+    assert any("plugin" in p for p in problems) and any("NCCL_NET" in p for p in problems)
+    assert parse("ib-two-nodes.log")["problems"] == []
+
+
+def test_inter_node_socket_on_a_fabric_node_fails():
+    socket_run = [parse("socket-fallback.log"), parse("socket-fallback.log")]
+    facts = [{"fast_fabric": True}, {"fast_fabric": True}]
+    checks = {c.name: c for c in nccl_log.judge(socket_run, ["gpu01", "gpu02"], facts)}
+    assert checks["nccl: inter-node transport"].status == FAIL
+    assert "NCCL_IB_HCA" in checks["nccl: inter-node transport"].remedy
+    assert checks["nccl: log warnings"].status == WARN
+
+
+def test_inter_node_ib_passes_and_socket_without_fabric_is_fine():
+    ib_run = [parse("ib-two-nodes.log")] * 2
+    ok = {c.name: c for c in nccl_log.judge(ib_run, ["a", "b"], [{"fast_fabric": True}] * 2)}
+    assert ok["nccl: inter-node transport"].status == OK and "NET/IB" in ok["nccl: inter-node transport"].detail
+    ethernet = [parse("socket-fallback.log")] * 2
+    plain = {c.name: c for c in nccl_log.judge(ethernet, ["a", "b"], [{"fast_fabric": False}] * 2)}
+    assert plain["nccl: inter-node transport"].status == OK
+
+
+def test_capture_respects_a_users_nccl_debug(tmp_path):
+    env = {"NCCL_DEBUG": "WARN"}
+    assert nccl_log.capture_to_files(env, str(tmp_path)) == "" and env == {"NCCL_DEBUG": "WARN"}
+    env = {}
+    pattern = nccl_log.capture_to_files(env, str(tmp_path))
+    assert env["NCCL_DEBUG"] == "INFO" and env["NCCL_DEBUG_FILE"] == pattern and "%p" in pattern
+
+
+def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
+    import os
+
+    env = {}
+    nccl_log.capture_to_files(env, str(tmp_path))
+    assert nccl_log.summarize_own_log(env) is None
+    (tmp_path / f"app-check-nccl.gpu01.{os.getpid()}.log").write_text((LOGS / "ib-two-nodes.log").read_text())
+    summary = nccl_log.summarize_own_log(env)
+    assert summary is not None and summary["inter"] == ["NET/IB"] and summary["log"].endswith(".log")

@@ -1,0 +1,59 @@
+import subprocess
+import sys
+
+import pytest
+from check_helpers import REPO, clean_env
+
+from app.check.options import load_site, parse_options, parse_size, parse_threshold
+from app.errors import UsageError
+
+
+@pytest.mark.parametrize(("text", "value"), [("4096", 4096), ("32K", 32 << 10), ("2M", 2 << 20), ("1GiB", 1 << 30)])
+def test_sizes_take_binary_suffixes(text, value):
+    assert parse_size(text) == value
+
+
+@pytest.mark.parametrize("text", ["0", "-1K", "12Q", "lots"])
+def test_bad_sizes_are_usage_errors(text):
+    with pytest.raises(UsageError, match="examples: 4096, 32K"):
+        parse_size(text)
+
+
+def test_thresholds_name_a_scope():
+    assert parse_threshold("inter=40") == ("inter", 40.0)
+    with pytest.raises(UsageError, match="--min-busbw inter=40"):
+        parse_threshold("network=40")
+
+
+def test_site_profile_sets_thresholds_and_the_command_line_wins(tmp_path):
+    site = tmp_path / "site.yaml"
+    site.write_text("min_busbw_inter: 40\nsizes: [32K, 1M]\ndeadline_s: 20\n")
+    options = parse_options(["--site", str(site), "--min-busbw", "inter=10"])
+    assert options.min_busbw == {"inter": 10.0} and options.sizes == [32 << 10, 1 << 20] and options.deadline_s == 20
+
+
+def test_bundled_profiles_load_by_name():
+    assert load_site("mn5").min_busbw_inter > 0
+    with pytest.raises(UsageError, match="known profile"):
+        load_site("atlantis")
+
+
+def test_site_profile_with_an_unknown_key_is_a_usage_error(tmp_path):
+    site = tmp_path / "site.yaml"
+    site.write_text("min_busbw: 40\n")
+    with pytest.raises(UsageError, match="unknown config key"):
+        parse_options(["--site", str(site)])
+
+
+def test_bad_command_line_exits_2_with_one_line():
+    for args in (["--min-busbw", "fast"], ["--collectives", "nowhere"], ["--deadline", "-1"], ["--deadline", "x"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "app.check", "--node-only", *args],
+            cwd=REPO,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip().startswith("error: ") and len(out.stderr.strip().splitlines()) == 1

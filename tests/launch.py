@@ -1,0 +1,65 @@
+"""Start the trainer the way users do (plain python, torchrun, srun-/mpiexec-style env) and read its run dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+#: Generous bounds: 2 shared cores; these only stop a hung test, they do not measure speed.
+TIMEOUT_S = 240
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The current environment without any launcher variables (a test may itself run under one)."""
+    drop = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("SLURM_", "PMI_", "PBS_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def train_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "app.train", *args]
+
+
+def torchrun_command(nproc: int, *args: str, max_restarts: int = 0) -> list[str]:
+    return [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
+        f"--max-restarts={max_restarts}", "-m", "app.train", *args,
+    ]
+
+
+def run(
+    command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, env=env or clean_env(), cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def summary(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def metrics(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def final_state(run_dir: Path) -> dict[str, Any]:
+    import torch
+
+    newest = sorted((run_dir / "snapshots").glob("step-*.pt"))[-1]
+    return torch.load(newest, weights_only=True)

@@ -1,0 +1,91 @@
+"""Launcher detection and Slurm hostlists."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.cluster import Pbs, SingleProcess, Slurm, Torchrun, derive_port, detect_environment, parse_hostlist
+from app.errors import UsageError
+
+
+@pytest.mark.parametrize(
+    ("hostlist", "expected"),
+    [
+        ("node01", ["node01"]),
+        ("node[01-03]", ["node01", "node02", "node03"]),
+        ("node[01-04,7]", ["node01", "node02", "node03", "node04", "node7"]),
+        ("node[6-7,10]", ["node6", "node7", "node10"]),
+        ("as[098-101]", ["as098", "as099", "as100", "as101"]),
+        ("a[1-2],b3,c[5]", ["a1", "a2", "b3", "c5"]),
+        ("r[1-2]n[1-2]", ["r1n1", "r1n2", "r2n1", "r2n2"]),
+        ("x1000c0s0b0n0,x1000c0s0b1n0", ["x1000c0s0b0n0", "x1000c0s0b1n0"]),
+    ],
+)
+def test_parse_hostlist_expands_ranges_and_keeps_padding(hostlist, expected):
+    assert parse_hostlist(hostlist) == expected
+
+
+@pytest.mark.parametrize("bad", ["node[01-", "node[3-1]", "node[a-b]"])
+def test_parse_hostlist_rejects_malformed_ranges_with_an_example(bad):
+    with pytest.raises(UsageError, match=r"node\[01-04,07\]"):
+        parse_hostlist(bad)
+
+
+TORCHRUN = {"RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "8", "MASTER_ADDR": "node01", "MASTER_PORT": "29500",
+            "TORCHELASTIC_RUN_ID": "42"}
+SRUN = {"SLURM_PROCID": "5", "SLURM_LOCALID": "1", "SLURM_STEP_NUM_TASKS": "8", "SLURM_JOB_ID": "1234",
+        "SLURM_STEP_NODELIST": "gpu[07-08]", "SLURM_NTASKS": "8"}
+PALS = {"PMI_RANK": "6", "PMI_LOCAL_RANK": "2", "PMI_SIZE": "8", "PBS_JOBID": "777.pbs01", "MASTER_ADDR": "x1"}
+
+
+@pytest.mark.parametrize(
+    ("env", "kind", "rank", "local_rank", "world_size", "address"),
+    [
+        ({}, SingleProcess, 0, 0, 1, "127.0.0.1"),
+        (TORCHRUN, Torchrun, 3, 1, 8, "node01"),
+        (SRUN, Slurm, 5, 1, 8, "gpu07"),
+        ({**SRUN, **TORCHRUN}, Torchrun, 3, 1, 8, "node01"),  # torchrun inside an srun task: RANK wins
+        (PALS, Pbs, 6, 2, 8, "x1"),
+        ({"SLURM_PROCID": "0", "SLURM_NTASKS": "8", "SLURM_JOB_ID": "1"}, SingleProcess, 0, 0, 1, "127.0.0.1"),
+    ],
+)
+def test_detect_environment_picks_the_launcher_that_started_us(env, kind, rank, local_rank, world_size, address):
+    environment = detect_environment(env)
+    assert type(environment) is kind
+    assert (environment.rank(), environment.local_rank(), environment.world_size()) == (rank, local_rank, world_size)
+    assert environment.main_address() == address
+
+
+def test_slurm_port_is_derived_from_the_job_id_alike_on_every_rank():
+    ports = {
+        detect_environment({**SRUN, "SLURM_PROCID": str(r), "SLURM_LOCALID": str(r % 4)}).main_port() for r in range(8)
+    }
+    assert ports == {derive_port("1234")}
+
+
+def test_pbs_head_node_comes_from_the_nodefile(tmp_path):
+    nodefile = tmp_path / "nodes"
+    nodefile.write_text("x1000c0s0b0n0\nx1000c0s0b0n0\nx1000c0s0b1n0\n")
+    env = {k: v for k, v in PALS.items() if k != "MASTER_ADDR"} | {"PBS_NODEFILE": str(nodefile)}
+    assert detect_environment(env).main_address() == "x1000c0s0b0n0"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RANK": "0"}, "WORLD_SIZE is not set"),
+        ({"RANK": "0", "WORLD_SIZE": "two"}, "WORLD_SIZE='two' is not an integer"),
+        ({"RANK": "2", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "a", "MASTER_PORT": "1"}, "not below"),
+        ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
+        ({"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "a", "MASTER_PORT": "29500"}, "LOCAL_RANK is not set"),
+        (
+            {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "a", "MASTER_PORT": "99999"},
+            "out of range",
+        ),
+        ({"RANK": "-1", "WORLD_SIZE": "2"}, "negative"),
+        ({**PALS, "PMI_RANK": "x"}, "PMI_RANK='x'"),
+    ],
+)
+def test_inconsistent_launcher_variables_are_named_with_an_example(env, message):
+    with pytest.raises(UsageError, match=message):
+        detect_environment(env)

@@ -1,0 +1,213 @@
+"""The trainer end to end, started the way users start it: plain python, torchrun, srun- and mpiexec-style."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.launch import (
+    REPO,
+    TIMEOUT_S,
+    clean_env,
+    final_state,
+    free_port,
+    metrics,
+    run,
+    summary,
+    torchrun_command,
+    train_command,
+)
+
+pytestmark = pytest.mark.slow
+
+GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1"]
+
+
+def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start in the background; output goes to a temporary file (a full pipe would block the trainer)."""
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the process, in finish())
+    process = subprocess.Popen(command, env=env or clean_env(), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                               text=True)
+    process.log = log  # type: ignore[attr-defined]
+    return process
+
+
+def finish(process: subprocess.Popen) -> str:
+    """Wait for the process; return its output."""
+    process.wait(timeout=TIMEOUT_S)
+    process.log.seek(0)  # type: ignore[attr-defined]
+    return process.log.read()  # type: ignore[attr-defined]
+
+
+def wait_for_step(run_dir: Path, step: int, process: subprocess.Popen, timeout: float = TIMEOUT_S) -> None:
+    """Poll metrics.jsonl (flushed every step with run.log_every=1) until a step is reached."""
+    deadline = time.monotonic() + timeout
+    path = run_dir / "metrics.jsonl"
+    while time.monotonic() < deadline:
+        if path.exists() and any(f'"step":{s},' in path.read_text() for s in range(step, step + 50)):
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"exited early with {process.returncode}: {finish(process)}")
+        time.sleep(0.02)
+    raise AssertionError(f"step {step} not reached")
+
+
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def spmd(ranks: int, variables, args: list[str]) -> list[subprocess.Popen]:
+    """Start `ranks` processes the way srun or mpiexec does: each with its own rank variables."""
+    port = str(free_port())
+    return [start(train_command(*args), clean_env(**variables(rank, ranks), MASTER_ADDR="127.0.0.1",
+                                                   MASTER_PORT=port)) for rank in range(ranks)]
+
+
+def slurm_variables(rank: int, ranks: int) -> dict[str, str]:
+    return {"SLURM_PROCID": str(rank), "SLURM_LOCALID": str(rank), "SLURM_STEP_NUM_TASKS": str(ranks),
+            "SLURM_JOB_ID": "4242", "SLURM_STEP_NODELIST": "localhost"}
+
+
+def pals_variables(rank: int, ranks: int) -> dict[str, str]:
+    return {"PMI_RANK": str(rank), "PMI_LOCAL_RANK": str(rank), "PMI_SIZE": str(ranks), "PBS_JOBID": "77.pbs"}
+
+
+def test_a_single_process_run_learns_and_leaves_a_complete_run_directory(tmp_path):
+    result = run(train_command(*GPT, f"run.dir={tmp_path}", "train.max_steps=60", "run.breakdown=true"))
+    assert result.returncode == 0, result.stderr
+    records = metrics(tmp_path)
+    assert [r["step"] for r in records] == list(range(1, 61))
+    assert records[-1]["loss"] < records[0]["loss"] - 1.0
+    assert {"loss", "lr", "step_time_s", "samples_per_s", "tokens_per_s", "epoch"} <= set(records[0])
+    done = summary(tmp_path)
+    assert done["status"] == "completed" and done["step"] == 60 and done["world_size"] == 1
+    assert set(done["breakdown_ms_per_step"]) == {"data", "compute", "comm_wait", "optimizer"}
+    assert "time per step: data" in result.stderr
+    manifest = (tmp_path / "manifest.json").read_text()
+    assert '"torch": "' + torch.__version__ in manifest and '"launcher": "single process"' in manifest
+    assert (tmp_path / "config.yaml").exists()
+    assert [p.name for p in (tmp_path / "snapshots").glob("*.pt")] == ["step-00000060.pt"]
+
+
+def test_log_lines_carry_host_and_rank(tmp_path):
+    result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=3"))
+    assert result.returncode == 0, result.stderr
+    assert f"{os.uname().nodename}:0 INFO training gpt" in result.stderr
+
+
+def test_two_ranks_with_batch_b_end_where_one_rank_with_batch_2b_ends(tmp_path):
+    # SGD without clipping: the update is linear in the gradient, so a wrongly scaled average shows
+    # (Adam would normalise it away).
+    common = [*GPT, "train.max_steps=12", "train.grad_accum=2", "optim.name=sgd", "optim.lr=0.5",
+              "optim.momentum=0.9", "optim.grad_clip=0"]
+    two = run(torchrun_command(2, *common, f"run.dir={tmp_path / 'two'}", "train.batch_size=4"))
+    one = run(train_command(*common, f"run.dir={tmp_path / 'one'}", "train.batch_size=8"))
+    assert two.returncode == 0 and one.returncode == 0, two.stderr + one.stderr
+    two_model, one_model = final_state(tmp_path / "two")["model"], final_state(tmp_path / "one")["model"]
+    for name, tensor in one_model.items():
+        torch.testing.assert_close(two_model[name], tensor, rtol=1e-4, atol=1e-6, msg=name)
+    assert summary(tmp_path / "two")["world_size"] == 2
+
+
+def test_a_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tmp_path):
+    args = [*GPT, "train.max_steps=90", "snapshot.every=25", "model.dropout=0.1"]
+    reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'reference'}"))
+    assert reference.returncode == 0, reference.stderr
+
+    agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
+    wait_for_step(tmp_path / "killed", 40, agent)
+    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    stderr = finish(agent)
+    assert agent.returncode == 0, stderr
+    assert "resuming from" in stderr and "step-00000025.pt" in stderr
+    assert summary(tmp_path / "killed")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
+    steps = [r["step"] for r in metrics(tmp_path / "killed")]
+    assert steps == list(range(1, 91)), "metrics of redone steps must not be duplicated"
+
+
+@pytest.mark.parametrize(("variables", "stop_signal"), [(slurm_variables, signal.SIGUSR1),
+                                                        (pals_variables, signal.SIGTERM)])
+def test_a_signal_stops_every_rank_with_a_snapshot_and_the_rerun_matches_an_uninterrupted_run(
+    tmp_path, variables, stop_signal
+):
+    args = [*GPT, "train.max_steps=90", "snapshot.every=1000"]
+    ranks = spmd(2, variables, [*args, f"run.dir={tmp_path / 'stopped'}"])
+    wait_for_step(tmp_path / "stopped", 20, ranks[0])
+    ranks[0].send_signal(stop_signal)  # one rank is enough: the flag travels with the step statistics
+    outputs = [finish(rank) for rank in ranks]
+    assert [rank.returncode for rank in ranks] == [75, 75], outputs
+    stopped = summary(tmp_path / "stopped")
+    assert stopped["status"] == "preempted" and stopped["signal"] == stop_signal.name
+    assert 20 <= stopped["step"] < 90
+    assert (tmp_path / "stopped" / "snapshots" / f"step-{stopped['step']:08d}.pt").exists()
+
+    resumed = [finish(rank) for rank in spmd(2, variables, [*args, f"run.dir={tmp_path / 'stopped'}"])]
+    assert "resuming from" in resumed[0]
+    # The same launcher for the reference: torchrun would also set OMP_NUM_THREADS=1, and another
+    # thread count sums in another order.
+    reference = [finish(rank) for rank in spmd(2, variables, [*args, f"run.dir={tmp_path / 'reference'}"])]
+    assert summary(tmp_path / "reference")["status"] == "completed", reference[0]
+    assert summary(tmp_path / "stopped")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
+    assert summary(tmp_path / "stopped")["status"] == "completed"
+
+
+def test_sigterm_to_torchrun_reaches_the_workers_which_snapshot_before_exiting(tmp_path):
+    agent = start(torchrun_command(2, *GPT, "train.epochs=3", "snapshot.every=1000", f"run.dir={tmp_path}"))
+    wait_for_step(tmp_path, 15, agent)
+    agent.send_signal(signal.SIGTERM)
+    finish(agent)
+    stopped = summary(tmp_path)
+    assert stopped["status"] == "preempted" and stopped["signal"] == "SIGTERM"
+    assert (tmp_path / "snapshots" / f"step-{stopped['step']:08d}.pt").exists()
+
+
+def test_resuming_on_another_world_size_says_what_changes_and_finishes(tmp_path):
+    first = run(torchrun_command(2, *GPT, "train.max_steps=10", f"run.dir={tmp_path}"))
+    assert first.returncode == 0, first.stderr
+    second = run(train_command(*GPT, "train.max_steps=20", f"run.dir={tmp_path}"))
+    assert second.returncode == 0, second.stderr
+    assert "written with world size 2 on world size 1: samples per step change from 32 to 16" in second.stderr
+    assert summary(tmp_path)["step"] == 20
+
+
+def test_a_damaged_newest_snapshot_is_skipped_for_the_previous_one(tmp_path):
+    first = run(train_command(*GPT, "train.max_steps=20", "snapshot.every=10", f"run.dir={tmp_path}"))
+    assert first.returncode == 0, first.stderr
+    newest = tmp_path / "snapshots" / "step-00000020.pt"
+    newest.write_bytes(newest.read_bytes()[:1000])
+    second = run(train_command(*GPT, "train.max_steps=25", "snapshot.every=10", f"run.dir={tmp_path}"))
+    assert second.returncode == 0, second.stderr
+    assert "step-00000020.pt is unusable" in second.stderr
+    assert "resuming from" in second.stderr and "step-00000010.pt at step 10" in second.stderr
+
+
+def test_a_rank_that_never_arrives_fails_the_rendezvous_with_exit_3_instead_of_hanging(tmp_path):
+    env = clean_env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
+    started = time.monotonic()
+    result = run(train_command(*GPT, "dist.timeout_s=3", f"run.dir={tmp_path}"), env=env, timeout=60)
+    assert result.returncode == 3, result.stderr
+    assert "rank 0 of 2 could not join the process group at 127.0.0.1:" in result.stderr
+    assert "one launcher per node" in result.stderr and "Traceback" not in result.stderr
+    assert time.monotonic() - started < 30
+
+
+def test_a_users_own_workload_trains_from_an_import_path(tmp_path):
+    result = run(torchrun_command(2, "workload.name=tests.data.user_workload:build", "train.epochs=3",
+                                  "optim.lr=0.01", "run.log_every=1", f"run.dir={tmp_path}"))
+    assert result.returncode == 0, result.stderr
+    records = metrics(tmp_path)
+    assert len(records) == 3 * 512 // 32
+    assert records[-1]["loss"] < records[0]["loss"]
+
+
+def test_the_regression_workload_runs_the_tutorials_setup(tmp_path):
+    result = run(torchrun_command(2, "--config", "regression", "train.epochs=2", f"run.dir={tmp_path}"))
+    assert result.returncode == 0, result.stderr
+    assert summary(tmp_path)["step"] == 2 * 2048 // 64

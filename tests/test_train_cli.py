@@ -1,0 +1,56 @@
+"""Bad input to `python -m app.train`: one line naming the key or variable, a working example, exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.launch import clean_env, run, train_command
+
+BAD_INPUTS = [
+    # (arguments, extra environment, text the one line must contain)
+    (["train.batchsize=8"], {}, "unknown config key 'train.batchsize'; did you mean train.batch_size?"),
+    (["train.batch_size=eight"], {}, "train.batch_size='eight' is not an integer; example: train.batch_size=32"),
+    (["train.batch_size=0"], {}, "train.batch_size=0 must be at least 1; example: train.batch_size=32"),
+    (["optim.lr=-0.1"], {}, "optim.lr=-0.1 must be positive; example: optim.lr=0.001"),
+    (["optim.name=adam"], {}, "optim.name='adam' is not one of adamw, sgd; example: optim.name=adamw"),
+    (["run.breakdown=maybe"], {}, "run.breakdown='maybe' is not a boolean; example: run.breakdown=true"),
+    (["--config", "/nonexistent/run.yaml"], {}, "config file '/nonexistent/run.yaml' does not exist"),
+    (["--config", "nosuchname"], {}, "--config 'nosuchname' is neither a file nor a shipped config"),
+    (["lr"], {}, "argument 'lr' is not key=value; example: train.batch_size=32"),
+    (["workload.name=nosuchpkg.task:build"], {}, "cannot import 'nosuchpkg.task'"),
+    (["model.n_embd=100", "model.n_head=3"], {}, "model.n_embd=100 is not divisible by model.n_head=3"),
+    (["data.tokens_file=/nonexistent.bin"], {}, "data.tokens_file='/nonexistent.bin' cannot be read"),
+    (["run.dir=/proc/forbidden"], {}, "run.dir='/proc/forbidden' is not writable"),
+    ([], {"RANK": "0"}, "torchrun: WORLD_SIZE is not set; example: WORLD_SIZE=2"),
+    ([], {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
+    ([], {"RANK": "3", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "rank 3 is not below world size 2"),
+    ([], {"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "x"}, "SLURM_STEP_NUM_TASKS='x' is not an integer"),
+    ([], {"PMI_RANK": "0", "PMI_SIZE": "2", "PMI_LOCAL_RANK": "0"}, "neither MASTER_ADDR nor PBS_NODEFILE is set"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"), BAD_INPUTS, ids=[" ".join(a) or ",".join(e) for a, e, _ in BAD_INPUTS]
+)
+def test_bad_input_gives_one_line_with_the_fix_and_exit_code_2(tmp_path, args, env, expected):
+    # (/proc refuses file creation even to root, so the unwritable-directory case holds in CI too.)
+    result = run(train_command(f"run.dir={tmp_path / 'run'}", *args), env=clean_env(**env), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error_lines) == 1, result.stderr
+    assert expected in error_lines[0]
+
+
+def test_a_malformed_yaml_file_is_reported_with_its_line(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("train:\n  batch_size: 8\n   epochs: [\n")
+    result = run(train_command("--config", str(config)), timeout=60)
+    assert result.returncode == 2
+    assert f"config file '{config}' is not valid YAML at line" in result.stderr
+
+
+def test_help_lists_the_keys():
+    result = run(train_command("--help"), timeout=60)
+    assert result.returncode == 0
+    assert "snapshot.every = 100" in result.stdout

@@ -1,0 +1,57 @@
+"""Config precedence and typing (the loader itself; the trainer's CLI cases are in test_train_cli.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.config import Config
+from app.errors import UsageError
+from app.typedconfig import describe, load_config
+
+
+def test_command_line_beats_yaml_beats_defaults(tmp_path):
+    file = tmp_path / "c.yaml"
+    file.write_text("train: {batch_size: 8, epochs: 3}\noptim: {lr: 0.01}\n")
+    config = load_config(Config, str(file), ["train.batch_size=4"])
+    assert config.train.batch_size == 4  # command line
+    assert config.train.epochs == 3  # YAML
+    assert config.train.grad_accum == 1  # default
+    assert config.optim.lr == 0.01
+
+
+@pytest.mark.parametrize(
+    ("override", "key", "value"),
+    [
+        ("run.breakdown=yes", ("run", "breakdown"), True),
+        ("run.breakdown=false", ("run", "breakdown"), False),
+        ("optim.lr=3e-4", ("optim", "lr"), 3e-4),
+        ("data.tokens=1_000", ("data", "tokens"), 1000),
+        ("optim.name=sgd", ("optim", "name"), "sgd"),
+    ],
+)
+def test_command_line_values_are_parsed_by_the_field_type(override, key, value):
+    config = load_config(Config, None, [override])
+    assert getattr(getattr(config, key[0]), key[1]) == value
+
+
+def test_yaml_integers_are_accepted_for_floats_but_strings_are_not(tmp_path):
+    file = tmp_path / "c.yaml"
+    file.write_text("optim: {lr: 1}\n")
+    assert load_config(Config, str(file), []).optim.lr == 1.0
+    file.write_text("optim: {lr: 'fast'}\n")
+    with pytest.raises(UsageError, match=r"optim.lr='fast' is not a number; example: optim.lr=0.001"):
+        load_config(Config, str(file), [])
+
+
+def test_a_yaml_section_given_as_a_value_is_rejected(tmp_path):
+    file = tmp_path / "c.yaml"
+    file.write_text("train: 5\n")
+    with pytest.raises(UsageError, match="train must be a section"):
+        load_config(Config, str(file), [])
+
+
+def test_help_lists_every_key_with_its_default_and_documentation():
+    lines = "\n".join(describe(Config))
+    assert "train.batch_size = 16" in lines
+    assert "Samples per rank per micro-batch" in lines
+    assert "snapshot.keep = 3" in lines
