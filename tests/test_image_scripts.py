@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from tests.fixtures.apptainer import missing_tool
 
 REPO = Path(__file__).resolve().parents[1]
