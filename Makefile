@@ -16,6 +16,7 @@ CONFIG ?= demo
 ARGS ?=
 
 PY      := $(VENV)/bin/python
+# nox --no-venv runs `pytest`, `ruff` from PATH: the .venv's must come first (see test/lint/bench)
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
 .PHONY: help
@@ -40,15 +41,15 @@ system-deps: ## As root on Debian: install the system tools the tests use (shell
 
 .PHONY: test
 test: $(STAMP) system-deps ## Run the whole test suite
-	$(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
 
 .PHONY: lint
 lint: $(STAMP) ## ruff on Python, shellcheck on every shell script
-	$(VENV)/bin/nox --no-venv -s lint
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s lint
 
 .PHONY: bench
 bench: $(STAMP) ## Run the benchmarks and rewrite BENCHMARKS.md
-	$(VENV)/bin/nox --no-venv -s bench -- $(ARGS)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s bench -- $(ARGS)
 
 .PHONY: clean
 clean: ## Remove the virtual environment, nox environments and run directories
@@ -74,9 +75,6 @@ APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env containers/runtime.env \
                  $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh pyproject.toml \
                  $(wildcard app/*.py app/*/*.py app/configs/*.yaml)
-# %test runs `python -m app.check --node-only`; until app.check is merged into this branch, build
-# without %test rather than fail. Delete this line once app/check exists on main.
-IMAGE_TEST_FLAG = $(if $(wildcard app/check.py app/check/__main__.py),,--notest)
 
 # Per-image values (target-specific) feed the one recipe below, build_image.
 image:       FLAVOUR     = $(ARCH)
@@ -94,7 +92,7 @@ define build_image
 	$(PY) -m app.image render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS)
 	bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
 	$(APPTAINER) build --force --fakeroot --arch $(DOCKER_ARCH) --build-arg-file $(ARGS_FILE) \
-	    --mksquashfs-args "$(SQUASHFS_ARGS)" $(IMAGE_TEST_FLAG) $(APPTAINER_BUILD_FLAGS) $(SIF).tmp containers/app.def
+	    --mksquashfs-args "$(SQUASHFS_ARGS)" $(APPTAINER_BUILD_FLAGS) $(SIF).tmp containers/app.def
 	mv $(SIF).tmp $(SIF)
 	@echo "built $(SIF): apptainer inspect --labels $(SIF)"
 endef

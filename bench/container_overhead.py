@@ -100,7 +100,9 @@ def render_section(command: str, training: dict[str, list[float]], startup: dict
                               text=True).stdout.strip()
     rows = "\n".join(f"| {name} | {statistics.median(values):.2f} s | {min(values):.2f} s | {max(values):.2f} s |"
                      for name, values in startup.items())
-    runs = ", ".join(f"{n:.0f}/{c:.0f}" for n, c in zip(training["native"], training["container"], strict=True))
+    pairs = list(zip(training["native"], training["container"], strict=True))
+    runs = ", ".join(f"{n:.0f}/{c:.0f}" for n, c in pairs)
+    ratios = [c / n for n, c in pairs]
     return f"""{SECTION_START}
 ## Container overhead (smoke image, CPU)
 
@@ -115,7 +117,9 @@ interleaved runs.
 |---|---|---|---|
 | training throughput (samples/s) | {native:.0f} | {container:.0f} | {container / native:.3f} |
 
-Per run, native/container samples/s: {runs}.
+Per run, native/container samples/s: {runs}. Paired ratio (each container run over the native run
+just before it): median {statistics.median(ratios):.3f}, range {min(ratios):.3f}-{max(ratios):.3f}. The spread
+between runs is load from other work on this shared machine; a ratio within it is no measurable overhead.
 
 | start-up | median | min | max |
 |---|---|---|---|

@@ -89,6 +89,8 @@ VIOLATIONS = [
      "AWS_OFI_NCCL_SHA256='5872600c"),
     ("scripts/build-nccl-tests.sh", "tar -xzf", 'curl -LO "$url"\ntar -xzf', "x86_64",
      "build-nccl-tests.sh:16 downloads without a checksum"),
+    ("scripts/build-nccl-tests.sh", '"$NCCL_TESTS_SHA256"', '"$(curl -sL "$url.sha256")"', "x86_64",
+     "build-nccl-tests.sh:14: fetch_verified without a *_SHA256 build argument"),
     ("app.def", "    app.pin.nccl-tests {{ NCCL_TESTS_VERSION }}\n", "", "x86_64",
      "{{ NCCL_TESTS_VERSION }} is used but has no label"),
     ("app.def", "    org.opencontainers.image.revision {{ GIT_REVISION }}\n", "", "x86_64",

@@ -89,7 +89,10 @@ class Parsed:
 
 def parse_with_spython(rendered: str, definition: Definition) -> Parsed:
     """Parse with spython's SingularityParser; localimage headers are swapped for docker to parse."""
-    from spython.main.parse.parsers import SingularityParser  # optional dependency: app[image]
+    try:
+        from spython.main.parse.parsers import SingularityParser
+    except ModuleNotFoundError:
+        raise UsageError("spython is not installed; install the image tools: pip install -e '.[image]'") from None
 
     text = rendered
     bootstrap = definition.header.get("bootstrap", "")
