@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import platform
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from typing import Any
 
 import torch
 
-LABELS_FILE = Path("/.singularity.d/labels.json")
+from app.provenance import image_provenance
 
 
 def versions() -> dict[str, Any]:
@@ -25,14 +24,6 @@ def versions() -> dict[str, Any]:
         info["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
         info["gpu"] = torch.cuda.get_device_name()
     return info
-
-
-def image_labels(labels_file: Path = LABELS_FILE) -> dict[str, str] | None:
-    """The Apptainer image's labels (versions, base digest, git revision) when running inside one."""
-    try:
-        return json.loads(labels_file.read_text())
-    except (OSError, ValueError):
-        return None
 
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -60,5 +51,5 @@ def build_manifest(config: dict[str, Any], hostnames: list[str], launcher: str, 
         "launcher": launcher,
         "backend": backend,
         "git_revision": git_revision(),
-        "image_labels": image_labels(),
+        "image": image_provenance(),
     }

@@ -1,0 +1,27 @@
+"""Run every benchmark side by side and rewrite its section of BENCHMARKS.md.
+
+    python -m bench [--quick]          # what `nox -s bench` / `make bench` run
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bench import check_allreduce, container_overhead, trainer_throughput
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run, noisier figures)")
+    args = parser.parse_args(argv)
+    repeats = ["--repeats", "2" if args.quick else "5"]
+    markdown = ["--markdown", "BENCHMARKS.md"]
+    status = trainer_throughput.main([*repeats, *markdown])
+    status |= check_allreduce.main([*repeats, *markdown])
+    status |= container_overhead.main(markdown)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
