@@ -88,7 +88,8 @@ class ClusterEnvironment:
 
     @staticmethod
     def detect(env: Mapping[str, str]) -> bool:
-        raise NotImplementedError
+        """True when this launcher started the process; each subclass says how it knows."""
+        return False
 
     def rank(self) -> int:
         return 0
