@@ -11,8 +11,10 @@ import gc
 import logging
 import os
 import socket
+import sys
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import NoReturn
 
 import torch
 import torch.distributed as dist
@@ -150,3 +152,18 @@ def shutdown() -> None:
     gc.collect()
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
+
+
+def end_process(code: int) -> NoReturn:
+    """Exit with `code` once the work is saved, skipping interpreter and C++ static teardown.
+
+    After `shutdown()` gloo/NCCL still leave C++ state behind (transport threads, futures holding
+    Python callbacks) that teardown at exit destroys in an order it was not written for: on 2 busy
+    CPUs about 1 run in 25 ended "terminate called without an active exception" (SIGABRT, no Python
+    frame) after a successful run, and torchrun then reports the whole job as failed. Everything
+    that matters (snapshots, metrics, summary) is already fsynced or closed when this is called.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    os._exit(code)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from pathlib import Path
+from typing import NoReturn
 
 from app import exitcodes
 from app.cluster import detect_environment
 from app.config import Config
-from app.distributed import hostname, init_distributed, shutdown
+from app.distributed import end_process, hostname, init_distributed, shutdown
 from app.errors import UsageError, exits_cleanly
 from app.logs import setup_logging
 from app.typedconfig import describe, load_config
@@ -87,5 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     return exitcodes.PREEMPTED if result.status == "preempted" else exitcodes.OK
 
 
+def command() -> NoReturn:
+    """`python -m app.train` and the `app-train` script: run, then end the process with main's code."""
+    end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

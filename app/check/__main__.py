@@ -1,7 +1,6 @@
 """`python -m app.check`: see app/check/cli.py."""
 
 import os
-import sys
 
 # c10d logs every store/socket timeout with a C++ backtrace, which would bury the report that says
 # what timed out and where. Read when libtorch loads, so set before the first torch import; a user's
@@ -9,5 +8,6 @@ import sys
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")
 
 from app.check.cli import main
+from app.distributed import end_process
 
-sys.exit(main())
+end_process(main())
