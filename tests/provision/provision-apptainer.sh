@@ -16,22 +16,13 @@ work=${APPTAINER_INSTALL_WORK:-/tmp/apptainer-install}
 glibc_dir=/opt/apptainer-glibc
 suite=${APPTAINER_SUITE:-sid}
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck source=tests/provision/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     echo "provision-apptainer: not root on Debian; Apptainer tests will skip (or fail under CI=true)" >&2
     exit 0
 fi
-
-# Retry apt while another process holds the dpkg lock (several jobs share these machines).
-apt_get() {
-    local try
-    for try in 1 2 3 4 5 6; do
-        apt-get -o DPkg::Lock::Timeout=60 "$@" && return 0
-        echo "provision-apptainer: apt-get $1 failed (try $try), retrying" >&2
-        sleep 5
-    done
-    return 1
-}
 
 debian_mirror() {
     { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | tr ' ' '\n'
@@ -78,15 +69,7 @@ install_apptainer() {
 # unpacking: ~3 s per exec instead of ~17 s), debootstrap (the smoke image's base).
 want=(patchelf squashfs-tools uidmap containernetworking-plugins ca-certificates e2fsprogs
     squashfuse fuse3 debootstrap)
-missing=()
-for deb in "${want[@]}"; do
-    dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
-done
-if ((${#missing[@]})); then
-    echo "provision-apptainer: apt-get install ${missing[*]}" >&2
-    apt_get update -qq
-    apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing provision-apptainer "${want[@]}"
 
 if ! apptainer version >/dev/null 2>&1; then
     echo "provision-apptainer: installing Apptainer from Debian $suite (repacked for bookworm's glibc)" >&2

@@ -7,21 +7,13 @@
 #   - user ddpuser: jobs run as a non-root user, because Apptainer refuses most work as root
 #     (the images' provisioning creates the same user; `id` keeps this idempotent)
 set -euo pipefail
+# shellcheck source=tests/provision/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 want_debs=(slurmd slurmctld slurm-client munge iproute2)
 job_user=${DDP_TEST_USER:-ddpuser}
 
-missing=()
-for deb in "${want_debs[@]}"; do
-    dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
-done
-if ((${#missing[@]})); then
-    echo "provision-slurm: apt-get install ${missing[*]}" >&2
-    apt-get update -qq
-    # DPkg::Lock::Timeout: other jobs on a shared machine may hold the dpkg lock for a moment.
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-        --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing provision-slurm "${want_debs[@]}"
 
 if ! id "$job_user" >/dev/null 2>&1; then
     echo "provision-slurm: useradd $job_user" >&2

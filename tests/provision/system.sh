@@ -12,15 +12,9 @@ if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     exit 0
 fi
 
-missing=()
-for deb in "${want_debs[@]}"; do
-    dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
-done
-if ((${#missing[@]})); then
-    echo "provision: apt-get install ${missing[*]}" >&2
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# shellcheck source=tests/provision/lib.sh
+source "$here/lib.sh"
+install_missing provision "${want_debs[@]}"
 
 # Further provisioning steps (Apptainer, the Slurm test cluster) live beside this file.
 for step in "$here"/provision-*.sh; do
