@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 import torch
@@ -40,11 +41,12 @@ class EpochPlan:
     grad_accum: int
     start_offset: int = 0
 
-    @property
+    # Cached: read several times per step, and the plan never changes (frozen).
+    @cached_property
     def samples_per_step(self) -> int:
         return self.world_size * self.batch_size * self.grad_accum
 
-    @property
+    @cached_property
     def num_steps(self) -> int:
         remaining = self.num_samples - self.start_offset
         # Fewer samples than micro-batch slots cannot give every rank a sample: those are left out.

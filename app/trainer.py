@@ -121,6 +121,8 @@ class Trainer:
         sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
         self.watch = Stopwatch(sync)
         self.last_loss = float("nan")
+        # 0.0 and 1.0 made once: a new tensor per step is measurable on latency-bound steps.
+        self._flag_values = (torch.zeros((), device=self.device), torch.ones((), device=self.device))
         self.last_snapshot_step = start.step if checkpointer.snapshots() else -1
 
     # -- the loop ---------------------------------------------------------------------------------
@@ -185,7 +187,7 @@ class Trainer:
 
     @property
     def _stop_flag(self) -> torch.Tensor:
-        return torch.tensor(float(self.stop.requested), device=self.device)
+        return self._flag_values[self.stop.requested]
 
     def _reseed(self, seed: int) -> None:
         # The generators themselves: torch.manual_seed also visits every backend, 100x slower.
@@ -204,7 +206,7 @@ class Trainer:
         data_s = self.watch.lap()
 
         global_samples = plan.global_samples(index)
-        loss_sum = torch.zeros((), device=self.device)
+        loss_sum: torch.Tensor | None = None
         for i, (inputs, targets) in enumerate(micro_batches):
             inputs = inputs.to(self.device, non_blocking=True)
             targets = targets.to(self.device, non_blocking=True)
@@ -213,7 +215,8 @@ class Trainer:
             with self.model.no_sync() if not last else contextlib.nullcontext():  # type: ignore[operator]
                 with self._autocast():
                     loss = self.loss_fn(self.model(inputs), targets)
-                loss_sum += loss.detach().float() * len(inputs)
+                part = loss.detach().float() * len(inputs)
+                loss_sum = part if loss_sum is None else loss_sum + part
                 if last:  # summed across ranks together with this backward's gradients
                     self.step_stats.submit(torch.stack([loss_sum, self._stop_flag]))
                 self.scaler.scale(loss * weight).backward()
