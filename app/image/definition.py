@@ -12,7 +12,6 @@ rendered text, with two known limits we work around here rather than trust blind
 
 from __future__ import annotations
 
-import logging
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -90,6 +89,7 @@ class Parsed:
 def parse_with_spython(rendered: str, definition: Definition) -> Parsed:
     """Parse with spython's SingularityParser; localimage headers are swapped for docker to parse."""
     try:
+        from spython.logger.message import ERROR, bot
         from spython.main.parse.parsers import SingularityParser
     except ModuleNotFoundError:
         raise UsageError("spython is not installed; install the image tools: pip install -e '.[image]'") from None
@@ -99,7 +99,9 @@ def parse_with_spython(rendered: str, definition: Definition) -> Parsed:
     if bootstrap != "docker":
         # spython parses only docker bootstraps; the body is what we want it to read.
         text = re.sub(r"(?im)^Bootstrap:.*$", "Bootstrap: docker", text, count=1)
-    logging.getLogger("spython").setLevel(logging.ERROR)
+    # spython prints through its own logger, not `logging`: its warnings about our (valid) multi-line
+    # %runscript would land in the user's terminal. Errors still show.
+    bot.level = min(bot.level, ERROR)
     with tempfile.NamedTemporaryFile("w", suffix=".def", delete=False) as handle:
         handle.write(text)
         path = Path(handle.name)
