@@ -147,8 +147,8 @@ def hostname() -> str:
 
 
 def shutdown() -> None:
-    """Destroy the process group. Callers drop their DDP model first: a live DDP reducer at exit can
-    abort the process ("terminate called without an active exception")."""
+    """Destroy the process group. Callers drop their DDP model first, so no reducer still holds the
+    group; entry points then leave through `end_process` (teardown at exit can still abort)."""
     gc.collect()
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
