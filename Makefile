@@ -10,12 +10,14 @@ VENV ?= .venv
 TORCH_VERSION ?= 2.13.0
 # Ranks for `make demo`
 NPROC ?= 2
-# Trainer config for `make demo`: a YAML file, or the name of one in app/configs
+# Trainer config for `make demo`: a YAML file, or the name of one in app/train/configs
 CONFIG ?= demo
 # Extra arguments: key=value overrides for demo, pytest arguments for test
 ARGS ?=
 
 PY      := $(VENV)/bin/python
+# The build-time image tooling lives beside the definitions it reads, outside the runtime package
+IMAGETOOL := PYTHONPATH=containers $(PY) -m imagetool
 # nox --no-venv runs `pytest`, `ruff` from PATH: the .venv's must come first (see test/lint/bench)
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
@@ -74,7 +76,7 @@ APPTAINER_BUILD_FLAGS ?=
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env containers/runtime.env \
                  $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh pyproject.toml \
-                 $(wildcard app/*.py app/*/*.py app/configs/*.yaml)
+                 $(shell find app -name "*.py" -o -name "*.yaml")
 
 # Per-image values (target-specific) feed the one recipe below, build_image.
 image:       FLAVOUR     = $(ARCH)
@@ -87,9 +89,9 @@ SMOKE_ROOTFS = $(IMAGE_DIR)/smoke-rootfs
 
 # lint -> host checks -> build arguments -> wheelhouse -> apptainer build
 define build_image
-	$(PY) -m app.image lint --arch $(FLAVOUR) $(IMAGE_SETS)
+	$(IMAGETOOL) lint --arch $(FLAVOUR) $(IMAGE_SETS)
 	APPTAINER=$(APPTAINER) bash containers/check-build-host.sh $(BUILD_ARCH)
-	$(PY) -m app.image render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS)
+	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS)
 	bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
 	$(APPTAINER) build --force --fakeroot --arch $(DOCKER_ARCH) --build-arg-file $(ARGS_FILE) \
 	    --mksquashfs-args "$(SQUASHFS_ARGS)" $(APPTAINER_BUILD_FLAGS) $(SIF).tmp containers/app.def
@@ -103,7 +105,7 @@ image: $(STAMP) ## Lint and build the CUDA image for ARCH (x86_64|aarch64, defau
 
 .PHONY: image-lint
 image-lint: $(STAMP) ## Render and lint the image definition for ARCH and print its summary
-	$(PY) -m app.image summary --arch $(ARCH)
+	$(IMAGETOOL) summary --arch $(ARCH)
 
 .PHONY: smoke-image
 smoke-image: $(IMAGE_DIR)/smoke.sif ## Build the CPU smoke image CI runs (build/smoke.sif), if its inputs changed

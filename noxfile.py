@@ -34,7 +34,7 @@ def lint(session: nox.Session) -> None:
     """Lint Python with ruff and every shell script with shellcheck."""
     if session.venv_backend != "none":
         session.install("ruff")
-    session.run("ruff", "check", "app", "tests", "bench", "noxfile.py")
+    session.run("ruff", "check", "app", "containers", "tests", "bench", "noxfile.py")
     scripts = [
         os.path.join(root, name)
         for top in SHELL_SCRIPTS

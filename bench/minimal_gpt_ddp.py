@@ -19,8 +19,8 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from app.workloads.gpt import GPT, PRESETS
-from app.workloads.tokens import TokenWindows, synthetic_token_stream
+from app.train.workloads.gpt import GPT, PRESETS
+from app.train.workloads.tokens import TokenWindows, synthetic_token_stream
 
 
 def main(steps: int, batch_size: int, tokens: int, size: str) -> None:

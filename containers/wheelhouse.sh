@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The wheels an image installs offline (%files copies them in; pip inside the build cannot reach PyPI):
 # the app wheel, pyyaml, and for the smoke flavour the CPU torch wheel (from local disk) with its
-# dependencies and numpy. Versions and platform come from `python -m app.image render --all`.
+# dependencies and numpy. Versions and platform come from `python -m imagetool render --all`.
 #   containers/wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]     (PYTHON: one with the app's [image] extra)
 set -euo pipefail
 flavour=${1:?usage: wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]}
 out=${2:?usage: wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]}
 python=${3:-python3}
-args=$("$python" -m app.image render --arch "$flavour" --all)
+here=$(cd "$(dirname "$0")" && pwd)
+args=$(PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
 arg() { sed -n "s/^$1=//p" <<<"$args"; }
 
 rm -rf "$out"

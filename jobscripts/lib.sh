@@ -23,7 +23,7 @@
 #   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
 #   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
 #   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
-#   CONFIG=demo                     trainer config: a file in app/configs or a YAML path
+#   CONFIG=demo                     trainer config: a file in app/train/configs or a YAML path
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
 #   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
@@ -44,7 +44,7 @@ set -euo pipefail
 
 ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
 
-# ddp_die MESSAGE: one line on stderr (cause and remedy), exit 2 (USAGE, as app/exitcodes.py).
+# ddp_die MESSAGE: one line on stderr (cause and remedy), exit 2 (USAGE, as app/common/exitcodes.py).
 ddp_die() {
     printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2
     exit 2

@@ -7,7 +7,7 @@ import os
 
 import torch
 
-from app.checkpoint import Checkpointer
+from app.train.checkpoint import Checkpointer
 
 
 def state(step: int) -> dict:

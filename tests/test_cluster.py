@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.cluster import Pbs, SingleProcess, Slurm, Torchrun, derive_port, detect_environment, parse_hostlist
-from app.errors import UsageError
+from app.common.cluster import Pbs, SingleProcess, Slurm, Torchrun, derive_port, detect_environment, parse_hostlist
+from app.common.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import itertools
 import pytest
 import torch
 
-from app.data import EpochPlan, make_loader
-from app.workloads.regression import RandomRegression
+from app.train.data import EpochPlan, make_loader
+from app.train.workloads.regression import RandomRegression
 
 
 def seen_by_all_ranks(plan: EpochPlan) -> list[int]:

@@ -10,7 +10,7 @@ from tests.launch import REPO, clean_env
 #: Output to buffered (piped) stdout, a log record and an exit code: what end_process must not lose.
 ENDS_WITH_75 = """
 import logging, sys
-from app.distributed import end_process
+from app.common.distributed import end_process
 logging.basicConfig(stream=sys.stderr, level=logging.INFO)
 print("summary line", end="")
 logging.getLogger("t").info("log record")

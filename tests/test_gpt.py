@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from app.config import Config
-from app.errors import UsageError
-from app.typedconfig import load_config
-from app.workloads import build_workload
-from app.workloads.gpt import GPT, PRESETS
-from app.workloads.tokens import SEPARATOR, TokenWindows, load_token_file, synthetic_token_stream
+from app.common.errors import UsageError
+from app.common.typedconfig import load_config
+from app.train.config import Config
+from app.train.workloads import build_workload
+from app.train.workloads.gpt import GPT, PRESETS
+from app.train.workloads.tokens import SEPARATOR, TokenWindows, load_token_file, synthetic_token_stream
 
 
 @pytest.mark.parametrize(("size", "millions"), [("gpt2", 124.5), ("gpt2-medium", 354.9)])

@@ -1,7 +1,8 @@
-"""app.image: build arguments for every flavour, the definition's invariants, the command line, make -n."""
+"""imagetool: build arguments for every flavour, the definition's invariants, the command line, make -n."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -9,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from app.image.buildargs import render_build_args
-from app.image.definition import DefinitionError, placeholders
-from app.image.lint import lint_definition
+from imagetool.buildargs import render_build_args
+from imagetool.definition import DefinitionError, placeholders
+from imagetool.lint import lint_definition
 
 REPO = Path(__file__).resolve().parents[1]
 CONTAINERS = REPO / "containers"
@@ -20,8 +20,9 @@ DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 
 
 def _python_image(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.image", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CONTAINERS), str(REPO)])}
+    return subprocess.run([sys.executable, "-m", "imagetool", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=env)
 
 
 @pytest.mark.parametrize(("arch", "docker_arch", "wheel_platform"), [
@@ -146,7 +147,7 @@ def test_make_dry_run_shows_lint_then_the_aarch64_build_command():
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    lint = next(i for i, line in enumerate(lines) if "-m app.image lint --arch aarch64" in line)
+    lint = next(i for i, line in enumerate(lines) if "-m imagetool lint --arch aarch64" in line)
     check = next(i for i, line in enumerate(lines) if "check-build-host.sh aarch64" in line)
     build = next(i for i, line in enumerate(lines) if line.startswith("apptainer build "))
     assert lint < check < build

@@ -12,8 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from app.image.buildargs import read_env_file
+from imagetool.buildargs import read_env_file
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.config import Config
-from app.errors import UsageError
-from app.typedconfig import describe, load_config
+from app.common.errors import UsageError
+from app.common.typedconfig import describe, load_config
+from app.train.config import Config
 
 
 def test_command_line_beats_yaml_beats_defaults(tmp_path):

@@ -8,6 +8,6 @@ import os
 os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")
 
 from app.check.cli import main
-from app.distributed import end_process
+from app.common.distributed import end_process
 
 end_process(main())

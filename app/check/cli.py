@@ -16,7 +16,7 @@ import sys
 
 from app.check.options import parse_options
 from app.check.runner import run_check
-from app.errors import exits_cleanly
+from app.common.errors import exits_cleanly
 
 
 @exits_cleanly

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import torch.distributed as dist
 
-from app import exitcodes
 from app.check import exchange
+from app.common import exitcodes
 
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 #: Extra time other ranks give rank 0 to print its report before they exit themselves.

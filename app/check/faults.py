@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 KINDS = ("sleep", "corrupt", "version")
 SLEEP_STAGES = ("preflight", "rendezvous", "collectives")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from app import exitcodes
 from app.check.collectives import COLLECTIVES
-from app.errors import UsageError
-from app.typedconfig import describe, load_config
+from app.common import exitcodes
+from app.common.errors import UsageError
+from app.common.typedconfig import describe, load_config
 
 SITES_DIR = Path(__file__).with_name("sites")
 SCOPES = ("intra", "inter", "all")

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from app import exitcodes
+from app.common import exitcodes
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 

@@ -25,7 +25,6 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from app import exitcodes
 from app.check import collectives as coll
 from app.check import exchange, nccl_log, nccl_tests, plot
 from app.check.consistency import check_consistency
@@ -35,9 +34,10 @@ from app.check.node.collect import collect, node_names
 from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckOptions
 from app.check.report import FAIL, OK, BandwidthRow, Check, Report, format_report
-from app.cluster import ClusterEnvironment, detect_environment
-from app.distributed import init_distributed, open_store, shutdown
-from app.errors import RendezvousError, UserFacingError
+from app.common import exitcodes
+from app.common.cluster import ClusterEnvironment, detect_environment
+from app.common.distributed import init_distributed, open_store, shutdown
+from app.common.errors import RendezvousError, UserFacingError
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0

@@ -11,7 +11,7 @@ die() { echo "[${0##*/}] error: $*" >&2; exit 1; }
 need() {
     local var
     for var in "$@"; do
-        [[ -n ${!var:-} ]] || die "build argument $var is empty; render the args with 'python -m app.image render'"
+        [[ -n ${!var:-} ]] || die "build argument $var is empty; render the args with 'python -m imagetool render'"
     done
 }
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 from check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
 
-from app import exitcodes
+from app.common import exitcodes
 
 pytestmark = pytest.mark.slow
 

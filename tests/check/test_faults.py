@@ -1,7 +1,7 @@
 import pytest
 
 from app.check.faults import parse_faults
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 
 def test_faults_apply_only_to_their_rank():

@@ -5,7 +5,7 @@ import pytest
 from check_helpers import REPO, clean_env
 
 from app.check.options import load_site, parse_options, parse_size, parse_threshold
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 
 @pytest.mark.parametrize(("text", "value"), [("4096", 4096), ("32K", 32 << 10), ("2M", 2 << 20), ("1GiB", 1 << 30)])

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from app import exitcodes
 from app.check.report import FAIL, OK, WARN, BandwidthRow, Check, Report, format_report, format_table
+from app.common import exitcodes
 
 
 def test_exit_code_is_that_of_the_earliest_failing_stage():

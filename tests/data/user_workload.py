@@ -6,7 +6,7 @@ Deliberately a plain per-sample dataset (a list of tuples), as users write them.
 import torch
 import torch.nn.functional as F
 
-from app.workloads import Workload
+from app.train.workloads import Workload
 
 
 def build(config):

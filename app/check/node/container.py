@@ -16,7 +16,7 @@ LABELS_FILE = ".singularity.d/labels.json"
 def read_labels(root: str = "/") -> dict[str, str]:
     """The image's labels, {} outside a container or when the file is unreadable.
 
-    (A minimal reader: if `app.provenance` lands with its own, use that one.)
+    (A minimal reader: if `app.common.provenance` lands with its own, use that one.)
     """
     try:
         data = json.loads((Path(root) / LABELS_FILE).read_text())

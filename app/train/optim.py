@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from app.config import OptimConfig
+from app.train.config import OptimConfig
 
 
 def build_optimizer(model: torch.nn.Module, config: OptimConfig, device: torch.device) -> torch.optim.Optimizer:

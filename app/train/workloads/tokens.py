@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 SEPARATOR = 0
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from app.config import Config
-from app.workloads import Workload
+from app.train.config import Config
+from app.train.workloads import Workload
 
 FEATURES = 20
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 #: Base of the port derived from a job id when MASTER_PORT is not set (all ranks derive the same one).
 DERIVED_PORT_BASE = 20000

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from app.atomic import sha256_of, write_atomic, write_text_atomic
+from app.train.atomic import sha256_of, write_atomic, write_text_atomic
 
 log = logging.getLogger(__name__)
 _NAME = re.compile(r"^step-(\d{8,})\.pt$")

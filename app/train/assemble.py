@@ -17,19 +17,19 @@ import torch.distributed as dist
 import yaml
 from torch.nn.parallel import DistributedDataParallel
 
-from app.atomic import write_text_atomic
-from app.checkpoint import Checkpointer
-from app.config import Config
-from app.distributed import DistContext, all_gather_strings, hostname
-from app.errors import UsageError
-from app.manifest import build_manifest
-from app.metrics import JsonLines, Progress, format_rate
-from app.optim import build_optimizer, build_scheduler
-from app.signals import StopFlag
-from app.stats_hook import StepStats
-from app.trainer import Position, Trainer, TrainResult, total_steps_for
-from app.typedconfig import to_dict
-from app.workloads import build_workload
+from app.common.distributed import DistContext, all_gather_strings, hostname
+from app.common.errors import UsageError
+from app.common.signals import StopFlag
+from app.common.typedconfig import to_dict
+from app.train.atomic import write_text_atomic
+from app.train.checkpoint import Checkpointer
+from app.train.config import Config
+from app.train.loop import Position, Trainer, TrainResult, total_steps_for
+from app.train.manifest import build_manifest
+from app.train.metrics import JsonLines, Progress, format_rate
+from app.train.optim import build_optimizer, build_scheduler
+from app.train.stats_hook import StepStats
+from app.train.workloads import build_workload
 
 log = logging.getLogger("app.train")
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import TypeVar
 
-from app import exitcodes
+from app.common import exitcodes
 
 
 class UserFacingError(Exception):

@@ -18,7 +18,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
-from app.errors import UsageError
+from app.common.errors import UsageError
 
 T = TypeVar("T")
 _TRUE = {"true", "yes", "on", "1"}

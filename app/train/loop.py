@@ -5,7 +5,7 @@ One optimizer step = `grad_accum` micro-batches per rank; gradients are all-redu
 (DDP `no_sync` on the others). Each micro-batch loss is weighted by its share of the step's samples,
 so the update equals the global mean whatever the world size (2 ranks x batch b == 1 rank x 2b).
 Per-step statistics (the loss) and the stop flag travel inside the gradient all-reduce
-(`app.stats_hook`) and are read one step later, so the host never waits for the device to report
+(`app.train.stats_hook`) and are read one step later, so the host never waits for the device to report
 them; every rank stops after the same step when any rank is signalled.
 """
 
@@ -20,14 +20,14 @@ from typing import Any
 
 import torch
 
-from app.checkpoint import Checkpointer
-from app.config import Config
-from app.data import EpochPlan, make_loader
-from app.distributed import DistContext
-from app.metrics import Breakdown, JsonLines, Progress, Stopwatch
-from app.signals import StopFlag
-from app.stats_hook import StepStats
-from app.typedconfig import to_dict
+from app.common.distributed import DistContext
+from app.common.signals import StopFlag
+from app.common.typedconfig import to_dict
+from app.train.checkpoint import Checkpointer
+from app.train.config import Config
+from app.train.data import EpochPlan, make_loader
+from app.train.metrics import Breakdown, JsonLines, Progress, Stopwatch
+from app.train.stats_hook import StepStats
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,7 @@
-"""python -m app.image render|lint|summary --arch x86_64|aarch64|smoke
+"""PYTHONPATH=containers python -m imagetool render|lint|summary --arch x86_64|aarch64|smoke
+
+Build-time tooling (`make image`, `make image-lint` run it); it lives beside the definitions it reads
+and is not part of the runtime `app` package.
 
   render   print the --build-arg-file for that flavour (or write it with --out FILE); --all adds the
            arguments the definition does not use (Apptainer rejects those, host-side tools read them)
@@ -13,15 +16,15 @@ import platform
 import sys
 from pathlib import Path
 
-from app import exitcodes
-from app.errors import UsageError, exits_cleanly
-from app.image.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
-from app.image.definition import placeholders
-from app.image.lint import lint_definition
+from app.common import exitcodes
+from app.common.errors import UsageError, exits_cleanly
+from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
+from imagetool.definition import placeholders
+from imagetool.lint import lint_definition
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app.image", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["render", "lint", "summary"])
     parser.add_argument("--arch", default=platform.machine(),

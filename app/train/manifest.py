@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from app.provenance import image_provenance
+from app.common.provenance import image_provenance
 
 
 def versions() -> dict[str, Any]:

@@ -14,9 +14,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from app.errors import UsageError
+from app.common.errors import UsageError
 
-CONTAINERS_DIR = Path(__file__).resolve().parents[2] / "containers"
+CONTAINERS_DIR = Path(__file__).resolve().parents[1]  # the definitions this tool renders and lints
 VERSIONS_FILE = "versions.env"
 _KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _REFERENCE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")

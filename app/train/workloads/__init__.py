@@ -1,6 +1,6 @@
 """Workloads: a model, a dataset and a loss. Built-in: `gpt`, `regression`; or a user's `pkg.module:build`.
 
-A user's `build(config)` receives the resolved `app.config.Config` and returns a `Workload` (or a
+A user's `build(config)` receives the resolved `app.train.config.Config` and returns a `Workload` (or a
 `(model, dataset, loss_fn)` tuple). The dataset yields `(inputs, targets)`: either per sample
 (map-style, collated for you) or, faster, a whole batch from `get_batch(indices)`. The trainer calls
 `loss_fn(model(inputs), targets)`.
@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
-from app.config import Config
-from app.errors import UsageError
+from app.common.errors import UsageError
+from app.train.config import Config
 
 
 @dataclass
@@ -33,11 +33,11 @@ class Workload:
 def build_workload(config: Config) -> Workload:
     name = config.workload.name
     if name == "gpt":
-        from app.workloads.gpt import build_gpt
+        from app.train.workloads.gpt import build_gpt
 
         return build_gpt(config)
     if name == "regression":
-        from app.workloads.regression import build_regression
+        from app.train.workloads.regression import build_regression
 
         return build_regression(config)
     return _build_plugin(name, config)
@@ -61,7 +61,7 @@ def _build_plugin(spec: str, config: Config) -> Workload:
     if not isinstance(result, Workload) or not isinstance(result.model, torch.nn.Module):
         raise UsageError(
             f"workload.name={spec!r}: {function_name}() returned {type(result).__name__}; it must return "
-            "app.workloads.Workload(model, dataset, loss_fn) or a (model, dataset, loss_fn) tuple"
+            "app.train.workloads.Workload(model, dataset, loss_fn) or a (model, dataset, loss_fn) tuple"
         )
     if len(result.dataset) == 0:
         raise UsageError(f"workload.name={spec!r}: the dataset is empty")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.image.definition import Definition, DefinitionError, parse_with_spython, substitute
+from imagetool.definition import Definition, DefinitionError, parse_with_spython, substitute
 
 REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
 REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.image.created",

@@ -18,13 +18,13 @@ import os
 from pathlib import Path
 from typing import NoReturn
 
-from app import exitcodes
-from app.cluster import detect_environment
-from app.config import Config
-from app.distributed import end_process, hostname, init_distributed, shutdown
-from app.errors import UsageError, exits_cleanly
-from app.logs import setup_logging
-from app.typedconfig import describe, load_config
+from app.common import exitcodes
+from app.common.cluster import detect_environment
+from app.common.distributed import end_process, hostname, init_distributed, shutdown
+from app.common.errors import UsageError, exits_cleanly
+from app.common.logs import setup_logging
+from app.common.typedconfig import describe, load_config
+from app.train.config import Config
 
 log = logging.getLogger("app.train")
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -44,7 +44,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def resolve_config_path(name: str | None) -> str | None:
-    """A path as given, or a bare name of a config shipped in app/configs."""
+    """A path as given, or a bare name of a config shipped in app/train/configs."""
     if name is None or os.path.exists(name) or "/" in name or name.endswith((".yaml", ".yml")):
         return name
     shipped = CONFIG_DIR / f"{name}.yaml"
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"
     check_writable(run_dir, "run.dir")
     check_writable(snapshot_dir, "snapshot.dir")
-    from app.run import run_training  # the heavy imports wait until the input is known to be valid
+    from app.train.assemble import run_training  # the heavy imports wait until the input is known to be valid
 
     ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s)
     try:
@@ -91,6 +91,3 @@ def command() -> NoReturn:
     """`python -m app.train` and the `app-train` script: run, then end the process with main's code."""
     end_process(main())
 
-
-if __name__ == "__main__":
-    command()

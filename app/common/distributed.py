@@ -19,8 +19,8 @@ from typing import NoReturn
 import torch
 import torch.distributed as dist
 
-from app.cluster import ClusterEnvironment, Torchrun
-from app.errors import RendezvousError, UsageError
+from app.common.cluster import ClusterEnvironment, Torchrun
+from app.common.errors import RendezvousError, UsageError
 
 log = logging.getLogger(__name__)
 

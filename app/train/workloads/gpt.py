@@ -14,10 +14,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from app.config import Config
-from app.errors import UsageError
-from app.workloads import Workload
-from app.workloads.tokens import TokenWindows, load_token_file, synthetic_token_stream
+from app.common.errors import UsageError
+from app.train.config import Config
+from app.train.workloads import Workload
+from app.train.workloads.tokens import TokenWindows, load_token_file, synthetic_token_stream
 
 
 @dataclass(frozen=True)
