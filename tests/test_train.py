@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -175,6 +176,18 @@ def test_resuming_on_another_world_size_says_what_changes_and_finishes(tmp_path)
     assert second.returncode == 0, second.stderr
     assert "written with world size 2 on world size 1: samples per step change from 32 to 16" in second.stderr
     assert summary(tmp_path)["step"] == 20
+
+
+def test_a_snapshot_written_by_the_first_release_resumes_bit_identical(tmp_path):
+    """tests/data/snapshots/format1: written by the code before the trainer became app/train (commit
+    0526975, `--config regression train.max_steps=5`); snapshots users already have must keep loading."""
+    shutil.copytree(REPO / "tests" / "data" / "snapshots" / "format1", tmp_path / "resumed" / "snapshots")
+    resumed = run(train_command("--config", "regression", "train.max_steps=12", f"run.dir={tmp_path / 'resumed'}"))
+    assert resumed.returncode == 0, resumed.stderr
+    assert "step-00000005.pt at step 5" in resumed.stderr
+    reference = run(train_command("--config", "regression", "train.max_steps=12", f"run.dir={tmp_path / 'ref'}"))
+    assert reference.returncode == 0, reference.stderr
+    assert summary(tmp_path / "resumed")["params_sha256"] == summary(tmp_path / "ref")["params_sha256"]
 
 
 def test_a_damaged_newest_snapshot_is_skipped_for_the_previous_one(tmp_path):

@@ -121,7 +121,7 @@ def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memo
         num_workers=workers,
         pin_memory=pin_memory,
         persistent_workers=False,
-        prefetch_factor=4 if workers > 0 else None,
+        prefetch_factor=4,
     )
 
 

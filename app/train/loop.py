@@ -22,23 +22,16 @@ import torch
 
 from app.common.distributed import DistContext
 from app.common.signals import StopFlag
-from app.common.typedconfig import to_dict
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
 from app.train.data import EpochPlan, make_loader
-from app.train.metrics import Breakdown, JsonLines, Progress, Stopwatch
+from app.train.metrics import Breakdown, Stopwatch
+from app.train.outputs import RunOutputs
+from app.train.plan import Position
+from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Position:
-    """Where training stands: optimizer steps done, current epoch, samples of the epoch consumed."""
-
-    step: int = 0
-    epoch: int = 0
-    offset: int = 0
 
 
 @dataclass
@@ -51,6 +44,20 @@ class TrainResult:
     steps_run: int
     signal_name: str | None = None
     breakdown: Breakdown | None = None
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """The knobs the loop reads, taken from the config once."""
+
+    snapshot_every: int
+    grad_clip: float
+    data_workers: int
+    breakdown: bool
+
+    @classmethod
+    def from_config(cls, config: Config) -> LoopSettings:
+        return cls(config.snapshot.every, config.optim.grad_clip, config.data.workers, config.run.breakdown)
 
 
 @dataclass
@@ -68,62 +75,46 @@ def step_seed(seed: int, rank: int, step: int) -> int:
     return (seed * 1_000_003 + rank * 7_919 + step * 104_729) % (2**63)
 
 
-def total_steps_for(config: Config, dataset_size: int, world_size: int, start: Position) -> int:
-    """Optimizer steps of the whole run, counted from `start` with this world size."""
-    train = config.train
-
-    def plan(epoch: int, offset: int) -> EpochPlan:
-        return EpochPlan(dataset_size, config.run.seed, epoch, world_size, train.batch_size, train.grad_accum, offset)
-
-    total = start.step
-    if start.epoch < train.epochs:
-        total += plan(start.epoch, start.offset).num_steps
-        total += (train.epochs - start.epoch - 1) * plan(0, 0).num_steps
-    return min(total, train.max_steps) if train.max_steps else total
-
-
 class Trainer:
+    """Runs optimizer steps on `state` until the plan's last step or a stop signal.
+
+    `model` is the wrapped model that runs forward/backward (DDP, maybe compiled); `state.model` is the
+    module underneath, whose parameters the optimizer steps and the snapshot holds.
+    """
+
     def __init__(
         self,
         *,
-        config: Config,
+        state: TrainingState,
         ctx: DistContext,
         model: torch.nn.Module,
-        raw_model: torch.nn.Module,
-        optimizer: torch.optim.Optimizer,
-        scheduler: torch.optim.lr_scheduler.LRScheduler,
-        scaler: torch.amp.GradScaler,
         dataset: Any,
         loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
         checkpointer: Checkpointer,
         stop: StopFlag,
         step_stats: StepStats,
-        total_steps: int,
-        start: Position,
-        tokens_per_sample: int = 0,
-        metrics: JsonLines | None = None,
-        progress: Progress | None = None,
+        settings: LoopSettings,
+        outputs: RunOutputs | None = None,
     ) -> None:
-        self.config, self.ctx = config, ctx
-        self.model, self.raw_model = model, raw_model
-        self.optimizer, self.scheduler, self.scaler = optimizer, scheduler, scaler
-        self.dataset, self.loss_fn = dataset, loss_fn
-        self.checkpointer, self.stop, self.step_stats = checkpointer, stop, step_stats
-        self.total_steps, self.position = total_steps, start
-        self.tokens_per_sample = tokens_per_sample
-        self.metrics, self.progress = metrics, progress
+        self.state, self.plan, self.ctx, self.settings = state, state.plan, ctx, settings
+        self.model, self.dataset, self.loss_fn = model, dataset, loss_fn
+        self.checkpointer, self.stop, self.step_stats, self.outputs = checkpointer, stop, step_stats, outputs
         self.device = ctx.device
-        precision = config.train.precision
-        if precision == "auto":
-            precision = "bf16" if self.device.type == "cuda" else "fp32"
-        self.autocast_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-        self.breakdown = Breakdown() if config.run.breakdown else None
+        self.breakdown = Breakdown() if settings.breakdown else None
         sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
         self.watch = Stopwatch(sync)
         self.last_loss = float("nan")
         # 0.0 and 1.0 made once: a new tensor per step is measurable on latency-bound steps.
         self._flag_values = (torch.zeros((), device=self.device), torch.ones((), device=self.device))
-        self.last_snapshot_step = start.step if checkpointer.snapshots() else -1
+        self.last_snapshot_step = state.position.step if checkpointer.snapshots() else -1
+
+    @property
+    def position(self) -> Position:
+        return self.state.position
+
+    @position.setter
+    def position(self, value: Position) -> None:
+        self.state.position = value
 
     # -- the loop ---------------------------------------------------------------------------------
 
@@ -131,14 +122,15 @@ class Trainer:
         started, steps_run, samples = time.perf_counter(), 0, 0
         pending: _Pending | None = None
         stopping = False
-        while self.position.step < self.total_steps and not stopping:
+        total_steps = self.plan.total_steps
+        while self.position.step < total_steps and not stopping:
             plan = self._plan()
             if plan.num_steps == 0:  # epoch exhausted (or a remainder too small for one step)
                 self.position = Position(self.position.step, self.position.epoch + 1, 0)
                 continue
-            batches = iter(make_loader(self.dataset, plan, self.ctx.rank, self.config.data.workers, self._pin()))
+            batches = iter(make_loader(self.dataset, plan, self.ctx.rank, self.settings.data_workers, self._pin()))
             for index in range(plan.num_steps):
-                if self.position.step >= self.total_steps:
+                if self.position.step >= total_steps:
                     break
                 current = self._step(batches, plan, index)
                 steps_run += 1
@@ -148,19 +140,15 @@ class Trainer:
                 pending = current
                 if stopping:
                     break
-                every = self.config.snapshot.every
+                every = self.settings.snapshot_every
                 if every and self.position.step % every == 0:
                     self.snapshot()
             if not stopping and self.position.offset >= plan.num_samples:
                 self.position = Position(self.position.step, self.position.epoch + 1, 0)
         if pending is not None and self._finish(pending):
-            stopping = stopping or self.position.step < self.total_steps
+            stopping = stopping or self.position.step < total_steps
         if self.last_snapshot_step != self.position.step:
             self.snapshot()
-        if self.progress is not None:
-            self.progress.close()
-        if self.metrics is not None:
-            self.metrics.flush()
         self._finish_breakdown(steps_run)
         return TrainResult(
             status="preempted" if stopping else "completed",
@@ -174,16 +162,13 @@ class Trainer:
         )
 
     def _plan(self) -> EpochPlan:
-        train = self.config.train
-        return EpochPlan(
-            len(self.dataset), self.config.run.seed, self.position.epoch, self.ctx.world_size,
-            train.batch_size, train.grad_accum, self.position.offset,
-        )
+        return self.plan.epoch(self.position.epoch, self.position.offset)
 
     def _autocast(self) -> contextlib.AbstractContextManager[Any]:
-        if self.autocast_dtype is None:  # fp32: skip the context manager's per-call cost
+        dtype = self.plan.autocast_dtype
+        if dtype is None:  # fp32: skip the context manager's per-call cost
             return contextlib.nullcontext()
-        return torch.autocast(self.device.type, self.autocast_dtype)
+        return torch.autocast(self.device.type, dtype)
 
     @property
     def _stop_flag(self) -> torch.Tensor:
@@ -201,7 +186,7 @@ class Trainer:
     def _step(self, batches: Any, plan: EpochPlan, index: int) -> _Pending:
         step_started = time.perf_counter()
         self.watch.lap()
-        self._reseed(step_seed(self.config.run.seed, self.ctx.rank, self.position.step))
+        self._reseed(step_seed(self.plan.seed, self.ctx.rank, self.position.step))
         micro_batches = [next(batches) for _ in range(plan.grad_accum)]
         data_s = self.watch.lap()
 
@@ -219,7 +204,7 @@ class Trainer:
                 loss_sum = part if loss_sum is None else loss_sum + part
                 if last:  # summed across ranks together with this backward's gradients
                     self.step_stats.submit(torch.stack([loss_sum, self._stop_flag]))
-                self.scaler.scale(loss * weight).backward()
+                self.state.scaler.scale(loss * weight).backward()
         stats = self.step_stats.take()
         ready = None
         if self.device.type == "cuda":  # copy off the device without waiting; read next step
@@ -228,14 +213,15 @@ class Trainer:
             ready.record()
         compute_s = self.watch.lap()
 
-        if self.config.optim.grad_clip > 0:
-            self.scaler.unscale_(self.optimizer)
-            torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), self.config.optim.grad_clip)
-        self.scaler.step(self.optimizer)
-        self.scaler.update()
-        self.optimizer.zero_grad(set_to_none=True)
-        lr = self.optimizer.param_groups[0]["lr"]
-        self.scheduler.step()
+        state = self.state
+        if self.settings.grad_clip > 0:
+            state.scaler.unscale_(state.optimizer)
+            torch.nn.utils.clip_grad_norm_(state.model.parameters(), self.settings.grad_clip)
+        state.scaler.step(state.optimizer)
+        state.scaler.update()
+        state.optimizer.zero_grad(set_to_none=True)
+        lr = state.optimizer.param_groups[0]["lr"]
+        state.scheduler.step()
         optimizer_s = self.watch.lap()
         if self.breakdown is not None:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
@@ -250,8 +236,8 @@ class Trainer:
             "samples_per_s": global_samples / step_time,
             "global_samples": global_samples,
         }
-        if self.tokens_per_sample:
-            record["tokens_per_s"] = global_samples * self.tokens_per_sample / step_time
+        if self.plan.tokens_per_sample:
+            record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
         return _Pending(stats, ready, record)
 
     def _finish(self, pending: _Pending) -> bool:
@@ -261,12 +247,8 @@ class Trainer:
         loss_sum, stop = pending.stats.tolist()
         record = pending.record
         record["loss"] = self.last_loss = loss_sum / record.pop("global_samples")
-        if self.metrics is not None:
-            self.metrics.write(record)
-            if record["step"] % self.config.run.log_every == 0:
-                self.metrics.flush()
-        if self.progress is not None:
-            self.progress.update(record)
+        if self.outputs is not None:
+            self.outputs.step(record)
         return stop > 0
 
     def _finish_breakdown(self, steps_run: int) -> None:
@@ -286,24 +268,11 @@ class Trainer:
     # -- snapshots --------------------------------------------------------------------------------
 
     def snapshot(self) -> None:
-        """Rank 0 writes the full training state; the other ranks go on to the next collective."""
+        """Rank 0 writes the training state; the other ranks go on to the next collective."""
         self.last_snapshot_step = self.position.step
         if not self.ctx.is_main:
             return
-        state = {
-            "format": 1,
-            "model": self.raw_model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict(),
-            "scaler": self.scaler.state_dict(),
-            "position": vars(self.position).copy(),
-            "world_size": self.ctx.world_size,
-            "samples_per_step": self.ctx.world_size * self.config.train.batch_size * self.config.train.grad_accum,
-            "rng": {
-                "scheme": "reseeded every step from (run.seed, rank, step); state below is rank 0's",
-                "torch": torch.get_rng_state(),
-            },
-            "config": to_dict(self.config),
-        }
-        path = self.checkpointer.save(state, self.position.step)
+        if self.outputs is not None:
+            self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
+        path = self.checkpointer.save(self.state.state_dict(), self.position.step)
         log.info("snapshot written: %s (step %d)", path, self.position.step)

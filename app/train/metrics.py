@@ -1,4 +1,4 @@
-"""What the trainer reports: per-step JSON lines, a progress bar or plain lines, and a step-time breakdown."""
+"""Building blocks of what the trainer reports: JSON lines, a progress bar or plain lines, a step-time breakdown."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def format_rate(value: float) -> str:
     return f"{value:.1f}"
 
 
-class Progress:
+class ProgressDisplay:
     """A one-line bar on a terminal, plain periodic lines in a batch log."""
 
     def __init__(self, total_steps: int, every: int, mode: str, stream: TextIO = sys.stderr) -> None:

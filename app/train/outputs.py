@@ -1,0 +1,56 @@
+"""Rank 0's record of a run in `run.dir`, opened and closed in one place.
+
+At the start: `manifest.json` and `config.yaml`; `metrics.jsonl` cut back to the step the run resumes
+from (later records are about to be run again). Every step: one metrics line and the progress display.
+The assembly opens it before the loop and closes it after; the loop only reports steps to it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.common.distributed import DistContext
+from app.train.atomic import write_text_atomic
+from app.train.manifest import build_manifest
+from app.train.metrics import JsonLines, ProgressDisplay
+
+
+class RunOutputs:
+    """Run files, per-step metrics and the progress display of rank 0."""
+
+    def __init__(self, run_dir: Path, metrics: JsonLines, progress: ProgressDisplay, log_every: int) -> None:
+        self.run_dir, self.metrics, self.progress, self.log_every = run_dir, metrics, progress, log_every
+
+    @classmethod
+    def open(cls, run_dir: Path, config: dict[str, Any], hostnames: list[str], ctx: DistContext, *, start_step: int,
+             total_steps: int, log_every: int, progress_mode: str) -> RunOutputs:
+        manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
+        write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+        write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+        metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
+        return cls(run_dir, metrics, ProgressDisplay(total_steps, log_every, progress_mode), log_every)
+
+    def step(self, record: dict[str, Any]) -> None:
+        self.metrics.write(record)
+        if record["step"] % self.log_every == 0:
+            self.metrics.flush()
+        self.progress.update(record)
+
+    def flush(self) -> None:
+        self.metrics.flush()
+
+    def close(self) -> None:
+        self.progress.close()
+        self.metrics.close()
+
+
+def _metrics_truncated_to(path: Path, step: int) -> Path:
+    """Drop records of steps after the snapshot we resume from: they are about to be run again."""
+    if path.exists():
+        kept = [line for line in path.read_text().splitlines() if line and json.loads(line)["step"] <= step]
+        write_text_atomic(path, "".join(line + "\n" for line in kept))
+    return path

@@ -1,0 +1,96 @@
+"""What a snapshot holds and how it is restored, written in one place.
+
+`TrainingState` owns the stateful parts of a run (model, optimizer, scheduler, scaler, position) and
+turns them into a snapshot (`state_dict`) and back (`load_state_dict`), as torchtitan's trainer does;
+the checkpointer is handed the dict and only stores it. Format 1, unchanged since the first snapshot:
+
+    format, model, optimizer, scheduler, scaler, position {step, epoch, offset}, world_size,
+    samples_per_step, rng {scheme, torch}, config
+
+A sharded strategy replaces `state_dict`/`load_state_dict` (DCP's state-dict helpers) and keeps the
+rest; nothing outside this module knows the keys.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from app.common.errors import UsageError
+from app.train.plan import Position, RunPlan
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+_REMEDY = ("resume with the config it was written with, or start fresh with snapshot.resume=false or "
+           "another snapshot.dir")
+
+
+def position_in(snapshot: Mapping[str, Any], source: Path) -> Position:
+    """Where a snapshot stands, read before anything is restored (the run length depends on it)."""
+    try:
+        return Position(**snapshot["position"])
+    except (KeyError, TypeError) as err:
+        raise UsageError(f"snapshot {source} has no valid position ({err}); {_REMEDY}") from None
+
+
+class TrainingState:
+    """The training state of one rank: restored from a snapshot, saved into the next one."""
+
+    def __init__(self, *, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                 scheduler: torch.optim.lr_scheduler.LRScheduler, scaler: torch.amp.GradScaler, plan: RunPlan,
+                 config: dict[str, Any], position: Position | None = None) -> None:
+        self.model, self.optimizer, self.scheduler, self.scaler = model, optimizer, scheduler, scaler
+        self.plan, self.config = plan, config
+        self.position = position or Position()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "position": vars(self.position).copy(),
+            "world_size": self.plan.world_size,
+            "samples_per_step": self.plan.samples_per_step,
+            "rng": {
+                "scheme": "reseeded every step from (run.seed, rank, step); state below is rank 0's",
+                "torch": torch.get_rng_state(),
+            },
+            "config": self.config,
+        }
+
+    def load_state_dict(self, snapshot: Mapping[str, Any], source: Path) -> None:
+        """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`."""
+        position = position_in(snapshot, source)
+        try:
+            self.model.load_state_dict(snapshot["model"])
+            self.optimizer.load_state_dict(snapshot["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as err:
+            first = str(err).strip().splitlines()[0][:160]
+            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
+        self.scaler.load_state_dict(snapshot["scaler"])
+        self.scheduler.load_state_dict(snapshot["scheduler"])
+        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
+            group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
+        self.position = position
+        self._log_resume(snapshot, source)
+
+    def _log_resume(self, snapshot: Mapping[str, Any], source: Path) -> None:
+        position, plan = self.position, self.plan
+        if snapshot["world_size"] != plan.world_size:
+            log.warning(
+                "resuming %s written with world size %d on world size %d: samples per step change from %d to %d; "
+                "the data order continues at sample %d of epoch %d (no sample repeated or skipped), but the run "
+                "will not match an uninterrupted one bit for bit",
+                source, snapshot["world_size"], plan.world_size, snapshot["samples_per_step"],
+                plan.samples_per_step, position.offset, position.epoch,
+            )
+        else:
+            log.info("resuming from %s at step %d (epoch %d, sample %d)",
+                     source, position.step, position.epoch, position.offset)

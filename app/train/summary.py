@@ -1,0 +1,89 @@
+"""The finished run in one file and one line: `summary.json` and the closing log line on rank 0."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from app.common.distributed import DistContext
+from app.train.atomic import write_text_atomic
+from app.train.loop import TrainResult
+from app.train.metrics import format_rate
+
+log = logging.getLogger("app.train")
+
+#: Dense bf16 peak FLOP/s per GPU (datasheets), for model FLOPs utilisation.
+PEAK_BF16_FLOPS = {"H100": 989e12, "H200": 989e12, "GH200": 989e12, "A100": 312e12}
+
+
+def params_sha256(model: torch.nn.Module) -> str:
+    """One digest of every parameter and buffer, bit for bit: equal digests mean identical models."""
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ctx: DistContext,
+                  tokens_per_sample: int, flops_per_token: float) -> dict[str, Any]:
+    summary = build_summary(result, model, ctx, tokens_per_sample, flops_per_token)
+    write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+    _log_summary(summary, result)
+    return summary
+
+
+def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext, tokens_per_sample: int,
+                  flops_per_token: float) -> dict[str, Any]:
+    elapsed = max(result.elapsed_s, 1e-9)
+    summary: dict[str, Any] = {
+        "status": result.status,
+        "signal": result.signal_name,
+        "step": result.position.step,
+        "epoch": result.position.epoch,
+        "final_loss": result.final_loss,
+        "params_sha256": params_sha256(model),
+        "world_size": ctx.world_size,
+        "steps_run": result.steps_run,
+        "elapsed_s": round(elapsed, 3),
+        "samples_per_s": result.samples / elapsed,
+    }
+    if tokens_per_sample:
+        summary["tokens_per_s"] = result.samples * tokens_per_sample / elapsed
+        peak = _peak_flops(ctx)
+        if peak and flops_per_token:
+            summary["mfu"] = summary["tokens_per_s"] / ctx.world_size * flops_per_token / peak
+    if result.breakdown is not None:
+        summary["breakdown_ms_per_step"] = result.breakdown.per_step_ms()
+    return summary
+
+
+def _peak_flops(ctx: DistContext) -> float | None:
+    if ctx.device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(ctx.device)
+    longest_first = sorted(PEAK_BF16_FLOPS.items(), key=lambda kv: -len(kv[0]))  # "GH200" before "H200"
+    return next((peak for key, peak in longest_first if key in name), None)
+
+
+def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:
+    line = (
+        f"{summary['status']} at step {summary['step']} (epoch {summary['epoch']}): loss {summary['final_loss']:.4f}, "
+        f"{format_rate(summary['samples_per_s'])} samples/s"
+    )
+    if "tokens_per_s" in summary:
+        line += f", {format_rate(summary['tokens_per_s'])} tokens/s"
+    if "mfu" in summary:
+        line += f", MFU {100 * summary['mfu']:.1f}%"
+    log.info("%s, %d steps in %.1fs on %d rank(s)",
+             line, summary["steps_run"], summary["elapsed_s"], summary["world_size"])
+    if result.breakdown is not None:
+        log.info("%s", result.breakdown.summary_line())
+    if result.status == "preempted":
+        log.warning("stopped by %s after a snapshot at step %d; run the same command again to resume",
+                    result.signal_name, summary["step"])
