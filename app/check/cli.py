@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 
 from app.check.options import parse_options
 from app.check.runner import run_check
+from app.common.cluster import detect_environment
+from app.common.distributed import hostname
 from app.common.errors import exits_cleanly
+from app.common.logs import setup_logging
 
 
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     options = parse_options(argv)
+    setup_logging(hostname(), detect_environment(os.environ).rank(), main_level=logging.WARNING)
     return run_check(options, os.environ)

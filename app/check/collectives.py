@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from app.check import faults
+
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv")
 #: Message sizes in bytes: GPU sizes reach the fabric's plateau; CPU sizes keep the check under 30 s.
 DEFAULT_SIZES_GPU = (32 << 10, 256 << 10, 2 << 20, 16 << 20, 128 << 20)
@@ -97,7 +99,6 @@ def check_correctness(
     group,
     rank: int,
     device: torch.device,
-    corrupt: bool = False,
     count: int = CORRECTNESS_ELEMENTS,
 ) -> Correctness:
     """Run `collective` once on known values and count the wrong elements this rank received.
@@ -109,9 +110,7 @@ def check_correctness(
     me = ranks.index(rank)
     per = count // n if collective in ("all_gather", "reduce_scatter") else count
     base = _pattern(per, device)
-    mine = base * (rank + 1)
-    if corrupt:  # test-only fault (APP_CHECK_FAULT=corrupt@rankN): this rank's contribution is off by one
-        mine = mine + 1
+    mine = faults.contribution(base * (rank + 1))
     bad: list[int] = []
     if collective == "all_reduce":
         out = mine.clone()

@@ -1,7 +1,7 @@
 """Every stage has a deadline; a rank that stops answering is named by stage and rank, and the job
 ends with exit code TIMEOUT instead of hanging the allocation.
 
-Each rank publishes its progress (`progress/<rank>` = step number and label) in the rendezvous
+Each rank publishes its progress (`protocol.progress_key`: step number and label) in the rendezvous
 store before every step. A watchdog thread per rank wakes when the current stage (or re-armed step)
 passes its deadline. Rank 0 then reads every rank's progress: the ranks furthest behind are the ones
 that stopped answering; if all are at the same step, the operation itself does not complete
@@ -22,11 +22,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import torch.distributed as dist
 
-from app.check import exchange
+from app.check import exchange, protocol
+from app.check.protocol import RankProgress
 from app.common import exitcodes
 
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
@@ -34,14 +34,7 @@ _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 GRACE_S = 5.0
 
 
-@dataclass(frozen=True)
-class Progress:
-    rank: int
-    step: int
-    label: str
-
-
-def find_stragglers(progress: list[Progress | None]) -> tuple[list[int], str]:
+def find_stragglers(progress: list[RankProgress | None]) -> tuple[list[int], str]:
     """The ranks furthest behind (or never heard from), and a sentence describing the state.
 
     Only the furthest behind: ranks that wait for them inside a collective sit one step further,
@@ -110,7 +103,7 @@ class Watchdog:
             self._step += 1
             self._label = label
             step = self._step
-        exchange.put(self.store, f"progress/{self.rank}", {"step": step, "label": label})
+        protocol.publish_progress(self.store, self.rank, step, label)
 
     def stop(self) -> None:
         with self._lock:
@@ -132,10 +125,10 @@ class Watchdog:
         if self.rank != 0:
             # Give rank 0 (which names the culprits) time to print, unless it already has.
             end = time.monotonic() + GRACE_S
-            while time.monotonic() < end and exchange.probe(self.store, "verdict") is False:
+            while time.monotonic() < end and exchange.probe(self.store, protocol.VERDICT) is False:
                 time.sleep(0.1)
             with contextlib.suppress(RuntimeError, dist.DistError):
-                exchange.put(self.store, f"ack/{self.rank}", 1)
+                exchange.put(self.store, protocol.ack_key(self.rank), 1)
             print(
                 f"app.check rank {self.rank}: stage '{label}' passed its {self.deadline_s:.0f}s deadline; "
                 "rank 0's report names the rank that stopped answering",
@@ -152,13 +145,5 @@ class Watchdog:
         finally:
             os._exit(exitcodes.TIMEOUT)
 
-    def read_progress(self) -> list[Progress | None]:
-        progress: list[Progress | None] = []
-        for rank in range(self.world_size):
-            key = f"progress/{rank}"
-            if exchange.present(self.store, key):
-                data = exchange.get(self.store, key)
-                progress.append(Progress(rank, int(data["step"]), str(data["label"])))
-            else:
-                progress.append(None)
-        return progress
+    def read_progress(self) -> list[RankProgress | None]:
+        return protocol.read_progress(self.store, self.world_size)

@@ -8,6 +8,8 @@
 - `version@rankN`      rank N reports torch version `<real>+fault`, like a node running another image.
 
 Nothing else reads this variable; users never need it. Each injection prints a line to stderr.
+`install` reads it once per process; the stages reach the active faults through the three hooks below
+(`hang_if_asked`, `contribution`, `reported_versions`), so no production signature carries a fault.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+
+import torch
 
 from app.common.errors import UsageError
 
@@ -58,3 +62,27 @@ def parse_faults(value: str, rank: int) -> Faults:
         corrupt = corrupt or kind == "corrupt"
         version = version or kind == "version"
     return Faults(sleep_stage, corrupt, version)
+
+
+_active = Faults()
+
+
+def install(value: str, rank: int) -> Faults:
+    """Make the faults `value` names for `rank` the active ones (`UsageError` on a malformed spec)."""
+    global _active
+    _active = parse_faults(value, rank)
+    return _active
+
+
+def hang_if_asked(stage: str, rank: int) -> None:
+    _active.maybe_sleep(stage, rank)
+
+
+def contribution(values: torch.Tensor) -> torch.Tensor:
+    """This rank's data for a correctness test: off by one under `corrupt@rankN`, like a bad link or GPU."""
+    return values + 1 if _active.corrupt else values
+
+
+def reported_versions(versions: dict[str, str]) -> dict[str, str]:
+    """The versions this rank reports: torch `<real>+fault` under `version@rankN`, like another image."""
+    return {**versions, "torch": versions["torch"] + "+fault"} if _active.version else versions

@@ -14,7 +14,6 @@ A watchdog (deadline.py) bounds every stage from 2 on; rank 0's report names a r
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import time
@@ -26,14 +25,14 @@ import torch
 import torch.distributed as dist
 
 from app.check import collectives as coll
-from app.check import exchange, nccl_log, nccl_tests, plot
+from app.check import exchange, faults, judge, nccl_log, nccl_tests, plot, protocol, remedies
 from app.check.consistency import check_consistency
 from app.check.deadline import Watchdog
-from app.check.faults import parse_faults
-from app.check.node.collect import collect, node_names
+from app.check.node.collect import Placement, collect, node_names
 from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckOptions
-from app.check.report import FAIL, OK, BandwidthRow, Check, Report, format_report
+from app.check.protocol import Measurement, NodeReport, Plan, RankResults
+from app.check.report import FAIL, OK, Check, Report, format_report
 from app.common import exitcodes
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import init_distributed, open_store, shutdown
@@ -46,23 +45,11 @@ ACK_WAIT_S = 10.0
 def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
     environment = detect_environment(env)
     rank, world_size = environment.rank(), environment.world_size()
-    faults = parse_faults(env.get("APP_CHECK_FAULT", ""), rank)
+    faults.install(env.get("APP_CHECK_FAULT", ""), rank)  # test-only; see app/check/faults.py
     if torch.cuda.is_available():
         nccl_log.capture_to_files(os.environ)
     master = None if world_size == 1 or options.node_only else (environment.main_address(), environment.main_port())
-    node = collect(
-        env,
-        rank,
-        environment.local_rank(),
-        world_size,
-        master,
-        options.sys_root,
-        options.dev_root,
-        options.root,
-        options.data_dir,
-        options.min_read_mbps,
-        "+fault" if faults.version else "",
-    )
+    node = collect(env, Placement(rank, environment.local_rank(), world_size, master), options)
     launch = Check("launch", OK, f"{environment.name}: world size {world_size}")
     report = Report(checks=[launch, *node.checks])
     report.info.update(launcher=environment.name, world_size=world_size, topology=node.topology)
@@ -71,8 +58,7 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
         for check in report.checks:
             check.where = node.facts["hostname"]
         return _finish(report, options, rank)
-    session = _Session(options, environment, report, node.facts, faults)
-    return session.run()
+    return _Session(options, environment, report, node.facts).run()
 
 
 class _Session:
@@ -82,10 +68,9 @@ class _Session:
         environment: ClusterEnvironment,
         report: Report,
         facts: dict[str, Any],
-        faults,
     ) -> None:
         self.options, self.environment, self.report = options, environment, report
-        self.facts, self.faults = facts, faults
+        self.facts = facts
         self.rank, self.world_size = environment.rank(), environment.world_size()
         self.store: dist.Store | None = None
         self.watchdog: Watchdog | None = None
@@ -113,23 +98,19 @@ class _Session:
         except RendezvousError as err:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
-        self.store = dist.PrefixStore("app.check/", rendezvous_store)
+        self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
         self.watchdog = Watchdog(self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out)
         self._enter("preflight")
-        exchange.put(
-            self.store,
-            f"node/{self.rank}",
-            {"facts": self.facts, "checks": [dataclasses.asdict(c) for c in self.report.checks]},
-        )
+        protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))
         if self.rank == 0:
             plan = self._gather_nodes()
-            exchange.put(self.store, "plan", plan)
+            protocol.send(self.store, protocol.PLAN, plan)
         else:
-            exchange.wait_for(self.store, ["plan"], float("inf"))  # bounded by the watchdog
-            plan = exchange.get(self.store, "plan")
-        self.nodes = plan["nodes"]
-        if not plan["go"]:
-            return self._conclude(plan["code"])
+            exchange.wait_for(self.store, [protocol.PLAN], float("inf"))  # bounded by the watchdog
+            plan = protocol.receive_plan(self.store)
+        self.nodes = plan.nodes
+        if not plan.go:
+            return self._conclude(plan.code)
 
         self._enter("rendezvous", "rendezvous: process group")
         pg_error = ""
@@ -137,13 +118,13 @@ class _Session:
             context = init_distributed(self.environment, "auto", self.options.deadline_s, store=rendezvous_store)
         except UserFacingError as err:  # RendezvousError, or a UsageError such as too few GPUs for the ranks
             pg_error = str(err)
-        exchange.put(self.store, f"pg/{self.rank}", pg_error)
+        exchange.put(self.store, protocol.pg_key(self.rank), pg_error)
         if self.rank == 0:
             self._gather_pg_errors()
-            exchange.put(self.store, "pg_plan", self.report.exit_code())
+            exchange.put(self.store, protocol.PG_PLAN, self.report.exit_code())
         else:
-            exchange.wait_for(self.store, ["pg_plan"], float("inf"))
-        if exchange.get(self.store, "pg_plan") != exitcodes.OK:
+            exchange.wait_for(self.store, [protocol.PG_PLAN], float("inf"))
+        if exchange.get(self.store, protocol.PG_PLAN) != exitcodes.OK:
             return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
         self._enter("collectives")
@@ -154,29 +135,29 @@ class _Session:
             self.watchdog.fire(str(err).splitlines()[0][:160])
             while True:
                 time.sleep(1)
-        exchange.put(self.store, f"result/{self.rank}", results)
+        protocol.send(self.store, protocol.result_key(self.rank), results)
         self.watchdog.stage("report")
         if self.rank == 0:
-            exchange.wait_for(self.store, [f"result/{r}" for r in range(self.world_size)], float("inf"))
-            self._evaluate([exchange.get(self.store, f"result/{r}") for r in range(self.world_size)])
+            exchange.wait_for(self.store, [protocol.result_key(r) for r in range(self.world_size)], float("inf"))
+            self._evaluate([protocol.receive_results(self.store, r) for r in range(self.world_size)])
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
     def _enter(self, stage: str, label: str = "") -> None:
         """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
         assert self.watchdog is not None
         self.watchdog.arm(label or stage)
-        self.faults.maybe_sleep(stage, self.rank)
+        faults.hang_if_asked(stage, self.rank)
         self.watchdog.step(label or stage)
 
-    def _gather_nodes(self) -> dict[str, Any]:
-        keys = [f"node/{r}" for r in range(self.world_size)]
+    def _gather_nodes(self) -> Plan:
+        keys = [protocol.node_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))  # the watchdog names a rank that never reports
-        records = [exchange.get(self.store, key) for key in keys]
-        facts = [r["facts"] for r in records]
+        records = [protocol.receive_node_report(self.store, r) for r in range(self.world_size)]
+        facts = [r.facts for r in records]
         self.nodes = node_names(facts)
-        checks = [Check.from_dict(c) for r in records for c in r["checks"]]
-        owners = [self.nodes[r["facts"]["rank"]] for r in records for _ in r["checks"]]
-        self.report.checks = _merge_by_node(checks, owners, self.nodes)
+        checks = [c for r in records for c in r.checks]
+        owners = [self.nodes[r.facts["rank"]] for r in records for _ in r.checks]
+        self.report.checks = judge.merge_by_node(checks, owners, self.nodes)
         for f, name in zip(facts, self.nodes, strict=False):
             f["node"] = name
         if self.world_size > 1:
@@ -184,42 +165,20 @@ class _Session:
         self.report.info["nodes"] = {str(r): n for r, n in enumerate(self.nodes)}
         self.report.info["facts"] = facts
         code = self.report.exit_code()
-        return {"go": code == exitcodes.OK, "code": code, "nodes": self.nodes}
+        return Plan(code == exitcodes.OK, code, self.nodes)
 
     def _gather_pg_errors(self) -> None:
-        keys = [f"pg/{r}" for r in range(self.world_size)]
+        keys = [protocol.pg_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))
-        for r, key in enumerate(keys):
-            error = exchange.get(self.store, key)
-            if error:
-                self.report.add(
-                    Check(
-                        "rendezvous: process group",
-                        FAIL,
-                        error,
-                        "see the network checks above; "
-                        "for gloo set GLOO_SOCKET_IFNAME, for NCCL NCCL_SOCKET_IFNAME, to an "
-                        "interface every node has",
-                        stage="rendezvous",
-                        where=f"{self.nodes[r]} r{r}",
-                    )
-                )
-        if not self.report.failed("rendezvous"):
-            self.report.add(
-                Check(
-                    "rendezvous: process group",
-                    OK,
-                    f"{self.world_size} ranks joined ({dist.get_backend() if dist.is_initialized() else '?'})",
-                    stage="rendezvous",
-                )
-            )
+        backend = dist.get_backend() if dist.is_initialized() else "?"
+        self.report.extend(judge.judge_process_group([exchange.get(self.store, k) for k in keys], self.nodes, backend))
 
-    def _collectives(self, device: torch.device) -> dict[str, Any]:
+    def _collectives(self, device: torch.device) -> RankResults:
         assert self.watchdog is not None
         scopes = coll.plan_scopes(self.nodes)
         groups = {s.key: (None if s.key == "all" else dist.new_group(list(s.ranks))) for s in scopes}
         sizes = self.options.sizes or list(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
-        rows: dict[str, list[list[Any]]] = defaultdict(list)
+        rows: dict[str, list[Measurement]] = defaultdict(list)
         bad_sources: dict[str, list[int]] = defaultdict(list)
         for scope in scopes:
             member = self.rank in scope.ranks
@@ -231,55 +190,25 @@ class _Session:
                     if not member:
                         continue
                     op, count, nbytes = coll.make_op(name, scope, groups[scope.key], self.rank, device, size)
-                    check = coll.check_correctness(
-                        name, scope, groups[scope.key], self.rank, device, self.faults.corrupt, count=count
-                    )
+                    check = coll.check_correctness(name, scope, groups[scope.key], self.rank, device, count=count)
                     seconds = coll.time_op(op, coll.iterations(nbytes, device), device, groups[scope.key])
-                    rows[scope.key].append([name, nbytes, count, seconds, check.wrong])
+                    rows[scope.key].append(Measurement(name, nbytes, count, seconds, check.wrong))
                     bad_sources[f"{scope.key} {name}"] += check.bad_sources
                     del op
-        result: dict[str, Any] = {
-            "rows": rows,
-            "bad_sources": bad_sources,
-            "scopes": [dataclasses.asdict(s) for s in scopes],
-        }
+        result = RankResults(scopes, dict(rows), dict(bad_sources))
         if device.type == "cuda":
             torch.cuda.synchronize()
-            result["nccl"] = nccl_log.summarize_own_log(os.environ)
+            result.nccl = nccl_log.summarize_own_log(os.environ)
         return result
 
     # -- rank 0: judge -------------------------------------------------------------------------
-    def _evaluate(self, results: list[dict[str, Any]]) -> None:
-        scopes = [coll.Scope(s["key"], s["title"], tuple(s["ranks"])) for s in results[0]["scopes"]]
-        for scope in scopes:
-            members = [results[r]["rows"].get(scope.key, []) for r in scope.ranks]
-            table = []
-            for i, (name, nbytes, count, _, _) in enumerate(members[0]):
-                seconds = max(m[i][3] for m in members)  # the slowest rank sets the pace
-                wrong = sum(m[i][4] for m in members)
-                algbw = nbytes / seconds / 1e9
-                root = scope.ranks[0] if name == "broadcast" else -1
-                redop = "sum" if name in ("all_reduce", "reduce_scatter") else "none"
-                table.append(
-                    BandwidthRow(
-                        name,
-                        nbytes,
-                        count,
-                        "float",
-                        redop,
-                        root,
-                        seconds * 1e6,
-                        algbw,
-                        algbw * coll.bus_factor(name, len(scope.ranks)),
-                        wrong,
-                    )
-                )
-            self.report.tables[scope.title] = table
-            self._judge_correctness(scope, table, results)
-        self._judge_bandwidth(scopes)
+    def _evaluate(self, results: list[RankResults]) -> None:
+        tables, checks = judge.judge_collectives(results, self.nodes, self.options.min_busbw)
+        self.report.tables.update(tables)
+        self.report.extend(checks)
         if self.options.nccl_tests:
             self._nccl_tests()
-        nccl_summaries = [r.get("nccl") for r in results]
+        nccl_summaries = [r.nccl for r in results]
         if any(nccl_summaries):
             self.report.extend(nccl_log.judge(nccl_summaries, self.nodes, self.report.info.get("facts", [])))
             self.report.info["nccl_transports"] = nccl_log.describe(nccl_summaries, self.nodes)
@@ -298,61 +227,6 @@ class _Session:
             ours = {r.size: r.busbw for r in self.report.tables.get(title, []) if r.collective == "all_reduce"}
             self.report.info["nccl_tests"] = nccl_tests.side_by_side(ours, busbw, title)
 
-    def _judge_correctness(self, scope: coll.Scope, table: list[BandwidthRow], results: list[dict[str, Any]]) -> None:
-        wrong = [row for row in table if row.wrong]
-        name = f"correctness: {scope.key}"
-        if not wrong:
-            self.report.add(
-                Check(name, OK, f"{len(table)} collective/size pairs, 0 wrong elements", stage="correctness")
-            )
-            return
-        culprits = sorted(
-            {
-                r
-                for res in results
-                for key, ranks in res["bad_sources"].items()
-                if key.startswith(scope.key + " ")
-                for r in ranks
-            }
-        )
-        blamed = ", ".join(f"rank {r} on {self.nodes[r]}" for r in culprits) or "not attributable to one rank"
-        first = wrong[0]
-        self.report.add(
-            Check(
-                name,
-                FAIL,
-                f"{sum(r.wrong for r in wrong)} wrong elements in {len(wrong)} runs "
-                f"(first: {first.collective} {first.size}B); data from: {blamed}",
-                "exclude the named node(s) and rerun; on GH200+Slingshot set NCCL_PROTO=^LL128; "
-                "report the node to the admins",
-                stage="correctness",
-            )
-        )
-
-    def _judge_bandwidth(self, scopes: list[coll.Scope]) -> None:
-        for scope in scopes:
-            rows = [r for r in self.report.tables[scope.title] if r.collective == "all_reduce"]
-            if not rows:
-                continue
-            best = max(rows, key=lambda r: r.size)
-            kind = scope.key.split(":")[0]
-            minimum = self.options.min_busbw.get(kind, 0.0)
-            detail = f"all_reduce busbw {best.busbw:.2f} GB/s at {best.size} B ({scope.title})"
-            if minimum and best.busbw < minimum:
-                self.report.add(
-                    Check(
-                        f"bandwidth: {scope.key}",
-                        FAIL,
-                        f"{detail}, below {minimum:g} GB/s",
-                        "see the transport and network lines: TCP instead of IB/Slingshot, a down "
-                        "HCA port, or the wrong NCCL_SOCKET_IFNAME/NCCL_IB_HCA",
-                        stage="bandwidth",
-                    )
-                )
-            else:
-                suffix = f", threshold {minimum:g} GB/s" if minimum else f" (no threshold: --min-busbw {kind}=GBps)"
-                self.report.add(Check(f"bandwidth: {scope.key}", OK, detail + suffix, stage="bandwidth"))
-
     # -- endings -------------------------------------------------------------------------------
     def _conclude(self, code: int | None) -> int:
         """Rank 0 prints and publishes the verdict; the others take its code. Everyone tears down."""
@@ -362,14 +236,13 @@ class _Session:
         if self.rank == 0:
             assert code is not None
             _finish(self.report, self.options, 0)
-            exchange.put(self.store, "verdict", code)
-            exchange.wait_for(
-                self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + ACK_WAIT_S
-            )
+            exchange.put(self.store, protocol.VERDICT, code)
+            exchange.wait_for(self.store, self._acks(), time.monotonic() + ACK_WAIT_S)
         else:
-            exchange.wait_for(self.store, ["verdict"], time.monotonic() + self.options.deadline_s)
-            code = exchange.get(self.store, "verdict") if exchange.present(self.store, "verdict") else exitcodes.TIMEOUT
-            exchange.put(self.store, f"ack/{self.rank}", 1)
+            exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
+            present = exchange.present(self.store, protocol.VERDICT)
+            code = exchange.get(self.store, protocol.VERDICT) if present else exitcodes.TIMEOUT
+            exchange.put(self.store, protocol.ack_key(self.rank), 1)
             if code:
                 print(
                     f"app.check rank {self.rank}: exit {code} ({exitcodes.DESCRIPTIONS.get(code, '?')}); "
@@ -380,58 +253,25 @@ class _Session:
         shutdown()
         return int(code)
 
+    def _acks(self) -> list[str]:
+        return [protocol.ack_key(r) for r in range(1, self.world_size)]
+
     def _timed_out(self, stage: str, stragglers: list[int], sentence: str) -> None:
         """Rank 0's watchdog: the report so far plus the TIMEOUT line, then the verdict for the others."""
-        where = ", ".join(f"{self.nodes[r]} r{r}" if r < len(self.nodes) else f"r{r}" for r in stragglers)
-        self.report.add(
-            Check(
-                f"deadline: {stage}",
-                FAIL,
-                f"stage '{stage}' passed its {self.options.deadline_s:g}s deadline: {sentence}",
-                "look at the named rank's node: its log, `py-spy dump` of "
-                "the process, nvidia-smi, its network; rerun excluding it (srun --exclude=NODE)",
-                stage="deadline",
-                where=where,
-            )
-        )
+        self.report.add(judge.judge_deadline(stage, self.options.deadline_s, stragglers, sentence, self.nodes))
         if self.rank == 0 and self.store is not None:
             _finish(self.report, self.options, 0)
-            exchange.put(self.store, "verdict", exitcodes.TIMEOUT)
-            exchange.wait_for(self.store, [f"ack/{r}" for r in range(1, self.world_size)], time.monotonic() + 3.0)
+            exchange.put(self.store, protocol.VERDICT, exitcodes.TIMEOUT)
+            exchange.wait_for(self.store, self._acks(), time.monotonic() + 3.0)
 
     def _rendezvous_failed(self, message: str) -> int:
         if message:
             self.report.add(
-                Check(
-                    "rendezvous: store",
-                    FAIL,
-                    message,
-                    "start the launcher on every node and make "
-                    "MASTER_ADDR rank 0's address on a network all nodes share",
-                    stage="rendezvous",
-                )
+                Check("rendezvous: store", FAIL, message, remedies.STORE, stage="rendezvous")
             )
         for check in self.report.checks:
             check.where = check.where or f"{self.facts['hostname']} r{self.rank}"
         return _finish(self.report, self.options, 0)
-
-
-def _merge_by_node(checks: list[Check], owners: list[str], nodes: list[str]) -> list[Check]:
-    """One line per distinct result: `where` lists the nodes that reported it ('all nodes' if every one)."""
-    all_nodes = list(dict.fromkeys(nodes))
-    merged: dict[tuple, list[str]] = {}
-    order: list[Check] = []
-    for check, owner in zip(checks, owners, strict=False):
-        key = (check.name, check.status, check.detail, check.remedy, check.stage)
-        if key not in merged:
-            merged[key] = []
-            order.append(check)
-        if owner not in merged[key]:
-            merged[key].append(owner)
-    for check in order:
-        where = merged[(check.name, check.status, check.detail, check.remedy, check.stage)]
-        check.where = "all nodes" if len(all_nodes) > 1 and where == all_nodes else ",".join(where)
-    return order
 
 
 def _finish(report: Report, options: CheckOptions, rank: int) -> int:

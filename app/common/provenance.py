@@ -1,20 +1,39 @@
-"""Which image is this process running in? Reads the labels Apptainer stores in every SIF.
+"""Which image and which software is this process running? One reader of the image labels, one
+`versions()`, for the trainer's run manifest and the check's node report alike.
 
 `make image` records every pinned version (app.pin.*), what the build actually installed
 (app.installed.*), the base digest, the git revision and the build date as labels; inside the
-container they are at /.singularity.d/labels.json. `python -m app.check` prints them and the trainer
-writes them into each run's manifest, so a result can always be traced to the exact image.
+container Apptainer keeps them at /.singularity.d/labels.json.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-LABELS_PATH = Path("/.singularity.d/labels.json")
+#: Where Apptainer/Singularity images keep their labels (`%labels` plus build metadata).
+LABELS_FILE = ".singularity.d/labels.json"
+LABELS_PATH = Path("/") / LABELS_FILE
+
+
+def _load_labels(path: Path) -> tuple[dict[str, str], str]:
+    """The labels and '' , or {} and what is wrong with the file."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        return {}, f"cannot read {path}: {err}"
+    if not isinstance(data, dict):
+        return {}, f"{path} does not hold a JSON object"
+    return {str(k): str(v) for k, v in data.items()}, ""
+
+
+def read_labels(root: str = "/") -> dict[str, str]:
+    """The image's labels under `root`, {} outside a container or when the file is unreadable."""
+    return _load_labels(Path(root) / LABELS_FILE)[0]
 
 
 def image_provenance(labels_path: Path = LABELS_PATH,
@@ -29,10 +48,31 @@ def image_provenance(labels_path: Path = LABELS_PATH,
     if not labels_path.exists():
         return None
     image = environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER")
+    labels, error = _load_labels(labels_path)
+    return {"image": image, "labels": labels, **({"error": error} if error else {})}
+
+
+def nccl_version() -> str:
+    """The NCCL torch was built with, '' without CUDA."""
+    import torch
+
+    if not torch.cuda.is_available() or not hasattr(torch.cuda, "nccl"):
+        return ""
     try:
-        labels = json.loads(labels_path.read_text())
-    except (OSError, ValueError) as err:
-        return {"image": image, "labels": {}, "error": f"cannot read {labels_path}: {err}"}
-    if not isinstance(labels, dict):
-        return {"image": image, "labels": {}, "error": f"{labels_path} does not hold a JSON object"}
-    return {"image": image, "labels": {str(k): str(v) for k, v in labels.items()}}
+        version = torch.cuda.nccl.version()
+    except (RuntimeError, AttributeError):
+        return ""
+    return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
+
+
+def versions() -> dict[str, str | None]:
+    """Python, torch, the CUDA runtime and NCCL torch was built with (None without CUDA), the machine."""
+    import torch
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "nccl": nccl_version() or None,
+        "machine": platform.machine(),
+    }

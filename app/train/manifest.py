@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -10,21 +9,7 @@ from typing import Any
 
 import torch
 
-from app.common.provenance import image_provenance
-
-
-def versions() -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "machine": platform.machine(),
-    }
-    if torch.cuda.is_available():
-        info["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
-        info["gpu"] = torch.cuda.get_device_name()
-    return info
-
+from app.common.provenance import image_provenance, versions
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -40,11 +25,18 @@ def git_revision(directory: Path = PACKAGE_DIR) -> str | None:
     return result.stdout.strip() or None
 
 
+def _versions() -> dict[str, Any]:
+    found = versions()
+    if torch.cuda.is_available():
+        found["gpu"] = torch.cuda.get_device_name()
+    return found
+
+
 def build_manifest(config: dict[str, Any], hostnames: list[str], launcher: str, backend: str) -> dict[str, Any]:
     return {
         "command": sys.argv,
         "config": config,
-        "versions": versions(),
+        "versions": _versions(),
         "world_size": len(hostnames),
         "hosts": sorted(set(hostnames)),
         "rank_hosts": hostnames,

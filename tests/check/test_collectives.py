@@ -4,6 +4,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
+from app.check import faults
 from app.check.collectives import (
     COLLECTIVES,
     Scope,
@@ -60,7 +61,11 @@ def test_known_values_come_back_right(single_rank_group, collective):
 
 @pytest.mark.parametrize("collective", ["all_reduce", "all_gather", "broadcast"])
 def test_a_corrupted_contribution_is_counted_element_by_element(single_rank_group, collective):
-    result = check_correctness(collective, single_rank_group, None, 0, torch.device("cpu"), corrupt=True, count=1000)
+    faults.install("corrupt@rank0", 0)
+    try:
+        result = check_correctness(collective, single_rank_group, None, 0, torch.device("cpu"), count=1000)
+    finally:
+        faults.install("", 0)
     assert result.wrong == 1000
     if collective != "all_reduce":
         assert result.bad_sources == [0]

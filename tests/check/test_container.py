@@ -1,8 +1,9 @@
 from check_helpers import DATA
 
-from app.check.node.container import check_container, in_apptainer, read_labels
+from app.check.node.container import check_container, in_apptainer
 from app.check.node.network import scan
 from app.check.report import FAIL, OK, WARN
+from app.common.provenance import read_labels
 
 
 def test_labels_are_read_from_the_image_root():

@@ -7,9 +7,23 @@ import socket
 from collections.abc import Mapping
 from typing import Any
 
+from app.check import faults
 from app.check.consistency import RELEVANT_ENV
 from app.check.node import arch, container, fabric, gpu, network, rendezvous, storage, topology
+from app.check.options import CheckOptions
 from app.check.report import Check
+from app.common.provenance import read_labels
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Where this rank sits: what the node checks need to know about the job."""
+
+    rank: int
+    local_rank: int
+    world_size: int
+    master: tuple[str, int] | None
+    """Rank 0's rendezvous address and port; None when no rendezvous follows (one rank, --node-only)."""
 
 
 @dataclasses.dataclass
@@ -17,53 +31,40 @@ class NodeResult:
     checks: list[Check]
     facts: dict[str, Any]
     topology: str
-    inventory: network.NetworkInventory
 
 
-def collect(
-    env: Mapping[str, str],
-    rank: int,
-    local_rank: int,
-    world_size: int,
-    master: tuple[str, int] | None,
-    sys_root: str = "/sys",
-    dev_root: str = "/dev",
-    root: str = "/",
-    data_dir: str = "",
-    min_read_mbps: float = 0.0,
-    torch_version_suffix: str = "",
-) -> NodeResult:
-    inventory = network.scan(sys_root, dev_root)
+def collect(env: Mapping[str, str], placement: Placement, options: CheckOptions) -> NodeResult:
+    inventory = network.scan(options.sys_root, options.dev_root)
     info = gpu.gpu_info()
-    versions = gpu.versions()
-    versions["torch"] += torch_version_suffix
-    labels = container.read_labels(root)
+    versions = faults.reported_versions(gpu.agreed_versions())
+    labels = read_labels(options.root)
     versions["image"] = container.image_version(labels) or "none"
     checks: list[Check] = []
     checks += gpu.check_gpus(info, versions, env)
     checks += arch.check_arch(labels)
     checks += network.check_network(env, inventory)
-    checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), dev_root, sys_root)
-    checks += container.check_container(env, inventory, info.count, root, dev_root)
-    if master is not None:
+    checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), options.dev_root, options.sys_root)
+    checks += container.check_container(env, inventory, info.count, options.root, options.dev_root)
+    if placement.master is not None:
         local_addresses = [a for i in inventory.interfaces for a in i.addresses]
-        checks += rendezvous.check_master_address(master[0], master[1], rank == 0, local_addresses)
+        address, port = placement.master
+        checks += rendezvous.check_master_address(address, port, placement.rank == 0, local_addresses)
     topo_check, matrix = topology.topology_matrix()
     checks.append(topo_check)
-    if data_dir:
-        checks += storage.check_storage(data_dir, min_read_mbps)
+    if options.data_dir:
+        checks += storage.check_storage(options.data_dir, options.min_read_mbps)
     facts = {
-        "rank": rank,
-        "local_rank": local_rank,
+        "rank": placement.rank,
+        "local_rank": placement.local_rank,
         "hostname": socket.gethostname(),
         "launcher_node": env.get("GROUP_RANK", ""),
         "versions": versions,
         "env": {key: env[key] for key in RELEVANT_ENV if key in env},
         "gpu_count": info.count,
         "fast_fabric": bool(inventory.rdma or inventory.cxi),
-        "world_size": world_size,
+        "world_size": placement.world_size,
     }
-    return NodeResult(checks, facts, matrix, inventory)
+    return NodeResult(checks, facts, matrix)
 
 
 def node_names(facts: list[Mapping[str, Any]]) -> list[str]:

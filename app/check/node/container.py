@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from app.check.node.network import NetworkInventory
 from app.check.report import FAIL, OK, WARN, Check
-
-#: Where Apptainer/Singularity images keep their labels (`%labels` plus build metadata).
-LABELS_FILE = ".singularity.d/labels.json"
-
-
-def read_labels(root: str = "/") -> dict[str, str]:
-    """The image's labels, {} outside a container or when the file is unreadable.
-
-    (A minimal reader: if `app.common.provenance` lands with its own, use that one.)
-    """
-    try:
-        data = json.loads((Path(root) / LABELS_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+from app.common.provenance import read_labels
 
 
 def in_apptainer(env: Mapping[str, str], root: str = "/") -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import platform
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from pathlib import Path
 import torch
 
 from app.check.report import OK, Check
+from app.common.provenance import versions
 
 NVIDIA_SMI_TIMEOUT_S = 15.0
 
@@ -23,16 +23,6 @@ class GpuInfo:
     models: list[str] = field(default_factory=list)
     memory_gib: list[float] = field(default_factory=list)
     driver: str = ""
-
-
-def nccl_version() -> str:
-    if not torch.cuda.is_available() or not hasattr(torch.cuda, "nccl"):
-        return ""
-    try:
-        version = torch.cuda.nccl.version()
-    except (RuntimeError, AttributeError):
-        return ""
-    return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
 
 
 def driver_version(proc_root: str = "/proc") -> str:
@@ -66,14 +56,13 @@ def gpu_info() -> GpuInfo:
     return GpuInfo(count, [p.name for p in props], [round(p.total_memory / 2**30, 1) for p in props], driver_version())
 
 
-def versions() -> dict[str, str]:
-    """The versions every rank must agree on."""
-    return {
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda or "none",
-        "nccl": nccl_version() or "none",
-        "python": platform.python_version(),
-    }
+#: The versions every rank must agree on ('none' where absent).
+AGREED_VERSIONS = ("torch", "cuda", "nccl", "python")
+
+
+def agreed_versions() -> dict[str, str]:
+    found = versions()
+    return {key: found[key] or "none" for key in AGREED_VERSIONS}
 
 
 def check_gpus(info: GpuInfo, vers: Mapping[str, str], env: Mapping[str, str]) -> list[Check]:

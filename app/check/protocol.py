@@ -1,0 +1,158 @@
+"""The messages ranks exchange through the rendezvous store during a check: every key here, every record
+a type. Records travel as JSON (`app.check.exchange`), never pickled.
+
+    node/<rank>      NodeReport    every rank: its node checks and facts            (preflight)
+    plan             Plan          rank 0: go or stop, each rank's node name
+    pg/<rank>        str           every rank: its process-group error, '' when it joined
+    pg_plan          int           rank 0: the exit code so far (0: go on to the collectives)
+    result/<rank>    RankResults   every rank: what it measured, per scope
+    progress/<rank>  RankProgress  every rank, before each step: where it is (the watchdog reads these)
+    verdict          int           rank 0: the exit code every rank ends with
+    ack/<rank>       int           every other rank: it read the verdict (rank 0 may host the store)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch.distributed as dist
+
+from app.check import exchange
+from app.check.collectives import Scope
+from app.check.report import Check
+
+#: The check's keys live under this prefix, apart from the process group's own keys in the same store.
+PREFIX = "app.check/"
+PLAN = "plan"
+PG_PLAN = "pg_plan"
+VERDICT = "verdict"
+
+
+def node_key(rank: int) -> str:
+    return f"node/{rank}"
+
+
+def pg_key(rank: int) -> str:
+    return f"pg/{rank}"
+
+
+def result_key(rank: int) -> str:
+    return f"result/{rank}"
+
+
+def progress_key(rank: int) -> str:
+    return f"progress/{rank}"
+
+
+def ack_key(rank: int) -> str:
+    return f"ack/{rank}"
+
+
+@dataclass
+class NodeReport:
+    facts: dict[str, Any]
+    checks: list[Check]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"facts": self.facts, "checks": [dataclasses.asdict(c) for c in self.checks]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NodeReport:
+        return cls(data["facts"], [Check.from_dict(c) for c in data["checks"]])
+
+
+@dataclass
+class Plan:
+    go: bool
+    code: int
+    nodes: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Plan:
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One collective at one size as one rank saw it: the slowest rank's time sets the table's."""
+
+    collective: str
+    size: int
+    count: int
+    seconds: float
+    wrong: int
+
+
+@dataclass
+class RankResults:
+    """Everything one rank measured: rows per scope key, the ranks whose data arrived wrong per
+    'scope collective', the scopes themselves, and (GPU) its NCCL log summary."""
+
+    scopes: list[Scope]
+    rows: dict[str, list[Measurement]] = field(default_factory=dict)
+    bad_sources: dict[str, list[int]] = field(default_factory=dict)
+    nccl: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scopes": [dataclasses.asdict(s) for s in self.scopes],
+            "rows": {key: [dataclasses.asdict(m) for m in rows] for key, rows in self.rows.items()},
+            "bad_sources": self.bad_sources,
+            "nccl": self.nccl,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RankResults:
+        return cls(
+            scopes=[Scope(s["key"], s["title"], tuple(s["ranks"])) for s in data["scopes"]],
+            rows={key: [Measurement(**m) for m in rows] for key, rows in data["rows"].items()},
+            bad_sources={key: list(ranks) for key, ranks in data["bad_sources"].items()},
+            nccl=data.get("nccl"),
+        )
+
+
+@dataclass(frozen=True)
+class RankProgress:
+    """Where a rank is: its step counter (every rank counts the same steps) and the step's label."""
+
+    rank: int
+    step: int
+    label: str
+
+
+def send(store: dist.Store, key: str, record: NodeReport | Plan | RankResults) -> None:
+    exchange.put(store, key, record.to_json())
+
+
+def receive_node_report(store: dist.Store, rank: int) -> NodeReport:
+    return NodeReport.from_json(exchange.get(store, node_key(rank)))
+
+
+def receive_plan(store: dist.Store) -> Plan:
+    return Plan.from_json(exchange.get(store, PLAN))
+
+
+def receive_results(store: dist.Store, rank: int) -> RankResults:
+    return RankResults.from_json(exchange.get(store, result_key(rank)))
+
+
+def publish_progress(store: dist.Store, rank: int, step: int, label: str) -> None:
+    exchange.put(store, progress_key(rank), {"step": step, "label": label})
+
+
+def read_progress(store: dist.Store, world_size: int) -> list[RankProgress | None]:
+    """Every rank's last published progress; None for a rank never heard from."""
+    progress: list[RankProgress | None] = []
+    for rank in range(world_size):
+        key = progress_key(rank)
+        if exchange.present(store, key):
+            data = exchange.get(store, key)
+            progress.append(RankProgress(rank, int(data["step"]), str(data["label"])))
+        else:
+            progress.append(None)
+    return progress
