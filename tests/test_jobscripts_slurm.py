@@ -68,6 +68,8 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
     assert summary["step"] == len(losses) == 640
     assert sum(losses[-20:]) / 20 < 0.8 * sum(losses[:20]) / 20, "loss did not decrease"
     assert "launcher check: one process on each of node1 node2" in uninterrupted.output
+    # The site twin: node1's hostname resolves to its management address, the rendezvous is on its ib0
+    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1)" in uninterrupted.output
 
 
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
@@ -123,6 +125,7 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
     for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
         assert f"setting {setting} " in job.output
+    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1)" in job.output
 
 
 @pytest.mark.skipif(importlib.util.find_spec("app.check") is None,

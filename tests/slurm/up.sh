@@ -5,11 +5,18 @@
 #   netns sln1     : slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)
 #   netns sln2     : slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
 #
+# A twin of the sites' networks, not only of Slurm: each node's `eth0` is the management Ethernet, and its
+# hostname resolves to that address (as on MareNostrum 5, and as seed 004's `...mgmt...` node names show
+# on the GH200 system). The fast fabric is a separate interface on its own subnet, reachable between the
+# nodes but unknown to name resolution: `ib0` ($IB_NET.1x, IPoIB on MareNostrum 5) and `hsn0`
+# ($HSN_NET.1x, Slingshot). A job that rendezvouses on the fabric address must cope with torchrun not
+# recognising that address as its own host's (torch's `_matches_machine_hostname` misses secondary NICs).
+#
 # Each node advertises 80 CPUs and a GRES gpu:4 backed by fake devices (see gres.conf below), so job scripts
 # written for MareNostrum 5 (`--gres=gpu:4 --cpus-per-task=80`) schedule unchanged. The nodes share the filesystem.
 # Packages come from tests/provision/provision-slurm.sh; this script installs nothing. Run as root;
 # tear down with down.sh. Creates: $BASE, /etc/slurm/{slurm,gres}.conf, a marked block in /etc/hosts,
-# the bridge, veths slv1/slv2 and netns sln1/sln2.
+# the bridges ($BR, ${BR}ib, ${BR}hsn), veths slv*/slvib*/slvhsn* and netns sln1/sln2.
 set -euo pipefail
 
 BASE=${SLURM_TEST_BASE:-/tmp/ddp-slurm-test}
@@ -17,6 +24,10 @@ NNODES=${SLURM_TEST_NODES:-2}
 # A private /24 that exists only inside this machine
 NET=${SLURM_TEST_NET:-10.77.0}
 BR=${SLURM_TEST_BRIDGE:-slbr0}
+# The fabric subnets (IPoIB and Slingshot), each on a bridge of its own
+IB_NET=${SLURM_TEST_IB_NET:-10.78.0}
+HSN_NET=${SLURM_TEST_HSN_NET:-10.79.0}
+FABRIC_BRIDGES=("${BR}ib" "${BR}hsn")
 CTL_IP=$NET.1
 CTL_HOST=$(hostname -s)
 
@@ -53,21 +64,33 @@ if ! ip link show "$BR" >/dev/null 2>&1; then
     ip addr add "$CTL_IP/24" dev "$BR"
     ip link set "$BR" up
 fi
+for bridge in "${FABRIC_BRIDGES[@]}"; do
+    if ! ip link show "$bridge" >/dev/null 2>&1; then
+        ip link add "$bridge" type bridge
+        ip link set "$bridge" up
+    fi
+done
+# node_iface NS NAME HOST_SIDE BRIDGE ADDRESS: a veth NAME inside the node, its peer on BRIDGE
+node_iface() {
+    ip link add "$3" type veth peer name "$2" netns "$1"
+    ip link set "$3" master "$4" up
+    ip -n "$1" addr add "$5/24" dev "$2"
+    ip -n "$1" link set "$2" up
+}
 for i in $(seq 1 "$NNODES"); do
     ns=sln$i
     if ! ip netns list | grep -qw "$ns"; then
         ip netns add "$ns"
-        ip link add "slv$i" type veth peer name eth0 netns "$ns"
-        ip link set "slv$i" master "$BR" up
-        ip -n "$ns" addr add "$NET.$((10 + i))/24" dev eth0
-        ip -n "$ns" link set eth0 up
+        node_iface "$ns" eth0 "slv$i" "$BR" "$NET.$((10 + i))"
+        node_iface "$ns" ib0 "slvib$i" "${FABRIC_BRIDGES[0]}" "$IB_NET.$((10 + i))"
+        node_iface "$ns" hsn0 "slvhsn$i" "${FABRIC_BRIDGES[1]}" "$HSN_NET.$((10 + i))"
         ip -n "$ns" link set lo up
-        # No default route on purpose: nothing leaves the /24, and glibc's DNS look-ups fail at once
+        # No default route on purpose: nothing leaves the /24s, and glibc's DNS look-ups fail at once
         # instead of stalling 10 s each.
     fi
 done
 
-# Node names resolve through a marked block in /etc/hosts (removed by down.sh)
+# Node names resolve through a marked block in /etc/hosts (removed by down.sh), to the management address only
 sed -i '/# BEGIN ddp-slurm-test/,/# END ddp-slurm-test/d' /etc/hosts
 {
     echo "# BEGIN ddp-slurm-test"
