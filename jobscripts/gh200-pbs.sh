@@ -38,6 +38,8 @@ source "$DDP_JOBSCRIPTS/lib.sh"
 DDP_SCRIPT=gh200-pbs.sh
 # Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
 FABRIC=${FABRIC:-slingshot}
+# Rendezvous on the head node's first Slingshot NIC: its hostname resolves to the management network
+RDZV_IFACES=${RDZV_IFACES:-hsn0}
 # `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
 CHECK_SITE=${CHECK_SITE-slingshot-gh200}
 ddp_pbs_main "$@"

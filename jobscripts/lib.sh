@@ -156,7 +156,14 @@ ddp_iface_addr() {
 # ddp_rdzv_host: where every torchrun meets. The batch script runs on the head node, so its address on the
 # fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot) is read here; the hostname is the fallback,
 # and it may resolve to the management Ethernet, which is slow but works for the rendezvous itself.
+# DDP_RDZV_OWNER: this node's name when the address is one of its own interfaces. torchrun decides who
+# hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
+# (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
+# assigned to secondary NICs": with the hostname on the management network and the endpoint on ib0/hsn0,
+# no node would host the store and every node fails the rendezvous. So each node's wrapper says it
+# explicitly (`--rdzv-conf ...,is_host=1` on the owner, `is_host=0` elsewhere).
 ddp_rdzv_host() {
+    DDP_RDZV_OWNER=
     if [[ -n $RDZV_HOST ]]; then
         DDP_RDZV_HOST=$RDZV_HOST
         ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST)"
@@ -169,7 +176,9 @@ ddp_rdzv_host() {
             addr=$(ddp_iface_addr "$iface")
             if [[ -n $addr ]]; then
                 DDP_RDZV_HOST=$addr
-                ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE)"
+                DDP_RDZV_OWNER=$(uname -n)
+                ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
+                    "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
                 return
             fi
         done
@@ -411,9 +420,19 @@ ddp_on_signal() {
 # the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
-# POSIX sh, one check per second: $1 = stop file, the rest = the command.
+# When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
+# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf.
+# POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide), the rest = the command.
 # shellcheck disable=SC2016  # expanded by the node's shell
-DDP_NODE_WRAPPER='stop=$1; shift
+DDP_NODE_WRAPPER='stop=$1 owner=$2; shift 2
+if [ -n "$owner" ]; then
+    if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
+    for arg do
+        shift
+        case $arg in --rdzv-conf=*) arg="$arg,is_host=$is_host" ;; esac
+        set -- "$@" "$arg"
+    done
+fi
 "$@" &
 child=$!
 while kill -0 "$child" 2>/dev/null; do
@@ -426,7 +445,7 @@ wait "$child"'
 # USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
 ddp_run_step() {
     local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
-        "${DDP_TORCHRUN[@]}")
+        "${DDP_RDZV_OWNER:-}" "${DDP_TORCHRUN[@]}")
     ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"

@@ -46,6 +46,8 @@ source "$DDP_JOBSCRIPTS/lib.sh"
 DDP_SCRIPT=mn5.sh
 # ACC nodes have InfiniBand (mlx5): NCCL is told so, and fails at start if it cannot use it.
 FABRIC=${FABRIC:-infiniband}
+# Rendezvous on the head node's IPoIB address: its hostname resolves to the management network
+RDZV_IFACES=${RDZV_IFACES:-ib0}
 # `check` holds the nodes to this site's bandwidth expectations (app/check/sites/mn5.yaml)
 CHECK_SITE=${CHECK_SITE-mn5}
 ddp_slurm_main "$@"

@@ -244,7 +244,26 @@ def test_the_head_nodes_fast_interface_is_the_rendezvous_address(tmp_path: Path)
         stub.chmod(0o755)
     result = run_lib("ddp_defaults; ddp_rdzv_host; echo \"host=$DDP_RDZV_HOST\"",
                      {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0"})
-    assert "host=10.1.2.3\n" in result.stdout and "(ib0 of head node node1)" in result.stdout
+    assert "host=10.1.2.3\n" in result.stdout and "(ib0 of head node node1;" in result.stdout
+
+
+@pytest.mark.parametrize(("owner", "conf"), [
+    ("this-node", "--rdzv-conf=join_timeout=60,is_host=1"),
+    ("other-node", "--rdzv-conf=join_timeout=60,is_host=0"),
+    ("", "--rdzv-conf=join_timeout=60"),
+])
+def test_each_nodes_wrapper_tells_torchrun_whether_it_hosts_the_rendezvous_store(
+        tmp_path: Path, owner: str, conf: str) -> None:
+    # torchrun cannot tell that a secondary NIC's address (ib0, hsn0) is its own host's: the wrapper says it
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "uname").write_text('#!/bin/sh\n[ "$1" = -n ] && echo this-node\n')
+    (bin_dir / "uname").chmod(0o755)
+    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" '
+               'printf "%s\\n" torchrun --rdzv-conf=join_timeout=60 "two words" -m app.train')
+    result = run_lib(snippet, {"PATH": f"{bin_dir}:/usr/bin:/bin", "OWNER": owner})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["torchrun", conf, "two words", "-m", "app.train"]
 
 
 @pytest.mark.parametrize(("script", "message"), [

@@ -69,7 +69,7 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
     assert sum(losses[-20:]) / 20 < 0.8 * sum(losses[:20]) / 20, "loss did not decrease"
     assert "launcher check: one process on each of node1 node2" in uninterrupted.output
     # The site twin: node1's hostname resolves to its management address, the rendezvous is on its ib0
-    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1)" in uninterrupted.output
+    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1; node1 hosts the store" in uninterrupted.output
 
 
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
@@ -125,7 +125,7 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
     for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
         assert f"setting {setting} " in job.output
-    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1)" in job.output
+    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1; node1 hosts the store" in job.output
 
 
 @pytest.mark.skipif(importlib.util.find_spec("app.check") is None,
@@ -164,6 +164,7 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
+    assert "rendezvous on 10.79.0.11:29500 (hsn0 of head node node1; node1 hosts the store" in job.output
     if image_env["IMAGE"] != "none":
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
 
