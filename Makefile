@@ -74,9 +74,9 @@ SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 APPTAINER_BUILD_FLAGS ?=
 
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-IMAGE_SOURCES := containers/app.def containers/versions.env containers/runtime.env \
+IMAGE_SOURCES := containers/app.def containers/versions.env \
                  $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh pyproject.toml \
-                 $(shell find app -name "*.py" -o -name "*.yaml")
+                 $(shell find app -name "*.py" -o -name "*.yaml" -o -name "*.env")
 
 # Per-image values (target-specific) feed the one recipe below, build_image.
 image:       FLAVOUR     = $(ARCH)

@@ -42,6 +42,9 @@
 
 set -euo pipefail
 
+# The project checkout these scripts belong to (the fabric policy lives in its app/common/)
+DDP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
 ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
 
 # ddp_die MESSAGE: one line on stderr (cause and remedy), exit 2 (USAGE, as app/common/exitcodes.py).
@@ -190,9 +193,12 @@ ddp_rdzv_host() {
 ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
 ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 
-# ddp_fabric_env: tell NCCL which network to use, so it never falls back to the management Ethernet
-# silently. Each setting only if unset (yours win), each with why. The image's runtime.env has the same
-# defaults; setting them here too covers IMAGE=none and makes the job log show what was used.
+# ddp_fabric_env: which network NCCL must use, so it never falls back to the management Ethernet
+# silently. The settings themselves live in one file, the fabric policy (app/common/fabric_policy.env,
+# /opt/app/fabric_policy.env in the image): each node's wrapper sources it inside the container, with
+# APP_FABRIC and APP_NNODES from here, so the image, IMAGE=none and `apptainer run` all get the same values.
+# Here: the fabric is chosen (FABRIC, or detected on the head node), bad input stops the job, and the
+# policy is previewed into the job log (what it will set, what it keeps because you set it).
 ddp_fabric_env() {
     if [[ $FABRIC == auto ]]; then
         if ddp_has_slingshot; then FABRIC=slingshot
@@ -202,65 +208,29 @@ ddp_fabric_env() {
         ddp_log "FABRIC=auto: detected $FABRIC"
     fi
     case $FABRIC in
-        infiniband) ddp_infiniband_env ;;
-        slingshot) ddp_slingshot_env ;;
+        infiniband)
+            ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
+                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
+            ;;
+        slingshot)
+            if [[ ${FI_PROVIDER:-} == efa ]]; then
+                ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
+                    "(the fabric policy sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
+            fi
+            ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
+                "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
+            ;;
         none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
         *) ddp_die "FABRIC=$FABRIC is not one of infiniband, slingshot, auto, none; example: FABRIC=infiniband" ;;
     esac
-}
-
-ddp_infiniband_env() {
-    ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
-        "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
-    # Some site profiles export NCCL_IB_DISABLE=1 (for Ethernet-only partitions); on ACC it must be 0.
-    ddp_default NCCL_IB_DISABLE 0 "use InfiniBand verbs"
-    # mlx5 = every ConnectX HCA of the node (prefix match), as MareNostrum 5's documentation sets it.
-    ddp_default NCCL_IB_HCA mlx5 "the ConnectX (mlx5) HCAs"
-    if ((DDP_NNODES > 1)); then
-        # Fail at start if NCCL cannot use IB (no libibverbs/libmlx5 in the image, no device), instead of
-        # running over TCP sockets on the management Ethernet at a fraction of the speed.
-        ddp_default NCCL_NET IB "multi-node: fail at start instead of a silent fall-back to sockets"
-    fi
-    if compgen -G "$DDP_PROBE_ROOT/sys/class/net/ib*" >/dev/null; then
-        # NCCL's bootstrap and socket traffic on IPoIB, not on the first Ethernet it finds (a prefix: ib0, ib1...)
-        ddp_default NCCL_SOCKET_IFNAME ib "bootstrap over IPoIB, not the management Ethernet"
-    fi
-}
-
-ddp_slingshot_env() {
-    if [[ ${FI_PROVIDER:-} == efa ]]; then
-        ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
-            "(the script sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
-    fi
-    ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
-        "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
-    if ((DDP_NNODES > 1)); then
-        # Fail at start if the aws-ofi-nccl plugin cannot load, instead of silently using TCP sockets (CSCS
-        # measured 23x less bandwidth). HPE: leave it unset for single-node runs (NVLink only).
-        ddp_default NCCL_NET "AWS Libfabric" "multi-node: fail at start if the OFI plugin is missing"
-    fi
-    # The Slingshot provider of libfabric (the tutorials' `efa` exists only on AWS)
-    ddp_default FI_PROVIDER cxi "libfabric provider for Slingshot NICs"
-    # Bootstrap and socket traffic on the high-speed network (hsn0..3), not the management Ethernet
-    ddp_default NCCL_SOCKET_IFNAME hsn "bootstrap over the Slingshot NICs"
-    # One NIC per GH200 module: rings may cross NICs between nodes (CSCS, HPE recommendation)
-    ddp_default NCCL_CROSS_NIC 1 "one NIC per GPU module"
-    # GPUDirect RDMA when GPU and NIC share a PCIe host bridge, the GH200 topology
-    ddp_default NCCL_NET_GDR_LEVEL PHB "GPUDirect RDMA through the host bridge"
-    # NCCL registers host memory itself; cxi's own host registration conflicts with it (hangs)
-    ddp_default FI_CXI_DISABLE_HOST_REGISTER 1 "avoid a registration conflict with NCCL"
-    # Memory-registration cache invalidation that works with CUDA allocations
-    ddp_default FI_MR_CACHE_MONITOR userfaultfd "MR cache monitor compatible with CUDA memory"
-    # The default completion queue overflows under NCCL's many outstanding requests
-    ddp_default FI_CXI_DEFAULT_CQ_SIZE 131072 "larger completion queues"
-    # Hardware tag matching with a software fallback when the NIC's match entries run out
-    ddp_default FI_CXI_RX_MATCH_MODE hybrid "fall back to software matching instead of failing"
-    # These three avoid hangs and corrupted data seen with NCCL on GH200 + Slingshot (CSCS, HPE shs-ccl-docs)
-    ddp_default FI_CXI_RDZV_GET_MIN 0 "rendezvous tuning against hangs on GH200"
-    ddp_default FI_CXI_RDZV_THRESHOLD 0 "rendezvous tuning against hangs on GH200"
-    ddp_default FI_CXI_RDZV_EAGER_SIZE 0 "rendezvous tuning against hangs on GH200"
-    # LL128 (NCCL's default from 2.27) corrupts data on GH200 + Slingshot: NVIDIA/nccl#2001
-    ddp_default NCCL_PROTO "^LL128" "LL128 corrupts data on GH200 + Slingshot"
+    DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
+    [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
+        "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
+    # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
+    export APP_FABRIC=$FABRIC APP_NNODES=$DDP_NNODES APP_PROBE_ROOT=$DDP_PROBE_ROOT
+    # The preview: the same file, in a subshell, with this environment; nothing is exported here.
+    local line
+    while IFS= read -r line; do ddp_log "$line"; done < <(APP_FABRIC_LOG=1 sh -c '. "$1"' policy "$DDP_POLICY_FILE" 2>&1)
 }
 
 # ddp_host_lib NAME: the path of a host shared library (ldconfig's cache, then the usual directories).
@@ -329,6 +299,7 @@ ddp_container_cmd() {
         command -v torchrun >/dev/null || ddp_die "IMAGE=none runs the host's torchrun, but torchrun is not in PATH;" \
             "activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
         ddp_log "IMAGE=none: running the host's $(command -v torchrun), no container"
+        DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
         return
     fi
     [[ -f $IMAGE ]] || ddp_die "image $IMAGE not found; build it with 'make image' (x86_64) or" \
@@ -345,6 +316,8 @@ ddp_container_cmd() {
     # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
     # needs for its job authorisation.
     DDP_CONTAINER=("$APPTAINER" exec --nv "${DDP_BINDS[@]}" "${extra[@]}" "$IMAGE")
+    # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
+    DDP_NODE_POLICY=/opt/app/fabric_policy.env${DDP_POLICY_FILE:+:$DDP_POLICY_FILE}
 }
 
 # ddp_check_image_arch: an x86_64 image on an aarch64 node fails with "exec format error" on every rank.
@@ -421,10 +394,22 @@ ddp_on_signal() {
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
 # When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
-# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf.
-# POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide), the rest = the command.
+# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf. Before torchrun starts, it
+# sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
+# the checkout's, for an image built before the policy moved there).
+# POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
+# $3 = fabric policy candidates, the rest = the command.
 # shellcheck disable=SC2016  # expanded by the node's shell
-DDP_NODE_WRAPPER='stop=$1 owner=$2; shift 2
+DDP_NODE_WRAPPER='stop=$1 owner=$2 policies=$3; shift 3
+policy=
+old_ifs=$IFS; IFS=:
+for candidate in $policies; do
+    if [ -r "$candidate" ]; then policy=$candidate; break; fi
+done
+IFS=$old_ifs
+if [ -n "$policy" ]; then . "$policy"
+elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
+fi
 if [ -n "$owner" ]; then
     if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
     for arg do
@@ -445,7 +430,7 @@ wait "$child"'
 # USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
 ddp_run_step() {
     local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
-        "${DDP_RDZV_OWNER:-}" "${DDP_TORCHRUN[@]}")
+        "${DDP_RDZV_OWNER:-}" "${DDP_NODE_POLICY:-}" "${DDP_TORCHRUN[@]}")
     ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"

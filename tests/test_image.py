@@ -14,6 +14,8 @@ from imagetool.buildargs import render_build_args
 from imagetool.definition import DefinitionError, placeholders
 from imagetool.lint import lint_definition
 
+from app.common.fabric_policy import POLICY_FILE
+
 REPO = Path(__file__).resolve().parents[1]
 CONTAINERS = REPO / "containers"
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
@@ -80,7 +82,9 @@ def test_unknown_arch_exits_2_with_the_valid_choices():
     assert "Traceback" not in result.stderr
 
 
-# Each row breaks one invariant in a copy of containers/ and names the message that must say so.
+POLICY = POLICY_FILE.name
+# Each row breaks one invariant in a copy of containers/ (or of the fabric policy) and names the message
+# that must say so.
 # (file, old text, new text, flavour, expected message)
 VIOLATIONS = [
     ("app.def", "%help\n", "%unknownsection\n", "x86_64", "section %help is missing"),
@@ -101,14 +105,16 @@ VIOLATIONS = [
      "    export PYTHONDONTWRITEBYTECODE=1\n    export NCCL_NET_PLUGIN=hpcx\n", "x86_64",
      "%environment sets fabric variables ('export NCCL_NET_PLUGIN=hpcx')"),
     ("app.def", "    export PYTHONDONTWRITEBYTECODE=1\n",
-     "    export PYTHONDONTWRITEBYTECODE=1\n    . /opt/app/runtime.env\n", "x86_64",
-     "%environment sets fabric variables ('. /opt/app/runtime.env')"),
-    ("app.def", "    . /opt/app/runtime.env\n", "", "x86_64", "%runscript does not source /opt/app/runtime.env"),
-    ("runtime.env", "    app_default FI_PROVIDER cxi", "    export FI_PROVIDER=cxi", "aarch64",
-     "sets FI_PROVIDER unconditionally; use 'app_default FI_PROVIDER VALUE'"),
-    ("runtime.env", "    # Bootstrap and socket traffic over the high-speed NICs, not the management Ethernet.\n", "",
-     "aarch64", "'app_default NCCL_SOCKET_IFNAME hsn' has no comment above it saying why"),
-    ("runtime.env", "unset NCCL_NET_PLUGIN\n", "", "x86_64", "does not 'unset NCCL_NET_PLUGIN'"),
+     "    export PYTHONDONTWRITEBYTECODE=1\n    . /opt/app/fabric_policy.env\n", "x86_64",
+     "%environment sets fabric variables ('. /opt/app/fabric_policy.env')"),
+    ("app.def", "    . /opt/app/fabric_policy.env\n", "", "x86_64",
+     "%runscript does not source /opt/app/fabric_policy.env"),
+    (POLICY, "app_setting slingshot always FI_PROVIDER cxi", "export FI_PROVIDER=cxi", "aarch64",
+     "sets FI_PROVIDER unconditionally; use 'app_setting FABRIC WHEN FI_PROVIDER VALUE REASON'"),
+    (POLICY, "# Bootstrap and socket traffic on the high-speed NICs (hsn0..3), not the management Ethernet that the\n"
+     "# node's hostname resolves to (seed 004's `...hostmgmt...` names).\n", "",
+     "aarch64", "'app_setting slingshot always NCCL_SOCKET_IFNAME hsn"),
+    (POLICY, "unset NCCL_NET_PLUGIN\n", "", "x86_64", "does not 'unset NCCL_NET_PLUGIN'"),
     ("scripts/build.sh", "remove-stale-plugins ", "", "x86_64", "does not run remove-stale-plugins"),
     ("app.def", "{{ NVCC_GENCODE }}", "{{ NVCC_FLAGS }}", "x86_64", "undefined build arguments NVCC_FLAGS"),
     # spython 0.3 loses the From header when a header comment contains "from:"; lint must notice.
@@ -121,13 +127,15 @@ VIOLATIONS = [
 def test_definition_breaking_an_invariant_is_rejected_with_a_clear_message(tmp_path, path, old, new, arch, message):
     containers = tmp_path / "containers"
     shutil.copytree(CONTAINERS, containers)
-    target = containers / path
+    policy = tmp_path / POLICY
+    shutil.copy(POLICY_FILE, policy)
+    target = policy if path == POLICY else containers / path
     text = target.read_text()
     assert old in text, f"fixture out of date: {old!r} not in {path}"
     target.write_text(text.replace(old, new, 1))
     with pytest.raises(DefinitionError) as caught:
         args = render_build_args(arch, containers)
-        lint_definition((containers / "app.def").read_text(), args, containers)
+        lint_definition((containers / "app.def").read_text(), args, containers, policy)
     assert message in str(caught.value)
 
 

@@ -56,6 +56,13 @@ def slingshot_node(tmp_path: Path) -> Path:
 
 
 FABRIC = "ddp_defaults; ddp_fabric_env"
+#: What a training process sees on a node (IMAGE=none): the wrapper that starts torchrun, running `env`.
+ON_NODE = f'{FABRIC}; sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "$DDP_POLICY_FILE" env'
+
+
+def batch_host_sets_no_fabric_variable(env: dict[str, str]) -> None:
+    """The batch script previews the policy but exports nothing itself: one policy, applied on the node."""
+    assert exported(FABRIC, env) == {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_"))}
 
 
 @pytest.mark.parametrize(("nnodes", "expected"), [
@@ -66,27 +73,29 @@ FABRIC = "ddp_defaults; ddp_fabric_env"
 def test_infiniband_settings_name_the_hcas_and_fail_fast_multi_node(infiniband_node: Path, nnodes: str,
                                                                      expected: dict[str, str]) -> None:
     env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "DDP_NNODES": nnodes}
-    assert exported(FABRIC, env) == expected
+    assert exported(ON_NODE, env) == expected
+    batch_host_sets_no_fabric_variable(env)
 
 
 def test_settings_the_user_made_are_kept(infiniband_node: Path) -> None:
     env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "NCCL_IB_HCA": "mlx5_0:1",
            "NCCL_SOCKET_IFNAME": ""}
-    result = run_lib(f"{FABRIC}\nenv", env)
+    result = run_lib(ON_NODE, env)
     assert "NCCL_IB_HCA=mlx5_0:1\n" in result.stdout and "NCCL_SOCKET_IFNAME=\n" in result.stdout
     assert "keeping NCCL_IB_HCA=mlx5_0:1 (set by you)" in result.stdout
 
 
 def test_infiniband_without_ipoib_leaves_the_socket_interface_to_nccl(tmp_path: Path) -> None:
     node = make_tree(tmp_path, "sys/class/infiniband/mlx5_0/ports")
-    assert "NCCL_SOCKET_IFNAME" not in exported(FABRIC, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node)})
+    assert "NCCL_SOCKET_IFNAME" not in exported(ON_NODE, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node)})
 
 
 @pytest.mark.parametrize("nnodes", ["1", "2"])
 def test_slingshot_settings_use_cxi_and_require_the_plugin_only_multi_node(slingshot_node: Path,
                                                                            nnodes: str) -> None:
     env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NNODES": nnodes}
-    settings = exported(FABRIC, env)
+    batch_host_sets_no_fabric_variable(env)
+    settings = exported(ON_NODE, env)
     assert settings["FI_PROVIDER"] == "cxi"
     assert settings["NCCL_SOCKET_IFNAME"] == "hsn"
     assert settings["NCCL_PROTO"] == "^LL128"
@@ -259,7 +268,7 @@ def test_each_nodes_wrapper_tells_torchrun_whether_it_hosts_the_rendezvous_store
     bin_dir.mkdir()
     (bin_dir / "uname").write_text('#!/bin/sh\n[ "$1" = -n ] && echo this-node\n')
     (bin_dir / "uname").chmod(0o755)
-    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" '
+    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" "" '
                'printf "%s\\n" torchrun --rdzv-conf=join_timeout=60 "two words" -m app.train')
     result = run_lib(snippet, {"PATH": f"{bin_dir}:/usr/bin:/bin", "OWNER": owner})
     assert result.returncode == 0, result.stderr

@@ -22,6 +22,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from app.check.report import FAIL, OK, WARN, Check
+from app.common import fabric_policy as policy
 
 LOG_DIR_DEFAULT = "/tmp"
 _USING_NETWORK = re.compile(r"Using network (.+?)\s*$")
@@ -139,9 +140,10 @@ def judge(
                 "NCCL sends inter-node traffic over TCP sockets "
                 f"(NET/Socket) on {', '.join(sorted({nodes[r] for r in socket_ranks}))}, which have "
                 "InfiniBand/Slingshot",
-                "InfiniBand: make libibverbs+libmlx5 available, NCCL_IB_DISABLE=0, "
-                "NCCL_IB_HCA=mlx5; Slingshot: aws-ofi-nccl on LD_LIBRARY_PATH, NCCL_NET='AWS Libfabric', "
-                "FI_PROVIDER=cxi",
+                "InfiniBand: make libibverbs+libmlx5 available, "
+                f"{policy.export_line('infiniband', 'NCCL_IB_DISABLE', 'NCCL_IB_HCA', 'NCCL_NET')}; "
+                "Slingshot: aws-ofi-nccl on LD_LIBRARY_PATH, "
+                f"{policy.export_line('slingshot', 'NCCL_NET', 'FI_PROVIDER')}",
                 stage="bandwidth",
             )
         )

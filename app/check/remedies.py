@@ -1,8 +1,12 @@
 """What to do about each failure the check's stages find: the remedy texts of the run-wide verdicts, in
-one place. (A node check's remedy stays beside the check that finds the problem, in app/check/node/.)"""
+one place. (A node check's remedy stays beside the check that finds the problem, in app/check/node/.)
+Every NCCL/libfabric value a remedy recommends comes from the fabric policy (app/common/fabric_policy.env)."""
+
+from app.common import fabric_policy as policy
 
 WRONG_RESULTS = (
-    "exclude the named node(s) and rerun; on GH200+Slingshot set NCCL_PROTO=^LL128; report the node to the admins"
+    f"exclude the named node(s) and rerun; on GH200+Slingshot "
+    f"{policy.export_line('slingshot', 'NCCL_PROTO')}; report the node to the admins"
 )
 SLOW = (
     "see the transport and network lines: TCP instead of IB/Slingshot, a down HCA port, or the wrong "

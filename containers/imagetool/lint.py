@@ -9,12 +9,13 @@ What is checked, and why:
      SHA256 DEST` (no bare curl/wget), and every *_SHA256 build argument is 64 hex digits;
   4. every pinned version the definition uses has a label (`{{ X_VERSION }}` appears in %labels),
      plus the base digest, the git revision and the build date;
-  5. no NCCL_NET_PLUGIN is left set: nothing assigns it, runtime.env unsets it and the build runs
-     remove-stale-plugins;
-  6. the runtime environment sets every NCCL_*/FI_* variable only if unset, through `app_default`,
-     each with a comment line above it saying why. %runscript sources runtime.env and %environment
-     sets no NCCL_*/FI_* variable: Apptainer (1.4) evaluates %environment without the host's
-     variables and lets its exports override them, so "only if unset" cannot work there.
+  5. no NCCL_NET_PLUGIN is left set: nothing assigns it, the fabric policy unsets it and the build
+     runs remove-stale-plugins;
+  6. the fabric policy (app/common/fabric_policy.env, copied to /opt/app) sets every NCCL_*/FI_*
+     variable only if unset, through `app_setting`, each with a comment line above it saying why.
+     %runscript sources it and %environment sets no NCCL_*/FI_* variable: Apptainer (1.4) evaluates
+     %environment without the host's variables and lets its exports override them, so "only if
+     unset" cannot work there.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from app.common.fabric_policy import POLICY_FILE
 from imagetool.definition import Definition, DefinitionError, parse_with_spython, substitute
 
 REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
 REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.image.created",
                    "org.opencontainers.image.base.digest")
-RUNTIME_ENV = "runtime.env"
+RUNTIME_ENV = POLICY_FILE.name
 _DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _PINNED = re.compile(r"_(VERSION|TAG|SUITE|DIGEST)$")
@@ -97,9 +99,9 @@ def _check_environment(rendered: Definition, runtime_env: str | None, scripts: d
         problems.append(f"%runscript does not source /opt/app/{RUNTIME_ENV}; the fabric defaults must be "
                         "applied where the user's own values are visible")
     if not any(RUNTIME_ENV in line for line in rendered.body("files")):
-        problems.append(f"%files does not copy containers/{RUNTIME_ENV} into the image")
+        problems.append(f"%files does not copy app/common/{RUNTIME_ENV} into the image")
     if runtime_env is None:
-        return [*problems, f"containers/{RUNTIME_ENV} is missing"]
+        return [*problems, f"app/common/{RUNTIME_ENV} is missing"]
     for line in environment:
         if re.search(r"\b(NCCL|FI)_[A-Z0-9_]+=", line) or "app_default" in line or RUNTIME_ENV in line:
             problems.append(f"%environment sets fabric variables ({line!r}); Apptainer evaluates it without the "
@@ -108,11 +110,11 @@ def _check_environment(rendered: Definition, runtime_env: str | None, scripts: d
         match = _FABRIC_ASSIGN.match(line.strip())
         if match:
             problems.append(f"{RUNTIME_ENV}:{number} sets {match.group(1)} unconditionally; use "
-                            f"'app_default {match.group(1)} VALUE' so a user's setting wins")
+                            f"'app_setting FABRIC WHEN {match.group(1)} VALUE REASON' so a user's setting wins")
     previous = ""
     for number, line in enumerate(runtime_env.splitlines(), start=1):
         stripped = line.strip()
-        if stripped.startswith("app_default ") and not previous.startswith("#"):
+        if stripped.startswith("app_setting ") and not previous.startswith("#"):
             problems.append(f"{RUNTIME_ENV}:{number}: {stripped!r} has no comment above it saying why")
         if re.search(r"\bNCCL_NET_PLUGIN\b", stripped) and not stripped.startswith(("#", "unset ")):
             problems.append(f"{RUNTIME_ENV}:{number} sets NCCL_NET_PLUGIN; it must stay unset (NCCL would "
@@ -125,13 +127,13 @@ def _check_environment(rendered: Definition, runtime_env: str | None, scripts: d
     return problems
 
 
-def lint_definition(template_text: str, args: dict[str, str], containers_dir: Path) -> Definition:
+def lint_definition(template_text: str, args: dict[str, str], containers_dir: Path,
+                    policy_path: Path = POLICY_FILE) -> Definition:
     """Check every invariant; return the rendered definition, or raise DefinitionError listing all problems."""
     rendered_text = substitute(template_text, args)
     template, rendered = Definition.split(template_text), Definition.split(rendered_text)
     scripts = {p.name: p.read_text() for p in sorted((containers_dir / "scripts").glob("*.sh"))}
-    runtime_path = containers_dir / RUNTIME_ENV
-    runtime_env = runtime_path.read_text() if runtime_path.exists() else None
+    runtime_env = policy_path.read_text() if policy_path.exists() else None
     problems = [
         *_check_sections(template),
         *_check_base(rendered, args),

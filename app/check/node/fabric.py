@@ -15,6 +15,7 @@ from pathlib import Path
 
 from app.check.node.network import NetworkInventory
 from app.check.report import FAIL, OK, WARN, Check
+from app.common import fabric_policy as policy
 
 #: Where the dynamic loader looks besides LD_LIBRARY_PATH (Debian/Ubuntu multiarch, RHEL, NGC images).
 SYSTEM_LIBRARY_DIRS = (
@@ -99,7 +100,7 @@ def _plugin(env: Mapping[str, str], inv: NetworkInventory, plugins: list[str], d
             name,
             WARN,
             "NCCL_NET=Socket on a node with a fast fabric: inter-node traffic goes over TCP",
-            "unset NCCL_NET (InfiniBand) or set NCCL_NET='AWS Libfabric' (Slingshot)",
+            f"unset NCCL_NET (InfiniBand) or {policy.export_line('slingshot', 'NCCL_NET')} (Slingshot)",
         )
     if inv.cxi:
         if not plugins:
@@ -116,7 +117,7 @@ def _plugin(env: Mapping[str, str], inv: NetworkInventory, plugins: list[str], d
                 WARN,
                 f"plugin found ({shown}) but NCCL_NET is unset: a plugin that fails to load "
                 "would fall back to TCP silently",
-                "export NCCL_NET='AWS Libfabric' for multi-node runs",
+                f"{policy.export_line('slingshot', 'NCCL_NET')} for multi-node runs",
             )
     return Check(name, OK, f"plugins: {shown}; NCCL_NET={net or '(auto)'}")
 
@@ -150,7 +151,8 @@ def _fi_provider(provider: str, inv: NetworkInventory, dev_root: str, sys_root: 
             name,
             FAIL,
             "FI_PROVIDER=efa but this node has no AWS EFA device",
-            "on HPE Slingshot use FI_PROVIDER=cxi (efa is AWS-only)" if inv.cxi else "unset FI_PROVIDER",
+            f"on HPE Slingshot {policy.export_line('slingshot', 'FI_PROVIDER')} (efa is AWS-only)" if inv.cxi
+            else "unset FI_PROVIDER",
         )
     if provider == "cxi" and not list(Path(dev_root).glob("cxi*")):
         return Check(

@@ -1,0 +1,128 @@
+"""app/common/fabric_policy.env: fabric defaults by fabric and node count, each only if unset (fake /dev and
+/sys trees), and its Python reader."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.common.fabric_policy import POLICY_FILE, export_line, recommended, settings
+
+REPO = Path(__file__).resolve().parents[1]
+SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
+             "FI_CXI_RDZV_THRESHOLD": "0", "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "32768",
+             "FI_CXI_RX_MATCH_MODE": "software"}
+
+
+def sourced_env(probe_root: Path, **env: str) -> dict[str, str]:
+    """The environment after `. fabric_policy.env` in POSIX sh, starting from `env` only."""
+    result = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}" && env'], env={"APP_PROBE_ROOT": str(probe_root), **env},
+                            capture_output=True, text=True, check=True, timeout=30)
+    return dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+
+
+def fabric_vars(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_"))}
+
+
+@pytest.fixture
+def slingshot_node(tmp_path: Path) -> Path:
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "cxi0").touch()
+    return tmp_path
+
+
+@pytest.fixture
+def infiniband_node(tmp_path: Path) -> Path:
+    (tmp_path / "sys/class/infiniband/mlx5_0").mkdir(parents=True)
+    (tmp_path / "sys/class/net/ib0").mkdir(parents=True)
+    return tmp_path
+
+
+def test_multi_node_slingshot_job_gets_the_plugin_network_and_cxi_settings(slingshot_node):
+    env = sourced_env(slingshot_node, SLURM_JOB_NUM_NODES="2")
+    assert env["NCCL_NET"] == "AWS Libfabric"
+    assert SLINGSHOT.items() <= env.items()
+
+
+def test_single_node_slingshot_run_leaves_nccl_net_unset(slingshot_node):
+    env = sourced_env(slingshot_node, SLURM_JOB_NUM_NODES="1")
+    assert "NCCL_NET" not in env
+    assert env["FI_PROVIDER"] == "cxi"
+
+
+def test_pbs_node_file_with_two_hosts_counts_as_multi_node(slingshot_node, tmp_path):
+    nodefile = tmp_path / "nodefile"
+    nodefile.write_text("x3001\nx3001\nx3002\n")
+    assert sourced_env(slingshot_node, PBS_NODEFILE=str(nodefile))["NCCL_NET"] == "AWS Libfabric"
+
+
+def test_values_the_user_set_win_even_when_empty(slingshot_node):
+    env = sourced_env(slingshot_node, SLURM_JOB_NUM_NODES="4", FI_PROVIDER="", NCCL_PROTO="Simple",
+                      NCCL_NET="Socket")
+    assert (env["FI_PROVIDER"], env["NCCL_PROTO"], env["NCCL_NET"]) == ("", "Simple", "Socket")
+    assert env["NCCL_SOCKET_IFNAME"] == "hsn"
+
+
+def test_multi_node_infiniband_job_gets_nccl_ib_with_mlx5_and_ipoib(infiniband_node):
+    assert fabric_vars(sourced_env(infiniband_node, APP_NNODES="2")) == {
+        "NCCL_NET": "IB", "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "mlx5", "NCCL_SOCKET_IFNAME": "ib"}
+
+
+def test_single_node_infiniband_run_leaves_nccl_net_unset(infiniband_node):
+    # NCCL_NET=IB makes NCCL fail at start without a usable HCA, which one node does not need.
+    assert "NCCL_NET" not in sourced_env(infiniband_node, APP_NNODES="1")
+
+
+def test_the_fabric_a_job_script_names_wins_over_detection(infiniband_node):
+    env = fabric_vars(sourced_env(infiniband_node, APP_FABRIC="none", APP_NNODES="2"))
+    assert env == {}
+    assert sourced_env(infiniband_node, APP_FABRIC="slingshot", APP_NNODES="2")["NCCL_NET"] == "AWS Libfabric"
+
+
+def test_each_setting_is_logged_when_asked(slingshot_node):
+    result = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}"'], capture_output=True, text=True, timeout=30, env={
+        "APP_PROBE_ROOT": str(slingshot_node), "APP_NNODES": "2", "APP_FABRIC_LOG": "1", "NCCL_PROTO": "Simple"})
+    assert "[fabric slingshot] setting FI_PROVIDER=cxi (libfabric provider for Slingshot NICs)" in result.stderr
+    assert "[fabric slingshot] keeping NCCL_PROTO=Simple (set by you)" in result.stderr
+
+
+def test_node_without_a_fast_fabric_gets_no_fabric_settings(tmp_path):
+    assert fabric_vars(sourced_env(tmp_path)) == {}
+
+
+def test_nccl_net_plugin_from_an_ngc_base_is_unset(tmp_path):
+    assert "NCCL_NET_PLUGIN" not in sourced_env(tmp_path, NCCL_NET_PLUGIN="hpcx")
+
+
+def test_helpers_do_not_leak_into_the_environment(slingshot_node):
+    env = sourced_env(slingshot_node, SLURM_NNODES="2")
+    assert not [key for key in env if key.startswith("app_")]
+
+
+def test_every_setting_is_read_with_its_reason_and_a_sourced_why():
+    found = settings()
+    assert {s.fabric for s in found} == {"infiniband", "slingshot"}
+    assert all(s.reason and s.why for s in found)
+    assert recommended("slingshot", "NCCL_NET") == "AWS Libfabric"
+    assert export_line("slingshot", "NCCL_NET", "FI_PROVIDER") == "export NCCL_NET='AWS Libfabric' FI_PROVIDER=cxi"
+
+
+@pytest.mark.parametrize("fabric", ["slingshot", "infiniband"])
+def test_the_python_reader_and_the_shell_agree_on_every_value(request, fabric):
+    """What sh sets on a multi-node job of each fabric is exactly what the parsed settings say."""
+    node = request.getfixturevalue(f"{fabric}_node")
+    expected = {s.name: s.value for s in settings() if s.fabric == fabric}
+    assert fabric_vars(sourced_env(node, APP_NNODES="2")) == expected
+
+
+def test_the_readme_table_is_the_policy():
+    readme = (REPO / "README.md").read_text()
+    rows = {tuple(cell.strip(" `") for cell in line.strip("|").split("|")[:4])
+            for line in readme.splitlines() if line.startswith("| `") and line.count("|") >= 6}
+    policy_rows = {(s.fabric, s.when, s.name, s.value) for s in settings()}
+    assert policy_rows <= rows, f"missing from the README's fabric table: {sorted(policy_rows - rows)}"
+    stale = {r for r in rows if r[0] in ("infiniband", "slingshot")} - policy_rows
+    assert not stale, f"README rows the policy does not hold: {sorted(stale)}"

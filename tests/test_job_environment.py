@@ -1,0 +1,96 @@
+"""What a training process sees inside the container in a job, scenario by scenario.
+
+The job script's own path, for real: lib.sh chooses the fabric and builds `apptainer exec` with its
+binds (ddp_fabric_env, ddp_container_cmd), then each node's wrapper sources the fabric policy inside the
+smoke image and starts the command; here the command prints its environment, or loads libfabric the
+way aws-ofi-nccl does. Run as the unprivileged test user, as on a cluster.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.common.fabric_policy import settings
+from tests.fixtures.apptainer import TEST_USER
+
+pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+JOB = {"DDP_SCRIPT": "test.sh", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1", "DDP_SCHEDULER": "slurm"}
+CRAY_LIBFABRIC = "opt/cray/libfabric/1.22.0/lib64"
+
+
+def policy(fabric: str, nnodes: int) -> dict[str, str]:
+    """The settings the policy file holds for this fabric and node count, on a node with mlx5 and ib0."""
+    return {s.name: s.value for s in settings() if s.fabric == fabric and (s.when != "multi-node" or nnodes > 1)}
+
+
+def in_job_container(smoke_image: Path, workdir: Path, command: str, env: dict[str, str]) -> dict[str, str]:
+    """Run COMMAND through lib.sh's container and node wrapper; return the NCCL_*/FI_*/LD_* environment it saw,
+    plus its stdout lines under 'stdout'."""
+    snippet = (f'source "{REPO}/jobscripts/lib.sh"; ddp_defaults; ddp_fabric_env; ddp_container_cmd; '
+               f'"${{DDP_CONTAINER[@]}}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$RUN_DIR/stop" "" '
+               f'"$DDP_NODE_POLICY" /bin/sh -c {shlex.quote(command)}')
+    full_env = {"PATH": os.environ["PATH"], "HOME": str(workdir), **JOB, "DDP_SUBMIT_DIR": str(workdir),
+                "IMAGE": str(smoke_image), "RUN_DIR": str(workdir / "run"), **env}
+    as_user = ["runuser", "-u", TEST_USER, "--"] if os.geteuid() == 0 else []
+    result = subprocess.run([*as_user, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), "bash", "-c", snippet],
+                            cwd=workdir, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    seen = dict(line.split("=", 1) for line in lines if "=" in line and line.split("=", 1)[0].isidentifier())
+    return {**{k: v for k, v in seen.items() if k.startswith(("NCCL_", "FI_", "LD_LIBRARY_PATH"))},
+            "stdout": "\n".join(lines)}
+
+
+@pytest.fixture
+def node(user_dir: Path) -> Path:
+    """A fake node: mlx5 HCA with IPoIB, and a Cray-layout host libfabric whose lib64 holds a stand-in
+    libfabric.so.1 (a copy of the system's libz: any loadable ELF proves which file the loader picks)."""
+    root = user_dir / "node"
+    for directory in ("sys/class/infiniband/mlx5_0/ports", "sys/class/net/ib0", CRAY_LIBFABRIC, "usr/lib64"):
+        (root / directory).mkdir(parents=True)
+    shutil.copy(sorted(glob.glob("/lib/*/libz.so.1") + glob.glob("/usr/lib*/libz.so.1"))[0],
+                root / CRAY_LIBFABRIC / "libfabric.so.1.22.0")
+    (root / CRAY_LIBFABRIC / "libfabric.so.1").symlink_to("libfabric.so.1.22.0")
+    for path in [root, *root.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755)
+    return root
+
+
+SCENARIOS = [
+    # (id, fabric, nodes, the user's own settings)
+    ("infiniband-2-nodes", "infiniband", 2, {}),
+    ("infiniband-1-node", "infiniband", 1, {}),
+    ("slingshot-2-nodes", "slingshot", 2, {}),
+    ("slingshot-1-node", "slingshot", 1, {}),
+    ("slingshot-users-values-win", "slingshot", 2, {"NCCL_SOCKET_IFNAME": "hsn1", "FI_CXI_RX_MATCH_MODE": "hybrid"}),
+    ("none", "none", 2, {}),
+]
+
+
+@pytest.mark.parametrize(("fabric", "nnodes", "users"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
+def test_the_training_process_sees_exactly_the_policy_and_the_users_own_values(
+        smoke_image: Path, user_dir: Path, node: Path, fabric: str, nnodes: int, users: dict[str, str]) -> None:
+    env = in_job_container(smoke_image, user_dir, "env", {"FABRIC": fabric, "DDP_NNODES": str(nnodes),
+                                                           "DDP_PROBE_ROOT": str(node), **users})
+    fabric_env = {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_"))}
+    assert fabric_env == {**policy(fabric, nnodes), **users}
+
+
+def test_a_cray_lib64_host_libfabric_is_the_one_the_plugin_loads_in_the_container(
+        smoke_image: Path, user_dir: Path, node: Path) -> None:
+    # What NCCL does with aws-ofi-nccl: dlopen, and the plugin's libfabric.so.1 comes from the loader's search.
+    load = ('python3 -c "import ctypes; ctypes.CDLL(\'libfabric.so.1\'); '
+            'print(next(line.split()[-1] for line in open(\'/proc/self/maps\') if \'libfabric\' in line))"')
+    env = in_job_container(smoke_image, user_dir, load, {"FABRIC": "slingshot", "DDP_NNODES": "2",
+                                                         "DDP_PROBE_ROOT": str(node)})
+    assert env["stdout"].splitlines()[-1] == "/opt/libfabric/lib64/libfabric.so.1.22.0"
