@@ -169,6 +169,38 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
 
 
+def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    """Seed 004's submission (account, queue, select with a site resource, scatter placement) with a short
+    walltime: the timer stops the job for a snapshot 35 s before the limit, the job resubmits itself, and
+    the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
+    workdir = slurm_cluster.workdir()
+    probe_root = fake_slingshot_node(workdir / "fake-node")
+    options = {"Account_Name": "ehpc00", "queue": "blanca",
+               "Resource_List.select": "2:ncpus=288:ngpus=4:sales_op=blanca", "Resource_List.place": "scatter",
+               "Resource_List.walltime": "00:01:00"}
+    first = slurm_cluster.qsub(
+        workdir, "-A", options["Account_Name"], "-q", options["queue"],
+        "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
+        "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
+        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
+             "DDP_PROBE_ROOT": str(probe_root)})
+    job = slurm_cluster.wait(first, workdir, timeout_s=180)
+    assert "got SIGUSR1" in job.output, job.output[-6000:]
+    preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
+    resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
+    assert len(resubmitted) == 1, job.output[-4000:]
+    second = resubmitted[0].removesuffix(".pbs-emulation")
+    attributes = slurm_cluster.qstat(workdir, resubmitted[0])
+    assert {k: attributes.get(k) for k in options} == options
+    log = workdir / f"ddp-{second}.out"
+    slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
+                           what="the resubmitted job to resume")
+    subprocess.run(["scancel", second], check=True)
+    assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
+    assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
+
+
 def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
