@@ -483,7 +483,9 @@ ddp_slurm_main() {
     DDP_SCHEDULER=slurm
     DDP_JOB_ID=$SLURM_JOB_ID
     DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
-    DDP_HEAD_NODE=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+    # awk reads the whole list: `head -n 1` would close the pipe early, and under pipefail scontrol's
+    # SIGPIPE would end the script without a word on large node lists.
+    DDP_HEAD_NODE=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | awk 'NR == 1')
     DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
     # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
     DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
@@ -547,9 +549,51 @@ ddp_pbs_main() {
     ddp_pbs_timer
     local rc=0
     ddp_run_step "${launcher[@]}" || rc=$?
-    [[ -n ${DDP_TIMER_PID:-} ]] && kill "$DDP_TIMER_PID" 2>/dev/null
-    # qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after this one ends).
-    ddp_finish "$rc" qsub -V -W "depend=afterany:$PBS_JOBID" "${DDP_JOBSCRIPT:-$DDP_SUBMIT_DIR/jobscripts/$DDP_SCRIPT}"
+    # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
+    [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
+    # qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after this one ends),
+    # with the account, queue and resources it was submitted with.
+    local -a resubmit=(qsub)
+    [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]] && ddp_pbs_submission_options
+    resubmit+=("${DDP_QSUB_OPTIONS[@]}" -V -W "depend=afterany:$PBS_JOBID"
+        "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}")
+    ddp_finish "$rc" "${resubmit[@]}"
+}
+
+# ddp_pbs_submission_options: this job's own submission, as `qstat -f` shows it -> DDP_QSUB_OPTIONS.
+# A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account
+# (-A), the queue (-q), a `-l select=4:...` given on the command line, site resources inside the chunks
+# (seed 004's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
+# continuation lines that start with a tab; those are joined first. Job-wide values the server derives
+# from select (ncpus, ngpus, mem, nodect, ...) are left out: PBS rejects them beside a select.
+ddp_pbs_submission_options() {
+    DDP_QSUB_OPTIONS=()
+    local full key value
+    full=$(qstat -f "$PBS_JOBID" 2>/dev/null | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n\t//g' || true)
+    if [[ -z $full ]]; then
+        ddp_log "warning: qstat -f $PBS_JOBID said nothing: resubmitting with the script's #PBS defaults only"
+        return 0
+    fi
+    local -A attr=()
+    while IFS= read -r line; do
+        [[ $line =~ ^[[:space:]]+([A-Za-z_.]+)\ =\ (.*)$ ]] && attr[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+    done <<<"$full"
+    [[ -n ${attr[Account_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-A "${attr[Account_Name]}")
+    [[ -n ${attr[queue]:-} ]] && DDP_QSUB_OPTIONS+=(-q "${attr[queue]}")
+    [[ -n ${attr[Job_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-N "${attr[Job_Name]}")
+    local -a derived=(ncpus ngpus mem vmem nodect mpiprocs ompthreads nodes)
+    local chunk_keys=" ${derived[*]} "
+    if [[ -n ${attr[Resource_List.select]:-} ]]; then
+        chunk_keys+=$(tr ':' '\n' <<<"${attr[Resource_List.select]#*:}" | sed 's/=.*//' | tr '\n' ' ')
+    fi
+    for key in $(printf '%s\n' "${!attr[@]}" | sort); do
+        [[ $key == Resource_List.* ]] || continue
+        value=${attr[$key]}
+        key=${key#Resource_List.}
+        [[ $chunk_keys == *" $key "* ]] && continue
+        DDP_QSUB_OPTIONS+=(-l "$key=$value")
+    done
+    ddp_log "resubmitting with this job's options: $(printf '%q ' "${DDP_QSUB_OPTIONS[@]}")"
 }
 
 # ddp_pbsdsh_launcher: pbsdsh starts tasks with the job's initial environment in $HOME, so each task first
@@ -566,6 +610,10 @@ ddp_pbsdsh_launcher() {
 # before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits.
 ddp_pbs_timer() {
     local walltime=${WALLTIME_S:-} margin=${PREEMPT_MARGIN_S:-90} hms
+    if [[ $DRY_RUN == 1 ]]; then
+        ddp_log "DRY_RUN=1: no walltime timer"
+        return 0
+    fi
     if [[ -z $walltime ]] && command -v qstat >/dev/null; then
         hms=$(qstat -f "$PBS_JOBID" 2>/dev/null | awk -F' = ' '/Resource_List.walltime/ {print $2; exit}' || true)
         [[ $hms =~ ^([0-9]+):([0-9]+):([0-9]+)$ ]] &&
@@ -579,7 +627,13 @@ ddp_pbs_timer() {
         "must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"
     local delay=$((walltime - margin - SECONDS))
     ((delay > 0)) || delay=1
-    (sleep "$delay" && kill -USR1 $$) &
+    # The subshell kills its own sleep when it is killed (the step ended first): no orphan holding the log.
+    (
+        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        sleep "$delay" &
+        sleeper=$!
+        wait "$sleeper" && kill -USR1 $$
+    ) &
     DDP_TIMER_PID=$!
     ddp_log "USR1 in ${delay}s (walltime ${walltime}s minus ${margin}s margin) for a snapshot before the limit"
 }

@@ -313,3 +313,49 @@ def test_check_uses_the_scripts_site_profile_unless_you_name_one(args: list[str]
                             env={"PATH": os.environ["PATH"], **JOB, "CHECK_SITE": "mn5"},
                             capture_output=True, text=True)
     assert result.stdout.splitlines() == expected
+
+
+QSTAT_F = """Job Id: 1234.pbs01
+    Job_Name = ddp
+    Job_Owner = alice@login1
+    job_state = R
+    queue = blanca
+    Account_Name = ehpc00
+    Resource_List.ncpus = 1152
+    Resource_List.ngpus = 16
+    Resource_List.nodect = 4
+    Resource_List.place = scatter:excl
+    Resource_List.select = 4:ncpus=288:ngpus=4:mpiprocs=2:sales_op=blan
+\tca
+    Resource_List.walltime = 03:00:00
+    Variable_List = PBS_O_HOME=/home/alice,PBS_O_LANG=en_US.UTF-8,PBS_O_LOGNAME=alic
+\te,PBS_O_WORKDIR=/home/alice/project
+"""
+
+
+def test_a_pbs_resubmission_carries_the_jobs_own_submission(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (tmp_path / "qstat-f.txt").write_text(QSTAT_F)
+    (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 1234.pbs01" ] && cat "{tmp_path}/qstat-f.txt"\n')
+    (bin_dir / "qstat").chmod(0o755)
+    result = run_lib('ddp_pbs_submission_options; printf "%s\\n" "${DDP_QSUB_OPTIONS[@]}"',
+                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "PBS_JOBID": "1234.pbs01"})
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
+        "-A", "ehpc00", "-q", "blanca", "-N", "ddp", "-l", "place=scatter:excl",
+        "-l", "select=4:ncpus=288:ngpus=4:mpiprocs=2:sales_op=blanca", "-l", "walltime=03:00:00"]
+
+
+def test_the_walltime_timer_leaves_no_sleep_behind_when_the_step_ends_first() -> None:
+    snippet = ('DRY_RUN=0; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer; sleep 0.3; '
+               'child=$(pgrep -P "$DDP_TIMER_PID"); [ -n "$child" ] || echo "no timer child"; '
+               'kill "$DDP_TIMER_PID"; sleep 0.5; state=$(ps -o stat= -p "$child" || true); '
+               'case $state in ""|Z*) echo "no sleep left" ;; *) echo "orphan $state" ;; esac')
+    result = run_lib(snippet)
+    assert "no sleep left" in result.stdout, result.stdout
+
+
+def test_dry_run_arms_no_walltime_timer() -> None:
+    result = run_lib("DRY_RUN=1; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer; echo \"timer=${DDP_TIMER_PID:-none}\"")
+    assert "timer=none" in result.stdout and "DRY_RUN=1: no walltime timer" in result.stdout

@@ -115,10 +115,14 @@ def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, i
 def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
+    # An ACC node's sysfs as the fabric policy probes it: ConnectX (mlx5) HCAs and IPoIB
+    probe_root = workdir / "fake-node"
+    for directory in ("sys/class/infiniband/mlx5_0/ports/1", "sys/class/net/ib0"):
+        (probe_root / directory).mkdir(parents=True)
     # Account, QOS and partition: the site values a MareNostrum user gives. GPUs come from --gres=gpu:4.
     job_id = slurm_cluster.submit(workdir, "--account=ehpc00", "--qos=acc_debug", "--partition=debug",
                                   str(JOBSCRIPTS / "mn5.sh"), "train", "train.max_steps=10",
-                                  env={"CONFIG": "regression", **image_env})
+                                  env={"CONFIG": "regression", "DDP_PROBE_ROOT": str(probe_root), **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     assert_trained_on_both_nodes(job, world_size=8)
