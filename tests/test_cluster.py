@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from app.common.cluster import Pbs, SingleProcess, Slurm, Torchrun, derive_port, detect_environment, parse_hostlist
+from app.common.cluster import (
+    OpenMpi,
+    Pbs,
+    SingleProcess,
+    Slurm,
+    Torchrun,
+    derive_port,
+    detect_environment,
+    parse_hostlist,
+    parse_tasks_per_node,
+)
+from app.common.distributed import device_index
 from app.common.errors import UsageError
 
 
@@ -31,11 +42,24 @@ def test_parse_hostlist_rejects_malformed_ranges_with_an_example(bad):
         parse_hostlist(bad)
 
 
+# The variable sets each launcher exports (its documentation), for rank 5 or 6 of 8 on the second of two
+# 4-GPU nodes. torchrun: torch/distributed/run.py; srun: the srun man page, OUTPUT ENVIRONMENT VARIABLES;
+# OpenMPI: mpirun(1) "Exported Environment Variables"; Cray PALS: PALS_* and Cray PMI's PMI_*.
 TORCHRUN = {"RANK": "3", "LOCAL_RANK": "1", "WORLD_SIZE": "8", "MASTER_ADDR": "node01", "MASTER_PORT": "29500",
-            "TORCHELASTIC_RUN_ID": "42"}
+            "TORCHELASTIC_RUN_ID": "42", "LOCAL_WORLD_SIZE": "4", "GROUP_RANK": "0"}
 SRUN = {"SLURM_PROCID": "5", "SLURM_LOCALID": "1", "SLURM_STEP_NUM_TASKS": "8", "SLURM_JOB_ID": "1234",
-        "SLURM_STEP_NODELIST": "gpu[07-08]", "SLURM_NTASKS": "8"}
-PALS = {"PMI_RANK": "6", "PMI_LOCAL_RANK": "2", "PMI_SIZE": "8", "PBS_JOBID": "777.pbs01", "MASTER_ADDR": "x1"}
+        "SLURM_STEP_NODELIST": "gpu[07-08]", "SLURM_NTASKS": "8", "SLURM_NODEID": "1",
+        "SLURM_STEP_TASKS_PER_NODE": "4(x2)", "SLURM_STEP_NUM_NODES": "2", "SLURM_JOB_NODELIST": "gpu[07-08]"}
+#: srun --mpi=pmix adds the PMIx variables to the same set
+PMIX_SRUN = {**SRUN, "SLURM_MPI_TYPE": "pmix", "PMIX_RANK": "5", "PMIX_NAMESPACE": "slurm.pmix.1234.0"}
+#: OpenMPI's mpirun inside a Slurm job: its daemons are srun tasks, one per node, whose SLURM_* the ranks inherit
+OPENMPI = {"OMPI_COMM_WORLD_RANK": "5", "OMPI_COMM_WORLD_LOCAL_RANK": "1", "OMPI_COMM_WORLD_SIZE": "8",
+           "OMPI_COMM_WORLD_LOCAL_SIZE": "4", "OMPI_COMM_WORLD_NODE_RANK": "1", "PMIX_RANK": "5",
+           "SLURM_PROCID": "1", "SLURM_LOCALID": "0", "SLURM_STEP_NUM_TASKS": "2", "SLURM_JOB_ID": "1234",
+           "SLURM_JOB_NODELIST": "gpu[07-08]", "SLURM_STEP_TASKS_PER_NODE": "1(x2)", "SLURM_NODEID": "1"}
+PALS = {"PMI_RANK": "6", "PMI_LOCAL_RANK": "2", "PMI_SIZE": "8", "PBS_JOBID": "777.pbs01", "MASTER_ADDR": "x1",
+        "PMI_LOCAL_SIZE": "4", "PALS_RANKID": "6", "PALS_LOCAL_RANKID": "2", "PALS_NODEID": "1",
+        "PALS_LOCAL_SIZE": "4"}
 
 
 @pytest.mark.parametrize(
@@ -46,6 +70,9 @@ PALS = {"PMI_RANK": "6", "PMI_LOCAL_RANK": "2", "PMI_SIZE": "8", "PBS_JOBID": "7
         (SRUN, Slurm, 5, 1, 8, "gpu07"),
         ({**SRUN, **TORCHRUN}, Torchrun, 3, 1, 8, "node01"),  # torchrun inside an srun task: RANK wins
         (PALS, Pbs, 6, 2, 8, "x1"),
+        (PMIX_SRUN, Slurm, 5, 1, 8, "gpu07"),
+        (OPENMPI, OpenMpi, 5, 1, 8, "gpu07"),
+        ({**OPENMPI, "MASTER_ADDR": "gpu07-ib"}, OpenMpi, 5, 1, 8, "gpu07-ib"),
         ({"SLURM_PROCID": "0", "SLURM_NTASKS": "8", "SLURM_JOB_ID": "1"}, SingleProcess, 0, 0, 1, "127.0.0.1"),
     ],
 )
@@ -54,6 +81,53 @@ def test_detect_environment_picks_the_launcher_that_started_us(env, kind, rank, 
     assert type(environment) is kind
     assert (environment.rank(), environment.local_rank(), environment.world_size()) == (rank, local_rank, world_size)
     assert environment.main_address() == address
+    assert environment.local_world_size() == (1 if kind is SingleProcess else 4)
+
+
+@pytest.mark.parametrize(("spec", "counts"), [("4(x2)", [4, 4]), ("4(x2),2", [4, 4, 2]), ("3", [3]), ("2,1", [2, 1])])
+def test_slurm_task_counts_per_node_are_expanded(spec, counts):
+    assert parse_tasks_per_node(spec) == counts
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        # Cray PALS with PMIx instead of Cray PMI: a rank but no world size
+        ({"PALS_RANKID": "6", "PALS_LOCAL_RANKID": "2", "PALS_LOCAL_SIZE": "4", "PMIX_RANK": "6"},
+         "PALS_RANKID=6 says Cray PALS mpiexec started this process, but PMI_SIZE is missing"),
+        ({"PMI_RANK": "3"}, "PMI_RANK=3 says an MPICH/Cray PMI mpiexec started this process, but PMI_SIZE is missing"),
+        ({"PMIX_RANK": "1", "PMIX_NAMESPACE": "prterun-x-1@1"}, "PMIx gives no world size"),
+        ({"OMPI_COMM_WORLD_RANK": "1"}, "OMPI_COMM_WORLD_SIZE is not set"),
+        ({k: v for k, v in OPENMPI.items() if not k.startswith("SLURM_")}, "mpirun gives no rendezvous address"),
+    ],
+)
+def test_a_launcher_seen_only_in_part_is_an_error_not_n_single_process_runs(env, message):
+    with pytest.raises(UsageError, match=message):
+        detect_environment(env).main_address()
+
+
+@pytest.mark.parametrize(
+    ("local_rank", "visible", "env", "index"),
+    [
+        (3, 4, {}, 3),  # one process per GPU, every process sees the node's GPUs
+        (3, 1, {"SLURM_GPUS_PER_TASK": "1", "CUDA_VISIBLE_DEVICES": "3"}, 0),  # srun --gpus-per-task=1
+        (1, 2, {"SLURM_GPUS_PER_TASK": "2", "CUDA_VISIBLE_DEVICES": "2,3"}, 0),
+    ],
+)
+def test_each_process_takes_the_gpu_it_owns(local_rank, visible, env, index):
+    assert device_index(local_rank, visible, env) == index
+
+
+@pytest.mark.parametrize(
+    ("local_rank", "visible", "env", "message"),
+    [
+        (4, 4, {}, "start at most 4 processes per node"),
+        (0, 1, {"SLURM_GPUS_PER_TASK": "2", "CUDA_VISIBLE_DEVICES": "0"}, "--gpus-per-task=2 but this task sees 1"),
+    ],
+)
+def test_more_processes_or_gpus_per_task_than_gpus_is_refused_with_the_fix(local_rank, visible, env, message):
+    with pytest.raises(UsageError, match=message):
+        device_index(local_rank, visible, env)
 
 
 def test_slurm_port_is_derived_from_the_job_id_alike_on_every_rank():

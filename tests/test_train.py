@@ -73,11 +73,13 @@ def spmd(ranks: int, variables, args: list[str]) -> list[subprocess.Popen]:
 
 def slurm_variables(rank: int, ranks: int) -> dict[str, str]:
     return {"SLURM_PROCID": str(rank), "SLURM_LOCALID": str(rank), "SLURM_STEP_NUM_TASKS": str(ranks),
-            "SLURM_JOB_ID": "4242", "SLURM_STEP_NODELIST": "localhost"}
+            "SLURM_JOB_ID": "4242", "SLURM_STEP_NODELIST": "localhost", "SLURM_NODEID": "0",
+            "SLURM_STEP_TASKS_PER_NODE": str(ranks), "SLURM_STEP_NUM_NODES": "1"}
 
 
 def pals_variables(rank: int, ranks: int) -> dict[str, str]:
-    return {"PMI_RANK": str(rank), "PMI_LOCAL_RANK": str(rank), "PMI_SIZE": str(ranks), "PBS_JOBID": "77.pbs"}
+    return {"PMI_RANK": str(rank), "PMI_LOCAL_RANK": str(rank), "PMI_SIZE": str(ranks), "PBS_JOBID": "77.pbs",
+            "PMI_LOCAL_SIZE": str(ranks)}
 
 
 def test_a_single_process_run_learns_and_leaves_a_complete_run_directory(tmp_path):

@@ -5,12 +5,17 @@ the environment mapping they were given (never write `os.environ`), so they are 
 a dict. Precedence, first match wins:
 
 1. `Torchrun`: `torchrun` (or a user who exported RANK/WORLD_SIZE/MASTER_ADDR by hand).
-2. `Slurm`: `srun` started one process per GPU (SLURM_PROCID inside a job step).
-3. `Pbs`: PBS Pro / Cray PALS `mpiexec` started one process per GPU (PMI_RANK/PMI_SIZE).
-4. `SingleProcess`: a plain `python -m app.train`, world size 1.
+2. `OpenMpi`: OpenMPI's `mpirun`/`mpiexec` (OMPI_COMM_WORLD_*).
+3. `Slurm`: `srun` started one process per GPU (SLURM_PROCID inside a job step), `--mpi=pmix` included.
+4. `Pbs`: PBS Pro / Cray PALS `mpiexec` started one process per GPU (PMI_RANK/PMI_SIZE, PALS_*).
+5. `SingleProcess`: a plain `python -m app.train`, world size 1.
 
 Torchrun comes first because the job scripts run torchrun *inside* an srun/mpiexec task: its workers
-see both SLURM_PROCID (the node's task) and RANK (their own), and RANK is the one that counts.
+see both SLURM_PROCID (the node's task) and RANK (their own), and RANK is the one that counts. OpenMPI
+comes before Slurm because `mpirun` in a Slurm job starts its daemons with srun: the ranks inherit the
+daemon's SLURM_PROCID (the node's index), and OMPI_COMM_WORLD_RANK is the one that counts.
+A launcher whose variables are only half there (a rank without a world size) is an error, not a
+single process: N copies of a world-size-1 run would share one GPU and one run directory.
 """
 
 from __future__ import annotations
@@ -100,6 +105,10 @@ class ClusterEnvironment:
     def world_size(self) -> int:
         return 1
 
+    def local_world_size(self) -> int:
+        """Processes of this job on this node."""
+        return 1
+
     def main_address(self) -> str:
         return "127.0.0.1"
 
@@ -135,9 +144,14 @@ class ClusterEnvironment:
             port = self.main_port()
             if not 0 < port < 65536:
                 raise UsageError(f"{self.name}: port {port} is out of range; example: MASTER_PORT=29500")
+        local_world_size = self.local_world_size()
+        if not local_rank < local_world_size <= world_size:
+            raise UsageError(f"{self.name}: local rank {local_rank} of {local_world_size} process(es) on this node "
+                             f"does not fit world size {world_size}")
 
     def describe(self) -> str:
-        return f"{self.name}: rank {self.rank()}/{self.world_size()}, local rank {self.local_rank()}"
+        return (f"{self.name}: rank {self.rank()}/{self.world_size()}, local rank "
+                f"{self.local_rank()}/{self.local_world_size()}")
 
 
 class Torchrun(ClusterEnvironment):
@@ -159,6 +173,10 @@ class Torchrun(ClusterEnvironment):
         default = "0" if self.world_size() == 1 else None
         return self._int("LOCAL_RANK", "0", default)
 
+    def local_world_size(self) -> int:
+        # Exported by torchrun; by hand, assume every process of the job is on this node.
+        return self._int("LOCAL_WORLD_SIZE", "4", str(self.world_size()))
+
     def main_address(self) -> str:
         if "MASTER_ADDR" not in self.env:
             raise UsageError(f"{self.name}: MASTER_ADDR is not set; example: MASTER_ADDR=node01")
@@ -170,6 +188,46 @@ class Torchrun(ClusterEnvironment):
     def is_elastic(self) -> bool:
         """torchrun's agent hosts the store; init must use env:// to reuse it."""
         return "TORCHELASTIC_RUN_ID" in self.env
+
+
+class OpenMpi(ClusterEnvironment):
+    """OpenMPI's `mpirun -np N ... python -m app.train`: one process per GPU, OMPI_COMM_WORLD_* set.
+
+    OpenMPI gives no rendezvous address: MASTER_ADDR, else the first node of the Slurm allocation
+    it runs in; the port from MASTER_PORT, else derived from the Slurm job id, else 29500.
+    """
+
+    name = "openmpi"
+
+    @staticmethod
+    def detect(env: Mapping[str, str]) -> bool:
+        return "OMPI_COMM_WORLD_RANK" in env
+
+    def rank(self) -> int:
+        return self._int("OMPI_COMM_WORLD_RANK", "0")
+
+    def local_rank(self) -> int:
+        return self._int("OMPI_COMM_WORLD_LOCAL_RANK", "0")
+
+    def world_size(self) -> int:
+        return self._int("OMPI_COMM_WORLD_SIZE", "8")
+
+    def local_world_size(self) -> int:
+        return self._int("OMPI_COMM_WORLD_LOCAL_SIZE", "4")
+
+    def main_address(self) -> str:
+        if "MASTER_ADDR" in self.env:
+            return self.env["MASTER_ADDR"]
+        nodelist = self.env.get("SLURM_JOB_NODELIST")
+        if not nodelist:
+            raise UsageError(f"{self.name}: mpirun gives no rendezvous address; export MASTER_ADDR=<first node> "
+                             "before mpirun (and pass it on: mpirun -x MASTER_ADDR ...)")
+        return parse_hostlist(nodelist)[0]
+
+    def main_port(self) -> int:
+        if "MASTER_PORT" in self.env:
+            return self._int("MASTER_PORT", "29500")
+        return derive_port(self.env["SLURM_JOB_ID"]) if "SLURM_JOB_ID" in self.env else 29500
 
 
 class Slurm(ClusterEnvironment):
@@ -189,6 +247,19 @@ class Slurm(ClusterEnvironment):
 
     def world_size(self) -> int:
         return self._int("SLURM_STEP_NUM_TASKS", "8")
+
+    def local_world_size(self) -> int:
+        """This node's entry of SLURM_STEP_TASKS_PER_NODE ('4(x2),2' = 4, 4, 2), by SLURM_NODEID."""
+        spec = self.env.get("SLURM_STEP_TASKS_PER_NODE") or self.env.get("SLURM_TASKS_PER_NODE")
+        if not spec:
+            raise UsageError(f"{self.name}: SLURM_STEP_TASKS_PER_NODE is not set (srun sets it); example: "
+                             "SLURM_STEP_TASKS_PER_NODE=4(x2)")
+        counts = parse_tasks_per_node(spec)
+        node = self._int("SLURM_NODEID", "0", "0")
+        if node >= len(counts):
+            raise UsageError(f"{self.name}: SLURM_NODEID={node} but SLURM_STEP_TASKS_PER_NODE={spec!r} lists "
+                             f"{len(counts)} node(s)")
+        return counts[node]
 
     def main_address(self) -> str:
         if "MASTER_ADDR" in self.env:
@@ -225,6 +296,12 @@ class Pbs(ClusterEnvironment):
     def world_size(self) -> int:
         return self._int("PMI_SIZE", "8")
 
+    def local_world_size(self) -> int:
+        for key in ("PMI_LOCAL_SIZE", "PALS_LOCAL_SIZE", "MPI_LOCALNRANKS"):
+            if key in self.env:
+                return self._int(key, "4")
+        return self.world_size() if self.world_size() == 1 else self._int("PMI_LOCAL_SIZE", "4")
+
     def main_address(self) -> str:
         if "MASTER_ADDR" in self.env:
             return self.env["MASTER_ADDR"]
@@ -257,7 +334,26 @@ class SingleProcess(ClusterEnvironment):
         return True
 
 
-ENVIRONMENTS: tuple[type[ClusterEnvironment], ...] = (Torchrun, Slurm, Pbs, SingleProcess)
+#: Launchers in detection order; SingleProcess when none matches.
+ENVIRONMENTS: tuple[type[ClusterEnvironment], ...] = (Torchrun, OpenMpi, Slurm, Pbs)
+
+#: A rank from a launcher without the world size that must come with it: (variable, launcher, remedy).
+_HALF_SET = (
+    ("PMI_RANK", "an MPICH/Cray PMI mpiexec", "PMI_SIZE is missing"),
+    ("PALS_RANKID", "Cray PALS mpiexec", "PMI_SIZE is missing (PALS sets it with Cray PMI: mpiexec --pmi=cray)"),
+    ("PMIX_RANK", "a PMIx launcher", "PMIx gives no world size in the environment"),
+)
+
+
+def parse_tasks_per_node(spec: str) -> list[int]:
+    """Slurm's compressed task counts: '4(x2),2' -> [4, 4, 2]."""
+    counts: list[int] = []
+    for item in spec.split(","):
+        match = re.fullmatch(r"(\d+)(?:\(x(\d+)\))?", item.strip())
+        if match is None:
+            raise UsageError(f"tasks per node {spec!r} is not Slurm's form; example: 4(x2),2")
+        counts += [int(match.group(1))] * int(match.group(2) or 1)
+    return counts
 
 
 def detect_environment(env: Mapping[str, str]) -> ClusterEnvironment:
@@ -267,4 +363,11 @@ def detect_environment(env: Mapping[str, str]) -> ClusterEnvironment:
             environment = environment_class(env)
             environment.validate()
             return environment
-    raise AssertionError("SingleProcess always matches")
+    for variable, launcher, missing in _HALF_SET:
+        if variable in env:
+            raise UsageError(
+                f"{variable}={env[variable]} says {launcher} started this process, but {missing}: each process "
+                "would train alone; start one torchrun per node instead (jobscripts/, or torchrun --nnodes=N "
+                "--nproc-per-node=G ...), or with srun --ntasks-per-node=G"
+            )
+    return SingleProcess(env)

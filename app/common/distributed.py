@@ -12,6 +12,7 @@ import logging
 import os
 import socket
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import NoReturn
@@ -41,19 +42,39 @@ class DistContext:
         return self.rank == 0
 
 
-def choose_device(local_rank: int, env: dict[str, str] | None = None) -> torch.device:
+def choose_device(local_rank: int, env: Mapping[str, str] | None = None) -> torch.device:
     """One GPU per local rank; CPU when CUDA is unavailable. Too few GPUs is a launch mistake."""
     if not torch.cuda.is_available():
         return torch.device("cpu")
-    count = torch.cuda.device_count()
-    if local_rank >= count:
-        visible = (env or os.environ).get("CUDA_VISIBLE_DEVICES", "<unset>")
+    return torch.device("cuda", device_index(local_rank, torch.cuda.device_count(), env or os.environ))
+
+
+def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
+    """Which of the `visible` GPUs this process owns.
+
+    `srun --gpus-per-task=N` gives every task its own N GPUs (CUDA_VISIBLE_DEVICES differs per task), so
+    each task's first visible GPU is its own, whatever its local rank; seed 001 does the same with
+    `local_rank % device_count`. Otherwise all local ranks see the same GPUs and take one each.
+    """
+    shown = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
+    per_task = env.get("SLURM_GPUS_PER_TASK", "")
+    if per_task:
+        wanted = int(per_task) if per_task.isdigit() else 1  # 'a100:1' style counts are not split here
+        if wanted > visible:
+            raise UsageError(
+                f"srun --gpus-per-task={per_task} but this task sees {visible} GPU(s) "
+                f"(CUDA_VISIBLE_DEVICES={shown}); ask for at most the GPUs of a node per task, "
+                "e.g. srun --gpus-per-task=1 --ntasks-per-node=4"
+            )
+        return 0
+    if local_rank >= visible:
         raise UsageError(
-            f"local rank {local_rank} needs GPU {local_rank} but this node shows {count} "
-            f"(CUDA_VISIBLE_DEVICES={visible}); start at most {count} processes per node, "
-            f"e.g. torchrun --nproc-per-node={count} or srun --ntasks-per-node={count}"
+            f"local rank {local_rank} needs GPU {local_rank} but this node shows {visible} "
+            f"(CUDA_VISIBLE_DEVICES={shown}); start at most {visible} processes per node, "
+            f"e.g. torchrun --nproc-per-node={visible} or srun --ntasks-per-node={visible} "
+            "(or srun --gpus-per-task=1, which gives each task its own GPU)"
         )
-    return torch.device("cuda", local_rank)
+    return local_rank
 
 
 def choose_backend(requested: str, device: torch.device) -> str:

@@ -58,11 +58,14 @@ def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:
             "SLURM_STEP_NUM_TASKS": str(n),
             "SLURM_STEP_NODELIST": "localhost",
             "SLURM_JOB_ID": "4242",
+            "SLURM_NODEID": "0",
+            "SLURM_STEP_TASKS_PER_NODE": str(n),
         }
     if launcher == "pbs":
         nodefile = tmp / "nodefile"
         nodefile.write_text("localhost\n" * n)
-        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PBS_NODEFILE": str(nodefile)}
+        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PMI_LOCAL_SIZE": str(n),
+                "PBS_NODEFILE": str(nodefile)}
     return {"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank)}
 
 
