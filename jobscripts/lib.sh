@@ -33,6 +33,8 @@
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   FABRIC=(per script)             infiniband | slingshot | auto | none
+#   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
+#                                   srun = one srun task per GPU running python directly (seed 003's way)
 #   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
 #   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
 #   DRY_RUN=0                       1: print the commands and exit without running them
@@ -80,6 +82,7 @@ ddp_defaults() {
     RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
     SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
     FABRIC=${FABRIC:-auto}
+    LAUNCH=${LAUNCH:-torchrun}
     LAUNCH_CHECK=${LAUNCH_CHECK:-1}
     REQUEUE=${REQUEUE:-1}
     DRY_RUN=${DRY_RUN:-0}
@@ -296,9 +299,11 @@ ddp_container_cmd() {
     ddp_fabric_binds
     DDP_CONTAINER=()
     if [[ $IMAGE == none ]]; then
-        command -v torchrun >/dev/null || ddp_die "IMAGE=none runs the host's torchrun, but torchrun is not in PATH;" \
+        local program=torchrun
+        [[ $LAUNCH == srun ]] && program=python
+        command -v "$program" >/dev/null || ddp_die "IMAGE=none runs the host's $program, but $program is not in PATH;" \
             "activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
-        ddp_log "IMAGE=none: running the host's $(command -v torchrun), no container"
+        ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
         DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
         return
     fi
@@ -331,6 +336,18 @@ ddp_check_image_arch() {
     fi
 }
 
+# ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
+# gives a job one CPU per task unless it asks (sbatch --cpus-per-gpu, --cpus-per-task, --exclusive) or the
+# site sets DefCpuPerGPU.
+ddp_cpus_per_node_check() {
+    local cpus=${SLURM_CPUS_ON_NODE:-}
+    [[ $cpus =~ ^[0-9]+$ ]] || return 0
+    if ((cpus < DDP_NPROC)); then
+        ddp_log "warning: $DDP_NPROC process(es) per node share $cpus CPU(s) of this allocation; ask for CPUs:" \
+            "sbatch --cpus-per-gpu=8 (with GPUs), or --exclusive / --cpus-per-task=N (CPU-only)"
+    fi
+}
+
 # ddp_torchrun_cmd: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC workers each.
 ddp_torchrun_cmd() {
     ddp_rdzv_host
@@ -349,6 +366,18 @@ ddp_torchrun_cmd() {
         --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
         "${DDP_WORKLOAD[@]}"
     )
+    DDP_NODE_CMD=("${DDP_TORCHRUN[@]}")
+}
+
+# ddp_srun_tasks_cmd: LAUNCH=srun, one srun task per GPU running python itself (no torchrun): the trainer
+# reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR, the head
+# node's fabric address (rank 0 runs there: srun places the first task on the first node).
+ddp_srun_tasks_cmd() {
+    ddp_rdzv_host
+    DDP_RDZV_OWNER=  # rank 0 hosts the store itself (is_master); no torchrun to tell
+    ddp_default MASTER_ADDR "$DDP_RDZV_HOST" "rank 0's rendezvous address"
+    ddp_default MASTER_PORT "$RDZV_PORT" "rank 0's rendezvous port"
+    DDP_NODE_CMD=(python "${DDP_WORKLOAD[@]}")
 }
 
 # ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.
@@ -430,8 +459,8 @@ wait "$child"'
 # USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
 ddp_run_step() {
     local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
-        "${DDP_RDZV_OWNER:-}" "${DDP_NODE_POLICY:-}" "${DDP_TORCHRUN[@]}")
-    ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_TORCHRUN[@]}"
+        "${DDP_RDZV_OWNER:-}" "${DDP_NODE_POLICY:-}" "${DDP_NODE_CMD[@]}")
+    ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_NODE_CMD[@]}"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"
         return 0
@@ -489,20 +518,37 @@ ddp_slurm_main() {
     DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
     # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
     DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
+    # slurm.sh asks for --cpus-per-gpu; in a job without GPUs srun would read it back from the environment
+    # and refuse every step ("Invalid generic resource (gres) specification").
+    [[ -n $DDP_ALLOC_GPUS_PER_NODE ]] || unset SLURM_CPUS_PER_GPU
     ddp_defaults
     ddp_log "job $DDP_JOB_ID on $SLURM_JOB_NODELIST, run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
     ddp_fabric_env
     ddp_container_cmd
-    ddp_torchrun_cmd
-    # Exactly one task per node whatever --ntasks-per-node the job was submitted with: torchrun starts
-    # the per-GPU workers itself. --kill-on-bad-exit: one failed node ends the step instead of a hang.
-    local -a launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks="$DDP_NNODES" --ntasks-per-node=1)
+    ddp_cpus_per_node_check
+    # One task per node whatever --ntasks-per-node the job was submitted with (it checks the launch and,
+    # with LAUNCH=torchrun, runs torchrun, which starts the per-GPU workers itself). --kill-on-bad-exit:
+    # one failed node ends the step instead of a hang.
+    local -a per_node=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks="$DDP_NNODES" --ntasks-per-node=1)
     # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
     # workers would share one CPU on clusters that bind tasks to cores.
-    [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && launcher+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
-    ddp_check_launcher "${launcher[@]}"
+    [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
+    local -a launcher
+    case $LAUNCH in
+        torchrun) ddp_torchrun_cmd; launcher=("${per_node[@]}") ;;
+        srun)
+            ddp_srun_tasks_cmd
+            launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks=$((DDP_NNODES * DDP_NPROC))
+                --ntasks-per-node="$DDP_NPROC")
+            # The node's CPUs shared out among its tasks
+            [[ -n ${SLURM_CPUS_PER_TASK:-} ]] &&
+                launcher+=(--cpus-per-task=$((SLURM_CPUS_PER_TASK / DDP_NPROC > 0 ? SLURM_CPUS_PER_TASK / DDP_NPROC : 1)))
+            ;;
+        *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
+    esac
+    ddp_check_launcher "${per_node[@]}"
     local rc=0
     ddp_run_step "${launcher[@]}" || rc=$?
     ddp_finish "$rc" scontrol requeue "$SLURM_JOB_ID"

@@ -4,7 +4,8 @@
 #   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh                         train (python -m app.train, CONFIG)
 #   sbatch -N 2 --gres=gpu:8 jobscripts/slurm.sh check                   python -m app.check on all GPUs
 #   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh train_distributed_example.py --epochs 20   your own script
-#   sbatch -N 2 --export=ALL,IMAGE=none,GPUS_PER_NODE=2 jobscripts/slurm.sh   no container, 2 CPU ranks/node
+#   sbatch -N 2 --gres=gpu:4 --export=ALL,LAUNCH=srun jobscripts/slurm.sh       one srun task per GPU, no torchrun
+#   sbatch -N 2 --exclusive --export=ALL,IMAGE=none,GPUS_PER_NODE=2 jobscripts/slurm.sh   CPU only, 2 ranks/node
 #
 # Add your site's -p/-A/-q on the command line. Node and GPU counts come from the allocation (-N, --gres)
 # and are never repeated below. One srun task per node runs `apptainer exec --nv app.sif torchrun ...`.
@@ -15,12 +16,19 @@
 #   IMAGE [./app.sif; none = host torchrun]   CONFIG [demo]        RUN_DIR [runs/$SLURM_JOB_ID]
 #   GPUS_PER_NODE [allocation]                RDZV_PORT [29500]    BINDS []   EXTRA_ENV []
 #   FABRIC [auto]                             REQUEUE [1]          DRY_RUN [0]
+#   LAUNCH [torchrun: one per node | srun: one task per GPU]
 #
 #SBATCH --job-name=ddp
 # Two nodes unless -N says otherwise; everything below scales with it
 #SBATCH --nodes=2
 # One task per node: torchrun, which starts the per-GPU workers itself
 #SBATCH --ntasks-per-node=1
+# 8 CPU cores per GPU for the workers and their data loaders: without a request, sites without a
+# DefCpuPerGPU give the job one core per node, shared by every worker. Change it with
+# `sbatch --cpus-per-gpu=N`; jobs without GPUs get one core from it: use --exclusive (or leave this line
+# out and pass --cpus-per-task, which Slurm refuses beside --cpus-per-gpu). Memory follows the site's
+# default per CPU: sbatch rejects --mem-per-gpu for jobs without GPUs.
+#SBATCH --cpus-per-gpu=8
 # Wall time; preemption warning below comes 90 s before it
 #SBATCH --time=01:00:00
 # USR1 to this batch script (B:) 90 s before the time limit: snapshot, then requeue

@@ -112,6 +112,22 @@ def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, i
     assert (workdir / "snapshot.pt").exists()
 
 
+def test_srun_one_task_per_gpu_trains_across_both_nodes_without_torchrun(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    """Seed 003's launch: `srun` starts one task per GPU and each runs python itself (LAUNCH=srun)."""
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", "--gres=gpu:2", str(JOBSCRIPTS / "slurm.sh"), "train",
+                                  "train.max_steps=10", env={"CONFIG": "regression", "LAUNCH": "srun", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    assert_trained_on_both_nodes(job)
+    manifest = json.loads((job.run_dir / "manifest.json").read_text())
+    assert manifest["launcher"] == "slurm"
+    assert "step: srun --kill-on-bad-exit=1 --nodes=2 --ntasks=4 --ntasks-per-node=2" in job.output
+    assert "setting MASTER_ADDR=10.78.0.11 " in job.output  # rank 0's store on the head node's ib0
+    assert "torchrun" not in job.output.split("step: ")[1].splitlines()[0]
+
+
 def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
