@@ -111,3 +111,15 @@ def test_ib_disable_on_an_ib_node_warns():
     assert (
         by_name(check_network({"NCCL_IB_DISABLE": "1"}, inv))["network: fabric vs management Ethernet"].status == WARN
     )
+
+
+def test_an_ethernet_carrying_an_active_roce_port_is_the_fabric_not_management():
+    """Seed 002's RoCE node: `ibdev2netdev` shows mlx5_N port 1 ==> ethN, and NCCL_SOCKET_IFNAME=eth0 is the fix
+    it documents; eth0 is the fabric there, and the check must not condemn it or suggest it as the cure."""
+    inv = scan(str(DATA / "roce-node/sys"), str(DATA / "roce-node/dev"))
+    checks = by_name(check_network({"NCCL_SOCKET_IFNAME": "eth0"}, inv))
+    assert checks["network: fabric vs management Ethernet"].status == OK
+    roce = checks["network: RoCE"]
+    assert roce.status == OK
+    assert "mlx5_0:1->eth0" in roce.detail and "mlx5_1:1->eth1" in roce.detail
+    assert "NCCL_IB_TC" in roce.detail  # the traffic class is the site's to give
