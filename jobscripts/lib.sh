@@ -32,7 +32,7 @@
 #   RDZV_PORT=29500                 rendezvous port on the head node
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
-#   FABRIC=(per script)             infiniband | slingshot | auto | none
+#   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
 #   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
 #                                   srun = one srun task per GPU running python directly (seed 003's way)
 #   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
@@ -205,12 +205,20 @@ ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 ddp_fabric_env() {
     if [[ $FABRIC == auto ]]; then
         if ddp_has_slingshot; then FABRIC=slingshot
-        elif ddp_has_infiniband; then FABRIC=infiniband
+        elif ddp_has_infiniband; then
+            # RoCE ports report an Ethernet link layer; any InfiniBand port makes it an InfiniBand node
+            local layers
+            layers=$(cat "$DDP_PROBE_ROOT"/sys/class/infiniband/*/ports/*/link_layer 2>/dev/null || true)
+            if [[ $layers != *InfiniBand* && $layers == *Ethernet* ]]; then FABRIC=roce; else FABRIC=infiniband; fi
         else FABRIC=none
         fi
         ddp_log "FABRIC=auto: detected $FABRIC"
     fi
     case $FABRIC in
+        roce)
+            ddp_has_infiniband || ddp_log "warning: FABRIC=roce but no RDMA device under /sys/class/infiniband on" \
+                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong nodes, or set FABRIC=none"
+            ;;
         infiniband)
             ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
                 "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
@@ -224,7 +232,7 @@ ddp_fabric_env() {
                 "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
             ;;
         none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
-        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, slingshot, auto, none; example: FABRIC=infiniband" ;;
+        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband" ;;
     esac
     DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
     [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
@@ -254,7 +262,7 @@ ddp_fabric_binds() {
     DDP_BINDS=(--bind "$RUN_DIR")
     local dev lib path libfabric
     case $FABRIC in
-        infiniband)
+        infiniband | roce)
             # Visible anyway without --contain; bound explicitly so APPTAINER_ARGS=--contain keeps working.
             [[ -d $DDP_PROBE_ROOT/dev/infiniband ]] && DDP_BINDS+=(--bind "$DDP_PROBE_ROOT/dev/infiniband:/dev/infiniband")
             ;;

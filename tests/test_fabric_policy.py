@@ -66,6 +66,22 @@ def test_values_the_user_set_win_even_when_empty(slingshot_node):
     assert env["NCCL_SOCKET_IFNAME"] == "hsn"
 
 
+@pytest.fixture
+def roce_node(tmp_path: Path) -> Path:
+    """Seed 002's node: mlx5 ports whose link layer is Ethernet, carried by eth0, eth1."""
+    for i in (0, 1):
+        port = tmp_path / f"sys/class/infiniband/mlx5_{i}/ports/1"
+        port.mkdir(parents=True)
+        (port / "link_layer").write_text("Ethernet\n")
+        (tmp_path / f"sys/class/net/eth{i}").mkdir(parents=True)
+    return tmp_path
+
+
+def test_a_roce_node_gets_the_ib_transport_and_leaves_site_values_to_the_site(roce_node):
+    env = fabric_vars(sourced_env(roce_node, APP_NNODES="2"))
+    assert env == {"NCCL_NET": "IB", "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "mlx5"}
+
+
 def test_multi_node_infiniband_job_gets_nccl_ib_with_mlx5_and_ipoib(infiniband_node):
     assert fabric_vars(sourced_env(infiniband_node, APP_NNODES="2")) == {
         "NCCL_NET": "IB", "NCCL_IB_DISABLE": "0", "NCCL_IB_HCA": "mlx5", "NCCL_SOCKET_IFNAME": "ib"}
@@ -104,13 +120,13 @@ def test_helpers_do_not_leak_into_the_environment(slingshot_node):
 
 def test_every_setting_is_read_with_its_reason_and_a_sourced_why():
     found = settings()
-    assert {s.fabric for s in found} == {"infiniband", "slingshot"}
+    assert {s.fabric for s in found} == {"infiniband", "roce", "slingshot"}
     assert all(s.reason and s.why for s in found)
     assert recommended("slingshot", "NCCL_NET") == "AWS Libfabric"
     assert export_line("slingshot", "NCCL_NET", "FI_PROVIDER") == "export NCCL_NET='AWS Libfabric' FI_PROVIDER=cxi"
 
 
-@pytest.mark.parametrize("fabric", ["slingshot", "infiniband"])
+@pytest.mark.parametrize("fabric", ["slingshot", "infiniband", "roce"])
 def test_the_python_reader_and_the_shell_agree_on_every_value(request, fabric):
     """What sh sets on a multi-node job of each fabric is exactly what the parsed settings say."""
     node = request.getfixturevalue(f"{fabric}_node")
@@ -124,5 +140,5 @@ def test_the_readme_table_is_the_policy():
             for line in readme.splitlines() if line.startswith("| `") and line.count("|") >= 6}
     policy_rows = {(s.fabric, s.when, s.name, s.value) for s in settings()}
     assert policy_rows <= rows, f"missing from the README's fabric table: {sorted(policy_rows - rows)}"
-    stale = {r for r in rows if r[0] in ("infiniband", "slingshot")} - policy_rows
+    stale = {r for r in rows if r[0] in ("infiniband", "roce", "slingshot")} - policy_rows
     assert not stale, f"README rows the policy does not hold: {sorted(stale)}"

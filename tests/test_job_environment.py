@@ -73,6 +73,7 @@ SCENARIOS = [
     ("slingshot-2-nodes", "slingshot", 2, {}),
     ("slingshot-1-node", "slingshot", 1, {}),
     ("slingshot-users-values-win", "slingshot", 2, {"NCCL_SOCKET_IFNAME": "hsn1", "FI_CXI_RX_MATCH_MODE": "hybrid"}),
+    ("roce-2-nodes", "roce", 2, {}),
     ("none", "none", 2, {}),
 ]
 

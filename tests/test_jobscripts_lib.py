@@ -123,7 +123,7 @@ def test_auto_fabric_detects_the_node(tmp_path: Path, tree: tuple[str, ...], det
 
 def test_unknown_fabric_is_refused_with_the_choices() -> None:
     result = run_lib(FABRIC, {"FABRIC": "ethernet"})
-    assert result.returncode == 2 and "infiniband, slingshot, auto, none" in result.stderr
+    assert result.returncode == 2 and "infiniband, roce, slingshot, auto, none" in result.stderr
 
 
 WORKLOAD = 'ddp_defaults; ddp_workload "$@"; printf "%s\\n" "${DDP_WORKLOAD[@]}"'

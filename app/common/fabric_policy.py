@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 POLICY_FILE = Path(__file__).with_name("fabric_policy.env")
-FABRICS = ("infiniband", "slingshot", "none")
+FABRICS = ("infiniband", "roce", "slingshot", "none")
 WHENS = ("always", "multi-node", "mlx5", "ipoib")
 
 

@@ -70,8 +70,14 @@ class NetworkInventory:
     def interface(self, name: str) -> Interface | None:
         return next((i for i in self.interfaces if i.name == name), None)
 
+    def roce_ports(self) -> list[RdmaPort]:
+        """Active RDMA ports whose link layer is Ethernet (RoCE), with the netdev that carries them."""
+        return [p for p in self.rdma if p.active and p.link_layer.lower() == "ethernet"]
+
     def fast_interfaces(self) -> list[Interface]:
-        return [i for i in self.interfaces if i.name.startswith(FAST_PREFIXES) and i.up]
+        """IPoIB and Slingshot interfaces, and the Ethernet netdevs of active RoCE ports (seed 002's eth0)."""
+        roce = {p.netdev for p in self.roce_ports() if p.netdev}
+        return [i for i in self.interfaces if i.up and (i.name.startswith(FAST_PREFIXES) or i.name in roce)]
 
 
 def ipv4_addresses(name: str) -> list[str]:
@@ -162,7 +168,7 @@ def nccl_default_socket_interfaces(inventory: NetworkInventory) -> list[Interfac
 
 
 def check_network(env: Mapping[str, str], inventory: NetworkInventory) -> list[Check]:
-    checks = [_interfaces(inventory), _rdma(inventory), _cxi(inventory)]
+    checks = [_interfaces(inventory), _rdma(inventory), _roce(inventory), _cxi(inventory)]
     for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
         if env.get(var):
             checks.append(_socket_ifname(var, env[var], inventory))
@@ -291,6 +297,23 @@ def _ib_hca(value: str, inv: NetworkInventory) -> Check:
     )
 
 
+def _roce(inv: NetworkInventory) -> Check | None:
+    """RoCE uses NCCL's IB transport over Ethernet: say which netdev carries which port, and what is the
+    site's to set (NCCL picks a RoCEv2 GID itself since 2.21; the traffic class depends on the switches)."""
+    ports = inv.roce_ports()
+    if not ports:
+        return None
+    mapping = ", ".join(f"{p.device}:{p.port}->{p.netdev or '?'}" for p in ports)
+    netdev = next((p.netdev for p in ports if p.netdev), "")
+    return Check(
+        "network: RoCE",
+        OK,
+        f"{mapping}; bootstrap over the RoCE netdev (NCCL_SOCKET_IFNAME={netdev or 'its netdev'}), "
+        f"NCCL_IB_HCA lists the ports to use, NCCL_IB_TC=<the lossless traffic class of your switches> "
+        "(site-specific: ask the admins; seed 002 uses 160); NCCL_IB_GID_INDEX only for NCCL < 2.21",
+    )
+
+
 def _suggest_interface(inv: NetworkInventory) -> str:
     fast = inv.fast_interfaces()
     if fast:
@@ -311,7 +334,8 @@ def _management_ethernet(env: Mapping[str, str], inv: NetworkInventory) -> Check
     else:
         chosen = nccl_default_socket_interfaces(inv)
         how = "NCCL's default choice"
-    slow = [i for i in chosen if not i.name.startswith(FAST_PREFIXES) and i.kind != "infiniband"]
+    fast_names = {i.name for i in fast}
+    slow = [i for i in chosen if i.name not in fast_names and i.kind != "infiniband"]
     name = "network: fabric vs management Ethernet"
     if env.get("NCCL_IB_DISABLE", "0") not in ("", "0") and inv.rdma:
         return Check(
