@@ -1,0 +1,155 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# Part of jobscripts/lib.sh (sourced by it): the fabric choice, the host pieces the container needs,
+# and the `apptainer exec` command.
+
+ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
+ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
+
+# ddp_fabric_env: which network NCCL must use, so it never falls back to the management Ethernet
+# silently. The settings themselves live in one file, the fabric policy (app/common/fabric_policy.env,
+# /opt/app/fabric_policy.env in the image): each node's wrapper sources it inside the container, with
+# APP_FABRIC and APP_NNODES from here, so the image, IMAGE=none and `apptainer run` all get the same values.
+# Here: the fabric is chosen (FABRIC, or detected on the head node), bad input stops the job, and the
+# policy is previewed into the job log (what it will set, what it keeps because you set it).
+ddp_fabric_env() {
+    if [[ $FABRIC == auto ]]; then
+        if ddp_has_slingshot; then FABRIC=slingshot
+        elif ddp_has_infiniband; then
+            # RoCE ports report an Ethernet link layer; any InfiniBand port makes it an InfiniBand node
+            local layers
+            layers=$(cat "$DDP_PROBE_ROOT"/sys/class/infiniband/*/ports/*/link_layer 2>/dev/null || true)
+            if [[ $layers != *InfiniBand* && $layers == *Ethernet* ]]; then FABRIC=roce; else FABRIC=infiniband; fi
+        else FABRIC=none
+        fi
+        ddp_log "FABRIC=auto: detected $FABRIC"
+    fi
+    case $FABRIC in
+        roce)
+            ddp_has_infiniband || ddp_log "warning: FABRIC=roce but no RDMA device under /sys/class/infiniband on" \
+                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong nodes, or set FABRIC=none"
+            ;;
+        infiniband)
+            ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
+                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
+            ;;
+        slingshot)
+            if [[ ${FI_PROVIDER:-} == efa ]]; then
+                ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
+                    "(the fabric policy sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
+            fi
+            ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
+                "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
+            ;;
+        none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
+        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband" ;;
+    esac
+    DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
+    [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
+        "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
+    # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
+    export APP_FABRIC=$FABRIC APP_NNODES=$DDP_NNODES APP_PROBE_ROOT=$DDP_PROBE_ROOT
+    # The preview: the same file, in a subshell, with this environment; nothing is exported here.
+    local line
+    while IFS= read -r line; do ddp_log "$line"; done < <(APP_FABRIC_LOG=1 sh -c '. "$1"' policy "$DDP_POLICY_FILE" 2>&1)
+}
+
+# ddp_host_lib NAME: the path of a host shared library (ldconfig's cache, then the usual directories).
+ddp_host_lib() {
+    local path dir
+    path=$(ldconfig -p 2>/dev/null | awk -v lib="$1" '$1 == lib {print $NF; exit}' || true)
+    if [[ -z $path ]]; then
+        for dir in /usr/lib64 /usr/lib/aarch64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/lib; do
+            [[ -e $DDP_PROBE_ROOT$dir/$1 ]] && { path=$DDP_PROBE_ROOT$dir/$1; break; }
+        done
+    fi
+    printf '%s' "$path"
+}
+
+# ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
+ddp_fabric_binds() {
+    # The run directory (snapshots, the stop file) must be visible in the container wherever it is
+    DDP_BINDS=(--bind "$RUN_DIR")
+    local dev lib path libfabric
+    case $FABRIC in
+        infiniband | roce)
+            # Visible anyway without --contain; bound explicitly so APPTAINER_ARGS=--contain keeps working.
+            [[ -d $DDP_PROBE_ROOT/dev/infiniband ]] && DDP_BINDS+=(--bind "$DDP_PROBE_ROOT/dev/infiniband:/dev/infiniband")
+            ;;
+        slingshot)
+            # The cxi provider talks to the NICs through these devices.
+            for dev in "$DDP_PROBE_ROOT"/dev/cxi[0-9]*; do
+                [[ -e $dev ]] && DDP_BINDS+=(--bind "$dev:/dev/${dev##*/}")
+            done
+            # The host's libfabric matches the host's Slingshot driver; it replaces the image's /opt/libfabric.
+            libfabric=${HOST_LIBFABRIC_DIR:-}
+            if [[ -z $libfabric ]]; then
+                libfabric=$(compgen -G "$DDP_PROBE_ROOT/opt/cray/libfabric/*" | sort -V | tail -n 1 || true)
+            fi
+            if [[ -n $libfabric ]]; then
+                [[ -d $libfabric ]] || ddp_die "HOST_LIBFABRIC_DIR=$libfabric is not a directory; example: HOST_LIBFABRIC_DIR=/opt/cray/libfabric/1.22.0"
+                DDP_BINDS+=(--bind "$libfabric:/opt/libfabric")
+            else
+                ddp_log "warning: no host libfabric (/opt/cray/libfabric/*); the image's own libfabric must have cxi," \
+                    "else set HOST_LIBFABRIC_DIR"
+            fi
+            # libcxi and what it needs, into the directory Apptainer puts on LD_LIBRARY_PATH (as --nv does)
+            for lib in libcxi.so.1 libnl-3.so.200 libnl-route-3.so.200; do
+                path=$(ddp_host_lib "$lib")
+                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib")
+                else ddp_log "warning: host $lib not found; libfabric's cxi provider may fail to load"
+                fi
+            done
+            ;;
+    esac
+    local bind
+    local -a extra
+    IFS=, read -ra extra <<<"$BINDS"
+    for bind in "${extra[@]}"; do
+        [[ -n $bind ]] && DDP_BINDS+=(--bind "$bind")
+    done
+    return 0
+}
+
+# ddp_container_cmd: `apptainer exec --nv BINDS IMAGE` -> DDP_CONTAINER (empty with IMAGE=none).
+ddp_container_cmd() {
+    [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
+    ddp_fabric_binds
+    DDP_CONTAINER=()
+    if [[ $IMAGE == none ]]; then
+        local program=torchrun
+        [[ $LAUNCH == srun ]] && program=python
+        command -v "$program" >/dev/null || ddp_die "IMAGE=none runs the host's $program, but $program is not in PATH;" \
+            "activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
+        ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
+        DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
+        return
+    fi
+    [[ -f $IMAGE ]] || ddp_die "image $IMAGE not found; build it with 'make image' (x86_64) or" \
+        "'make image ARCH=aarch64' (GH200), or set IMAGE=/path/to/app.sif (IMAGE=none: no container)"
+    if ! command -v "$APPTAINER" >/dev/null; then
+        if [[ $APPTAINER == apptainer ]] && command -v singularity >/dev/null; then APPTAINER=singularity
+        else ddp_die "$APPTAINER not found in PATH; load it (MareNostrum 5: module load singularity) or set APPTAINER=/path/to/apptainer"
+        fi
+    fi
+    ddp_check_image_arch
+    local -a extra
+    read -ra extra <<<"$APPTAINER_ARGS"
+    # --nv binds the host's NVIDIA driver libraries and /dev/nvidia*; NCCL and the fabric libraries are in
+    # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
+    # needs for its job authorisation.
+    DDP_CONTAINER=("$APPTAINER" exec --nv "${DDP_BINDS[@]}" "${extra[@]}" "$IMAGE")
+    # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
+    DDP_NODE_POLICY=/opt/app/fabric_policy.env${DDP_POLICY_FILE:+:$DDP_POLICY_FILE}
+}
+
+# ddp_check_image_arch: an x86_64 image on an aarch64 node fails with "exec format error" on every rank.
+ddp_check_image_arch() {
+    local node_arch image_arch
+    node_arch=${DDP_NODE_ARCH:-$(uname -m)}
+    image_arch=$("$APPTAINER" inspect --labels "$IMAGE" 2>/dev/null | awk '$1 == "app.arch:" {print $2; exit}' || true)
+    if [[ -n $image_arch && $image_arch != "$node_arch" ]]; then
+        ddp_die "image $IMAGE is built for $image_arch but this node is $node_arch;" \
+            "build it with 'make image ARCH=$node_arch' and set IMAGE to it"
+    fi
+}

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# Part of jobscripts/lib.sh (sourced by it): the whole job for gh200-pbs.sh, its resubmission and its
+# walltime timer.
+
+# ------------------------------------------------------------------------------------------------ PBS
+# ddp_pbs_main ARGS...: the whole job for gh200-pbs.sh. One launcher process per node (Cray PALS mpiexec
+# --ppn 1, or pbsdsh -u); the head node is the first line of $PBS_NODEFILE.
+ddp_pbs_main() {
+    [[ -n ${PBS_JOBID:-} && -r ${PBS_NODEFILE:-} ]] || ddp_die "not inside a PBS job (PBS_JOBID/PBS_NODEFILE unset);" \
+        "submit it: qsub -A PROJECT -q QUEUE [-v WORKLOAD=check] jobscripts/${DDP_SCRIPT}"
+    DDP_SCHEDULER=pbs
+    DDP_JOB_ID=$PBS_JOBID
+    local -a nodes
+    # One line per MPI slot: keep the first of each node, in order; the first is where this script runs.
+    mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
+    ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
+    DDP_NNODES=${#nodes[@]}
+    DDP_HEAD_NODE=${nodes[0]}
+    DDP_SUBMIT_DIR=${PBS_O_WORKDIR:-$PWD}
+    DDP_ALLOC_GPUS_PER_NODE=
+    cd "$DDP_SUBMIT_DIR" || ddp_die "cannot enter the submit directory $DDP_SUBMIT_DIR (PBS_O_WORKDIR)"
+    # qsub passes no arguments to a batch script: the workload comes in WORKLOAD (qsub -v WORKLOAD=check).
+    if ((!$#)) && [[ -n ${WORKLOAD:-} ]]; then
+        local -a words
+        read -ra words <<<"$WORKLOAD"
+        set -- "${words[@]}"
+    fi
+    ddp_defaults
+    ddp_log "job $DDP_JOB_ID on ${nodes[*]}, run directory $RUN_DIR"
+    ddp_workload "$@"
+    ddp_nproc_per_node
+    ddp_fabric_env
+    ddp_container_cmd
+    ddp_torchrun_cmd
+    local -a launcher
+    case ${LAUNCHER:=mpiexec} in
+        # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
+        mpiexec) launcher=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
+        pbsdsh) ddp_pbsdsh_launcher ;;
+        *) ddp_die "LAUNCHER=$LAUNCHER is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec" ;;
+    esac
+    ddp_check_launcher "${launcher[@]}"
+    ddp_pbs_timer
+    local rc=0
+    ddp_run_step "${launcher[@]}" || rc=$?
+    # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
+    [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
+    # qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after this one ends),
+    # with the account, queue and resources it was submitted with.
+    local -a resubmit=(qsub)
+    [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]] && ddp_pbs_submission_options
+    resubmit+=("${DDP_QSUB_OPTIONS[@]}" -V -W "depend=afterany:$PBS_JOBID"
+        "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}")
+    ddp_finish "$rc" "${resubmit[@]}"
+}
+
+# ddp_pbs_submission_options: this job's own submission, as `qstat -f` shows it -> DDP_QSUB_OPTIONS.
+# A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account
+# (-A), the queue (-q), a `-l select=4:...` given on the command line, site resources inside the chunks
+# (seed 004's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
+# continuation lines that start with a tab; those are joined first. Job-wide values the server derives
+# from select (ncpus, ngpus, mem, nodect, ...) are left out: PBS rejects them beside a select.
+ddp_pbs_submission_options() {
+    DDP_QSUB_OPTIONS=()
+    local full key value
+    full=$(qstat -f "$PBS_JOBID" 2>/dev/null | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n\t//g' || true)
+    if [[ -z $full ]]; then
+        ddp_log "warning: qstat -f $PBS_JOBID said nothing: resubmitting with the script's #PBS defaults only"
+        return 0
+    fi
+    local -A attr=()
+    while IFS= read -r line; do
+        [[ $line =~ ^[[:space:]]+([A-Za-z_.]+)\ =\ (.*)$ ]] && attr[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+    done <<<"$full"
+    [[ -n ${attr[Account_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-A "${attr[Account_Name]}")
+    [[ -n ${attr[queue]:-} ]] && DDP_QSUB_OPTIONS+=(-q "${attr[queue]}")
+    [[ -n ${attr[Job_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-N "${attr[Job_Name]}")
+    local -a derived=(ncpus ngpus mem vmem nodect mpiprocs ompthreads nodes)
+    local chunk_keys=" ${derived[*]} "
+    if [[ -n ${attr[Resource_List.select]:-} ]]; then
+        chunk_keys+=$(tr ':' '\n' <<<"${attr[Resource_List.select]#*:}" | sed 's/=.*//' | tr '\n' ' ')
+    fi
+    for key in $(printf '%s\n' "${!attr[@]}" | sort); do
+        [[ $key == Resource_List.* ]] || continue
+        value=${attr[$key]}
+        key=${key#Resource_List.}
+        [[ $chunk_keys == *" $key "* ]] && continue
+        DDP_QSUB_OPTIONS+=(-l "$key=$value")
+    done
+    ddp_log "resubmitting with this job's options: $(printf '%q ' "${DDP_QSUB_OPTIONS[@]}")"
+}
+
+# ddp_pbsdsh_launcher: pbsdsh starts tasks with the job's initial environment in $HOME, so each task first
+# loads this script's environment (fabric settings, RUN_DIR) and changes to the submit directory.
+ddp_pbsdsh_launcher() {
+    local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
+    mkdir -p "$RUN_DIR"
+    export -p >"$env_file"
+    # shellcheck disable=SC2016  # expanded by the task's shell, not here
+    launcher=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
+}
+
+# ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
+# before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits.
+ddp_pbs_timer() {
+    local walltime=${WALLTIME_S:-} margin=${PREEMPT_MARGIN_S:-90} hms
+    if [[ $DRY_RUN == 1 ]]; then
+        ddp_log "DRY_RUN=1: no walltime timer"
+        return 0
+    fi
+    if [[ -z $walltime ]] && command -v qstat >/dev/null; then
+        hms=$(qstat -f "$PBS_JOBID" 2>/dev/null | awk -F' = ' '/Resource_List.walltime/ {print $2; exit}' || true)
+        [[ $hms =~ ^([0-9]+):([0-9]+):([0-9]+)$ ]] &&
+            walltime=$((10#${BASH_REMATCH[1]} * 3600 + 10#${BASH_REMATCH[2]} * 60 + 10#${BASH_REMATCH[3]}))
+    fi
+    if [[ -z $walltime ]]; then
+        ddp_log "walltime unknown (no WALLTIME_S, no qstat): no snapshot before the limit"
+        return 0
+    fi
+    [[ $walltime =~ ^[0-9]+$ && $margin =~ ^[0-9]+$ ]] || ddp_die "WALLTIME_S=$walltime and PREEMPT_MARGIN_S=$margin" \
+        "must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"
+    local delay=$((walltime - margin - SECONDS))
+    ((delay > 0)) || delay=1
+    # The subshell kills its own sleep when it is killed (the step ended first): no orphan holding the log.
+    (
+        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        sleep "$delay" &
+        sleeper=$!
+        wait "$sleeper" && kill -USR1 $$
+    ) &
+    DDP_TIMER_PID=$!
+    ddp_log "USR1 in ${delay}s (walltime ${walltime}s minus ${margin}s margin) for a snapshot before the limit"
+}

@@ -1,0 +1,54 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# Part of jobscripts/lib.sh (sourced by it): the whole job for mn5.sh and slurm.sh.
+
+# ---------------------------------------------------------------------------------------------- Slurm
+# ddp_slurm_main ARGS...: the whole job for mn5.sh and slurm.sh. One srun task per node runs the container
+# and torchrun inside; USR1 (sbatch --signal=B:USR1@90) leads to a snapshot and `scontrol requeue`.
+ddp_slurm_main() {
+    [[ -n ${SLURM_JOB_ID:-} ]] || ddp_die "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/${DDP_SCRIPT}" \
+        "[train [key=value ...] | check | SCRIPT.py ARGS]"
+    DDP_SCHEDULER=slurm
+    DDP_JOB_ID=$SLURM_JOB_ID
+    DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
+    # awk reads the whole list: `head -n 1` would close the pipe early, and under pipefail scontrol's
+    # SIGPIPE would end the script without a word on large node lists.
+    DDP_HEAD_NODE=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | awk 'NR == 1')
+    DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
+    # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
+    DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
+    # slurm.sh asks for --cpus-per-gpu; in a job without GPUs srun would read it back from the environment
+    # and refuse every step ("Invalid generic resource (gres) specification").
+    [[ -n $DDP_ALLOC_GPUS_PER_NODE ]] || unset SLURM_CPUS_PER_GPU
+    ddp_defaults
+    ddp_log "job $DDP_JOB_ID on $SLURM_JOB_NODELIST, run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
+    ddp_workload "$@"
+    ddp_nproc_per_node
+    ddp_fabric_env
+    ddp_container_cmd
+    ddp_cpus_per_node_check
+    # One task per node whatever --ntasks-per-node the job was submitted with (it checks the launch and,
+    # with LAUNCH=torchrun, runs torchrun, which starts the per-GPU workers itself). --kill-on-bad-exit:
+    # one failed node ends the step instead of a hang.
+    local -a per_node=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks="$DDP_NNODES" --ntasks-per-node=1)
+    # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
+    # workers would share one CPU on clusters that bind tasks to cores.
+    [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
+    local -a launcher
+    case $LAUNCH in
+        torchrun) ddp_torchrun_cmd; launcher=("${per_node[@]}") ;;
+        srun)
+            ddp_srun_tasks_cmd
+            launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks=$((DDP_NNODES * DDP_NPROC))
+                --ntasks-per-node="$DDP_NPROC")
+            # The node's CPUs shared out among its tasks
+            [[ -n ${SLURM_CPUS_PER_TASK:-} ]] &&
+                launcher+=(--cpus-per-task=$((SLURM_CPUS_PER_TASK / DDP_NPROC > 0 ? SLURM_CPUS_PER_TASK / DDP_NPROC : 1)))
+            ;;
+        *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
+    esac
+    ddp_check_launcher "${per_node[@]}"
+    local rc=0
+    ddp_run_step "${launcher[@]}" || rc=$?
+    ddp_finish "$rc" scontrol requeue "$SLURM_JOB_ID"
+}
