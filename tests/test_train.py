@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -169,6 +170,49 @@ def test_sigterm_to_torchrun_reaches_the_workers_which_snapshot_before_exiting(t
     stopped = summary(tmp_path)
     assert stopped["status"] == "preempted" and stopped["signal"] == "SIGTERM"
     assert (tmp_path / "snapshots" / f"step-{stopped['step']:08d}.pt").exists()
+
+
+def test_ctrl_c_finishes_the_step_writes_a_snapshot_and_exits_75(tmp_path):
+    process = start(train_command(*GPT, "train.epochs=3", "snapshot.every=1000", f"run.dir={tmp_path}"))
+    wait_for_step(tmp_path, 10, process)
+    process.send_signal(signal.SIGINT)
+    output = finish(process)
+    assert process.returncode == 75, output
+    stopped = summary(tmp_path)
+    assert stopped["status"] == "preempted" and stopped["signal"] == "SIGINT"
+    assert (tmp_path / "snapshots" / f"step-{stopped['step']:08d}.pt").exists()
+    assert "Traceback" not in output
+
+
+def strict_json(path: Path) -> dict:
+    """json.loads accepts NaN and Infinity, which are not JSON: refuse them as other readers would."""
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{path.name} holds {constant}, which is not JSON")
+
+    return json.loads(path.read_text(), parse_constant=refuse)
+
+
+def test_rerunning_a_finished_run_says_so_and_changes_no_file(tmp_path):
+    first = run(train_command(*GPT, "train.max_steps=12", f"run.dir={tmp_path}"))
+    assert first.returncode == 0, first.stderr
+    files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files}
+    again = run(train_command(*GPT, "train.max_steps=12", f"run.dir={tmp_path}"))
+    assert again.returncode == 0, again.stderr
+    assert "nothing to do: the run in" in again.stderr and "complete at step 12" in again.stderr
+    assert sorted(p for p in tmp_path.rglob("*") if p.is_file()) == files
+    assert {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in files} == before
+    assert strict_json(tmp_path / "summary.json")["final_loss"] > 0
+
+
+def test_run_files_honour_the_umask_so_teammates_can_read_them(tmp_path):
+    env = clean_env()
+    command = ["sh", "-c", 'umask 022 && exec "$@"', "sh", *train_command(*GPT, "train.max_steps=3",
+                                                                          f"run.dir={tmp_path}")]
+    result = run(command, env=env)
+    assert result.returncode == 0, result.stderr
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
+    assert modes and set(modes.values()) == {0o644}, modes
 
 
 def test_resuming_on_another_world_size_says_what_changes_and_finishes(tmp_path):

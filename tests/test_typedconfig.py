@@ -55,3 +55,14 @@ def test_help_lists_every_key_with_its_default_and_documentation():
     assert "train.batch_size = 16" in lines
     assert "Samples per rank per micro-batch" in lines
     assert "snapshot.keep = 3" in lines
+
+
+@pytest.mark.parametrize(("text", "key", "lines"), [
+    ("optim:\n  lr: 0.003\n  lr: 0.1\n", "'lr'", "lines 2 and 3"),
+    ("optim:\n  lr: 0.003\ntrain:\n  batch_size: 4\noptim:\n  lr: 0.1\n", "'optim'", "lines 1 and 5"),
+])
+def test_a_key_or_section_given_twice_in_a_yaml_file_is_refused_not_silently_overwritten(tmp_path, text, key, lines):
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    with pytest.raises(UsageError, match=f"gives {key} twice \\({lines}\\)"):
+        load_config(Config, str(path), [])

@@ -61,7 +61,12 @@ def _read_yaml(path: str) -> dict[str, Any]:
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
         raise UsageError(f"config file {path!r} cannot be read ({type(err).__name__}); give a YAML file") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
+    except _DuplicateKey as err:
+        raise UsageError(
+            f"config file {path!r} gives {err.key!r} twice (lines {err.first} and {err.second}) in one section; "
+            "YAML would silently keep only the last: remove one (two sections of one name: merge them)"
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -73,6 +78,30 @@ def _read_yaml(path: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise UsageError(f"config file {path!r} must hold a mapping of sections, got {type(data).__name__}")
     return data
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: Any, first: int, second: int) -> None:
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
+def _strict_loader() -> type:
+    """yaml.SafeLoader that refuses a key given twice in one mapping (a section or a key repeated)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    raise _DuplicateKey(key, seen[key], line)
+                seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
 
 
 def _set_dotted(values: dict[str, Any], key: str, value: Any) -> None:

@@ -46,6 +46,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     _agree_on_start(start, ctx)
     plan = RunPlan.build(config, len(workload.dataset), ctx.world_size, ctx.device, start,
                          workload.tokens_per_sample)
+    if loaded is not None and start.step >= plan.total_steps:
+        return _already_complete(loaded[1], start, run_dir, ctx)
     state = TrainingState(
         model=raw_model, optimizer=optimizer, scheduler=build_scheduler(optimizer, plan.total_steps, config.optim),
         scaler=torch.amp.GradScaler(ctx.device.type, enabled=plan.precision == "fp16"), plan=plan,
@@ -89,6 +91,15 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         write_summary(run_dir, result, raw_model, ctx, workload.tokens_per_sample, workload.flops_per_token)
     del trainer, model, ddp  # a live DDP reducer while the process group is destroyed can abort the process
     return result
+
+
+def _already_complete(snapshot: Path, start: Position, run_dir: Path, ctx: DistContext) -> TrainResult:
+    """A re-run of a finished run: say so and touch no file (its summary and metrics stay as they were)."""
+    if ctx.is_main:
+        log.info("nothing to do: the run in %s is complete at step %d (%s); to train further raise "
+                 "train.max_steps or train.epochs, to start over give a new run.dir", run_dir, start.step, snapshot)
+    return TrainResult(status="completed", position=start, final_loss=float("nan"), elapsed_s=0.0, samples=0,
+                       steps_run=0)
 
 
 def _agree_on_start(start: Position, ctx: DistContext) -> None:

@@ -41,6 +41,11 @@ def fsync_dir(directory: Path) -> None:
 @contextmanager
 def _temp_beside(path: Path) -> Iterator[tuple[BinaryIO, Path]]:
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # mkstemp creates 0600; a plain open() would give 0666 minus the umask (0644 under 022), so that
+    # teammates on a shared project directory can read the results: do the same.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
     temp = Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as file:

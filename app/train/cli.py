@@ -6,8 +6,8 @@
     torchrun --nnodes=$NNODES --nproc-per-node=4 --rdzv-backend=c10d \\
         --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB -m app.train ...  # on every node
 
-Exit codes: 0 done, 2 bad config or environment, 3 rendezvous failed, 75 stopped by SIGTERM/SIGUSR1
-after writing a snapshot (requeue to resume).
+Exit codes: 0 done (or already complete: nothing changed), 2 bad config or environment, 3 rendezvous
+failed, 75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot (requeue to resume).
 """
 
 from __future__ import annotations

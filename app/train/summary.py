@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,8 @@ def params_sha256(model: torch.nn.Module) -> str:
 def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ctx: DistContext,
                   tokens_per_sample: int, flops_per_token: float) -> dict[str, Any]:
     summary = build_summary(result, model, ctx, tokens_per_sample, flops_per_token)
-    write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+    # allow_nan=False: NaN/Infinity are not JSON; a value that is not finite is written as null instead.
+    write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
     _log_summary(summary, result)
     return summary
 
@@ -46,7 +48,7 @@ def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext,
         "signal": result.signal_name,
         "step": result.position.step,
         "epoch": result.position.epoch,
-        "final_loss": result.final_loss,
+        "final_loss": result.final_loss if math.isfinite(result.final_loss) else None,
         "params_sha256": params_sha256(model),
         "world_size": ctx.world_size,
         "steps_run": result.steps_run,
@@ -72,8 +74,9 @@ def _peak_flops(ctx: DistContext) -> float | None:
 
 
 def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:
+    loss = "n/a" if summary["final_loss"] is None else f"{summary['final_loss']:.4f}"
     line = (
-        f"{summary['status']} at step {summary['step']} (epoch {summary['epoch']}): loss {summary['final_loss']:.4f}, "
+        f"{summary['status']} at step {summary['step']} (epoch {summary['epoch']}): loss {loss}, "
         f"{format_rate(summary['samples_per_s'])} samples/s"
     )
     if "tokens_per_s" in summary:
