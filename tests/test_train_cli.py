@@ -21,6 +21,10 @@ BAD_INPUTS = [
     (["model.n_embd=100", "model.n_head=3"], {}, "model.n_embd=100 is not divisible by model.n_head=3"),
     (["data.tokens_file=/nonexistent.bin"], {}, "data.tokens_file='/nonexistent.bin' cannot be read"),
     (["run.dir=/proc/forbidden"], {}, "run.dir='/proc/forbidden' is not writable"),
+    # Paths of the wrong kind: a directory where a file of tokens belongs, a file where a directory belongs
+    (["data.tokens_file=/tmp"], {}, "data.tokens_file='/tmp' is a directory or a device, not a file of tokens"),
+    (["run.dir=/etc/passwd"], {}, "run.dir='/etc/passwd' is a file, not a directory"),
+    (["snapshot.dir=/etc/passwd"], {}, "snapshot.dir='/etc/passwd' is a file, not a directory"),
     ([], {"RANK": "0"}, "torchrun: WORLD_SIZE is not set; example: WORLD_SIZE=2"),
     ([], {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
     ([], {"RANK": "3", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "rank 3 is not below world size 2"),

@@ -56,6 +56,8 @@ def resolve_config_path(name: str | None) -> str | None:
 
 def check_writable(directory: Path, key: str) -> None:
     """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{key}={str(directory)!r} is a file, not a directory; example: {key}=$SCRATCH/runs/demo")
     probe = directory / f".write-test-{os.getpid()}"
     try:
         directory.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,9 @@ def load_token_file(path: Path, vocab_size: int) -> torch.Tensor:
         raise UsageError(
             f"data.tokens_file={str(path)!r} cannot be read ({err.strerror}); example: data.tokens_file=data/train.bin"
         ) from None
+    if not path.is_file():
+        raise UsageError(f"data.tokens_file={str(path)!r} is a directory or a device, not a file of tokens; "
+                         "example: data.tokens_file=data/train.bin")
     if size < 4 or size % 2:
         raise UsageError(f"data.tokens_file={str(path)!r} is not a uint16 token file ({size} bytes)")
     tokens = torch.from_file(str(path), shared=False, size=size // 2, dtype=torch.uint16)
