@@ -136,6 +136,24 @@ def test_a_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tm
     assert steps == list(range(1, 91)), "metrics of redone steps must not be duplicated"
 
 
+def test_after_a_kill_and_restart_every_step_is_in_the_metrics_once(tmp_path):
+    """Metrics are flushed every run.log_every steps; a snapshot must not be published ahead of its steps'
+    lines, else a kill between the snapshot and the next flush leaves a hole the resumed run never fills."""
+    run_dir = tmp_path / "killed"
+    args = [*GPT, "run.log_every=10", "train.max_steps=60", "snapshot.every=25", f"run.dir={run_dir}"]
+    agent = start(torchrun_command(2, *args, max_restarts=1))
+    published = run_dir / "snapshots" / "step-00000025.pt.sha256"
+    deadline = time.monotonic() + TIMEOUT_S
+    while not published.exists():
+        assert agent.poll() is None and time.monotonic() < deadline, finish(agent)
+        time.sleep(0.005)
+    os.kill(children(agent.pid)[-1], signal.SIGKILL)  # before step 30's flush
+    stderr = finish(agent)
+    assert agent.returncode == 0, stderr
+    assert "resuming from" in stderr and "step-00000025.pt" in stderr
+    assert [r["step"] for r in metrics(run_dir)] == list(range(1, 61))
+
+
 @pytest.mark.parametrize(("variables", "stop_signal"), [(slurm_variables, signal.SIGUSR1),
                                                         (pals_variables, signal.SIGTERM)])
 def test_a_signal_stops_every_rank_with_a_snapshot_and_the_rerun_matches_an_uninterrupted_run(
