@@ -142,7 +142,13 @@ class Trainer:
                     break
                 every = self.settings.snapshot_every
                 if every and self.position.step % every == 0:
+                    # This step's line first: a snapshot published before its steps' metrics would leave
+                    # a hole after a kill (the resumed run starts after the snapshot).
+                    stopping = self._finish(pending)
+                    pending = None
                     self.snapshot()
+                    if stopping:
+                        break
             if not stopping and self.position.offset >= plan.num_samples:
                 self.position = Position(self.position.step, self.position.epoch + 1, 0)
         if pending is not None and self._finish(pending):
