@@ -223,6 +223,17 @@ def test_rerunning_a_finished_run_says_so_and_changes_no_file(tmp_path):
     assert strict_json(tmp_path / "summary.json")["final_loss"] > 0
 
 
+@pytest.mark.parametrize("steps", ["12", "20"])  # a finished run, and one that would go on
+def test_resuming_with_a_setting_that_changes_what_is_trained_stops_and_names_it(tmp_path, steps):
+    first = run(train_command(*GPT, "train.max_steps=12", "optim.lr=0.003", f"run.dir={tmp_path}"))
+    assert first.returncode == 0, first.stderr
+    again = run(train_command(*GPT, f"train.max_steps={steps}", "optim.lr=0.1", f"run.dir={tmp_path}"))
+    assert again.returncode == 2, again.stderr
+    assert "  optim.lr: 0.003 in the snapshot, 0.1 now" in again.stderr.splitlines()
+    assert "another run.dir" in again.stderr and "Traceback" not in again.stderr
+    assert strict_json(tmp_path / "summary.json")["step"] == 12
+
+
 def test_run_files_honour_the_umask_so_teammates_can_read_them(tmp_path):
     env = clean_env()
     command = ["sh", "-c", 'umask 022 && exec "$@"', "sh", *train_command(*GPT, "train.max_steps=3",

@@ -26,7 +26,7 @@ from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan
-from app.train.state import TrainingState, position_in
+from app.train.state import TrainingState, position_in, refuse_changed_settings
 from app.train.stats_hook import StepStats
 from app.train.summary import write_summary
 from app.train.workloads import build_workload
@@ -42,6 +42,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     checkpointer = Checkpointer(snapshot_dir, config.snapshot.keep)
 
     loaded = checkpointer.load_latest(ctx.device) if config.snapshot.resume else None
+    if loaded is not None:
+        refuse_changed_settings(loaded[0].get("config", {}), to_dict(config), loaded[1])
     start = position_in(*loaded) if loaded is not None else Position()
     _agree_on_start(start, ctx)
     plan = RunPlan.build(config, len(workload.dataset), ctx.world_size, ctx.device, start,

@@ -26,6 +26,13 @@ from app.train.plan import Position, RunPlan
 log = logging.getLogger(__name__)
 
 FORMAT = 1
+#: Keys that may differ between a snapshot and the run that resumes it: where things go, how often they
+#: are logged or saved, and how long the run is. Any other difference changes what is trained.
+MAY_CHANGE_ON_RESUME = (
+    "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
+    "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "data.workers",
+    "dist.backend", "dist.timeout_s",
+)
 _REMEDY = ("resume with the config it was written with, or start fresh with snapshot.resume=false or "
            "another snapshot.dir")
 
@@ -36,6 +43,31 @@ def position_in(snapshot: Mapping[str, Any], source: Path) -> Position:
         return Position(**snapshot["position"])
     except (KeyError, TypeError) as err:
         raise UsageError(f"snapshot {source} has no valid position ({err}); {_REMEDY}") from None
+
+
+def _flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def refuse_changed_settings(written: Mapping[str, Any], now: Mapping[str, Any], source: Path) -> None:
+    """Stop when a key that changes what is trained differs from the snapshot's (e.g. optim.lr): resuming
+    would silently keep the snapshot's schedule and state. Keys only one side knows are not compared."""
+    old, new = _flatten(written), _flatten(now)
+    changed = [key for key in sorted(old.keys() & new.keys())
+               if old[key] != new[key] and key not in MAY_CHANGE_ON_RESUME]
+    if changed:
+        lines = "\n".join(f"  {key}: {old[key]!r} in the snapshot, {new[key]!r} now" for key in changed)
+        raise UsageError(
+            f"snapshot {source} was written with other settings that change what is trained:\n{lines}\n"
+            f"resume with the snapshot's values, or train anew in another run.dir (or snapshot.resume=false); "
+            f"these may change on resume: {', '.join(MAY_CHANGE_ON_RESUME)}"
+        )
 
 
 class TrainingState:
@@ -66,7 +98,8 @@ class TrainingState:
         }
 
     def load_state_dict(self, snapshot: Mapping[str, Any], source: Path) -> None:
-        """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`."""
+        """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`.
+        (Its settings were compared with this run's before: `refuse_changed_settings`.)"""
         position = position_in(snapshot, source)
         try:
             self.model.load_state_dict(snapshot["model"])
