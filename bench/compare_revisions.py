@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from bench.markdown import replace_section
+from bench.markdown import publish
 from bench.trainer_throughput import EPOCHS, GPT_STEPS, TIMEOUT_S
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,9 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(other)], check=False)
     text = render(args.against, args.repeats, results)
-    print(text)
-    if args.markdown:
-        replace_section(args.markdown, "bench.compare_revisions", text)
+    publish(text, args.markdown, "bench.compare_revisions")
     return 0
 
 

@@ -14,3 +14,10 @@ def replace_section(path: Path, name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     path.write_text(text)
+
+
+def publish(text: str, markdown: Path | None, name: str) -> None:
+    """Print a benchmark's section and, when asked, write it into the markdown file."""
+    print(text)
+    if markdown:
+        replace_section(markdown, name, text)

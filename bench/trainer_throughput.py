@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from bench.markdown import replace_section
+from bench.markdown import publish
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 900
@@ -138,9 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             "GPT tiny": breakdown(work, "gpt", "--config", "demo", f"train.max_steps={GPT_STEPS}"),
         }
     text = render(args.repeats, regression, gpt, breakdowns)
-    print(text)
-    if args.markdown:
-        replace_section(args.markdown, "bench.trainer_throughput", text)
+    publish(text, args.markdown, "bench.trainer_throughput")
     return 0
 
 
