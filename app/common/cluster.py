@@ -110,10 +110,25 @@ class ClusterEnvironment:
         return 1
 
     def main_address(self) -> str:
-        return "127.0.0.1"
+        """MASTER_ADDR when the user (or torchrun) set it, else where this launcher says rank 0 is."""
+        return self.env["MASTER_ADDR"] if "MASTER_ADDR" in self.env else self._default_address()
 
     def main_port(self) -> int:
+        """MASTER_PORT when set, else this launcher's default (derived from the job id where it has one)."""
+        return self._int("MASTER_PORT", "29500") if "MASTER_PORT" in self.env else self._default_port()
+
+    def _default_address(self) -> str:
+        return "127.0.0.1"
+
+    def _default_port(self) -> int:
         return 29500
+
+    def _first_host(self, *keys: str) -> str:
+        """The first host of the first Slurm hostlist variable among `keys` that is set."""
+        nodelist = next((self.env[key] for key in keys if self.env.get(key)), "")
+        if not nodelist:
+            raise UsageError(f"{self.name}: {keys[0]} is not set; example: MASTER_ADDR=node01")
+        return parse_hostlist(nodelist)[0]
 
     def _int(self, key: str, example: str, default: str | None = None) -> int:
         raw = self.env.get(key, default)
@@ -177,13 +192,11 @@ class Torchrun(ClusterEnvironment):
         # Exported by torchrun; by hand, assume every process of the job is on this node.
         return self._int("LOCAL_WORLD_SIZE", "4", str(self.world_size()))
 
-    def main_address(self) -> str:
-        if "MASTER_ADDR" not in self.env:
-            raise UsageError(f"{self.name}: MASTER_ADDR is not set; example: MASTER_ADDR=node01")
-        return self.env["MASTER_ADDR"]
+    def _default_address(self) -> str:
+        raise UsageError(f"{self.name}: MASTER_ADDR is not set; example: MASTER_ADDR=node01")
 
-    def main_port(self) -> int:
-        return self._int("MASTER_PORT", "29500")
+    def _default_port(self) -> int:
+        return self._int("MASTER_PORT", "29500")  # raises: torchrun always sets it
 
     def is_elastic(self) -> bool:
         """torchrun's agent hosts the store; init must use env:// to reuse it."""
@@ -215,18 +228,13 @@ class OpenMpi(ClusterEnvironment):
     def local_world_size(self) -> int:
         return self._int("OMPI_COMM_WORLD_LOCAL_SIZE", "4")
 
-    def main_address(self) -> str:
-        if "MASTER_ADDR" in self.env:
-            return self.env["MASTER_ADDR"]
-        nodelist = self.env.get("SLURM_JOB_NODELIST")
-        if not nodelist:
+    def _default_address(self) -> str:
+        if not self.env.get("SLURM_JOB_NODELIST"):
             raise UsageError(f"{self.name}: mpirun gives no rendezvous address; export MASTER_ADDR=<first node> "
                              "before mpirun (and pass it on: mpirun -x MASTER_ADDR ...)")
-        return parse_hostlist(nodelist)[0]
+        return self._first_host("SLURM_JOB_NODELIST")
 
-    def main_port(self) -> int:
-        if "MASTER_PORT" in self.env:
-            return self._int("MASTER_PORT", "29500")
+    def _default_port(self) -> int:
         return derive_port(self.env["SLURM_JOB_ID"]) if "SLURM_JOB_ID" in self.env else 29500
 
 
@@ -261,17 +269,10 @@ class Slurm(ClusterEnvironment):
                              f"{len(counts)} node(s)")
         return counts[node]
 
-    def main_address(self) -> str:
-        if "MASTER_ADDR" in self.env:
-            return self.env["MASTER_ADDR"]
-        nodelist = self.env.get("SLURM_STEP_NODELIST") or self.env.get("SLURM_JOB_NODELIST")
-        if not nodelist:
-            raise UsageError(f"{self.name}: SLURM_STEP_NODELIST is not set; example: MASTER_ADDR=node01")
-        return parse_hostlist(nodelist)[0]
+    def _default_address(self) -> str:
+        return self._first_host("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST")
 
-    def main_port(self) -> int:
-        if "MASTER_PORT" in self.env:
-            return self._int("MASTER_PORT", "29500")
+    def _default_port(self) -> int:
         return derive_port(self.env.get("SLURM_JOB_ID", "0"))
 
 
@@ -302,9 +303,7 @@ class Pbs(ClusterEnvironment):
                 return self._int(key, "4")
         return self.world_size() if self.world_size() == 1 else self._int("PMI_LOCAL_SIZE", "4")
 
-    def main_address(self) -> str:
-        if "MASTER_ADDR" in self.env:
-            return self.env["MASTER_ADDR"]
+    def _default_address(self) -> str:
         nodefile = self.env.get("PBS_NODEFILE")
         if not nodefile:
             raise UsageError(
@@ -318,9 +317,7 @@ class Pbs(ClusterEnvironment):
             raise UsageError(f"{self.name}: PBS_NODEFILE={nodefile!r} is empty")
         return first[0]
 
-    def main_port(self) -> int:
-        if "MASTER_PORT" in self.env:
-            return self._int("MASTER_PORT", "29500")
+    def _default_port(self) -> int:
         return derive_port(self.env.get("PBS_JOBID", "0"))
 
 
@@ -332,6 +329,13 @@ class SingleProcess(ClusterEnvironment):
     @staticmethod
     def detect(env: Mapping[str, str]) -> bool:
         return True
+
+    # One process meets no one: MASTER_ADDR/MASTER_PORT left over in the environment are not read.
+    def main_address(self) -> str:
+        return self._default_address()
+
+    def main_port(self) -> int:
+        return self._default_port()
 
 
 #: Launchers in detection order; SingleProcess when none matches.
