@@ -13,15 +13,13 @@ ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 # Here: the fabric is chosen (FABRIC, or detected on the head node), bad input stops the job, and the
 # policy is previewed into the job log (what it will set, what it keeps because you set it).
 ddp_fabric_env() {
+    DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
+    [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
+        "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
     if [[ $FABRIC == auto ]]; then
-        if ddp_has_slingshot; then FABRIC=slingshot
-        elif ddp_has_infiniband; then
-            # RoCE ports report an Ethernet link layer; any InfiniBand port makes it an InfiniBand node
-            local layers
-            layers=$(cat "$DDP_PROBE_ROOT"/sys/class/infiniband/*/ports/*/link_layer 2>/dev/null || true)
-            if [[ $layers != *InfiniBand* && $layers == *Ethernet* ]]; then FABRIC=roce; else FABRIC=infiniband; fi
-        else FABRIC=none
-        fi
+        # The policy's own detection, on the head node (Slingshot, InfiniBand or RoCE by link layer, none)
+        FABRIC=$(APP_FABRIC=auto APP_PROBE_ROOT=$DDP_PROBE_ROOT APP_FABRIC_LOG=0 \
+            sh -c '. "$1" >/dev/null 2>&1; echo "$APP_FABRIC_DETECTED"' policy "$DDP_POLICY_FILE")
         ddp_log "FABRIC=auto: detected $FABRIC"
     fi
     case $FABRIC in
@@ -44,9 +42,6 @@ ddp_fabric_env() {
         none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
         *) ddp_die "FABRIC=$FABRIC is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband" ;;
     esac
-    DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
-    [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
-        "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
     # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
     export APP_FABRIC=$FABRIC APP_NNODES=$DDP_NNODES APP_PROBE_ROOT=$DDP_PROBE_ROOT
     # The preview: the same file, in a subshell, with this environment; nothing is exported here.

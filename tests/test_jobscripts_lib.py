@@ -121,6 +121,17 @@ def test_auto_fabric_detects_the_node(tmp_path: Path, tree: tuple[str, ...], det
     assert f"fabric={detected}\n" in result.stdout
 
 
+@pytest.mark.parametrize(("layers", "detected"), [(("Ethernet", "Ethernet"), "roce"),
+                                                  (("Ethernet", "InfiniBand"), "infiniband")])
+def test_auto_fabric_tells_roce_from_infiniband_by_the_ports_link_layer(tmp_path: Path, layers, detected) -> None:
+    for i, layer in enumerate(layers):
+        port = tmp_path / f"sys/class/infiniband/mlx5_{i}/ports/1"
+        port.mkdir(parents=True)
+        (port / "link_layer").write_text(layer + "\n")
+    result = run_lib(f"{FABRIC}\necho \"fabric=$FABRIC\"", {"DDP_PROBE_ROOT": str(tmp_path)})
+    assert f"fabric={detected}\n" in result.stdout
+
+
 def test_unknown_fabric_is_refused_with_the_choices() -> None:
     result = run_lib(FABRIC, {"FABRIC": "ethernet"})
     assert result.returncode == 2 and "infiniband, roce, slingshot, auto, none" in result.stderr
