@@ -142,3 +142,12 @@ def test_the_readme_table_is_the_policy():
     assert policy_rows <= rows, f"missing from the README's fabric table: {sorted(policy_rows - rows)}"
     stale = {r for r in rows if r[0] in ("infiniband", "roce", "slingshot")} - policy_rows
     assert not stale, f"README rows the policy does not hold: {sorted(stale)}"
+
+
+def test_a_setting_for_a_fabric_the_shell_never_matches_is_refused(tmp_path):
+    """A typo in FABRIC or WHEN would make the shell skip the line silently on every node."""
+    broken = tmp_path / "fabric_policy.env"
+    broken.write_text(POLICY_FILE.read_text().replace("app_setting slingshot always FI_PROVIDER",
+                                                      "app_setting slingshoot always FI_PROVIDER"))
+    with pytest.raises(ValueError, match="'slingshoot'"):
+        settings(broken)

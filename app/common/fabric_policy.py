@@ -30,14 +30,18 @@ class Setting:
 
 @cache
 def settings(path: Path = POLICY_FILE) -> tuple[Setting, ...]:
+    """Every `app_setting` line, in order; a FABRIC or WHEN the shell would never match is a ValueError."""
     found, comment = [], []
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
         stripped = line.strip()
         if stripped.startswith("#"):
             comment.append(stripped.lstrip("#").strip())
             continue
         if stripped.startswith("app_setting "):
             _, fabric, when, name, value, reason = shlex.split(stripped)
+            if fabric not in FABRICS or when not in WHENS:
+                raise ValueError(f"{path}:{number}: fabric {fabric!r} or when {when!r} is not one of "
+                                 f"{FABRICS} / {WHENS}")
             found.append(Setting(fabric, when, name, value, reason, " ".join(comment)))
         comment = []
     return tuple(found)
