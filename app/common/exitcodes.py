@@ -20,7 +20,7 @@ WRONG_RESULTS = 5
 SLOW = 6
 #: A node check (GPU, network, fabric plugin, container, versions) failed before any collective ran.
 PREFLIGHT = 7
-#: Stopped by SIGTERM/SIGUSR1 after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
+#: Stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
 PREEMPTED = 75
 
 DESCRIPTIONS = {

@@ -41,9 +41,10 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     optimizer = build_optimizer(raw_model, config.optim, ctx.device)
     checkpointer = Checkpointer(snapshot_dir, config.snapshot.keep)
 
+    config_dict = to_dict(config)  # what the snapshot and config.yaml record
     loaded = checkpointer.load_latest(ctx.device) if config.snapshot.resume else None
     if loaded is not None:
-        refuse_changed_settings(loaded[0].get("config", {}), to_dict(config), loaded[1])
+        refuse_changed_settings(loaded[0].get("config", {}), config_dict, loaded[1])
     start = position_in(*loaded) if loaded is not None else Position()
     _agree_on_start(start, ctx)
     plan = RunPlan.build(config, len(workload.dataset), ctx.world_size, ctx.device, start,
@@ -53,7 +54,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     state = TrainingState(
         model=raw_model, optimizer=optimizer, scheduler=build_scheduler(optimizer, plan.total_steps, config.optim),
         scaler=torch.amp.GradScaler(ctx.device.type, enabled=plan.precision == "fp16"), plan=plan,
-        config=to_dict(config),
+        config=config_dict,
     )
     if loaded is not None:
         state.load_state_dict(*loaded)

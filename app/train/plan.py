@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 
 import torch
 
@@ -62,11 +63,12 @@ class RunPlan:
         return EpochPlan(self.dataset_size, self.seed, epoch, self.world_size, self.batch_size, self.grad_accum,
                          offset)
 
-    @property
+    # Cached: read every step (the plan is frozen, so they never change).
+    @cached_property
     def samples_per_step(self) -> int:
         return self.epoch(0).samples_per_step
 
-    @property
+    @cached_property
     def autocast_dtype(self) -> torch.dtype | None:
         return {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.precision)
 
