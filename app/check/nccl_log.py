@@ -30,16 +30,22 @@ _USING_NETWORK = re.compile(r"Using network (.+?)\s*$")
 _VIA = re.compile(r"Channel \d+(?:/\d+)? : \d+\[\w+\] -> \d+\[\w+\](?: \[\w+\])? via (.+?)\s*$")
 _OFI_VERSION = re.compile(r"NET/OFI Initializing aws-ofi-nccl (\S+)")
 _OFI_PROVIDER = re.compile(r"NET/OFI Selected provider is (\w+)")
+# (text in the log, what it means, on which nodes it matters). NCCL probes the net plugin and InfiniBand at
+# every start and logs each miss at INFO level, on healthy nodes too (NCCL 2.28.9 on a one-GPU H200,
+# tests/data/check/nccl/h200-one-gpu-2.28.9.log): a missing plugin matters only where Slingshot needs
+# aws-ofi-nccl ("cxi"), a missing IB device only where the node has RDMA devices ("rdma").
 _PROBLEMS = (
     (
         "NET/IB : No device found",
         "NCCL found no InfiniBand device (libibverbs/libmlx5 missing, or /dev/infiniband not visible)",
+        "rdma",
     ),
-    ("NET/Plugin: Could not find", "NCCL could not load a network plugin (libnccl-net*.so)"),
-    ("not found", "NCCL could not find the requested network (NCCL_NET)"),
-    ("fi_getinfo", "libfabric found no usable provider"),
-    ("no userspace device-specific driver", "libibverbs has no provider for the HCA (install libmlx5)"),
+    ("NET/Plugin: Could not find", "NCCL could not load a network plugin (libnccl-net*.so)", "cxi"),
+    ("not found", "NCCL could not find the requested network (NCCL_NET)", "always"),
+    ("fi_getinfo", "libfabric found no usable provider", "always"),
+    ("no userspace device-specific driver", "libibverbs has no provider for the HCA (install libmlx5)", "always"),
 )
+_MATTERS_ON = {meaning: where for _, meaning, where in _PROBLEMS}
 
 
 def capture_to_files(env: MutableMapping[str, str], log_dir: str | None = None) -> str:
@@ -72,7 +78,7 @@ def parse(lines: Sequence[str]) -> dict[str, Any]:
     plugin = provider = ""
     nvls = False
     for line in lines:
-        for needle, meaning in _PROBLEMS:
+        for needle, meaning, _ in _PROBLEMS:
             # libibverbs prints its own warnings (no "NCCL" in the line); "not found" only counts in a WARN.
             if needle in line and (needle != "not found" or "NCCL WARN" in line) and meaning not in problems:
                 problems.append(meaning)
@@ -152,7 +158,8 @@ def judge(
         checks.append(
             Check("nccl: inter-node transport", OK, ", ".join(inter) or "not seen in the log", stage="bandwidth")
         )
-    problems = sorted({p for s in summaries if s for p in s["problems"]})
+    problems = sorted({p for rank, s in enumerate(summaries) if s for p in s["problems"]
+                       if _matters(p, facts[rank] if rank < len(facts) else {})})
     if problems:
         checks.append(
             Check(
@@ -164,6 +171,13 @@ def judge(
             )
         )
     return checks
+
+
+def _matters(problem: str, fact: Mapping[str, Any]) -> bool:
+    """Whether a problem in a rank's log concerns that rank's node (facts from an older report lack
+    rdma/cxi: then every problem counts)."""
+    where = _MATTERS_ON[problem]
+    return where == "always" or bool(fact.get(where, True))
 
 
 def describe(summaries: Sequence[dict[str, Any] | None], nodes: Sequence[str]) -> str:

@@ -72,3 +72,16 @@ def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
     (tmp_path / f"app-check-nccl.gpu01.{os.getpid()}.log").write_text((LOGS / "ib-two-nodes.log").read_text())
     summary = nccl_log.summarize_own_log(env)
     assert summary is not None and summary["inter"] == ["NET/IB"] and summary["log"].endswith(".log")
+
+
+def test_nccls_start_up_probes_on_a_healthy_node_are_not_warnings():
+    """NCCL probes the net plugin and InfiniBand on every start and logs each miss at INFO level, on healthy
+    nodes too (captured from NCCL 2.28.9 on a one-GPU H200 host). A miss matters only where that network is
+    the node's fabric: the plugin on Slingshot, IB where /sys/class/infiniband has devices."""
+    healthy = [parse("h200-one-gpu-2.28.9.log")]
+    assert nccl_log.judge(healthy, ["h200"], [{"fast_fabric": False, "rdma": False, "cxi": False}]) == []
+    on_ib = {c.name: c for c in nccl_log.judge(healthy, ["gpu01"], [{"fast_fabric": True, "rdma": True, "cxi": False}])}
+    assert "InfiniBand" in on_ib["nccl: log warnings"].detail and "plugin" not in on_ib["nccl: log warnings"].detail
+    on_slingshot = nccl_log.judge(healthy, ["nid001"], [{"fast_fabric": True, "rdma": False, "cxi": True}])
+    detail = {c.name: c for c in on_slingshot}["nccl: log warnings"].detail
+    assert "plugin" in detail and "InfiniBand" not in detail

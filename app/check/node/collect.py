@@ -62,6 +62,8 @@ def collect(env: Mapping[str, str], placement: Placement, options: CheckOptions)
         "env": {key: env[key] for key in RELEVANT_ENV if key in env},
         "gpu_count": info.count,
         "fast_fabric": bool(inventory.rdma or inventory.cxi),
+        "rdma": bool(inventory.rdma),
+        "cxi": bool(inventory.cxi),
         "world_size": placement.world_size,
     }
     return NodeResult(checks, facts, matrix)
