@@ -21,6 +21,9 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("SLURM_", "PMI_", "PBS_"))}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     env["PYTHONUNBUFFERED"] = "1"
+    # The runs these tests describe are CPU runs (gloo, bit-identical resume): on a GPU host they would
+    # otherwise pick NCCL, and two ranks would ask for two GPUs. tests/gpu/ passes CUDA_VISIBLE_DEVICES.
+    env["CUDA_VISIBLE_DEVICES"] = ""
     env.update(extra)
     return env
 

@@ -180,8 +180,14 @@ def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expect
     ({}, "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N"),
     ({"GPUS_PER_NODE": "four"}, "GPUS_PER_NODE=four is not a positive whole number"),
 ])
-def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str], message: str) -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": "/usr/bin:/bin"})
+def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str], message: str,
+                                                            tmp_path: Path) -> None:
+    # A node without a GPU driver, also on a GPU host: nvidia-smi there fails like this (exit 9).
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                   "driver. Make sure that the latest NVIDIA driver is installed and running.\"\nexit 9\n")
+    smi.chmod(0o755)
+    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert result.returncode == 2 and message in result.stderr
 
 

@@ -45,6 +45,7 @@ def clean_env(**extra: str) -> dict[str, str]:
         env.pop(key, None)
     env["PYTHONPATH"] = str(REPO)
     env["OMP_NUM_THREADS"] = "1"
+    env["CUDA_VISIBLE_DEVICES"] = ""  # CPU ranks (gloo) on a GPU host too: several ranks, one GPU
     env.update(extra)
     return env
 
