@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -66,3 +67,15 @@ def final_state(run_dir: Path) -> dict[str, Any]:
 
     newest = sorted((run_dir / "snapshots").glob("step-*.pt"))[-1]
     return torch.load(newest, weights_only=True)
+
+
+def assert_step_times_account_for_the_run(run_dir, log: str) -> None:
+    """Per-step times plus snapshot writes add up to the run's wall clock; no step is a timing artefact."""
+    steps = metrics(run_dir)
+    snapshots = sum(float(s) for s in re.findall(r"snapshot written: .* \(step \d+, ([\d.]+)s\)", log))
+    elapsed = summary(run_dir)["elapsed_s"]
+    accounted = sum(r["step_time_s"] for r in steps) + snapshots
+    # 5% over: the log rounds snapshot seconds to 0.1 s (H200: 4.39 s accounted of a 4.34 s run)
+    assert 0.9 * elapsed <= accounted <= 1.05 * elapsed, (accounted, elapsed)
+    times = sorted(r["step_time_s"] for r in steps)
+    assert times[0] > times[len(times) // 2] / 5, times

@@ -17,6 +17,7 @@ import torch
 from tests.launch import (
     REPO,
     TIMEOUT_S,
+    assert_step_times_account_for_the_run,
     clean_env,
     final_state,
     free_port,
@@ -98,6 +99,14 @@ def test_a_single_process_run_learns_and_leaves_a_complete_run_directory(tmp_pat
     assert '"torch": "' + torch.__version__ in manifest and '"launcher": "single process"' in manifest
     assert (tmp_path / "config.yaml").exists()
     assert [p.name for p in (tmp_path / "snapshots").glob("*.pt")] == ["step-00000060.pt"]
+
+
+def test_step_times_and_snapshot_writes_account_for_the_whole_run(tmp_path):
+    """The metrics' step times are the steps' (the last step once showed 0.1 ms, timed between two reads
+    of already finished results); with the snapshot writes they add up to the run's wall clock."""
+    result = run(train_command(*GPT, f"run.dir={tmp_path}", "train.max_steps=40", "snapshot.every=15"))
+    assert result.returncode == 0, result.stderr
+    assert_step_times_account_for_the_run(tmp_path, result.stderr)
 
 
 def test_log_lines_carry_host_and_rank(tmp_path):

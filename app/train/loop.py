@@ -25,7 +25,7 @@ from app.common.signals import StopFlag
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
 from app.train.data import EpochPlan, make_loader
-from app.train.metrics import Breakdown, Stopwatch
+from app.train.metrics import Breakdown, StepClock, Stopwatch
 from app.train.outputs import RunOutputs
 from app.train.plan import Position
 from app.train.state import TrainingState
@@ -65,7 +65,7 @@ class _Pending:
     """One step's summed [loss * samples, stop flag] (possibly still on its way from the device)."""
 
     stats: torch.Tensor
-    ready: torch.cuda.Event | None
+    end: Any  # StepClock.mark() after the step's update
     record: dict[str, Any] = field(default_factory=dict)
 
 
@@ -104,6 +104,7 @@ class Trainer:
         sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
         self.watch = Stopwatch(sync)
         self.last_loss = float("nan")
+        self.clock = StepClock(self.device)
         # 0.0 and 1.0 made once: a new tensor per step is measurable on latency-bound steps.
         self._flag_values = (torch.zeros((), device=self.device), torch.ones((), device=self.device))
         self.last_snapshot_step = state.position.step if checkpointer.snapshots() else -1
@@ -120,6 +121,7 @@ class Trainer:
 
     def train(self) -> TrainResult:
         started, steps_run, samples = time.perf_counter(), 0, 0
+        self.clock.restart()
         pending: _Pending | None = None
         stopping = False
         total_steps = self.plan.total_steps
@@ -190,7 +192,6 @@ class Trainer:
         return self.device.type == "cuda"
 
     def _step(self, batches: Any, plan: EpochPlan, index: int) -> _Pending:
-        step_started = time.perf_counter()
         self.watch.lap()
         self._reseed(step_seed(self.plan.seed, self.ctx.rank, self.position.step))
         micro_batches = [next(batches) for _ in range(plan.grad_accum)]
@@ -212,11 +213,8 @@ class Trainer:
                     self.step_stats.submit(torch.stack([loss_sum, self._stop_flag]))
                 self.state.scaler.scale(loss * weight).backward()
         stats = self.step_stats.take()
-        ready = None
         if self.device.type == "cuda":  # copy off the device without waiting; read next step
             stats = stats.to("cpu", non_blocking=True)
-            ready = torch.cuda.Event()
-            ready.record()
         compute_s = self.watch.lap()
 
         state = self.state
@@ -233,26 +231,20 @@ class Trainer:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
 
         self.position = Position(self.position.step + 1, self.position.epoch, plan.offset_after(index))
-        step_time = time.perf_counter() - step_started
-        record = {
-            "step": self.position.step,
-            "epoch": self.position.epoch,
-            "lr": lr,
-            "step_time_s": step_time,
-            "samples_per_s": global_samples / step_time,
-            "global_samples": global_samples,
-        }
-        if self.plan.tokens_per_sample:
-            record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
-        return _Pending(stats, ready, record)
+        record = {"step": self.position.step, "epoch": self.position.epoch, "lr": lr, "global_samples": global_samples}
+        return _Pending(stats, self.clock.mark(), record)
 
     def _finish(self, pending: _Pending) -> bool:
         """Wait for a step's statistics, report them; True when some rank asked to stop."""
-        if pending.ready is not None:
-            pending.ready.synchronize()
+        step_time = self.clock.seconds_to(pending.end)  # also waits for the step's statistics
         loss_sum, stop = pending.stats.tolist()
         record = pending.record
-        record["loss"] = self.last_loss = loss_sum / record.pop("global_samples")
+        global_samples = record.pop("global_samples")
+        record["loss"] = self.last_loss = loss_sum / global_samples
+        record["step_time_s"] = step_time
+        record["samples_per_s"] = global_samples / step_time
+        if self.plan.tokens_per_sample:
+            record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
         if self.outputs is not None:
             self.outputs.step(record)
         return stop > 0
@@ -280,5 +272,7 @@ class Trainer:
             return
         if self.outputs is not None:
             self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
+        started = time.perf_counter()
         path = self.checkpointer.save(self.state.state_dict(), self.position.step)
-        log.info("snapshot written: %s (step %d)", path, self.position.step)
+        log.info("snapshot written: %s (step %d, %.1fs)", path, self.position.step, time.perf_counter() - started)
+        self.clock.restart()  # the next step's time is the step's, not the snapshot's

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import torch
+
 
 class JsonLines:
     """Appends one JSON object per line; flushed at every progress line and on close."""
@@ -114,3 +116,37 @@ class Stopwatch:
         now = time.perf_counter()
         elapsed, self.last = now - self.last, now
         return elapsed
+
+
+class StepClock:
+    """When steps end, on the device's own timeline.
+
+    On a GPU the host only queues a step and runs ahead: host time around `_step` measures the queueing.
+    An event recorded after each step's optimizer update marks its end where the GPU is; a step's time is
+    the interval from the previous end (or `restart()`, after a snapshot) to its own. On CPU the host's
+    clock is the device's.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.cuda = device.type == "cuda"
+        self.last: Any = self.mark()
+
+    def mark(self) -> Any:
+        if not self.cuda:
+            return time.perf_counter()
+        event = torch.cuda.Event(enable_timing=True)
+        event.record()
+        return event
+
+    def restart(self) -> None:
+        self.last = self.mark()
+
+    def seconds_to(self, end: Any) -> float:
+        """Time from the previous end to `end` (waits for `end` to be reached on the GPU)."""
+        if self.cuda:
+            end.synchronize()
+            seconds = self.last.elapsed_time(end) / 1e3
+        else:
+            seconds = end - self.last
+        self.last = end
+        return seconds
