@@ -33,9 +33,19 @@ $(STAMP): pyproject.toml
 .PHONY: venv
 venv: $(STAMP) ## Create .venv with torch $(TORCH_VERSION) (CPU), the project and its tools
 
+# NCCL puts one rank on one GPU: with fewer GPUs than ranks (a one-GPU workstation) the demo says so and
+# trains on CPU with gloo instead of stopping; `make demo NPROC=1` trains on the GPU.
+DEMO := $(VENV)/bin/torchrun --standalone --nproc-per-node=$(NPROC) -m app.train --config $(CONFIG) $(ARGS)
+
 .PHONY: demo
-demo: $(STAMP) ## Train the tiny GPT on CPU with torchrun ($(NPROC) ranks) and print the summary
-	$(VENV)/bin/torchrun --standalone --nproc-per-node=$(NPROC) -m app.train --config $(CONFIG) $(ARGS)
+demo: $(STAMP) ## Train the tiny GPT with torchrun ($(NPROC) ranks; on GPUs if there are enough, else CPU)
+	@gpus=$$($(PY) -c 'import torch; print(torch.cuda.device_count())'); \
+	if [ "$$gpus" -gt 0 ] && [ "$$gpus" -lt $(NPROC) ]; then \
+	    echo "make demo: $(NPROC) ranks but $$gpus GPU(s), and NCCL needs a GPU per rank: training on CPU" \
+	        "with gloo (to train on the GPU: make demo NPROC=$$gpus)"; \
+	    export CUDA_VISIBLE_DEVICES=; \
+	fi; \
+	echo "$(DEMO)"; $(DEMO)
 
 .PHONY: system-deps
 system-deps: ## As root on Debian: install the system tools the tests use (shellcheck, Apptainer, Slurm)

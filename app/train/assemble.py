@@ -75,9 +75,11 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
                                   total_steps=plan.total_steps, log_every=config.run.log_every,
                                   progress_mode=config.run.progress)
         log.info(
-            "training %s: %d parameters, %d samples, world size %d on %d host(s), steps %d -> %d, device %s",
+            "training %s: %d parameters, %d samples, world size %d on %d host(s), steps %d -> %d, device %s, "
+            "backend %s, precision %s%s",
             config.workload.name, sum(p.numel() for p in raw_model.parameters()), len(workload.dataset),
-            ctx.world_size, len(set(hostnames)), start.step, plan.total_steps, ctx.device,
+            ctx.world_size, len(set(hostnames)), start.step, plan.total_steps, ctx.device, ctx.backend,
+            plan.precision, ", compiled" if config.train.compile else "",
         )
 
     trainer = Trainer(

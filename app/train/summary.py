@@ -60,6 +60,8 @@ def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext,
         peak = _peak_flops(ctx)
         if peak and flops_per_token:
             summary["mfu"] = summary["tokens_per_s"] / ctx.world_size * flops_per_token / peak
+    if ctx.device.type == "cuda":  # rank 0's high-water mark: what to compare with the GPU's memory
+        summary["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(ctx.device) / 2**30, 3)
     if result.breakdown is not None:
         summary["breakdown_ms_per_step"] = result.breakdown.per_step_ms()
     return summary
