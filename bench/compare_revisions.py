@@ -36,7 +36,7 @@ def samples_per_s(tree: Path, run_dir: Path, args: list[str]) -> float:
     """One `app.train` run from `tree`'s sources; its summary's samples/s."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m", "app.train",
-               *args, "run.log_every=1000", "snapshot.resume=false", f"run.dir={run_dir}"]
+               *args, "run.log_every=1000", f"run.dir={run_dir}"]  # a fresh dir: nothing to resume
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
                             check=False)
     if result.returncode != 0:

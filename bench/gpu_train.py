@@ -87,7 +87,7 @@ def run_app(size: str, batch: int, steps: int, warmup: int, run_dir: Path) -> di
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=1",
                "-m", "app.train", "--config", "gpt2-h100", f"run.dir={run_dir}", f"model.size={size}",
                f"train.batch_size={batch}", f"train.max_steps={steps}",
-               f"data.tokens={tokens_needed(size, batch, steps)}", "snapshot.every=0", "snapshot.resume=false",
+               f"data.tokens={tokens_needed(size, batch, steps)}", "snapshot.every=0",
                "run.log_every=10", "run.progress=lines"]
     _run(command)
     records = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]

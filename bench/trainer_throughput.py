@@ -48,7 +48,7 @@ def torchrun(module: str, *args: str) -> str:
 
 
 def app_train(run_dir: Path, *args: str) -> dict:
-    torchrun("app.train", *args, f"run.dir={run_dir}", "snapshot.resume=false")
+    torchrun("app.train", *args, f"run.dir={run_dir}")  # a fresh dir each run: nothing to resume
     return json.loads((run_dir / "summary.json").read_text())
 
 

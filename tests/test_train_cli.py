@@ -25,6 +25,8 @@ BAD_INPUTS = [
     (["data.tokens_file=/tmp"], {}, "data.tokens_file='/tmp' is a directory or a device, not a file of tokens"),
     (["run.dir=/etc/passwd"], {}, "run.dir='/etc/passwd' is a file, not a directory"),
     (["snapshot.dir=/etc/passwd"], {}, "snapshot.dir='/etc/passwd' is a file, not a directory"),
+    (["snapshot.resume=false"], {}, "snapshot.resume='false' is not one of auto, never, required"),
+    (["snapshot.resume=required"], {}, "snapshot.resume=required but "),
     ([], {"RANK": "0"}, "torchrun: WORLD_SIZE is not set; example: WORLD_SIZE=2"),
     ([], {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
     ([], {"RANK": "3", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "rank 3 is not below world size 2"),
@@ -58,3 +60,18 @@ def test_help_lists_the_keys():
     result = run(train_command("--help"), timeout=60)
     assert result.returncode == 0
     assert "snapshot.every = 100" in result.stdout
+
+
+def test_resume_never_refuses_a_directory_that_holds_another_runs_snapshots(tmp_path):
+    run_dir = tmp_path / "run"
+    first = run(train_command("--config", "demo", f"run.dir={run_dir}", "train.max_steps=10"), timeout=120)
+    assert first.returncode == 0, first.stderr
+    before = {p.name: p.read_bytes() for p in (run_dir / "snapshots").iterdir()}
+    again = run(train_command("--config", "demo", f"run.dir={run_dir}", "train.max_steps=20", "snapshot.resume=never"),
+                timeout=120)
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert "snapshot.resume=never but" in again.stderr and "step-00000010.pt" in again.stderr
+    assert {p.name: p.read_bytes() for p in (run_dir / "snapshots").iterdir()} == before
+    fresh = run(train_command("--config", "demo", f"run.dir={tmp_path / 'new'}", "train.max_steps=5",
+                              "snapshot.resume=never"), timeout=120)
+    assert fresh.returncode == 0, fresh.stderr

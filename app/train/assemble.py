@@ -42,7 +42,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     checkpointer = Checkpointer(snapshot_dir, config.snapshot.keep)
 
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
-    loaded = checkpointer.load_latest(ctx.device) if config.snapshot.resume else None
+    loaded = _snapshot_to_resume(checkpointer, config.snapshot.resume, ctx.device)
     if loaded is not None:
         refuse_changed_settings(loaded[0].get("config", {}), config_dict, loaded[1])
     start = position_in(*loaded) if loaded is not None else Position()
@@ -96,6 +96,27 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         write_summary(run_dir, result, raw_model, ctx, workload.tokens_per_sample, workload.flops_per_token)
     del trainer, model, ddp  # a live DDP reducer while the process group is destroyed can abort the process
     return result
+
+
+def _snapshot_to_resume(checkpointer: Checkpointer, mode: str, device: torch.device) -> tuple[dict, Path] | None:
+    """The snapshot to resume from under `snapshot.resume` (auto, required, never), or None to start."""
+    where = checkpointer.directory
+    if mode == "never":
+        found = checkpointer.snapshots()
+        if found:
+            raise UsageError(
+                f"snapshot.resume=never but {where} already holds snapshots (newest {found[0].name}); a new run "
+                f"there would mix with them: give another run.dir (or snapshot.dir), or snapshot.resume=auto to go on"
+            )
+        return None
+    loaded = checkpointer.load_latest(device)
+    if loaded is None and mode == "required":
+        raise UsageError(
+            f"snapshot.resume=required but {where} holds no valid snapshot; check run.dir (a requeued job must "
+            f"see the first attempt's directory, e.g. run.dir=$SCRATCH/runs/$SLURM_JOB_ID), or snapshot.resume=auto "
+            f"to start fresh"
+        )
+    return loaded
 
 
 def _already_complete(snapshot: Path, start: Position, run_dir: Path, ctx: DistContext) -> TrainResult:

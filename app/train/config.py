@@ -151,8 +151,10 @@ class SnapshotConfig:
     """Keep the newest K snapshots; older ones are deleted after a new one is safely on disk."""
     dir: str = ""
     """Snapshot directory; empty means <run.dir>/snapshots."""
-    resume: bool = True
-    """Resume from the newest valid snapshot in the directory, if there is one."""
+    resume: Literal["auto", "never", "required"] = "auto"
+    """auto: resume from the newest valid snapshot if there is one, else start; required: stop (exit 2) when
+    there is none (a requeued job that would otherwise start over); never: start fresh, and stop (exit 2)
+    if the directory already holds snapshots rather than mix two runs in it."""
 
     def validate(self) -> None:
         _require(self.every >= 0, "snapshot.every", self.every, "must be 0 (end only) or more", "100")

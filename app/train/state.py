@@ -33,7 +33,7 @@ MAY_CHANGE_ON_RESUME = (
     "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "data.workers",
     "dist.backend", "dist.timeout_s",
 )
-_REMEDY = ("resume with the config it was written with, or start fresh with snapshot.resume=false or "
+_REMEDY = ("resume with the config it was written with, or start fresh with "
            "another snapshot.dir")
 
 
@@ -65,7 +65,7 @@ def refuse_changed_settings(written: Mapping[str, Any], now: Mapping[str, Any], 
         lines = "\n".join(f"  {key}: {old[key]!r} in the snapshot, {new[key]!r} now" for key in changed)
         raise UsageError(
             f"snapshot {source} was written with other settings that change what is trained:\n{lines}\n"
-            f"resume with the snapshot's values, or train anew in another run.dir (or snapshot.resume=false); "
+            f"resume with the snapshot's values, or train anew in another run.dir; "
             f"these may change on resume: {', '.join(MAY_CHANGE_ON_RESUME)}"
         )
 
