@@ -376,3 +376,13 @@ def test_the_walltime_timer_leaves_no_sleep_behind_when_the_step_ends_first() ->
 def test_dry_run_arms_no_walltime_timer() -> None:
     result = run_lib("DRY_RUN=1; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer; echo \"timer=${DDP_TIMER_PID:-none}\"")
     assert "timer=none" in result.stdout and "DRY_RUN=1: no walltime timer" in result.stdout
+
+
+def test_the_nccl_flight_recorder_dumps_into_the_run_directory_unless_you_chose(tmp_path: Path) -> None:
+    names = ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_FR_DUMP_TEMP_FILE")
+    env = {"RUN_DIR": str(tmp_path / "run")}
+    assert {k: v for k, v in exported(FABRIC, env, names).items() if k in names} == {
+        "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+        "TORCH_FR_DUMP_TEMP_FILE": f"{tmp_path}/run/nccl-flight-recorder-rank"}
+    mine = exported(FABRIC, {**env, "TORCH_NCCL_TRACE_BUFFER_SIZE": "50"}, names)
+    assert mine["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "50"

@@ -308,3 +308,31 @@ def test_the_regression_workload_runs_the_tutorials_setup(tmp_path):
     result = run(torchrun_command(2, "--config", "regression", "train.epochs=2", f"run.dir={tmp_path}"))
     assert result.returncode == 0, result.stderr
     assert summary(tmp_path)["step"] == 2 * 2048 // 64
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("fault", "said"), [
+    # A frozen process (SIGSTOP): its heartbeat stops.
+    ("stop@rank1:step8", "rank 1 ({host}) stopped answering (no heartbeat; last heard at step"),
+    # A live process stuck before its step's collective (a data loader that never returns): it is behind.
+    ("hang@rank1:step8", "rank 1 ({host}) at step 8, phase data stopped making progress while rank 0 waits at step 8,"
+                         " phase forward/backward"),
+])
+def test_a_rank_that_stops_answering_is_named_and_the_job_ends_with_exit_4(tmp_path, fault, said):
+    started = time.monotonic()
+    result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=200", "snapshot.every=5",
+                                  "dist.timeout_s=30", "dist.hang_timeout_s=8"),
+                 env=clean_env(APP_TRAIN_FAULT=fault), timeout=120)
+    elapsed = time.monotonic() - started
+    expected = said.format(host=os.uname().nodename)
+    assert f"hang: {expected}" in result.stderr, result.stderr[-3000:]
+    assert "exitcode  : 4" in result.stderr  # rank 0's code, as torchrun reports it
+    assert f'File "{REPO / "app"}' not in result.stderr  # no traceback from our code (torchrun prints its own)
+    done = summary(tmp_path)
+    assert done["status"] == "hung" and done["hang"]["ranks"] == [1] and expected in done["hang"]["message"]
+    assert done["step"] == 7
+    assert [r["step"] for r in metrics(tmp_path)] == list(range(1, 8))  # every completed step, none partial
+    assert sorted(p.name for p in (tmp_path / "snapshots").glob("*.pt")) == ["step-00000005.pt"]
+    assert "while rank 0 waits at step 8, phase forward/backward" in done["hang"]["message"]
+    # Deadline 8 s, a few beats to judge, start-up, and torchrun's 30 s SIGTERM grace for a stopped rank.
+    assert elapsed < 90, elapsed

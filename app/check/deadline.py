@@ -25,9 +25,9 @@ from collections.abc import Callable
 
 import torch.distributed as dist
 
-from app.check import exchange, protocol
+from app.check import protocol
 from app.check.protocol import RankProgress
-from app.common import exitcodes
+from app.common import exchange, exitcodes
 
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 #: Extra time other ranks give rank 0 to print its report before they exit themselves.

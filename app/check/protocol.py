@@ -19,9 +19,9 @@ from typing import Any
 
 import torch.distributed as dist
 
-from app.check import exchange
 from app.check.collectives import Scope
 from app.check.report import Check
+from app.common import exchange
 
 #: The check's keys live under this prefix, apart from the process group's own keys in the same store.
 PREFIX = "app.check/"

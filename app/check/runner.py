@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 from app.check import collectives as coll
-from app.check import exchange, faults, judge, nccl_log, nccl_tests, plot, protocol, remedies
+from app.check import faults, judge, nccl_log, nccl_tests, plot, protocol, remedies
 from app.check.consistency import check_consistency
 from app.check.deadline import Watchdog
 from app.check.node.collect import Placement, collect, node_names
@@ -33,7 +33,7 @@ from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckOptions
 from app.check.protocol import Measurement, NodeReport, Plan, RankResults
 from app.check.report import FAIL, OK, Check, Report, format_report
-from app.common import exitcodes
+from app.common import exchange, exitcodes
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError

@@ -30,6 +30,12 @@ class RendezvousError(UserFacingError):
     exit_code = exitcodes.RENDEZVOUS
 
 
+class CollectiveTimeout(UserFacingError):
+    """A collective did not complete within its timeout (a hung or vanished rank, or the network)."""
+
+    exit_code = exitcodes.TIMEOUT
+
+
 F = TypeVar("F", bound=Callable[..., int])
 
 

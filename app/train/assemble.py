@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -17,24 +19,27 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from app.common.distributed import DistContext, all_gather_strings, hostname
-from app.common.errors import UsageError
+from app.common.errors import CollectiveTimeout, UsageError
 from app.common.signals import StopFlag
 from app.common.typedconfig import to_dict
+from app.train import faults
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
+from app.train.hangs import HangWatch
 from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan
 from app.train.state import TrainingState, position_in, refuse_changed_settings
 from app.train.stats_hook import StepStats
-from app.train.summary import write_summary
+from app.train.summary import write_hang_summary, write_summary
 from app.train.workloads import build_workload
 
 log = logging.getLogger("app.train")
 
 
-def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: Path) -> TrainResult:
+def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: Path,
+                 store: dist.Store | None = None) -> TrainResult:
     torch.manual_seed(config.run.seed)  # model init: identical on every rank, before DDP's broadcast
     workload = build_workload(config)
     raw_model = workload.model.to(ctx.device)
@@ -82,20 +87,50 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
             plan.precision, ", compiled" if config.train.compile else "",
         )
 
+    finished_step: list[Callable[[], None]] = []  # the trainer's, once it exists
+    watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, finished_step)
     trainer = Trainer(
         state=state, ctx=ctx, model=model, dataset=workload.dataset, loss_fn=workload.loss_fn,
         checkpointer=checkpointer, stop=StopFlag().install(), step_stats=step_stats,
-        settings=LoopSettings.from_config(config), outputs=outputs,
+        settings=LoopSettings.from_config(config), outputs=outputs, mark=watch.mark if watch else None,
+        fault=faults.from_environment(os.environ),
     )
+    finished_step.append(trainer.write_finished_step)
     try:
         result = trainer.train()
+    except dist.DistError as err:  # gloo/NCCL gave up on a collective: a hang nobody could name
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:160]
+        raise CollectiveTimeout(
+            f"a collective in step {state.position.step + 1} did not complete on rank {ctx.rank} ({first}); "
+            f"if a rank died its own log says why, else check the network with python -m app.check"
+        ) from None
     finally:
+        if watch is not None:
+            watch.stop()
         if outputs is not None:
             outputs.close()
     if ctx.is_main:
         write_summary(run_dir, result, raw_model, ctx, workload.tokens_per_sample, workload.flops_per_token)
     del trainer, model, ddp  # a live DDP reducer while the process group is destroyed can abort the process
     return result
+
+
+def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None, run_dir: Path,
+                     state: TrainingState, outputs: RunOutputs | None,
+                     finished_step: list[Callable[[], None]]) -> HangWatch | None:
+    """Heartbeats and a deadline on every rank of a multi-rank run (see app.train.hangs)."""
+    if store is None or ctx.world_size == 1:
+        return None
+
+    def report(ranks: list[int], line: str) -> None:
+        if outputs is not None:
+            for write in finished_step:
+                write()
+            outputs.flush()  # every step that completed, each line whole
+        write_hang_summary(run_dir, line, ranks, state.position.step, ctx.world_size)
+
+    deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
+    return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
 
 
 def _snapshot_to_resume(checkpointer: Checkpointer, mode: str, device: torch.device) -> tuple[dict, Path] | None:

@@ -7,7 +7,8 @@
         --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB -m app.train ...  # on every node
 
 Exit codes: 0 done (or already complete: nothing changed), 2 bad config or environment, 3 rendezvous
-failed, 75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot (requeue to resume).
+failed, 4 a rank stopped answering (named in the log and summary.json) or a collective timed out,
+75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot (requeue to resume).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import NoReturn
 
 from app.common import exitcodes
 from app.common.cluster import detect_environment
-from app.common.distributed import end_process, hostname, init_distributed, shutdown
+from app.common.distributed import end_process, hostname, init_distributed, open_store, shutdown
 from app.common.errors import UsageError, exits_cleanly
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
@@ -81,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     check_writable(snapshot_dir, "snapshot.dir")
     from app.train.assemble import run_training  # the heavy imports wait until the input is known to be valid
 
-    ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s)
+    # The store outlives the process group's set-up: the hang watch's heartbeats travel through it.
+    store = open_store(environment, config.dist.timeout_s)
+    ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s, store=store)
     try:
-        result = run_training(config, ctx, run_dir, snapshot_dir)
+        result = run_training(config, ctx, run_dir, snapshot_dir, store)
     finally:
         shutdown()
     return exitcodes.PREEMPTED if result.status == "preempted" else exitcodes.OK

@@ -167,9 +167,14 @@ class DistConfig:
     """'auto': nccl when CUDA is available, gloo otherwise."""
     timeout_s: float = 180.0
     """Seconds before rendezvous or a collective is declared hung (PyTorch's default is 600 for NCCL)."""
+    hang_timeout_s: float = 0.0
+    """Seconds a rank may make no progress before the ranks that still answer name the one holding them up
+    and exit 4; 0 means half of dist.timeout_s (so it fires before the collective's own timeout)."""
 
     def validate(self) -> None:
         _require(self.timeout_s > 0, "dist.timeout_s", self.timeout_s, "must be positive", "180")
+        _require(0 <= self.hang_timeout_s < self.timeout_s, "dist.hang_timeout_s", self.hang_timeout_s,
+                 f"must be 0 (half of dist.timeout_s) or below dist.timeout_s={self.timeout_s:g}", "60")
 
 
 @dataclass

@@ -25,6 +25,7 @@ from app.common.signals import StopFlag
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
 from app.train.data import EpochPlan, make_loader
+from app.train.faults import Fault
 from app.train.metrics import Breakdown, StepClock, Stopwatch
 from app.train.outputs import RunOutputs
 from app.train.plan import Position
@@ -67,6 +68,7 @@ class _Pending:
     stats: torch.Tensor
     end: Any  # StepClock.mark() after the step's update
     record: dict[str, Any] = field(default_factory=dict)
+    reported: bool = False
 
 
 def step_seed(seed: int, rank: int, step: int) -> int:
@@ -95,11 +97,17 @@ class Trainer:
         step_stats: StepStats,
         settings: LoopSettings,
         outputs: RunOutputs | None = None,
+        mark: Callable[[int, str], None] | None = None,
+        fault: Fault | None = None,
     ) -> None:
         self.state, self.plan, self.ctx, self.settings = state, state.plan, ctx, settings
         self.model, self.dataset, self.loss_fn = model, dataset, loss_fn
         self.checkpointer, self.stop, self.step_stats, self.outputs = checkpointer, stop, step_stats, outputs
         self.device = ctx.device
+        # Where this rank is (step being run, phase), for the hang watch's heartbeat; free when unwatched.
+        self.mark = mark or (lambda step, phase: None)
+        self.fault = fault
+        self._pending: _Pending | None = None
         self.breakdown = Breakdown() if settings.breakdown else None
         sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
         self.watch = Stopwatch(sync)
@@ -123,6 +131,7 @@ class Trainer:
         started, steps_run, samples = time.perf_counter(), 0, 0
         self.clock.restart()
         pending: _Pending | None = None
+        self._pending = pending  # what `write_finished_step` may report if this rank's watch ends the run
         stopping = False
         total_steps = self.plan.total_steps
         while self.position.step < total_steps and not stopping:
@@ -139,7 +148,7 @@ class Trainer:
                 samples += plan.global_samples(index)
                 if pending is not None and self._finish(pending):
                     stopping = True
-                pending = current
+                pending = self._pending = current
                 if stopping:
                     break
                 every = self.settings.snapshot_every
@@ -192,10 +201,15 @@ class Trainer:
         return self.device.type == "cuda"
 
     def _step(self, batches: Any, plan: EpochPlan, index: int) -> _Pending:
+        step = self.position.step + 1
+        self.mark(step, "data")
+        if self.fault is not None:
+            self.fault.at_step(self.ctx.rank, step)
         self.watch.lap()
         self._reseed(step_seed(self.plan.seed, self.ctx.rank, self.position.step))
         micro_batches = [next(batches) for _ in range(plan.grad_accum)]
         data_s = self.watch.lap()
+        self.mark(step, "forward/backward")
 
         global_samples = plan.global_samples(index)
         loss_sum: torch.Tensor | None = None
@@ -216,6 +230,7 @@ class Trainer:
         if self.device.type == "cuda":  # copy off the device without waiting; read next step
             stats = stats.to("cpu", non_blocking=True)
         compute_s = self.watch.lap()
+        self.mark(step, "optimizer")
 
         state = self.state
         if self.settings.grad_clip > 0:
@@ -236,6 +251,7 @@ class Trainer:
 
     def _finish(self, pending: _Pending) -> bool:
         """Wait for a step's statistics, report them; True when some rank asked to stop."""
+        pending.reported = True
         step_time = self.clock.seconds_to(pending.end)  # also waits for the step's statistics
         loss_sum, stop = pending.stats.tolist()
         record = pending.record
@@ -248,6 +264,13 @@ class Trainer:
         if self.outputs is not None:
             self.outputs.step(record)
         return stop > 0
+
+    def write_finished_step(self) -> None:
+        """Report the last step whose results are in but not yet written (from the hang watch's thread,
+        while this rank waits in the next step's collective): every completed step is in metrics.jsonl."""
+        pending = self._pending
+        if pending is not None and not pending.reported and self.clock.reached(pending.end):
+            self._finish(pending)
 
     def _finish_breakdown(self, steps_run: int) -> None:
         """Split DDP's measured non-overlapped all-reduce time out of the forward/backward time."""
@@ -270,6 +293,7 @@ class Trainer:
         self.last_snapshot_step = self.position.step
         if not self.ctx.is_main:
             return
+        self.mark(self.position.step, "snapshot")
         if self.outputs is not None:
             self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
         started = time.perf_counter()

@@ -141,6 +141,10 @@ class StepClock:
     def restart(self) -> None:
         self.last = self.mark()
 
+    def reached(self, end: Any) -> bool:
+        """Whether the device has passed `end` (never waits)."""
+        return end.query() if self.cuda else True
+
     def seconds_to(self, end: Any) -> float:
         """Time from the previous end to `end` (waits for `end` to be reached on the GPU)."""
         if self.cuda:

@@ -31,7 +31,7 @@ FORMAT = 1
 MAY_CHANGE_ON_RESUME = (
     "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
     "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "data.workers",
-    "dist.backend", "dist.timeout_s",
+    "dist.backend", "dist.timeout_s", "dist.hang_timeout_s",
 )
 _REMEDY = ("resume with the config it was written with, or start fresh with "
            "another snapshot.dir")

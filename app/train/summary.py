@@ -40,6 +40,12 @@ def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ct
     return summary
 
 
+def write_hang_summary(run_dir: Path, line: str, ranks: list[int], step: int, world_size: int) -> None:
+    """The summary of a run ended by a hang (app.train.hangs): who held it up, and the last completed step."""
+    summary = {"status": "hung", "step": step, "world_size": world_size, "hang": {"message": line, "ranks": ranks}}
+    write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+
+
 def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext, tokens_per_sample: int,
                   flops_per_token: float) -> dict[str, Any]:
     elapsed = max(result.elapsed_s, 1e-9)

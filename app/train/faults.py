@@ -1,0 +1,52 @@
+"""TEST-ONLY fault injection for the trainer, so the suite can prove a hang is named (like the check's
+`APP_CHECK_FAULT`).
+
+`APP_TRAIN_FAULT=kind@rankN:stepS`, for example `stop@rank1:step8`: when rank N starts step S (counted
+from 1, as in metrics.jsonl),
+- `stop`  it stops itself with SIGSTOP: a frozen process (no heartbeat), like a node that went away;
+- `hang`  it sleeps forever while its heartbeat goes on: a live process stuck in its data loader.
+
+Nothing else reads this variable; users never need it. An injection prints a line to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from app.common.errors import UsageError
+
+_FORMAT = re.compile(r"^(stop|hang)@rank(\d+):step(\d+)$")
+EXAMPLE = "APP_TRAIN_FAULT=stop@rank1:step8"
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str
+    rank: int
+    step: int
+
+    def at_step(self, rank: int, step: int) -> None:
+        """Called when `rank` starts `step`."""
+        if (rank, step) != (self.rank, self.step):
+            return
+        print(f"APP_TRAIN_FAULT: rank {rank} {self.kind}s at step {step} (test-only)", file=sys.stderr, flush=True)
+        if self.kind == "stop":
+            os.kill(os.getpid(), signal.SIGSTOP)
+        while True:
+            time.sleep(3600)
+
+
+def from_environment(env: Mapping[str, str]) -> Fault | None:
+    text = env.get("APP_TRAIN_FAULT", "")
+    if not text:
+        return None
+    match = _FORMAT.match(text)
+    if not match:
+        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS with kind stop or hang; example: {EXAMPLE}")
+    return Fault(match.group(1), int(match.group(2)), int(match.group(3)))
