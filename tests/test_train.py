@@ -336,3 +336,27 @@ def test_a_rank_that_stops_answering_is_named_and_the_job_ends_with_exit_4(tmp_p
     assert "while rank 0 waits at step 8, phase forward/backward" in done["hang"]["message"]
     # Deadline 8 s, a few beats to judge, start-up, and torchrun's 30 s SIGTERM grace for a stopped rank.
     assert elapsed < 90, elapsed
+
+
+def test_a_snapshot_written_in_the_background_holds_what_a_synchronous_one_holds(tmp_path):
+    """Same steps, same snapshots, whichever way they are written (that the copy is taken at the snapshot
+    step, before later steps change the parameters, is tested directly in test_checkpoint.py)."""
+    for mode in ("true", "false"):
+        result = run(train_command(*GPT, f"run.dir={tmp_path / mode}", "train.max_steps=30", "snapshot.every=10",
+                                   f"snapshot.background={mode}", "snapshot.keep=5"))
+        assert result.returncode == 0, result.stderr
+    for step in (10, 20, 30):
+        name = f"step-{step:08d}.pt"
+        background = torch.load(tmp_path / "true" / "snapshots" / name, weights_only=True)
+        synchronous = torch.load(tmp_path / "false" / "snapshots" / name, weights_only=True)
+        for part in ("model", "optimizer"):
+            flat_a, flat_b = _tensors(background[part]), _tensors(synchronous[part])
+            assert flat_a.keys() == flat_b.keys()
+            assert all(torch.equal(flat_a[k], flat_b[k]) for k in flat_a), (step, part)
+
+
+def _tensors(tree, prefix=""):
+    if isinstance(tree, torch.Tensor):
+        return {prefix: tree}
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree) if isinstance(tree, list) else []
+    return {k: v for key, sub in items for k, v in _tensors(sub, f"{prefix}/{key}").items()}

@@ -4,17 +4,26 @@ Layout: `<dir>/step-00000100.pt` and beside it `step-00000100.pt.sha256` in `sha
 (check by hand with `sha256sum -c`). The checksum file is written after the snapshot is durable, so a
 snapshot without a matching checksum is incomplete or damaged; loading then falls back to the previous
 snapshot with a warning. Only the newest `keep` snapshots are kept.
+
+`save_in_background` takes the state off the training path first (every tensor copied to CPU memory of
+its own, so the next optimizer step cannot change what is written) and writes it from a thread: the
+loop blocks for the copy, not for the disk. At most one write is in flight; the next snapshot, and the
+end of the run, wait for it.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from app.common.errors import UsageError
 from app.train.atomic import sha256_of, write_atomic, write_text_atomic
 
 log = logging.getLogger(__name__)
@@ -31,6 +40,9 @@ class Checkpointer:
     def __init__(self, directory: Path, keep: int) -> None:
         self.directory = directory
         self.keep = keep
+        self._writing: threading.Thread | None = None
+        self._failure: str | None = None
+        self._copy: Any = None  # the state last copied for a background write
 
     def snapshots(self) -> list[Path]:
         """Snapshot files, newest (highest step) first."""
@@ -47,6 +59,36 @@ class Checkpointer:
         write_text_atomic(_checksum_path(path), f"{digest}  {path.name}\n")
         self._prune()
         return path
+
+    def save_in_background(self, state: dict[str, Any], step: int) -> float:
+        """Copy `state` off the training path and write it from a thread; return the seconds the copy took."""
+        self.wait()
+        started = time.perf_counter()
+        copied = self._copy = _copy_off_device(state, self._copy)  # the last copy is written: reuse its memory
+        copy_s = time.perf_counter() - started
+        self._writing = threading.Thread(target=self._write, args=(copied, step), name="app.train snapshot writer")
+        self._writing.start()
+        return copy_s
+
+    def wait(self) -> None:
+        """Until the write in flight (if any) is on disk; a write that failed stops the run here."""
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise UsageError(failure)
+
+    def _write(self, state: dict[str, Any], step: int) -> None:
+        started = time.perf_counter()
+        try:
+            path = self.save(state, step)
+        except OSError as err:
+            where = self.directory / snapshot_name(step)
+            self._failure = (f"snapshot {where} could not be written ({err.strerror or err}); free space there "
+                             "or give another snapshot.dir, then run again to resume")
+            return
+        log.info("snapshot written: %s (step %d, %.1fs in the background)", path, step, time.perf_counter() - started)
 
     def _prune(self) -> None:
         for old in self.snapshots()[self.keep :]:
@@ -81,3 +123,22 @@ def _verify(path: Path) -> str | None:
     if actual != recorded:
         return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]}… (truncated or corrupted)"
     return None
+
+
+def _copy_off_device(value: Any, reuse: Any = None) -> Any:
+    """The same structure with every tensor copied to CPU memory of its own (a state_dict's tensors share
+    storage with the live parameters and optimizer state). `reuse`: the previous snapshot's copy, already
+    written; tensors of the same shape are copied into it, which spares allocating and faulting in the
+    memory each time (measured: 0.4-0.6 s of a 1.65 GB GPT-2 state on 2 CPUs, against 0.1 s to copy)."""
+    if isinstance(value, torch.Tensor):
+        if (isinstance(reuse, torch.Tensor) and reuse.shape == value.shape and reuse.dtype == value.dtype
+                and reuse.device.type == "cpu"):
+            return reuse.copy_(value.detach())
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        old = reuse if isinstance(reuse, dict) else {}
+        return {key: _copy_off_device(item, old.get(key)) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        old = reuse if isinstance(reuse, (list, tuple)) and len(reuse) == len(value) else [None] * len(value)
+        return type(value)(_copy_off_device(item, previous) for item, previous in zip(value, old, strict=True))
+    return copy.deepcopy(value)

@@ -151,6 +151,9 @@ class SnapshotConfig:
     """Keep the newest K snapshots; older ones are deleted after a new one is safely on disk."""
     dir: str = ""
     """Snapshot directory; empty means <run.dir>/snapshots."""
+    background: bool = True
+    """Copy the state off the training path and write it from a thread (the loop waits for the copy, not the
+    disk; one more copy of the state in memory); the run's last snapshot is written before it ends."""
     resume: Literal["auto", "never", "required"] = "auto"
     """auto: resume from the newest valid snapshot if there is one, else start; required: stop (exit 2) when
     there is none (a requeued job that would otherwise start over); never: start fresh, and stop (exit 2)

@@ -55,10 +55,12 @@ class LoopSettings:
     grad_clip: float
     data_workers: int
     breakdown: bool
+    background_snapshots: bool = True
 
     @classmethod
     def from_config(cls, config: Config) -> LoopSettings:
-        return cls(config.snapshot.every, config.optim.grad_clip, config.data.workers, config.run.breakdown)
+        return cls(config.snapshot.every, config.optim.grad_clip, config.data.workers, config.run.breakdown,
+                   config.snapshot.background)
 
 
 @dataclass
@@ -165,7 +167,8 @@ class Trainer:
         if pending is not None and self._finish(pending):
             stopping = stopping or self.position.step < total_steps
         if self.last_snapshot_step != self.position.step:
-            self.snapshot()
+            self.snapshot(last=True)
+        self.checkpointer.wait()  # the run ends with its snapshots on disk
         self._finish_breakdown(steps_run)
         return TrainResult(
             status="preempted" if stopping else "completed",
@@ -288,15 +291,21 @@ class Trainer:
 
     # -- snapshots --------------------------------------------------------------------------------
 
-    def snapshot(self) -> None:
-        """Rank 0 writes the training state; the other ranks go on to the next collective."""
-        self.last_snapshot_step = self.position.step
+    def snapshot(self, last: bool = False) -> None:
+        """Rank 0 writes the training state, from a thread unless asked otherwise or this is the run's last
+        snapshot; the other ranks go on to the next collective."""
+        self.last_snapshot_step = step = self.position.step
         if not self.ctx.is_main:
             return
-        self.mark(self.position.step, "snapshot")
+        self.mark(step, "snapshot")
         if self.outputs is not None:
             self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
-        started = time.perf_counter()
-        path = self.checkpointer.save(self.state.state_dict(), self.position.step)
-        log.info("snapshot written: %s (step %d, %.1fs)", path, self.position.step, time.perf_counter() - started)
+        if self.settings.background_snapshots and not last:
+            copy_s = self.checkpointer.save_in_background(self.state.state_dict(), step)
+            log.debug("snapshot of step %d copied in %.2fs; writing in the background", step, copy_s)
+        else:
+            self.checkpointer.wait()
+            started = time.perf_counter()
+            path = self.checkpointer.save(self.state.state_dict(), step)
+            log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
         self.clock.restart()  # the next step's time is the step's, not the snapshot's

@@ -30,7 +30,8 @@ FORMAT = 1
 #: are logged or saved, and how long the run is. Any other difference changes what is trained.
 MAY_CHANGE_ON_RESUME = (
     "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
-    "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "data.workers",
+    "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "snapshot.background",
+    "data.workers",
     "dist.backend", "dist.timeout_s", "dist.hang_timeout_s",
 )
 _REMEDY = ("resume with the config it was written with, or start fresh with "
