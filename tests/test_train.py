@@ -360,3 +360,19 @@ def _tensors(tree, prefix=""):
         return {prefix: tree}
     items = tree.items() if isinstance(tree, dict) else enumerate(tree) if isinstance(tree, list) else []
     return {k: v for key, sub in items for k, v in _tensors(sub, f"{prefix}/{key}").items()}
+
+
+@pytest.mark.parametrize(("signal_at", "snapshot_every", "stops_after"), [
+    (5, 100, 6),  # arrives before the step's statistics leave: read with them one step later
+    (5, 4, 6),  # the first step after a snapshot: no extra delay
+    (4, 4, 4),  # at a snapshot step: that step's own snapshot
+])
+def test_a_signal_stops_the_run_within_the_step_after_the_one_it_arrived_in(tmp_path, signal_at, snapshot_every,
+                                                                               stops_after):
+    result = run(train_command(*GPT, f"run.dir={tmp_path}", "train.max_steps=40", f"snapshot.every={snapshot_every}"),
+                 env=clean_env(APP_TRAIN_FAULT=f"usr1@rank0:step{signal_at}"))
+    assert result.returncode == 75, result.stderr[-2000:]
+    done = summary(tmp_path)
+    assert done["status"] == "preempted" and done["signal"] == "SIGUSR1"
+    assert done["step"] == stops_after
+    assert (tmp_path / "snapshots" / f"step-{stops_after:08d}.pt").exists()

@@ -4,7 +4,8 @@
 `APP_TRAIN_FAULT=kind@rankN:stepS`, for example `stop@rank1:step8`: when rank N starts step S (counted
 from 1, as in metrics.jsonl),
 - `stop`  it stops itself with SIGSTOP: a frozen process (no heartbeat), like a node that went away;
-- `hang`  it sleeps forever while its heartbeat goes on: a live process stuck in its data loader.
+- `hang`  it sleeps forever while its heartbeat goes on: a live process stuck in its data loader;
+- `usr1`  it sends itself SIGUSR1 (a preemption notice arriving at a known step) and goes on.
 
 Nothing else reads this variable; users never need it. An injection prints a line to stderr.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from app.common.errors import UsageError
 
-_FORMAT = re.compile(r"^(stop|hang)@rank(\d+):step(\d+)$")
+_FORMAT = re.compile(r"^(stop|hang|usr1)@rank(\d+):step(\d+)$")
 EXAMPLE = "APP_TRAIN_FAULT=stop@rank1:step8"
 
 
@@ -35,7 +36,10 @@ class Fault:
         """Called when `rank` starts `step`."""
         if (rank, step) != (self.rank, self.step):
             return
-        print(f"APP_TRAIN_FAULT: rank {rank} {self.kind}s at step {step} (test-only)", file=sys.stderr, flush=True)
+        print(f"APP_TRAIN_FAULT: {self.kind} on rank {rank} at step {step} (test-only)", file=sys.stderr, flush=True)
+        if self.kind == "usr1":
+            os.kill(os.getpid(), signal.SIGUSR1)
+            return
         if self.kind == "stop":
             os.kill(os.getpid(), signal.SIGSTOP)
         while True:
@@ -48,5 +52,6 @@ def from_environment(env: Mapping[str, str]) -> Fault | None:
         return None
     match = _FORMAT.match(text)
     if not match:
-        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS with kind stop or hang; example: {EXAMPLE}")
+        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS with kind stop, hang or usr1; "
+                         f"example: {EXAMPLE}")
     return Fault(match.group(1), int(match.group(2)), int(match.group(3)))
