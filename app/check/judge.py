@@ -46,7 +46,7 @@ def judge_correctness(scope: coll.Scope, table: Sequence[BandwidthRow], results:
         name, FAIL,
         f"{sum(r.wrong for r in wrong)} wrong elements in {len(wrong)} runs "
         f"(first: {first.collective} {first.size}B); data from: {blamed}",
-        remedies.WRONG_RESULTS, stage="correctness",
+        remedies.WRONG_RESULTS, stage="correctness", nodes=[nodes[r] for r in culprits],
     )
 
 
@@ -87,7 +87,7 @@ def judge_process_group(errors: Sequence[str], nodes: Sequence[str], backend: st
     """One FAIL per rank that could not join the process group, or one OK."""
     failed = [
         Check("rendezvous: process group", FAIL, error, remedies.PROCESS_GROUP, stage="rendezvous",
-              where=f"{nodes[rank]} r{rank}")
+              where=f"{nodes[rank]} r{rank}", nodes=[nodes[rank]])
         for rank, error in enumerate(errors) if error
     ]
     return failed or [Check("rendezvous: process group", OK, f"{len(errors)} ranks joined ({backend})",
@@ -98,7 +98,8 @@ def judge_deadline(stage: str, deadline_s: float, stragglers: Sequence[int], sen
                    nodes: Sequence[str]) -> Check:
     where = ", ".join(f"{nodes[r]} r{r}" if r < len(nodes) else f"r{r}" for r in stragglers)
     return Check(f"deadline: {stage}", FAIL, f"stage '{stage}' passed its {deadline_s:g}s deadline: {sentence}",
-                 remedies.TIMEOUT, stage="deadline", where=where)
+                 remedies.TIMEOUT, stage="deadline", where=where,
+                 nodes=[nodes[r] for r in stragglers if r < len(nodes)])
 
 
 def merge_by_node(checks: Sequence[Check], owners: Sequence[str], nodes: Sequence[str]) -> list[Check]:
@@ -116,4 +117,5 @@ def merge_by_node(checks: Sequence[Check], owners: Sequence[str], nodes: Sequenc
     for check in order:
         where = merged[(check.name, check.status, check.detail, check.remedy, check.stage)]
         check.where = "all nodes" if len(all_nodes) > 1 and where == all_nodes else ",".join(where)
+        check.nodes = list(where)  # a node check blames the nodes that reported it
     return order

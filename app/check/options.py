@@ -65,6 +65,7 @@ class SiteProfile:
 class CheckOptions:
     json: str = ""
     plot: str = ""
+    exclude_file: str = ""
     sizes: list[int] = field(default_factory=list)
     min_busbw: dict[str, float] = field(default_factory=dict)
     deadline_s: float = 60.0
@@ -137,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("--json", metavar="PATH", default="", help="write the whole report as JSON (rank 0)")
     add("--plot", metavar="PATH.png", default="", help="write busbw against message size as a PNG (rank 0)")
+    add("--exclude-file", metavar="PATH", default="",
+        help="write the hostnames of the nodes a failure blames, one a line (empty: none); for sbatch --exclude")
     add("--sizes", nargs="+", metavar="SIZE", default=None, help="message sizes, e.g. 32K 2M 128M")
     add(
         "--min-busbw",
@@ -194,6 +197,7 @@ def parse_options(argv: list[str] | None) -> CheckOptions:
     return CheckOptions(
         json=args.json,
         plot=args.plot,
+        exclude_file=args.exclude_file,
         sizes=sorted(set(sizes)),
         min_busbw=thresholds,
         deadline_s=deadline,

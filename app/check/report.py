@@ -40,6 +40,8 @@ class Check:
     stage: str = "preflight"
     where: str = ""
     """The node or rank the result is about ('' for the whole job)."""
+    nodes: list[str] = field(default_factory=list)
+    """The nodes a FAIL blames (their hostnames go to --exclude-file); empty when no node is to blame."""
 
     def __post_init__(self) -> None:
         if self.status not in (OK, WARN, FAIL):
@@ -88,6 +90,13 @@ class Report:
 
     def failed(self, stage: str | None = None) -> list[Check]:
         return [c for c in self.checks if c.status == FAIL and (stage is None or c.stage == stage)]
+
+    def nodes_to_exclude(self) -> list[str]:
+        """Hostnames of the nodes a FAIL blames. When every node of a multi-node job is blamed the job's
+        own set-up is the likelier cause (a wrong setting everywhere), and no node is listed."""
+        blamed = sorted({_hostname(n) for c in self.checks if c.status == FAIL for n in c.nodes})
+        every = sorted({_hostname(n) for n in self.info.get("nodes", {}).values()})
+        return [] if len(every) > 1 and blamed == every else blamed
 
     def exit_code(self) -> int:
         for stage, code in STAGES.items():
@@ -165,3 +174,8 @@ def format_report(report: Report) -> str:
             parts += ["", f"== {key.replace('_', ' ')} ==", str(report.info[key]).rstrip()]
     parts += ["", report.verdict()]
     return "\n".join(parts)
+
+
+def _hostname(node: str) -> str:
+    """'gpu01' from 'gpu01' or from 'gpu01/agent1' (several torchrun agents emulating nodes on one host)."""
+    return node.split("/", 1)[0]

@@ -281,4 +281,15 @@ def _finish(report: Report, options: CheckOptions, rank: int) -> int:
             report.write_json(options.json)
         if options.plot and report.tables:
             plot.write_busbw_plot(options.plot, report.tables)
+        if options.exclude_file:
+            _write_exclude_file(options.exclude_file, report)
     return report.exit_code()
+
+
+def _write_exclude_file(path: str, report: Report) -> None:
+    """The nodes to leave out of the next job, one hostname a line (Slurm: sbatch --exclude=$(paste -sd, PATH));
+    written on every run, empty when no node is to blame, so a stale list never outlives its check."""
+    nodes = report.nodes_to_exclude()
+    with open(path, "w") as file:
+        file.writelines(f"{node}\n" for node in nodes)
+    print(f"nodes to exclude ({path}): {', '.join(nodes) or 'none'}", flush=True)

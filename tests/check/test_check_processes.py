@@ -5,6 +5,7 @@ APP_CHECK_FAULT variable (app/check/faults.py). Every launch is bounded by PROCE
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -140,11 +141,13 @@ def test_rank_that_hangs_before_reporting_its_node_is_named():
     assert "rank 1 never reported" in ranks.report or "rank 1 stopped answering" in ranks.report
 
 
-def test_rank_that_corrupts_its_contribution_gives_wrong_results_and_is_named():
-    ranks = spawn_ranks(4, FAST, APP_CHECK_FAULT="corrupt@rank1")
+def test_rank_that_corrupts_its_contribution_gives_wrong_results_and_is_named(tmp_path):
+    exclude = tmp_path / "exclude"
+    ranks = spawn_ranks(4, [*FAST, "--exclude-file", str(exclude)], APP_CHECK_FAULT="corrupt@rank1")
     assert ranks.codes == [exitcodes.WRONG_RESULTS] * 4, ranks.report
     correctness = next(line for line in ranks.report.splitlines() if line.startswith("FAIL    correctness"))
     assert "data from: rank 1 on" in correctness
+    assert exclude.read_text() == f"{socket.gethostname()}\n"  # its node, for sbatch --exclude
 
 
 def test_rank_with_another_version_fails_consistency_and_is_named():

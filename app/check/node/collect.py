@@ -9,7 +9,7 @@ from typing import Any
 
 from app.check import faults
 from app.check.consistency import RELEVANT_ENV
-from app.check.node import arch, container, fabric, gpu, network, rendezvous, storage, topology
+from app.check.node import arch, container, fabric, gpu, health, network, rendezvous, storage, topology
 from app.check.options import CheckOptions
 from app.check.report import Check
 from app.common.provenance import read_labels
@@ -41,6 +41,7 @@ def collect(env: Mapping[str, str], placement: Placement, options: CheckOptions)
     versions["image"] = container.image_version(labels) or "none"
     checks: list[Check] = []
     checks += gpu.check_gpus(info, versions, env)
+    checks += health.check_health(info.count)
     checks += arch.check_arch(labels)
     checks += network.check_network(env, inventory)
     checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), options.dev_root, options.sys_root)
