@@ -376,3 +376,23 @@ def test_a_signal_stops_the_run_within_the_step_after_the_one_it_arrived_in(tmp_
     assert done["status"] == "preempted" and done["signal"] == "SIGUSR1"
     assert done["step"] == stops_after
     assert (tmp_path / "snapshots" / f"step-{stops_after:08d}.pt").exists()
+
+
+def test_each_attempt_of_a_run_is_a_line_of_its_history_with_how_the_previous_one_ended(tmp_path):
+    common = [*GPT, f"run.dir={tmp_path}", "snapshot.every=5"]
+    first = run(train_command(*common, "train.max_steps=40"), env=clean_env(APP_TRAIN_FAULT="usr1@rank0:step5",
+                                                                          SLURM_JOB_ID="1001"))
+    assert first.returncode == 75, first.stderr[-2000:]
+    second = run(train_command(*common, "train.max_steps=10"), env=clean_env(SLURM_JOB_ID="1002"))
+    assert second.returncode == 0, second.stderr[-2000:]
+    (tmp_path / "summary.json").unlink()  # as if the next attempt had been SIGKILLed before writing one
+    third = run(train_command(*common, "train.max_steps=15"))
+    assert third.returncode == 0, third.stderr[-2000:]
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    assert [h["attempt"] for h in history] == [1, 2, 3]
+    assert [h["job_id"] for h in history] == ["1001", "1002", None]
+    assert [h["start_step"] for h in history] == [0, 5, 10]  # step 5 is a snapshot step: it stops there
+    assert history[0]["previous_attempt"] is None
+    assert history[1]["previous_attempt"] == "preempted by SIGUSR1 at step 5"
+    assert history[2]["previous_attempt"].startswith("left no summary: killed")
+    assert history[0]["hosts"] == [os.uname().nodename] and history[0]["launcher"] == "single process"

@@ -1,13 +1,14 @@
 """Rank 0's record of a run in `run.dir`, opened and closed in one place.
 
-At the start: `manifest.json` and `config.yaml`; `metrics.jsonl` cut back to the step the run resumes
-from (later records are about to be run again). Every step: one metrics line and the progress display.
-The assembly opens it before the loop and closes it after; the loop only reports steps to it.
+At the start: `manifest.json`, `config.yaml` and a line in `history.jsonl`; `metrics.jsonl` cut back to
+the step the run resumes from (later records are about to be run again). Every step: one metrics line
+and the progress display. The assembly opens it before the loop and closes it after; the loop only reports steps to it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import yaml
 
 from app.common.distributed import DistContext
 from app.train.atomic import write_text_atomic
+from app.train.history import append_attempt
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 
@@ -32,6 +34,7 @@ class RunOutputs:
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
         metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
+        append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ)
         return cls(run_dir, metrics, ProgressDisplay(total_steps, log_every, progress_mode), log_every)
 
     def step(self, record: dict[str, Any]) -> None:
