@@ -10,7 +10,14 @@ import sys
 
 import torch
 
-from bench import check_allreduce, container_overhead, gpu_train, snapshot_blocking, trainer_throughput
+from bench import (
+    check_allreduce,
+    container_overhead,
+    gpu_train,
+    kill_resume,
+    snapshot_blocking,
+    trainer_throughput,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     # A repeat takes seconds, and 5 of them swing the ratio by +-15% on a shared 2-core machine: take 15.
     status |= check_allreduce.main(["--repeats", "2" if args.quick else "15", *markdown])
     status |= snapshot_blocking.main([*repeats, *markdown])
+    status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)
         status |= gpu_train.main(["--runs", "gpt2:16", "gpt2-medium:16", "--pairs", "1" if args.quick else "2",
