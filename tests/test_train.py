@@ -396,3 +396,15 @@ def test_each_attempt_of_a_run_is_a_line_of_its_history_with_how_the_previous_on
     assert history[1]["previous_attempt"] == "preempted by SIGUSR1 at step 5"
     assert history[2]["previous_attempt"].startswith("left no summary: killed")
     assert history[0]["hosts"] == [os.uname().nodename] and history[0]["launcher"] == "single process"
+
+
+@pytest.mark.slow
+def test_a_frozen_rank_0_is_named_by_the_others_although_it_hosts_the_store(tmp_path):
+    result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=200", "snapshot.every=5",
+                                  "dist.timeout_s=30", "dist.hang_timeout_s=8"),
+                 env=clean_env(APP_TRAIN_FAULT="stop@rank0:step8"), timeout=150)
+    assert "hang: rank 0 stopped answering: the rendezvous store it serves does not answer" in result.stderr, \
+        result.stderr[-3000:]
+    assert "exitcode  : 4" in result.stderr
+    done = summary(tmp_path)  # written by rank 1
+    assert done["status"] == "hung" and done["hang"]["ranks"] == [0] and done["step"] == 7

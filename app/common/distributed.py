@@ -114,6 +114,21 @@ def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dis
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
 
 
+def store_client(environment: ClusterEnvironment, timeout_s: float) -> dist.Store | None:
+    """A second connection to the rendezvous store with its own short timeout, for a watchdog thread:
+    when the store's host (rank 0) freezes, a read fails after `timeout_s` instead of the store's 180 s.
+    None for a world of one (nothing to watch)."""
+    if environment.world_size() == 1:
+        return None
+    address, port = store_endpoint(environment)
+    try:
+        return dist.TCPStore(address, port, is_master=False, timeout=timedelta(seconds=timeout_s),
+                             wait_for_workers=False)
+    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", environment.rank(),
+                                                  environment.world_size(), timeout_s)) from None
+
+
 def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0,
                      store: dist.Store | None = None) -> DistContext:
     """Join the process group described by `environment`; raise `RendezvousError` if the ranks cannot meet.

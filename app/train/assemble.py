@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -98,8 +99,10 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     finished_step.append(trainer.write_finished_step)
     try:
         result = trainer.train()
-    except dist.DistError as err:  # gloo/NCCL gave up on a collective: a hang nobody could name
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:160]
+    except (dist.DistError, RuntimeError) as err:
+        if not _collective_gave_up(err):
+            raise
+        first = _COLLECTIVE_FAILURE.search(str(err)).group(0)  # type: ignore[union-attr]
         raise CollectiveTimeout(
             f"a collective in step {state.position.step + 1} did not complete on rank {ctx.rank} ({first}); "
             f"if a rank died its own log says why, else check the network with python -m app.check"
@@ -113,6 +116,16 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         write_summary(run_dir, result, raw_model, ctx, workload.tokens_per_sample, workload.flops_per_token)
     del trainer, model, ddp  # a live DDP reducer while the process group is destroyed can abort the process
     return result
+
+
+# gloo and NCCL errors that mean a collective gave up (raised through DDP's comm hook as RuntimeError).
+_COLLECTIVE_FAILURE = re.compile(r"Timed out waiting \d+ms for \w+ operation to complete|Connection closed by peer"
+                                 r"|Connection reset by peer|Watchdog caught collective operation timeout")
+
+
+def _collective_gave_up(err: BaseException) -> bool:
+    """A collective timed out or lost its peer: a hang (or a death) no heartbeat named first."""
+    return _COLLECTIVE_FAILURE.search(str(err)) is not None
 
 
 def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None, run_dir: Path,

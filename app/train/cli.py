@@ -21,7 +21,7 @@ from typing import NoReturn
 
 from app.common import exitcodes
 from app.common.cluster import detect_environment
-from app.common.distributed import end_process, hostname, init_distributed, open_store, shutdown
+from app.common.distributed import end_process, hostname, init_distributed, shutdown, store_client
 from app.common.errors import UsageError, exits_cleanly
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
@@ -82,11 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     check_writable(snapshot_dir, "snapshot.dir")
     from app.train.assemble import run_training  # the heavy imports wait until the input is known to be valid
 
-    # The store outlives the process group's set-up: the hang watch's heartbeats travel through it.
-    store = open_store(environment, config.dist.timeout_s)
-    ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s, store=store)
+    ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s)
+    # The hang watch's heartbeats travel through the rendezvous store, on a connection of their own.
+    watch_store = store_client(environment, timeout_s=10.0)
     try:
-        result = run_training(config, ctx, run_dir, snapshot_dir, store)
+        result = run_training(config, ctx, run_dir, snapshot_dir, watch_store)
     finally:
         shutdown()
     return exitcodes.PREEMPTED if result.status == "preempted" else exitcodes.OK

@@ -9,6 +9,7 @@ mark has not moved for the deadline, the thread reads every rank's heartbeat twi
   snapshot on a slow filesystem, a deadlock): they are named;
 - if every rank is at the same step and phase, the collective itself does not complete (network,
   fabric): nobody is named and the process group's own timeout (`dist.timeout_s`) ends the run.
+When the store itself does not answer (it lives in rank 0's process), rank 0 is the one that stopped.
 The lowest-numbered rank that still answers writes `summary.json` (status `hung`); every surviving rank
 prints one line and exits with `exitcodes.TIMEOUT` from the thread, since the main thread sits in a
 collective that nothing interrupts. No snapshot is written: the state may be half a step.
@@ -118,13 +119,32 @@ class HangWatch:
             exchange.put(self.store, heartbeat_key(self.rank),
                          {"count": self._count, "step": self.step, "phase": self.phase, "host": self.host})
 
-    def _read(self) -> list[Beat | None]:
+    def _read(self) -> list[Beat | None] | None:
+        """Every rank's heartbeat (None: never sent); None when the store itself does not answer in time
+        (a frozen host does not refuse the connection, it leaves requests unanswered: a helper thread
+        reads, and is left behind when it blocks)."""
+        result: list[list[Beat | None] | None] = [None]
+
+        def read() -> None:
+            result[0] = self._read_now()
+
+        reader = threading.Thread(target=read, name="app.train heartbeat reader", daemon=True)
+        reader.start()
+        reader.join(timeout=max(2.0, 2 * self.interval_s))
+        return None if reader.is_alive() else result[0]
+
+    def _read_now(self) -> list[Beat | None] | None:
         beats: list[Beat | None] = []
         for rank in range(self.world_size):
+            key = heartbeat_key(rank)
+            found = exchange.probe(self.store, key)
+            if found is None:
+                return None  # its host, rank 0's process or node, is frozen or gone
             try:
-                data = exchange.get(self.store, heartbeat_key(rank)) if exchange.present(self.store,
-                                                                                          heartbeat_key(rank)) else None
-            except (RuntimeError, dist.DistError, ValueError):
+                data = exchange.get(self.store, key) if found else None
+            except (RuntimeError, dist.DistError):
+                return None
+            except ValueError:
                 data = None
             beats.append(Beat(rank, data["count"], data["step"], data["phase"], data["host"]) if data else None)
         return beats
@@ -144,13 +164,18 @@ class HangWatch:
     def _judge(self) -> bool:
         """Read the heartbeats; report and end the process if someone holds the job up."""
         first = self._read()
-        end = time.monotonic() + 3 * self.interval_s
+        end = time.monotonic() + (3 * self.interval_s if first is not None else 0)
         while time.monotonic() < end and not self._stopped.is_set():
             time.sleep(self.interval_s)
             self._publish()
         if self._stopped.is_set():
             return True
-        culprits, sentence = name_the_hang(first, self._read())
+        second = self._read() if first is not None else None
+        if first is None or second is None:
+            culprits, sentence = [0], ("rank 0 stopped answering: the rendezvous store it serves does not answer "
+                                       "(its process or node is frozen or gone)")
+        else:
+            culprits, sentence = name_the_hang(first, second)
         if not culprits:
             log.warning("no progress for %.0fs: %s", self.deadline_s, sentence)
             return False
