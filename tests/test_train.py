@@ -399,12 +399,18 @@ def test_each_attempt_of_a_run_is_a_line_of_its_history_with_how_the_previous_on
 
 
 @pytest.mark.slow
-def test_a_frozen_rank_0_is_named_by_the_others_although_it_hosts_the_store(tmp_path):
+@pytest.mark.parametrize(("env", "said"), [
+    # torchrun's agent serves the store (its default): rank 0's heartbeat stops like any other's
+    ({}, "hang: rank 0 ({host}) stopped answering (no heartbeat"),
+    # rank 0 serves the store itself (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1, or srun/mpiexec without torchrun)
+    ({"TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"},
+     "hang: rank 0 stopped answering: the rendezvous store it serves does not answer"),
+])
+def test_a_frozen_rank_0_is_named_by_the_others(tmp_path, env, said):
     result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=200", "snapshot.every=5",
                                   "dist.timeout_s=30", "dist.hang_timeout_s=8"),
-                 env=clean_env(APP_TRAIN_FAULT="stop@rank0:step8"), timeout=150)
-    assert "hang: rank 0 stopped answering: the rendezvous store it serves does not answer" in result.stderr, \
-        result.stderr[-3000:]
+                 env=clean_env(APP_TRAIN_FAULT="stop@rank0:step8", **env), timeout=150)
+    assert said.format(host=os.uname().nodename) in result.stderr, result.stderr[-3000:]
     assert "exitcode  : 4" in result.stderr
     done = summary(tmp_path)  # written by rank 1
     assert done["status"] == "hung" and done["hang"]["ranks"] == [0] and done["step"] == 7

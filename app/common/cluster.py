@@ -202,6 +202,15 @@ class Torchrun(ClusterEnvironment):
         """torchrun's agent hosts the store; init must use env:// to reuse it."""
         return "TORCHELASTIC_RUN_ID" in self.env
 
+    def uses_agent_store(self) -> bool:
+        """The agent's store at MASTER_ADDR:MASTER_PORT is the one workers join (torch's own env:// handler
+        then connects as a client: torch/distributed/rendezvous.py, `_create_c10d_store`)."""
+        return self.env.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+
+    def restart_count(self) -> int:
+        value = self.env.get("TORCHELASTIC_RESTART_COUNT", "0")
+        return int(value) if value.isdigit() else 0
+
 
 class OpenMpi(ClusterEnvironment):
     """OpenMPI's `mpirun -np N ... python -m app.train`: one process per GPU, OMPI_COMM_WORLD_* set.

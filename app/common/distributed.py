@@ -86,47 +86,59 @@ def choose_backend(requested: str, device: torch.device) -> str:
 
 
 def store_endpoint(environment: ClusterEnvironment) -> tuple[str, int]:
-    """Where rank 0 serves the rendezvous store."""
+    """Where the rendezvous store is served."""
     address, port = environment.main_address(), environment.main_port()
-    if isinstance(environment, Torchrun) and environment.is_elastic():
-        # Not torchrun's own store at MASTER_PORT: torchrun keeps that one across restarts, and the
-        # previous attempt's keys make restarted ranks read dead peers' addresses and hang
-        # (pytorch/pytorch#135712). Rank 0, on the MASTER_ADDR host, serves a fresh store per attempt.
+    if _own_store_beside_torchruns(environment):
         port += 1
     return address, port
+
+
+def _agent_store(environment: ClusterEnvironment) -> bool:
+    """torchrun's agent serves the store at MASTER_PORT, and it outlives restarts: its keys are read under a
+    prefix of this attempt's own (the previous attempt's keys made restarted ranks read dead peers'
+    addresses and hang, pytorch/pytorch#135712). No port to listen on: a fixed MASTER_PORT+1 was taken by
+    another socket on the head node once in a CI run (EADDRINUSE), and the job failed."""
+    return isinstance(environment, Torchrun) and environment.is_elastic() and environment.uses_agent_store()
+
+
+def _own_store_beside_torchruns(environment: ClusterEnvironment) -> bool:
+    """An elastic torchrun that does not share its store (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1): rank 0
+    serves a fresh store per attempt beside it."""
+    return isinstance(environment, Torchrun) and environment.is_elastic() and not environment.uses_agent_store()
+
+
+def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> dist.Store:
+    address, port = store_endpoint(environment)
+    rank, world_size = environment.rank(), environment.world_size()
+    try:
+        store: dist.Store = dist.TCPStore(address, port, world_size, is_master=serve,
+                                          timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
+    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
+    if _agent_store(environment):
+        store = dist.PrefixStore(f"app/attempt-{environment.restart_count()}/", store)
+    return store
 
 
 def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dist.Store:
     """The rendezvous key-value store alone, without a process group (raises `RendezvousError`).
 
     Rank 0 serves it without waiting for the others (they are waited for by whoever uses the store,
-    under a deadline). Callers that exchange messages before the process group exists (`app.check`)
-    pass it on to `init_distributed(store=...)`.
+    under a deadline), unless torchrun's agent serves it. Callers that exchange messages before the
+    process group exists (`app.check`) pass it on to `init_distributed(store=...)`.
     """
-    rank, world_size = environment.rank(), environment.world_size()
-    if world_size == 1 and not isinstance(environment, Torchrun):
+    if environment.world_size() == 1 and not isinstance(environment, Torchrun):
         return dist.HashStore()
-    address, port = store_endpoint(environment)
-    try:
-        return dist.TCPStore(address, port, world_size, is_master=rank == 0,
-                             timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
-    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
+    return _connect(environment, timeout_s, serve=environment.rank() == 0 and not _agent_store(environment))
 
 
 def store_client(environment: ClusterEnvironment, timeout_s: float) -> dist.Store | None:
     """A second connection to the rendezvous store with its own short timeout, for a watchdog thread:
-    when the store's host (rank 0) freezes, a read fails after `timeout_s` instead of the store's 180 s.
+    when the store's host freezes, a read fails after `timeout_s` instead of the store's 180 s.
     None for a world of one (nothing to watch)."""
     if environment.world_size() == 1:
         return None
-    address, port = store_endpoint(environment)
-    try:
-        return dist.TCPStore(address, port, is_master=False, timeout=timedelta(seconds=timeout_s),
-                             wait_for_workers=False)
-    except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-        raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", environment.rank(),
-                                                  environment.world_size(), timeout_s)) from None
+    return _connect(environment, timeout_s, serve=False)
 
 
 def init_distributed(environment: ClusterEnvironment, backend: str = "auto", timeout_s: float = 180.0,
