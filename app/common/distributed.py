@@ -104,7 +104,7 @@ def _agent_store(environment: ClusterEnvironment) -> bool:
 def _own_store_beside_torchruns(environment: ClusterEnvironment) -> bool:
     """An elastic torchrun that does not share its store (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1): rank 0
     serves a fresh store per attempt beside it."""
-    return isinstance(environment, Torchrun) and environment.is_elastic() and not environment.uses_agent_store()
+    return isinstance(environment, Torchrun) and environment.is_elastic() and not _agent_store(environment)
 
 
 def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> dist.Store:

@@ -88,23 +88,22 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
             plan.precision, ", compiled" if config.train.compile else "",
         )
 
-    finished_step: list[Callable[[], None]] = []  # the trainer's, once it exists
-    watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, finished_step)
     trainer = Trainer(
         state=state, ctx=ctx, model=model, dataset=workload.dataset, loss_fn=workload.loss_fn,
         checkpointer=checkpointer, stop=StopFlag().install(), step_stats=step_stats,
-        settings=LoopSettings.from_config(config), outputs=outputs, mark=watch.mark if watch else None,
-        fault=faults.from_environment(os.environ),
+        settings=LoopSettings.from_config(config), outputs=outputs, fault=faults.from_environment(os.environ),
     )
-    finished_step.append(trainer.write_finished_step)
+    watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, trainer.write_finished_step)
+    if watch is not None:
+        trainer.mark = watch.mark  # the loop marks its progress (step, phase) where the watch reads it
     try:
         result = trainer.train()
     except (dist.DistError, RuntimeError) as err:
-        if not _collective_gave_up(err):
+        gave_up = _COLLECTIVE_FAILURE.search(str(err))  # a hang (or a death) no heartbeat named first
+        if gave_up is None:
             raise
-        first = _COLLECTIVE_FAILURE.search(str(err)).group(0)  # type: ignore[union-attr]
         raise CollectiveTimeout(
-            f"a collective in step {state.position.step + 1} did not complete on rank {ctx.rank} ({first}); "
+            f"a collective in step {state.position.step + 1} did not complete on rank {ctx.rank} ({gave_up[0]}); "
             f"if a rank died its own log says why, else check the network with python -m app.check"
         ) from None
     finally:
@@ -123,22 +122,16 @@ _COLLECTIVE_FAILURE = re.compile(r"Timed out waiting \d+ms for \w+ operation to 
                                  r"|Connection reset by peer|Watchdog caught collective operation timeout")
 
 
-def _collective_gave_up(err: BaseException) -> bool:
-    """A collective timed out or lost its peer: a hang (or a death) no heartbeat named first."""
-    return _COLLECTIVE_FAILURE.search(str(err)) is not None
-
-
 def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None, run_dir: Path,
                      state: TrainingState, outputs: RunOutputs | None,
-                     finished_step: list[Callable[[], None]]) -> HangWatch | None:
+                     write_finished_step: Callable[[], None]) -> HangWatch | None:
     """Heartbeats and a deadline on every rank of a multi-rank run (see app.train.hangs)."""
     if store is None or ctx.world_size == 1:
         return None
 
     def report(ranks: list[int], line: str) -> None:
         if outputs is not None:
-            for write in finished_step:
-                write()
+            write_finished_step()
             outputs.flush()  # every step that completed, each line whole
         write_hang_summary(run_dir, line, ranks, state.position.step, ctx.world_size)
 

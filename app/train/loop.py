@@ -99,15 +99,15 @@ class Trainer:
         step_stats: StepStats,
         settings: LoopSettings,
         outputs: RunOutputs | None = None,
-        mark: Callable[[int, str], None] | None = None,
         fault: Fault | None = None,
     ) -> None:
         self.state, self.plan, self.ctx, self.settings = state, state.plan, ctx, settings
         self.model, self.dataset, self.loss_fn = model, dataset, loss_fn
         self.checkpointer, self.stop, self.step_stats, self.outputs = checkpointer, stop, step_stats, outputs
         self.device = ctx.device
-        # Where this rank is (step being run, phase), for the hang watch's heartbeat; free when unwatched.
-        self.mark = mark or (lambda step, phase: None)
+        # Where this rank is (step being run, phase): the assembly points it at the hang watch of a multi-rank
+        # run; free when unwatched.
+        self.mark: Callable[[int, str], None] = lambda step, phase: None
         self.fault = fault
         self._pending: _Pending | None = None
         self.breakdown = Breakdown() if settings.breakdown else None
@@ -132,8 +132,8 @@ class Trainer:
     def train(self) -> TrainResult:
         started, steps_run, samples = time.perf_counter(), 0, 0
         self.clock.restart()
-        pending: _Pending | None = None
-        self._pending = pending  # what `write_finished_step` may report if this rank's watch ends the run
+        # The step whose results are read one step later; `write_finished_step` may report it too.
+        self._pending = None
         stopping = False
         total_steps = self.plan.total_steps
         while self.position.step < total_steps and not stopping:
@@ -148,23 +148,23 @@ class Trainer:
                 current = self._step(batches, plan, index)
                 steps_run += 1
                 samples += plan.global_samples(index)
-                if pending is not None and self._finish(pending):
+                if self._pending is not None and self._finish(self._pending):
                     stopping = True
-                pending = self._pending = current
+                self._pending = current
                 if stopping:
                     break
                 every = self.settings.snapshot_every
                 if every and self.position.step % every == 0:
                     # This step's line first: a snapshot published before its steps' metrics would leave
                     # a hole after a kill (the resumed run starts after the snapshot).
-                    stopping = self._finish(pending)
-                    pending = None
+                    stopping = self._finish(current)
+                    self._pending = None
                     self.snapshot()
                     if stopping:
                         break
             if not stopping and self.position.offset >= plan.num_samples:
                 self.position = Position(self.position.step, self.position.epoch + 1, 0)
-        if pending is not None and self._finish(pending):
+        if self._pending is not None and self._finish(self._pending):
             stopping = stopping or self.position.step < total_steps
         if self.last_snapshot_step != self.position.step:
             self.snapshot(last=True)

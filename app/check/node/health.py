@@ -14,9 +14,9 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
+from app.check.node.gpu import NVIDIA_SMI_TIMEOUT_S
 from app.check.report import FAIL, OK, WARN, Check
 
-NVIDIA_SMI_TIMEOUT_S = 15.0
 FIELDS = (
     "index",
     "pci.bus_id",

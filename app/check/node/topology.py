@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from app.check.node.gpu import NVIDIA_SMI_TIMEOUT_S
 from app.check.report import OK, WARN, Check
-
-TOPO_TIMEOUT_S = 15.0
 
 
 def topology_matrix() -> tuple[Check, str]:
@@ -15,7 +14,7 @@ def topology_matrix() -> tuple[Check, str]:
     if smi is None:
         return Check("topology: GPU/NIC affinity", OK, "nvidia-smi not found: no GPU topology to record"), ""
     try:
-        out = subprocess.run([smi, "topo", "-m"], capture_output=True, text=True, timeout=TOPO_TIMEOUT_S)
+        out = subprocess.run([smi, "topo", "-m"], capture_output=True, text=True, timeout=NVIDIA_SMI_TIMEOUT_S)
     except (subprocess.TimeoutExpired, OSError) as err:
         return Check(
             "topology: GPU/NIC affinity",
