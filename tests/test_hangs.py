@@ -1,7 +1,12 @@
-"""Naming the rank that holds a run up, from two reads of every heartbeat (app.train.hangs.name_the_hang)."""
+"""Naming the rank that holds a run up, from two reads of every heartbeat (app.train.hangs.name_the_hang),
+and the trainer's test-only fault switch that makes one."""
 
 from __future__ import annotations
 
+import pytest
+
+from app.common.errors import UsageError
+from app.train.faults import from_environment
 from app.train.hangs import Beat, name_the_hang
 
 
@@ -42,3 +47,13 @@ def test_every_rank_in_the_same_collective_names_nobody():
     second = [beat(0, 6, 9, "forward/backward"), beat(1, 6, 9, "forward/backward")]
     ranks, sentence = name_the_hang(first, second)
     assert ranks == [] and "the collective itself does not complete" in sentence
+
+
+def test_the_trainer_fault_switch_targets_a_rank_or_every_rank_of_a_host():
+    by_rank = from_environment({"APP_TRAIN_FAULT": "stop@rank1:step8"})
+    assert by_rank.applies(1, "node7") and not by_rank.applies(0, "node7")
+    by_host = from_environment({"APP_TRAIN_FAULT": "stop@host=node3:step20"})
+    assert by_host.step == 20 and by_host.applies(0, "node3.cluster") and not by_host.applies(0, "node2")
+    for bad in ("stop@node3:step2", "stop@host=:step2", "nap@rank1:step2"):
+        with pytest.raises(UsageError):
+            from_environment({"APP_TRAIN_FAULT": bad})

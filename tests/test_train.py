@@ -330,6 +330,9 @@ def test_a_rank_that_stops_answering_is_named_and_the_job_ends_with_exit_4(tmp_p
     assert f'File "{REPO / "app"}' not in result.stderr  # no traceback from our code (torchrun prints its own)
     done = summary(tmp_path)
     assert done["status"] == "hung" and done["hang"]["ranks"] == [1] and expected in done["hang"]["message"]
+    # The node to leave out of the next attempt, for the job scripts (one hostname a line, as app.check writes)
+    assert done["hang"]["hosts"] == [os.uname().nodename]
+    assert (tmp_path / "nodes-to-exclude.txt").read_text() == os.uname().nodename + "\n"
     assert done["step"] == 7
     assert [r["step"] for r in metrics(tmp_path)] == list(range(1, 8))  # every completed step, none partial
     assert sorted(p.name for p in (tmp_path / "snapshots").glob("*.pt")) == ["step-00000005.pt"]
@@ -414,3 +417,4 @@ def test_a_frozen_rank_0_is_named_by_the_others(tmp_path, env, said):
     assert "exitcode  : 4" in result.stderr
     done = summary(tmp_path)  # written by rank 1
     assert done["status"] == "hung" and done["hang"]["ranks"] == [0] and done["step"] == 7
+    assert (tmp_path / "nodes-to-exclude.txt").read_text() == os.uname().nodename + "\n"

@@ -1,6 +1,7 @@
 """TEST-ONLY fault injection, so the test suite can prove the check catches each failure for real.
 
-`APP_CHECK_FAULT=kind@rankN[:stage][,...]`, for example `sleep@rank1:collectives`:
+`APP_CHECK_FAULT=kind@TARGET[:stage][,...]`, for example `sleep@rank1:collectives`; TARGET is `rankN`
+(one rank) or `host=NAME` (every rank on that host: a bad node, wherever the scheduler puts the ranks):
 
 - `sleep@rankN:STAGE`  rank N stops answering (sleeps forever) when it enters STAGE
                        (`preflight`, `rendezvous` or `collectives`), like a hung process.
@@ -14,6 +15,7 @@ Nothing else reads this variable; users never need it. Each injection prints a l
 
 from __future__ import annotations
 
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -44,19 +46,30 @@ class Faults:
                 time.sleep(3600)
 
 
-def parse_faults(value: str, rank: int) -> Faults:
-    """The faults that apply to `rank`; raises `UsageError` on a malformed spec."""
+def _targets(target: str, rank: int, host: str) -> bool | None:
+    """Whether `target` (rankN or host=NAME) means this process; None when it is malformed."""
+    if target.startswith("rank") and target[4:].isdigit():
+        return int(target[4:]) == rank
+    if target.startswith("host=") and target[5:]:
+        return target[5:] == host.split(".")[0]
+    return None
+
+
+def parse_faults(value: str, rank: int, host: str = "") -> Faults:
+    """The faults that apply to `rank` on `host`; raises `UsageError` on a malformed spec."""
     sleep_stage, corrupt, version = "", False, False
     for item in filter(None, (part.strip() for part in value.split(","))):
         kind, _, rest = item.partition("@")
         target, _, stage = rest.partition(":")
-        if kind not in KINDS or not target.startswith("rank") or not target[4:].isdigit():
-            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] (test-only); example: {EXAMPLE}")
+        applies = _targets(target, rank, host)
+        if kind not in KINDS or applies is None:
+            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] or kind@host=NAME[:stage] "
+                             f"(test-only); example: {EXAMPLE}")
         if kind == "sleep" and stage not in SLEEP_STAGES:
             raise UsageError(
                 f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; example: {EXAMPLE}"
             )
-        if int(target[4:]) != rank:
+        if not applies:
             continue
         sleep_stage = stage if kind == "sleep" else sleep_stage
         corrupt = corrupt or kind == "corrupt"
@@ -68,9 +81,9 @@ _active = Faults()
 
 
 def install(value: str, rank: int) -> Faults:
-    """Make the faults `value` names for `rank` the active ones (`UsageError` on a malformed spec)."""
+    """Make the faults `value` names for `rank` (on this host) the active ones (`UsageError` on a malformed spec)."""
     global _active
-    _active = parse_faults(value, rank)
+    _active = parse_faults(value, rank, socket.gethostname())
     return _active
 
 

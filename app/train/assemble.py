@@ -93,7 +93,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         checkpointer=checkpointer, stop=StopFlag().install(), step_stats=step_stats,
         settings=LoopSettings.from_config(config), outputs=outputs, fault=faults.from_environment(os.environ),
     )
-    watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, trainer.write_finished_step)
+    watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, trainer.write_finished_step, hostnames)
     if watch is not None:
         trainer.mark = watch.mark  # the loop marks its progress (step, phase) where the watch reads it
     try:
@@ -124,8 +124,9 @@ _COLLECTIVE_FAILURE = re.compile(r"Timed out waiting \d+ms for \w+ operation to 
 
 def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None, run_dir: Path,
                      state: TrainingState, outputs: RunOutputs | None,
-                     write_finished_step: Callable[[], None]) -> HangWatch | None:
-    """Heartbeats and a deadline on every rank of a multi-rank run (see app.train.hangs)."""
+                     write_finished_step: Callable[[], None], rank_hosts: list[str]) -> HangWatch | None:
+    """Heartbeats and a deadline on every rank of a multi-rank run (see app.train.hangs); `rank_hosts`
+    (each rank's host, gathered at start) names the nodes even when a rank's heartbeat never came."""
     if store is None or ctx.world_size == 1:
         return None
 
@@ -133,7 +134,8 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
         if outputs is not None:
             write_finished_step()
             outputs.flush()  # every step that completed, each line whole
-        write_hang_summary(run_dir, line, ranks, state.position.step, ctx.world_size)
+        hosts = sorted({rank_hosts[rank] for rank in ranks})
+        write_hang_summary(run_dir, line, ranks, hosts, state.position.step, ctx.world_size)
 
     deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
     return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()

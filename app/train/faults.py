@@ -1,7 +1,8 @@
 """TEST-ONLY fault injection for the trainer, so the suite can prove a hang is named (like the check's
 `APP_CHECK_FAULT`).
 
-`APP_TRAIN_FAULT=kind@rankN:stepS`, for example `stop@rank1:step8`: when rank N starts step S (counted
+`APP_TRAIN_FAULT=kind@TARGET:stepS`, for example `stop@rank1:step8`: when rank N (TARGET `rankN`), or
+every rank on host NAME (TARGET `host=NAME`: a bad node, whatever ranks it gets), starts step S (counted
 from 1, as in metrics.jsonl),
 - `stop`  it stops itself with SIGSTOP: a frozen process (no heartbeat), like a node that went away;
 - `hang`  it sleeps forever while its heartbeat goes on: a live process stuck in its data loader;
@@ -15,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import sys
 import time
 from collections.abc import Mapping
@@ -22,19 +24,23 @@ from dataclasses import dataclass
 
 from app.common.errors import UsageError
 
-_FORMAT = re.compile(r"^(stop|hang|usr1)@rank(\d+):step(\d+)$")
+_FORMAT = re.compile(r"^(stop|hang|usr1)@(?:rank(\d+)|host=([^:]+)):step(\d+)$")
 EXAMPLE = "APP_TRAIN_FAULT=stop@rank1:step8"
 
 
 @dataclass(frozen=True)
 class Fault:
     kind: str
-    rank: int
+    rank: int | None
     step: int
+    host: str | None = None
+
+    def applies(self, rank: int, host: str) -> bool:
+        return rank == self.rank if self.host is None else host.split(".")[0] == self.host
 
     def at_step(self, rank: int, step: int) -> None:
         """Called when `rank` starts `step`."""
-        if (rank, step) != (self.rank, self.step):
+        if step != self.step or not self.applies(rank, socket.gethostname()):
             return
         print(f"APP_TRAIN_FAULT: {self.kind} on rank {rank} at step {step} (test-only)", file=sys.stderr, flush=True)
         if self.kind == "usr1":
@@ -52,6 +58,7 @@ def from_environment(env: Mapping[str, str]) -> Fault | None:
         return None
     match = _FORMAT.match(text)
     if not match:
-        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS with kind stop, hang or usr1; "
-                         f"example: {EXAMPLE}")
-    return Fault(match.group(1), int(match.group(2)), int(match.group(3)))
+        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS or kind@host=NAME:stepS with kind stop, "
+                         f"hang or usr1; example: {EXAMPLE}")
+    kind, rank, host, step = match.groups()
+    return Fault(kind, None if rank is None else int(rank), int(step), host)

@@ -40,9 +40,17 @@ def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ct
     return summary
 
 
-def write_hang_summary(run_dir: Path, line: str, ranks: list[int], step: int, world_size: int) -> None:
+#: The hosts of the ranks a hang names, one a line: what the job scripts leave out of the next attempt
+#: (the format of `python -m app.check --exclude-file`).
+EXCLUDE_FILE = "nodes-to-exclude.txt"
+
+
+def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
+                       world_size: int) -> None:
     """The summary of a run ended by a hang (app.train.hangs): who held it up, and the last completed step."""
-    summary = {"status": "hung", "step": step, "world_size": world_size, "hang": {"message": line, "ranks": ranks}}
+    summary = {"status": "hung", "step": step, "world_size": world_size,
+               "hang": {"message": line, "ranks": ranks, "hosts": hosts}}
+    write_text_atomic(run_dir / EXCLUDE_FILE, "".join(f"{host}\n" for host in hosts))
     write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
 
 

@@ -11,7 +11,14 @@ def test_faults_apply_only_to_their_rank():
     assert parse_faults("", 0) == parse_faults("version@rank3", 0)
 
 
-@pytest.mark.parametrize("spec", ["sleep@rank1", "nap@rank1:preflight", "corrupt@one", "sleep@rank1:nowhere"])
+def test_a_fault_can_target_every_rank_of_one_node():
+    """A node made bad (the job scripts' tests: the preflight must find it, whatever ranks it gets)."""
+    assert parse_faults("corrupt@host=node3", 4, host="node3").corrupt
+    assert not parse_faults("corrupt@host=node3", 4, host="node2").corrupt
+
+
+@pytest.mark.parametrize("spec", ["sleep@rank1", "nap@rank1:preflight", "corrupt@one", "sleep@rank1:nowhere",
+                                  "corrupt@host="])
 def test_malformed_fault_specs_are_usage_errors(spec):
     with pytest.raises(UsageError):
         parse_faults(spec, 1)
