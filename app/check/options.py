@@ -20,6 +20,9 @@ from app.common.typedconfig import describe, load_config
 
 SITES_DIR = Path(__file__).with_name("sites")
 SCOPES = ("intra", "inter", "all")
+#: `--preflight`: the most seconds a stage may take (a job's preflight must stay short; documented <= 30 s).
+PREFLIGHT_DEADLINE_S = 30.0
+PREFLIGHT_COLLECTIVES = ("all_reduce", "all_gather")
 _UNITS = {
     "": 1,
     "B": 1,
@@ -74,6 +77,7 @@ class CheckOptions:
     node_only: bool = False
     collectives: tuple[str, ...] = COLLECTIVES
     nccl_tests: bool = False
+    preflight: bool = False
     sys_root: str = "/sys"
     dev_root: str = "/dev"
     root: str = "/"
@@ -168,7 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds per stage before a rank counts as hung (60)",
     )
-    add("--collectives", default=",".join(COLLECTIVES), help=f"subset of {','.join(COLLECTIVES)}")
+    add("--collectives", default=None, help=f"subset of {','.join(COLLECTIVES)} (default: all)")
+    add("--preflight", action="store_true",
+        help="the short profile the job scripts run before training: all_reduce and all_gather, at the smallest and "
+             f"largest size, stages capped at {PREFLIGHT_DEADLINE_S:.0f}s; the site's thresholds still apply")
     add("--nccl-tests", action="store_true", help="also run all_reduce_perf (nccl-tests) when it is on PATH")
     add("--sys-root", default="/sys", help=argparse.SUPPRESS)  # fake sysfs trees in tests
     add("--dev-root", default="/dev", help=argparse.SUPPRESS)
@@ -183,22 +190,29 @@ def parse_options(argv: list[str] | None) -> CheckOptions:
         scope: getattr(site, f"min_busbw_{scope}") for scope in SCOPES if getattr(site, f"min_busbw_{scope}") > 0
     }
     thresholds.update(parse_threshold(t) for t in args.min_busbw)
-    sizes = [parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)]
-    collectives = tuple(c.strip() for c in args.collectives.split(",") if c.strip())
+    sizes = sorted({parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)})
+    if args.preflight:
+        sizes = sorted({sizes[0], sizes[-1]}) if sizes else []  # empty: the runner's defaults, cut the same way
+    # all_gather beside all_reduce: a sum cannot say whose data was wrong, a gather can (the node to exclude)
+    chosen = args.collectives if args.collectives is not None else ",".join(
+        PREFLIGHT_COLLECTIVES if args.preflight else COLLECTIVES)
+    collectives = tuple(c.strip() for c in chosen.split(",") if c.strip())
     unknown = [c for c in collectives if c not in COLLECTIVES]
     if unknown or not collectives:
         raise UsageError(
-            f"--collectives {args.collectives!r}: unknown {', '.join(unknown) or '(empty)'}; "
+            f"--collectives {chosen!r}: unknown {', '.join(unknown) or '(empty)'}; "
             f"example: --collectives all_reduce,all_gather"
         )
     deadline = args.deadline if args.deadline is not None else site.deadline_s
+    if args.preflight and args.deadline is None:
+        deadline = min(deadline, PREFLIGHT_DEADLINE_S)
     if deadline <= 0:
         raise UsageError(f"--deadline {deadline} must be positive; example: --deadline 60")
     return CheckOptions(
         json=args.json,
         plot=args.plot,
         exclude_file=args.exclude_file,
-        sizes=sorted(set(sizes)),
+        sizes=sizes,
         min_busbw=thresholds,
         deadline_s=deadline,
         data_dir=args.data_dir,
@@ -206,6 +220,7 @@ def parse_options(argv: list[str] | None) -> CheckOptions:
         node_only=args.node_only,
         collectives=collectives,
         nccl_tests=args.nccl_tests,
+        preflight=args.preflight,
         sys_root=args.sys_root,
         dev_root=args.dev_root,
         root=args.root,

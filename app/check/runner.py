@@ -178,6 +178,8 @@ class _Session:
         scopes = coll.plan_scopes(self.nodes)
         groups = {s.key: (None if s.key == "all" else dist.new_group(list(s.ranks))) for s in scopes}
         sizes = self.options.sizes or list(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
+        if self.options.preflight:
+            sizes = sorted({sizes[0], sizes[-1]})
         rows: dict[str, list[Measurement]] = defaultdict(list)
         bad_sources: dict[str, list[int]] = defaultdict(list)
         for scope in scopes:

@@ -150,6 +150,17 @@ def test_rank_that_corrupts_its_contribution_gives_wrong_results_and_is_named(tm
     assert exclude.read_text() == f"{socket.gethostname()}\n"  # its node, for sbatch --exclude
 
 
+def test_preflight_runs_two_collectives_at_two_sizes_and_names_a_bad_node(tmp_path):
+    exclude, report = tmp_path / "exclude", tmp_path / "report.json"
+    ranks = spawn_ranks(4, ["--preflight", "--exclude-file", str(exclude), "--json", str(report)],
+                        APP_CHECK_FAULT="corrupt@rank1")
+    assert ranks.codes == [exitcodes.WRONG_RESULTS] * 4, ranks.report
+    rows = json.loads(report.read_text())["tables"]["all ranks (4)"]
+    assert [(r["collective"], r["size"]) for r in rows] == [("all_reduce", 1 << 10), ("all_reduce", 4 << 20),
+                                                            ("all_gather", 1 << 10), ("all_gather", 4 << 20)]
+    assert exclude.read_text() == f"{socket.gethostname()}\n"
+
+
 def test_rank_with_another_version_fails_consistency_and_is_named():
     ranks = spawn_ranks(2, [], APP_CHECK_FAULT="version@rank1")
     assert ranks.codes == [exitcodes.PREFLIGHT] * 2, ranks.report

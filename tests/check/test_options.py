@@ -57,3 +57,15 @@ def test_bad_command_line_exits_2_with_one_line():
         )
         assert out.returncode == 2, out.stderr
         assert out.stderr.strip().startswith("error: ") and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_preflight_is_a_short_profile_that_keeps_the_sites_thresholds():
+    """What the job scripts run before training: all_reduce and all_gather (whose data was wrong), the smallest
+    and largest size, a short deadline; the site's thresholds still apply (at the largest size, as in the
+    full check)."""
+    options = parse_options(["--preflight", "--site", "mn5", "--sizes", "32K", "2M", "128M"])
+    assert options.preflight and options.collectives == ("all_reduce", "all_gather")
+    assert options.sizes == [32 << 10, 128 << 20]
+    assert options.deadline_s == 30 and options.min_busbw == {"intra": 150, "inter": 12, "all": 45}
+    chosen = parse_options(["--preflight", "--collectives", "all_reduce,broadcast", "--deadline", "10"])
+    assert chosen.collectives == ("all_reduce", "broadcast") and chosen.deadline_s == 10
