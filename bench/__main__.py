@@ -11,6 +11,7 @@ import sys
 import torch
 
 from bench import (
+    bad_node,
     check_allreduce,
     container_overhead,
     gpu_train,
@@ -32,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     status |= snapshot_blocking.main([*repeats, *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
+    status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)
         status |= gpu_train.main(["--runs", "gpt2:16", "gpt2-medium:16", "--pairs", "1" if args.quick else "2",
                                   "--steps", "25", *markdown])

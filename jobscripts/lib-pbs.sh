@@ -14,6 +14,7 @@ ddp_pbs_main() {
     local -a nodes
     # One line per MPI slot: keep the first of each node, in order; the first is where this script runs.
     mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
+    DDP_NODES=("${nodes[@]}")
     ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
     DDP_NNODES=${#nodes[@]}
     DDP_HEAD_NODE=${nodes[0]}
@@ -42,17 +43,41 @@ ddp_pbs_main() {
     esac
     ddp_check_launcher "${launcher[@]}"
     ddp_pbs_timer
+    DDP_PBS_LAUNCHER=("${launcher[@]}")
+    DDP_REQUEUE_CMD=(ddp_pbs_resubmit)
+    DDP_HEAL_CMD=ddp_pbs_heal
+    ddp_preflight ddp_pbs_step
     local rc=0
-    ddp_run_step "${launcher[@]}" || rc=$?
+    ddp_pbs_step || rc=$?
     # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
     [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
-    # qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after this one ends),
-    # with the account, queue and resources it was submitted with.
-    local -a resubmit=(qsub)
-    [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]] && ddp_pbs_submission_options
-    resubmit+=("${DDP_QSUB_OPTIONS[@]}" -V -W "depend=afterany:$PBS_JOBID"
-        "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}")
-    ddp_finish "$rc" "${resubmit[@]}"
+    ddp_after_workload "$rc"
+    ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
+}
+
+# ddp_pbs_step: DDP_WORKLOAD on every node (the preflight's check, then the workload).
+ddp_pbs_step() {
+    ddp_torchrun_cmd
+    ddp_run_step "${DDP_PBS_LAUNCHER[@]}"
+}
+
+# ddp_pbs_resubmit: qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after
+# this one ends), with the account, queue and resources it was submitted with.
+ddp_pbs_resubmit() {
+    ddp_pbs_submission_options
+    qsub "${DDP_QSUB_OPTIONS[@]}" -V -W "depend=afterany:$PBS_JOBID" \
+        "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}"
+}
+
+# ddp_pbs_heal NODES: the closest PBS Pro allows. A select statement can name the hosts a chunk must run
+# on (host=NAME) but not the ones it must not: a node filter for that was proposed and never shipped
+# (pbspro.atlassian.net "node_filter" design), and taking a node offline (pbsnodes -o) needs operator
+# rights. So the job is resubmitted as it was, the nodes are recorded in history.jsonl, and the next
+# attempt's preflight catches them again should PBS hand them out again; MAX_REQUEUES bounds the loop.
+ddp_pbs_heal() {
+    ddp_log "PBS cannot leave $1 out of a resubmission: ask your site to take it offline (pbsnodes -o $1," \
+        "operator rights); resubmitting as before, the next preflight checks whatever nodes it gets"
+    ddp_pbs_resubmit || ddp_die "resubmission failed; resubmit by hand with RUN_DIR=$RUN_DIR to resume"
 }
 
 # ddp_pbs_submission_options: this job's own submission, as `qstat -f` shows it -> DDP_QSUB_OPTIONS.

@@ -11,9 +11,10 @@ ddp_slurm_main() {
     DDP_SCHEDULER=slurm
     DDP_JOB_ID=$SLURM_JOB_ID
     DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
-    # awk reads the whole list: `head -n 1` would close the pipe early, and under pipefail scontrol's
-    # SIGPIPE would end the script without a word on large node lists.
-    DDP_HEAD_NODE=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | awk 'NR == 1')
+    # The whole list is read (not `| head -n 1`, which under pipefail and scontrol's SIGPIPE would end the
+    # script without a word on large node lists).
+    mapfile -t DDP_NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+    DDP_HEAD_NODE=${DDP_NODES[0]}
     DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
     # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
     DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
@@ -36,9 +37,8 @@ ddp_slurm_main() {
     [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
     local -a launcher
     case $LAUNCH in
-        torchrun) ddp_torchrun_cmd; launcher=("${per_node[@]}") ;;
+        torchrun) launcher=("${per_node[@]}") ;;
         srun)
-            ddp_srun_tasks_cmd
             launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks=$((DDP_NNODES * DDP_NPROC))
                 --ntasks-per-node="$DDP_NPROC")
             # The node's CPUs shared out among its tasks
@@ -48,7 +48,40 @@ ddp_slurm_main() {
         *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
     esac
     ddp_check_launcher "${per_node[@]}"
+    DDP_SLURM_LAUNCHER=("${launcher[@]}")
+    DDP_REQUEUE_CMD=(scontrol requeue "$SLURM_JOB_ID")
+    DDP_HEAL_CMD=ddp_slurm_heal
+    ddp_preflight ddp_slurm_step
     local rc=0
-    ddp_run_step "${launcher[@]}" || rc=$?
-    ddp_finish "$rc" scontrol requeue "$SLURM_JOB_ID"
+    ddp_slurm_step || rc=$?
+    ddp_after_workload "$rc"
+    ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
+}
+
+# ddp_slurm_step: DDP_WORKLOAD on every node, the LAUNCH way (the preflight's check, then the workload).
+ddp_slurm_step() {
+    case $LAUNCH in
+        torchrun) ddp_torchrun_cmd ;;
+        srun) ddp_srun_tasks_cmd ;;
+    esac
+    ddp_run_step "${DDP_SLURM_LAUNCHER[@]}"
+}
+
+# ddp_slurm_heal NODES: requeue this job with NODES (comma-separated) added to its exclude list.
+# Slurm refuses to change the exclude list of a running job ("Job is no longer pending execution") and
+# accepts it once `scontrol requeue` has made the job pending again (PENDING while it is still
+# completing, seen on the test cluster). The requeue also sends this script SIGTERM: it is ignored from
+# here on, so the update that follows still runs.
+ddp_slurm_heal() {
+    local current all
+    current=$(scontrol show job -o "$SLURM_JOB_ID" | grep -o 'ExcNodeList=[^ ]*' | cut -d= -f2- || true)
+    [[ $current == "(null)" ]] && current=
+    all=$({ [[ -n $current ]] && scontrol show hostnames "$current"; tr ',' '\n' <<<"$1"; } | awk 'NF && !seen[$0]++' |
+        paste -sd, -)
+    trap '' TERM USR1
+    scontrol requeue "$SLURM_JOB_ID" || ddp_die "scontrol requeue $SLURM_JOB_ID failed (submitted with --no-requeue?);" \
+        "resubmit by hand: sbatch --exclude=$all --export=ALL,RUN_DIR=$RUN_DIR ... to resume without the bad node(s)"
+    scontrol update JobId="$SLURM_JOB_ID" ExcNodeList="$all" ||
+        ddp_log "warning: could not leave out $all (scontrol update ExcNodeList); the job may land on them again"
+    ddp_log "requeued job $SLURM_JOB_ID without $all; it resumes from the newest snapshot in $RUN_DIR"
 }

@@ -11,7 +11,9 @@
 #   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
 #   ddp_torchrun_cmd               torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
 #   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
+#   ddp_preflight STEP_FUNCTION    app.check --preflight first; a node it blames is left out (lib-heal.sh)
 #   ddp_run_step LAUNCHER          run it; on USR1/TERM make torchrun on every node stop, wait; DDP_PREEMPTED
+#   ddp_after_workload RC          a hang that named nodes: leave them out and requeue (lib-heal.sh)
 #
 # Set by the job script before ddp_defaults:
 #   DDP_SCRIPT      name for messages (mn5.sh)       DDP_NNODES     nodes in the allocation
@@ -38,6 +40,8 @@
 #                                   srun = one srun task per GPU running python directly (seed 003's way)
 #   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
 #   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
+#   PREFLIGHT=1                     0: no `app.check --preflight` before the workload
+#   MAX_REQUEUES=3                  requeues for bad nodes in a row (no training progress between) before giving up
 #   DRY_RUN=0                       1: print the commands and exit without running them
 #   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
 #
@@ -50,9 +54,12 @@ DDP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
 
-# ddp_die MESSAGE: one line on stderr (cause and remedy), exit 2 (USAGE, as app/common/exitcodes.py).
+# ddp_error MESSAGE: one line on stderr (cause and remedy).
+ddp_error() { printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2; }
+
+# ddp_die MESSAGE: ddp_error, then exit 2 (USAGE, as app/common/exitcodes.py).
 ddp_die() {
-    printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2
+    ddp_error "$@"
     exit 2
 }
 
@@ -86,13 +93,16 @@ ddp_defaults() {
     LAUNCH=${LAUNCH:-torchrun}
     LAUNCH_CHECK=${LAUNCH_CHECK:-1}
     REQUEUE=${REQUEUE:-1}
+    PREFLIGHT=${PREFLIGHT:-1}
+    MAX_REQUEUES=${MAX_REQUEUES:-3}
     DRY_RUN=${DRY_RUN:-0}
     DDP_PROBE_ROOT=${DDP_PROBE_ROOT:-}
     DDP_PREEMPTED=
     local name
-    for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S; do
+    for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S MAX_REQUEUES; do
         [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
     done
+    [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
     local pair
     for pair in $EXTRA_ENV; do
         [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
@@ -112,6 +122,7 @@ ddp_defaults() {
 ddp_workload() {
     local what=${1:-train}
     (($#)) && shift
+    DDP_WORKLOAD_KIND=$what
     case $what in
         train) DDP_WORKLOAD=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
         check)
@@ -121,12 +132,14 @@ ddp_workload() {
             DDP_WORKLOAD+=("$@")
             ;;
         -m)
+            DDP_WORKLOAD_KIND=module
             (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
             DDP_WORKLOAD=(-m "$@")
             ;;
         *)
             [[ -f $what ]] || ddp_die "'$what' is neither train, check nor a script file (looked in $PWD);" \
                 "usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | SCRIPT.py [ARGS] | -m MODULE [ARGS]]"
+            DDP_WORKLOAD_KIND=script
             DDP_WORKLOAD=("$what" "$@")
             ;;
     esac
@@ -219,7 +232,7 @@ ddp_torchrun_cmd() {
         --nproc-per-node="$DDP_NPROC"
         --rdzv-backend=c10d
         --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
-        --rdzv-id="$DDP_JOB_ID"
+        --rdzv-id="${DDP_RDZV_ID:-$DDP_JOB_ID}"
         # A node that never joins (its launcher did not start) fails the job after this many seconds
         --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
         "${DDP_WORKLOAD[@]}"
@@ -361,9 +374,12 @@ ddp_finish() {
     exit "$rc"
 }
 
-# The rest of the library, one file per job: the fabric and the container, then each scheduler's main.
+# The rest of the library, one file per job: the fabric and the container, the preflight and leaving bad
+# nodes out, then each scheduler's main.
 # shellcheck source=jobscripts/lib-container.sh
 source "$DDP_REPO/jobscripts/lib-container.sh"
+# shellcheck source=jobscripts/lib-heal.sh
+source "$DDP_REPO/jobscripts/lib-heal.sh"
 # shellcheck source=jobscripts/lib-slurm.sh
 source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh

@@ -3,6 +3,6 @@
 pytest_plugins = [
     # Images (issue 4): `smoke_image`, `run_in_image`, `user_dir` for tests that run the smoke SIF.
     "tests.fixtures.apptainer",
-    # Job scripts (issue 5): `slurm_cluster`, the two-node Slurm test cluster (tests/slurm/up.sh).
+    # Job scripts (issue 5): `slurm_cluster`, the three-node Slurm test cluster (tests/slurm/up.sh).
     "tests.fixtures.slurm",
 ]

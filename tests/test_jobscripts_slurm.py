@@ -1,9 +1,9 @@
 """The job scripts on a real two-node Slurm cluster (tests/slurm/up.sh), submitted as a user would.
 
-Each job trains the regression workload (CONFIG=regression) on 2 nodes x 2 CPU ranks, through the CPU
-smoke image (`apptainer exec`, as ddpuser); DDP_SLURM_TEST_IMAGE=none runs the host's torchrun instead.
-The uninterrupted run is shared by the training test and the preemption test, which compares final
-parameters with it.
+Each job trains the regression workload (CONFIG=regression) on 2 of the 3 nodes x 2 CPU ranks, through
+the CPU smoke image (`apptainer exec`, as ddpuser); DDP_SLURM_TEST_IMAGE=none runs the host's torchrun
+instead. The uninterrupted run is shared by the training test and the tests that stop a job and resume it
+(a preemption, a bad node left out), which compare final parameters with it.
 """
 
 from __future__ import annotations
@@ -138,7 +138,9 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     # Account, QOS and partition: the site values a MareNostrum user gives. GPUs come from --gres=gpu:4.
     job_id = slurm_cluster.submit(workdir, "--account=ehpc00", "--qos=acc_debug", "--partition=debug",
                                   str(JOBSCRIPTS / "mn5.sh"), "train", "train.max_steps=10",
-                                  env={"CONFIG": "regression", "DDP_PROBE_ROOT": str(probe_root), **image_env})
+                                  # The preflight reads the real node, which has no HCA (the next test)
+                                  env={"CONFIG": "regression", "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0",
+                                       **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     assert_trained_on_both_nodes(job, world_size=8)
@@ -146,6 +148,21 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
         assert f"setting {setting} " in job.output
     assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1; node1 hosts the store" in job.output
+
+
+def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_training(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    """mn5.sh's fabric (NCCL_NET=IB) on nodes with no RDMA device: NCCL would fail at its first collective;
+    the preflight says so before any training starts."""
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "--gres=gpu:2", str(JOBSCRIPTS / "mn5.sh"), "train",
+                                  env={"CONFIG": "regression", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert job.state == "FAILED", job.output[-4000:]
+    assert "FAIL    fabric: NCCL net plugin               all nodes  NCCL_NET=IB on a node without RDMA devices" in (
+        job.output)
+    assert job.output.strip().splitlines()[-1].startswith("mn5.sh: error: the preflight failed")
+    assert not (job.run_dir / "snapshots").exists() and not (job.run_dir / "history.jsonl").exists()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("app.check") is None,
@@ -176,7 +193,8 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     probe_root = fake_slingshot_node(workdir / "fake-node")
     job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
         **TRAIN_ENV, **image_env, "LAUNCHER": launcher, "WORKLOAD": "train train.max_steps=20",
-        "DDP_PROBE_ROOT": str(probe_root)})
+        # The preflight would read the real node, which has no Slingshot NIC or OFI plugin
+        "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
     job = slurm_cluster.wait(job_id, workdir)
     job.run_dir = workdir / "runs" / f"{job_id}.pbs-emulation"
     assert_completed(job)
@@ -203,8 +221,9 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
         workdir, "-A", options["Account_Name"], "-q", options["queue"],
         "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
         "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
+        # No preflight: the 25 s before the timer fires are for training to reach a snapshot
         env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
-             "DDP_PROBE_ROOT": str(probe_root)})
+             "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
     job = slurm_cluster.wait(first, workdir, timeout_s=180)
     assert "got SIGUSR1" in job.output, job.output[-6000:]
     preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
@@ -235,3 +254,65 @@ def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
     assert "needs exactly one torchrun per node" in job.output
     assert "mpiexec -n NNODES --ppn 1" in job.output
     assert not job.run_dir.exists(), "training started although the launch was wrong"
+
+
+def history(job: Job) -> list[dict]:
+    return [json.loads(line) for line in (job.run_dir / "history.jsonl").read_text().splitlines()]
+
+
+def excluded_nodes(job_id: str) -> str:
+    info = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True).stdout
+    return info.split("ExcNodeList=")[1].split()[0]
+
+
+def test_a_node_the_preflight_finds_bad_is_left_out_and_the_job_finishes_on_the_other_two(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
+    workdir = slurm_cluster.workdir()
+    # node2's ranks return wrong data in the preflight's correctness test, like a bad link or GPU
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                  env={**TRAIN_ENV, **image_env, "APP_CHECK_FAULT": "corrupt@host=node2"})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
+    assert_completed(job)
+    assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in job.output
+    assert excluded_nodes(job_id) == "node2"
+    assert json.loads((job.run_dir / "manifest.json").read_text())["hosts"] == ["node1", "node3"]
+    assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
+    requeue, attempt = history(job)
+    assert requeue["event"] == "requeue" and requeue["hosts"] == ["node1", "node2"]
+    assert requeue["excluded"] == ["node2"] and "preflight failed (step exit " in requeue["reason"]
+    assert attempt["attempt"] == 1 and attempt["hosts"] == ["node1", "node3"] and attempt["start_step"] == 0
+    assert attempt["previous_attempt"].startswith("requeue: preflight failed")
+
+
+def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to_the_same_result(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
+    workdir = slurm_cluster.workdir()
+    # Both ranks of node2 freeze (SIGSTOP) when they start step 300, like a node that went away
+    job_id = slurm_cluster.submit(
+        workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, "snapshot.every=100", "dist.hang_timeout_s=8",
+        env={**TRAIN_ENV, **image_env, "APP_TRAIN_FAULT": "stop@host=node2:step300"})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
+    assert_completed(job)
+    assert "(node2) stopped answering" in job.output
+    assert excluded_nodes(job_id) == "node2"
+    assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
+    assert job.summary()["steps_run"] == 640 - 200  # resumed from the snapshot at step 200
+    first, requeue, second = history(job)
+    assert first["hosts"] == ["node1", "node2"] and second["hosts"] == ["node1", "node3"]
+    assert requeue["excluded"] == ["node2"] and "the workload failed" in requeue["reason"]
+    assert second["start_step"] == 200 and second["previous_attempt"].startswith("requeue: the workload failed")
+
+
+def test_a_job_that_finds_a_bad_node_every_time_stops_at_max_requeues(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, env={
+        **TRAIN_ENV, **image_env, "APP_CHECK_FAULT": "corrupt@host=node2,corrupt@host=node3", "MAX_REQUEUES": "1"})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
+    # The preflight step's code: torchrun's 1 for a failed worker, or 143 where srun --kill-on-bad-exit ended it
+    # first (app.check's own 7 is in its report)
+    assert job.state == "FAILED" and job.exit_code in ("1:0", "143:0"), job.output[-4000:]
+    last = job.output.strip().splitlines()[-1]
+    assert "giving up after 1 requeue(s) in a row for bad nodes (MAX_REQUEUES=1)" in last and "node3" in last
+    assert [(h["event"], h["excluded"]) for h in history(job)] == [("requeue", ["node2"]), ("gave-up", ["node3"])]
+    assert not (job.run_dir / "snapshots").exists(), "training started on a node the preflight failed"

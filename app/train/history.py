@@ -3,6 +3,8 @@
 Each start appends: attempt number, time, scheduler job id, hosts, launcher, image, the step it starts
 from, and how the previous attempt ended, read from the summary.json that attempt left (completed,
 preempted by a signal, hung and who held it up) or, when it left none, that it was killed or crashed.
+The job scripts add their own lines between attempts (`"event": "requeue"` when they leave a bad node
+out and requeue, `"gave-up"` at their limit; jobscripts/lib-heal.sh); the next attempt quotes the reason.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
     """How the attempt recorded in `previous` ended; None for a run's first attempt."""
     if previous is None:
         return None
+    if "event" in previous:  # the job scripts' line: they said why
+        return f"{previous['event']}: {previous.get('reason', '')}"
     summary = run_dir / "summary.json"
     try:
         if summary.stat().st_mtime >= previous["started_unix"]:
@@ -44,7 +48,7 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher
     previous = json.loads(lines[-1]) if lines else None
     image = image_provenance() or {}
     entry = {
-        "attempt": len(lines) + 1,
+        "attempt": sum('"attempt":' in line for line in lines) + 1,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "started_unix": time.time(),
         "job_id": next((env[k] for k in JOB_ID_VARIABLES if env.get(k)), None),

@@ -1,5 +1,10 @@
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
-from check_helpers import DATA
+from check_helpers import DATA, REPO
 
 from app.check.node.network import Selector, check_network, scan
 from app.check.report import FAIL, OK, WARN
@@ -123,3 +128,14 @@ def test_an_ethernet_carrying_an_active_roce_port_is_the_fabric_not_management()
     assert roce.status == OK
     assert "mlx5_0:1->eth0" in roce.detail and "mlx5_1:1->eth1" in roce.detail
     assert "NCCL_IB_TC" in roce.detail  # the traffic class is the site's to give
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
+def test_interfaces_are_those_of_the_process_network_namespace_not_of_whoever_mounted_sys():
+    """A process in its own network namespace with the host's /sys (nsenter --net, some container runtimes,
+    every node of the Slurm test cluster): sysfs lists the host's interfaces, NCCL and gloo see the
+    namespace's. A fresh namespace has only `lo`, down until someone brings it up."""
+    code = "from app.check.node.network import scan; print([(i.name, i.kind, i.state) for i in scan().interfaces])"
+    out = subprocess.run(["unshare", "--net", sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[('lo', 'loopback', 'down')]"

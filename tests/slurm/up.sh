@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bring up a real two-node Slurm cluster on one Linux machine, for the job-script tests.
+# Bring up a real Slurm cluster of SLURM_TEST_NODES nodes (default 2) on one Linux machine, for the job-script tests.
 #
 #   root namespace : munged and slurmctld, on bridge $SLURM_TEST_BRIDGE ($NET.1)
 #   netns sln1     : slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)

@@ -90,6 +90,21 @@ def ipv4_addresses(name: str) -> list[str]:
     return [socket.inet_ntoa(packed[20:24])]
 
 
+def kernel_interface(name: str) -> Interface:
+    """An interface as this process's network namespace has it, from ioctls: flags (SIOCGIFFLAGS) and
+    hardware address with its ARPHRD type (SIOCGIFHWADDR); for when /sys shows another namespace."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("256s", name.encode()[:15])
+        try:
+            flags = struct.unpack_from("H", fcntl.ioctl(sock.fileno(), 0x8913, request), 16)[0]
+            family, hardware = struct.unpack_from("H6s", fcntl.ioctl(sock.fileno(), 0x8927, request), 16)
+        except OSError:
+            return Interface(name, "other", "unknown", "")
+    running = flags & 0x1 and flags & 0x40  # IFF_UP and IFF_RUNNING
+    return Interface(name, ARPHRD.get(str(family), "other"), "up" if running else "down",
+                     ":".join(f"{b:02x}" for b in hardware), ipv4_addresses(name))
+
+
 def scan(
     sys_root: str = "/sys", dev_root: str = "/dev", addresses: Callable[[str], list[str]] | None = None
 ) -> NetworkInventory:
@@ -98,16 +113,24 @@ def scan(
     if addresses is None:
         addresses = ipv4_addresses if sys_root == "/sys" else (lambda name: [])
     net = sys_path / "class/net"
-    interfaces = [
-        Interface(
-            name=name,
-            kind=ARPHRD.get(read(net / name / "type"), "other"),
-            state=read(net / name / "operstate", "unknown"),
-            mac=read(net / name / "address"),
-            addresses=addresses(name),
-        )
-        for name in entries(net)
-    ]
+    names = entries(net)
+    # sysfs shows the interfaces of the network namespace that mounted it, NCCL and gloo those of their own
+    # (getifaddrs). They differ under `nsenter --net`, in some container runtimes, on the test cluster's
+    # nodes: then this namespace's own list, read through ioctls, is the one that matters.
+    own = sorted(name for _, name in socket.if_nameindex()) if sys_root == "/sys" else names
+    if own != names:
+        interfaces = [kernel_interface(name) for name in own]
+    else:
+        interfaces = [
+            Interface(
+                name=name,
+                kind=ARPHRD.get(read(net / name / "type"), "other"),
+                state=read(net / name / "operstate", "unknown"),
+                mac=read(net / name / "address"),
+                addresses=addresses(name),
+            )
+            for name in names
+        ]
     rdma = []
     ib = sys_path / "class/infiniband"
     for device in entries(ib):
