@@ -49,8 +49,10 @@ ddp_fabric_env() {
     while IFS= read -r line; do ddp_log "$line"; done < <(APP_FABRIC_LOG=1 sh -c '. "$1"' policy "$DDP_POLICY_FILE" 2>&1)
     # PyTorch's NCCL flight recorder: the last collectives of every rank, dumped into the run directory
     # when a collective times out, to show which rank and which collective hung (read by ProcessGroupNCCL
-    # only; the trainer names a rank that stops answering before that, see dist.hang_timeout_s).
-    ddp_default TORCH_NCCL_TRACE_BUFFER_SIZE 2000 "NCCL flight recorder: the last 2000 collectives per rank"
+    # only; the trainer names a rank that stops answering before that, see dist.hang_timeout_s). Its
+    # buffer is on by default (2000 entries since torch 2.6, pytorch#142260; torch 2.13 reads
+    # TORCH_FR_BUFFER_SIZE and warns on every rank about the old TORCH_NCCL_TRACE_BUFFER_SIZE), so only
+    # the dump is asked for.
     ddp_default TORCH_NCCL_DUMP_ON_TIMEOUT 1 "dump the flight recorder when a collective times out"
     ddp_default TORCH_FR_DUMP_TEMP_FILE "$RUN_DIR/nccl-flight-recorder-rank" "where the dumps go (one per rank)"
 }

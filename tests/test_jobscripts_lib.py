@@ -379,10 +379,10 @@ def test_dry_run_arms_no_walltime_timer() -> None:
 
 
 def test_the_nccl_flight_recorder_dumps_into_the_run_directory_unless_you_chose(tmp_path: Path) -> None:
+    # The buffer size is torch's own default (2000); its old name, TORCH_NCCL_TRACE_BUFFER_SIZE, only warns
     names = ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_FR_DUMP_TEMP_FILE")
     env = {"RUN_DIR": str(tmp_path / "run")}
     assert {k: v for k, v in exported(FABRIC, env, names).items() if k in names} == {
-        "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
-        "TORCH_FR_DUMP_TEMP_FILE": f"{tmp_path}/run/nccl-flight-recorder-rank"}
-    mine = exported(FABRIC, {**env, "TORCH_NCCL_TRACE_BUFFER_SIZE": "50"}, names)
-    assert mine["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "50"
+        "TORCH_NCCL_DUMP_ON_TIMEOUT": "1", "TORCH_FR_DUMP_TEMP_FILE": f"{tmp_path}/run/nccl-flight-recorder-rank"}
+    mine = exported(FABRIC, {**env, "TORCH_NCCL_DUMP_ON_TIMEOUT": "0"}, names)
+    assert mine["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "0"

@@ -208,6 +208,7 @@ def time_op(op: Callable[[], None], iters: int, device: torch.device, group) -> 
         return start.elapsed_time(end) / 1e3 / iters
     begin = time.perf_counter()
     for _ in range(iters):
+        faults.slow_down()  # test-only: a node on a bad link
         op()
     return (time.perf_counter() - begin) / iters
 

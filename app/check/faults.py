@@ -7,10 +7,11 @@
                        (`preflight`, `rendezvous` or `collectives`), like a hung process.
 - `corrupt@rankN`      rank N adds 1 to its contribution in the correctness stage, like a bad link/GPU.
 - `version@rankN`      rank N reports torch version `<real>+fault`, like a node running another image.
+- `slow@rankN`         rank N waits SLOW_S before each timed collective call, like a node on a bad link.
 
 Nothing else reads this variable; users never need it. Each injection prints a line to stderr.
-`install` reads it once per process; the stages reach the active faults through the three hooks below
-(`hang_if_asked`, `contribution`, `reported_versions`), so no production signature carries a fault.
+`install` reads it once per process; the stages reach the active faults through the hooks below
+(`hang_if_asked`, `contribution`, `slow_down`, `reported_versions`), so no production signature carries a fault.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import torch
 
 from app.common.errors import UsageError
 
-KINDS = ("sleep", "corrupt", "version")
+KINDS = ("sleep", "corrupt", "version", "slow")
+SLOW_S = 0.05
 SLEEP_STAGES = ("preflight", "rendezvous", "collectives")
 EXAMPLE = "APP_CHECK_FAULT=sleep@rank1:collectives"
 
@@ -34,6 +36,7 @@ class Faults:
     sleep_stage: str = ""
     corrupt: bool = False
     version: bool = False
+    slow: bool = False
 
     def maybe_sleep(self, stage: str, rank: int) -> None:
         if self.sleep_stage == stage:
@@ -57,7 +60,7 @@ def _targets(target: str, rank: int, host: str) -> bool | None:
 
 def parse_faults(value: str, rank: int, host: str = "") -> Faults:
     """The faults that apply to `rank` on `host`; raises `UsageError` on a malformed spec."""
-    sleep_stage, corrupt, version = "", False, False
+    sleep_stage, corrupt, version, slow = "", False, False, False
     for item in filter(None, (part.strip() for part in value.split(","))):
         kind, _, rest = item.partition("@")
         target, _, stage = rest.partition(":")
@@ -74,7 +77,8 @@ def parse_faults(value: str, rank: int, host: str = "") -> Faults:
         sleep_stage = stage if kind == "sleep" else sleep_stage
         corrupt = corrupt or kind == "corrupt"
         version = version or kind == "version"
-    return Faults(sleep_stage, corrupt, version)
+        slow = slow or kind == "slow"
+    return Faults(sleep_stage, corrupt, version, slow)
 
 
 _active = Faults()
@@ -94,6 +98,12 @@ def hang_if_asked(stage: str, rank: int) -> None:
 def contribution(values: torch.Tensor) -> torch.Tensor:
     """This rank's data for a correctness test: off by one under `corrupt@rankN`, like a bad link or GPU."""
     return values + 1 if _active.corrupt else values
+
+
+def slow_down() -> None:
+    """Before each timed call: a pause under `slow@...`, which the rank's peers wait for."""
+    if _active.slow:
+        time.sleep(SLOW_S)
 
 
 def reported_versions(versions: dict[str, str]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.check import collectives as coll
-from app.check import remedies
+from app.check import localise, remedies
 from app.check.protocol import RankResults
 from app.check.report import FAIL, OK, BandwidthRow, Check
 
@@ -55,10 +55,9 @@ def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[
     """all_reduce busbw at the largest size, per scope, against the threshold of the scope's kind."""
     checks = []
     for scope in scopes:
-        rows = [r for r in tables[scope.title] if r.collective == "all_reduce"]
-        if not rows:
+        best = _largest_all_reduce(tables[scope.title])
+        if best is None:
             continue
-        best = max(rows, key=lambda r: r.size)
         kind = scope.key.split(":")[0]
         minimum = min_busbw.get(kind, 0.0)
         detail = f"all_reduce busbw {best.busbw:.2f} GB/s at {best.size} B ({scope.title})"
@@ -73,14 +72,24 @@ def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[
 
 def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str],
                       min_busbw: Mapping[str, float]) -> tuple[dict[str, list[BandwidthRow]], list[Check]]:
-    """Every scope's table, its correctness check, then the bandwidth checks."""
-    scopes = results[0].scopes
+    """Every scope's table, its correctness check, then the bandwidth checks, the slow node among them
+    last (from the intra scopes and the node pairs, app.check.localise)."""
+    scopes = [s for s in results[0].scopes if not s.key.startswith("pair:")]
     tables: dict[str, list[BandwidthRow]] = {}
     checks = []
     for scope in scopes:
         tables[scope.title] = bandwidth_table(scope, results)
         checks.append(judge_correctness(scope, tables[scope.title], results, nodes))
-    return tables, checks + judge_bandwidth(scopes, tables, min_busbw)
+    intra = {scope.key.removeprefix("intra:"): best.busbw for scope in scopes
+             if scope.key.startswith("intra:") and (best := _largest_all_reduce(tables[scope.title]))}
+    pairs = {(nodes[s.ranks[0]], nodes[s.ranks[1]]): row.busbw for s in results[0].scopes
+             if s.key.startswith("pair:") and (row := _largest_all_reduce(bandwidth_table(s, results)))}
+    return tables, checks + judge_bandwidth(scopes, tables, min_busbw) + localise.judge_slow_nodes(intra, pairs)
+
+
+def _largest_all_reduce(table: Sequence[BandwidthRow]) -> BandwidthRow | None:
+    rows = [r for r in table if r.collective == "all_reduce"]
+    return max(rows, key=lambda r: r.size) if rows else None
 
 
 def judge_process_group(errors: Sequence[str], nodes: Sequence[str], backend: str) -> list[Check]:

@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 from app.check import collectives as coll
-from app.check import faults, judge, nccl_log, nccl_tests, plot, protocol, remedies
+from app.check import faults, judge, localise, nccl_log, nccl_tests, plot, protocol, remedies
 from app.check.consistency import check_consistency
 from app.check.deadline import Watchdog
 from app.check.node.collect import Placement, collect, node_names
@@ -197,11 +197,25 @@ class _Session:
                     rows[scope.key].append(Measurement(name, nbytes, count, seconds, check.wrong))
                     bad_sources[f"{scope.key} {name}"] += check.bad_sources
                     del op
-        result = RankResults(scopes, dict(rows), dict(bad_sources))
+        pairs = localise.pair_scopes(self.nodes)
+        self._time_pairs(pairs, max(sizes), device, rows)
+        result = RankResults(scopes + pairs, dict(rows), dict(bad_sources))
         if device.type == "cuda":
             torch.cuda.synchronize()
             result.nccl = nccl_log.summarize_own_log(os.environ)
         return result
+
+    def _time_pairs(self, pairs: list[coll.Scope], size: int, device: torch.device,
+                    rows: dict[str, list[Measurement]]) -> None:
+        """all_reduce at `size` in each ring pair of node leaders (app.check.localise), one pair at a time."""
+        assert self.watchdog is not None
+        groups = [dist.new_group(list(pair.ranks)) for pair in pairs]  # every rank creates every group
+        for pair, group in zip(pairs, groups, strict=True):
+            self.watchdog.step(f"{pair.key} all_reduce {size}B", rearm=True)
+            if self.rank in pair.ranks:
+                op, count, nbytes = coll.make_op("all_reduce", pair, group, self.rank, device, size)
+                seconds = coll.time_op(op, coll.iterations(nbytes, device), device, group)
+                rows[pair.key].append(Measurement("all_reduce", nbytes, count, seconds, 0))
 
     # -- rank 0: judge -------------------------------------------------------------------------
     def _evaluate(self, results: list[RankResults]) -> None:

@@ -91,6 +91,25 @@ def test_four_ranks_on_two_emulated_nodes_measure_each_scope(tmp_path):
     assert "all ranks (4)" in titles
 
 
+def test_a_slow_node_among_three_is_named_from_pairwise_bandwidth(tmp_path):
+    """Three torchrun agents stand for three nodes; the third one's collectives crawl (test-only fault)."""
+    port, exclude = str(free_port()), tmp_path / "exclude"
+    common = ["--nnodes=3", "--nproc-per-node=1", "--master-addr=127.0.0.1", f"--master-port={port}"]
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "torch.distributed.run", *common, f"--node-rank={n}", "-m",
+                          "app.check", "--preflight", "--exclude-file", str(exclude)],
+                         cwd=REPO, env=clean_env(APP_CHECK_FAULT="slow@rank2"), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+        for n in range(3)
+    ]
+    outs = [p.communicate(timeout=PROCESS_TIMEOUT_S)[0] for p in procs]
+    report = next(out for out in outs if "VERDICT" in out)
+    slow = next(line for line in report.splitlines() if line.startswith("FAIL    bandwidth: slow node"))
+    node = f"{socket.gethostname()}/agent2"
+    assert node in slow, report
+    assert exclude.read_text() == f"{socket.gethostname()}\n"  # the host behind the emulated node
+
+
 def test_healthy_four_ranks_started_one_process_per_rank_pass():
     ranks = spawn_ranks(4, FAST)
     assert ranks.codes == [0] * 4, ranks.report

@@ -1,0 +1,32 @@
+"""Finding the slow node: per-node and pairwise bandwidth compared among the nodes (app.check.localise)."""
+
+from __future__ import annotations
+
+from app.check.localise import SLOW_FRACTION, judge_slow_nodes, pair_scopes
+from app.check.report import FAIL, OK
+
+
+def test_node_pairs_form_a_ring_of_node_leaders_from_three_nodes_on():
+    three = pair_scopes(["n1", "n1", "n2", "n2", "n3", "n3"])
+    assert [(s.key, s.ranks) for s in three] == [("pair:n1+n2", (0, 2)), ("pair:n2+n3", (2, 4)),
+                                                 ("pair:n3+n1", (4, 0))]
+    assert pair_scopes(["n1", "n2"]) == []  # one pair cannot say which of its two nodes is slow
+
+
+def test_the_node_in_every_slow_pair_is_named():
+    pairs = {("n1", "n2"): 10.0, ("n2", "n3"): 1.0, ("n3", "n1"): 1.2}
+    [check] = judge_slow_nodes({}, pairs)
+    assert check.status == FAIL and check.nodes == ["n3"]
+    assert "n3" in check.detail and "n1+n2 10.00" in check.detail
+
+
+def test_a_node_much_slower_within_itself_than_the_others_is_named():
+    [check] = judge_slow_nodes({"n1": 20.0, "n2": 21.0, "n3": 2.0}, {})
+    assert check.status == FAIL and check.nodes == ["n3"]
+
+
+def test_ordinary_spread_and_uniform_slowness_name_nobody():
+    spread = {"n1": 20.0, "n2": 20.0 * SLOW_FRACTION * 1.5}
+    uniform = {("n1", "n2"): 1.0, ("n2", "n3"): 1.0, ("n3", "n1"): 1.0}
+    assert [c.status for c in judge_slow_nodes(spread, uniform)] == [OK]
+    assert judge_slow_nodes({"n1": 5.0}, {}) == []  # nothing to compare with
