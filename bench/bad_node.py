@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import sys
@@ -64,7 +65,14 @@ def one_job(cluster, hang_timeout_s: int) -> dict[str, float]:
     requeue = next(h for h in _lines(history) if h.get("event") == "requeue")
     second = [h for h in _lines(history) if "attempt" in h][1]
     requeued = datetime.strptime(requeue["time"], "%Y-%m-%dT%H:%M:%S%z").timestamp()
-    return {"total": resumed - frozen, "requeued": requeued - frozen, "started": second["started_unix"] - frozen}
+    # The batch script's own clock (HH:MM:SS) for when Slurm started it again, and the preflight's length
+    log = job.output
+    rerun = re.search(r"^\[(\d\d:\d\d:\d\d) slurm\.sh\] job \S+ on \S+, run #2", log, re.M)
+    day = datetime.fromtimestamp(requeued).strftime("%Y-%m-%d ")
+    restarted = datetime.strptime(day + rerun[1], "%Y-%m-%d %H:%M:%S").timestamp() if rerun else requeued
+    preflight = re.findall(r"preflight passed in (\d+)s", log)
+    return {"total": resumed - frozen, "requeued": requeued - frozen, "rerun": restarted - frozen,
+            "preflight": float(preflight[-1]) if preflight else 0.0, "started": second["started_unix"] - frozen}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         f"**{median['total']:.1f} s**; runs " + ", ".join(f"{r['total']:.1f}" for r in runs) + " s. Of that, "
         f"{median['requeued']:.0f} s until the job had named the hang and requeued itself without node2 (the "
         f"deadline is {args.hang_timeout} s; its default is half of `dist.timeout_s`, 90 s), "
-        f"{median['started'] - median['requeued']:.0f} s until the new attempt started training (Slurm's "
-        f"scheduling of the requeued job, the preflight, the rendezvous), and "
-        f"{median['total'] - median['started']:.0f} s to load the snapshot and run the first step.",
+        f"{median['rerun'] - median['requeued']:.0f} s until Slurm started the requeued job (it holds a requeued "
+        f"job pending, `Reason=BeginTime`), {median['preflight']:.0f} s of preflight, "
+        f"{median['started'] - median['rerun'] - median['preflight']:.0f} s more until the trainer started (the "
+        f"launch checks, the rendezvous, interpreter and torch start-up) and "
+        f"{median['total'] - median['started']:.0f} s to load the snapshot and run the first step. Measured from "
+        "the job's own records: history.jsonl, metrics.jsonl and the log's timestamps (whole seconds).",
     ])
     publish(text, args.markdown, "bench.bad_node")
     return 0

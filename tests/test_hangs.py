@@ -3,11 +3,15 @@ and the trainer's test-only fault switch that makes one."""
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 
 from app.common.errors import UsageError
 from app.train.faults import from_environment
 from app.train.hangs import Beat, name_the_hang
+from app.train.summary import write_hang_summary
 
 
 def beat(rank: int, count: int, step: int, phase: str) -> Beat:
@@ -57,3 +61,18 @@ def test_the_trainer_fault_switch_targets_a_rank_or_every_rank_of_a_host():
     for bad in ("stop@node3:step2", "stop@host=:step2", "nap@rank1:step2"):
         with pytest.raises(UsageError):
             from_environment({"APP_TRAIN_FAULT": bad})
+
+
+def test_the_first_hang_report_of_an_attempt_stands(tmp_path):
+    """A frozen node woken by the scheduler's SIGCONT during teardown finds everyone gone and blames rank 0;
+    that late report must not replace the one the survivors wrote (the job scripts leave its nodes out)."""
+    attempt_started = time.time() - 60
+    assert write_hang_summary(tmp_path, "hang: rank 2 (node2) stopped answering", [2], ["node2"], 236, 4,
+                              attempt_started=attempt_started)
+    assert not write_hang_summary(tmp_path, "hang: rank 0 stopped answering", [0], ["node1"], 236, 4,
+                                  attempt_started=attempt_started)
+    assert json.loads((tmp_path / "summary.json").read_text())["hang"]["hosts"] == ["node2"]
+    assert (tmp_path / "nodes-to-exclude.txt").read_text() == "node2\n"
+    # A later attempt's own hang is reported
+    assert write_hang_summary(tmp_path, "hang: rank 1 (node3) ...", [1], ["node3"], 300, 4,
+                              attempt_started=time.time() + 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -135,8 +136,11 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
             write_finished_step()
             outputs.flush()  # every step that completed, each line whole
         hosts = sorted({rank_hosts[rank] for rank in ranks})
-        write_hang_summary(run_dir, line, ranks, hosts, state.position.step, ctx.world_size)
+        if not write_hang_summary(run_dir, line, ranks, hosts, state.position.step, ctx.world_size,
+                                  attempt_started=started):
+            log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
 
+    started = time.time()
     deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
     return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
 

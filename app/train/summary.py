@@ -46,12 +46,23 @@ EXCLUDE_FILE = "nodes-to-exclude.txt"
 
 
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
-                       world_size: int) -> None:
-    """The summary of a run ended by a hang (app.train.hangs): who held it up, and the last completed step."""
+                       world_size: int, *, attempt_started: float) -> bool:
+    """The summary of a run ended by a hang (app.train.hangs): who held it up, and the last completed step.
+
+    The first report of an attempt (started at `attempt_started`, epoch seconds) stands: a frozen rank
+    that the scheduler wakes (SIGCONT before SIGTERM) during teardown finds the others gone and would
+    blame them. Returns whether this one was written."""
+    try:
+        earlier = run_dir / "summary.json"
+        if earlier.stat().st_mtime >= attempt_started and json.loads(earlier.read_text()).get("status") == "hung":
+            return False
+    except (OSError, ValueError):
+        pass
     summary = {"status": "hung", "step": step, "world_size": world_size,
                "hang": {"message": line, "ranks": ranks, "hosts": hosts}}
     write_text_atomic(run_dir / EXCLUDE_FILE, "".join(f"{host}\n" for host in hosts))
     write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+    return True
 
 
 def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext, tokens_per_sample: int,
