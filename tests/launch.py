@@ -8,6 +8,8 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +81,36 @@ def assert_step_times_account_for_the_run(run_dir, log: str) -> None:
     assert 0.9 * elapsed <= accounted <= 1.05 * elapsed, (accounted, elapsed)
     times = sorted(r["step_time_s"] for r in steps)
     assert times[0] > times[len(times) // 2] / 5, times
+
+
+def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start in the background; output goes to a temporary file (a full pipe would block the trainer)."""
+    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the process, in finish())
+    process = subprocess.Popen(command, env=env or clean_env(), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                               text=True)
+    process.log = log  # type: ignore[attr-defined]
+    return process
+
+
+def finish(process: subprocess.Popen) -> str:
+    """Wait for the process; return its output."""
+    process.wait(timeout=TIMEOUT_S)
+    process.log.seek(0)  # type: ignore[attr-defined]
+    return process.log.read()  # type: ignore[attr-defined]
+
+
+def wait_for_step(run_dir: Path, step: int, process: subprocess.Popen, timeout: float = TIMEOUT_S) -> None:
+    """Poll metrics.jsonl (flushed every step with run.log_every=1) until a step is reached."""
+    deadline = time.monotonic() + timeout
+    path = run_dir / "metrics.jsonl"
+    while time.monotonic() < deadline:
+        if path.exists() and any(f'"step":{s},' in path.read_text() for s in range(step, step + 50)):
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"exited early with {process.returncode}: {finish(process)}")
+        time.sleep(0.02)
+    raise AssertionError(f"step {step} not reached")
+
+
+def children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]

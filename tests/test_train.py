@@ -7,7 +7,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -18,52 +17,23 @@ from tests.launch import (
     REPO,
     TIMEOUT_S,
     assert_step_times_account_for_the_run,
+    children,
     clean_env,
     final_state,
+    finish,
     free_port,
     metrics,
     run,
+    start,
     summary,
     torchrun_command,
     train_command,
+    wait_for_step,
 )
 
 pytestmark = pytest.mark.slow
 
 GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1"]
-
-
-def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
-    """Start in the background; output goes to a temporary file (a full pipe would block the trainer)."""
-    log = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed with the process, in finish())
-    process = subprocess.Popen(command, env=env or clean_env(), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                               text=True)
-    process.log = log  # type: ignore[attr-defined]
-    return process
-
-
-def finish(process: subprocess.Popen) -> str:
-    """Wait for the process; return its output."""
-    process.wait(timeout=TIMEOUT_S)
-    process.log.seek(0)  # type: ignore[attr-defined]
-    return process.log.read()  # type: ignore[attr-defined]
-
-
-def wait_for_step(run_dir: Path, step: int, process: subprocess.Popen, timeout: float = TIMEOUT_S) -> None:
-    """Poll metrics.jsonl (flushed every step with run.log_every=1) until a step is reached."""
-    deadline = time.monotonic() + timeout
-    path = run_dir / "metrics.jsonl"
-    while time.monotonic() < deadline:
-        if path.exists() and any(f'"step":{s},' in path.read_text() for s in range(step, step + 50)):
-            return
-        if process.poll() is not None:
-            raise AssertionError(f"exited early with {process.returncode}: {finish(process)}")
-        time.sleep(0.02)
-    raise AssertionError(f"step {step} not reached")
-
-
-def children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 
 
 def spmd(ranks: int, variables, args: list[str]) -> list[subprocess.Popen]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.nn.parallel import DistributedDataParallel
 
 from app.common.distributed import DistContext, all_gather_strings, hostname
@@ -31,10 +32,12 @@ from app.train.hangs import HangWatch
 from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.outputs import RunOutputs
-from app.train.plan import Position, RunPlan
+from app.train.plan import Position, RunPlan, resolve_precision
+from app.train.sharded_snapshots import ShardedCheckpointer
+from app.train.sharding import shard
 from app.train.state import TrainingState, position_in, refuse_changed_settings
 from app.train.stats_hook import StepStats
-from app.train.summary import write_hang_summary, write_summary
+from app.train.summary import memory_report, write_hang_summary, write_summary
 from app.train.workloads import build_workload
 
 log = logging.getLogger("app.train")
@@ -45,8 +48,12 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     torch.manual_seed(config.run.seed)  # model init: identical on every rank, before DDP's broadcast
     workload = build_workload(config)
     raw_model = workload.model.to(ctx.device)
+    sharded = config.dist.strategy == "fsdp"
+    if sharded:  # in place, before the optimizer sees the parameters (FSDP2 turns them into DTensors)
+        shard(raw_model, workload.shard_units, reshard_after_forward=config.dist.reshard_after_forward is not False,
+              precision=resolve_precision(config.train.precision, ctx.device), device=ctx.device)
     optimizer = build_optimizer(raw_model, config.optim, ctx.device)
-    checkpointer = Checkpointer(snapshot_dir, config.snapshot.keep)
+    checkpointer = (ShardedCheckpointer if sharded else Checkpointer)(snapshot_dir, config.snapshot.keep)
 
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
     loaded = _snapshot_to_resume(checkpointer, config.snapshot.resume, ctx.device)
@@ -64,15 +71,17 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         config=config_dict,
     )
     if loaded is not None:
-        state.load_state_dict(*loaded)
+        _restore(state, loaded)
 
-    ddp = DistributedDataParallel(
-        raw_model,
-        device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None,
-        gradient_as_bucket_view=True,  # gradients live in the all-reduce buckets: no copy, less memory
-    )
     step_stats = StepStats(ctx.world_size)
-    step_stats.attach(ddp)
+    ddp: torch.nn.Module = raw_model  # fsdp: the sharded model is the one to run
+    if not sharded:
+        ddp = DistributedDataParallel(
+            raw_model,
+            device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None,
+            gradient_as_bucket_view=True,  # gradients live in the all-reduce buckets: no copy, less memory
+        )
+        step_stats.attach(ddp)
     model = torch.compile(ddp) if config.train.compile else ddp
 
     hostnames = all_gather_strings(hostname(), ctx.device)
@@ -112,8 +121,12 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
             watch.stop()
         if outputs is not None:
             outputs.close()
+    memory = memory_report(raw_model, optimizer, ctx.device)
+    # The whole model, once: gathered from the shards (collective) under fsdp, as it is under ddp
+    full = get_model_state_dict(raw_model, options=StateDictOptions(full_state_dict=True, cpu_offload=True)) \
+        if sharded else raw_model.state_dict()
     if ctx.is_main:
-        write_summary(run_dir, result, raw_model, ctx, workload.tokens_per_sample, workload.flops_per_token)
+        write_summary(run_dir, result, full, ctx, workload.tokens_per_sample, workload.flops_per_token, memory)
     del trainer, model, ddp  # a live DDP reducer while the process group is destroyed can abort the process
     return result
 
@@ -143,6 +156,14 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
     started = time.time()
     deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
     return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
+
+
+def _restore(state: TrainingState, loaded: tuple[dict, Path]) -> None:
+    snapshot, path = loaded
+    if snapshot.get("sharded"):
+        state.load_sharded(snapshot, path)
+    else:
+        state.load_state_dict(snapshot, path)
 
 
 def _snapshot_to_resume(checkpointer: Checkpointer, mode: str, device: torch.device) -> tuple[dict, Path] | None:

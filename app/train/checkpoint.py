@@ -98,7 +98,7 @@ class Checkpointer:
     def load_latest(self, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
         """The newest snapshot that verifies and loads; warn about each newer one that does not."""
         for path in self.snapshots():
-            problem = _verify(path)
+            problem = verify(path)
             if problem is None:
                 try:
                     return torch.load(path, map_location=map_location, weights_only=True), path
@@ -112,7 +112,7 @@ def _checksum_path(path: Path) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def _verify(path: Path) -> str | None:
+def verify(path: Path) -> str | None:
     """None when the snapshot matches its recorded checksum, else what is wrong."""
     checksum = _checksum_path(path)
     try:

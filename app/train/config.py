@@ -173,11 +173,20 @@ class DistConfig:
     hang_timeout_s: float = 0.0
     """Seconds a rank may make no progress before the ranks that still answer name the one holding them up
     and exit 4; 0 means half of dist.timeout_s (so it fires before the collective's own timeout)."""
+    strategy: Literal["ddp", "fsdp"] = "ddp"
+    """ddp: a full copy of the model, gradients and optimizer state per rank; fsdp: FSDP2, each rank holds
+    1/N of them (models too big for one GPU), sharded snapshots (app/train/sharding.py)."""
+    reshard_after_forward: bool | None = None
+    """fsdp only: true (the default) frees gathered parameters after each block's forward (ZeRO-3, least
+    memory); false keeps them for backward (ZeRO-2-like: less communication, more memory)."""
 
     def validate(self) -> None:
         _require(self.timeout_s > 0, "dist.timeout_s", self.timeout_s, "must be positive", "180")
         _require(0 <= self.hang_timeout_s < self.timeout_s, "dist.hang_timeout_s", self.hang_timeout_s,
                  f"must be 0 (half of dist.timeout_s) or below dist.timeout_s={self.timeout_s:g}", "60")
+        _require(self.reshard_after_forward is None or self.strategy == "fsdp", "dist.reshard_after_forward",
+                 self.reshard_after_forward, "applies to dist.strategy=fsdp only (DDP does not shard)",
+                 "false with dist.strategy=fsdp")
 
 
 @dataclass

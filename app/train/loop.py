@@ -29,6 +29,8 @@ from app.train.faults import Fault
 from app.train.metrics import Breakdown, StepClock, Stopwatch
 from app.train.outputs import RunOutputs
 from app.train.plan import Position
+from app.train.sharded_snapshots import ShardedCheckpointer
+from app.train.sharding import gradient_sync
 from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 
@@ -94,7 +96,7 @@ class Trainer:
         model: torch.nn.Module,
         dataset: Any,
         loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
-        checkpointer: Checkpointer,
+        checkpointer: Checkpointer | ShardedCheckpointer,
         stop: StopFlag,
         step_stats: StepStats,
         settings: LoopSettings,
@@ -221,7 +223,7 @@ class Trainer:
             targets = targets.to(self.device, non_blocking=True)
             weight = len(inputs) * self.ctx.world_size / global_samples
             last = i == len(micro_batches) - 1
-            with self.model.no_sync() if not last else contextlib.nullcontext():  # type: ignore[operator]
+            with gradient_sync(getattr(self.model, "_orig_mod", self.model), last):  # compiled: the module inside
                 with self._autocast():
                     loss = self.loss_fn(self.model(inputs), targets)
                 part = loss.detach().float() * len(inputs)
@@ -293,8 +295,11 @@ class Trainer:
 
     def snapshot(self, last: bool = False) -> None:
         """Rank 0 writes the training state, from a thread unless asked otherwise or this is the run's last
-        snapshot; the other ranks go on to the next collective."""
+        snapshot; the other ranks go on to the next collective. Sharded (fsdp): every rank writes its shard."""
         self.last_snapshot_step = step = self.position.step
+        if isinstance(self.checkpointer, ShardedCheckpointer):
+            self._sharded_snapshot(step)
+            return
         if not self.ctx.is_main:
             return
         self.mark(step, "snapshot")
@@ -309,3 +314,13 @@ class Trainer:
             path = self.checkpointer.save(self.state.state_dict(), step)
             log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
         self.clock.restart()  # the next step's time is the step's, not the snapshot's
+
+    def _sharded_snapshot(self, step: int) -> None:
+        self.mark(step, "snapshot")
+        if self.outputs is not None:
+            self.outputs.flush()
+        started = time.perf_counter()
+        path = self.checkpointer.save(*self.state.sharded_state(), step)  # type: ignore[call-arg]
+        if self.ctx.is_main:
+            log.info("snapshot written: %s (step %d, %.1fs, sharded)", path, step, time.perf_counter() - started)
+        self.clock.restart()

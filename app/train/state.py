@@ -7,8 +7,9 @@ the checkpointer is handed the dict and only stores it. Format 1, unchanged sinc
     format, model, optimizer, scheduler, scaler, position {step, epoch, offset}, world_size,
     samples_per_step, rng {scheme, torch}, config
 
-A sharded strategy replaces `state_dict`/`load_state_dict` (DCP's state-dict helpers) and keeps the
-rest; nothing outside this module knows the keys.
+The sharded strategy (`dist.strategy=fsdp`) uses `sharded_state`/`load_sharded` instead: model and
+optimizer through DCP's state-dict helpers (each rank its shard, app/train/sharded_snapshots.py), the
+rest as JSON; nothing outside this module knows the keys.
 """
 
 from __future__ import annotations
@@ -19,9 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch.distributed.checkpoint.state_dict import (
+    get_model_state_dict,
+    get_optimizer_state_dict,
+    set_model_state_dict,
+    set_optimizer_state_dict,
+)
 
 from app.common.errors import UsageError
 from app.train.plan import Position, RunPlan
+from app.train.sharded_snapshots import load_tensors
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +106,43 @@ class TrainingState:
             "config": self.config,
         }
 
+    def sharded_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(tensors for DCP: this rank's shards of model and optimizer, extras for JSON); collective."""
+        tensors = {"model": get_model_state_dict(self.model),
+                   "optimizer": get_optimizer_state_dict(self.model, self.optimizer)}
+        extras = {
+            "format": FORMAT,
+            "strategy": "fsdp",
+            "scheduler": self.scheduler.state_dict(),
+            "scaler": self.scaler.state_dict(),
+            "position": vars(self.position).copy(),
+            "world_size": self.plan.world_size,
+            "samples_per_step": self.plan.samples_per_step,
+            "config": self.config,
+        }
+        return tensors, extras
+
+    def load_sharded(self, extras: Mapping[str, Any], source: Path) -> None:
+        """Restore from a sharded snapshot (collective): DCP reshards when it was written by another world size."""
+        position = position_in(extras, source)
+        tensors, _ = self.sharded_state()
+        try:
+            load_tensors(tensors, source)
+            set_model_state_dict(self.model, tensors["model"])
+            set_optimizer_state_dict(self.model, self.optimizer, tensors["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as err:
+            first = str(err).strip().splitlines()[0][:160]
+            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
+        self._restore_schedule(extras)
+        self.position = position
+        self._log_resume(extras, source)
+
+    def _restore_schedule(self, snapshot: Mapping[str, Any]) -> None:
+        self.scaler.load_state_dict(snapshot["scaler"])
+        self.scheduler.load_state_dict(snapshot["scheduler"])
+        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
+            group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
+
     def load_state_dict(self, snapshot: Mapping[str, Any], source: Path) -> None:
         """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`.
         (Its settings were compared with this run's before: `refuse_changed_settings`.)"""
@@ -108,10 +153,7 @@ class TrainingState:
         except (RuntimeError, ValueError, KeyError) as err:
             first = str(err).strip().splitlines()[0][:160]
             raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
-        self.scaler.load_state_dict(snapshot["scaler"])
-        self.scheduler.load_state_dict(snapshot["scheduler"])
-        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
-            group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
+        self._restore_schedule(snapshot)
         self.position = position
         self._log_resume(snapshot, source)
 

@@ -17,17 +17,24 @@ class StepStats:
 
     def __init__(self, world_size: int) -> None:
         self.world_size = world_size
+        self.attached = False  # without a DDP model to ride along with, take() reduces them itself (fsdp)
         self.pending: torch.Tensor | None = None  # set before the backward that all-reduces
         self.reduced: torch.Tensor | None = None  # the sums, once that backward has finished
 
     def attach(self, ddp_model: "torch.nn.parallel.DistributedDataParallel") -> None:
         ddp_model.register_comm_hook(self, _allreduce_gradients_and_stats)
+        self.attached = True
 
     def submit(self, values: torch.Tensor) -> None:
         self.pending, self.reduced = values, None
 
     def take(self) -> torch.Tensor:
-        """The summed statistics of the last synchronising backward pass."""
+        """The summed statistics of the last synchronising backward pass (unattached: of the last submit,
+        summed here with one small all-reduce)."""
+        if not self.attached and self.pending is not None:
+            self.reduced, self.pending = self.pending.clone(), None
+            if dist.is_initialized() and self.world_size > 1:
+                dist.all_reduce(self.reduced)
         if self.reduced is None:
             raise RuntimeError("no statistics were reduced: submit() them before the synchronising backward")
         reduced, self.reduced = self.reduced, None

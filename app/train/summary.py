@@ -6,6 +6,8 @@ import hashlib
 import json
 import logging
 import math
+import resource
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from app.common.distributed import DistContext
 from app.train.atomic import write_text_atomic
 from app.train.loop import TrainResult
 from app.train.metrics import format_rate
+from app.train.sharding import local_bytes, optimizer_tensors
 
 log = logging.getLogger("app.train")
 
@@ -22,18 +25,19 @@ log = logging.getLogger("app.train")
 PEAK_BF16_FLOPS = {"H100": 989e12, "H200": 989e12, "GH200": 989e12, "A100": 312e12}
 
 
-def params_sha256(model: torch.nn.Module) -> str:
-    """One digest of every parameter and buffer, bit for bit: equal digests mean identical models."""
+def params_sha256(state: Mapping[str, torch.Tensor]) -> str:
+    """One digest of every parameter and buffer of a full (unsharded) state dict, bit for bit: equal digests
+    mean identical models, whichever strategy trained them."""
     digest = hashlib.sha256()
-    for name, tensor in model.state_dict().items():
+    for name, tensor in state.items():
         digest.update(name.encode())
         digest.update(tensor.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
     return digest.hexdigest()
 
 
-def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ctx: DistContext,
-                  tokens_per_sample: int, flops_per_token: float) -> dict[str, Any]:
-    summary = build_summary(result, model, ctx, tokens_per_sample, flops_per_token)
+def write_summary(run_dir: Path, result: TrainResult, state: Mapping[str, torch.Tensor], ctx: DistContext,
+                  tokens_per_sample: int, flops_per_token: float, memory: Mapping[str, Any]) -> dict[str, Any]:
+    summary = {**build_summary(result, state, ctx, tokens_per_sample, flops_per_token), **memory}
     # allow_nan=False: NaN/Infinity are not JSON; a value that is not finite is written as null instead.
     write_text_atomic(run_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
     _log_summary(summary, result)
@@ -43,6 +47,18 @@ def write_summary(run_dir: Path, result: TrainResult, model: torch.nn.Module, ct
 #: The hosts of the ranks a hang names, one a line: what the job scripts leave out of the next attempt
 #: (the format of `python -m app.check --exclude-file`).
 EXCLUDE_FILE = "nodes-to-exclude.txt"
+
+
+def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, device: torch.device) -> dict[str, Any]:
+    """What this rank holds: parameter and optimizer-state bytes (its shards under fsdp), and its peak memory
+    (CUDA allocator's high-water mark on GPU, the process's peak resident set on CPU)."""
+    if device.type == "cuda":
+        peak = torch.cuda.max_memory_allocated(device)
+    else:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    return {"param_bytes_per_rank": local_bytes(model.parameters()),
+            "optimizer_bytes_per_rank": local_bytes(optimizer_tensors(optimizer)),
+            "peak_memory_gib": round(peak / 2**30, 3)}
 
 
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
@@ -65,7 +81,7 @@ def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[s
     return True
 
 
-def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext, tokens_per_sample: int,
+def build_summary(result: TrainResult, state: Mapping[str, torch.Tensor], ctx: DistContext, tokens_per_sample: int,
                   flops_per_token: float) -> dict[str, Any]:
     elapsed = max(result.elapsed_s, 1e-9)
     summary: dict[str, Any] = {
@@ -74,7 +90,7 @@ def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext,
         "step": result.position.step,
         "epoch": result.position.epoch,
         "final_loss": result.final_loss if math.isfinite(result.final_loss) else None,
-        "params_sha256": params_sha256(model),
+        "params_sha256": params_sha256(state),
         "world_size": ctx.world_size,
         "steps_run": result.steps_run,
         "elapsed_s": round(elapsed, 3),
@@ -85,8 +101,6 @@ def build_summary(result: TrainResult, model: torch.nn.Module, ctx: DistContext,
         peak = _peak_flops(ctx)
         if peak and flops_per_token:
             summary["mfu"] = summary["tokens_per_s"] / ctx.world_size * flops_per_token / peak
-    if ctx.device.type == "cuda":  # rank 0's high-water mark: what to compare with the GPU's memory
-        summary["peak_memory_gib"] = round(torch.cuda.max_memory_allocated(ctx.device) / 2**30, 3)
     if result.breakdown is not None:
         summary["breakdown_ms_per_step"] = result.breakdown.per_step_ms()
     return summary

@@ -28,6 +28,9 @@ class Workload:
     tokens_per_sample: int = 0
     #: Training FLOPs per token (forward + backward), for model FLOPs utilisation; 0 when unknown.
     flops_per_token: float = 0.0
+    #: dist.strategy=fsdp: the submodules to shard one by one (transformer blocks), given the model; None:
+    #: the whole model is one unit (all of it gathered at once: fine for small models).
+    shard_units: Callable[[torch.nn.Module], list[torch.nn.Module]] | None = None
 
 
 def build_workload(config: Config) -> Workload:

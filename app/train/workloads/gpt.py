@@ -146,4 +146,5 @@ def build_gpt(config: Config) -> Workload:
             f"tokens; example: data.tokens={shape.block_size * 1000}"
         )
     model = GPT(shape)
-    return Workload(model, dataset, next_token_loss, shape.block_size, model.flops_per_token())
+    return Workload(model, dataset, next_token_loss, shape.block_size, model.flops_per_token(),
+                    shard_units=lambda gpt: list(gpt.blocks))

@@ -1,0 +1,67 @@
+"""`python -m app.train.export SNAPSHOT OUT.pt`: the model of a snapshot as one plain state dict.
+
+For inference or fine-tuning elsewhere: OUT.pt holds `{parameter name: tensor}`, full (unsharded) and on
+CPU, loadable with `torch.load(OUT.pt, weights_only=True)` into the unwrapped model (`GPT(shape)` for the
+built-in workload). SNAPSHOT is a sharded snapshot directory (`snapshots/step-00000100/`, dist.strategy=fsdp;
+needs no process group and any number of ranks may have written it) or a single-file one (`step-00000100.pt`).
+Exit codes: 0 written, 2 not a snapshot (one line says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.distributed.checkpoint import FileSystemReader
+from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
+from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
+
+from app.common.errors import UsageError, exits_cleanly
+from app.train import checkpoint
+from app.train.atomic import write_atomic
+from app.train.sharded_snapshots import _WeightsOnlyLoadPlanner, verify
+
+
+class _ModelOnlyPlanner(_WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
+    """Rebuild the `model` entries from the snapshot's metadata (no model needed), reading weights only."""
+
+
+def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
+    """The full model state dict of a snapshot, sharded or not (`UsageError` when it is neither or damaged)."""
+    if snapshot.is_dir():
+        problem = verify(snapshot)
+        if problem is not None:
+            raise UsageError(f"{snapshot} is not a complete sharded snapshot: {problem}")
+        state: dict[str, Any] = {}
+        warnings.filterwarnings("ignore", message="torch.distributed is disabled")  # no process group: intended
+        # What torch's own dcp_to_torch_save does: dcp.load would fill a copy of an empty dict, not `state`
+        _load_state_dict(state, storage_reader=FileSystemReader(snapshot), planner=_ModelOnlyPlanner(keys={"model"}),
+                         no_dist=True)
+        return state["model"]
+    problem = checkpoint.verify(snapshot) if snapshot.exists() else "it does not exist"
+    if problem is not None:
+        raise UsageError(f"{snapshot} is not a usable snapshot: {problem}; "
+                         "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")
+    return torch.load(snapshot, map_location="cpu", weights_only=True)["model"]
+
+
+@exits_cleanly
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app.train.export", description=__doc__.splitlines()[0])
+    parser.add_argument("snapshot", type=Path, help="snapshots/step-NNNNNNNN (sharded) or step-NNNNNNNN.pt")
+    parser.add_argument("out", type=Path, help="the file to write, e.g. model.pt")
+    args = parser.parse_args(argv)
+    state = load_model_state(args.snapshot)
+    state = {name: tensor.detach().cpu().contiguous() for name, tensor in state.items()}
+    write_atomic(args.out, lambda file: torch.save(state, file))
+    size = sum(t.numel() * t.element_size() for t in state.values())
+    print(f"wrote {args.out}: {len(state)} tensors, {size / 2**20:.1f} MiB, from {args.snapshot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""How the model is spread over the ranks: `dist.strategy` ddp (a full copy per rank) or fsdp (FSDP2).
+
+DDP keeps parameters, gradients and optimizer state whole on every rank: about 16 bytes per parameter
+with AdamW before activations. FSDP2 (`torch.distributed.fsdp.fully_shard`, what torchtitan builds on)
+keeps 1/N of each on each of N ranks and gathers a unit's parameters just before it runs:
+- units: each transformer block of the GPT workload, then the root (embeddings, final norm, head); a
+  user's workload names its own (`Workload.shard_units`), else the root alone is one unit;
+- `dist.reshard_after_forward`: true frees a unit's gathered parameters after its forward and gathers
+  them again for backward (ZeRO-3: least memory); false keeps them to backward (ZeRO-2-like: less
+  communication, more memory);
+- on GPU with bf16, parameters are gathered and computed in bf16 and gradients reduced in fp32
+  (`MixedPrecisionPolicy`), the master copy staying fp32;
+- gradient accumulation reduce-scatters gradients once per optimizer step, not per micro-batch
+  (`set_requires_gradient_sync(False)` before the others, as DDP's `no_sync`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+import torch
+from torch import nn
+from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+from torch.nn.parallel import DistributedDataParallel
+
+from app.common.errors import UsageError
+
+
+def shard(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None, *, reshard_after_forward: bool,
+          precision: str, device: torch.device) -> nn.Module:
+    """fully_shard each unit, then the root, in place; the optimizer must be built after this."""
+    if not any(p.requires_grad for p in model.parameters()):
+        raise UsageError("dist.strategy=fsdp: the workload's model has no trainable parameters to shard; "
+                         "use dist.strategy=ddp")
+    policy = MixedPrecisionPolicy()
+    if device.type == "cuda" and precision == "bf16":
+        policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    for unit in units(model) if units is not None else []:
+        fully_shard(unit, reshard_after_forward=reshard_after_forward, mp_policy=policy)
+    # The root's parameters (embeddings, head) are needed again first thing in backward: keep them.
+    fully_shard(model, reshard_after_forward=False, mp_policy=policy)
+    return model
+
+
+def gradient_sync(model: nn.Module, sync: bool) -> contextlib.AbstractContextManager[None]:
+    """Around a micro-batch's forward and backward: reduce gradients only when `sync` (the last one)."""
+    if sync:
+        return contextlib.nullcontext()
+    if isinstance(model, DistributedDataParallel):
+        return model.no_sync()
+    if isinstance(model, FSDPModule):
+        return _fsdp_no_sync(model)
+    return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _fsdp_no_sync(model: FSDPModule) -> Iterator[None]:
+    model.set_requires_gradient_sync(False)
+    try:
+        yield
+    finally:
+        model.set_requires_gradient_sync(True)
+
+
+def is_sharded(model: nn.Module) -> bool:
+    return isinstance(model, FSDPModule)
+
+
+def local_bytes(tensors: Iterator[torch.Tensor]) -> int:
+    """Bytes this rank holds of these tensors (a DTensor's local shard, else the whole tensor)."""
+    total = 0
+    for tensor in tensors:
+        local = tensor.to_local() if hasattr(tensor, "to_local") else tensor
+        total += local.numel() * local.element_size()
+    return total
+
+
+def optimizer_tensors(optimizer: torch.optim.Optimizer) -> Iterator[torch.Tensor]:
+    for state in optimizer.state.values():
+        yield from (value for value in state.values() if isinstance(value, torch.Tensor) and value.dim() > 0)

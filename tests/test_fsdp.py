@@ -1,0 +1,110 @@
+"""dist.strategy=fsdp end to end, in real torchrun processes on gloo: sharded training, sharded snapshots,
+exact resume after a SIGKILL, resharding between world sizes, and the export to one plain file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+import pytest
+import torch
+
+from app.train.summary import params_sha256
+from tests.launch import (
+    children,
+    finish,
+    metrics,
+    run,
+    start,
+    summary,
+    torchrun_command,
+    train_command,
+    wait_for_step,
+)
+
+pytestmark = pytest.mark.slow
+
+GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1"]
+FSDP = [*GPT, "dist.strategy=fsdp"]
+
+
+def test_fsdp_holds_half_the_state_per_rank_and_learns_what_ddp_learns(tmp_path):
+    common = [*GPT, "train.max_steps=20", "snapshot.every=10", "train.grad_accum=2"]
+    for strategy in ("ddp", "fsdp"):
+        result = run(torchrun_command(2, *common, f"run.dir={tmp_path / strategy}", f"dist.strategy={strategy}"))
+        assert result.returncode == 0, result.stderr[-3000:]
+    ddp, fsdp = summary(tmp_path / "ddp"), summary(tmp_path / "fsdp")
+    assert fsdp["param_bytes_per_rank"] <= 0.55 * ddp["param_bytes_per_rank"]
+    assert fsdp["optimizer_bytes_per_rank"] <= 0.55 * ddp["optimizer_bytes_per_rank"]
+    # Same data, same updates; the sums run in another order (reduce-scatter against all-reduce)
+    ddp_losses = [r["loss"] for r in metrics(tmp_path / "ddp")]
+    fsdp_losses = [r["loss"] for r in metrics(tmp_path / "fsdp")]
+    assert fsdp_losses == pytest.approx(ddp_losses, rel=1e-4)
+    snapshot = tmp_path / "fsdp" / "snapshots" / "step-00000020"
+    assert sorted(p.name for p in snapshot.iterdir()) == [
+        ".metadata", "__0_0.distcp", "__1_0.distcp", "extras.json", "manifest.json"]
+    assert set(json.loads((snapshot / "manifest.json").read_text())) == {
+        ".metadata", "__0_0.distcp", "__1_0.distcp", "extras.json"}
+
+
+def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tmp_path):
+    args = [*FSDP, "train.max_steps=60", "snapshot.every=25", "model.dropout=0.1"]
+    reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'reference'}"))
+    assert reference.returncode == 0, reference.stderr[-3000:]
+
+    agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
+    wait_for_step(tmp_path / "killed", 35, agent)
+    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    stderr = finish(agent)
+    assert agent.returncode == 0, stderr[-3000:]
+    assert "resuming from" in stderr and "step-00000025" in stderr
+    assert summary(tmp_path / "killed")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
+    assert [r["step"] for r in metrics(tmp_path / "killed")] == list(range(1, 61))
+
+
+def test_a_partial_sharded_snapshot_is_skipped_with_a_warning(tmp_path):
+    args = [*FSDP, f"run.dir={tmp_path}", "snapshot.every=10"]
+    assert run(torchrun_command(2, *args, "train.max_steps=20")).returncode == 0
+    (tmp_path / "snapshots" / "step-00000020" / "__1_0.distcp").write_bytes(b"torn")
+    resumed = run(torchrun_command(2, *args, "train.max_steps=25"))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "step-00000020 is unusable: __1_0.distcp: sha256" in resumed.stderr
+    assert "resuming from" in resumed.stderr and "step-00000010 at step 10" in resumed.stderr
+
+
+@pytest.mark.parametrize(("first", "then"), [(2, 4), (4, 2)])
+def test_a_sharded_snapshot_resumes_on_another_world_size_where_its_data_stopped(tmp_path, first, then):
+    args = [*FSDP, f"run.dir={tmp_path}", "snapshot.every=0"]
+    assert run(torchrun_command(first, *args, "train.max_steps=10")).returncode == 0
+    saved = metrics(tmp_path)[-1]
+    resumed = run(torchrun_command(then, *args, "train.max_steps=14"))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"written with world size {first} on world size {then}" in resumed.stderr
+    records = metrics(tmp_path)
+    assert [r["step"] for r in records] == list(range(1, 15))
+    # The data position carries over (10 steps of 16 samples per rank), and the model did: the first
+    # resumed step's loss continues from the saved model's, far below the untrained one's.
+    assert f"the data order continues at sample {10 * 16 * first} of epoch 0" in resumed.stderr
+    assert records[10]["loss"] < records[0]["loss"] - 0.3 and abs(records[10]["loss"] - saved["loss"]) < 0.3
+
+
+def test_export_writes_the_whole_model_to_one_file_loadable_with_weights_only(tmp_path):
+    run_dir = tmp_path / "run"
+    assert run(torchrun_command(2, *FSDP, f"run.dir={run_dir}", "train.max_steps=12")).returncode == 0
+    out = tmp_path / "model.pt"
+    exported = run([sys.executable, "-m", "app.train.export", str(run_dir / "snapshots" / "step-00000012"), str(out)])
+    assert exported.returncode == 0, exported.stderr
+    state = torch.load(out, weights_only=True)
+    assert "blocks.0.attn.qkv.weight" in state and state["head.weight"].shape == state["token_embedding.weight"].shape
+    # The same bits as the model the run ended with (the summary's digest of the gathered model)
+    assert params_sha256(state) == summary(run_dir)["params_sha256"]
+
+
+def test_strategy_settings_that_do_not_fit_are_one_line_exit_2(tmp_path):
+    result = run(train_command(*GPT, f"run.dir={tmp_path}", "dist.reshard_after_forward=false"))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "error: dist.reshard_after_forward=False applies to dist.strategy=fsdp only (DDP does not shard); "
+        "example: dist.reshard_after_forward=false with dist.strategy=fsdp")
