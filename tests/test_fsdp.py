@@ -90,6 +90,26 @@ def test_a_sharded_snapshot_resumes_on_another_world_size_where_its_data_stopped
     assert records[10]["loss"] < records[0]["loss"] - 0.3 and abs(records[10]["loss"] - saved["loss"]) < 0.3
 
 
+def test_a_ddp_snapshot_starts_a_fsdp_run_whose_snapshot_continues_under_ddp(tmp_path):
+    """Switching strategy mid-run (say, to fit a larger batch): each resumes from the other's snapshot, and
+    the three legs learn what one DDP run learns."""
+    common = [*GPT, "snapshot.every=0"]
+    straight = run(torchrun_command(2, *common, f"run.dir={tmp_path / 'straight'}", "train.max_steps=30"))
+    assert straight.returncode == 0, straight.stderr[-3000:]
+    mixed = tmp_path / "mixed"
+    for strategy, steps in (("ddp", 10), ("fsdp", 20), ("ddp", 30)):
+        leg = run(torchrun_command(2, *common, f"run.dir={mixed}", f"dist.strategy={strategy}",
+                                   f"train.max_steps={steps}"))
+        assert leg.returncode == 0, leg.stderr[-3000:]
+        if steps > 10:
+            assert f"at step {steps - 10} " in leg.stderr.split("resuming from")[1].splitlines()[0]
+    assert sorted(p.name for p in (mixed / "snapshots").iterdir()) == [
+        "step-00000010.pt", "step-00000010.pt.sha256", "step-00000020", "step-00000030.pt",
+        "step-00000030.pt.sha256"]
+    losses = [r["loss"] for r in metrics(mixed)]
+    assert losses == pytest.approx([r["loss"] for r in metrics(tmp_path / "straight")], rel=1e-4)
+
+
 def test_export_writes_the_whole_model_to_one_file_loadable_with_weights_only(tmp_path):
     run_dir = tmp_path / "run"
     assert run(torchrun_command(2, *FSDP, f"run.dir={run_dir}", "train.max_steps=12")).returncode == 0

@@ -33,6 +33,7 @@ from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan, resolve_precision
+from app.train.resume import restore, snapshot_to_resume
 from app.train.sharded_snapshots import ShardedCheckpointer
 from app.train.sharding import shard
 from app.train.state import TrainingState, position_in, refuse_changed_settings
@@ -56,7 +57,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     checkpointer = (ShardedCheckpointer if sharded else Checkpointer)(snapshot_dir, config.snapshot.keep)
 
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
-    loaded = _snapshot_to_resume(checkpointer, config.snapshot.resume, ctx.device)
+    loaded = snapshot_to_resume(snapshot_dir, config.snapshot.keep, config.snapshot.resume, ctx.device)
     if loaded is not None:
         refuse_changed_settings(loaded[0].get("config", {}), config_dict, loaded[1])
     start = position_in(*loaded) if loaded is not None else Position()
@@ -71,7 +72,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         config=config_dict,
     )
     if loaded is not None:
-        _restore(state, loaded)
+        restore(state, loaded, sharded)
 
     step_stats = StepStats(ctx.world_size)
     ddp: torch.nn.Module = raw_model  # fsdp: the sharded model is the one to run
@@ -156,35 +157,6 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
     started = time.time()
     deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
     return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
-
-
-def _restore(state: TrainingState, loaded: tuple[dict, Path]) -> None:
-    snapshot, path = loaded
-    if snapshot.get("sharded"):
-        state.load_sharded(snapshot, path)
-    else:
-        state.load_state_dict(snapshot, path)
-
-
-def _snapshot_to_resume(checkpointer: Checkpointer, mode: str, device: torch.device) -> tuple[dict, Path] | None:
-    """The snapshot to resume from under `snapshot.resume` (auto, required, never), or None to start."""
-    where = checkpointer.directory
-    if mode == "never":
-        found = checkpointer.snapshots()
-        if found:
-            raise UsageError(
-                f"snapshot.resume=never but {where} already holds snapshots (newest {found[0].name}); a new run "
-                f"there would mix with them: give another run.dir (or snapshot.dir), or snapshot.resume=auto to go on"
-            )
-        return None
-    loaded = checkpointer.load_latest(device)
-    if loaded is None and mode == "required":
-        raise UsageError(
-            f"snapshot.resume=required but {where} holds no valid snapshot; check run.dir (a requeued job must "
-            f"see the first attempt's directory, e.g. run.dir=$SCRATCH/runs/$SLURM_JOB_ID), or snapshot.resume=auto "
-            f"to start fresh"
-        )
-    return loaded
 
 
 def _already_complete(snapshot: Path, start: Position, run_dir: Path, ctx: DistContext) -> TrainResult:

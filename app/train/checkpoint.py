@@ -97,14 +97,17 @@ class Checkpointer:
 
     def load_latest(self, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
         """The newest snapshot that verifies and loads; warn about each newer one that does not."""
-        for path in self.snapshots():
-            problem = verify(path)
-            if problem is None:
-                try:
-                    return torch.load(path, map_location=map_location, weights_only=True), path
-                except Exception as err:  # a damaged zip or a non-snapshot file: any error means unusable
-                    problem = f"it does not load ({type(err).__name__}: {str(err).splitlines()[0][:120]})"
-            log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
+        return next(filter(None, (self.load(path, map_location) for path in self.snapshots())), None)
+
+    def load(self, path: Path, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
+        """The snapshot at `path` if it verifies and loads, else None with a warning."""
+        problem = verify(path)
+        if problem is None:
+            try:
+                return torch.load(path, map_location=map_location, weights_only=True), path
+            except Exception as err:  # a damaged zip or a non-snapshot file: any error means unusable
+                problem = f"it does not load ({type(err).__name__}: {str(err).splitlines()[0][:120]})"
+        log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
         return None
 
 

@@ -96,11 +96,14 @@ class ShardedCheckpointer:
     def load_latest(self, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
         """The newest snapshot whose manifest verifies: its extras (the tensors load later, into the
         sharded model, with `load_tensors`)."""
-        for path in self.snapshots():
-            problem = verify(path)
-            if problem is None:
-                return {**json.loads((path / EXTRAS).read_text()), "sharded": True}, path
-            log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
+        return next(filter(None, (self.load(path) for path in self.snapshots())), None)
+
+    def load(self, path: Path, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
+        """The extras of the snapshot at `path` if its manifest verifies, else None with a warning."""
+        problem = verify(path)
+        if problem is None:
+            return {**json.loads((path / EXTRAS).read_text()), "sharded": True}, path
+        log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
         return None
 
 

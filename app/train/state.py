@@ -21,6 +21,7 @@ from typing import Any
 
 import torch
 from torch.distributed.checkpoint.state_dict import (
+    StateDictOptions,
     get_model_state_dict,
     get_optimizer_state_dict,
     set_model_state_dict,
@@ -40,7 +41,7 @@ MAY_CHANGE_ON_RESUME = (
     "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
     "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "snapshot.background",
     "data.workers",
-    "dist.backend", "dist.timeout_s", "dist.hang_timeout_s",
+    "dist.backend", "dist.timeout_s", "dist.hang_timeout_s", "dist.strategy", "dist.reshard_after_forward",
 )
 _REMEDY = ("resume with the config it was written with, or start fresh with "
            "another snapshot.dir")
@@ -136,6 +137,28 @@ class TrainingState:
         self._restore_schedule(extras)
         self.position = position
         self._log_resume(extras, source)
+
+    def load_full(self, snapshot: Mapping[str, Any], source: Path) -> None:
+        """Restore a single-file (DDP) snapshot into a sharded model: every rank reads the whole tensors and
+        keeps its shard. The optimizer state is keyed by parameter index there and by name here."""
+        position = position_in(snapshot, source)
+        names = {id(p): name for name, p in self.model.named_parameters()}
+        saved = snapshot["optimizer"]
+        by_index = {index: names[id(live)]
+                    for group, live_group in zip(saved["param_groups"], self.optimizer.param_groups, strict=True)
+                    for index, live in zip(group["params"], live_group["params"], strict=True)}
+        groups = [{**group, "params": [by_index[i] for i in group["params"]]} for group in saved["param_groups"]]
+        optimizer = {"state": {by_index[i]: value for i, value in saved["state"].items()}, "param_groups": groups}
+        full = StateDictOptions(full_state_dict=True)
+        try:
+            set_model_state_dict(self.model, snapshot["model"], options=full)
+            set_optimizer_state_dict(self.model, self.optimizer, optimizer, options=full)
+        except (RuntimeError, ValueError, KeyError) as err:
+            first = str(err).strip().splitlines()[0][:160]
+            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
+        self._restore_schedule(snapshot)
+        self.position = position
+        self._log_resume(snapshot, source)
 
     def _restore_schedule(self, snapshot: Mapping[str, Any]) -> None:
         self.scaler.load_state_dict(snapshot["scaler"])
