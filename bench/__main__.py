@@ -14,6 +14,7 @@ from bench import (
     bad_node,
     check_allreduce,
     container_overhead,
+    fsdp,
     gpu_train,
     kill_resume,
     snapshot_blocking,
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     # A repeat takes seconds, and 5 of them swing the ratio by +-15% on a shared 2-core machine: take 15.
     status |= check_allreduce.main(["--repeats", "2" if args.quick else "15", *markdown])
     status |= snapshot_blocking.main([*repeats, *markdown])
+    status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm

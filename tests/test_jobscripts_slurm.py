@@ -100,6 +100,18 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
     assert summary["params_sha256"] == uninterrupted.summary()["params_sha256"]
 
 
+def test_sharded_training_runs_through_the_job_script_unchanged(slurm_cluster: SlurmCluster,
+                                                               image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "train.max_steps=30",
+                                  "snapshot.every=15", "dist.strategy=fsdp", env={**TRAIN_ENV, **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    assert job.summary()["step"] == 30
+    shards = sorted(p.name for p in (job.run_dir / "snapshots" / "step-00000030").glob("*.distcp"))
+    assert shards == [f"__{rank}_0.distcp" for rank in range(4)]  # every rank of both nodes wrote its own
+
+
 def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     shutil.copy(REPO / "tests" / "data" / "multinode_tutorial.py", workdir / "my_train.py")
