@@ -5,9 +5,10 @@
 1. Per-rank parameter + optimizer bytes (from summary.json) for the GPT `small` and `gpt2` presets on 2
    and 4 ranks, one step each (`model.block_size=128` for gpt2: the count of parameters barely moves and
    the step stays short on CPU). Target: fsdp <= 1.1/N of ddp's.
-2. Steady-state step throughput, GPT small, 2 ranks: ddp, fsdp with reshard_after_forward=true (ZeRO-3)
-   and false (ZeRO-2-like), run in turn (ddp, z3, z2, ddp, ...) so load drift hits all three; the figure
-   is the median of each repeat's samples/s over steps 6 to the end, as a ratio to the same repeat's ddp.
+2. Steady-state step throughput, GPT small (per-rank batch 8, 24 steps), 2 ranks: ddp, fsdp with
+   reshard_after_forward=true (ZeRO-3) and false (ZeRO-2-like), run in turn (ddp, z3, z2, ddp, ...) so
+   load drift hits all three; the figure is the median of each repeat's samples/s over steps 6 to the
+   end, as a ratio to the same repeat's ddp.
    Target: >= 0.85x.
 3. Snapshot write and restore, gpt2 preset, 2 ranks: sharded (every rank writes its shard, DCP) against
    single-file (rank 0 writes; `snapshot.background=false` so both are the time the loop waits), from the
@@ -78,7 +79,7 @@ def throughput(work: Path, repeats: int) -> dict[str, list[float]]:
         rates = {}
         for name, extra in settings.items():
             run_dir = work / f"rate-{name}-{index}"
-            train(2, run_dir, *SMALL, "train.max_steps=40", "snapshot.every=0", *extra)
+            train(2, run_dir, *SMALL, "train.batch_size=8", "train.max_steps=24", "snapshot.every=0", *extra)
             rates[name] = steady_rate(run_dir)
         for name in ratios:
             ratios[name].append(rates[name] / rates["ddp"])

@@ -47,6 +47,13 @@ ddp_preflight() {
     exit "$rc"
 }
 
+# ddp_run_workload STEP_FUNCTION: the workload itself; a hang it names starts a fresh exclude file (an
+# earlier attempt's must not blame a node for an unrelated failure of this one).
+ddp_run_workload() {
+    rm -f "$(ddp_exclude_file)"
+    "$1"
+}
+
 # ddp_after_workload RC: a workload that failed after naming nodes (a training hang) heals the job; any
 # other result goes on to ddp_finish.
 ddp_after_workload() {

@@ -48,7 +48,7 @@ ddp_pbs_main() {
     DDP_HEAL_CMD=ddp_pbs_heal
     ddp_preflight ddp_pbs_step
     local rc=0
-    ddp_pbs_step || rc=$?
+    ddp_run_workload ddp_pbs_step || rc=$?
     # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
     [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
     ddp_after_workload "$rc"

@@ -53,7 +53,7 @@ ddp_slurm_main() {
     DDP_HEAL_CMD=ddp_slurm_heal
     ddp_preflight ddp_slurm_step
     local rc=0
-    ddp_slurm_step || rc=$?
+    ddp_run_workload ddp_slurm_step || rc=$?
     ddp_after_workload "$rc"
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
 }

@@ -12,7 +12,8 @@
 #   ddp_torchrun_cmd               torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
 #   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
 #   ddp_preflight STEP_FUNCTION    app.check --preflight first; a node it blames is left out (lib-heal.sh)
-#   ddp_run_step LAUNCHER          run it; on USR1/TERM make torchrun on every node stop, wait; DDP_PREEMPTED
+#   ddp_run_workload STEP_FUNCTION the workload, through ddp_run_step LAUNCHER: on USR1/TERM make torchrun on
+#                                  every node stop, wait; DDP_PREEMPTED
 #   ddp_after_workload RC          a hang that named nodes: leave them out and requeue (lib-heal.sh)
 #
 # Set by the job script before ddp_defaults:

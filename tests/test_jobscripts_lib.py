@@ -388,3 +388,19 @@ def test_the_nccl_flight_recorder_dumps_into_the_run_directory_unless_you_chose(
         "TORCH_NCCL_DUMP_ON_TIMEOUT": "1", "TORCH_FR_DUMP_TEMP_FILE": f"{tmp_path}/run/nccl-flight-recorder-rank"}
     mine = exported(FABRIC, {**env, "TORCH_NCCL_DUMP_ON_TIMEOUT": "0"}, names)
     assert mine["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "0"
+
+
+def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(tmp_path: Path) -> None:
+    """MAX_REQUEUES bounds a job that fails every time, not a long campaign that lost a node now and then."""
+    lines = [
+        '{"attempt": 1, "start_step": 0}', '{"event": "requeue"}', '{"event": "requeue"}',  # 2 in a row
+        '{"attempt": 2, "start_step": 100}',  # got past step 0: counting starts again
+        '{"event": "requeue"}', '{"attempt": 3, "start_step": 100}',  # no progress: still counting
+        '{"event": "requeue"}',
+    ]
+    counts = []
+    for end in (3, 4, 6, 7):
+        (tmp_path / "history.jsonl").write_text("\n".join(lines[:end]) + "\n")
+        result = run_lib("ddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
+        counts.append(int(result.stdout))
+    assert counts == [2, 0, 1, 2]

@@ -15,7 +15,7 @@ rest as JSON; nothing outside this module knows the keys.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,58 +125,53 @@ class TrainingState:
 
     def load_sharded(self, extras: Mapping[str, Any], source: Path) -> None:
         """Restore from a sharded snapshot (collective): DCP reshards when it was written by another world size."""
-        position = position_in(extras, source)
-        tensors, _ = self.sharded_state()
-        try:
-            load_tensors(tensors, source)
-            set_model_state_dict(self.model, tensors["model"])
-            set_optimizer_state_dict(self.model, self.optimizer, tensors["optimizer"])
-        except (RuntimeError, ValueError, KeyError) as err:
-            first = str(err).strip().splitlines()[0][:160]
-            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
-        self._restore_schedule(extras)
-        self.position = position
-        self._log_resume(extras, source)
+        def tensors() -> None:
+            state, _ = self.sharded_state()
+            load_tensors(state, source)
+            set_model_state_dict(self.model, state["model"])
+            set_optimizer_state_dict(self.model, self.optimizer, state["optimizer"])
+
+        self._restore(extras, source, tensors)
 
     def load_full(self, snapshot: Mapping[str, Any], source: Path) -> None:
         """Restore a single-file (DDP) snapshot into a sharded model: every rank reads the whole tensors and
         keeps its shard. The optimizer state is keyed by parameter index there and by name here."""
-        position = position_in(snapshot, source)
-        names = {id(p): name for name, p in self.model.named_parameters()}
-        saved = snapshot["optimizer"]
-        by_index = {index: names[id(live)]
-                    for group, live_group in zip(saved["param_groups"], self.optimizer.param_groups, strict=True)
-                    for index, live in zip(group["params"], live_group["params"], strict=True)}
-        groups = [{**group, "params": [by_index[i] for i in group["params"]]} for group in saved["param_groups"]]
-        optimizer = {"state": {by_index[i]: value for i, value in saved["state"].items()}, "param_groups": groups}
-        full = StateDictOptions(full_state_dict=True)
-        try:
+        def tensors() -> None:
+            names = {id(p): name for name, p in self.model.named_parameters()}
+            saved = snapshot["optimizer"]
+            by_index = {index: names[id(live)]
+                        for group, live_group in zip(saved["param_groups"], self.optimizer.param_groups, strict=True)
+                        for index, live in zip(group["params"], live_group["params"], strict=True)}
+            groups = [{**group, "params": [by_index[i] for i in group["params"]]} for group in saved["param_groups"]]
+            optimizer = {"state": {by_index[i]: value for i, value in saved["state"].items()}, "param_groups": groups}
+            full = StateDictOptions(full_state_dict=True)
             set_model_state_dict(self.model, snapshot["model"], options=full)
             set_optimizer_state_dict(self.model, self.optimizer, optimizer, options=full)
-        except (RuntimeError, ValueError, KeyError) as err:
-            first = str(err).strip().splitlines()[0][:160]
-            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
-        self._restore_schedule(snapshot)
-        self.position = position
-        self._log_resume(snapshot, source)
 
-    def _restore_schedule(self, snapshot: Mapping[str, Any]) -> None:
-        self.scaler.load_state_dict(snapshot["scaler"])
-        self.scheduler.load_state_dict(snapshot["scheduler"])
-        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
-            group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
+        self._restore(snapshot, source, tensors)
 
     def load_state_dict(self, snapshot: Mapping[str, Any], source: Path) -> None:
         """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`.
         (Its settings were compared with this run's before: `refuse_changed_settings`.)"""
-        position = position_in(snapshot, source)
-        try:
+        def tensors() -> None:
             self.model.load_state_dict(snapshot["model"])
             self.optimizer.load_state_dict(snapshot["optimizer"])
+
+        self._restore(snapshot, source, tensors)
+
+    def _restore(self, snapshot: Mapping[str, Any], source: Path, tensors: Callable[[], None]) -> None:
+        """Model and optimizer through `tensors` (a snapshot that does not fit them is a `UsageError`), then
+        the schedule and the position."""
+        position = position_in(snapshot, source)
+        try:
+            tensors()
         except (RuntimeError, ValueError, KeyError) as err:
             first = str(err).strip().splitlines()[0][:160]
             raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
-        self._restore_schedule(snapshot)
+        self.scaler.load_state_dict(snapshot["scaler"])
+        self.scheduler.load_state_dict(snapshot["scheduler"])
+        for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
+            group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
         self.position = position
         self._log_resume(snapshot, source)
 
