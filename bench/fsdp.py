@@ -95,7 +95,7 @@ def snapshot_times(work: Path) -> dict[str, tuple[float, float]]:
         wrote = train(2, run_dir, *common, "train.max_steps=1")
         loaded = train(2, run_dir, *common, "train.max_steps=2")
         write_s = float(re.findall(r"snapshot written: \S+ \(step 1, ([\d.]+)s", wrote)[-1])
-        load_s = float(re.findall(r"restored in ([\d.]+)s", loaded)[-1])
+        load_s = float(re.findall(r"read and restored in ([\d.]+)s", loaded)[-1])
         times[strategy] = (write_s, load_s)
         print(f"  {strategy}: write {write_s:.2f} s, restore {load_s:.2f} s", flush=True)
     return times
@@ -104,38 +104,42 @@ def snapshot_times(work: Path) -> dict[str, tuple[float, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--markdown", type=Path, help="rewrite this file's section (e.g. BENCHMARKS.md)")
+    parser.add_argument("--parts", default="bytes,throughput,snapshots", help="which of the three to run")
+    parser.add_argument("--markdown", type=Path, help="rewrite this file's sections (e.g. BENCHMARKS.md)")
     args = parser.parse_args(argv)
+    parts = args.parts.split(",")
+    command = (f"Command: `python -m bench.fsdp --repeats {args.repeats} --parts {{part}}` ({platform.machine()}, "
+               f"{os.cpu_count()} CPUs, torch {torch.__version__}, gloo, torchrun).")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        rows = state_bytes(work)
-        ratios = throughput(work, args.repeats)
-        times = snapshot_times(work)
-    median = {name: statistics.median(values) for name, values in ratios.items()}
-    text = "\n".join([
-        "## Sharded training (dist.strategy=fsdp) against DDP",
-        "",
-        f"Command: `python -m bench.fsdp --repeats {args.repeats}` ({platform.machine()}, {os.cpu_count()} CPUs, "
-        f"torch {torch.__version__}, gloo, torchrun).",
-        "",
-        "Parameters + AdamW state held per rank (summary.json), one step:",
-        "",
-        "| preset | ranks | ddp MiB | fsdp MiB | fsdp / ddp |",
-        "|---|---:|---:|---:|---:|",
-        *rows,
-        "",
-        f"Step throughput, GPT small, 2 ranks, fsdp / ddp (median of {args.repeats} repeats, target >= 0.85): "
-        f"ZeRO-3 (`reshard_after_forward=true`) **{median['zero3']:.2f}** (" +
-        ", ".join(f"{r:.2f}" for r in ratios["zero3"]) + f"), ZeRO-2-like (`false`) **{median['zero2']:.2f}** (" +
-        ", ".join(f"{r:.2f}" for r in ratios["zero2"]) + ").",
-        "",
-        "Snapshot of the gpt2 preset (124M parameters with AdamW state), 2 ranks, the time the loop waits: "
-        f"single-file (ddp, rank 0 writes) {times['ddp'][0]:.2f} s to write and {times['ddp'][1]:.2f} s to restore; "
-        f"sharded (fsdp, each rank its half, DCP) {times['fsdp'][0]:.2f} s and {times['fsdp'][1]:.2f} s. The sharded "
-        "write includes rank 0 hashing every shard for the manifest; the single-file one can be moved off the "
-        "training path (`snapshot.background`, the default), the sharded one cannot yet.",
-    ])
-    publish(text, args.markdown, "bench.fsdp")
+        if "bytes" in parts:
+            text = "\n".join(["## Sharded training (dist.strategy=fsdp): state held per rank", "",
+                              command.format(part="bytes"), "",
+                              "Parameters + AdamW state held per rank (summary.json), one step:", "",
+                              "| preset | ranks | ddp MiB | fsdp MiB | fsdp / ddp |", "|---|---:|---:|---:|---:|",
+                              *state_bytes(work)])
+            publish(text, args.markdown, "bench.fsdp.bytes")
+        if "throughput" in parts:
+            ratios = throughput(work, args.repeats)
+            median = {name: statistics.median(values) for name, values in ratios.items()}
+            text = "\n".join([
+                "## Sharded training: step throughput against DDP", "", command.format(part="throughput"), "",
+                f"GPT small, per-rank batch 8, 2 ranks, fsdp / ddp samples/s (median of {args.repeats} repeats, "
+                f"target >= 0.85): ZeRO-3 (`reshard_after_forward=true`) **{median['zero3']:.2f}** (" +
+                ", ".join(f"{r:.2f}" for r in ratios["zero3"]) + f"), ZeRO-2-like (`false`) "
+                f"**{median['zero2']:.2f}** (" + ", ".join(f"{r:.2f}" for r in ratios["zero2"]) + ")."])
+            publish(text, args.markdown, "bench.fsdp.throughput")
+        if "snapshots" in parts:
+            times = snapshot_times(work)
+            text = "\n".join([
+                "## Sharded training: snapshot write and restore", "", command.format(part="snapshots"), "",
+                "The gpt2 preset (124M parameters with AdamW state), 2 ranks, the time the loop waits: single-file "
+                f"(ddp, rank 0 writes) {times['ddp'][0]:.2f} s to write and {times['ddp'][1]:.2f} s to read and "
+                f"restore; sharded (fsdp, each rank its half, DCP) {times['fsdp'][0]:.2f} s and "
+                f"{times['fsdp'][1]:.2f} s. The sharded write includes rank 0 hashing every shard for the manifest "
+                "(and every rank hashes them again before a restore); the single-file write can be moved off the "
+                "training path (`snapshot.background`, the default), the sharded one cannot yet."])
+            publish(text, args.markdown, "bench.fsdp.snapshots")
     return 0
 
 

@@ -57,6 +57,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     checkpointer = (ShardedCheckpointer if sharded else Checkpointer)(snapshot_dir, config.snapshot.keep)
 
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
+    reading = time.perf_counter()
     loaded = snapshot_to_resume(snapshot_dir, config.snapshot.keep, config.snapshot.resume, ctx.device)
     if loaded is not None:
         refuse_changed_settings(loaded[0].get("config", {}), config_dict, loaded[1])
@@ -73,6 +74,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     )
     if loaded is not None:
         restore(state, loaded, sharded)
+        log.info("snapshot %s read and restored in %.2fs", loaded[1].name, time.perf_counter() - reading)
 
     step_stats = StepStats(ctx.world_size)
     ddp: torch.nn.Module = raw_model  # fsdp: the sharded model is the one to run

@@ -9,9 +9,7 @@ keeps its shard of the full tensors).
 
 from __future__ import annotations
 
-import logging
 import re
-import time
 from pathlib import Path
 
 import torch
@@ -21,7 +19,6 @@ from app.train.checkpoint import Checkpointer
 from app.train.sharded_snapshots import ShardedCheckpointer
 from app.train.state import TrainingState
 
-log = logging.getLogger(__name__)
 _STEP = re.compile(r"^step-(\d{8,})")
 
 
@@ -51,11 +48,9 @@ def snapshot_to_resume(directory: Path, keep: int, mode: str,
 
 def restore(state: TrainingState, loaded: tuple[dict, Path], sharded_model: bool) -> None:
     snapshot, path = loaded
-    started = time.perf_counter()
     if snapshot.get("sharded"):
         state.load_sharded(snapshot, path)
     elif sharded_model:
         state.load_full(snapshot, path)
     else:
         state.load_state_dict(snapshot, path)
-    log.info("snapshot %s restored in %.2fs", path.name, time.perf_counter() - started)
