@@ -1,4 +1,4 @@
-"""The job scripts on a real two-node Slurm cluster (tests/slurm/up.sh), submitted as a user would.
+"""The job scripts on a real three-node Slurm cluster (tests/slurm/up.sh), submitted as a user would.
 
 Each job trains the regression workload (CONFIG=regression) on 2 of the 3 nodes x 2 CPU ranks, through
 the CPU smoke image (`apptainer exec`, as ddpuser); DDP_SLURM_TEST_IMAGE=none runs the host's torchrun
