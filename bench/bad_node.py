@@ -14,7 +14,6 @@ the new attempt's start (its history line, after Slurm's scheduling and the pref
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import re
@@ -27,18 +26,12 @@ from pathlib import Path
 
 import torch
 
+from bench.kill_resume import json_lines
 from bench.markdown import publish
 
 REPO = Path(__file__).resolve().parents[1]
 FREEZE_AT_STEP = 300
 TIMEOUT_S = 400
-
-
-def _lines(path: Path) -> list[dict]:
-    try:
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    except (OSError, ValueError):  # a line being written
-        return []
 
 
 def one_job(cluster, hang_timeout_s: int) -> dict[str, float]:
@@ -52,18 +45,18 @@ def one_job(cluster, hang_timeout_s: int) -> dict[str, float]:
     end = time.monotonic() + TIMEOUT_S
     frozen = resumed = None
     while resumed is None and time.monotonic() < end:
-        steps = [r["step"] for r in _lines(metrics)]
+        steps = [r["step"] for r in json_lines(metrics)]
         if frozen is None and FREEZE_AT_STEP - 1 in steps:
             frozen = time.time()
-        attempts = [h for h in _lines(history) if "attempt" in h]
+        attempts = [h for h in json_lines(history) if "attempt" in h]
         if frozen is not None and len(attempts) == 2 and attempts[1]["start_step"] + 1 in steps:
             resumed = time.time()
         time.sleep(0.05)
     job = cluster.wait(job_id, workdir, timeout_s=TIMEOUT_S)
     if resumed is None or job.state != "COMPLETED":
         raise RuntimeError(f"job {job_id} did not resume without node2 ({job.state}); see {job.log}")
-    requeue = next(h for h in _lines(history) if h.get("event") == "requeue")
-    second = [h for h in _lines(history) if "attempt" in h][1]
+    requeue = next(h for h in json_lines(history) if h.get("event") == "requeue")
+    second = [h for h in json_lines(history) if "attempt" in h][1]
     requeued = datetime.strptime(requeue["time"], "%Y-%m-%dT%H:%M:%S%z").timestamp()
     # The batch script's own clock (HH:MM:SS) for when Slurm started it again, and the preflight's length
     log = job.output

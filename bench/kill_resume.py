@@ -31,7 +31,7 @@ KILL_AT_STEP = 45
 TIMEOUT_S = 300
 
 
-def _lines(path: Path) -> list[dict]:
+def json_lines(path: Path) -> list[dict]:
     try:
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     except (OSError, ValueError):  # a line being written
@@ -54,14 +54,14 @@ def one_kill(run_dir: Path) -> float:
     agent = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         metrics, history = run_dir / "metrics.jsonl", run_dir / "history.jsonl"
-        _wait_for(lambda: any(r["step"] >= KILL_AT_STEP for r in _lines(metrics)), f"step {KILL_AT_STEP}")
+        _wait_for(lambda: any(r["step"] >= KILL_AT_STEP for r in json_lines(metrics)), f"step {KILL_AT_STEP}")
         workers = subprocess.run(["pgrep", "-P", str(agent.pid)], capture_output=True, text=True).stdout.split()
         killed = time.monotonic()
         os.kill(int(workers[-1]), signal.SIGKILL)
 
         def resumed() -> bool:
-            attempts = _lines(history)
-            return len(attempts) >= 2 and any(r["step"] == attempts[-1]["start_step"] + 1 for r in _lines(metrics))
+            attempts = json_lines(history)
+            return len(attempts) >= 2 and any(r["step"] == attempts[-1]["start_step"] + 1 for r in json_lines(metrics))
 
         _wait_for(resumed, "the first resumed step")
         seconds = time.monotonic() - killed

@@ -295,32 +295,24 @@ class Trainer:
 
     def snapshot(self, last: bool = False) -> None:
         """Rank 0 writes the training state, from a thread unless asked otherwise or this is the run's last
-        snapshot; the other ranks go on to the next collective. Sharded (fsdp): every rank writes its shard."""
+        snapshot; the other ranks go on to the next collective. Sharded (fsdp): every rank writes its shard,
+        in the loop's time."""
         self.last_snapshot_step = step = self.position.step
-        if isinstance(self.checkpointer, ShardedCheckpointer):
-            self._sharded_snapshot(step)
-            return
-        if not self.ctx.is_main:
+        sharded = isinstance(self.checkpointer, ShardedCheckpointer)
+        if not (sharded or self.ctx.is_main):
             return
         self.mark(step, "snapshot")
         if self.outputs is not None:
             self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
-        if self.settings.background_snapshots and not last:
-            copy_s = self.checkpointer.save_in_background(self.state.state_dict(), step)
+        if self.settings.background_snapshots and not last and not sharded:
+            copy_s = self.checkpointer.save_in_background(self.state.state_dict(), step)  # type: ignore[union-attr]
             log.debug("snapshot of step %d copied in %.2fs; writing in the background", step, copy_s)
         else:
             self.checkpointer.wait()
             started = time.perf_counter()
-            path = self.checkpointer.save(self.state.state_dict(), step)
-            log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
+            path = (self.checkpointer.save(*self.state.sharded_state(), step) if sharded  # type: ignore[call-arg]
+                    else self.checkpointer.save(self.state.state_dict(), step))  # type: ignore[call-arg]
+            if self.ctx.is_main:
+                log.info("snapshot written: %s (step %d, %.1fs%s)", path, step, time.perf_counter() - started,
+                         ", sharded" if sharded else "")
         self.clock.restart()  # the next step's time is the step's, not the snapshot's
-
-    def _sharded_snapshot(self, step: int) -> None:
-        self.mark(step, "snapshot")
-        if self.outputs is not None:
-            self.outputs.flush()
-        started = time.perf_counter()
-        path = self.checkpointer.save(*self.state.sharded_state(), step)  # type: ignore[call-arg]
-        if self.ctx.is_main:
-            log.info("snapshot written: %s (step %d, %.1fs, sharded)", path, step, time.perf_counter() - started)
-        self.clock.restart()
