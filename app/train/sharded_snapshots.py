@@ -93,13 +93,9 @@ class ShardedCheckpointer:
         for old in self.snapshots()[self.keep :]:
             shutil.rmtree(old, ignore_errors=True)
 
-    def load_latest(self, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
-        """The newest snapshot whose manifest verifies: its extras (the tensors load later, into the
-        sharded model, with `load_tensors`)."""
-        return next(filter(None, (self.load(path) for path in self.snapshots())), None)
-
     def load(self, path: Path, map_location: torch.device | str = "cpu") -> tuple[dict[str, Any], Path] | None:
-        """The extras of the snapshot at `path` if its manifest verifies, else None with a warning."""
+        """The extras of the snapshot at `path` if its manifest verifies, else None with a warning (the tensors
+        load later, into the model, with `load_tensors`; `map_location` is for the single-file kind's sake)."""
         problem = verify(path)
         if problem is None:
             return {**json.loads((path / EXTRAS).read_text()), "sharded": True}, path

@@ -63,10 +63,6 @@ def _fsdp_no_sync(model: FSDPModule) -> Iterator[None]:
         model.set_requires_gradient_sync(True)
 
 
-def is_sharded(model: nn.Module) -> bool:
-    return isinstance(model, FSDPModule)
-
-
 def local_bytes(tensors: Iterator[torch.Tensor]) -> int:
     """Bytes this rank holds of these tensors (a DTensor's local shard, else the whole tensor)."""
     total = 0
