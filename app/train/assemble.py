@@ -28,6 +28,7 @@ from app.common.typedconfig import to_dict
 from app.train import faults
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
+from app.train.evaluation import Evaluator
 from app.train.hangs import HangWatch
 from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
@@ -35,11 +36,12 @@ from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan, resolve_precision
 from app.train.resume import restore, snapshot_to_resume
 from app.train.sharded_snapshots import ShardedCheckpointer
-from app.train.sharding import shard
+from app.train.sharding import checkpoint_activations, shard
+from app.train.sinks import open_sinks
 from app.train.state import TrainingState, position_in, refuse_changed_settings
 from app.train.stats_hook import StepStats
 from app.train.summary import memory_report, write_hang_summary, write_summary
-from app.train.workloads import build_workload
+from app.train.workloads import Workload, build_workload
 
 log = logging.getLogger("app.train")
 
@@ -49,6 +51,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     torch.manual_seed(config.run.seed)  # model init: identical on every rank, before DDP's broadcast
     workload = build_workload(config)
     raw_model = workload.model.to(ctx.device)
+    if config.train.activation_checkpointing:
+        checkpoint_activations(raw_model, workload.shard_units)
     sharded = config.dist.strategy == "fsdp"
     if sharded:  # in place, before the optimizer sees the parameters (FSDP2 turns them into DTensors)
         shard(raw_model, workload.shard_units, reshard_after_forward=config.dist.reshard_after_forward is not False,
@@ -92,7 +96,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     if ctx.is_main:
         outputs = RunOutputs.open(run_dir, state.config, hostnames, ctx, start_step=start.step,
                                   total_steps=plan.total_steps, log_every=config.run.log_every,
-                                  progress_mode=config.run.progress)
+                                  progress_mode=config.run.progress, sinks=open_sinks(config, run_dir, start.step))
         log.info(
             "training %s: %d parameters, %d samples, world size %d on %d host(s), steps %d -> %d, device %s, "
             "backend %s, precision %s%s",
@@ -105,6 +109,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         state=state, ctx=ctx, model=model, dataset=workload.dataset, loss_fn=workload.loss_fn,
         checkpointer=checkpointer, stop=StopFlag().install(), step_stats=step_stats,
         settings=LoopSettings.from_config(config), outputs=outputs, fault=faults.from_environment(os.environ),
+        evaluator=_evaluator(config, workload, ctx, plan),
     )
     watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, trainer.write_finished_step, hostnames)
     if watch is not None:
@@ -159,6 +164,17 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
     started = time.time()
     deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
     return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
+
+
+def _evaluator(config: Config, workload: Workload, ctx: DistContext, plan: RunPlan) -> Evaluator | None:
+    if not config.train.eval_every:
+        return None
+    if workload.val_dataset is None or len(workload.val_dataset) == 0:
+        raise UsageError(f"train.eval_every={config.train.eval_every}: workload {config.workload.name!r} has no "
+                         "validation data (Workload.val_dataset); give it some, or set train.eval_every=0")
+    return Evaluator(workload.val_dataset, batch_size=config.train.batch_size, steps=config.train.eval_steps,
+                     rank=ctx.rank, world_size=ctx.world_size, device=ctx.device, loss_fn=workload.loss_fn,
+                     autocast_dtype=plan.autocast_dtype)
 
 
 def _already_complete(snapshot: Path, start: Position, run_dir: Path, ctx: DistContext) -> TrainResult:

@@ -26,6 +26,7 @@ from app.common.errors import UsageError, exits_cleanly
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
 from app.train.config import Config
+from app.train.sinks import missing_libraries
 
 log = logging.getLogger("app.train")
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -74,6 +75,8 @@ def check_writable(directory: Path, key: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     config = load_config(Config, resolve_config_path(args.config), args.overrides)
+    for problem in missing_libraries(config):
+        raise UsageError(problem)
     environment = detect_environment(os.environ)
     setup_logging(hostname(), environment.rank())
     run_dir = Path(config.run.dir)

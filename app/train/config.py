@@ -30,6 +30,11 @@ class RunConfig:
     """'bar' on a terminal, 'lines' in batch logs; 'auto' picks by whether stderr is a terminal."""
     breakdown: bool = False
     """Time data loading, forward/backward, exposed communication and optimizer per step (syncs the GPU)."""
+    tensorboard: bool = False
+    """Also write the metrics as TensorBoard events to <run.dir>/tensorboard (needs: pip install tensorboard)."""
+    wandb_project: str = ""
+    """Also log the metrics to this Weights & Biases project, offline (compute nodes rarely reach the
+    internet): <run.dir>/wandb, uploaded later with `wandb sync`. Needs: pip install wandb."""
 
     def validate(self) -> None:
         _require(bool(self.dir.strip()), "run.dir", self.dir, "is empty", "runs/demo")
@@ -76,6 +81,11 @@ class DataConfig:
     """Length of the generated token stream (gpt), made from run.seed on every rank: no download."""
     tokens_file: str = ""
     """A nanoGPT-style train.bin (uint16 tokens) to train on instead of the generated stream."""
+    val_tokens: int = 100_000
+    """Length of the held-out validation stream (gpt, generated): the same synthetic language, other text."""
+    val_tokens_file: str = ""
+    """Validation tokens for data.tokens_file; empty means val.bin beside it, as nanoGPT's prepare scripts
+    write it."""
     samples: int = 2048
     """Number of random samples (regression), as in the DDP tutorial."""
     workers: int = 0
@@ -83,6 +93,7 @@ class DataConfig:
 
     def validate(self) -> None:
         _require(self.tokens >= 2, "data.tokens", self.tokens, "must be at least 2", "1000000")
+        _require(self.val_tokens >= 2, "data.val_tokens", self.val_tokens, "must be at least 2", "100000")
         _require(self.samples >= 1, "data.samples", self.samples, "must be positive", "2048")
         _require(self.workers >= 0, "data.workers", self.workers, "must be 0 or more", "4")
 
@@ -135,12 +146,21 @@ class TrainConfig:
     """'auto': bf16 autocast on GPU, fp32 on CPU. 'fp16' adds a GradScaler."""
     compile: bool = False
     """Wrap the model in torch.compile."""
+    activation_checkpointing: bool = False
+    """Keep only each transformer block's input and recompute its activations in backward: less memory for
+    about a third more compute (the workload's shard units; gpt: its blocks)."""
+    eval_every: int = 0
+    """Measure the validation loss every N optimizer steps and at the end; 0 disables validation."""
+    eval_steps: int = 20
+    """Batches of train.batch_size per rank in one validation (the same batches every time)."""
 
     def validate(self) -> None:
         _require(self.batch_size >= 1, "train.batch_size", self.batch_size, "must be at least 1", "32")
         _require(self.grad_accum >= 1, "train.grad_accum", self.grad_accum, "must be at least 1", "4")
         _require(self.epochs >= 1, "train.epochs", self.epochs, "must be at least 1", "10")
         _require(self.max_steps >= 0, "train.max_steps", self.max_steps, "must be 0 (all epochs) or more", "1000")
+        _require(self.eval_every >= 0, "train.eval_every", self.eval_every, "must be 0 (off) or more", "100")
+        _require(self.eval_steps >= 1, "train.eval_steps", self.eval_steps, "must be at least 1", "20")
 
 
 @dataclass

@@ -93,7 +93,7 @@ class _PlanSampler(Sampler[torch.Tensor]):
         return self.plan.num_steps * self.plan.grad_accum
 
 
-class _BatchFetcher(Dataset):
+class BatchFetcher(Dataset):
     """Adapts either dataset kind to "indices in, collated batch out" for the DataLoader."""
 
     def __init__(self, dataset: Any) -> None:
@@ -113,9 +113,9 @@ def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memo
     """This rank's micro-batches of `plan`, whole, in order: from worker processes when `workers` > 0,
     else fetched inline (a DataLoader without workers only adds per-batch overhead)."""
     if workers == 0:
-        return _inline_batches(_BatchFetcher(dataset), plan, rank, pin_memory)
+        return _inline_batches(BatchFetcher(dataset), plan, rank, pin_memory)
     return DataLoader(
-        _BatchFetcher(dataset),
+        BatchFetcher(dataset),
         sampler=_PlanSampler(plan, rank),
         batch_size=None,  # the sampler already yields whole batches of indices
         num_workers=workers,
@@ -125,7 +125,7 @@ def make_loader(dataset: Any, plan: EpochPlan, rank: int, workers: int, pin_memo
     )
 
 
-def _inline_batches(fetcher: _BatchFetcher, plan: EpochPlan, rank: int, pin_memory: bool) -> Iterator[Any]:
+def _inline_batches(fetcher: BatchFetcher, plan: EpochPlan, rank: int, pin_memory: bool) -> Iterator[Any]:
     for indices in plan.micro_batches(rank):
         batch = fetcher[indices]
         yield tuple(t.pin_memory() for t in batch) if pin_memory else batch

@@ -25,12 +25,13 @@ from app.common.signals import StopFlag
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
 from app.train.data import EpochPlan, make_loader
+from app.train.evaluation import Evaluator
 from app.train.faults import Fault
-from app.train.metrics import Breakdown, StepClock, Stopwatch
+from app.train.metrics import Breakdown, StepClock, Stopwatch, peak_memory_bytes
 from app.train.outputs import RunOutputs
 from app.train.plan import Position
 from app.train.sharded_snapshots import ShardedCheckpointer
-from app.train.sharding import gradient_sync
+from app.train.sharding import gradient_sync, measure_and_clip
 from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 
@@ -47,6 +48,7 @@ class TrainResult:
     steps_run: int
     signal_name: str | None = None
     breakdown: Breakdown | None = None
+    val_loss: float | None = None
 
 
 @dataclass(frozen=True)
@@ -58,18 +60,21 @@ class LoopSettings:
     data_workers: int
     breakdown: bool
     background_snapshots: bool = True
+    eval_every: int = 0
 
     @classmethod
     def from_config(cls, config: Config) -> LoopSettings:
         return cls(config.snapshot.every, config.optim.grad_clip, config.data.workers, config.run.breakdown,
-                   config.snapshot.background)
+                   config.snapshot.background, config.train.eval_every)
 
 
 @dataclass
 class _Pending:
-    """One step's summed [loss * samples, stop flag] (possibly still on its way from the device)."""
+    """One step's summed [loss * samples, stop flag] and gradient norm (possibly still on their way from the
+    device)."""
 
     stats: torch.Tensor
+    grad_norm: torch.Tensor
     end: Any  # StepClock.mark() after the step's update
     record: dict[str, Any] = field(default_factory=dict)
     reported: bool = False
@@ -102,6 +107,7 @@ class Trainer:
         settings: LoopSettings,
         outputs: RunOutputs | None = None,
         fault: Fault | None = None,
+        evaluator: Evaluator | None = None,
     ) -> None:
         self.state, self.plan, self.ctx, self.settings = state, state.plan, ctx, settings
         self.model, self.dataset, self.loss_fn = model, dataset, loss_fn
@@ -110,7 +116,8 @@ class Trainer:
         # Where this rank is (step being run, phase): the assembly points it at the hang watch of a multi-rank
         # run; free when unwatched.
         self.mark: Callable[[int, str], None] = lambda step, phase: None
-        self.fault = fault
+        self.fault, self.evaluator = fault, evaluator
+        self.last_val_loss: float | None = None
         self._pending: _Pending | None = None
         self.breakdown = Breakdown() if settings.breakdown else None
         sync = torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None
@@ -155,13 +162,17 @@ class Trainer:
                 self._pending = current
                 if stopping:
                     break
+                if self._evaluation_due(total_steps):
+                    current.record["val_loss"] = self.evaluate()
                 every = self.settings.snapshot_every
-                if every and self.position.step % every == 0:
+                if "val_loss" in current.record or (every and self.position.step % every == 0):
                     # This step's line first: a snapshot published before its steps' metrics would leave
                     # a hole after a kill (the resumed run starts after the snapshot).
                     stopping = self._finish(current)
                     self._pending = None
-                    self.snapshot()
+                    if every and self.position.step % every == 0:
+                        self.snapshot()
+                    self.clock.restart()  # the next step's time is the step's, not the evaluation's or snapshot's
                     if stopping:
                         break
             if not stopping and self.position.offset >= plan.num_samples:
@@ -181,6 +192,7 @@ class Trainer:
             steps_run=steps_run,
             signal_name=self.stop.signal_name or ("a signal to another rank" if stopping else None),
             breakdown=self.breakdown,
+            val_loss=self.last_val_loss,
         )
 
     def _plan(self) -> EpochPlan:
@@ -238,9 +250,10 @@ class Trainer:
         self.mark(step, "optimizer")
 
         state = self.state
-        if self.settings.grad_clip > 0:
-            state.scaler.unscale_(state.optimizer)
-            torch.nn.utils.clip_grad_norm_(state.model.parameters(), self.settings.grad_clip)
+        state.scaler.unscale_(state.optimizer)  # the norm of the true gradients (a no-op without fp16)
+        grad_norm = measure_and_clip(state.model, self.settings.grad_clip)
+        if self.device.type == "cuda":
+            grad_norm = grad_norm.to("cpu", non_blocking=True)
         state.scaler.step(state.optimizer)
         state.scaler.update()
         state.optimizer.zero_grad(set_to_none=True)
@@ -251,8 +264,13 @@ class Trainer:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
 
         self.position = Position(self.position.step + 1, self.position.epoch, plan.offset_after(index))
-        record = {"step": self.position.step, "epoch": self.position.epoch, "lr": lr, "global_samples": global_samples}
-        return _Pending(stats, self.clock.mark(), record)
+        # Every epoch uses each sample once, so the position says how much data the run has seen.
+        seen = self.position.epoch * self.plan.dataset_size + self.position.offset
+        record = {"step": self.position.step, "epoch": self.position.epoch, "lr": lr, "samples": seen,
+                  "global_samples": global_samples}
+        if self.plan.tokens_per_sample:
+            record["tokens"] = seen * self.plan.tokens_per_sample
+        return _Pending(stats, grad_norm, self.clock.mark(), record)
 
     def _finish(self, pending: _Pending) -> bool:
         """Wait for a step's statistics, report them; True when some rank asked to stop."""
@@ -262,10 +280,13 @@ class Trainer:
         record = pending.record
         global_samples = record.pop("global_samples")
         record["loss"] = self.last_loss = loss_sum / global_samples
+        record["grad_norm"] = float(pending.grad_norm)
         record["step_time_s"] = step_time
         record["samples_per_s"] = global_samples / step_time
         if self.plan.tokens_per_sample:
             record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
+        record["peak_memory_gib"] = round(peak_memory_bytes(self.device) / 2**30, 3)
+        record["time"] = round(time.time(), 3)
         if self.outputs is not None:
             self.outputs.step(record)
         return stop > 0
@@ -290,6 +311,23 @@ class Trainer:
         exposed_s = min(exposed_s, self.breakdown.seconds["compute"])
         self.breakdown.seconds["compute"] -= exposed_s
         self.breakdown.seconds["comm_wait"] += exposed_s
+
+    # -- evaluation -------------------------------------------------------------------------------
+
+    def _evaluation_due(self, total_steps: int) -> bool:
+        every = self.settings.eval_every
+        step = self.position.step
+        return self.evaluator is not None and every > 0 and (step % every == 0 or step == total_steps)
+
+    def evaluate(self) -> float:
+        """Validation loss of the model as it stands (every rank, at the same step)."""
+        self.mark(self.position.step, "evaluation")
+        started = time.perf_counter()
+        self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
+        if self.ctx.is_main:
+            log.debug("validation loss %.4f at step %d (%.2fs)", self.last_val_loss, self.position.step,
+                      time.perf_counter() - started)
+        return self.last_val_loss
 
     # -- snapshots --------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 from dataclasses import dataclass, field
@@ -37,36 +38,71 @@ def format_rate(value: float) -> str:
 
 
 class ProgressDisplay:
-    """A one-line bar on a terminal, plain periodic lines in a batch log."""
+    """A tqdm bar on a terminal (fits its width, shows the ETA; log lines are printed above it, never glued
+    to it), plain periodic lines in a batch log."""
 
-    def __init__(self, total_steps: int, every: int, mode: str, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, total_steps: int, every: int, mode: str, stream: TextIO = sys.stderr,
+                 start_step: int = 0) -> None:
         self.total, self.every, self.stream = total_steps, every, stream
-        self.bar = mode == "bar" or (mode == "auto" and stream.isatty())
+        self.bar: Any = None
+        self._redirect: Any = None
+        if mode == "bar" or (mode == "auto" and stream.isatty()):
+            from tqdm import tqdm  # only where a bar is drawn: batch jobs never import it
+            from tqdm.contrib.logging import logging_redirect_tqdm
+
+            self.bar = tqdm(total=total_steps, initial=start_step, file=stream, dynamic_ncols=True, unit="step",
+                            smoothing=0.1, mininterval=0.2)
+            # Log records go through tqdm.write while the bar is up: printed above it, the bar redrawn below.
+            self._redirect = logging_redirect_tqdm()
+            self._redirect.__enter__()
 
     def update(self, record: dict[str, Any]) -> None:
         step = record["step"]
-        if not self.bar and step % self.every and step != self.total:
+        if self.bar is not None:
+            self.bar.set_postfix_str(_short_text(record), refresh=False)
+            self.bar.update(step - self.bar.n)
+            if "val_loss" in record:
+                self.bar.write(_line(record, self.total))
             return
-        text = (
-            f"step {step}/{self.total} | epoch {record['epoch']} | loss {record['loss']:.4f} | lr {record['lr']:.2e} | "
-            f"{format_rate(record['samples_per_s'])} samples/s"
-        )
-        if record.get("tokens_per_s"):
-            text += f" | {format_rate(record['tokens_per_s'])} tokens/s"
-        text += f" | {record['step_time_s'] * 1e3:.1f} ms/step"
-        if self.bar:
-            done = int(30 * step / max(1, self.total))
-            self.stream.write(f"\r[{'#' * done}{'.' * (30 - done)}] {text}\033[K")
-            if step == self.total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(text + "\n")
+        if step % self.every and step != self.total and "val_loss" not in record:
+            return
+        self.stream.write(_line(record, self.total) + "\n")
         self.stream.flush()
 
     def close(self) -> None:
-        if self.bar:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self.bar is not None:
+            self.bar.close()
+            self._redirect.__exit__(None, None, None)
+            self.bar = None
+
+
+def _line(record: dict[str, Any], total: int) -> str:
+    """A batch log's progress line: every figure of the step."""
+    text = f"step {record['step']}/{total} | epoch {record['epoch']} | loss {record['loss']:.4f}"
+    if "val_loss" in record:
+        text += f" | val_loss {record['val_loss']:.4f}"
+    text += f" | lr {record['lr']:.2e}"
+    if "grad_norm" in record:
+        text += f" | grad_norm {record['grad_norm']:.3f}"
+    text += f" | {format_rate(record['samples_per_s'])} samples/s"
+    if record.get("tokens_per_s"):
+        text += f" | {format_rate(record['tokens_per_s'])} tokens/s"
+    return text + f" | {record['step_time_s'] * 1e3:.1f} ms/step"
+
+
+def _short_text(record: dict[str, Any]) -> str:
+    """The bar's postfix: the figures worth watching, short enough to leave the bar room on 80 columns (the
+    step rate and ETA are the bar's own)."""
+    rate = record.get("tokens_per_s") or record["samples_per_s"]
+    unit = "tok/s" if record.get("tokens_per_s") else "samples/s"
+    return f"loss {record['loss']:.3f}, {format_rate(rate)} {unit}"
+
+
+def peak_memory_bytes(device: torch.device) -> int:
+    """This process's peak memory: the CUDA allocator's high-water mark on GPU, the peak resident set on CPU."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
 PHASES = ("data", "compute", "comm_wait", "optimizer")

@@ -19,28 +19,35 @@ from app.train.atomic import write_text_atomic
 from app.train.history import append_attempt
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
+from app.train.sinks import MetricsSink
 
 
 class RunOutputs:
     """Run files, per-step metrics and the progress display of rank 0."""
 
-    def __init__(self, run_dir: Path, metrics: JsonLines, progress: ProgressDisplay, log_every: int) -> None:
+    def __init__(self, run_dir: Path, metrics: JsonLines, progress: ProgressDisplay, log_every: int,
+                 sinks: list[MetricsSink] | None = None) -> None:
         self.run_dir, self.metrics, self.progress, self.log_every = run_dir, metrics, progress, log_every
+        self.sinks = sinks or []
 
     @classmethod
     def open(cls, run_dir: Path, config: dict[str, Any], hostnames: list[str], ctx: DistContext, *, start_step: int,
-             total_steps: int, log_every: int, progress_mode: str) -> RunOutputs:
+             total_steps: int, log_every: int, progress_mode: str, sinks: list[MetricsSink] | None = None
+             ) -> RunOutputs:
         manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
         metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
         append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ)
-        return cls(run_dir, metrics, ProgressDisplay(total_steps, log_every, progress_mode), log_every)
+        progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step)
+        return cls(run_dir, metrics, progress, log_every, sinks)
 
     def step(self, record: dict[str, Any]) -> None:
         self.metrics.write(record)
         if record["step"] % self.log_every == 0:
             self.metrics.flush()
+        for sink in self.sinks:
+            sink.write(record)
         self.progress.update(record)
 
     def flush(self) -> None:
@@ -49,6 +56,8 @@ class RunOutputs:
     def close(self) -> None:
         self.progress.close()
         self.metrics.close()
+        for sink in self.sinks:
+            sink.close()
 
 
 def _metrics_truncated_to(path: Path, step: int) -> Path:

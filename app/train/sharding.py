@@ -17,10 +17,13 @@ keeps 1/N of each on each of N ranks and gathers a unit's parameters just before
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 
 import torch
+import torch.utils.checkpoint
 from torch import nn
+from torch.distributed.tensor import DTensor
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.nn.parallel import DistributedDataParallel
 
@@ -43,6 +46,23 @@ def shard(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None
     return model
 
 
+def checkpoint_activations(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None) -> None:
+    """train.activation_checkpointing: each unit keeps only its input and runs its forward again in backward.
+
+    The unit's `forward` is replaced on the instance (not wrapped in another module, as torch's
+    checkpoint_wrapper does), so parameter names and snapshots stay those of the plain model. Dropout
+    draws the same numbers again in the recompute (torch.utils.checkpoint restores the RNG state)."""
+    if units is None:
+        raise UsageError("train.activation_checkpointing=true: the workload names no blocks to checkpoint "
+                         "(Workload.shard_units); set train.activation_checkpointing=false")
+    for unit in units(model):
+        unit.forward = functools.partial(_recomputed, unit.forward)
+
+
+def _recomputed(forward: Callable[..., torch.Tensor], *args: object, **kwargs: object) -> torch.Tensor:
+    return torch.utils.checkpoint.checkpoint(forward, *args, use_reentrant=False, **kwargs)
+
+
 def gradient_sync(model: nn.Module, sync: bool) -> contextlib.AbstractContextManager[None]:
     """Around a micro-batch's forward and backward: reduce gradients only when `sync` (the last one)."""
     if sync:
@@ -61,6 +81,18 @@ def _fsdp_no_sync(model: FSDPModule) -> Iterator[None]:
         yield
     finally:
         model.set_requires_gradient_sync(True)
+
+
+def measure_and_clip(model: nn.Module, max_norm: float) -> torch.Tensor:
+    """The norm of the whole gradient (every shard's part under fsdp: a collective there), clipped to
+    `max_norm` when that is positive."""
+    params = [p for p in model.parameters() if p.grad is not None]
+    if max_norm > 0:
+        norm = torch.nn.utils.clip_grad_norm_(params, max_norm)
+    else:
+        norm = torch.nn.utils.get_total_norm([p.grad for p in params])
+    # Sharded gradients give a DTensor whose value is pending a reduction over the shards: complete it.
+    return (norm.full_tensor() if isinstance(norm, DTensor) else norm).detach()
 
 
 def local_bytes(tensors: Iterator[torch.Tensor]) -> int:

@@ -40,7 +40,8 @@ FORMAT = 1
 MAY_CHANGE_ON_RESUME = (
     "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
     "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "snapshot.background",
-    "data.workers",
+    "data.workers", "data.val_tokens", "data.val_tokens_file", "train.eval_every", "train.eval_steps",
+    "train.activation_checkpointing", "run.tensorboard", "run.wandb_project",
     "dist.backend", "dist.timeout_s", "dist.hang_timeout_s", "dist.strategy", "dist.reshard_after_forward",
 )
 _REMEDY = ("resume with the config it was written with, or start fresh with "

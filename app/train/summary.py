@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 import math
-import resource
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import torch
 from app.common.distributed import DistContext
 from app.train.atomic import write_text_atomic
 from app.train.loop import TrainResult
-from app.train.metrics import format_rate
+from app.train.metrics import format_rate, peak_memory_bytes
 from app.train.sharding import local_bytes, optimizer_tensors
 
 log = logging.getLogger("app.train")
@@ -52,10 +51,7 @@ EXCLUDE_FILE = "nodes-to-exclude.txt"
 def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, device: torch.device) -> dict[str, Any]:
     """What this rank holds: parameter and optimizer-state bytes (its shards under fsdp), and its peak memory
     (CUDA allocator's high-water mark on GPU, the process's peak resident set on CPU)."""
-    if device.type == "cuda":
-        peak = torch.cuda.max_memory_allocated(device)
-    else:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    peak = peak_memory_bytes(device)
     return {"param_bytes_per_rank": local_bytes(model.parameters()),
             "optimizer_bytes_per_rank": local_bytes(optimizer_tensors(optimizer)),
             "peak_memory_gib": round(peak / 2**30, 3)}
@@ -90,6 +86,7 @@ def build_summary(result: TrainResult, state: Mapping[str, torch.Tensor], ctx: D
         "step": result.position.step,
         "epoch": result.position.epoch,
         "final_loss": result.final_loss if math.isfinite(result.final_loss) else None,
+        "val_loss": result.val_loss if result.val_loss is not None and math.isfinite(result.val_loss) else None,
         "params_sha256": params_sha256(state),
         "world_size": ctx.world_size,
         "steps_run": result.steps_run,
@@ -116,6 +113,8 @@ def _peak_flops(ctx: DistContext) -> float | None:
 
 def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:
     loss = "n/a" if summary["final_loss"] is None else f"{summary['final_loss']:.4f}"
+    if summary["val_loss"] is not None:
+        loss += f" (validation {summary['val_loss']:.4f})"
     line = (
         f"{summary['status']} at step {summary['step']} (epoch {summary['epoch']}): loss {loss}, "
         f"{format_rate(summary['samples_per_s'])} samples/s"

@@ -31,6 +31,8 @@ class Workload:
     #: dist.strategy=fsdp: the submodules to shard one by one (transformer blocks), given the model; None:
     #: the whole model is one unit (all of it gathered at once: fine for small models).
     shard_units: Callable[[torch.nn.Module], list[torch.nn.Module]] | None = None
+    #: Held-out samples of the same kind as `dataset`, for the validation loss (train.eval_every); None: none.
+    val_dataset: Any = None
 
 
 def build_workload(config: Config) -> Workload:

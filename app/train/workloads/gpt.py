@@ -147,4 +147,27 @@ def build_gpt(config: Config) -> Workload:
         )
     model = GPT(shape)
     return Workload(model, dataset, next_token_loss, shape.block_size, model.flops_per_token(),
-                    shard_units=lambda gpt: list(gpt.blocks))
+                    shard_units=lambda gpt: list(gpt.blocks), val_dataset=_validation_windows(config, shape))
+
+
+def _validation_windows(config: Config, shape: GPTShape) -> TokenWindows | None:
+    """Held-out windows when validation is on: the generated stream's held-out text, or val.bin."""
+    if not config.train.eval_every:
+        return None
+    if not config.data.tokens_file:
+        stream = synthetic_token_stream(config.data.val_tokens, shape.vocab_size, config.run.seed, held_out=True)
+    else:
+        path = Path(config.data.val_tokens_file or Path(config.data.tokens_file).with_name("val.bin"))
+        if not config.data.val_tokens_file and not path.exists():
+            raise UsageError(
+                f"train.eval_every={config.train.eval_every} needs validation tokens: there is no {path} beside "
+                f"data.tokens_file; example: data.val_tokens_file=data/val.bin (or train.eval_every=0)"
+            )
+        stream = load_token_file(path, shape.vocab_size, key="data.val_tokens_file")
+    windows = TokenWindows(stream, shape.block_size)
+    if len(windows) == 0:
+        raise UsageError(
+            f"the validation stream has {len(stream)} tokens, fewer than one window of model.block_size+1="
+            f"{shape.block_size + 1}; example: data.val_tokens={shape.block_size * 100}"
+        )
+    return windows

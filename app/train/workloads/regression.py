@@ -9,6 +9,8 @@ from app.train.config import Config
 from app.train.workloads import Workload
 
 FEATURES = 20
+#: The validation samples come from run.seed + this: other samples of the same distribution.
+VALIDATION_SEED_OFFSET = 7_777_777
 
 
 class RandomRegression:
@@ -28,4 +30,5 @@ class RandomRegression:
 
 def build_regression(config: Config) -> Workload:
     model = torch.nn.Linear(FEATURES, 1)
-    return Workload(model, RandomRegression(config.data.samples, config.run.seed), F.mse_loss)
+    held_out = RandomRegression(max(1, config.data.samples // 8), config.run.seed + VALIDATION_SEED_OFFSET)
+    return Workload(model, RandomRegression(config.data.samples, config.run.seed), F.mse_loss, val_dataset=held_out)

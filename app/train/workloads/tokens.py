@@ -14,13 +14,19 @@ import torch
 from app.common.errors import UsageError
 
 SEPARATOR = 0
+#: The held-out stream draws its words from run.seed + this (its lexicon from run.seed itself).
+HELD_OUT_SEED_OFFSET = 7_777_777
 
 
-def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size: int = 4096) -> torch.Tensor:
-    """`length` int32 tokens in [0, vocab_size), identical on every rank for the same seed."""
+def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size: int = 4096,
+                           held_out: bool = False) -> torch.Tensor:
+    """`length` int32 tokens in [0, vocab_size), identical on every rank for the same seed. `held_out`:
+    validation text, other words of the same lexicon (the language the training stream is written in)."""
     generator = torch.Generator().manual_seed(seed)
     word_lengths = torch.randint(1, 7, (lexicon_size,), generator=generator)
     spellings = torch.randint(1, vocab_size, (lexicon_size, 6), generator=generator)
+    if held_out:
+        generator.manual_seed(seed + HELD_OUT_SEED_OFFSET)
     zipf = 1.0 / (torch.arange(lexicon_size, dtype=torch.float64) + 2.7)
     # Each word takes its letters plus a separator: draw enough words to fill the stream.
     mean_word = float((word_lengths + 1).double().mul(zipf / zipf.sum()).sum())
@@ -37,26 +43,26 @@ def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size
     return stream[:length].to(torch.int32)
 
 
-def load_token_file(path: Path, vocab_size: int) -> torch.Tensor:
-    """Memory-map a nanoGPT-style file of little-endian uint16 tokens."""
+def load_token_file(path: Path, vocab_size: int, key: str = "data.tokens_file") -> torch.Tensor:
+    """Memory-map a nanoGPT-style file of little-endian uint16 tokens (`key`: the setting that named it)."""
+    example = f"{key}=data/{'val' if 'val' in key else 'train'}.bin"
     try:
         size = path.stat().st_size
     except OSError as err:
         raise UsageError(
-            f"data.tokens_file={str(path)!r} cannot be read ({err.strerror}); example: data.tokens_file=data/train.bin"
+            f"{key}={str(path)!r} cannot be read ({err.strerror}); example: {example}"
         ) from None
     if not path.is_file():
-        raise UsageError(f"data.tokens_file={str(path)!r} is a directory or a device, not a file of tokens; "
-                         "example: data.tokens_file=data/train.bin")
+        raise UsageError(f"{key}={str(path)!r} is a directory or a device, not a file of tokens; example: {example}")
     if size < 4 or size % 2:
-        raise UsageError(f"data.tokens_file={str(path)!r} is not a uint16 token file ({size} bytes)")
+        raise UsageError(f"{key}={str(path)!r} is not a uint16 token file ({size} bytes)")
     tokens = torch.from_file(str(path), shared=False, size=size // 2, dtype=torch.uint16)
     # uint16 has few kernels: take the maximum chunk by chunk in int32, without copying the whole file.
     chunk = 1 << 24
     largest = max(int(tokens[i : i + chunk].to(torch.int32).max()) for i in range(0, len(tokens), chunk))
     if largest >= vocab_size:
         raise UsageError(
-            f"data.tokens_file={str(path)!r} holds token id {largest} but model.vocab_size={vocab_size}; "
+            f"{key}={str(path)!r} holds token id {largest} but model.vocab_size={vocab_size}; "
             f"example: model.vocab_size={largest + 1}"
         )
     return tokens
