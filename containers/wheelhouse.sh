@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wheels an image installs offline (%files copies them in; pip inside the build cannot reach PyPI):
-# the app wheel, pyyaml, and for the smoke flavour the CPU torch wheel (from local disk) with its
+# the app wheel, pyyaml, tqdm, and for the smoke flavour the CPU torch wheel (from local disk) with its
 # dependencies and numpy. Versions and platform come from `python -m imagetool render --all`.
 #   containers/wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]     (PYTHON: one with the app's [image] extra)
 set -euo pipefail
@@ -20,11 +20,11 @@ rm -rf build/lib build/bdist.*
 target=(--only-binary=:all: --python-version "$(arg PYTHON_VERSION)" --platform "$(arg WHEEL_PLATFORM)")
 if [[ $(arg FLAVOUR) == smoke ]]; then
     torch_version=$(arg TORCH_VERSION)
-    "$python" -m pip download --quiet "${target[@]}" --dest "$out" "torch==$torch_version" numpy pyyaml
+    "$python" -m pip download --quiet "${target[@]}" --dest "$out" "torch==$torch_version" numpy pyyaml tqdm
     # An unpinned or missing local wheel would mean PyPI's multi-GB CUDA build: refuse it.
     ls "$out"/torch-"$torch_version"+cpu-*.whl >/dev/null 2>&1 ||
         { echo "error: no CPU torch $torch_version wheel in $out (got: $(ls "$out"/torch-* 2>/dev/null));" \
                "the smoke image needs the local CPU build" >&2; exit 1; }
 else
-    "$python" -m pip download --quiet "${target[@]}" --dest "$out" pyyaml
+    "$python" -m pip download --quiet "${target[@]}" --dest "$out" pyyaml tqdm
 fi

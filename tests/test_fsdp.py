@@ -42,6 +42,9 @@ def test_fsdp_holds_half_the_state_per_rank_and_learns_what_ddp_learns(tmp_path)
     ddp_losses = [r["loss"] for r in metrics(tmp_path / "ddp")]
     fsdp_losses = [r["loss"] for r in metrics(tmp_path / "fsdp")]
     assert fsdp_losses == pytest.approx(ddp_losses, rel=1e-4)
+    # The norm of the whole gradient, not of rank 0's shard (which would be about 1/sqrt(2) of it)
+    ddp_norms = [r["grad_norm"] for r in metrics(tmp_path / "ddp")]
+    assert [r["grad_norm"] for r in metrics(tmp_path / "fsdp")] == pytest.approx(ddp_norms, rel=1e-4)
     snapshot = tmp_path / "fsdp" / "snapshots" / "step-00000020"
     assert sorted(p.name for p in snapshot.iterdir()) == [
         ".metadata", "__0_0.distcp", "__1_0.distcp", "extras.json", "manifest.json"]

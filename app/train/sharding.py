@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 import torch
 import torch.utils.checkpoint
 from torch import nn
-from torch.distributed.tensor import DTensor
 from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
 from app.common.errors import UsageError

@@ -11,12 +11,13 @@ ls "$wheelhouse"/app-*.whl >/dev/null 2>&1 || die "no app wheel in the wheelhous
 pip_install=(--no-cache-dir install --no-index --find-links "$wheelhouse")
 if [[ $FLAVOUR == smoke ]]; then
     python3 -m venv /opt/venv
-    # Everything the wheelhouse holds: torch (CPU), its dependencies, numpy, pyyaml and app.
-    "$PYTHON" -m pip "${pip_install[@]}" "torch==$TORCH_VERSION" numpy pyyaml app
+    # Everything the wheelhouse holds: torch (CPU), its dependencies, numpy, pyyaml, tqdm and app.
+    "$PYTHON" -m pip "${pip_install[@]}" "torch==$TORCH_VERSION" numpy pyyaml tqdm app
 else
     # torch, numpy and pyyaml come with the NGC base (its pip constraints pin them); add only app.
     PIP_CONSTRAINT='' "$PYTHON" -m pip "${pip_install[@]}" --no-deps app
     "$PYTHON" -c 'import yaml' || "$PYTHON" -m pip "${pip_install[@]}" pyyaml
+    "$PYTHON" -c 'import tqdm' || "$PYTHON" -m pip "${pip_install[@]}" tqdm
 fi
 found=$("$PYTHON" -c 'import torch; print(torch.__version__)')
 # The CPU wheel reports "2.13.0+cpu": compare the public version part for the smoke flavour.
