@@ -49,10 +49,10 @@ def torchrun_command(nproc: int, *args: str, max_restarts: int = 0) -> list[str]
 
 
 def run(
-    command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S
+    command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S, cwd: Path | str = REPO
 ) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, env=env or clean_env(), cwd=REPO, capture_output=True, text=True, timeout=timeout, check=False
+        command, env=env or clean_env(), cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.launch import clean_env, run, train_command
+from tests.launch import REPO, clean_env, run, train_command
 
 BAD_INPUTS = [
     # (arguments, extra environment, text the one line must contain)
@@ -14,8 +14,17 @@ BAD_INPUTS = [
     (["optim.lr=-0.1"], {}, "optim.lr=-0.1 must be positive; example: optim.lr=0.001"),
     (["optim.name=adam"], {}, "optim.name='adam' is not one of adamw, sgd; example: optim.name=adamw"),
     (["run.breakdown=maybe"], {}, "run.breakdown='maybe' is not a boolean; example: run.breakdown=true"),
-    (["--config", "/nonexistent/run.yaml"], {}, "config file '/nonexistent/run.yaml' does not exist"),
-    (["--config", "nosuchname"], {}, "--config 'nosuchname' is neither a file nor a shipped config"),
+    (["--config", "/nonexistent/run.yaml"], {}, "--config '/nonexistent/run.yaml': no such file from "),
+    (["--config", "nosuchname"], {}, "and no shipped config of that name (demo, gpt2-h100, regression); "
+                                     "example: --config demo"),
+    # A file name from the README run elsewhere: the shipped config it meant, by a form that works anywhere
+    (["--config", "configs/demo.yaml"], {}, "no such file from /; to use the shipped one: --config demo"),
+    # A key without its section, or misspelled without it: the section that has it
+    (["max_steps=3"], {}, "unknown config key 'max_steps'; did you mean train.max_steps?"),
+    (["max_step=3"], {}, "unknown config key 'max_step'; did you mean train.max_steps?"),
+    (["--world-size", "4"], {}, "--world-size N (N >= 1) plans a --dry-run"),
+    (["run.tensorboard=true"], {"PYTHONPATH": "{hide}"}, "run.tensorboard=true needs the tensorboard package: "
+                                                         "pip install tensorboard"),
     (["lr"], {}, "argument 'lr' is not key=value; example: train.batch_size=32"),
     (["workload.name=nosuchpkg.task:build"], {}, "cannot import 'nosuchpkg.task'"),
     (["model.n_embd=100", "model.n_head=3"], {}, "model.n_embd=100 is not divisible by model.n_head=3"),
@@ -40,7 +49,13 @@ BAD_INPUTS = [
 )
 def test_bad_input_gives_one_line_with_the_fix_and_exit_code_2(tmp_path, args, env, expected):
     # (/proc refuses file creation even to root, so the unwritable-directory case holds in CI too.)
-    result = run(train_command(f"run.dir={tmp_path / 'run'}", *args), env=clean_env(**env), timeout=60)
+    if env.get("PYTHONPATH") == "{hide}":  # an installation without the optional package
+        hidden = tmp_path / "hide"
+        hidden.mkdir()
+        (hidden / "tensorboard.py").write_text("raise ImportError('hidden by the test')\n")
+        env = {"PYTHONPATH": f"{hidden}:{REPO}"}
+    result = run(train_command(f"run.dir={tmp_path / 'run'}", *args), env=clean_env(**env), timeout=60,
+                 cwd="/")
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
@@ -54,6 +69,15 @@ def test_a_malformed_yaml_file_is_reported_with_its_line(tmp_path):
     result = run(train_command("--config", str(config)), timeout=60)
     assert result.returncode == 2
     assert f"config file '{config}' is not valid YAML at line" in result.stderr
+
+
+def test_an_unknown_key_in_a_yaml_file_names_the_file(tmp_path):
+    config = tmp_path / "mine.yaml"
+    config.write_text("train:\n  batchsize: 8\n")
+    result = run(train_command("--config", str(config)), timeout=60)
+    assert result.returncode == 2
+    assert f"error: config file {config}: unknown config key 'train.batchsize'; did you mean train.batch_size?" \
+        in result.stderr
 
 
 def test_help_lists_the_keys():

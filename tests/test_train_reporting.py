@@ -224,3 +224,30 @@ def test_validation_on_a_token_file_without_val_bin_stops_with_the_fix(tmp_path)
                                "train.eval_every=10", f"run.dir={tmp_path / 'run'}"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert summary(tmp_path / "run")["val_loss"] > 0
+
+
+def test_a_dry_run_plans_what_the_run_then_does_without_joining_a_process_group(tmp_path):
+    args = ["--config", "demo", "data.tokens=60000", "train.grad_accum=2"]
+    # A 2-rank torchrun environment whose rendezvous nobody hosts: joining would fail (exit 3) or wait
+    env = clean_env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+                    MASTER_PORT="1")
+    plan = run(train_command(*args, "--dry-run", f"run.dir={tmp_path / 'dry'}"), env=env, timeout=60)
+    assert plan.returncode == 0, plan.stderr
+    assert not (tmp_path / "dry").exists()
+    out = plan.stdout
+    assert "world size    2 (torchrun)" in out and "#     grad_accum: 2" in out
+    assert "global batch  64 samples = 4,096 tokens per optimizer step (16 per rank x 2 micro-batch(es) x 2" in out
+    planned_steps = int(re.search(r"^steps +(\d+) in total", out, re.M)[1])
+    planned_params = int(re.search(r"^parameters +([\d,]+)", out, re.M)[1].replace(",", ""))
+    rows = {m[1].strip(): (float(m[2]), float(m[3])) for m in re.finditer(r"^  (\w[\w ]+?) +([\d.]+)M +([\d.]+)M$",
+                                                                           out, re.M)}
+    for strategy in ("ddp", "fsdp"):
+        result = run(torchrun_command(2, *args, f"dist.strategy={strategy}", f"run.dir={tmp_path / strategy}"))
+        assert result.returncode == 0, result.stderr[-3000:]
+        done, column = summary(tmp_path / strategy), ("ddp", "fsdp").index(strategy)
+        assert done["step"] == planned_steps
+        assert f"training gpt: {planned_params} parameters" in result.stderr
+        assert rows["parameters"][column] * 2**20 == pytest.approx(done["param_bytes_per_rank"], rel=0.1)
+        assert rows["optimizer"][column] * 2**20 == pytest.approx(done["optimizer_bytes_per_rank"], rel=0.1)
+    printed = run(train_command(*args, "--print-config", "optim.lr=0.01"), timeout=60)
+    assert printed.returncode == 0 and "  lr: 0.01\n" in printed.stdout and "  grad_accum: 2\n" in printed.stdout

@@ -34,6 +34,10 @@ def load_config(cls: type[T], config_file: str | None, overrides: list[str]) -> 
     values: dict[str, Any] = {}
     if config_file is not None:
         values = _read_yaml(config_file)
+        try:  # the file's own mistakes, named with the file (the overrides below name themselves)
+            _build(cls, values, prefix="")
+        except UsageError as err:
+            raise UsageError(f"config file {config_file}: {err}") from None
     for override in overrides:
         key, sep, raw = override.partition("=")
         if not sep or not key:
@@ -57,7 +61,7 @@ def _read_yaml(path: str) -> dict[str, Any]:
     try:
         text = file.read_text()
     except FileNotFoundError:
-        raise UsageError(f"config file {path!r} does not exist; example: --config configs/demo.yaml") from None
+        raise UsageError(f"config file {path!r} does not exist (relative paths start at {Path.cwd()})") from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
         raise UsageError(f"config file {path!r} cannot be read ({type(err).__name__}); give a YAML file") from None
     try:
@@ -123,7 +127,7 @@ def _build(cls: type[T], values: Any, prefix: str) -> T:
     kwargs: dict[str, Any] = {}
     for key, value in values.items():
         if key not in fields:
-            raise UsageError(_unknown_key_message(prefix + str(key), list(fields), prefix))
+            raise UsageError(_unknown_key_message(prefix + str(key), list(fields), prefix, cls))
         hint = hints[key]
         if dataclasses.is_dataclass(hint):
             kwargs[key] = _build(hint, value, prefix + key + ".")
@@ -132,11 +136,22 @@ def _build(cls: type[T], values: Any, prefix: str) -> T:
     return cls(**kwargs)
 
 
-def _unknown_key_message(key: str, known: list[str], prefix: str) -> str:
+def _unknown_key_message(key: str, known: list[str], prefix: str, cls: type) -> str:
     leaf = key.rsplit(".", 1)[-1]
+    hints = typing.get_type_hints(cls)
+    # A key given without its section (max_steps=3) is meant for a section that has it: train.max_steps
+    nested = {f"{prefix}{name}.{f.name}": f.name for name in known if dataclasses.is_dataclass(hints[name])
+              for f in dataclasses.fields(hints[name])}
     close = difflib.get_close_matches(leaf, known, n=1)
-    hint = f"did you mean {prefix}{close[0]}?" if close else f"known keys: {', '.join(prefix + k for k in known)}"
-    return f"unknown config key {key!r}; {hint} (python -m app.train --help lists every key)"
+    matches = [full for full, name in nested.items() if name == leaf] or [
+        full for full, name in nested.items() if name in difflib.get_close_matches(leaf, list(nested.values()), n=1)]
+    if close:
+        hint = f"did you mean {prefix}{close[0]}?"
+    elif matches:
+        hint = f"did you mean {' or '.join(matches)}?"
+    else:
+        hint = f"known keys: {', '.join(prefix + k for k in known)}"
+    return f"unknown config key {key!r}; {hint} (--help lists every key)"
 
 
 def coerce(value: Any, hint: Any, key: str) -> Any:

@@ -26,6 +26,7 @@ from app.common.errors import UsageError, exits_cleanly
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
 from app.train.config import Config
+from app.train.dry_run import dry_run, print_config
 from app.train.sinks import missing_libraries
 
 log = logging.getLogger("app.train")
@@ -41,19 +42,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     shipped = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
     parser.add_argument("--config", help=f"YAML file, or one of: {shipped}")
+    parser.add_argument("--print-config", action="store_true", help="print the resolved config as YAML and exit")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print what the run would do (batch, steps, parameters, memory per rank, step time) "
+                             "and exit, joining no process group")
+    parser.add_argument("--world-size", type=int, metavar="N",
+                        help="with --dry-run: plan for N ranks (default: the launcher's, else 1)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="e.g. train.batch_size=32 optim.lr=3e-4")
-    return parser.parse_args(argv)
+    return parser.parse_intermixed_args(argv)  # flags and key=value in any order
 
 
 def resolve_config_path(name: str | None) -> str | None:
     """A path as given, or a bare name of a config shipped in app/train/configs."""
-    if name is None or os.path.exists(name) or "/" in name or name.endswith((".yaml", ".yml")):
+    if name is None or os.path.exists(name):
         return name
     shipped = CONFIG_DIR / f"{name}.yaml"
-    if shipped.exists():
+    if "/" not in name and shipped.exists():
         return str(shipped)
-    names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
-    raise UsageError(f"--config {name!r} is neither a file nor a shipped config ({names}); example: --config demo")
+    names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+    stem = Path(name).stem
+    if stem in names:
+        raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}; to use the shipped one: --config {stem}")
+    raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}, and no shipped config of that name "
+                     f"({', '.join(names)}); example: --config {names[0]}")
 
 
 def check_writable(directory: Path, key: str) -> None:
@@ -74,10 +85,19 @@ def check_writable(directory: Path, key: str) -> None:
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.world_size is not None and (not args.dry_run or args.world_size < 1):
+        raise UsageError("--world-size N (N >= 1) plans a --dry-run; example: --dry-run --world-size 16")
     config = load_config(Config, resolve_config_path(args.config), args.overrides)
+    if args.print_config:
+        print_config(config)
+        return exitcodes.OK
     for problem in missing_libraries(config):
         raise UsageError(problem)
     environment = detect_environment(os.environ)
+    if args.dry_run:
+        world = (args.world_size, "--world-size") if args.world_size else (environment.world_size(), environment.name)
+        dry_run(config, *world)
+        return exitcodes.OK
     setup_logging(hostname(), environment.rank())
     run_dir = Path(config.run.dir)
     snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"

@@ -7,7 +7,7 @@ asked for, and their absence is found before the ranks join (`missing_libraries`
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import secrets
 from pathlib import Path
@@ -28,13 +28,21 @@ class MetricsSink(Protocol):
 def missing_libraries(config: Config) -> list[str]:
     """A one-line problem per sink that is asked for but cannot be imported."""
     problems = []
-    if config.run.tensorboard and importlib.util.find_spec("tensorboard") is None:
+    if config.run.tensorboard and not _imports("tensorboard"):
         problems.append("run.tensorboard=true needs the tensorboard package: pip install tensorboard "
                         "(or run.tensorboard=false)")
-    if config.run.wandb_project and importlib.util.find_spec("wandb") is None:
+    if config.run.wandb_project and not _imports("wandb"):
         problems.append(f"run.wandb_project={config.run.wandb_project!r} needs the wandb package: pip install wandb "
                         "(or leave run.wandb_project empty)")
     return problems
+
+
+def _imports(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def open_sinks(config: Config, run_dir: Path, start_step: int) -> list[MetricsSink]:

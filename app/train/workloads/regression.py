@@ -18,8 +18,8 @@ class RandomRegression:
 
     def __init__(self, samples: int, seed: int) -> None:
         generator = torch.Generator().manual_seed(seed)
-        self.inputs = torch.rand(samples, FEATURES, generator=generator)
-        self.targets = torch.rand(samples, 1, generator=generator)
+        self.inputs = torch.rand(samples, FEATURES, generator=generator, device="cpu")
+        self.targets = torch.rand(samples, 1, generator=generator, device="cpu")
 
     def __len__(self) -> int:
         return len(self.inputs)

@@ -14,6 +14,9 @@ import torch
 from app.common.errors import UsageError
 
 SEPARATOR = 0
+#: Token streams live in host memory (the loader moves batches), also when a model is built on another
+#: default device (`--dry-run` builds it on "meta": no memory).
+CPU = torch.device("cpu")
 #: The held-out stream draws its words from run.seed + this (its lexicon from run.seed itself).
 HELD_OUT_SEED_OFFSET = 7_777_777
 
@@ -23,19 +26,19 @@ def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size
     """`length` int32 tokens in [0, vocab_size), identical on every rank for the same seed. `held_out`:
     validation text, other words of the same lexicon (the language the training stream is written in)."""
     generator = torch.Generator().manual_seed(seed)
-    word_lengths = torch.randint(1, 7, (lexicon_size,), generator=generator)
-    spellings = torch.randint(1, vocab_size, (lexicon_size, 6), generator=generator)
+    word_lengths = torch.randint(1, 7, (lexicon_size,), generator=generator, device=CPU)
+    spellings = torch.randint(1, vocab_size, (lexicon_size, 6), generator=generator, device=CPU)
     if held_out:
         generator.manual_seed(seed + HELD_OUT_SEED_OFFSET)
-    zipf = 1.0 / (torch.arange(lexicon_size, dtype=torch.float64) + 2.7)
+    zipf = 1.0 / (torch.arange(lexicon_size, dtype=torch.float64, device=CPU) + 2.7)
     # Each word takes its letters plus a separator: draw enough words to fill the stream.
     mean_word = float((word_lengths + 1).double().mul(zipf / zipf.sum()).sum())
     words = torch.multinomial(zipf, int(length / mean_word * 1.1) + 16, replacement=True, generator=generator)
     lengths = word_lengths[words] + 1
-    spelled = torch.cat([spellings[words], torch.full((len(words), 1), SEPARATOR)], dim=1)
-    keep = torch.arange(7).expand(len(words), 7) < lengths.unsqueeze(1)
+    spelled = torch.cat([spellings[words], torch.full((len(words), 1), SEPARATOR, device=CPU)], dim=1)
+    keep = torch.arange(7, device=CPU).expand(len(words), 7) < lengths.unsqueeze(1)
     # The separator sits at column 6; move it right after each word's last letter.
-    columns = torch.arange(7).expand(len(words), 7)
+    columns = torch.arange(7, device=CPU).expand(len(words), 7)
     spelled = torch.where(columns == (lengths - 1).unsqueeze(1), SEPARATOR, spelled)
     stream = spelled[keep]
     if len(stream) < length:  # vanishingly unlikely with the 10% margin; fail loudly rather than wrap
@@ -74,7 +77,7 @@ class TokenWindows:
     def __init__(self, stream: torch.Tensor, block_size: int) -> None:
         self.stream = stream
         self.block_size = block_size
-        self.offsets = torch.arange(block_size + 1)
+        self.offsets = torch.arange(block_size + 1, device=CPU)
 
     def __len__(self) -> int:
         return max(0, (len(self.stream) - 1) // self.block_size)
