@@ -21,9 +21,15 @@ IMAGETOOL := PYTHONPATH=containers $(PY) -m imagetool
 # nox --no-venv runs `pytest`, `ruff` from PATH: the .venv's must come first (see test/lint/bench)
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
+# The knobs `make help` lists with their values (and writes into the targets' descriptions)
+HELP_KNOBS := NPROC CONFIG ARGS TORCH_VERSION VENV ARCH APPTAINER IMAGE_DIR
+
 .PHONY: help
-help: ## List the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+help: ## List the targets and the knobs' current values
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}' | \
+	    sed $(foreach knob,$(HELP_KNOBS),-e 's|$$($(knob))|$($(knob))|g')
+	@echo "knobs (make TARGET NAME=value):"
+	@printf '  %s\n' $(foreach knob,$(HELP_KNOBS),"$(knob)=$($(knob))")
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -1,0 +1,34 @@
+"""How a new user meets the project first: `make help`, and the two installed commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.launch import REPO, clean_env
+
+
+def test_make_help_shows_the_values_the_targets_will_use():
+    result = subprocess.run(["make", "-s", "help", "NPROC=3", "CONFIG=gpt2-h100"], cwd=REPO, capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "$(" not in result.stdout, result.stdout
+    assert "(3 ranks;" in result.stdout and "torch 2.13.0 (CPU)" in result.stdout
+    assert "  NPROC=3\n" in result.stdout and "  CONFIG=gpt2-h100\n" in result.stdout
+
+
+def test_the_installed_commands_are_the_modules(tmp_path):
+    bin_dir = Path(sys.executable).parent
+    for script, module in (("app-train", "app.train"), ("app-check", "app.check")):
+        assert os.access(bin_dir / script, os.X_OK), f"{script} is not installed: pip install -e ."
+        installed = subprocess.run([str(bin_dir / script), "--help"], env=clean_env(), cwd=tmp_path,
+                                   capture_output=True, text=True, timeout=60, check=False)
+        direct = subprocess.run([sys.executable, "-m", module, "--help"], env=clean_env(), cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60, check=False)
+        assert installed.returncode == direct.returncode == 0, installed.stderr
+        assert installed.stdout == direct.stdout
+    bad = subprocess.run([str(bin_dir / "app-train"), "max_steps=3"], env=clean_env(), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and "did you mean train.max_steps?" in bad.stderr
