@@ -41,7 +41,7 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
 
 
 def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher: str,
-                   env: Mapping[str, str]) -> dict[str, Any]:
+                   env: Mapping[str, str], total_steps: int | None = None) -> dict[str, Any]:
     """Append this attempt's line (rank 0, before training) and return it."""
     path = run_dir / "history.jsonl"
     lines = path.read_text().splitlines() if path.exists() else []
@@ -56,6 +56,7 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher
         "launcher": launcher,
         "image": image.get("image"),
         "start_step": start_step,
+        "total_steps": total_steps,
         "previous_attempt": previous_ending(run_dir, previous),
     }
     with path.open("a") as file:

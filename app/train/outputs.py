@@ -38,7 +38,8 @@ class RunOutputs:
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
         metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
-        append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ)
+        append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
+                       total_steps=total_steps)
         progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step)
         return cls(run_dir, metrics, progress, log_every, sinks)
 
