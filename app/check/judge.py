@@ -55,7 +55,7 @@ def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[
     """all_reduce busbw at the largest size, per scope, against the threshold of the scope's kind."""
     checks = []
     for scope in scopes:
-        best = _largest_all_reduce(tables[scope.title])
+        best = _largest_all_reduce(tables[scope.key])
         if best is None:
             continue
         kind = scope.key.split(":")[0]
@@ -72,16 +72,16 @@ def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[
 
 def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str],
                       min_busbw: Mapping[str, float]) -> tuple[dict[str, list[BandwidthRow]], list[Check]]:
-    """Every scope's table, its correctness check, then the bandwidth checks, the slow node among them
-    last (from the intra scopes and the node pairs, app.check.localise)."""
+    """Every scope's table (keyed by scope key), its correctness check, then the bandwidth checks, the slow
+    node among them last (from the intra scopes and the node pairs, app.check.localise)."""
     scopes = [s for s in results[0].scopes if not s.key.startswith("pair:")]
     tables: dict[str, list[BandwidthRow]] = {}
     checks = []
     for scope in scopes:
-        tables[scope.title] = bandwidth_table(scope, results)
-        checks.append(judge_correctness(scope, tables[scope.title], results, nodes))
+        tables[scope.key] = bandwidth_table(scope, results)
+        checks.append(judge_correctness(scope, tables[scope.key], results, nodes))
     intra = {scope.key.removeprefix("intra:"): best.busbw for scope in scopes
-             if scope.key.startswith("intra:") and (best := _largest_all_reduce(tables[scope.title]))}
+             if scope.key.startswith("intra:") and (best := _largest_all_reduce(tables[scope.key]))}
     pairs = {(nodes[s.ranks[0]], nodes[s.ranks[1]]): row.busbw for s in results[0].scopes
              if s.key.startswith("pair:") and (row := _largest_all_reduce(bandwidth_table(s, results)))}
     return tables, checks + judge_bandwidth(scopes, tables, min_busbw) + localise.judge_slow_nodes(intra, pairs)

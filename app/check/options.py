@@ -128,20 +128,21 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m app.check",
-        description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container, "
-        "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer: "
+        description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container,\n"
+        "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer:\n"
         "plain, under torchrun, srun or mpiexec, inside the image.",
         epilog="site profile keys (YAML):\n"
         + "\n".join(describe(SiteProfile))
-        + "\n\nexit codes: "
-        + ", ".join(
-            f"{code} {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
+        + "\n\nexit codes:\n"
+        + "\n".join(
+            f"  {code}  {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
     add("--json", metavar="PATH", default="", help="write the whole report as JSON (rank 0)")
-    add("--plot", metavar="PATH.png", default="", help="write busbw against message size as a PNG (rank 0)")
+    add("--plot", metavar="PATH.png", default="",
+        help="write busbw against message size as a PNG (rank 0; needs matplotlib, else a CSV beside PATH)")
     add("--exclude-file", metavar="PATH", default="",
         help="write the hostnames of the nodes a failure blames, one a line (empty: none); for sbatch --exclude")
     add("--sizes", nargs="+", metavar="SIZE", default=None, help="message sizes, e.g. 32K 2M 128M")
@@ -172,7 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="seconds per stage before a rank counts as hung (60)",
     )
-    add("--collectives", default=None, help=f"subset of {','.join(COLLECTIVES)} (default: all)")
+    add("--collectives", default=None, metavar="LIST",
+        help=f"comma-separated subset of {', '.join(COLLECTIVES)} (default: all); example: all_reduce,all_gather")
     add("--preflight", action="store_true",
         help="the short profile the job scripts run before training: all_reduce and all_gather, at the smallest and "
              f"largest size, stages capped at {PREFLIGHT_DEADLINE_S:.0f}s; the site's thresholds still apply")

@@ -16,6 +16,8 @@ from typing import Any
 from app.common import exitcodes
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
+#: Version of the `--json` document; a key renamed or removed raises it (README, "The check's JSON").
+SCHEMA_VERSION = 1
 
 #: Stages in the order they run, each with the exit code its FAIL produces.
 STAGES: dict[str, int] = {
@@ -77,7 +79,11 @@ class Report:
 
     checks: list[Check] = field(default_factory=list)
     tables: dict[str, list[BandwidthRow]] = field(default_factory=dict)
-    """Scope name ('within node host1', 'across nodes', 'all ranks') -> rows."""
+    """Scope key ('intra:host1', 'inter', 'all') -> rows."""
+    titles: dict[str, str] = field(default_factory=dict)
+    """Scope key -> its title for people ('within node host1 (4 ranks)', 'all ranks (8)')."""
+    thresholds: dict[str, float] = field(default_factory=dict)
+    """Scope kind ('intra', 'inter', 'all') -> minimum all_reduce busbw (GB/s) the check applied."""
     info: dict[str, Any] = field(default_factory=dict)
     """Facts recorded for the reader (launcher, world size, topology matrix, NCCL transports...)."""
 
@@ -118,12 +124,25 @@ class Report:
             f"Fix: {first.remedy or 'see the FAIL lines above'}. exit code {code}"
         )
 
+    def title(self, key: str) -> str:
+        return self.titles.get(key, key)
+
+    def threshold(self, key: str) -> float:
+        return self.thresholds.get(key.split(":")[0], 0.0)
+
     def to_dict(self) -> dict[str, Any]:
+        """The `--json` document, schema `SCHEMA_VERSION` (README, "The check's JSON")."""
         return {
+            "schema_version": SCHEMA_VERSION,
             "exit_code": self.exit_code(),
             "verdict": self.verdict(),
             "checks": [dataclasses.asdict(c) for c in self.checks],
-            "tables": {scope: [dataclasses.asdict(r) for r in rows] for scope, rows in self.tables.items()},
+            "scopes": [
+                {"scope": key, "kind": key.split(":")[0], "node": key.partition(":")[2] or None,
+                 "title": self.title(key), "min_busbw_gbps": self.threshold(key),
+                 "avg_busbw_gbps": average_busbw(rows), "rows": [dataclasses.asdict(r) for r in rows]}
+                for key, rows in self.tables.items()
+            ],
             "info": self.info,
         }
 
@@ -147,28 +166,40 @@ def format_checks(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
+def average_busbw(rows: list[BandwidthRow], collective: str = "all_reduce") -> float | None:
+    """nccl-tests' "Avg bus bandwidth": the mean busbw over the sweep's sizes (of one collective)."""
+    values = [r.busbw for r in rows if r.collective == collective]
+    return sum(values) / len(values) if values else None
+
+
 def format_table(rows: list[BandwidthRow]) -> str:
-    """The nccl-tests layout: size count type redop root time(us) algbw busbw (GB/s) #wrong."""
+    """The nccl-tests layout: `#` header lines, then size count type redop root time(us) algbw busbw (GB/s)
+    #wrong per row, and an "Avg bus bandwidth" line (all_reduce) that nccl-tests' parsers read."""
     head = (
-        f"{'collective':>14} {'size(B)':>12} {'count':>11} {'type':>6} {'redop':>6} {'root':>5} "
-        f"{'time(us)':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>7}"
+        f"#{'collective':>13} {'size':>12} {'count':>11} {'type':>6} {'redop':>6} {'root':>5} "
+        f"{'time':>10} {'algbw':>8} {'busbw':>8} {'#wrong':>7}"
     )
     lines = [
         head,
-        f"{'':>14} {'':>12} {'(elements)':>11} {'':>6} {'':>6} {'':>5} {'':>10} {'(GB/s)':>8} {'(GB/s)':>8}",
+        f"#{'':>13} {'(B)':>12} {'(elements)':>11} {'':>6} {'':>6} {'':>5} {'(us)':>10} {'(GB/s)':>8} "
+        f"{'(GB/s)':>8}",
     ]
     for r in rows:
         lines.append(
             f"{r.collective:>14} {r.size:>12} {r.count:>11} {r.dtype:>6} {r.redop:>6} {r.root:>5} "
             f"{r.time_us:>10.1f} {r.algbw:>8.3f} {r.busbw:>8.3f} {r.wrong:>7}"
         )
+    average = average_busbw(rows)
+    if average is not None:
+        sizes = sum(r.collective == "all_reduce" for r in rows)
+        lines.append(f"# Avg bus bandwidth    : {average:.4f} (all_reduce, GB/s, mean of {sizes} sizes)")
     return "\n".join(lines)
 
 
 def format_report(report: Report) -> str:
     parts = ["== app.check: node and job checks ==", format_checks(report.checks)]
-    for scope, rows in report.tables.items():
-        parts += ["", f"== collectives: {scope} ==", format_table(rows)]
+    for key, rows in report.tables.items():
+        parts += ["#", f"# == collectives: {report.title(key)} ==", format_table(rows)]
     for key in ("nccl_tests", "nccl_transports", "topology"):
         if report.info.get(key):
             parts += ["", f"== {key.replace('_', ' ')} ==", str(report.info[key]).rstrip()]

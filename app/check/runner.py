@@ -75,6 +75,7 @@ class _Session:
         self.store: dist.Store | None = None
         self.watchdog: Watchdog | None = None
         self.nodes: list[str] = []
+        self.started = time.monotonic()
 
     # -- stages --------------------------------------------------------------------------------
     def run(self) -> int:
@@ -104,6 +105,8 @@ class _Session:
         protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))
         if self.rank == 0:
             plan = self._gather_nodes()
+            self._progress(f"node checks: {self.world_size} rank(s) on {len(set(plan.nodes))} node(s) reported, "
+                           f"{self._counts()}")
             protocol.send(self.store, protocol.PLAN, plan)
         else:
             exchange.wait_for(self.store, [protocol.PLAN], float("inf"))  # bounded by the watchdog
@@ -121,6 +124,7 @@ class _Session:
         exchange.put(self.store, protocol.pg_key(self.rank), pg_error)
         if self.rank == 0:
             self._gather_pg_errors()
+            self._progress(f"process group: {self.report.checks[-1].detail}")
             exchange.put(self.store, protocol.PG_PLAN, self.report.exit_code())
         else:
             exchange.wait_for(self.store, [protocol.PG_PLAN], float("inf"))
@@ -197,6 +201,7 @@ class _Session:
                     rows[scope.key].append(Measurement(name, nbytes, count, seconds, check.wrong))
                     bad_sources[f"{scope.key} {name}"] += check.bad_sources
                     del op
+                    self._progress_size(scope, name, nbytes, seconds, check.wrong)
         pairs = localise.pair_scopes(self.nodes)
         self._time_pairs(pairs, max(sizes), device, rows)
         result = RankResults(scopes + pairs, dict(rows), dict(bad_sources))
@@ -216,11 +221,29 @@ class _Session:
                 op, count, nbytes = coll.make_op("all_reduce", pair, group, self.rank, device, size)
                 seconds = coll.time_op(op, coll.iterations(nbytes, device), device, group)
                 rows[pair.key].append(Measurement("all_reduce", nbytes, count, seconds, 0))
+                self._progress_size(pair, "all_reduce", nbytes, seconds, 0)
+
+    # -- rank 0: progress, one line as each stage and each size completes ----------------------------
+    def _progress(self, text: str) -> None:
+        if self.rank == 0:
+            print(f"# app.check [{time.monotonic() - self.started:6.1f}s] {text}", file=sys.stderr, flush=True)
+
+    def _progress_size(self, scope: coll.Scope, name: str, nbytes: int, seconds: float, wrong: int) -> None:
+        busbw = nbytes / seconds / 1e9 * coll.bus_factor(name, len(scope.ranks))
+        self._progress(f"{scope.title}: {name:<14} {nbytes:>10} B  busbw {busbw:8.3f} GB/s  #wrong {wrong}"
+                       " (rank 0's timing)")
+
+    def _counts(self) -> str:
+        fails = len(self.report.failed())
+        warns = sum(c.status == "WARN" for c in self.report.checks)
+        return f"{fails} FAIL, {warns} WARN"
 
     # -- rank 0: judge -------------------------------------------------------------------------
     def _evaluate(self, results: list[RankResults]) -> None:
         tables, checks = judge.judge_collectives(results, self.nodes, self.options.min_busbw)
         self.report.tables.update(tables)
+        self.report.titles.update({scope.key: scope.title for scope in results[0].scopes})
+        self.report.thresholds.update(self.options.min_busbw)
         self.report.extend(checks)
         if self.options.nccl_tests:
             self._nccl_tests()
@@ -238,10 +261,10 @@ class _Session:
         if busbw:
             self.report.info["nccl_tests_busbw"] = {str(size): bw for size, bw in busbw.items()}
             # Beside ours: the scope that holds rank 0's node alone (or all ranks on one node).
-            title = next((t for t in self.report.tables if t.startswith("within node")), "")
-            title = title or next(iter(self.report.tables), "")
-            ours = {r.size: r.busbw for r in self.report.tables.get(title, []) if r.collective == "all_reduce"}
-            self.report.info["nccl_tests"] = nccl_tests.side_by_side(ours, busbw, title)
+            key = next((k for k in self.report.tables if k.startswith("intra:")), "")
+            key = key or next(iter(self.report.tables), "")
+            ours = {r.size: r.busbw for r in self.report.tables.get(key, []) if r.collective == "all_reduce"}
+            self.report.info["nccl_tests"] = nccl_tests.side_by_side(ours, busbw, self.report.title(key))
 
     # -- endings -------------------------------------------------------------------------------
     def _conclude(self, code: int | None) -> int:
@@ -292,11 +315,13 @@ class _Session:
 
 def _finish(report: Report, options: CheckOptions, rank: int) -> int:
     if rank == 0:
-        print(format_report(report), flush=True)
+        text = format_report(report)
+        if options.plot:  # the verdict stays the last line of the report
+            body, verdict = text.rsplit("\n", 1)
+            text = f"{body}\n{plot.write_plot(options.plot, report)}\n{verdict}"
+        print(text, flush=True)
         if options.json:
             report.write_json(options.json)
-        if options.plot and report.tables:
-            plot.write_busbw_plot(options.plot, report.tables)
         if options.exclude_file:
             _write_exclude_file(options.exclude_file, report)
     return report.exit_code()

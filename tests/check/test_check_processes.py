@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
@@ -43,9 +44,9 @@ def test_healthy_two_ranks_under_torchrun_pass_with_json_and_plot(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     assert lines[-1].startswith("VERDICT: PASS")
-    assert "== collectives: all ranks (2) ==" in out.stdout
+    assert "# == collectives: all ranks (2) ==" in out.stdout
     report = json.loads((tmp_path / "c.json").read_text())
-    rows = report["tables"]["all ranks (2)"]
+    rows = scope_rows(report, "all")
     assert {r["collective"] for r in rows} == {
         "all_reduce",
         "all_gather",
@@ -54,7 +55,14 @@ def test_healthy_two_ranks_under_torchrun_pass_with_json_and_plot(tmp_path):
         "sendrecv",
     }
     assert all(r["wrong"] == 0 and r["busbw"] > 0 for r in rows)
-    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+    assert f"plot: {tmp_path / 'c.png'}" in out.stdout
+    import matplotlib.image
+
+    assert matplotlib.image.imread(str(tmp_path / "c.png")).shape[:2] == (600, 1000)
+
+
+def scope_rows(report: dict, scope: str) -> list[dict]:
+    return next(s["rows"] for s in report["scopes"] if s["scope"] == scope)
 
 
 def test_four_ranks_on_two_emulated_nodes_measure_each_scope(tmp_path):
@@ -85,10 +93,9 @@ def test_four_ranks_on_two_emulated_nodes_measure_each_scope(tmp_path):
     ]
     outs = [p.communicate(timeout=PROCESS_TIMEOUT_S)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
-    tables = json.loads((tmp_path / "n0.json").read_text())["tables"]
-    titles = sorted(tables)
-    assert any(t.startswith("across nodes") for t in titles) and sum(t.startswith("within node") for t in titles) == 2
-    assert "all ranks (4)" in titles
+    scopes = json.loads((tmp_path / "n0.json").read_text())["scopes"]
+    assert sorted(s["kind"] for s in scopes) == ["all", "inter", "intra", "intra"]
+    assert {s["title"] for s in scopes if s["kind"] == "all"} == {"all ranks (4)"}
 
 
 def test_a_slow_node_among_three_is_named_from_pairwise_bandwidth(tmp_path):
@@ -174,7 +181,7 @@ def test_preflight_runs_two_collectives_at_two_sizes_and_names_a_bad_node(tmp_pa
     ranks = spawn_ranks(4, ["--preflight", "--exclude-file", str(exclude), "--json", str(report)],
                         APP_CHECK_FAULT="corrupt@rank1")
     assert ranks.codes == [exitcodes.WRONG_RESULTS] * 4, ranks.report
-    rows = json.loads(report.read_text())["tables"]["all ranks (4)"]
+    rows = scope_rows(json.loads(report.read_text()), "all")
     assert [(r["collective"], r["size"]) for r in rows] == [("all_reduce", 1 << 10), ("all_reduce", 4 << 20),
                                                             ("all_gather", 1 << 10), ("all_gather", 4 << 20)]
     assert exclude.read_text() == f"{socket.gethostname()}\n"
@@ -218,3 +225,26 @@ def test_node_only_on_slingshot_with_efa_provider_fails_preflight():
     assert out.returncode == exitcodes.PREFLIGHT
     assert "FI_PROVIDER=efa but this node has no AWS EFA device" in out.stdout
     assert out.stdout.strip().splitlines()[-1].startswith("VERDICT: FAIL (a node check failed)")
+
+
+def test_rank_0_reports_each_stage_and_each_size_as_it_completes(tmp_path):
+    """The slow fault spreads the sweep over seconds: each size's line must arrive when that size is done,
+    not with the report at the end."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m",
+               "app.check", "--sizes", "4K", "64K", "1M", "--collectives", "all_reduce"]
+    process = subprocess.Popen(command, cwd=REPO, env=clean_env(APP_CHECK_FAULT="slow@rank1"),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    arrivals = []  # (seconds since start, line)
+    started = time.monotonic()
+    for line in process.stdout:
+        arrivals.append((time.monotonic() - started, line.rstrip("\n")))
+    assert process.wait(timeout=PROCESS_TIMEOUT_S) == 0, "\n".join(line for _, line in arrivals)
+    progress = [(t, line) for t, line in arrivals if line.startswith("# app.check [")]
+    texts = [line.split("] ", 1)[1] for _, line in progress]
+    assert texts[0] == "node checks: 2 rank(s) on 1 node(s) reported, 0 FAIL, 0 WARN"
+    assert texts[1] == "process group: 2 ranks joined (gloo)"
+    assert [text.split()[4] for text in texts[2:]] == ["4096", "65536", "1048576"]
+    assert all(text.startswith("all ranks (2): all_reduce") and "#wrong 0" in text for text in texts[2:])
+    report_at = next(t for t, line in arrivals if line.startswith("== app.check: node and job checks =="))
+    first_size_at, last_size_at = progress[2][0], progress[-1][0]
+    assert last_size_at - first_size_at > 0.5 and report_at >= last_size_at

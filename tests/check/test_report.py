@@ -33,31 +33,36 @@ def test_remedy_line_is_printed_under_warn_and_fail_only():
 
 def test_bandwidth_table_has_nccl_tests_columns():
     row = BandwidthRow("all_reduce", 1 << 20, 1 << 18, "float", "sum", -1, 100.0, 10.49, 15.73, 0)
-    header = format_table([row]).splitlines()[0].split()
-    assert header == [
-        "collective",
-        "size(B)",
-        "count",
-        "type",
-        "redop",
-        "root",
-        "time(us)",
-        "algbw",
-        "busbw",
-        "#wrong",
-    ]
+    header, units, *_ = format_table([row]).splitlines()
+    assert header.split() == ["#", "collective", "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                              "#wrong"]
+    assert units.split() == ["#", "(B)", "(elements)", "(us)", "(GB/s)", "(GB/s)"]
 
 
-def test_json_holds_checks_tables_and_exit_code(tmp_path):
-    report = Report(
-        [Check("a", FAIL, "d", "r", stage="bandwidth")],
-        {"all ranks (2)": [BandwidthRow("broadcast", 8, 2, "float", "none", 0, 1.0, 0.008, 0.008, 0)]},
-    )
+def test_json_holds_checks_scopes_and_exit_code_under_identifier_keys(tmp_path):
+    rows = [BandwidthRow("all_reduce", size, size // 4, "float", "sum", -1, 1.0, bw, bw, 0)
+            for size, bw in ((8, 1.0), (1024, 3.0))]
+    report = Report([Check("a", FAIL, "d", "r", stage="bandwidth")], {"intra:gpu01": rows, "all": rows},
+                    titles={"intra:gpu01": "within node gpu01 (4 ranks)", "all": "all ranks (8)"},
+                    thresholds={"intra": 20.0})
     path = tmp_path / "r.json"
     report.write_json(str(path))
     data = json.loads(path.read_text())
-    assert data["exit_code"] == exitcodes.SLOW
-    assert data["tables"]["all ranks (2)"][0]["collective"] == "broadcast"
+    assert data["schema_version"] == 1 and data["exit_code"] == exitcodes.SLOW
+    assert list(data) == ["schema_version", "exit_code", "verdict", "checks", "scopes", "info"]
+    first = data["scopes"][0]
+    assert {k: first[k] for k in ("scope", "kind", "node", "title", "min_busbw_gbps", "avg_busbw_gbps")} == {
+        "scope": "intra:gpu01", "kind": "intra", "node": "gpu01", "title": "within node gpu01 (4 ranks)",
+        "min_busbw_gbps": 20.0, "avg_busbw_gbps": 2.0}
+    assert data["scopes"][1]["node"] is None and data["scopes"][1]["min_busbw_gbps"] == 0.0
+    assert set(first["rows"][0]) == {"collective", "size", "count", "dtype", "redop", "root", "time_us", "algbw",
+                                     "busbw", "wrong"}
+    # Printed as nccl-tests prints: `#` header lines, bare rows, and the line its parsers read
+    text = format_report(report)
+    assert "# == collectives: within node gpu01 (4 ranks) ==" in text
+    table = text[text.index("# == collectives: all ranks (8) =="):].splitlines()
+    assert table[1].startswith("#") and table[2].startswith("#") and not table[3].startswith("#")
+    assert table[5] == "# Avg bus bandwidth    : 2.0000 (all_reduce, GB/s, mean of 2 sizes)"
 
 
 def test_unknown_status_or_stage_is_a_programming_error():

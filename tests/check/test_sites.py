@@ -27,7 +27,7 @@ SCOPE = {"inter": Scope("inter", "across nodes (one rank per node, 2 ranks)", (0
 def judged(site: str, busbw: dict[str, float]) -> dict[str, str]:
     profile = load_site(site)
     thresholds = {s: getattr(profile, f"min_busbw_{s}") for s in SCOPES if getattr(profile, f"min_busbw_{s}")}
-    tables = {SCOPE[k].title: [BandwidthRow("all_reduce", MIB128, MIB128 // 4, "float", "sum", -1, 1.0, bw, bw, 0)]
+    tables = {SCOPE[k].key: [BandwidthRow("all_reduce", MIB128, MIB128 // 4, "float", "sum", -1, 1.0, bw, bw, 0)]
               for k, bw in busbw.items()}
     checks = judge_bandwidth([SCOPE[k] for k in busbw], tables, thresholds)
     return {c.name.split(": ")[1]: c.status for c in checks}
