@@ -72,11 +72,12 @@ def final_state(run_dir: Path) -> dict[str, Any]:
 
 
 def assert_step_times_account_for_the_run(run_dir, log: str) -> None:
-    """Per-step times plus snapshot writes add up to the run's wall clock; no step is a timing artefact."""
+    """Per-step times plus evaluations and snapshot writes add up to the run's wall clock; no step is a timing
+    artefact."""
     steps = metrics(run_dir)
     snapshots = sum(float(s) for s in re.findall(r"snapshot written: .* \(step \d+, ([\d.]+)s\)", log))
     elapsed = summary(run_dir)["elapsed_s"]
-    accounted = sum(r["step_time_s"] for r in steps) + snapshots
+    accounted = sum(r["step_time_s"] + r.get("eval_time_s", 0.0) for r in steps) + snapshots
     # 5% over: the log rounds snapshot seconds to 0.1 s (H200: 4.39 s accounted of a 4.34 s run)
     assert 0.9 * elapsed <= accounted <= 1.05 * elapsed, (accounted, elapsed)
     times = sorted(r["step_time_s"] for r in steps)

@@ -43,7 +43,7 @@ def test_validation_is_measured_on_held_out_data_and_survives_a_kill_bit_identic
     args = [*GPT, "train.max_steps=70", "snapshot.every=25", "model.dropout=0.1", "train.eval_every=20",
             "train.eval_steps=3"]
     plain = run(torchrun_command(2, *GPT, "train.max_steps=70", "snapshot.every=25", "model.dropout=0.1",
-                                 f"run.dir={tmp_path / 'no-eval'}"))
+                                 "train.eval_every=0", f"run.dir={tmp_path / 'no-eval'}"))
     reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'reference'}"))
     assert plain.returncode == 0 and reference.returncode == 0, reference.stderr[-3000:]
     agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
@@ -59,6 +59,7 @@ def test_validation_is_measured_on_held_out_data_and_survives_a_kill_bit_identic
     assert sorted(validations("reference")) == [20, 40, 60, 70]  # every 20 steps and at the end
     assert validations("killed") == validations("reference")
     # Evaluating changes nothing the run trains: same parameters with and without it, and after the kill
+    assert not any("val_loss" in r for r in metrics(tmp_path / "no-eval"))
     digests = {summary(tmp_path / name)["params_sha256"] for name in ("no-eval", "reference", "killed")}
     assert len(digests) == 1
     done = summary(tmp_path / "reference")

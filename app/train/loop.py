@@ -163,7 +163,9 @@ class Trainer:
                 if stopping:
                     break
                 if self._evaluation_due(total_steps):
+                    evaluating = time.perf_counter()
                     current.record["val_loss"] = self.evaluate()
+                    current.record["eval_time_s"] = time.perf_counter() - evaluating
                 every = self.settings.snapshot_every
                 if "val_loss" in current.record or (every and self.position.step % every == 0):
                     # This step's line first: a snapshot published before its steps' metrics would leave
@@ -322,11 +324,7 @@ class Trainer:
     def evaluate(self) -> float:
         """Validation loss of the model as it stands (every rank, at the same step)."""
         self.mark(self.position.step, "evaluation")
-        started = time.perf_counter()
         self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
-        if self.ctx.is_main:
-            log.debug("validation loss %.4f at step %d (%.2fs)", self.last_val_loss, self.position.step,
-                      time.perf_counter() - started)
         return self.last_val_loss
 
     # -- snapshots --------------------------------------------------------------------------------
