@@ -69,3 +69,15 @@ def test_preflight_is_a_short_profile_that_keeps_the_sites_thresholds():
     assert options.deadline_s == 30 and options.min_busbw == {"intra": 150, "inter": 12, "all": 45}
     chosen = parse_options(["--preflight", "--collectives", "all_reduce,broadcast", "--deadline", "10"])
     assert chosen.collectives == ("all_reduce", "broadcast") and chosen.deadline_s == 10
+
+
+def test_help_on_an_80_column_terminal_breaks_lines_between_words():
+    from app.check.collectives import COLLECTIVES
+
+    result = subprocess.run([sys.executable, "-m", "app.check", "--help"], cwd=REPO, capture_output=True, text=True,
+                            env=clean_env(COLUMNS="80"), timeout=60)
+    assert result.returncode == 0
+    words = {word.strip(",.();:") for line in result.stdout.splitlines() for word in line.split()}
+    assert set(COLLECTIVES) <= words  # each name whole on one line (it once wrapped as "broadca" + "st")
+    options = result.stdout[result.stdout.index("options:"):result.stdout.index("site profile keys")]
+    assert max(len(line) for line in options.splitlines()) <= 80
