@@ -36,12 +36,18 @@ def samples_per_s(tree: Path, run_dir: Path, args: list[str]) -> float:
     """One `app.train` run from `tree`'s sources; its summary's samples/s."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m", "app.train",
-               *args, "run.log_every=1000", f"run.dir={run_dir}"]  # a fresh dir: nothing to resume
+               *args, *_training_only(tree), "run.log_every=1000", f"run.dir={run_dir}"]  # a fresh dir: no resume
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S,
                             check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} in {tree} failed:\n{result.stderr[-3000:]}")
     return json.loads((run_dir / "summary.json").read_text())["samples_per_s"]
+
+
+def _training_only(tree: Path) -> list[str]:
+    """Both trees do the same work: a trainer that can validate is told not to (the demo config turns it on
+    where it exists; an older tree has no such key)."""
+    return ["train.eval_every=0"] if "eval_every" in (tree / "app" / "train" / "config.py").read_text() else []
 
 
 def compare(other: Path, repeats: int, work: Path) -> dict[str, dict]:
