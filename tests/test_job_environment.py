@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from app.common.fabric_policy import settings
-from tests.fixtures.apptainer import TEST_USER
+from tests.fixtures.apptainer import REPO, TEST_USER  # REPO: where TEST_USER can read the checkout
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[1]
 JOB = {"DDP_SCRIPT": "test.sh", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1", "DDP_SCHEDULER": "slurm"}
 CRAY_LIBFABRIC = "opt/cray/libfabric/1.22.0/lib64"
 
