@@ -30,7 +30,8 @@
 #PBS -j oe
 
 # qsub runs a copy of this file: lib.sh is found in the submit directory's jobscripts/ (or DDP_JOBSCRIPTS).
-DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:-$(dirname "$0")}/jobscripts}
+DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:+$PBS_O_WORKDIR/jobscripts}}
+DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "$0")}  # run directly (bash jobscripts/gh200-pbs.sh, DRY_RUN=1)
 [[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "gh200-pbs.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 # shellcheck source=jobscripts/lib.sh
 source "$DDP_JOBSCRIPTS/lib.sh"

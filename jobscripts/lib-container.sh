@@ -122,20 +122,21 @@ ddp_container_cmd() {
     if [[ $IMAGE == none ]]; then
         local program=torchrun
         [[ $LAUNCH == srun ]] && program=python
-        command -v "$program" >/dev/null || ddp_die "IMAGE=none runs the host's $program, but $program is not in PATH;" \
-            "activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
+        command -v "$program" >/dev/null || ddp_die_unless_dry_run "IMAGE=none runs the host's $program, but" \
+            "$program is not in PATH; activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
         ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
         DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
         return
     fi
-    [[ -f $IMAGE ]] || ddp_die "image $IMAGE not found; build it with 'make image' (x86_64) or" \
+    [[ -f $IMAGE ]] || ddp_die_unless_dry_run "image $IMAGE not found; build it with 'make image' (x86_64) or" \
         "'make image ARCH=aarch64' (GH200), or set IMAGE=/path/to/app.sif (IMAGE=none: no container)"
     if ! command -v "$APPTAINER" >/dev/null; then
         if [[ $APPTAINER == apptainer ]] && command -v singularity >/dev/null; then APPTAINER=singularity
-        else ddp_die "$APPTAINER not found in PATH; load it (MareNostrum 5: module load singularity) or set APPTAINER=/path/to/apptainer"
+        else ddp_die_unless_dry_run "$APPTAINER not found in PATH; load it (MareNostrum 5: module load" \
+            "singularity) or set APPTAINER=/path/to/apptainer"
         fi
     fi
-    ddp_check_image_arch
+    [[ ! -f $IMAGE ]] || ddp_check_image_arch
     local -a extra
     read -ra extra <<<"$APPTAINER_ARGS"
     # --nv binds the host's NVIDIA driver libraries and /dev/nvidia*; NCCL and the fabric libraries are in

@@ -7,19 +7,24 @@
 # ddp_pbs_main ARGS...: the whole job for gh200-pbs.sh. One launcher process per node (Cray PALS mpiexec
 # --ppn 1, or pbsdsh -u); the head node is the first line of $PBS_NODEFILE.
 ddp_pbs_main() {
-    [[ -n ${PBS_JOBID:-} && -r ${PBS_NODEFILE:-} ]] || ddp_die "not inside a PBS job (PBS_JOBID/PBS_NODEFILE unset);" \
-        "submit it: qsub -A PROJECT -q QUEUE [-v WORKLOAD=check] jobscripts/${DDP_SCRIPT}"
     DDP_SCHEDULER=pbs
-    DDP_JOB_ID=$PBS_JOBID
-    local -a nodes
-    # One line per MPI slot: keep the first of each node, in order; the first is where this script runs.
-    mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
-    DDP_NODES=("${nodes[@]}")
-    ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
-    DDP_NNODES=${#nodes[@]}
-    DDP_HEAD_NODE=${nodes[0]}
-    DDP_SUBMIT_DIR=${PBS_O_WORKDIR:-$PWD}
-    DDP_ALLOC_GPUS_PER_NODE=
+    if [[ -z ${PBS_JOBID:-} && ${DRY_RUN:-0} == 1 ]]; then
+        ddp_dry_run_allocation
+    else
+        [[ -n ${PBS_JOBID:-} && -r ${PBS_NODEFILE:-} ]] || ddp_die "not inside a PBS job (PBS_JOBID/PBS_NODEFILE" \
+            "unset); submit it: qsub -A PROJECT -q QUEUE [-v WORKLOAD=check] jobscripts/${DDP_SCRIPT} (or see what" \
+            "it would run: DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/${DDP_SCRIPT})"
+        DDP_JOB_ID=$PBS_JOBID
+        local -a nodes
+        # One line per MPI slot: keep the first of each node, in order; the first is where this script runs.
+        mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
+        DDP_NODES=("${nodes[@]}")
+        ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
+        DDP_NNODES=${#nodes[@]}
+        DDP_HEAD_NODE=${nodes[0]}
+        DDP_SUBMIT_DIR=${PBS_O_WORKDIR:-$PWD}
+        DDP_ALLOC_GPUS_PER_NODE=
+    fi
     cd "$DDP_SUBMIT_DIR" || ddp_die "cannot enter the submit directory $DDP_SUBMIT_DIR (PBS_O_WORKDIR)"
     # qsub passes no arguments to a batch script: the workload comes in WORKLOAD (qsub -v WORKLOAD=check).
     if ((!$#)) && [[ -n ${WORKLOAD:-} ]]; then
@@ -28,7 +33,7 @@ ddp_pbs_main() {
         set -- "${words[@]}"
     fi
     ddp_defaults
-    ddp_log "job $DDP_JOB_ID on ${nodes[*]}, run directory $RUN_DIR"
+    ddp_log "job $DDP_JOB_ID on ${DDP_NODES[*]}, run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
     ddp_fabric_env

@@ -6,23 +6,29 @@
 # ddp_slurm_main ARGS...: the whole job for mn5.sh and slurm.sh. One srun task per node runs the container
 # and torchrun inside; USR1 (sbatch --signal=B:USR1@90) leads to a snapshot and `scontrol requeue`.
 ddp_slurm_main() {
-    [[ -n ${SLURM_JOB_ID:-} ]] || ddp_die "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/${DDP_SCRIPT}" \
-        "[train [key=value ...] | check | SCRIPT.py ARGS]"
     DDP_SCHEDULER=slurm
-    DDP_JOB_ID=$SLURM_JOB_ID
-    DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
-    # The whole list is read (not `| head -n 1`, which under pipefail and scontrol's SIGPIPE would end the
-    # script without a word on large node lists).
-    mapfile -t DDP_NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
-    DDP_HEAD_NODE=${DDP_NODES[0]}
-    DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
-    # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
-    DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
+    if [[ -z ${SLURM_JOB_ID:-} && ${DRY_RUN:-0} == 1 ]]; then
+        ddp_dry_run_allocation
+    else
+        [[ -n ${SLURM_JOB_ID:-} ]] || ddp_die "not inside a Slurm job; submit it: sbatch [site flags]" \
+            "jobscripts/${DDP_SCRIPT} [train [key=value ...] | check | SCRIPT.py ARGS] (or see what it would run:" \
+            "DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/${DDP_SCRIPT})"
+        DDP_JOB_ID=$SLURM_JOB_ID
+        DDP_NNODES=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:?}}
+        # The whole list is read (not `| head -n 1`, which under pipefail and scontrol's SIGPIPE would end the
+        # script without a word on large node lists).
+        mapfile -t DDP_NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+        DDP_HEAD_NODE=${DDP_NODES[0]}
+        DDP_SUBMIT_DIR=${SLURM_SUBMIT_DIR:-$PWD}
+        # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
+        DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
+    fi
     # slurm.sh asks for --cpus-per-gpu; in a job without GPUs srun would read it back from the environment
     # and refuse every step ("Invalid generic resource (gres) specification").
     [[ -n $DDP_ALLOC_GPUS_PER_NODE ]] || unset SLURM_CPUS_PER_GPU
     ddp_defaults
-    ddp_log "job $DDP_JOB_ID on $SLURM_JOB_NODELIST, run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
+    ddp_log "job $DDP_JOB_ID on ${SLURM_JOB_NODELIST:-$(IFS=,; echo "${DDP_NODES[*]}")}," \
+        "run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
     ddp_fabric_env
@@ -49,7 +55,7 @@ ddp_slurm_main() {
     esac
     ddp_check_launcher "${per_node[@]}"
     DDP_SLURM_LAUNCHER=("${launcher[@]}")
-    DDP_REQUEUE_CMD=(scontrol requeue "$SLURM_JOB_ID")
+    DDP_REQUEUE_CMD=(scontrol requeue "$DDP_JOB_ID")
     DDP_HEAL_CMD=ddp_slurm_heal
     ddp_preflight ddp_slurm_step
     local rc=0

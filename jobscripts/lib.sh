@@ -43,7 +43,8 @@
 #   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
 #   PREFLIGHT=1                     0: no `app.check --preflight` before the workload
 #   MAX_REQUEUES=3                  requeues for bad nodes in a row (no training progress between) before giving up
-#   DRY_RUN=0                       1: print the commands and exit without running them
+#   DRY_RUN=0                       1: print the commands and exit without running them; outside a job it
+#                                   plans for DRY_RUN_NODES (node1,node2) with GPUS_PER_NODE (4) GPUs each
 #   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
 #
 # Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
@@ -62,6 +63,28 @@ ddp_error() { printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2; }
 ddp_die() {
     ddp_error "$@"
     exit 2
+}
+
+# ddp_die_unless_dry_run MESSAGE: ddp_die, except under DRY_RUN=1, where what the job would need is only
+# reported (planning on a login node, where the image or the tools may not be).
+ddp_die_unless_dry_run() {
+    [[ ${DRY_RUN:-0} == 1 ]] || ddp_die "$@"
+    ddp_log "warning (DRY_RUN=1, going on): $*"
+}
+
+# ddp_dry_run_allocation: DRY_RUN=1 outside a job (a login node, a laptop): an allocation to plan for,
+# DRY_RUN_NODES (comma- or space-separated, default node1,node2) with GPUS_PER_NODE GPUs each (default 4).
+ddp_dry_run_allocation() {
+    read -ra DDP_NODES <<<"${DRY_RUN_NODES:-node1,node2}"
+    IFS=', ' read -ra DDP_NODES <<<"${DDP_NODES[*]}"
+    ((${#DDP_NODES[@]})) || ddp_die "DRY_RUN_NODES is empty; example: DRY_RUN_NODES=gpu01,gpu02"
+    DDP_JOB_ID=dry-run
+    DDP_NNODES=${#DDP_NODES[@]}
+    DDP_HEAD_NODE=${DDP_NODES[0]}
+    DDP_SUBMIT_DIR=$PWD
+    DDP_ALLOC_GPUS_PER_NODE=${GPUS_PER_NODE:-4}
+    ddp_log "DRY_RUN=1 outside a job: planning for ${DDP_NNODES} node(s) (${DDP_NODES[*]}; DRY_RUN_NODES)" \
+        "with $DDP_ALLOC_GPUS_PER_NODE GPU(s) each (GPUS_PER_NODE); nothing runs"
 }
 
 # ddp_default NAME VALUE WHY: export NAME=VALUE unless the user set NAME (even to empty), and log it.

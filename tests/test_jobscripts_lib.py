@@ -404,3 +404,25 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
         result = run_lib("ddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
         counts.append(int(result.stdout))
     assert counts == [2, 0, 1, 2]
+
+
+@pytest.mark.parametrize("script", ["slurm.sh", "mn5.sh", "gh200-pbs.sh"])
+def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothing(tmp_path, script):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "gpu01,gpu02,gpu03"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / script), "train", "train.max_steps=5"], env=env,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "planning for 3 node(s) (gpu01 gpu02 gpu03; DRY_RUN_NODES) with 4 GPU(s) each" in result.stdout
+    step = next(line for line in result.stdout.splitlines() if "] step: " in line)
+    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and "--rdzv-endpoint=gpu01:29500" in step
+    assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
+    assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal
+    assert list(tmp_path.iterdir()) == []  # no run directory, no stop file, no log
+
+
+@pytest.mark.parametrize("script", ["slurm.sh", "mn5.sh", "gh200-pbs.sh"])
+def test_outside_a_job_without_dry_run_the_script_says_how_to_submit_it_or_plan_it(tmp_path, script):
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / script)], env={"PATH": os.environ["PATH"]},
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "not inside a" in result.stderr and "DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/" in result.stderr
