@@ -26,7 +26,6 @@ from app.common.errors import UsageError, exits_cleanly
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
 from app.train.config import Config
-from app.train.dry_run import dry_run, print_config
 from app.train.sinks import missing_libraries
 
 log = logging.getLogger("app.train")
@@ -89,12 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError("--world-size N (N >= 1) plans a --dry-run; example: --dry-run --world-size 16")
     config = load_config(Config, resolve_config_path(args.config), args.overrides)
     if args.print_config:
+        from app.train.dry_run import print_config
+
         print_config(config)
         return exitcodes.OK
-    for problem in missing_libraries(config):
-        raise UsageError(problem)
+    problems = missing_libraries(config)
+    if problems:
+        raise UsageError("; ".join(problems))
     environment = detect_environment(os.environ)
     if args.dry_run:
+        from app.train.dry_run import dry_run  # heavy (builds the model), and only for this
+
         world = (args.world_size, "--world-size") if args.world_size else (environment.world_size(), environment.name)
         dry_run(config, *world)
         return exitcodes.OK
