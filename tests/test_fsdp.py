@@ -67,6 +67,26 @@ def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identic
     assert [r["step"] for r in metrics(tmp_path / "killed")] == list(range(1, 61))
 
 
+def test_a_sharded_snapshot_written_in_the_background_holds_the_bytes_a_synchronous_one_holds(tmp_path):
+    """dcp.async_save copies the shards at the snapshot step; later steps must not leak into the files."""
+    logs = {}
+    for mode in ("true", "false"):
+        result = run(torchrun_command(2, *FSDP, f"run.dir={tmp_path / mode}", "train.max_steps=30",
+                                      "snapshot.every=10", "snapshot.keep=5", f"snapshot.background={mode}"))
+        assert result.returncode == 0, result.stderr[-3000:]
+        logs[mode] = result.stderr
+    assert "step-00000010 (step 10" in logs["true"] and "in the background, sharded)" in logs["true"]
+    assert "in the background" not in logs["false"]
+    for step in (10, 20, 30):
+        snapshots = [tmp_path / mode / "snapshots" / f"step-{step:08d}" for mode in ("true", "false")]
+        shards = [{k: v for k, v in json.loads((s / "manifest.json").read_text()).items() if k.endswith(".distcp")}
+                  for s in snapshots]
+        assert len(shards[0]) == 2 and shards[0] == shards[1], step  # model and optimizer shards, bit for bit
+        background, synchronous = ({k: v for k, v in json.loads((s / "extras.json").read_text()).items()
+                                    if k != "config"} for s in snapshots)
+        assert background == synchronous  # position, schedule, scaler
+
+
 def test_a_partial_sharded_snapshot_is_skipped_with_a_warning(tmp_path):
     args = [*FSDP, f"run.dir={tmp_path}", "snapshot.every=10"]
     assert run(torchrun_command(2, *args, "train.max_steps=20")).returncode == 0

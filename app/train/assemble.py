@@ -58,7 +58,12 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         shard(raw_model, workload.shard_units, reshard_after_forward=config.dist.reshard_after_forward is not False,
               precision=resolve_precision(config.train.precision, ctx.device), device=ctx.device)
     optimizer = build_optimizer(raw_model, config.optim, ctx.device)
-    checkpointer = (ShardedCheckpointer if sharded else Checkpointer)(snapshot_dir, config.snapshot.keep)
+    checkpointer: Checkpointer | ShardedCheckpointer = Checkpointer(snapshot_dir, config.snapshot.keep)
+    if sharded:
+        # Background writes talk over a gloo group of their own: a collective of the writer thread on the
+        # training group could interleave with the loop's and pair the wrong calls across ranks.
+        writer_group = dist.new_group(backend="gloo") if config.snapshot.background else None
+        checkpointer = ShardedCheckpointer(snapshot_dir, config.snapshot.keep, writer_group)
 
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
     reading = time.perf_counter()

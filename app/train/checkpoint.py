@@ -66,7 +66,8 @@ class Checkpointer:
         started = time.perf_counter()
         copied = self._copy = _copy_off_device(state, self._copy)  # the last copy is written: reuse its memory
         copy_s = time.perf_counter() - started
-        self._writing = threading.Thread(target=self._write, args=(copied, step), name="app.train snapshot writer")
+        self._writing = threading.Thread(target=self._write, args=(copied, step, copy_s),
+                                         name="app.train snapshot writer")
         self._writing.start()
         return copy_s
 
@@ -79,7 +80,7 @@ class Checkpointer:
             failure, self._failure = self._failure, None
             raise UsageError(failure)
 
-    def _write(self, state: dict[str, Any], step: int) -> None:
+    def _write(self, state: dict[str, Any], step: int, copy_s: float) -> None:
         started = time.perf_counter()
         try:
             path = self.save(state, step)
@@ -88,7 +89,8 @@ class Checkpointer:
             self._failure = (f"snapshot {where} could not be written ({err.strerror or err}); free space there "
                              "or give another snapshot.dir, then run again to resume")
             return
-        log.info("snapshot written: %s (step %d, %.1fs in the background)", path, step, time.perf_counter() - started)
+        log.info("snapshot written: %s (step %d, %.1fs in the background; the loop waited %.2fs)", path, step,
+                 time.perf_counter() - started, copy_s)
 
     def _prune(self) -> None:
         for old in self.snapshots()[self.keep :]:

@@ -173,7 +173,8 @@ class SnapshotConfig:
     """Snapshot directory; empty means <run.dir>/snapshots."""
     background: bool = True
     """Copy the state off the training path and write it from a thread (the loop waits for the copy, not the
-    disk; one more copy of the state in memory); the run's last snapshot is written before it ends."""
+    disk; one more copy of the state in memory; fsdp: each rank its shard, with dcp.async_save); the run's
+    last snapshot is written before it ends."""
     resume: Literal["auto", "never", "required"] = "auto"
     """auto: resume from the newest valid snapshot if there is one, else start; required: stop (exit 2) when
     there is none (a requeued job that would otherwise start over); never: start fresh, and stop (exit 2)

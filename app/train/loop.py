@@ -332,7 +332,7 @@ class Trainer:
     def snapshot(self, last: bool = False) -> None:
         """Rank 0 writes the training state, from a thread unless asked otherwise or this is the run's last
         snapshot; the other ranks go on to the next collective. Sharded (fsdp): every rank writes its shard,
-        in the loop's time."""
+        from a thread as well."""
         self.last_snapshot_step = step = self.position.step
         sharded = isinstance(self.checkpointer, ShardedCheckpointer)
         if not (sharded or self.ctx.is_main):
@@ -340,9 +340,12 @@ class Trainer:
         self.mark(step, "snapshot")
         if self.outputs is not None:
             self.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
-        if self.settings.background_snapshots and not last and not sharded:
-            copy_s = self.checkpointer.save_in_background(self.state.state_dict(), step)  # type: ignore[union-attr]
-            log.debug("snapshot of step %d copied in %.2fs; writing in the background", step, copy_s)
+        if self.settings.background_snapshots and not last:
+            # The loop waits for the copy off the training path only; the writer logs both times.
+            if sharded:
+                self.checkpointer.save_in_background(*self.state.sharded_state(), step)  # type: ignore[call-arg]
+            else:
+                self.checkpointer.save_in_background(self.state.state_dict(), step)  # type: ignore[call-arg]
         else:
             self.checkpointer.wait()
             started = time.perf_counter()

@@ -3,11 +3,17 @@
 Layout: `<dir>/step-00000100/` holds DCP's files (`__<rank>_0.distcp` per rank, `.metadata`), the
 trainer's other state as JSON (`extras.json`: position, scheduler, scaler, config; nothing to unpickle),
 and `manifest.json`, the sha256 of every other file, written last. A snapshot is written into
-`.step-00000100.partial/` and renamed when complete, so a directory named `step-*` with a manifest that
-verifies is whole; one that does not is skipped with a warning, as single-file snapshots are. DCP reshards
-on load: a snapshot written by N ranks loads on M. Loading reads non-tensor items with
+`.step-00000100.partial/`, and rank 0 renames it when complete, so a directory named `step-*` with a
+manifest that verifies is whole; one that does not is skipped with a warning, as single-file snapshots
+are. DCP reshards on load: a snapshot written by N ranks loads on M. Loading reads non-tensor items with
 `torch.load(weights_only=True)` (DCP's own planner unpickles them freely); DCP's `.metadata` is a pickle
 DCP reads itself, checked against the manifest first.
+
+In the background (`snapshot.background`, the default): `dcp.async_save` copies each rank's shard to host
+memory (the loop waits for that copy only) and writes it from a thread; its collectives run on a gloo
+process group of their own (`writer_group`), so they never interleave with training's. Rank 0's future
+completes only once every rank's shard and DCP's metadata are on disk (DCP gathers every rank's write
+results first); rank 0 then publishes the snapshot from a thread of its own.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ import json
 import logging
 import re
 import shutil
+import threading
+import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +34,7 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint._traverse import set_element
 from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 
+from app.common.errors import UsageError
 from app.train.atomic import sha256_of, write_text_atomic
 
 log = logging.getLogger(__name__)
@@ -57,8 +67,11 @@ class ShardedCheckpointer:
 
     collective = True
 
-    def __init__(self, directory: Path, keep: int) -> None:
-        self.directory, self.keep = directory, keep
+    def __init__(self, directory: Path, keep: int, writer_group: dist.ProcessGroup | None = None) -> None:
+        self.directory, self.keep, self.writer_group = directory, keep, writer_group
+        self._writing: Future | None = None
+        self._publishing: threading.Thread | None = None
+        self._failure: str | None = None
 
     def snapshots(self) -> list[Path]:
         """Snapshot directories, newest first."""
@@ -68,26 +81,79 @@ class ShardedCheckpointer:
         return sorted(found, key=lambda p: int(_NAME.match(p.name).group(1)), reverse=True)  # type: ignore[union-attr]
 
     def save(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> Path:
+        self.wait()
+        final, partial = self._prepare(step)
+        dcp.save(tensors, checkpoint_id=partial)
+        _barrier()  # every shard is on disk
+        if _rank() == 0:
+            self._publish(partial, final, json.dumps(extras))
+        _barrier()  # nobody reads or prunes while it is being published
+        return final
+
+    def save_in_background(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> float:
+        """Copy this rank's shard to host memory and write it from a thread; return the seconds the copy took.
+        Collective: every rank calls it, at the same step."""
+        self.wait()
+        started = time.perf_counter()
+        final, partial = self._prepare(step)
+        writing = dcp.async_save(tensors, checkpoint_id=partial, process_group=self.writer_group)
+        assert isinstance(writing, Future)
+        self._writing = writing
+        staged_s = time.perf_counter() - started
+        if _rank() == 0:
+            self._publishing = threading.Thread(target=self._publish_when_written,
+                                                args=(writing, partial, final, json.dumps(extras), started, staged_s),
+                                                name="app.train sharded snapshot publisher")
+            self._publishing.start()
+        return staged_s
+
+    def wait(self) -> None:
+        """Until the snapshot in flight (if any) is written and published; a write that failed stops the run
+        here. Collective when a snapshot is in flight (the loop calls it on every rank at the same step)."""
+        if self._writing is None:
+            return
+        writing, self._writing = self._writing, None
+        try:
+            writing.result()
+        except Exception as err:  # DCP wraps the writer's OSError in its own exception types
+            self._failure = self._failure or f"a sharded snapshot could not be written ({err})"
+        if self._publishing is not None:
+            self._publishing.join()
+            self._publishing = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise UsageError(f"{failure}; free space in {self.directory} or give another snapshot.dir, then run "
+                             "again to resume")
+        _barrier()  # published before anyone goes on (and reads, prunes or writes the next one)
+
+    def _prepare(self, step: int) -> tuple[Path, Path]:
         final = self.directory / f"step-{step:08d}"
         partial = self.directory / f".{final.name}.partial"
         if _rank() == 0:
             shutil.rmtree(partial, ignore_errors=True)  # a write that died half-way
             partial.mkdir(parents=True)
         _barrier()
-        dcp.save(tensors, checkpoint_id=partial)
-        _barrier()  # every shard is on disk
-        if _rank() == 0:
-            write_text_atomic(partial / EXTRAS, json.dumps(extras) + "\n")
-            sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
-            write_text_atomic(partial / MANIFEST, json.dumps(sums, indent=1) + "\n")
-            shutil.rmtree(final, ignore_errors=True)
-            partial.rename(final)
-            self._prune()
-        _barrier()  # nobody reads or prunes while it is being published
-        return final
+        return final, partial
 
-    def wait(self) -> None:
-        """Sharded snapshots are written synchronously: nothing in flight."""
+    def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, started: float,
+                              staged_s: float) -> None:
+        try:
+            writing.result()  # rank 0's completes once every rank's shard and the metadata are on disk
+            self._publish(partial, final, extras)
+        except Exception as err:  # reported by wait(), on the training thread
+            self._failure = f"sharded snapshot {final} could not be written ({err})"
+            return
+        log.info("snapshot written: %s (step %d, %.1fs in the background, sharded; the loop waited %.2fs)", final,
+                 int(final.name.split("-")[1]), time.perf_counter() - started, staged_s)
+
+    def _publish(self, partial: Path, final: Path, extras: str) -> None:
+        """Rank 0: extras and manifest into the complete directory, then rename it into place."""
+        write_text_atomic(partial / EXTRAS, extras + "\n")
+        sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
+        write_text_atomic(partial / MANIFEST, json.dumps(sums, indent=1) + "\n")
+        shutil.rmtree(final, ignore_errors=True)
+        partial.rename(final)
+        self._prune()
 
     def _prune(self) -> None:
         for old in self.snapshots()[self.keep :]:
