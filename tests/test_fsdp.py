@@ -75,7 +75,7 @@ def test_a_sharded_snapshot_written_in_the_background_holds_the_bytes_a_synchron
                                       "snapshot.every=10", "snapshot.keep=5", f"snapshot.background={mode}"))
         assert result.returncode == 0, result.stderr[-3000:]
         logs[mode] = result.stderr
-    assert "step-00000010 (step 10" in logs["true"] and "in the background, sharded)" in logs["true"]
+    assert "step-00000010 (step 10" in logs["true"] and "in the background, sharded; the loop waited" in logs["true"]
     assert "in the background" not in logs["false"]
     for step in (10, 20, 30):
         snapshots = [tmp_path / mode / "snapshots" / f"step-{step:08d}" for mode in ("true", "false")]
