@@ -1,0 +1,1 @@
+"""The connectivity check: `python -m app.check` (see app/check/cli.py)."""
