@@ -15,6 +15,7 @@ RECENT_STEPS = 50
 def summary_lines(run: RunRecord, now: float | None = None) -> list[str]:
     steps, total = run.steps, run.total_steps
     last = steps[-1] if steps else None
+    recent = steps[-RECENT_STEPS:]
     of_total = f" of {total}" if total else ""
     lines = []
     if run.finished and run.summary is not None:
@@ -27,9 +28,9 @@ def summary_lines(run: RunRecord, now: float | None = None) -> list[str]:
         line = f"{run.run_dir}: in progress at step {last['step']}{of_total}"
         if ago is not None:
             line += f" (last step {ago:.0f}s ago)"
-        recent = [r["step_time_s"] for r in steps[-RECENT_STEPS:] if "step_time_s" in r]
-        if total and recent:
-            line += f", about {_duration((total - last['step']) * statistics.median(recent))} to go"
+        if total:
+            remaining_s = (total - last["step"]) * statistics.median(r["step_time_s"] for r in recent)
+            line += f", about {_duration(remaining_s)} to go"
         lines.append(line)
     if last is None:
         return lines
@@ -41,12 +42,11 @@ def summary_lines(run: RunRecord, now: float | None = None) -> list[str]:
         line += (f"; validation {validations[-1]['val_loss']:.4f} at step {validations[-1]['step']} "
                  f"(best {best['val_loss']:.4f} at step {best['step']})")
     lines.append(line)
-    recent_records = steps[-RECENT_STEPS:]
-    speed = [f"{statistics.median(r['step_time_s'] for r in recent_records) * 1e3:.1f} ms/step"]
+    speed = [f"{statistics.median(r['step_time_s'] for r in recent) * 1e3:.1f} ms/step"]
     for key, unit in (("tokens_per_s", "tokens/s"), ("samples_per_s", "samples/s")):
-        if all(key in r for r in recent_records):
-            speed.append(f"{format_rate(statistics.median(r[key] for r in recent_records))} {unit}")
-    lines.append(f"speed (median of the last {len(recent_records)} steps): " + ", ".join(speed))
+        if all(key in r for r in recent):
+            speed.append(f"{format_rate(statistics.median(r[key] for r in recent))} {unit}")
+    lines.append(f"speed (median of the last {len(recent)} steps): " + ", ".join(speed))
     seen = [f"{format_rate(last[key])} {key}" for key in ("tokens", "samples") if key in last][:1]
     if "peak_memory_gib" in last:
         seen.append(f"peak memory {max(r.get('peak_memory_gib', 0) for r in steps):.2f} GiB on rank 0")

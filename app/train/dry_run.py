@@ -27,15 +27,19 @@ import yaml
 from app.common.typedconfig import to_dict
 from app.train.config import Config
 from app.train.plan import Position, RunPlan
-from app.train.summary import PEAK_BF16_FLOPS
+from app.train.summary import PEAK_BF16_FLOPS, peak_bf16_flops
 from app.train.workloads import Workload, build_workload
 
 ASSUMED_MFU = 0.40
 GIB = 2**30
 
 
+def resolved_yaml(config: Config) -> str:
+    return yaml.safe_dump(to_dict(config), sort_keys=False)
+
+
 def print_config(config: Config, out: TextIO = sys.stdout) -> None:
-    out.write(yaml.safe_dump(to_dict(config), sort_keys=False))
+    out.write(resolved_yaml(config))
 
 
 def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sys.stdout) -> None:
@@ -47,7 +51,7 @@ def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sy
     params = sum(p.numel() for p in workload.model.parameters())
     write = out.write
     write("# dry run: nothing started, no process group joined, no file written\n# resolved config:\n")
-    write("".join(f"#   {line}\n" for line in yaml.safe_dump(to_dict(config), sort_keys=False).splitlines()))
+    write("".join(f"#   {line}\n" for line in resolved_yaml(config).splitlines()))
     per_step = plan.samples_per_step
     batch = f"{per_step:,} samples"
     if workload.tokens_per_sample:
@@ -65,7 +69,8 @@ def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sy
     write("".join(f"{name:<14}{value}\n" for name, value in rows))
     if not gpu and config.train.precision == "auto":
         write("# activations below are fp32 as on this machine (no GPU); bf16 on a GPU about halves them\n")
-    estimate = memory_estimate(config, workload, world_size, compute_bytes=4 if plan.precision == "fp32" else 2)
+    estimate = memory_estimate(config, workload, params, world_size,
+                               compute_bytes=4 if plan.precision == "fp32" else 2)
     write(f"memory per rank, estimated (+/- 30%; excludes the CUDA context and NCCL buffers):\n"
           f"  {'':<24}{'ddp':>10}{'fsdp':>10}\n")
     for name in ("parameters", "gradients", "optimizer", "gathered blocks", "activations", "total"):
@@ -85,9 +90,8 @@ def _length(config: Config) -> str:
     return f"train.epochs={config.train.epochs}"
 
 
-def memory_estimate(config: Config, workload: Workload, world_size: int, compute_bytes: int
+def memory_estimate(config: Config, workload: Workload, params: int, world_size: int, compute_bytes: int
                     ) -> dict[str, dict[str, float]]:
-    params = sum(p.numel() for p in workload.model.parameters())
     optimizer_per_param = 8 if config.optim.name == "adamw" else (4 if config.optim.momentum else 0)
     units = workload.shard_units(workload.model) if workload.shard_units else [workload.model]
     largest_unit = max(sum(p.numel() for p in unit.parameters()) for unit in units)
@@ -120,16 +124,11 @@ def _step_time_lines(workload: Workload, plan: RunPlan, world_size: int) -> list
     flops = workload.flops_per_token * tokens_per_rank
     if torch.cuda.is_available():
         name = torch.cuda.get_device_name()
-        known = [(key, peak) for key, peak in sorted(PEAK_BF16_FLOPS.items(), key=lambda kv: -len(kv[0]))
-                 if key in name]
-        targets = [(name, known[0][1])] if known else []
+        peak = peak_bf16_flops(name)
+        if peak is None:
+            return [f"step time: no peak FLOP/s known for {name}"]
     else:
-        targets = [("H100 or GH200", PEAK_BF16_FLOPS["H100"])]  # the GPUs of MareNostrum 5 and the GH200 systems
-    lines = []
-    for name, peak in targets:
-        seconds = flops / (peak * ASSUMED_MFU)
-        lines.append(f"step time on {name} ({peak / 1e12:.0f} TFLOP/s bf16) at {ASSUMED_MFU:.0%} MFU: "
-                     f"{seconds * 1e3:.3g} ms/step, {tokens_per_rank / seconds:,.0f} tokens/s per GPU")
-    if not targets:
-        lines.append(f"step time: no peak FLOP/s known for {torch.cuda.get_device_name()}")
-    return lines
+        name, peak = "H100 or GH200", PEAK_BF16_FLOPS["H100"]  # the GPUs of MareNostrum 5 and the GH200 systems
+    seconds = flops / (peak * ASSUMED_MFU)
+    return [f"step time on {name} ({peak / 1e12:.0f} TFLOP/s bf16) at {ASSUMED_MFU:.0%} MFU: "
+            f"{seconds * 1e3:.3g} ms/step, {tokens_per_rank / seconds:,.0f} tokens/s per GPU"]

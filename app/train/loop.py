@@ -27,7 +27,7 @@ from app.train.config import Config
 from app.train.data import EpochPlan, make_loader
 from app.train.evaluation import Evaluator
 from app.train.faults import Fault
-from app.train.metrics import Breakdown, StepClock, Stopwatch, peak_memory_bytes
+from app.train.metrics import Breakdown, StepClock, Stopwatch, peak_memory_gib
 from app.train.outputs import RunOutputs
 from app.train.plan import Position
 from app.train.sharded_snapshots import ShardedCheckpointer
@@ -167,12 +167,13 @@ class Trainer:
                     current.record["val_loss"] = self.evaluate()
                     current.record["eval_time_s"] = time.perf_counter() - evaluating
                 every = self.settings.snapshot_every
-                if "val_loss" in current.record or (every and self.position.step % every == 0):
+                snapshot_due = bool(every) and self.position.step % every == 0
+                if "val_loss" in current.record or snapshot_due:
                     # This step's line first: a snapshot published before its steps' metrics would leave
                     # a hole after a kill (the resumed run starts after the snapshot).
                     stopping = self._finish(current)
                     self._pending = None
-                    if every and self.position.step % every == 0:
+                    if snapshot_due:
                         self.snapshot()
                     self.clock.restart()  # the next step's time is the step's, not the evaluation's or snapshot's
                     if stopping:
@@ -287,7 +288,7 @@ class Trainer:
         record["samples_per_s"] = global_samples / step_time
         if self.plan.tokens_per_sample:
             record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
-        record["peak_memory_gib"] = round(peak_memory_bytes(self.device) / 2**30, 3)
+        record["peak_memory_gib"] = peak_memory_gib(self.device)
         record["time"] = round(time.time(), 3)
         if self.outputs is not None:
             self.outputs.step(record)

@@ -98,11 +98,14 @@ def _short_text(record: dict[str, Any]) -> str:
     return f"loss {record['loss']:.3f}, {format_rate(rate)} {unit}"
 
 
-def peak_memory_bytes(device: torch.device) -> int:
-    """This process's peak memory: the CUDA allocator's high-water mark on GPU, the peak resident set on CPU."""
+def peak_memory_gib(device: torch.device) -> float:
+    """This process's peak memory in GiB: the CUDA allocator's high-water mark on GPU, the peak resident set
+    on CPU."""
     if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device)
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+        peak = torch.cuda.max_memory_allocated(device)
+    else:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    return round(peak / 2**30, 3)
 
 
 PHASES = ("data", "compute", "comm_wait", "optimizer")

@@ -102,7 +102,8 @@ class ShardedCheckpointer:
         staged_s = time.perf_counter() - started
         if _rank() == 0:
             self._publishing = threading.Thread(target=self._publish_when_written,
-                                                args=(writing, partial, final, json.dumps(extras), started, staged_s),
+                                                args=(writing, partial, final, json.dumps(extras), step, started,
+                                                      staged_s),
                                                 name="app.train sharded snapshot publisher")
             self._publishing.start()
         return staged_s
@@ -135,8 +136,8 @@ class ShardedCheckpointer:
         _barrier()
         return final, partial
 
-    def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, started: float,
-                              staged_s: float) -> None:
+    def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, step: int,
+                              started: float, staged_s: float) -> None:
         try:
             writing.result()  # rank 0's completes once every rank's shard and the metadata are on disk
             self._publish(partial, final, extras)
@@ -144,7 +145,7 @@ class ShardedCheckpointer:
             self._failure = f"sharded snapshot {final} could not be written ({err})"
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background, sharded; the loop waited %.2fs)", final,
-                 int(final.name.split("-")[1]), time.perf_counter() - started, staged_s)
+                 step, time.perf_counter() - started, staged_s)
 
     def _publish(self, partial: Path, final: Path, extras: str) -> None:
         """Rank 0: extras and manifest into the complete directory, then rename it into place."""

@@ -15,7 +15,7 @@ import torch
 from app.common.distributed import DistContext
 from app.train.atomic import write_text_atomic
 from app.train.loop import TrainResult
-from app.train.metrics import format_rate, peak_memory_bytes
+from app.train.metrics import format_rate, peak_memory_gib
 from app.train.sharding import local_bytes, optimizer_tensors
 
 log = logging.getLogger("app.train")
@@ -51,10 +51,9 @@ EXCLUDE_FILE = "nodes-to-exclude.txt"
 def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, device: torch.device) -> dict[str, Any]:
     """What this rank holds: parameter and optimizer-state bytes (its shards under fsdp), and its peak memory
     (CUDA allocator's high-water mark on GPU, the process's peak resident set on CPU)."""
-    peak = peak_memory_bytes(device)
     return {"param_bytes_per_rank": local_bytes(model.parameters()),
             "optimizer_bytes_per_rank": local_bytes(optimizer_tensors(optimizer)),
-            "peak_memory_gib": round(peak / 2**30, 3)}
+            "peak_memory_gib": peak_memory_gib(device)}
 
 
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
@@ -106,9 +105,13 @@ def build_summary(result: TrainResult, state: Mapping[str, torch.Tensor], ctx: D
 def _peak_flops(ctx: DistContext) -> float | None:
     if ctx.device.type != "cuda":
         return None
-    name = torch.cuda.get_device_name(ctx.device)
+    return peak_bf16_flops(torch.cuda.get_device_name(ctx.device))
+
+
+def peak_bf16_flops(device_name: str) -> float | None:
+    """The dense bf16 peak of a GPU named `device_name` (torch.cuda.get_device_name), None when unknown."""
     longest_first = sorted(PEAK_BF16_FLOPS.items(), key=lambda kv: -len(kv[0]))  # "GH200" before "H200"
-    return next((peak for key, peak in longest_first if key in name), None)
+    return next((peak for key, peak in longest_first if key in device_name), None)
 
 
 def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:

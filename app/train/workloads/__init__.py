@@ -18,6 +18,9 @@ import torch
 from app.common.errors import UsageError
 from app.train.config import Config
 
+#: Held-out (validation) data is drawn with run.seed + this: other samples of the same distribution.
+VALIDATION_SEED_OFFSET = 7_777_777
+
 
 @dataclass
 class Workload:

@@ -6,11 +6,9 @@ import torch
 import torch.nn.functional as F
 
 from app.train.config import Config
-from app.train.workloads import Workload
+from app.train.workloads import VALIDATION_SEED_OFFSET, Workload
 
 FEATURES = 20
-#: The validation samples come from run.seed + this: other samples of the same distribution.
-VALIDATION_SEED_OFFSET = 7_777_777
 
 
 class RandomRegression:

@@ -12,13 +12,12 @@ from pathlib import Path
 import torch
 
 from app.common.errors import UsageError
+from app.train.workloads import VALIDATION_SEED_OFFSET
 
 SEPARATOR = 0
 #: Token streams live in host memory (the loader moves batches), also when a model is built on another
 #: default device (`--dry-run` builds it on "meta": no memory).
 CPU = torch.device("cpu")
-#: The held-out stream draws its words from run.seed + this (its lexicon from run.seed itself).
-HELD_OUT_SEED_OFFSET = 7_777_777
 
 
 def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size: int = 4096,
@@ -28,8 +27,8 @@ def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size
     generator = torch.Generator().manual_seed(seed)
     word_lengths = torch.randint(1, 7, (lexicon_size,), generator=generator, device=CPU)
     spellings = torch.randint(1, vocab_size, (lexicon_size, 6), generator=generator, device=CPU)
-    if held_out:
-        generator.manual_seed(seed + HELD_OUT_SEED_OFFSET)
+    if held_out:  # its words from another seed, its lexicon from run.seed
+        generator.manual_seed(seed + VALIDATION_SEED_OFFSET)
     zipf = 1.0 / (torch.arange(lexicon_size, dtype=torch.float64, device=CPU) + 2.7)
     # Each word takes its letters plus a separator: draw enough words to fill the stream.
     mean_word = float((word_lengths + 1).double().mul(zipf / zipf.sum()).sum())
