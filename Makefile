@@ -22,7 +22,7 @@ IMAGETOOL := PYTHONPATH=containers $(PY) -m imagetool
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
 # The knobs `make help` lists with their values (and writes into the targets' descriptions)
-HELP_KNOBS := NPROC CONFIG ARGS TORCH_VERSION VENV ARCH APPTAINER IMAGE_DIR
+HELP_KNOBS := NPROC CONFIG ARGS TORCH_VERSION VENV ARCH APPTAINER IMAGE_DIR SOURCES BASE
 
 .PHONY: help
 help: ## List the targets and the knobs' current values
@@ -88,6 +88,10 @@ IMAGE_DIR ?= build
 SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 # Extra `apptainer build` flags, e.g. --tmpdir /scratch/$$USER or --notest
 APPTAINER_BUILD_FLAGS ?=
+# Source mirror to build from offline (every archive `make sources` fetches); empty: download them
+SOURCES ?=
+# Local base image (e.g. `apptainer pull ngc.sif docker://nvcr.io/nvidia/pytorch@sha256:...`) instead of the registry pull
+BASE ?=
 
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env \
@@ -103,11 +107,20 @@ WHEELHOUSE   = $(IMAGE_DIR)/wheelhouse-$(FLAVOUR)
 DOCKER_ARCH  = $(shell sed -n 's/^DOCKER_ARCH=//p' containers/arch/$(FLAVOUR).env)
 SMOKE_ROOTFS = $(IMAGE_DIR)/smoke-rootfs
 
-# lint -> host checks -> build arguments -> wheelhouse -> apptainer build
+# An offline build: the mirror must hold every pinned archive before Apptainer starts.
+SOURCE_SETS = $(if $(SOURCES),--set SOURCES=$(SOURCES))
+# A local base file replaces the registry pull; its sha256 stands where the registry digest would.
+BASE_SETS = $(if $(BASE),--set BOOTSTRAP=localimage --set BASE=$(BASE) --set BASE_NAME=$(notdir $(BASE)) \
+    --set "BASE_DIGEST=sha256:$$(sha256sum $(BASE) | cut -d' ' -f1) (local file $(notdir $(BASE)))")
+
+# lint -> host checks -> sources -> build arguments -> wheelhouse -> apptainer build
 define build_image
-	$(IMAGETOOL) lint --arch $(FLAVOUR) $(IMAGE_SETS)
+	$(IMAGETOOL) lint --arch $(FLAVOUR) $(IMAGE_SETS) $(BASE_SETS)
 	APPTAINER=$(APPTAINER) bash containers/check-build-host.sh $(BUILD_ARCH)
-	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS)
+	$(if $(SOURCES),$(IMAGETOOL) sources --check --arch $(FLAVOUR) --mirror $(SOURCES))
+	mkdir -p $(IMAGE_DIR)/no-sources
+	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS) \
+	    $(SOURCE_SETS) $(BASE_SETS)
 	bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
 	$(APPTAINER) build --force --fakeroot --arch $(DOCKER_ARCH) --build-arg-file $(ARGS_FILE) \
 	    --mksquashfs-args "$(SQUASHFS_ARGS)" $(APPTAINER_BUILD_FLAGS) $(SIF).tmp containers/app.def
@@ -115,8 +128,12 @@ define build_image
 	@echo "built $(SIF): apptainer inspect --labels $(SIF)"
 endef
 
+.PHONY: sources
+sources: $(STAMP) ## Download every pinned source archive into SOURCES (default build/sources), sha256-checked
+	$(IMAGETOOL) sources --arch x86_64 --mirror $(or $(SOURCES),$(IMAGE_DIR)/sources)
+
 .PHONY: image
-image: $(STAMP) ## Lint and build the CUDA image for ARCH (x86_64|aarch64, default: this machine)
+image: $(STAMP) ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif
 	$(build_image)
 
 .PHONY: image-lint
@@ -136,3 +153,23 @@ $(IMAGE_DIR)/smoke.sif: $(IMAGE_SOURCES) containers/arch/smoke.env $(SMOKE_ROOTF
 $(SMOKE_ROOTFS)/.debootstrapped: containers/versions.env containers/debootstrap-rootfs.sh
 	bash containers/debootstrap-rootfs.sh $(SMOKE_ROOTFS) $$(sed -n 's/^SMOKE_DEBIAN_SUITE=//p' containers/versions.env)
 	touch $@
+
+# --- The NGC twin (CI): the CUDA flavour, every step unmodified, on a local twin of NGC's base ------
+TWIN_BASE = $(IMAGE_DIR)/ngc-twin.sif
+
+.PHONY: twin-base
+twin-base: $(TWIN_BASE) ## Build the local twin of the NGC PyTorch base (build/ngc-twin.sif; root, ~5 min)
+
+$(TWIN_BASE): containers/twin/ngc-pytorch.def containers/twin/lay-out-ngc.sh containers/twin/build-twin.sh \
+              containers/versions.env $(SMOKE_ROOTFS)/.debootstrapped
+	APPTAINER=$(APPTAINER) bash containers/twin/build-twin.sh $(SMOKE_ROOTFS) $(IMAGE_DIR)/wheelhouse-twin-base $@
+
+.PHONY: twin-image
+twin-image: $(IMAGE_DIR)/app-ngc-twin.sif ## Build the CUDA flavour on the NGC twin (CI; SOURCES=DIR builds offline)
+
+$(IMAGE_DIR)/app-ngc-twin.sif: FLAVOUR = ngc-twin
+$(IMAGE_DIR)/app-ngc-twin.sif: SIF = $(IMAGE_DIR)/app-ngc-twin.sif
+$(IMAGE_DIR)/app-ngc-twin.sif: BUILD_ARCH = x86_64
+$(IMAGE_DIR)/app-ngc-twin.sif: IMAGE_SETS = --set BASE=$(TWIN_BASE)
+$(IMAGE_DIR)/app-ngc-twin.sif: $(IMAGE_SOURCES) containers/arch/ngc-twin.env $(TWIN_BASE) | $(STAMP)
+	$(build_image)

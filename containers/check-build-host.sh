@@ -15,8 +15,25 @@ user=$(id -un)
 fail() { echo "error: $*" >&2; exit 1; }
 
 command -v "$apptainer" >/dev/null ||
-    fail "'$apptainer' not found. Install Apptainer >= 1.3 (Debian 12, as root: bash tests/provision/provision-apptainer.sh;" \
+    fail "'$apptainer' not found. Install Apptainer >= 1.2 (Debian 12, as root: bash tests/provision/provision-apptainer.sh;" \
         "clusters: 'module load apptainer' or 'module load singularity' and make image APPTAINER=singularity)"
+
+# The definition is a template ({{ VAR }} with --build-arg-file): Apptainer 1.2.0 brought that (its
+# CHANGELOG), SingularityCE 4.0.0 likewise. Older releases stop at the first {{ with a parse error.
+version_line=$("$apptainer" --version 2>/dev/null || true)
+version=$(grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' <<<"$version_line" | head -1 || true)
+case $version_line in
+    singularity*) minimum=4.0.0 product="SingularityCE" ;;  # and the Singularity it forked from
+    *) minimum=1.2.0 product="Apptainer" ;;
+esac
+if [[ -z $version ]]; then
+    fail "'$apptainer --version' printed '$version_line', no version; need $product >= $minimum"
+fi
+if [[ $(printf '%s\n' "$minimum" "$version" | sort -V | head -1) != "$minimum" ]]; then
+    fail "$product $version is too old to build these images (templated definitions need >= $minimum):" \
+        "load a newer one ('module avail apptainer') or install it (Debian 12, as root:" \
+        "bash tests/provision/provision-apptainer.sh), then make image APPTAINER=/path/to/apptainer"
+fi
 
 grep -q "^$user:" "$subuid_file" 2>/dev/null ||
     fail "--fakeroot is not configured for user '$user': no entry in $subuid_file. As root run" \

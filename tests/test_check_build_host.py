@@ -16,7 +16,7 @@ def host(tmp_path: Path) -> dict[str, str]:
     """A host with a (fake) apptainer, a subuid entry for this user and no binfmt registrations."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "apptainer").write_text("#!/bin/sh\n")
+    (bin_dir / "apptainer").write_text("#!/bin/sh\necho 'apptainer version 1.4.5'\n")
     (bin_dir / "apptainer").chmod(0o755)
     (tmp_path / "subuid").write_text(f"{getpass.getuser()}:100000:65536\n")
     (tmp_path / "binfmt").mkdir()
@@ -31,6 +31,33 @@ def check(env: dict[str, str], arch: str) -> subprocess.CompletedProcess[str]:
 def test_native_build_with_apptainer_and_subuid_passes(host):
     result = check(host, "x86_64")
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def fake_version(host: dict[str, str], tmp_path: Path, line: str) -> dict[str, str]:
+    tool = tmp_path / "bin" / "versioned"
+    tool.write_text(f"#!/bin/sh\necho '{line}'\n")
+    tool.chmod(0o755)
+    return {**host, "APPTAINER": str(tool)}
+
+
+@pytest.mark.parametrize(("line", "ok"), [
+    ("apptainer version 1.4.5", True),
+    ("apptainer version 1.2.0", True),
+    ("apptainer version 1.1.9-1.el8", False),
+    ("singularity-ce version 4.1.2-jammy", True),
+    ("singularity-ce version 3.11.4", False),
+    ("singularity version 3.8.7-1.el8", False),
+])
+def test_the_apptainer_version_is_read_and_too_old_ones_are_refused_with_the_fix(host, tmp_path, line, ok):
+    result = check(fake_version(host, tmp_path, line), "x86_64")
+    assert (result.returncode == 0) == ok, result.stderr
+    if not ok:
+        assert result.stderr.count("\n") == 1 and "too old to build these images" in result.stderr
+
+
+def test_a_version_that_cannot_be_read_is_refused(host, tmp_path):
+    result = check(fake_version(host, tmp_path, "something else"), "x86_64")
+    assert result.returncode == 1 and "no version" in result.stderr
 
 
 def test_missing_apptainer_says_how_to_install_it(host):

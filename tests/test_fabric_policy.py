@@ -12,7 +12,7 @@ from app.common.fabric_policy import POLICY_FILE, export_line, recommended, sett
 
 REPO = Path(__file__).resolve().parents[1]
 SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
-             "FI_CXI_RDZV_THRESHOLD": "0", "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "32768",
+             "FI_CXI_RDZV_THRESHOLD": "0", "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
              "FI_CXI_RX_MATCH_MODE": "software"}
 
 
@@ -94,7 +94,7 @@ def test_single_node_infiniband_run_leaves_nccl_net_unset(infiniband_node):
 
 def test_the_fabric_a_job_script_names_wins_over_detection(infiniband_node):
     env = fabric_vars(sourced_env(infiniband_node, APP_FABRIC="none", APP_NNODES="2"))
-    assert env == {}
+    assert env == {"NCCL_NET": "Socket"}
     assert sourced_env(infiniband_node, APP_FABRIC="slingshot", APP_NNODES="2")["NCCL_NET"] == "AWS Libfabric"
 
 
@@ -109,6 +109,21 @@ def test_node_without_a_fast_fabric_gets_no_fabric_settings(tmp_path):
     assert fabric_vars(sourced_env(tmp_path)) == {}
 
 
+def test_multi_node_job_without_a_fabric_uses_nccls_sockets_not_the_ofi_plugin(tmp_path):
+    # NCCL 2.30 tries libnccl-net.so (our aws-ofi-nccl) first when NCCL_NET is unset (src/plugin/net.cc).
+    assert fabric_vars(sourced_env(tmp_path, SLURM_JOB_NUM_NODES="2")) == {"NCCL_NET": "Socket"}
+
+
+def test_transmit_queue_size_is_within_the_cxi_providers_maximum(slingshot_node):
+    # libfabric prov/cxi/include/cxip.h: #define CXIP_MAX_TX_SIZE 16384U; larger values fall back to 512.
+    assert int(sourced_env(slingshot_node)["FI_CXI_DEFAULT_TX_SIZE"]) <= 16384
+
+
+def test_the_policy_exports_the_fabric_it_applied(slingshot_node, tmp_path_factory):
+    assert sourced_env(slingshot_node)["APP_FABRIC_POLICY"] == "slingshot"
+    assert sourced_env(tmp_path_factory.mktemp("ethernet-node"))["APP_FABRIC_POLICY"] == "none"
+
+
 def test_nccl_net_plugin_from_an_ngc_base_is_unset(tmp_path):
     assert "NCCL_NET_PLUGIN" not in sourced_env(tmp_path, NCCL_NET_PLUGIN="hpcx")
 
@@ -120,7 +135,7 @@ def test_helpers_do_not_leak_into_the_environment(slingshot_node):
 
 def test_every_setting_is_read_with_its_reason_and_a_sourced_why():
     found = settings()
-    assert {s.fabric for s in found} == {"infiniband", "roce", "slingshot"}
+    assert {s.fabric for s in found} == {"infiniband", "roce", "slingshot", "none"}
     assert all(s.reason and s.why for s in found)
     assert recommended("slingshot", "NCCL_NET") == "AWS Libfabric"
     assert export_line("slingshot", "NCCL_NET", "FI_PROVIDER") == "export NCCL_NET='AWS Libfabric' FI_PROVIDER=cxi"

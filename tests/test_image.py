@@ -84,7 +84,7 @@ def test_summary_lists_the_base_digest_and_every_pinned_version():
 def test_unknown_arch_exits_2_with_the_valid_choices():
     result = _python_image("render", "--arch", "arm64")
     assert result.returncode == 2
-    assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, smoke, x86_64")
+    assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, ngc-twin, smoke, x86_64")
     assert "Traceback" not in result.stderr
 
 
@@ -95,14 +95,18 @@ POLICY = POLICY_FILE.name
 VIOLATIONS = [
     ("app.def", "%help\n", "%unknownsection\n", "x86_64", "section %help is missing"),
     ("arch/x86_64.env", "@${NGC_PYTORCH_DIGEST}", "", "x86_64", "is not pinned by digest"),
-    ("arch/aarch64.env", "BOOTSTRAP=docker", "BOOTSTRAP=localimage", "aarch64",
-     "'localimage' is for the smoke flavour only"),
+    ("arch/aarch64.env", "BOOTSTRAP=docker", "BOOTSTRAP=oras", "aarch64", "Bootstrap 'oras' is not allowed"),
+    # Apptainer refuses NAME:TAG@DIGEST ("Docker references with both a tag and digest ...").
+    ("arch/x86_64.env", "${NGC_PYTORCH_IMAGE}@", "${NGC_PYTORCH_IMAGE}:${NGC_PYTORCH_TAG}@", "x86_64",
+     "has a tag and a digest, which Apptainer refuses"),
+    ("arch/ngc-twin.env", "BASE_DIGEST=none: local twin of the NGC PyTorch base (CI only, not for clusters)",
+     "BASE_DIGEST=", "ngc-twin", "has no BASE_DIGEST"),
     ("versions.env", "AWS_OFI_NCCL_SHA256=12fd67f0", "AWS_OFI_NCCL_SHA256=", "x86_64",
      "AWS_OFI_NCCL_SHA256='5872600c"),
     ("scripts/build-nccl-tests.sh", "tar -xzf", 'curl -LO "$url"\ntar -xzf', "x86_64",
-     "build-nccl-tests.sh:16 downloads without a checksum"),
+     "build-nccl-tests.sh:19 downloads without a checksum"),
     ("scripts/build-nccl-tests.sh", '"$NCCL_TESTS_SHA256"', '"$(curl -sL "$url.sha256")"', "x86_64",
-     "build-nccl-tests.sh:14: fetch_verified without a *_SHA256 build argument"),
+     "build-nccl-tests.sh:18: fetch_verified without a *_SHA256 build argument"),
     ("app.def", "    app.pin.nccl-tests {{ NCCL_TESTS_VERSION }}\n", "", "x86_64",
      "{{ NCCL_TESTS_VERSION }} is used but has no label"),
     ("app.def", "    org.opencontainers.image.revision {{ GIT_REVISION }}\n", "", "x86_64",

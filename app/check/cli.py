@@ -18,11 +18,15 @@ from app.check.runner import run_check
 from app.common.cluster import detect_environment
 from app.common.distributed import hostname
 from app.common.errors import exits_cleanly
+from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
 
 
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
     options = parse_options(argv)
-    setup_logging(hostname(), detect_environment(os.environ).rank(), main_level=logging.WARNING)
+    environment = detect_environment(os.environ)
+    setup_logging(hostname(), environment.rank(), main_level=logging.WARNING)
+    # Under `apptainer exec`, nothing applied the fabric policy: the check must measure what the job will run.
+    ensure_fabric_policy(environment.local_rank())
     return run_check(options, os.environ)

@@ -23,6 +23,7 @@ from app.common import exitcodes
 from app.common.cluster import detect_environment
 from app.common.distributed import end_process, hostname, init_distributed, shutdown, store_client
 from app.common.errors import UsageError, exits_cleanly
+from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
 from app.train.config import Config
@@ -103,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         dry_run(config, *world)
         return exitcodes.OK
     setup_logging(hostname(), environment.rank())
+    # Under `apptainer exec`, nothing applied the fabric policy: apply it before NCCL starts.
+    ensure_fabric_policy(environment.local_rank())
     run_dir = Path(config.run.dir)
     snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"
     check_writable(run_dir, "run.dir")

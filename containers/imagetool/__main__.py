@@ -1,4 +1,4 @@
-"""PYTHONPATH=containers python -m imagetool render|lint|summary --arch x86_64|aarch64|smoke
+"""PYTHONPATH=containers python -m imagetool render|lint|summary|sources --arch FLAVOUR
 
 Build-time tooling (`make image`, `make image-lint` run it); it lives beside the definitions it reads
 and is not part of the runtime `app` package.
@@ -7,6 +7,8 @@ and is not part of the runtime `app` package.
            arguments the definition does not use (Apptainer rejects those, host-side tools read them)
   lint     render the definition and check its invariants (exit 2 with every problem listed)
   summary  lint, then print the base, every pinned version and the build command
+  sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
+           (`make sources`); with --check, only check that DIR holds them all (before an offline build)
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from app.common.errors import UsageError, exits_cleanly
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
+from imagetool.sources import check_mirror, fill_mirror, pinned_sources
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["render", "lint", "summary"])
+    parser.add_argument("command", choices=["render", "lint", "summary", "sources"])
     parser.add_argument("--arch", default=platform.machine(),
                         help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
     parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
@@ -36,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="render: write the build-arg file here instead of stdout")
     parser.add_argument("--all", action="store_true",
                         help="render: also the arguments the definition does not use (for host-side tools)")
+    parser.add_argument("--mirror", type=Path, help="sources: the mirror directory")
+    parser.add_argument("--check", action="store_true", help="sources: check the mirror, download nothing")
     return parser
 
 
@@ -52,6 +57,18 @@ def _summary(args: dict[str, str], flavour: str, out: str) -> str:
     return "\n".join(lines)
 
 
+def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> int:
+    if mirror is None:
+        raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
+    sources = pinned_sources(args)
+    if not check_only:
+        for archive in fill_mirror(sources, mirror):
+            print(f"fetched {mirror / archive}")
+    check_mirror(sources, mirror)
+    print(f"ok: {mirror} holds {', '.join(source.archive for source in sources)} with their pinned sha256")
+    return exitcodes.OK
+
+
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
@@ -61,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         template = options.definition.read_text()
     except OSError as err:
         raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
+    if options.command == "sources":
+        return _sources(args, options.mirror, check_only=options.check)
     if options.command == "render":
         text = format_build_args(args, list(args) if options.all else placeholders(template))
         if options.out:

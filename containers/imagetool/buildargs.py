@@ -20,6 +20,7 @@ CONTAINERS_DIR = Path(__file__).resolve().parents[1]  # the definitions this too
 VERSIONS_FILE = "versions.env"
 _KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _REFERENCE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
+_GITHUB_TAG_ARCHIVE = re.compile(r"^https://github\.com/[^/]+/(?P<repo>[^/]+)/archive/refs/tags/(?P<tag>.+)$")
 
 
 def flavours(containers_dir: Path = CONTAINERS_DIR) -> list[str]:
@@ -45,6 +46,13 @@ def read_env_file(path: Path) -> dict[str, str]:
             raise UsageError(f"{path}:{number}: {key} is set twice; keep one value per key")
         values[key] = value
     return values
+
+
+def archive_name(url: str) -> str:
+    """The file a source mirror holds for `url`: REPOSITORY-TAG.tar.gz for a GitHub tag archive (the
+    name shared/sources and `make sources` use), else the URL's last path element."""
+    match = _GITHUB_TAG_ARCHIVE.match(url)
+    return f"{match['repo']}-{match['tag']}" if match else url.rsplit("/", 1)[-1]
 
 
 def _expand(value: str, versions: dict[str, str], where: str) -> str:
@@ -93,7 +101,11 @@ def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
     if flavour not in known:
         raise UsageError(f"unknown --arch {flavour!r}; choose one of {', '.join(known)} (files in "
                          f"{containers_dir / 'arch'}), e.g. --arch aarch64")
-    versions = read_env_file(containers_dir / VERSIONS_FILE)
+    versions: dict[str, str] = {}
+    for key, value in read_env_file(containers_dir / VERSIONS_FILE).items():
+        versions[key] = _expand(value, versions, f"{VERSIONS_FILE}: {key}")  # earlier keys only
+    versions |= {f"{key.removesuffix('_URL')}_ARCHIVE": archive_name(url)
+                 for key, url in versions.items() if key.endswith("_URL")}
     arch_path = containers_dir / "arch" / f"{flavour}.env"
     arch = {key: _expand(value, versions, f"{arch_path.name}: {key}")
             for key, value in read_env_file(arch_path).items()}
@@ -103,6 +115,8 @@ def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
         "BUILD_DATE": build_date(),
         "APP_VERSION": app_version(repo) if (repo / "pyproject.toml").exists() else "unknown",
         "WHEELHOUSE": f"build/wheelhouse-{flavour}",
+        # The source mirror copied into the build (make image SOURCES=DIR); an empty one means download.
+        "SOURCES": "build/no-sources",
     }
     return {**versions, **arch, **facts, **(overrides or {})}
 

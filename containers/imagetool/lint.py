@@ -3,8 +3,10 @@
 What is checked, and why:
   1. sections %files %post %environment %labels %help %test exist (the image must say what it is,
      how to run it, and test itself);
-  2. `Bootstrap: docker` bases are pinned by digest (`...@sha256:<64 hex>`): a tag can move under a
-     rebuild. A `localimage` base is accepted only for the smoke flavour (a CI-only rootfs);
+  2. `Bootstrap: docker` bases are pinned by digest alone (`NAME@sha256:<64 hex>`): a tag can move under
+     a rebuild, and Apptainer refuses `NAME:TAG@sha256:...` (the tag goes in a label). A `localimage`
+     base (the smoke rootfs, the NGC twin, a user's `BASE=ngc.sif` for offline builds) must say in
+     BASE_DIGEST what it is, since no registry digest describes it;
   3. every download is checksum-verified: the build scripts fetch only through `fetch_verified URL
      SHA256 DEST` (no bare curl/wget), and every *_SHA256 build argument is 64 hex digits;
   4. every pinned version the definition uses has a label (`{{ X_VERSION }}` appears in %labels),
@@ -31,6 +33,8 @@ REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.imag
                    "org.opencontainers.image.base.digest")
 RUNTIME_ENV = POLICY_FILE.name
 _DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+# NAME:TAG@sha256:...: a colon after the last slash, before the digest.
+_TAG_AND_DIGEST = re.compile(r":[^/@]+@sha256:")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _PINNED = re.compile(r"_(VERSION|TAG|SUITE|DIGEST)$")
 # curl/wget run as a command (line start, after ; & | ( or $( ), not named in a package list.
@@ -48,13 +52,20 @@ def _check_base(rendered: Definition, args: dict[str, str]) -> list[str]:
     base = rendered.header.get("from", "")
     if bootstrap == "docker":
         if not _DIGEST.search(base):
-            return [f"base {base!r} is not pinned by digest; use NAME:TAG@sha256:<64 hex> "
-                    "(e.g. nvcr.io/nvidia/pytorch:26.05-py3@sha256:...) in containers/arch/<arch>.env"]
+            return [f"base {base!r} is not pinned by digest; use NAME@sha256:<64 hex> "
+                    "(e.g. nvcr.io/nvidia/pytorch@sha256:...) in containers/arch/<arch>.env"]
+        if _TAG_AND_DIGEST.search(base):
+            return [f"base {base!r} has a tag and a digest, which Apptainer refuses ('Docker references with "
+                    "both a tag and digest are currently not supported'); keep NAME@sha256:... in BASE and "
+                    "the tag in BASE_NAME"]
         return []
-    if bootstrap == "localimage" and args.get("FLAVOUR") == "smoke":
-        return []  # the CI-only smoke base: a local debootstrap, recorded as such in its labels
-    return [f"Bootstrap {bootstrap!r} (FLAVOUR={args.get('FLAVOUR')}) is not allowed: cluster images must use "
-            "'Bootstrap: docker' with a digest-pinned base; 'localimage' is for the smoke flavour only"]
+    if bootstrap == "localimage":
+        if not args.get("BASE_DIGEST"):
+            return [f"local base {base!r} has no BASE_DIGEST; say what it is (make image BASE=FILE.sif records "
+                    "the file's sha256)"]
+        return []
+    return [f"Bootstrap {bootstrap!r} is not allowed: use 'Bootstrap: docker' with a digest-pinned base, or "
+            "'localimage' with a local base (make image BASE=FILE.sif)"]
 
 
 def _check_downloads(args: dict[str, str], scripts: dict[str, str]) -> list[str]:

@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# libfabric from its pinned release tarball, for aws-ofi-nccl to build and run against.
-# On Slingshot the job binds the host's libfabric (built with the cxi provider) over /opt/libfabric
-# or ahead of it on LD_LIBRARY_PATH; the ABI (libfabric.so.1) is the same.
+# libfabric from its pinned, sha256-checked tag archive, for aws-ofi-nccl to build and run against.
+# The version is the oldest host libfabric we support (containers/versions.env says why): on Slingshot
+# the job binds the host's libfabric (built with the cxi provider) over /opt/libfabric at run time.
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 need WITH_CUDA
 if [[ $WITH_CUDA != 1 ]]; then log "skipped: WITH_CUDA=$WITH_CUDA (libfabric is only needed by the CUDA plugin)"; exit 0; fi
-need LIBFABRIC_VERSION LIBFABRIC_SHA256
+need LIBFABRIC_VERSION LIBFABRIC_URL LIBFABRIC_SHA256 LIBFABRIC_ARCHIVE
 
 src=/tmp/build/libfabric
 mkdir -p "$src"
-fetch_verified "https://github.com/ofiwg/libfabric/releases/download/v$LIBFABRIC_VERSION/libfabric-$LIBFABRIC_VERSION.tar.bz2" \
-    "$LIBFABRIC_SHA256" /tmp/build/libfabric.tar.bz2
-tar -xjf /tmp/build/libfabric.tar.bz2 -C "$src" --strip-components=1
+fetch_verified "$LIBFABRIC_URL" "$LIBFABRIC_SHA256" "$LIBFABRIC_ARCHIVE" /tmp/build/libfabric.tar.gz
+tar -xzf /tmp/build/libfabric.tar.gz -C "$src" --strip-components=1
 cd "$src"
-./configure --prefix=/opt/libfabric --enable-verbs --enable-tcp --enable-shm --disable-efa \
-    --disable-psm2 --disable-psm3 --disable-opx --disable-usnic >/dev/null
+# A tag archive has no configure script.
+./autogen.sh >/dev/null 2>&1
+# libibverbs.so / librdmacm.so may be missing on the base (NGC CUDA-13): link through our own dev links.
+dev_links /tmp/build/devlinks ibverbs rdmacm
+# tcp (with rxm) for Ethernet and the plugin's tests, shm within a node, verbs for RoCE/IB users of the
+# plugin; nothing else (efa is AWS-only, and the cxi provider comes with the Slingshot host's library).
+./configure --prefix=/opt/libfabric --disable-static --enable-only --enable-tcp --enable-rxm --enable-shm \
+    --enable-verbs LDFLAGS="-L/tmp/build/devlinks" >/dev/null
 make -j"$(nproc)" >/dev/null
 make install >/dev/null
 echo /opt/libfabric/lib >/etc/ld.so.conf.d/50-libfabric.conf
 ldconfig
-rm -rf /tmp/build/libfabric /tmp/build/libfabric.tar.bz2
+found=$(/opt/libfabric/bin/fi_info --version | sed -n 's/^libfabric: *//p')
+[[ $found == "$LIBFABRIC_VERSION" ]] || die "built libfabric reports $found, not $LIBFABRIC_VERSION"
+rm -rf /tmp/build/libfabric /tmp/build/libfabric.tar.gz

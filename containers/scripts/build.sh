@@ -15,3 +15,5 @@ for step in install-system-packages build-libfabric build-aws-ofi-nccl build-ncc
     log "step $step"
     bash "$here/$step.sh"
 done
+# The source mirror (make image SOURCES=DIR) was only needed to build.
+rm -rf /opt/app/sources

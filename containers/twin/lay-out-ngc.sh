@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Lays a debootstrapped Debian out as the NGC PyTorch base is laid out (run by ngc-pytorch.def's %post).
+#   lay-out-ngc.sh WHEEL_DIR        (WHEEL_DIR: containers/twin/build-twin.sh downloads it from PyPI)
+#
+# Each row: what the real base has | what the twin puts there | the source of the fact. The NGC rows were
+# read off releases near the pinned 26.05 (26.03 to 26.07; no file listing of 26.05 itself is public).
+# | CUDA toolkit at /usr/local/cuda (nvcc, headers, libcudart.so and its dev link), CUDA_HOME | CUDA's PyPI
+#   wheels nvidia-cuda-{nvcc,runtime,crt,cccl} and nvidia-nvvm laid out as the toolkit installer does
+#   (nvcc.profile expects targets/<arch>-linux) | NGC 26.07 layer history (`ENV CUDA_HOME=/usr/local/cuda`,
+#   `ls /usr/local/cuda/lib64/libcudart.so.*`); the toolkit's own bin/nvcc.profile
+# | NCCL from libnccl2 + libnccl-dev: /usr/lib/<triplet>/libnccl.so.2 and libnccl.so, nccl.h in
+#   /usr/include, no libnccl_static.a | nvidia-nccl-cu13's library and headers copied there, torch's copy
+#   a link to it | a 26.03 `find /usr -name "libnccl*"` transcript; ai-dynamo/dynamo#5257 (images derived
+#   from NGC that lack libnccl.so: the image build links through its own dev links either way)
+# | rdma-core from NVIDIA's own debs: libibverbs-dev installed in dpkg, but libibverbs.so and the *.a files
+#   stripped, and apt cannot reinstall them | Debian's rdma-core, libibverbs-dev and librdmacm-dev, then
+#   the same files removed | ai-dynamo/nixl#889 and #1645 ("ships libibverbs-dev as dpkg-installed but
+#   strips the unversioned libibverbs.so"); NGC 26.07 layer history (`rm $(dpkg-query -L libibverbs-dev ...)`)
+# | HPC-X: /opt/hpcx/ompi -> /opt/hpcx/ompi5 (or ompi4), /usr/local/mpi -> it, on PATH | Debian's
+#   OpenMPI 4.1 linked into /opt/hpcx/ompi4 | NVIDIA/TensorRT-LLM docker/common/switch_to_ompi4.sh and
+#   switch_to_ompi5.sh; NGC 26.07 layer history (`ln -sf /opt/hpcx/ompi${OPENMPI_VERSION_MAJOR} /usr/local/mpi`)
+# | NCCL network plugins the build must remove: HPC-X's (/opt/hpcx/nccl_rdma_sharp_plugin, ...),
+#   aws-ofi-nccl at /opt/amazon/ofi-nccl with the EFA libfabric at /opt/amazon/efa; the Docker ENV exports
+#   NCCL_NET_PLUGIN=spcx | a real shared object at each path, and the ENV where Apptainer writes a Docker
+#   base's (/.singularity.d/env/10-docker2singularity.sh) | eth-cscs/alps-extended-images
+#   `Alps-Images/common/alps-runtime.env` ("NGC PyTorch 26.06 sets this to the removed Spectrum-X plugin")
+#   and `pytorch-26.06-py3/profile.env` (REMOVE_HPCX_DIRS); NGC 26.07 layer history (`NCCL_NET_PLUGIN=spcx`)
+# | Python 3.12 at /usr/bin/python3 with Ubuntu's PEP 668 marker, torch in /usr/local/lib/python3.12/
+#   dist-packages, PIP_CONSTRAINT=/etc/pip/constraint.txt, PIP_BREAK_SYSTEM_PACKAGES=1 | Debian's Python
+#   3.11 (also marked), torch's CUDA build from PyPI in /usr/local/lib/python3.11/dist-packages, the same
+#   two variables | NGC 25.12 release notes (torch's path); NGC 26.07 layer history (both ENV lines)
+# | compilers, git, curl | Debian's build-essential, git, curl | NGC release notes (a devel image)
+# Not copied (cannot be, here): Ubuntu 24.04 (the twin is Debian 12: other sonames for some libraries),
+# CUDA 13.2 (the wheels are 13.0), NVIDIA's own torch build, DOCA, HPC-X's UCX, SHARP and OpenMPI 5,
+# OPAL_PREFIX=/usr/local/mpi (Debian's OpenMPI is not relocatable), NVIDIA's entrypoint and its own
+# /.singularity.d, the GPU driver (the host's, bound by --nv).
+set -euo pipefail
+wheels=${1:?usage: lay-out-ngc.sh WHEEL_DIR}
+: "${TWIN_CUDA_VERSION:?} ${TWIN_TORCH_VERSION:?} ${TWIN_NCCL_VERSION:?}"
+multiarch=$(uname -m)-linux-gnu
+log() { echo "[lay-out-ngc] $*" >&2; }
+
+log "system packages"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends python3 python3-pip python3-dev build-essential git curl \
+    ca-certificates openmpi-bin libopenmpi-dev rdma-core libibverbs1 ibverbs-providers librdmacm1 \
+    libibverbs-dev librdmacm-dev libnuma1 >/dev/null
+apt-get clean
+rm -rf /var/lib/apt/lists/*
+
+log "Python packages: torch $TWIN_TORCH_VERSION (CUDA build) and its NVIDIA wheels"
+python3 -m pip install --quiet --no-cache-dir --no-index --break-system-packages --find-links "$wheels" \
+    "torch==$TWIN_TORCH_VERSION" numpy pyyaml
+site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+[[ $site == /usr/local/lib/python3*/dist-packages ]] || { log "torch went to $site, not dist-packages"; exit 1; }
+
+log "CUDA toolkit $TWIN_CUDA_VERSION at /usr/local/cuda"
+cuda=/usr/local/cuda-${TWIN_CUDA_VERSION%.*}
+target=$cuda/targets/$(uname -m)-linux
+unpacked=$(mktemp -d)
+for wheel in "$wheels"/nvidia_cuda_nvcc-* "$wheels"/nvidia_cuda_runtime-* "$wheels"/nvidia_cuda_crt-* \
+    "$wheels"/nvidia_nvvm-* "$wheels"/nvidia_cuda_cccl-*; do
+    python3 -m zipfile -e "$wheel" "$unpacked"
+done
+mkdir -p "$target"
+cp -a "$unpacked"/nvidia/cu13/bin "$unpacked"/nvidia/cu13/nvvm "$cuda"/
+cp -a "$unpacked"/nvidia/cu13/include "$unpacked"/nvidia/cu13/lib "$target"/
+chmod 755 "$cuda"/bin/* "$cuda"/nvvm/bin/*
+ln -s libcudart.so.13 "$target/lib/libcudart.so"
+ln -s "targets/$(uname -m)-linux/include" "$cuda/include"
+ln -s "targets/$(uname -m)-linux/lib" "$cuda/lib64"
+ln -s "$(basename "$cuda")" /usr/local/cuda
+echo /usr/local/cuda/lib64 >/etc/ld.so.conf.d/000_cuda.conf
+rm -rf "$unpacked"
+
+log "NCCL $TWIN_NCCL_VERSION in the system directories, as libnccl2 and libnccl-dev install it"
+nccl_wheel=$site/nvidia/nccl
+install -m 644 "$nccl_wheel/lib/libnccl.so.2" "/usr/lib/$multiarch/libnccl.so.2"
+ln -s libnccl.so.2 "/usr/lib/$multiarch/libnccl.so"
+cp -a "$nccl_wheel"/include/* /usr/include/
+# One NCCL, as in NGC, where torch is built against the system library.
+ln -sf "/usr/lib/$multiarch/libnccl.so.2" "$nccl_wheel/lib/libnccl.so.2"
+
+log "rdma-core as NVIDIA's debs leave it: libibverbs-dev installed, its dev link and archives gone"
+rm -f "/usr/lib/$multiarch/libibverbs.so"
+dpkg-query -L libibverbs-dev librdmacm-dev | grep '\.a$' | xargs -r rm -f
+
+log "HPC-X layout: OpenMPI 4 at /opt/hpcx/ompi4, /opt/hpcx/ompi and /usr/local/mpi pointing at it"
+ompi=/opt/hpcx/ompi4
+mkdir -p "$ompi/bin"
+ln -s "/usr/lib/$multiarch/openmpi/include" "$ompi/include"
+ln -s "/usr/lib/$multiarch/openmpi/lib" "$ompi/lib"
+for tool in mpirun mpiexec mpicc mpicxx orterun ompi_info; do
+    if [[ -e /usr/bin/$tool ]]; then ln -s "/usr/bin/$tool" "$ompi/bin/$tool"; fi
+done
+ln -s ompi4 /opt/hpcx/ompi
+ln -s "$ompi" /usr/local/mpi
+[[ -e $ompi/lib/libmpi.so ]] || { log "no libmpi.so under $ompi/lib"; exit 1; }
+
+log "NCCL network plugins and the EFA libfabric NGC ships (stale here: remove-stale-plugins.sh deletes them)"
+echo 'int ncclNetPlugin_v8 = 0;' >/tmp/stale.c
+for library in /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so \
+    /opt/hpcx/nccl_spectrum-x_plugin/lib/libnccl-net-spcx.so /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so \
+    /opt/amazon/efa/lib/libfabric.so.1; do
+    mkdir -p "$(dirname "$library")"
+    gcc -shared -fPIC -o "$library" /tmp/stale.c
+done
+rm /tmp/stale.c
+printf '%s\n' /opt/hpcx/nccl_rdma_sharp_plugin/lib /opt/amazon/ofi-nccl/lib >/etc/ld.so.conf.d/hpcx-nccl-plugins.conf
+echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/000_efa.conf
+ldconfig
+
+log "constraints and the Docker environment"
+mkdir -p /etc/pip
+python3 -m pip list --format=freeze | grep -i -E '^(torch|numpy|pyyaml)==' >/etc/pip/constraint.txt
+mkdir -p /.singularity.d/env
+# Apptainer writes a Docker base's ENV here, one `export NAME="${NAME:-value}"` per variable.
+env_file=/.singularity.d/env/10-docker2singularity.sh
+{
+    echo '#!/bin/sh'
+    while IFS='=' read -r name value; do
+        echo "export $name=\"\${$name:-$value}\""
+    done <<ENV
+PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/mpi/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/ucx/bin:/opt/amazon/efa/bin
+LD_LIBRARY_PATH=$site/torch/lib:/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64
+CUDA_HOME=/usr/local/cuda
+CUDA_VERSION=$TWIN_CUDA_VERSION
+NCCL_VERSION=$TWIN_NCCL_VERSION
+PYTORCH_VERSION=$TWIN_TORCH_VERSION
+PIP_CONSTRAINT=/etc/pip/constraint.txt
+PIP_BREAK_SYSTEM_PACKAGES=1
+NCCL_NET_PLUGIN=spcx
+NVIDIA_VISIBLE_DEVICES=all
+NVIDIA_DRIVER_CAPABILITIES=compute,utility,video
+ENV
+} >"$env_file"
+chmod 755 "$env_file"
+
+found=$(python3 -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))')
+[[ $found == "$TWIN_NCCL_VERSION" ]] || { log "torch reports NCCL $found, not $TWIN_NCCL_VERSION"; exit 1; }
+log "done: torch $(python3 -c 'import torch; print(torch.__version__)'), NCCL $found, $("$cuda/bin/nvcc" --version | tail -1)"
