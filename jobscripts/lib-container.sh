@@ -69,6 +69,18 @@ ddp_host_lib() {
     printf '%s' "$path"
 }
 
+# ddp_host_libfabric_needs DIR: "SONAME PATH" per library DIR's libfabric.so.1 links directly (its NEEDED
+# entries, resolved by the host's ldd; all that ldd lists where objdump is missing), glibc's own left out.
+ddp_host_libfabric_needs() {
+    local so needed
+    so=$(compgen -G "$1/lib64/libfabric.so.1" || compgen -G "$1/lib/libfabric.so.1" || true)
+    [[ -n $so ]] || return 0
+    needed=$(objdump -p "$so" 2>/dev/null | awk '$1 == "NEEDED" {print $2}' || true)
+    ldd "$so" 2>/dev/null | awk -v needed=" ${needed//$'\n'/ } " '
+        $2 == "=>" && $3 ~ /^\// && (needed == "  " || index(needed, " " $1 " ")) &&
+        $1 !~ /^(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux.*)\.so/ { print $1, $3 }' || true
+}
+
 # ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
 ddp_fabric_binds() {
     # The run directory (snapshots, the stop file) must be visible in the container wherever it is
@@ -97,12 +109,23 @@ ddp_fabric_binds() {
                     "else set HOST_LIBFABRIC_DIR"
             fi
             # libcxi and what it needs, into the directory Apptainer puts on LD_LIBRARY_PATH (as --nv does)
+            local -A bound=()
             for lib in libcxi.so.1 libnl-3.so.200 libnl-route-3.so.200; do
                 path=$(ddp_host_lib "$lib")
-                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib")
+                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib"); bound[$lib]=1
                 else ddp_log "warning: host $lib not found; libfabric's cxi provider may fail to load"
                 fi
             done
+            # And what the host's libfabric itself links (libcurl and json-c for cxi: libfabric
+            # prov/cxi/configure.m4), at the host's sonames (SLES' libjson-c.so.3 is in no Debian or Ubuntu
+            # image), as the host's loader resolves them; glibc's own libraries stay the image's.
+            if [[ -n $libfabric ]]; then
+                while read -r lib path; do
+                    [[ -n ${bound[$lib]:-} ]] && continue
+                    DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib")
+                    bound[$lib]=1
+                done < <(ddp_host_libfabric_needs "$libfabric")
+            fi
             ;;
     esac
     local bind

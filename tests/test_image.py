@@ -174,3 +174,17 @@ def test_make_dry_run_shows_lint_then_the_aarch64_build_command():
                      r".*build/app-aarch64-[0-9.]+\.sif\.tmp containers/app\.def$", lines[build])
     assert any(re.match(r"mv build/app-aarch64-[0-9.]+\.sif\.tmp build/app-aarch64-[0-9.]+\.sif$", line)
                for line in lines)
+
+
+def test_make_offline_build_checks_the_mirror_first_and_takes_the_base_from_a_file():
+    result = subprocess.run(["make", "-n", "image", "ARCH=x86_64", "SOURCES=/mirror", "BASE=/bases/ngc.sif"],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    check = next(i for i, line in enumerate(lines) if "imagetool sources --check --arch x86_64 --mirror /mirror" in line)
+    build = next(i for i, line in enumerate(lines) if line.startswith("apptainer build "))
+    assert check < build
+    render = next(line for line in lines if "imagetool render" in line)
+    assert "--set SOURCES=/mirror" in render
+    assert "--set BOOTSTRAP=localimage --set BASE=/bases/ngc.sif" in render
+    assert "sha256sum /bases/ngc.sif" in render

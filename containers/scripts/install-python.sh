@@ -20,8 +20,8 @@ else
     "$PYTHON" -c 'import tqdm' || "$PYTHON" -m pip "${pip_install[@]}" tqdm
 fi
 found=$("$PYTHON" -c 'import torch; print(torch.__version__)')
-# The CPU wheel reports "2.13.0+cpu": compare the public version part for the smoke flavour.
-[[ $found == "$TORCH_VERSION" || $found == "$TORCH_VERSION+cpu" ]] ||
+# PyPI's wheels report a local label ("2.13.0+cpu", "2.14.1+cu130"): compare the public version part.
+[[ $found == "$TORCH_VERSION" || $found == "$TORCH_VERSION+"* ]] ||
     die "torch $found in the image, but containers/versions.env pins $TORCH_VERSION; update the pin or the base"
 "$PYTHON" -c 'import app' || die "the app package does not import"
 rm -rf "$wheelhouse"

@@ -5,7 +5,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-want_debs=(shellcheck)
+# autotools: the tests build a Cray-layout host libfabric from the source mirror (tests/test_twin_image.py)
+want_debs=(shellcheck autoconf automake libtool)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     echo "provision: not root on Debian; tests needing ${want_debs[*]} may skip" >&2

@@ -1,0 +1,71 @@
+"""containers/imagetool/sources.py: the offline source mirror (`make sources`, `make image SOURCES=DIR`)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from imagetool.buildargs import archive_name, render_build_args
+from imagetool.sources import Source, check_mirror, fill_mirror, pinned_sources
+
+from app.common.errors import UsageError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(("url", "name"), [
+    ("https://github.com/ofiwg/libfabric/archive/refs/tags/v1.22.0.tar.gz", "libfabric-v1.22.0.tar.gz"),
+    ("https://github.com/NVIDIA/nccl-tests/archive/refs/tags/v2.17.6.tar.gz", "nccl-tests-v2.17.6.tar.gz"),
+    ("https://example.org/dist/libfoo-1.0.tar.bz2", "libfoo-1.0.tar.bz2"),
+])
+def test_a_mirror_names_github_tag_archives_as_github_serves_them_by_repository(url, name):
+    assert archive_name(url) == name
+
+
+def test_every_pinned_source_of_the_cuda_images_is_a_mirror_entry():
+    sources = {source.name: source.archive for source in pinned_sources(render_build_args("x86_64"))}
+    assert sources == {"LIBFABRIC": "libfabric-v1.22.0.tar.gz", "AWS_OFI_NCCL": "aws-ofi-nccl-v1.18.0.tar.gz",
+                       "NCCL_TESTS": "nccl-tests-v2.17.6.tar.gz"}
+
+
+def served(tmp_path: Path, content: bytes) -> Source:
+    origin = tmp_path / "origin" / "pkg-1.0.tar.gz"
+    origin.parent.mkdir()
+    origin.write_bytes(content)
+    return Source("PKG", origin.as_uri(), hashlib.sha256(content).hexdigest(), "pkg-1.0.tar.gz")
+
+
+def test_filling_a_mirror_downloads_checks_and_then_skips_what_is_there(tmp_path):
+    source = served(tmp_path, b"archive bytes")
+    mirror = tmp_path / "mirror"
+    assert fill_mirror([source], mirror) == ["pkg-1.0.tar.gz"]
+    assert fill_mirror([source], mirror) == []
+    check_mirror([source], mirror)
+
+
+def test_a_download_with_another_checksum_is_refused_and_not_kept(tmp_path):
+    source = served(tmp_path, b"archive bytes")
+    tampered = Source(source.name, source.url, "0" * 64, source.archive)
+    with pytest.raises(UsageError, match="does not have the pinned sha256"):
+        fill_mirror([tampered], tmp_path / "mirror")
+    assert list((tmp_path / "mirror").iterdir()) == []
+
+
+def test_an_incomplete_or_altered_mirror_names_the_file_and_the_fix(tmp_path):
+    source = served(tmp_path, b"archive bytes")
+    with pytest.raises(UsageError, match=r"has no pkg-1\.0\.tar\.gz; fill it with 'make sources SOURCES="):
+        check_mirror([source], tmp_path)
+    (tmp_path / "pkg-1.0.tar.gz").write_bytes(b"other bytes")
+    with pytest.raises(UsageError, match="PKG_SHA256="):
+        check_mirror([source], tmp_path)
+
+
+def test_the_check_before_an_offline_build_exits_2_in_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
+                             "--mirror", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=60,
+                            env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "has no libfabric-v1.22.0.tar.gz" in result.stderr

@@ -1,0 +1,158 @@
+"""The CUDA flavour of containers/app.def, built for real on the NGC twin (containers/twin) from the source
+mirror, offline, and checked as a user's job would meet it: the plugin loads against a Cray-layout host
+libfabric 1.22.0 bound by the job scripts, nothing NGC left behind survives, nccl-tests are MPI builds.
+
+Built once per session by `make twin-image SOURCES=<mirror>` (about 15 minutes cold). The mirror is
+APP_SOURCE_MIRROR, else the ../shared/sources CI keeps beside the checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from imagetool.buildargs import render_build_args
+
+from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
+from tests.fixtures.apptainer import TEST_USER, missing_tool
+
+pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+TWIN_SIF = REPO / "build" / "app-ngc-twin.sif"
+ARGS = render_build_args("ngc-twin")
+PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"
+
+
+def source_mirror() -> Path:
+    mirror = Path(os.environ.get("APP_SOURCE_MIRROR", REPO.parent / "shared" / "sources"))
+    if not (mirror / ARGS["LIBFABRIC_ARCHIVE"]).is_file():
+        missing_tool(f"no source mirror at {mirror} (set APP_SOURCE_MIRROR, or run 'make sources')")
+    return mirror
+
+
+@pytest.fixture(scope="session")
+def twin_image() -> Path:
+    if os.geteuid() != 0:
+        missing_tool("building the twin image needs root (debootstrap, apptainer build --fakeroot)")
+    result = subprocess.run(["make", "-C", str(REPO), "twin-image", f"SOURCES={source_mirror()}"],
+                            capture_output=True, text=True, timeout=3600)
+    if result.returncode != 0:
+        pytest.fail(f"make twin-image failed:\n{result.stdout[-6000:]}\n{result.stderr[-4000:]}")
+    return USER_VISIBLE_REPO / TWIN_SIF.relative_to(REPO)
+
+
+@pytest.fixture(scope="session")
+def in_twin(twin_image: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """in_twin(shell_command, binds=(), verb="exec"): run it in the image as the unprivileged test user."""
+    def run(command: str, binds: tuple[str, ...] = (), verb: str = "exec") -> subprocess.CompletedProcess[str]:
+        bind_args = [arg for bind in binds for arg in ("--bind", bind)]
+        return subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", verb, *bind_args, str(twin_image),
+                               "sh", "-c", command], capture_output=True, text=True, timeout=600, cwd="/tmp")
+    return run
+
+
+@pytest.fixture(scope="session")
+def cray_host_libfabric(twin_image: Path) -> Path:
+    """A real libfabric 1.22.0, built from the mirror in Cray's layout (/opt/cray/libfabric/1.22.0/lib64):
+    the host library the job scripts bind over the image's on Slingshot (without cxi: no libcxi here)."""
+    root = REPO / "build" / "cray-host-twin"
+    prefix = root / "opt" / "cray" / "libfabric" / "1.22.0"
+    if not (prefix / "lib64" / "libfabric.so.1").exists():
+        script = f"""set -e
+            rm -rf {root}.src && mkdir -p {root}.src && cd {root}.src
+            tar -xzf {source_mirror() / ARGS['LIBFABRIC_ARCHIVE']} --strip-components=1
+            ./autogen.sh >/dev/null 2>&1
+            ./configure --prefix={prefix} --libdir={prefix}/lib64 --disable-static --enable-only --enable-tcp \
+                --enable-rxm --enable-shm >/dev/null
+            make -j"$(nproc)" >/dev/null && make install >/dev/null
+            rm -rf {root}.src"""
+        result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=1800)
+        assert result.returncode == 0, result.stderr[-3000:]
+    os.chmod(REPO / "build", 0o755)
+    return root
+
+
+def labels(sif: Path) -> dict[str, str]:
+    result = subprocess.run(["apptainer", "inspect", "--json", "--labels", str(sif)], capture_output=True,
+                            text=True, check=True, timeout=60)
+    return json.loads(result.stdout)["data"]["attributes"]["labels"]
+
+
+def test_the_cuda_flavour_builds_on_the_twin_with_every_part_recorded(twin_image):
+    found = labels(twin_image)
+    assert found["app.installed.nccl"] == ARGS["TWIN_NCCL_VERSION"]
+    assert found["app.installed.torch"].startswith(ARGS["TWIN_TORCH_VERSION"] + "+cu")
+    assert found["app.installed.libfabric"] == ARGS["LIBFABRIC_VERSION"] == "1.22.0"
+    assert found["app.installed.cuda"] == ARGS["TWIN_CUDA_VERSION"].rsplit(".", 1)[0]
+    assert found["app.libfabric.oldest-host-abi"] == "FABRIC_1.7"
+    assert found["org.opencontainers.image.base.digest"].startswith("none: local twin")
+
+
+def test_the_plugin_needs_no_libfabric_abi_newer_than_the_oldest_supported_host(in_twin):
+    result = in_twin(f"objdump -T {PLUGIN} | grep -o 'FABRIC_[0-9.]*' | sort -u -V")
+    assert result.returncode == 0, result.stderr
+    versions = result.stdout.split()
+    assert versions and versions[-1] == "FABRIC_1.7", versions
+
+
+def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabric(in_twin, cray_host_libfabric,
+                                                                                  tmp_path):
+    """The job scripts' own binds (jobscripts/lib-container.sh) and the fabric policy: the loader takes
+    libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
+    (cray_host_libfabric / "dev").mkdir(exist_ok=True)
+    (cray_host_libfabric / "dev" / "cxi0").touch()
+    snippet = 'ddp_fabric_binds; printf "%s\\n" "${DDP_BINDS[@]}"'
+    env = {"PATH": os.environ["PATH"], "FABRIC": "slingshot", "DDP_PROBE_ROOT": str(cray_host_libfabric),
+           "RUN_DIR": str(tmp_path), "BINDS": ""}
+    result = subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    args = result.stdout.split()
+    binds = tuple(args[i + 1] for i, arg in enumerate(args) if arg == "--bind" and "/dev/cxi" not in args[i + 1])
+    assert any(bind.endswith("/opt/cray/libfabric/1.22.0:/opt/libfabric") for bind in binds), binds
+    result = in_twin(f". /opt/app/fabric_policy.env; ldd -r {PLUGIN}", binds=binds)
+    assert result.returncode == 0, result.stderr
+    assert "libfabric.so.1 => /opt/libfabric/lib64/libfabric.so.1" in result.stdout, result.stdout
+    assert "not found" not in result.stdout + result.stderr
+    assert "undefined symbol" not in result.stdout + result.stderr
+
+
+def test_nothing_ngc_left_behind_survives_the_build(in_twin):
+    result = in_twin("find / -xdev \\( -name 'libnccl-net*.so*' -o -path /opt/amazon \\) 2>/dev/null | sort; "
+                     "echo NCCL_NET_PLUGIN=${NCCL_NET_PLUGIN-unset}")
+    assert result.stdout.split() == ["/opt/aws-ofi-nccl/lib/libnccl-net-ofi.so", "/opt/aws-ofi-nccl/lib/libnccl-net.so",
+                                     "NCCL_NET_PLUGIN=unset"]
+
+
+def test_nccl_tests_are_mpi_builds_that_say_in_one_line_that_there_is_no_gpu(in_twin):
+    linked = in_twin("ldd /opt/nccl-tests/bin/all_reduce_perf")
+    assert "libmpi.so" in linked.stdout and "libnccl.so.2" in linked.stdout
+    result = in_twin("mpirun --oversubscribe -np 2 all_reduce_perf -b 8 -e 8")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert output.count("Test CUDA failure") == 2, output  # both MPI ranks started and reached CUDA
+    assert "CUDA driver version is insufficient" in output
+
+
+def test_percent_test_passes_on_a_slingshot_build_node(twin_image, tmp_path):
+    """Where aarch64 images are built, /dev/cxi0 is visible during %test, but no host libfabric is bound."""
+    fake = tmp_path / "cxi0"
+    fake.touch()
+    os.chmod(tmp_path, 0o755)
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", "test", "--bind", f"{fake}:/dev/cxi0",
+                             str(twin_image)], capture_output=True, text=True, timeout=600, cwd="/tmp")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def test_exec_applies_the_fabric_policy_as_run_does(in_twin):
+    result = in_twin("python3 -m app.check --help >/dev/null; env APP_NNODES=2 python3 -c "
+                     "'from app.common.fabric_env import ensure_fabric_policy; import os; ensure_fabric_policy(0);"
+                     " print(os.environ.get(\"NCCL_NET\"))'")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Socket"
+    assert "[fabric none] setting NCCL_NET=Socket" in result.stderr
