@@ -77,7 +77,7 @@ def ensure_fabric_policy(local_rank: int, environ: MutableMapping[str, str] = os
     result = apply_fabric_policy(environ)
     if result is None:
         return
-    if local_rank == 0:
+    if local_rank == 0 and result.log_lines:
         print(f"[fabric {result.fabric}] the fabric policy was not applied (apptainer exec?): applying it now",
               file=sys.stderr)
         for line in result.log_lines:

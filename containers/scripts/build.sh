@@ -10,8 +10,10 @@ need ARCH FLAVOUR WITH_CUDA TORCH_VERSION PYTHON
 [[ $(uname -m) == "$ARCH" ]] ||
     die "building the $ARCH image on a $(uname -m) machine: the base's platform is wrong (register qemu binfmt and pass --arch, or build on a $ARCH node)"
 
-for step in install-system-packages build-libfabric build-aws-ofi-nccl build-nccl-tests \
-    install-python remove-stale-plugins record-versions; do
+# The base's own network plugins and EFA libfabric go first: left in place, the loader could resolve our
+# plugin's libfabric.so.1 to AWS's while we build and check it (the NGC twin showed it).
+for step in install-system-packages remove-stale-plugins build-libfabric build-aws-ofi-nccl build-nccl-tests \
+    install-python record-versions; do
     log "step $step"
     bash "$here/$step.sh"
 done

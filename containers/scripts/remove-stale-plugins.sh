@@ -10,10 +10,12 @@ ours=/opt/aws-ofi-nccl/lib
 while IFS= read -r -d '' plugin; do
     log "removing stale NCCL network plugin $plugin"
     rm -f "$plugin"
-done < <(find / -xdev \( -path /proc -o -path /sys -o -path "$ours" \) -prune -o \
+done < <(find /usr /opt /lib /lib64 -xdev -path "$ours" -prune -o \
     \( -name 'libnccl-net*.so*' -o -name 'libnccl-net-ofi*.so*' \) -print0 2>/dev/null)
-# The EFA libfabric is AWS-only and would shadow ours.
-rm -rf /opt/amazon/efa /opt/amazon/aws-ofi-nccl
+# Only where a base installs libraries: /tmp and /home during a build are the build host's own (bound in,
+# and on the same file system, so -xdev does not stop there); a search of / deleted plugins of the host.
+# The EFA libfabric is AWS-only and would shadow ours (NGC 26.06 keeps aws-ofi-nccl at /opt/amazon/ofi-nccl).
+rm -rf /opt/amazon/efa /opt/amazon/aws-ofi-nccl /opt/amazon/ofi-nccl
 rm -f /etc/ld.so.conf.d/*efa* /etc/ld.so.conf.d/*aws-ofi-nccl-ngc* 2>/dev/null || true
 ldconfig
 

@@ -108,7 +108,8 @@ for library in /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so \
 done
 rm /tmp/stale.c
 printf '%s\n' /opt/hpcx/nccl_rdma_sharp_plugin/lib /opt/amazon/ofi-nccl/lib >/etc/ld.so.conf.d/hpcx-nccl-plugins.conf
-echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/000_efa.conf
+# The name the EFA installer gives its loader entry (remove-stale-plugins.sh deletes *efa*).
+echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/efa.conf
 ldconfig
 
 log "constraints and the Docker environment"
