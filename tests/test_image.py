@@ -181,7 +181,8 @@ def test_make_offline_build_checks_the_mirror_first_and_takes_the_base_from_a_fi
                             cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    check = next(i for i, line in enumerate(lines) if "imagetool sources --check --arch x86_64 --mirror /mirror" in line)
+    wanted = "imagetool sources --check --arch x86_64 --mirror /mirror"
+    check = next(i for i, line in enumerate(lines) if wanted in line)
     build = next(i for i, line in enumerate(lines) if line.startswith("apptainer build "))
     assert check < build
     render = next(line for line in lines if "imagetool render" in line)

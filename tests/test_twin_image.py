@@ -123,7 +123,8 @@ def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabri
 
 
 def test_nothing_ngc_left_behind_survives_the_build(in_twin):
-    result = in_twin("find / -xdev \\( -name 'libnccl-net*.so*' -o -path '/opt/amazon/*' -type f \\) 2>/dev/null | sort; "
+    result = in_twin("find / -xdev \\( -name 'libnccl-net*.so*' -o -path '/opt/amazon/*' -type f \\) 2>/dev/null"
+                     " | sort; "
                      "echo NCCL_NET_PLUGIN=${NCCL_NET_PLUGIN-unset}")
     assert result.stdout.split() == ["/opt/aws-ofi-nccl/lib/libnccl-net-ofi.so", "/opt/aws-ofi-nccl/lib/libnccl-net.so",
                                      "NCCL_NET_PLUGIN=unset"]
