@@ -61,10 +61,11 @@ def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> 
     if mirror is None:
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
-    if not check_only:
+    if check_only:
+        check_mirror(sources, mirror)
+    else:  # checks each file it keeps or fetches
         for archive in fill_mirror(sources, mirror):
             print(f"fetched {mirror / archive}")
-    check_mirror(sources, mirror)
     print(f"ok: {mirror} holds {', '.join(source.archive for source in sources)} with their pinned sha256")
     return exitcodes.OK
 

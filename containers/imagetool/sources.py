@@ -9,8 +9,10 @@ import hashlib
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from app.common.errors import UsageError
+from app.train.atomic import sha256_of, write_atomic
 
 
 @dataclass(frozen=True)
@@ -25,17 +27,8 @@ class Source:
 
 def pinned_sources(args: dict[str, str]) -> list[Source]:
     """Every source the build fetches, from the rendered build arguments."""
-    return [Source(key.removesuffix("_URL"), url, args[f"{key.removesuffix('_URL')}_SHA256"],
-                   args[f"{key.removesuffix('_URL')}_ARCHIVE"])
-            for key, url in args.items() if key.endswith("_URL")]
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    names = [key.removesuffix("_URL") for key in args if key.endswith("_URL")]
+    return [Source(name, args[f"{name}_URL"], args[f"{name}_SHA256"], args[f"{name}_ARCHIVE"]) for name in names]
 
 
 def check_mirror(sources: list[Source], mirror: Path) -> None:
@@ -53,26 +46,30 @@ def check_mirror(sources: list[Source], mirror: Path) -> None:
 
 
 def fill_mirror(sources: list[Source], mirror: Path) -> list[str]:
-    """Download every archive `mirror` lacks (or holds with another checksum); return what was fetched."""
+    """Download every archive `mirror` lacks (or holds with another checksum), each checked before it takes
+    its name; return what was fetched."""
     mirror.mkdir(parents=True, exist_ok=True)
     fetched = []
     for source in sources:
         path = mirror / source.archive
         if path.is_file() and sha256_of(path) == source.sha256:
             continue
-        partial = path.with_name(path.name + ".part")
-        try:
-            with urllib.request.urlopen(source.url, timeout=60) as response, partial.open("wb") as out:
-                while block := response.read(1 << 20):
-                    out.write(block)
-        except OSError as err:
-            partial.unlink(missing_ok=True)
-            raise UsageError(f"cannot download {source.url}: {err}; on a machine without internet access, "
-                             f"copy the file to {path}") from None
-        if sha256_of(partial) != source.sha256:
-            partial.unlink()
-            raise UsageError(f"{source.url} does not have the pinned sha256 {source.sha256} "
-                             f"({source.name}_SHA256 in containers/versions.env)")
-        partial.replace(path)
+        write_atomic(path, lambda file, source=source: _download_verified(source, file))
         fetched.append(source.archive)
     return fetched
+
+
+def _download_verified(source: Source, file: BinaryIO) -> None:
+    """Copy the archive into `file`; a checksum mismatch raises, so write_atomic never renames it."""
+    digest = hashlib.sha256()
+    try:
+        with urllib.request.urlopen(source.url, timeout=60) as response:
+            while block := response.read(1 << 20):
+                digest.update(block)
+                file.write(block)
+    except OSError as err:
+        raise UsageError(f"cannot download {source.url}: {err}; on a machine without internet access, "
+                         f"copy the file into the mirror as {source.archive}") from None
+    if digest.hexdigest() != source.sha256:
+        raise UsageError(f"{source.url} does not have the pinned sha256 {source.sha256} "
+                         f"({source.name}_SHA256 in containers/versions.env)")

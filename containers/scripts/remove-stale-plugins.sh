@@ -20,7 +20,7 @@ rm -f /etc/ld.so.conf.d/*efa* /etc/ld.so.conf.d/*aws-ofi-nccl-ngc* 2>/dev/null |
 ldconfig
 
 # The base image's environment (Docker ENV, rendered by Apptainer into this file) may export
-# NCCL_NET_PLUGIN; drop it at the source. runtime.env also unsets it at run time.
+# NCCL_NET_PLUGIN; drop it at the source. fabric_policy.env also unsets it at run time.
 docker_env=/.singularity.d/env/10-docker2singularity.sh
 if [[ -f $docker_env ]]; then sed -i '/NCCL_NET_PLUGIN/d' "$docker_env"; fi
 if grep -rqs 'NCCL_NET_PLUGIN=' /.singularity.d/env/ /etc/environment /etc/profile.d/; then

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Build the NGC twin base (ngc-pytorch.def) from a debootstrapped Debian and PyPI wheels.
-#   containers/twin/build-twin.sh ROOTFS WHEEL_DIR OUT.sif      (as root; `make twin-base` runs it)
+#   containers/twin/build-twin.sh ROOTFS WHEEL_DIR OUT.sif [PYTHON]     (as root; `make twin-base` runs it)
 # The wheels come from PyPI through pip's own configuration (here: this machine's local copies first);
 # pip inside the build cannot reach PyPI, so they are downloaded on the host and copied in.
 set -euo pipefail
-rootfs=${1:?usage: build-twin.sh ROOTFS WHEEL_DIR OUT.sif}
-wheels=${2:?usage: build-twin.sh ROOTFS WHEEL_DIR OUT.sif}
-out=${3:?usage: build-twin.sh ROOTFS WHEEL_DIR OUT.sif}
+usage="usage: build-twin.sh ROOTFS WHEEL_DIR OUT.sif [PYTHON]     (PYTHON: one with the project installed)"
+rootfs=${1:?$usage}
+wheels=${2:?$usage}
+out=${3:?$usage}
+python=${4:-python3}
 apptainer=${APPTAINER:-apptainer}
 here=$(cd "$(dirname "$0")" && pwd)
-pin() { sed -n "s/^$1=//p" "$here/../versions.env"; }
+# The pins as the image tool reads containers/versions.env (the one reader; it expands ${NAME} too).
+args=$(PYTHONPATH="$here/..${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch ngc-twin --all)
+pin() { sed -n "s/^$1=//p" <<<"$args"; }
 cuda=$(pin TWIN_CUDA_VERSION) torch=$(pin TWIN_TORCH_VERSION) nccl=$(pin TWIN_NCCL_VERSION)
-python=$(pin TWIN_PYTHON_VERSION)
+python_version=$(pin TWIN_PYTHON_VERSION)
 
 # pip matches a wheel's platform tag exactly: name every manylinux tag the NVIDIA wheels use.
 platforms=()
@@ -22,7 +26,7 @@ done
 mkdir -p "$wheels"
 # torch's CUDA build pulls in its NVIDIA wheels (nvidia-nccl-cu13 among them); the toolkit's own
 # wheels are CUDA $cuda's compiler, runtime, headers and NVVM.
-python3 -m pip download --quiet --only-binary=:all: --python-version "$python" "${platforms[@]}" \
+python3 -m pip download --quiet --only-binary=:all: --python-version "$python_version" "${platforms[@]}" \
     --dest "$wheels" "torch==$torch" "nvidia-nccl-cu13==$nccl" numpy pyyaml \
     "nvidia-cuda-nvcc==$cuda" "nvidia-cuda-crt==$cuda" "nvidia-nvvm==$cuda" \
     "nvidia-cuda-runtime~=${cuda%.*}.0" "nvidia-cuda-cccl~=${cuda%.*}.0"
