@@ -19,6 +19,7 @@ from bench import (
     kill_resume,
     snapshot_blocking,
     trainer_throughput,
+    watchdog_scale,
 )
 
 
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     status |= snapshot_blocking.main([*repeats, *markdown])
     status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
+    status |= watchdog_scale.main(markdown)
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)

@@ -63,29 +63,32 @@ ddp_after_workload() {
     fi
 }
 
-# ddp_requeues_in_a_row: bad-node requeues since training last got past the step it started from
-# (a trainer attempt line whose start_step is beyond every earlier one resets the count).
-ddp_requeues_in_a_row() {
-    local history=$RUN_DIR/history.jsonl
-    [[ -r $history ]] || { echo 0; return; }
-    awk 'match($0, /"start_step": [0-9]+/) {
-             step = substr($0, RSTART + 14, RLENGTH - 14) + 0
-             if (!seen || step > furthest) { n = 0; furthest = step; seen = 1 }
-             next
-         }
-         /"event": "requeue"/ { n++ }
-         END { print n + 0 }' "$history"
+# ddp_history CMD ARGS...: history.jsonl's one writer and reader (app/common/history.py: standard library
+# only, so the host's python3 runs it outside the image, before any venv; where the host has none from
+# 3.8 on, such as SLES 15's 3.6, the image's python, which has the app installed).
+ddp_history() {
+    if python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
+        PYTHONPATH=$DDP_REPO python3 -m app.common.history "$@"
+    elif [[ -n ${DDP_CONTAINER[*]:-} ]]; then
+        "${DDP_CONTAINER[@]}" python3 -m app.common.history "$@"
+    else
+        ddp_error "cannot write $RUN_DIR/history.jsonl: no python3 >= 3.8 on $(hostname -s) and no image" \
+            "(IMAGE=none); load a python module (module load python) or run with IMAGE=app.sif"
+        return 1
+    fi
 }
 
-# ddp_history_event EVENT REASON NODES: one JSON line in history.jsonl (hostnames and our own texts only).
+# ddp_requeues_in_a_row: bad-node requeues since training last got past the step it started from.
+ddp_requeues_in_a_row() {
+    ddp_history requeues-in-a-row "$RUN_DIR"
+}
+
+# ddp_history_event EVENT REASON NODES: one line in history.jsonl (NODES: the ones left out, comma-separated).
 ddp_history_event() {
-    local reason=${2//\\/\\\\} hosts excluded
-    reason=${reason//\"/\\\"}
-    hosts=$(printf '"%s",' "${DDP_NODES[@]}")
-    excluded=$(tr ',' '\n' <<<"$3" | awk 'NF {printf "%s\"%s\"", (n++ ? "," : ""), $0}')
-    printf '{"event": "%s", "time": "%s", "job_id": "%s", "hosts": [%s], "image": "%s", "excluded": [%s], "reason": "%s"}\n' \
-        "$1" "$(date +%Y-%m-%dT%H:%M:%S%z)" "$DDP_JOB_ID" "${hosts%,}" "$IMAGE" "$excluded" "$reason" \
-        >>"$RUN_DIR/history.jsonl"
+    local hosts
+    hosts=$(IFS=,; echo "${DDP_NODES[*]}")
+    ddp_history event "$RUN_DIR" "$1" "$2" --hosts "$hosts" --excluded "$3" --job-id "$DDP_JOB_ID" \
+        --image "$IMAGE"
 }
 
 # ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, or give up at MAX_REQUEUES.

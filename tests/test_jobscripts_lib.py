@@ -7,6 +7,7 @@ tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/n
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -404,6 +405,18 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
         result = run_lib("ddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
         counts.append(int(result.stdout))
     assert counts == [2, 0, 1, 2]
+
+
+def test_a_requeue_event_is_one_json_line_whatever_its_reason_says(tmp_path: Path) -> None:
+    reason = 'preflight: "gpu07" said C:\\path\\x; rc=3'
+    result = run_lib(f"DDP_NODES=(gpu07 gpu08) DDP_JOB_ID=42 IMAGE=app.sif\n"
+                     f"ddp_history_event requeue '{reason}' gpu07\nddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1"
+    (line,) = (tmp_path / "history.jsonl").read_text().splitlines()
+    entry = json.loads(line)
+    assert entry["reason"] == reason and entry["excluded"] == ["gpu07"] and entry["hosts"] == ["gpu07", "gpu08"]
+    assert entry["event"] == "requeue" and entry["job_id"] == "42" and entry["image"] == "app.sif"
 
 
 @pytest.mark.parametrize("script", ["slurm.sh", "mn5.sh", "gh200-pbs.sh"])

@@ -6,7 +6,6 @@ a type. Records travel as JSON (`app.check.exchange`), never pickled.
     pg/<rank>        str           every rank: its process-group error, '' when it joined
     pg_plan          int           rank 0: the exit code so far (0: go on to the collectives)
     result/<rank>    RankResults   every rank: what it measured, per scope
-    progress/<rank>  RankProgress  every rank, before each step: where it is (the watchdog reads these)
     verdict          int           rank 0: the exit code every rank ends with
     ack/<rank>       int           every other rank: it read the verdict (rank 0 may host the store)
 """
@@ -40,10 +39,6 @@ def pg_key(rank: int) -> str:
 
 def result_key(rank: int) -> str:
     return f"result/{rank}"
-
-
-def progress_key(rank: int) -> str:
-    return f"progress/{rank}"
 
 
 def ack_key(rank: int) -> str:
@@ -116,15 +111,6 @@ class RankResults:
         )
 
 
-@dataclass(frozen=True)
-class RankProgress:
-    """Where a rank is: its step counter (every rank counts the same steps) and the step's label."""
-
-    rank: int
-    step: int
-    label: str
-
-
 def send(store: dist.Store, key: str, record: NodeReport | Plan | RankResults) -> None:
     exchange.put(store, key, record.to_json())
 
@@ -139,20 +125,3 @@ def receive_plan(store: dist.Store) -> Plan:
 
 def receive_results(store: dist.Store, rank: int) -> RankResults:
     return RankResults.from_json(exchange.get(store, result_key(rank)))
-
-
-def publish_progress(store: dist.Store, rank: int, step: int, label: str) -> None:
-    exchange.put(store, progress_key(rank), {"step": step, "label": label})
-
-
-def read_progress(store: dist.Store, world_size: int) -> list[RankProgress | None]:
-    """Every rank's last published progress; None for a rank never heard from."""
-    progress: list[RankProgress | None] = []
-    for rank in range(world_size):
-        key = progress_key(rank)
-        if exchange.present(store, key):
-            data = exchange.get(store, key)
-            progress.append(RankProgress(rank, int(data["step"]), str(data["label"])))
-        else:
-            progress.append(None)
-    return progress

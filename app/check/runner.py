@@ -9,7 +9,7 @@
 5. rank 0 applies thresholds and the NCCL transport check, prints the report, publishes the verdict;
    every rank exits with the verdict's code.
 
-A watchdog (deadline.py) bounds every stage from 2 on; rank 0's report names a rank that stops answering.
+A watchdog (deadline.py) bounds every stage from 2 on; the report names a rank that stops answering.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import torch.distributed as dist
 from app.check import collectives as coll
 from app.check import faults, judge, localise, nccl_log, nccl_tests, plot, protocol, remedies
 from app.check.consistency import check_consistency
-from app.check.deadline import Watchdog
+from app.check.deadline import StageWatchdog
 from app.check.node.collect import Placement, collect, node_names
 from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckOptions
@@ -37,6 +37,7 @@ from app.common import exchange, exitcodes
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError
+from app.common.watchdog import Verdict
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0
@@ -73,7 +74,7 @@ class _Session:
         self.facts = facts
         self.rank, self.world_size = environment.rank(), environment.world_size()
         self.store: dist.Store | None = None
-        self.watchdog: Watchdog | None = None
+        self.watchdog: StageWatchdog | None = None
         self.nodes: list[str] = []
         self.started = time.monotonic()
 
@@ -100,7 +101,8 @@ class _Session:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
         self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
-        self.watchdog = Watchdog(self.store, self.rank, self.world_size, self.options.deadline_s, self._timed_out)
+        self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, str(self.facts.get("hostname", "?")),
+                                      self.options.deadline_s, self._timed_out).start()
         self._enter("preflight")
         protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))
         if self.rank == 0:
@@ -149,7 +151,7 @@ class _Session:
     def _enter(self, stage: str, label: str = "") -> None:
         """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
         assert self.watchdog is not None
-        self.watchdog.arm(label or stage)
+        self.watchdog.arm_stage(label or stage)
         faults.hang_if_asked(stage, self.rank)
         self.watchdog.step(label or stage)
 
@@ -295,13 +297,18 @@ class _Session:
     def _acks(self) -> list[str]:
         return [protocol.ack_key(r) for r in range(1, self.world_size)]
 
-    def _timed_out(self, stage: str, stragglers: list[int], sentence: str) -> None:
-        """Rank 0's watchdog: the report so far plus the TIMEOUT line, then the verdict for the others."""
-        self.report.add(judge.judge_deadline(stage, self.options.deadline_s, stragglers, sentence, self.nodes))
-        if self.rank == 0 and self.store is not None:
-            _finish(self.report, self.options, 0)
-            exchange.put(self.store, protocol.VERDICT, exitcodes.TIMEOUT)
-            exchange.wait_for(self.store, self._acks(), time.monotonic() + 3.0)
+    def _timed_out(self, verdict: Verdict, reporter: bool) -> None:
+        """The watchdog's ending: the reporting rank prints the report so far plus the TIMEOUT line."""
+        assert self.watchdog is not None
+        stage = self.watchdog.stage_name
+        if not reporter:
+            print(f"app.check rank {self.rank}: stage '{stage}' passed its {self.options.deadline_s:.0f}s deadline; "
+                  "the report names the rank that stopped answering",
+                  file=sys.stderr, flush=True)
+            return
+        self.report.add(judge.judge_deadline(stage, self.options.deadline_s, verdict.culprits, verdict.sentence,
+                                             self.nodes))
+        _finish(self.report, self.options, 0)
 
     def _rendezvous_failed(self, message: str) -> int:
         if message:

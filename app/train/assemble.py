@@ -25,11 +25,12 @@ from app.common.distributed import DistContext, all_gather_strings, hostname
 from app.common.errors import CollectiveTimeout, UsageError
 from app.common.signals import StopFlag
 from app.common.typedconfig import to_dict
+from app.common.watchdog import Verdict
 from app.train import faults
 from app.train.checkpoint import Checkpointer
 from app.train.config import Config
 from app.train.evaluation import Evaluator
-from app.train.hangs import HangWatch
+from app.train.hangs import StepWatchdog
 from app.train.loop import LoopSettings, Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.outputs import RunOutputs
@@ -118,7 +119,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     )
     watch = _watch_for_hangs(config, ctx, store, run_dir, state, outputs, trainer.write_finished_step, hostnames)
     if watch is not None:
-        trainer.mark = watch.mark  # the loop marks its progress (step, phase) where the watch reads it
+        trainer.mark = watch.mark_step  # the loop marks its progress (step, phase) where the watchdog reads it
     try:
         result = trainer.train()
     except (dist.DistError, RuntimeError) as err:
@@ -151,24 +152,32 @@ _COLLECTIVE_FAILURE = re.compile(r"Timed out waiting \d+ms for \w+ operation to 
 
 def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None, run_dir: Path,
                      state: TrainingState, outputs: RunOutputs | None,
-                     write_finished_step: Callable[[], None], rank_hosts: list[str]) -> HangWatch | None:
-    """Heartbeats and a deadline on every rank of a multi-rank run (see app.train.hangs); `rank_hosts`
+                     write_finished_step: Callable[[], None], rank_hosts: list[str]) -> StepWatchdog | None:
+    """Heartbeats and a deadline on every rank of a multi-rank run (see app.common.watchdog); `rank_hosts`
     (each rank's host, gathered at start) names the nodes even when a rank's heartbeat never came."""
     if store is None or ctx.world_size == 1:
         return None
+    deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
+    line = f"no progress for {deadline:.0f}s (dist.hang_timeout_s)"
 
-    def report(ranks: list[int], line: str) -> None:
+    def on_hang(verdict: Verdict, reporter: bool) -> None:
+        log.error("hang: %s; %s", verdict.sentence, line)
+        if not reporter:
+            return
         if outputs is not None:
             write_finished_step()
             outputs.flush()  # every step that completed, each line whole
-        hosts = sorted({rank_hosts[rank] for rank in ranks})
-        if not write_hang_summary(run_dir, line, ranks, hosts, state.position.step, ctx.world_size,
-                                  attempt_started=started):
+        hosts = sorted({rank_hosts[rank] for rank in verdict.culprits})
+        if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
+                                  state.position.step, ctx.world_size, attempt_started=started):
             log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
 
+    def on_stall(verdict: Verdict) -> None:
+        log.warning("%s: %s (network or fabric; run python -m app.check across the same nodes)", line,
+                    verdict.sentence)
+
     started = time.time()
-    deadline = config.dist.hang_timeout_s or config.dist.timeout_s / 2
-    return HangWatch(store, ctx.rank, ctx.world_size, hostname(), deadline, report).start()
+    return StepWatchdog(store, ctx.rank, ctx.world_size, hostname(), deadline, on_hang, on_stall=on_stall).start()
 
 
 def _evaluator(config: Config, workload: Workload, ctx: DistContext, plan: RunPlan) -> Evaluator | None:

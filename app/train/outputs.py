@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from app.common.distributed import DistContext
+from app.common.history import append_attempt
 from app.train.atomic import write_text_atomic
-from app.train.history import append_attempt
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink

@@ -58,7 +58,7 @@ def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, devi
 
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
                        world_size: int, *, attempt_started: float) -> bool:
-    """The summary of a run ended by a hang (app.train.hangs): who held it up, and the last completed step.
+    """The summary of a run ended by a hang (app.common.watchdog): who held it up, and the last completed step.
 
     The first report of an attempt (started at `attempt_started`, epoch seconds) stands: a frozen rank
     that the scheduler wakes (SIGCONT before SIGTERM) during teardown finds the others gone and would

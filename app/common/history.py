@@ -1,0 +1,141 @@
+"""`history.jsonl` in the run directory, its one writer: a line per attempt of a run and a line per job-script
+event, for a campaign of requeued jobs.
+
+Each trainer start appends: attempt number, time, scheduler job id, hosts, launcher, image, the step it
+starts from, and how the previous attempt ended, read from the summary.json that attempt left
+(completed, preempted by a signal, hung and who held it up) or, when it left none, that it was killed or
+crashed. The job scripts add their own lines between attempts through this module's command line
+(`"event": "requeue"` when they leave a bad node out and requeue, `"gave-up"` at their limit;
+jobscripts/lib-heal.sh); the next attempt quotes the reason. Standard library only: the job scripts run
+it with the host's python3, before any venv and outside the image.
+
+    python3 -m app.common.history event RUN_DIR EVENT REASON [--hosts a,b] [--excluded b] [--job-id J] [--image I]
+    python3 -m app.common.history requeues-in-a-row RUN_DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from app.common.provenance import image_provenance
+
+JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
+
+
+def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | None:
+    """How the attempt recorded in `previous` ended; None for a run's first attempt."""
+    if previous is None:
+        return None
+    if "event" in previous:  # the job scripts' line: they said why
+        return f"{previous['event']}: {previous.get('reason', '')}"
+    summary = run_dir / "summary.json"
+    try:
+        if summary.stat().st_mtime >= previous["started_unix"]:
+            data = json.loads(summary.read_text())
+            if data["status"] == "hung":
+                return f"hung at step {data['step']}: {data['hang']['message']}"
+            how = f" by {data['signal']}" if data.get("signal") else ""
+            return f"{data['status']}{how} at step {data['step']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return "left no summary: killed (SIGKILL, out of memory, time limit, node failure) or crashed; see its log"
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    """The lines of `path` that are JSON objects (a line cut short by a crash is skipped, not fatal)."""
+    entries = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def _append(path: Path, entry: Mapping[str, Any]) -> None:
+    with path.open("a") as file:
+        file.write(json.dumps(entry) + "\n")
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def append_event(run_dir: Path, event: str, reason: str, *, hosts: list[str], excluded: list[str],
+                 job_id: str | None, image: str | None) -> dict[str, Any]:
+    """A job script's line: it requeued leaving `excluded` out, or gave up."""
+    entry = {"event": event, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "job_id": job_id, "hosts": hosts,
+             "image": image, "excluded": excluded, "reason": reason}
+    _append(run_dir / "history.jsonl", entry)
+    return entry
+
+
+def requeues_in_a_row(run_dir: Path) -> int:
+    """Bad-node requeues since training last got past the step it started from (a trainer attempt whose
+    start_step is beyond every earlier one resets the count)."""
+    count, furthest = 0, None
+    for entry in _read(run_dir / "history.jsonl"):
+        if isinstance(entry.get("start_step"), int):
+            if furthest is None or entry["start_step"] > furthest:
+                count, furthest = 0, entry["start_step"]
+        elif entry.get("event") == "requeue":
+            count += 1
+    return count
+
+
+def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher: str,
+                   env: Mapping[str, str], total_steps: int | None = None) -> dict[str, Any]:
+    """Append this attempt's line (rank 0, before training) and return it."""
+    entries = _read(run_dir / "history.jsonl")
+    previous = entries[-1] if entries else None
+    image = image_provenance() or {}
+    entry = {
+        "attempt": sum("attempt" in e for e in entries) + 1,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "started_unix": time.time(),
+        "job_id": next((env[k] for k in JOB_ID_VARIABLES if env.get(k)), None),
+        "hosts": sorted(set(hosts)),
+        "launcher": launcher,
+        "image": image.get("image"),
+        "start_step": start_step,
+        "total_steps": total_steps,
+        "previous_attempt": previous_ending(run_dir, previous),
+    }
+    _append(run_dir / "history.jsonl", entry)
+    return entry
+
+
+def _names(text: str) -> list[str]:
+    return [name for name in text.split(",") if name]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m app.common.history", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    event = commands.add_parser("event", help="append a job script's event (requeue, gave-up)")
+    event.add_argument("run_dir", type=Path)
+    event.add_argument("event", choices=["requeue", "gave-up"])
+    event.add_argument("reason")
+    event.add_argument("--hosts", default="", help="the job's nodes, comma-separated")
+    event.add_argument("--excluded", default="", help="the nodes left out, comma-separated")
+    event.add_argument("--job-id", default=None)
+    event.add_argument("--image", default=None)
+    count = commands.add_parser("requeues-in-a-row", help="print the bad-node requeues since training last got further")
+    count.add_argument("run_dir", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "event":
+        append_event(args.run_dir, args.event, args.reason, hosts=_names(args.hosts), excluded=_names(args.excluded),
+                     job_id=args.job_id or None, image=args.image or None)
+    else:
+        print(requeues_in_a_row(args.run_dir))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""A rank that stops answering is named, not waited for: heartbeats in the rendezvous store and a deadline.
+The trainer and the check share it.
+
+The caller marks where its rank is (`mark(position, label)`: two attribute writes, nothing on the step
+path). A thread per rank publishes that mark with a beat counter to the store (the rendezvous store, so
+no collective is involved) and keeps a deadline: restarted by every move of the mark (the trainer:
+"no progress for N seconds") or by `arm` (the check: "this stage may take N seconds").
+
+When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2):
+- every such rank claims the round with one atomic `add`; the first to claim judges;
+- the judge reads every heartbeat in one batched request (`multi_get`), twice, a few beats apart, and
+  posts one verdict; the others block on it in one `wait` and read it with one `get`;
+- ranks whose counter did not move stopped answering (frozen, killed, node gone): they are named;
+  otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
+  deadlock): they are named; if every rank is at the same place, the collective itself does not complete
+  (network, fabric) and nobody is named.
+When the store itself does not answer (it lives in rank 0's process or its node's agent), rank 0's
+side is the one that stopped. The lowest rank whose heartbeat still moves reports (`on_hang` with
+`reporter=True`: the summary, the check's report); the others give it a grace period, then every rank
+exits with `exitcodes.TIMEOUT` from the thread, since the main thread sits in a collective that nothing
+interrupts (`sys.exit` would wait for it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch.distributed as dist
+
+from app.common import exitcodes
+
+#: How long ranks that do not report wait for the one that does before exiting.
+GRACE_S = 5.0
+_SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
+_STORE_ERRORS = (RuntimeError, dist.DistError, ValueError, KeyError)
+
+
+def beat_key(rank: int) -> str:
+    return f"watchdog/beat/{rank}"
+
+
+@dataclass(frozen=True)
+class Beat:
+    """One rank's heartbeat: `count` moves while its thread lives, `position` while its work does."""
+
+    rank: int
+    count: int
+    position: int
+    where: str  # the caller's words for the position: "step 8, phase data", "'collectives'"
+    host: str
+    reason: str = ""  # why this rank gave up early (`fire`): a collective's error
+
+    def to_json(self) -> str:
+        return json.dumps({"count": self.count, "position": self.position, "where": self.where, "host": self.host,
+                           "reason": self.reason})
+
+    @classmethod
+    def from_json(cls, rank: int, raw: bytes) -> Beat | None:
+        try:
+            data = json.loads(raw)
+            return cls(rank, int(data["count"]), int(data["position"]), str(data["where"]), str(data["host"]),
+                       str(data.get("reason", "")))
+        except (ValueError, KeyError, TypeError):
+            return None  # the judge's placeholder for a rank that never beat
+
+
+def name_the_hang(first: list[Beat | None], second: list[Beat | None]) -> tuple[list[int], str]:
+    """The ranks holding the job up (none: the collective itself hangs) and one sentence, from two reads of
+    every heartbeat a few beats apart."""
+    silent = [b for a, b in zip(first, second, strict=True) if a is not None and b is not None and a.count == b.count]
+    missing = [rank for rank, b in enumerate(second) if b is None]
+    if silent or missing:
+        # A silent rank's last beat may be a beat old; where the others wait says where it stopped.
+        said = [f"rank {b.rank} ({b.host}) stopped answering (no heartbeat; last heard at {b.where})" for b in silent]
+        said += [f"rank {rank} sent no heartbeat" for rank in missing]
+        quiet = {b.rank for b in silent} | set(missing)
+        answering = [b for b in second if b is not None and b.rank not in quiet]
+        if answering:
+            ahead = max(answering, key=lambda b: b.position)
+            said[-1] += f" while rank {ahead.rank} waits at {ahead.where}"
+        return sorted(quiet), "; ".join(said)
+    beats = [b for b in second if b is not None]
+    lowest = min(b.position for b in beats)
+    behind = [b for b in beats if b.position == lowest]
+    if len(behind) == len(beats):
+        return [], f"every rank waits at {beats[0].where}: the collective itself does not complete"
+    ahead = max(beats, key=lambda b: b.position)
+    named = ", ".join(f"rank {b.rank} ({b.host}) at {b.where}" for b in behind)
+    return [b.rank for b in behind], f"{named} stopped making progress while rank {ahead.rank} waits at {ahead.where}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    culprits: list[int]
+    sentence: str
+    reporter: int  # the rank that reports: the lowest whose heartbeat still moves
+
+    def to_json(self) -> str:
+        return json.dumps({"culprits": self.culprits, "sentence": self.sentence, "reporter": self.reporter})
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> Verdict:
+        data = json.loads(raw)
+        return cls([int(r) for r in data["culprits"]], str(data["sentence"]), int(data["reporter"]))
+
+
+STORE_GONE = Verdict([0], "rank 0 stopped answering: the rendezvous store it serves does not answer "
+                          "(its process or node is frozen or gone)", -1)
+
+
+def judge(first: list[Beat | None], second: list[Beat | None]) -> Verdict:
+    culprits, sentence = name_the_hang(first, second)
+    moving = [b.rank for a, b in zip(first, second, strict=True) if a and b and b.count != a.count]
+    reasons = [b.reason for b in second if b is not None and b.reason]
+    if reasons:
+        sentence += f" ({reasons[0]})"
+    return Verdict(culprits, sentence, moving[0] if moving else -1)
+
+
+class BoundedCalls:
+    """Store calls made by one helper thread, each waited for at most `within_s`; None when a call raised or
+    did not answer in time. A frozen host (SIGSTOP, a hung node) does not refuse the connection, it leaves
+    requests unanswered, and TCPStore's own timeout does not end such a call (measured with torch 2.13:
+    an `add` to a stopped server blocked past 100 s with a 1 s timeout). One thread, not one per call: at
+    a thousand ranks in one process, a thread per call spent more time in the kernel than in the calls."""
+
+    def __init__(self, within_s: float) -> None:
+        self.within_s = within_s
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]] = queue.SimpleQueue()
+        self._busy = threading.Lock()  # held while a call has not answered: later calls give up at once
+        threading.Thread(target=self._serve, name="app watchdog store calls", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            call, answer, done = self._calls.get()
+            try:
+                answer.append(call())
+            except _STORE_ERRORS:
+                pass
+            finally:
+                done.set()
+
+    def __call__(self, call: Callable[[], Any], within_s: float | None = None) -> Any:
+        if not self._busy.acquire(blocking=False):
+            return None  # an earlier call is still blocked: the store does not answer
+        answer: list[Any] = []
+        done = threading.Event()
+        self._calls.put((call, answer, done))
+        if not done.wait(within_s or self.within_s):
+            threading.Thread(target=lambda: (done.wait(), self._busy.release()), daemon=True).start()
+            return None
+        self._busy.release()
+        return answer[0] if answer else None
+
+
+class Watchdog:
+    """Per-rank heartbeat and deadline. `start()`, then `mark` (and `arm` when the deadline is per stage),
+    `fire` to give up at once, `stop()` at the end.
+
+    `on_hang(verdict, reporter)` runs on every rank, in the watchdog thread, before the process exits with
+    TIMEOUT; `reporter` is true on the one rank that writes the record. With `end_when_nobody_named` false
+    (the trainer) a verdict naming nobody is logged through `on_stall` and the wait goes on: the process
+    group's own timeout ends the run.
+    """
+
+    def __init__(self, store: Any, rank: int, world_size: int, host: str, deadline_s: float,
+                 on_hang: Callable[[Verdict, bool], None], *, restart_on_progress: bool = True,
+                 end_when_nobody_named: bool = False, on_stall: Callable[[Verdict], None] | None = None,
+                 end_process: Callable[[int], None] = os._exit, interval_s: float | None = None) -> None:
+        self.rank, self.world_size, self.host = rank, world_size, host
+        self.deadline_s, self.on_hang, self.on_stall = deadline_s, on_hang, on_stall
+        self.restart_on_progress, self.end_when_nobody_named = restart_on_progress, end_when_nobody_named
+        self.end_process = end_process
+        self.interval_s = interval_s or min(5.0, max(0.2, deadline_s / 10))
+        self.store = store
+        self._ask = BoundedCalls(within_s=max(2.0, 2 * self.interval_s))
+        self.position, self.where = 0, "start"
+        self._count, self._round, self._reason = 0, 0, ""
+        self._expires: float | None = None
+        self._stopped, self._wake = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._run, name="app watchdog", daemon=True)
+
+    # -- the caller's side ---------------------------------------------------------------------
+    def start(self) -> Watchdog:
+        self._publish()
+        self._thread.start()
+        return self
+
+    def mark(self, position: int, where: str) -> None:
+        self.position, self.where = position, where
+
+    def arm(self, deadline_s: float | None = None) -> None:
+        """Restart the deadline now (`deadline_s`, default the watchdog's own)."""
+        self._expires = time.monotonic() + (deadline_s or self.deadline_s)
+
+    def fire(self, reason: str = "") -> None:
+        """Give up now as if the deadline had passed (a collective raised because a peer vanished)."""
+        self._reason = _SOURCE_LOCATION.sub("", reason)  # gloo/NCCL errors start with one: keep the message
+        self._expires = time.monotonic()
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._wake.set()
+
+    # -- the thread ----------------------------------------------------------------------------
+    def _run(self) -> None:
+        last = (self.position, self.where)
+        if self.restart_on_progress:
+            self.arm()
+        while True:
+            self._wake.wait(self.interval_s)
+            self._wake.clear()
+            if self._stopped.is_set():
+                return
+            self._publish()
+            now = (self.position, self.where)
+            if now != last and self.restart_on_progress:
+                self.arm()
+            last = now
+            expires = self._expires
+            if expires is None or time.monotonic() < expires:
+                continue
+            verdict = self._verdict()
+            if self._stopped.is_set():
+                return
+            if not verdict.culprits and not self.end_when_nobody_named:
+                if self.on_stall is not None:
+                    self.on_stall(verdict)
+                self.arm()  # every rank waits in one collective: the process group's timeout ends it
+                continue
+            self._end(verdict)
+            return
+
+    def _publish(self) -> None:
+        self._count += 1
+        beat = Beat(self.rank, self._count, self.position, self.where, self.host, self._reason)
+        self._ask(lambda: self.store.set(beat_key(self.rank), beat.to_json()))  # its host may be the rank that died
+
+    def _verdict(self) -> Verdict:
+        """This round's verdict: judged here if this rank claims the round first, else read from the judge."""
+        self._round += 1
+        prefix = f"watchdog/round/{self._round}"
+        claim = self._ask(lambda: self.store.add(f"{prefix}/claim", 1))
+        if claim is None:
+            return STORE_GONE
+        # The judge reads twice, three beats apart: give it that, plus two slow answers.
+        if claim != 1 and self._await(f"{prefix}/verdict", 4 * self.interval_s + 2 * self._ask.within_s):
+            raw = self._ask(lambda: self.store.get(f"{prefix}/verdict"))
+            if raw is not None:
+                return Verdict.from_json(raw)
+        verdict = self._judge()  # first to claim, or the judge went quiet
+        self._ask(lambda: self.store.set(f"{prefix}/verdict", verdict.to_json()))
+        return verdict
+
+    def _await(self, key: str, seconds: float) -> bool:
+        """Whether `key` appears within `seconds`: one `check` a beat, beating meanwhile (a rank that waits
+        silently would look frozen to the judge). Not the store's blocking `wait`: under load its timeout
+        can return 5 s late (measured, torch 2.13), and the beats would stop."""
+        end = time.monotonic() + seconds
+        while not self._stopped.is_set():
+            self._publish()
+            if self._ask(lambda: self.store.check([key])):
+                return True
+            if time.monotonic() >= end:
+                return False
+            time.sleep(self.interval_s)
+        return False
+
+    def _judge(self) -> Verdict:
+        first = self._read()
+        end = time.monotonic() + (3 * self.interval_s if first is not None else 0)
+        while time.monotonic() < end and not self._stopped.is_set():
+            time.sleep(self.interval_s)
+            self._publish()
+        second = self._read() if first is not None else None
+        if first is None or second is None:
+            return STORE_GONE
+        return judge(first, second)
+
+    def _read(self) -> list[Beat | None] | None:
+        """Every rank's heartbeat in one request (None: never sent); None when the store does not answer."""
+        keys = [beat_key(rank) for rank in range(self.world_size)]
+
+        def read() -> list[bytes]:
+            if not self.store.check(keys):
+                # multi_get waits for missing keys: mark a rank that never beat (rare, so one request each).
+                for key in keys:
+                    self.store.compare_set(key, "", "never")
+            return self.store.multi_get(keys)
+
+        raws = self._ask(read)
+        if raws is None:
+            return None
+        return [Beat.from_json(rank, raw) for rank, raw in enumerate(raws)]
+
+    def _end(self, verdict: Verdict) -> None:
+        reporter = verdict.reporter == self.rank or (verdict.reporter < 0 and self.rank == self._first_answering())
+        done_key = f"watchdog/round/{self._round}/reported"
+        try:
+            self.on_hang(verdict, reporter)
+        finally:
+            if reporter:
+                self._ask(lambda: self.store.set(done_key, "1"))
+            elif verdict is not STORE_GONE:
+                self._await(done_key, GRACE_S)
+            self.end_process(exitcodes.TIMEOUT)
+
+    def _first_answering(self) -> int:
+        """Without a judge's verdict (the store is gone) rank 0's side is what stopped: rank 1 reports."""
+        return 1 if self.world_size > 1 else 0

@@ -1,0 +1,17 @@
+"""history.jsonl's one writer (app.common.history): the count the job scripts' requeue limit reads."""
+
+from __future__ import annotations
+
+from app.common.history import main, requeues_in_a_row
+
+
+def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipped(tmp_path, capsys):
+    (tmp_path / "history.jsonl").write_text(
+        '{"attempt":1,"start_step":0}\n{"event":"requeue"}\n'  # compact, as jq -c or another writer leaves it
+        '{"attempt": 2, "start_step": 40}\n{"event": "requeue"}\n{"event": "requeue"}\n{"event": "req')
+    assert requeues_in_a_row(tmp_path) == 2
+    assert main(["requeues-in-a-row", str(tmp_path)]) == 0 and capsys.readouterr().out == "2\n"
+
+
+def test_a_run_without_history_has_no_requeues(tmp_path):
+    assert requeues_in_a_row(tmp_path) == 0

@@ -1,0 +1,83 @@
+"""The common watchdog (app.common.watchdog): naming the rank that holds a run up from two reads of every
+heartbeat, and a verdict that costs O(N) store requests, in a simulated world on a real TCPStore."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import torch.distributed as dist
+
+from app.common.watchdog import Beat, Verdict, Watchdog, judge, name_the_hang
+from bench.watchdog_scale import simulate
+
+
+def beat(rank: int, count: int, position: int, where: str, reason: str = "") -> Beat:
+    return Beat(rank, count, position, where, f"node{rank}", reason)
+
+
+def test_a_rank_whose_heartbeat_stopped_is_named_with_where_the_others_wait():
+    first = [beat(0, 5, 9, "step 9, phase f"), beat(1, 3, 4, "step 4, phase data"), beat(2, 5, 9, "step 9, phase f")]
+    second = [beat(0, 7, 9, "step 9, phase f"), beat(1, 3, 4, "step 4, phase data"), beat(2, 7, 9, "step 9, phase f")]
+    ranks, sentence = name_the_hang(first, second)
+    assert ranks == [1]
+    assert sentence == ("rank 1 (node1) stopped answering (no heartbeat; last heard at step 4, phase data) "
+                        "while rank 0 waits at step 9, phase f")
+
+
+def test_a_live_rank_behind_the_others_is_named():
+    first = [beat(0, 5, 9, "step 9, phase f"), beat(1, 5, 8, "step 9, phase data")]
+    second = [beat(0, 6, 9, "step 9, phase f"), beat(1, 6, 8, "step 9, phase data")]
+    ranks, sentence = name_the_hang(first, second)
+    assert ranks == [1] and sentence.startswith("rank 1 (node1) at step 9, phase data stopped making progress")
+
+
+def test_waiting_peers_one_step_ahead_are_not_blamed():
+    # Rank 2 hangs before step 5; ranks 0, 1 wait inside step 5; rank 3 (outside the subgroup) ran ahead.
+    first = [beat(0, 1, 5, "a"), beat(1, 1, 5, "a"), beat(2, 1, 4, "b"), beat(3, 1, 9, "c")]
+    second = [beat(0, 2, 5, "a"), beat(1, 2, 5, "a"), beat(2, 2, 4, "b"), beat(3, 2, 9, "c")]
+    assert name_the_hang(first, second)[0] == [2]
+
+
+def test_a_rank_never_heard_from_is_named():
+    ranks, sentence = name_the_hang([beat(0, 1, 1, "x"), None], [beat(0, 2, 1, "x"), None])
+    assert ranks == [1] and "rank 1 sent no heartbeat" in sentence
+
+
+def test_every_rank_in_the_same_collective_names_nobody():
+    first = [beat(0, 5, 9, "step 9"), beat(1, 5, 9, "step 9")]
+    second = [beat(0, 6, 9, "step 9"), beat(1, 6, 9, "step 9")]
+    ranks, sentence = name_the_hang(first, second)
+    assert ranks == [] and "the collective itself does not complete" in sentence
+
+
+def test_the_verdict_keeps_a_collective_error_and_picks_the_lowest_live_rank_to_report():
+    first = [beat(0, 5, 9, "s"), beat(1, 5, 9, "s"), beat(2, 5, 8, "t")]
+    second = [beat(0, 5, 9, "s"), beat(1, 6, 9, "s", "Connection closed by peer"), beat(2, 6, 8, "t")]
+    verdict = judge(first, second)
+    assert verdict.culprits == [0] and verdict.reporter == 1
+    assert verdict.sentence.endswith("(Connection closed by peer)")
+
+
+def test_in_a_world_of_64_on_a_real_tcpstore_every_rank_names_the_frozen_one_for_o_n_requests():
+    outcome = simulate(64, frozen=37, deadline_s=2.0, interval_s=0.25)
+    assert outcome.named == Counter({"37": 63}) and outcome.reporters == 1
+    assert outcome.verdict_requests <= 12 * 64  # O(N): each rank a handful of requests, the judge two reads
+    assert max(outcome.ended_after_s) < 2.0 + 12 * 0.25  # the deadline plus a few beats
+
+
+def test_when_every_rank_waits_in_one_collective_the_trainer_waits_on():
+    store = dist.HashStore()
+    stalls: list[Verdict] = []
+    ended: list[int] = []
+    dogs = [Watchdog(store, rank, 2, "node", 0.6, lambda verdict, reporter: None, on_stall=stalls.append,
+                     end_process=ended.append, interval_s=0.1) for rank in range(2)]
+    for dog in dogs:
+        dog.mark(7, "step 1, phase forward/backward")
+        dog.start()
+    try:
+        time.sleep(2.5)  # the 0.6 s deadline passes three times
+    finally:
+        for dog in dogs:
+            dog.stop()
+    assert stalls and not ended and all(not v.culprits for v in stalls)
