@@ -101,7 +101,7 @@ class _Session:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
         self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
-        self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, str(self.facts.get("hostname", "?")),
+        self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, self.facts["hostname"],
                                       self.options.deadline_s, self._timed_out).start()
         self._enter("preflight")
         protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))

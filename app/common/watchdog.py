@@ -1,7 +1,7 @@
 """A rank that stops answering is named, not waited for: heartbeats in the rendezvous store and a deadline.
 The trainer and the check share it.
 
-The caller marks where its rank is (`mark(position, label)`: two attribute writes, nothing on the step
+The caller marks where its rank is (`mark(position, where)`: two attribute writes, nothing on the step
 path). A thread per rank publishes that mark with a beat counter to the store (the rendezvous store, so
 no collective is involved) and keeps a deadline: restarted by every move of the mark (the trainer:
 "no progress for N seconds") or by `arm` (the check: "this stage may take N seconds").
@@ -9,7 +9,7 @@ no collective is involved) and keeps a deadline: restarted by every move of the 
 When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2):
 - every such rank claims the round with one atomic `add`; the first to claim judges;
 - the judge reads every heartbeat in one batched request (`multi_get`), twice, a few beats apart, and
-  posts one verdict; the others block on it in one `wait` and read it with one `get`;
+  posts one verdict; the others keep beating and `check` for it once a beat, then read it with one `get`;
 - ranks whose counter did not move stopped answering (frozen, killed, node gone): they are named;
   otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
   deadlock): they are named; if every rank is at the same place, the collective itself does not complete
@@ -148,13 +148,13 @@ class BoundedCalls:
             finally:
                 done.set()
 
-    def __call__(self, call: Callable[[], Any], within_s: float | None = None) -> Any:
+    def __call__(self, call: Callable[[], Any]) -> Any:
         if not self._busy.acquire(blocking=False):
             return None  # an earlier call is still blocked: the store does not answer
         answer: list[Any] = []
         done = threading.Event()
         self._calls.put((call, answer, done))
-        if not done.wait(within_s or self.within_s):
+        if not done.wait(self.within_s):
             threading.Thread(target=lambda: (done.wait(), self._busy.release()), daemon=True).start()
             return None
         self._busy.release()
