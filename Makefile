@@ -73,7 +73,7 @@ bench: $(STAMP) ## Run the benchmarks and rewrite BENCHMARKS.md
 clean: ## Remove the virtual environment, nox environments and run directories
 	rm -rf $(VENV) .nox runs
 
-# --- Images (containers/, issue 4) -----------------------------------------------------------
+# --- Images (containers/) --------------------------------------------------------------------
 # `make image ARCH=aarch64|x86_64` lints the definition, then builds build/app-ARCH-VERSION.sif;
 # `make smoke-image` builds the CPU smoke flavour CI runs (build/smoke.sif). Versions live in
 # containers/versions.env, the per-architecture values in containers/arch/ARCH.env.

@@ -11,7 +11,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 #: The CPU build on local disk here; an unpinned `torch` would download a multi-GB CUDA build.
 TORCH_VERSION = os.environ.get("TORCH_VERSION", "2.13.0")
-SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci"]
+SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 
 
 def _install(session: nox.Session, *extras: str) -> None:

@@ -7,7 +7,7 @@ Runs are interleaved (native, container, native, ...) so that load from other wo
 both alike; each run's throughput is the median samples/s over its steps after the first `--warmup`;
 the result is the median over runs. Rewrites the "Container overhead" section of BENCHMARKS.md.
 As root, the container runs as the unprivileged test user (APPTAINER_TEST_USER, default ddpuser),
-as on a cluster. Target (issue 4): container/native >= 0.98.
+as on a cluster. Target: container/native >= 0.98.
 """
 
 from __future__ import annotations

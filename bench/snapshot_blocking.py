@@ -3,8 +3,8 @@
     python -m bench.snapshot_blocking [--repeats 5] [--dir DIR] [--markdown BENCHMARKS.md]
 
 The state is GPT-2 124M's training state on CPU as the trainer snapshots it (model, AdamW moments after
-one step, scheduler-free), about 1.5 GB. Alternately (A B A B ...): A, `Checkpointer.save` (the loop
-waits for temp file, fsync, rename, checksum); B, `Checkpointer.save_in_background` (the loop waits
+one step, scheduler-free), about 1.5 GB. Alternately (A B A B ...): A, `SingleFileWriter.write` (the loop
+waits for temp file, fsync, rename, checksum); B, `SingleFileWriter.start` (the loop waits
 for the copy off the training path; the write is then waited for outside the timing). The figure is
 the median of the per-pair ratios B/A. Target: <= 0.10.
 """
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import torch
 
-from app.train.checkpoint import Checkpointer
+from app.train import snapshot_layout as layout
+from app.train.snapshot_writers import SingleFileWriter
 from app.train.workloads.gpt import GPT, PRESETS
 from bench.markdown import publish
 
@@ -55,15 +56,19 @@ def main(argv: list[str] | None = None) -> int:
     size_gb = state_bytes(state) / 1e9
     synchronous, blocking, ratios = [], [], []
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-        checkpointer = Checkpointer(Path(tmp), keep=2)
+        def keep_two(written: Path) -> None:  # what the snapshot manager does with snapshot.keep=2
+            for old in layout.listing(Path(tmp))[2:]:
+                layout.remove(old)
+
+        writer = SingleFileWriter(Path(tmp), published=keep_two)
         for index in range(args.repeats):
             started = time.perf_counter()
-            checkpointer.save(state, 2 * index)
+            writer.write(state, 2 * index)
             sync_s = time.perf_counter() - started
             started = time.perf_counter()
-            checkpointer.save_in_background(state, 2 * index + 1)
+            writer.start(state, 2 * index + 1)
             block_s = time.perf_counter() - started
-            checkpointer.wait()
+            writer.wait()
             synchronous.append(sync_s)
             blocking.append(block_s)
             ratios.append(block_s / sync_s)
@@ -84,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Background / synchronous, median of pairs: **{ratio:.3f}** (target <= 0.10); pairs "
         + ", ".join(f"{r:.3f}" for r in ratios) + ". The first pair is a run's first background snapshot,",
-        "which allocates the copy's memory; later ones copy into it (`Checkpointer._copy`).",
+        "which allocates the copy's memory; later ones copy into it (`SingleFileWriter._copy`).",
     ])
     publish(text, args.markdown, "bench.snapshot_blocking")
     return 0

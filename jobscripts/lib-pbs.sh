@@ -38,8 +38,7 @@ ddp_pbs_main() {
     ddp_nproc_per_node
     ddp_fabric_env
     ddp_container_cmd
-    ddp_torchrun_cmd
-    local -a launcher
+    local -a launcher  # the torchrun command is built by the step (ddp_pbs_step), once per step
     case ${LAUNCHER:=mpiexec} in
         # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
         mpiexec) launcher=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
@@ -88,7 +87,7 @@ ddp_pbs_heal() {
 # ddp_pbs_submission_options: this job's own submission, as `qstat -f` shows it -> DDP_QSUB_OPTIONS.
 # A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account
 # (-A), the queue (-q), a `-l select=4:...` given on the command line, site resources inside the chunks
-# (seed 004's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
+# (Olivia's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
 # continuation lines that start with a tab; those are joined first. Job-wide values the server derives
 # from select (ncpus, ngpus, mem, nodect, ...) are left out: PBS rejects them beside a select.
 ddp_pbs_submission_options() {

@@ -38,7 +38,7 @@
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
 #   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
-#                                   srun = one srun task per GPU running python directly (seed 003's way)
+#                                   srun = one srun task per GPU running python directly (as the users' Slurm multi-GPU guide does)
 #   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
 #   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
 #   PREFLIGHT=1                     0: no `app.check --preflight` before the workload
@@ -311,44 +311,11 @@ ddp_on_signal() {
     touch "$DDP_STOP_FILE"
 }
 
-# Runs on every node around torchrun (inside the container): when the stop file appears on the shared
-# filesystem, SIGTERM goes to torchrun alone, which forwards it to its workers and waits for them.
-# Why not a signal through the scheduler: `scancel --signal` and srun's forwarding reach every process of
-# the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
-# trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
-# its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
-# When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
-# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf. Before torchrun starts, it
-# sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
-# the checkout's, for an image built before the policy moved there).
-# POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
-# $3 = fabric policy candidates, the rest = the command.
-# shellcheck disable=SC2016  # expanded by the node's shell
-DDP_NODE_WRAPPER='stop=$1 owner=$2 policies=$3; shift 3
-policy=
-old_ifs=$IFS; IFS=:
-for candidate in $policies; do
-    if [ -r "$candidate" ]; then policy=$candidate; break; fi
-done
-IFS=$old_ifs
-if [ -n "$policy" ]; then . "$policy"
-elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
-fi
-if [ -n "$owner" ]; then
-    if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
-    for arg do
-        shift
-        case $arg in --rdzv-conf=*) arg="$arg,is_host=$is_host" ;; esac
-        set -- "$@" "$arg"
-    done
-fi
-"$@" &
-child=$!
-while kill -0 "$child" 2>/dev/null; do
-    if [ -e "$stop" ]; then kill -TERM "$child"; break; fi
-    sleep 1
-done
-wait "$child"'
+# The node wrapper (app/common/node_wrapper.sh, beside the fabric policy): around torchrun on every node,
+# it sources the fabric policy and turns the stop file into a SIGTERM to torchrun; its text goes to `sh -c`.
+[[ -r $DDP_REPO/app/common/node_wrapper.sh ]] ||
+    ddp_die "$DDP_REPO/app/common/node_wrapper.sh is missing; run the job scripts from a whole checkout"
+DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
 
 # ddp_run_step LAUNCHER...: start DDP_CONTAINER + DDP_TORCHRUN on every node through LAUNCHER, turn
 # USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.

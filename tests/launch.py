@@ -19,9 +19,11 @@ TIMEOUT_S = 240
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The current environment without any launcher variables (a test may itself run under one)."""
-    drop = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
-    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("SLURM_", "PMI_", "PBS_"))}
+    """The current environment without launcher variables, fabric settings or fault switches (a test may
+    itself run under a launcher, or on a host with NCCL_* set), this checkout first on the path."""
+    drop = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID")
+    prefixes = ("SLURM_", "PMI_", "PBS_", "TORCHELASTIC_", "NCCL_", "GLOO_", "FI_", "APP_CHECK_", "APP_TRAIN_")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(prefixes)}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     env["PYTHONUNBUFFERED"] = "1"
     # The runs these tests describe are CPU runs (gloo, bit-identical resume): on a GPU host they would

@@ -1,7 +1,8 @@
 """TEST-ONLY fault injection, so the test suite can prove the check catches each failure for real.
 
 `APP_CHECK_FAULT=kind@TARGET[:stage][,...]`, for example `sleep@rank1:collectives`; TARGET is `rankN`
-(one rank) or `host=NAME` (every rank on that host: a bad node, wherever the scheduler puts the ranks):
+(one rank) or `host=NAME` (every rank on that host: a bad node, wherever the scheduler puts the ranks);
+the syntax is app/common/faults.py's, shared with the trainer's `APP_TRAIN_FAULT`:
 
 - `sleep@rankN:STAGE`  rank N stops answering (sleeps forever) when it enters STAGE
                        (`preflight`, `rendezvous` or `collectives`), like a hung process.
@@ -23,12 +24,12 @@ from dataclasses import dataclass
 
 import torch
 
-from app.common.errors import UsageError
+from app.common.faults import Kind, parse_injections
 
 KINDS = ("sleep", "corrupt", "version", "slow")
 SLOW_S = 0.05
 SLEEP_STAGES = ("preflight", "rendezvous", "collectives")
-EXAMPLE = "APP_CHECK_FAULT=sleep@rank1:collectives"
+EXAMPLE = "sleep@rank1:collectives"
 
 
 @dataclass(frozen=True)
@@ -49,36 +50,16 @@ class Faults:
                 time.sleep(3600)
 
 
-def _targets(target: str, rank: int, host: str) -> bool | None:
-    """Whether `target` (rankN or host=NAME) means this process; None when it is malformed."""
-    if target.startswith("rank") and target[4:].isdigit():
-        return int(target[4:]) == rank
-    if target.startswith("host=") and target[5:]:
-        return target[5:] == host.split(".")[0]
-    return None
+_STAGE = Kind(lambda where: where in SLEEP_STAGES, f"a stage out of {', '.join(SLEEP_STAGES)}")
+KINDS = {"sleep": _STAGE, "corrupt": Kind(), "version": Kind(), "slow": Kind()}
 
 
 def parse_faults(value: str, rank: int, host: str = "") -> Faults:
     """The faults that apply to `rank` on `host`; raises `UsageError` on a malformed spec."""
-    sleep_stage, corrupt, version, slow = "", False, False, False
-    for item in filter(None, (part.strip() for part in value.split(","))):
-        kind, _, rest = item.partition("@")
-        target, _, stage = rest.partition(":")
-        applies = _targets(target, rank, host)
-        if kind not in KINDS or applies is None:
-            raise UsageError(f"APP_CHECK_FAULT item {item!r} is not kind@rankN[:stage] or kind@host=NAME[:stage] "
-                             f"(test-only); example: {EXAMPLE}")
-        if kind == "sleep" and stage not in SLEEP_STAGES:
-            raise UsageError(
-                f"APP_CHECK_FAULT item {item!r} needs a stage out of {', '.join(SLEEP_STAGES)}; example: {EXAMPLE}"
-            )
-        if not applies:
-            continue
-        sleep_stage = stage if kind == "sleep" else sleep_stage
-        corrupt = corrupt or kind == "corrupt"
-        version = version or kind == "version"
-        slow = slow or kind == "slow"
-    return Faults(sleep_stage, corrupt, version, slow)
+    found = parse_injections("APP_CHECK_FAULT", value, KINDS, EXAMPLE, rank, host)
+    kinds = {injection.kind for injection in found}
+    sleep_stage = next((injection.where for injection in reversed(found) if injection.kind == "sleep"), "")
+    return Faults(sleep_stage, "corrupt" in kinds, "version" in kinds, "slow" in kinds)
 
 
 _active = Faults()

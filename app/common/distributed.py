@@ -53,8 +53,8 @@ def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
     """Which of the `visible` GPUs this process owns.
 
     `srun --gpus-per-task=N` gives every task its own N GPUs (CUDA_VISIBLE_DEVICES differs per task), so
-    each task's first visible GPU is its own, whatever its local rank; seed 001 does the same with
-    `local_rank % device_count`. Otherwise all local ranks see the same GPUs and take one each.
+    each task's first visible GPU is its own, whatever its local rank (the users' two-node Slurm example
+    does the same with `local_rank % device_count`). Otherwise all local ranks see the same GPUs and take one each.
     """
     shown = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
     per_task = env.get("SLURM_GPUS_PER_TASK", "")

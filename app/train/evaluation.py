@@ -19,15 +19,21 @@ from app.train.data import BatchFetcher
 
 
 class Evaluator:
-    def __init__(self, dataset: Any, *, batch_size: int, steps: int, rank: int, world_size: int,
+    """Every `every` steps and at the run's last step (train.eval_every), `steps` batches per rank."""
+
+    def __init__(self, dataset: Any, *, every: int, batch_size: int, steps: int, rank: int, world_size: int,
                  device: torch.device, loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
                  autocast_dtype: torch.dtype | None) -> None:
+        self.every = every
         self.fetch = BatchFetcher(dataset)
         self.device, self.loss_fn, self.autocast_dtype = device, loss_fn, autocast_dtype
         self.world_size = world_size
         indices = torch.arange(steps * batch_size * world_size) % len(dataset)
         self.batches = [chunk for chunk in torch.tensor_split(indices, steps * world_size)[rank::world_size]
                         if len(chunk)]
+
+    def due(self, step: int, last_step: int) -> bool:
+        return step % self.every == 0 or step == last_step
 
     def _autocast(self) -> contextlib.AbstractContextManager[Any]:
         if self.autocast_dtype is None:

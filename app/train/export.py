@@ -20,32 +20,25 @@ from torch.distributed.checkpoint import FileSystemReader
 from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
 from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
-from app.common.errors import UsageError, exits_cleanly
-from app.train import checkpoint
+from app.common.errors import exits_cleanly
+from app.train import snapshot_layout as layout
 from app.train.atomic import write_atomic
-from app.train.sharded_snapshots import _WeightsOnlyLoadPlanner, verify
 
 
-class _ModelOnlyPlanner(_WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
+class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
     """Rebuild the `model` entries from the snapshot's metadata (no model needed), reading weights only."""
 
 
 def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
     """The full model state dict of a snapshot, sharded or not (`UsageError` when it is neither or damaged)."""
+    layout.refuse_unusable(snapshot)
     if snapshot.is_dir():
-        problem = verify(snapshot)
-        if problem is not None:
-            raise UsageError(f"{snapshot} is not a complete sharded snapshot: {problem}")
         state: dict[str, Any] = {}
         warnings.filterwarnings("ignore", message="torch.distributed is disabled")  # no process group: intended
         # What torch's own dcp_to_torch_save does: dcp.load would fill a copy of an empty dict, not `state`
         _load_state_dict(state, storage_reader=FileSystemReader(snapshot), planner=_ModelOnlyPlanner(keys={"model"}),
                          no_dist=True)
         return state["model"]
-    problem = checkpoint.verify(snapshot) if snapshot.exists() else "it does not exist"
-    if problem is not None:
-        raise UsageError(f"{snapshot} is not a usable snapshot: {problem}; "
-                         "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")
     return torch.load(snapshot, map_location="cpu", weights_only=True)["model"]
 
 

@@ -1,5 +1,5 @@
-"""TEST-ONLY fault injection for the trainer, so the suite can prove a hang is named (like the check's
-`APP_CHECK_FAULT`).
+"""TEST-ONLY fault injection for the trainer, so the suite can prove a hang is named and a preemption
+notice handled (the syntax is app/common/faults.py's, shared with the check's `APP_CHECK_FAULT`).
 
 `APP_TRAIN_FAULT=kind@TARGET:stepS`, for example `stop@rank1:step8`: when rank N (TARGET `rankN`), or
 every rank on host NAME (TARGET `host=NAME`: a bad node, whatever ranks it gets), starts step S (counted
@@ -22,27 +22,26 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.common.errors import UsageError
+from app.common.faults import Kind, parse_injections
 
-_FORMAT = re.compile(r"^(stop|hang|usr1)@(?:rank(\d+)|host=([^:]+)):step(\d+)$")
-EXAMPLE = "APP_TRAIN_FAULT=stop@rank1:step8"
+EXAMPLE = "stop@rank1:step8"
+_AT_STEP = Kind(lambda where: re.fullmatch(r"step[1-9]\d*", where) is not None, "the step it starts at, e.g. step8")
+KINDS = {"stop": _AT_STEP, "hang": _AT_STEP, "usr1": _AT_STEP}
 
 
 @dataclass(frozen=True)
 class Fault:
+    """What this rank does when it starts `step`."""
+
     kind: str
-    rank: int | None
+    rank: int
     step: int
-    host: str | None = None
 
-    def applies(self, rank: int, host: str) -> bool:
-        return rank == self.rank if self.host is None else host.split(".")[0] == self.host
-
-    def at_step(self, rank: int, step: int) -> None:
-        """Called when `rank` starts `step`."""
-        if step != self.step or not self.applies(rank, socket.gethostname()):
+    def at_step(self, step: int) -> None:
+        if step != self.step:
             return
-        print(f"APP_TRAIN_FAULT: {self.kind} on rank {rank} at step {step} (test-only)", file=sys.stderr, flush=True)
+        print(f"APP_TRAIN_FAULT: {self.kind} on rank {self.rank} at step {step} (test-only)", file=sys.stderr,
+              flush=True)
         if self.kind == "usr1":
             os.kill(os.getpid(), signal.SIGUSR1)
             return
@@ -52,13 +51,8 @@ class Fault:
             time.sleep(3600)
 
 
-def from_environment(env: Mapping[str, str]) -> Fault | None:
-    text = env.get("APP_TRAIN_FAULT", "")
-    if not text:
-        return None
-    match = _FORMAT.match(text)
-    if not match:
-        raise UsageError(f"APP_TRAIN_FAULT={text!r} is not kind@rankN:stepS or kind@host=NAME:stepS with kind stop, "
-                         f"hang or usr1; example: {EXAMPLE}")
-    kind, rank, host, step = match.groups()
-    return Fault(kind, None if rank is None else int(rank), int(step), host)
+def from_environment(env: Mapping[str, str], rank: int, host: str | None = None) -> Fault | None:
+    """The fault `APP_TRAIN_FAULT` sets for `rank` on `host` (default: this host), if any."""
+    found = parse_injections("APP_TRAIN_FAULT", env.get("APP_TRAIN_FAULT", ""), KINDS, EXAMPLE, rank,
+                             host or socket.gethostname())
+    return Fault(found[0].kind, rank, int(found[0].where[4:])) if found else None

@@ -35,7 +35,7 @@ def resolve_precision(requested: str, device: torch.device) -> str:
 
 @dataclass(frozen=True)
 class RunPlan:
-    """What this run does, step by step: the loop's view of the config, with derived values resolved."""
+    """What this run does, step by step: the loop's one view of the config, with derived values resolved."""
 
     dataset_size: int
     world_size: int
@@ -49,13 +49,18 @@ class RunPlan:
     total_steps: int
     """Optimizer steps of the whole run, counted from the start position on this world size."""
     tokens_per_sample: int = 0
+    grad_clip: float = 0.0
+    data_workers: int = 0
+    breakdown: bool = False
+    """Time each step's phases (run.breakdown)."""
 
     @classmethod
     def build(cls, config: Config, dataset_size: int, world_size: int, device: torch.device, start: Position,
               tokens_per_sample: int = 0) -> RunPlan:
         train = config.train
         shape = cls(dataset_size, world_size, config.run.seed, train.batch_size, train.grad_accum, train.epochs,
-                    train.max_steps, resolve_precision(train.precision, device), 0, tokens_per_sample)
+                    train.max_steps, resolve_precision(train.precision, device), 0, tokens_per_sample,
+                    config.optim.grad_clip, config.data.workers, config.run.breakdown)
         return dataclasses.replace(shape, total_steps=shape._count_steps(start))
 
     def epoch(self, epoch: int, offset: int = 0) -> EpochPlan:

@@ -1,15 +1,16 @@
 """What a snapshot holds and how it is restored, written in one place.
 
 `TrainingState` owns the stateful parts of a run (model, optimizer, scheduler, scaler, position) and
-turns them into a snapshot (`state_dict`) and back (`load_state_dict`), as torchtitan's trainer does;
-the checkpointer is handed the dict and only stores it. Format 1, unchanged since the first snapshot:
+turns them into a snapshot (`state_dict`) and back (`load_state_dict`): DCP's `Stateful` shape, as
+torchtitan's trainer has it; the snapshot manager (app/train/snapshots.py) is handed the state and only
+stores what it gives. Format 1, unchanged since the first snapshot:
 
     format, model, optimizer, scheduler, scaler, position {step, epoch, offset}, world_size,
     samples_per_step, rng {scheme, torch}, config
 
-The sharded strategy (`dist.strategy=fsdp`) uses `sharded_state`/`load_sharded` instead: model and
-optimizer through DCP's state-dict helpers (each rank its shard, app/train/sharded_snapshots.py), the
-rest as JSON; nothing outside this module knows the keys.
+Sharded snapshots (`dist.strategy=fsdp`) use `sharded_state_dict`/`load_sharded_state_dict`: model and
+optimizer through DCP's state-dict helpers (each rank its shard), the rest as JSON; nothing outside this
+module knows the keys.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from torch.distributed.checkpoint.state_dict import (
 
 from app.common.errors import UsageError
 from app.train.plan import Position, RunPlan
-from app.train.sharded_snapshots import load_tensors
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +44,10 @@ MAY_CHANGE_ON_RESUME = (
     "train.activation_checkpointing", "run.tensorboard", "run.wandb_project",
     "dist.backend", "dist.timeout_s", "dist.hang_timeout_s", "dist.strategy", "dist.reshard_after_forward",
 )
-_REMEDY = ("resume with the config it was written with, or start fresh with "
-           "another snapshot.dir")
 
 
-def position_in(snapshot: Mapping[str, Any], source: Path) -> Position:
-    """Where a snapshot stands, read before anything is restored (the run length depends on it)."""
-    try:
-        return Position(**snapshot["position"])
-    except (KeyError, TypeError) as err:
-        raise UsageError(f"snapshot {source} has no valid position ({err}); {_REMEDY}") from None
+class UnfitSnapshot(ValueError):
+    """A snapshot whose tensors do not fit this model or optimizer (the message says where)."""
 
 
 def _flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -82,16 +76,18 @@ def refuse_changed_settings(written: Mapping[str, Any], now: Mapping[str, Any], 
 
 
 class TrainingState:
-    """The training state of one rank: restored from a snapshot, saved into the next one."""
+    """The training state of one rank: restored from a snapshot, saved into the next one. `sharded`: the
+    model is sharded (FSDP2), so its parameters are DTensors and a whole-tensor snapshot is cut on load."""
 
     def __init__(self, *, model: torch.nn.Module, optimizer: torch.optim.Optimizer,
                  scheduler: torch.optim.lr_scheduler.LRScheduler, scaler: torch.amp.GradScaler, plan: RunPlan,
-                 config: dict[str, Any], position: Position | None = None) -> None:
+                 config: dict[str, Any], sharded: bool = False, position: Position | None = None) -> None:
         self.model, self.optimizer, self.scheduler, self.scaler = model, optimizer, scheduler, scaler
-        self.plan, self.config = plan, config
+        self.plan, self.config, self.sharded = plan, config, sharded
         self.position = position or Position()
 
     def state_dict(self) -> dict[str, Any]:
+        """The whole state, for a single-file snapshot (of a DDP model: an FSDP one saves sharded)."""
         return {
             "format": FORMAT,
             "model": self.model.state_dict(),
@@ -108,7 +104,7 @@ class TrainingState:
             "config": self.config,
         }
 
-    def sharded_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def sharded_state_dict(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """(tensors for DCP: this rank's shards of model and optimizer, extras for JSON); collective."""
         tensors = {"model": get_model_state_dict(self.model),
                    "optimizer": get_optimizer_state_dict(self.model, self.optimizer)}
@@ -124,68 +120,49 @@ class TrainingState:
         }
         return tensors, extras
 
-    def load_sharded(self, extras: Mapping[str, Any], source: Path) -> None:
-        """Restore from a sharded snapshot (collective): DCP reshards when it was written by another world size."""
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Restore a single-file snapshot, into a DDP model or (every rank reading the whole tensors and
+        keeping its shard) an FSDP one. `UnfitSnapshot` when it does not fit this model or optimizer. (Its
+        settings were compared with this run's before: `refuse_changed_settings`.)"""
+        if self.sharded:
+            self._restore(state_dict, lambda: self._load_whole_into_shards(state_dict))
+        else:
+            self._restore(state_dict, lambda: (self.model.load_state_dict(state_dict["model"]),
+                                               self.optimizer.load_state_dict(state_dict["optimizer"])))
+
+    def load_sharded_state_dict(self, extras: Mapping[str, Any], read_shards: Callable[[dict[str, Any]], None]) -> None:
+        """Restore a sharded snapshot (collective): `read_shards` fills this rank's shards in place; DCP
+        reshards when another world size wrote it, and gathers whole tensors for a DDP model."""
         def tensors() -> None:
-            state, _ = self.sharded_state()
-            load_tensors(state, source)
+            state, _ = self.sharded_state_dict()
+            read_shards(state)
             set_model_state_dict(self.model, state["model"])
             set_optimizer_state_dict(self.model, self.optimizer, state["optimizer"])
 
-        self._restore(extras, source, tensors)
+        self._restore(extras, tensors)
 
-    def load_full(self, snapshot: Mapping[str, Any], source: Path) -> None:
-        """Restore a single-file (DDP) snapshot into a sharded model: every rank reads the whole tensors and
-        keeps its shard. The optimizer state is keyed by parameter index there and by name here."""
-        def tensors() -> None:
-            names = {id(p): name for name, p in self.model.named_parameters()}
-            saved = snapshot["optimizer"]
-            by_index = {index: names[id(live)]
-                        for group, live_group in zip(saved["param_groups"], self.optimizer.param_groups, strict=True)
-                        for index, live in zip(group["params"], live_group["params"], strict=True)}
-            groups = [{**group, "params": [by_index[i] for i in group["params"]]} for group in saved["param_groups"]]
-            optimizer = {"state": {by_index[i]: value for i, value in saved["state"].items()}, "param_groups": groups}
-            full = StateDictOptions(full_state_dict=True)
-            set_model_state_dict(self.model, snapshot["model"], options=full)
-            set_optimizer_state_dict(self.model, self.optimizer, optimizer, options=full)
+    def _load_whole_into_shards(self, snapshot: Mapping[str, Any]) -> None:
+        """The optimizer state is keyed by parameter index in the file and by name here."""
+        names = {id(p): name for name, p in self.model.named_parameters()}
+        saved = snapshot["optimizer"]
+        by_index = {index: names[id(live)]
+                    for group, live_group in zip(saved["param_groups"], self.optimizer.param_groups, strict=True)
+                    for index, live in zip(group["params"], live_group["params"], strict=True)}
+        groups = [{**group, "params": [by_index[i] for i in group["params"]]} for group in saved["param_groups"]]
+        optimizer = {"state": {by_index[i]: value for i, value in saved["state"].items()}, "param_groups": groups}
+        full = StateDictOptions(full_state_dict=True)
+        set_model_state_dict(self.model, snapshot["model"], options=full)
+        set_optimizer_state_dict(self.model, self.optimizer, optimizer, options=full)
 
-        self._restore(snapshot, source, tensors)
-
-    def load_state_dict(self, snapshot: Mapping[str, Any], source: Path) -> None:
-        """Restore every part; a snapshot that does not fit this model or optimizer is a `UsageError`.
-        (Its settings were compared with this run's before: `refuse_changed_settings`.)"""
-        def tensors() -> None:
-            self.model.load_state_dict(snapshot["model"])
-            self.optimizer.load_state_dict(snapshot["optimizer"])
-
-        self._restore(snapshot, source, tensors)
-
-    def _restore(self, snapshot: Mapping[str, Any], source: Path, tensors: Callable[[], None]) -> None:
-        """Model and optimizer through `tensors` (a snapshot that does not fit them is a `UsageError`), then
-        the schedule and the position."""
-        position = position_in(snapshot, source)
+    def _restore(self, snapshot: Mapping[str, Any], tensors: Callable[[], object]) -> None:
+        """Model and optimizer through `tensors`, then the schedule and the position."""
         try:
             tensors()
         except (RuntimeError, ValueError, KeyError) as err:
-            first = str(err).strip().splitlines()[0][:160]
-            raise UsageError(f"snapshot {source} does not fit this model/optimizer ({first}); {_REMEDY}") from None
+            lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+            raise UnfitSnapshot(" ".join(lines[:2])[:200]) from None  # torch's first line only says "Error(s) in"
         self.scaler.load_state_dict(snapshot["scaler"])
         self.scheduler.load_state_dict(snapshot["scheduler"])
         for group, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr(), strict=True):
             group["lr"] = lr  # the scheduler's constructor reset it to the step-0 value
-        self.position = position
-        self._log_resume(snapshot, source)
-
-    def _log_resume(self, snapshot: Mapping[str, Any], source: Path) -> None:
-        position, plan = self.position, self.plan
-        if snapshot["world_size"] != plan.world_size:
-            log.warning(
-                "resuming %s written with world size %d on world size %d: samples per step change from %d to %d; "
-                "the data order continues at sample %d of epoch %d (no sample repeated or skipped), but the run "
-                "will not match an uninterrupted one bit for bit",
-                source, snapshot["world_size"], plan.world_size, snapshot["samples_per_step"],
-                plan.samples_per_step, position.offset, position.epoch,
-            )
-        else:
-            log.info("resuming from %s at step %d (epoch %d, sample %d)",
-                     source, position.step, position.epoch, position.offset)
+        self.position = Position(**snapshot["position"])

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -12,16 +10,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "check"
-REPO = Path(__file__).resolve().parents[2]
+from tests import launch
+from tests.launch import REPO, free_port
+
+__all__ = ["DATA", "PROCESS_TIMEOUT_S", "REPO", "Ranks", "clean_env", "free_port", "launcher_env"]
+
+DATA = REPO / "tests" / "data" / "check"
 #: Every process test is bounded: a hang fails the test instead of blocking CI.
 PROCESS_TIMEOUT_S = 120
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -36,18 +32,8 @@ class Ranks:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("NCCL_", "GLOO_", "FI_", "SLURM_", "PMI_", "TORCHELASTIC_", "APP_CHECK_"))
-    }
-    for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK"):
-        env.pop(key, None)
-    env["PYTHONPATH"] = str(REPO)
-    env["OMP_NUM_THREADS"] = "1"
-    env["CUDA_VISIBLE_DEVICES"] = ""  # CPU ranks (gloo) on a GPU host too: several ranks, one GPU
-    env.update(extra)
-    return env
+    """tests/launch.py's, with one thread per rank (as torchrun sets it): check ranks started by hand."""
+    return launch.clean_env(**{"OMP_NUM_THREADS": "1", **extra})
 
 
 def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:

@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from check_helpers import DATA
+
+from tests.check.check_helpers import DATA
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ import sys
 import time
 
 import pytest
-from check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
 
 from app.common import exitcodes
+from tests.check.check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
 
 pytestmark = pytest.mark.slow
 

@@ -1,9 +1,8 @@
-from check_helpers import DATA
-
 from app.check.node.container import check_container, in_apptainer
 from app.check.node.network import scan
 from app.check.report import FAIL, OK, WARN
 from app.common.provenance import read_labels
+from tests.check.check_helpers import DATA
 
 
 def test_labels_are_read_from_the_image_root():

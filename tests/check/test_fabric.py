@@ -1,11 +1,10 @@
 import os
 import stat
 
-from check_helpers import DATA
-
 from app.check.node.fabric import check_fabric
 from app.check.node.network import scan
 from app.check.report import FAIL, OK, WARN
+from tests.check.check_helpers import DATA
 
 
 def slingshot():

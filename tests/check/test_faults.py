@@ -18,7 +18,7 @@ def test_a_fault_can_target_every_rank_of_one_node():
 
 
 @pytest.mark.parametrize("spec", ["sleep@rank1", "nap@rank1:preflight", "corrupt@one", "sleep@rank1:nowhere",
-                                  "corrupt@host="])
+                                  "corrupt@host=", "corrupt@rank1:collectives"])
 def test_malformed_fault_specs_are_usage_errors(spec):
-    with pytest.raises(UsageError):
+    with pytest.raises(UsageError, match=r"^APP_CHECK_FAULT item .* example: APP_CHECK_FAULT=sleep@rank1:collectives$"):
         parse_faults(spec, 1)

@@ -1,8 +1,8 @@
 import pytest
-from check_helpers import DATA
 
 from app.check import nccl_log
 from app.check.report import FAIL, OK, WARN
+from tests.check.check_helpers import DATA
 
 LOGS = DATA / "nccl"
 

@@ -1,10 +1,9 @@
 import os
 import stat
 
-from check_helpers import DATA
-
 from app.check.nccl_tests import parse_busbw, run_all_reduce_perf, side_by_side
 from app.check.report import OK
+from tests.check.check_helpers import DATA
 
 SAMPLE = (DATA / "nccl" / "all_reduce_perf.out").read_text()
 

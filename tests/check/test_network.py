@@ -4,10 +4,10 @@ import subprocess
 import sys
 
 import pytest
-from check_helpers import DATA, REPO
 
 from app.check.node.network import Selector, check_network, scan
 from app.check.report import FAIL, OK, WARN
+from tests.check.check_helpers import DATA, REPO
 
 
 def by_name(checks):
@@ -119,7 +119,7 @@ def test_ib_disable_on_an_ib_node_warns():
 
 
 def test_an_ethernet_carrying_an_active_roce_port_is_the_fabric_not_management():
-    """Seed 002's RoCE node: `ibdev2netdev` shows mlx5_N port 1 ==> ethN, and NCCL_SOCKET_IFNAME=eth0 is the fix
+    """A user's RoCE node: `ibdev2netdev` shows mlx5_N port 1 ==> ethN, and NCCL_SOCKET_IFNAME=eth0 is the fix
     it documents; eth0 is the fabric there, and the check must not condemn it or suggest it as the cure."""
     inv = scan(str(DATA / "roce-node/sys"), str(DATA / "roce-node/dev"))
     checks = by_name(check_network({"NCCL_SOCKET_IFNAME": "eth0"}, inv))

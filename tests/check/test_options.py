@@ -2,10 +2,10 @@ import subprocess
 import sys
 
 import pytest
-from check_helpers import REPO, clean_env
 
 from app.check.options import load_site, parse_options, parse_size, parse_threshold
 from app.common.errors import UsageError
+from tests.check.check_helpers import REPO, clean_env
 
 
 @pytest.mark.parametrize(("text", "value"), [("4096", 4096), ("32K", 32 << 10), ("2M", 2 << 20), ("1GiB", 1 << 30)])

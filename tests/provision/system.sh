@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-# autotools: the tests build a Cray-layout host libfabric from the source mirror (tests/test_twin_image.py)
+# autotools: the tests build a Cray-layout host libfabric from the source mirror (tests/containers/test_twin_image.py)
 want_debs=(shellcheck autoconf automake libtool)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then

@@ -6,7 +6,7 @@
 #   netns sln2     : slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
 #
 # A twin of the sites' networks, not only of Slurm: each node's `eth0` is the management Ethernet, and its
-# hostname resolves to that address (as on MareNostrum 5, and as seed 004's `...mgmt...` node names show
+# hostname resolves to that address (as on MareNostrum 5, and as Olivia's `...mgmt...` node names show
 # on the GH200 system). The fast fabric is a separate interface on its own subnet, reachable between the
 # nodes but unknown to name resolution: `ib0` ($IB_NET.1x, IPoIB on MareNostrum 5) and `hsn0`
 # ($HSN_NET.1x, Slingshot). A job that rendezvouses on the fabric address must cope with torchrun not

@@ -75,7 +75,7 @@ class NetworkInventory:
         return [p for p in self.rdma if p.active and p.link_layer.lower() == "ethernet"]
 
     def fast_interfaces(self) -> list[Interface]:
-        """IPoIB and Slingshot interfaces, and the Ethernet netdevs of active RoCE ports (seed 002's eth0)."""
+        """IPoIB and Slingshot interfaces, and the Ethernet netdevs of active RoCE ports (eth0, eth1)."""
         roce = {p.netdev for p in self.roce_ports() if p.netdev}
         return [i for i in self.interfaces if i.up and (i.name.startswith(FAST_PREFIXES) or i.name in roce)]
 
@@ -333,7 +333,7 @@ def _roce(inv: NetworkInventory) -> Check | None:
         OK,
         f"{mapping}; bootstrap over the RoCE netdev (NCCL_SOCKET_IFNAME={netdev or 'its netdev'}), "
         f"NCCL_IB_HCA lists the ports to use, NCCL_IB_TC=<the lossless traffic class of your switches> "
-        "(site-specific: ask the admins; seed 002 uses 160); NCCL_IB_GID_INDEX only for NCCL < 2.21",
+        "(site-specific: ask the admins, e.g. 160); NCCL_IB_GID_INDEX only for NCCL < 2.21",
     )
 
 

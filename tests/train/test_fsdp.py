@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
 
@@ -13,6 +14,7 @@ import torch
 
 from app.train.summary import params_sha256
 from tests.launch import (
+    REPO,
     children,
     finish,
     metrics,
@@ -65,6 +67,19 @@ def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identic
     assert "resuming from" in stderr and "step-00000025" in stderr
     assert summary(tmp_path / "killed")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
     assert [r["step"] for r in metrics(tmp_path / "killed")] == list(range(1, 61))
+
+
+def test_a_sharded_snapshot_written_before_the_snapshot_manager_resumes_bit_identical(tmp_path):
+    """tests/data/snapshots/fsdp-format1: written by commit 2e96edc (`--config regression dist.strategy=fsdp
+    train.max_steps=5` on 2 ranks), before one snapshot manager replaced the two checkpointers."""
+    args = ["--config", "regression", "dist.strategy=fsdp", "train.max_steps=12"]
+    shutil.copytree(REPO / "tests" / "data" / "snapshots" / "fsdp-format1", tmp_path / "resumed" / "snapshots")
+    resumed = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'resumed'}"))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "step-00000005 at step 5" in resumed.stderr
+    reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'ref'}"))
+    assert reference.returncode == 0, reference.stderr[-3000:]
+    assert summary(tmp_path / "resumed")["params_sha256"] == summary(tmp_path / "ref")["params_sha256"]
 
 
 def test_a_sharded_snapshot_written_in_the_background_holds_the_bytes_a_synchronous_one_holds(tmp_path):

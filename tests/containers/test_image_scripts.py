@@ -10,7 +10,7 @@ import pytest
 
 from tests.fixtures.apptainer import missing_tool
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BASH_SCRIPTS = sorted([*REPO.glob("containers/*.sh"), *REPO.glob("containers/scripts/*.sh"),
                        REPO / "tests/provision/provision-apptainer.sh"])
 

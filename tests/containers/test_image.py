@@ -17,7 +17,7 @@ from imagetool.lint import lint_definition
 
 from app.common.fabric_policy import POLICY_FILE
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONTAINERS = REPO / "containers"
 #: Lint parses with spython (the `image` extra): a host with only the runtime (a GPU machine) skips these.
 needs_spython = pytest.mark.skipif(importlib.util.find_spec("spython") is None,
@@ -122,7 +122,7 @@ VIOLATIONS = [
     (POLICY, "app_setting slingshot always FI_PROVIDER cxi", "export FI_PROVIDER=cxi", "aarch64",
      "sets FI_PROVIDER unconditionally; use 'app_setting FABRIC WHEN FI_PROVIDER VALUE REASON'"),
     (POLICY, "# Bootstrap and socket traffic on the high-speed NICs (hsn0..3), not the management Ethernet that the\n"
-     "# node's hostname resolves to (seed 004's `...hostmgmt...` names).\n", "",
+     "# node's hostname resolves to (Olivia's `...hostmgmt...` names).\n", "",
      "aarch64", "'app_setting slingshot always NCCL_SOCKET_IFNAME hsn"),
     (POLICY, "unset NCCL_NET_PLUGIN\n", "", "x86_64", "does not 'unset NCCL_NET_PLUGIN'"),
     ("scripts/build.sh", "remove-stale-plugins ", "", "x86_64", "does not run remove-stale-plugins"),

@@ -16,7 +16,7 @@ from imagetool.buildargs import read_env_file
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VERSIONS = read_env_file(REPO / "containers" / "versions.env")
 
 

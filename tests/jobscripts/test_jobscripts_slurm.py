@@ -126,7 +126,8 @@ def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, i
 
 def test_srun_one_task_per_gpu_trains_across_both_nodes_without_torchrun(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
-    """Seed 003's launch: `srun` starts one task per GPU and each runs python itself (LAUNCH=srun)."""
+    """The users' Slurm multi-GPU guide's launch: `srun` starts one task per GPU, each runs python itself
+    (LAUNCH=srun)."""
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", "--gres=gpu:2", str(JOBSCRIPTS / "slurm.sh"), "train",
                                   "train.max_steps=10", env={"CONFIG": "regression", "LAUNCH": "srun", **image_env})
@@ -221,7 +222,7 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
 
 def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
-    """Seed 004's submission (account, queue, select with a site resource, scatter placement) with a short
+    """The Olivia tutorial's submission (account, queue, select with a site resource, scatter placement) with a short
     walltime: the timer stops the job for a snapshot 35 s before the limit, the job resubmits itself, and
     the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
     workdir = slurm_cluster.workdir()

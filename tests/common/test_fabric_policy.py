@@ -10,7 +10,7 @@ import pytest
 
 from app.common.fabric_policy import POLICY_FILE, export_line, recommended, settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
              "FI_CXI_RDZV_THRESHOLD": "0", "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
              "FI_CXI_RX_MATCH_MODE": "software"}
@@ -68,7 +68,7 @@ def test_values_the_user_set_win_even_when_empty(slingshot_node):
 
 @pytest.fixture
 def roce_node(tmp_path: Path) -> Path:
-    """Seed 002's node: mlx5 ports whose link layer is Ethernet, carried by eth0, eth1."""
+    """A user's RoCE node: mlx5 ports whose link layer is Ethernet, carried by eth0, eth1."""
     for i in (0, 1):
         port = tmp_path / f"sys/class/infiniband/mlx5_{i}/ports/1"
         port.mkdir(parents=True)

@@ -22,7 +22,7 @@ from tests.fixtures.apptainer import TEST_USER, missing_tool
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TWIN_SIF = REPO / "build" / "app-ngc-twin.sif"
 ARGS = render_build_args("ngc-twin")
 PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"

@@ -13,7 +13,7 @@ from imagetool.sources import Source, check_mirror, fill_mirror, pinned_sources
 
 from app.common.errors import UsageError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("url", "name"), [

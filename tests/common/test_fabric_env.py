@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.common.fabric_env import apply_fabric_policy
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def slingshot_probe(tmp_path: Path) -> Path:

@@ -1,19 +1,44 @@
-"""Snapshots: atomic, verified, pruned, loaded without pickle's code execution."""
+"""Snapshots: atomic, verified, pruned, loaded without pickle's code execution; the manager decides when
+one is due, which one a run resumes from, and refuses one that does not fit."""
 
 from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 import pytest
 import torch
 
 from app.common.errors import UsageError
-from app.train.checkpoint import Checkpointer
+from app.common.typedconfig import load_config
+from app.train import snapshot_layout as layout
+from app.train.config import Config
+from app.train.plan import Position, RunPlan
+from app.train.snapshot_writers import SingleFileWriter
+from app.train.snapshots import SnapshotManager
+from app.train.state import TrainingState
 
 
 def state(step: int) -> dict:
     return {"model": {"w": torch.full((4,), float(step))}, "position": {"step": step}}
+
+
+class Checkpointer:
+    """A single-file writer pruning to `keep`, as the manager has it, and the layout's reading: the parts
+    these tests exercise, without a training state."""
+
+    def __init__(self, directory: Path, keep: int) -> None:
+        self.directory = directory
+        self.writer = SingleFileWriter(directory, lambda written: SnapshotManager(directory, keep=keep)._prune(written))
+        self.save, self.save_in_background, self.wait = self.writer.write, self.writer.start, self.writer.wait
+
+    def snapshots(self) -> list[Path]:
+        return layout.listing(self.directory)
+
+    def load_latest(self):  # type: ignore[no-untyped-def]
+        found = layout.read_newest(self.directory)
+        return None if found is None else (found.contents, found.path)
 
 
 def test_saved_snapshot_loads_back_with_a_checksum_sha256sum_can_verify(tmp_path):
@@ -105,12 +130,65 @@ def test_back_to_back_background_snapshots_each_hold_their_own_step(tmp_path):
     live = {"model": {"w": torch.zeros(1000)}}
     checkpointer = Checkpointer(tmp_path, keep=3)
     checkpointer.save_in_background(live, step=1)
-    first_copy = checkpointer._copy["model"]["w"]
+    first_copy = checkpointer.writer._copy["model"]["w"]
     live["model"]["w"].fill_(2.0)
     checkpointer.save_in_background(live, step=2)
-    assert checkpointer._copy["model"]["w"].data_ptr() == first_copy.data_ptr()
+    assert checkpointer.writer._copy["model"]["w"].data_ptr() == first_copy.data_ptr()
     live["model"]["w"].fill_(3.0)
     checkpointer.wait()
     by_step = {p.name: torch.load(p, weights_only=True)["model"]["w"] for p in checkpointer.snapshots()}
     assert torch.equal(by_step["step-00000001.pt"], torch.zeros(1000))
     assert torch.equal(by_step["step-00000002.pt"], torch.full((1000,), 2.0))
+
+
+def training_state(width: int = 4) -> TrainingState:
+    config = load_config(Config, None, ["workload.name=regression"])
+    model = torch.nn.Linear(width, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    return TrainingState(model=model, optimizer=optimizer,
+                         scheduler=torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0),
+                         scaler=torch.amp.GradScaler("cpu", enabled=False),
+                         plan=RunPlan.build(config, 64, 1, torch.device("cpu"), Position()), config={})
+
+
+def test_the_manager_snapshots_every_n_steps_and_at_the_end_but_never_twice_at_one_step(tmp_path):
+    manager = SnapshotManager(tmp_path, keep=10, every=4, background=False)
+    live = training_state()
+    written = [step for step in range(1, 11) if manager.save(live, step)]
+    assert written == [4, 8]
+    assert manager.save(live, 10, last=True) and not manager.save(live, 10, last=True)
+    assert [layout.step_of(p) for p in layout.listing(tmp_path)] == [10, 8, 4]
+
+
+def test_pruning_keeps_the_newest_of_either_kind(tmp_path):
+    """A run that switched dist.strategy keeps `snapshot.keep` snapshots in all, not per kind."""
+    for step in (1, 3):
+        (layout.sharded_path(tmp_path, step)).mkdir()
+    manager = SnapshotManager(tmp_path, keep=2, every=1, background=False)
+    manager.save(training_state(), 2)
+    manager.save(training_state(), 4)
+    assert [p.name for p in layout.listing(tmp_path)] == ["step-00000004.pt", "step-00000003"]
+
+
+def test_resume_never_refuses_a_directory_with_snapshots_and_required_one_without(tmp_path):
+    SnapshotManager(tmp_path / "some", keep=2, background=False).save(training_state(), 7, last=True)
+    with pytest.raises(UsageError, match=r"snapshot.resume=never but .* step-00000007.pt.*give another run.dir"):
+        SnapshotManager(tmp_path / "some", keep=2).to_resume("never")
+    with pytest.raises(UsageError, match=r"snapshot.resume=required but .* holds no valid snapshot"):
+        SnapshotManager(tmp_path / "none", keep=2).to_resume("required")
+    assert SnapshotManager(tmp_path / "none", keep=2).to_resume("auto") is None
+
+
+def test_a_snapshot_restores_model_optimizer_and_position_and_one_of_another_model_is_one_line(tmp_path):
+    written = training_state()
+    with torch.no_grad():
+        written.model.weight.fill_(0.5)
+    written.position = Position(7, 0, 224)
+    SnapshotManager(tmp_path, keep=2, background=False).save(written, 7, last=True)
+    manager = SnapshotManager(tmp_path, keep=2)
+    resumed = training_state()
+    manager.restore(resumed, manager.to_resume("auto"))
+    assert resumed.position == Position(7, 0, 224) and torch.equal(resumed.model.weight, written.model.weight)
+    assert manager.last_step == 7 and not manager.due(7, last=True)  # a stop right away writes nothing new
+    with pytest.raises(UsageError, match=r"step-00000007.pt does not fit this model/optimizer \(.*size mismatch"):
+        manager.restore(training_state(width=8), manager.to_resume("auto"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "containers" / "check-build-host.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / "containers" / "check-build-host.sh"
 
 
 @pytest.fixture

@@ -11,11 +11,12 @@ import json
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LIB = REPO / "jobscripts" / "lib.sh"
 
 JOB = {"DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
@@ -292,6 +293,22 @@ def test_each_nodes_wrapper_tells_torchrun_whether_it_hosts_the_rendezvous_store
     result = run_lib(snippet, {"PATH": f"{bin_dir}:/usr/bin:/bin", "OWNER": owner})
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["torchrun", conf, "two words", "-m", "app.train"]
+
+
+def test_the_node_wrapper_file_turns_the_stop_file_into_sigterm_for_its_command_alone(tmp_path: Path) -> None:
+    """app/common/node_wrapper.sh run as a file, as shellcheck reads it (the job scripts hand its text to sh -c)."""
+    stop = tmp_path / "stop"
+    child = ("trap 'echo got TERM; exit 143' TERM; touch \"$1\"; while :; do sleep 0.1; done")
+    wrapper = subprocess.Popen(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(stop), "", "",
+                                "sh", "-c", child, "child", str(tmp_path / "started")],
+                               stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "started").exists():
+        assert wrapper.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    stop.touch()
+    out, _ = wrapper.communicate(timeout=30)
+    assert (wrapper.returncode, out) == (143, "got TERM\n")
 
 
 @pytest.mark.parametrize(("script", "message"), [

@@ -9,18 +9,20 @@ import time
 import pytest
 
 from app.common.errors import UsageError
-from app.train.faults import from_environment
+from app.train.faults import Fault, from_environment
 from app.train.summary import write_hang_summary
 
 
 def test_the_trainer_fault_switch_targets_a_rank_or_every_rank_of_a_host():
-    by_rank = from_environment({"APP_TRAIN_FAULT": "stop@rank1:step8"})
-    assert by_rank.applies(1, "node7") and not by_rank.applies(0, "node7")
-    by_host = from_environment({"APP_TRAIN_FAULT": "stop@host=node3:step20"})
-    assert by_host.step == 20 and by_host.applies(0, "node3.cluster") and not by_host.applies(0, "node2")
-    for bad in ("stop@node3:step2", "stop@host=:step2", "nap@rank1:step2"):
-        with pytest.raises(UsageError):
-            from_environment({"APP_TRAIN_FAULT": bad})
+    by_rank = {"APP_TRAIN_FAULT": "stop@rank1:step8"}
+    assert from_environment(by_rank, 1, "node7") == Fault("stop", 1, 8)
+    assert from_environment(by_rank, 0, "node7") is None
+    by_host = {"APP_TRAIN_FAULT": "stop@host=node3:step20"}
+    assert from_environment(by_host, 0, "node3.cluster") == Fault("stop", 0, 20)
+    assert from_environment(by_host, 0, "node2") is None
+    for bad in ("stop@node3:step2", "stop@host=:step2", "nap@rank1:step2", "stop@rank1", "stop@rank1:8"):
+        with pytest.raises(UsageError, match=r"APP_TRAIN_FAULT item .* example: APP_TRAIN_FAULT=stop@rank1:step8"):
+            from_environment({"APP_TRAIN_FAULT": bad}, 0, "node7")
 
 
 def test_the_first_hang_report_of_an_attempt_stands(tmp_path):

@@ -1,0 +1,42 @@
+#!/bin/sh
+# The node wrapper: runs on every node around torchrun (inside the container). The job scripts pass this
+# file's text to `sh -c` (jobscripts/lib.sh, DDP_NODE_WRAPPER), so it needs no path inside the image.
+#
+# When the stop file appears on the shared filesystem, SIGTERM goes to torchrun alone, which forwards it
+# to its workers and waits for them.
+# Why not a signal through the scheduler: `scancel --signal` and srun's forwarding reach every process of
+# the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
+# trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
+# its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
+# When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
+# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf. Before torchrun starts, it
+# sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
+# the checkout's, for an image built before the policy moved there).
+# POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
+# $3 = fabric policy candidates, the rest = the command.
+stop=$1 owner=$2 policies=$3; shift 3
+policy=
+old_ifs=$IFS; IFS=:
+for candidate in $policies; do
+    if [ -r "$candidate" ]; then policy=$candidate; break; fi
+done
+IFS=$old_ifs
+# shellcheck disable=SC1090  # the image's copy of app/common/fabric_policy.env, or the checkout's
+if [ -n "$policy" ]; then . "$policy"
+elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
+fi
+if [ -n "$owner" ]; then
+    if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
+    for arg do
+        shift
+        case $arg in --rdzv-conf=*) arg="$arg,is_host=$is_host" ;; esac
+        set -- "$@" "$arg"
+    done
+fi
+"$@" &
+child=$!
+while kill -0 "$child" 2>/dev/null; do
+    if [ -e "$stop" ]; then kill -TERM "$child"; break; fi
+    sleep 1
+done
+wait "$child"

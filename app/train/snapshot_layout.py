@@ -1,0 +1,178 @@
+"""How snapshots lie on disk, both kinds, written in this one place: their names, listing, verifying, reading.
+
+A snapshot directory may hold both kinds (e.g. after a run switched `dist.strategy` to fit a bigger
+batch); the newest usable one of either kind is the one to resume from:
+
+- **single file** (`dist.strategy=ddp`): `step-00000100.pt`, a `torch.save` of the whole training state,
+  and beside it `step-00000100.pt.sha256` in `sha256sum` format (check by hand with `sha256sum -c`). The
+  checksum is written after the snapshot is durable, so a snapshot without a matching one is incomplete.
+- **sharded** (`dist.strategy=fsdp`): `step-00000100/` holds torch.distributed.checkpoint's files
+  (`__<rank>_0.distcp` per rank, `.metadata`), the rest of the state as JSON (`extras.json`: nothing to
+  unpickle) and `manifest.json`, the sha256 of every other file, written last; the directory is written
+  as `.step-00000100.partial/` and renamed when complete.
+
+Reading never runs code from the file: `torch.load(weights_only=True)`, and DCP's non-tensor items go
+through the same (DCP's own planner unpickles them freely).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint._traverse import set_element
+from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
+
+from app.common.errors import UsageError
+from app.train.atomic import sha256_of
+
+log = logging.getLogger(__name__)
+_NAME = re.compile(r"^step-(\d{8,})(\.pt)?$")
+MANIFEST, EXTRAS = "manifest.json", "extras.json"
+
+
+def single_file_path(directory: Path, step: int) -> Path:
+    return directory / f"step-{step:08d}.pt"
+
+
+def sharded_path(directory: Path, step: int) -> Path:
+    return directory / f"step-{step:08d}"
+
+
+def partial_path(final: Path) -> Path:
+    """Where a sharded snapshot is written until it is complete."""
+    return final.with_name(f".{final.name}.partial")
+
+
+def checksum_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def step_of(path: Path) -> int:
+    found = _NAME.match(path.name)
+    if found is None:
+        raise ValueError(f"{path} is not named like a snapshot (step-NNNNNNNN.pt or step-NNNNNNNN)")
+    return int(found[1])
+
+
+def is_sharded(path: Path) -> bool:
+    return not path.name.endswith(".pt")
+
+
+def listing(directory: Path) -> list[Path]:
+    """Every snapshot of either kind, newest (highest step) first (of one step, the single file first)."""
+    if not directory.is_dir():
+        return []
+    found = [p for p in directory.iterdir()
+             if (match := _NAME.match(p.name)) and (p.is_dir() if match[2] is None else p.is_file())]
+    return sorted(found, key=lambda p: (step_of(p), not is_sharded(p)), reverse=True)
+
+
+def remove(path: Path) -> None:
+    if is_sharded(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+        checksum_path(path).unlink(missing_ok=True)
+
+
+def verify(path: Path) -> str | None:
+    """None when the snapshot (either kind) matches its recorded checksums, else what is wrong."""
+    if not path.exists():
+        return "it does not exist"
+    return _verify_manifest(path) if path.is_dir() else _verify_checksum(path)
+
+
+def _verify_checksum(path: Path) -> str | None:
+    checksum = checksum_path(path)
+    try:
+        recorded = checksum.read_text().split()[0]
+    except (OSError, IndexError):
+        return f"its checksum file {checksum.name} is missing or empty (the write did not finish)"
+    actual = sha256_of(path)
+    if actual != recorded:
+        return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]}… (truncated or corrupted)"
+    return None
+
+
+def _verify_manifest(path: Path) -> str | None:
+    try:
+        recorded = json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return f"its {MANIFEST} is missing or unreadable (the write did not finish)"
+    for name, digest in recorded.items():
+        try:
+            actual = sha256_of(path / name)
+        except OSError:
+            return f"{name} is missing"
+        if actual != digest:
+            return f"{name}: sha256 {actual[:12]}… does not match the recorded {digest[:12]}… (truncated or corrupted)"
+    return None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A snapshot read from disk. `contents`: the whole state (single file) or everything but the tensors
+    (sharded: those load later, straight into the model's shards, with `read_shards`)."""
+
+    path: Path
+    contents: dict[str, Any]
+
+    @property
+    def sharded(self) -> bool:
+        return is_sharded(self.path)
+
+    @property
+    def step(self) -> int:
+        return step_of(self.path)
+
+
+def read(path: Path, map_location: torch.device | str = "cpu") -> Snapshot | None:
+    """The snapshot at `path` if it verifies and loads, else None with a warning."""
+    problem = verify(path)
+    if problem is None:
+        try:
+            if is_sharded(path):
+                return Snapshot(path, json.loads((path / EXTRAS).read_text()))
+            return Snapshot(path, torch.load(path, map_location=map_location, weights_only=True))
+        except Exception as err:  # a damaged zip or a non-snapshot file: any error means unusable
+            problem = f"it does not load ({type(err).__name__}: {str(err).splitlines()[0][:120]})"
+    log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
+    return None
+
+
+def read_newest(directory: Path, map_location: torch.device | str = "cpu") -> Snapshot | None:
+    """The newest snapshot that verifies and loads; a warning about each newer one that does not."""
+    return next(filter(None, (read(path, map_location) for path in listing(directory))), None)
+
+
+class WeightsOnlyLoadPlanner(DefaultLoadPlanner):
+    """DCP's default planner, but non-tensor items are read with `weights_only=True`."""
+
+    def load_bytes(self, read_item, value) -> None:  # type: ignore[no-untyped-def]
+        loaded = torch.load(value, weights_only=True)
+        if self.flatten_state_dict:
+            set_element(self.original_state_dict, self.mappings[read_item.dest_index.fqn], loaded)
+        else:
+            self.state_dict[read_item.dest_index.fqn] = loaded
+
+
+def read_shards(tensors: dict[str, Any], path: Path) -> None:
+    """Fill `tensors` (this rank's sharded state dicts) in place from the sharded snapshot at `path`; DCP
+    reshards when another world size wrote it (collective)."""
+    dcp.load(tensors, checkpoint_id=path, planner=WeightsOnlyLoadPlanner())
+
+
+def refuse_unusable(path: Path) -> None:
+    """For a snapshot a user names on a command line: a one-line `UsageError` when it is not usable."""
+    problem = verify(path)
+    if problem is not None:
+        raise UsageError(f"{path} is not a usable snapshot: {problem}; "
+                         "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")

@@ -1,0 +1,200 @@
+"""The two ways a snapshot is written (app/train/snapshot_layout.py says what they leave on disk), each
+synchronously (`write`) or in the background (`start`, then `wait`).
+
+In the background the loop waits only while the state is taken off the training path: the single-file
+writer copies every tensor to CPU memory of its own (the next optimizer step cannot change what is
+written) and writes from a thread; the sharded writer hands each rank's shard to `dcp.async_save`, which
+stages it in host memory and writes from a thread, its collectives on a gloo group of their own
+(`writer_group`) so they never interleave with training's. At most one write is in flight; the next
+snapshot, and the end of the run, wait for it. A write that failed stops the run at that wait, with the
+remedy.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.distributed.checkpoint as dcp
+
+from app.common.errors import UsageError
+from app.train import snapshot_layout as layout
+from app.train.atomic import sha256_of, write_atomic, write_text_atomic
+
+log = logging.getLogger(__name__)
+
+
+def _remedy(directory: Path) -> str:
+    return f"free space in {directory} or give another snapshot.dir, then run again to resume"
+
+
+class SingleFileWriter:
+    """Rank 0 writes the whole state into one file and its checksum."""
+
+    def __init__(self, directory: Path, published: Callable[[Path], None]) -> None:
+        self.directory, self.published = directory, published
+        self._writing: threading.Thread | None = None
+        self._failure: str | None = None
+        self._copy: Any = None  # the state last copied for a background write: its memory is reused
+
+    def write(self, state: dict[str, Any], step: int) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = layout.single_file_path(self.directory, step)
+        digest = write_atomic(path, lambda file: torch.save(state, file))
+        write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
+        self.published(path)
+        return path
+
+    def start(self, state: dict[str, Any], step: int) -> float:
+        """Copy `state` off the training path and write it from a thread; return the seconds the copy took."""
+        self.wait()
+        started = time.perf_counter()
+        copied = self._copy = copy_off_device(state, self._copy)
+        copy_s = time.perf_counter() - started
+        self._writing = threading.Thread(target=self._write_in_background, args=(copied, step, copy_s),
+                                         name="app.train snapshot writer")
+        self._writing.start()
+        return copy_s
+
+    def wait(self) -> None:
+        if self._writing is not None:
+            self._writing.join()
+            self._writing = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise UsageError(failure)
+
+    def _write_in_background(self, state: dict[str, Any], step: int, copy_s: float) -> None:
+        started = time.perf_counter()
+        try:
+            path = self.write(state, step)
+        except OSError as err:
+            where = layout.single_file_path(self.directory, step)
+            self._failure = f"snapshot {where} could not be written ({err.strerror or err}); {_remedy(self.directory)}"
+            return
+        log.info("snapshot written: %s (step %d, %.1fs in the background; the loop waited %.2fs)", path, step,
+                 time.perf_counter() - started, copy_s)
+
+
+def _barrier() -> None:
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        dist.barrier()
+
+
+def _rank() -> int:
+    return dist.get_rank() if dist.is_initialized() else 0
+
+
+class ShardedWriter:
+    """Every rank writes its shard with DCP; rank 0 adds the extras and the manifest and renames the directory
+    into place. Every method is collective: every rank calls it, at the same step."""
+
+    def __init__(self, directory: Path, published: Callable[[Path], None],
+                 writer_group: dist.ProcessGroup | None = None) -> None:
+        self.directory, self.published, self.writer_group = directory, published, writer_group
+        self._writing: Future | None = None
+        self._publishing: threading.Thread | None = None
+        self._failure: str | None = None
+
+    def write(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> Path:
+        self.wait()
+        final, partial = self._prepare(step)
+        dcp.save(tensors, checkpoint_id=partial)
+        _barrier()  # every shard is on disk
+        if _rank() == 0:
+            self._publish(partial, final, json.dumps(extras))
+        _barrier()  # nobody reads or prunes while it is being published
+        return final
+
+    def start(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> float:
+        """Stage this rank's shard in host memory and write it from a thread; return the seconds staging took.
+        Rank 0's future completes only once every rank's shard and DCP's metadata are on disk (DCP gathers
+        every rank's write results first); rank 0 then publishes the snapshot from a thread of its own."""
+        self.wait()
+        started = time.perf_counter()
+        final, partial = self._prepare(step)
+        writing = dcp.async_save(tensors, checkpoint_id=partial, process_group=self.writer_group)
+        assert isinstance(writing, Future)
+        self._writing = writing
+        staged_s = time.perf_counter() - started
+        if _rank() == 0:
+            self._publishing = threading.Thread(
+                target=self._publish_when_written,
+                args=(writing, partial, final, json.dumps(extras), step, started, staged_s),
+                name="app.train sharded snapshot publisher")
+            self._publishing.start()
+        return staged_s
+
+    def wait(self) -> None:
+        if self._writing is None:
+            return
+        writing, self._writing = self._writing, None
+        try:
+            writing.result()
+        except Exception as err:  # DCP wraps the writer's OSError in its own exception types
+            self._failure = self._failure or f"a sharded snapshot could not be written ({err})"
+        if self._publishing is not None:
+            self._publishing.join()
+            self._publishing = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise UsageError(f"{failure}; {_remedy(self.directory)}")
+        _barrier()  # published before anyone goes on (and reads, prunes or writes the next one)
+
+    def _prepare(self, step: int) -> tuple[Path, Path]:
+        final = layout.sharded_path(self.directory, step)
+        partial = layout.partial_path(final)
+        if _rank() == 0:
+            shutil.rmtree(partial, ignore_errors=True)  # a write that died half-way
+            partial.mkdir(parents=True)
+        _barrier()
+        return final, partial
+
+    def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, step: int,
+                              started: float, staged_s: float) -> None:
+        try:
+            writing.result()
+            self._publish(partial, final, extras)
+        except Exception as err:  # reported by wait(), on the training thread
+            self._failure = f"sharded snapshot {final} could not be written ({err})"
+            return
+        log.info("snapshot written: %s (step %d, %.1fs in the background, sharded; the loop waited %.2fs)", final,
+                 step, time.perf_counter() - started, staged_s)
+
+    def _publish(self, partial: Path, final: Path, extras: str) -> None:
+        """Rank 0: extras and manifest into the complete directory, then rename it into place."""
+        write_text_atomic(partial / layout.EXTRAS, extras + "\n")
+        sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
+        write_text_atomic(partial / layout.MANIFEST, json.dumps(sums, indent=1) + "\n")
+        shutil.rmtree(final, ignore_errors=True)
+        partial.rename(final)
+        self.published(final)
+
+
+def copy_off_device(value: Any, reuse: Any = None) -> Any:
+    """The same structure with every tensor copied to CPU memory of its own (a state_dict's tensors share
+    storage with the live parameters and optimizer state). `reuse`: the previous snapshot's copy, already
+    written; tensors of the same shape are copied into it, which spares allocating and faulting in the
+    memory each time (measured: 0.4-0.6 s of a 1.65 GB GPT-2 state on 2 CPUs, against 0.1 s to copy)."""
+    if isinstance(value, torch.Tensor):
+        if (isinstance(reuse, torch.Tensor) and reuse.shape == value.shape and reuse.dtype == value.dtype
+                and reuse.device.type == "cpu"):
+            return reuse.copy_(value.detach())
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        old = reuse if isinstance(reuse, dict) else {}
+        return {key: copy_off_device(item, old.get(key)) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        old = reuse if isinstance(reuse, (list, tuple)) and len(reuse) == len(value) else [None] * len(value)
+        return type(value)(copy_off_device(item, previous) for item, previous in zip(value, old, strict=True))
+    return copy.deepcopy(value)

@@ -1,0 +1,79 @@
+"""Each step's figures, read one step late and written once: the host never waits for the device to say
+how a step went, and every completed step reaches metrics.jsonl even when a hang stops the run.
+
+A step's summed [loss x samples, stop flag] and its gradient norm are copied off the device without
+waiting (`StepResult`); they are read when the next step has been queued (`hold`), or at once where the
+record must be on disk before what follows (`report_held`: before a snapshot, an evaluation line, the
+end). The hang watchdog's thread writes the one step that finished while its successor hangs
+(`write_finished`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from app.train.metrics import StepClock, peak_memory_gib
+from app.train.outputs import RunOutputs
+from app.train.plan import RunPlan
+
+
+@dataclass
+class StepResult:
+    """One step's figures, possibly still on their way from the device."""
+
+    stats: torch.Tensor  # summed over ranks: [loss * samples, stop flag]
+    grad_norm: torch.Tensor
+    end: Any  # StepClock.mark() after the step's update
+    record: dict[str, Any] = field(default_factory=dict)
+    reported: bool = False
+
+
+class StepReports:
+    def __init__(self, plan: RunPlan, device: torch.device, outputs: RunOutputs | None) -> None:
+        self.plan, self.device, self.outputs = plan, device, outputs
+        self.clock = StepClock(device)
+        self.last_loss = float("nan")
+        self._held: StepResult | None = None
+
+    def hold(self, result: StepResult) -> bool:
+        """Report the step held before (its figures are in by now) and hold this one; True when some rank
+        asked to stop."""
+        stop = self.report_held()
+        self._held = result
+        return stop
+
+    def report_held(self) -> bool:
+        """Report the held step now (waiting for its figures); True when some rank asked to stop."""
+        held, self._held = self._held, None
+        return held is not None and self._report(held)
+
+    def write_finished(self) -> None:
+        """From the hang watchdog's thread, while this rank waits in the next step's collective: write the
+        held step if its figures are in, so every completed step is in metrics.jsonl."""
+        held = self._held
+        if held is not None and not held.reported and self.clock.reached(held.end):
+            self._report(held)
+
+    def _report(self, result: StepResult) -> bool:
+        if result.reported:  # written by the watchdog's thread already
+            return bool(result.stats[1] > 0)
+        result.reported = True
+        step_time = self.clock.seconds_to(result.end)  # also waits for the step's figures
+        loss_sum, stop = result.stats.tolist()
+        record = result.record
+        global_samples = record.pop("global_samples")
+        record["loss"] = self.last_loss = loss_sum / global_samples
+        record["grad_norm"] = float(result.grad_norm)
+        record["step_time_s"] = step_time
+        record["samples_per_s"] = global_samples / step_time
+        if self.plan.tokens_per_sample:
+            record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
+        record["peak_memory_gib"] = peak_memory_gib(self.device)
+        record["time"] = round(time.time(), 3)
+        if self.outputs is not None:
+            self.outputs.step(record)
+        return stop > 0
