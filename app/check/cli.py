@@ -24,9 +24,9 @@ from app.common.logs import setup_logging
 
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
-    options = parse_options(argv)
+    settings, probe = parse_options(argv)
     environment = detect_environment(os.environ)
     setup_logging(hostname(), environment.rank(), main_level=logging.WARNING)
     # Under `apptainer exec`, nothing applied the fabric policy: the check must measure what the job will run.
     ensure_fabric_policy(environment.local_rank())
-    return run_check(options, os.environ)
+    return run_check(settings, probe, os.environ)

@@ -1,19 +1,23 @@
-"""Command line and site profile of `python -m app.check`.
+"""The settings of `python -m app.check`: one object, `CheckSettings`, with the trainer's precedence.
 
-Precedence: command-line options > `--site PROFILE` (a YAML file, or a name in app/check/sites/) >
-defaults. The site profile holds what belongs to a cluster rather than a run: bandwidth thresholds,
-message sizes, the stage deadline.
+Precedence: command-line flags > `--site PROFILE` (a YAML file, or a name in app/check/sites/) >
+defaults, through the trainer's loader (app/common/typedconfig.py): each flag given becomes a
+`key=value` override. A site profile holds what belongs to a cluster rather than a run (bandwidth
+thresholds, message sizes, the stage deadline); values derived from the settings (message sizes in
+bytes, the thresholds by scope, the collectives) are computed here, once.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
 from app.check.collectives import COLLECTIVES
+from app.check.node.probe import Probe
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.common.typedconfig import describe, load_config
@@ -39,7 +43,7 @@ _UNITS = {
 
 
 @dataclass
-class SiteProfile:
+class CheckSettings:
     min_busbw_intra: float = 0.0
     """Minimum all_reduce busbw (GB/s) within each node, at the largest message size; 0: no threshold."""
     min_busbw_inter: float = 0.0
@@ -52,35 +56,53 @@ class SiteProfile:
     """Seconds each stage may take before the check names the rank that stopped answering."""
     min_read_mbps: float = 0.0
     """With --data-dir: minimum read throughput (MB/s) of the data's filesystem; 0: report only."""
+    collectives: list[str] = field(default_factory=list)
+    """Which collectives, e.g. [all_reduce, all_gather]; empty: all (with preflight: all_reduce, all_gather)."""
+    preflight: bool = False
+    """The job scripts' short profile: smallest and largest size, stages capped at 30 s (--preflight)."""
+    nccl_tests: bool = False
+    """Also run all_reduce_perf (nccl-tests) when it is on PATH (--nccl-tests)."""
+    node_only: bool = False
+    """Node checks only: no rendezvous, no collectives (--node-only)."""
+    data_dir: str = ""
+    """Probe the read throughput of the training data's filesystem (--data-dir)."""
+    json: str = ""
+    """Write the whole report as JSON here (rank 0; --json)."""
+    plot: str = ""
+    """Write busbw against message size as a PNG here (rank 0; --plot)."""
+    exclude_file: str = ""
+    """Write the hostnames of the nodes a failure blames here, one a line (--exclude-file)."""
 
     def validate(self) -> None:
         for scope in SCOPES:
             value = getattr(self, f"min_busbw_{scope}")
             if value < 0:
-                raise UsageError(f"min_busbw_{scope}={value} must be 0 or more; example: min_busbw_{scope}: 20")
+                raise UsageError(f"min_busbw_{scope}={value} must be 0 or more; example: --min-busbw {scope}=20")
         if self.deadline_s <= 0:
-            raise UsageError(f"deadline_s={self.deadline_s} must be positive; example: deadline_s: 60")
+            raise UsageError(f"deadline_s={self.deadline_s} must be positive; example: --deadline 60")
         for size in self.sizes:
             parse_size(size)
+        unknown = [c for c in self.collectives if c not in COLLECTIVES]
+        if unknown:
+            raise UsageError(f"collectives: unknown {', '.join(unknown)}; example: --collectives all_reduce,all_gather")
 
+    @property
+    def thresholds(self) -> dict[str, float]:
+        """The busbw thresholds set, by scope."""
+        set_ = {scope: getattr(self, f"min_busbw_{scope}") for scope in SCOPES}
+        return {scope: value for scope, value in set_.items() if value > 0}
 
-@dataclass
-class CheckOptions:
-    json: str = ""
-    plot: str = ""
-    exclude_file: str = ""
-    sizes: list[int] = field(default_factory=list)
-    min_busbw: dict[str, float] = field(default_factory=dict)
-    deadline_s: float = 60.0
-    data_dir: str = ""
-    min_read_mbps: float = 0.0
-    node_only: bool = False
-    collectives: tuple[str, ...] = COLLECTIVES
-    nccl_tests: bool = False
-    preflight: bool = False
-    sys_root: str = "/sys"
-    dev_root: str = "/dev"
-    root: str = "/"
+    @property
+    def chosen_collectives(self) -> tuple[str, ...]:
+        # all_gather beside all_reduce: a sum cannot say whose data was wrong, a gather can (the node to exclude)
+        if self.collectives:
+            return tuple(self.collectives)
+        return PREFLIGHT_COLLECTIVES if self.preflight else COLLECTIVES
+
+    def message_sizes(self, defaults: Sequence[int]) -> list[int]:
+        """The sweep's sizes in bytes (`defaults` when none are set); the preflight's: the smallest and largest."""
+        sizes = sorted({parse_size(s) for s in self.sizes} or set(defaults))
+        return sorted({sizes[0], sizes[-1]}) if self.preflight and sizes else sizes
 
 
 def parse_size(text: str) -> int:
@@ -105,9 +127,10 @@ def parse_threshold(text: str) -> tuple[str, float]:
     return scope, number
 
 
-def load_site(name: str) -> SiteProfile:
+def site_file(name: str) -> str | None:
+    """The YAML file of `--site NAME` (a path, or a profile shipped in app/check/sites/); None without one."""
     if not name:
-        return SiteProfile()
+        return None
     path = Path(name)
     if not path.suffix and not path.exists():
         path = SITES_DIR / f"{name}.yaml"
@@ -116,7 +139,12 @@ def load_site(name: str) -> SiteProfile:
             raise UsageError(
                 f"--site {name!r} is neither a YAML file nor a known profile ({known}); example: --site mn5"
             )
-    return load_config(SiteProfile, str(path), [])
+    return str(path)
+
+
+def load_site(name: str) -> CheckSettings:
+    """The settings a site profile gives (defaults < profile)."""
+    return load_config(CheckSettings, site_file(name), [])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,8 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Can these nodes train together? Node checks (GPU, network, fabric plugin, container,\n"
         "rendezvous), then collective correctness and bandwidth per scope. Run it like the trainer:\n"
         "plain, under torchrun, srun or mpiexec, inside the image.",
-        epilog="site profile keys (YAML):\n"
-        + "\n".join(describe(SiteProfile))
+        epilog="settings (keys of a --site YAML profile; a flag wins over the profile):\n"
+        + "\n".join(describe(CheckSettings))
         + "\n\nexit codes:\n"
         + "\n".join(
             f"  {code}  {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
@@ -140,10 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument
-    add("--json", metavar="PATH", default="", help="write the whole report as JSON (rank 0)")
-    add("--plot", metavar="PATH.png", default="",
+    add("--json", metavar="PATH", help="write the whole report as JSON (rank 0)")
+    add("--plot", metavar="PATH.png",
         help="write busbw against message size as a PNG (rank 0; needs matplotlib, else a CSV beside PATH)")
-    add("--exclude-file", metavar="PATH", default="",
+    add("--exclude-file", metavar="PATH",
         help="write the hostnames of the nodes a failure blames, one a line (empty: none); for sbatch --exclude")
     add("--sizes", nargs="+", metavar="SIZE", default=None, help="message sizes, e.g. 32K 2M 128M")
     add(
@@ -161,7 +189,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--data-dir",
-        default="",
         metavar="DIR",
         help="probe read throughput of the training data's filesystem",
     )
@@ -185,45 +212,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_options(argv: list[str] | None) -> CheckOptions:
+def parse_options(argv: list[str] | None) -> tuple[CheckSettings, Probe]:
+    """The settings (defaults < --site profile < flags) and where the node checks look."""
     args = build_parser().parse_args(argv)
-    site = load_site(args.site)
-    thresholds = {
-        scope: getattr(site, f"min_busbw_{scope}") for scope in SCOPES if getattr(site, f"min_busbw_{scope}") > 0
-    }
-    thresholds.update(parse_threshold(t) for t in args.min_busbw)
-    sizes = sorted({parse_size(s) for s in (args.sizes if args.sizes is not None else site.sizes)})
-    if args.preflight:
-        sizes = sorted({sizes[0], sizes[-1]}) if sizes else []  # empty: the runner's defaults, cut the same way
-    # all_gather beside all_reduce: a sum cannot say whose data was wrong, a gather can (the node to exclude)
-    chosen = args.collectives if args.collectives is not None else ",".join(
-        PREFLIGHT_COLLECTIVES if args.preflight else COLLECTIVES)
-    collectives = tuple(c.strip() for c in chosen.split(",") if c.strip())
-    unknown = [c for c in collectives if c not in COLLECTIVES]
-    if unknown or not collectives:
-        raise UsageError(
-            f"--collectives {chosen!r}: unknown {', '.join(unknown) or '(empty)'}; "
-            f"example: --collectives all_reduce,all_gather"
-        )
-    deadline = args.deadline if args.deadline is not None else site.deadline_s
-    if args.preflight and args.deadline is None:
-        deadline = min(deadline, PREFLIGHT_DEADLINE_S)
-    if deadline <= 0:
-        raise UsageError(f"--deadline {deadline} must be positive; example: --deadline 60")
-    return CheckOptions(
-        json=args.json,
-        plot=args.plot,
-        exclude_file=args.exclude_file,
-        sizes=sizes,
-        min_busbw=thresholds,
-        deadline_s=deadline,
-        data_dir=args.data_dir,
-        min_read_mbps=site.min_read_mbps,
-        node_only=args.node_only,
-        collectives=collectives,
-        nccl_tests=args.nccl_tests,
-        preflight=args.preflight,
-        sys_root=args.sys_root,
-        dev_root=args.dev_root,
-        root=args.root,
-    )
+    overrides = [f"min_busbw_{scope}={value}" for scope, value in map(parse_threshold, args.min_busbw)]
+    given = {"sizes": ",".join(args.sizes) if args.sizes is not None else None, "deadline_s": args.deadline,
+             "collectives": args.collectives, "data_dir": args.data_dir, "json": args.json, "plot": args.plot,
+             "exclude_file": args.exclude_file}
+    overrides += [f"{key}={value}" for key, value in given.items() if value is not None]
+    overrides += [f"{flag}=true" for flag in ("preflight", "nccl_tests", "node_only") if getattr(args, flag)]
+    settings = load_config(CheckSettings, site_file(args.site), overrides)
+    if settings.preflight and args.deadline is None:
+        settings.deadline_s = min(settings.deadline_s, PREFLIGHT_DEADLINE_S)
+    return settings, Probe(Path(args.sys_root), Path(args.dev_root), Path(args.root))

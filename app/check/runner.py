@@ -29,8 +29,9 @@ from app.check import faults, judge, localise, nccl_log, nccl_tests, plot, proto
 from app.check.consistency import check_consistency
 from app.check.deadline import StageWatchdog
 from app.check.node.collect import Placement, collect, node_names
+from app.check.node.probe import Probe
 from app.check.node.rendezvous import wait_until_reachable
-from app.check.options import CheckOptions
+from app.check.options import CheckSettings
 from app.check.protocol import Measurement, NodeReport, Plan, RankResults
 from app.check.report import FAIL, OK, Check, Report, format_report
 from app.common import exchange, exitcodes
@@ -43,14 +44,15 @@ from app.common.watchdog import Verdict
 ACK_WAIT_S = 10.0
 
 
-def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
+def run_check(options: CheckSettings, probe: Probe, env: Mapping[str, str]) -> int:
     environment = detect_environment(env)
     rank, world_size = environment.rank(), environment.world_size()
     faults.install(env.get("APP_CHECK_FAULT", ""), rank)  # test-only; see app/check/faults.py
     if torch.cuda.is_available():
         nccl_log.capture_to_files(os.environ)
     master = None if world_size == 1 or options.node_only else (environment.main_address(), environment.main_port())
-    node = collect(env, Placement(rank, environment.local_rank(), world_size, master), options)
+    node = collect(env, Placement(rank, environment.local_rank(), world_size, master), probe, options.data_dir,
+                   options.min_read_mbps)
     launch = Check("launch", OK, f"{environment.name}: world size {world_size}")
     report = Report(checks=[launch, *node.checks])
     report.info.update(launcher=environment.name, world_size=world_size, topology=node.topology)
@@ -65,7 +67,7 @@ def run_check(options: CheckOptions, env: Mapping[str, str]) -> int:
 class _Session:
     def __init__(
         self,
-        options: CheckOptions,
+        options: CheckSettings,
         environment: ClusterEnvironment,
         report: Report,
         facts: dict[str, Any],
@@ -183,14 +185,12 @@ class _Session:
         assert self.watchdog is not None
         scopes = coll.plan_scopes(self.nodes)
         groups = {s.key: (None if s.key == "all" else dist.new_group(list(s.ranks))) for s in scopes}
-        sizes = self.options.sizes or list(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
-        if self.options.preflight:
-            sizes = sorted({sizes[0], sizes[-1]})
+        sizes = self.options.message_sizes(coll.DEFAULT_SIZES_GPU if device.type == "cuda" else coll.DEFAULT_SIZES_CPU)
         rows: dict[str, list[Measurement]] = defaultdict(list)
         bad_sources: dict[str, list[int]] = defaultdict(list)
         for scope in scopes:
             member = self.rank in scope.ranks
-            for name in self.options.collectives:
+            for name in self.options.chosen_collectives:
                 if not coll.supported(name, len(scope.ranks)):
                     continue
                 for size in sizes:
@@ -242,10 +242,10 @@ class _Session:
 
     # -- rank 0: judge -------------------------------------------------------------------------
     def _evaluate(self, results: list[RankResults]) -> None:
-        tables, checks = judge.judge_collectives(results, self.nodes, self.options.min_busbw)
+        tables, checks = judge.judge_collectives(results, self.nodes, self.options.thresholds)
         self.report.tables.update(tables)
         self.report.titles.update({scope.key: scope.title for scope in results[0].scopes})
-        self.report.thresholds.update(self.options.min_busbw)
+        self.report.thresholds.update(self.options.thresholds)
         self.report.extend(checks)
         if self.options.nccl_tests:
             self._nccl_tests()
@@ -320,7 +320,7 @@ class _Session:
         return _finish(self.report, self.options, 0)
 
 
-def _finish(report: Report, options: CheckOptions, rank: int) -> int:
+def _finish(report: Report, options: CheckSettings, rank: int) -> int:
     if rank == 0:
         text = format_report(report)
         if options.plot:  # the verdict stays the last line of the report

@@ -1,5 +1,6 @@
 from app.check.node.container import check_container, in_apptainer
 from app.check.node.network import scan
+from app.check.node.probe import Probe
 from app.check.report import FAIL, OK, WARN
 from app.common.provenance import read_labels
 from tests.check.check_helpers import DATA
@@ -12,22 +13,22 @@ def test_labels_are_read_from_the_image_root():
 
 
 def test_inside_apptainer_reports_image_and_version():
-    inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
+    inv = scan(Probe.tree(DATA / "mgmt-node"))
     env = {"APPTAINER_CONTAINER": "/scratch/app.sif"}
     assert in_apptainer(env, str(DATA / "mgmt-node"))
-    check = check_container(env, inv, 0, str(DATA / "image-root"), str(DATA / "mgmt-node/dev"))[0]
+    check = check_container(env, inv, 0, Probe.tree(DATA / "mgmt-node", root=DATA / "image-root"))[0]
     assert check.status == OK and "/scratch/app.sif" in check.detail and "0.1.0" in check.detail
 
 
 def test_hcas_without_dev_infiniband_in_the_container_fail(tree):
     root = tree("ib-node")
-    inv = scan(str(root / "sys"), str(root / "dev"))
-    ok = {c.name: c for c in check_container({}, inv, 0, str(root), str(root / "dev"))}
+    inv = scan(Probe.tree(root))
+    ok = {c.name: c for c in check_container({}, inv, 0, Probe.tree(root))}
     assert ok["container: /dev/infiniband"].status == OK
     for entry in (root / "dev/infiniband").iterdir():
         entry.unlink()
     (root / "dev/infiniband").rmdir()
-    bad = {c.name: c for c in check_container({}, inv, 0, str(root), str(root / "dev"))}
+    bad = {c.name: c for c in check_container({}, inv, 0, Probe.tree(root))}
     assert (
         bad["container: /dev/infiniband"].status == FAIL
         and "--bind /dev/infiniband" in bad["container: /dev/infiniband"].remedy
@@ -36,6 +37,6 @@ def test_hcas_without_dev_infiniband_in_the_container_fail(tree):
 
 def test_gpu_device_nodes_without_cuda_torch_warn(tmp_path):
     (tmp_path / "nvidia0").write_bytes(b"")
-    inv = scan(str(DATA / "mgmt-node/sys"), str(DATA / "mgmt-node/dev"))
-    checks = {c.name: c for c in check_container({}, inv, 0, str(tmp_path), str(tmp_path))}
+    inv = scan(Probe.tree(DATA / "mgmt-node"))
+    checks = {c.name: c for c in check_container({}, inv, 0, Probe(dev=tmp_path, root=tmp_path))}
     assert checks["container: GPU devices"].status == WARN and "--nv" in checks["container: GPU devices"].remedy

@@ -3,16 +3,17 @@ import stat
 
 from app.check.node.fabric import check_fabric
 from app.check.node.network import scan
+from app.check.node.probe import Probe
 from app.check.report import FAIL, OK, WARN
 from tests.check.check_helpers import DATA
 
 
 def slingshot():
-    return scan(str(DATA / "slingshot-node/sys"), str(DATA / "slingshot-node/dev"))
+    return scan(Probe.tree(DATA / "slingshot-node"))
 
 
 def ib():
-    return scan(str(DATA / "ib-node/sys"), str(DATA / "ib-node/dev"))
+    return scan(Probe.tree(DATA / "ib-node"))
 
 
 def libdir(tmp_path, *names):
@@ -26,7 +27,7 @@ def by_name(checks):
 
 
 def run(env, inv, dirs, dev="slingshot-node/dev"):
-    return by_name(check_fabric(env, inv, dirs, str(DATA / dev)))
+    return by_name(check_fabric(env, inv, dirs, Probe(dev=DATA / dev)))
 
 
 def test_slingshot_without_aws_ofi_nccl_fails(tmp_path):

@@ -28,8 +28,11 @@ def test_thresholds_name_a_scope():
 def test_site_profile_sets_thresholds_and_the_command_line_wins(tmp_path):
     site = tmp_path / "site.yaml"
     site.write_text("min_busbw_inter: 40\nsizes: [32K, 1M]\ndeadline_s: 20\n")
-    options = parse_options(["--site", str(site), "--min-busbw", "inter=10"])
-    assert options.min_busbw == {"inter": 10.0} and options.sizes == [32 << 10, 1 << 20] and options.deadline_s == 20
+    settings, _ = parse_options(["--site", str(site), "--min-busbw", "inter=10"])
+    assert settings.thresholds == {"inter": 10.0} and settings.deadline_s == 20
+    assert settings.message_sizes([4096]) == [32 << 10, 1 << 20]
+    flags, _ = parse_options(["--site", str(site), "--sizes", "4K", "--deadline", "5"])
+    assert flags.message_sizes([]) == [4 << 10] and flags.deadline_s == 5 and flags.thresholds == {"inter": 40.0}
 
 
 def test_bundled_profiles_load_by_name():
@@ -63,12 +66,14 @@ def test_preflight_is_a_short_profile_that_keeps_the_sites_thresholds():
     """What the job scripts run before training: all_reduce and all_gather (whose data was wrong), the smallest
     and largest size, a short deadline; the site's thresholds still apply (at the largest size, as in the
     full check)."""
-    options = parse_options(["--preflight", "--site", "mn5", "--sizes", "32K", "2M", "128M"])
-    assert options.preflight and options.collectives == ("all_reduce", "all_gather")
-    assert options.sizes == [32 << 10, 128 << 20]
-    assert options.deadline_s == 30 and options.min_busbw == {"intra": 150, "inter": 12, "all": 45}
-    chosen = parse_options(["--preflight", "--collectives", "all_reduce,broadcast", "--deadline", "10"])
-    assert chosen.collectives == ("all_reduce", "broadcast") and chosen.deadline_s == 10
+    settings, _ = parse_options(["--preflight", "--site", "mn5", "--sizes", "32K", "2M", "128M"])
+    assert settings.preflight and settings.chosen_collectives == ("all_reduce", "all_gather")
+    assert settings.message_sizes([]) == [32 << 10, 128 << 20]
+    assert settings.message_sizes([1, 2, 3]) == [32 << 10, 128 << 20]  # the cut applies to the set sizes
+    assert parse_options(["--preflight"])[0].message_sizes([1, 2, 3]) == [1, 3]  # and to the defaults
+    assert settings.deadline_s == 30 and settings.thresholds == {"intra": 150, "inter": 12, "all": 45}
+    chosen, _ = parse_options(["--preflight", "--collectives", "all_reduce,broadcast", "--deadline", "10"])
+    assert chosen.chosen_collectives == ("all_reduce", "broadcast") and chosen.deadline_s == 10
 
 
 def test_help_on_an_80_column_terminal_breaks_lines_between_words():
@@ -79,5 +84,5 @@ def test_help_on_an_80_column_terminal_breaks_lines_between_words():
     assert result.returncode == 0
     words = {word.strip(",.();:") for line in result.stdout.splitlines() for word in line.split()}
     assert set(COLLECTIVES) <= words  # each name whole on one line (it once wrapped as "broadca" + "st")
-    options = result.stdout[result.stdout.index("options:"):result.stdout.index("site profile keys")]
+    options = result.stdout[result.stdout.index("options:"):result.stdout.index("settings (keys of")]
     assert max(len(line) for line in options.splitlines()) <= 80

@@ -13,7 +13,7 @@ import pytest
 
 from app.check.collectives import Scope
 from app.check.judge import judge_bandwidth
-from app.check.options import SCOPES, load_site
+from app.check.options import load_site
 from app.check.report import FAIL, OK, BandwidthRow
 
 MIB128 = 128 << 20
@@ -25,8 +25,7 @@ SCOPE = {"inter": Scope("inter", "across nodes (one rank per node, 2 ranks)", (0
 
 
 def judged(site: str, busbw: dict[str, float]) -> dict[str, str]:
-    profile = load_site(site)
-    thresholds = {s: getattr(profile, f"min_busbw_{s}") for s in SCOPES if getattr(profile, f"min_busbw_{s}")}
+    thresholds = load_site(site).thresholds
     tables = {SCOPE[k].key: [BandwidthRow("all_reduce", MIB128, MIB128 // 4, "float", "sum", -1, 1.0, bw, bw, 0)]
               for k, bw in busbw.items()}
     checks = judge_bandwidth([SCOPE[k] for k in busbw], tables, thresholds)

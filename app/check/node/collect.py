@@ -10,7 +10,7 @@ from typing import Any
 from app.check import faults
 from app.check.consistency import RELEVANT_ENV
 from app.check.node import arch, container, fabric, gpu, health, network, rendezvous, storage, topology
-from app.check.options import CheckOptions
+from app.check.node.probe import Probe
 from app.check.report import Check
 from app.common.provenance import read_labels
 
@@ -33,27 +33,29 @@ class NodeResult:
     topology: str
 
 
-def collect(env: Mapping[str, str], placement: Placement, options: CheckOptions) -> NodeResult:
-    inventory = network.scan(options.sys_root, options.dev_root)
+def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir: str = "",
+            min_read_mbps: float = 0.0) -> NodeResult:
+    """Every node check of this rank; `data_dir`: the training data's directory, whose read speed is probed."""
+    inventory = network.scan(probe)
     info = gpu.gpu_info()
     versions = faults.reported_versions(gpu.agreed_versions())
-    labels = read_labels(options.root)
+    labels = read_labels(str(probe.root))
     versions["image"] = container.image_version(labels) or "none"
     checks: list[Check] = []
     checks += gpu.check_gpus(info, versions, env)
     checks += health.check_health(info.count)
     checks += arch.check_arch(labels)
     checks += network.check_network(env, inventory)
-    checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), options.dev_root, options.sys_root)
-    checks += container.check_container(env, inventory, info.count, options.root, options.dev_root)
+    checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), probe)
+    checks += container.check_container(env, inventory, info.count, probe)
     if placement.master is not None:
         local_addresses = [a for i in inventory.interfaces for a in i.addresses]
         address, port = placement.master
         checks += rendezvous.check_master_address(address, port, placement.rank == 0, local_addresses)
     topo_check, matrix = topology.topology_matrix()
     checks.append(topo_check)
-    if options.data_dir:
-        checks += storage.check_storage(options.data_dir, options.min_read_mbps)
+    if data_dir:
+        checks += storage.check_storage(data_dir, min_read_mbps)
     facts = {
         "rank": placement.rank,
         "local_rank": placement.local_rank,

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from app.check.node.network import NetworkInventory
+from app.check.node.probe import HOST, Probe
 from app.check.report import FAIL, OK, WARN, Check
 from app.common.provenance import read_labels
 
@@ -26,10 +27,10 @@ def image_version(labels: Mapping[str, str]) -> str:
 
 
 def check_container(
-    env: Mapping[str, str], inv: NetworkInventory, gpu_count: int, root: str = "/", dev_root: str = "/dev"
+    env: Mapping[str, str], inv: NetworkInventory, gpu_count: int, probe: Probe = HOST
 ) -> list[Check]:
-    labels = read_labels(root)
-    inside = in_apptainer(env, root)
+    labels = read_labels(str(probe.root))
+    inside = in_apptainer(env, str(probe.root))
     checks = []
     if inside:
         image = env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER") or "?"
@@ -43,7 +44,7 @@ def check_container(
         )
     else:
         checks.append(Check("container: Apptainer", OK, "not in a container (host environment)"))
-    dev = Path(dev_root)
+    dev = probe.dev
     nvidia = sorted(p.name for p in dev.glob("nvidia[0-9]*"))
     if nvidia and gpu_count == 0:
         checks.append(

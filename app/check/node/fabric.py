@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.check.node.network import NetworkInventory
+from app.check.node.probe import HOST, Probe
 from app.check.report import FAIL, OK, WARN, Check
 from app.common import fabric_policy as policy
 
@@ -52,14 +53,13 @@ def check_fabric(
     env: Mapping[str, str],
     inventory: NetworkInventory,
     dirs: Sequence[str],
-    dev_root: str = "/dev",
-    sys_root: str = "/sys",
+    probe: Probe = HOST,
 ) -> list[Check]:
     plugins = find_libraries("libnccl-net*.so*", dirs)
     checks = [_plugin(env, inventory, plugins, dirs), _verbs(inventory, dirs)]
     provider = env.get("FI_PROVIDER", "")
     if provider:
-        checks.append(_fi_provider(provider, inventory, dev_root, sys_root))
+        checks.append(_fi_provider(provider, inventory, probe.dev))
         checks.append(_fi_info(provider))
     return [c for c in checks if c is not None]
 
@@ -144,7 +144,7 @@ def _verbs(inv: NetworkInventory, dirs: Sequence[str]) -> Check | None:
     return Check("fabric: verbs userspace", OK, f"{Path(verbs[0]).name}" + (f", {Path(mlx5[0]).name}" if mlx5 else ""))
 
 
-def _fi_provider(provider: str, inv: NetworkInventory, dev_root: str, sys_root: str) -> Check:
+def _fi_provider(provider: str, inv: NetworkInventory, dev: Path) -> Check:
     name = "fabric: FI_PROVIDER"
     if provider == "efa" and not any(p.device.startswith("efa") for p in inv.rdma):
         return Check(
@@ -154,11 +154,11 @@ def _fi_provider(provider: str, inv: NetworkInventory, dev_root: str, sys_root: 
             f"on HPE Slingshot {policy.export_line('slingshot', 'FI_PROVIDER')} (efa is AWS-only)" if inv.cxi
             else "unset FI_PROVIDER",
         )
-    if provider == "cxi" and not list(Path(dev_root).glob("cxi*")):
+    if provider == "cxi" and not list(dev.glob("cxi*")):
         return Check(
             name,
             FAIL,
-            f"FI_PROVIDER=cxi but no {dev_root}/cxi* device is visible",
+            f"FI_PROVIDER=cxi but no {dev}/cxi* device is visible",
             "run on a Slingshot node; in a container bind each /dev/cxi* (apptainer --bind /dev/cxi0)",
         )
     return Check(name, OK, f"FI_PROVIDER={provider}")

@@ -13,8 +13,8 @@ import socket
 import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from app.check.node.probe import HOST, Probe
 from app.check.node.sysfs import entries, read
 from app.check.report import FAIL, OK, WARN, Check
 
@@ -105,19 +105,17 @@ def kernel_interface(name: str) -> Interface:
                      ":".join(f"{b:02x}" for b in hardware), ipv4_addresses(name))
 
 
-def scan(
-    sys_root: str = "/sys", dev_root: str = "/dev", addresses: Callable[[str], list[str]] | None = None
-) -> NetworkInventory:
-    """Read interfaces, RDMA ports and cxi devices. `addresses` defaults to the kernel's (real root only)."""
-    sys_path, dev_path = Path(sys_root), Path(dev_root)
+def scan(probe: Probe = HOST, addresses: Callable[[str], list[str]] | None = None) -> NetworkInventory:
+    """Read interfaces, RDMA ports and cxi devices. `addresses` defaults to the kernel's (a live probe only)."""
+    sys_path, dev_path = probe.sys, probe.dev
     if addresses is None:
-        addresses = ipv4_addresses if sys_root == "/sys" else (lambda name: [])
+        addresses = ipv4_addresses if probe.live else (lambda name: [])
     net = sys_path / "class/net"
     names = entries(net)
     # sysfs shows the interfaces of the network namespace that mounted it, NCCL and gloo those of their own
     # (getifaddrs). They differ under `nsenter --net`, in some container runtimes, on the test cluster's
     # nodes: then this namespace's own list, read through ioctls, is the one that matters.
-    own = sorted(name for _, name in socket.if_nameindex()) if sys_root == "/sys" else names
+    own = sorted(name for _, name in socket.if_nameindex()) if probe.live else names
     if own != names:
         interfaces = [kernel_interface(name) for name in own]
     else:
