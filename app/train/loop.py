@@ -40,6 +40,8 @@ class TrainResult:
 
 
 class Trainer:
+    """Runs the steps of one attempt of a run (from a fresh start or a snapshot) until the last or a stop."""
+
     def __init__(self, *, state: TrainingState, steps: Iterator[Step], optimizer_step: OptimizerStep,
                  reports: StepReports, snapshots: SnapshotManager, evaluator: Evaluator | None,
                  stop: StopFlag) -> None:
