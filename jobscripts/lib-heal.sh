@@ -19,21 +19,19 @@
 ddp_exclude_file() { printf '%s/nodes-to-exclude.txt' "$RUN_DIR"; }
 
 # ddp_preflight STEP_FUNCTION: run the short check through STEP_FUNCTION (the scheduler's way of running
-# DDP_WORKLOAD on every node) before the real workload. Returns 0 when it passed or is off; heals or stops
-# the job otherwise.
+# a python program on every node: STEP_FUNCTION ARGS...) before the real workload. Returns 0 when it passed
+# or is off; heals or stops the job otherwise.
 ddp_preflight() {
     [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check ]] || return 0
     [[ $DRY_RUN == 1 ]] && return 0
-    local -a workload=("${DDP_WORKLOAD[@]}")
-    DDP_WORKLOAD=(-m app.check --preflight --exclude-file "$(ddp_exclude_file)" --json "$RUN_DIR/preflight.json")
-    [[ -n $CHECK_SITE ]] && DDP_WORKLOAD+=(--site "$CHECK_SITE")
+    local -a check=(-m app.check --preflight --exclude-file "$(ddp_exclude_file)" --json "$RUN_DIR/preflight.json")
+    [[ -n $CHECK_SITE ]] && check+=(--site "$CHECK_SITE")
     ddp_log "preflight: python -m app.check --preflight across the allocation before the workload (PREFLIGHT=0 skips it)"
     local rc=0 started=$SECONDS
     mkdir -p "$RUN_DIR"
     rm -f "$(ddp_exclude_file)"
     # Its own rendezvous id: the workload's rendezvous, on the same port, comes right after.
-    DDP_RDZV_ID=$DDP_JOB_ID-preflight "$1" || rc=$?
-    DDP_WORKLOAD=("${workload[@]}")
+    DDP_RDZV_ID=$DDP_JOB_ID-preflight "$1" "${check[@]}" || rc=$?
     if ((rc == 0)); then
         ddp_log "preflight passed in $((SECONDS - started))s"
         return 0
@@ -47,11 +45,11 @@ ddp_preflight() {
     exit "$rc"
 }
 
-# ddp_run_workload STEP_FUNCTION: the workload itself; a hang it names starts a fresh exclude file (an
-# earlier attempt's must not blame a node for an unrelated failure of this one).
+# ddp_run_workload STEP_FUNCTION: the workload itself (DDP_WORKLOAD); a hang it names starts a fresh
+# exclude file (an earlier attempt's must not blame a node for an unrelated failure of this one).
 ddp_run_workload() {
     rm -f "$(ddp_exclude_file)"
-    "$1"
+    "$1" "${DDP_WORKLOAD[@]}"
 }
 
 # ddp_after_workload RC: a workload that failed after naming nodes (a training hang) heals the job; any

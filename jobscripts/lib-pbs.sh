@@ -42,7 +42,7 @@ ddp_pbs_main() {
     case ${LAUNCHER:=mpiexec} in
         # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
         mpiexec) launcher=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
-        pbsdsh) ddp_pbsdsh_launcher ;;
+        pbsdsh) ddp_pbsdsh_launcher launcher ;;
         *) ddp_die "LAUNCHER=$LAUNCHER is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec" ;;
     esac
     ddp_check_launcher "${launcher[@]}"
@@ -59,17 +59,18 @@ ddp_pbs_main() {
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
 }
 
-# ddp_pbs_step: DDP_WORKLOAD on every node (the preflight's check, then the workload).
+# ddp_pbs_step PROGRAM...: torchrun with PROGRAM on every node (the preflight's check, then the workload).
 ddp_pbs_step() {
-    ddp_torchrun_cmd
+    ddp_torchrun_cmd "$@"
     ddp_run_step "${DDP_PBS_LAUNCHER[@]}"
 }
 
 # ddp_pbs_resubmit: qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after
 # this one ends), with the account, queue and resources it was submitted with.
 ddp_pbs_resubmit() {
-    ddp_pbs_submission_options
-    qsub "${DDP_QSUB_OPTIONS[@]}" -V -W "depend=afterany:$PBS_JOBID" \
+    local -a options
+    ddp_pbs_submission_options options
+    qsub "${options[@]}" -V -W "depend=afterany:$PBS_JOBID" \
         "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}"
 }
 
@@ -84,14 +85,15 @@ ddp_pbs_heal() {
     ddp_pbs_resubmit || ddp_die "resubmission failed; resubmit by hand with RUN_DIR=$RUN_DIR to resume"
 }
 
-# ddp_pbs_submission_options: this job's own submission, as `qstat -f` shows it -> DDP_QSUB_OPTIONS.
+# ddp_pbs_submission_options OUT: this job's own submission, as `qstat -f` shows it, into the array named OUT.
 # A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account
 # (-A), the queue (-q), a `-l select=4:...` given on the command line, site resources inside the chunks
 # (Olivia's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
 # continuation lines that start with a tab; those are joined first. Job-wide values the server derives
 # from select (ncpus, ngpus, mem, nodect, ...) are left out: PBS rejects them beside a select.
 ddp_pbs_submission_options() {
-    DDP_QSUB_OPTIONS=()
+    local -n options_out=$1
+    options_out=()
     local full key value
     full=$(qstat -f "$PBS_JOBID" 2>/dev/null | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n\t//g' || true)
     if [[ -z $full ]]; then
@@ -102,9 +104,9 @@ ddp_pbs_submission_options() {
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]+([A-Za-z_.]+)\ =\ (.*)$ ]] && attr[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
     done <<<"$full"
-    [[ -n ${attr[Account_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-A "${attr[Account_Name]}")
-    [[ -n ${attr[queue]:-} ]] && DDP_QSUB_OPTIONS+=(-q "${attr[queue]}")
-    [[ -n ${attr[Job_Name]:-} ]] && DDP_QSUB_OPTIONS+=(-N "${attr[Job_Name]}")
+    [[ -n ${attr[Account_Name]:-} ]] && options_out+=(-A "${attr[Account_Name]}")
+    [[ -n ${attr[queue]:-} ]] && options_out+=(-q "${attr[queue]}")
+    [[ -n ${attr[Job_Name]:-} ]] && options_out+=(-N "${attr[Job_Name]}")
     local -a derived=(ncpus ngpus mem vmem nodect mpiprocs ompthreads nodes)
     local chunk_keys=" ${derived[*]} "
     if [[ -n ${attr[Resource_List.select]:-} ]]; then
@@ -115,19 +117,21 @@ ddp_pbs_submission_options() {
         value=${attr[$key]}
         key=${key#Resource_List.}
         [[ $chunk_keys == *" $key "* ]] && continue
-        DDP_QSUB_OPTIONS+=(-l "$key=$value")
+        options_out+=(-l "$key=$value")
     done
-    ddp_log "resubmitting with this job's options: $(printf '%q ' "${DDP_QSUB_OPTIONS[@]}")"
+    ddp_log "resubmitting with this job's options: $(printf '%q ' "${options_out[@]}")"
 }
 
-# ddp_pbsdsh_launcher: pbsdsh starts tasks with the job's initial environment in $HOME, so each task first
-# loads this script's environment (fabric settings, RUN_DIR) and changes to the submit directory.
+# ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT. pbsdsh starts tasks with the
+# job's initial environment in $HOME, so each task first loads this script's environment (fabric
+# settings, RUN_DIR) and changes to the submit directory.
 ddp_pbsdsh_launcher() {
+    local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
     local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
     mkdir -p "$RUN_DIR"
     export -p >"$env_file"
     # shellcheck disable=SC2016  # expanded by the task's shell, not here
-    launcher=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
+    launcher_out=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
 }
 
 # ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S

@@ -64,11 +64,12 @@ ddp_slurm_main() {
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
 }
 
-# ddp_slurm_step: DDP_WORKLOAD on every node, the LAUNCH way (the preflight's check, then the workload).
+# ddp_slurm_step PROGRAM...: python PROGRAM on every node, the LAUNCH way (the preflight's check, then the
+# workload).
 ddp_slurm_step() {
     case $LAUNCH in
-        torchrun) ddp_torchrun_cmd ;;
-        srun) ddp_srun_tasks_cmd ;;
+        torchrun) ddp_torchrun_cmd "$@" ;;
+        srun) ddp_srun_tasks_cmd "$@" ;;
     esac
     ddp_run_step "${DDP_SLURM_LAUNCHER[@]}"
 }

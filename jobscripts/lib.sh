@@ -9,7 +9,7 @@
 #   ddp_nproc_per_node             processes per node, from the allocation        ->  DDP_NPROC
 #   ddp_fabric_env                 NCCL/libfabric settings for FABRIC, each only if unset
 #   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
-#   ddp_torchrun_cmd               torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
+#   ddp_torchrun_cmd PROGRAM...    torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
 #   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
 #   ddp_preflight STEP_FUNCTION    app.check --preflight first; a node it blames is left out (lib-heal.sh)
 #   ddp_run_workload STEP_FUNCTION the workload, through ddp_run_step LAUNCHER: on USR1/TERM make torchrun on
@@ -243,7 +243,8 @@ ddp_cpus_per_node_check() {
     fi
 }
 
-# ddp_torchrun_cmd: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC workers each.
+# ddp_torchrun_cmd PROGRAM...: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC
+# workers of python PROGRAM each (torchrun's trailing arguments: SCRIPT.py ARGS or -m MODULE ARGS).
 ddp_torchrun_cmd() {
     ddp_rdzv_host
     # Grace between torchrun's SIGTERM to its workers and SIGKILL: time to finish a step and write a
@@ -259,20 +260,21 @@ ddp_torchrun_cmd() {
         --rdzv-id="${DDP_RDZV_ID:-$DDP_JOB_ID}"
         # A node that never joins (its launcher did not start) fails the job after this many seconds
         --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
-        "${DDP_WORKLOAD[@]}"
+        "$@"
     )
     DDP_NODE_CMD=("${DDP_TORCHRUN[@]}")
 }
 
-# ddp_srun_tasks_cmd: LAUNCH=srun, one srun task per GPU running python itself (no torchrun): the trainer
-# reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR, the head
-# node's fabric address (rank 0 runs there: srun places the first task on the first node).
+# ddp_srun_tasks_cmd PROGRAM...: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no
+# torchrun): the trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store
+# at MASTER_ADDR, the head node's fabric address (rank 0 runs there: srun places the first task on the first
+# node).
 ddp_srun_tasks_cmd() {
     ddp_rdzv_host
     DDP_RDZV_OWNER=  # rank 0 hosts the store itself (is_master); no torchrun to tell
     ddp_default MASTER_ADDR "$DDP_RDZV_HOST" "rank 0's rendezvous address"
     ddp_default MASTER_PORT "$RDZV_PORT" "rank 0's rendezvous port"
-    DDP_NODE_CMD=(python "${DDP_WORKLOAD[@]}")
+    DDP_NODE_CMD=(python "$@")
 }
 
 # ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.

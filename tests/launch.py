@@ -39,6 +39,28 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:
+    """The variables each launcher gives rank `rank` of `n` on this one host: torchrun-style by hand (env),
+    srun (slurm), PBS/PALS mpiexec (pbs; its node file is written into `tmp`)."""
+    if launcher == "slurm":
+        return {
+            "SLURM_PROCID": str(rank),
+            "SLURM_LOCALID": str(rank),
+            "SLURM_STEP_NUM_TASKS": str(n),
+            "SLURM_STEP_NODELIST": "localhost",
+            "SLURM_JOB_ID": "4242",
+            "SLURM_NODEID": "0",
+            "SLURM_STEP_TASKS_PER_NODE": str(n),
+            "SLURM_STEP_NUM_NODES": "1",
+        }
+    if launcher == "pbs":
+        nodefile = tmp / "nodefile"
+        nodefile.write_text("localhost\n" * n)
+        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PMI_LOCAL_SIZE": str(n),
+                "PBS_NODEFILE": str(nodefile), "PBS_JOBID": "77.pbs"}
+    return {"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank)}
+
+
 def train_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "app.train", *args]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests import launch
-from tests.launch import REPO, free_port
+from tests.launch import REPO, free_port, launcher_env
 
 __all__ = ["DATA", "PROCESS_TIMEOUT_S", "REPO", "Ranks", "clean_env", "free_port", "launcher_env"]
 
@@ -34,26 +34,6 @@ class Ranks:
 def clean_env(**extra: str) -> dict[str, str]:
     """tests/launch.py's, with one thread per rank (as torchrun sets it): check ranks started by hand."""
     return launch.clean_env(**{"OMP_NUM_THREADS": "1", **extra})
-
-
-def launcher_env(launcher: str, rank: int, n: int, tmp: Path) -> dict[str, str]:
-    """The variables each launcher gives a process (torchrun-style by hand, srun, PBS/PALS mpiexec)."""
-    if launcher == "slurm":
-        return {
-            "SLURM_PROCID": str(rank),
-            "SLURM_LOCALID": str(rank),
-            "SLURM_STEP_NUM_TASKS": str(n),
-            "SLURM_STEP_NODELIST": "localhost",
-            "SLURM_JOB_ID": "4242",
-            "SLURM_NODEID": "0",
-            "SLURM_STEP_TASKS_PER_NODE": str(n),
-        }
-    if launcher == "pbs":
-        nodefile = tmp / "nodefile"
-        nodefile.write_text("localhost\n" * n)
-        return {"PMI_RANK": str(rank), "PMI_SIZE": str(n), "PMI_LOCAL_RANK": str(rank), "PMI_LOCAL_SIZE": str(n),
-                "PBS_NODEFILE": str(nodefile)}
-    return {"RANK": str(rank), "WORLD_SIZE": str(n), "LOCAL_RANK": str(rank)}
 
 
 def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", launcher: str = "env", **extra: str) -> Ranks:

@@ -252,7 +252,7 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
 
 
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
-    snippet = ('ddp_defaults; ddp_workload check; DDP_NPROC=4; ddp_torchrun_cmd; '
+    snippet = ('ddp_defaults; ddp_workload check; DDP_NPROC=4; ddp_torchrun_cmd "${DDP_WORKLOAD[@]}"; '
                'printf "%s\\n" "${DDP_TORCHRUN[@]}"')
     result = run_lib(snippet, {"RDZV_HOST": "10.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
     assert result.returncode == 0, result.stderr
@@ -376,7 +376,7 @@ def test_a_pbs_resubmission_carries_the_jobs_own_submission(tmp_path: Path) -> N
     (tmp_path / "qstat-f.txt").write_text(QSTAT_F)
     (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 1234.pbs01" ] && cat "{tmp_path}/qstat-f.txt"\n')
     (bin_dir / "qstat").chmod(0o755)
-    result = run_lib('ddp_pbs_submission_options; printf "%s\\n" "${DDP_QSUB_OPTIONS[@]}"',
+    result = run_lib('declare -a found; ddp_pbs_submission_options found; printf "%s\\n" "${found[@]}"',
                      {"PATH": f"{bin_dir}:/usr/bin:/bin", "PBS_JOBID": "1234.pbs01"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -20,6 +21,7 @@ from tests.launch import (
     final_state,
     finish,
     free_port,
+    launcher_env,
     metrics,
     run,
     start,
@@ -34,22 +36,11 @@ pytestmark = pytest.mark.slow
 GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1"]
 
 
-def spmd(ranks: int, variables, args: list[str]) -> list[subprocess.Popen]:
+def spmd(ranks: int, launcher: str, args: list[str], tmp: Path) -> list[subprocess.Popen]:
     """Start `ranks` processes the way srun or mpiexec does: each with its own rank variables."""
     port = str(free_port())
-    return [start(train_command(*args), clean_env(**variables(rank, ranks), MASTER_ADDR="127.0.0.1",
+    return [start(train_command(*args), clean_env(**launcher_env(launcher, rank, ranks, tmp), MASTER_ADDR="127.0.0.1",
                                                    MASTER_PORT=port)) for rank in range(ranks)]
-
-
-def slurm_variables(rank: int, ranks: int) -> dict[str, str]:
-    return {"SLURM_PROCID": str(rank), "SLURM_LOCALID": str(rank), "SLURM_STEP_NUM_TASKS": str(ranks),
-            "SLURM_JOB_ID": "4242", "SLURM_STEP_NODELIST": "localhost", "SLURM_NODEID": "0",
-            "SLURM_STEP_TASKS_PER_NODE": str(ranks), "SLURM_STEP_NUM_NODES": "1"}
-
-
-def pals_variables(rank: int, ranks: int) -> dict[str, str]:
-    return {"PMI_RANK": str(rank), "PMI_LOCAL_RANK": str(rank), "PMI_SIZE": str(ranks), "PBS_JOBID": "77.pbs",
-            "PMI_LOCAL_SIZE": str(ranks)}
 
 
 def test_a_single_process_run_learns_and_leaves_a_complete_run_directory(tmp_path):
@@ -131,13 +122,12 @@ def test_after_a_kill_and_restart_every_step_is_in_the_metrics_once(tmp_path):
     assert [r["step"] for r in metrics(run_dir)] == list(range(1, 61))
 
 
-@pytest.mark.parametrize(("variables", "stop_signal"), [(slurm_variables, signal.SIGUSR1),
-                                                        (pals_variables, signal.SIGTERM)])
+@pytest.mark.parametrize(("launcher", "stop_signal"), [("slurm", signal.SIGUSR1), ("pbs", signal.SIGTERM)])
 def test_a_signal_stops_every_rank_with_a_snapshot_and_the_rerun_matches_an_uninterrupted_run(
-    tmp_path, variables, stop_signal
+    tmp_path, launcher, stop_signal
 ):
     args = [*GPT, "train.max_steps=90", "snapshot.every=1000"]
-    ranks = spmd(2, variables, [*args, f"run.dir={tmp_path / 'stopped'}"])
+    ranks = spmd(2, launcher, [*args, f"run.dir={tmp_path / 'stopped'}"], tmp_path)
     wait_for_step(tmp_path / "stopped", 20, ranks[0])
     ranks[0].send_signal(stop_signal)  # one rank is enough: the flag travels with the step statistics
     outputs = [finish(rank) for rank in ranks]
@@ -147,11 +137,11 @@ def test_a_signal_stops_every_rank_with_a_snapshot_and_the_rerun_matches_an_unin
     assert 20 <= stopped["step"] < 90
     assert (tmp_path / "stopped" / "snapshots" / f"step-{stopped['step']:08d}.pt").exists()
 
-    resumed = [finish(rank) for rank in spmd(2, variables, [*args, f"run.dir={tmp_path / 'stopped'}"])]
+    resumed = [finish(rank) for rank in spmd(2, launcher, [*args, f"run.dir={tmp_path / 'stopped'}"], tmp_path)]
     assert "resuming from" in resumed[0]
     # The same launcher for the reference: torchrun would also set OMP_NUM_THREADS=1, and another
     # thread count sums in another order.
-    reference = [finish(rank) for rank in spmd(2, variables, [*args, f"run.dir={tmp_path / 'reference'}"])]
+    reference = [finish(rank) for rank in spmd(2, launcher, [*args, f"run.dir={tmp_path / 'reference'}"], tmp_path)]
     assert summary(tmp_path / "reference")["status"] == "completed", reference[0]
     assert summary(tmp_path / "stopped")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
     assert summary(tmp_path / "stopped")["status"] == "completed"
