@@ -20,7 +20,7 @@ from torch.distributed.checkpoint import FileSystemReader
 from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
 from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
-from app.common.errors import exits_cleanly
+from app.common.errors import UsageError, exits_cleanly
 from app.train import snapshot_layout as layout
 from app.train.atomic import write_atomic
 
@@ -31,7 +31,10 @@ class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanne
 
 def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
     """The full model state dict of a snapshot, sharded or not (`UsageError` when it is neither or damaged)."""
-    layout.refuse_unusable(snapshot)
+    problem = layout.verify(snapshot)
+    if problem is not None:
+        raise UsageError(f"{snapshot} is not a usable snapshot: {problem}; "
+                         "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")
     if snapshot.is_dir():
         state: dict[str, Any] = {}
         warnings.filterwarnings("ignore", message="torch.distributed is disabled")  # no process group: intended

@@ -30,7 +30,6 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint._traverse import set_element
 from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 
-from app.common.errors import UsageError
 from app.train.atomic import sha256_of
 
 log = logging.getLogger(__name__)
@@ -168,11 +167,3 @@ def read_shards(tensors: dict[str, Any], path: Path) -> None:
     """Fill `tensors` (this rank's sharded state dicts) in place from the sharded snapshot at `path`; DCP
     reshards when another world size wrote it (collective)."""
     dcp.load(tensors, checkpoint_id=path, planner=WeightsOnlyLoadPlanner())
-
-
-def refuse_unusable(path: Path) -> None:
-    """For a snapshot a user names on a command line: a one-line `UsageError` when it is not usable."""
-    problem = verify(path)
-    if problem is not None:
-        raise UsageError(f"{path} is not a usable snapshot: {problem}; "
-                         "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")

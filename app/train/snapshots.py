@@ -106,8 +106,8 @@ class SnapshotManager:
 
     def to_resume(self, mode: str, device: torch.device | str = "cpu") -> Snapshot | None:
         """The snapshot to resume from under `snapshot.resume` (auto, required, never), or None to start."""
-        found = layout.listing(self.directory)
         if mode == "never":
+            found = layout.listing(self.directory)
             if found:
                 raise UsageError(
                     f"snapshot.resume=never but {self.directory} already holds snapshots (newest {found[0].name}); a "
@@ -115,7 +115,7 @@ class SnapshotManager:
                     f"snapshot.resume=auto to go on"
                 )
             return None
-        snapshot = next(filter(None, (layout.read(path, device) for path in found)), None)
+        snapshot = layout.read_newest(self.directory, device)
         if snapshot is None and mode == "required":
             raise UsageError(
                 f"snapshot.resume=required but {self.directory} holds no valid snapshot; check run.dir (a requeued "
