@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -84,7 +83,7 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
 
     slurm_cluster.wait_for(lambda: steps_done() >= 50, timeout_s=120, what="50 training steps")
     # What `#SBATCH --signal=B:USR1@90` does 90 s before the time limit
-    subprocess.run(["scancel", "--batch", "--signal=USR1", job_id], check=True)
+    assert slurm_cluster.run("scancel", "--batch", "--signal=USR1", job_id).returncode == 0
     job = slurm_cluster.wait(job_id, workdir)
 
     assert_completed(job)
@@ -92,7 +91,7 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
     log = job.output
     assert "got SIGUSR1" in log and f"requeueing job {job_id}" in log, log[-6000:]
     assert "run #2" in log, "the job did not run again after the requeue"
-    info = subprocess.run(["scontrol", "show", "job", job_id], capture_output=True, text=True).stdout
+    info = slurm_cluster.run("scontrol", "show", "job", job_id).stdout
     assert "Restarts=1" in info
     preempted_at = int(log.split("preempted at step ")[1].split()[0])
     assert 50 <= preempted_at < 640
@@ -248,7 +247,7 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
     log = workdir / f"ddp-{second}.out"
     slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
                            what="the resubmitted job to resume")
-    subprocess.run(["scancel", second], check=True)
+    assert slurm_cluster.run("scancel", second).returncode == 0
     assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
     assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
 
@@ -273,8 +272,8 @@ def history(job: Job) -> list[dict]:
     return [json.loads(line) for line in (job.run_dir / "history.jsonl").read_text().splitlines()]
 
 
-def excluded_nodes(job_id: str) -> str:
-    info = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True, text=True).stdout
+def excluded_nodes(slurm_cluster: SlurmCluster, job_id: str) -> str:
+    info = slurm_cluster.run("scontrol", "show", "job", "-o", job_id).stdout
     return info.split("ExcNodeList=")[1].split()[0]
 
 
@@ -287,7 +286,7 @@ def test_a_node_the_preflight_finds_bad_is_left_out_and_the_job_finishes_on_the_
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in job.output
-    assert excluded_nodes(job_id) == "node2"
+    assert excluded_nodes(slurm_cluster, job_id) == "node2"
     assert json.loads((job.run_dir / "manifest.json").read_text())["hosts"] == ["node1", "node3"]
     assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
     requeue, attempt = history(job)
@@ -307,7 +306,7 @@ def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert "(node2) stopped answering" in job.output
-    assert excluded_nodes(job_id) == "node2"
+    assert excluded_nodes(slurm_cluster, job_id) == "node2"
     assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
     assert job.summary()["steps_run"] == 640 - 200  # resumed from the snapshot at step 200
     first, requeue, second = history(job)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the two-node Slurm test cluster needs (tests/slurm/up.sh brings it up, per test session).
 # Install only: no daemon is started here. Idempotent; run as root on Debian by tests/provision/system.sh.
-#   - slurmd, slurmctld, slurm-client: Debian's slurm-wlm (22.05 on bookworm), one slurmd per network namespace
+#   - slurmd, slurmctld, slurm-client: Debian's slurm-wlm (22.05 on bookworm), the oldest release tested;
+#     the current one is built from source by build-slurm.sh (called at the end)
 #   - munge: Slurm's authentication; its key is created by up.sh, not by the package postinst
 #   - iproute2: network namespaces, veths and the bridge the two "nodes" live on
 #   - user ddpuser: jobs run as a non-root user, because Apptainer refuses most work as root
@@ -20,3 +21,6 @@ if ! id "$job_user" >/dev/null 2>&1; then
     # -m: a home with subuid/subgid entries, which Apptainer's --fakeroot and user namespaces use.
     useradd -m -s /bin/bash "$job_user" 2>/dev/null || id "$job_user" >/dev/null
 fi
+
+# The current Slurm, built from the source mirror (cached in a versioned prefix: nothing to do when built)
+bash "$(dirname "$0")/build-slurm.sh"

@@ -2,8 +2,19 @@
 # Bring up a real Slurm cluster of SLURM_TEST_NODES nodes (default 2) on one Linux machine, for the job-script tests.
 #
 #   root namespace : munged and slurmctld, on bridge $SLURM_TEST_BRIDGE ($NET.1)
-#   netns sln1     : slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)
-#   netns sln2     : slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
+#   netns sln1     : munged and slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)
+#   netns sln2     : munged and slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
+#   netns sln3     : munged and slurmd -N node3 ($NET.13, hostname x1000c0s2b0n0: see below)
+#
+# SLURM_TEST_RELEASE picks the Slurm: `current` (default; tests/slurm/current-release.env, built from source
+# by tests/provision/build-slurm.sh) or `debian` (Debian's slurm-wlm 22.05, the oldest a site may run).
+# Each node has its own munged, as on a real cluster: with one munged shared by every node, Slurm 25.11
+# refuses every job step (a credential forwarded between nodes and decoded twice by the same munged counts
+# as a replay: slurmd logs "_verify_signature: failed decode"). Each node's munged serves the default
+# socket path inside the node's own mount namespace.
+# Node names are not always hostnames: node3's hostname is an HPE xname, x1000c0s2b0n0 (slurm.conf
+# NodeHostname; its NodeName stays node3), as where a site names its nodes in Slurm otherwise than the hosts
+# call themselves. Every node also answers to an FQDN (nodeN.ddptest.local), as PBS node files may write them.
 #
 # A twin of the sites' networks, not only of Slurm: each node's `eth0` is the management Ethernet, and its
 # hostname resolves to that address (as on MareNostrum 5, and as Olivia's `...mgmt...` node names show
@@ -15,12 +26,15 @@
 # Each node advertises 80 CPUs and a GRES gpu:4 backed by fake devices (see gres.conf below), so job scripts
 # written for MareNostrum 5 (`--gres=gpu:4 --cpus-per-task=80`) schedule unchanged. The nodes share the filesystem.
 # Packages come from tests/provision/provision-slurm.sh; this script installs nothing. Run as root;
-# tear down with down.sh. Creates: $BASE, /etc/slurm/{slurm,gres}.conf, a marked block in /etc/hosts,
-# the bridges ($BR, ${BR}ib, ${BR}hsn), veths slv*/slvib*/slvhsn* and netns sln1/sln2.
+# tear down with down.sh. Creates: $BASE, $ETC/{slurm,gres,cgroup}.conf ($ETC: /etc/slurm for Debian's, the
+# prefix's etc/ for the current release), a marked block in /etc/hosts, the bridges ($BR, ${BR}ib, ${BR}hsn),
+# veths slv*/slvib*/slvhsn* and netns sln1, sln2, ...
 set -euo pipefail
 
 BASE=${SLURM_TEST_BASE:-/tmp/ddp-slurm-test}
 NNODES=${SLURM_TEST_NODES:-2}
+RELEASE=${SLURM_TEST_RELEASE:-current}
+DOMAIN=ddptest.local
 # A private /24 that exists only inside this machine
 NET=${SLURM_TEST_NET:-10.77.0}
 BR=${SLURM_TEST_BRIDGE:-slbr0}
@@ -35,12 +49,32 @@ log() { printf '[slurm-up] %s\n' "$*"; }
 die() { printf 'slurm-up: error: %s\n' "$*" >&2; exit 1; }
 
 [[ $(id -u) -eq 0 ]] || die "must run as root (it creates network namespaces and starts slurmd)"
+case $RELEASE in
+    current)
+        # shellcheck source=tests/slurm/current-release.env
+        source "$(dirname "$0")/current-release.env"
+        [[ -e $SLURM_CURRENT_PREFIX/.built ]] ||
+            die "Slurm $SLURM_CURRENT_RELEASE is not built; build it with: bash tests/provision/build-slurm.sh"
+        export PATH="$SLURM_CURRENT_PREFIX/bin:$SLURM_CURRENT_PREFIX/sbin:$PATH"
+        # Built with --sysconfdir there: its commands read this slurm.conf, Debian's read /etc/slurm's
+        ETC=$SLURM_CURRENT_PREFIX/etc
+        ;;
+    debian) ETC=/etc/slurm ;;
+    *) die "SLURM_TEST_RELEASE=$RELEASE is not current or debian" ;;
+esac
 for tool in slurmctld slurmd sbatch munged ip nsenter; do
     command -v "$tool" >/dev/null || die "$tool not found; install it with: bash tests/provision/provision-slurm.sh"
 done
+# node_hostname I: what node I calls itself (node3: an xname, see above)
+node_hostname() { if (($1 == 3)); then echo x1000c0s2b0n0; else echo "node$1"; fi; }
 
 mkdir -p "$BASE/ctld"
-for i in $(seq 1 "$NNODES"); do mkdir -p "$BASE/node$i/spool"; done
+# What down.sh needs to find this release's commands and configuration again
+printf 'SLURM_TEST_ETC=%q\nSLURM_TEST_PATH=%q\n' "$ETC" "$PATH" >"$BASE/release.env"
+for i in $(seq 1 "$NNODES"); do
+    mkdir -p "$BASE/node$i/spool"
+    install -d -o munge -g munge -m 0755 "$BASE/node$i/munge"
+done
 
 # ---- munge: the key is created here, not by the package, so a fresh machine works without a postinst
 install -d -o munge -g munge -m 0700 /etc/munge /var/lib/munge /var/log/munge
@@ -95,13 +129,24 @@ sed -i '/# BEGIN ddp-slurm-test/,/# END ddp-slurm-test/d' /etc/hosts
 {
     echo "# BEGIN ddp-slurm-test"
     echo "$CTL_IP slurmctl"
-    for i in $(seq 1 "$NNODES"); do echo "$NET.$((10 + i)) node$i"; done
+    for i in $(seq 1 "$NNODES"); do
+        names="node$i node$i.$DOMAIN"
+        [[ $(node_hostname "$i") == "node$i" ]] || names+=" $(node_hostname "$i")"
+        echo "$NET.$((10 + i)) $names"
+    done
     echo "# END ddp-slurm-test"
 } >>/etc/hosts
 
 # ---- configuration
-mkdir -p /etc/slurm
-cat >/etc/slurm/slurm.conf <<CONF
+# release_specific_plugins: 22.05 needs the `*/none` plugins named; 25.11 has none of them (slurm.conf(5):
+# TaskPlugin, JobAcctGatherType, AccountingStorageType ... "Unset by default") and reads the names as unset.
+release_specific_plugins() {
+    [[ $RELEASE == debian ]] || return 0
+    printf '%s\n' TaskPlugin=task/none JobAcctGatherType=jobacct_gather/none \
+        AccountingStorageType=accounting_storage/none JobCompType=jobcomp/none
+}
+mkdir -p "$ETC"
+cat >"$ETC/slurm.conf" <<CONF
 # generated by tests/slurm/up.sh
 ClusterName=ddptest
 SlurmctldHost=$CTL_HOST($CTL_IP)
@@ -120,10 +165,7 @@ SlurmdPidFile=$BASE/%n/slurmd.pid
 SlurmdLogFile=$BASE/%n/slurmd.log
 # No cgroups (slurmd runs in a namespace of a shared machine): plain process tracking, no binding, no accounting
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
+$(release_specific_plugins)
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
@@ -144,21 +186,26 @@ SlurmctldDebug=info
 SlurmdDebug=info
 CONF
 for i in $(seq 1 "$NNODES"); do
-    echo "NodeName=node$i NodeAddr=$NET.$((10 + i)) NodeHostname=node$i CPUs=80 Boards=1 SocketsPerBoard=2" \
-        "CoresPerSocket=40 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:4 State=UNKNOWN" >>/etc/slurm/slurm.conf
+    echo "NodeName=node$i NodeAddr=$NET.$((10 + i)) NodeHostname=$(node_hostname "$i") CPUs=80 Boards=1 SocketsPerBoard=2" \
+        "CoresPerSocket=40 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:4 State=UNKNOWN" >>"$ETC/slurm.conf"
 done
-echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>/etc/slurm/slurm.conf
+echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$ETC/slurm.conf"
 # Fake GPUs: slurmd 22.05 reports 0 GPUs when gres.conf gives only a count, so each "GPU" is a tty device
 # (any existing character device will do; task/none binds nothing). Jobs get CUDA_VISIBLE_DEVICES=0,1,2,3
 # and SLURM_GPUS_ON_NODE=4, as on a real GPU node; torch still sees no CUDA device.
-if [[ -e /etc/slurm/gres.conf ]] && ! grep -q '^# generated by tests/slurm/up.sh' /etc/slurm/gres.conf; then
-    die "/etc/slurm/gres.conf exists and is not ours; move it aside to run the test cluster"
+if [[ -e $ETC/gres.conf ]] && ! grep -q '^# generated by tests/slurm/up.sh' "$ETC/gres.conf"; then
+    die "$ETC/gres.conf exists and is not ours; move it aside to run the test cluster"
 fi
-cat >/etc/slurm/gres.conf <<CONF
+cat >"$ETC/gres.conf" <<CONF
 # generated by tests/slurm/up.sh
 AutoDetect=off
 Name=gpu File=/dev/tty[0-3]
 CONF
+
+if [[ $RELEASE == current ]]; then
+    # No cgroup plugin: slurmd must stay off the host's cgroups (and none was built without libdbus-1-dev)
+    printf '# generated by tests/slurm/up.sh\nCgroupPlugin=disabled\n' >"$ETC/cgroup.conf"
+fi
 
 # ---- daemons
 if ! pid_alive "$BASE/ctld/slurmctld.pid"; then
@@ -169,8 +216,13 @@ fi
 for i in $(seq 1 "$NNODES"); do
     pid_alive "$BASE/node$i/slurmd.pid" && continue
     # nsenter, not `ip netns exec`: the latter remounts /sys, hiding /sys/fs/cgroup, and slurmd 22.05 then
-    # dies with "No filesystem mounted on /sys/fs/cgroup". unshare --uts gives the node its own hostname.
-    nsenter --net="/run/netns/sln$i" unshare --uts sh -c "hostname node$i && exec slurmd -N node$i"
+    # dies with "No filesystem mounted on /sys/fs/cgroup". unshare --uts gives the node its own hostname,
+    # --mount its own /run/munge (the node's munged, see above); slurmd's jobs inherit both.
+    # shellcheck disable=SC2016  # expanded by the node's sh
+    nsenter --net="/run/netns/sln$i" unshare --uts --mount --propagation private sh -c '
+        mount --bind "$1" /run/munge && hostname "$2" &&
+        runuser -u munge -- /usr/sbin/munged --log-file="$1/munged.log" --seed-file="$1/munged.seed" &&
+        exec slurmd -N "$3"' node "$BASE/node$i/munge" "$(node_hostname "$i")" "node$i"
     for _ in $(seq 50); do pid_alive "$BASE/node$i/slurmd.pid" && break; sleep 0.1; done
 done
 
