@@ -81,6 +81,27 @@ ddp_host_libfabric_needs() {
         $1 !~ /^(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux.*)\.so/ { print $1, $3 }' || true
 }
 
+# ddp_host_libfabric_dir: the site's libfabric, /opt/cray/libfabric/VERSION: the one the host's programs load
+# (a `module load libfabric` on LD_LIBRARY_PATH, else the loader's cache), not merely the newest installed,
+# which may be a preview the site has not made its default; the newest only when neither names one.
+ddp_host_libfabric_dir() {
+    local dir path
+    local -a search
+    IFS=: read -ra search <<<"${LD_LIBRARY_PATH:-}"
+    for dir in "${search[@]}"; do
+        [[ -e $dir/libfabric.so.1 ]] && { path=$dir/libfabric.so.1; break; }
+    done
+    path=${path:-$(ddp_host_lib libfabric.so.1)}
+    if [[ $path =~ ^(.*/opt/cray/libfabric/[^/]+)/lib(64)?/libfabric\.so\.1$ ]]; then
+        printf '%s' "${BASH_REMATCH[1]}"
+        return
+    fi
+    compgen -G "$DDP_PROBE_ROOT/opt/cray/libfabric/*" | sort -V | tail -n 1 || true
+}
+
+# Where the host's fabric libraries go in the container (app/common/fabric_policy.env reads the same path)
+DDP_HOST_FABRIC_LIBS=/opt/host-fabric-libs
+
 # ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
 ddp_fabric_binds() {
     # The run directory (snapshots, the stop file) must be visible in the container wherever it is
@@ -97,10 +118,7 @@ ddp_fabric_binds() {
                 [[ -e $dev ]] && DDP_BINDS+=(--bind "$dev:/dev/${dev##*/}")
             done
             # The host's libfabric matches the host's Slingshot driver; it replaces the image's /opt/libfabric.
-            libfabric=${HOST_LIBFABRIC_DIR:-}
-            if [[ -z $libfabric ]]; then
-                libfabric=$(compgen -G "$DDP_PROBE_ROOT/opt/cray/libfabric/*" | sort -V | tail -n 1 || true)
-            fi
+            libfabric=${HOST_LIBFABRIC_DIR:-$(ddp_host_libfabric_dir)}
             if [[ -n $libfabric ]]; then
                 [[ -d $libfabric ]] || ddp_die "HOST_LIBFABRIC_DIR=$libfabric is not a directory; example: HOST_LIBFABRIC_DIR=/opt/cray/libfabric/1.22.0"
                 DDP_BINDS+=(--bind "$libfabric:/opt/libfabric")
@@ -108,11 +126,14 @@ ddp_fabric_binds() {
                 ddp_log "warning: no host libfabric (/opt/cray/libfabric/*); the image's own libfabric must have cxi," \
                     "else set HOST_LIBFABRIC_DIR"
             fi
-            # libcxi and what it needs, into the directory Apptainer puts on LD_LIBRARY_PATH (as --nv does)
+            # libcxi and what it needs, into a directory of their own (DDP_HOST_FABRIC_LIBS) that the fabric
+            # policy appends to LD_LIBRARY_PATH inside the container: not /.singularity.d/libs, where --nv puts
+            # the driver's libraries, and which --nv is reported to replace before Apptainer 1.1 and on
+            # SingularityCE (not verified here).
             local -A bound=()
             for lib in libcxi.so.1 libnl-3.so.200 libnl-route-3.so.200; do
                 path=$(ddp_host_lib "$lib")
-                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib"); bound[$lib]=1
+                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib"); bound[$lib]=1
                 else ddp_log "warning: host $lib not found; libfabric's cxi provider may fail to load"
                 fi
             done
@@ -122,7 +143,7 @@ ddp_fabric_binds() {
             if [[ -n $libfabric ]]; then
                 while read -r lib path; do
                     [[ -n ${bound[$lib]:-} ]] && continue
-                    DDP_BINDS+=(--bind "$path:/.singularity.d/libs/$lib")
+                    DDP_BINDS+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib")
                     bound[$lib]=1
                 done < <(ddp_host_libfabric_needs "$libfabric")
             fi
@@ -149,6 +170,7 @@ ddp_container_cmd() {
             "$program is not in PATH; activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
         ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
         DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
+        [[ $DRY_RUN == 1 ]] || ddp_host_app_check "$program"
         return
     fi
     [[ -f $IMAGE ]] || ddp_die_unless_dry_run "image $IMAGE not found; build it with 'make image' (x86_64) or" \
@@ -168,6 +190,33 @@ ddp_container_cmd() {
     DDP_CONTAINER=("$APPTAINER" exec --nv "${DDP_BINDS[@]}" "${extra[@]}" "$IMAGE")
     # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
     DDP_NODE_POLICY=/opt/app/fabric_policy.env${DDP_POLICY_FILE:+:$DDP_POLICY_FILE}
+}
+
+# ddp_host_app_check PROGRAM: IMAGE=none runs your environment's python (PROGRAM's interpreter), which may
+# not have this project: fine for your own script, but `train`, `check` and the preflight (python -m app.check)
+# would each die on every rank with "No module named 'app'". Checked here, in the submit directory the
+# ranks start in, before any rank starts.
+ddp_host_app_check() {
+    local python path
+    path=$(command -v "$1")
+    python=$path
+    if [[ $1 == torchrun ]]; then  # torchrun starts its workers with its own interpreter, its #! line's
+        python=$(sed -n '1s/^#![[:space:]]*//p' "$path" 2>/dev/null | awk '{print $1}')
+        [[ -x $python ]] || python=$(command -v python3 || command -v python || true)
+    fi
+    [[ -n $python ]] && "$python" -c 'import app.train' 2>/dev/null && return 0
+    case ${DDP_WORKLOAD_KIND:-train} in
+        train | check)
+            ddp_die "IMAGE=none runs ${python:-python} from your environment, which cannot import this project" \
+                "(No module named 'app'); install it there (${python:-python} -m pip install -e $DDP_REPO) or run in" \
+                "the image (IMAGE=/path/to/app.sif)" ;;
+        *)
+            if [[ $PREFLIGHT == 1 ]]; then
+                PREFLIGHT=0
+                ddp_log "no preflight: your environment's ${python:-python} cannot import this project (app.check);" \
+                    "your script runs without it (to have it: ${python:-python} -m pip install -e $DDP_REPO)"
+            fi ;;
+    esac
 }
 
 # ddp_check_image_arch: an x86_64 image on an aarch64 node fails with "exec format error" on every rank.

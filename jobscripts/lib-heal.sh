@@ -91,8 +91,10 @@ ddp_history_event() {
 
 # ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, or give up at MAX_REQUEUES.
 ddp_heal() {
-    local rc=$1 reason=$2 nodes done_already
-    nodes=$(sort -u "$(ddp_exclude_file)" | awk 'NF' | paste -sd, -)
+    local rc=$1 reason=$2 hosts nodes done_already
+    hosts=$(sort -u "$(ddp_exclude_file)" | awk 'NF' | paste -sd, -)
+    nodes=$(ddp_scheduler_node_names "$hosts")
+    [[ $nodes == "$hosts" ]] || ddp_log "the blamed hosts $hosts are $DDP_SCHEDULER node(s) $nodes"
     done_already=$(ddp_requeues_in_a_row)
     if ((done_already >= MAX_REQUEUES)); then
         ddp_history_event gave-up "$reason; blamed $nodes; $done_already requeue(s) in a row already" "$nodes"

@@ -23,8 +23,8 @@ ddp_slurm_main() {
         # Set by Slurm when the job asked for GPUs (--gres=gpu:N, --gpus-per-node=N)
         DDP_ALLOC_GPUS_PER_NODE=${SLURM_GPUS_ON_NODE:-}
     fi
-    # slurm.sh asks for --cpus-per-gpu; in a job without GPUs srun would read it back from the environment
-    # and refuse every step ("Invalid generic resource (gres) specification").
+    # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read
+    # it back from the environment and refuse every step ("Invalid generic resource (gres) specification").
     [[ -n $DDP_ALLOC_GPUS_PER_NODE ]] || unset SLURM_CPUS_PER_GPU
     ddp_defaults
     ddp_log "job $DDP_JOB_ID on ${SLURM_JOB_NODELIST:-$(IFS=,; echo "${DDP_NODES[*]}")}," \
@@ -50,6 +50,10 @@ ddp_slurm_main() {
             # The node's CPUs shared out among its tasks
             [[ -n ${SLURM_CPUS_PER_TASK:-} ]] &&
                 launcher+=(--cpus-per-task=$((SLURM_CPUS_PER_TASK / DDP_NPROC > 0 ? SLURM_CPUS_PER_TASK / DDP_NPROC : 1)))
+            # Fewer CPUs than tasks (no CPU request: one per node, ddp_cpus_per_node_check warns): srun would
+            # refuse the step ("More processors requested than permitted"); --overcommit lets the tasks share
+            # them, as torchrun's workers do.
+            [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && ((SLURM_CPUS_ON_NODE < DDP_NPROC)) && launcher+=(--overcommit)
             ;;
         *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
     esac
@@ -74,17 +78,17 @@ ddp_slurm_step() {
     ddp_run_step "${DDP_SLURM_LAUNCHER[@]}"
 }
 
-# ddp_slurm_heal NODES: requeue this job with NODES (comma-separated) added to its exclude list.
-# Slurm refuses to change the exclude list of a running job ("Job is no longer pending execution") and
-# accepts it once `scontrol requeue` has made the job pending again (PENDING while it is still
-# completing, seen on the test cluster). The requeue also sends this script SIGTERM: it is ignored from
-# here on, so the update that follows still runs.
+# ddp_slurm_heal NODES: requeue this job with NODES (comma-separated Slurm node names) added to its exclude
+# list. Slurm refuses to change the exclude list of a running job ("Job
+# is no longer pending execution") and accepts it once `scontrol requeue` has made the job pending again
+# (PENDING while it is still completing, seen on the test cluster). The requeue also sends this script
+# SIGTERM: it is ignored from here on, so the update that follows still runs.
 ddp_slurm_heal() {
     local current all
     current=$(scontrol show job -o "$SLURM_JOB_ID" | grep -o 'ExcNodeList=[^ ]*' | cut -d= -f2- || true)
     [[ $current == "(null)" ]] && current=
-    all=$({ [[ -n $current ]] && scontrol show hostnames "$current"; tr ',' '\n' <<<"$1"; } | awk 'NF && !seen[$0]++' |
-        paste -sd, -)
+    all=$({ [[ -n $current ]] && scontrol show hostnames "$current"; tr ',' '\n' <<<"$1"; } |
+        awk 'NF && !seen[$0]++' | paste -sd, -)
     trap '' TERM USR1
     scontrol requeue "$SLURM_JOB_ID" || ddp_die "scontrol requeue $SLURM_JOB_ID failed (submitted with --no-requeue?);" \
         "resubmit by hand: sbatch --exclude=$all --export=ALL,RUN_DIR=$RUN_DIR ... to resume without the bad node(s)"

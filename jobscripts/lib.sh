@@ -31,9 +31,10 @@
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
 #   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
-#   RDZV_HOST=(head's fast network) rendezvous host; default: head's address on the first of RDZV_IFACES
+#   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
+#                                   address on the first of RDZV_IFACES
 #   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
-#   RDZV_PORT=29500                 rendezvous port on the head node
+#   RDZV_PORT=(from the job id)     rendezvous port on the head node: 20000 + the job id's last 4 digits
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
@@ -51,8 +52,9 @@
 
 set -euo pipefail
 
-# The project checkout these scripts belong to (the fabric policy lives in its app/common/)
-DDP_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The project checkout these scripts belong to (the fabric policy lives in its app/common/); physical (-P),
+# so that a jobscripts/ linked into your own project still finds it
+DDP_REPO=$(cd -P "$(dirname "${BASH_SOURCE[0]}")" && cd .. && pwd)
 
 ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
 
@@ -110,7 +112,7 @@ ddp_defaults() {
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
     RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
-    RDZV_PORT=${RDZV_PORT:-29500}
+    RDZV_PORT=${RDZV_PORT:-$(ddp_derived_port "$DDP_JOB_ID")}
     RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
     SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
     FABRIC=${FABRIC:-auto}
@@ -197,9 +199,11 @@ ddp_iface_addr() {
     { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
-# ddp_rdzv_host: where every torchrun meets. The batch script runs on the head node, so its address on the
-# fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot) is read here; the hostname is the fallback,
-# and it may resolve to the management Ethernet, which is slow but works for the rendezvous itself.
+# ddp_rdzv_host: where every torchrun meets. This script runs on the head node (Slurm runs the batch script
+# "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of $PBS_NODEFILE, the
+# mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot)
+# is read here, whatever the scheduler calls the node (node files may hold FQDNs or xnames); the hostname is
+# the fallback, and it may resolve to the management Ethernet, which is slow but works for the rendezvous.
 # DDP_RDZV_OWNER: this node's name when the address is one of its own interfaces. torchrun decides who
 # hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
 # (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
@@ -208,27 +212,72 @@ ddp_iface_addr() {
 # explicitly (`--rdzv-conf ...,is_host=1` on the owner, `is_host=0` elsewhere).
 ddp_rdzv_host() {
     DDP_RDZV_OWNER=
-    if [[ -n $RDZV_HOST ]]; then
-        DDP_RDZV_HOST=$RDZV_HOST
-        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST)"
+    if [[ $DDP_JOB_ID == dry-run ]]; then
+        DDP_RDZV_HOST=${RDZV_HOST:-$DDP_HEAD_NODE}
+        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (DRY_RUN=1 outside a job: in the job, the head node's" \
+            "address on the first of $RDZV_IFACES)"
         return
     fi
-    local here iface addr
-    here=$(hostname -s 2>/dev/null || hostname)
-    if [[ $here == "${DDP_HEAD_NODE%%.*}" ]]; then
-        for iface in $RDZV_IFACES; do
-            addr=$(ddp_iface_addr "$iface")
-            if [[ -n $addr ]]; then
-                DDP_RDZV_HOST=$addr
-                DDP_RDZV_OWNER=$(uname -n)
-                ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
-                    "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
-                return
-            fi
-        done
+    if [[ -n $RDZV_HOST ]]; then
+        ddp_rdzv_host_given
+        return
     fi
+    local iface addr
+    for iface in $RDZV_IFACES; do
+        addr=$(ddp_iface_addr "$iface")
+        if [[ -n $addr ]]; then
+            DDP_RDZV_HOST=$addr
+            DDP_RDZV_OWNER=$(uname -n)
+            ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
+                "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
+            return
+        fi
+    done
     DDP_RDZV_HOST=$DDP_HEAD_NODE
     ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (head node's hostname; none of $RDZV_IFACES here)"
+}
+
+# ddp_rdzv_host_given: RDZV_HOST set by you. It must be an address of this, the head node (or a name that
+# resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
+# torchrun could not tell by itself for a secondary NIC's address. Any other address would leave no node
+# hosting the store and every node waiting for it until the join timeout.
+ddp_rdzv_host_given() {
+    DDP_RDZV_HOST=$RDZV_HOST
+    local own wanted
+    own=$(ddp_local_addrs)
+    if [[ -z $own ]]; then
+        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST; no \`ip\` here to tell whether it is this" \
+            "node's: torchrun decides who hosts the store)"
+        return
+    fi
+    if [[ $RDZV_HOST =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then wanted=$RDZV_HOST
+    else wanted=$(getent ahostsv4 "$RDZV_HOST" 2>/dev/null | awk '{print $1}' | sort -u || true)
+    fi
+    if [[ -n $wanted ]] && grep -qxF -f <(printf '%s\n' "$wanted") <<<"$own"; then
+        DDP_RDZV_OWNER=$(uname -n)
+        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST, an address of head node $DDP_RDZV_OWNER," \
+            "which hosts the store: is_host=1 there, 0 elsewhere)"
+        return
+    fi
+    ddp_die "RDZV_HOST=$RDZV_HOST is not an address of the head node $(uname -n), where rank 0 and the" \
+        "rendezvous store run (its addresses: $(tr '\n' ' ' <<<"$own")); give one of them, e.g." \
+        "RDZV_HOST=$(grep -vm1 '^127\.' <<<"$own" || echo 127.0.0.1), or unset RDZV_HOST to use its address on" \
+        "the first of RDZV_IFACES ($RDZV_IFACES)"
+}
+
+# ddp_local_addrs: this node's IPv4 addresses, one a line (nothing without `ip`).
+ddp_local_addrs() {
+    command -v ip >/dev/null || return 0
+    { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
+}
+
+# ddp_derived_port JOB_ID: the rendezvous port unless RDZV_PORT is set, 20000 + the job id's last four
+# digits: two jobs whose head nodes share a node (shared-node partitions) would both fail to bind a fixed
+# 29500. The same port app/common/cluster.py's derive_port gives the trainer started without torchrun.
+ddp_derived_port() {
+    local digits=${1//[^0-9]/}
+    ((${#digits} <= 4)) || digits=${digits: -4}
+    echo $((20000 + 10#${digits:-0}))
 }
 
 # ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
@@ -284,24 +333,55 @@ ddp_print_cmd() {
     ddp_log "$label: $(printf '%q ' "$@")"
 }
 
-# ddp_check_launcher LAUNCHER...: run `hostname` through the launcher and require one process on each of
-# the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
-# torchrun reports only after its join timeout) in seconds.
+# ddp_check_launcher LAUNCHER...: run a one-line report through the launcher and require one process on
+# each of the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
+# torchrun reports only after its join timeout) in seconds. Only marked lines of stdout count: srun and
+# SPANK plugins write notices ("srun: Job step creation temporarily disabled, retrying") to stderr, which is
+# shown only when the check fails. Each node's report also gives its scheduler name beside its hostname
+# (Slurm: SLURMD_NODENAME, the name slurmd was started as): the names the nodes call themselves are what
+# app.check and the trainer write into nodes-to-exclude.txt -> DDP_SCHEDULER_NAME_OF[HOSTNAME].
+declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local -a hosts
-    local out distinct
-    out=$("$@" hostname 2>&1) || ddp_die "the launcher failed to start 'hostname' on the nodes: $(printf '%q ' "$@")" \
-        "said: $(tr '\n' ' ' <<<"$out")"
-    mapfile -t hosts <<<"$out"
+    local -a hosts=()
+    local out errors rc=0 errors_file marker=ddp-launch-check line host name distinct
+    errors_file=$(mktemp)
+    # shellcheck disable=SC2016  # expanded on each node
+    out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:-}"' "$marker" 2>"$errors_file") || rc=$?
+    errors=$(tr '\n' ' ' <"$errors_file")
+    rm -f "$errors_file"
+    ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
+        "said: ${errors:-nothing} $(tr '\n' ' ' <<<"$out")"
+    DDP_SCHEDULER_NAME_OF=()
+    while read -r line host name; do
+        [[ $line == "$marker" && -n $host ]] || continue
+        hosts+=("$host")
+        DDP_SCHEDULER_NAME_OF[$host]=${name:-$host}
+    done <<<"$out"
     distinct=$(printf '%s\n' "${hosts[@]}" | sort -u | grep -c . || true)
     if ((${#hosts[@]} != DDP_NNODES || distinct != DDP_NNODES)); then
-        ddp_die "the launcher started ${#hosts[@]} process(es) on $distinct node(s) ($(sort <<<"$out" | tr '\n' ' '))" \
+        ddp_die "the launcher started ${#hosts[@]} process(es) on $distinct node(s) ($(printf '%s\n' "${hosts[@]}" |
+            sort | tr '\n' ' '))" \
             "but this job has $DDP_NNODES nodes and needs exactly one torchrun per node, else the rendezvous" \
             "waits for the missing nodes until it times out; the launcher was: $(printf '%q ' "$@")" \
-            "(PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)"
+            "(PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
     fi
-    ddp_log "launcher check: one process on each of $(sort -u <<<"$out" | tr '\n' ' ')"
+    ddp_log "launcher check: one process on each of $(printf '%s\n' "${hosts[@]}" | sort | tr '\n' ' ')"
+}
+
+# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames, as app.check and the trainer write them)
+# as the scheduler names the nodes, which is what it takes to leave them out (Slurm's ExcNodeList). A
+# hostname need not be the node's Slurm name (slurm.conf NodeHostname): the launcher check recorded each
+# node's pair (DDP_SCHEDULER_NAME_OF); a name it did not see is tried short (an FQDN's first label), then kept.
+ddp_scheduler_node_names() {
+    local host short
+    local -a hosts names=()
+    IFS=, read -ra hosts <<<"$1"
+    for host in "${hosts[@]}"; do
+        short=${host%%.*}
+        names+=("${DDP_SCHEDULER_NAME_OF[$host]:-${DDP_SCHEDULER_NAME_OF[$short]:-$host}}")
+    done
+    (IFS=,; echo "${names[*]}")
 }
 
 # ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Any Slurm cluster (e.g. two nodes with one H200 each, or N nodes with G GPUs): DDP across the job's nodes.
 #
-#   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh                         train (python -m app.train, CONFIG)
-#   sbatch -N 2 --gres=gpu:8 jobscripts/slurm.sh check                   python -m app.check on all GPUs
+#   sbatch -N 2 --gres=gpu:1 --cpus-per-gpu=8 jobscripts/slurm.sh       train (python -m app.train, CONFIG)
+#   sbatch -N 2 --gres=gpu:8 --cpus-per-gpu=8 jobscripts/slurm.sh check  python -m app.check on all GPUs
 #   sbatch -N 2 --gres=gpu:1 jobscripts/slurm.sh train_distributed_example.py --epochs 20   your own script
 #   sbatch -N 2 --gres=gpu:4 --export=ALL,LAUNCH=srun jobscripts/slurm.sh       one srun task per GPU, no torchrun
 #   sbatch -N 2 --exclusive --export=ALL,IMAGE=none,GPUS_PER_NODE=2 jobscripts/slurm.sh   CPU only, 2 ranks/node
@@ -23,12 +23,11 @@
 #SBATCH --nodes=2
 # One task per node: torchrun, which starts the per-GPU workers itself
 #SBATCH --ntasks-per-node=1
-# 8 CPU cores per GPU for the workers and their data loaders: without a request, sites without a
-# DefCpuPerGPU give the job one core per node, shared by every worker. Change it with
-# `sbatch --cpus-per-gpu=N`; jobs without GPUs get one core from it: use --exclusive (or leave this line
-# out and pass --cpus-per-task, which Slurm refuses beside --cpus-per-gpu). Memory follows the site's
-# default per CPU: sbatch rejects --mem-per-gpu for jobs without GPUs.
-#SBATCH --cpus-per-gpu=8
+# CPUs are yours to ask for, on the command line: without a request, sites without a DefCpuPerGPU give
+# the job one core per node, shared by every worker (the job log warns). With GPUs: --cpus-per-gpu=8;
+# without: --exclusive or --cpus-per-task=N. Not here: from Slurm 23.02 sbatch refuses --cpus-per-gpu in a
+# job that asks for no GPU ("Requested cpus_per_tres=gres/gpu:8 but did not request any GPU"), which would
+# reject every CPU-only job and every job on sites where GPUs come with the node.
 # Wall time; preemption warning below comes 90 s before it
 #SBATCH --time=01:00:00
 # USR1 to this batch script (B:) 90 s before the time limit: snapshot, then requeue

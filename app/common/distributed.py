@@ -57,7 +57,7 @@ def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
     does the same with `local_rank % device_count`). Otherwise all local ranks see the same GPUs and take one each.
     """
     shown = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
-    per_task = env.get("SLURM_GPUS_PER_TASK", "")
+    per_task = gpus_per_task(env)
     if per_task:
         wanted = int(per_task) if per_task.isdigit() else 1  # 'a100:1' style counts are not split here
         if wanted > visible:
@@ -75,6 +75,19 @@ def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
             "(or srun --gpus-per-task=1, which gives each task its own GPU)"
         )
     return local_rank
+
+
+def gpus_per_task(env: Mapping[str, str]) -> str:
+    """The N of `srun --gpus-per-task=N`, or ''. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11
+    only SLURM_TRES_PER_TASK, a list such as `cpu=4,gres/gpu=1` or `gres/gpu:h100=2` (srun(1) of slurm-25-11-7-1:
+    "If --cpus-per-task or --gpus-per-task is specified, it is also set in SLURM_TRES_PER_TASK")."""
+    if env.get("SLURM_GPUS_PER_TASK"):
+        return env["SLURM_GPUS_PER_TASK"]
+    for item in env.get("SLURM_TRES_PER_TASK", "").split(","):
+        name, _, count = item.partition("=")
+        if name == "gres/gpu" or name.startswith("gres/gpu:"):
+            return count
+    return ""
 
 
 def choose_backend(requested: str, device: torch.device) -> str:

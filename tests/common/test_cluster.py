@@ -112,6 +112,9 @@ def test_a_launcher_seen_only_in_part_is_an_error_not_n_single_process_runs(env,
         (3, 4, {}, 3),  # one process per GPU, every process sees the node's GPUs
         (3, 1, {"SLURM_GPUS_PER_TASK": "1", "CUDA_VISIBLE_DEVICES": "3"}, 0),  # srun --gpus-per-task=1
         (1, 2, {"SLURM_GPUS_PER_TASK": "2", "CUDA_VISIBLE_DEVICES": "2,3"}, 0),
+        # Slurm >= 23.11 exports only SLURM_TRES_PER_TASK for --gpus-per-task
+        (2, 1, {"SLURM_TRES_PER_TASK": "gres/gpu=1", "CUDA_VISIBLE_DEVICES": "2"}, 0),
+        (1, 2, {"SLURM_TRES_PER_TASK": "cpu=8,gres/gpu:h100=2", "CUDA_VISIBLE_DEVICES": "2,3"}, 0),
     ],
 )
 def test_each_process_takes_the_gpu_it_owns(local_rank, visible, env, index):
@@ -123,6 +126,7 @@ def test_each_process_takes_the_gpu_it_owns(local_rank, visible, env, index):
     [
         (4, 4, {}, "start at most 4 processes per node"),
         (0, 1, {"SLURM_GPUS_PER_TASK": "2", "CUDA_VISIBLE_DEVICES": "0"}, "--gpus-per-task=2 but this task sees 1"),
+        (0, 1, {"SLURM_TRES_PER_TASK": "gres/gpu=2", "CUDA_VISIBLE_DEVICES": "0"}, "--gpus-per-task=2 but this task"),
     ],
 )
 def test_more_processes_or_gpus_per_task_than_gpus_is_refused_with_the_fix(local_rank, visible, env, message):

@@ -228,12 +228,23 @@ def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, sl
         "apptainer", "exec", "--nv", "--bind", str(run_dir),
         "--bind", f"{root}/dev/cxi0:/dev/cxi0", "--bind", f"{root}/dev/cxi1:/dev/cxi1",
         "--bind", f"{root}/opt/cray/libfabric/1.22.0:/opt/libfabric",
-        "--bind", f"{root}/usr/lib64/libcxi.so.1:/.singularity.d/libs/libcxi.so.1",
-        "--bind", f"{root}/usr/lib64/libnl-3.so.200:/.singularity.d/libs/libnl-3.so.200",
-        "--bind", f"{root}/usr/lib64/libnl-route-3.so.200:/.singularity.d/libs/libnl-route-3.so.200",
+        "--bind", f"{root}/usr/lib64/libcxi.so.1:/opt/host-fabric-libs/libcxi.so.1",
+        "--bind", f"{root}/usr/lib64/libnl-3.so.200:/opt/host-fabric-libs/libnl-3.so.200",
+        "--bind", f"{root}/usr/lib64/libnl-route-3.so.200:/opt/host-fabric-libs/libnl-route-3.so.200",
         "--bind", "/scratch", "--bind", "/data:/mnt:ro",
         str(fake_apptainer / "app.sif"),
     ]
+
+
+def test_the_sites_default_libfabric_is_bound_not_merely_the_newest(fake_apptainer: Path, slingshot_node: Path) -> None:
+    """`module load libfabric/1.20.1` puts the site's choice on LD_LIBRARY_PATH; 1.22.0 is also installed."""
+    result = run_lib(CONTAINER, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node),
+                                 "DDP_NODE_ARCH": "x86_64", "IMAGE": str(fake_apptainer / "app.sif"),
+                                 "RUN_DIR": str(fake_apptainer / "run"),
+                                 "LD_LIBRARY_PATH": f"/nowhere:{slingshot_node}/opt/cray/libfabric/1.20.1/lib64",
+                                 "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert f"{slingshot_node}/opt/cray/libfabric/1.20.1:/opt/libfabric" in result.stdout.splitlines()
 
 
 def test_infiniband_container_binds_the_verbs_devices(fake_apptainer: Path, tmp_path: Path) -> None:
@@ -242,6 +253,44 @@ def test_infiniband_container_binds_the_verbs_devices(fake_apptainer: Path, tmp_
                                  "IMAGE": str(fake_apptainer / "app.sif"), "RUN_DIR": str(tmp_path / "run"),
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert f"--bind\n{node}/dev/infiniband:/dev/infiniband\n" in result.stdout
+
+
+@pytest.fixture
+def environment_without_the_project(tmp_path: Path) -> dict[str, str]:
+    """A user's own environment: a torchrun whose interpreter is the system python, which has no `app`."""
+    bin_dir = tmp_path / "user-env"
+    bin_dir.mkdir()
+    (bin_dir / "torchrun").write_text("#!/usr/bin/python3\n# torchrun stand-in\n")
+    (bin_dir / "torchrun").chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "IMAGE": "none", "DDP_SUBMIT_DIR": str(tmp_path)}
+
+
+def test_image_none_in_an_environment_without_the_project_stops_train_with_the_fix(
+        tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
+    result = run_lib("ddp_defaults; ddp_workload train; ddp_container_cmd", environment_without_the_project,
+                     cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "test.sh: error: IMAGE=none runs /usr/bin/python3 from your environment, which cannot import this project "
+        f"(No module named 'app'); install it there (/usr/bin/python3 -m pip install -e {REPO}) or run in the "
+        "image (IMAGE=/path/to/app.sif)")
+
+
+def test_image_none_runs_your_own_script_without_the_project_and_without_the_preflight(
+        tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
+    (tmp_path / "my_train.py").touch()
+    result = run_lib('ddp_defaults; ddp_workload my_train.py 4 2; ddp_container_cmd; echo "preflight=$PREFLIGHT"',
+                     environment_without_the_project, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "no preflight: your environment's /usr/bin/python3 cannot import this project" in result.stdout
+    assert result.stdout.strip().endswith("preflight=0")
+
+
+def test_jobscripts_linked_into_your_project_still_find_the_checkout(tmp_path: Path) -> None:
+    (tmp_path / "jobscripts").symlink_to(REPO / "jobscripts")
+    result = subprocess.run(["bash", "-c", 'source jobscripts/lib.sh; echo "$DDP_REPO"'], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=30)
+    assert result.stdout.strip() == str(REPO), result.stderr
 
 
 def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) -> None:
@@ -254,26 +303,100 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
     snippet = ('ddp_defaults; ddp_workload check; DDP_NPROC=4; ddp_torchrun_cmd "${DDP_WORKLOAD[@]}"; '
                'printf "%s\\n" "${DDP_TORCHRUN[@]}"')
-    result = run_lib(snippet, {"RDZV_HOST": "10.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
+    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
-        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=10.0.0.1:29500",
+        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:20042",
         "--rdzv-id=42", "--rdzv-conf=join_timeout=60", "-m", "app.check",
     ]
 
 
-def test_the_head_nodes_fast_interface_is_the_rendezvous_address(tmp_path: Path) -> None:
-    # A stub `ip` reporting ib0; `hostname -s` says we are the head node
+@pytest.mark.parametrize(("job_id", "port"), [("42", "20042"), ("8812345", "22345"), ("12345.pbs01", "24501")])
+def test_the_rendezvous_port_comes_from_the_job_id_so_two_jobs_on_one_head_node_differ(job_id, port) -> None:
+    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
+    assert f"port={port}\n" in result.stdout, result.stderr
+    assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
+
+
+@pytest.fixture
+def head_node_bin(tmp_path: Path) -> Path:
+    """Stubs of a head node: `ip` reports ib0 (10.1.2.3) beside lo and the management eth0 (10.0.0.5),
+    `uname -n` and `hostname` say nid001000, which is not what the scheduler calls it."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "ip").write_text('#!/bin/sh\n[ "$6" = ib0 ] || exit 1\n'
-                                'echo "3: ib0    inet 10.1.2.3/16 brd 10.1.255.255 scope global ib0"\n')
-    (bin_dir / "hostname").write_text("#!/bin/sh\necho node1\n")
+    (bin_dir / "ip").write_text(
+        '#!/bin/sh\n'
+        'all="1: lo    inet 127.0.0.1/8 scope host lo\n2: eth0    inet 10.0.0.5/24 scope global eth0\n'
+        '3: ib0    inet 10.1.2.3/16 brd 10.1.255.255 scope global ib0"\n'
+        'if [ "$5" = dev ]; then printf "$all\\n" | grep " $6 " || exit 1; else printf "$all\\n"; fi\n')
+    (bin_dir / "hostname").write_text("#!/bin/sh\necho nid001000\n")
+    (bin_dir / "uname").write_text('#!/bin/sh\n[ "$1" = -n ] && echo nid001000\n')
     for stub in bin_dir.iterdir():
         stub.chmod(0o755)
-    result = run_lib("ddp_defaults; ddp_rdzv_host; echo \"host=$DDP_RDZV_HOST\"",
-                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0"})
-    assert "host=10.1.2.3\n" in result.stdout and "(ib0 of head node node1;" in result.stdout
+    return bin_dir
+
+
+def rdzv(bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
+    return run_lib('ddp_defaults; ddp_rdzv_host; echo "host=$DDP_RDZV_HOST owner=$DDP_RDZV_OWNER"',
+                   {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0", **env})
+
+
+@pytest.mark.parametrize("head", ["node1", "x1000c0s0b0n0", "nid001000.hpc.example.org"])
+def test_the_head_nodes_fast_interface_is_the_rendezvous_address_whatever_the_node_file_calls_it(
+        head_node_bin: Path, head: str) -> None:
+    """The batch script runs on the head node: its ib0 address is used and it owns the store, whether the
+    node file names it as its hostname says or not (an xname, an FQDN)."""
+    result = rdzv(head_node_bin, DDP_HEAD_NODE=head)
+    assert "host=10.1.2.3 owner=nid001000\n" in result.stdout, result.stdout + result.stderr
+    assert f"(ib0 of head node {head};" in result.stdout
+
+
+@pytest.mark.parametrize("given", ["10.1.2.3", "localhost"])
+def test_an_rdzv_host_of_the_head_node_is_hosted_there(head_node_bin: Path, given: str) -> None:
+    """The README's remedy RDZV_HOST=<address>: the head node still hosts the store (is_host=1 there)."""
+    result = rdzv(head_node_bin, RDZV_HOST=given)
+    assert f"host={given} owner=nid001000\n" in result.stdout, result.stdout + result.stderr
+
+
+def test_an_rdzv_host_no_node_owns_is_refused_before_any_rank_starts(head_node_bin: Path) -> None:
+    result = rdzv(head_node_bin, RDZV_HOST="10.9.9.9")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "test.sh: error: RDZV_HOST=10.9.9.9 is not an address of the head node nid001000, where rank 0 and the "
+        "rendezvous store run (its addresses: 127.0.0.1 10.0.0.5 10.1.2.3 ); give one of them, e.g. "
+        "RDZV_HOST=10.0.0.5, or unset RDZV_HOST to use its address on the first of RDZV_IFACES (hsn0 ib0)")
+
+
+def launcher_stub(bin_dir: Path, nodes: dict[str, str], stderr: str = "") -> Path:
+    """A launcher running its command once per (hostname, scheduler name), with `uname -n` and SLURMD_NODENAME
+    as each node would give them, after writing STDERR as srun's notices do."""
+    runs = "\n".join(f'printf "%s\\n" "{host}" >"$d/uname-n"; SLURMD_NODENAME={name} PATH="$d:$PATH" "$@"'
+                     for host, name in nodes.items())
+    script = bin_dir / "launch"
+    script.write_text(f'#!/bin/bash\nd=$(mktemp -d)\nprintf \'#!/bin/sh\\ncat %s/uname-n\\n\' "$d" >"$d/uname"\n'
+                      f'chmod +x "$d/uname"\nprintf "{stderr}" >&2\n{runs}\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_their_scheduler_names(
+        tmp_path: Path) -> None:
+    launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
+                           stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+                                  "srun: Step created for StepId=17.0\n")
+    result = run_lib(f"ddp_defaults; ddp_check_launcher {launch}; "
+                     "ddp_scheduler_node_names x1000c0s2b0n0,node1.ddp.local")
+    assert result.returncode == 0, result.stderr
+    assert "launcher check: one process on each of node1 x1000c0s2b0n0" in result.stdout
+    assert result.stdout.splitlines()[-1] == "node3,node1"
+
+
+def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: Path) -> None:
+    launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
+    result = run_lib(f"ddp_defaults; ddp_check_launcher {launch}")
+    assert result.returncode == 2
+    assert "started 1 process(es) on 1 node(s) (node1 ) but this job has 2 nodes" in result.stderr
+    assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
 
 
 @pytest.mark.parametrize(("owner", "conf"), [
@@ -444,7 +567,7 @@ def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothi
     assert result.returncode == 0, result.stderr
     assert "planning for 3 node(s) (gpu01 gpu02 gpu03; DRY_RUN_NODES) with 4 GPU(s) each" in result.stdout
     step = next(line for line in result.stdout.splitlines() if "] step: " in line)
-    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and "--rdzv-endpoint=gpu01:29500" in step
+    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and "--rdzv-endpoint=gpu01:20000" in step
     assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
     assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal
     assert list(tmp_path.iterdir()) == []  # no run directory, no stop file, no log

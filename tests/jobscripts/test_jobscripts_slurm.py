@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -26,6 +27,13 @@ PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 #: 16 steps per epoch on 4 ranks: long enough to be signalled mid-run, a few seconds of compute
 TRAIN = ["train", "train.epochs=40"]
 TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
+#: What node2 calls itself (tests/slurm/up.sh): not its Slurm name, which is what leaving it out takes
+NODE2_HOST = "x1000c0s1b0n0"
+
+
+def rdzv_port(job_id: str) -> int:
+    """The job scripts' rendezvous port: 20000 + the job id's last four digits (RDZV_PORT unset)."""
+    return 20000 + int(job_id[-4:])
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +54,7 @@ def assert_trained_on_both_nodes(job: Job, world_size: int = 4) -> dict:
     assert summary["status"] == "completed"
     assert summary["world_size"] == world_size
     manifest = json.loads((job.run_dir / "manifest.json").read_text())
-    assert manifest["hosts"] == ["node1", "node2"]
+    assert manifest["hosts"] == ["node1", NODE2_HOST]
     assert list((job.run_dir / "snapshots").glob("step-*.pt")), "no snapshot written"
     return summary
 
@@ -66,9 +74,10 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
     losses = [m["loss"] for m in uninterrupted.metrics()]
     assert summary["step"] == len(losses) == 640
     assert sum(losses[-20:]) / 20 < 0.8 * sum(losses[:20]) / 20, "loss did not decrease"
-    assert "launcher check: one process on each of node1 node2" in uninterrupted.output
+    assert f"launcher check: one process on each of node1 {NODE2_HOST}" in uninterrupted.output
     # The site twin: node1's hostname resolves to its management address, the rendezvous is on its ib0
-    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1; node1 hosts the store" in uninterrupted.output
+    assert (f"rendezvous on 10.78.0.11:{rdzv_port(uninterrupted.job_id)} (ib0 of head node node1; node1 hosts the store"
+            in uninterrupted.output)
 
 
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
@@ -119,7 +128,7 @@ def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, i
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     epochs = [line for line in job.output.splitlines() if line.startswith("epoch ")]
-    assert len(epochs) == 4 and all(line.endswith("hosts node1,node2") for line in epochs), job.output[-4000:]
+    assert len(epochs) == 4 and all(line.endswith(f"hosts node1,{NODE2_HOST}") for line in epochs), job.output[-4000:]
     assert (workdir / "snapshot.pt").exists()
 
 
@@ -159,7 +168,7 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
     for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
         assert f"setting {setting} " in job.output
-    assert "rendezvous on 10.78.0.11:29500 (ib0 of head node node1; node1 hosts the store" in job.output
+    assert f"rendezvous on 10.78.0.11:{rdzv_port(job_id)} (ib0 of head node node1; node1 hosts the store" in job.output
 
 
 def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_training(
@@ -171,8 +180,9 @@ def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_trai
                                   env={"CONFIG": "regression", **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert job.state == "FAILED", job.output[-4000:]
-    assert "FAIL    fabric: NCCL net plugin               all nodes  NCCL_NET=IB on a node without RDMA devices" in (
-        job.output)
+    # The report's columns are as wide as the longest host name (node2's is an xname)
+    assert re.search(r"FAIL +fabric: NCCL net plugin +all nodes +NCCL_NET=IB on a node without RDMA devices",
+                     job.output)
     assert job.output.strip().splitlines()[-1].startswith("mn5.sh: error: the preflight failed")
     assert not (job.run_dir / "snapshots").exists() and not (job.run_dir / "history.jsonl").exists()
 
@@ -214,7 +224,7 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
-    assert "rendezvous on 10.79.0.11:29500 (hsn0 of head node node1; node1 hosts the store" in job.output
+    assert f"rendezvous on 10.79.0.11:{rdzv_port(job_id)} (hsn0 of head node node1; node1 hosts the store" in job.output
     if image_env["IMAGE"] != "none":
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
 
@@ -280,9 +290,10 @@ def excluded_nodes(slurm_cluster: SlurmCluster, job_id: str) -> str:
 def test_a_node_the_preflight_finds_bad_is_left_out_and_the_job_finishes_on_the_other_two(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
-    # node2's ranks return wrong data in the preflight's correctness test, like a bad link or GPU
+    # node2's ranks return wrong data in the preflight's correctness test, like a bad link or GPU; the check
+    # blames the host by its hostname, and Slurm leaves out its node by the node's Slurm name
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
-                                  env={**TRAIN_ENV, **image_env, "APP_CHECK_FAULT": "corrupt@host=node2"})
+                                  env={**TRAIN_ENV, **image_env, "APP_CHECK_FAULT": f"corrupt@host={NODE2_HOST}"})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in job.output
@@ -302,15 +313,15 @@ def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to
     # Both ranks of node2 freeze (SIGSTOP) when they start step 300, like a node that went away
     job_id = slurm_cluster.submit(
         workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, "snapshot.every=100", "dist.hang_timeout_s=8",
-        env={**TRAIN_ENV, **image_env, "APP_TRAIN_FAULT": "stop@host=node2:step300"})
+        env={**TRAIN_ENV, **image_env, "APP_TRAIN_FAULT": f"stop@host={NODE2_HOST}:step300"})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
-    assert "(node2) stopped answering" in job.output
+    assert f"({NODE2_HOST}) stopped answering" in job.output
     assert excluded_nodes(slurm_cluster, job_id) == "node2"
     assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
     assert job.summary()["steps_run"] == 640 - 200  # resumed from the snapshot at step 200
     first, requeue, second = history(job)
-    assert first["hosts"] == ["node1", "node2"] and second["hosts"] == ["node1", "node3"]
+    assert first["hosts"] == ["node1", NODE2_HOST] and second["hosts"] == ["node1", "node3"]
     assert requeue["excluded"] == ["node2"] and "the workload failed" in requeue["reason"]
     assert second["start_step"] == 200 and second["previous_attempt"].startswith("requeue: the workload failed")
 
@@ -319,7 +330,8 @@ def test_a_job_that_finds_a_bad_node_every_time_stops_at_max_requeues(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, env={
-        **TRAIN_ENV, **image_env, "APP_CHECK_FAULT": "corrupt@host=node2,corrupt@host=node3", "MAX_REQUEUES": "1"})
+        **TRAIN_ENV, **image_env, "APP_CHECK_FAULT": f"corrupt@host={NODE2_HOST},corrupt@host=node3",
+        "MAX_REQUEUES": "1"})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     # The preflight step's code: torchrun's 1 for a failed worker, or 143 where srun --kill-on-bad-exit ended it
     # first (app.check's own 7 is in its report)

@@ -3,8 +3,8 @@
 #
 #   root namespace : munged and slurmctld, on bridge $SLURM_TEST_BRIDGE ($NET.1)
 #   netns sln1     : munged and slurmd -N node1 ($NET.11, own UTS namespace: hostname node1)
-#   netns sln2     : munged and slurmd -N node2 ($NET.12, own UTS namespace: hostname node2)
-#   netns sln3     : munged and slurmd -N node3 ($NET.13, hostname x1000c0s2b0n0: see below)
+#   netns sln2     : munged and slurmd -N node2 ($NET.12, hostname x1000c0s1b0n0: see below)
+#   netns sln3     : munged and slurmd -N node3 ($NET.13, own UTS namespace: hostname node3)
 #
 # SLURM_TEST_RELEASE picks the Slurm: `current` (default; tests/slurm/current-release.env, built from source
 # by tests/provision/build-slurm.sh) or `debian` (Debian's slurm-wlm 22.05, the oldest a site may run).
@@ -12,9 +12,9 @@
 # refuses every job step (a credential forwarded between nodes and decoded twice by the same munged counts
 # as a replay: slurmd logs "_verify_signature: failed decode"). Each node's munged serves the default
 # socket path inside the node's own mount namespace.
-# Node names are not always hostnames: node3's hostname is an HPE xname, x1000c0s2b0n0 (slurm.conf
-# NodeHostname; its NodeName stays node3), as where a site names its nodes in Slurm otherwise than the hosts
-# call themselves. Every node also answers to an FQDN (nodeN.ddptest.local), as PBS node files may write them.
+# Node names are not always hostnames: node2's hostname is an HPE xname, x1000c0s1b0n0 (slurm.conf
+# NodeHostname; its NodeName stays node2), as where a site names its nodes in Slurm otherwise than the hosts
+# call themselves; node2 is the node the bad-node tests blame. Every node also answers to an FQDN (nodeN.ddptest.local), as PBS node files may write them.
 #
 # A twin of the sites' networks, not only of Slurm: each node's `eth0` is the management Ethernet, and its
 # hostname resolves to that address (as on MareNostrum 5, and as Olivia's `...mgmt...` node names show
@@ -65,8 +65,8 @@ esac
 for tool in slurmctld slurmd sbatch munged ip nsenter; do
     command -v "$tool" >/dev/null || die "$tool not found; install it with: bash tests/provision/provision-slurm.sh"
 done
-# node_hostname I: what node I calls itself (node3: an xname, see above)
-node_hostname() { if (($1 == 3)); then echo x1000c0s2b0n0; else echo "node$1"; fi; }
+# node_hostname I: what node I calls itself (node2: an xname, see above)
+node_hostname() { if (($1 == 2)); then echo x1000c0s1b0n0; else echo "node$1"; fi; }
 
 mkdir -p "$BASE/ctld"
 # What down.sh needs to find this release's commands and configuration again
