@@ -72,6 +72,44 @@ def torchrun_command(nproc: int, *args: str, max_restarts: int = 0) -> list[str]
     ]
 
 
+def emulated_nodes(n: int, module: str, *args: str, env: dict[str, str],
+                   max_restarts: int = 0) -> list[subprocess.Popen]:
+    """`n` torchrun agents on this host, each standing for a node of one rank (as `srun --ntasks-per-node=1
+    torchrun` starts them), joined by a c10d rendezvous (a failed rank restarts every agent's workers).
+
+    Each agent gets its own NCCL_HOSTID: NCCL takes ranks whose host ids differ for separate hosts and joins
+    them through its network transport, so `n` ranks can share one GPU (on one host NCCL refuses two ranks
+    on one device, "Duplicate GPU detected"). On CPU (gloo) the variable is unused."""
+    endpoint = f"127.0.0.1:{free_port()}"
+    return [
+        start([sys.executable, "-m", "torch.distributed.run", f"--nnodes={n}", "--nproc-per-node=1",
+               "--rdzv-backend=c10d", f"--rdzv-endpoint={endpoint}", f"--rdzv-id=emulated-{endpoint}",
+               f"--max-restarts={max_restarts}", "-m", module, *args],
+              env={**env, "NCCL_HOSTID": f"emulated-node-{node}"})
+        for node in range(n)
+    ]
+
+
+def output_so_far(process: subprocess.Popen) -> str:
+    """What a process started by `start` has written so far (read without moving its write position)."""
+    fd = process.log.fileno()  # type: ignore[attr-defined]
+    return os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
+
+
+def finish_all(agents: list[subprocess.Popen], timeout: float = TIMEOUT_S) -> list[str]:
+    """Wait for every agent; their outputs, in order (all of them, killed, in the error when one hangs)."""
+    deadline = time.monotonic() + timeout
+    try:
+        for agent in agents:
+            agent.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        for agent in agents:
+            agent.kill()
+        logs = "\n---\n".join(finish(agent)[-6000:] for agent in agents)
+        raise AssertionError(f"agents still running after {timeout:.0f} s:\n{logs}") from None
+    return [finish(agent) for agent in agents]
+
+
 def run(
     command: list[str], env: dict[str, str] | None = None, timeout: float = TIMEOUT_S, cwd: Path | str = REPO
 ) -> subprocess.CompletedProcess:

@@ -34,7 +34,7 @@ from app.train.optim import build_optimizer, build_scheduler
 from app.train.optimizer_step import OptimizerStep
 from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan, resolve_precision
-from app.train.sharding import checkpoint_activations, shard
+from app.train.sharding import ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
 from app.train.snapshot_layout import Snapshot
 from app.train.snapshots import SnapshotManager, position_of
@@ -60,7 +60,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         return _already_complete(snapshot, run_dir, ctx)
     evaluator = _evaluator(config, workload, ctx, state.plan)  # bad input stops here, before any thread starts
     fault = faults.from_environment(os.environ, ctx.rank)
-    model, step_stats = wrap(config, ctx, state.model, sharded)
+    model, step_stats = wrap(config, ctx, state.model, workload.shard_units, sharded)
     hostnames = all_gather_strings(hostname(), ctx.device)
     outputs = open_outputs(config, ctx, run_dir, state, workload, hostnames) if ctx.is_main else None
     reports = StepReports(state.plan, ctx.device, outputs)
@@ -94,6 +94,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
 def build_model(config: Config, ctx: DistContext) -> tuple[Workload, torch.optim.Optimizer]:
     """The workload with its model on this rank's device (sharded under fsdp), and its optimizer."""
     torch.manual_seed(config.run.seed)  # model init: identical on every rank, before DDP's broadcast
+    if config.run.deterministic:
+        use_deterministic_kernels()
     workload = build_workload(config)
     model = workload.model.to(ctx.device)
     if config.train.activation_checkpointing:
@@ -130,11 +132,20 @@ def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimi
     return state, snapshot
 
 
-def wrap(config: Config, ctx: DistContext, model: torch.nn.Module,
+def use_deterministic_kernels() -> None:
+    """run.deterministic: cuBLAS needs a fixed workspace for reproducible results (CUDA's cuBLAS docs,
+    "Results reproducibility"; torch raises at the first matmul without it), set before its first use."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True)
+
+
+def wrap(config: Config, ctx: DistContext, model: torch.nn.Module, units: ShardUnits | None,
          sharded: bool) -> tuple[torch.nn.Module, StepStats]:
     """The model that runs forward/backward: DDP around it (FSDP already is: sharded in place), compiled if
     asked; and the hook that carries each step's loss and stop flag in the gradient all-reduce."""
     step_stats = StepStats(ctx.world_size)
+    if config.train.compile and config.train.compile_scope == "blocks":
+        compile_blocks(model, units)
     wrapped: torch.nn.Module = model
     if not sharded:
         wrapped = DistributedDataParallel(
@@ -143,7 +154,9 @@ def wrap(config: Config, ctx: DistContext, model: torch.nn.Module,
             gradient_as_bucket_view=True,  # gradients live in the all-reduce buckets: no copy, less memory
         )
         step_stats.attach(wrapped)
-    return (torch.compile(wrapped) if config.train.compile else wrapped), step_stats
+    if config.train.compile and config.train.compile_scope == "model":
+        wrapped = torch.compile(wrapped)
+    return wrapped, step_stats
 
 
 def open_outputs(config: Config, ctx: DistContext, run_dir: Path, state: TrainingState, workload: Workload,
@@ -158,7 +171,7 @@ def open_outputs(config: Config, ctx: DistContext, run_dir: Path, state: Trainin
         "backend %s, precision %s%s",
         config.workload.name, sum(p.numel() for p in state.model.parameters()), len(workload.dataset),
         ctx.world_size, len(set(hostnames)), start.step, plan.total_steps, ctx.device, ctx.backend,
-        plan.precision, ", compiled" if config.train.compile else "",
+        plan.precision, f", compiled ({config.train.compile_scope})" if config.train.compile else "",
     )
     return outputs
 

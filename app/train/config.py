@@ -28,6 +28,9 @@ class RunConfig:
     """Rank 0 prints a plain progress line every N optimizer steps (a progress bar instead on a terminal)."""
     progress: Literal["auto", "bar", "lines"] = "auto"
     """'bar' on a terminal, 'lines' in batch logs; 'auto' picks by whether stderr is a terminal."""
+    deterministic: bool = False
+    """GPU: deterministic kernels only (torch.use_deterministic_algorithms, CUBLAS_WORKSPACE_CONFIG=:4096:8),
+    so a resumed run ends bit-identical to an uninterrupted one there too; slower. CPU runs already are."""
     breakdown: bool = False
     """Time data loading, forward/backward, exposed communication and optimizer per step (syncs the GPU)."""
     tensorboard: bool = False
@@ -53,8 +56,9 @@ class WorkloadConfig:
 
 @dataclass
 class ModelConfig:
-    size: Literal["tiny", "small", "gpt2", "gpt2-medium"] = "tiny"
-    """GPT preset: tiny (~0.1M, CPU demo), small (~10M), gpt2 (124M), gpt2-medium (350M)."""
+    size: Literal["tiny", "small", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"] = "tiny"
+    """GPT preset: tiny (~0.1M, CPU demo), small (~10M), gpt2 (124M), gpt2-medium (350M), gpt2-large
+    (774M), gpt2-xl (1.5B)."""
     n_layer: int = 0
     """Transformer blocks; 0 takes the preset's value."""
     n_head: int = 0
@@ -145,7 +149,11 @@ class TrainConfig:
     precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
     """'auto': bf16 autocast on GPU, fp32 on CPU. 'fp16' adds a GradScaler."""
     compile: bool = False
-    """Wrap the model in torch.compile."""
+    """Compile the model with torch.compile (see train.compile_scope)."""
+    compile_scope: Literal["model", "blocks"] = "model"
+    """With train.compile: 'model' compiles the whole wrapped model (DDP: one graph per gradient bucket);
+    'blocks' compiles each transformer block in place (the workload's shard units), as torchtitan does:
+    DDP/FSDP hooks run between the compiled blocks, identical blocks compile once."""
     activation_checkpointing: bool = False
     """Keep only each transformer block's input and recompute its activations in backward: less memory for
     about a third more compute (the workload's shard units; gpt: its blocks)."""

@@ -29,8 +29,12 @@ from torch.nn.parallel import DistributedDataParallel
 
 from app.common.errors import UsageError
 
+#: The workload's blocks (Workload.shard_units): what fsdp shards, checkpointing recomputes and
+#: train.compile_scope=blocks compiles, one by one.
+ShardUnits = Callable[[nn.Module], list[nn.Module]]
 
-def shard(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None, *, reshard_after_forward: bool,
+
+def shard(model: nn.Module, units: ShardUnits | None, *, reshard_after_forward: bool,
           precision: str, device: torch.device) -> nn.Module:
     """fully_shard each unit, then the root, in place; the optimizer must be built after this."""
     if not any(p.requires_grad for p in model.parameters()):
@@ -46,7 +50,7 @@ def shard(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None
     return model
 
 
-def checkpoint_activations(model: nn.Module, units: Callable[[nn.Module], list[nn.Module]] | None) -> None:
+def checkpoint_activations(model: nn.Module, units: ShardUnits | None) -> None:
     """train.activation_checkpointing: each unit keeps only its input and runs its forward again in backward.
 
     The unit's `forward` is replaced on the instance (not wrapped in another module, as torch's
@@ -61,6 +65,18 @@ def checkpoint_activations(model: nn.Module, units: Callable[[nn.Module], list[n
 
 def _recomputed(forward: Callable[..., torch.Tensor], *args: object, **kwargs: object) -> torch.Tensor:
     return torch.utils.checkpoint.checkpoint(forward, *args, use_reentrant=False, **kwargs)
+
+
+def compile_blocks(model: nn.Module, units: ShardUnits | None) -> None:
+    """train.compile_scope=blocks: each unit compiled in place (`nn.Module.compile`: parameter names and
+    snapshots stay the plain model's), after fsdp's fully_shard and activation checkpointing, as torchtitan
+    orders them. Identical blocks share one compiled graph (dynamo treats their parameters as inputs); the
+    DDP reducer's and FSDP's hooks run between blocks, so no graph is split at gradient buckets."""
+    if units is None:
+        raise UsageError("train.compile_scope=blocks: the workload names no blocks to compile "
+                         "(Workload.shard_units); set train.compile_scope=model")
+    for unit in units(model):
+        unit.compile()
 
 
 def gradient_sync(model: nn.Module, sync: bool) -> contextlib.AbstractContextManager[None]:

@@ -38,8 +38,9 @@ FORMAT = 1
 #: Keys that may differ between a snapshot and the run that resumes it: where things go, how often they
 #: are logged or saved, and how long the run is. Any other difference changes what is trained.
 MAY_CHANGE_ON_RESUME = (
-    "run.dir", "run.log_every", "run.progress", "run.breakdown", "train.max_steps", "train.epochs",
-    "train.compile", "snapshot.every", "snapshot.keep", "snapshot.dir", "snapshot.resume", "snapshot.background",
+    "run.dir", "run.log_every", "run.progress", "run.breakdown", "run.deterministic", "train.max_steps",
+    "train.epochs", "train.compile", "train.compile_scope", "snapshot.every", "snapshot.keep", "snapshot.dir",
+    "snapshot.resume", "snapshot.background",
     "data.workers", "data.val_tokens", "data.val_tokens_file", "train.eval_every", "train.eval_steps",
     "train.activation_checkpointing", "run.tensorboard", "run.wandb_project",
     "dist.backend", "dist.timeout_s", "dist.hang_timeout_s", "dist.strategy", "dist.reshard_after_forward",

@@ -35,6 +35,8 @@ PRESETS = {
     "small": GPTShape(n_layer=6, n_head=6, n_embd=384, block_size=256, vocab_size=8192),
     "gpt2": GPTShape(n_layer=12, n_head=12, n_embd=768, block_size=1024, vocab_size=50304),
     "gpt2-medium": GPTShape(n_layer=24, n_head=16, n_embd=1024, block_size=1024, vocab_size=50304),
+    "gpt2-large": GPTShape(n_layer=36, n_head=20, n_embd=1280, block_size=1024, vocab_size=50304),
+    "gpt2-xl": GPTShape(n_layer=48, n_head=25, n_embd=1600, block_size=1024, vocab_size=50304),
 }
 
 
