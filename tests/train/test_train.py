@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -18,11 +19,14 @@ from tests.launch import (
     assert_step_times_account_for_the_run,
     children,
     clean_env,
+    emulated_nodes,
     final_state,
     finish,
+    finish_all,
     free_port,
     launcher_env,
     metrics,
+    output_so_far,
     run,
     start,
     summary,
@@ -102,6 +106,36 @@ def test_a_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tm
     assert summary(tmp_path / "killed")["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
     steps = [r["step"] for r in metrics(tmp_path / "killed")]
     assert steps == list(range(1, 91)), "metrics of redone steps must not be duplicated"
+
+
+def test_a_restart_counted_by_one_agent_only_still_resumes_bit_identical(tmp_path):
+    """torchrun's agents count restarts each for itself: the agent whose worker died counts one; an agent
+    whose worker was still running restarts it for the new round without counting (_invoke_run in
+    torch/distributed/elastic/agent/server/api.py). An NCCL rank waiting on a dead peer is still running
+    (seen on an H100, two ranks on emulated nodes): the restarted ranks then differ in
+    TORCHELASTIC_RESTART_COUNT yet must meet in one attempt. A SIGSTOPped rank stands in for it here."""
+    args = [*GPT, "train.max_steps=60", "snapshot.every=20"]
+    reference = emulated_nodes(2, "app.train", *args, f"run.dir={tmp_path / 'reference'}", env=clean_env())
+    outputs = finish_all(reference)
+    assert [a.returncode for a in reference] == [0, 0], outputs
+
+    killed = tmp_path / "killed"
+    agents = emulated_nodes(2, "app.train", *args, f"run.dir={killed}", env=clean_env(), max_restarts=1)
+    wait_for_step(killed, 30, agents[0])
+    waiting = children(agents[0].pid)[-1]
+    os.kill(waiting, signal.SIGSTOP)  # to its agent a running worker, like the NCCL rank
+    os.kill(children(agents[1].pid)[-1], signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while "will restart worker group" not in output_so_far(agents[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError):  # gone already if its agent had to kill it
+        os.kill(waiting, signal.SIGCONT)  # it goes on, finds its peer gone and is replaced by the new round
+    outputs = finish_all(agents)
+    assert [a.returncode for a in agents] == [0, 0], "\n---\n".join(o[-3000:] for o in outputs)
+    assert "will restart worker group" in outputs[0] and "Detected" in outputs[0]  # a membership change
+    assert "attempts left; will restart worker group" in outputs[1]  # a counted failure
+    assert summary(killed)["params_sha256"] == summary(tmp_path / "reference")["params_sha256"]
+    assert [r["step"] for r in metrics(killed)] == list(range(1, 61))
 
 
 def test_after_a_kill_and_restart_every_step_is_in_the_metrics_once(tmp_path):
