@@ -207,10 +207,6 @@ class Torchrun(ClusterEnvironment):
         then connects as a client: torch/distributed/rendezvous.py, `_create_c10d_store`)."""
         return self.env.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
 
-    def restart_count(self) -> int:
-        value = self.env.get("TORCHELASTIC_RESTART_COUNT", "0")
-        return int(value) if value.isdigit() else 0
-
 
 class OpenMpi(ClusterEnvironment):
     """OpenMPI's `mpirun -np N ... python -m app.train`: one process per GPU, OMPI_COMM_WORLD_* set.

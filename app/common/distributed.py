@@ -20,6 +20,7 @@ from typing import NoReturn
 import torch
 import torch.distributed as dist
 
+from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.errors import RendezvousError, UsageError
 
@@ -108,9 +109,10 @@ def store_endpoint(environment: ClusterEnvironment) -> tuple[str, int]:
 
 def _agent_store(environment: ClusterEnvironment) -> bool:
     """torchrun's agent serves the store at MASTER_PORT, and it outlives restarts: its keys are read under a
-    prefix of this attempt's own (the previous attempt's keys made restarted ranks read dead peers'
-    addresses and hang, pytorch/pytorch#135712). No port to listen on: a fixed MASTER_PORT+1 was taken by
-    another socket on the head node once in a CI run (EADDRINUSE), and the job failed."""
+    prefix of this attempt's own, agreed by the ranks (app.common.attempts: the previous attempt's keys made
+    restarted ranks read dead peers' addresses and hang, pytorch/pytorch#135712). No port to listen on: a
+    fixed MASTER_PORT+1 was taken by another socket on the head node once in a CI run (EADDRINUSE), and the
+    job failed."""
     return isinstance(environment, Torchrun) and environment.is_elastic() and environment.uses_agent_store()
 
 
@@ -129,8 +131,25 @@ def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> 
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
     if _agent_store(environment):
-        store = dist.PrefixStore(f"app/attempt-{environment.restart_count()}/", store)
+        store = dist.PrefixStore(f"app/attempt-{_agreed_attempt(store, environment, timeout_s)}/", store)
     return store
+
+
+#: The attempt this process agreed on with the other ranks, by store endpoint: agreed once, at the first
+#: connection; later ones (the hang watch's) join the same attempt.
+_AGREED: dict[str, int] = {}
+
+
+def _agreed_attempt(store: dist.Store, environment: ClusterEnvironment, timeout_s: float) -> int:
+    address, port = store_endpoint(environment)
+    endpoint = f"{address}:{port}"
+    if endpoint not in _AGREED:
+        try:
+            _AGREED[endpoint] = agree_on_attempt(store, environment.rank(), environment.world_size(), timeout_s)
+        except NoAgreement as err:
+            raise RendezvousError(_rendezvous_message(err, endpoint, environment.rank(), environment.world_size(),
+                                                      timeout_s)) from None
+    return _AGREED[endpoint]
 
 
 def open_store(environment: ClusterEnvironment, timeout_s: float = 180.0) -> dist.Store:

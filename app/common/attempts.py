@@ -1,0 +1,73 @@
+"""Which attempt of an elastic torchrun job this process belongs to, agreed by all its ranks.
+
+torchrun's agent keeps one store server for all its rounds (torch/distributed/elastic/rendezvous/
+dynamic_rendezvous.py creates it once, at the first `next_rendezvous`), so the keys of an earlier attempt
+(process-group addresses, NCCL unique ids, flight-recorder dump flags) are still there when the workers
+of the next one start: each attempt must read and write under its own prefix. TORCHELASTIC_RESTART_COUNT
+cannot name it: every agent counts for itself, and an agent whose worker was still running when another
+agent's died restarts it for the new round without counting (`_invoke_run` in
+torch/distributed/elastic/agent/server/api.py; pytorch/pytorch#108158, #135712). On an H100, a rank blocked
+in NCCL on its dead peer was such a worker: the new rank 0 read the first attempt's keys and the job hung.
+
+So the ranks agree on a number through the store itself. Rank 0, a new process in every attempt, takes
+the next number and publishes it. Every other rank answers the published number with a token of its own
+process and waits for rank 0 to echo that token: a number left by an earlier attempt's rank 0 gets no echo
+(that process is gone), so the rank reads the number again until the new one appears. Three requests per
+rank, and one wait, one multi_get and one multi_set for rank 0, whatever the world size.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import timedelta
+
+import torch.distributed as dist
+
+COUNTER = "app/attempts/counter"
+CURRENT = "app/attempts/current"
+POLL_S = 1.0  # how long a rank waits for rank 0's echo before it reads the current number again
+
+
+class NoAgreement(TimeoutError):
+    """The ranks did not agree on an attempt within the deadline (rank 0 never started, or never answered)."""
+
+
+def agree_on_attempt(store: dist.Store, rank: int, world_size: int, timeout_s: float) -> int:
+    """The attempt number every rank of this attempt gets (1 for the job's first)."""
+    return _lead(store, world_size, timeout_s) if rank == 0 else _follow(store, rank, timeout_s)
+
+
+def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
+    attempt = int(store.add(COUNTER, 1))
+    store.set(CURRENT, str(attempt))
+    answers = [f"app/attempts/{attempt}/answer/{rank}" for rank in range(1, world_size)]
+    if answers:
+        try:
+            store.wait(answers, timedelta(seconds=timeout_s))
+        except dist.DistError:
+            raise NoAgreement(f"rank 0 waited {timeout_s:.0f}s for the other ranks to join attempt {attempt}") from None
+        store.multi_set([f"app/attempts/{attempt}/echo/{rank}" for rank in range(1, world_size)],
+                        store.multi_get(answers))
+    return attempt
+
+
+def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:
+    token = uuid.uuid4().hex
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            store.wait([CURRENT], timedelta(seconds=max(0.1, deadline - time.monotonic())))
+        except dist.DistError:
+            break
+        attempt = int(store.get(CURRENT))
+        store.set(f"app/attempts/{attempt}/answer/{rank}", token)
+        echo = f"app/attempts/{attempt}/echo/{rank}"
+        try:
+            store.wait([echo], timedelta(seconds=POLL_S))
+        except dist.DistError:  # no echo yet: rank 0 still gathers, or the number is an earlier attempt's
+            continue
+        if store.get(echo).decode() == token:
+            return attempt
+        time.sleep(POLL_S)  # an earlier process of this rank was echoed: the number is an old attempt's
+    raise NoAgreement(f"rank {rank} had no answer from rank 0 within {timeout_s:.0f}s")

@@ -1,0 +1,55 @@
+"""The ranks of an elastic job agree on their attempt through one real TCPStore that outlives attempts
+(as torchrun's agent store does), whatever order the new processes start in."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import torch.distributed as dist
+
+from app.common.attempts import NoAgreement, agree_on_attempt
+from tests.launch import free_port
+
+
+@pytest.fixture
+def server():
+    port = free_port()
+    store = dist.TCPStore("127.0.0.1", port, is_master=True, wait_for_workers=False)
+    yield port
+    del store
+
+
+def client(port: int) -> dist.TCPStore:
+    return dist.TCPStore("127.0.0.1", port, is_master=False)
+
+
+def attempt_of_each_rank(port: int, world_size: int, leader_delay_s: float = 0.0) -> list[int]:
+    def one(rank: int) -> int:
+        if rank == 0:
+            time.sleep(leader_delay_s)
+        return agree_on_attempt(client(port), rank, world_size, timeout_s=20)
+
+    with ThreadPoolExecutor(world_size) as pool:
+        return list(pool.map(one, range(world_size)))
+
+
+def test_every_rank_gets_the_same_attempt_and_the_next_attempt_the_next_number(server):
+    assert attempt_of_each_rank(server, 4) == [1, 1, 1, 1]
+    assert attempt_of_each_rank(server, 4) == [2, 2, 2, 2]
+
+
+def test_ranks_that_start_before_the_new_rank_0_do_not_stay_in_the_old_attempt(server):
+    """The earlier attempt's number and echoes are in the store: followers that read them first wait for
+    an echo of their own and read again once the new rank 0 has published its number."""
+    attempt_of_each_rank(server, 3)
+    assert attempt_of_each_rank(server, 3, leader_delay_s=2.5) == [2, 2, 2]
+
+
+def test_world_of_one_and_a_missing_rank_0(server):
+    assert agree_on_attempt(client(server), 0, 1, timeout_s=5) == 1
+    started = time.monotonic()
+    with pytest.raises(NoAgreement, match="rank 1 had no answer from rank 0 within 2s"):
+        agree_on_attempt(client(server), 1, 2, timeout_s=2)  # attempt 1's rank 0 is gone and none follows
+    assert time.monotonic() - started < 6
