@@ -69,9 +69,11 @@ def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identic
     assert [r["step"] for r in metrics(tmp_path / "killed")] == list(range(1, 61))
 
 
-def test_a_sharded_snapshot_written_before_the_snapshot_manager_resumes_bit_identical(tmp_path):
+def test_a_sharded_snapshot_written_before_the_snapshot_manager_resumes_where_a_fresh_run_is(tmp_path):
     """tests/data/snapshots/fsdp-format1: written by commit 2e96edc (`--config regression dist.strategy=fsdp
-    train.max_steps=5` on 2 ranks), before one snapshot manager replaced the two checkpointers."""
+    train.max_steps=5` on 2 ranks), before one snapshot manager replaced the two checkpointers, on an AMD
+    EPYC. A CPU with other vector units (an AVX-512 Xeon) sums in another order from the first step, so the
+    resumed run is compared with a fresh one here to float tolerance, step by step, not bit for bit."""
     args = ["--config", "regression", "dist.strategy=fsdp", "train.max_steps=12"]
     shutil.copytree(REPO / "tests" / "data" / "snapshots" / "fsdp-format1", tmp_path / "resumed" / "snapshots")
     resumed = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'resumed'}"))
@@ -79,7 +81,10 @@ def test_a_sharded_snapshot_written_before_the_snapshot_manager_resumes_bit_iden
     assert "step-00000005 at step 5" in resumed.stderr
     reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'ref'}"))
     assert reference.returncode == 0, reference.stderr[-3000:]
-    assert summary(tmp_path / "resumed")["params_sha256"] == summary(tmp_path / "ref")["params_sha256"]
+    resumed_losses = [r["loss"] for r in metrics(tmp_path / "resumed")]
+    reference_losses = [r["loss"] for r in metrics(tmp_path / "ref")][5:]
+    assert len(resumed_losses) == 7
+    torch.testing.assert_close(resumed_losses, reference_losses, rtol=1e-5, atol=1e-7)
 
 
 def test_a_sharded_snapshot_written_in_the_background_holds_the_bytes_a_synchronous_one_holds(tmp_path):
