@@ -234,6 +234,20 @@ def test_a_rank_that_never_arrives_fails_the_rendezvous_with_exit_3_instead_of_h
     assert time.monotonic() - started < 30
 
 
+def test_blocks_compiled_one_by_one_train_resume_and_keep_the_plain_models_names(tmp_path):
+    """train.compile_scope=blocks compiles each block in place (torch.compile on CPU too: inductor's C++
+    backend); run.deterministic is accepted on CPU; the snapshot's keys are the uncompiled model's."""
+    args = [*GPT, "train.compile=true", "train.compile_scope=blocks", "run.deterministic=true",
+            f"run.dir={tmp_path}", "snapshot.every=10"]
+    first = run(train_command(*args, "train.max_steps=10"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "compiled (blocks)" in first.stderr
+    resumed = run(train_command(*args, "train.max_steps=20"))
+    assert resumed.returncode == 0 and "at step 10" in resumed.stderr, resumed.stderr[-3000:]
+    assert all("_orig_mod" not in key for key in final_state(tmp_path)["model"])
+    assert [r["step"] for r in metrics(tmp_path)] == list(range(1, 21))
+
+
 def test_a_users_own_workload_trains_from_an_import_path(tmp_path):
     result = run(torchrun_command(2, "workload.name=tests.data.user_workload:build", "train.epochs=3",
                                   "optim.lr=0.01", "run.log_every=1", f"run.dir={tmp_path}"))
