@@ -20,8 +20,11 @@ from app.train.sharding import local_bytes, optimizer_tensors
 
 log = logging.getLogger("app.train")
 
-#: Dense bf16 peak FLOP/s per GPU (datasheets), for model FLOPs utilisation.
-PEAK_BF16_FLOPS = {"H100": 989e12, "H200": 989e12, "GH200": 989e12, "A100": 312e12}
+#: Dense bf16 peak FLOP/s per GPU (NVIDIA's datasheets: half the sparse figure), for model FLOPs utilisation.
+#: Searched in this order in torch's device name, variants before their chip: the NVL and PCIe cards run
+#: slower clocks and power than the SXM module ("NVIDIA H100 80GB HBM3" is an SXM one).
+PEAK_BF16_FLOPS = {"GH200": 989e12, "H200 NVL": 835e12, "H200": 989e12, "H100 NVL": 835e12,
+                   "H100 PCIE": 756e12, "H100": 989e12, "A100": 312e12}
 
 
 def params_sha256(state: Mapping[str, torch.Tensor]) -> str:
@@ -110,8 +113,8 @@ def _peak_flops(ctx: DistContext) -> float | None:
 
 def peak_bf16_flops(device_name: str) -> float | None:
     """The dense bf16 peak of a GPU named `device_name` (torch.cuda.get_device_name), None when unknown."""
-    longest_first = sorted(PEAK_BF16_FLOPS.items(), key=lambda kv: -len(kv[0]))  # "GH200" before "H200"
-    return next((peak for key, peak in longest_first if key in device_name), None)
+    name = device_name.upper()
+    return next((peak for key, peak in PEAK_BF16_FLOPS.items() if key in name), None)
 
 
 def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:
