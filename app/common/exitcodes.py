@@ -20,6 +20,8 @@ WRONG_RESULTS = 5
 SLOW = 6
 #: A node check (GPU, network, fabric plugin, container, versions) failed before any collective ran.
 PREFLIGHT = 7
+#: `app.diagnose` read the logs and recognised no cause it knows.
+NOTHING_RECOGNISED = 8
 #: Stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
 PREEMPTED = 75
 
@@ -32,5 +34,6 @@ DESCRIPTIONS = {
     WRONG_RESULTS: "a collective returned wrong values",
     SLOW: "bandwidth below the required threshold",
     PREFLIGHT: "a node check failed",
+    NOTHING_RECOGNISED: "app.diagnose: no known cause in the logs",
     PREEMPTED: "stopped by a signal after writing a snapshot; requeue to resume",
 }

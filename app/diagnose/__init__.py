@@ -1,0 +1,33 @@
+"""`python -m app.diagnose LOG [LOG...]` (or `app-diagnose`): read a failed job's logs and say why it failed.
+
+    python -m app.diagnose ddp-1234.out                # the batch output of a job
+    python -m app.diagnose ddp.o15481 ddp.e15481       # PBS' output and error files, read together
+    python -m app.diagnose runs/1234                   # a run directory: summary.json, history.jsonl, *.out
+    python -m app.diagnose --list                      # the causes it recognises
+
+It reads any job's output, not only this project's: torchrun, NCCL (with or without NCCL_DEBUG=INFO),
+aws-ofi-nccl, libfabric, libibverbs, Slurm, PBS and Python tracebacks. For each cause it recognises it prints,
+most likely first, the cause in one sentence, the lines that show it (file:line) and the fix. A root cause
+ranks above its consequences (a libfabric symbol-version error above the "network AWS Libfabric not found" it
+causes; a CUDA out-of-memory above the watchdog timeouts of the ranks that waited for it).
+
+Exit codes:
+    0  a cause was recognised (exitcodes.OK)
+    8  the logs were read but nothing in them was recognised (exitcodes.NOTHING_RECOGNISED)
+    2  a log could not be read: missing, unreadable, or a directory without logs (exitcodes.USAGE); one line
+       on stderr says which and what to give instead, no traceback
+
+One source for each fix: the patterns and fixes live in app/diagnose/causes.py; fixes the project already words
+are imported from app/check/remedies.py and the fabric policy (app/common/fabric_policy.py). The README's symptom
+tables are tested against that table, not generated from it (tests/diagnose/test_readme_tables.py): every row whose
+symptom is a log line must be recognised by the rule that names it, and every command or setting quoted in the
+row's fix must appear in the rule's fix. Why tested: the README's rows are per-site prose, while a rule's fix also
+has to serve jobs that never used this project's scripts.
+
+API (no torch import; standard library and app.common only): `diagnose(paths) -> list[Finding]` and
+`diagnose_lines(lines) -> list[Finding]`; a Finding has `key`, `cause`, `fix` and `evidence` (file, line, text).
+"""
+
+from app.diagnose.core import Finding, Line, UnreadableInput, diagnose, diagnose_lines
+
+__all__ = ["Finding", "Line", "UnreadableInput", "diagnose", "diagnose_lines"]

@@ -1,0 +1,5 @@
+"""`python -m app.diagnose`: see app/diagnose/__init__.py."""
+
+from app.diagnose.cli import command
+
+command()

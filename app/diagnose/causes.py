@@ -1,0 +1,414 @@
+"""The one table of what `python -m app.diagnose` recognises: each known cause, the log lines that show it, and
+its fix.
+
+Every pattern is a message its program really prints, taken from that program's source or from logs quoted
+in public issue threads (tests/diagnose/logs/ keeps the quotes with their sources):
+
+- torch: `RendezvousTimeoutError` (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py),
+  `[Rank N] Watchdog caught collective operation timeout: WorkNCCL(...)` (ProcessGroupNCCL.cpp),
+  `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...` (c10/cuda/CUDACachingAllocator.cpp);
+- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc),
+  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc), `Using network Socket`,
+  `via NET/Socket/0`, `NET/IB : No device found`;
+- aws-ofi-nccl 1.18.0: `NET/OFI Selected provider is cxi` (src/nccl_ofi_net.cpp), `OFI fi_getinfo() call
+  failed: No data available` (src/nccl_ofi_rdma.cpp);
+- libfabric 1.22.0: `fi_getinfo: provider efa output empty list` (src/fabric.c);
+- glibc's loader: ``version `FABRIC_1.8' not found (required by .../libnccl-net.so)``;
+- libibverbs: `libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0`;
+- Slurm 25.11.7: `*** JOB 12 ON node1 CANCELLED AT ... DUE TO TIME LIMIT ***` and `... DUE TO NODE FAILURE, SEE
+  SLURMCTLD LOG FOR DETAILS ***` (src/slurmd/slurmstepd/req.c), `srun: error: Node failure on node1`
+  (src/srun/allocate.c), `Invalid generic resource (gres) specification`, `Invalid qos specification`,
+  `Invalid account or account/partition combination specified` (src/common/slurm_errno.c);
+- PBS Pro / OpenPBS: `=>> PBS: job killed: walltime 7230 exceeded limit 7200`;
+- this project: the job scripts' `<script>: error: ...` lines (jobscripts/lib.sh `ddp_die`), app.check's
+  `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
+  `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
+
+Fixes are written here once. Where the project already words one (app/check/remedies.py, the fabric policy's
+values through app/common/fabric_policy.py) it is imported, not retyped. The README's symptom tables are tested
+against this table (tests/diagnose/test_readme_tables.py): each README row whose symptom is a log line names,
+in `readme`, the rule that must recognise it, and every command or setting the README's fix column quotes must
+appear in that rule's fix. Tested rather than generated, because the README's rows are prose written per site
+(MareNostrum 5, any Slurm, GH200 on PBS), while a rule's fix must also serve logs of jobs that never used this
+project's scripts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.check import remedies
+from app.common import fabric_policy as policy
+
+
+class LogView:
+    """The whole of what was read, for rules whose meaning depends on other lines (which fabric, how many nodes)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self._joined = "\n".join(texts)
+
+    def has(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> bool:
+        return re.search(pattern, self._joined, flags) is not None
+
+    def all(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> list[re.Match[str]]:
+        return list(re.finditer(pattern, self._joined, flags))
+
+
+@dataclass(frozen=True)
+class Cause:
+    key: str
+    """A short name, stable for tests and scripts (`--list` shows them)."""
+    cause: str
+    """The cause in one sentence; `{name}` fields are filled from the first matching line's named groups."""
+    fix: str
+    """What to change: the setting, the command, or the job-script option."""
+    patterns: tuple[str, ...]
+    """Regular expressions (searched, case-sensitive) for the lines that show the cause."""
+    weight: int
+    """Order among the findings of one log: a root cause outranks its consequences (higher first)."""
+    applies: Callable[[LogView], bool] | None = None
+    """A condition on the whole log, for lines that mean this cause only in some contexts."""
+    readme: tuple[str, ...] = field(default=())
+    """Text of the README symptom cells (the `| symptom | cause | fix |` tables) this rule answers."""
+    context: tuple[str, ...] = field(default=())
+    """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
+
+
+# --- the context the conditional rules read ------------------------------------------------------------------
+
+_SLINGSHOT = r"/dev/cxi|\bcxi\d|provider is cxi|\bhsn\d|slingshot|\.cray\.com|/opt/cray/"
+_FAST_FABRIC = (r"\bmlx5_\d|\bhsn\d|/dev/cxi|provider is cxi|\bib\d\b|/dev/infiniband"
+                r"|NCCL_SOCKET_IFNAME=(?:hsn|ib)|slingshot|infiniband")
+# A launcher that starts one process per node, with torchrun on the same line (or this project's launcher check).
+_PER_NODE_LAUNCH = (r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b[^\n]*\btorchrun\b"
+                    r"|launcher check: one process on each")
+
+
+_NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
+               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
+
+
+#: The same, for counts above one: the lines quoted as context.
+_NODE_COUNT_MULTI = _NODE_COUNT.replace(r"(\d+)", r"([2-9]|[1-9]\d+)\b")
+
+
+def _multi_node(log: LogView) -> bool:
+    """The job had more than one node: torchrun's --nnodes, a node count the job printed, PBS select=, Slurm's."""
+    counts = []
+    for match in log.all(_NODE_COUNT):
+        counts += [int(g) for g in match.groups() if g]
+    return any(n > 1 for n in counts)
+
+
+def _one_launcher(log: LogView) -> bool:
+    return _multi_node(log) and not log.has(_PER_NODE_LAUNCH)
+
+
+def _rendezvous_unreachable(log: LogView) -> bool:
+    return not _one_launcher(log)
+
+
+def _socket_instead_of_fabric(log: LogView) -> bool:
+    inter_node = log.has(r"via NET/Socket") or _multi_node(log)
+    return inter_node and log.has(_FAST_FABRIC) and not log.has(r"NCCL_NET=Socket|FABRIC=none")
+
+
+# --- fixes -------------------------------------------------------------------------------------------------
+
+_ONE_TORCHRUN_PER_NODE = (
+    "start one torchrun per node, not one in the batch script (which runs on the first node only): PBS "
+    "`mpiexec -n NNODES --ppn 1 torchrun ...` (Cray PALS) or `pbsdsh`, Slurm `srun --ntasks-per-node=1 torchrun ...`; "
+    "this project's jobscripts/gh200-pbs.sh and slurm.sh do it, and stop in seconds with `the launcher started 1 "
+    "process(es) on 1 node(s) ... needs exactly one torchrun per node` if a launcher does not. Also: "
+    f"{remedies.STORE}"
+)
+_SOCKET_FIX = (
+    "make NCCL use the fabric: InfiniBand "
+    f"`{policy.export_line('infiniband', 'NCCL_IB_DISABLE', 'NCCL_IB_HCA', 'NCCL_NET', 'NCCL_SOCKET_IFNAME')}` "
+    "(libibverbs and libmlx5 in the image); Slingshot "
+    f"`{policy.export_line('slingshot', 'NCCL_NET', 'FI_PROVIDER', 'NCCL_SOCKET_IFNAME')}` (aws-ofi-nccl on "
+    "LD_LIBRARY_PATH); NCCL_NET makes a missing transport fail at start instead of falling back to TCP. "
+    "`python -m app.check` names the transport per node pair"
+)
+
+CAUSES: tuple[Cause, ...] = (
+    # --- the scheduler refused the job: nothing ran -----------------------------------------------------
+    Cause(
+        "slurm-gres",
+        "Slurm refused the GPU request: the GRES name or count is not what the partition's nodes have",
+        "ask for GPUs as the site names them (`sinfo -o '%P %G'` lists each partition's GRES), e.g. "
+        "`--gres=gpu:4` on MareNostrum 5 ACC, no more per node than a node has; a CPU partition takes no GRES",
+        (r"Invalid generic resource \(gres\) specification",),
+        100,
+    ),
+    Cause(
+        "slurm-qos-account",
+        "Slurm refused the job's QOS or account: it is not one this user may submit to",
+        "submit with your project and a QOS it may use: `-A` with your project and `-q` with its QOS (MareNostrum 5: "
+        "`-q acc_debug`); `sacctmgr show assoc user=$USER format=account,partition,qos` lists them",
+        (r"Invalid qos specification", r"Invalid account or account/partition combination specified",
+         r"Invalid account"),
+        100,
+        readme=("Invalid qos specification",),
+    ),
+    # --- the software cannot run on this node ---------------------------------------------------------
+    Cause(
+        "image-arch",
+        "the container image (or a binary in it) is for another CPU architecture: an x86_64 image on an aarch64 "
+        "(GH200) node",
+        "build or pull the image for the node: `make image ARCH=aarch64` on GH200 (`uname -m` on a compute node "
+        "says which); the job scripts refuse a mismatched image before starting it",
+        (r"(?i)exec format error", r"is built for (?P<image>\S+) but this node is (?P<node>\w+)"),
+        96,
+        readme=("exec format error",),
+    ),
+    Cause(
+        "libfabric-abi",
+        "the NCCL network plugin (aws-ofi-nccl) was linked against a newer libfabric than the one it loads: the "
+        "host's libfabric lacks symbol version {abi}",
+        "use a plugin built against the host's libfabric or an older one (this project's image links libfabric "
+        "1.22.0, which needs nothing newer than FABRIC_1.7), or bind a host libfabric that new enough: "
+        "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
+        95,
+    ),
+    Cause(
+        "efa-on-slingshot",
+        "FI_PROVIDER=efa selects AWS's EFA provider, which does not exist on this HPE Slingshot (cxi) system: "
+        "libfabric then offers no provider and the NCCL plugin cannot use the network",
+        f"unset `FI_PROVIDER`, or set it for Slingshot: `{policy.export_line('slingshot', 'FI_PROVIDER')}` "
+        "(this project's policy sets `cxi`)",
+        (r"FI_PROVIDER=[\"']?efa\b", r"FI_PROVIDER=efa is AWS's provider",
+         r"fi_getinfo: provider efa output empty list"),
+        90,
+        applies=lambda log: log.has(_SLINGSHOT) or log.has(r"FI_PROVIDER=efa is AWS's provider"),
+        context=(_SLINGSHOT,),
+        readme=("FI_PROVIDER=efa is AWS's provider",),
+    ),
+    Cause(
+        "no-ofi-plugin",
+        "NCCL was told to use the libfabric plugin (NCCL_NET=\"AWS Libfabric\") but could not load aws-ofi-nccl "
+        "(not on the library path, or it cannot load its libfabric)",
+        "use the project's aarch64 image (it carries aws-ofi-nccl); otherwise put libnccl-net.so on "
+        "LD_LIBRARY_PATH (CSCS uenvs: `module load aws-ofi-nccl`); with a host libfabric check "
+        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads",
+        (r"network AWS Libfabric not found",),
+        86,
+        readme=("network AWS Libfabric not found",),
+    ),
+    Cause(
+        "no-ib-network",
+        "NCCL was told to use InfiniBand (NCCL_NET=IB) but found no usable IB device: no HCA in these nodes, or no "
+        "libibverbs/libmlx5 in the image",
+        "check the partition (ACC); rebuild the image with rdma-core (libibverbs + libmlx5); in a container the "
+        "/dev/infiniband devices must be visible",
+        (r"NCCL WARN.*network IB not found",),
+        86,
+        readme=("network IB not found",),
+    ),
+    Cause(
+        "no-verbs-driver",
+        "libibverbs found the HCA but no userspace driver for it (libmlx5 from rdma-core missing): NCCL cannot use "
+        "InfiniBand and falls back to TCP or fails",
+        "rebuild the image (`make image`: it installs rdma-core's ibverbs-providers); elsewhere install "
+        "ibverbs-providers/libmlx5 in the image or environment",
+        (r"libibverbs: Warning: no userspace device-specific driver found",),
+        84,
+        readme=("no userspace device-specific driver found",),
+    ),
+    Cause(
+        "no-fabric-provider",
+        "libfabric found no usable provider: no cxi provider in the libfabric that was loaded, or no /dev/cxi* "
+        "(Slingshot) or EFA device visible",
+        "bind the site's libfabric: `HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`; run on Slingshot nodes; in a "
+        "container bind each /dev/cxi*; `fi_info -p cxi` on the node lists the provider",
+        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available"),
+        82,
+        readme=("fi_getinfo: -61",),
+    ),
+    # --- the ranks never met ----------------------------------------------------------------------------
+    Cause(
+        "launcher-one-node",
+        "the launcher started too few processes: {started} process(es) on {nodes} node(s) where the job needs "
+        "one torchrun per node",
+        "use the job script's own launcher line (PBS: `mpiexec -n NNODES --ppn 1`; Slurm: "
+        "`srun --ntasks-per-node=1`); a wrapper that changed it runs torchrun on one node only; use the script's "
+        "own srun line",
+        (r"launcher\b.*?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
+        93,
+        readme=("started 1 process(es) on 1 node(s)",),
+    ),
+    Cause(
+        "rendezvous-one-node",
+        "torchrun was started on one node only: the job has several nodes, but the batch script (which runs on "
+        "the first node) starts torchrun itself, so the rendezvous waits for the other nodes until it times out",
+        _ONE_TORCHRUN_PER_NODE,
+        (r"RendezvousTimeoutError",),
+        92,
+        applies=_one_launcher,
+        readme=("after 10 min (the EAP tutorial)",),
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "rendezvous-unreachable",
+        "the rendezvous timed out: a node's torchrun could not reach the head node's rendezvous port, or was "
+        "never started there",
+        "open `RDZV_PORT` between nodes, or set `RDZV_HOST`/`RDZV_IFACES` to a reachable network (plain torchrun: "
+        "`--rdzv_endpoint` on an address every node reaches, e.g. the head's hsn0/ib0 address); make sure a "
+        "torchrun runs on every node",
+        (r"RendezvousTimeoutError",),
+        70,
+        applies=_rendezvous_unreachable,
+        readme=("RDZV_JOIN_TIMEOUT_S",),
+    ),
+    Cause(
+        "rendezvous-connect",
+        "torchrun could not connect to the rendezvous store at --rdzv_endpoint (nothing listens there yet, a "
+        "firewall, or an address other nodes cannot reach)",
+        f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
+        "is open",
+        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to"),
+        68,
+    ),
+    Cause(
+        "nccl-connect",
+        "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
+        "NCCL chose",
+        remedies.PROCESS_GROUP,
+        (r"NCCL WARN:? (?:.*)?Connect to \S+ failed",),
+        66,
+    ),
+    Cause(
+        "duplicate-gpu",
+        "two ranks use the same GPU (NCCL: rank {a} and rank {b} both on CUDA device {device}): each process must "
+        "select its own GPU",
+        "call `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; do not hard-code "
+        "a device or set CUDA_VISIBLE_DEVICES to one GPU for every task; with srun one task per GPU use "
+        "`--gpus-per-task=1` or `--gpu-bind`; this project's app.train picks the GPU from the local rank",
+        (r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<device>\w+)",),
+        90,
+    ),
+    # --- the run died while training ------------------------------------------------------------------------
+    Cause(
+        "hang-named",
+        "the hang watchdog named who held the job up: {who}",
+        remedies.TIMEOUT + "; the job scripts leave the node out and requeue (nodes-to-exclude.txt)",
+        (r"hang: (?P<who>.+?); no progress for",),
+        88,
+    ),
+    Cause(
+        "check-verdict",
+        "app.check failed: {what}",
+        "{fix}",
+        (r"VERDICT: FAIL \([^)]*\): (?P<what>.+?)\. Fix: (?P<fix>.+?)\. exit code \d+",),
+        87,
+    ),
+    Cause(
+        "gave-up",
+        "the job scripts stopped requeueing: a bad node was found on every attempt (MAX_REQUEUES reached)",
+        "read the reasons in the run directory's history.jsonl, report the nodes to the admins, and resubmit with "
+        "them excluded (`--exclude=`); raise `MAX_REQUEUES` to allow more attempts",
+        (r"\"event\": \"gave-up\"",),
+        86,
+    ),
+    Cause(
+        "cuda-oom",
+        "a rank ran out of GPU memory (CUDA out of memory); the other ranks then wait for it",
+        "lower the per-GPU batch size, train in bf16, or shard parameters and optimizer state (FSDP); check with "
+        "`nvidia-smi` that no other process holds the GPU; for fragmentation "
+        "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`",
+        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError"),
+        80,
+    ),
+    Cause(
+        "node-failure",
+        "a node of the job failed (Slurm NODE_FAIL): the scheduler cancelled the job",
+        "resubmit without the node (`sbatch --exclude=NODE`) and report it to the admins; the project's job "
+        "scripts resume from the last snapshot (`RUN_DIR=runs/<jobid>`)",
+        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S+", r"\bNODE_FAIL\b"),
+        78,
+    ),
+    Cause(
+        "nccl-watchdog",
+        "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
+        "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
+        f"{remedies.TIMEOUT}; move the data to fast scratch and give the DataLoader more workers with "
+        "`pin_memory=True`; `TORCH_NCCL_TRACE_BUFFER_SIZE` and `NCCL_DEBUG=INFO` say which collective",
+        (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
+        60,
+    ),
+    Cause(
+        "walltime",
+        "the scheduler killed the job at its time limit",
+        "ask for more time (Slurm `--time`, PBS `-l walltime=`), or let the job snapshot before the limit and "
+        "resume: the project's job scripts do it (PBS: `-v WALLTIME_S=7200` when `qstat -f` does not say the "
+        "walltime) and resume from `RUN_DIR=runs/<jobid>`",
+        (r"DUE TO TIME LIMIT", r"PBS: job killed: walltime \d+ exceeded limit \d+"),
+        58,
+    ),
+    Cause(
+        "socket-not-fabric",
+        "NCCL sends inter-node traffic over TCP sockets (NET/Socket, often the management Ethernet) although the "
+        "nodes have InfiniBand or Slingshot: the fast transport was not found or not selected",
+        _SOCKET_FIX,
+        (r"Using network Socket", r"via NET/Socket", r"NET/Socket : Using"),
+        64,
+        applies=_socket_instead_of_fabric,
+        context=(_FAST_FABRIC,),
+    ),
+    # --- this project's job scripts, said in their own words ----------------------------------------------
+    Cause(
+        "no-image",
+        "the job found no container image at the path it was given",
+        "copy the image to the submit directory as app.sif or point at it: "
+        "`--export=ALL,IMAGE=/gpfs/.../app.sif` (PBS: `-v IMAGE=...`); build it with `make image`",
+        (r"image \S+ not found",),
+        75,
+        readme=("image .../app.sif not found",),
+    ),
+    Cause(
+        "no-apptainer",
+        "neither apptainer nor singularity is on the job's PATH",
+        "`module load singularity` before `sbatch` (the job inherits it), or set `APPTAINER=/path/to/apptainer`",
+        (r"(?:apptainer|singularity) not found in PATH",),
+        75,
+        readme=("singularity not found in PATH",),
+    ),
+    Cause(
+        "no-gpus",
+        "the job has no GPUs, so the script cannot tell how many processes to start per node",
+        "keep `--gres=gpu:4` (PBS `ngpus=4`), or set `GPUS_PER_NODE=N`",
+        (r"cannot tell how many processes to start per node",),
+        75,
+        readme=("cannot tell how many processes to start per node",),
+    ),
+    Cause(
+        "no-torchrun",
+        "the job's environment has no torchrun (IMAGE=none uses the host's Python environment)",
+        "`source .venv/bin/activate` before `sbatch` (the job inherits it), or use the image (`IMAGE=/path/app.sif`)",
+        (r"torchrun (?:is )?not in PATH",),
+        75,
+        readme=("torchrun is not in PATH",),
+    ),
+    Cause(
+        "resubmit-defaults",
+        "the walltime chain resubmitted the job with the script's #PBS defaults only: `qstat -f` said nothing "
+        "about this job's options",
+        "resubmit by hand with your `-A -q -l` options; `RUN_DIR=runs/<jobid>` resumes the run",
+        (r"resubmitting with the script's #PBS defaults only",),
+        55,
+        readme=("resubmitting with the script's #PBS defaults only",),
+    ),
+    Cause(
+        "job-script-error",
+        "the job script stopped: {message}",
+        "the message gives the fix; see also the README's table for {script}",
+        (r"^(?:\S+ )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.+)$",),
+        50,
+    ),
+)
+
+BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -1,0 +1,54 @@
+"""The command line of `python -m app.diagnose` and `app-diagnose`; see app/diagnose/__init__.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from app.common import exitcodes
+from app.diagnose.causes import CAUSES
+from app.diagnose.core import UnreadableInput, diagnose_lines, format_findings, read_inputs
+
+#: A cause was recognised (the report is on stdout).
+FOUND = exitcodes.OK
+#: The logs were read but show no cause this tool knows.
+NOTHING_RECOGNISED = exitcodes.NOTHING_RECOGNISED
+#: A path could not be read (missing, unreadable, an empty directory): exitcodes.USAGE, as for every entry point.
+UNREADABLE = exitcodes.USAGE
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m app.diagnose",
+        description="Read a failed job's logs and name the cause and its fix, most likely first.",
+        epilog=f"exit codes: {FOUND} cause found, {NOTHING_RECOGNISED} nothing recognised, "
+               f"{UNREADABLE} a log could not be read",
+    )
+    parser.add_argument("logs", nargs="*", metavar="LOG",
+                        help="a job's output (ddp-<jobid>.out, ddp.o<jobid>, slurm-<jobid>.out) or a run directory")
+    parser.add_argument("--list", action="store_true", help="list the causes it recognises and exit")
+    args = parser.parse_args(argv)
+    if not args.logs and not args.list:
+        parser.error("give at least one LOG, e.g. python -m app.diagnose ddp-1234.out runs/1234")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        for cause in CAUSES:
+            print(f"{cause.key:<24} {cause.cause}")
+        return FOUND
+    try:
+        lines = read_inputs(args.logs)
+    except UnreadableInput as error:
+        print(f"app.diagnose: error: {error}", file=sys.stderr)
+        return UNREADABLE
+    findings = diagnose_lines(lines)
+    print(format_findings(findings, len(lines), args.logs))
+    return FOUND if findings else NOTHING_RECOGNISED
+
+
+def command() -> None:
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""app.diagnose on real failure logs: the seeds' outputs, logs quoted in public issue threads (each file in
+logs/ starts with a `# source:` line), the messages of Slurm's and this project's sources, and unrelated logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.diagnose import Line, diagnose, diagnose_lines
+from app.diagnose.causes import CAUSES
+from app.diagnose.cli import FOUND, NOTHING_RECOGNISED, UNREADABLE, main
+
+LOGS = Path(__file__).with_name("logs")
+REPO = Path(__file__).resolve().parents[2]
+
+# (log, the cause its thread or seed established, first)
+ESTABLISHED = [
+    ("seed004-eap-one-torchrun.log", "rendezvous-one-node"),
+    ("seed004-aws-ofi-efa.log", "rendezvous-one-node"),
+    ("seed000-mn5-watchdog.log", "nccl-watchdog"),
+    ("seed000-mn5-connect.log", "nccl-connect"),
+    ("pytorch-118369-watchdog.log", "nccl-watchdog"),
+    ("torchtitan-1224-duplicate-gpu.log", "duplicate-gpu"),
+    ("pytorch-107021-rendezvous-connect.log", "rendezvous-connect"),
+    ("pytorch-18853-oom.log", "cuda-oom"),
+    ("libfabric-975-verbs-driver.log", "no-verbs-driver"),
+    ("aws-ofi-nccl-1020-no-devices.log", "no-fabric-provider"),
+    ("awsome-292-fabric-abi.log", "libfabric-abi"),
+    ("cscs-no-ofi-plugin.log", "no-ofi-plugin"),
+    ("kokoro-401-exec-format.log", "image-arch"),
+    ("metacentrum-pbs-walltime.log", "walltime"),
+    ("slurm-time-limit.log", "walltime"),
+    ("slurm-node-failure.log", "node-failure"),
+    ("sbatch-gres.log", "slurm-gres"),
+    ("sbatch-qos.log", "slurm-qos-account"),
+    ("project-launcher-count.log", "launcher-one-node"),
+    ("project-check-verdict.log", "check-verdict"),
+    ("run-hung", "hang-named"),
+]
+
+
+@pytest.mark.parametrize(("log", "cause"), ESTABLISHED)
+def test_each_log_is_diagnosed_with_the_cause_its_source_established(log: str, cause: str) -> None:
+    findings = diagnose([LOGS / log])
+    assert findings, f"{log}: nothing recognised"
+    assert findings[0].key == cause, [f.key for f in findings]
+
+
+def test_every_test_log_cites_its_source() -> None:
+    for path in LOGS.glob("*.log"):
+        assert path.read_text().startswith("# source: "), path
+
+
+@pytest.mark.parametrize("log", ["unrelated-gcc.log", "unrelated-training.log"])
+def test_unrelated_logs_are_not_recognised(log: str) -> None:
+    assert diagnose([LOGS / log]) == []
+
+
+@pytest.mark.parametrize("log", ["h200-one-gpu-2.28.9.log", "ib-two-nodes.log", "slingshot-ofi.log",
+                                 "hpcx-ibext-nvls.log"])
+def test_healthy_nccl_logs_are_not_recognised(log: str) -> None:
+    assert diagnose([REPO / "tests/data/check/nccl" / log]) == []
+
+
+def test_seed_004_names_the_one_node_torchrun_first_and_the_efa_provider_after() -> None:
+    seed = Path("/work/shared/seeds/004_a986113bada6d445.txt")
+    paths = [seed] if seed.exists() else [LOGS / "seed004-aws-ofi-efa.log"]
+    keys = [f.key for f in diagnose(paths)]
+    assert keys[0] == "rendezvous-one-node"
+    assert "efa-on-slingshot" in keys
+
+
+def test_rendezvous_timeout_with_a_torchrun_on_every_node_blames_the_network_not_the_launcher() -> None:
+    lines = ["srun --ntasks-per-node=1 torchrun --nnodes=2 --nproc_per_node=4 train.py",
+             "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"]
+    assert [f.key for f in diagnose_lines(lines)] == ["rendezvous-unreachable"]
+
+
+def test_socket_transport_counts_only_where_the_nodes_have_a_fabric() -> None:
+    assert "socket-not-fabric" in [f.key for f in diagnose([REPO / "tests/data/check/nccl/socket-fallback.log"])]
+    ethernet_only = ["gpu01:31:301 [0] NCCL INFO NET/Socket : Using [0]eth0:192.168.1.11<0>",
+                     "gpu01:31:301 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/Socket/0"]
+    assert diagnose_lines(ethernet_only) == []
+
+
+def test_efa_counts_only_on_slingshot() -> None:
+    aws = ["libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list"]
+    assert "efa-on-slingshot" not in [f.key for f in diagnose_lines(aws)]
+
+
+def test_a_root_cause_ranks_above_its_consequence() -> None:
+    lines = ["[0] NCCL INFO NET/Plugin : dlerror=/opt/cray/libfabric/1.22.0/lib64/libfabric.so.1: version "
+             "`FABRIC_1.8' not found (required by /opt/aws-ofi-nccl/lib/libnccl-net.so)",
+             "nid001:1:2 [0] net.cc:626 NCCL WARN Error: network AWS Libfabric not found."]
+    assert [f.key for f in diagnose_lines(lines)] == ["libfabric-abi", "no-ofi-plugin"]
+
+
+def test_a_finding_quotes_file_and_line_and_fills_in_the_message() -> None:
+    [finding] = diagnose([LOGS / "torchtitan-1224-duplicate-gpu.log"])
+    assert "rank 0 and rank 1 both on CUDA device 6000" in finding.cause
+    assert finding.evidence[0] == Line(str(LOGS / "torchtitan-1224-duplicate-gpu.log"), 5,
+                                       "[rank2]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000")
+
+
+def test_cause_keys_are_unique() -> None:
+    assert len({c.key for c in CAUSES}) == len(CAUSES)
+
+
+def test_exit_codes_found_nothing_and_unreadable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main([str(LOGS / "sbatch-gres.log")]) == FOUND == 0
+    assert main([str(LOGS / "unrelated-gcc.log")]) == NOTHING_RECOGNISED
+    assert "nothing recognised" in capsys.readouterr().out
+    assert main([str(tmp_path / "ddp-1.out")]) == UNREADABLE == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot read" in err and "Traceback" not in err
+    assert main([str(tmp_path)]) == UNREADABLE
+
+
+def test_the_report_gives_cause_lines_and_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    main([str(LOGS / "seed004-eap-one-torchrun.log")])
+    out = capsys.readouterr().out
+    assert out.startswith("1. torchrun was started on one node only")
+    assert "seed004-eap-one-torchrun.log:28: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError" in out
+    assert "fix: start one torchrun per node" in out
