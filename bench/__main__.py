@@ -16,6 +16,7 @@ from bench import (
     container_overhead,
     fsdp,
     gpu_train,
+    jobscripts_scale,
     kill_resume,
     snapshot_blocking,
     trainer_throughput,
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= watchdog_scale.main(markdown)
+    status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)

@@ -47,9 +47,14 @@ ddp_slurm_main() {
         srun)
             launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks=$((DDP_NNODES * DDP_NPROC))
                 --ntasks-per-node="$DDP_NPROC")
-            # The node's CPUs shared out among its tasks
-            [[ -n ${SLURM_CPUS_PER_TASK:-} ]] &&
-                launcher+=(--cpus-per-task=$((SLURM_CPUS_PER_TASK / DDP_NPROC > 0 ? SLURM_CPUS_PER_TASK / DDP_NPROC : 1)))
+            # The node's CPUs shared out among its tasks: all the job has there (SLURM_CPUS_ON_NODE), not one
+            # task's share, which is a quarter of it when the job asked for --ntasks-per-node=4
+            # --cpus-per-task=20 (SLURM_TASKS_PER_NODE=4(x1024)): 20 / 4 would leave 60 of 80 CPUs idle.
+            if [[ -n ${SLURM_CPUS_PER_TASK:-} ]]; then
+                local node_cpus=$SLURM_CPUS_PER_TASK
+                [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && node_cpus=$SLURM_CPUS_ON_NODE
+                launcher+=(--cpus-per-task=$((node_cpus / DDP_NPROC > 0 ? node_cpus / DDP_NPROC : 1)))
+            fi
             # Fewer CPUs than tasks (no CPU request: one per node, ddp_cpus_per_node_check warns): srun would
             # refuse the step ("More processors requested than permitted"); --overcommit lets the tasks share
             # them, as torchrun's workers do.

@@ -340,34 +340,69 @@ ddp_print_cmd() {
 # shown only when the check fails. Each node's report also gives its scheduler name beside its hostname
 # (Slurm: SLURMD_NODENAME, the name slurmd was started as): the names the nodes call themselves are what
 # app.check and the trainer write into nodes-to-exclude.txt -> DDP_SCHEDULER_NAME_OF[HOSTNAME].
+# A failure names the nodes without a process (or with two) among DDP_NODES, by short name: at 1024 nodes
+# the 1023 that answered are no help. Cost: one launch, then O(N) in bash without a process per node.
 declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local -a hosts=()
-    local out errors rc=0 errors_file marker=ddp-launch-check line host name distinct
+    local out errors rc=0 errors_file marker=ddp-launch-check line host name started=0
+    local -A per_node=()
     errors_file=$(mktemp)
     # shellcheck disable=SC2016  # expanded on each node
     out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:-}"' "$marker" 2>"$errors_file") || rc=$?
-    errors=$(tr '\n' ' ' <"$errors_file")
+    errors=$(ddp_first_lines 10 <"$errors_file" | tr '\n' ' ')
     rm -f "$errors_file"
     ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
-        "said: ${errors:-nothing} $(tr '\n' ' ' <<<"$out")"
+        "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
     DDP_SCHEDULER_NAME_OF=()
     while read -r line host name; do
         [[ $line == "$marker" && -n $host ]] || continue
-        hosts+=("$host")
+        ((++started))
         DDP_SCHEDULER_NAME_OF[$host]=${name:-$host}
+        name=${name:-$host}
+        per_node[${name%%.*}]=$((${per_node[${name%%.*}]:-0} + 1))
     done <<<"$out"
-    distinct=$(printf '%s\n' "${hosts[@]}" | sort -u | grep -c . || true)
-    if ((${#hosts[@]} != DDP_NNODES || distinct != DDP_NNODES)); then
-        ddp_die "the launcher started ${#hosts[@]} process(es) on $distinct node(s) ($(printf '%s\n' "${hosts[@]}" |
-            sort | tr '\n' ' '))" \
-            "but this job has $DDP_NNODES nodes and needs exactly one torchrun per node, else the rendezvous" \
-            "waits for the missing nodes until it times out; the launcher was: $(printf '%q ' "$@")" \
-            "(PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
+    if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then
+        ddp_die "the launcher started $started process(es) on ${#per_node[@]} node(s)" \
+            "($(ddp_launch_gaps per_node)) but this job has $DDP_NNODES nodes and needs exactly one torchrun per" \
+            "node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
+            "$(printf '%q ' "$@") (PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
     fi
-    ddp_log "launcher check: one process on each of $(printf '%s\n' "${hosts[@]}" | sort | tr '\n' ' ')"
+    if ((DDP_NNODES <= 16)); then
+        ddp_log "launcher check: one process on each of $(printf '%s\n' "${!DDP_SCHEDULER_NAME_OF[@]}" | sort | tr '\n' ' ')"
+    else
+        ddp_log "launcher check: one process on each of the $DDP_NNODES nodes"
+    fi
 }
+
+# ddp_launch_gaps COUNTS: what the launcher check saw wrong, from COUNTS (the name of an associative array:
+# short node name -> processes): the nodes of DDP_NODES with none, those with more than one (16 of each at
+# most, then how many). Without DDP_NODES, or where the nodes call themselves otherwise than the node list
+# does (PBS node files of xnames), the processes' own hostnames instead.
+ddp_launch_gaps() {
+    local -n counts=$1
+    local node
+    local -a none=() more=() nodes=(${DDP_NODES[@]+"${DDP_NODES[@]}"})
+    for node in ${nodes[@]+"${nodes[@]}"}; do
+        ((${counts[${node%%.*}]:-0} == 0)) && none+=("$node")
+    done
+    for node in "${!counts[@]}"; do
+        ((${counts[$node]} > 1)) && more+=("${counts[$node]} on $node")
+    done
+    # Every node seen is one of DDP_NODES when the names line up: then exactly N - seen are missing
+    if ((${#nodes[@]} == 0 || ${#none[@]} > DDP_NNODES - ${#counts[@]})); then
+        printf '%s\n' "${!DDP_SCHEDULER_NAME_OF[@]}" | sort | ddp_first_lines 16 | tr '\n' ' '
+        none=("")
+    elif ((${#none[@]})); then
+        printf 'none on %s' "$(printf '%s\n' "${none[@]}" | ddp_first_lines 16 | paste -sd' ' -)"
+    fi
+    ((${#none[@]} && ${#more[@]})) && printf '; '
+    ((${#more[@]})) && printf '%s' "$(printf '%s\n' "${more[@]}" | sort -t' ' -k3 | ddp_first_lines 16 | paste -sd, -)"
+    return 0
+}
+
+# ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
+ddp_first_lines() { awk -v n="$1" 'NR <= n {print} END {if (NR > n) print "... (" NR " in all)"}'; }
 
 # ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames, as app.check and the trainer write them)
 # as the scheduler names the nodes, which is what it takes to leave them out (Slurm's ExcNodeList). A
