@@ -82,11 +82,11 @@ ddp_requeues_in_a_row() {
 }
 
 # ddp_history_event EVENT REASON NODES: one line in history.jsonl (NODES: the ones left out, comma-separated).
+# The nodes go on stdin: one argument holds 128 KiB at most (MAX_ARG_STRLEN), and 4096 FQDNs are more.
 ddp_history_event() {
-    local hosts
-    hosts=$(IFS=,; echo "${DDP_NODES[*]}")
-    ddp_history event "$RUN_DIR" "$1" "$2" --hosts "$hosts" --excluded "$3" --job-id "$DDP_JOB_ID" \
-        --image "$IMAGE"
+    printf '%s\n' "${DDP_NODES[@]}" |
+        ddp_history event "$RUN_DIR" "$1" "$2" --hosts-from - --excluded "$3" --job-id "$DDP_JOB_ID" \
+            --image "$IMAGE"
 }
 
 # ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, or give up at MAX_REQUEUES.

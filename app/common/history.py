@@ -9,7 +9,8 @@ crashed. The job scripts add their own lines between attempts through this modul
 jobscripts/lib-heal.sh); the next attempt quotes the reason. Standard library only: the job scripts run
 it with the host's python3, before any venv and outside the image.
 
-    python3 -m app.common.history event RUN_DIR EVENT REASON [--hosts a,b] [--excluded b] [--job-id J] [--image I]
+    python3 -m app.common.history event RUN_DIR EVENT REASON [--hosts a,b | --hosts-from -] [--excluded b]
+                                     [--job-id J] [--image I]
     python3 -m app.common.history requeues-in-a-row RUN_DIR
 """
 
@@ -122,7 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     event.add_argument("run_dir", type=Path)
     event.add_argument("event", choices=["requeue", "gave-up"])
     event.add_argument("reason")
-    event.add_argument("--hosts", default="", help="the job's nodes, comma-separated")
+    hosts = event.add_mutually_exclusive_group()
+    hosts.add_argument("--hosts", default="", help="the job's nodes, comma-separated")
+    # One argument may hold 128 KiB at most (Linux's MAX_ARG_STRLEN): 4096 FQDN node names are more.
+    hosts.add_argument("--hosts-from", type=argparse.FileType("r"), metavar="FILE",
+                       help="the job's nodes, one a line or comma-separated, read from FILE ('-': stdin)")
     event.add_argument("--excluded", default="", help="the nodes left out, comma-separated")
     event.add_argument("--job-id", default=None)
     event.add_argument("--image", default=None)
@@ -130,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     count.add_argument("run_dir", type=Path)
     args = parser.parse_args(argv)
     if args.command == "event":
-        append_event(args.run_dir, args.event, args.reason, hosts=_names(args.hosts), excluded=_names(args.excluded),
+        names = args.hosts_from.read().replace("\n", ",") if args.hosts_from else args.hosts
+        append_event(args.run_dir, args.event, args.reason, hosts=_names(names), excluded=_names(args.excluded),
                      job_id=args.job_id or None, image=args.image or None)
     else:
         print(requeues_in_a_row(args.run_dir))

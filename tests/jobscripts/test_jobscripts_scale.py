@@ -196,10 +196,6 @@ def test_a_history_event_takes_1024_fqdn_hosts_on_its_command_line(world: World)
     assert run.cpu_seconds < BUDGET_S
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "app.common.history takes the hosts as one argument (--hosts a,b,...), which Linux caps at 128 KiB "
-    "(MAX_ARG_STRLEN): 4096 of these 35-character names are 143 KB, so the requeue event fails with "
-    "'Argument list too long' and ddp_heal stops before requeueing; needs --hosts read from stdin or a file"))
 def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(4096)
     run_dir = world.root / "event-run-4096"
