@@ -26,6 +26,7 @@ from app.common.errors import UsageError, exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
 from app.common.typedconfig import describe, load_config
+from app.train import failure_budget as budget
 from app.train.config import Config
 from app.train.sinks import missing_libraries
 
@@ -48,6 +49,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "and exit, joining no process group")
     parser.add_argument("--world-size", type=int, metavar="N",
                         help="with --dry-run: plan for N ranks (default: the launcher's, else 1)")
+    parser.add_argument("--nodes", type=int, metavar="N",
+                        help=f"with --dry-run: plan failures for N nodes (default: world size / "
+                             f"{budget.GPUS_PER_NODE})")
+    parser.add_argument("--node-mtbf-hours", type=float, metavar="H",
+                        help=f"with --dry-run: a node's mean time between failures (default {budget.NODE_MTBF_H:,.0f}: "
+                             "Llama 3's rate)")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="e.g. train.batch_size=32 optim.lr=3e-4")
     return parser.parse_intermixed_args(argv)  # flags and key=value in any order
 
@@ -87,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.world_size is not None and (not args.dry_run or args.world_size < 1):
         raise UsageError("--world-size N (N >= 1) plans a --dry-run; example: --dry-run --world-size 16")
+    if args.nodes is not None and (not args.dry_run or args.nodes < 1):
+        raise UsageError("--nodes N (N >= 1) plans a --dry-run; example: --dry-run --world-size 4096 --nodes 1024")
+    if args.node_mtbf_hours is not None and (not args.dry_run or args.node_mtbf_hours <= 0):
+        raise UsageError("--node-mtbf-hours H (H > 0) plans a --dry-run; example: --dry-run --node-mtbf-hours 10000")
     config = load_config(Config, resolve_config_path(args.config), args.overrides)
     if args.print_config:
         from app.train.dry_run import print_config
@@ -101,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         from app.train.dry_run import dry_run  # heavy (builds the model), and only for this
 
         world = (args.world_size, "--world-size") if args.world_size else (environment.world_size(), environment.name)
-        dry_run(config, *world)
+        dry_run(config, *world, nodes=args.nodes, node_mtbf_h=args.node_mtbf_hours)
         return exitcodes.OK
     setup_logging(hostname(), environment.rank())
     # Under `apptainer exec`, nothing applied the fabric policy: apply it before NCCL starts.

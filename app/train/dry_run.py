@@ -13,11 +13,14 @@ is an estimate for both strategies:
   each block's input (2 or 4 x n_embd bytes per token) and one block's activations;
 - not counted: the CUDA context and NCCL buffers (~1-2 GiB per GPU), allocator fragmentation.
 The step time assumes a model FLOPs utilisation (`ASSUMED_MFU`), the figure well-tuned GPT training
-reaches on H100s; measure yours (summary.json "mfu") and scale.
+reaches on H100s; measure yours (summary.json "mfu") and scale. From the step time, the last lines plan for
+failures (app/train/failure_budget.py): the snapshot interval that loses the least work at a node failure
+rate (Daly), and the expected time to train with the configured interval and with that one.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any, TextIO
 
@@ -25,6 +28,7 @@ import torch
 import yaml
 
 from app.common.typedconfig import to_dict
+from app.train import failure_budget as budget
 from app.train.config import Config
 from app.train.plan import Position, RunPlan
 from app.train.summary import PEAK_BF16_FLOPS, peak_bf16_flops
@@ -32,6 +36,17 @@ from app.train.workloads import Workload, build_workload
 
 ASSUMED_MFU = 0.40
 GIB = 2**30
+#: What a snapshot costs the training loop, bytes a second (assumed; the log's "snapshot written: ... (N s)"
+#: has yours). snapshot.background: the loop waits for the copy of the state to host memory, which a GPU's
+#: PCIe or C2C link does at tens of GB/s; without it, for rank 0's write to the shared filesystem, which one
+#: GPFS or Lustre client does at a few GB/s.
+SNAPSHOT_COPY_BYTES_S = 10e9
+SNAPSHOT_WRITE_BYTES_S = 2e9
+#: A failure's restart besides the hang deadline, in seconds (assumed; a job's history.jsonl has yours): the
+#: scheduler starting the requeued job, then image, rendezvous, NCCL init (seconds at thousands of ranks:
+#: NVIDIA/nccl PR #1789 finds dozens of seconds only from 32K GPUs on) and the snapshot read.
+ASSUMED_REQUEUE_S = 60.0
+ASSUMED_START_S = 120.0
 
 
 def resolved_yaml(config: Config) -> str:
@@ -42,7 +57,8 @@ def print_config(config: Config, out: TextIO = sys.stdout) -> None:
     out.write(resolved_yaml(config))
 
 
-def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sys.stdout) -> None:
+def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sys.stdout, *,
+            nodes: int | None = None, node_mtbf_h: float | None = None) -> None:
     gpu = torch.cuda.is_available()
     with torch.device("meta"):
         workload = build_workload(config)
@@ -76,7 +92,16 @@ def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sy
     for name in ("parameters", "gradients", "optimizer", "gathered blocks", "activations", "total"):
         write(f"  {name:<24}" + "".join(f"{_size(estimate[s][name]):>10}" for s in ("ddp", "fsdp")) + "\n")
     if workload.flops_per_token and workload.tokens_per_sample:
-        for line in _step_time_lines(workload, plan, world_size):
+        name, peak, seconds = _step_time(workload, plan, world_size)
+        if seconds is None:
+            write(f"step time: no peak FLOP/s known for {name}\n")
+            return
+        tokens_per_rank = plan.samples_per_step * workload.tokens_per_sample / world_size
+        write(f"step time on {name} ({peak / 1e12:.0f} TFLOP/s bf16) at {ASSUMED_MFU:.0%} MFU: "
+              f"{seconds * 1e3:.3g} ms/step, {tokens_per_rank / seconds:,.0f} tokens/s per GPU\n")
+        snapshot_bytes = estimate["ddp"]["parameters"] + estimate["ddp"]["optimizer"]
+        for line in _failure_lines(config, plan.total_steps, seconds, snapshot_bytes,
+                                   nodes or max(1, world_size // budget.GPUS_PER_NODE), node_mtbf_h):
             write(line + "\n")
 
 
@@ -119,16 +144,62 @@ def _activation_bytes(config: Config, workload: Workload, compute_bytes: int) ->
     return float(blocks + logits)
 
 
-def _step_time_lines(workload: Workload, plan: RunPlan, world_size: int) -> list[str]:
+def _step_time(workload: Workload, plan: RunPlan, world_size: int) -> tuple[str, float, float | None]:
+    """The GPU's name, its peak bf16 FLOP/s and the seconds of one optimizer step at ASSUMED_MFU (None: no
+    peak known for that GPU)."""
     tokens_per_rank = plan.samples_per_step * workload.tokens_per_sample / world_size
     flops = workload.flops_per_token * tokens_per_rank
     if torch.cuda.is_available():
         name = torch.cuda.get_device_name()
         peak = peak_bf16_flops(name)
         if peak is None:
-            return [f"step time: no peak FLOP/s known for {name}"]
+            return name, 0.0, None
     else:
         name, peak = "H100 or GH200", PEAK_BF16_FLOPS["H100"]  # the GPUs of MareNostrum 5 and the GH200 systems
-    seconds = flops / (peak * ASSUMED_MFU)
-    return [f"step time on {name} ({peak / 1e12:.0f} TFLOP/s bf16) at {ASSUMED_MFU:.0%} MFU: "
-            f"{seconds * 1e3:.3g} ms/step, {tokens_per_rank / seconds:,.0f} tokens/s per GPU"]
+    return name, peak, flops / (peak * ASSUMED_MFU)
+
+
+def _failure_lines(config: Config, steps: int, step_s: float, snapshot_bytes: float, nodes: int,
+                   node_mtbf_h: float | None) -> list[str]:
+    """The failure plan: the job's MTBF, a snapshot's cost, Daly's interval in steps, the time to train."""
+    source = "--node-mtbf-hours" if node_mtbf_h else "Llama 3's rate; --node-mtbf-hours to change"
+    node_mtbf_h = node_mtbf_h or budget.NODE_MTBF_H
+    mtbf_s = budget.job_mtbf_s(nodes, node_mtbf_h)
+    background = config.snapshot.background
+    cost = ("the copy to host memory at an assumed 10 GB/s, snapshot.background" if background
+            else "the write at an assumed 2 GB/s to the shared filesystem")
+    snapshot_s = snapshot_bytes / (SNAPSHOT_COPY_BYTES_S if background else SNAPSHOT_WRITE_BYTES_S)
+    restart = budget.Restart(detect_s=config.dist.hang_timeout_s or config.dist.timeout_s / 2,
+                             requeue_s=ASSUMED_REQUEUE_S, start_s=ASSUMED_START_S)
+    best_s = budget.snapshot_interval_s(snapshot_s, mtbf_s)
+    best_every = max(1, round(best_s / step_s))
+    longer = " (longer than the run: snapshot.every=0 writes only its end)" if best_every >= steps else ""
+    work_s = steps * step_s
+    lines = [
+        f"failures: {nodes} node(s) (--nodes) at a node MTBF of {node_mtbf_h:,.0f} h ({source}): the job "
+        f"fails every {_duration(mtbf_s)} on average",
+        f"snapshot: {snapshot_bytes / 1e9:.2f} GB (fp32 parameters and optimizer state), about "
+        f"{snapshot_s:.2g} s of training each ({cost})",
+        f"suggested interval (Young/Daly): snapshot.every={best_every} (every {_duration(best_every * step_s)} of "
+        f"training; now snapshot.every={config.snapshot.every}){longer}",
+    ]
+    lost = (f"each failure: {restart.detect_s:.0f} s to detect (dist.hang_timeout_s) + {restart.requeue_s:.0f} s "
+            f"requeue + {restart.start_s:.0f} s start (both assumed) + half an interval of work")
+    for label, every in ((f"snapshot.every={config.snapshot.every}", config.snapshot.every),
+                         (f"snapshot.every={best_every}", best_every)):
+        interval_s = min(every or steps, steps) * step_s  # 0: only at the end
+        wall_s = budget.time_to_train_s(work_s, interval_s, snapshot_s, restart.total_s, mtbf_s)
+        failures = budget.expected_failures(wall_s, mtbf_s)
+        lines.append(f"time to train at {label}: {_duration(work_s)} of steps -> {_duration(wall_s)} expected, "
+                     f"{failures:.2g} failure(s)" if math.isfinite(wall_s) else
+                     f"time to train at {label}: never (a failure costs more than the time between failures)")
+    return [*lines, lost]
+
+
+def _duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "forever"
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"

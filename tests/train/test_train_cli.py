@@ -23,6 +23,8 @@ BAD_INPUTS = [
     (["max_steps=3"], {}, "unknown config key 'max_steps'; did you mean train.max_steps?"),
     (["max_step=3"], {}, "unknown config key 'max_step'; did you mean train.max_steps?"),
     (["--world-size", "4"], {}, "--world-size N (N >= 1) plans a --dry-run"),
+    (["--nodes", "4"], {}, "--nodes N (N >= 1) plans a --dry-run; example: --dry-run --world-size 4096 --nodes 1024"),
+    (["--dry-run", "--node-mtbf-hours", "0"], {}, "--node-mtbf-hours H (H > 0) plans a --dry-run; example: "),
     (["run.tensorboard=true"], {"PYTHONPATH": "{hide}"}, "run.tensorboard=true needs the tensorboard package: "
                                                          "pip install tensorboard"),
     (["lr"], {}, "argument 'lr' is not key=value; example: train.batch_size=32"),
