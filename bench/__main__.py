@@ -18,6 +18,7 @@ from bench import (
     gpu_train,
     jobscripts_scale,
     kill_resume,
+    restart_reads,
     snapshot_blocking,
     trainer_throughput,
     watchdog_scale,
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= watchdog_scale.main(markdown)
+    # Bytes a restart reads from the run directory, 1 2 4 ranks, beside ccc9056: the last commit where every rank read
+    status |= restart_reads.main(["--against", "ccc9056", *markdown])
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm

@@ -109,7 +109,7 @@ def build_model(config: Config, ctx: DistContext) -> tuple[Workload, torch.optim
 def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimizer: torch.optim.Optimizer,
                     snapshots: SnapshotManager) -> tuple[TrainingState | None, Snapshot | None]:
     """The training state to go on from (the newest usable snapshot's, else a fresh one) and that snapshot;
-    no state when the snapshot is already at the run's last step. Every rank must find the same start."""
+    no state when the snapshot is already at the run's last step. Every rank starts where rank 0 found (to_resume)."""
     config_dict = to_dict(config)  # what the snapshot and config.yaml record
     reading = time.perf_counter()
     snapshot = snapshots.to_resume(config.snapshot.resume, ctx.device)
@@ -117,7 +117,6 @@ def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimi
     if snapshot is not None:
         refuse_changed_settings(snapshot.contents.get("config", {}), config_dict, snapshot.path)
         start = position_of(snapshot)
-    _agree_on_start(start, ctx)
     plan = RunPlan.build(config, len(workload.dataset), ctx.world_size, ctx.device, start, workload.tokens_per_sample)
     if snapshot is not None and start.step >= plan.total_steps:
         return None, snapshot
@@ -245,16 +244,3 @@ def _already_complete(snapshot: Snapshot | None, run_dir: Path, ctx: DistContext
                  snapshot.path)
     return TrainResult(status="completed", position=start, final_loss=float("nan"), elapsed_s=0.0, samples=0,
                        steps_run=0)
-
-
-def _agree_on_start(start: Position, ctx: DistContext) -> None:
-    """Every rank must resume from the same step: a run directory that is not shared across nodes
-    would otherwise let rank 0 resume while others start over, and training would silently diverge."""
-    steps = torch.tensor([start.step, -start.step], device=ctx.device)
-    dist.all_reduce(steps, op=dist.ReduceOp.MAX)
-    highest, lowest = int(steps[0]), -int(steps[1])
-    if highest != lowest:
-        raise UsageError(
-            f"ranks found different snapshots (steps {lowest} and {highest}); run.dir and snapshot.dir must be "
-            f"on a filesystem every node shares, e.g. run.dir=$SCRATCH/runs/myrun"
-        )

@@ -21,6 +21,7 @@ from app.common.errors import UsageError
 from app.train import snapshot_layout as layout
 from app.train.config import Config
 from app.train.plan import Position
+from app.train.snapshot_broadcast import group_device, share
 from app.train.snapshot_layout import Snapshot
 from app.train.snapshot_writers import ShardedWriter, SingleFileWriter
 from app.train.state import TrainingState, UnfitSnapshot
@@ -35,6 +36,20 @@ def position_of(snapshot: Snapshot) -> Position:
         return Position(**snapshot.contents["position"])
     except (KeyError, TypeError) as err:
         raise UsageError(f"snapshot {snapshot.path} has no valid position ({err}); {_REMEDY}") from None
+
+
+def _seen_by_every_rank(snapshot: Snapshot, device: torch.device | str) -> None:
+    """Stop when a rank cannot see the snapshot rank 0 resumes from: a run directory not shared across nodes
+    (a rank would write its next snapshot, or read its shards, where no other rank looks)."""
+    if not dist.is_initialized() or dist.get_world_size() == 1:
+        return
+    blind = torch.tensor([0 if snapshot.path.exists() else 1], device=group_device())
+    dist.all_reduce(blind)
+    if int(blind):
+        raise UsageError(
+            f"{int(blind)} rank(s) cannot see {snapshot.path}, which rank 0 resumes from; run.dir and snapshot.dir "
+            f"must be on a filesystem every node shares, e.g. run.dir=$SCRATCH/runs/myrun"
+        )
 
 
 class SnapshotManager:
@@ -115,7 +130,12 @@ class SnapshotManager:
                     f"snapshot.resume=auto to go on"
                 )
             return None
-        snapshot = layout.read_newest(self.directory, device)
+        # Rank 0 alone lists, verifies and loads; the others receive what it found (a restart reads the run
+        # directory once, not once per rank). Sharded: only the manifest check and extras.json are shared,
+        # each rank reads its own shards later.
+        snapshot = share(layout.read_newest(self.directory, device) if self.is_main else None, device)
+        if snapshot is not None:
+            _seen_by_every_rank(snapshot, device)
         if snapshot is None and mode == "required":
             raise UsageError(
                 f"snapshot.resume=required but {self.directory} holds no valid snapshot; check run.dir (a requeued "
