@@ -14,6 +14,7 @@ from bench import (
     bad_node,
     check_allreduce,
     container_overhead,
+    control_plane,
     fsdp,
     gpu_train,
     jobscripts_scale,
@@ -40,6 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     status |= watchdog_scale.main(markdown)
     # Bytes a restart reads from the run directory, 1 2 4 ranks, beside ccc9056: the last commit where every rank read
     status |= restart_reads.main(["--against", "ccc9056", *markdown])
+    # The control plane's phases and fault verdicts in a simulated world of N ranks; 4096 ranks fit 2 cores only
+    # without the check's phase and with a 3 s beat (bench/control_plane.py), so they run apart (minutes).
+    status |= control_plane.main(["--ranks", "256", "1024", *markdown])
+    if not args.quick:
+        status |= control_plane.main(["--ranks", "4096", "--ranks-per-process", "256", "--no-check", "--deadline", "30",
+                                      "--interval", "3", "--steady", "8", "--markdown", "BENCHMARKS.md",
+                                      "--section", "bench.control_plane.4096"])
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm

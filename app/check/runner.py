@@ -106,16 +106,7 @@ class _Session:
         self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, self.facts["hostname"],
                                       self.options.deadline_s, self._timed_out).start()
         self._enter("preflight")
-        protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))
-        if self.rank == 0:
-            plan = self._gather_nodes()
-            self._progress(f"node checks: {self.world_size} rank(s) on {len(set(plan.nodes))} node(s) reported, "
-                           f"{self._counts()}")
-            protocol.send(self.store, protocol.PLAN, plan)
-        else:
-            exchange.wait_for(self.store, [protocol.PLAN], float("inf"))  # bounded by the watchdog
-            plan = protocol.receive_plan(self.store)
-        self.nodes = plan.nodes
+        plan = self._exchange_plan()
         if not plan.go:
             return self._conclude(plan.code)
 
@@ -143,12 +134,36 @@ class _Session:
             self.watchdog.fire(str(err).splitlines()[0][:160])
             while True:
                 time.sleep(1)
-        protocol.send(self.store, protocol.result_key(self.rank), results)
         self.watchdog.stage("report")
-        if self.rank == 0:
-            exchange.wait_for(self.store, [protocol.result_key(r) for r in range(self.world_size)], float("inf"))
-            self._evaluate([protocol.receive_results(self.store, r) for r in range(self.world_size)])
+        gathered = self._exchange_results(results)
+        if gathered is not None:
+            self._evaluate(gathered)
         return self._conclude(self.report.exit_code() if self.rank == 0 else None)
+
+    # -- the store exchanges (every rank; app/check/protocol.py has the keys) ----------------------
+    def _exchange_plan(self) -> Plan:
+        """Every rank sends its node report; rank 0 gathers them and sends the plan; all return the plan."""
+        assert self.store is not None
+        protocol.send(self.store, protocol.node_key(self.rank), NodeReport(self.facts, self.report.checks))
+        if self.rank == 0:
+            plan = self._gather_nodes()
+            self._progress(f"node checks: {self.world_size} rank(s) on {len(set(plan.nodes))} node(s) reported, "
+                           f"{self._counts()}")
+            protocol.send(self.store, protocol.PLAN, plan)
+        else:
+            exchange.wait_for(self.store, [protocol.PLAN], float("inf"))  # bounded by the watchdog
+            plan = protocol.receive_plan(self.store)
+        self.nodes = plan.nodes
+        return plan
+
+    def _exchange_results(self, results: RankResults) -> list[RankResults] | None:
+        """Every rank sends what it measured; rank 0 returns every rank's (the others: None)."""
+        assert self.store is not None
+        protocol.send(self.store, protocol.result_key(self.rank), results)
+        if self.rank != 0:
+            return None
+        exchange.wait_for(self.store, [protocol.result_key(r) for r in range(self.world_size)], float("inf"))
+        return protocol.receive_all_results(self.store, self.world_size)
 
     def _enter(self, stage: str, label: str = "") -> None:
         """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
@@ -160,7 +175,7 @@ class _Session:
     def _gather_nodes(self) -> Plan:
         keys = [protocol.node_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))  # the watchdog names a rank that never reports
-        records = [protocol.receive_node_report(self.store, r) for r in range(self.world_size)]
+        records = protocol.receive_node_reports(self.store, self.world_size)
         facts = [r.facts for r in records]
         self.nodes = node_names(facts)
         checks = [c for r in records for c in r.checks]
@@ -179,7 +194,7 @@ class _Session:
         keys = [protocol.pg_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))
         backend = dist.get_backend() if dist.is_initialized() else "?"
-        self.report.extend(judge.judge_process_group([exchange.get(self.store, k) for k in keys], self.nodes, backend))
+        self.report.extend(judge.judge_process_group(exchange.get_many(self.store, keys), self.nodes, backend))
 
     def _collectives(self, device: torch.device) -> RankResults:
         assert self.watchdog is not None
@@ -206,11 +221,17 @@ class _Session:
                     self._progress_size(scope, name, nbytes, seconds, check.wrong)
         pairs = localise.pair_scopes(self.nodes)
         self._time_pairs(pairs, max(sizes), device, rows)
-        result = RankResults(scopes + pairs, dict(rows), dict(bad_sources))
+        result = self._package(scopes + pairs, dict(rows), dict(bad_sources))
         if device.type == "cuda":
             torch.cuda.synchronize()
             result.nccl = nccl_log.summarize_own_log(os.environ)
         return result
+
+    def _package(self, scopes: list[coll.Scope], rows: dict[str, list[Measurement]],
+                 bad_sources: dict[str, list[int]]) -> RankResults:
+        """This rank's results as they travel to rank 0: the scopes from rank 0 alone (the judge reads
+        rank 0's; each rank's copy of every node's scopes made the results O(N) bytes a rank)."""
+        return RankResults(scopes if self.rank == 0 else [], rows, bad_sources)
 
     def _time_pairs(self, pairs: list[coll.Scope], size: int, device: torch.device,
                     rows: dict[str, list[Measurement]]) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import torch.distributed as dist
 
-from app.common.watchdog import Beat, Verdict, Watchdog, judge, name_the_hang
+from app.common.watchdog import Beat, BoundedCalls, Verdict, Watchdog, judge, name_the_hang
 from bench.watchdog_scale import simulate
 
 
@@ -81,3 +81,23 @@ def test_when_every_rank_waits_in_one_collective_the_trainer_waits_on():
         for dog in dogs:
             dog.stop()
     assert stalls and not ended and all(not v.culprits for v in stalls)
+
+
+def test_a_store_call_answered_late_once_is_asked_again_and_a_gone_store_fails_both():
+    calls = BoundedCalls(within_s=0.3)
+    assert calls(lambda: time.sleep(0.45)) is None  # a moment's slowness: no answer within 0.3 s
+    assert calls(lambda: 1) is None  # while that call is pending, others give up at once
+    assert calls.again(lambda: 1) == 1  # waits for it to answer, then asks again
+    gone = BoundedCalls(within_s=0.2)
+    assert gone(lambda: time.sleep(5)) is None and gone.again(lambda: 1) is None
+
+
+def test_a_rank_that_judges_late_takes_the_verdict_already_posted():
+    """A rank that heard the verdict late judges for itself, when the others have heard it and stopped beating
+    (seen at 4096 simulated ranks: such ranks named thousands); it must take the posted verdict instead."""
+    store = dist.HashStore()
+    posted = Verdict([37], "rank 37 (node37) stopped answering at 'step 4'", 0)
+    store.set("watchdog/round/1/verdict", posted.to_json())
+    dog = Watchdog(store, 5, 64, "node5", 1.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=0.1)
+    assert dog._verdict().to_json() == posted.to_json()
