@@ -21,6 +21,7 @@ from bench import (
     kill_resume,
     restart_reads,
     snapshot_blocking,
+    time_to_train,
     trainer_throughput,
     watchdog_scale,
 )
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         status |= control_plane.main(["--ranks", "4096", "--ranks-per-process", "256", "--no-check", "--deadline", "30",
                                       "--interval", "3", "--steady", "8", "--markdown", "BENCHMARKS.md",
                                       "--section", "bench.control_plane.4096"])
+    status |= time_to_train.main(markdown)  # the --dry-run failure model over 64..2048 nodes (no measurement)
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
