@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import time
-from pathlib import Path
 
 import pytest
 
@@ -197,71 +196,6 @@ def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_e
                                   env={"GPUS_PER_NODE": "2", **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
-
-
-def fake_slingshot_node(root: Path) -> Path:
-    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
-
-    No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
-    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
-    for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
-        (root / directory).mkdir(parents=True)
-    (root / "usr/lib64/libcxi.so.1").touch()
-    return root
-
-
-@pytest.mark.parametrize("launcher", ["mpiexec", "pbsdsh"])
-def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: SlurmCluster,
-                                                                image_env: dict[str, str], launcher: str) -> None:
-    workdir = slurm_cluster.workdir()
-    probe_root = fake_slingshot_node(workdir / "fake-node")
-    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
-        **TRAIN_ENV, **image_env, "LAUNCHER": launcher, "WORKLOAD": "train train.max_steps=20",
-        # The preflight would read the real node, which has no Slingshot NIC or OFI plugin
-        "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
-    job = slurm_cluster.wait(job_id, workdir)
-    job.run_dir = workdir / "runs" / f"{job_id}.pbs-emulation"
-    assert_completed(job)
-    assert_trained_on_both_nodes(job)
-    assert {"mpiexec": "step: mpiexec -n 2 --ppn 1", "pbsdsh": "step: pbsdsh -u"}[launcher] in job.output
-    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
-        assert f"setting {setting} " in job.output
-    assert f"rendezvous on 10.79.0.11:{rdzv_port(job_id)} (hsn0 of head node node1; node1 hosts the store" in job.output
-    if image_env["IMAGE"] != "none":
-        assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
-
-
-def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
-        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
-    """The Olivia tutorial's submission (account, queue, select with a site resource, scatter placement) with a short
-    walltime: the timer stops the job for a snapshot 35 s before the limit, the job resubmits itself, and
-    the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
-    workdir = slurm_cluster.workdir()
-    probe_root = fake_slingshot_node(workdir / "fake-node")
-    options = {"Account_Name": "ehpc00", "queue": "blanca",
-               "Resource_List.select": "2:ncpus=288:ngpus=4:sales_op=blanca", "Resource_List.place": "scatter",
-               "Resource_List.walltime": "00:01:00"}
-    first = slurm_cluster.qsub(
-        workdir, "-A", options["Account_Name"], "-q", options["queue"],
-        "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
-        "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
-        # No preflight: the 25 s before the timer fires are for training to reach a snapshot
-        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
-             "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
-    job = slurm_cluster.wait(first, workdir, timeout_s=180)
-    assert "got SIGUSR1" in job.output, job.output[-6000:]
-    preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
-    resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
-    assert len(resubmitted) == 1, job.output[-4000:]
-    second = resubmitted[0].removesuffix(".pbs-emulation")
-    attributes = slurm_cluster.qstat(workdir, resubmitted[0])
-    assert {k: attributes.get(k) for k in options} == options
-    log = workdir / f"ddp-{second}.out"
-    slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
-                           what="the resubmitted job to resume")
-    assert slurm_cluster.run("scancel", second).returncode == 0
-    assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
-    assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
 
 
 def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(

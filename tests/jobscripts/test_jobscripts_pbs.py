@@ -1,0 +1,280 @@
+"""gh200-pbs.sh and jobscripts/lib-pbs.sh under PBS Pro and Cray PALS as they behave.
+
+Fast tests first: lib-pbs.sh's functions in a fresh bash, with stubs that copy what OpenPBS pbsdsh and HPE
+PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then the job script on the
+real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node file of FQDNs,
+one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.slurm import REPO, SlurmCluster
+from tests.jobscripts.test_jobscripts_slurm import (
+    TRAIN_ENV,
+    assert_completed,
+    assert_trained_on_both_nodes,
+    rdzv_port,
+)
+
+JOBSCRIPTS = REPO / "jobscripts"
+LIB = JOBSCRIPTS / "lib.sh"
+PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
+PBS_BIN = REPO / "tests" / "slurm" / "pbs-bin"
+JOB = {"DDP_SCRIPT": "gh200-pbs.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "7.pbs", "DDP_HEAD_NODE": "node1.example.org",
+       "DDP_SUBMIT_DIR": "/tmp", "DDP_SCHEDULER": "pbs"}
+
+
+def run_lib(snippet: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`source lib.sh; SNIPPET` in bash with only JOB, PATH, HOME and `env` in the environment."""
+    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **JOB, **env}
+    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=full_env, cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+def node_file(path: Path, *nodes: str, slots: int = 2) -> Path:
+    """A PBS_NODEFILE as PBS Pro writes it: each node once per MPI slot (mpiprocs)."""
+    path.write_text("".join(f"{node}\n" * slots for node in nodes))
+    return path
+
+
+def stub(bin_dir: Path, name: str, text: str) -> Path:
+    bin_dir.mkdir(exist_ok=True)
+    path = bin_dir / name
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+#: OpenPBS pbsdsh as a TM task sees it (src/cmds/pbsdsh.c, src/resmom/start_exec.c start_process()): getopt
+#: "c:n:svo" (anything else: "invalid option", usage, exit 1); -n INDEX spawns one task on the INDEX-th line of
+#: PBS_NODEFILE; the task gets the job's initial environment (no caller's), starts in $HOME, PBS_NODENUM is
+#: its mom's index (the node's, in node-file order); its stdout goes to the job's output file, not pbsdsh's;
+#: pbsdsh exits 0 whatever the task returned. Every call is recorded in $PBSDSH_CALLS.
+PBSDSH = r"""#!/bin/bash
+echo "$1 $2 $3" >>"$PBSDSH_CALLS"
+if [[ $1 != -n || $3 != -- ]]; then
+    echo "pbsdsh: invalid option -- '${1#-}'" >&2
+    echo "Usage: pbsdsh [-c copies][-s][-v][-o] -- program [args...]" >&2
+    exit 1
+fi
+index=$2
+shift 3
+mom=$(awk -v want="$index" 'BEGIN {moms = 0} NF {if (!($1 in seen)) seen[$1] = moms++
+                                                 if (n++ == want) {print seen[$1]; exit}}' "$PBS_NODEFILE")
+(cd "$HOME" && env -i HOME="$HOME" PATH=/bin:/usr/bin PBS_NODENUM="$mom" PBS_TASKNUM="0000000$index" \
+    "$@" >>"$JOB_OUTPUT" 2>&1)
+exit 0
+"""
+
+
+@pytest.fixture
+def pbs_job(tmp_path: Path) -> dict[str, str]:
+    """A two-node PBS job's environment for lib.sh: node file, run directory, pbsdsh stub, job output file."""
+    stub(tmp_path / "bin", "pbsdsh", PBSDSH)
+    return {"PBS_NODEFILE": str(node_file(tmp_path / "nodefile", "node1.example.org", "node2.example.org")),
+            "PBS_JOBID": "7.pbs", "PBS_NODENUM": "0", "PBS_TASKNUM": "1", "RUN_DIR": str(tmp_path / "run"),
+            "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "PBSDSH_CALLS": str(tmp_path / "calls"),
+            "JOB_OUTPUT": str(tmp_path / "job.out"), "DDP_NODES_LIST": "node1.example.org node2.example.org"}
+
+
+PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
+
+
+def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
+                                                                            tmp_path: Path) -> None:
+    """Issue 21 item 3: TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
+    result = run_lib(PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; ddp_check_launcher "${L[@]}"',
+                     pbs_job, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    calls = Path(pbs_job["PBSDSH_CALLS"]).read_text().splitlines()
+    assert sorted(calls) == ["-n 0 --", "-n 2 --"]
+    # Each task names its node by the node file's name (its PBS_NODENUM), not the batch script's node 0
+    assert "launcher check: one process on each of" in result.stdout
+
+
+def test_the_pbsdsh_launcher_returns_the_highest_exit_code_of_its_tasks(pbs_job: dict[str, str],
+                                                                       tmp_path: Path) -> None:
+    """pbsdsh itself exits 0 whatever its tasks returned: the launcher must not."""
+    snippet = (PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; '
+               '"${L[@]}" /bin/sh -c \'echo "out of $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM + 3))\' || echo "rc=$?"')
+    result = run_lib(snippet, pbs_job, cwd=tmp_path)
+    assert "rc=4\n" in result.stdout, result.stdout + result.stderr
+    # The tasks' stdout comes back to the caller, from the submit directory, not $HOME
+    assert f"out of 0 in {tmp_path}\n" in result.stdout and f"out of 1 in {tmp_path}\n" in result.stdout
+
+
+def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_nodeid(tmp_path: Path) -> None:
+    """Cray PALS exports PALS_NODEID (the node's index in the host list, i.e. the node file's order) and passes
+    the batch script's own PBS_NODENUM=0 on to every rank; no SLURMD_NODENAME. A launch that reached only
+    node 0 names node 1 by its node-file name, though the nodes call themselves otherwise (an xname)."""
+    launch = stub(tmp_path / "bin", "mpiexec-one-node",
+                  '#!/bin/bash\nd=$(mktemp -d); printf \'#!/bin/sh\\necho x1000c0s0b0n0\\n\' >"$d/uname"; '
+                  'chmod +x "$d/uname"; PALS_NODEID=0 PBS_NODENUM=0 PATH="$d:$PATH" "$@"\n')
+    result = run_lib(PBS_NODES + f'ddp_defaults; ddp_check_launcher {launch}',
+                     {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
+    assert result.returncode == 2
+    assert "started 1 process(es) on 1 node(s) (none on node2.example.org) but this job has 2 nodes" in result.stderr
+
+
+def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_its_node_file_name(
+        tmp_path: Path) -> None:
+    """Issue 21 item 5: without a fast interface the endpoint is the node file's name for the head node (an
+    FQDN on HPE systems), which torchrun need not recognise as its own: the batch script runs on the head
+    node, so this node hosts the store (is_host=1) unconditionally."""
+    bin_dir = tmp_path / "bin"
+    stub(bin_dir, "uname", '#!/bin/sh\n[ "$1" = -n ] && echo x1000c0s0b0n0\n')
+    result = run_lib('ddp_defaults; ddp_rdzv_host; echo "host=$DDP_RDZV_HOST owner=$DDP_RDZV_OWNER"',
+                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "no-such-nic0"})
+    assert "host=node1.example.org owner=x1000c0s0b0n0\n" in result.stdout, result.stdout + result.stderr
+
+
+def run_script(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """bash jobscripts/gh200-pbs.sh inside a (fake) PBS job, DRY_RUN=1: everything up to the launch."""
+    full_env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "DRY_RUN": "1", "PBS_JOBID": "7.pbs",
+                "PBS_O_WORKDIR": str(cwd), "DDP_JOBSCRIPTS": str(JOBSCRIPTS), "IMAGE": "none",
+                "GPUS_PER_NODE": "4", "FABRIC": "none", **env}
+    return subprocess.run(["bash", str(JOBSCRIPTS / "gh200-pbs.sh")], env=full_env, cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_a_node_file_with_names_no_host_answers_to_stops_before_any_rank_starts(tmp_path: Path) -> None:
+    nodefile = node_file(tmp_path / "nodefile", "node1.invalid", "node2.invalid")
+    result = run_script({"PBS_NODEFILE": str(nodefile)}, tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.splitlines() == [
+        f"gh200-pbs.sh: error: PBS_NODEFILE={nodefile} lists names no host answers to (getent hosts finds none): "
+        "node1.invalid; PBS writes the job's own nodes there: submit with qsub and leave PBS_NODEFILE as PBS sets "
+        "it, or give a file of names that resolve on the nodes (check one: getent hosts node1.invalid)"]
+    assert "step:" not in result.stdout
+
+
+def test_a_node_file_with_one_name_no_host_answers_to_names_that_one(tmp_path: Path) -> None:
+    """The head resolves, one node further down does not: one look-up for all, then the culprit named."""
+    stub(tmp_path / "bin", "getent", '#!/bin/sh\nshift; for n; do case $n in *typo*) exit 2;; esac; done\n')
+    nodes = ["node1.example.org", "node2.example.org", "node3.exmaple-typo.org", "node4.example.org"]
+    result = run_script({"PBS_NODEFILE": str(node_file(tmp_path / "nodefile", *nodes)),
+                         "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}, tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "(getent hosts finds none): node3.exmaple-typo.org; PBS writes" in result.stderr
+
+
+def test_the_job_log_gives_the_node_count_and_the_first_few_nodes_not_all_of_them(tmp_path: Path) -> None:
+    stub(tmp_path / "bin", "getent", "#!/bin/sh\nexit 0\n")  # every name resolves
+    nodes = [f"x1000c0s{i}b0n0.hsn.example.org" for i in range(40)]
+    result = run_script({"PBS_NODEFILE": str(node_file(tmp_path / "nodefile", *nodes)),
+                         "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (f"job 7.pbs on 40 node(s): {' '.join(nodes[:4])} ... (40 in all), run directory" in result.stdout)
+    assert nodes[4] not in result.stdout.split("run directory")[0]
+
+
+def test_openpbs_pbsdsh_refuses_torques_u_option() -> None:
+    """The stand-in keeps OpenPBS's getopt (src/cmds/pbsdsh.c "c:n:svo"): -u is TORQUE's alone."""
+    result = subprocess.run([str(PBS_BIN / "pbsdsh"), "-u", "--", "true"], capture_output=True, text=True,
+                            env={"PATH": os.environ["PATH"], "PBS_ENVIRONMENT": "PBS_BATCH"}, timeout=30)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[:2] == ["pbsdsh: invalid option -- 'u'",
+                                               "Usage: pbsdsh [-c copies][-s][-v][-o] -- program [args...]"]
+
+
+# ------------------------------------------------------------------------ on the Slurm test cluster
+def fake_slingshot_node(root: Path) -> Path:
+    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
+
+    No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
+    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
+    for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
+        (root / directory).mkdir(parents=True)
+    (root / "usr/lib64/libcxi.so.1").touch()
+    return root
+
+
+@pytest.fixture(scope="module")
+def image_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """IMAGE for the jobs: the smoke image, or none (host torchrun) with DDP_SLURM_TEST_IMAGE=none."""
+    if os.environ.get("DDP_SLURM_TEST_IMAGE") == "none":
+        return {"IMAGE": "none"}
+    return {"IMAGE": str(request.getfixturevalue("smoke_image"))}
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+@pytest.mark.parametrize("launcher", ["mpiexec", "pbsdsh"])
+def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: SlurmCluster,
+                                                                image_env: dict[str, str], launcher: str) -> None:
+    """A node file of FQDNs (node1.ddptest.local, twice each), PALS' mpiexec or OpenPBS' pbsdsh."""
+    workdir = slurm_cluster.workdir()
+    probe_root = fake_slingshot_node(workdir / "fake-node")
+    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
+        **TRAIN_ENV, **image_env, "LAUNCHER": launcher, "WORKLOAD": "train train.max_steps=20",
+        # The preflight would read the real node, which has no Slingshot NIC or OFI plugin
+        "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
+    job = slurm_cluster.wait(job_id, workdir)
+    job.run_dir = workdir / "runs" / f"{job_id}.pbs-emulation"
+    assert_completed(job)
+    assert_trained_on_both_nodes(job)
+    launch = {"mpiexec": "step: mpiexec -n 2 --ppn 1",
+              "pbsdsh": "pbsdsh: one task per node, pbsdsh -n LINE for the first node-file line of each: 0 2"}
+    assert launch[launcher] in job.output
+    assert "launcher check: one process on each of node1 x1000c0s1b0n0" in job.output
+    assert "on 2 node(s): node1.ddptest.local node2.ddptest.local, run directory" in job.output
+    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
+        assert f"setting {setting} " in job.output
+    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job_id)} (hsn0 of head node node1.ddptest.local; node1 hosts "
+            "the store") in job.output
+    if image_env["IMAGE"] != "none":
+        assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_a_pbs_node_file_no_host_answers_to_stops_the_job_with_the_fix_before_any_rank(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
+        **TRAIN_ENV, **image_env, "FABRIC": "none", "PBS_EMULATION_NODE_DOMAIN": "invalid"})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert job.state == "FAILED" and job.exit_code == "2:0", job.output[-4000:]
+    assert "lists names no host answers to (getent hosts finds none): node1.invalid;" in job.output
+    assert "step:" not in job.output
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    """The Olivia tutorial's submission (account, queue, select with a site resource, scatter placement) with a short
+    walltime: the timer stops the job for a snapshot 35 s before the limit, the job resubmits itself, and
+    the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
+    workdir = slurm_cluster.workdir()
+    probe_root = fake_slingshot_node(workdir / "fake-node")
+    options = {"Account_Name": "ehpc00", "queue": "blanca",
+               "Resource_List.select": "2:ncpus=288:ngpus=4:sales_op=blanca", "Resource_List.place": "scatter",
+               "Resource_List.walltime": "00:01:00"}
+    first = slurm_cluster.qsub(
+        workdir, "-A", options["Account_Name"], "-q", options["queue"],
+        "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
+        "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
+        # No preflight: the 25 s before the timer fires are for training to reach a snapshot
+        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
+             "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
+    job = slurm_cluster.wait(first, workdir, timeout_s=180)
+    assert "got SIGUSR1" in job.output, job.output[-6000:]
+    preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
+    resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
+    assert len(resubmitted) == 1, job.output[-4000:]
+    second = resubmitted[0].removesuffix(".pbs-emulation")
+    attributes = slurm_cluster.qstat(workdir, resubmitted[0])
+    assert {k: attributes.get(k) for k in options} == options
+    log = workdir / f"ddp-{second}.out"
+    slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
+                           what="the resubmitted job to resume")
+    assert slurm_cluster.run("scancel", second).returncode == 0
+    assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
+    assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
