@@ -223,6 +223,9 @@ def make_world(root: Path) -> World:
     (root / "bin" / "scontrol").write_text(SCONTROL)
     # ddp_container_cmd wants an image and a runtime; the steps never reach it (the launcher stands in)
     (root / "bin" / "apptainer").write_text("#!/bin/sh\nexit 0\n")
+    # The simulated nodes resolve, as a site's resolver knows its nodes (lib-pbs.sh checks the node file's
+    # names with `getent hosts`); what 1024 real look-ups cost is not part of these figures
+    (root / "bin" / "getent").write_text("#!/bin/sh\nexit 0\n")
     for stub in (root / "bin").iterdir():
         stub.chmod(0o755)
     (root / "app.sif").touch()

@@ -5,7 +5,8 @@
 
 # ------------------------------------------------------------------------------------------------ PBS
 # ddp_pbs_main ARGS...: the whole job for gh200-pbs.sh. One launcher process per node (Cray PALS mpiexec
-# --ppn 1, or pbsdsh -u); the head node is the first line of $PBS_NODEFILE.
+# --ppn 1, or one pbsdsh -n per node); the head node is the first line of $PBS_NODEFILE, where PBS runs
+# this script (the mother superior), so it hosts the rendezvous store whatever the node file calls it.
 ddp_pbs_main() {
     DDP_SCHEDULER=pbs
     if [[ -z ${PBS_JOBID:-} && ${DRY_RUN:-0} == 1 ]]; then
@@ -20,6 +21,7 @@ ddp_pbs_main() {
         mapfile -t nodes < <(awk 'NF && !seen[$1]++ {print $1}' "$PBS_NODEFILE")
         DDP_NODES=("${nodes[@]}")
         ((${#nodes[@]})) || ddp_die "PBS_NODEFILE=$PBS_NODEFILE is empty; is this a PBS job?"
+        ddp_pbs_check_node_names "${nodes[@]}"
         DDP_NNODES=${#nodes[@]}
         DDP_HEAD_NODE=${nodes[0]}
         DDP_SUBMIT_DIR=${PBS_O_WORKDIR:-$PWD}
@@ -33,7 +35,9 @@ ddp_pbs_main() {
         set -- "${words[@]}"
     fi
     ddp_defaults
-    ddp_log "job $DDP_JOB_ID on ${DDP_NODES[*]}, run directory $RUN_DIR"
+    # At 1024 nodes the whole list is one unreadable line: the count and the first few
+    ddp_log "job $DDP_JOB_ID on $DDP_NNODES node(s): $(printf '%s\n' "${DDP_NODES[@]}" | ddp_first_lines 4 |
+        paste -sd' ' -), run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
     ddp_fabric_env
@@ -57,6 +61,33 @@ ddp_pbs_main() {
     [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
     ddp_after_workload "$rc"
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
+}
+
+# ddp_pbs_check_node_names NODES...: every name of $PBS_NODEFILE must resolve, or stop (exit 2) before any
+# rank starts. The launchers reach the nodes by these names (PALS' host list, the moms of TM) and the
+# rendezvous falls back to the head's name; a node file copied from another job or system, or hand-written
+# with the wrong domain, would start ranks on some nodes and leave them waiting until the join timeout.
+# Cost: the head's name alone first (a file of names that all fail stops there, after one look-up, not one
+# DNS timeout per node), then one `getent hosts` for all (exit 2 when "one or more supplied key could not be
+# found", getent(1)): one process, N look-ups (milliseconds each in /etc/hosts or a site resolver); only
+# when that fails, one look-up per name, up to the first 4 unknown, to say which.
+ddp_pbs_check_node_names() {
+    local name
+    local -a unknown=()
+    if getent hosts "$1" >/dev/null 2>&1; then
+        getent hosts "$@" >/dev/null 2>&1 && return 0
+        for name in "${@:2}"; do
+            getent hosts "$name" >/dev/null 2>&1 || unknown+=("$name")
+            ((${#unknown[@]} < 4)) || break
+        done
+        ((${#unknown[@]})) || return 0
+    else
+        unknown=("$1")
+    fi
+    ddp_die "PBS_NODEFILE=$PBS_NODEFILE lists names no host answers to (getent hosts finds none):" \
+        "$(printf '%s\n' "${unknown[@]}" | paste -sd' ' -); PBS writes the job's own nodes there: submit with" \
+        "qsub and leave PBS_NODEFILE as PBS sets it, or give a file of names that resolve on the nodes (check" \
+        "one: getent hosts ${unknown[0]})"
 }
 
 # ddp_pbs_step PROGRAM...: torchrun with PROGRAM on every node (the preflight's check, then the workload).
@@ -122,17 +153,83 @@ ddp_pbs_submission_options() {
     ddp_log "resubmitting with this job's options: $(printf '%q ' "${options_out[@]}")"
 }
 
-# ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT. pbsdsh starts tasks with the
-# job's initial environment in $HOME, so each task first loads this script's environment (fabric
-# settings, RUN_DIR) and changes to the submit directory.
+# ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT: ddp_pbsdsh_on_each_node with the
+# file that carries this script's environment (fabric settings, RUN_DIR) to the tasks.
 ddp_pbsdsh_launcher() {
     local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
     local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
     mkdir -p "$RUN_DIR"
     export -p >"$env_file"
-    # shellcheck disable=SC2016  # expanded by the task's shell, not here
-    launcher_out=(pbsdsh -u -- /bin/bash -c '. "$0" && cd "$1" && shift && exec "$@"' "$env_file" "$PWD")
+    launcher_out=(ddp_pbsdsh_on_each_node "$env_file")
 }
+
+# ddp_pbsdsh_on_each_node ENV_FILE COMMAND...: COMMAND once on every node of the job, through OpenPBS pbsdsh,
+# and the highest of their exit codes. pbsdsh (OpenPBS src/cmds/pbsdsh.c, getopt "c:n:svo"; "c:n:h:svo" on
+# master) has no "once per node": TORQUE's -u is an invalid option there, and without -n it "runs one task
+# for each line in the $PBS_NODEFILE" (pbsdsh(1B)), i.e. one per MPI slot. So one `pbsdsh -n INDEX` per
+# node, INDEX the node's first line in the node file, all at once. What a TM task sees is not the caller's
+# (start_process(), src/resmom/start_exec.c): the job's initial environment, started in $HOME, its stdout
+# and stderr to the job's output files (or nowhere with nodemux), and pbsdsh exits 0 whatever the task
+# returned. Hence DDP_PBSDSH_TASK: it loads ENV_FILE, enters this directory, writes COMMAND's stdout and
+# exit code to files in RUN_DIR (shared by every node; one per node: appends from several nodes to one
+# file may interleave on NFS), which `tail --pid` copies to this stdout as they grow (what the launcher
+# check reads) and which give the exit code. Cost: N pbsdsh processes here, N open files in tail (the
+# soft descriptor limit is raised to the hard one: 1024 is a common default), polled every 0.5 s.
+ddp_pbsdsh_on_each_node() {
+    local env_file=$1
+    shift
+    local dir index rc=0 status spawner
+    local -a indexes outs missing=()
+    dir=$(mktemp -d "$RUN_DIR/.pbsdsh-$DDP_JOB_ID.XXXXXX")
+    mapfile -t indexes < <(awk 'NF {if (!seen[$1]++) print n + 0; n++}' "$PBS_NODEFILE")
+    for index in "${indexes[@]}"; do
+        : >"$dir/$index.out"
+        outs+=("$dir/$index.out")
+    done
+    ddp_log "pbsdsh: one task per node, pbsdsh -n LINE for the first node-file line of each:" \
+        "$(printf '%s\n' "${indexes[@]}" | ddp_first_lines 8 | paste -sd' ' -)"
+    (
+        for index in "${indexes[@]}"; do
+            pbsdsh -n "$index" -- /bin/bash -c "$DDP_PBSDSH_TASK" ddp-pbsdsh-task "$env_file" "$PWD" \
+                "$dir/$index" "$@" &
+        done
+        wait
+    ) &
+    spawner=$!
+    (
+        ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+        exec tail -q -n +1 -s 0.5 --pid="$spawner" -f "${outs[@]}"
+    )
+    wait "$spawner" || true
+    for index in "${indexes[@]}"; do
+        if [[ -r $dir/$index.rc ]]; then
+            status=$(<"$dir/$index.rc")
+            ((status > rc)) && rc=$status
+        else
+            missing+=("$index")
+        fi
+    done
+    rm -rf "$dir"
+    if ((${#missing[@]})); then
+        ddp_error "pbsdsh: no exit code from the task on node-file line(s) $(printf '%s\n' "${missing[@]}" |
+            ddp_first_lines 8 | paste -sd' ' -) (it did not start, or was killed: see the job's output file)"
+        ((rc > 0)) || rc=1
+    fi
+    return "$rc"
+}
+
+# The task pbsdsh starts on each node: $1 = ENV_FILE, $2 = directory, $3 = the files' prefix, the rest =
+# the command. PBS_NODENUM and PBS_TASKNUM are the task's own (its mom's index in the node file's order,
+# which the launcher check reads), not the batch script's that ENV_FILE holds.
+# shellcheck disable=SC2016  # expanded by the task's shell, not here
+DDP_PBSDSH_TASK='node=${PBS_NODENUM:-} task=${PBS_TASKNUM:-}
+. "$1" && export PBS_NODENUM="$node" PBS_TASKNUM="$task" && cd "$2" || exit
+prefix=$3
+shift 3
+status=0
+"$@" >>"$prefix.out" || status=$?
+echo "$status" >"$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"
+exit "$status"'
 
 # ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
 # before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits.

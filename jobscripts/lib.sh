@@ -233,8 +233,12 @@ ddp_rdzv_host() {
             return
         fi
     done
+    # This node hosts the store even so: the node file's name for it need not be its hostname, nor resolve to
+    # the address that hostname does (HPE: an FQDN on the Slingshot network), which torchrun would miss.
     DDP_RDZV_HOST=$DDP_HEAD_NODE
-    ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (head node's hostname; none of $RDZV_IFACES here)"
+    DDP_RDZV_OWNER=$(uname -n)
+    ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (head node's name; none of $RDZV_IFACES here;" \
+        "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
 }
 
 # ddp_rdzv_host_given: RDZV_HOST set by you. It must be an address of this, the head node (or a name that
@@ -338,28 +342,32 @@ ddp_print_cmd() {
 # torchrun reports only after its join timeout) in seconds. Only marked lines of stdout count: srun and
 # SPANK plugins write notices ("srun: Job step creation temporarily disabled, retrying") to stderr, which is
 # shown only when the check fails. Each node's report also gives its scheduler name beside its hostname
-# (Slurm: SLURMD_NODENAME, the name slurmd was started as): the names the nodes call themselves are what
-# app.check and the trainer write into nodes-to-exclude.txt -> DDP_SCHEDULER_NAME_OF[HOSTNAME].
+# (Slurm: SLURMD_NODENAME, the name slurmd was started as; PBS: the node's index in the job, which Cray
+# PALS exports as PALS_NODEID and TM as PBS_NODENUM, into DDP_NODES, the node file's names): the names
+# the nodes call themselves are what app.check and the trainer write into nodes-to-exclude.txt
+# -> DDP_SCHEDULER_NAME_OF[HOSTNAME].
 # A failure names the nodes without a process (or with two) among DDP_NODES, by short name: at 1024 nodes
 # the 1023 that answered are no help. Cost: one launch, then O(N) in bash without a process per node.
 declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local out errors rc=0 errors_file marker=ddp-launch-check line host name started=0
+    local out errors rc=0 errors_file marker=ddp-launch-check line host name index started=0
     local -A per_node=()
     errors_file=$(mktemp)
     # shellcheck disable=SC2016  # expanded on each node
-    out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:-}"' "$marker" 2>"$errors_file") || rc=$?
+    out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:--} ${PALS_NODEID:-${PBS_NODENUM:--}}"' \
+        "$marker" 2>"$errors_file") || rc=$?
     errors=$(ddp_first_lines 10 <"$errors_file" | tr '\n' ' ')
     rm -f "$errors_file"
     ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
         "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
     DDP_SCHEDULER_NAME_OF=()
-    while read -r line host name; do
+    while read -r line host name index; do
         [[ $line == "$marker" && -n $host ]] || continue
         ((++started))
-        DDP_SCHEDULER_NAME_OF[$host]=${name:-$host}
-        name=${name:-$host}
+        [[ -n $name && $name != - ]] || name=$host
+        [[ $index =~ ^[0-9]+$ && -n ${DDP_NODES[index]:-} ]] && name=${DDP_NODES[index]}
+        DDP_SCHEDULER_NAME_OF[$host]=$name
         per_node[${name%%.*}]=$((${per_node[${name%%.*}]:-0} + 1))
     done <<<"$out"
     if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then

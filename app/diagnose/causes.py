@@ -403,6 +403,33 @@ CAUSES: tuple[Cause, ...] = (
         readme=("resubmitting with the script's #PBS defaults only",),
     ),
     Cause(
+        "pbs-nodefile-names",
+        "PBS_NODEFILE lists node names that no host answers to (a node file copied from another job or system, "
+        "or set by hand), so the launchers could not reach those nodes",
+        "submit with `qsub` and leave `PBS_NODEFILE` as PBS sets it, or give names that resolve on the nodes "
+        "(check one: `getent hosts NAME`)",
+        (r"PBS_NODEFILE=\S* lists names no host answers to",),
+        75,
+        readme=("lists names no host answers to",),
+    ),
+    Cause(
+        "torque-pbsdsh",
+        "`pbsdsh -u` is TORQUE's \"once per node\"; OpenPBS and PBS Pro have no -u (their pbsdsh runs one task "
+        "per PBS_NODEFILE line, one per MPI slot)",
+        "use the job script's `LAUNCHER=pbsdsh` (one `pbsdsh -n` per node), or PALS `mpiexec -n NNODES --ppn 1`",
+        (r"pbsdsh: invalid option -- '?u'?",),
+        70,
+        readme=("pbsdsh: invalid option -- 'u'",),
+    ),
+    Cause(
+        "pbsdsh-task-lost",
+        "a task the job script started with pbsdsh left no exit code: it did not start on its node, or was killed",
+        "see the job's output file (PBS writes the tasks' stderr there)",
+        (r"pbsdsh: no exit code from the task on node-file line",),
+        60,
+        readme=("pbsdsh: no exit code from the task",),
+    ),
+    Cause(
         "job-script-error",
         "the job script stopped: {message}",
         "the message gives the fix; see also the README's table for {script}",
