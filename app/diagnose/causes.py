@@ -311,7 +311,7 @@ CAUSES: tuple[Cause, ...] = (
         "the job scripts stopped requeueing: a bad node was found on every attempt (MAX_REQUEUES reached)",
         "read the reasons in the run directory's history.jsonl, report the nodes to the admins, and resubmit with "
         "them excluded (`--exclude=`); raise `MAX_REQUEUES` to allow more attempts",
-        (r"\"event\": \"gave-up\"",),
+        (r"\"event\": \"gave-up\"", r"giving up after \d+ requeue\(s\) in a row for bad nodes"),
         86,
     ),
     Cause(

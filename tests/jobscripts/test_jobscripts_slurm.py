@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from app.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
@@ -212,6 +213,12 @@ def test_one_launcher_for_two_nodes_is_stopped_with_a_clear_message_in_seconds(
     assert "needs exactly one torchrun per node" in job.output
     assert "mpiexec -n NNODES --ppn 1" in job.output
     assert not job.run_dir.exists(), "training started although the launch was wrong"
+    assert cause_keys(job)[0] == "launcher-one-node"  # what `python -m app.diagnose ddp-<id>.out` says first
+
+
+def cause_keys(job: Job) -> list[str]:
+    """The causes `python -m app.diagnose` finds in the job's output file, most likely first."""
+    return [finding.key for finding in diagnose([job.log])]
 
 
 def history(job: Job) -> list[dict]:
@@ -253,6 +260,7 @@ def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert f"({NODE2_HOST}) stopped answering" in job.output
+    assert "hang-named" in cause_keys(job)  # the first attempt's verdict, though the job healed
     assert excluded_nodes(slurm_cluster, job_id) == "node2"
     assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
     assert job.summary()["steps_run"] == 640 - 200  # resumed from the snapshot at step 200
@@ -275,4 +283,6 @@ def test_a_job_that_finds_a_bad_node_every_time_stops_at_max_requeues(
     last = job.output.strip().splitlines()[-1]
     assert "giving up after 1 requeue(s) in a row for bad nodes (MAX_REQUEUES=1)" in last and "node3" in last
     assert [(h["event"], h["excluded"]) for h in history(job)] == [("requeue", ["node2"]), ("gave-up", ["node3"])]
+    # The preflight's verdict on the last bad node, then the job scripts' giving up
+    assert cause_keys(job)[:2] == ["check-verdict", "gave-up"], cause_keys(job)
     assert not (job.run_dir / "snapshots").exists(), "training started on a node the preflight failed"
