@@ -285,15 +285,20 @@ class Watchdog:
         # The judge reads twice, 1.5 beats apart, then waits out late beats for up to a deadline: give it
         # that, plus two slow answers (a shorter wait had every rank judge for itself: N reads of N beats).
         judging_s = 3 * self.interval_s + self.deadline_s + 2 * self._ask.within_s
-        if claim != 1 and self._await(f"{prefix}/verdict", judging_s):
-            raw = self._ask(lambda: self.store.get(f"{prefix}/verdict"))
+        key = f"{prefix}/verdict"
+        # A starved process can miss the verdict in its own wait: one more look before judging ranks that have
+        # heard it and stopped beating (a rank of 4096 simulated otherwise judged alone, for a deadline more)
+        if claim != 1 and (self._await(key, judging_s) or self._ask.again(lambda: self.store.check([key]))):
+            raw = self._ask(lambda: self.store.get(key))
             if raw is not None:
                 return Verdict.from_json(raw)
         verdict = self._judge()  # first to claim, or the judge went quiet
         # Posted only where none is yet: a rank that judged for itself because it heard the verdict late (its
         # process starved) judged ranks that had already heard it and stopped beating; it takes the posted one.
         mine = verdict.to_json()
-        posted = self._ask(lambda: self.store.compare_set(f"{prefix}/verdict", "", mine))
+        posted = self._ask(lambda: self.store.compare_set(key, "", mine))
+        if posted is None:  # its own read of every beat may still be pending: that is not a store gone
+            posted = self._ask.again(lambda: self.store.compare_set(key, "", mine))
         if posted is not None and _text(posted) != mine:
             return Verdict.from_json(posted)
         return verdict
