@@ -25,7 +25,7 @@ def _install(session: nox.Session, *extras: str) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to pytest."""
-    _install(session, "test", "image")
+    _install(session, "test", "image", "deepspeed")
     session.run("pytest", *session.posargs)
 
 

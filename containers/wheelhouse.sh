@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wheels an image installs offline (%files copies them in; pip inside the build cannot reach PyPI):
-# the app wheel, pyyaml, tqdm, and for the smoke flavour the CPU torch wheel (from local disk) with its
-# dependencies and numpy. Versions and platform come from `python -m imagetool render --all`.
+# the app wheel, pyyaml, tqdm, DeepSpeed's source archive and its dependencies, and for the smoke flavour the
+# CPU torch wheel (from local disk) with its dependencies and numpy. Versions and platform come from
+# `python -m imagetool render --all`.
 #   containers/wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]     (PYTHON: one with the app's [image] extra)
 set -euo pipefail
 flavour=${1:?usage: wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]}
@@ -28,3 +29,17 @@ if [[ $(arg FLAVOUR) == smoke ]]; then
 else
     "$python" -m pip download --quiet "${target[@]}" --dest "$out" pyyaml tqdm
 fi
+# DeepSpeed: PyPI publishes its source only, which the image builds against its own torch
+# (containers/scripts/install-python.sh). Its dependencies are those its own requirements.txt lists, but torch;
+# nvidia-ml-py joins them where it is built for CUDA (its setup.py adds it then); setuptools 70.1+ builds it.
+deepspeed_version=$(arg DEEPSPEED_VERSION)
+"$python" -m pip download --quiet --no-deps --no-binary :all: --dest "$out" "deepspeed==$deepspeed_version"
+sdist=$out/deepspeed-$deepspeed_version.tar.gz
+[[ -f $sdist ]] || { echo "error: no $sdist after pip download (got: $(ls "$out"))" >&2; exit 1; }
+mapfile -t requires < <(tar -xzOf "$sdist" "deepspeed-$deepspeed_version/requirements/requirements.txt" |
+    grep -Ev '^[[:space:]]*(#|$|torch([<>=!~ ]|$))')
+if [[ $(arg WITH_CUDA) == 1 ]]; then requires+=(nvidia-ml-py); fi
+# Some of them (ninja) publish manylinux2014 wheels only, which the smoke flavour's manylinux_2_28 does not name
+# (pip matches --platform literally): both are accepted, every image's glibc being newer than 2.17.
+"$python" -m pip download --quiet "${target[@]}" --platform "manylinux2014_$(arg ARCH)" --dest "$out" \
+    "${requires[@]}" "setuptools>=70.1"

@@ -40,6 +40,7 @@ ddp_pbs_main() {
         paste -sd' ' -), run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
+    ddp_write_deepspeed_hostfile
     ddp_fabric_env
     ddp_container_cmd
     local -a launcher  # the torchrun command is built by the step (ddp_pbs_step), once per step

@@ -31,6 +31,7 @@ ddp_slurm_main() {
         "run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
     ddp_workload "$@"
     ddp_nproc_per_node
+    ddp_write_deepspeed_hostfile
     ddp_fabric_env
     ddp_container_cmd
     ddp_cpus_per_node_check

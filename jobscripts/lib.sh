@@ -500,3 +500,23 @@ source "$DDP_REPO/jobscripts/lib-heal.sh"
 source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh
 source "$DDP_REPO/jobscripts/lib-pbs.sh"
+
+# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher (`deepspeed --hostfile
+# RUN_DIR/hostfile train.py`, which reaches every node over ssh/pdsh): one `NODE slots=DDP_NPROC` line per node
+# of the job, in the scheduler's names, the format its runner parses (`^(\S+)\s+slots=(\d+)`,
+# deepspeed/launcher/runner.py _parse_hostfile). MareNostrum 5's guide writes `scontrol show hostnames` alone,
+# which that parser refuses ("Hostfile contains a bad entry"). The job scripts themselves start torchrun on every
+# node and do not read it. Rewritten on every run: a requeued job may have other nodes.
+ddp_write_deepspeed_hostfile() {
+    local file=$RUN_DIR/hostfile node
+    if [[ $DRY_RUN == 1 ]]; then
+        ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
+        return 0
+    fi
+    mkdir -p "$RUN_DIR"
+    for node in "${DDP_NODES[@]}"; do
+        printf '%s slots=%s\n' "$node" "$DDP_NPROC"
+    done >"$file.tmp"
+    mv -f "$file.tmp" "$file"
+    ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
+}
