@@ -73,3 +73,9 @@ def test_rules_that_claim_a_row_are_recognised_in_a_log_without_context() -> Non
         [cause] = [c for c in CAUSES if any(text in symptom for text in c.readme)]
         if cause.applies is None:
             assert cause.key in [f.key for f in diagnose_lines([_example_line(symptom)])], symptom
+
+
+def test_the_readme_lists_every_cause_it_recognises() -> None:
+    section = README.read_text().split("## After a failed job: `python -m app.diagnose`")[1].split("\n## ")[0]
+    missing = [cause.key for cause in CAUSES if f"`{cause.key}`" not in section]
+    assert not missing, f"the README's app.diagnose section does not list {missing}"
