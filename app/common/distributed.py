@@ -23,6 +23,7 @@ import torch.distributed as dist
 from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.errors import RendezvousError, UsageError
+from app.common.gpu_presence import unusable_gpus
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,17 @@ class DistContext:
         return self.rank == 0
 
 
-def choose_device(local_rank: int, env: Mapping[str, str] | None = None) -> torch.device:
-    """One GPU per local rank; CPU when CUDA is unavailable. Too few GPUs is a launch mistake."""
+def choose_device(local_rank: int, env: Mapping[str, str] | None = None, *, cpu_ok: bool = False) -> torch.device:
+    """One GPU per local rank; CPU when there is no GPU, or when the GPUs are hidden on purpose or `cpu_ok`
+    (dist.backend=gloo asked for). A node with GPUs CUDA cannot use is a mistake, not a CPU run: stop. Too few
+    GPUs is a launch mistake."""
+    env = env if env is not None else os.environ
     if not torch.cuda.is_available():
+        problem = None if cpu_ok else unusable_gpus(env)
+        if problem:
+            raise UsageError(problem)
         return torch.device("cpu")
-    return torch.device("cuda", device_index(local_rank, torch.cuda.device_count(), env or os.environ))
+    return torch.device("cuda", device_index(local_rank, torch.cuda.device_count(), env))
 
 
 def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
@@ -180,7 +187,7 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
     `store`: an already-open rendezvous store (see `open_store`); by default one is opened here.
     """
     rank, world_size, local_rank = environment.rank(), environment.world_size(), environment.local_rank()
-    device = choose_device(local_rank)
+    device = choose_device(local_rank, cpu_ok=backend == "gloo")
     if device.type == "cuda":
         torch.cuda.set_device(device)
     backend = choose_backend(backend, device)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import torch
 
-from app.check.report import OK, Check
+from app.check.report import FAIL, OK, Check
+from app.common.gpu_presence import unusable_gpus
 from app.common.provenance import versions
 
 NVIDIA_SMI_TIMEOUT_S = 15.0
@@ -68,6 +69,10 @@ def agreed_versions() -> dict[str, str]:
 def check_gpus(info: GpuInfo, vers: Mapping[str, str], env: Mapping[str, str]) -> list[Check]:
     software = f"torch {vers['torch']}, CUDA runtime {vers['cuda']}, NCCL {vers['nccl']}"
     if info.count == 0:
+        problem = unusable_gpus(env)
+        if problem:  # a GPU node whose CUDA does not work: the job would train on the CPU
+            cause, _, fix = problem.partition("; ")
+            return [Check("gpu: devices", FAIL, f"{cause} ({software})", remedy=fix)]
         return [Check("gpu: devices", OK, f"no GPU visible: CPU run with gloo ({software})")]
     models = sorted(set(info.models))
     visible = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
