@@ -47,6 +47,8 @@ GRACE_S = 5.0
 AWAIT_POLL_S = 1.0
 #: A wait for the store that returns this much later than asked was not running: its process was stopped.
 OVERSLEPT_S = 1.0
+#: The last beat of a rank whose work is done (`finish`): it stops beating and is never named for it.
+FINISHED = "finished"
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 _STORE_ERRORS = (RuntimeError, dist.DistError, ValueError, KeyError)
 
@@ -88,8 +90,13 @@ class Beat:
 def name_the_hang(first: list[Beat | None], second: list[Beat | None]) -> tuple[list[int], str]:
     """The ranks holding the job up (none: the collective itself hangs) and one sentence, from two reads of
     every heartbeat a few beats apart."""
+    # A rank that finished stops beating and waits for no one: not silent, not behind (rank 0 may still be
+    # writing the run's last snapshot when the others' train() has returned)
+    done = {b.rank for b in second if b is not None and b.where == FINISHED}
+    first = [None if rank in done else a for rank, a in enumerate(first)]
+    second = [None if rank in done else b for rank, b in enumerate(second)]
     silent = [b for a, b in zip(first, second, strict=True) if a is not None and b is not None and a.count == b.count]
-    missing = [rank for rank, b in enumerate(second) if b is None]
+    missing = [rank for rank, b in enumerate(second) if b is None and rank not in done]
     if silent or missing:
         # A silent rank's last beat may be a beat old; where the others wait says where it stopped.
         said = [f"rank {b.rank} ({b.host}) stopped answering (no heartbeat; last heard at {b.where})" for b in silent]
@@ -101,6 +108,8 @@ def name_the_hang(first: list[Beat | None], second: list[Beat | None]) -> tuple[
             said[-1] += f" while rank {ahead.rank} waits at {ahead.where}"
         return sorted(quiet), "; ".join(said)
     beats = [b for b in second if b is not None]
+    if not beats:
+        return [], "every rank has finished"
     lowest = min(b.position for b in beats)
     behind = [b for b in beats if b.position == lowest]
     if len(behind) == len(beats):
@@ -238,6 +247,12 @@ class Watchdog:
     def stop(self) -> None:
         self._stopped.set()
         self._wake.set()
+
+    def finish(self) -> None:
+        """This rank's work is done (train() returned): a last beat says so, then `stop`."""
+        self.where = FINISHED
+        self._publish()
+        self.stop()
 
     # -- the thread ----------------------------------------------------------------------------
     def _run(self) -> None:

@@ -73,6 +73,8 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
                       stop=stop)
     try:
         result = trainer.train()
+        if watchdog is not None:
+            watchdog.finish()  # rank 0 may still write the last snapshot: this rank is done, not hung
     except (dist.DistError, RuntimeError) as err:
         gave_up = _COLLECTIVE_FAILURE.search(str(err))  # a hang (or a death) no heartbeat named first
         if gave_up is None:

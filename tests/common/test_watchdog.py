@@ -8,7 +8,7 @@ from collections import Counter
 
 import torch.distributed as dist
 
-from app.common.watchdog import Beat, BoundedCalls, Verdict, Watchdog, judge, name_the_hang
+from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, judge, name_the_hang
 from bench.watchdog_scale import simulate
 
 
@@ -101,3 +101,26 @@ def test_a_rank_that_judges_late_takes_the_verdict_already_posted():
     dog = Watchdog(store, 5, 64, "node5", 1.0, lambda verdict, reporter: None, end_process=lambda code: None,
                    interval_s=0.1)
     assert dog._verdict().to_json() == posted.to_json()
+
+
+def test_a_rank_that_finished_is_not_named_while_rank_0_still_writes_the_last_snapshot():
+    """When train() returns, the other ranks stop beating while rank 0 may still write the run's last snapshot
+    (issue 21, fault 9): their last beat says they finished, and a verdict names no finished rank."""
+    finished = [beat(0, 5, 640, "step 640, phase snapshot"), beat(1, 7, 640, FINISHED)]
+    later = [beat(0, 9, 640, "step 640, phase snapshot"), beat(1, 7, 640, FINISHED)]
+    assert name_the_hang(finished, later)[0] == []
+
+    store = dist.HashStore()
+    stalls: list[Verdict] = []
+    ended: list[int] = []
+    dogs = [Watchdog(store, rank, 2, f"node{rank}", 0.6, lambda verdict, reporter: None, on_stall=stalls.append,
+                     end_process=ended.append, interval_s=0.1) for rank in range(2)]
+    for dog in dogs:
+        dog.mark(640, "step 640, phase snapshot")
+        dog.start()
+    dogs[1].finish()  # rank 1's train() returned; rank 0 writes for three deadlines more
+    try:
+        time.sleep(2.5)
+    finally:
+        dogs[0].stop()
+    assert not ended and all(not verdict.culprits for verdict in stalls), stalls
