@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -432,6 +433,56 @@ def test_the_node_wrapper_file_turns_the_stop_file_into_sigterm_for_its_command_
     stop.touch()
     out, _ = wrapper.communicate(timeout=30)
     assert (wrapper.returncode, out) == (143, "got TERM\n")
+
+
+# A worker that handles SIGTERM as the trainer does: finish, write (here: sleep), exit 75 (PREEMPTED).
+SLOW_SNAPSHOT_WORKER = """
+import os, pathlib, signal, sys, time
+out = pathlib.Path(sys.argv[1])
+def snapshot_then_exit(*_):
+    time.sleep(float(sys.argv[2]))
+    (out / f"saved-{os.environ['LOCAL_RANK']}").touch()
+    sys.exit(75)
+signal.signal(signal.SIGTERM, snapshot_then_exit if sys.argv[2] != "never" else signal.SIG_IGN)
+(out / f"started-{os.environ['LOCAL_RANK']}").touch()
+while True:
+    time.sleep(0.1)
+"""
+
+
+def wrap_torchrun(tmp_path: Path, snapshot_s: str, torchrun_grace_s: int, job_grace_s: int) -> tuple[int, float]:
+    """The node wrapper around a real torchrun of two workers; the stop file appears once both run.
+    `--shutdown-timeout` makes this torchrun kill its workers `torchrun_grace_s` after its SIGTERM, as
+    every torchrun before 2.12 does after 30 s whatever TORCH_ELASTIC_SHUTDOWN_TIMEOUT (the job's grace) says."""
+    worker = tmp_path / "worker.py"
+    worker.write_text(SLOW_SNAPSHOT_WORKER)
+    torchrun = Path(sys.executable).parent / "torchrun"
+    stop = tmp_path / "stop"
+    env = {**os.environ, "TORCH_ELASTIC_SHUTDOWN_TIMEOUT": str(job_grace_s)}
+    wrapper = subprocess.Popen(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(stop), "", "",
+                                str(torchrun), "--standalone", "--nproc-per-node=2", "--monitor-interval=0.1",
+                                f"--shutdown-timeout={torchrun_grace_s}", str(worker), str(tmp_path), snapshot_s],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"started-{rank}").exists() for rank in (0, 1)):
+        assert wrapper.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    stop.touch()
+    stopping = time.monotonic()
+    returncode = wrapper.wait(timeout=60)
+    return returncode, time.monotonic() - stopping
+
+
+def test_workers_get_the_jobs_grace_to_snapshot_whatever_torchruns_own_grace(tmp_path: Path) -> None:
+    returncode, _ = wrap_torchrun(tmp_path, snapshot_s="4", torchrun_grace_s=1, job_grace_s=30)
+    assert sorted(p.name for p in tmp_path.glob("saved-*")) == ["saved-0", "saved-1"]
+    assert returncode != 0  # the workers exited 75: the job script requeues
+
+
+def test_workers_that_ignore_sigterm_are_stopped_after_the_jobs_grace(tmp_path: Path) -> None:
+    returncode, took_s = wrap_torchrun(tmp_path, snapshot_s="never", torchrun_grace_s=1, job_grace_s=3)
+    assert returncode != 0 and took_s < 15
+    assert not list(tmp_path.glob("saved-*"))
 
 
 @pytest.mark.parametrize(("script", "message"), [
