@@ -140,6 +140,13 @@ def test_nccl_tests_are_mpi_builds_that_say_in_one_line_that_there_is_no_gpu(in_
     assert "CUDA driver version is insufficient" in output
 
 
+def test_torchrun_can_bind_workers_to_numa_nodes(in_twin):
+    """torchrun --numa-binding (the job scripts' NUMA_BINDING=auto on GH200) starts each worker under numactl."""
+    result = in_twin("numactl --show && torchrun --help | grep -c -- --numa-binding")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "physcpubind:" in result.stdout
+
+
 def test_percent_test_passes_on_a_slingshot_build_node(twin_image):
     """Where aarch64 images are built, the host's /dev/cxi0 is visible during %test (Apptainer binds the
     host's /dev), but no host libfabric is bound. The device is a plain file here, for this test only."""

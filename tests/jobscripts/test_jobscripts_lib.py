@@ -312,6 +312,60 @@ def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
     ]
 
 
+def gpu_node(root: Path, cpus_per_numa_node: list[str], gpu_numa_nodes: list[int]) -> Path:
+    """A node's sysfs as torch's NUMA binding reads it (torch/numa/binding.py): each NUMA node's cpulist, and
+    each NVIDIA GPU's PCI numa_node. A GH200 node: four NUMA nodes with 72 CPUs each, GPU i on node i, and
+    the GPUs' memory as NUMA nodes without CPUs."""
+    for index, cpus in enumerate(cpus_per_numa_node):
+        node = root / f"sys/devices/system/node/node{index}"
+        node.mkdir(parents=True)
+        (node / "cpulist").write_text(cpus + "\n")
+    for index, numa_node in enumerate(gpu_numa_nodes):
+        device = root / f"sys/bus/pci/devices/0009:0{index}:00.0"
+        device.mkdir(parents=True)
+        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("numa_node", str(numa_node))):
+            (device / name).write_text(value + "\n")
+    return root
+
+
+GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"] + [""] * 4
+
+
+def torchrun_args(root: Path, **env: str) -> subprocess.CompletedProcess:
+    return run_lib('ddp_defaults; ddp_workload train; DDP_NPROC=4; ddp_torchrun_cmd "${DDP_WORKLOAD[@]}"; '
+                   'printf "%s\\n" "${DDP_TORCHRUN[@]}"',
+                   {"RDZV_HOST": "127.0.0.1", "DDP_PROBE_ROOT": str(root), "IMAGE": "/images/app.sif", **env})
+
+
+def test_gh200_workers_are_bound_to_their_gpus_numa_node(tmp_path: Path) -> None:
+    result = torchrun_args(gpu_node(tmp_path, GH200_CPUS, [0, 1, 2, 3]))
+    assert result.returncode == 0, result.stderr
+    assert "--numa-binding=node" in result.stdout.splitlines()
+    assert "(auto: 4 NUMA nodes with CPUs, 4 GPUs;" in result.stdout
+
+
+@pytest.mark.parametrize(("cpus", "gpus", "env", "said"), [
+    (["0-31"], [0, 0], {}, None),  # one NUMA node: nothing to choose
+    (["0-31", "32-63"], [], {}, None),  # no GPU: the CPU-only workers are not tied to one
+    (["0-31", "32-63"], [-1, -1], {}, "the GPUs' NUMA node is unknown (numa_node -1 in sysfs)"),
+    (GH200_CPUS, [0, 1, 2, 3], {"NUMA_BINDING": "none"}, None),
+    (GH200_CPUS, [0, 1, 2, 3], {"LAUNCH": "srun"}, None),
+])
+def test_no_numa_binding_where_it_cannot_help_or_is_not_wanted(tmp_path: Path, cpus, gpus, env, said) -> None:
+    result = torchrun_args(gpu_node(tmp_path, cpus, gpus), **env)
+    assert result.returncode == 0, result.stderr
+    assert "numa-binding" not in result.stdout.replace("no --numa-binding", "")
+    if said:
+        assert said in result.stdout
+
+
+def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp_path: Path) -> None:
+    result = torchrun_args(gpu_node(tmp_path, GH200_CPUS, [0, 1, 2, 3]), NUMA_BINDING="grace")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("test.sh: error: NUMA_BINDING=grace is not one of auto, none, node, socket, "
+                                     "exclusive, core-complex; example: NUMA_BINDING=node")
+
+
 @pytest.mark.parametrize(("job_id", "port"), [("42", "20042"), ("8812345", "22345"), ("12345.pbs01", "24501")])
 def test_the_rendezvous_port_comes_from_the_job_id_so_two_jobs_on_one_head_node_differ(job_id, port) -> None:
     result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
