@@ -15,8 +15,9 @@
 # Overrides (qsub -v K=V or the environment), defaults in brackets; jobscripts/lib.sh lists them all:
 #   IMAGE [./app.sif, built with make image ARCH=aarch64]   CONFIG [demo]   WORKLOAD [train]
 #   GPUS_PER_NODE [CUDA_VISIBLE_DEVICES or nvidia-smi]       LAUNCHER [mpiexec | pbsdsh]
-#   HOST_LIBFABRIC_DIR [newest /opt/cray/libfabric/*]        FABRIC [slingshot]
+#   HOST_LIBFABRIC_DIR [the site's default libfabric]        FABRIC [slingshot]
 #   WALLTIME_S [from qstat]  PREEMPT_MARGIN_S [90]           REQUEUE [1: resubmit after a snapshot]
+#   NUMA_BINDING [auto: each worker on its GH200's Grace CPUs (torchrun --numa-binding=node) | none]
 #
 #PBS -N ddp
 # Two whole nodes, each with its 4 GH200 (72 Grace cores each); scatter = one chunk per node

@@ -37,6 +37,8 @@
 #   RDZV_PORT=(from the job id)     rendezvous port on the head node: 20000 + the job id's last 4 digits
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
+#   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
+#                                   auto = node on GPU nodes with several NUMA nodes (GH200, two sockets)
 #   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
 #   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
 #                                   srun = one srun task per GPU running python directly (as the users' Slurm multi-GPU guide does)
@@ -296,18 +298,60 @@ ddp_cpus_per_node_check() {
     fi
 }
 
+# ddp_numa_binding: torchrun's --numa-binding (torch >= 2.9, numactl in the image) -> DDP_NUMA_ARGS. Each
+# worker runs on the CPUs of its GPU's NUMA node, as CSCS pins its GH200 jobs (one NUMA node per Grace
+# Hopper module, four per node) and as two-socket x86 nodes want: a worker on the far socket pays for
+# every host-to-GPU copy and every page it touches. auto: where the node has GPUs whose NUMA node sysfs
+# knows (torch's binding fails the launch on numa_node -1) and more than one NUMA node with CPUs; not under
+# LAUNCH=srun (no torchrun: srun's --cpu-bind does it) or IMAGE=none (your torch may predate the flag).
+ddp_numa_binding() {
+    DDP_NUMA_ARGS=()
+    local mode=${NUMA_BINDING:-auto} device numa cpus numa_nodes=0 gpus=0 unknown=0
+    case $mode in
+        none) return 0 ;;
+        node | socket | exclusive | core-complex) ;;
+        auto)
+            [[ $LAUNCH == torchrun && $IMAGE != none ]] || return 0
+            for cpus in "$DDP_PROBE_ROOT"/sys/devices/system/node/node[0-9]*/cpulist; do
+                [[ -s $cpus && $(<"$cpus") == *[0-9]* ]] && numa_nodes=$((numa_nodes + 1))
+            done
+            for device in "$DDP_PROBE_ROOT"/sys/bus/pci/devices/*; do
+                [[ -r $device/vendor && -r $device/class && -r $device/numa_node ]] || continue
+                [[ $(<"$device/vendor") == 0x10de && $(<"$device/class") == 0x03* ]] || continue  # NVIDIA display/3D
+                gpus=$((gpus + 1))
+                numa=$(<"$device/numa_node")
+                ((numa >= 0)) || unknown=$((unknown + 1))
+            done
+            ((gpus > 0 && numa_nodes > 1)) || return 0
+            if ((unknown > 0)); then
+                ddp_log "no --numa-binding: the GPUs' NUMA node is unknown (numa_node -1 in sysfs); workers run" \
+                    "on any CPU (set NUMA_BINDING=none to silence this)"
+                return 0
+            fi
+            mode=node ;;
+        *) ddp_die "NUMA_BINDING=$mode is not one of auto, none, node, socket, exclusive, core-complex;" \
+            "example: NUMA_BINDING=node" ;;
+    esac
+    DDP_NUMA_ARGS=(--numa-binding="$mode")
+    ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node" \
+        "(${NUMA_BINDING:-auto}: $numa_nodes NUMA nodes with CPUs, $gpus GPUs; NUMA_BINDING=none turns it off)"
+}
+
 # ddp_torchrun_cmd PROGRAM...: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC
 # workers of python PROGRAM each (torchrun's trailing arguments: SCRIPT.py ARGS or -m MODULE ARGS).
 ddp_torchrun_cmd() {
     ddp_rdzv_host
-    # Grace between torchrun's SIGTERM to its workers and SIGKILL: time to finish a step and write a
-    # snapshot (torch's default is 30 s). torchrun reads it from the environment (torch >= 2.9), so an
-    # older torch in an image ignores it instead of failing on an unknown flag.
+    # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
+    # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
+    # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
+    # one ignores it instead of failing on an unknown flag.
     ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
+    ddp_numa_binding
     DDP_TORCHRUN=(
         torchrun
         --nnodes="$DDP_NNODES"
         --nproc-per-node="$DDP_NPROC"
+        "${DDP_NUMA_ARGS[@]}"
         --rdzv-backend=c10d
         --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
         --rdzv-id="${DDP_RDZV_ID:-$DDP_JOB_ID}"
@@ -437,7 +481,8 @@ ddp_on_signal() {
 }
 
 # The node wrapper (app/common/node_wrapper.sh, beside the fabric policy): around torchrun on every node,
-# it sources the fabric policy and turns the stop file into a SIGTERM to torchrun; its text goes to `sh -c`.
+# it sources the fabric policy and turns the stop file into a SIGTERM to the workers, then to torchrun
+# after SHUTDOWN_TIMEOUT_S; its text goes to `sh -c`.
 [[ -r $DDP_REPO/app/common/node_wrapper.sh ]] ||
     ddp_die "$DDP_REPO/app/common/node_wrapper.sh is missing; run the job scripts from a whole checkout"
 DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")

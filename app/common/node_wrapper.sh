@@ -2,8 +2,14 @@
 # The node wrapper: runs on every node around torchrun (inside the container). The job scripts pass this
 # file's text to `sh -c` (jobscripts/lib.sh, DDP_NODE_WRAPPER), so it needs no path inside the image.
 #
-# When the stop file appears on the shared filesystem, SIGTERM goes to torchrun alone, which forwards it
-# to its workers and waits for them.
+# When the stop file appears on the shared filesystem, SIGTERM goes to torchrun's workers (its direct
+# children), and to torchrun itself only if they have not ended within TORCH_ELASTIC_SHUTDOWN_TIMEOUT
+# (the job's grace, SHUTDOWN_TIMEOUT_S). Why not to torchrun first: torchrun SIGKILLs its workers a fixed
+# time after its own SIGTERM, 30 s before torch 2.12 whatever the environment says (the variable came with
+# pytorch PR #172596), and a snapshot of a large model takes longer. The workers stop together (the trainer
+# agrees on the step and leaves through a barrier), so torchrun's own stop of a failed group (30 s in every
+# version: LocalElasticAgent._stop_workers) finds them gone. A command that is not torchrun (LAUNCH=srun:
+# the worker itself) gets the SIGTERM directly.
 # Why not a signal through the scheduler: `scancel --signal` and srun's forwarding reach every process of
 # the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
@@ -33,10 +39,37 @@ if [ -n "$owner" ]; then
         set -- "$@" "$arg"
     done
 fi
+# children PID: the PIDs whose parent is PID (from /proc: procps may not be in the image).
+children() {
+    for status in /proc/[0-9]*/status; do
+        while read -r key value; do
+            if [ "$key" = PPid: ]; then
+                if [ "$value" = "$1" ]; then pid=${status#/proc/}; echo "${pid%/status}"; fi
+                break
+            fi
+        done <"$status" 2>/dev/null
+    done
+}
+# stop_gracefully PID: SIGTERM to torchrun's workers, then to torchrun after the grace.
+stop_gracefully() {
+    case ${first##*/} in
+        torchrun) workers=$(children "$1") ;;
+        *) workers= ;;
+    esac
+    # shellcheck disable=SC2086  # one PID per word
+    kill -TERM ${workers:-$1} 2>/dev/null
+    waited=0
+    while kill -0 "$1" 2>/dev/null && [ "$waited" -lt "${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-30}" ]; do
+        sleep 1
+        waited=$((waited + 1))
+    done
+    kill -TERM "$1" 2>/dev/null
+}
+first=$1
 "$@" &
 child=$!
 while kill -0 "$child" 2>/dev/null; do
-    if [ -e "$stop" ]; then kill -TERM "$child"; break; fi
+    if [ -e "$stop" ]; then stop_gracefully "$child"; break; fi
     sleep 1
 done
 wait "$child"

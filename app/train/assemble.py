@@ -89,6 +89,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
         if outputs is not None:
             outputs.close()
     finish(run_dir, ctx, state, workload, result)
+    leave_together(ctx)
     del trainer, optimizer_step, model  # a live DDP reducer while the process group is destroyed can abort the process
     return result
 
@@ -185,6 +186,14 @@ def finish(run_dir: Path, ctx: DistContext, state: TrainingState, workload: Work
             if state.sharded else state.model.state_dict())
     if ctx.is_main:
         write_summary(run_dir, result, full, ctx, workload.tokens_per_sample, workload.flops_per_token, memory)
+
+
+def leave_together(ctx: DistContext) -> None:
+    """No rank exits before rank 0 has written the last snapshot and the summary: torchrun stops a worker
+    group 30 s after its first worker exits non-zero (a preempted run exits 75), whatever the job's grace
+    (LocalElasticAgent._stop_workers; app/common/node_wrapper.sh)."""
+    if ctx.world_size > 1:
+        dist.all_reduce(torch.zeros(1, device=ctx.device))  # a barrier that works on every backend
 
 
 def _unwatched(step: int, phase: str) -> None:

@@ -13,6 +13,8 @@ export DEBIAN_FRONTEND=noninteractive
 # Without libibverbs + ibverbs-providers (libmlx5) NCCL cannot see the HCAs and falls back to TCP:
 # `libibverbs: Warning: no userspace device-specific driver found`. --nv binds only the GPU driver.
 packages=(libibverbs1 ibverbs-providers ibverbs-utils rdma-core ca-certificates)
+# torchrun --numa-binding (the job scripts' NUMA_BINDING) runs each worker under the numactl CLI.
+packages+=(numactl)
 if [[ $FLAVOUR == smoke ]]; then
     packages+=(python3 python3-venv)
 fi
