@@ -180,6 +180,25 @@ def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expect
     assert expected in result.stdout
 
 
+@pytest.mark.parametrize("env", [
+    {"SLURM_GPUS_PER_TASK": "8"},  # Slurm up to 23.05
+    {"SLURM_TRES_PER_TASK": "cpu=4,gres/gpu=8"},  # from 23.11 only this (srun(1), slurm-25-11-7-1)
+    {"SLURM_TRES_PER_TASK": "gres/gpu:h100=8"},
+])
+def test_more_gpus_per_task_than_a_node_has_is_refused_before_any_rank_starts(env: dict[str, str]) -> None:
+    result = run_lib("ddp_defaults; ddp_nproc_per_node", {"GPUS_PER_NODE": "4", **env})
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "test.sh: error: --gpus-per-task=8 but a node of this job has 4 GPU(s): no task could start; ask for at "
+        "most 4 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=4 (LAUNCH=srun), or leave "
+        "--gpus-per-task out (torchrun gives each worker one GPU)")
+
+
+def test_gpus_per_task_a_node_can_give_are_accepted() -> None:
+    result = run_lib("ddp_defaults; ddp_nproc_per_node", {"GPUS_PER_NODE": "4", "SLURM_TRES_PER_TASK": "gres/gpu=1"})
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.parametrize(("env", "message"), [
     ({}, "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N"),
     ({"GPUS_PER_NODE": "four"}, "GPUS_PER_NODE=four is not a positive whole number"),
