@@ -193,6 +193,26 @@ ddp_nproc_per_node() {
     [[ $n =~ ^[1-9][0-9]*$ ]] || ddp_die "GPUS_PER_NODE=$n is not a positive whole number; example: GPUS_PER_NODE=4"
     DDP_NPROC=$n
     ddp_log "$DDP_NNODES node(s) x $DDP_NPROC process(es) per node (from $source)"
+    ddp_gpus_per_task_check
+}
+
+# ddp_gpus_per_task_check: `--gpus-per-task=N` (sbatch or the environment) asking for more GPUs than a node
+# has would start no task, or every task would stop in the trainer: say so before any rank starts. Slurm up
+# to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g. cpu=4,gres/gpu:h100=2
+# (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
+ddp_gpus_per_task_check() {
+    local per_task=${SLURM_GPUS_PER_TASK:-} item
+    local -a items
+    if [[ -z $per_task ]]; then
+        IFS=, read -ra items <<<"${SLURM_TRES_PER_TASK:-}"
+        for item in "${items[@]}"; do
+            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task=${BASH_REMATCH[2]}
+        done
+    fi
+    [[ $per_task =~ ^[0-9]+$ ]] && ((per_task > DDP_NPROC)) || return 0
+    ddp_die "--gpus-per-task=$per_task but a node of this job has $DDP_NPROC GPU(s): no task could start; ask" \
+        "for at most $DDP_NPROC per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$DDP_NPROC (LAUNCH=srun)," \
+        "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
 }
 
 # ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
