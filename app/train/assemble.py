@@ -66,8 +66,9 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     reports = StepReports(state.plan, ctx.device, outputs)
     watchdog = _watch_for_hangs(config, ctx, store, run_dir, state, reports, hostnames)
     stop = StopFlag().install()
+    progress = faults.marking(fault, watchdog.mark_step if watchdog is not None else _unwatched)
     optimizer_step = OptimizerStep(state, model, workload.loss_fn, ctx, step_stats=step_stats, stop=stop,
-                                   progress=watchdog.mark_step if watchdog is not None else _unwatched, fault=fault)
+                                   progress=progress, fault=fault)
     trainer = Trainer(state=state, steps=remaining_steps(state, workload.dataset, ctx.rank, ctx.device.type == "cuda"),
                       optimizer_step=optimizer_step, reports=reports, snapshots=snapshots, evaluator=evaluator,
                       stop=stop)
@@ -192,8 +193,13 @@ def leave_together(ctx: DistContext) -> None:
     """No rank exits before rank 0 has written the last snapshot and the summary: torchrun stops a worker
     group 30 s after its first worker exits non-zero (a preempted run exits 75), whatever the job's grace
     (LocalElasticAgent._stop_workers; app/common/node_wrapper.sh)."""
-    if ctx.world_size > 1:
+    if ctx.world_size <= 1:
+        return
+    try:
         dist.all_reduce(torch.zeros(1, device=ctx.device))  # a barrier that works on every backend
+    except (dist.DistError, RuntimeError) as err:  # this rank's part is done and saved: say so, not a traceback
+        log.warning("another rank ended before the run's last snapshot was confirmed (%s); its log says why",
+                    str(err).splitlines()[0][:200])
 
 
 def _unwatched(step: int, phase: str) -> None:

@@ -6,7 +6,9 @@ every rank on host NAME (TARGET `host=NAME`: a bad node, whatever ranks it gets)
 from 1, as in metrics.jsonl),
 - `stop`  it stops itself with SIGSTOP: a frozen process (no heartbeat), like a node that went away;
 - `hang`  it sleeps forever while its heartbeat goes on: a live process stuck in its data loader;
-- `usr1`  it sends itself SIGUSR1 (a preemption notice arriving at a known step) and goes on.
+- `usr1`  it sends itself SIGUSR1 (a preemption notice arriving at a known step) and goes on;
+- `slowsnapshot`  not at the step's start but when it writes the snapshot of step S: the write takes
+  SLOW_SNAPSHOT_S longer (a slow filesystem) while its heartbeat goes on.
 
 Nothing else reads this variable; users never need it. An injection prints a line to stderr.
 """
@@ -19,14 +21,15 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from app.common.faults import Kind, parse_injections
 
 EXAMPLE = "stop@rank1:step8"
 _AT_STEP = Kind(lambda where: re.fullmatch(r"step[1-9]\d*", where) is not None, "the step it starts at, e.g. step8")
-KINDS = {"stop": _AT_STEP, "hang": _AT_STEP, "usr1": _AT_STEP}
+KINDS = {"stop": _AT_STEP, "hang": _AT_STEP, "usr1": _AT_STEP, "slowsnapshot": _AT_STEP}
+SLOW_SNAPSHOT_S = 12.0
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,9 @@ class Fault:
     step: int
 
     def at_step(self, step: int) -> None:
-        if step != self.step:
+        if step != self.step or self.kind == "slowsnapshot":
             return
-        print(f"APP_TRAIN_FAULT: {self.kind} on rank {self.rank} at step {step} (test-only)", file=sys.stderr,
-              flush=True)
+        self.say(step)
         if self.kind == "usr1":
             os.kill(os.getpid(), signal.SIGUSR1)
             return
@@ -50,9 +52,29 @@ class Fault:
         while True:
             time.sleep(3600)
 
+    def say(self, step: int) -> None:
+        print(f"APP_TRAIN_FAULT: {self.kind} on rank {self.rank} at step {step} (test-only)", file=sys.stderr,
+              flush=True)
+
+
+def marking(fault: Fault | None, mark: Callable[[int, str], None]) -> Callable[[int, str], None]:
+    """The trainer's progress mark (`mark(step, phase)`, the watchdog's), slowed where a `slowsnapshot`
+    fault says: it is called on every rank just before a snapshot is written."""
+    if fault is None or fault.kind != "slowsnapshot":
+        return mark
+
+    def slowed(step: int, phase: str) -> None:
+        mark(step, phase)
+        if step == fault.step and phase == "snapshot":
+            fault.say(step)
+            time.sleep(SLOW_SNAPSHOT_S)
+
+    return slowed
+
 
 def from_environment(env: Mapping[str, str], rank: int, host: str | None = None) -> Fault | None:
     """The fault `APP_TRAIN_FAULT` sets for `rank` on `host` (default: this host), if any."""
     found = parse_injections("APP_TRAIN_FAULT", env.get("APP_TRAIN_FAULT", ""), KINDS, EXAMPLE, rank,
                              host or socket.gethostname())
     return Fault(found[0].kind, rank, int(found[0].where[4:])) if found else None
+

@@ -294,6 +294,20 @@ def test_a_rank_that_stops_answering_is_named_and_the_job_ends_with_exit_4(tmp_p
     assert elapsed < 90, elapsed
 
 
+def test_a_last_snapshot_slower_than_the_hang_deadline_is_not_a_hang(tmp_path):
+    """Rank 0 writes the run's last snapshot for longer than dist.hang_timeout_s while rank 1 is done: the
+    run completes, nobody is named, no node is left out (fault 9 of issue 21, through a real run)."""
+    result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=6", "snapshot.every=100",
+                                  "dist.timeout_s=60", "dist.hang_timeout_s=3"),
+                 env=clean_env(APP_TRAIN_FAULT="slowsnapshot@rank0:step6"), timeout=120)
+    assert "APP_TRAIN_FAULT: slowsnapshot on rank 0 at step 6" in result.stderr, result.stderr[-3000:]
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "hang:" not in result.stderr
+    assert summary(tmp_path)["status"] == "completed"
+    assert not (tmp_path / "nodes-to-exclude.txt").exists()
+    assert sorted(p.name for p in (tmp_path / "snapshots").glob("*.pt")) == ["step-00000006.pt"]
+
+
 def test_each_attempt_of_a_run_is_a_line_of_its_history_with_how_the_previous_one_ended(tmp_path):
     common = [*GPT, f"run.dir={tmp_path}", "snapshot.every=5"]
     first = run(train_command(*common, "train.max_steps=40"), env=clean_env(APP_TRAIN_FAULT="usr1@rank0:step5",
