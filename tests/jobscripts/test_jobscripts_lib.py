@@ -165,7 +165,7 @@ def test_a_script_that_does_not_exist_is_reported_with_the_usage(tmp_path: Path)
     result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", "trian"], cwd=tmp_path,
                             env={"PATH": os.environ["PATH"], **JOB}, capture_output=True, text=True)
     assert result.returncode == 2
-    assert "'trian' is neither train, check nor a script file" in result.stderr
+    assert "'trian' is neither train, check, nccl-tests nor a script file" in result.stderr
     assert "usage: sbatch test.sh [train" in result.stderr
 
 
@@ -695,6 +695,29 @@ def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothi
     assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
     assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal
     assert list(tmp_path.iterdir()) == []  # no run directory, no stop file, no log
+
+
+@pytest.mark.parametrize("script", ["slurm.sh", "mn5.sh"])
+def test_nccl_tests_run_across_the_nodes_one_mpi_rank_per_gpu_through_pmix(tmp_path, script):
+    """`sbatch jobscripts/slurm.sh nccl-tests [ARGS]`: NVIDIA's all_reduce_perf, the image's MPI build, one
+    srun task (MPI rank) per GPU through Slurm's PMIx, in the container with the job's binds and policy."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "gpu01,gpu02,gpu03"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / script), "nccl-tests", "-e", "1G"], env=env,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    steps = [line for line in result.stdout.splitlines() if "] step: " in line]
+    assert len(steps) == 1, result.stdout  # no preflight: the test is the check
+    assert "srun --kill-on-bad-exit=1 --mpi=pmix --nodes=3 --ntasks=12 --ntasks-per-node=4" in steps[0]
+    assert steps[0].rstrip().endswith("app.sif all_reduce_perf -b 8 -e 4G -f 2 -g 1 -e 1G")
+    assert "torchrun" not in steps[0]
+
+
+def test_nccl_tests_under_pbs_say_how_to_run_them_by_hand(tmp_path):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "nccl-tests"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "nccl-tests needs" in result.stderr and "mpiexec" in result.stderr
 
 
 @pytest.mark.parametrize("script", ["slurm.sh", "mn5.sh", "gh200-pbs.sh"])
