@@ -166,11 +166,12 @@ ddp_container_cmd() {
     if [[ $IMAGE == none ]]; then
         local program=torchrun
         [[ $LAUNCH == srun ]] && program=python
+        [[ $DDP_WORKLOAD_KIND == nccl-tests ]] && program=all_reduce_perf
         command -v "$program" >/dev/null || ddp_die_unless_dry_run "IMAGE=none runs the host's $program, but" \
             "$program is not in PATH; activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
         ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
         DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
-        [[ $DRY_RUN == 1 ]] || ddp_host_app_check "$program"
+        [[ $DRY_RUN == 1 || $program == all_reduce_perf ]] || ddp_host_app_check "$program"
         return
     fi
     [[ -f $IMAGE ]] || ddp_die_unless_dry_run "image $IMAGE not found; build it with 'make image' (x86_64) or" \

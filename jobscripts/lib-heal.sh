@@ -22,7 +22,7 @@ ddp_exclude_file() { printf '%s/nodes-to-exclude.txt' "$RUN_DIR"; }
 # a python program on every node: STEP_FUNCTION ARGS...) before the real workload. Returns 0 when it passed
 # or is off; heals or stops the job otherwise.
 ddp_preflight() {
-    [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check ]] || return 0
+    [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests ]] || return 0
     [[ $DRY_RUN == 1 ]] && return 0
     local -a check=(-m app.check --preflight --exclude-file "$(ddp_exclude_file)" --json "$RUN_DIR/preflight.json")
     [[ -n $CHECK_SITE ]] && check+=(--site "$CHECK_SITE")

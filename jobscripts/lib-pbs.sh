@@ -39,6 +39,9 @@ ddp_pbs_main() {
     ddp_log "job $DDP_JOB_ID on $DDP_NNODES node(s): $(printf '%s\n' "${DDP_NODES[@]}" | ddp_first_lines 4 |
         paste -sd' ' -), run directory $RUN_DIR"
     ddp_workload "$@"
+    [[ $DDP_WORKLOAD_KIND != nccl-tests ]] || ddp_die "nccl-tests needs an MPI launcher that speaks PMIx to the" \
+        "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec starts Cray MPICH's ranks. Run it on one node:" \
+        "apptainer exec --nv app.sif mpirun -np 4 all_reduce_perf -g 1 (README: Images)"
     ddp_nproc_per_node
     ddp_write_deepspeed_hostfile
     ddp_fabric_env

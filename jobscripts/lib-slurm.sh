@@ -42,12 +42,21 @@ ddp_slurm_main() {
     # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
     # workers would share one CPU on clusters that bind tasks to cores.
     [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
-    local -a launcher
+    local -a launcher mpi=()
+    # nccl-tests: one srun task per GPU (LAUNCH=srun's layout), each an MPI rank of the image's OpenMPI,
+    # which learns its peers from Slurm's PMIx server (Slurm built --with-pmix: srun --mpi=list names pmix).
+    if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
+        LAUNCH=srun mpi=(--mpi=pmix)
+        [[ $DRY_RUN == 1 ]] || srun --mpi=list 2>&1 | grep -qw pmix ||
+            ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
+                "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
+                "apptainer exec --nv app.sif mpirun -np $DDP_NPROC all_reduce_perf -g 1"
+    fi
     case $LAUNCH in
         torchrun) launcher=("${per_node[@]}") ;;
         srun)
-            launcher=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks=$((DDP_NNODES * DDP_NPROC))
-                --ntasks-per-node="$DDP_NPROC")
+            launcher=(srun --kill-on-bad-exit=1 "${mpi[@]}" --nodes="$DDP_NNODES"
+                --ntasks=$((DDP_NNODES * DDP_NPROC)) --ntasks-per-node="$DDP_NPROC")
             # The node's CPUs shared out among its tasks: all the job has there (SLURM_CPUS_ON_NODE), not one
             # task's share, which is a quarter of it when the job asked for --ntasks-per-node=4
             # --cpus-per-task=20 (SLURM_TASKS_PER_NODE=4(x1024)): 20 / 4 would leave 60 of 80 CPUs idle.
@@ -77,10 +86,14 @@ ddp_slurm_main() {
 # ddp_slurm_step PROGRAM...: python PROGRAM on every node, the LAUNCH way (the preflight's check, then the
 # workload).
 ddp_slurm_step() {
-    case $LAUNCH in
-        torchrun) ddp_torchrun_cmd "$@" ;;
-        srun) ddp_srun_tasks_cmd "$@" ;;
-    esac
+    if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
+        DDP_NODE_CMD=("$@")  # an MPI program: srun starts every rank
+    else
+        case $LAUNCH in
+            torchrun) ddp_torchrun_cmd "$@" ;;
+            srun) ddp_srun_tasks_cmd "$@" ;;
+        esac
+    fi
     ddp_run_step "${DDP_SLURM_LAUNCHER[@]}"
 }
 

@@ -5,7 +5,7 @@
 # A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the
 # DDP_* variables below, picks its fabric, and calls these functions in order:
 #   ddp_defaults                   every override gets its default
-#   ddp_workload "$@"              train | check | SCRIPT.py ARGS | -m MODULE ARGS  ->  DDP_WORKLOAD
+#   ddp_workload "$@"              train | check | nccl-tests | SCRIPT.py | -m MODULE ->  DDP_WORKLOAD
 #   ddp_nproc_per_node             processes per node, from the allocation        ->  DDP_NPROC
 #   ddp_fabric_env                 NCCL/libfabric settings for FABRIC, each only if unset
 #   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
@@ -159,14 +159,20 @@ ddp_workload() {
             if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then DDP_WORKLOAD+=(--site "$CHECK_SITE"); fi
             DDP_WORKLOAD+=("$@")
             ;;
+        nccl-tests)
+            # NVIDIA's reference all-reduce over every GPU of the job, one MPI rank per GPU (the image's MPI
+            # build of nccl-tests; lib-slurm.sh starts the ranks through Slurm's PMIx); ARGS are appended.
+            DDP_WORKLOAD=(all_reduce_perf -b 8 -e 4G -f 2 -g 1 "$@")
+            ;;
         -m)
             DDP_WORKLOAD_KIND=module
             (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
             DDP_WORKLOAD=(-m "$@")
             ;;
         *)
-            [[ -f $what ]] || ddp_die "'$what' is neither train, check nor a script file (looked in $PWD);" \
-                "usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | SCRIPT.py [ARGS] | -m MODULE [ARGS]]"
+            [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
+                "$PWD); usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py" \
+                "[ARGS] | -m MODULE [ARGS]]"
             DDP_WORKLOAD_KIND=script
             DDP_WORKLOAD=("$what" "$@")
             ;;
