@@ -73,6 +73,8 @@ mkdir -p "$BASE/ctld"
 printf 'SLURM_TEST_ETC=%q\nSLURM_TEST_PATH=%q\n' "$ETC" "$PATH" >"$BASE/release.env"
 for i in $(seq 1 "$NNODES"); do
     mkdir -p "$BASE/node$i/spool"
+    # The node's own /tmp for Slurm (TmpFS below), world-writable with the sticky bit as /tmp is
+    install -d -m 1777 "$BASE/node$i/tmp"
     install -d -o munge -g munge -m 0755 "$BASE/node$i/munge"
 done
 
@@ -175,6 +177,11 @@ SchedulerParameters=bf_interval=1,sched_min_interval=100000
 SlurmdParameters=config_overrides
 GresTypes=gpu
 MpiDefault=none
+# Each node its own TmpFS, as a real node's /tmp is its own: mpi/pmix makes TmpFS/spmix_appdir_UID_JOB.STEP on
+# every node of a step (src/plugins/mpi/pmix/pmixp_info.c), and in the /tmp these nodes share, the second
+# node's step fails: "Cannot create client cli tmpdir ... File exists". %n: the node's name
+# (slurm_get_tmp_fs, src/common/slurm_protocol_api.c); Debian's 22.05 starts with it too.
+TmpFS=$BASE/%n/tmp
 ReturnToService=2
 SlurmctldTimeout=30
 SlurmdTimeout=30
