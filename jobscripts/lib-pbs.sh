@@ -40,7 +40,7 @@ ddp_pbs_main() {
         paste -sd' ' -), run directory $RUN_DIR"
     ddp_workload "$@"
     [[ $DDP_WORKLOAD_KIND != nccl-tests ]] || ddp_die "nccl-tests needs an MPI launcher that speaks PMIx to the" \
-        "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec starts Cray MPICH's ranks. Run it on one node:" \
+        "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec is Cray MPICH's launcher. Run it on one node:" \
         "apptainer exec --nv app.sif mpirun -np 4 all_reduce_perf -g 1 (README: Images)"
     ddp_nproc_per_node
     ddp_write_deepspeed_hostfile

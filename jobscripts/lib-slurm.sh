@@ -51,6 +51,10 @@ ddp_slurm_main() {
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
                 "apptainer exec --nv app.sif mpirun -np $DDP_NPROC all_reduce_perf -g 1"
+        # Each task's `apptainer exec` has a user namespace of its own, so Open MPI's single-copy transfer
+        # between ranks of a node (CMA, process_vm_readv) is refused and every rank warns; copy in/out
+        # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).
+        ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none "no CMA across the containers' user namespaces"
     fi
     case $LAUNCH in
         torchrun) launcher=("${per_node[@]}") ;;

@@ -2,8 +2,8 @@
 mirror, offline, and checked as a user's job would meet it: the plugin loads against a Cray-layout host
 libfabric 1.22.0 bound by the job scripts, nothing NGC left behind survives, nccl-tests are MPI builds.
 
-Built once per session by `make twin-image SOURCES=<mirror>` (about 15 minutes cold). The mirror is
-APP_SOURCE_MIRROR, else the ../shared/sources CI keeps beside the checkout.
+Built once per session by the `twin_image` fixture (tests/fixtures/twin.py: `make twin-image SOURCES=<mirror>`,
+about 15 minutes cold).
 """
 
 from __future__ import annotations
@@ -15,35 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from imagetool.buildargs import render_build_args
 
-from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
-from tests.fixtures.apptainer import TEST_USER, missing_tool
+from tests.fixtures.apptainer import TEST_USER
+from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_image
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
-TWIN_SIF = REPO / "build" / "app-ngc-twin.sif"
-ARGS = render_build_args("ngc-twin")
 PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"
-
-
-def source_mirror() -> Path:
-    mirror = Path(os.environ.get("APP_SOURCE_MIRROR", REPO.parent / "shared" / "sources"))
-    if not (mirror / ARGS["LIBFABRIC_ARCHIVE"]).is_file():
-        missing_tool(f"no source mirror at {mirror} (set APP_SOURCE_MIRROR, or run 'make sources')")
-    return mirror
-
-
-@pytest.fixture(scope="session")
-def twin_image() -> Path:
-    if os.geteuid() != 0:
-        missing_tool("building the twin image needs root (debootstrap, apptainer build --fakeroot)")
-    result = subprocess.run(["make", "-C", str(REPO), "twin-image", f"SOURCES={source_mirror()}"],
-                            capture_output=True, text=True, timeout=3600)
-    if result.returncode != 0:
-        pytest.fail(f"make twin-image failed:\n{result.stdout[-6000:]}\n{result.stderr[-4000:]}")
-    return USER_VISIBLE_REPO / TWIN_SIF.relative_to(REPO)
+#: The imported fixture, named here for pytest (which finds a module's fixtures among its names) and for ruff
+__all__ = ["twin_image"]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,119 @@
+"""The CUDA image's nccl-tests on two nodes of the Slurm test cluster, launched as the sites document MPI jobs:
+
+    srun --mpi=pmix -N 2 --ntasks-per-node=1 apptainer run app.sif all_reduce_perf -b 8 -e 8 -g 1
+
+and as `sbatch -N2 jobscripts/slurm.sh nccl-tests` runs it (one rank per GPU, the job's binds), in batch jobs of
+the unprivileged test user, with the twin image (tests/fixtures/twin.py) and Slurm's mpi/pmix plugin
+(tests/provision/build-slurm.sh). Proven up to where a GPU is needed: each rank is started by its node's
+slurmstepd, gets through MPI_Init over Slurm's PMIx server, and the ranks exchange host hashes (MPI_Allgather)
+and split their communicator (MPI_Comm_split) across the nodes, over Open MPI's TCP transport between the
+nodes' network namespaces, before nccl-tests first asks CUDA for a device (nccl-tests src/common.cu, run();
+src/util.cu, writeDeviceReport()). There each rank says in one line that there is no GPU and exits with
+nccl-tests' testCudaError (2). Only a GPU cluster proves the rest: NCCL's collective over the fabric and its
+bandwidth.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.slurm import REPO, Job, SlurmCluster
+from tests.fixtures.twin import twin_image
+
+pytestmark = [pytest.mark.slurm, pytest.mark.apptainer, pytest.mark.slow]
+
+#: The imported fixture, named here for pytest (which finds a module's fixtures among its names) and for ruff
+__all__ = ["twin_image"]
+
+#: What node2 calls itself (tests/slurm/up.sh): nccl-tests names a rank's host by its hostname
+NODE2_HOST = "x1000c0s1b0n0"
+#: Where tests/slurm/up.sh keeps each node's slurmd.log (its SLURM_TEST_BASE)
+CLUSTER_BASE = Path(os.environ.get("SLURM_TEST_BASE", "/tmp/ddp-slurm-test"))
+#: A rank's line where CUDA finds no GPU (nccl-tests src/common.h, CUDACHECK), after srun --label's "RANK: ":
+#: "1: x1000c0s1b0n0: Test CUDA failure util.cu:553 'CUDA driver version is insufficient for CUDA runtime version'"
+CUDA_FAILURE = re.compile(r"^(?:(\d+): )?(\S+): Test CUDA failure \S+ '(.*)'$", re.MULTILINE)
+#: srun's line for the ranks of a node that ended on their own: "srun: error: node2: tasks 2-3: Exited with exit
+#: code 2" (a launch failure says "launch failed" or "Killed" instead)
+RANKS_EXITED = re.compile(r"^srun: error: (\S+): tasks? [\d-]+: Exited with exit code (\d+)$", re.MULTILINE)
+#: What a failed wire-up prints instead: PMIx and Open MPI's own errors (Open MPI 4: OPAL, ORTE; Slurm's pmix
+#: plugin: pmixp_*), and MPI_Init's "It looks like MPI_INIT failed for some reason"
+WIRE_UP_ERRORS = ("PMIX ERROR", "OPAL ERROR", "An ORTE daemon", "MPI_INIT failed", "MPI_Init", "pmixp_",
+                  "launch failed")
+#: nccl-tests' exit code when CUDA fails (testResult_t testCudaError, src/common.h)
+TEST_CUDA_ERROR = "2"
+
+JOB_SCRIPT = """#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --output=ddp-%j.out
+set -uo pipefail
+# One rank per node, each started by its node's slurmstepd and wired up through Slurm's PMIx server, no mpirun.
+# `apptainer run`: the runscript applies the fabric policy first (README: Images, Run). --label: each line
+# starts with the rank that printed it.
+srun --mpi=pmix --label -N 2 --ntasks-per-node=1 apptainer run "$TWIN_IMAGE" all_reduce_perf -b 8 -e 8 -g 1
+status=$?
+echo "srun exit code: $status"
+exit "$status"
+"""
+
+
+def pmix_log(job: Job) -> str:
+    """Slurm's mpi/pmix lines of the job's steps from every node's slurmd.log: why a step did not launch."""
+    lines = [line for log in sorted(CLUSTER_BASE.glob("node*/slurmd.log"))
+             for line in log.read_text(errors="replace").splitlines()
+             if f"[{job.job_id}." in line and ("pmix" in line or "error" in line)]
+    return "\n".join(lines[-20:])
+
+
+def run_job(cluster: SlurmCluster, *args: str, env: dict[str, str], script: str | None = None) -> Job:
+    workdir = cluster.workdir()
+    if script is not None:
+        (workdir / "nccl-tests.sbatch").write_text(script)
+        args = (str(workdir / "nccl-tests.sbatch"), *args)
+    job_id = cluster.submit(workdir, *args, env=env)
+    job = cluster.wait(job_id, workdir, timeout_s=180)
+    print(f"\n--- job {job_id} ({job.state} {job.exit_code}), as nccl-tests and srun printed it ---\n{job.output}")
+    return job
+
+
+def assert_ranks_wired_up_and_stopped_at_cuda(job: Job, hosts: list[str]) -> None:
+    """One 'no GPU' line per rank in `hosts` (rank order, node by node), nothing from a failed wire-up, and
+    every node's ranks ended on their own with nccl-tests' CUDA error."""
+    output = job.output
+    context = f"{output}\n--- mpi/pmix in slurmd.log ---\n{pmix_log(job)}"
+    failures = CUDA_FAILURE.findall(output)
+    assert sorted(host for _, host, _ in failures) == sorted(hosts), context
+    assert all(message.startswith("CUDA driver version is insufficient") for _, _, message in failures), context
+    # Rank 0's header comes after MPI_Comm_split, from rank 0 alone
+    assert output.count("# nccl-tests version ") == 1, context
+    found = [marker for marker in WIRE_UP_ERRORS if marker in output]
+    assert not found, f"MPI/PMIx wire-up errors {found}:\n{context}"
+    assert {node: code for node, code in RANKS_EXITED.findall(output)} == {"node1": TEST_CUDA_ERROR,
+                                                                          "node2": TEST_CUDA_ERROR}, context
+    assert job.state == "FAILED" and job.exit_code == f"{TEST_CUDA_ERROR}:0", f"{job.state} {job.exit_code}"
+
+
+@pytest.fixture(scope="module")
+def srun_pmix_job(twin_image: Path, slurm_cluster: SlurmCluster) -> Job:
+    return run_job(slurm_cluster, env={"TWIN_IMAGE": str(twin_image)}, script=JOB_SCRIPT)
+
+
+def test_nccl_tests_ranks_wire_up_across_two_nodes_through_pmix_and_stop_at_cuda(srun_pmix_job: Job) -> None:
+    assert_ranks_wired_up_and_stopped_at_cuda(srun_pmix_job, ["node1", NODE2_HOST])
+    # srun --label: rank 0 on node1, rank 1 on node2, each naming its own host
+    ranks = {rank: host for rank, host, _ in CUDA_FAILURE.findall(srun_pmix_job.output)}
+    assert ranks == {"0": "node1", "1": NODE2_HOST}, srun_pmix_job.output
+    assert re.search(r"^srun exit code: 2$", srun_pmix_job.output, re.MULTILINE), srun_pmix_job.output
+
+
+def test_the_slurm_job_script_runs_nccl_tests_one_rank_per_gpu_across_both_nodes(
+        twin_image: Path, slurm_cluster: SlurmCluster) -> None:
+    """`sbatch -N2 jobscripts/slurm.sh nccl-tests` with 2 GPUs per node: 4 ranks, 2 on each node."""
+    job = run_job(slurm_cluster, "-N2", str(REPO / "jobscripts" / "slurm.sh"), "nccl-tests",
+                  env={"IMAGE": str(twin_image), "GPUS_PER_NODE": "2"})
+    assert "--mpi=pmix --nodes=2 --ntasks=4 --ntasks-per-node=2" in job.output, job.output
+    assert "CMA is not available" not in job.output  # two ranks a node, each in its own user namespace
+    assert_ranks_wired_up_and_stopped_at_cuda(job, ["node1", "node1", NODE2_HOST, NODE2_HOST])
