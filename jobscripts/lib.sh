@@ -333,6 +333,7 @@ ddp_cpus_per_node_check() {
 ddp_numa_binding() {
     DDP_NUMA_ARGS=()
     local mode=${NUMA_BINDING:-auto} device numa cpus numa_nodes=0 gpus=0 unknown=0
+    local why="NUMA_BINDING=$mode"
     case $mode in
         none) return 0 ;;
         node | socket | exclusive | core-complex) ;;
@@ -354,13 +355,13 @@ ddp_numa_binding() {
                     "on any CPU (set NUMA_BINDING=none to silence this)"
                 return 0
             fi
-            mode=node ;;
+            mode=node why="auto: $numa_nodes NUMA nodes with CPUs, $gpus GPUs" ;;
         *) ddp_die "NUMA_BINDING=$mode is not one of auto, none, node, socket, exclusive, core-complex;" \
             "example: NUMA_BINDING=node" ;;
     esac
     DDP_NUMA_ARGS=(--numa-binding="$mode")
-    ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node" \
-        "(${NUMA_BINDING:-auto}: $numa_nodes NUMA nodes with CPUs, $gpus GPUs; NUMA_BINDING=none turns it off)"
+    ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node ($why;" \
+        "NUMA_BINDING=none turns it off)"
 }
 
 # ddp_torchrun_cmd PROGRAM...: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC

@@ -378,6 +378,13 @@ def test_no_numa_binding_where_it_cannot_help_or_is_not_wanted(tmp_path: Path, c
         assert said in result.stdout
 
 
+def test_a_numa_binding_you_name_is_passed_on_and_said_as_yours(tmp_path: Path) -> None:
+    result = torchrun_args(gpu_node(tmp_path, ["0-31"], [0]), NUMA_BINDING="socket")
+    assert result.returncode == 0, result.stderr
+    assert "--numa-binding=socket" in result.stdout.splitlines()
+    assert "(NUMA_BINDING=socket; NUMA_BINDING=none turns it off)" in result.stdout
+
+
 def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp_path: Path) -> None:
     result = torchrun_args(gpu_node(tmp_path, GH200_CPUS, [0, 1, 2, 3]), NUMA_BINDING="grace")
     assert result.returncode == 2
