@@ -621,6 +621,13 @@ def main(argv: list[str] | None = None) -> int:
                                                for world in worlds], indent=1))
     command = (f"python -m bench.control_plane --ranks {' '.join(map(str, args.ranks))} --deadline {args.deadline:g} "
                f"--interval {args.interval:g} --ranks-per-process {args.ranks_per_process}")
+    # Every choice that shaped the table, so the command reproduces it
+    if args.steady != parser.get_default("steady"):
+        command += f" --steady {args.steady:g}"
+    if args.faults != parser.get_default("faults"):
+        command += f" --faults {' '.join(args.faults)}"
+    if args.no_check:
+        command += " --no-check"
     body = "\n".join([
         "## Control plane at scale (simulated world, one real TCPStore)",
         "",
