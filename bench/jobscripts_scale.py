@@ -322,7 +322,8 @@ def check_launcher(world: World, alloc: Allocation, *, skip: Iterable[str] = (),
     """ddp_check_launcher through srun on every node of a Slurm allocation (AFTER runs if it passed)."""
     env = world.env(**slurm_env(alloc, world.root), STANDIN_SKIP=",".join(skip), STANDIN_TWICE=",".join(twice),
                     STANDIN_DOMAIN=alloc.domain, STANDIN_STDOUT_NOISE=PROLOG_NOISE)
-    return run_lib(world, f"{slurm_job(alloc)}ddp_check_launcher {srun_per_node(len(alloc.nodes))}\n{after}", env)
+    return run_lib(world, f"{slurm_job(alloc)}ddp_check_launcher DDP_SCHEDULER_NAME_OF "
+                          f"{srun_per_node(len(alloc.nodes))}\n{after}", env)
 
 
 def check_launcher_pbs(world: World, alloc: Allocation, *, skip: Iterable[str] = (), nids: bool = False) -> Run:
@@ -332,7 +333,7 @@ def check_launcher_pbs(world: World, alloc: Allocation, *, skip: Iterable[str] =
                f'DDP_NNODES={n} DDP_HEAD_NODE={alloc.nodes[0]}\n'
                'mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
                'ddp_defaults >/dev/null\n__mark\n'
-               f'ddp_check_launcher mpiexec -n {n} --ppn 1 --cpu-bind none\n')
+               f'ddp_check_launcher DDP_SCHEDULER_NAME_OF mpiexec -n {n} --ppn 1 --cpu-bind none\n')
     return run_lib(world, snippet, env)
 
 
@@ -359,7 +360,8 @@ def heal(world: World, alloc: Allocation, blamed_hosts: list[str], excluded_befo
     run_dir.mkdir(exist_ok=True)
     (run_dir / "nodes-to-exclude.txt").write_text("".join(f"{h}\n" for h in blamed_hosts))
     env = world.env(**slurm_env(alloc, world.root), STANDIN_DOMAIN=alloc.domain, STANDIN_EXCLUDED=excluded_before)
-    snippet = (f"{slurm_job(alloc)}ddp_check_launcher {srun_per_node(len(alloc.nodes))} >/dev/null\n"
+    snippet = (f"{slurm_job(alloc)}ddp_check_launcher DDP_SCHEDULER_NAME_OF "
+               f"{srun_per_node(len(alloc.nodes))} >/dev/null\n"
                "DDP_HEAL_CMD=ddp_slurm_heal\n__mark\nddp_heal 1 'preflight failed (step exit 1)'\n")
     return run_lib(world, snippet, env)
 
@@ -397,7 +399,8 @@ def measure(world: World, nodes: int, repeats: int, history_attempts: int) -> li
         ["srun", *srun_per_node(nodes).split()[1:], "/bin/sh", "-c", "echo $0 $(uname -n)", "x"],
         launcher_alone)))
     rows.append(_time("`ddp_torchrun_cmd` (rendezvous settings)", "O(1)", repeats, lambda: seconds(run_lib(
-        world, f"{slurm_job(cray)}DDP_NPROC=4 ddp_torchrun_cmd -m app.train >/dev/null",
+        world, f"{slurm_job(cray)}DDP_NPROC=4\nddp_rdzv_host DDP_RDZV_HOST owner >/dev/null\n"
+        'ddp_torchrun_cmd cmd "$DDP_JOB_ID" -m app.train >/dev/null',
         world.env(**slurm_env(cray, world.root))))))
     hosts = cray.nodes
     write_history(world.root / "run", hosts, history_attempts, 2)

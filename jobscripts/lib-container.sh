@@ -1,7 +1,10 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# shellcheck disable=SC2153  # the job's facts (DDP_*) are lib.sh's, which sources this file
 # Part of jobscripts/lib.sh (sourced by it): the fabric choice, the host pieces the container needs,
 # and the `apptainer exec` command.
+
+# The fabric policy of this checkout (the image has its own copy at /opt/app/fabric_policy.env)
+DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
 
 ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
 ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
@@ -13,7 +16,6 @@ ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 # Here: the fabric is chosen (FABRIC, or detected on the head node), bad input stops the job, and the
 # policy is previewed into the job log (what it will set, what it keeps because you set it).
 ddp_fabric_env() {
-    DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
     [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
         "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
     if [[ $FABRIC == auto ]]; then
@@ -102,26 +104,28 @@ ddp_host_libfabric_dir() {
 # Where the host's fabric libraries go in the container (app/common/fabric_policy.env reads the same path)
 DDP_HOST_FABRIC_LIBS=/opt/host-fabric-libs
 
-# ddp_fabric_binds: the host fabric pieces the container needs at run time -> DDP_BINDS (apptainer --bind args).
+# ddp_fabric_binds OUT: the host fabric pieces the container needs at run time, as apptainer --bind
+# arguments into the array OUT.
 ddp_fabric_binds() {
+    local -n binds_out=$1
     # The run directory (snapshots, the stop file) must be visible in the container wherever it is
-    DDP_BINDS=(--bind "$RUN_DIR")
+    binds_out=(--bind "$RUN_DIR")
     local dev lib path libfabric
     case $FABRIC in
         infiniband | roce)
             # Visible anyway without --contain; bound explicitly so APPTAINER_ARGS=--contain keeps working.
-            [[ -d $DDP_PROBE_ROOT/dev/infiniband ]] && DDP_BINDS+=(--bind "$DDP_PROBE_ROOT/dev/infiniband:/dev/infiniband")
+            [[ -d $DDP_PROBE_ROOT/dev/infiniband ]] && binds_out+=(--bind "$DDP_PROBE_ROOT/dev/infiniband:/dev/infiniband")
             ;;
         slingshot)
             # The cxi provider talks to the NICs through these devices.
             for dev in "$DDP_PROBE_ROOT"/dev/cxi[0-9]*; do
-                [[ -e $dev ]] && DDP_BINDS+=(--bind "$dev:/dev/${dev##*/}")
+                [[ -e $dev ]] && binds_out+=(--bind "$dev:/dev/${dev##*/}")
             done
             # The host's libfabric matches the host's Slingshot driver; it replaces the image's /opt/libfabric.
             libfabric=${HOST_LIBFABRIC_DIR:-$(ddp_host_libfabric_dir)}
             if [[ -n $libfabric ]]; then
                 [[ -d $libfabric ]] || ddp_die "HOST_LIBFABRIC_DIR=$libfabric is not a directory; example: HOST_LIBFABRIC_DIR=/opt/cray/libfabric/1.22.0"
-                DDP_BINDS+=(--bind "$libfabric:/opt/libfabric")
+                binds_out+=(--bind "$libfabric:/opt/libfabric")
             else
                 ddp_log "warning: no host libfabric (/opt/cray/libfabric/*); the image's own libfabric must have cxi," \
                     "else set HOST_LIBFABRIC_DIR"
@@ -133,7 +137,7 @@ ddp_fabric_binds() {
             local -A bound=()
             for lib in libcxi.so.1 libnl-3.so.200 libnl-route-3.so.200; do
                 path=$(ddp_host_lib "$lib")
-                if [[ -n $path ]]; then DDP_BINDS+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib"); bound[$lib]=1
+                if [[ -n $path ]]; then binds_out+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib"); bound[$lib]=1
                 else ddp_log "warning: host $lib not found; libfabric's cxi provider may fail to load"
                 fi
             done
@@ -143,7 +147,7 @@ ddp_fabric_binds() {
             if [[ -n $libfabric ]]; then
                 while read -r lib path; do
                     [[ -n ${bound[$lib]:-} ]] && continue
-                    DDP_BINDS+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib")
+                    binds_out+=(--bind "$path:$DDP_HOST_FABRIC_LIBS/$lib")
                     bound[$lib]=1
                 done < <(ddp_host_libfabric_needs "$libfabric")
             fi
@@ -153,16 +157,20 @@ ddp_fabric_binds() {
     local -a extra
     IFS=, read -ra extra <<<"$BINDS"
     for bind in "${extra[@]}"; do
-        [[ -n $bind ]] && DDP_BINDS+=(--bind "$bind")
+        [[ -n $bind ]] && binds_out+=(--bind "$bind")
     done
     return 0
 }
 
-# ddp_container_cmd: `apptainer exec --nv BINDS IMAGE` -> DDP_CONTAINER (empty with IMAGE=none).
+# ddp_container_cmd CMD POLICY: `apptainer exec --nv BINDS IMAGE` into the array CMD (empty with
+# IMAGE=none), and into POLICY the fabric policy files the node wrapper tries inside it, first found first.
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_container_cmd() {
+    local -n container_out=$1 policy_out=$2
     [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
-    ddp_fabric_binds
-    DDP_CONTAINER=()
+    local -a binds
+    ddp_fabric_binds binds
+    container_out=()
     if [[ $IMAGE == none ]]; then
         local program=torchrun
         [[ $LAUNCH == srun ]] && program=python
@@ -170,7 +178,7 @@ ddp_container_cmd() {
         command -v "$program" >/dev/null || ddp_die_unless_dry_run "IMAGE=none runs the host's $program, but" \
             "$program is not in PATH; activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
         ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
-        DDP_NODE_POLICY=${DDP_POLICY_FILE:-}
+        policy_out=$DDP_POLICY_FILE
         [[ $DRY_RUN == 1 || $program == all_reduce_perf ]] || ddp_host_app_check "$program"
         return
     fi
@@ -188,9 +196,9 @@ ddp_container_cmd() {
     # --nv binds the host's NVIDIA driver libraries and /dev/nvidia*; NCCL and the fabric libraries are in
     # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
     # needs for its job authorisation.
-    DDP_CONTAINER=("$APPTAINER" exec --nv "${DDP_BINDS[@]}" "${extra[@]}" "$IMAGE")
+    container_out=("$APPTAINER" exec --nv "${binds[@]}" "${extra[@]}" "$IMAGE")
     # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
-    DDP_NODE_POLICY=/opt/app/fabric_policy.env${DDP_POLICY_FILE:+:$DDP_POLICY_FILE}
+    policy_out=/opt/app/fabric_policy.env:$DDP_POLICY_FILE
 }
 
 # ddp_host_app_check PROGRAM: IMAGE=none runs your environment's python (PROGRAM's interpreter), which may

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# shellcheck disable=SC2153  # the job's facts (DDP_*) are lib.sh's, which sources this file
 # Part of jobscripts/lib.sh (sourced by it): the preflight before training, and leaving a bad node out.
 #
 # A job on a bad node (a flaky link, a GPU returning wrong data, a node that freezes) should not burn its
@@ -19,8 +19,8 @@
 ddp_exclude_file() { printf '%s/nodes-to-exclude.txt' "$RUN_DIR"; }
 
 # ddp_preflight STEP_FUNCTION: run the short check through STEP_FUNCTION (the scheduler's way of running
-# a python program on every node: STEP_FUNCTION ARGS...) before the real workload. Returns 0 when it passed
-# or is off; heals or stops the job otherwise.
+# a python program on every node: STEP_FUNCTION RDZV_ID PROGRAM...) before the real workload. Returns 0 when
+# it passed or is off; heals or stops the job otherwise.
 ddp_preflight() {
     [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests ]] || return 0
     [[ $DRY_RUN == 1 ]] && return 0
@@ -31,7 +31,7 @@ ddp_preflight() {
     mkdir -p "$RUN_DIR"
     rm -f "$(ddp_exclude_file)"
     # Its own rendezvous id: the workload's rendezvous, on the same port, comes right after.
-    DDP_RDZV_ID=$DDP_JOB_ID-preflight "$1" "${check[@]}" || rc=$?
+    "$1" "$DDP_JOB_ID-preflight" "${check[@]}" || rc=$?
     if ((rc == 0)); then
         ddp_log "preflight passed in $((SECONDS - started))s"
         return 0
@@ -45,11 +45,12 @@ ddp_preflight() {
     exit "$rc"
 }
 
-# ddp_run_workload STEP_FUNCTION: the workload itself (DDP_WORKLOAD); a hang it names starts a fresh
-# exclude file (an earlier attempt's must not blame a node for an unrelated failure of this one).
+# ddp_run_workload STEP_FUNCTION: the workload itself (DDP_WORKLOAD, rendezvous id: the job id); a hang it
+# names starts a fresh exclude file (an earlier attempt's must not blame a node for an unrelated failure of
+# this one).
 ddp_run_workload() {
     rm -f "$(ddp_exclude_file)"
-    "$1" "${DDP_WORKLOAD[@]}"
+    "$1" "$DDP_JOB_ID" "${DDP_WORKLOAD[@]}"
 }
 
 # ddp_after_workload RC: a workload that failed after naming nodes (a training hang) heals the job; any

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# shellcheck disable=SC2034,SC2153  # the job's facts (DDP_*) are lib.sh's, which sources this file
 # Part of jobscripts/lib.sh (sourced by it): the whole job for gh200-pbs.sh, its resubmission and its
 # walltime timer.
 
@@ -38,31 +38,32 @@ ddp_pbs_main() {
     # At 1024 nodes the whole list is one unreadable line: the count and the first few
     ddp_log "job $DDP_JOB_ID on $DDP_NNODES node(s): $(printf '%s\n' "${DDP_NODES[@]}" | ddp_first_lines 4 |
         paste -sd' ' -), run directory $RUN_DIR"
-    ddp_workload "$@"
+    ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
     [[ $DDP_WORKLOAD_KIND != nccl-tests ]] || ddp_die "nccl-tests needs an MPI launcher that speaks PMIx to the" \
         "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec is Cray MPICH's launcher. Run it on one node:" \
         "apptainer exec --nv app.sif mpirun -np 4 all_reduce_perf -g 1 (README: Images)"
-    ddp_nproc_per_node
+    ddp_nproc_per_node DDP_NPROC
     ddp_write_deepspeed_hostfile
     ddp_fabric_env
-    ddp_container_cmd
-    local -a launcher  # the torchrun command is built by the step (ddp_pbs_step), once per step
+    ddp_container_cmd DDP_CONTAINER DDP_NODE_POLICY
     case ${LAUNCHER:=mpiexec} in
         # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
-        mpiexec) launcher=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
-        pbsdsh) ddp_pbsdsh_launcher launcher ;;
+        mpiexec) DDP_LAUNCHER=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
+        pbsdsh) ddp_pbsdsh_launcher DDP_LAUNCHER ;;
         *) ddp_die "LAUNCHER=$LAUNCHER is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec" ;;
     esac
-    ddp_check_launcher "${launcher[@]}"
-    ddp_pbs_timer
-    DDP_PBS_LAUNCHER=("${launcher[@]}")
+    ddp_rdzv_host DDP_RDZV_HOST DDP_RDZV_OWNER
+    ddp_check_launcher DDP_SCHEDULER_NAME_OF "${DDP_LAUNCHER[@]}"
+    local timer
+    ddp_pbs_timer timer
     DDP_REQUEUE_CMD=(ddp_pbs_resubmit)
     DDP_HEAL_CMD=ddp_pbs_heal
+    ddp_freeze_job_facts
     ddp_preflight ddp_pbs_step
     local rc=0
     ddp_run_workload ddp_pbs_step || rc=$?
     # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
-    [[ -z ${DDP_TIMER_PID:-} ]] || kill "$DDP_TIMER_PID" 2>/dev/null || true
+    [[ -z $timer ]] || kill "$timer" 2>/dev/null || true
     ddp_after_workload "$rc"
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
 }
@@ -94,10 +95,12 @@ ddp_pbs_check_node_names() {
         "one: getent hosts ${unknown[0]})"
 }
 
-# ddp_pbs_step PROGRAM...: torchrun with PROGRAM on every node (the preflight's check, then the workload).
+# ddp_pbs_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node (the preflight's check, then the
+# workload).
 ddp_pbs_step() {
-    ddp_torchrun_cmd "$@"
-    ddp_run_step "${DDP_PBS_LAUNCHER[@]}"
+    local -a torchrun
+    ddp_torchrun_cmd torchrun "$@"
+    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
 }
 
 # ddp_pbs_resubmit: qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after
@@ -235,9 +238,12 @@ status=0
 echo "$status" >"$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"
 exit "$status"'
 
-# ddp_pbs_timer: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
-# before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits.
+# ddp_pbs_timer PID: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
+# before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits. Its process
+# id goes into PID (empty without a timer), for the main to stop it when the workload ends first.
 ddp_pbs_timer() {
+    local -n timer_pid_out=$1
+    timer_pid_out=
     local walltime=${WALLTIME_S:-} margin=${PREEMPT_MARGIN_S:-90} hms
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: no walltime timer"
@@ -263,6 +269,6 @@ ddp_pbs_timer() {
         sleeper=$!
         wait "$sleeper" && kill -USR1 $$
     ) &
-    DDP_TIMER_PID=$!
+    timer_pid_out=$!
     ddp_log "USR1 in ${delay}s (walltime ${walltime}s minus ${margin}s margin) for a snapshot before the limit"
 }

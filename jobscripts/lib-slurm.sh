@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034,SC2153  # the DDP_* variables are shared with lib.sh, which sources this file
+# shellcheck disable=SC2034,SC2153  # the job's facts (DDP_*) are lib.sh's, which sources this file
 # Part of jobscripts/lib.sh (sourced by it): the whole job for mn5.sh and slurm.sh.
 
 # ---------------------------------------------------------------------------------------------- Slurm
@@ -29,11 +29,11 @@ ddp_slurm_main() {
     ddp_defaults
     ddp_log "job $DDP_JOB_ID on ${SLURM_JOB_NODELIST:-$(IFS=,; echo "${DDP_NODES[*]}")}," \
         "run #$((${SLURM_RESTART_COUNT:-0} + 1)), run directory $RUN_DIR"
-    ddp_workload "$@"
-    ddp_nproc_per_node
+    ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
+    ddp_nproc_per_node DDP_NPROC
     ddp_write_deepspeed_hostfile
     ddp_fabric_env
-    ddp_container_cmd
+    ddp_container_cmd DDP_CONTAINER DDP_NODE_POLICY
     ddp_cpus_per_node_check
     # One task per node whatever --ntasks-per-node the job was submitted with (it checks the launch and,
     # with LAUNCH=torchrun, runs torchrun, which starts the per-GPU workers itself). --kill-on-bad-exit:
@@ -42,11 +42,12 @@ ddp_slurm_main() {
     # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
     # workers would share one CPU on clusters that bind tasks to cores.
     [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
-    local -a launcher mpi=()
+    local -a mpi=()
+    local launch=$LAUNCH step
     # nccl-tests: one srun task per GPU (LAUNCH=srun's layout), each an MPI rank of the image's OpenMPI,
     # which learns its peers from Slurm's PMIx server (Slurm built --with-pmix: srun --mpi=list names pmix).
     if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
-        LAUNCH=srun mpi=(--mpi=pmix)
+        launch=srun mpi=(--mpi=pmix)
         [[ $DRY_RUN == 1 ]] || srun --mpi=list 2>&1 | grep -qw pmix ||
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
@@ -56,10 +57,12 @@ ddp_slurm_main() {
         # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).
         ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none "no CMA across the containers' user namespaces"
     fi
-    case $LAUNCH in
-        torchrun) launcher=("${per_node[@]}") ;;
+    case $launch in
+        torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_slurm_torchrun_step ;;
         srun)
-            launcher=(srun --kill-on-bad-exit=1 "${mpi[@]}" --nodes="$DDP_NNODES"
+            step=ddp_slurm_task_step
+            [[ $DDP_WORKLOAD_KIND == nccl-tests ]] && step=ddp_slurm_mpi_step
+            DDP_LAUNCHER=(srun --kill-on-bad-exit=1 "${mpi[@]}" --nodes="$DDP_NNODES"
                 --ntasks=$((DDP_NNODES * DDP_NPROC)) --ntasks-per-node="$DDP_NPROC")
             # The node's CPUs shared out among its tasks: all the job has there (SLURM_CPUS_ON_NODE), not one
             # task's share, which is a quarter of it when the job asked for --ntasks-per-node=4
@@ -67,38 +70,52 @@ ddp_slurm_main() {
             if [[ -n ${SLURM_CPUS_PER_TASK:-} ]]; then
                 local node_cpus=$SLURM_CPUS_PER_TASK
                 [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && node_cpus=$SLURM_CPUS_ON_NODE
-                launcher+=(--cpus-per-task=$((node_cpus / DDP_NPROC > 0 ? node_cpus / DDP_NPROC : 1)))
+                DDP_LAUNCHER+=(--cpus-per-task=$((node_cpus / DDP_NPROC > 0 ? node_cpus / DDP_NPROC : 1)))
             fi
             # Fewer CPUs than tasks (no CPU request: one per node, ddp_cpus_per_node_check warns): srun would
             # refuse the step ("More processors requested than permitted"); --overcommit lets the tasks share
             # them, as torchrun's workers do.
-            [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && ((SLURM_CPUS_ON_NODE < DDP_NPROC)) && launcher+=(--overcommit)
+            [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && ((SLURM_CPUS_ON_NODE < DDP_NPROC)) && DDP_LAUNCHER+=(--overcommit)
             ;;
         *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
     esac
-    ddp_check_launcher "${per_node[@]}"
-    DDP_SLURM_LAUNCHER=("${launcher[@]}")
+    # Where torchrun's store (or, under LAUNCH=srun, rank 0's) is; MPI programs meet through PMIx instead
+    [[ $step == ddp_slurm_mpi_step ]] || ddp_rdzv_host DDP_RDZV_HOST DDP_RDZV_OWNER
+    if [[ $step == ddp_slurm_task_step ]]; then
+        ddp_default MASTER_ADDR "$DDP_RDZV_HOST" "rank 0's rendezvous address"
+        ddp_default MASTER_PORT "$RDZV_PORT" "rank 0's rendezvous port"
+    fi
+    ddp_check_launcher DDP_SCHEDULER_NAME_OF "${per_node[@]}"
     DDP_REQUEUE_CMD=(scontrol requeue "$DDP_JOB_ID")
     DDP_HEAL_CMD=ddp_slurm_heal
-    ddp_preflight ddp_slurm_step
+    ddp_freeze_job_facts
+    ddp_preflight "$step"
     local rc=0
-    ddp_run_workload ddp_slurm_step || rc=$?
+    ddp_run_workload "$step" || rc=$?
     ddp_after_workload "$rc"
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
 }
 
-# ddp_slurm_step PROGRAM...: python PROGRAM on every node, the LAUNCH way (the preflight's check, then the
-# workload).
-ddp_slurm_step() {
-    if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
-        DDP_NODE_CMD=("$@")  # an MPI program: srun starts every rank
-    else
-        case $LAUNCH in
-            torchrun) ddp_torchrun_cmd "$@" ;;
-            srun) ddp_srun_tasks_cmd "$@" ;;
-        esac
-    fi
-    ddp_run_step "${DDP_SLURM_LAUNCHER[@]}"
+# The three ways a step runs python PROGRAM (the preflight's check, then the workload) on the job's GPUs;
+# each is called as STEP RDZV_ID PROGRAM...
+# ddp_slurm_torchrun_step: LAUNCH=torchrun, one torchrun per node, which starts the per-GPU workers.
+ddp_slurm_torchrun_step() {
+    local -a torchrun
+    ddp_torchrun_cmd torchrun "$@"
+    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
+}
+
+# ddp_slurm_task_step: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no torchrun): the
+# trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR,
+# the head node's fabric address (rank 0 runs there: srun places the first task on the first node). Each
+# step is a fresh srun step, so the rendezvous id is not needed.
+ddp_slurm_task_step() {
+    ddp_run_step "" python "${@:2}"
+}
+
+# ddp_slurm_mpi_step: nccl-tests, an MPI program: srun starts every rank.
+ddp_slurm_mpi_step() {
+    ddp_run_step "" "${@:2}"
 }
 
 # ddp_slurm_heal NODES: requeue this job with NODES (comma-separated Slurm node names) added to its exclude

@@ -2,24 +2,43 @@
 # Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run. It sources
 # its parts itself: lib-container.sh (fabric, binds, apptainer), lib-slurm.sh and lib-pbs.sh (each job's main).
 #
-# A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the
-# DDP_* variables below, picks its fabric, and calls these functions in order:
-#   ddp_defaults                   every override gets its default
-#   ddp_workload "$@"              train | check | nccl-tests | SCRIPT.py | -m MODULE ->  DDP_WORKLOAD
-#   ddp_nproc_per_node             processes per node, from the allocation        ->  DDP_NPROC
-#   ddp_fabric_env                 NCCL/libfabric settings for FABRIC, each only if unset
-#   ddp_container_cmd              apptainer exec --nv, binds, image              ->  DDP_CONTAINER
-#   ddp_torchrun_cmd PROGRAM...    torchrun with c10d rendezvous on the head node ->  DDP_TORCHRUN
-#   ddp_check_launcher LAUNCHER    exactly one launcher process on every node, or stop (seconds, not 10 min)
-#   ddp_preflight STEP_FUNCTION    app.check --preflight first; a node it blames is left out (lib-heal.sh)
-#   ddp_run_workload STEP_FUNCTION the workload, through ddp_run_step LAUNCHER: on USR1/TERM make torchrun on
-#                                  every node stop, wait; DDP_PREEMPTED
-#   ddp_after_workload RC          a hang that named nodes: leave them out and requeue (lib-heal.sh)
+# A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the job's
+# facts below, and its main (ddp_slurm_main, ddp_pbs_main) calls these functions in order:
+#   ddp_defaults                    every override gets its default
+#   ddp_workload KIND ARGV "$@"     train | check | nccl-tests | SCRIPT.py | -m MODULE -> KIND, ARGV
+#   ddp_nproc_per_node OUT          processes per node, from the allocation         -> OUT
+#   ddp_fabric_env                  NCCL/libfabric settings for FABRIC, each only if unset
+#   ddp_container_cmd CMD POLICY    apptainer exec --nv, binds, image               -> CMD, POLICY
+#   ddp_rdzv_host HOST OWNER        the head node's rendezvous address, who hosts the store
+#   ddp_check_launcher NAMES L...   exactly one process on every node through launcher L, or stop (seconds,
+#                                   not 10 min)                                      -> NAMES (hostname -> name)
+#   ddp_freeze_job_facts            from here on the facts are read-only
+#   ddp_preflight STEP              app.check --preflight first; a node it blames is left out (lib-heal.sh)
+#   ddp_run_workload STEP           the workload, through STEP RDZV_ID PROGRAM..., which builds the node
+#                                   command (ddp_torchrun_cmd OUT RDZV_ID PROGRAM...) and runs it
+#                                   (ddp_run_step OWNER NODE_CMD...): on USR1/TERM every node stops, waits
+#   ddp_after_workload RC           a hang that named nodes: leave them out and requeue (lib-heal.sh)
 #
-# Set by the job script before ddp_defaults:
-#   DDP_SCRIPT      name for messages (mn5.sh)       DDP_NNODES     nodes in the allocation
-#   DDP_JOB_ID      scheduler's job id               DDP_HEAD_NODE  first node (hosts the rendezvous)
-#   DDP_SUBMIT_DIR  where the job was submitted      DDP_SCHEDULER  slurm | pbs
+# How values travel: a function that computes something writes it into the variable its caller names (bash
+# namerefs, `local -n`; they resolve by name, so a caller's name that is also one of the function's locals
+# would write that local: the namerefs end in _out, the callers name theirs plainly), never into a global of
+# its own choosing. Besides the library's constants (DDP_REPO, DDP_POLICY_FILE,
+# DDP_NODE_WRAPPER, ...) the only globals are DDP_PREEMPTED, which the signal trap sets, and the job's facts,
+# each assigned once by the main (or ddp_dry_run_allocation, or ddp_defaults) and read-only from
+# ddp_freeze_job_facts on (tests/jobscripts/test_jobscripts_facts.py holds the library to this):
+#   DDP_SCRIPT, DDP_SCHEDULER       name for messages (mn5.sh); slurm | pbs
+#   DDP_JOB_ID, DDP_SUBMIT_DIR      the scheduler's job id; where the job was submitted
+#   DDP_NODES, DDP_NNODES           the allocation's nodes, head first, and how many
+#   DDP_HEAD_NODE                   the first node, where this script runs and the rendezvous is
+#   DDP_ALLOC_GPUS_PER_NODE         GPUs a node, where the scheduler says
+#   DDP_NPROC                       processes per node (ddp_nproc_per_node)
+#   DDP_STOP_FILE                   the preemption request's file (ddp_defaults)
+#   DDP_WORKLOAD_KIND, DDP_WORKLOAD what runs (ddp_workload)
+#   DDP_CONTAINER, DDP_NODE_POLICY  the container command, the policy files inside it (ddp_container_cmd)
+#   DDP_RDZV_HOST, DDP_RDZV_OWNER   the rendezvous address, the node hosting the store (ddp_rdzv_host)
+#   DDP_SCHEDULER_NAME_OF           hostname -> scheduler name (ddp_check_launcher)
+#   DDP_LAUNCHER                    one process per node (srun, mpiexec, pbsdsh), or per GPU (LAUNCH=srun)
+#   DDP_REQUEUE_CMD, DDP_HEAL_CMD   the scheduler's requeue, and its requeue without some nodes
 #
 # Overrides (environment, `sbatch --export=ALL,K=V` or `qsub -v K=V`), with defaults:
 #   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
@@ -142,45 +161,52 @@ ddp_defaults() {
     DDP_STOP_FILE=$RUN_DIR/.stop-requested
 }
 
-# ddp_workload ARGS...: what torchrun starts on every node, as torchrun's trailing arguments.
+# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
+# KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
 #   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
 #   check [ARGS]                    ->  -m app.check [--site $CHECK_SITE] [ARGS]
+#   nccl-tests [ARGS]               ->  all_reduce_perf -b 8 -e 4G -f 2 -g 1 [ARGS]   (an MPI program)
 #   -m MODULE [ARGS]                ->  -m MODULE [ARGS]
 #   SCRIPT.py [ARGS]                ->  SCRIPT.py [ARGS]   (a torchrun-compatible script of your own)
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_workload() {
+    local -n workload_kind_out=$1 workload_out=$2
+    shift 2
     local what=${1:-train}
     (($#)) && shift
-    DDP_WORKLOAD_KIND=$what
+    workload_kind_out=$what
     case $what in
-        train) DDP_WORKLOAD=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
+        train) workload_out=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
         check)
-            DDP_WORKLOAD=(-m app.check)
+            workload_out=(-m app.check)
             # The site's expectations (bandwidth thresholds, message sizes) unless you name a profile yourself
-            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then DDP_WORKLOAD+=(--site "$CHECK_SITE"); fi
-            DDP_WORKLOAD+=("$@")
+            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then workload_out+=(--site "$CHECK_SITE"); fi
+            workload_out+=("$@")
             ;;
         nccl-tests)
             # NVIDIA's reference all-reduce over every GPU of the job, one MPI rank per GPU (the image's MPI
             # build of nccl-tests; lib-slurm.sh starts the ranks through Slurm's PMIx); ARGS are appended.
-            DDP_WORKLOAD=(all_reduce_perf -b 8 -e 4G -f 2 -g 1 "$@")
+            workload_out=(all_reduce_perf -b 8 -e 4G -f 2 -g 1 "$@")
             ;;
         -m)
-            DDP_WORKLOAD_KIND=module
+            workload_kind_out=module
             (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
-            DDP_WORKLOAD=(-m "$@")
+            workload_out=(-m "$@")
             ;;
         *)
             [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
                 "$PWD); usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py" \
                 "[ARGS] | -m MODULE [ARGS]]"
-            DDP_WORKLOAD_KIND=script
-            DDP_WORKLOAD=("$what" "$@")
+            workload_kind_out=script
+            workload_out=("$what" "$@")
             ;;
     esac
 }
 
-# ddp_nproc_per_node: one process per GPU the scheduler gave this job on a node.
+# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT.
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
+    local -n nproc_out=$1
     local n=$GPUS_PER_NODE source="GPUS_PER_NODE"
     if [[ -z $n && -n ${DDP_ALLOC_GPUS_PER_NODE:-} ]]; then
         n=$DDP_ALLOC_GPUS_PER_NODE source="the allocation"
@@ -197,12 +223,12 @@ ddp_nproc_per_node() {
     [[ -n $n ]] || ddp_die "cannot tell how many processes to start per node: the job has no GPUs;" \
         "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N (on CPU: processes per node)"
     [[ $n =~ ^[1-9][0-9]*$ ]] || ddp_die "GPUS_PER_NODE=$n is not a positive whole number; example: GPUS_PER_NODE=4"
-    DDP_NPROC=$n
-    ddp_log "$DDP_NNODES node(s) x $DDP_NPROC process(es) per node (from $source)"
-    ddp_gpus_per_task_check
+    nproc_out=$n
+    ddp_log "$DDP_NNODES node(s) x $n process(es) per node (from $source)"
+    ddp_gpus_per_task_check "$n"
 }
 
-# ddp_gpus_per_task_check: `--gpus-per-task=N` (sbatch or the environment) asking for more GPUs than a node
+# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` (sbatch or the environment) asking for more GPUs than a node
 # has would start no task, or every task would stop in the trainer: say so before any rank starts. Slurm up
 # to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g. cpu=4,gres/gpu:h100=2
 # (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
@@ -215,9 +241,9 @@ ddp_gpus_per_task_check() {
             [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task=${BASH_REMATCH[2]}
         done
     fi
-    [[ $per_task =~ ^[0-9]+$ ]] && ((per_task > DDP_NPROC)) || return 0
-    ddp_die "--gpus-per-task=$per_task but a node of this job has $DDP_NPROC GPU(s): no task could start; ask" \
-        "for at most $DDP_NPROC per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$DDP_NPROC (LAUNCH=srun)," \
+    [[ $per_task =~ ^[0-9]+$ ]] && ((per_task > $1)) || return 0
+    ddp_die "--gpus-per-task=$per_task but a node of this job has $1 GPU(s): no task could start; ask" \
+        "for at most $1 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$1 (LAUNCH=srun)," \
         "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
 }
 
@@ -227,58 +253,60 @@ ddp_iface_addr() {
     { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
-# ddp_rdzv_host: where every torchrun meets. This script runs on the head node (Slurm runs the batch script
+# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST. This script runs on the head node (Slurm runs the batch script
 # "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of $PBS_NODEFILE, the
 # mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot)
 # is read here, whatever the scheduler calls the node (node files may hold FQDNs or xnames); the hostname is
 # the fallback, and it may resolve to the management Ethernet, which is slow but works for the rendezvous.
-# DDP_RDZV_OWNER: this node's name when the address is one of its own interfaces. torchrun decides who
+# OWNER: this node's name when the address is one of its own interfaces. torchrun decides who
 # hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
 # (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
 # assigned to secondary NICs": with the hostname on the management network and the endpoint on ib0/hsn0,
 # no node would host the store and every node fails the rendezvous. So each node's wrapper says it
 # explicitly (`--rdzv-conf ...,is_host=1` on the owner, `is_host=0` elsewhere).
 ddp_rdzv_host() {
-    DDP_RDZV_OWNER=
+    local -n rdzv_host_out=$1 rdzv_owner_out=$2
+    rdzv_owner_out=
     if [[ $DDP_JOB_ID == dry-run ]]; then
-        DDP_RDZV_HOST=${RDZV_HOST:-$DDP_HEAD_NODE}
-        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (DRY_RUN=1 outside a job: in the job, the head node's" \
+        rdzv_host_out=${RDZV_HOST:-$DDP_HEAD_NODE}
+        ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (DRY_RUN=1 outside a job: in the job, the head node's" \
             "address on the first of $RDZV_IFACES)"
         return
     fi
     if [[ -n $RDZV_HOST ]]; then
-        ddp_rdzv_host_given
+        ddp_rdzv_host_given "$1" "$2"
         return
     fi
     local iface addr
     for iface in $RDZV_IFACES; do
         addr=$(ddp_iface_addr "$iface")
         if [[ -n $addr ]]; then
-            DDP_RDZV_HOST=$addr
-            DDP_RDZV_OWNER=$(uname -n)
-            ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
-                "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
+            rdzv_host_out=$addr
+            rdzv_owner_out=$(uname -n)
+            ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
+                "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
             return
         fi
     done
     # This node hosts the store even so: the node file's name for it need not be its hostname, nor resolve to
     # the address that hostname does (HPE: an FQDN on the Slingshot network), which torchrun would miss.
-    DDP_RDZV_HOST=$DDP_HEAD_NODE
-    DDP_RDZV_OWNER=$(uname -n)
-    ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (head node's name; none of $RDZV_IFACES here;" \
-        "$DDP_RDZV_OWNER hosts the store: is_host=1 there, 0 elsewhere)"
+    rdzv_host_out=$DDP_HEAD_NODE
+    rdzv_owner_out=$(uname -n)
+    ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (head node's name; none of $RDZV_IFACES here;" \
+        "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
 }
 
-# ddp_rdzv_host_given: RDZV_HOST set by you. It must be an address of this, the head node (or a name that
+# ddp_rdzv_host_given HOST OWNER: RDZV_HOST set by you. It must be an address of this, the head node (or a name that
 # resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
 # torchrun could not tell by itself for a secondary NIC's address. Any other address would leave no node
 # hosting the store and every node waiting for it until the join timeout.
 ddp_rdzv_host_given() {
-    DDP_RDZV_HOST=$RDZV_HOST
+    local -n given_host_out=$1 given_owner_out=$2
+    given_host_out=$RDZV_HOST
     local own wanted
     own=$(ddp_local_addrs)
     if [[ -z $own ]]; then
-        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST; no \`ip\` here to tell whether it is this" \
+        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST; no \`ip\` here to tell whether it is this" \
             "node's: torchrun decides who hosts the store)"
         return
     fi
@@ -286,8 +314,8 @@ ddp_rdzv_host_given() {
     else wanted=$(getent ahostsv4 "$RDZV_HOST" 2>/dev/null | awk '{print $1}' | sort -u || true)
     fi
     if [[ -n $wanted ]] && grep -qxF -f <(printf '%s\n' "$wanted") <<<"$own"; then
-        DDP_RDZV_OWNER=$(uname -n)
-        ddp_log "rendezvous on $DDP_RDZV_HOST:$RDZV_PORT (RDZV_HOST, an address of head node $DDP_RDZV_OWNER," \
+        given_owner_out=$(uname -n)
+        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST, an address of head node $given_owner_out," \
             "which hosts the store: is_host=1 there, 0 elsewhere)"
         return
     fi
@@ -324,15 +352,17 @@ ddp_cpus_per_node_check() {
     fi
 }
 
-# ddp_numa_binding: torchrun's --numa-binding (torch >= 2.9, numactl in the image) -> DDP_NUMA_ARGS. Each
+# ddp_numa_binding OUT: torchrun's --numa-binding (torch >= 2.9, numactl in the image), into the array OUT. Each
 # worker runs on the CPUs of its GPU's NUMA node, as CSCS pins its GH200 jobs (one NUMA node per Grace
 # Hopper module, four per node) and as two-socket x86 nodes want: a worker on the far socket pays for
 # every host-to-GPU copy and every page it touches. auto: where the node has GPUs whose NUMA node sysfs
 # knows (torch's binding fails the launch on numa_node -1) and more than one NUMA node with CPUs; not under
 # LAUNCH=srun (no torchrun: srun's --cpu-bind does it) or IMAGE=none (your torch may predate the flag).
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_numa_binding() {
-    DDP_NUMA_ARGS=()
-    local mode=${NUMA_BINDING:-auto} device numa cpus numa_nodes=0 gpus=0 unknown=0
+    local -n numa_args_out=$1
+    numa_args_out=()
+    local mode=${NUMA_BINDING:-auto} device gpu_numa_node cpus numa_nodes=0 gpus=0 unknown=0
     local why="NUMA_BINDING=$mode"
     case $mode in
         none) return 0 ;;
@@ -346,8 +376,8 @@ ddp_numa_binding() {
                 [[ -r $device/vendor && -r $device/class && -r $device/numa_node ]] || continue
                 [[ $(<"$device/vendor") == 0x10de && $(<"$device/class") == 0x03* ]] || continue  # NVIDIA display/3D
                 gpus=$((gpus + 1))
-                numa=$(<"$device/numa_node")
-                ((numa >= 0)) || unknown=$((unknown + 1))
+                gpu_numa_node=$(<"$device/numa_node")
+                ((gpu_numa_node >= 0)) || unknown=$((unknown + 1))
             done
             ((gpus > 0 && numa_nodes > 1)) || return 0
             if ((unknown > 0)); then
@@ -359,46 +389,38 @@ ddp_numa_binding() {
         *) ddp_die "NUMA_BINDING=$mode is not one of auto, none, node, socket, exclusive, core-complex;" \
             "example: NUMA_BINDING=node" ;;
     esac
-    DDP_NUMA_ARGS=(--numa-binding="$mode")
+    numa_args_out=(--numa-binding="$mode")
     ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node ($why;" \
         "NUMA_BINDING=none turns it off)"
 }
 
-# ddp_torchrun_cmd PROGRAM...: one torchrun per node; they meet at the head node (c10d) and start DDP_NPROC
-# workers of python PROGRAM each (torchrun's trailing arguments: SCRIPT.py ARGS or -m MODULE ARGS).
+# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT; they meet at the head
+# node (c10d, rendezvous RDZV_ID) and start DDP_NPROC workers of python PROGRAM each (torchrun's trailing
+# arguments: SCRIPT.py ARGS or -m MODULE ARGS).
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_torchrun_cmd() {
-    ddp_rdzv_host
+    local -n torchrun_out=$1
+    local rdzv_id=$2
+    shift 2
     # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
     # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
     # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
     # one ignores it instead of failing on an unknown flag.
     ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
-    ddp_numa_binding
-    DDP_TORCHRUN=(
+    local -a numa
+    ddp_numa_binding numa
+    torchrun_out=(
         torchrun
         --nnodes="$DDP_NNODES"
         --nproc-per-node="$DDP_NPROC"
-        "${DDP_NUMA_ARGS[@]}"
+        "${numa[@]}"
         --rdzv-backend=c10d
         --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
-        --rdzv-id="${DDP_RDZV_ID:-$DDP_JOB_ID}"
+        --rdzv-id="$rdzv_id"
         # A node that never joins (its launcher did not start) fails the job after this many seconds
         --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
         "$@"
     )
-    DDP_NODE_CMD=("${DDP_TORCHRUN[@]}")
-}
-
-# ddp_srun_tasks_cmd PROGRAM...: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no
-# torchrun): the trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store
-# at MASTER_ADDR, the head node's fabric address (rank 0 runs there: srun places the first task on the first
-# node).
-ddp_srun_tasks_cmd() {
-    ddp_rdzv_host
-    DDP_RDZV_OWNER=  # rank 0 hosts the store itself (is_master); no torchrun to tell
-    ddp_default MASTER_ADDR "$DDP_RDZV_HOST" "rank 0's rendezvous address"
-    ddp_default MASTER_PORT "$RDZV_PORT" "rank 0's rendezvous port"
-    DDP_NODE_CMD=(python "$@")
 }
 
 # ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.
@@ -408,7 +430,7 @@ ddp_print_cmd() {
     ddp_log "$label: $(printf '%q ' "$@")"
 }
 
-# ddp_check_launcher LAUNCHER...: run a one-line report through the launcher and require one process on
+# ddp_check_launcher NAMES LAUNCHER...: run a one-line report through the launcher and require one process on
 # each of the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
 # torchrun reports only after its join timeout) in seconds. Only marked lines of stdout count: srun and
 # SPANK plugins write notices ("srun: Job step creation temporarily disabled, retrying") to stderr, which is
@@ -416,11 +438,15 @@ ddp_print_cmd() {
 # (Slurm: SLURMD_NODENAME, the name slurmd was started as; PBS: the node's index in the job, which Cray
 # PALS exports as PALS_NODEID and TM as PBS_NODENUM, into DDP_NODES, the node file's names): the names
 # the nodes call themselves are what app.check and the trainer write into nodes-to-exclude.txt
-# -> DDP_SCHEDULER_NAME_OF[HOSTNAME].
+# -> NAMES[HOSTNAME] (NAMES: an associative array).
 # A failure names the nodes without a process (or with two) among DDP_NODES, by short name: at 1024 nodes
 # the 1023 that answered are no help. Cost: one launch, then O(N) in bash without a process per node.
 declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
+    local -n names_out=$1
+    shift
+    [[ $(declare -p "${!names_out}" 2>/dev/null) == "declare -A"* ]] ||
+        ddp_die "ddp_check_launcher: ${!names_out} is not an associative array (declare -A ${!names_out})"
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
     local out errors rc=0 errors_file marker=ddp-launch-check line host name index started=0
     local -A per_node=()
@@ -432,34 +458,34 @@ ddp_check_launcher() {
     rm -f "$errors_file"
     ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
         "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
-    DDP_SCHEDULER_NAME_OF=()
+    names_out=()
     while read -r line host name index; do
         [[ $line == "$marker" && -n $host ]] || continue
         ((++started))
         [[ -n $name && $name != - ]] || name=$host
         [[ $index =~ ^[0-9]+$ && -n ${DDP_NODES[index]:-} ]] && name=${DDP_NODES[index]}
-        DDP_SCHEDULER_NAME_OF[$host]=$name
+        names_out["$host"]=$name
         per_node[${name%%.*}]=$((${per_node[${name%%.*}]:-0} + 1))
     done <<<"$out"
     if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then
         ddp_die "the launcher started $started process(es) on ${#per_node[@]} node(s)" \
-            "($(ddp_launch_gaps per_node)) but this job has $DDP_NNODES nodes and needs exactly one torchrun per" \
+            "($(ddp_launch_gaps per_node names_out)) but this job has $DDP_NNODES nodes and needs exactly one torchrun per" \
             "node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
             "$(printf '%q ' "$@") (PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
     fi
     if ((DDP_NNODES <= 16)); then
-        ddp_log "launcher check: one process on each of $(printf '%s\n' "${!DDP_SCHEDULER_NAME_OF[@]}" | sort | tr '\n' ' ')"
+        ddp_log "launcher check: one process on each of $(printf '%s\n' "${!names_out[@]}" | sort | tr '\n' ' ')"
     else
         ddp_log "launcher check: one process on each of the $DDP_NNODES nodes"
     fi
 }
 
-# ddp_launch_gaps COUNTS: what the launcher check saw wrong, from COUNTS (the name of an associative array:
-# short node name -> processes): the nodes of DDP_NODES with none, those with more than one (16 of each at
-# most, then how many). Without DDP_NODES, or where the nodes call themselves otherwise than the node list
-# does (PBS node files of xnames), the processes' own hostnames instead.
+# ddp_launch_gaps COUNTS NAMES: what the launcher check saw wrong, from COUNTS (the name of an associative
+# array: short node name -> processes): the nodes of DDP_NODES with none, those with more than one (16 of
+# each at most, then how many). Without DDP_NODES, or where the nodes call themselves otherwise than the
+# node list does (PBS node files of xnames), the processes' own hostnames instead (NAMES' keys).
 ddp_launch_gaps() {
-    local -n counts=$1
+    local -n counts=$1 seen_names=$2
     local node
     local -a none=() more=() nodes=(${DDP_NODES[@]+"${DDP_NODES[@]}"})
     for node in ${nodes[@]+"${nodes[@]}"}; do
@@ -470,7 +496,7 @@ ddp_launch_gaps() {
     done
     # Every node seen is one of DDP_NODES when the names line up: then exactly N - seen are missing
     if ((${#nodes[@]} == 0 || ${#none[@]} > DDP_NNODES - ${#counts[@]})); then
-        printf '%s\n' "${!DDP_SCHEDULER_NAME_OF[@]}" | sort | ddp_first_lines 16 | tr '\n' ' '
+        printf '%s\n' "${!seen_names[@]}" | sort | ddp_first_lines 16 | tr '\n' ' '
         none=("")
     elif ((${#none[@]})); then
         printf 'none on %s' "$(printf '%s\n' "${none[@]}" | ddp_first_lines 16 | paste -sd' ' -)"
@@ -514,12 +540,15 @@ ddp_on_signal() {
     ddp_die "$DDP_REPO/app/common/node_wrapper.sh is missing; run the job scripts from a whole checkout"
 DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
 
-# ddp_run_step LAUNCHER...: start DDP_CONTAINER + DDP_TORCHRUN on every node through LAUNCHER, turn
+# ddp_run_step OWNER NODE_CMD...: start NODE_CMD (torchrun ..., or one task's program) in DDP_CONTAINER
+# through DDP_LAUNCHER, under the node wrapper (OWNER: the node that hosts torchrun's store, or empty), turn
 # USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
 ddp_run_step() {
-    local -a step=("$@" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE"
-        "${DDP_RDZV_OWNER:-}" "${DDP_NODE_POLICY:-}" "${DDP_NODE_CMD[@]}")
-    ddp_print_cmd "step" "$@" "${DDP_CONTAINER[@]}" "${DDP_NODE_CMD[@]}"
+    local owner=$1
+    shift
+    local -a step=("${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node
+        "$DDP_STOP_FILE" "$owner" "$DDP_NODE_POLICY" "$@")
+    ddp_print_cmd "step" "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" "$@"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"
         return 0
@@ -530,19 +559,27 @@ ddp_run_step() {
     trap 'ddp_on_signal TERM' TERM
     # In the background so that the traps run at once: bash delays traps until a foreground command ends.
     "${step[@]}" &
-    DDP_STEP_PID=$!
-    local rc=0
+    local pid=$! rc=0
     while true; do
-        wait "$DDP_STEP_PID" && rc=0 || rc=$?
+        wait "$pid" && rc=0 || rc=$?
         # wait returns > 128 when a trapped signal interrupts it; the step is still running then.
-        ((rc > 128)) && kill -0 "$DDP_STEP_PID" 2>/dev/null && continue
+        ((rc > 128)) && kill -0 "$pid" 2>/dev/null && continue
         break
     done
     # The step may have ended between an interrupted wait and kill -0: bash kept its status, fetch it.
-    if ((rc > 128)); then wait "$DDP_STEP_PID" 2>/dev/null && rc=0 || rc=$?; fi
+    if ((rc > 128)); then wait "$pid" 2>/dev/null && rc=0 || rc=$?; fi
     trap - USR1 TERM
     ddp_log "step finished with exit code $rc${DDP_PREEMPTED:+ after SIG$DDP_PREEMPTED}"
     return "$rc"
+}
+
+# ddp_freeze_job_facts: the job's facts (lib.sh's header lists them) read-only from here on, so that no
+# step, preflight or heal can change what the others see; an assignment would stop the job at once
+# ("readonly variable") instead of misleading a later step.
+ddp_freeze_job_facts() {
+    readonly DDP_SCRIPT DDP_SCHEDULER DDP_JOB_ID DDP_NNODES DDP_NODES DDP_HEAD_NODE DDP_SUBMIT_DIR \
+        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD DDP_CONTAINER \
+        DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER DDP_REQUEUE_CMD DDP_HEAL_CMD
 }
 
 # ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished

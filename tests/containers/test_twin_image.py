@@ -86,7 +86,7 @@ def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabri
     libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
     (cray_host_libfabric / "dev").mkdir(exist_ok=True)
     (cray_host_libfabric / "dev" / "cxi0").touch()
-    snippet = 'ddp_fabric_binds; printf "%s\\n" "${DDP_BINDS[@]}"'
+    snippet = 'ddp_fabric_binds binds; printf "%s\\n" "${binds[@]}"'
     env = {"PATH": os.environ["PATH"], "FABRIC": "slingshot", "DDP_PROBE_ROOT": str(cray_host_libfabric),
            "RUN_DIR": str(user_dir), "BINDS": ""}
     result = subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=env,

@@ -34,9 +34,9 @@ def policy(fabric: str, nnodes: int) -> dict[str, str]:
 def in_job_container(smoke_image: Path, workdir: Path, command: str, env: dict[str, str]) -> dict[str, str]:
     """Run COMMAND through lib.sh's container and node wrapper; return the NCCL_*/FI_*/LD_* environment it saw,
     plus its stdout lines under 'stdout'."""
-    snippet = (f'source "{REPO}/jobscripts/lib.sh"; ddp_defaults; ddp_fabric_env; ddp_container_cmd; '
-               f'"${{DDP_CONTAINER[@]}}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$RUN_DIR/stop" "" '
-               f'"$DDP_NODE_POLICY" /bin/sh -c {shlex.quote(command)}')
+    snippet = (f'source "{REPO}/jobscripts/lib.sh"; ddp_defaults; ddp_fabric_env; ddp_container_cmd container policy; '
+               f'"${{container[@]}}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$RUN_DIR/stop" "" '
+               f'"$policy" /bin/sh -c {shlex.quote(command)}')
     full_env = {"PATH": os.environ["PATH"], "HOME": str(workdir), **JOB, "DDP_SUBMIT_DIR": str(workdir),
                 "IMAGE": str(smoke_image), "RUN_DIR": str(workdir / "run"), **env}
     as_user = ["runuser", "-u", TEST_USER, "--"] if os.geteuid() == 0 else []

@@ -141,7 +141,7 @@ def test_unknown_fabric_is_refused_with_the_choices() -> None:
     assert result.returncode == 2 and "infiniband, roce, slingshot, auto, none" in result.stderr
 
 
-WORKLOAD = 'ddp_defaults; ddp_workload "$@"; printf "%s\\n" "${DDP_WORKLOAD[@]}"'
+WORKLOAD = 'ddp_defaults; ddp_workload kind argv "$@"; printf "%s\\n" "${argv[@]}"'
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -175,7 +175,7 @@ def test_a_script_that_does_not_exist_is_reported_with_the_usage(tmp_path: Path)
     ({"CUDA_VISIBLE_DEVICES": "0,1"}, "2 process(es) per node (from CUDA_VISIBLE_DEVICES)"),
 ])
 def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expected: str) -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": "/usr/bin:/bin"})
+    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {**env, "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
 
@@ -186,7 +186,7 @@ def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expect
     {"SLURM_TRES_PER_TASK": "gres/gpu:h100=8"},
 ])
 def test_more_gpus_per_task_than_a_node_has_is_refused_before_any_rank_starts(env: dict[str, str]) -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node", {"GPUS_PER_NODE": "4", **env})
+    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {"GPUS_PER_NODE": "4", **env})
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "test.sh: error: --gpus-per-task=8 but a node of this job has 4 GPU(s): no task could start; ask for at "
@@ -195,7 +195,8 @@ def test_more_gpus_per_task_than_a_node_has_is_refused_before_any_rank_starts(en
 
 
 def test_gpus_per_task_a_node_can_give_are_accepted() -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node", {"GPUS_PER_NODE": "4", "SLURM_TRES_PER_TASK": "gres/gpu=1"})
+    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc",
+                     {"GPUS_PER_NODE": "4", "SLURM_TRES_PER_TASK": "gres/gpu=1"})
     assert result.returncode == 0, result.stderr
 
 
@@ -210,13 +211,13 @@ def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str]
     smi.write_text("#!/bin/sh\necho \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                    "driver. Make sure that the latest NVIDIA driver is installed and running.\"\nexit 9\n")
     smi.chmod(0o755)
-    result = run_lib("ddp_defaults; ddp_nproc_per_node", {**env, "PATH": f"{tmp_path}:/usr/bin:/bin"})
+    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {**env, "PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert result.returncode == 2 and message in result.stderr
 
 
 def test_a_missing_image_says_how_to_build_it(tmp_path: Path) -> None:
-    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd", {"IMAGE": str(tmp_path / "app.sif"),
-                                                                      "RUN_DIR": str(tmp_path / "run")})
+    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd container policy",
+                     {"IMAGE": str(tmp_path / "app.sif"), "RUN_DIR": str(tmp_path / "run")})
     assert result.returncode == 2
     assert f"image {tmp_path}/app.sif not found; build it with 'make image'" in result.stderr
 
@@ -233,7 +234,7 @@ def fake_apptainer(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CONTAINER = 'ddp_defaults; ddp_container_cmd; printf "%s\\n" "${DDP_CONTAINER[@]}"'
+CONTAINER = 'ddp_defaults; ddp_container_cmd container policy; printf "%s\\n" "${container[@]}"'
 
 
 def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, slingshot_node: Path) -> None:
@@ -287,7 +288,8 @@ def environment_without_the_project(tmp_path: Path) -> dict[str, str]:
 
 def test_image_none_in_an_environment_without_the_project_stops_train_with_the_fix(
         tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
-    result = run_lib("ddp_defaults; ddp_workload train; ddp_container_cmd", environment_without_the_project,
+    result = run_lib("ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv train; ddp_container_cmd container policy",
+                     environment_without_the_project,
                      cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == (
@@ -299,7 +301,8 @@ def test_image_none_in_an_environment_without_the_project_stops_train_with_the_f
 def test_image_none_runs_your_own_script_without_the_project_and_without_the_preflight(
         tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
     (tmp_path / "my_train.py").touch()
-    result = run_lib('ddp_defaults; ddp_workload my_train.py 4 2; ddp_container_cmd; echo "preflight=$PREFLIGHT"',
+    result = run_lib('ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv my_train.py 4 2; ddp_container_cmd c p; '
+                     'echo "preflight=$PREFLIGHT"',
                      environment_without_the_project, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "no preflight: your environment's /usr/bin/python3 cannot import this project" in result.stdout
@@ -321,8 +324,8 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
 
 
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
-    snippet = ('ddp_defaults; ddp_workload check; DDP_NPROC=4; ddp_torchrun_cmd "${DDP_WORKLOAD[@]}"; '
-               'printf "%s\\n" "${DDP_TORCHRUN[@]}"')
+    snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
+               'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"')
     result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
@@ -351,8 +354,8 @@ GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"] + [""] * 4
 
 
 def torchrun_args(root: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib('ddp_defaults; ddp_workload train; DDP_NPROC=4; ddp_torchrun_cmd "${DDP_WORKLOAD[@]}"; '
-                   'printf "%s\\n" "${DDP_TORCHRUN[@]}"',
+    return run_lib('ddp_defaults; ddp_workload kind argv train; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
+                   'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"',
                    {"RDZV_HOST": "127.0.0.1", "DDP_PROBE_ROOT": str(root), "IMAGE": "/images/app.sif", **env})
 
 
@@ -418,7 +421,7 @@ def head_node_bin(tmp_path: Path) -> Path:
 
 
 def rdzv(bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib('ddp_defaults; ddp_rdzv_host; echo "host=$DDP_RDZV_HOST owner=$DDP_RDZV_OWNER"',
+    return run_lib('ddp_defaults; ddp_rdzv_host host owner; echo "host=$host owner=$owner"',
                    {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0", **env})
 
 
@@ -465,7 +468,7 @@ def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_th
     launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
                            stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
                                   "srun: Step created for StepId=17.0\n")
-    result = run_lib(f"ddp_defaults; ddp_check_launcher {launch}; "
+    result = run_lib(f"ddp_defaults; ddp_check_launcher DDP_SCHEDULER_NAME_OF {launch}; "
                      "ddp_scheduler_node_names x1000c0s2b0n0,node1.ddp.local")
     assert result.returncode == 0, result.stderr
     assert "launcher check: one process on each of node1 x1000c0s2b0n0" in result.stdout
@@ -474,7 +477,7 @@ def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_th
 
 def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: Path) -> None:
     launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
-    result = run_lib(f"ddp_defaults; ddp_check_launcher {launch}")
+    result = run_lib(f"ddp_defaults; declare -A names; ddp_check_launcher names {launch}")
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (node1 ) but this job has 2 nodes" in result.stderr
     assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
@@ -585,7 +588,7 @@ def test_extra_env_must_be_key_value_pairs() -> None:
 
 def test_pbs_timer_sends_usr1_the_margin_before_the_walltime() -> None:
     # PBS has no --signal=B:USR1@90: a timer does it. Walltime 92 s with a 90 s margin: USR1 after ~2 s.
-    snippet = ('ddp_defaults; got=; trap "got=yes" USR1; PBS_JOBID=7; ddp_pbs_timer; '
+    snippet = ('ddp_defaults; got=; trap "got=yes" USR1; PBS_JOBID=7; ddp_pbs_timer timer; '
                'for _ in $(seq 100); do [[ -n $got ]] && break; sleep 0.1; done; echo "usr1=$got after ${SECONDS}s"')
     result = run_lib(snippet, {"WALLTIME_S": "92", "PREEMPT_MARGIN_S": "90", "DDP_SCHEDULER": "pbs"})
     assert result.returncode == 0, result.stderr
@@ -639,16 +642,16 @@ def test_a_pbs_resubmission_carries_the_jobs_own_submission(tmp_path: Path) -> N
 
 
 def test_the_walltime_timer_leaves_no_sleep_behind_when_the_step_ends_first() -> None:
-    snippet = ('DRY_RUN=0; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer; sleep 0.3; '
-               'child=$(pgrep -P "$DDP_TIMER_PID"); [ -n "$child" ] || echo "no timer child"; '
-               'kill "$DDP_TIMER_PID"; sleep 0.5; state=$(ps -o stat= -p "$child" || true); '
+    snippet = ('DRY_RUN=0; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer timer; sleep 0.3; '
+               'child=$(pgrep -P "$timer"); [ -n "$child" ] || echo "no timer child"; '
+               'kill "$timer"; sleep 0.5; state=$(ps -o stat= -p "$child" || true); '
                'case $state in ""|Z*) echo "no sleep left" ;; *) echo "orphan $state" ;; esac')
     result = run_lib(snippet)
     assert "no sleep left" in result.stdout, result.stdout
 
 
 def test_dry_run_arms_no_walltime_timer() -> None:
-    result = run_lib("DRY_RUN=1; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer; echo \"timer=${DDP_TIMER_PID:-none}\"")
+    result = run_lib("DRY_RUN=1; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer timer; echo \"timer=${timer:-none}\"")
     assert "timer=none" in result.stdout and "DRY_RUN=1: no walltime timer" in result.stdout
 
 

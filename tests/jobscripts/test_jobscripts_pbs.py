@@ -89,7 +89,8 @@ PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
                                                                             tmp_path: Path) -> None:
     """Issue 21 item 3: TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
-    result = run_lib(PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; ddp_check_launcher "${L[@]}"',
+    result = run_lib(PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; declare -A names; '
+                     'ddp_check_launcher names "${L[@]}"',
                      pbs_job, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     calls = Path(pbs_job["PBSDSH_CALLS"]).read_text().splitlines()
@@ -116,7 +117,7 @@ def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_
     launch = stub(tmp_path / "bin", "mpiexec-one-node",
                   '#!/bin/bash\nd=$(mktemp -d); printf \'#!/bin/sh\\necho x1000c0s0b0n0\\n\' >"$d/uname"; '
                   'chmod +x "$d/uname"; PALS_NODEID=0 PBS_NODENUM=0 PATH="$d:$PATH" "$@"\n')
-    result = run_lib(PBS_NODES + f'ddp_defaults; ddp_check_launcher {launch}',
+    result = run_lib(PBS_NODES + f'ddp_defaults; declare -A names; ddp_check_launcher names {launch}',
                      {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (none on node2.example.org) but this job has 2 nodes" in result.stderr
@@ -129,7 +130,7 @@ def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_it
     node, so this node hosts the store (is_host=1) unconditionally."""
     bin_dir = tmp_path / "bin"
     stub(bin_dir, "uname", '#!/bin/sh\n[ "$1" = -n ] && echo x1000c0s0b0n0\n')
-    result = run_lib('ddp_defaults; ddp_rdzv_host; echo "host=$DDP_RDZV_HOST owner=$DDP_RDZV_OWNER"',
+    result = run_lib('ddp_defaults; ddp_rdzv_host host owner; echo "host=$host owner=$owner"',
                      {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "no-such-nic0"})
     assert "host=node1.example.org owner=x1000c0s0b0n0\n" in result.stdout, result.stdout + result.stderr
 
