@@ -1,14 +1,16 @@
 """Benchmark: bytes a restart reads from the run directory, against the number of ranks.
 
-    python -m bench.restart_reads [--ranks 1 2 4] [--preset tiny] [--against REV] [--markdown BENCHMARKS.md]
+    python -m bench.restart_reads [--ranks 1 2 4] [--preset tiny] [--against REV ...] [--markdown BENCHMARKS.md]
 
 For each world size and strategy: the real trainer (torchrun, gloo) trains to step 8 with a snapshot every
 4 steps, the newest snapshot is deleted, and the run is started again, so it resumes from step 4's. A
-Python audit hook (PEP 578; a `sitecustomize` on the workers' path, outside the trainer) logs every file
-under snapshots/ a rank opens for reading, with its size; the figure is the sum of those sizes: whole
-files, so DCP's partial reads of a shard file count in full (an upper bound). The 4096-rank line
-extrapolates ddp's bytes read per snapshot byte, linearly in the ranks through the two largest worlds.
-With --against REV the same runs are made from REV's sources too (a temporary git worktree), side by side.
+`sitecustomize` on the workers' path (outside the trainer) wraps every file under snapshots/ a rank opens for
+reading and writes down, at close, the bytes the program took from it: the figure is their sum (a region
+read twice counts twice; what the filesystem serves may be less, from the page cache). A Python audit hook
+(PEP 578) beside it logs each file opened with its size: the last column counts those files whole, as this
+benchmark did before. The 4096-rank lines extrapolate the bytes read per snapshot byte, linearly in the
+ranks through the two largest worlds.
+With --against REV ... the same runs are made from each REV's sources too (temporary git worktrees), side by side.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from bench.markdown import publish
 REPO = Path(__file__).resolve().parents[1]
 
 AUDIT_HOOK = '''
-import os, sys
-_log = os.path.join(os.environ["SNAPSHOT_OPEN_LOG"], "opens-" + os.environ.get("RANK", "x") + ".txt")
+import builtins, io, os, sys
+_dir, _rank = os.environ["SNAPSHOT_OPEN_LOG"], os.environ.get("RANK", "x")
+_log = os.path.join(_dir, "opens-" + _rank + ".txt")
+_reads_log = os.path.join(_dir, "reads-" + _rank + ".txt")
+_open = io.open
 
 def _reads(mode, flags):
     if isinstance(mode, str):
@@ -37,10 +42,48 @@ def _reads(mode, flags):
 
 def _hook(event, args):
     if event == "open" and isinstance(args[0], str) and "/snapshots/" in args[0] and _reads(args[1], args[2]):
-        with open(_log, "a") as out:
+        with _open(_log, "a") as out:
             out.write(f"{os.stat(args[0]).st_size} {args[0]}\\n")
 
 sys.addaudithook(_hook)
+
+
+class _Counted:
+    """A snapshot file opened for reading: what the program takes from it (bytes; characters of a text file),
+    written down at close."""
+
+    def __init__(self, file, path):
+        self._file, self._path, self._taken = file, path, 0
+
+    def _took(self, data):
+        self._taken += len(data) if isinstance(data, (bytes, bytearray, str)) else (data or 0)
+        return data
+
+    def read(self, *a): return self._took(self._file.read(*a))
+    def read1(self, *a): return self._took(self._file.read1(*a))
+    def readinto(self, b): return self._took(self._file.readinto(b))
+    def readinto1(self, b): return self._took(self._file.readinto1(b))
+    def readline(self, *a): return self._took(self._file.readline(*a))
+    def __iter__(self): return (self._took(line) for line in self._file)
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
+    def __getattr__(self, name): return getattr(self._file, name)
+
+    def close(self):
+        if not self._file.closed:
+            with _open(_reads_log, "a") as out:
+                out.write(f"{self._taken} {self._path}\\n")
+        self._file.close()
+
+
+def _counting_open(file, mode="r", *args, **kwargs):
+    opened = _open(file, mode, *args, **kwargs)
+    path = os.fspath(file) if isinstance(file, (str, os.PathLike)) else ""
+    if isinstance(path, str) and "/snapshots/" in path and _reads(mode, None):
+        return _Counted(opened, path)
+    return opened
+
+builtins.open = io.open = _counting_open
 '''
 
 
@@ -53,9 +96,10 @@ def install_hook(directory: Path, tree: Path = REPO) -> dict[str, str]:
     return {"PYTHONPATH": f"{hooks}{os.pathsep}{tree}", "SNAPSHOT_OPEN_LOG": str(directory)}
 
 
-def opened(directory: Path, rank: int, snapshot: Path) -> list[tuple[int, str]]:
-    """(size, name relative to the snapshots directory) of each file of `snapshot` rank `rank` opened."""
-    log = directory / f"opens-{rank}.txt"
+def opened(directory: Path, rank: int, snapshot: Path, log_name: str = "opens") -> list[tuple[int, str]]:
+    """(size, name relative to the snapshots directory) of each file of `snapshot` rank `rank` opened; with
+    log_name="reads", (bytes it read from the file, name) for each time it closed one."""
+    log = directory / f"{log_name}-{rank}.txt"
     found = []
     for line in (log.read_text().splitlines() if log.exists() else []):
         size, path = line.split(" ", 1)
@@ -88,9 +132,10 @@ def measure(ranks: int, strategy: str, preset: str, work: Path, tree: Path = REP
             else sum(p.stat().st_size for p in snapshot.iterdir()))
     logs = work / f"logs-{strategy}-{ranks}"
     _torchrun(ranks, args, {**env, **install_hook(logs, tree)}, tree)
-    per_rank = [sum(s for s, _ in opened(logs, rank, snapshot)) for rank in range(ranks)]
+    per_rank = [sum(n for n, _ in opened(logs, rank, snapshot, "reads")) for rank in range(ranks)]
+    whole_files = sum(s for rank in range(ranks) for s, _ in opened(logs, rank, snapshot))
     return {"size": size, "rank0": per_rank[0], "others": sum(per_rank[1:]),
-            "other_max": max(per_rank[1:], default=0), "total": sum(per_rank)}
+            "other_max": max(per_rank[1:], default=0), "total": sum(per_rank), "whole_files": whole_files}
 
 
 def _per_byte(measured: dict[str, float]) -> float:
@@ -98,14 +143,24 @@ def _per_byte(measured: dict[str, float]) -> float:
     return measured["total"] / measured["size"]
 
 
+FSDP_READS = ("fsdp, this checkout: rank 0 verifies every file (its sha256 in the manifest) and reads DCP's "
+              "`.metadata`, which it sends to the others; each other rank reads its own shard file and, from rank "
+              "0's, the items every rank holds alike (the optimizer's step counters and param groups, saved by rank "
+              "0: a fixed amount per parameter tensor whatever the number of ranks). So all ranks read about two "
+              "snapshots plus N times those items, which are a few percent of this tiny model's snapshot and a far "
+              "smaller share of a real model's; the table gives no 4096-rank line for fsdp.")
+
+
 def table(rows: list[tuple[int, str, dict[str, float]]], extrapolate_to: int) -> str:
     lines = ["| strategy | ranks | snapshot (MB) | rank 0 reads (MB) | each other rank, most (MB) | all ranks (MB) "
-             "| all ranks / snapshot |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "| all ranks / snapshot | files opened, counted whole / snapshot |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for ranks, strategy, m in rows:
         lines.append(f"| {strategy} | {ranks} | {m['size'] / 1e6:.1f} | {m['rank0'] / 1e6:.1f} | "
-                     f"{m['other_max'] / 1e6:.1f} | {m['total'] / 1e6:.1f} | {_per_byte(m):.2f} |")
-    # ddp only: DCP reads part of a shard file and the whole-file count overstates it by an amount that
-    # depends on the world size (every rank reads the pieces of replicated state one rank saved).
+                     f"{m['other_max'] / 1e6:.1f} | {m['total'] / 1e6:.1f} | {_per_byte(m):.2f} | "
+                     f"{m['whole_files'] / m['size']:.2f} |")
+    # ddp only: an fsdp rank reads its own shards and the items every rank holds alike (see FSDP_READS), whose
+    # share of this tiny model's snapshot is far larger than a real model's: a line through them says little.
     for strategy in sorted({s for _, s, _ in rows} & {"ddp"}):
         measured = sorted((r, m) for r, s, m in rows if s == strategy and r >= 2)
         if len(measured) < 2:
@@ -117,7 +172,7 @@ def table(rows: list[tuple[int, str, dict[str, float]]], extrapolate_to: int) ->
         slope = (_per_byte(at_large) - _per_byte(at_small)) / (large - small)
         projected = _per_byte(at_large) + slope * (extrapolate_to - large)
         lines.append(f"| {strategy} | {extrapolate_to} (from {small} and {large}) | | | | "
-                     f"{projected:.0f} x the snapshot | {projected:.2f} |")
+                     f"{projected:.0f} x the snapshot | {projected:.2f} | |")
     return "\n".join(lines)
 
 
@@ -127,29 +182,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--preset", default="tiny", help="model.size of the demo config (default: tiny)")
     parser.add_argument("--extrapolate-to", type=int, default=4096)
     parser.add_argument("--markdown", type=Path)
-    parser.add_argument("--against", metavar="REV", help="measure REV's trainer too, e.g. the commit before a change")
+    parser.add_argument("--against", metavar="REV", nargs="+", default=[],
+                        help="measure these revisions' trainers too, e.g. the commits before changes")
     args = parser.parse_args(argv)
     trees = {"this checkout": REPO}
     with tempfile.TemporaryDirectory(prefix="restart-reads-") as tmp:
-        if args.against:
-            trees[args.against] = Path(tmp) / "against"
-            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(trees[args.against]),
-                            args.against], check=True, capture_output=True)
+        for rev in args.against:
+            trees[rev] = Path(tmp) / f"against-{rev}"
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(trees[rev]), rev],
+                           check=True, capture_output=True)
         try:
             tables = {name: table([(ranks, strategy, measure(ranks, strategy, args.preset, Path(tmp) / name, tree))
                                    for strategy in ("ddp", "fsdp") for ranks in args.ranks], args.extrapolate_to)
                       for name, tree in trees.items()}
         finally:
-            if args.against:
-                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(trees[args.against])],
-                               check=False)
+            for rev in args.against:
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(trees[rev])], check=False)
     command = (f"python -m bench.restart_reads --ranks {' '.join(map(str, args.ranks))} --preset {args.preset}"
-               + (f" --against {args.against}" if args.against else ""))
+               + (f" --against {' '.join(args.against)}" if args.against else ""))
     text = (f"## A restart: bytes read from the run directory\n\nCommand: `{command}` ({platform.machine()}, "
-            f"real torchrun workers on gloo; an audit hook outside the trainer logs each snapshot file a rank "
-            f"opens, counted whole, so fsdp's figures are upper bounds: DCP reads the parts of the shard files a "
-            f"rank needs; the last ddp line extrapolates the reads per snapshot byte linearly in the ranks).\n\n"
-            + "\n\n".join(f"{name}:\n\n{rows}" for name, rows in tables.items()) + "\n")
+            f"real torchrun workers on gloo; a wrapper outside the trainer counts the bytes each rank takes from "
+            f"the snapshot's files; the last column counts the files it opens, whole, as this table did before; "
+            f"the 4096 lines extrapolate the reads per snapshot byte linearly in the ranks).\n\n"
+            + "\n\n".join(f"{name}:\n\n{rows}" for name, rows in tables.items()) + f"\n\n{FSDP_READS}\n")
     publish(text, args.markdown, "bench.restart_reads")
     return 0
 
