@@ -8,8 +8,8 @@ For each world size and strategy: the real trainer (torchrun, gloo) trains to st
 reading and writes down, at close, the bytes the program took from it: the figure is their sum (a region
 read twice counts twice; what the filesystem serves may be less, from the page cache). A Python audit hook
 (PEP 578) beside it logs each file opened with its size: the last column counts those files whole, as this
-benchmark did before. The 4096-rank lines extrapolate the bytes read per snapshot byte, linearly in the
-ranks through the two largest worlds.
+benchmark did before. The 4096-rank line extrapolates ddp's bytes read per snapshot byte, linearly in the
+ranks through the two largest worlds (none for fsdp: see FSDP_READS).
 With --against REV ... the same runs are made from each REV's sources too (temporary git worktrees), side by side.
 """
 
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     text = (f"## A restart: bytes read from the run directory\n\nCommand: `{command}` ({platform.machine()}, "
             f"real torchrun workers on gloo; a wrapper outside the trainer counts the bytes each rank takes from "
             f"the snapshot's files; the last column counts the files it opens, whole, as this table did before; "
-            f"the 4096 lines extrapolate the reads per snapshot byte linearly in the ranks).\n\n"
+            f"the ddp 4096 line extrapolates the reads per snapshot byte linearly in the ranks).\n\n"
             + "\n\n".join(f"{name}:\n\n{rows}" for name, rows in tables.items()) + f"\n\n{FSDP_READS}\n")
     publish(text, args.markdown, "bench.restart_reads")
     return 0

@@ -169,9 +169,8 @@ class MetadataFromRankZero(FileSystemReader):
     """DCP's file reader, but `.metadata` is read by rank 0 alone and sent to the others in one
     `broadcast_object_list`: the file holds an entry per tensor per rank (O(N) bytes), so every rank reading it
     costs O(N^2) from the shared filesystem (53.5 KB at 2 ranks, 81.8 KB at 4 for the tiny model's 139 items:
-    14 KB more a rank; bench/restart_reads.py). DCP calls `read_metadata`
-    on every rank at the same point of `load` (its `local_step`, before any collective of its own), so the
-    broadcast is collective there."""
+    14 KB more a rank). DCP calls `read_metadata` on every rank at the same point of `load` (its `local_step`,
+    before any collective of its own), so the broadcast is collective there."""
 
     def read_metadata(self) -> Metadata:  # no **kwargs: DCP then never falls back to per-rank metadata files
         if not (dist.is_initialized() and dist.get_world_size() > 1):
