@@ -253,13 +253,13 @@ ddp_iface_addr() {
     { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
 }
 
-# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST. This script runs on the head node (Slurm runs the batch script
-# "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of $PBS_NODEFILE, the
-# mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum, hsn0 on Slingshot)
-# is read here, whatever the scheduler calls the node (node files may hold FQDNs or xnames); the hostname is
-# the fallback, and it may resolve to the management Ethernet, which is slow but works for the rendezvous.
-# OWNER: this node's name when the address is one of its own interfaces. torchrun decides who
-# hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
+# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST. This script runs on the head node (Slurm
+# runs the batch script "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of
+# $PBS_NODEFILE, the mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum,
+# hsn0 on Slingshot) is read here, whatever the scheduler calls the node (node files may hold FQDNs or
+# xnames); the hostname is the fallback, and it may resolve to the management Ethernet, which is slow but
+# works for the rendezvous. OWNER: this node's name when the address is one of its own interfaces, else
+# empty. torchrun decides who hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
 # (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
 # assigned to secondary NICs": with the hostname on the management network and the endpoint on ib0/hsn0,
 # no node would host the store and every node fails the rendezvous. So each node's wrapper says it
@@ -296,8 +296,8 @@ ddp_rdzv_host() {
         "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
 }
 
-# ddp_rdzv_host_given HOST OWNER: RDZV_HOST set by you. It must be an address of this, the head node (or a name that
-# resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
+# ddp_rdzv_host_given HOST OWNER: RDZV_HOST set by you. It must be an address of this, the head node (or a
+# name that resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
 # torchrun could not tell by itself for a secondary NIC's address. Any other address would leave no node
 # hosting the store and every node waiting for it until the join timeout.
 ddp_rdzv_host_given() {
@@ -469,8 +469,8 @@ ddp_check_launcher() {
     done <<<"$out"
     if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then
         ddp_die "the launcher started $started process(es) on ${#per_node[@]} node(s)" \
-            "($(ddp_launch_gaps per_node names_out)) but this job has $DDP_NNODES nodes and needs exactly one torchrun per" \
-            "node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
+            "($(ddp_launch_gaps per_node names_out)) but this job has $DDP_NNODES nodes and needs exactly one" \
+            "torchrun per node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
             "$(printf '%q ' "$@") (PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
     fi
     if ((DDP_NNODES <= 16)); then
