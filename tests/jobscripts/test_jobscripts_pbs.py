@@ -99,6 +99,18 @@ def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs
     assert "launcher check: one process on each of" in result.stdout
 
 
+def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], tmp_path: Path) -> None:
+    """A pbsdsh task starts with the environment written when the launcher was built, not the one the step
+    has: the grace the node wrapper and torchrun read (TORCH_ELASTIC_SHUTDOWN_TIMEOUT, SHUTDOWN_TIMEOUT_S)
+    must be set by then, or every node falls back to 30 s, as the step's command is built afterwards."""
+    snippet = (PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; DDP_NPROC=1; '
+               'ddp_rdzv_host DDP_RDZV_HOST owner; ddp_torchrun_cmd cmd "$DDP_JOB_ID" train.py; '
+               '"${L[@]}" /bin/sh -c \'echo "grace=${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-unset}"\'')
+    result = run_lib(snippet, {**pbs_job, "SHUTDOWN_TIMEOUT_S": "90"}, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("grace=")] == ["grace=90"] * 2
+
+
 def test_the_pbsdsh_launcher_returns_the_highest_exit_code_of_its_tasks(pbs_job: dict[str, str],
                                                                        tmp_path: Path) -> None:
     """pbsdsh itself exits 0 whatever its tasks returned: the launcher must not."""
