@@ -155,6 +155,12 @@ ddp_defaults() {
         [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
         export "${pair?}"
     done
+    # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
+    # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
+    # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
+    # one ignores it instead of failing on an unknown flag. Set here, before any launcher is built: pbsdsh's
+    # tasks get the environment of that moment (ddp_pbsdsh_launcher).
+    ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
     export RUN_DIR
     # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
@@ -402,11 +408,6 @@ ddp_torchrun_cmd() {
     local -n torchrun_out=$1
     local rdzv_id=$2
     shift 2
-    # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
-    # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
-    # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
-    # one ignores it instead of failing on an unknown flag.
-    ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
     local -a numa
     ddp_numa_binding numa
     torchrun_out=(

@@ -141,7 +141,7 @@ def test_unknown_fabric_is_refused_with_the_choices() -> None:
     assert result.returncode == 2 and "infiniband, roce, slingshot, auto, none" in result.stderr
 
 
-WORKLOAD = 'ddp_defaults; ddp_workload kind argv "$@"; printf "%s\\n" "${argv[@]}"'
+WORKLOAD = 'ddp_defaults >/dev/null; ddp_workload kind argv "$@"; printf "%s\\n" "${argv[@]}"'
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -234,7 +234,7 @@ def fake_apptainer(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CONTAINER = 'ddp_defaults; ddp_container_cmd container policy; printf "%s\\n" "${container[@]}"'
+CONTAINER = 'ddp_defaults >/dev/null; ddp_container_cmd container policy; printf "%s\\n" "${container[@]}"'
 
 
 def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, slingshot_node: Path) -> None:
