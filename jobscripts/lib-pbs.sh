@@ -59,9 +59,9 @@ ddp_pbs_main() {
     DDP_REQUEUE_CMD=(ddp_pbs_resubmit)
     DDP_HEAL_CMD=ddp_pbs_heal
     ddp_freeze_job_facts
-    ddp_preflight ddp_pbs_step
+    ddp_preflight ddp_torchrun_step
     local rc=0
-    ddp_run_workload ddp_pbs_step || rc=$?
+    ddp_run_workload ddp_torchrun_step || rc=$?
     # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
     [[ -z $timer ]] || kill "$timer" 2>/dev/null || true
     ddp_after_workload "$rc"
@@ -93,14 +93,6 @@ ddp_pbs_check_node_names() {
         "$(printf '%s\n' "${unknown[@]}" | paste -sd' ' -); PBS writes the job's own nodes there: submit with" \
         "qsub and leave PBS_NODEFILE as PBS sets it, or give a file of names that resolve on the nodes (check" \
         "one: getent hosts ${unknown[0]})"
-}
-
-# ddp_pbs_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node (the preflight's check, then the
-# workload).
-ddp_pbs_step() {
-    local -a torchrun
-    ddp_torchrun_cmd torchrun "$@"
-    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
 }
 
 # ddp_pbs_resubmit: qrerun needs PBS operator rights, so the job resubmits itself (same RUN_DIR, after

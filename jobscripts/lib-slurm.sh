@@ -58,7 +58,7 @@ ddp_slurm_main() {
         ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none "no CMA across the containers' user namespaces"
     fi
     case $launch in
-        torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_slurm_torchrun_step ;;
+        torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_torchrun_step ;;
         srun)
             step=ddp_slurm_task_step
             [[ $DDP_WORKLOAD_KIND == nccl-tests ]] && step=ddp_slurm_mpi_step
@@ -98,13 +98,7 @@ ddp_slurm_main() {
 
 # The three ways a step runs python PROGRAM (the preflight's check, then the workload) on the job's GPUs;
 # each is called as STEP RDZV_ID PROGRAM...
-# ddp_slurm_torchrun_step: LAUNCH=torchrun, one torchrun per node, which starts the per-GPU workers.
-ddp_slurm_torchrun_step() {
-    local -a torchrun
-    ddp_torchrun_cmd torchrun "$@"
-    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
-}
-
+# LAUNCH=torchrun: ddp_torchrun_step (lib.sh), one torchrun per node, which starts the per-GPU workers.
 # ddp_slurm_task_step: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no torchrun): the
 # trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR,
 # the head node's fabric address (rank 0 runs there: srun places the first task on the first node). Each

@@ -424,6 +424,14 @@ ddp_torchrun_cmd() {
     )
 }
 
+# ddp_torchrun_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node through DDP_LAUNCHER (the
+# preflight's check, then the workload); the step both mains use unless Slurm's LAUNCH=srun says otherwise.
+ddp_torchrun_step() {
+    local -a torchrun
+    ddp_torchrun_cmd torchrun "$@"
+    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
+}
+
 # ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.
 ddp_print_cmd() {
     local label=$1
