@@ -48,6 +48,8 @@ def test_check_passes_with_ranks_on_one_gpu_as_separate_hosts_and_reads_nccls_lo
     # NCCL's log, captured on every rank and read back: the ranks talk through the network transport
     assert "NET/Socket" in checks["nccl: inter-node transport"]["detail"], checks["nccl: inter-node transport"]
     assert report["scopes"][0]["avg_busbw_gbps"] > 0
+    # The figures, to set beside the plugin's (test_gpu_fabric.py)
+    print([(row["collective"], row["size"], row["busbw"]) for row in report["scopes"][0]["rows"]])
 
 
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
