@@ -53,3 +53,22 @@ def test_world_of_one_and_a_missing_rank_0(server):
     with pytest.raises(NoAgreement, match="rank 1 had no answer from rank 0 within 2s"):
         agree_on_attempt(client(server), 1, 2, timeout_s=2)  # attempt 1's rank 0 is gone and none follows
     assert time.monotonic() - started < 6
+
+
+def test_an_earlier_attempts_flight_recorder_dump_flag_is_gone_before_any_rank_of_the_next_starts(server):
+    """PyTorch's NCCL process group raises `exception_dump` at the root of the store when a collective fails
+    (kStoreDumpKey, torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp) and every process group polls it there,
+    past any PrefixStore. Left from the failed attempt, it sent each rank of the next into its flight-recorder
+    dump on an H200: destroy_process_group then hung at the end of a completed run, and the monitor aborts a
+    long one after TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC."""
+    client(server).set("exception_dump", b"\x00\x00\x00\x00")  # rank 0's NCCL watchdog, attempt 1
+
+    def one(rank: int) -> bool:
+        store = client(server)
+        if rank == 0:
+            time.sleep(1.0)  # followers wait for the new rank 0 before they may build a process group
+        agree_on_attempt(store, rank, 3, timeout_s=20)
+        return store.check(["exception_dump"])
+
+    with ThreadPoolExecutor(3) as pool:
+        assert list(pool.map(one, range(3))) == [False, False, False]
