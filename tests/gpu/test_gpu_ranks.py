@@ -101,5 +101,9 @@ def test_a_stopped_rank_among_two_on_one_gpu_is_named_and_the_job_ends_with_exit
     assert "exitcode  : 4" in log, log[-4000:]
     done = summary(tmp_path)
     assert done["status"] == "hung" and done["hang"]["ranks"] == [1]
-    assert done["step"] == 7 and [r["step"] for r in metrics(tmp_path)] == list(range(1, 8))
+    # Rank 1 froze as its host began step 8; its GPU may still have been in step 7, whose all-reduce then
+    # never finished (NCCL's socket transport runs on the frozen process's threads). The summary names the
+    # last step whose figures came back, and every such step is in metrics.jsonl.
+    steps = [r["step"] for r in metrics(tmp_path)]
+    assert done["step"] in (6, 7) and steps == list(range(1, done["step"] + 1)), (done, steps)
 
