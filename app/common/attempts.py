@@ -14,6 +14,17 @@ the next number and publishes it. Every other rank answers the published number 
 process and waits for rank 0 to echo that token: a number left by an earlier attempt's rank 0 gets no echo
 (that process is gone), so the rank reads the number again until the new one appears. Three requests per
 rank, and one wait, one multi_get and one multi_set for rank 0, whatever the world size.
+
+One key of an earlier attempt is out of a prefix's reach: PyTorch's NCCL process group raises its
+flight-recorder flag at the root of the store (`exception_dump`, kStoreDumpKey in
+torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp, polled through getUnderlyingNonPrefixStore) when a
+collective fails, as the survivors' collectives do when a peer dies. Left there, it sends every rank of the
+next attempt into the dump path: on an H200 (torch 2.11) both ranks of a restarted run finished it
+bit-identical and then hung in destroy_process_group; where the heartbeat monitor ends the process after a
+dump (HeartbeatMonitor::runLoop in ProcessGroupNCCL.cpp: terminateProcess once
+TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC has passed), a longer run would be aborted. Rank 0 deletes it before it
+publishes the attempt, so before any rank of the new attempt builds a process group; no process of the
+earlier attempt is left by then (torchrun stops an agent's workers before the agent joins the next round).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from datetime import timedelta
 import torch.distributed as dist
 
 COUNTER = "app/attempts/counter"
+FLIGHT_RECORDER_FLAG = "exception_dump"  # kStoreDumpKey: see the module's docstring
 CURRENT = "app/attempts/current"
 POLL_S = 1.0  # how long a rank waits for rank 0's echo before it reads the current number again
 
@@ -39,6 +51,7 @@ def agree_on_attempt(store: dist.Store, rank: int, world_size: int, timeout_s: f
 
 
 def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
+    store.delete_key(FLIGHT_RECORDER_FLAG)
     attempt = int(store.add(COUNTER, 1))
     store.set(CURRENT, str(attempt))
     answers = [f"app/attempts/{attempt}/answer/{rank}" for rank in range(1, world_size)]

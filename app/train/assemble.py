@@ -63,7 +63,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     model, step_stats = wrap(config, ctx, state.model, workload.shard_units, sharded)
     hostnames = all_gather_strings(hostname(), ctx.device)
     outputs = open_outputs(config, ctx, run_dir, state, workload, hostnames) if ctx.is_main else None
-    reports = StepReports(state.plan, ctx.device, outputs)
+    reports = StepReports(state.plan, ctx.device, outputs, start_step=state.position.step)
     watchdog = _watch_for_hangs(config, ctx, store, run_dir, state, reports, hostnames)
     stop = StopFlag().install()
     progress = faults.marking(fault, watchdog.mark_step if watchdog is not None else _unwatched)
@@ -224,12 +224,13 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
         log.error("hang: %s; %s", verdict.sentence, line)
         if not reporter:
             return
+        reports.write_finished()
         if reports.outputs is not None:
-            reports.write_finished()
             reports.outputs.flush()  # every step that completed, each line whole
         hosts = sorted({rank_hosts[rank] for rank in verdict.culprits})
+        # The last step whose figures came back: on a GPU the host may have queued one more that never ends
         if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
-                                  state.position.step, ctx.world_size, attempt_started=started):
+                                  reports.completed_step, ctx.world_size, attempt_started=started):
             log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
 
     def on_stall(verdict: Verdict) -> None:

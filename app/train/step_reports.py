@@ -5,7 +5,8 @@ A step's summed [loss x samples, stop flag] and its gradient norm are copied off
 waiting (`StepResult`); they are read when the next step has been queued (`hold`), or at once where the
 record must be on disk before what follows (`report_held`: before a snapshot, an evaluation line, the
 end). The hang watchdog's thread writes the one step that finished while its successor hangs
-(`write_finished`).
+(`write_finished`). `completed_step` is the last step whose figures came back: what a hang summary names,
+since on a GPU the host runs up to a step ahead of the device.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ class StepResult:
 
 
 class StepReports:
-    def __init__(self, plan: RunPlan, device: torch.device, outputs: RunOutputs | None) -> None:
+    def __init__(self, plan: RunPlan, device: torch.device, outputs: RunOutputs | None, start_step: int) -> None:
         self.plan, self.device, self.outputs = plan, device, outputs
         self.clock = StepClock(device)
         self.last_loss = float("nan")
+        self.completed_step = start_step  # the attempt's start until a step of its own comes back
         self._held: StepResult | None = None
 
     def hold(self, result: StepResult) -> bool:
@@ -76,4 +78,5 @@ class StepReports:
         record["time"] = round(time.time(), 3)
         if self.outputs is not None:
             self.outputs.step(record)
+        self.completed_step = record["step"]
         return stop > 0
