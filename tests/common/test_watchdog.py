@@ -3,12 +3,13 @@ heartbeat, and a verdict that costs O(N) store requests, in a simulated world on
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 
 import torch.distributed as dist
 
-from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, judge, name_the_hang
+from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, beat_key, judge, name_the_hang
 from bench.watchdog_scale import simulate
 
 
@@ -124,3 +125,48 @@ def test_a_rank_that_finished_is_not_named_while_rank_0_still_writes_the_last_sn
     finally:
         dogs[0].stop()
     assert not ended and all(not verdict.culprits for verdict in stalls), stalls
+
+
+class CountingReads:
+    """A store that counts the reads of every rank's heartbeat (one `multi_get` of them all)."""
+
+    def __init__(self, store: dist.Store, world_size: int) -> None:
+        self.store, self.world_size, self.full_reads = store, world_size, 0
+
+    def multi_get(self, keys: list[str]) -> list[bytes]:
+        self.full_reads += len(keys) == self.world_size
+        return self.store.multi_get(keys)
+
+    def __getattr__(self, name: str):
+        return getattr(self.store, name)
+
+
+def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat():
+    """When the others' deadline passes, a frozen rank's last beat is already that old: the judge names it from
+    its first read (a second read of every beat, 1.5 beats later, cost every verdict at 4096 ranks 1.5 beats)."""
+    store = CountingReads(dist.HashStore(), 4)
+    store.set(beat_key(2), Beat(2, 5, 40, "step 4, phase forward/backward", "node2", at=time.time() - 10).to_json())
+    beating = threading.Event()
+
+    def live_ranks() -> None:  # ranks 1 and 3 wait in step 5's all-reduce and beat every 0.1 s
+        count = 0
+        while not beating.wait(0.1):
+            count += 1
+            for rank in (1, 3):
+                store.set(beat_key(rank), Beat(rank, count, 50, "step 5, phase forward/backward", f"node{rank}",
+                                               at=time.time()).to_json())
+
+    threading.Thread(target=live_ranks, daemon=True).start()
+    time.sleep(0.3)
+    dog = Watchdog(store, 0, 4, "node0", 2.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=0.5)
+    dog.mark(50, "step 5, phase forward/backward")
+    dog.start()
+    try:
+        verdict = dog._judge()
+    finally:
+        beating.set()
+        dog.stop()
+    assert verdict.culprits == [2] and verdict.reporter == 0, verdict
+    assert "rank 2 (node2) stopped answering" in verdict.sentence
+    assert store.full_reads == 1
