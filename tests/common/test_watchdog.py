@@ -170,3 +170,24 @@ def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat(
     assert verdict.culprits == [2] and verdict.reporter == 0, verdict
     assert "rank 2 (node2) stopped answering" in verdict.sentence
     assert store.full_reads == 1
+
+
+def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again_and_does_not_judge():
+    """At 4096 simulated ranks a starved process's `get` of the posted verdict went unanswered; its rank judged
+    alone, reading every beat, which starved the other ranks of its process in turn: hundreds judged alone."""
+
+    class FirstGetTimesOut(CountingReads):
+        def get(self, key: str) -> bytes:
+            if key.endswith("/verdict") and not getattr(self, "timed_out", False):
+                self.timed_out = True
+                raise RuntimeError("Socket Timeout")  # as TCPStore's get does when its answer comes too late
+            return self.store.get(key)
+
+    store = FirstGetTimesOut(dist.HashStore(), 4)
+    posted = Verdict([2], "rank 2 (node2) stopped answering", 0)
+    store.add("watchdog/round/1/claim", 1)  # rank 0 claimed the round and posted
+    store.set("watchdog/round/1/verdict", posted.to_json())
+    dog = Watchdog(store, 3, 4, "node3", 3.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=0.1)
+    assert dog._verdict().to_json() == posted.to_json()
+    assert store.full_reads == 0
