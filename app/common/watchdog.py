@@ -8,13 +8,16 @@ no collective is involved) and keeps a deadline: restarted by every move of the 
 
 When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2):
 - every such rank claims the round with one atomic `add`; the first to claim judges;
-- the judge reads every heartbeat in one batched request (`multi_get`), twice, a beat and a half apart, and
-  posts one verdict; the others keep beating and `check` for it once a beat, then read it with one `get`;
-- ranks whose counter did not move stopped answering (frozen, killed, node gone): they are named, once
-  silent for a deadline (`deadline_s`): the judge reads such ranks alone (one `multi_get`) each beat until
-  they move (a slow node: late beats, not a hang) or have been silent that long, by the judge's watch plus
-  the age of their last beat (each beat carries its writer's wall clock; a clock that runs behind by more than
-  the deadline makes a late rank look silent);
+- the judge reads every heartbeat in one batched request (`multi_get`) and posts one verdict; the others
+  keep beating and `check` for it once a second, then read it with one `get`;
+- a rank whose last beat is younger than a beat and a half is alive (each beat carries its writer's wall
+  clock). The others are suspects: the judge reads them alone (one `multi_get`) each beat until their
+  counter moves (a slow node: late beats, not a hang) or they have been silent for a deadline
+  (`deadline_s`), by the judge's watch or the age of their last beat, whichever is longer. Those stopped
+  answering (frozen, killed, node gone) and are named. A frozen rank's last beat is already a deadline old
+  when the others' deadline passes, so its verdict needs no second read (reading everyone twice, 1.5 beats
+  apart, cost every verdict 1.5 beats). A clock that runs ahead makes a rank a suspect until it beats
+  again; one that runs behind by more than the deadline makes a late rank look silent;
   otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
   deadlock): they are named; if every rank is at the same place, the collective itself does not complete
   (network, fabric) and nobody is named.
@@ -27,6 +30,7 @@ interrupts (`sys.exit` would wait for it).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -297,14 +301,14 @@ class Watchdog:
             claim = self._ask.again(lambda: self.store.add(f"{prefix}/claim", 1))
         if claim is None:
             return STORE_GONE
-        # The judge reads twice, 1.5 beats apart, then waits out late beats for up to a deadline: give it
-        # that, plus two slow answers (a shorter wait had every rank judge for itself: N reads of N beats).
+        # The judge reads every beat, then waits out late beats for up to a deadline: give it that, a few beats
+        # and two slow answers (a shorter wait had every rank judge for itself: N reads of N beats).
         judging_s = 3 * self.interval_s + self.deadline_s + 2 * self._ask.within_s
         key = f"{prefix}/verdict"
         # A starved process can miss the verdict in its own wait: one more look before judging ranks that have
         # heard it and stopped beating (a rank of 4096 simulated otherwise judged alone, for a deadline more)
         if claim != 1 and (self._await(key, judging_s) or self._ask.again(lambda: self.store.check([key]))):
-            raw = self._ask(lambda: self.store.get(key))
+            raw = self._read_posted(key)
             if raw is not None:
                 return Verdict.from_json(raw)
         verdict = self._judge()  # first to claim, or the judge went quiet
@@ -317,6 +321,18 @@ class Watchdog:
         if posted is not None and _text(posted) != mine:
             return Verdict.from_json(posted)
         return verdict
+
+    def _read_posted(self, key: str) -> bytes | None:
+        """The posted verdict, asked for again while its `get` goes unanswered, for up to a deadline. Judging
+        instead was worse: at 4096 simulated ranks a starved process's `get` went unanswered for 6 s, its rank
+        judged alone (every beat read and parsed), which starved the other ranks of its process, whose `get`s
+        went unanswered in turn: hundreds judged alone, and waited a deadline for ranks that had heard the
+        verdict and stopped beating (the last heard it 81 s after the stall, the deadline being 30 s)."""
+        end = time.monotonic() + self.deadline_s
+        raw = self._ask(lambda: self.store.get(key))
+        while raw is None and time.monotonic() < end and not self._stopped.is_set():
+            raw = self._ask.again(lambda: self.store.get(key))
+        return raw
 
     def _await(self, key: str, seconds: float) -> bool:
         """Whether `key` appears within `seconds`: one `check` a second (or a beat, if shorter), beating
@@ -338,21 +354,21 @@ class Watchdog:
 
     def _judge(self) -> Verdict:
         first = self._read()
-        watched = time.monotonic()
-        end = watched + (1.5 * self.interval_s if first is not None else 0)
-        while time.monotonic() < end and not self._stopped.is_set():
-            time.sleep(min(self.interval_s, max(0.0, end - time.monotonic())))
-            self._publish()
-        second = self._read() if first is not None else None
-        if first is None or second is None:
+        if first is None:
             return STORE_GONE
+        watched, now = time.monotonic(), time.time()
+        # As if read again: a rank that beat in the last 1.5 beats has moved; the others stay suspects
+        fresh = 1.5 * self.interval_s
+        second = [dataclasses.replace(b, count=b.count + 1)
+                  if b is not None and b.where != FINISHED and 0.0 <= now - b.at < fresh else b for b in first]
         self._wait_out_late_beats(first, second, watched)
         return judge(first, second)
 
     def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float) -> None:
         """Re-read the ranks whose counter did not move (in `second`, in place) until each has moved or been
         silent for `deadline_s`: a rank that beats late is slow, not gone (see the module's docstring)."""
-        suspects = [b.rank for a, b in zip(first, second, strict=True) if a and b and a.count == b.count]
+        suspects = [b.rank for a, b in zip(first, second, strict=True)
+                    if a and b and a.count == b.count and b.where != FINISHED]  # a finished rank waits for no one
         while suspects and not self._stopped.is_set():
             silent_for = time.monotonic() - watched
             ages = [max(silent_for, time.time() - (second[rank].at or 0.0)) for rank in suspects]  # type: ignore[union-attr]
