@@ -1,8 +1,10 @@
 """The CUDA image's fabric stack on a real GPU: its aws-ofi-nccl plugin (linked against its libfabric 1.22.0)
 carrying NCCL's traffic between two ranks that NCCL takes for two hosts, and nccl-tests' all_reduce_perf beside
-the check's own figures. The files come from the built image (bench/gpu_fabric_libs.sh copies them out):
-    APP_TEST_FABRIC_LIBS  a folder with libnccl-net.so, libfabric.so.1 and the libraries they need
-    APP_TEST_NCCL_TESTS   a folder with all_reduce_perf (built for that GPU, bench/gpu_session.sh fabric)
+the check's own figures. Where the files come from:
+    APP_TEST_FABRIC_LIBS  a folder with libnccl-net.so, libfabric.so.1 and the libraries they need, copied out
+                          of the built image by bench/gpu_fabric_libs.sh
+    APP_TEST_NCCL_TESTS   a folder with all_reduce_perf, built on the GPU host from the mirrored archive by
+                          `bash bench/gpu_session.sh nccl-tests` (against that host's CUDA and NCCL)
 Each test is skipped, with the reason, where its folder or a GPU is missing: CI has neither."""
 
 from __future__ import annotations
