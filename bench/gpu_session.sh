@@ -10,11 +10,12 @@
 # pairs:  app.train against the hand loop (bench.gpu_train --parts pairs);
 # scale:  larger presets for MFU, then fsdp against ddp at world size 1 and 2 (--parts sizes sharded).
 # The parts share one deadline, GPU_SESSION_S seconds from the start (default 560), so the command ends,
-# with what ran, inside the tool's limit; PART:SECONDS also caps one part (ranks:300). Output goes to $OUT (the device tool's folder, of which 8 files
-# come back), else ./gpu-session: one log per part, the machine's versions, and the test runs' logs
-# (NCCL's included, snapshots left out) in one archive.
+# with what ran, inside the tool's limit; PART:SECONDS also caps one part (ranks:300). Output goes to $OUT
+# (the device tool's folder, of which 8 files come back), else ./gpu-session: one log per part, the
+# machine's versions, and the test runs' logs (NCCL's included, snapshots left out) in one archive.
 set -uo pipefail
-(($#)) || { echo "usage: bash bench/gpu_session.sh PART... (fabric, ranks, paths, tests, pairs, scale)" >&2; exit 2; }
+parts="fabric, nccl-tests, ranks, paths, tests, pairs, scale"
+(($#)) || { echo "usage: bash bench/gpu_session.sh PART[:SECONDS]... ($parts)" >&2; exit 2; }
 out=${OUT:-gpu-session}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.." || exit
@@ -52,16 +53,18 @@ build_nccl_tests() {
     make -C /tmp/nccl-tests/src -j"$(nproc)" MPI=0 CUDA_HOME="$cuda" CUDA_LIB="$(dirname "$cudart")" \
         NCCL_HOME=/tmp/nccl-tests/home BUILDDIR="$nccl_tests" \
         NVCC_GENCODE="-gencode=arch=compute_$arch,code=sm_$arch" "$nccl_tests/all_reduce_perf" >/dev/null &&
-        echo "LD_LIBRARY_PATH=$nccl/lib:$(dirname "$cudart")" >"$nccl_tests/env"
+        echo "$nccl/lib:$(dirname "$cudart")" >"$nccl_tests/library-path"
 }
 if [[ " $* " == *" nccl-tests"[:\ ]* ]]; then
-    (time build_nccl_tests) >"$out/fabric-build.log" 2>&1 &
+    (time build_nccl_tests) >"$out/nccl-tests-build.log" 2>&1 &
     build_pid=$!
 fi
 
 fabric() {
     local libs=$PWD/.gpu-carry/fabric-libs log=$out/fabric.log
-    [[ -e $libs/libnccl-net.so ]] || { echo "fabric: no $libs (bash bench/gpu_fabric_libs.sh)" | tee "$log"; return 1; }
+    if [[ ! -e $libs/libnccl-net.so ]]; then
+        echo "fabric: no $libs (bash bench/gpu_fabric_libs.sh)" | tee "$log"; return 1
+    fi
     { echo "== ldd -r libnccl-net.so"; LD_LIBRARY_PATH=$libs ldd -r "$libs/libnccl-net.so"
       echo "== fi_info -p tcp (FI_TCP_IFACE=lo)"; FI_TCP_IFACE=lo LD_LIBRARY_PATH=$libs "$libs/fi_info" -p tcp | head -20
     } >"$log" 2>&1
@@ -71,12 +74,16 @@ fabric() {
 nccl_tests_part() {
     local log=$out/nccl-tests.log
     wait "$build_pid"
-    [[ -x $nccl_tests/all_reduce_perf ]] || { echo "nccl-tests: not built (fabric-build.log)" | tee "$log"; return 1; }
+    if [[ ! -x $nccl_tests/all_reduce_perf ]]; then
+        echo "nccl-tests: not built (nccl-tests-build.log)" | tee "$log"; return 1
+    fi
+    # all_reduce_perf, by itself and as the check starts it (found on PATH), with the libraries it was built against
+    local built_against
+    built_against=$(cat "$nccl_tests/library-path")
+    local -x LD_LIBRARY_PATH=$built_against${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     echo "== all_reduce_perf -b 8 -e 1G -f 4 -g 1" >"$log"
-    env "$(cat "$nccl_tests/env")" timeout 120 "$nccl_tests/all_reduce_perf" -b 8 -e 1G -f 4 -g 1 >>"$log" 2>&1
-    # The check starts all_reduce_perf itself: it finds it on PATH, and its libraries as above
-    LD_LIBRARY_PATH=$(sed 's/^LD_LIBRARY_PATH=//' "$nccl_tests/env")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-        APP_TEST_NCCL_TESTS=$nccl_tests pytest_gpu "$log" tests/gpu/test_gpu_fabric.py -k all_reduce_perf
+    timeout 120 "$nccl_tests/all_reduce_perf" -b 8 -e 1G -f 4 -g 1 >>"$log" 2>&1
+    APP_TEST_NCCL_TESTS=$nccl_tests pytest_gpu "$log" tests/gpu/test_gpu_fabric.py -k all_reduce_perf
 }
 
 for spec in "$@"; do
@@ -97,7 +104,7 @@ for spec in "$@"; do
         scale)
             timeout "$(left)" python3 -m bench.gpu_train --parts sizes sharded --sizes gpt2-large:8 gpt2-xl:8 \
                 --sharded gpt2:8 gpt2-medium:8 --results "$out/scale.jsonl" 2>&1 | tee "$out/scale.log" ;;
-        *) echo "bash bench/gpu_session.sh: unknown part '$part' (fabric, nccl-tests, ranks, paths, tests, pairs, scale)" >&2
+        *) echo "bash bench/gpu_session.sh: unknown part '$part' ($parts)" >&2
            exit 2 ;;
     esac
 done
