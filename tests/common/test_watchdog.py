@@ -191,3 +191,51 @@ def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again
                    interval_s=0.1)
     assert dog._verdict().to_json() == posted.to_json()
     assert store.full_reads == 0
+
+
+def _judged(ages: dict[int, float], deadline_s: float, interval_s: float) -> tuple[Verdict, float]:
+    """Rank 0 judges a world where ranks 1 and 4 beat every tenth of a beat and rank r in `ages` beat last
+    `ages[r]` seconds ago and never again; the verdict and how long judging took."""
+    store = dist.HashStore()
+    for rank, age in ages.items():
+        store.set(beat_key(rank), Beat(rank, 5, 40, "step 4, phase forward/backward", f"node{rank}",
+                                       at=time.time() - age).to_json())
+    beating = threading.Event()
+
+    def live_ranks() -> None:
+        count = 0
+        while not beating.wait(interval_s / 10):
+            count += 1
+            for rank in (1, 4):
+                store.set(beat_key(rank), Beat(rank, count, 50, "step 5, phase forward/backward", f"node{rank}",
+                                               at=time.time()).to_json())
+
+    threading.Thread(target=live_ranks, daemon=True).start()
+    time.sleep(interval_s / 2)
+    dog = Watchdog(store, 0, 5, "node0", deadline_s, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=interval_s)
+    dog.mark(50, "step 5, phase forward/backward")
+    dog.start()
+    try:
+        started = time.monotonic()
+        verdict = dog._judge()
+        return verdict, time.monotonic() - started
+    finally:
+        beating.set()
+        dog.stop()
+
+
+def test_a_rank_that_beat_long_after_the_silent_one_is_not_named_and_not_waited_for():
+    """Rank 2 has been silent for the deadline; rank 3 beat late (a slow node: its last beat three beats old)
+    and was alive long after the job stopped. The verdict names rank 2 at once: at 4096 simulated ranks,
+    waiting for a slow node's next beat cost the verdict up to 9 s beyond the deadline."""
+    verdict, took_s = _judged({2: 10.0, 3: 1.5}, deadline_s=2.0, interval_s=0.5)
+    assert verdict.culprits == [2], verdict
+    assert took_s < 0.5, took_s  # not a beat's wait, let alone the 0.5 s until rank 3 has been silent 2 s
+
+
+def test_ranks_that_stopped_within_a_beat_and_a_half_of_the_silent_one_are_named_with_it():
+    """A node gone: its ranks' last beats lie up to a beat apart, so when the oldest has been silent for the
+    deadline the others are a little short of it. They stopped together and are named together."""
+    verdict, _ = _judged({2: 2.2, 3: 1.7}, deadline_s=2.0, interval_s=0.5)
+    assert verdict.culprits == [2, 3], verdict
