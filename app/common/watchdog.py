@@ -12,12 +12,14 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
   keep beating and `check` for it once a second, then read it with one `get`;
 - a rank whose last beat is younger than a beat and a half is alive (each beat carries its writer's wall
   clock). The others are suspects: the judge reads them alone (one `multi_get`) each beat until their
-  counter moves (a slow node: late beats, not a hang) or they have been silent for a deadline
-  (`deadline_s`), by the judge's watch or the age of their last beat, whichever is longer. Those stopped
-  answering (frozen, killed, node gone) and are named. A frozen rank's last beat is already a deadline old
-  when the others' deadline passes, so its verdict needs no second read (reading everyone twice, 1.5 beats
-  apart, cost every verdict 1.5 beats). A clock that runs ahead makes a rank a suspect until it beats
-  again; one that runs behind by more than the deadline makes a late rank look silent;
+  counter moves (a slow node: late beats, not a hang) or the longest silent has been silent for a deadline
+  (`deadline_s`), by the judge's watch or the age of its last beat, whichever is longer. It stopped
+  answering (frozen, killed, node gone) and is named, with the suspects that stopped within 1.5 beats of it
+  (a node's ranks); a suspect that beat later than that was alive after the job stopped and is not named.
+  A frozen rank's last beat is already a deadline old when the others' deadline passes, so its verdict
+  needs no second read (reading everyone twice, 1.5 beats apart, cost every verdict 1.5 beats). A clock
+  that runs ahead makes a rank a suspect until it beats again; one that runs behind by more than the
+  deadline makes a late rank look silent;
   otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
   deadlock): they are named; if every rank is at the same place, the collective itself does not complete
   (network, fabric) and nobody is named.
@@ -225,6 +227,7 @@ class Watchdog:
         self._ask = BoundedCalls(within_s=max(2.0, 2 * self.interval_s))
         self.position, self.where = 0, "start"
         self._count, self._round, self._reason = 0, 0, ""
+        self._beaten = 0.0  # time.monotonic() of the last beat sent
         self._expires: float | None = None
         self._stopped, self._wake = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._run, name="app watchdog", daemon=True)
@@ -289,6 +292,7 @@ class Watchdog:
 
     def _publish(self) -> None:
         self._count += 1
+        self._beaten = time.monotonic()
         beat = Beat(self.rank, self._count, self.position, self.where, self.host, self._reason, time.time())
         self._ask(lambda: self.store.set(beat_key(self.rank), beat.to_json()))  # its host may be the rank that died
 
@@ -334,15 +338,16 @@ class Watchdog:
             raw = self._ask.again(lambda: self.store.get(key))
         return raw
 
-    def _await(self, key: str, seconds: float) -> bool:
+    def _await(self, key: str, seconds: float, beating: bool = True) -> bool:
         """Whether `key` appears within `seconds`: one `check` a second (or a beat, if shorter), beating
-        meanwhile (a rank that waits silently would look frozen to the judge). A check a beat made the last of
-        4096 simulated ranks hear the verdict a whole beat (4 s) after the first. Not the store's blocking
-        `wait`: under load its timeout can return 5 s late (measured, torch 2.13), and the beats would stop."""
+        meanwhile where a judge may still read the beats (a rank that waits silently would look frozen to it).
+        A check a beat made the last of 4096 simulated ranks hear the verdict a whole beat (4 s) after the
+        first. Not the store's blocking `wait`: under load its timeout can return 5 s late (measured, torch
+        2.13), and the beats would stop."""
         end = time.monotonic() + seconds
-        beat_due = 0.0
+        beat_due = self._beaten + self.interval_s  # the rank has just beaten: a beat at once would be one too many
         while not self._stopped.is_set():
-            if time.monotonic() >= beat_due:
+            if beating and time.monotonic() >= beat_due:
                 self._publish()
                 beat_due = time.monotonic() + self.interval_s
             if self._ask(lambda: self.store.check([key])):
@@ -365,14 +370,23 @@ class Watchdog:
         return judge(first, second)
 
     def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float) -> None:
-        """Re-read the ranks whose counter did not move (in `second`, in place) until each has moved or been
-        silent for `deadline_s`: a rank that beats late is slow, not gone (see the module's docstring)."""
+        """Re-read the ranks whose counter did not move (in `second`, in place) until each has moved or the
+        longest silent has been silent for `deadline_s`: a rank that beats late is slow, not gone (see the
+        module's docstring)."""
         suspects = [b.rank for a, b in zip(first, second, strict=True)
                     if a and b and a.count == b.count and b.where != FINISHED]  # a finished rank waits for no one
         while suspects and not self._stopped.is_set():
             silent_for = time.monotonic() - watched
-            ages = [max(silent_for, time.time() - (second[rank].at or 0.0)) for rank in suspects]  # type: ignore[union-attr]
-            if min(ages) >= self.deadline_s:
+            ages = {rank: max(silent_for, time.time() - (second[rank].at or 0.0)) for rank in suspects}  # type: ignore[union-attr]
+            longest = max(ages.values())
+            if longest >= self.deadline_s:
+                # The job stopped when the longest silent rank did. A rank whose last beat came more than 1.5 beats
+                # after that one's was alive after the job stopped: not why it stopped, so not named, and its next
+                # beat is not waited for (a slow node's, at 4096 simulated ranks, cost the verdict up to 9 s).
+                # Ranks gone together (a node's) stopped within a beat of each other and are named together.
+                for rank in suspects:
+                    if ages[rank] < longest - 1.5 * self.interval_s:
+                        second[rank] = dataclasses.replace(second[rank], count=second[rank].count + 1)  # type: ignore[arg-type, union-attr]
                 return
             time.sleep(self.interval_s)
             self._publish()
@@ -411,7 +425,9 @@ class Watchdog:
             if reporter:
                 self._ask(lambda: self.store.set(done_key, "1"))
             elif verdict is not STORE_GONE:
-                self._await(done_key, GRACE_S)
+                # Nobody reads beats once the verdict is out; a beat every 3 s beside a check a second was a
+                # quarter of the store's requests while other ranks had yet to hear the verdict
+                self._await(done_key, GRACE_S, beating=False)
             self.end_process(exitcodes.TIMEOUT)
 
     def _first_answering(self) -> int:
