@@ -657,8 +657,12 @@ def main(argv: list[str] | None = None) -> int:
         "`shutdown()` is skipped (no process group; its `gc.collect()` per rank would serialise 512 threads). "
         "The beat interval is the watchdog's default for the deadline (a tenth). 4096 ranks (12,000 Python "
         "threads) fit these 2 cores only without the check's phase (its last ranks reached the verdict wait "
-        "after others' 60 s deadline, from CPU starvation) and with a 3 s beat (at 2 s a worker starved past the "
-        "harness's timeout). TCPStore looks up each peer's name on "
+        "after others' 60 s deadline, from CPU starvation; at 128 ranks a process it ran 785 s and the probe's "
+        "`get` went unanswered for 100 s), with a 3 s beat (at 2 s a worker starved past the harness's timeout), "
+        "and at 128 ranks a process: at 256, store calls waited 2-6 s in the clients (a call passes between a "
+        "rank's thread and its store-call thread, and 500 threads queue for a process's GIL) while the probe had "
+        "its answers within a second, and the last rank heard a verdict up to 15 s after the first (2.5-5.6 s at "
+        "128, in 14 of 15 phases). TCPStore looks up each peer's name on "
         "connect; this machine's resolver answers 5-10 a second, so the command runs in a private mount "
         "namespace whose resolv.conf names no server (`--system-dns` keeps the machine's).",
     ])

@@ -9,7 +9,7 @@ Each term, and where it comes from:
 - a snapshot's cost: 0.15 s (`--dry-run` for gpt2-h100: 1.49 GB copied to host memory at an assumed 10 GB/s,
   snapshot.background) and 30 s (a 7B model's 84 GB of fp32 state written at 2.8 GB/s, no background);
 - a failure's restart: the hang deadline (dist.hang_timeout_s, 90 s by default; the simulated world of 1024
-  ranks in this file's neighbour section heard its verdict 2-4 s after it), the requeue and the start-up
+  ranks in this file's neighbour section heard its verdict 3-6 s after it), the requeue and the start-up
   (60 s and 120 s, assumed: dry_run.ASSUMED_REQUEUE_S, ASSUMED_START_S), then half an interval of work.
 The interval is Daly's optimum for each row; the last column compares it with a fixed snapshot.every of
 100 GPT-2 steps (14 s at --dry-run's step time).
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     text = (f"## Time to train on N nodes, with failures (model)\n\nCommand: `{command}`. Not a measurement: "
             f"the model of `--dry-run` (app/train/failure_budget.py) over job sizes; each term's source is in "
             f"bench/time_to_train.py: the node MTBF from Llama 3's rate ({budget.NODE_MTBF_H:,.0f} h for 4 GPUs), "
-            f"a restart of {HANG_DEADLINE_S:.0f} s to detect (the hang deadline; measured verdicts come 2-4 s "
+            f"a restart of {HANG_DEADLINE_S:.0f} s to detect (the hang deadline; measured verdicts come 3-6 s "
             f"after it, section above) + {ASSUMED_REQUEUE_S:.0f} s requeue + {ASSUMED_START_S:.0f} s start "
             f"(both assumed).\n\n{header}\n" + "\n".join(rows(args.gpu_hours, args.nodes)) + "\n")
     publish(text, args.markdown, "bench.time_to_train")
