@@ -93,6 +93,11 @@ class Beat:
             return None  # the judge's placeholder for a rank that never beat
 
 
+def _counted_as_moved(beat: Beat) -> Beat:
+    """`beat` as a second read would find it from a rank that is alive: its counter one further."""
+    return dataclasses.replace(beat, count=beat.count + 1)
+
+
 def name_the_hang(first: list[Beat | None], second: list[Beat | None]) -> tuple[list[int], str]:
     """The ranks holding the job up (none: the collective itself hangs) and one sentence, from two reads of
     every heartbeat a few beats apart."""
@@ -345,11 +350,10 @@ class Watchdog:
         first. Not the store's blocking `wait`: under load its timeout can return 5 s late (measured, torch
         2.13), and the beats would stop."""
         end = time.monotonic() + seconds
-        beat_due = self._beaten + self.interval_s  # the rank has just beaten: a beat at once would be one too many
         while not self._stopped.is_set():
-            if beating and time.monotonic() >= beat_due:
+            # A beat a beat after the last: a rank that has just beaten (before its claim) does not beat again
+            if beating and time.monotonic() >= self._beaten + self.interval_s:
                 self._publish()
-                beat_due = time.monotonic() + self.interval_s
             if self._ask(lambda: self.store.check([key])):
                 return True
             if time.monotonic() >= end:
@@ -364,7 +368,7 @@ class Watchdog:
         watched, now = time.monotonic(), time.time()
         # As if read again: a rank that beat in the last 1.5 beats has moved; the others stay suspects
         fresh = 1.5 * self.interval_s
-        second = [dataclasses.replace(b, count=b.count + 1)
+        second = [_counted_as_moved(b)
                   if b is not None and b.where != FINISHED and 0.0 <= now - b.at < fresh else b for b in first]
         self._wait_out_late_beats(first, second, watched)
         return judge(first, second)
@@ -386,7 +390,7 @@ class Watchdog:
                 # Ranks gone together (a node's) stopped within a beat of each other and are named together.
                 for rank in suspects:
                     if ages[rank] < longest - 1.5 * self.interval_s:
-                        second[rank] = dataclasses.replace(second[rank], count=second[rank].count + 1)  # type: ignore[arg-type, union-attr]
+                        second[rank] = _counted_as_moved(second[rank])  # type: ignore[arg-type]
                 return
             time.sleep(self.interval_s)
             self._publish()

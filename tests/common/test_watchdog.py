@@ -141,36 +141,50 @@ class CountingReads:
         return getattr(self.store, name)
 
 
-def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat():
-    """When the others' deadline passes, a frozen rank's last beat is already that old: the judge names it from
-    its first read (a second read of every beat, 1.5 beats later, cost every verdict at 4096 ranks 1.5 beats)."""
-    store = CountingReads(dist.HashStore(), 4)
-    store.set(beat_key(2), Beat(2, 5, 40, "step 4, phase forward/backward", "node2", at=time.time() - 10).to_json())
+def _judged(ages: dict[int, float], deadline_s: float, interval_s: float,
+            store: dist.Store | CountingReads | None = None) -> tuple[Verdict, float]:
+    """Rank 0 judges a world of 5 where rank r in `ages` beat last `ages[r]` seconds ago and never again, and
+    the other ranks wait in step 5's all-reduce, beating every tenth of a beat; the verdict and how long
+    judging took."""
+    store = dist.HashStore() if store is None else store
+    for rank, age in ages.items():
+        store.set(beat_key(rank), Beat(rank, 5, 40, "step 4, phase forward/backward", f"node{rank}",
+                                       at=time.time() - age).to_json())
     beating = threading.Event()
+    live = [rank for rank in range(1, 5) if rank not in ages]
 
-    def live_ranks() -> None:  # ranks 1 and 3 wait in step 5's all-reduce and beat every 0.1 s
+    def live_ranks() -> None:
         count = 0
-        while not beating.wait(0.1):
+        while not beating.wait(interval_s / 10):
             count += 1
-            for rank in (1, 3):
+            for rank in live:
                 store.set(beat_key(rank), Beat(rank, count, 50, "step 5, phase forward/backward", f"node{rank}",
                                                at=time.time()).to_json())
 
     threading.Thread(target=live_ranks, daemon=True).start()
-    time.sleep(0.3)
-    dog = Watchdog(store, 0, 4, "node0", 2.0, lambda verdict, reporter: None, end_process=lambda code: None,
-                   interval_s=0.5)
+    time.sleep(interval_s / 2)
+    dog = Watchdog(store, 0, 5, "node0", deadline_s, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=interval_s)
     dog.mark(50, "step 5, phase forward/backward")
     dog.start()
     try:
+        started = time.monotonic()
         verdict = dog._judge()
+        return verdict, time.monotonic() - started
     finally:
         beating.set()
         dog.stop()
+
+
+
+def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat():
+    """When the others' deadline passes, a frozen rank's last beat is already that old: the judge names it from
+    its first read (a second read of every beat, 1.5 beats later, cost every verdict at 4096 ranks 1.5 beats)."""
+    store = CountingReads(dist.HashStore(), 5)
+    verdict, _ = _judged({2: 10.0}, deadline_s=2.0, interval_s=0.5, store=store)
     assert verdict.culprits == [2] and verdict.reporter == 0, verdict
     assert "rank 2 (node2) stopped answering" in verdict.sentence
     assert store.full_reads == 1
-
 
 def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again_and_does_not_judge():
     """At 4096 simulated ranks a starved process's `get` of the posted verdict went unanswered; its rank judged
@@ -191,38 +205,6 @@ def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again
                    interval_s=0.1)
     assert dog._verdict().to_json() == posted.to_json()
     assert store.full_reads == 0
-
-
-def _judged(ages: dict[int, float], deadline_s: float, interval_s: float) -> tuple[Verdict, float]:
-    """Rank 0 judges a world where ranks 1 and 4 beat every tenth of a beat and rank r in `ages` beat last
-    `ages[r]` seconds ago and never again; the verdict and how long judging took."""
-    store = dist.HashStore()
-    for rank, age in ages.items():
-        store.set(beat_key(rank), Beat(rank, 5, 40, "step 4, phase forward/backward", f"node{rank}",
-                                       at=time.time() - age).to_json())
-    beating = threading.Event()
-
-    def live_ranks() -> None:
-        count = 0
-        while not beating.wait(interval_s / 10):
-            count += 1
-            for rank in (1, 4):
-                store.set(beat_key(rank), Beat(rank, count, 50, "step 5, phase forward/backward", f"node{rank}",
-                                               at=time.time()).to_json())
-
-    threading.Thread(target=live_ranks, daemon=True).start()
-    time.sleep(interval_s / 2)
-    dog = Watchdog(store, 0, 5, "node0", deadline_s, lambda verdict, reporter: None, end_process=lambda code: None,
-                   interval_s=interval_s)
-    dog.mark(50, "step 5, phase forward/backward")
-    dog.start()
-    try:
-        started = time.monotonic()
-        verdict = dog._judge()
-        return verdict, time.monotonic() - started
-    finally:
-        beating.set()
-        dog.stop()
 
 
 def test_a_rank_that_beat_long_after_the_silent_one_is_not_named_and_not_waited_for():
