@@ -15,6 +15,7 @@ from bench import (
     check_allreduce,
     container_overhead,
     control_plane,
+    diagnose_corpus,
     fsdp,
     gpu_train,
     jobscripts_scale,
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     status |= time_to_train.main(markdown)  # the --dry-run failure model over 64..2048 nodes (no measurement)
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
     status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
+    status |= diagnose_corpus.main(markdown)  # app.diagnose on the corpus of real users' logs (seconds)
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)
         status |= gpu_train.main(["--runs", "gpt2:16", "gpt2-medium:16", "--pairs", "1" if args.quick else "2",
