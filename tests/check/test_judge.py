@@ -89,7 +89,10 @@ def test_one_rank_measures_no_bandwidth_and_no_site_threshold_applies():
     assert "nothing measured" in bandwidth.detail and "below" not in bandwidth.detail
 
 
-@pytest.mark.parametrize(("thresholds", "status"), [({"all": 1000.0}, OK), ({"all": 0.1, "intra": 1000.0}, FAIL)])
+@pytest.mark.parametrize(("thresholds", "status"), [
+    ({"all": 1000.0, "intra": 0.1}, OK), ({"all": 0.1, "intra": 1000.0}, FAIL),
+    ({"all": 1000.0}, FAIL),  # no intra figure: the one given for 'all' is all there is
+])
 def test_a_scope_within_one_node_is_held_to_the_intra_threshold_not_the_cross_node_one(thresholds, status):
     one_node = ["n1", "n1", "n1", "n1"]
     scopes = [Scope("all", "all ranks (4)", (0, 1, 2, 3))]
