@@ -51,17 +51,27 @@ def judge_correctness(scope: coll.Scope, table: Sequence[BandwidthRow], results:
 
 
 def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[BandwidthRow]],
-                    min_busbw: Mapping[str, float]) -> list[Check]:
-    """all_reduce busbw at the largest size, per scope, against the threshold of the scope's kind."""
+                    min_busbw: Mapping[str, float], nodes: Sequence[str]) -> list[Check]:
+    """all_reduce busbw at the largest size, per scope, against the threshold of what the scope crosses: a
+    site's 'inter' and 'all' figures are for the fabric between nodes, so a scope within one node is held to
+    the 'intra' one where there is one, and one rank (whose all_reduce moves no data) to none."""
     checks = []
     for scope in scopes:
         best = _largest_all_reduce(tables[scope.key])
         if best is None:
             continue
-        kind = scope.key.split(":")[0]
-        minimum = min_busbw.get(kind, 0.0)
-        detail = f"all_reduce busbw {best.busbw:.2f} GB/s at {best.size} B ({scope.title})"
         name = f"bandwidth: {scope.key}"
+        if len(scope.ranks) < 2:
+            checks.append(Check(name, OK, f"1 rank: nothing measured ({scope.title}); start a rank per GPU on "
+                                          "every node to measure the fabric", stage="bandwidth"))
+            continue
+        kind = scope.key.split(":")[0]
+        within_one_node = len({nodes[r] for r in scope.ranks}) == 1
+        if within_one_node and "intra" in min_busbw:
+            kind = "intra"
+        minimum = min_busbw.get(kind, 0.0)
+        where = " within one node" if within_one_node and not scope.key.startswith("intra:") else ""
+        detail = f"all_reduce busbw {best.busbw:.2f} GB/s at {best.size} B ({scope.title}{where})"
         if minimum and best.busbw < minimum:
             checks.append(Check(name, FAIL, f"{detail}, below {minimum:g} GB/s", remedies.SLOW, stage="bandwidth"))
         else:
@@ -84,7 +94,7 @@ def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str],
              if scope.key.startswith("intra:") and (best := _largest_all_reduce(tables[scope.key]))}
     pairs = {(nodes[s.ranks[0]], nodes[s.ranks[1]]): row.busbw for s in results[0].scopes
              if s.key.startswith("pair:") and (row := _largest_all_reduce(bandwidth_table(s, results)))}
-    return tables, checks + judge_bandwidth(scopes, tables, min_busbw) + localise.judge_slow_nodes(intra, pairs)
+    return tables, checks + judge_bandwidth(scopes, tables, min_busbw, nodes) + localise.judge_slow_nodes(intra, pairs)
 
 
 def _largest_all_reduce(table: Sequence[BandwidthRow]) -> BandwidthRow | None:

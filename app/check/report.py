@@ -117,12 +117,24 @@ class Report:
             tail = f" ({warns} warning{'s' * (warns != 1)} above)" if warns else ""
             if self.info.get("mode") == "node-only":
                 return f"VERDICT: PASS{tail}: this node's checks passed (--node-only). exit code 0"
-            return f"VERDICT: PASS{tail}: these nodes can train together. exit code 0"
+            return f"VERDICT: PASS{tail}: {self._what_passed()}. exit code 0"
         first = next(c for c in self.checks if c.status == FAIL and STAGES[c.stage] == code)
         return (
             f"VERDICT: FAIL ({exitcodes.DESCRIPTIONS[code]}): {first.name}: {first.detail}. "
             f"Fix: {first.remedy or 'see the FAIL lines above'}. exit code {code}"
         )
+
+    def _what_passed(self) -> str:
+        """What a PASS vouches for: one process measures nothing between ranks, one node nothing across
+        nodes, and saying "these nodes" then would send a user to a multi-node job on the word of neither."""
+        ranks = self.info.get("nodes", {})
+        if len(ranks) == 1:
+            return ("this process's checks passed, but one process measured nothing between ranks or nodes: "
+                    "start one rank per GPU on every node (e.g. `sbatch -N 2 jobscripts/slurm.sh check`) to test "
+                    "the fabric")
+        if len(set(ranks.values())) == 1:
+            return "the ranks of one node can train together; nothing was measured across nodes"
+        return "these nodes can train together"
 
     def title(self, key: str) -> str:
         return self.titles.get(key, key)

@@ -78,3 +78,27 @@ def test_records_survive_the_trip_through_the_store_as_json():
     report = NodeReport({"rank": 0}, [Check("launch", OK, "torchrun")])
     assert NodeReport.from_json(json.loads(json.dumps(report.to_json()))) == report
     assert Plan.from_json(json.loads(json.dumps(Plan(True, 0, ["n1"]).to_json()))) == Plan(True, 0, ["n1"])
+
+
+def test_one_rank_measures_no_bandwidth_and_no_site_threshold_applies():
+    alone = [RankResults([Scope("all", "all ranks (1)", (0,))],
+                         {"all": [Measurement("all_reduce", MIB, MIB // 4, 0.001, 0)]}, {})]
+    _, checks = judge_collectives(alone, ["n1"], {"all": 45.0})
+    bandwidth = next(c for c in checks if c.name == "bandwidth: all")
+    assert bandwidth.status == OK
+    assert "nothing measured" in bandwidth.detail and "below" not in bandwidth.detail
+
+
+@pytest.mark.parametrize(("thresholds", "status"), [
+    ({"all": 1000.0, "intra": 0.1}, OK), ({"all": 0.1, "intra": 1000.0}, FAIL),
+    ({"all": 1000.0}, FAIL),  # no intra figure: the one given for 'all' is all there is
+])
+def test_a_scope_within_one_node_is_held_to_the_intra_threshold_not_the_cross_node_one(thresholds, status):
+    one_node = ["n1", "n1", "n1", "n1"]
+    scopes = [Scope("all", "all ranks (4)", (0, 1, 2, 3))]
+    ranks = [RankResults(scopes, {"all": [Measurement("all_reduce", MIB, MIB // 4, 0.001, 0)]}, {})
+             for _ in range(4)]
+    _, checks = judge_collectives(ranks, one_node, thresholds)
+    bandwidth = next(c for c in checks if c.name == "bandwidth: all")
+    assert bandwidth.status == status
+    assert "within one node" in bandwidth.detail

@@ -70,3 +70,14 @@ def test_unknown_status_or_stage_is_a_programming_error():
         Check("a", "MAYBE", "d")
     with pytest.raises(ValueError):
         Check("a", OK, "d", stage="nonsense")
+
+
+@pytest.mark.parametrize(("nodes", "says"), [
+    ({"0": "n1"}, "one process measured nothing between ranks or nodes"),
+    ({"0": "n1", "1": "n1"}, "the ranks of one node can train together; nothing was measured across nodes"),
+    ({"0": "n1", "1": "n2"}, "these nodes can train together"),
+])
+def test_a_pass_says_what_was_measured(nodes, says):
+    report = Report([Check("a", OK, "fine")], info={"nodes": nodes})
+    assert says in report.verdict()
+    assert report.exit_code() == exitcodes.OK

@@ -22,13 +22,15 @@ HEALTHY = {"mn5": {"inter": 24.0, "all": 90.0}, "slingshot-gh200": {"inter": 24.
 ON_TCP = {"inter": 5.4 / 4, "all": 5.4}
 SCOPE = {"inter": Scope("inter", "across nodes (one rank per node, 2 ranks)", (0, 4)),
          "all": Scope("all", "all ranks (8)", tuple(range(8)))}
+#: Ranks 0-3 on the first node, 4-7 on the second.
+NODES = ["n1"] * 4 + ["n2"] * 4
 
 
 def judged(site: str, busbw: dict[str, float]) -> dict[str, str]:
     thresholds = load_site(site).thresholds
     tables = {SCOPE[k].key: [BandwidthRow("all_reduce", MIB128, MIB128 // 4, "float", "sum", -1, 1.0, bw, bw, 0)]
               for k, bw in busbw.items()}
-    checks = judge_bandwidth([SCOPE[k] for k in busbw], tables, thresholds)
+    checks = judge_bandwidth([SCOPE[k] for k in busbw], tables, thresholds, NODES)
     return {c.name.split(": ")[1]: c.status for c in checks}
 
 
