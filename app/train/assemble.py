@@ -167,7 +167,7 @@ def open_outputs(config: Config, ctx: DistContext, run_dir: Path, state: Trainin
     """Rank 0's metrics, progress display and sinks, and the line that says what this run does."""
     start, plan = state.position, state.plan
     outputs = RunOutputs.open(run_dir, state.config, hostnames, ctx, start_step=start.step,
-                              total_steps=plan.total_steps, log_every=config.run.log_every,
+                              total_steps=plan.total_steps, epochs=plan.epochs, log_every=config.run.log_every,
                               progress_mode=config.run.progress, sinks=open_sinks(config, run_dir, start.step))
     log.info(
         "training %s: %d parameters, %d samples, world size %d on %d host(s), steps %d -> %d, device %s, "

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import torch
+
+#: A batch log's progress lines go through the log, so they carry its time and host:rank like every other line.
+progress_log = logging.getLogger("app.train.progress")
 
 
 class JsonLines:
@@ -39,13 +44,15 @@ def format_rate(value: float) -> str:
 
 class ProgressDisplay:
     """A tqdm bar on a terminal (fits its width, shows the ETA; log lines are printed above it, never glued
-    to it), plain periodic lines in a batch log."""
+    to it), plain periodic lines in a batch log, each with this attempt's ETA."""
 
     def __init__(self, total_steps: int, every: int, mode: str, stream: TextIO = sys.stderr,
-                 start_step: int = 0) -> None:
-        self.total, self.every, self.stream = total_steps, every, stream
+                 start_step: int = 0, epochs: int = 1, clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.every, self.epochs, self.clock = total_steps, every, epochs, clock
         self.bar: Any = None
         self._redirect: Any = None
+        #: The pace is taken from the attempt's first step on: that step pays for compilation and warm-up.
+        self._pace_from: tuple[int, float] | None = None
         if mode == "bar" or (mode == "auto" and stream.isatty()):
             from tqdm import tqdm  # only where a bar is drawn: batch jobs never import it
             from tqdm.contrib.logging import logging_redirect_tqdm
@@ -58,16 +65,29 @@ class ProgressDisplay:
 
     def update(self, record: dict[str, Any]) -> None:
         step = record["step"]
+        if self._pace_from is None:
+            self._pace_from = (step, self.clock())
         if self.bar is not None:
             self.bar.set_postfix_str(_short_text(record), refresh=False)
             self.bar.update(step - self.bar.n)
             if "val_loss" in record:
-                self.bar.write(_line(record, self.total))
+                self.bar.write(self.line(record))
             return
         if step % self.every and step != self.total and "val_loss" not in record:
             return
-        self.stream.write(_line(record, self.total) + "\n")
-        self.stream.flush()
+        progress_log.info("%s", self.line(record))
+
+    def line(self, record: dict[str, Any]) -> str:
+        """A batch log's progress line: every figure of the step, then the time this attempt needs to finish."""
+        text = _line(record, self.total, self.epochs)
+        eta = self._eta_s(record["step"])
+        return text if eta is None else f"{text} | ETA {_clock_text(eta)}"
+
+    def _eta_s(self, step: int) -> float | None:
+        if self._pace_from is None or step <= self._pace_from[0]:
+            return None
+        first_step, first_time = self._pace_from
+        return (self.total - step) * (self.clock() - first_time) / (step - first_step)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -76,9 +96,15 @@ class ProgressDisplay:
             self.bar = None
 
 
-def _line(record: dict[str, Any], total: int) -> str:
-    """A batch log's progress line: every figure of the step."""
-    text = f"step {record['step']}/{total} | epoch {record['epoch']} | loss {record['loss']:.4f}"
+def _clock_text(seconds: float) -> str:
+    """H:MM:SS, as tqdm writes a long ETA."""
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _line(record: dict[str, Any], total: int, epochs: int) -> str:
+    """Every figure of the step; the epoch counted from 1, of those planned."""
+    text = f"step {record['step']}/{total} | epoch {record['epoch'] + 1}/{epochs} | loss {record['loss']:.4f}"
     if "val_loss" in record:
         text += f" | val_loss {record['val_loss']:.4f}"
     text += f" | lr {record['lr']:.2e}"

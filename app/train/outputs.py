@@ -32,15 +32,15 @@ class RunOutputs:
 
     @classmethod
     def open(cls, run_dir: Path, config: dict[str, Any], hostnames: list[str], ctx: DistContext, *, start_step: int,
-             total_steps: int, log_every: int, progress_mode: str, sinks: list[MetricsSink] | None = None
-             ) -> RunOutputs:
+             total_steps: int, epochs: int, log_every: int, progress_mode: str,
+             sinks: list[MetricsSink] | None = None) -> RunOutputs:
         manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
         metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
         append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
                        total_steps=total_steps)
-        progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step)
+        progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step, epochs=epochs)
         return cls(run_dir, metrics, progress, log_every, sinks)
 
     def step(self, record: dict[str, Any]) -> None:

@@ -25,6 +25,12 @@ class Position:
     epoch: int = 0
     offset: int = 0
 
+    @property
+    def epoch_number(self) -> int:
+        """The epoch of the last step, counted from 1 as people count (and as the progress lines do): a
+        position at an epoch's start has finished the one before it."""
+        return max(1, self.epoch + (self.offset > 0))
+
 
 def resolve_precision(requested: str, device: torch.device) -> str:
     """'auto' means bf16 autocast on GPU and fp32 on CPU."""

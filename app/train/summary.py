@@ -122,7 +122,7 @@ def _log_summary(summary: dict[str, Any], result: TrainResult) -> None:
     if summary["val_loss"] is not None:
         loss += f" (validation {summary['val_loss']:.4f})"
     line = (
-        f"{summary['status']} at step {summary['step']} (epoch {summary['epoch']}): loss {loss}, "
+        f"{summary['status']} at step {summary['step']} (epoch {result.position.epoch_number}): loss {loss}, "
         f"{format_rate(summary['samples_per_s'])} samples/s"
     )
     if "tokens_per_s" in summary:

@@ -32,14 +32,14 @@ def lines_of(display: ProgressDisplay, clock: Clock, steps: range, epoch_of, cap
 
 def test_a_batch_line_goes_through_the_log_so_it_carries_the_time_host_and_rank(caplog):
     clock = Clock()
-    display = ProgressDisplay(40, 10, "plain", stream=io.StringIO(), clock=clock, epochs=2)
+    display = ProgressDisplay(40, 10, "lines", stream=io.StringIO(), clock=clock, epochs=2)
     lines = lines_of(display, clock, range(1, 21), lambda step: 0 if step <= 20 else 1, caplog)
     assert [line.split(" |")[0] for line in lines] == ["step 10/40", "step 20/40"]
 
 
 def test_the_eta_is_the_remaining_steps_at_this_attempts_pace():
     clock = Clock()
-    display = ProgressDisplay(40, 10, "plain", stream=io.StringIO(), start_step=10, clock=clock, epochs=2)
+    display = ProgressDisplay(40, 10, "lines", stream=io.StringIO(), start_step=10, clock=clock, epochs=2)
     display.update(record(11, 0))  # the first step of an attempt (compilation, warm-up) sets no pace
     clock.now += 30.0
     line = display.line(record(20, 0))  # 9 steps in 30 s since step 11: 20 steps left take 66.7 s
@@ -47,13 +47,13 @@ def test_the_eta_is_the_remaining_steps_at_this_attempts_pace():
 
 
 def test_no_eta_before_a_pace_is_known():
-    display = ProgressDisplay(40, 10, "plain", stream=io.StringIO(), clock=Clock(), epochs=1)
+    display = ProgressDisplay(40, 10, "lines", stream=io.StringIO(), clock=Clock(), epochs=1)
     assert "ETA" not in display.line(record(1, 0))
 
 
 @pytest.mark.parametrize(("epoch", "shown"), [(0, "epoch 1/2"), (1, "epoch 2/2")])
 def test_epochs_are_counted_from_one_of_the_planned_number(epoch, shown):
-    display = ProgressDisplay(40, 10, "plain", stream=io.StringIO(), clock=Clock(), epochs=2)
+    display = ProgressDisplay(40, 10, "lines", stream=io.StringIO(), clock=Clock(), epochs=2)
     assert f"| {shown} |" in display.line(record(5, epoch))
 
 

@@ -144,7 +144,10 @@ def test_a_batch_log_gets_plain_periodic_lines_and_no_bar(tmp_path):
     result = run(train_command("--config", "demo", "data.tokens=200000", "train.max_steps=40", "run.log_every=10",
                                f"run.dir={tmp_path}"))
     assert result.returncode == 0, result.stderr[-3000:]
-    assert re.findall(r"^step (\d+)/40 ", result.stderr, re.M) == ["10", "20", "30", "40"]
+    # each through the log (its time, host:rank), the epoch counted from 1, this attempt's ETA last
+    assert re.findall(r"^\d\d:\d\d:\d\d \S+:0 INFO step (\d+)/40 \| epoch 1/1 \|.* \| ETA \d+:\d\d:\d\d$",
+                      result.stderr, re.M) == ["10", "20", "30", "40"], result.stderr[-3000:]
+    assert "(epoch 1)" in result.stderr
     assert "\r" not in result.stderr and "%|" not in result.stderr
 
 
