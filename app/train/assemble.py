@@ -33,7 +33,7 @@ from app.train.loop import Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.optimizer_step import OptimizerStep
 from app.train.outputs import RunOutputs
-from app.train.plan import Position, RunPlan, resolve_precision
+from app.train.plan import Position, RunPlan, resolve_precision, unreachable_settings
 from app.train.sharding import ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
 from app.train.snapshot_layout import Snapshot
@@ -176,6 +176,8 @@ def open_outputs(config: Config, ctx: DistContext, run_dir: Path, state: Trainin
         ctx.world_size, len(set(hostnames)), start.step, plan.total_steps, ctx.device, ctx.backend,
         plan.precision, f", compiled ({config.train.compile_scope})" if config.train.compile else "",
     )
+    for note in unreachable_settings(config, plan):
+        log.warning("%s", note)
     return outputs
 
 

@@ -30,7 +30,7 @@ import yaml
 from app.common.typedconfig import to_dict
 from app.train import failure_budget as budget
 from app.train.config import Config
-from app.train.plan import Position, RunPlan
+from app.train.plan import Position, RunPlan, unreachable_settings
 from app.train.summary import PEAK_BF16_FLOPS, peak_bf16_flops
 from app.train.workloads import Workload, build_workload
 
@@ -83,6 +83,7 @@ def dry_run(config: Config, world_size: int, world_source: str, out: TextIO = sy
         ("precision", f"{plan.precision}{'' if gpu else ' here (CPU); auto means bf16 on GPU'}"),
     ]
     write("".join(f"{name:<14}{value}\n" for name, value in rows))
+    write("".join(f"note          {note}\n" for note in unreachable_settings(config, plan)))
     if not gpu and config.train.precision == "auto":
         write("# activations below are fp32 as on this machine (no GPU); bf16 on a GPU about halves them\n")
     estimate = memory_estimate(config, workload, params, world_size,

@@ -89,3 +89,22 @@ class RunPlan:
             total += self.epoch(start.epoch, start.offset).num_steps
             total += (self.epochs - start.epoch - 1) * self.epoch(0).num_steps
         return min(total, self.max_steps) if self.max_steps else total
+
+
+def unreachable_settings(config: Config, plan: RunPlan) -> list[str]:
+    """Settings this run never reaches at its world size, each with the fix: a batch job that asks for 5000
+    steps and stops after 95 has nobody watching to notice before the allocation is spent."""
+    notes = []
+    total = plan.total_steps
+    if plan.max_steps > total:
+        notes.append(f"train.max_steps={plan.max_steps} is never reached: train.epochs={plan.epochs} is {total} "
+                     f"steps at world size {plan.world_size} (raise train.epochs, or give more data)")
+    every = config.snapshot.every
+    if every > total:
+        notes.append(f"snapshot.every={every} never fires in a run of {total} steps: only its end is snapshotted "
+                     f"(example: snapshot.every={max(1, total // 2)})")
+    warmup = config.optim.warmup_steps
+    if warmup > total:
+        notes.append(f"optim.warmup_steps={warmup} is longer than the run's {total} steps: the learning rate never "
+                     f"reaches optim.lr (example: optim.warmup_steps={max(1, total // 10)})")
+    return notes
