@@ -17,6 +17,8 @@
 # built here against this host's CUDA and NCCL; both need .gpu-carry/ from `bash bench/gpu_fabric_libs.sh
 # IMAGE.sif`), ranks (all of tests/gpu/test_gpu_ranks.py), paths (tests/gpu/test_gpu_paths.py), tests (both),
 # sharded (fsdp against ddp at world size 1 and 2).
+# GPU_SESSION_PAIRS and GPU_SESSION_MFU replace the cases of pairs and mfu (a later call goes on with the
+# ones the first did not reach: GPU_SESSION_PAIRS=gpt2:16 bash bench/gpu_session.sh pairs).
 # Output goes to $OUT, else ./gpu-session, as at most 8 files of at most 16 MiB (what a GPU machine's
 # folder gives back): session-machine.txt (versions), session.log (every part's output), results.jsonl
 # (every figure as it came, and each part's exit status and seconds), profile.txt and the two chrome traces
@@ -25,6 +27,8 @@
 set -uo pipefail
 parts="profile, pairs, multirank, mfu, fabric, nccl-tests, ranks, paths, tests, sharded"
 plan=(profile:150 pairs:140 multirank:150 mfu)
+read -ra pairs_runs <<<"${GPU_SESSION_PAIRS:-gpt2-medium:16 gpt2:16}"  # SIZE:MICRO_BATCH..., in this order
+read -ra mfu_cases <<<"${GPU_SESSION_MFU:-gpt2-xl:16:2048 gpt2-xl:16:1024}"  # SIZE:MICRO_BATCH:SEQUENCE..., in order
 dry=${GPU_SESSION_DRY_RUN:-0}
 py=${PYTHON:-python3}
 out=${OUT:-gpu-session}
@@ -154,10 +158,10 @@ multirank_part() {
 run_part() {
     case $1 in
         profile) profile_part ;;
-        pairs) gpu_train --parts pairs --runs gpt2-medium:16 gpt2:16 --who plain ddp app-model ddp-stats \
-                   --pairs 1 --steps 20 --warmup 8 ;;
+        pairs) gpu_train --parts pairs --runs "${pairs_runs[@]}" --who plain ddp app-model ddp-stats --pairs 1 \
+                   --steps 20 --warmup 8 ;;
         multirank) multirank_part ;;
-        mfu) gpu_train --parts mfu --mfu gpt2-xl:16:2048 gpt2-xl:16:1024 --mfu-grad-accum 2 --steps 12 --warmup 6 ;;
+        mfu) gpu_train --parts mfu --mfu "${mfu_cases[@]}" --mfu-grad-accum 2 --steps 12 --warmup 6 ;;
         fabric) fabric ;;
         nccl-tests) nccl_tests_part ;;
         ranks) pytest_gpu tests/gpu/test_gpu_ranks.py ;;
@@ -175,8 +179,9 @@ for spec in "$@"; do
     echo "== $part ($((part_deadline - SECONDS)) s for it, $((deadline - SECONDS)) s left)" | tee -a "$log"
     run_part "$part" 2>&1 | tee -a "$log"
     rc=${PIPESTATUS[0]}
-    echo "== $part: exit $rc after $((SECONDS - started)) s$( ((rc == 124 || rc == 137)) && echo ' (its time ran out)')" |
-        tee -a "$log"
+    note=""
+    ((rc == 124 || rc == 137)) && note=" (its time ran out)"
+    echo "== $part: exit $rc after $((SECONDS - started)) s$note" | tee -a "$log"
     "$py" -c 'import json, sys; print(json.dumps({"part": sys.argv[1], "exit": int(sys.argv[2]),
 "seconds": int(sys.argv[3]), "dry_run": sys.argv[4] == "1"}))' "$part" "$rc" $((SECONDS - started)) "$dry" >>"$results"
 done
@@ -186,7 +191,7 @@ done
 tar -czf "$out/session-runs.tgz" -C "$work" --exclude='*.pt' --exclude='*.distcp' --exclude='snapshots' \
     --exclude='*.trace.json.gz' . 2>/dev/null
 for file in "$out"/*; do  # what would not come back is said, not lost silently
-    (($(stat -c %s "$file") > 16 * 2**20)) && echo "warning: $file is over 16 MiB and will not come back" | tee -a "$log"
+    (($(stat -c %s "$file") > 16 * 2**20)) && echo "warning: $file is over 16 MiB: it will not come back" >>"$log"
 done
 rm -rf "$work"
 exit 0

@@ -10,6 +10,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +66,41 @@ def test_the_multirank_node_ids_name_real_tests(session):
     out, _ = session
     log = (out / "session.log").read_text()
     assert "5 tests collected" in log, log[-3000:]
+
+
+def processes_with(variable: str) -> list[int]:
+    """The live processes whose environment holds this exact `NAME=value`."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if variable.encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_part_past_its_cap_is_ended_with_all_it_started_and_the_next_part_runs(tmp_path):
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path)}
+    script = subprocess.Popen(["bash", "bench/gpu_session.sh", "pairs:25", "multirank"], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen: set[int] = set()
+    while script.poll() is None:  # the session's processes, the hand loops that bench.gpu_train starts among them
+        seen.update(processes_with(f"OUT={tmp_path}"))
+        time.sleep(0.2)
+    output = script.stdout.read()
+    assert script.returncode == 0, output[-3000:]
+    parts = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(p["part"], p["exit"]) for p in parts if "exit" in p] == [("pairs", 124), ("multirank", 0)]
+    assert "== pairs: exit 124 after" in output and "(its time ran out)" in output
+    assert len(seen) > 3, seen  # bash, timeout, bench.gpu_train and its child at least
+    assert processes_with(f"OUT={tmp_path}") == []  # nothing left behind
+
+
+def test_an_unknown_part_is_refused_before_anything_runs(tmp_path):
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path)}
+    result = subprocess.run(["bash", "bench/gpu_session.sh", "profile", "scale"], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert "unknown part 'scale' (parts: profile, pairs, multirank, mfu," in result.stderr
+    assert not (tmp_path / "session.log").exists()
