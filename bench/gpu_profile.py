@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import shutil
 import sys
 from collections.abc import Callable
@@ -106,6 +107,32 @@ def profiled(run: Callable[[], object], prefix: Path, label: str, wait: int) -> 
     return result
 
 
+#: The suspects for the trainer's gap, each as the operators (a regular expression on their names) where it
+#: shows: its self time and calls in the trainer's step against the hand loop's.
+SUSPECTS = {
+    "DDP's wrapper and reducer on the host": r"^DistributedDataParallel|Reducer",
+    "collectives (the buckets' all-reduce, the statistics' ride)": r"(?i)nccl|^c10d::|allreduce",
+    "compiled regions (DDPOptimizer: a graph per bucket)": r"^Torch-Compiled Region|^CompiledFunction",
+    "the host waiting for the device": r"Synchronize",
+    "copies between host and device and within the device": r"^Memcpy|^Memset|cudaMemcpy|^aten::copy_$",
+    "concatenations (the statistics hook joins them to the last bucket)": r"^aten::cat$",
+    "the optimizer and gradient clipping": r"^Optimizer\.|[Aa]dam|multi_tensor|^aten::_foreach_norm",
+}
+
+
+def suspects(app: dict, hand: dict) -> list[str]:
+    """One line per suspect: self host and device time (ms) and calls in each step."""
+    lines = [f"{'suspect':<68} {'app.train host/device (calls)':>30} {'hand host/device (calls)':>28}"]
+    for name, pattern in SUSPECTS.items():
+        cells = []
+        for step in (app, hand):
+            ops = [op for key, op in step["ops"].items() if re.search(pattern, key)]
+            cells.append(f"{sum(op['self_host_us'] for op in ops) / 1e3:.2f}/"
+                         f"{sum(op['self_device_us'] for op in ops) / 1e3:.2f} ({sum(op['calls'] for op in ops)})")
+        lines.append(f"{name:<68} {cells[0]:>30} {cells[1]:>28}")
+    return lines
+
+
 def compare(out: Path, app: dict, hand: dict, rows: int = 30) -> str:
     """The operators whose self time differs most between the two steps (device time where there is one)."""
     key = "self_device_us" if app["device_ms"] > 0 else "self_host_us"
@@ -116,6 +143,7 @@ def compare(out: Path, app: dict, hand: dict, rows: int = 30) -> str:
     lines = [f"{app['label']} against {hand['label']}, one optimizer step each ({app['device']}, torch {app['torch']})",
              f"step host time: {app['step_host_ms']:.1f} ms against {hand['step_host_ms']:.1f} ms; "
              f"device time (sum of kernels): {app['device_ms']:.1f} ms against {hand['device_ms']:.1f} ms", "",
+             "the suspects (self host / device time in ms, calls):", *suspects(app, hand), "",
              f"operators by the difference of their self {what} time (ms; calls in brackets):",
              f"{'operator':<72} {'app.train':>14} {'hand':>14} {'difference':>10}"]
     for name in delta[:rows]:
