@@ -55,8 +55,8 @@ results=$out/results.jsonl
 : >"$results"
 runs=0
 pytest_gpu() {  # pytest_gpu ARGS...: the GPU-marked tests, each test's time listed, until the deadline
-    runs=$((runs + 1))  # a folder of its own: pytest empties its --basetemp first
-    capped "$py" -m pytest -p no:cacheprovider -m gpu -q -rA --durations=0 --basetemp="$basetemp/$runs" "$@"
+    runs=$((runs + 1))  # a folder of its own (the part's name: each part runs in a subshell): pytest empties it
+    capped "$py" -m pytest -p no:cacheprovider -m gpu -q -rA --durations=0 --basetemp="$basetemp/$part-$runs" "$@"
 }
 
 # Versions first: the figures mean nothing without them
