@@ -1,6 +1,6 @@
 """The GPU paths, run the way a user runs them: NCCL, bf16 autocast, torch.compile, fused AdamW, CUDA-event
 timing in the check, NCCL's log read back. They need a CUDA GPU and are skipped (with the reason) elsewhere;
-one GPU is enough (`nvidia-h200` in the device tool, DEVELOPERS.md)."""
+one GPU is enough (`bash bench/gpu_session.sh paths` runs them)."""
 
 from __future__ import annotations
 

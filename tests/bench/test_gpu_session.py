@@ -1,0 +1,106 @@
+"""bench/gpu_session.sh's whole plan, dry (`GPU_SESSION_DRY_RUN=1`: the CPU, the tiny model, no compilation):
+every part runs its real commands, and what it leaves is what a GPU machine's folder can give back (at most
+8 files of at most 16 MiB, plain names, no deeper than two folders)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.launch import REPO
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gpu-session")
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(out)}
+    result = subprocess.run(["bash", "bench/gpu_session.sh"], cwd=REPO, env=env, capture_output=True, text=True,
+                            timeout=600, check=False)
+    return out, result
+
+
+def test_the_dry_run_ends_cleanly_and_leaves_what_comes_back(session):
+    out, result = session
+    assert result.returncode == 0, result.stderr[-3000:]
+    files = sorted(p.name for p in out.rglob("*") if p.is_file())
+    assert files == ["profile-app.trace.json.gz", "profile-hand.trace.json.gz", "profile.txt", "results.jsonl",
+                     "session-machine.txt", "session-runs.tgz", "session.log"]
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", name) for name in files)
+    assert all((out / name).stat().st_size <= 16 * 2**20 for name in files)
+
+
+def test_every_part_of_the_plan_ran_in_order_and_exited_zero(session):
+    out, _ = session
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    parts = [(r["part"], r["exit"]) for r in results if "exit" in r]
+    assert parts == [("profile", 0), ("pairs", 0), ("multirank", 0), ("mfu", 0)]
+    assert all(r["dry_run"] for r in results)
+    pairs = [r["who"] for r in results if r["part"] == "pairs" and "exit" not in r]
+    assert pairs == ["hand-plain", "hand-ddp", "app-model", "hand-ddp-stats"]
+    assert all(r["ratio"] > 0 for r in results if r["part"] == "pairs" and r.get("who", "hand-plain") != "hand-plain")
+    (mfu,) = [r for r in results if r["part"] == "mfu" and "exit" not in r]
+    assert mfu["tokens_per_s"] > 0 and mfu["activation_checkpointing"] is False
+
+
+def test_the_profile_compares_one_step_of_each_and_keeps_both_traces(session):
+    out, _ = session
+    text = (out / "profile.txt").read_text()
+    assert text.startswith("app.train against hand loop plain, one optimizer step each")
+    assert "app.train: one optimizer step" in text and "hand loop plain: one optimizer step" in text
+    for who in ("app", "hand"):
+        with gzip.open(out / f"profile-{who}.trace.json.gz") as trace:
+            assert any(e.get("name", "").startswith("ProfilerStep") for e in json.load(trace)["traceEvents"])
+
+
+def test_the_multirank_node_ids_name_real_tests(session):
+    out, _ = session
+    log = (out / "session.log").read_text()
+    assert "5 tests collected" in log, log[-3000:]
+
+
+def processes_with(variable: str) -> list[int]:
+    """The live processes whose environment holds this exact `NAME=value`."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if variable.encode() in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_part_past_its_cap_is_ended_with_all_it_started_and_the_next_part_runs(tmp_path):
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path)}
+    script = subprocess.Popen(["bash", "bench/gpu_session.sh", "pairs:25", "multirank"], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen: set[int] = set()
+    while script.poll() is None:  # the session's processes, the hand loops that bench.gpu_train starts among them
+        seen.update(processes_with(f"OUT={tmp_path}"))
+        time.sleep(0.2)
+    output = script.stdout.read()
+    assert script.returncode == 0, output[-3000:]
+    parts = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [(p["part"], p["exit"]) for p in parts if "exit" in p] == [("pairs", 124), ("multirank", 0)]
+    assert "== pairs: exit 124 after" in output and "(its time ran out)" in output
+    assert len(seen) > 3, seen  # bash, timeout, bench.gpu_train and its child at least
+    assert processes_with(f"OUT={tmp_path}") == []  # nothing left behind
+
+
+def test_an_unknown_part_is_refused_before_anything_runs(tmp_path):
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path)}
+    result = subprocess.run(["bash", "bench/gpu_session.sh", "profile", "scale"], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert "unknown part 'scale' (parts: profile, pairs, multirank, mfu," in result.stderr
+    assert not (tmp_path / "session.log").exists()
