@@ -12,8 +12,9 @@ import time
 
 import pytest
 
+from app.check.node import driver, fabric_manager, memlock, shm
 from app.diagnose import diagnose_lines
-from app.diagnose.causes import CAUSES
+from app.diagnose.causes import BY_KEY, CAUSES
 
 # (the lines, the cause named first, where the lines come from)
 LINES = [
@@ -42,6 +43,11 @@ LINES = [
     (["nid001:1:2 [0] transport/nvls.cc:143 NCCL WARN Cuda failure 1 'invalid argument'"],
      "fabric-manager-restarted", "nccl src/include/cudawrap.h CUCHECK in src/transport/nvls.cc"),
     (["AssertionError: Torch not compiled with CUDA enabled"], "cuda-unavailable", "torch/cuda/__init__.py"),
+    (["RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU "
+      "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx"],
+     "driver-too-old", "torch c10/cuda/CUDAFunctions.cpp"),
+    (["RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"], "driver-too-old",
+     "CUDA's string for cudaErrorInsufficientDriver (35)"),
     (["ImportError: /opt/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
       "ncclMemAlloc"], "nccl-version-mismatch", "glibc's loader"),
     (["torch.AcceleratorError: CUDA error: invalid device ordinal"], "too-many-ranks-per-node",
@@ -129,3 +135,20 @@ def test_each_pattern_reads_a_200_kb_line_in_linear_time(filler: str) -> None:
     for pattern in patterns:
         pattern.search(line)
     assert time.perf_counter() - start < 0.5, f"a pattern backtracks on a line of {filler!r}"
+
+
+#: Causes that a node check settles, and the line of `python -m app.check` that does.
+SETTLED_BY_A_CHECK = {
+    "shm-too-small": shm.NAME,
+    "shm-not-writable": shm.NAME,
+    "memlock-too-low": memlock.NAME,
+    "fabric-manager-down": fabric_manager.NAME,
+    "fabric-manager-restarted": fabric_manager.NAME,
+    "driver-too-old": driver.NAME,
+}
+
+
+@pytest.mark.parametrize(("cause", "check"), SETTLED_BY_A_CHECK.items())
+def test_a_cause_the_node_can_settle_names_the_check_line_that_does(cause: str, check: str) -> None:
+    fix = BY_KEY[cause].fix
+    assert "python -m app.check" in fix and f"`{check}`" in fix, fix
