@@ -35,7 +35,9 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   Manager down), NCCL's troubleshooting guide (/dev/shm size, systemd RemoveIPC);
   aws-ofi-nccl: `Unable to register memory (type = %d) for device %d. RC: %d, Error: %s` (src/nccl_ofi_rdma.cpp),
   awslabs/awsome-distributed-ai#203 (EINVAL: EFA installer before 1.29.1);
-  CUDA's error strings `system not yet initialized` (802, cudaErrorSystemNotReady) and `invalid device ordinal`;
+  CUDA's error strings `system not yet initialized` (802, cudaErrorSystemNotReady), `invalid device ordinal` and
+  `CUDA driver version is insufficient for CUDA runtime version` (35); torch's `The NVIDIA driver on your system
+  is too old (found version %d)` (c10/cuda/CUDAFunctions.cpp);
   torch: `ProcessGroupNCCL is only supported with GPUs, no GPUs found!` (ProcessGroupNCCL.cpp), `The server socket
   has failed to listen on any local network address` (c10d/socket.cpp), `Torch not compiled with CUDA enabled`;
   Slurm: `Requested node configuration is not available` (src/common/slurm_errno.c), `Detected %u oom-kill
@@ -537,9 +539,20 @@ CAUSES: tuple[Cause, ...] = (
         "CUDA says the system is not yet initialized (error 802): on an NVSwitch node (HGX/DGX) NVIDIA Fabric "
         "Manager is not running, so the GPUs cannot be used",
         "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
-        "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile",
+        "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
+        "says it per node in its `gpu: Fabric Manager` line",
         (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
          r"CUDA_ERROR_SYSTEM_NOT_READY"),
+        94,
+    ),
+    Cause(
+        "driver-too-old",
+        "the node's NVIDIA driver is older than the CUDA the program (torch in the image) was built for needs",
+        "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
+        "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
+        "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
+        (r"CUDA driver version is insufficient for CUDA runtime version",
+         r"The NVIDIA driver on your system is too old"),
         94,
     ),
     Cause(
@@ -557,7 +570,8 @@ CAUSES: tuple[Cause, ...] = (
         "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
         "binds the host's driver into it, or a node without a GPU driver",
         "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
-        "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it",
+        "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
+        "`python -m app.check` warns in its `container: GPU devices` line",
         (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so"),
         91,
     ),
@@ -575,7 +589,8 @@ CAUSES: tuple[Cause, ...] = (
         "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('invalid argument'): NVIDIA Fabric Manager was "
         "restarted while the GPUs held its resources, and the GPUs need a reset",
         "the admins reset the GPUs or reboot the node (Fabric Manager user guide: reset the GPUs after FM is "
-        "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`",
+        "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`; "
+        "`python -m app.check` shows the fabric's state per node in its `gpu: Fabric Manager` line",
         (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'",),
         89,
     ),
@@ -614,7 +629,7 @@ CAUSES: tuple[Cause, ...] = (
         "cuda-unavailable",
         "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
         "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
-        "image has one); `python -c 'import torch; print(torch.cuda.is_available())'` on the node says which",
+        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which",
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
          r"No CUDA GPUs are available"),
         84,
@@ -657,7 +672,8 @@ CAUSES: tuple[Cause, ...] = (
         "NCCL could not create its shared-memory segment in /dev/shm: permission denied (a /dev/shm not "
         "writable for the user, e.g. not mode 1777)",
         "the admins make /dev/shm mode 1777 on the node; in a container bind a writable one "
-        "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node)",
+        "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node); "
+        "`python -m app.check` shows each node's in its `node: /dev/shm` line",
         (r"shm_open failed ?: Permission denied", r"shared memory segment \S+ \(size \d+\), error: Permission denied",
          r"failed to extend \S+ to \d+ bytes, error: Permission denied"),
         84,
@@ -668,7 +684,8 @@ CAUSES: tuple[Cause, ...] = (
         "private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
         "give the job the node's /dev/shm: drop `--contain`/`--containall` from `APPTAINER_ARGS` (Apptainer "
         "then shares the host's), or `BINDS=/dev/shm`; Docker/Kubernetes `--shm-size=1g` or `--ipc=host`; "
-        "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's /dev/shm size",
+        "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's size in its `node: /dev/shm` "
+        "line",
         (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
          r"Error while creating shared memory segment"),
         83,
@@ -688,8 +705,8 @@ CAUSES: tuple[Cause, ...] = (
         "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
         "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
         "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
-        "check with "
-        "`srun bash -c 'ulimit -l'`",
+        "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
+        "`node: locked memory` line",
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
          r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b"),
         83,
