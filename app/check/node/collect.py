@@ -60,7 +60,7 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
     checks += health.check_health(info.count)
     checks += driver.check_driver(probe, versions["cuda"])
     checks += fabric_manager.check_fabric_manager(probe, info.count)
-    checks += shm.check_shm(probe)
+    checks += shm.check_shm(probe, info.count)
     checks += arch.check_arch(labels)
     checks += network.check_network(env, inventory)
     checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), probe)

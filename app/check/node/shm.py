@@ -38,13 +38,16 @@ def _size(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
 
 
-def judge_shm(space: tuple[int, int] | None) -> Check:
+def judge_shm(space: tuple[int, int] | None, gpus: int) -> Check:
+    """`gpus`: the node's; NCCL's shared-memory transport runs between two or more local ranks, so below that a
+    small /dev/shm only slows DataLoader workers (WARN)."""
+    short = FAIL if gpus >= 2 else WARN
     if space is None:
-        return Check(NAME, FAIL, "no /dev/shm: NCCL's shared-memory transport cannot start", REMEDY)
+        return Check(NAME, short, "no /dev/shm: NCCL's shared-memory transport cannot start", REMEDY)
     size, free = space
     detail = f"{_size(size)}, {_size(free)} free"
     if size < FLOOR:
-        return Check(NAME, FAIL, f"{detail}: too small for NCCL's segments (needs about {_size(NEED)})", REMEDY)
+        return Check(NAME, short, f"{detail}: too small for NCCL's segments (needs about {_size(NEED)})", REMEDY)
     if size < NEED:
         return Check(NAME, WARN, f"{detail}: below the {_size(NEED)} NCCL's guide gives containers", REMEDY)
     if free < FLOOR:
@@ -52,5 +55,5 @@ def judge_shm(space: tuple[int, int] | None) -> Check:
     return Check(NAME, OK, detail)
 
 
-def check_shm(probe: Probe) -> list[Check]:
-    return [judge_shm(shm_space(probe))]
+def check_shm(probe: Probe, gpus: int) -> list[Check]:
+    return [judge_shm(shm_space(probe), gpus)]
