@@ -209,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--sys-root", default="/sys", help=argparse.SUPPRESS)  # fake sysfs trees in tests
     add("--dev-root", default="/dev", help=argparse.SUPPRESS)
     add("--root", default="/", help=argparse.SUPPRESS)
+    add("--proc-root", default="/proc", help=argparse.SUPPRESS)
     return parser
 
 
@@ -224,4 +225,4 @@ def parse_options(argv: list[str] | None) -> tuple[CheckSettings, Probe]:
     settings = load_config(CheckSettings, site_file(args.site), overrides)
     if settings.preflight and args.deadline is None:
         settings.deadline_s = min(settings.deadline_s, PREFLIGHT_DEADLINE_S)
-    return settings, Probe(Path(args.sys_root), Path(args.dev_root), Path(args.root))
+    return settings, Probe(Path(args.sys_root), Path(args.dev_root), Path(args.root), Path(args.proc_root))

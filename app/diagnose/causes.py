@@ -20,6 +20,41 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   (src/srun/allocate.c), `Invalid generic resource (gres) specification`, `Invalid qos specification`,
   `Invalid account or account/partition combination specified` (src/common/slurm_errno.c);
 - PBS Pro / OpenPBS: `=>> PBS: job killed: walltime 7230 exceeded limit 7200`;
+- the node and runtime causes at the end of the table, each message at its source:
+  NCCL (v2.21.5-1 and v2.30.4-1): `Error: failed to extend %s to %ld bytes`, `Error while creating shared memory
+  segment %s (size %ld), error: %s` and `unlink shared memory %s failed` (src/misc/shmutils.cc, src/os/linux.cc),
+  `Bootstrap : no socket interface found`, `NET/Socket : No usable listening interface found` (src/bootstrap.cc),
+  `ncclSocketInit: ... is neither AF_INET(2) nor AF_INET6(10)` (src/misc/socket.cc), `Call to ibv_reg_mr failed
+  with error %s`, `Call to ibv_modify_qp failed with %d %s` (src/misc/ibvwrap.cc), `NET/IB : Got completion from
+  peer %s with status=%d ...` (src/transport/net_ib.cc; net_ib/p2p.cc prints the status by name), `XML Import
+  Channel : dev %ld not found.` (src/graph/search.cc), `Cuda failure %d '%s'` (src/include/cudawrap.h, from
+  transport/nvls.cc and transport/shm.cc); the shm errors' older form `Call to posix_fallocate failed`, `Call to
+  shm_open failed` (include/shm.h, NVIDIA/nccl#342, #328); the causes: NVIDIA/nccl#976 and #1488 (NVLS after a
+  Fabric Manager restart), #1838 (cuMem host memory without P2P), #2013 (rail-only fabric, NCCL_CROSS_NIC=0), #426
+  (RoCE GID, error 12), #210 and #1837 (bootstrap interface), NVIDIA/nccl-tests#206 (memlock) and #264 (Fabric
+  Manager down), NCCL's troubleshooting guide (/dev/shm size, systemd RemoveIPC);
+  aws-ofi-nccl: `Unable to register memory (type = %d) for device %d. RC: %d, Error: %s` (src/nccl_ofi_rdma.cpp),
+  awslabs/awsome-distributed-ai#203 (EINVAL: EFA installer before 1.29.1);
+  CUDA's error strings `system not yet initialized` (802, cudaErrorSystemNotReady), `invalid device ordinal` and
+  `CUDA driver version is insufficient for CUDA runtime version` (35); torch's `The NVIDIA driver on your system
+  is too old (found version %d)` (c10/cuda/CUDAFunctions.cpp);
+  torch: `ProcessGroupNCCL is only supported with GPUs, no GPUs found!` (ProcessGroupNCCL.cpp), `The server socket
+  has failed to listen on any local network address` (c10d/socket.cpp), `Torch not compiled with CUDA enabled`;
+  Slurm: `Requested node configuration is not available` (src/common/slurm_errno.c), `Detected %u oom-kill
+  event(s) in %s` and, since 22.05, `Detected %lu oom_kill event%s in %ps` (task/cgroup), srun's `task %d: Out Of
+  Memory`; --gpus-per-task implies --gpu-bind=per_task (srun man page);
+  Apptainer 1.4: `destination %s doesn't exist in container` (internal/pkg/runtime/engine/apptainer/
+  container_linux.go, which also gives --contain a private /dev/shm tmpfs), `image targets '%s', cannot run on
+  '%s'` (.../process_linux.go), `SIF image %s is corrupted: wrong partition size` (pkg/image/sif.go);
+  apptainer/singularity#5935 (--nv and libcuda.so.1);
+  enroot 4.1: `failed to set capabilities`, `failed to create user namespace` (bin/enroot-*.c), NVIDIA/enroot#141
+  (enroot+caps), #195 (a large uid); NVIDIA/pyxis#41 (runtime_path full, mksquashfs' `Write failed because %s`);
+  PMIx: `PMIX ERROR: %s in file %s at line %d` (src/util/error.h), openpmix/openpmix#3204 and
+  apptainer/singularity#5195 (`PMIX_MCA_gds=hash`);
+  DeepSpeed 0.19: `CUDA_HOME does not exist, unable to compile CUDA op(s)` (op_builder/builder.py), the mpi4py
+  import of its MPI discovery (comm/comm.py), its launcher's `ssh HOST hostname -I` (launcher/runner.py);
+  OpenSSH's `ssh: Could not resolve hostname %s: %s`; glibc's loader (`undefined symbol: nccl...`,
+  pytorch/pytorch#119932);
 - this project: the job scripts' `<script>: error: ...` lines (jobscripts/lib.sh `ddp_die`), app.check's
   `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
   `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
@@ -87,6 +122,10 @@ _PER_NODE_LAUNCH = (r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b[^\n]*\
                     r"|launcher check: one process on each")
 
 
+#: srun's one-GPU-per-task binding, which makes every task's GPU device 0 (Slurm docs: --gpus-per-task implies
+#: --gpu-bind=per_task).
+_GPUS_PER_TASK = r"--gpus-per-task|SLURM_GPUS_PER_TASK"
+
 _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
                r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
 
@@ -112,7 +151,8 @@ def _rendezvous_unreachable(log: LogView) -> bool:
 
 
 def _socket_instead_of_fabric(log: LogView) -> bool:
-    inter_node = log.has(r"via NET/Socket") or _multi_node(log)
+    # Without libibverbs NCCL cannot use IB on any node count: the image lacks it (sgl-project/sglang#1427).
+    inter_node = log.has(r"via NET/Socket") or _multi_node(log) or log.has(r"Failed to open libibverbs")
     return inter_node and log.has(_FAST_FABRIC) and not log.has(r"NCCL_NET=Socket|FABRIC=none")
 
 
@@ -161,7 +201,8 @@ CAUSES: tuple[Cause, ...] = (
         "(GH200) node",
         "build or pull the image for the node: `make image ARCH=aarch64` on GH200 (`uname -m` on a compute node "
         "says which); the job scripts refuse a mismatched image before starting it",
-        (r"(?i)exec format error", r"is built for (?P<image>\S+) but this node is (?P<node>\w+)"),
+        (r"(?i)exec format error", r"is built for (?P<image>\S+) but this node is (?P<node>\w+)",
+         r"image targets '?(?P<target>\w+)'?, cannot run on '?(?P<host>\w+)"),
         96,
         readme=("exec format error",),
     ),
@@ -435,6 +476,309 @@ CAUSES: tuple[Cause, ...] = (
         "the message gives the fix; see also the README's table for {script}",
         (r"^(?:\S+ )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.+)$",),
         50,
+    ),
+
+    # --- the node and the runtime: shared and locked memory, GPUs, container runtimes, NCCL's bootstrap ------
+    # Each pattern is a message its program prints (sources in the module docstring); where the node itself can
+    # settle a reading, the fix names the `python -m app.check` line that shows it.
+    Cause(
+        "slurm-request-unsatisfiable",
+        "Slurm refused the job: no node of the partition has what it asks for (GPUs, memory, CPUs, features), "
+        "often a GPU request in a partition without GPUs",
+        "ask for a partition whose nodes have it: `-p` with the GPU partition (and the QOS it needs), no more "
+        "GPUs, memory or CPUs per node than one node has (`sinfo -p PART -o '%P %G %m %c'` lists them)",
+        (r"Requested node configuration is not available",),
+        100,
+    ),
+    Cause(
+        "image-corrupt",
+        "the container image file is damaged (a download or copy that stopped part-way)",
+        "copy or build the image again (`make image`) and compare its size or `sha256sum` with the source; "
+        "point `IMAGE=` at the new file",
+        (r"SIF image\s?\S+ is corrupted",),
+        97,
+    ),
+    Cause(
+        "bind-destination-missing",
+        "the container runtime could not bind {path}: the directory does not exist in the image and Apptainer "
+        "cannot create it (a --writable image, or overlay and underlay disabled)",
+        "bind to a directory the image has (`BINDS=SRC:/existing/dir`), or create it in the image's %post "
+        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself",
+        (r"destination (?P<path>\S+) doesn't exist in container",),
+        95,
+    ),
+    Cause(
+        "enroot-caps-missing",
+        "enroot's helpers lack the file capabilities they need (the enroot+caps package is not installed on the "
+        "node), so unpacking the image fails",
+        "ask the admins to install enroot+caps next to enroot (NVIDIA/enroot's install docs); or run the "
+        "project's Apptainer image instead (`IMAGE=app.sif`)",
+        (r"enroot-[\w-]+: failed to set capabilities: Operation not permitted",),
+        95,
+    ),
+    Cause(
+        "enroot-uid-overflow",
+        "the kernel refused enroot's user namespace (EINVAL): the uid map it wrote is invalid, as with a uid "
+        "above 2^31 that enroot writes as a negative number",
+        "report it to the admins with `id -u` (enroot writes a uid above 2^31 as negative, NVIDIA/enroot#195); "
+        "the project's Apptainer image (`IMAGE=app.sif`) does not go through enroot",
+        (r"enroot-[\w-]+: failed to create user namespace: Invalid argument",),
+        95,
+    ),
+    Cause(
+        "pyxis-runtime-full",
+        "pyxis ran out of space where it unpacks the image (its runtime_path, /run/pyxis by default, a small "
+        "tmpfs; or enroot's data and cache paths)",
+        "ask the admins to set pyxis' `runtime_path` (its plugstack.conf line) and enroot's ENROOT_DATA_PATH to a "
+        "filesystem with room, or import once (`enroot import`) and pass the .sqsh file to --container-image",
+        (r"pyxis:[^\n]{0,80}No space left on device", r"pyxis:[^\n]{0,80}Failed to write to output filesystem"),
+        95,
+    ),
+    Cause(
+        "fabric-manager-down",
+        "CUDA says the system is not yet initialized (error 802): on an NVSwitch node (HGX/DGX) NVIDIA Fabric "
+        "Manager is not running, so the GPUs cannot be used",
+        "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
+        "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
+        "says it per node in its `gpu: Fabric Manager` line",
+        (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
+         r"CUDA_ERROR_SYSTEM_NOT_READY"),
+        94,
+    ),
+    Cause(
+        "driver-too-old",
+        "the node's NVIDIA driver is older than the CUDA the program (torch in the image) was built for needs",
+        "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
+        "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
+        "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
+        (r"CUDA driver version is insufficient for CUDA runtime version",
+         r"The NVIDIA driver on your system is too old"),
+        94,
+    ),
+    Cause(
+        "nccl-version-mismatch",
+        "torch was built against a newer NCCL than the libnccl it loaded (symbol {symbol} missing): another "
+        "package or LD_LIBRARY_PATH puts an older NCCL first",
+        "load the NCCL torch ships: remove the other NCCL from LD_LIBRARY_PATH (or the conflicting pip "
+        "package, e.g. an old nvidia-nccl-cu12), or use a torch built for the NCCL you have; "
+        "`python -c 'import torch; print(torch.cuda.nccl.version())'` says which it loads",
+        (r"undefined symbol: (?P<symbol>nccl\w+)",),
+        94,
+    ),
+    Cause(
+        "apptainer-no-nv",
+        "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
+        "binds the host's driver into it, or a node without a GPU driver",
+        "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
+        "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
+        "`python -m app.check` warns in its `container: GPU devices` line",
+        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so"),
+        91,
+    ),
+    Cause(
+        "host-oom",
+        "the kernel killed a task for using more host memory than the job's cgroup allows (Slurm's OOM kill)",
+        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
+        "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
+        "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
+        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory"),
+        79,
+    ),
+    Cause(
+        "fabric-manager-restarted",
+        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('invalid argument'): NVIDIA Fabric Manager was "
+        "restarted while the GPUs held its resources, and the GPUs need a reset",
+        "the admins reset the GPUs or reboot the node (Fabric Manager user guide: reset the GPUs after FM is "
+        "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`; "
+        "`python -m app.check` shows the fabric's state per node in its `gpu: Fabric Manager` line",
+        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'",),
+        89,
+    ),
+    Cause(
+        "pmix-gds-mismatch",
+        "PMIx could not set up its shared-memory data store (gds): the client in the container and Slurm's PMIx "
+        "server disagree on it, or the client cannot reach the server's files",
+        "export `PMIX_MCA_gds=hash` to the tasks (`EXTRA_ENV=PMIX_MCA_gds=hash`, or `--export=ALL,"
+        "PMIX_MCA_gds=hash` for srun); with srun --mpi=pmix into a container, bind Slurm's PMIx directories too",
+        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore"),
+        88,
+    ),
+    Cause(
+        "gpus-per-task-binding",
+        "a rank asked for a GPU it cannot see: with srun --gpus-per-task each task sees only its own GPU, as "
+        "device 0, so selecting GPU LOCAL_RANK fails on every rank but the first",
+        "ask for GPUs per node (`--gres=gpu:4` or `--gpus-per-node=4`) and one torchrun per node, or keep "
+        "--gpus-per-task and select `cuda:0`; this project's `LAUNCH=srun` picks the one visible GPU",
+        (r"invalid device ordinal",),
+        86,
+        applies=lambda log: log.has(_GPUS_PER_TASK),
+        context=(_GPUS_PER_TASK,),
+    ),
+    Cause(
+        "too-many-ranks-per-node",
+        "a rank asked for a GPU the node does not have: more processes per node than visible GPUs (torchrun's "
+        "--nproc_per_node against CUDA_VISIBLE_DEVICES or the allocation)",
+        "start as many processes per node as GPUs: `--nproc_per_node` = the GPUs in CUDA_VISIBLE_DEVICES "
+        "(the job scripts take it from the allocation; `GPUS_PER_NODE=N` overrides); under srun with "
+        "--gpus-per-task each task sees one GPU, as device 0",
+        (r"invalid device ordinal",),
+        85,
+        applies=lambda log: not log.has(_GPUS_PER_TASK),
+    ),
+    Cause(
+        "cuda-unavailable",
+        "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
+        "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
+        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which",
+        (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
+         r"No CUDA GPUs are available"),
+        84,
+    ),
+    Cause(
+        "deepspeed-op-build",
+        "DeepSpeed (or another torch extension) could not compile its CUDA ops: no CUDA toolkit (nvcc, headers) "
+        "or one that does not match torch's CUDA",
+        "use a CUDA toolkit of torch's version (`torch.version.cuda`) with nvcc and headers, and point "
+        "`CUDA_HOME` at it, or prebuild the ops when installing (`DS_BUILD_OPS=1 pip install deepspeed`)",
+        (r"CUDA_HOME does not exist, unable to compile CUDA op", r"Error building extension '[\w.-]+'",
+         r"fatal error: [\w./-]+\.h: No such file or directory"),
+        85,
+        applies=lambda log: log.has(r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op"
+                                    r"|Error building extension"),
+        context=(r"Installed CUDA version \S+ does not match the version torch was compiled with",),
+    ),
+    Cause(
+        "hostfile-unresolvable",
+        "the launcher could not resolve a host name it was given ({host}): a hostfile (DeepSpeed, pdsh, mpirun) "
+        "lists names the nodes do not know",
+        "list the job's own nodes (Slurm `scontrol show hostnames \"$SLURM_JOB_NODELIST\"`, PBS `$PBS_NODEFILE`) "
+        "or their addresses; `getent hosts NAME` on a node checks one; without ssh, start one process per node "
+        "with srun instead of a hostfile",
+        (r"ssh: Could not resolve hostname (?P<host>[^\s:]+): ",),
+        84,
+    ),
+    Cause(
+        "deepspeed-mpi-discovery",
+        "DeepSpeed found no RANK/WORLD_SIZE/LOCAL_RANK from its launcher and fell back to MPI discovery, which "
+        "needs mpi4py",
+        "start it with a launcher that sets them (torchrun, the `deepspeed` launcher, or this project's job "
+        "scripts with `LAUNCH=torchrun`), or install mpi4py when the job runs under mpirun/srun with PMI",
+        (r"No module named '?mpi4py'?",),
+        83,
+        context=(r"attempting to detect MPI environment",),
+    ),
+    Cause(
+        "shm-not-writable",
+        "NCCL could not create its shared-memory segment in /dev/shm: permission denied (a /dev/shm not "
+        "writable for the user, e.g. not mode 1777)",
+        "the admins make /dev/shm mode 1777 on the node; in a container bind a writable one "
+        "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node); "
+        "`python -m app.check` shows each node's in its `node: /dev/shm` line",
+        (r"shm_open failed ?: Permission denied", r"shared memory segment \S+ \(size \d+\), error: Permission denied",
+         r"failed to extend \S+ to \d+ bytes, error: Permission denied"),
+        84,
+    ),
+    Cause(
+        "shm-too-small",
+        "NCCL could not create its shared-memory segment in /dev/shm: it is too small or full (a container's "
+        "private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
+        "give the job the node's /dev/shm: drop `--contain`/`--containall` from `APPTAINER_ARGS` (Apptainer "
+        "then shares the host's), or `BINDS=/dev/shm`; Docker/Kubernetes `--shm-size=1g` or `--ipc=host`; "
+        "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's size in its `node: /dev/shm` "
+        "line",
+        (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
+         r"Error while creating shared memory segment"),
+        83,
+    ),
+    Cause(
+        "systemd-removeipc",
+        "NCCL's shared-memory file vanished under it: systemd-logind removes a user's /dev/shm files when it "
+        "sees the user's last session end (RemoveIPC=yes), which jobs started by srun or mpirun are not",
+        "the admins set `RemoveIPC=no` in /etc/systemd/logind.conf (NCCL troubleshooting guide)",
+        (r"NCCL WARN unlink shared memory \S+ failed, error: No such file or directory",),
+        82,
+    ),
+    Cause(
+        "memlock-too-low",
+        "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
+        "low for RDMA (InfiniBand verbs, EFA)",
+        "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
+        "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
+        "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
+        "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
+        "`node: locked memory` line",
+        (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b"),
+        83,
+    ),
+    Cause(
+        "efa-installer-too-old",
+        "libfabric's EFA provider refused to register GPU memory (EINVAL): an EFA installer before 1.29.1 with "
+        "NCCL 2.19 or newer",
+        "upgrade the EFA installer (libfabric) to 1.29.1 or newer, or set `FI_EFA_SET_CUDA_SYNC_MEMOPS=0` "
+        "(`EXTRA_ENV=FI_EFA_SET_CUDA_SYNC_MEMOPS=0`)",
+        (r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b",),
+        83,
+        applies=lambda log: not log.has(_SLINGSHOT),
+    ),
+    Cause(
+        "cumem-host-no-p2p",
+        "NCCL's shared-memory transport shares host memory through cuMem, which fails between GPUs without "
+        "peer access (consumer or PCIe-only GPUs; NCCL 2.27 in NVIDIA/nccl#1838)",
+        "`EXTRA_ENV=NCCL_CUMEM_HOST_ENABLE=0` (NCCL falls back to its /dev/shm segments)",
+        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",),
+        83,
+    ),
+    Cause(
+        "topo-file-preset",
+        "NCCL_GRAPH_FILE or NCCL_TOPO_FILE names devices this node does not have (a file written for another "
+        "machine, often preset by a VM image or /etc/nccl.conf)",
+        "unset `NCCL_GRAPH_FILE` and `NCCL_TOPO_FILE` (and remove them from /etc/nccl.conf), or use the file "
+        "written for this node type; Apptainer passes the host's environment into the container",
+        (r"XML Import Channel : dev \d+ not found",),
+        83,
+        context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
+    ),
+    Cause(
+        "port-in-use",
+        "the rendezvous or store port is already taken on this node (another job or an earlier run still "
+        "holds it)",
+        "pick another port: `RDZV_PORT=N` (the job scripts derive one from the job id), torchrun "
+        "`--rdzv_endpoint HOST:PORT` or `MASTER_PORT`; on a shared node `--rdzv_endpoint localhost:0` lets "
+        "torchrun pick a free one",
+        (r"Address already in use", r"failed to listen on any local network address"),
+        71,
+    ),
+    Cause(
+        "wrong-bootstrap-iface",
+        "NCCL found no usable network interface for its bootstrap: NCCL_SOCKET_IFNAME names an interface this "
+        "node does not have, or the node has no IP interface it may use",
+        "set `NCCL_SOCKET_IFNAME` to interfaces every node has: a prefix (`ib`, `hsn`) or a list "
+        "(`eth0,ens1f0`), as the fabric policy does per fabric (`FABRIC=`), else `EXTRA_ENV=NCCL_SOCKET_IFNAME=...`;"
+        " `ip -br addr` on each node lists them",
+        (r"Bootstrap : no socket interface found", r"NET/Socket : No usable listening interface found",
+         r"is neither AF_INET\(2\) nor AF_INET6\(10\)", r"Socket creation failed : Address family not supported"),
+        69,
+        context=(r"NCCL_SOCKET_IFNAME set",),
+    ),
+    Cause(
+        "roce-gid-index",
+        "the network cards could not reach each other (IB completion error 12, retry count exceeded): on RoCE "
+        "usually a GID that is not routable between the nodes",
+        "on RoCE with NCCL older than 2.21 set the RoCEv2 GID: `EXTRA_ENV=NCCL_IB_GID_INDEX=3` (`show_gids` "
+        "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
+        "check the link between the nodes (`ibstat`, the subnet manager)",
+        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",),
+        67,
+    ),
+    Cause(
+        "rail-only-fabric",
+        "NCCL could not connect a queue pair to the other node (ibv_modify_qp to RTR timed out): the two NICs "
+        "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",
+        "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
+        "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
+        (r"Call to ibv_modify_qp failed with 110\b",),
+        67,
     ),
 )
 

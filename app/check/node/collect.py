@@ -9,7 +9,21 @@ from typing import Any
 
 from app.check import faults
 from app.check.consistency import RELEVANT_ENV
-from app.check.node import arch, container, fabric, gpu, health, network, rendezvous, storage, topology
+from app.check.node import (
+    arch,
+    container,
+    driver,
+    fabric,
+    fabric_manager,
+    gpu,
+    health,
+    memlock,
+    network,
+    rendezvous,
+    shm,
+    storage,
+    topology,
+)
 from app.check.node.probe import Probe
 from app.check.report import Check
 from app.common.provenance import read_labels
@@ -44,9 +58,13 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
     checks: list[Check] = []
     checks += gpu.check_gpus(info, versions, env)
     checks += health.check_health(info.count)
+    checks += driver.check_driver(probe, versions["cuda"])
+    checks += fabric_manager.check_fabric_manager(probe, info.count)
+    checks += shm.check_shm(probe, info.count)
     checks += arch.check_arch(labels)
     checks += network.check_network(env, inventory)
     checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), probe)
+    checks += memlock.check_memlock(probe, inventory)
     checks += container.check_container(env, inventory, info.count, probe)
     if placement.master is not None:
         local_addresses = [a for i in inventory.interfaces for a in i.addresses]

@@ -1,0 +1,43 @@
+"""The node's NVIDIA driver against the CUDA the image's torch was built for: CUDA 11.x, 12.x and 13.x run
+on any driver of at least their family's minimum (NVIDIA's minor version compatibility)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.check.node.driver import NAME, check_driver, judge_driver
+from app.check.node.probe import Probe
+from app.check.report import FAIL, OK
+
+VERSION = ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {driver}  Release Build  "
+           "(dvs-builder@U16-I3-B03-4-3)  Thu Oct 30 2025\nGCC version:  gcc version 12.2.0\n")
+
+
+@pytest.mark.parametrize(("driver", "cuda", "status"), [
+    ("570.195.03", "12.8", OK),
+    ("535.129.03", "12.8", OK),        # minor version compatibility within 12.x
+    ("525.60.13", "12.1", OK),
+    ("520.61.05", "12.1", FAIL),
+    ("550.54.15", "13.0", FAIL),       # 13.x needs a 580 driver
+    ("580.82.07", "13.0", OK),
+    ("470.256.02", "11.8", OK),
+    ("450.36.06", "11.8", FAIL),
+])
+def test_the_driver_must_reach_the_minimum_of_the_cuda_family(driver: str, cuda: str, status: str) -> None:
+    check = judge_driver(driver, cuda)
+    assert check.name == NAME and check.status == status, check.detail
+    assert driver in check.detail and cuda in check.detail
+    if status == FAIL:
+        assert "IMAGE=" in check.remedy
+
+
+def test_the_driver_is_read_from_proc_driver_nvidia_version(tmp_path) -> None:
+    version = tmp_path / "proc" / "driver" / "nvidia" / "version"
+    version.parent.mkdir(parents=True)
+    version.write_text(VERSION.format(driver="520.61.05"))
+    [check] = check_driver(Probe.tree(tmp_path), "12.8")
+    assert check.status == FAIL and "520.61.05" in check.detail
+
+
+def test_a_cpu_build_or_a_node_without_driver_has_nothing_to_compare(tmp_path) -> None:
+    assert check_driver(Probe.tree(tmp_path), "none") == []
