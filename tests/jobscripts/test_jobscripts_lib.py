@@ -395,10 +395,35 @@ def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp
                                      "exclusive, core-complex; example: NUMA_BINDING=node")
 
 
-@pytest.mark.parametrize(("job_id", "port"), [("42", "20042"), ("8812345", "22345"), ("12345.pbs01", "24501")])
-def test_the_rendezvous_port_comes_from_the_job_id_so_two_jobs_on_one_head_node_differ(job_id, port) -> None:
-    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
-    assert f"port={port}\n" in result.stdout, result.stderr
+def listening(root: Path, ports: range, free: int) -> Path:
+    """A fake /proc/net/tcp under ROOT (the kernel's format: local address as hex IP:PORT, state 0A = LISTEN)
+    where every port of PORTS but FREE has a listening socket, and a /proc/net/tcp6 with none."""
+    net = root / "proc" / "net"
+    net.mkdir(parents=True)
+    rows = [f"{i:4d}: 00000000:{port:04X} 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000 0 1 1"
+            for i, port in enumerate(p for p in ports if p != free)]
+    header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    (net / "tcp").write_text(header + "\n".join(rows) + "\n")
+    (net / "tcp6").write_text(header)
+    return root
+
+
+@pytest.mark.parametrize("job_id", ["1234567.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov", "42"])
+def test_the_rendezvous_port_is_chosen_at_random_on_the_head_node_not_derived_from_the_job_id(job_id) -> None:
+    """Job ids are public (squeue, qstat) and a port derived from their digits collides (every Aurora-style id
+    gave 20001): each job start picks its own, below the kernel's ephemeral range."""
+    ports = set()
+    for _ in range(6):
+        result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
+        assert result.returncode == 0, result.stderr
+        ports.add(int(re.search(r"^port=(\d+)$", result.stdout, re.M).group(1)))
+    assert len(ports) > 1 and all(20000 <= port < 32768 for port in ports), ports
+
+
+def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: Path) -> None:
+    root = listening(tmp_path, range(20000, 32768), free=23456)
+    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_PROBE_ROOT": str(root)})
+    assert "port=23456\n" in result.stdout, result.stderr
     assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
 
 
