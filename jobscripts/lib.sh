@@ -53,7 +53,8 @@
 #   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
 #                                   address on the first of RDZV_IFACES
 #   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
-#   RDZV_PORT=(from the job id)     rendezvous port on the head node: 20000 + the job id's last 4 digits
+#   RDZV_PORT=(random, free)        rendezvous port on the head node: one nothing listens on, at random in
+#                                   20000-32767 at each job start (ddp_free_port)
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
@@ -133,7 +134,7 @@ ddp_defaults() {
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
     RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
-    RDZV_PORT=${RDZV_PORT:-$(ddp_derived_port "$DDP_JOB_ID")}
+    RDZV_PORT=${RDZV_PORT:-$(ddp_free_port)}
     RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
     SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
     FABRIC=${FABRIC:-auto}
@@ -337,13 +338,28 @@ ddp_local_addrs() {
     { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
 }
 
-# ddp_derived_port JOB_ID: the rendezvous port unless RDZV_PORT is set, 20000 + the job id's last four
-# digits: two jobs whose head nodes share a node (shared-node partitions) would both fail to bind a fixed
-# 29500. The same port app/common/cluster.py's derive_port gives the trainer started without torchrun.
-ddp_derived_port() {
-    local digits=${1//[^0-9]/}
-    ((${#digits} <= 4)) || digits=${digits: -4}
-    echo $((20000 + 10#${digits:-0}))
+# ddp_free_port: a port for the rendezvous store, chosen at random on this (the head) node at job start:
+# one nothing listens on now (/proc/net/tcp and tcp6, state 0A = LISTEN, which every user may read), below
+# the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by default: Documentation/networking/
+# ip-sysctl.rst), where no outgoing connection takes it meanwhile. A port derived from the job id was public
+# (squeue, qstat show ids) and collided (the digits of every Aurora-style PBS id gave one port). Travels to
+# the nodes in torchrun's --rdzv-endpoint (or MASTER_PORT): not a secret, any user of the node sees a
+# listening port (ss -ltn); DDP_STORE_SECRET is what keeps others out (ddp_store_secret).
+ddp_free_port() {
+    local low=20000 high=32768 port first
+    read -r first _ 2>/dev/null <"${DDP_PROBE_ROOT:-}/proc/sys/net/ipv4/ip_local_port_range" || first=
+    [[ $first =~ ^[0-9]+$ ]] && ((first > low + 1000 && first < high)) && high=$first
+    local taken
+    taken=$(awk '$4 == "0A" {split($2, a, ":"); print a[2]}' "${DDP_PROBE_ROOT:-}"/proc/net/tcp \
+        "${DDP_PROBE_ROOT:-}"/proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ' || true)
+    # From a random start, the first port up (wrapping around) that nothing listens on
+    local start=$(((RANDOM * 32768 + RANDOM) % (high - low))) step hex
+    for ((step = 0; step < high - low; step++)); do
+        port=$((low + (start + step) % (high - low)))
+        printf -v hex '%04X' "$port"
+        [[ " $taken " == *" $hex "* ]] || break
+    done
+    echo "$port"
 }
 
 # ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm

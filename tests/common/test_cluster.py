@@ -141,8 +141,11 @@ def test_slurm_port_is_derived_from_the_job_id_alike_on_every_rank():
     assert ports == {derive_port("1234")}
 
 
+AURORA = ".aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"  # a PBS server's name, digits included
+
+
 @pytest.mark.parametrize(("one", "other"), [
-    ("1234567.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov", "1234568.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"),
+    (f"1234567{AURORA}", f"1234568{AURORA}"),
     ("1234567", "1244567"),  # the same last four digits
     ("4242.pbs01", "4243.pbs01"),
 ])

@@ -326,7 +326,7 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
     snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
                'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"')
-    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
+    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60", "RDZV_PORT": "20042"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
         "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:20042",
@@ -726,7 +726,7 @@ def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothi
     assert result.returncode == 0, result.stderr
     assert "planning for 3 node(s) (gpu01 gpu02 gpu03; DRY_RUN_NODES) with 4 GPU(s) each" in result.stdout
     step = next(line for line in result.stdout.splitlines() if "] step: " in line)
-    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and "--rdzv-endpoint=gpu01:20000" in step
+    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and re.search(r"--rdzv-endpoint=gpu01:\d+ ", step)
     assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
     assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal
     assert list(tmp_path.iterdir()) == []  # no run directory, no stop file, no log

@@ -239,7 +239,7 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     assert "on 2 node(s): node1.ddptest.local node2.ddptest.local, run directory" in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
-    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job_id)} (hsn0 of head node node1.ddptest.local; node1 hosts "
+    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job.output)} (hsn0 of head node node1.ddptest.local; node1 hosts "
             "the store") in job.output
     if image_env["IMAGE"] != "none":
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
