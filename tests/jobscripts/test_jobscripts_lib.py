@@ -427,6 +427,35 @@ def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: 
     assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
 
 
+def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed() -> None:
+    """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
+    job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
+    snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
+               'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; ddp_print_cmd step "${torchrun[@]}"; '
+               'echo "exported: $(printenv DDP_STORE_SECRET)"')
+    secrets = []
+    for _ in range(2):
+        result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1"})
+        assert result.returncode == 0, result.stderr
+        secret = re.search(r"^exported: (.*)$", result.stdout, re.M).group(1)
+        assert re.fullmatch(r"[0-9a-f]{32}", secret), result.stdout
+        printed = [line for line in result.stdout.splitlines() if not line.startswith("exported: ")]
+        assert not [line for line in printed + result.stderr.splitlines() if secret in line]
+        assert "--rdzv-id=42 " in result.stdout  # the step's own name, public
+        secrets.append(secret)
+    assert secrets[0] != secrets[1]
+
+
+def test_each_nodes_wrapper_hands_torchrun_the_secret_rendezvous_id_through_the_environment() -> None:
+    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "" "" '
+               'sh -c \'echo "PET_RDZV_ID=$PET_RDZV_ID"; printf "%s\\n" "$@"\' torchrun --rdzv-id=42-preflight '
+               '--rdzv-conf=join_timeout=60 -m app.check')
+    result = run_lib(snippet, {"DDP_STORE_SECRET": "0123456789abcdef0123456789abcdef"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["PET_RDZV_ID=0123456789abcdef0123456789abcdef-42-preflight",
+                                          "--rdzv-conf=join_timeout=60", "-m", "app.check"]
+
+
 @pytest.fixture
 def head_node_bin(tmp_path: Path) -> Path:
     """Stubs of a head node: `ip` reports ib0 (10.1.2.3) beside lo and the management eth0 (10.0.0.5),
