@@ -51,7 +51,7 @@ def agree_on_attempt(store: dist.Store, rank: int, world_size: int, timeout_s: f
 
 
 def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
-    store.delete_key(FLIGHT_RECORDER_FLAG)
+    _root(store).delete_key(FLIGHT_RECORDER_FLAG)
     attempt = int(store.add(COUNTER, 1))
     store.set(CURRENT, str(attempt))
     answers = [f"app/attempts/{attempt}/answer/{rank}" for rank in range(1, world_size)]
@@ -63,6 +63,13 @@ def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
         store.multi_set([f"app/attempts/{attempt}/echo/{rank}" for rank in range(1, world_size)],
                         store.multi_get(answers))
     return attempt
+
+
+def _root(store: dist.Store) -> dist.Store:
+    """The store under every prefix: where the process group raises its flight-recorder flag."""
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    return store
 
 
 def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:

@@ -121,6 +121,11 @@ class ClusterEnvironment:
         """MASTER_PORT when set, else this launcher's default (derived from the job id where it has one)."""
         return self._int("MASTER_PORT", "29500") if "MASTER_PORT" in self.env else self._default_port()
 
+    def store_secret(self) -> str:
+        """The job's secret that the project's store keys live under (DDP_STORE_SECRET, which the job scripts
+        make at job start and pass to every node in the environment); '' when the launch gave none."""
+        return self.env.get("DDP_STORE_SECRET", "")
+
     def _default_address(self) -> str:
         return "127.0.0.1"
 
