@@ -35,6 +35,8 @@ from datetime import timedelta
 
 import torch.distributed as dist
 
+from app.common import exchange
+
 COUNTER = "app/attempts/counter"
 FLIGHT_RECORDER_FLAG = "exception_dump"  # kStoreDumpKey: see the module's docstring
 CURRENT = "app/attempts/current"
@@ -65,6 +67,18 @@ def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
     return attempt
 
 
+def _published(store: dist.Store) -> int | None:
+    """The attempt rank 0 published, or None (logged once) when the value is no number rank 0 has taken: one
+    from 1 to the counter."""
+    try:
+        raw = store.get(CURRENT)
+        exchange.require(len(raw) <= 20 and raw.isdigit(), f"{raw[:20]!r} is not a whole number")
+        return exchange.whole(int(raw), 1, int(store.add(COUNTER, 0)))
+    except ValueError as err:  # Malformed included
+        exchange.report_malformed(CURRENT, str(err))
+        return None
+
+
 def _root(store: dist.Store) -> dist.Store:
     """The store under every prefix: where the process group raises its flight-recorder flag."""
     while isinstance(store, dist.PrefixStore):
@@ -80,7 +94,10 @@ def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:
             store.wait([CURRENT], timedelta(seconds=max(0.1, deadline - time.monotonic())))
         except dist.DistError:
             break
-        attempt = int(store.get(CURRENT))
+        attempt = _published(store)
+        if attempt is None:  # malformed: read as absent until rank 0 publishes one
+            time.sleep(POLL_S)
+            continue
         store.set(f"app/attempts/{attempt}/answer/{rank}", token)
         echo = f"app/attempts/{attempt}/echo/{rank}"
         try:

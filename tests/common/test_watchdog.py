@@ -122,9 +122,12 @@ def test_a_damaged_or_forged_verdict_is_not_taken_and_the_rank_judges_for_itself
         store.add("watchdog/round/1/claim", 1)  # another rank claimed the round: this one reads the verdict
     store.set("watchdog/round/1/verdict", raw)
     for rank in range(2):
-        store.set(beat_key(rank), Beat(rank, 3, 7, "step 1, phase data", f"node{rank}", at=time.time()).to_json())
-    dog = Watchdog(store, 1, 2, "node1", 0.3, lambda verdict, reporter: None, end_process=lambda code: None,
-                   interval_s=0.1)
+        beat_now = Beat(rank, 3, 7, "step 1, phase data", f"node{rank}", at=time.time() - 0.1)
+        store.set(beat_key(rank), beat_now.to_json())
+    # Both ranks beat just now (a beat is 1 s): judged for itself, the verdict names nobody
+    dog = Watchdog(store, 1, 2, "node1", 3.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=1.0)
+    dog.mark(7, "step 1, phase data")
     verdict = dog._verdict()
     assert verdict.culprits == [] and verdict.reporter in (-1, 0, 1), verdict
 
