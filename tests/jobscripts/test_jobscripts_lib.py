@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.launch import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 LIB = REPO / "jobscripts" / "lib.sh"
 
@@ -620,6 +622,31 @@ def test_workers_that_ignore_sigterm_are_stopped_after_the_jobs_grace(tmp_path: 
     returncode, took_s = wrap_torchrun(tmp_path, snapshot_s="never", torchrun_grace_s=1, job_grace_s=3)
     assert returncode != 0 and took_s < 15
     assert not list(tmp_path.glob("saved-*"))
+
+
+RUN_ID_WORKER = """
+import os, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+(out / "run-id").write_text(os.environ["TORCHELASTIC_RUN_ID"])
+(out / "torchrun-argv").write_bytes(pathlib.Path(f"/proc/{os.getppid()}/cmdline").read_bytes())
+"""
+
+
+def test_a_real_torchrun_takes_the_secret_rendezvous_id_from_the_environment_and_argv_does_not_show_it(
+        tmp_path: Path) -> None:
+    worker = tmp_path / "worker.py"
+    worker.write_text(RUN_ID_WORKER)
+    secret = "0123456789abcdef0123456789abcdef"
+    torchrun = Path(sys.executable).parent / "torchrun"
+    endpoint = f"127.0.0.1:{free_port()}"
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(tmp_path / "stop"), "", "",
+                             str(torchrun), "--nnodes=1", "--nproc-per-node=1", "--rdzv-backend=c10d",
+                             f"--rdzv-endpoint={endpoint}", "--rdzv-id=42-preflight", str(worker), str(tmp_path)],
+                            env={**os.environ, "DDP_STORE_SECRET": secret}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "run-id").read_text() == f"{secret}-42-preflight"
+    assert secret.encode() not in (tmp_path / "torchrun-argv").read_bytes()
 
 
 @pytest.mark.parametrize(("script", "message"), [
