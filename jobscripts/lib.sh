@@ -56,6 +56,8 @@
 #   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
 #   RDZV_PORT=(random, free)        rendezvous port on the head node: one nothing listens on, at random in
 #                                   20000-32767 at each job start (ddp_free_port)
+#   DDP_STORE_SECRET=(random)       the job's secret for the rendezvous store (16+ of A-Za-z0-9._-): fresh
+#                                   128 bits at each job start, never shown (ddp_new_store_secret)
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
@@ -621,8 +623,9 @@ ddp_run_step() {
 # ("readonly variable") instead of misleading a later step.
 ddp_freeze_job_facts() {
     readonly DDP_SCRIPT DDP_SCHEDULER DDP_JOB_ID DDP_NNODES DDP_NODES DDP_HEAD_NODE DDP_SUBMIT_DIR \
-        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_STORE_SECRET DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD DDP_CONTAINER \
-        DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER DDP_REQUEUE_CMD DDP_HEAL_CMD
+        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_STORE_SECRET DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD \
+        DDP_CONTAINER DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER \
+        DDP_REQUEUE_CMD DDP_HEAL_CMD
 }
 
 # ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished
