@@ -68,12 +68,12 @@ def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
 
 
 def _published(store: dist.Store) -> int | None:
-    """The attempt rank 0 published, or None (logged once) when the value is no number rank 0 has taken: one
-    from 1 to the counter."""
+    """The attempt rank 0 published, or None (logged once) when it is no attempt number (a whole number from 1).
+    A number no rank 0 took gets no echo, as an earlier attempt's does not."""
     try:
         raw = store.get(CURRENT)
-        exchange.require(len(raw) <= 20 and raw.isdigit(), f"{raw[:20]!r} is not a whole number")
-        return exchange.whole(int(raw), 1, int(store.add(COUNTER, 0)))
+        exchange.require(len(raw) <= 18 and raw.isdigit(), f"{raw[:20]!r} is not a whole number")
+        return exchange.whole(int(raw), 1, 10**18)
     except ValueError as err:  # Malformed included
         exchange.report_malformed(CURRENT, str(err))
         return None
