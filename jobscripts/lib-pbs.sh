@@ -158,7 +158,8 @@ ddp_pbsdsh_launcher() {
     local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
     local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
     mkdir -p "$RUN_DIR"
-    export -p >"$env_file"
+    # Its owner's alone: it holds the store's secret (DDP_STORE_SECRET) and whatever else you exported
+    (umask 077 && rm -f "$env_file" && export -p >"$env_file")
     launcher_out=(ddp_pbsdsh_on_each_node "$env_file")
 }
 

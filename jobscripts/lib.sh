@@ -33,6 +33,7 @@
 #   DDP_ALLOC_GPUS_PER_NODE         GPUs a node, where the scheduler says
 #   DDP_NPROC                       processes per node (ddp_nproc_per_node)
 #   DDP_STOP_FILE                   the preemption request's file (ddp_defaults)
+#   DDP_STORE_SECRET                the job's secret for the rendezvous store, exported (ddp_new_store_secret)
 #   DDP_WORKLOAD_KIND, DDP_WORKLOAD what runs (ddp_workload)
 #   DDP_CONTAINER, DDP_NODE_POLICY  the container command, the policy files inside it (ddp_container_cmd)
 #   DDP_RDZV_HOST, DDP_RDZV_OWNER   the rendezvous address, the node hosting the store (ddp_rdzv_host)
@@ -53,7 +54,10 @@
 #   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
 #                                   address on the first of RDZV_IFACES
 #   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
-#   RDZV_PORT=(from the job id)     rendezvous port on the head node: 20000 + the job id's last 4 digits
+#   RDZV_PORT=(random, free)        rendezvous port on the head node: one nothing listens on, at random in
+#                                   20000-32767 at each job start (ddp_free_port)
+#   DDP_STORE_SECRET=(random)       the job's secret for the rendezvous store (16+ of A-Za-z0-9._-): fresh
+#                                   128 bits at each job start, never shown (ddp_new_store_secret)
 #   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
 #   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
 #   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
@@ -133,7 +137,7 @@ ddp_defaults() {
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
     RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
-    RDZV_PORT=${RDZV_PORT:-$(ddp_derived_port "$DDP_JOB_ID")}
+    RDZV_PORT=${RDZV_PORT:-$(ddp_free_port)}
     RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
     SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
     FABRIC=${FABRIC:-auto}
@@ -161,11 +165,28 @@ ddp_defaults() {
     # one ignores it instead of failing on an unknown flag. Set here, before any launcher is built: pbsdsh's
     # tasks get the environment of that moment (ddp_pbsdsh_launcher).
     ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
+    if [[ -n ${DDP_STORE_SECRET:-} ]]; then
+        [[ $DDP_STORE_SECRET =~ ^[A-Za-z0-9._-]{16,}$ ]] || ddp_die "DDP_STORE_SECRET (${#DDP_STORE_SECRET}" \
+            "characters, not shown) must be 16 or more of A-Z a-z 0-9 . _ -; example:" \
+            "DDP_STORE_SECRET=\$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n'), or leave it unset for a fresh one"
+        ddp_log "keeping DDP_STORE_SECRET (set by you; not shown)"
+    else
+        DDP_STORE_SECRET=$(ddp_new_store_secret)
+    fi
+    export DDP_STORE_SECRET
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
     export RUN_DIR
     # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
     DDP_STOP_FILE=$RUN_DIR/.stop-requested
 }
+
+# ddp_new_store_secret: 128 random bits, as hex, for DDP_STORE_SECRET (ddp_defaults). The store has no
+# authentication and the job id, the nodes and the port are public; this is what another user lacks. Made on
+# the head node at job start and exported: the launchers pass the environment on to every node (srun and
+# mpiexec their own, pbsdsh through ddp_pbsdsh_launcher), where the wrapper makes it torchrun's rendezvous id
+# (PET_RDZV_ID) and the ranks keep their store keys under it (app/common/distributed.py). Never in argv (`ps`
+# shows every user's argv, /proc/PID/environ is its owner's alone) nor in a log line.
+ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
 
 # ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
 # KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
@@ -337,13 +358,28 @@ ddp_local_addrs() {
     { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
 }
 
-# ddp_derived_port JOB_ID: the rendezvous port unless RDZV_PORT is set, 20000 + the job id's last four
-# digits: two jobs whose head nodes share a node (shared-node partitions) would both fail to bind a fixed
-# 29500. The same port app/common/cluster.py's derive_port gives the trainer started without torchrun.
-ddp_derived_port() {
-    local digits=${1//[^0-9]/}
-    ((${#digits} <= 4)) || digits=${digits: -4}
-    echo $((20000 + 10#${digits:-0}))
+# ddp_free_port: a port for the rendezvous store, chosen at random on this (the head) node at job start:
+# one nothing listens on now (/proc/net/tcp and tcp6, state 0A = LISTEN, which every user may read), below
+# the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by default: Documentation/networking/
+# ip-sysctl.rst), where no outgoing connection takes it meanwhile. A port derived from the job id was public
+# (squeue, qstat show ids) and collided (the digits of every Aurora-style PBS id gave one port). Travels to
+# the nodes in torchrun's --rdzv-endpoint (or MASTER_PORT): not a secret, any user of the node sees a
+# listening port (ss -ltn); DDP_STORE_SECRET is what keeps others out (ddp_new_store_secret).
+ddp_free_port() {
+    local low=20000 high=32768 port first
+    read -r first _ 2>/dev/null <"${DDP_PROBE_ROOT:-}/proc/sys/net/ipv4/ip_local_port_range" || first=
+    [[ $first =~ ^[0-9]+$ ]] && ((first > low + 1000 && first < high)) && high=$first
+    local taken
+    taken=$(awk '$4 == "0A" {split($2, a, ":"); print a[2]}' "${DDP_PROBE_ROOT:-}"/proc/net/tcp \
+        "${DDP_PROBE_ROOT:-}"/proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ' || true)
+    # From a random start, the first port up (wrapping around) that nothing listens on
+    local start=$(((RANDOM * 32768 + RANDOM) % (high - low))) step hex
+    for ((step = 0; step < high - low; step++)); do
+        port=$((low + (start + step) % (high - low)))
+        printf -v hex '%04X' "$port"
+        [[ " $taken " == *" $hex "* ]] || break
+    done
+    echo "$port"
 }
 
 # ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
@@ -587,8 +623,9 @@ ddp_run_step() {
 # ("readonly variable") instead of misleading a later step.
 ddp_freeze_job_facts() {
     readonly DDP_SCRIPT DDP_SCHEDULER DDP_JOB_ID DDP_NNODES DDP_NODES DDP_HEAD_NODE DDP_SUBMIT_DIR \
-        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD DDP_CONTAINER \
-        DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER DDP_REQUEUE_CMD DDP_HEAL_CMD
+        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_STORE_SECRET DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD \
+        DDP_CONTAINER DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER \
+        DDP_REQUEUE_CMD DDP_HEAL_CMD
 }
 
 # ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished

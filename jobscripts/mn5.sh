@@ -13,7 +13,7 @@
 #
 # Overrides (environment or --export), defaults in brackets; jobscripts/lib.sh lists them all:
 #   IMAGE [./app.sif; none = host torchrun]   CONFIG [demo]        RUN_DIR [runs/$SLURM_JOB_ID]
-#   GPUS_PER_NODE [allocation]                RDZV_PORT [from job id] BINDS []   EXTRA_ENV []
+#   GPUS_PER_NODE [allocation]                RDZV_PORT [random free] BINDS []   EXTRA_ENV []
 #   FABRIC [infiniband]                       REQUEUE [1]          DRY_RUN [0]
 #
 #SBATCH --job-name=ddp

@@ -1,6 +1,9 @@
 """The messages ranks exchange through the rendezvous store during a check: every key here, every record
 a type. Records travel as JSON (`app.check.exchange`), never pickled.
 
+Every record read back is checked (types, ranks within the world, sizes; `exchange.get_checked`): a damaged or
+forged one reads as absent, is logged once, and names no node.
+
     node/<rank>      NodeReport    every rank: its node checks and facts            (preflight)
     plan             Plan          rank 0: go or stop, each rank's node name
     pg/<rank>        str           every rank: its process-group error, '' when it joined
@@ -21,6 +24,7 @@ import torch.distributed as dist
 from app.check.collectives import Scope
 from app.check.report import Check
 from app.common import exchange
+from app.common.exchange import require, text, whole
 
 #: The check's keys live under this prefix, apart from the process group's own keys in the same store.
 PREFIX = "app.check/"
@@ -54,8 +58,15 @@ class NodeReport:
         return {"facts": self.facts, "checks": [dataclasses.asdict(c) for c in self.checks]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> NodeReport:
-        return cls(data["facts"], [Check.from_dict(c) for c in data["checks"]])
+    def from_json(cls, data: dict[str, Any], rank: int | None = None) -> NodeReport:
+        """The report; with `rank` (read from node/<rank>), one whose facts are that rank's, of the types the
+        judges read (else `exchange.Malformed`)."""
+        require(isinstance(data, dict) and isinstance(data.get("facts"), dict), "no facts")
+        require(isinstance(data.get("checks"), list) and len(data["checks"]) <= MAX_CHECKS,
+                f"no list of at most {MAX_CHECKS} checks")
+        if rank is not None:
+            _require_facts(data["facts"], rank)
+        return cls(data["facts"], [_check(c) for c in data["checks"]])
 
 
 @dataclass
@@ -68,8 +79,14 @@ class Plan:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Plan:
-        return cls(**data)
+    def from_json(cls, data: dict[str, Any], world_size: int | None = None) -> Plan:
+        """The plan, or `exchange.Malformed` unless it has exactly its fields, of their types, a node per rank."""
+        require(isinstance(data, dict) and set(data) == {"go", "code", "nodes"}, "not go, code and nodes")
+        require(isinstance(data["go"], bool), "go is not true or false")
+        nodes = data["nodes"]
+        require(isinstance(nodes, list) and (world_size is None or len(nodes) == world_size),
+                f"nodes is not a list of {world_size} names")
+        return cls(data["go"], whole(data["code"], 0, 255), [text(node, MAX_NAME) for node in nodes])
 
 
 @dataclass(frozen=True)
@@ -113,21 +130,57 @@ class RankResults:
         )
 
 
+#: Bounds on what a record read back may hold: a node name (a hostname is at most 255 bytes), a check's text,
+#: a node's number of checks.
+MAX_NAME = 255
+MAX_TEXT = 4096
+MAX_CHECKS = 512
+
+
+def _require_facts(facts: dict[str, Any], rank: int) -> None:
+    """The facts of node/<rank>, as the judges read them (runner, consistency, node_names)."""
+    require(facts.get("rank") == rank and not isinstance(facts.get("rank"), bool), f"not rank {rank}'s report")
+    text(facts.get("hostname"), MAX_NAME)
+    text(facts.get("launcher_node", ""), MAX_NAME)
+    for part in ("versions", "env"):
+        require(isinstance(facts.get(part), dict) and len(facts[part]) <= MAX_CHECKS, f"{part} is not a mapping")
+    require(all(isinstance(v, str) for v in facts["env"].values()), "env holds a value that is not text")
+    require(all(isinstance(v, str | int | float | None) and len(str(v)) <= MAX_TEXT
+                for v in facts["versions"].values()), "versions holds a value that is not a version")
+    whole(facts.get("gpu_count"), 0, 1024)
+
+
+def _check(data: Any) -> Check:
+    require(isinstance(data, dict), "a check is not a mapping")
+    for name in ("name", "status", "detail", "remedy", "stage", "where"):
+        if name in data:
+            text(data[name], MAX_TEXT)
+    require(isinstance(data.get("nodes", []), list) and all(isinstance(n, str) for n in data.get("nodes", [])),
+            "a check's nodes are not names")
+    return Check.from_dict(data)  # ValueError on a status or stage it does not know
+
+
 def send(store: dist.Store, key: str, record: NodeReport | Plan | RankResults) -> None:
     exchange.put(store, key, record.to_json())
 
 
-def receive_node_reports(store: dist.Store, world_size: int) -> list[NodeReport]:
-    """Every rank's node report, in one request."""
+def receive_node_reports(store: dist.Store, world_size: int) -> list[NodeReport | None]:
+    """Every rank's node report, in one request (None for one that is malformed)."""
     keys = [node_key(r) for r in range(world_size)]
-    return [NodeReport.from_json(data) for data in exchange.get_many(store, keys)]
+    return exchange.get_many_checked(store, keys, lambda rank, data: NodeReport.from_json(data, rank))
 
 
-def receive_plan(store: dist.Store) -> Plan:
-    return Plan.from_json(exchange.get(store, PLAN))
+def receive_plan(store: dist.Store, world_size: int) -> Plan | None:
+    """Rank 0's plan, None when malformed."""
+    return exchange.get_checked(store, PLAN, lambda data: Plan.from_json(data, world_size))
 
 
-def receive_all_results(store: dist.Store, world_size: int) -> list[RankResults]:
-    """Every rank's results, in one request."""
+def receive_code(store: dist.Store, key: str) -> int | None:
+    """An exit code rank 0 published (pg_plan, verdict), None when it is not one."""
+    return exchange.get_checked(store, key, lambda data: whole(data, 0, 255))
+
+
+def receive_all_results(store: dist.Store, world_size: int) -> list[RankResults | None]:
+    """Every rank's results, in one request (None for one that is malformed)."""
     keys = [result_key(r) for r in range(world_size)]
-    return [RankResults.from_json(data) for data in exchange.get_many(store, keys)]
+    return exchange.get_many_checked(store, keys, lambda rank, data: RankResults.from_json(data))

@@ -18,8 +18,8 @@ import os
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import torch
 import torch.distributed as dist
@@ -32,16 +32,26 @@ from app.check.node.collect import Placement, collect, node_names
 from app.check.node.probe import Probe
 from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckSettings
-from app.check.protocol import Measurement, NodeReport, Plan, RankResults
+from app.check.protocol import MAX_TEXT, Measurement, NodeReport, Plan, RankResults
 from app.check.report import FAIL, OK, Check, Report, format_report
 from app.common import exchange, exitcodes
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError
+from app.common.exchange import text
 from app.common.watchdog import Verdict
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0
+#: How often a rank reads a record again that it found malformed (a rank's own record, rewritten or not)
+READ_AGAIN_S = 1.0
+
+T = TypeVar("T")
+
+
+def _every(records: list[T | None]) -> list[T] | None:
+    """`records` when every one is well formed, else None (read as absent: the caller reads again)."""
+    return None if any(record is None for record in records) else records  # type: ignore[return-value]
 
 
 def run_check(options: CheckSettings, probe: Probe, env: Mapping[str, str]) -> int:
@@ -123,7 +133,7 @@ class _Session:
             exchange.put(self.store, protocol.PG_PLAN, self.report.exit_code())
         else:
             exchange.wait_for(self.store, [protocol.PG_PLAN], float("inf"))
-        if exchange.get(self.store, protocol.PG_PLAN) != exitcodes.OK:
+        if self._valid(lambda: protocol.receive_code(self.store, protocol.PG_PLAN)) != exitcodes.OK:
             return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
         self._enter("collectives")
@@ -152,7 +162,7 @@ class _Session:
             protocol.send(self.store, protocol.PLAN, plan)
         else:
             exchange.wait_for(self.store, [protocol.PLAN], float("inf"))  # bounded by the watchdog
-            plan = protocol.receive_plan(self.store)
+            plan = self._valid(lambda: protocol.receive_plan(self.store, self.world_size))
         self.nodes = plan.nodes
         return plan
 
@@ -163,7 +173,14 @@ class _Session:
         if self.rank != 0:
             return None
         exchange.wait_for(self.store, [protocol.result_key(r) for r in range(self.world_size)], float("inf"))
-        return protocol.receive_all_results(self.store, self.world_size)
+        return self._valid(lambda: _every(protocol.receive_all_results(self.store, self.world_size)))
+
+    def _valid(self, read: Callable[[], T | None]) -> T:
+        """What `read` gets from the store once it is well formed: a malformed record reads as absent (logged
+        once), and the stage's watchdog bounds the wait for it as it bounds one that never comes."""
+        while (value := read()) is None:
+            time.sleep(READ_AGAIN_S)
+        return value
 
     def _enter(self, stage: str, label: str = "") -> None:
         """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
@@ -175,7 +192,7 @@ class _Session:
     def _gather_nodes(self) -> Plan:
         keys = [protocol.node_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))  # the watchdog names a rank that never reports
-        records = protocol.receive_node_reports(self.store, self.world_size)
+        records = self._valid(lambda: _every(protocol.receive_node_reports(self.store, self.world_size)))
         facts = [r.facts for r in records]
         self.nodes = node_names(facts)
         checks = [c for r in records for c in r.checks]
@@ -194,7 +211,9 @@ class _Session:
         keys = [protocol.pg_key(r) for r in range(self.world_size)]
         exchange.wait_for(self.store, keys, float("inf"))
         backend = dist.get_backend() if dist.is_initialized() else "?"
-        self.report.extend(judge.judge_process_group(exchange.get_many(self.store, keys), self.nodes, backend))
+        errors = self._valid(lambda: _every(exchange.get_many_checked(self.store, keys,
+                                                                      lambda _, data: text(data, MAX_TEXT))))
+        self.report.extend(judge.judge_process_group(errors, self.nodes, backend))
 
     def _collectives(self, device: torch.device) -> RankResults:
         assert self.watchdog is not None
@@ -303,7 +322,8 @@ class _Session:
         else:
             exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
             present = exchange.present(self.store, protocol.VERDICT)
-            code = exchange.get(self.store, protocol.VERDICT) if present else exitcodes.TIMEOUT
+            code = protocol.receive_code(self.store, protocol.VERDICT) if present else None
+            code = exitcodes.TIMEOUT if code is None else code
             exchange.put(self.store, protocol.ack_key(self.rank), 1)
             if code:
                 print(

@@ -35,6 +35,8 @@ from datetime import timedelta
 
 import torch.distributed as dist
 
+from app.common import exchange
+
 COUNTER = "app/attempts/counter"
 FLIGHT_RECORDER_FLAG = "exception_dump"  # kStoreDumpKey: see the module's docstring
 CURRENT = "app/attempts/current"
@@ -51,7 +53,7 @@ def agree_on_attempt(store: dist.Store, rank: int, world_size: int, timeout_s: f
 
 
 def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
-    store.delete_key(FLIGHT_RECORDER_FLAG)
+    _root(store).delete_key(FLIGHT_RECORDER_FLAG)
     attempt = int(store.add(COUNTER, 1))
     store.set(CURRENT, str(attempt))
     answers = [f"app/attempts/{attempt}/answer/{rank}" for rank in range(1, world_size)]
@@ -65,6 +67,25 @@ def _lead(store: dist.Store, world_size: int, timeout_s: float) -> int:
     return attempt
 
 
+def _published(store: dist.Store) -> int | None:
+    """The attempt rank 0 published, or None (logged once) when it is no attempt number (a whole number from 1).
+    A number no rank 0 took gets no echo, as an earlier attempt's does not."""
+    try:
+        raw = store.get(CURRENT)
+        exchange.require(len(raw) <= 18 and raw.isdigit(), f"{raw[:20]!r} is not a whole number")
+        return exchange.whole(int(raw), 1, 10**18)
+    except ValueError as err:  # Malformed included
+        exchange.report_malformed(CURRENT, str(err))
+        return None
+
+
+def _root(store: dist.Store) -> dist.Store:
+    """The store under every prefix: where the process group raises its flight-recorder flag."""
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    return store
+
+
 def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:
     token = uuid.uuid4().hex
     deadline = time.monotonic() + timeout_s
@@ -73,7 +94,10 @@ def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:
             store.wait([CURRENT], timedelta(seconds=max(0.1, deadline - time.monotonic())))
         except dist.DistError:
             break
-        attempt = int(store.get(CURRENT))
+        attempt = _published(store)
+        if attempt is None:  # malformed: read as absent until rank 0 publishes one
+            time.sleep(POLL_S)
+            continue
         store.set(f"app/attempts/{attempt}/answer/{rank}", token)
         echo = f"app/attempts/{attempt}/echo/{rank}"
         try:

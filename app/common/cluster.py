@@ -20,15 +20,17 @@ single process: N copies of a world-size-1 run would share one GPU and one run d
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from app.common.errors import UsageError
 
-#: Base of the port derived from a job id when MASTER_PORT is not set (all ranks derive the same one).
+#: Ports derived from a job id when MASTER_PORT is not set (all ranks derive the same one): below the kernel's
+#: ephemeral range (net.ipv4.ip_local_port_range starts at 32768 by default), as the job scripts' own choice.
 DERIVED_PORT_BASE = 20000
-DERIVED_PORT_SPAN = 10000
+DERIVED_PORT_SPAN = 12768
 
 
 def parse_hostlist(hostlist: str) -> list[str]:
@@ -78,9 +80,11 @@ def _expand_one(item: str, whole: str) -> list[str]:
 
 
 def derive_port(job_id: str) -> int:
-    """A port every rank of one job derives alike, spread so that two jobs on one node rarely collide."""
-    digits = "".join(c for c in job_id if c.isdigit()) or "0"
-    return DERIVED_PORT_BASE + int(digits) % DERIVED_PORT_SPAN
+    """A port every rank of one job derives alike from the whole job id (a hash: ids that share their digits, as
+    every Aurora-style PBS id's server part does, get different ports). Only for launches without a chosen port:
+    the job scripts pick a free one at random on the head node and pass it on (RDZV_PORT, MASTER_PORT)."""
+    digest = hashlib.sha256(job_id.encode()).digest()
+    return DERIVED_PORT_BASE + int.from_bytes(digest[:4], "big") % DERIVED_PORT_SPAN
 
 
 class ClusterEnvironment:
@@ -116,6 +120,11 @@ class ClusterEnvironment:
     def main_port(self) -> int:
         """MASTER_PORT when set, else this launcher's default (derived from the job id where it has one)."""
         return self._int("MASTER_PORT", "29500") if "MASTER_PORT" in self.env else self._default_port()
+
+    def store_secret(self) -> str:
+        """The job's secret that the project's store keys live under (DDP_STORE_SECRET, which the job scripts
+        make at job start and pass to every node in the environment); '' when the launch gave none."""
+        return self.env.get("DDP_STORE_SECRET", "")
 
     def _default_address(self) -> str:
         return "127.0.0.1"

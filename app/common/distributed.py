@@ -137,9 +137,19 @@ def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> 
                                           timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
+    store = dist.PrefixStore(job_scope(environment), store)
     if _agent_store(environment):
-        store = dist.PrefixStore(f"app/attempt-{_agreed_attempt(store, environment, timeout_s)}/", store)
+        store = dist.PrefixStore(f"attempt-{_agreed_attempt(store, environment, timeout_s)}/", store)
     return store
+
+
+def job_scope(environment: ClusterEnvironment) -> str:
+    """The prefix of every key the project writes and reads in the rendezvous store: under the job's secret
+    (DDP_STORE_SECRET), which another user lacks. TCPStore has no authentication and lists no keys, and the
+    job id, its nodes and its port are public: a client of another user can connect and write, but not to a key
+    it cannot name. Without a secret (a launch without the job scripts), keys that anyone can name."""
+    secret = environment.store_secret()
+    return f"app/{secret}/" if secret else "app/"
 
 
 #: The attempt this process agreed on with the other ranks, by store endpoint: agreed once, at the first

@@ -5,8 +5,10 @@ process group cannot start (a wrong NCCL_SOCKET_IFNAME breaks init, not the stor
 from __future__ import annotations
 
 import json
+import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import torch.distributed as dist
 
@@ -17,17 +19,80 @@ POLL_S = 0.05
 MAX_POLL_S = 1.0
 
 
+#: The largest value a reader parses: a check's per-rank results are kilobytes; anything past this is damage or
+#: another client's, and is read as absent. (TCPStore itself bounds nothing: the bytes have arrived by then.)
+MAX_VALUE_BYTES = 16 * 2**20
+
+log = logging.getLogger(__name__)
+_reported: set[str] = set()
+
+T = TypeVar("T")
+
+
+class Malformed(ValueError):
+    """A value read from the store that is not what its reader expects (damaged, or written by someone else)."""
+
+
 def put(store: dist.Store, key: str, value: Any) -> None:
     store.set(key, json.dumps(value))
 
 
-def get(store: dist.Store, key: str) -> Any:
-    return json.loads(store.get(key).decode())
+def parse(raw: bytes | str) -> Any:
+    """A JSON value read from the store; `Malformed` when it is oversized, not UTF-8 or not JSON."""
+    if len(raw) > MAX_VALUE_BYTES:
+        raise Malformed(f"{len(raw)} bytes, over {MAX_VALUE_BYTES}")
+    try:
+        return json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+    except ValueError as err:  # UnicodeDecodeError and JSONDecodeError are both ValueErrors
+        raise Malformed(f"not JSON ({str(err)[:80]})") from None
 
 
-def get_many(store: dist.Store, keys: list[str]) -> list[Any]:
-    """Every key's value in one request (`multi_get`): rank 0 reads N records in one round trip, not N."""
-    return [json.loads(raw.decode()) for raw in store.multi_get(keys)] if keys else []
+def get_checked(store: dist.Store, key: str, check: Callable[[Any], T]) -> T | None:
+    """`key`'s value as `check` makes it from the JSON, or None (logged once per key) when it is malformed."""
+    return _checked(key, store.get(key), check)
+
+
+def get_many_checked(store: dist.Store, keys: list[str], check: Callable[[int, Any], T]) -> list[T | None]:
+    """Every key's value in one request (`multi_get`), each as `check(index, json)` makes it, None where malformed:
+    rank 0 reads N records in one round trip, not N."""
+    raws = store.multi_get(keys) if keys else []
+    return [_checked(key, raw, lambda data, i=i: check(i, data)) for i, (key, raw) in enumerate(zip(keys, raws,
+                                                                                                   strict=True))]
+
+
+def _checked(key: str, raw: bytes, check: Callable[[Any], T]) -> T | None:
+    try:
+        return check(parse(raw))
+    except (ValueError, TypeError, KeyError, AttributeError) as err:  # Malformed, or the check's own refusal
+        report_malformed(key, str(err))
+        return None
+
+
+def report_malformed(key: str, why: str) -> None:
+    """One warning per key, however often it is read: the reader treats the value as absent."""
+    if key not in _reported:
+        _reported.add(key)
+        log.warning("ignoring the store's value at %r: %s (read as absent; damaged, or written by another "
+                    "client of the store)", key, why[:200])
+
+
+def require(condition: bool, what: str) -> None:
+    """A check of a value read from the store: `Malformed(what)` unless `condition`."""
+    if not condition:
+        raise Malformed(what)
+
+
+def whole(value: Any, low: int, high: int) -> int:
+    """`value` as an int in [low, high], or `Malformed` (bool is no number here, though Python says it is)."""
+    require(isinstance(value, int) and not isinstance(value, bool) and low <= value <= high,
+            f"{value!r:.40} is not a whole number in [{low}, {high}]")
+    return value
+
+
+def text(value: Any, limit: int) -> str:
+    """`value` as a str of at most `limit` characters, or `Malformed`."""
+    require(isinstance(value, str) and len(value) <= limit, f"{value!r:.40} is not a text of at most {limit} chars")
+    return value
 
 
 def present(store: dist.Store, key: str) -> bool:

@@ -15,7 +15,8 @@
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
 # When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
-# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf. Before torchrun starts, it
+# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf, and it moves --rdzv-id behind the
+# job's secret into the environment (DDP_STORE_SECRET, see below). Before torchrun starts, it
 # sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
 # the checkout's, for an image built before the policy moved there).
 # POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
@@ -31,14 +32,27 @@ IFS=$old_ifs
 if [ -n "$policy" ]; then . "$policy"
 elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
 fi
+is_host=
 if [ -n "$owner" ]; then
     if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
-    for arg do
-        shift
-        case $arg in --rdzv-conf=*) arg="$arg,is_host=$is_host" ;; esac
-        set -- "$@" "$arg"
-    done
 fi
+# torchrun's rendezvous id: the step's name (--rdzv-id=NAME, public: the job id) behind the job's secret, in
+# PET_RDZV_ID (torchrun reads each option from PET_<NAME> when argv lacks it: torch/distributed/argparse_util.py,
+# class env), so that no other user learns it from argv (`ps`). The rendezvous state lives in the store under
+# torch.rendezvous.<id> as a pickle every agent loads (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py).
+for arg do
+    shift
+    case $arg in
+        --rdzv-conf=*) if [ -n "$is_host" ]; then arg="$arg,is_host=$is_host"; fi ;;
+        --rdzv-id=*)
+            if [ -n "${DDP_STORE_SECRET:-}" ]; then
+                PET_RDZV_ID="$DDP_STORE_SECRET-${arg#--rdzv-id=}"
+                export PET_RDZV_ID
+                continue
+            fi ;;
+    esac
+    set -- "$@" "$arg"
+done
 # children PID: the PIDs whose parent is PID (from /proc: procps may not be in the image).
 children() {
     for status in /proc/[0-9]*/status; do

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import queue
 import re
@@ -45,7 +46,8 @@ from typing import Any
 
 import torch.distributed as dist
 
-from app.common import exitcodes
+from app.common import exchange, exitcodes
+from app.common.exchange import require, text, whole
 
 #: How long ranks that do not report wait for the one that does before exiting.
 GRACE_S = 5.0
@@ -57,10 +59,13 @@ OVERSLEPT_S = 1.0
 FINISHED = "finished"
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 _STORE_ERRORS = (RuntimeError, dist.DistError, ValueError, KeyError)
+#: Bounds on what a beat or a verdict read back may hold (a position's words, a verdict's sentence).
+MAX_TEXT = 4096
+MAX_SENTENCE = 64 * 1024
 
 
 def _text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else raw
+    return raw.decode(errors="replace") if isinstance(raw, bytes) else raw
 
 
 def beat_key(rank: int) -> str:
@@ -85,12 +90,19 @@ class Beat:
 
     @classmethod
     def from_json(cls, rank: int, raw: bytes) -> Beat | None:
+        """The beat, or None: the judge's placeholder for a rank that never beat ("never"), and what a malformed
+        one reads as (logged once by `exchange`)."""
+        if raw == b"never":
+            return None
         try:
-            data = json.loads(raw)
-            return cls(rank, int(data["count"]), int(data["position"]), str(data["where"]), str(data["host"]),
-                       str(data.get("reason", "")), float(data.get("at", 0.0)))
-        except (ValueError, KeyError, TypeError):
-            return None  # the judge's placeholder for a rank that never beat
+            data = exchange.parse(raw)
+            require(isinstance(data, dict) and math.isfinite(float(data.get("at", 0.0))), "not a beat")
+            return cls(rank, whole(data["count"], 0, 2**62), whole(data["position"], -(2**62), 2**62),
+                       text(data["where"], MAX_TEXT), text(data["host"], MAX_TEXT),
+                       text(data.get("reason", ""), MAX_TEXT), float(data.get("at", 0.0)))
+        except (ValueError, KeyError, TypeError) as err:
+            exchange.report_malformed(beat_key(rank), str(err))
+            return None
 
 
 def _counted_as_moved(beat: Beat) -> Beat:
@@ -140,9 +152,18 @@ class Verdict:
         return json.dumps({"culprits": self.culprits, "sentence": self.sentence, "reporter": self.reporter})
 
     @classmethod
-    def from_json(cls, raw: bytes) -> Verdict:
-        data = json.loads(raw)
-        return cls([int(r) for r in data["culprits"]], str(data["sentence"]), int(data["reporter"]))
+    def from_json(cls, raw: bytes | str, world_size: int) -> Verdict | None:
+        """The posted verdict, or None (logged once) unless it names distinct ranks of the world and a reporter
+        among them or -1: a forged rank -1 named `rank_hosts[-1]`, a healthy host, for exclusion."""
+        try:
+            data = exchange.parse(raw)
+            require(isinstance(data, dict) and isinstance(data.get("culprits"), list), "no list of culprits")
+            culprits = [whole(rank, 0, world_size - 1) for rank in data["culprits"]]
+            require(len(set(culprits)) == len(culprits), "a culprit named twice")
+            return cls(culprits, text(data["sentence"], MAX_SENTENCE), whole(data["reporter"], -1, world_size - 1))
+        except (ValueError, KeyError, TypeError) as err:
+            exchange.report_malformed("watchdog verdict", str(err))
+            return None
 
 
 STORE_GONE = Verdict([0], "rank 0 stopped answering: the rendezvous store it serves does not answer "
@@ -318,8 +339,9 @@ class Watchdog:
         # heard it and stopped beating (a rank of 4096 simulated otherwise judged alone, for a deadline more)
         if claim != 1 and (self._await(key, judging_s) or self._ask.again(lambda: self.store.check([key]))):
             raw = self._read_posted(key)
-            if raw is not None:
-                return Verdict.from_json(raw)
+            posted_verdict = None if raw is None else Verdict.from_json(raw, self.world_size)
+            if posted_verdict is not None:
+                return posted_verdict
         verdict = self._judge()  # first to claim, or the judge went quiet
         # Posted only where none is yet: a rank that judged for itself because it heard the verdict late (its
         # process starved) judged ranks that had already heard it and stopped beating; it takes the posted one.
@@ -328,7 +350,8 @@ class Watchdog:
         if posted is None:  # its own read of every beat may still be pending: that is not a store gone
             posted = self._ask.again(lambda: self.store.compare_set(key, "", mine))
         if posted is not None and _text(posted) != mine:
-            return Verdict.from_json(posted)
+            # A malformed one there (damaged, or another client's) is no verdict: this rank's own stands
+            return Verdict.from_json(posted, self.world_size) or verdict
         return verdict
 
     def _read_posted(self, key: str) -> bytes | None:

@@ -72,3 +72,11 @@ def test_an_earlier_attempts_flight_recorder_dump_flag_is_gone_before_any_rank_o
 
     with ThreadPoolExecutor(3) as pool:
         assert list(pool.map(one, range(3))) == [False, False, False]
+
+
+@pytest.mark.parametrize("current", ["not a number", "-3", "1e9", b"\xff", "99999999999999999999999"])
+def test_a_damaged_or_forged_attempt_number_is_read_as_absent_until_rank_0_publishes(server, current):
+    """`int(store.get(...))` of a value that is not a number ended the rank with a traceback; a number rank 0 never
+    gave is no attempt either."""
+    client(server).set("app/attempts/current", current)
+    assert attempt_of_each_rank(server, 3, leader_delay_s=1.5) == [1, 1, 1]

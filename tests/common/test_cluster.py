@@ -141,6 +141,21 @@ def test_slurm_port_is_derived_from_the_job_id_alike_on_every_rank():
     assert ports == {derive_port("1234")}
 
 
+AURORA = ".aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"  # a PBS server's name, digits included
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    (f"1234567{AURORA}", f"1234568{AURORA}"),
+    ("1234567", "1244567"),  # the same last four digits
+    ("4242.pbs01", "4243.pbs01"),
+])
+def test_jobs_whose_ids_share_digits_derive_different_ports(one, other):
+    """Without MASTER_PORT (srun or mpiexec without the job scripts, which choose a port themselves) every rank
+    derives the port from the whole job id; ids that differ anywhere must not share it."""
+    assert derive_port(one) != derive_port(other)
+    assert all(20000 <= derive_port(job) < 32768 for job in (one, other))
+
+
 def test_pbs_head_node_comes_from_the_nodefile(tmp_path):
     nodefile = tmp_path / "nodes"
     nodefile.write_text("x1000c0s0b0n0\nx1000c0s0b0n0\nx1000c0s0b1n0\n")

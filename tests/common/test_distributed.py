@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.launch import REPO, clean_env
+import torch.distributed as dist
+
+from app.common.cluster import detect_environment
+from app.common.distributed import open_store
+from tests.launch import REPO, clean_env, free_port
 
 #: Output to buffered (piped) stdout, a log record and an exit code: what end_process must not lose.
 ENDS_WITH_75 = """
@@ -27,3 +31,23 @@ def test_end_process_keeps_buffered_output_and_reports_the_exit_code():
     assert done.returncode == 75
     assert done.stdout == "summary line"
     assert "log record" in done.stderr
+
+
+def test_the_projects_store_keys_live_under_the_jobs_secret_where_a_process_without_it_cannot_reach():
+    """Another user who knows the store's address (job ids, nodes and ports are public) connects to it
+    (TCPStore has no authentication) and writes the keys the project reads: none of them is one the ranks see."""
+    port = free_port()
+    server = dist.TCPStore("127.0.0.1", port, is_master=True, wait_for_workers=False)
+    secret = "0123456789abcdef0123456789abcdef"
+    env = {"SLURM_PROCID": "1", "SLURM_LOCALID": "1", "SLURM_STEP_NUM_TASKS": "2", "SLURM_JOB_ID": "4242",
+           "SLURM_STEP_NODELIST": "localhost", "SLURM_STEP_TASKS_PER_NODE": "2", "SLURM_NODEID": "0",
+           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+           "DDP_STORE_SECRET": secret}
+    store = open_store(detect_environment(env), timeout_s=10)
+    other = dist.TCPStore("127.0.0.1", port, is_master=False)
+    for key in ("app.check/plan", "app/app.check/plan", "app/4242/app.check/plan"):
+        other.set(key, "forged")
+    assert not store.check(["app.check/plan"])
+    store.set("app.check/plan", "real")
+    assert store.get("app.check/plan") == b"real" and other.get("app.check/plan") == b"forged"
+    del server

@@ -7,6 +7,7 @@ import threading
 import time
 from collections import Counter
 
+import pytest
 import torch.distributed as dist
 
 from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, beat_key, judge, name_the_hang
@@ -102,6 +103,33 @@ def test_a_rank_that_judges_late_takes_the_verdict_already_posted():
     dog = Watchdog(store, 5, 64, "node5", 1.0, lambda verdict, reporter: None, end_process=lambda code: None,
                    interval_s=0.1)
     assert dog._verdict().to_json() == posted.to_json()
+
+
+@pytest.mark.parametrize("claimed_first", [True, False])
+@pytest.mark.parametrize("raw", [
+    '{"culprits": [-1], "sentence": "rank -1 stopped answering", "reporter": 0}',
+    '{"culprits": [2], "sentence": "rank 2 stopped answering", "reporter": 0}',  # no rank 2 in a world of 2
+    '{"culprits": [0], "sentence": "s", "reporter": 5}', '{"culprits": "0", "sentence": "s", "reporter": 0}',
+    '{"culprits": [true], "sentence": "s", "reporter": 0}', '{"culprits": [0, 0], "sentence": "s", "reporter": 0}',
+    '{"culprits": [0], "sentence": "s"}', "[]", "not json", b"\xff", '{"culprits": [0], "sentence": "' + "s" * 100_000
+    + '", "reporter": 0}',
+])
+def test_a_damaged_or_forged_verdict_is_not_taken_and_the_rank_judges_for_itself(raw: str | bytes, claimed_first: bool):
+    """A verdict naming rank -1 made the trainer write rank_hosts[-1], a healthy host, into nodes-to-exclude.txt;
+    one that is not JSON killed the watchdog's thread silently (no hang ever reported)."""
+    store = dist.HashStore()
+    if not claimed_first:
+        store.add("watchdog/round/1/claim", 1)  # another rank claimed the round: this one reads the verdict
+    store.set("watchdog/round/1/verdict", raw)
+    for rank in range(2):
+        beat_now = Beat(rank, 3, 7, "step 1, phase data", f"node{rank}", at=time.time() - 0.1)
+        store.set(beat_key(rank), beat_now.to_json())
+    # Both ranks beat just now (a beat is 1 s): judged for itself, the verdict names nobody
+    dog = Watchdog(store, 1, 2, "node1", 3.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=1.0)
+    dog.mark(7, "step 1, phase data")
+    verdict = dog._verdict()
+    assert verdict.culprits == [] and verdict.reporter in (-1, 0, 1), verdict
 
 
 def test_a_rank_that_finished_is_not_named_while_rank_0_still_writes_the_last_snapshot():

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.launch import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 LIB = REPO / "jobscripts" / "lib.sh"
 
@@ -326,7 +328,7 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
     snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
                'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"')
-    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60"})
+    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60", "RDZV_PORT": "20042"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
         "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:20042",
@@ -395,11 +397,65 @@ def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp
                                      "exclusive, core-complex; example: NUMA_BINDING=node")
 
 
-@pytest.mark.parametrize(("job_id", "port"), [("42", "20042"), ("8812345", "22345"), ("12345.pbs01", "24501")])
-def test_the_rendezvous_port_comes_from_the_job_id_so_two_jobs_on_one_head_node_differ(job_id, port) -> None:
-    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
-    assert f"port={port}\n" in result.stdout, result.stderr
+def listening(root: Path, ports: range, free: int) -> Path:
+    """A fake /proc/net/tcp under ROOT (the kernel's format: local address as hex IP:PORT, state 0A = LISTEN)
+    where every port of PORTS but FREE has a listening socket, and a /proc/net/tcp6 with none."""
+    net = root / "proc" / "net"
+    net.mkdir(parents=True)
+    rows = [f"{i:4d}: 00000000:{port:04X} 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000 0 1 1"
+            for i, port in enumerate(p for p in ports if p != free)]
+    header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    (net / "tcp").write_text(header + "\n".join(rows) + "\n")
+    (net / "tcp6").write_text(header)
+    return root
+
+
+@pytest.mark.parametrize("job_id", ["1234567.aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov", "42"])
+def test_the_rendezvous_port_is_chosen_at_random_on_the_head_node_not_derived_from_the_job_id(job_id) -> None:
+    """Job ids are public (squeue, qstat) and a port derived from their digits collides (every Aurora-style id
+    gave 20001): each job start picks its own, below the kernel's ephemeral range."""
+    ports = set()
+    for _ in range(6):
+        result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
+        assert result.returncode == 0, result.stderr
+        ports.add(int(re.search(r"^port=(\d+)$", result.stdout, re.M).group(1)))
+    assert len(ports) > 1 and all(20000 <= port < 32768 for port in ports), ports
+
+
+def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: Path) -> None:
+    root = listening(tmp_path, range(20000, 32768), free=23456)
+    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_PROBE_ROOT": str(root)})
+    assert "port=23456\n" in result.stdout, result.stderr
     assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
+
+
+def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed() -> None:
+    """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
+    job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
+    snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
+               'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; ddp_print_cmd step "${torchrun[@]}"; '
+               'echo "exported: $(printenv DDP_STORE_SECRET)"')
+    secrets = []
+    for _ in range(2):
+        result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1"})
+        assert result.returncode == 0, result.stderr
+        secret = re.search(r"^exported: (.*)$", result.stdout, re.M).group(1)
+        assert re.fullmatch(r"[0-9a-f]{32}", secret), result.stdout
+        printed = [line for line in result.stdout.splitlines() if not line.startswith("exported: ")]
+        assert not [line for line in printed + result.stderr.splitlines() if secret in line]
+        assert "--rdzv-id=42 " in result.stdout  # the step's own name, public
+        secrets.append(secret)
+    assert secrets[0] != secrets[1]
+
+
+def test_each_nodes_wrapper_hands_torchrun_the_secret_rendezvous_id_through_the_environment() -> None:
+    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "" "" '
+               'sh -c \'echo "PET_RDZV_ID=$PET_RDZV_ID"; printf "%s\\n" "$@"\' torchrun --rdzv-id=42-preflight '
+               '--rdzv-conf=join_timeout=60 -m app.check')
+    result = run_lib(snippet, {"DDP_STORE_SECRET": "0123456789abcdef0123456789abcdef"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["PET_RDZV_ID=0123456789abcdef0123456789abcdef-42-preflight",
+                                          "--rdzv-conf=join_timeout=60", "-m", "app.check"]
 
 
 @pytest.fixture
@@ -568,6 +624,31 @@ def test_workers_that_ignore_sigterm_are_stopped_after_the_jobs_grace(tmp_path: 
     assert not list(tmp_path.glob("saved-*"))
 
 
+RUN_ID_WORKER = """
+import os, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+(out / "run-id").write_text(os.environ["TORCHELASTIC_RUN_ID"])
+(out / "torchrun-argv").write_bytes(pathlib.Path(f"/proc/{os.getppid()}/cmdline").read_bytes())
+"""
+
+
+def test_a_real_torchrun_takes_the_secret_rendezvous_id_from_the_environment_and_argv_does_not_show_it(
+        tmp_path: Path) -> None:
+    worker = tmp_path / "worker.py"
+    worker.write_text(RUN_ID_WORKER)
+    secret = "0123456789abcdef0123456789abcdef"
+    torchrun = Path(sys.executable).parent / "torchrun"
+    endpoint = f"127.0.0.1:{free_port()}"
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(tmp_path / "stop"), "", "",
+                             str(torchrun), "--nnodes=1", "--nproc-per-node=1", "--rdzv-backend=c10d",
+                             f"--rdzv-endpoint={endpoint}", "--rdzv-id=42-preflight", str(worker), str(tmp_path)],
+                            env={**os.environ, "DDP_STORE_SECRET": secret}, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "run-id").read_text() == f"{secret}-42-preflight"
+    assert secret.encode() not in (tmp_path / "torchrun-argv").read_bytes()
+
+
 @pytest.mark.parametrize(("script", "message"), [
     ("mn5.sh", "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/mn5.sh"),
     ("slurm.sh", "not inside a Slurm job; submit it: sbatch [site flags] jobscripts/slurm.sh"),
@@ -701,7 +782,7 @@ def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothi
     assert result.returncode == 0, result.stderr
     assert "planning for 3 node(s) (gpu01 gpu02 gpu03; DRY_RUN_NODES) with 4 GPU(s) each" in result.stdout
     step = next(line for line in result.stdout.splitlines() if "] step: " in line)
-    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and "--rdzv-endpoint=gpu01:20000" in step
+    assert "torchrun --nnodes=3 --nproc-per-node=4" in step and re.search(r"--rdzv-endpoint=gpu01:\d+ ", step)
     assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
     assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal
     assert list(tmp_path.iterdir()) == []  # no run directory, no stop file, no log

@@ -9,6 +9,7 @@ one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -97,6 +98,19 @@ def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs
     assert sorted(calls) == ["-n 0 --", "-n 2 --"]
     # Each task names its node by the node file's name (its PBS_NODENUM), not the batch script's node 0
     assert "launcher check: one process on each of" in result.stdout
+
+
+def test_the_pbsdsh_tasks_get_the_jobs_store_secret_from_a_file_only_its_owner_reads(pbs_job: dict[str, str],
+                                                                                  tmp_path: Path) -> None:
+    """pbsdsh's tasks read the batch script's environment from a file in RUN_DIR: the store's secret is in it."""
+    snippet = (PBS_NODES + 'umask 022; ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; '
+               '"${L[@]}" /bin/sh -c \'echo "secret=$DDP_STORE_SECRET"\'; echo "batch=$DDP_STORE_SECRET"; '
+               'stat -c "mode=%a" "$RUN_DIR"/.launch-env-*')
+    result = run_lib(snippet, pbs_job, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    batch = re.search(r"^batch=(\w+)$", result.stdout, re.M).group(1)
+    assert [line for line in result.stdout.splitlines() if line.startswith("secret=")] == [f"secret={batch}"] * 2
+    assert "mode=600\n" in result.stdout
 
 
 def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], tmp_path: Path) -> None:
@@ -239,7 +253,7 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs(slurm_cluster: S
     assert "on 2 node(s): node1.ddptest.local node2.ddptest.local, run directory" in job.output
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
         assert f"setting {setting} " in job.output
-    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job_id)} (hsn0 of head node node1.ddptest.local; node1 hosts "
+    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job.output)} (hsn0 of head node node1.ddptest.local; node1 hosts "
             "the store") in job.output
     if image_env["IMAGE"] != "none":
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output

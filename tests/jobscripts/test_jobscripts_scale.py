@@ -11,6 +11,7 @@ times the same calls).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -218,8 +219,10 @@ def test_a_1024_node_slurm_job_meets_on_the_head_node_one_torchrun_per_node(worl
     check, preflight, workload = world.launches()
     per_node = ["--kill-on-bad-exit=1", "--nodes=1024", "--ntasks=1024", "--ntasks-per-node=1", "--cpus-per-task=80"]
     assert check["argv"][:5] == per_node and check["argv"][5] == "/bin/sh"
+    endpoint = _torchrun_args(workload["argv"])["--rdzv-endpoint"]
+    assert re.fullmatch(r"nid001000:\d+", endpoint)  # the head node, a port chosen there
     expected = {"--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "c10d",
-                "--rdzv-endpoint": "nid001000:24242", "--rdzv-conf": "join_timeout=300"}
+                "--rdzv-endpoint": endpoint, "--rdzv-conf": "join_timeout=300"}
     assert workload["argv"][:5] == per_node
     assert _torchrun_args(workload["argv"]) == {**expected, "--rdzv-id": "4242"}
     # The preflight's own rendezvous: its agents must not join the workload's, which comes right after
@@ -238,7 +241,7 @@ def test_a_job_of_4_tasks_per_node_gives_4096_ranks_their_share_of_each_nodes_cp
     assert workload["argv"][:5] == ["--kill-on-bad-exit=1", "--nodes=1024", "--ntasks=4096", "--ntasks-per-node=4",
                                     "--cpus-per-task=20"]
     assert "setting MASTER_ADDR=nid001000 (rank 0's rendezvous address)" in run.stdout
-    assert "setting MASTER_PORT=24242" in run.stdout
+    assert re.search(r"setting MASTER_PORT=\d+ \(rank 0's rendezvous port\)", run.stdout)
 
 
 def test_a_1024_node_pbs_job_meets_on_the_first_node_of_the_node_file(world: World) -> None:
@@ -248,8 +251,10 @@ def test_a_1024_node_pbs_job_meets_on_the_first_node_of_the_node_file(world: Wor
     check, preflight, workload = world.launches()
     assert check["argv"][:6] == ["-n", "1024", "--ppn", "1", "--cpu-bind", "none"]
     assert workload["argv"][:6] == check["argv"][:6]
+    endpoint = _torchrun_args(workload["argv"])["--rdzv-endpoint"]
+    assert re.fullmatch(rf"{re.escape(alloc.nodes[0])}:\d+", endpoint)
     assert _torchrun_args(workload["argv"]) == {
         "--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "c10d",
-        "--rdzv-endpoint": f"{alloc.nodes[0]}:24201", "--rdzv-id": "4242.pbs01", "--rdzv-conf": "join_timeout=300"}
+        "--rdzv-endpoint": endpoint, "--rdzv-id": "4242.pbs01", "--rdzv-conf": "join_timeout=300"}
     assert _torchrun_args(preflight["argv"])["--rdzv-id"] == "4242.pbs01-preflight"
     assert run.cpu_seconds < BUDGET_S

@@ -31,9 +31,11 @@ TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
 NODE2_HOST = "x1000c0s1b0n0"
 
 
-def rdzv_port(job_id: str) -> int:
-    """The job scripts' rendezvous port: 20000 + the job id's last four digits (RDZV_PORT unset)."""
-    return 20000 + int(job_id[-4:])
+def rdzv_port(output: str) -> int:
+    """The job's rendezvous port as its log says (RDZV_PORT unset: chosen at random on the head node)."""
+    match = re.search(r"rendezvous on [^ ]+:(\d+) ", output)
+    assert match, output[-3000:]
+    return int(match.group(1))
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +78,7 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
     assert sum(losses[-20:]) / 20 < 0.8 * sum(losses[:20]) / 20, "loss did not decrease"
     assert f"launcher check: one process on each of node1 {NODE2_HOST}" in uninterrupted.output
     # The site twin: node1's hostname resolves to its management address, the rendezvous is on its ib0
-    assert (f"rendezvous on 10.78.0.11:{rdzv_port(uninterrupted.job_id)} (ib0 of head node node1; node1 hosts the store"
+    assert (f"rendezvous on 10.78.0.11:{rdzv_port(uninterrupted.output)} (ib0 of head node node1; node1 hosts the store"
             in uninterrupted.output)
 
 
@@ -170,7 +172,8 @@ def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
     assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
     for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
         assert f"setting {setting} " in job.output
-    assert f"rendezvous on 10.78.0.11:{rdzv_port(job_id)} (ib0 of head node node1; node1 hosts the store" in job.output
+    port = rdzv_port(job.output)
+    assert f"rendezvous on 10.78.0.11:{port} (ib0 of head node node1; node1 hosts the store" in job.output
 
 
 def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_training(
