@@ -40,9 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= watchdog_scale.main(markdown)
-    # Bytes a restart reads from the run directory, 1 2 4 ranks, beside ccc9056 (the last commit where every ddp rank
-    # read the snapshot) and ec2682f (the last where every fsdp rank read DCP's .metadata and every shard file)
-    status |= restart_reads.main(["--against", "ccc9056", "ec2682f", *markdown])
+    # Bytes a restart reads from the run directory, 1 2 4 ranks (`--against REV...` adds earlier trees beside it)
+    status |= restart_reads.main(markdown)
     # The control plane's phases and fault verdicts in a simulated world of N ranks; 4096 ranks fit 2 cores only
     # without the check's phase, with a 3 s beat and 128 ranks a process (bench/control_plane.py), so they run
     # apart (minutes).

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Everything the GPU issues measure, in parts; one device-tool command (10 minutes) runs one or more:
+# What the GPU figures of BENCHMARKS.md measure, in parts; one command on a GPU host runs one or more:
 #   bash bench/gpu_session.sh PART...
-# fabric: the CUDA image's aws-ofi-nccl plugin and libfabric on this GPU (issue 19);
-# nccl-tests: all_reduce_perf built here against this host's CUDA and NCCL (issue 19), run by itself and
+# fabric: the CUDA image's aws-ofi-nccl plugin and libfabric on this GPU;
+# nccl-tests: all_reduce_perf built here against this host's CUDA and NCCL, run by itself and
 #         by the check. Both need .gpu-carry/, which `bash bench/gpu_fabric_libs.sh IMAGE.sif` fills on the
-#         CPU machine (the device tool's `carry`);
+#         CPU machine and copied to the GPU host;
 # ranks:  several NCCL ranks on the one GPU, each its own NCCL_HOSTID (tests/gpu/test_gpu_ranks.py);
 # paths:  the other GPU-marked tests (tests/gpu/test_gpu_paths.py); `tests` is ranks then paths;
 # pairs:  app.train against the hand loop (bench.gpu_train --parts pairs);
 # scale:  larger presets for MFU, then fsdp against ddp at world size 1 and 2 (--parts sizes sharded).
 # The parts share one deadline, GPU_SESSION_S seconds from the start (default 560), so the command ends,
-# with what ran, inside the tool's limit; PART:SECONDS also caps one part (ranks:300). Output goes to $OUT
-# (the device tool's folder, of which 8 files come back), else ./gpu-session: one log per part, the
+# with what ran, inside a time-limited allocation; PART:SECONDS also caps one part (ranks:300). Output goes to
+# $OUT (kept small: eight files), else ./gpu-session: one log per part, the
 # machine's versions, and the test runs' logs (NCCL's included, snapshots left out) in one archive.
 set -uo pipefail
 parts="fabric, nccl-tests, ranks, paths, tests, pairs, scale"

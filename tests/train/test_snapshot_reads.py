@@ -5,8 +5,8 @@ every `open()` raises the `open` event, torch.load's and DCP's included; bench/r
 each file under the run's snapshots/ a rank opens for reading.
 
 Sharded (DCP) snapshots grow with the ranks in two ways a restart would pay for at every rank: `.metadata`
-holds a chunk entry per tensor per rank (53.5 KB at 2 ranks, 81.8 KB at 4 for the tiny model: O(N) bytes,
-read by every rank, O(N^2) in all), and replicated items (optimizer step counters) are spread over every
+holds a chunk entry per tensor per rank (O(N) bytes, read by every rank,
+O(N^2) in all), and replicated items (optimizer step counters) are spread over every
 rank's file, so each rank opens every file (N^2 opens, a parallel filesystem's metadata server's load)."""
 
 from __future__ import annotations
