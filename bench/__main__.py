@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "--section", "bench.control_plane.4096"])
     status |= time_to_train.main(markdown)  # the --dry-run failure model over 64..2048 nodes (no measurement)
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
-    status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
+    status |= container_overhead.main([*repeats, *markdown])  # as root, with the smoke image
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)
         status |= gpu_train.main(["--runs", "gpt2:16", "gpt2-medium:16", "--pairs", "1" if args.quick else "2",
