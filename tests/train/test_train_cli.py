@@ -88,6 +88,7 @@ def test_help_lists_the_keys():
     assert "snapshot.every = 100" in result.stdout
 
 
+@pytest.mark.slow  # three trainer processes, two of them training
 def test_resume_never_refuses_a_directory_that_holds_another_runs_snapshots(tmp_path):
     run_dir = tmp_path / "run"
     first = run(train_command("--config", "demo", f"run.dir={run_dir}", "train.max_steps=10"), timeout=120)
