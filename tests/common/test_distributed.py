@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.launch import REPO, clean_env
 
 #: Output to buffered (piped) stdout, a log record and an exit code: what end_process must not lose.
@@ -19,6 +21,7 @@ print("never printed")
 """
 
 
+@pytest.mark.slow  # an interpreter importing torch
 def test_end_process_keeps_buffered_output_and_reports_the_exit_code():
     env = clean_env()
     env.pop("PYTHONUNBUFFERED")  # piped stdout is block-buffered: os._exit alone would drop it

@@ -64,6 +64,7 @@ def test_the_trainer_stops_in_one_line_and_trains_on_the_cpu_only_when_asked(gpu
     assert on_purpose.returncode == 0, on_purpose.stderr
 
 
+@pytest.mark.slow  # the check's interpreter, importing torch
 def test_the_checks_node_report_fails_the_gpus_with_the_fix(gpu_node: Path):
     result = subprocess.run([sys.executable, "-m", "app.check", "--node-only"], cwd=REPO, env=gpu_env(gpu_node),
                             capture_output=True, text=True, timeout=120)

@@ -6,6 +6,8 @@ import pytest
 
 from tests.launch import REPO, clean_env, run, train_command
 
+pytestmark = pytest.mark.slow  # each test starts the trainer's interpreter: a second of CPU to import torch
+
 BAD_INPUTS = [
     # (arguments, extra environment, text the one line must contain)
     (["train.batchsize=8"], {}, "unknown config key 'train.batchsize'; did you mean train.batch_size?"),
@@ -88,7 +90,6 @@ def test_help_lists_the_keys():
     assert "snapshot.every = 100" in result.stdout
 
 
-@pytest.mark.slow  # three trainer processes, two of them training
 def test_resume_never_refuses_a_directory_that_holds_another_runs_snapshots(tmp_path):
     run_dir = tmp_path / "run"
     first = run(train_command("--config", "demo", f"run.dir={run_dir}", "train.max_steps=10"), timeout=120)
