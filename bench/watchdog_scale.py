@@ -135,7 +135,7 @@ def _row(o: Outcome) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # 4096 (32 processes of 128 ranks) did not finish on a 2-core, 24 GiB machine: it needs a bigger one.
+    # 4096 is left out: its 32 processes of 128 ranks need more cores than two (BENCHMARKS.md)
     parser.add_argument("--ranks", type=int, nargs="+", default=[256, 1024])
     parser.add_argument("--deadline", type=float, default=4.0, help="the watchdog's deadline (s)")
     parser.add_argument("--interval", type=float, default=0.5, help="seconds between heartbeats")
