@@ -502,10 +502,9 @@ def _rerun_without_dns(argv: list[str]) -> int | None:
     """Re-run this command in a private mount namespace whose /etc/resolv.conf names no reachable server;
     None where that cannot be done (not root, no unshare), and the command runs as it is.
 
-    Every TCPStore connection looks up the peer's name (torch logs it). This machine's resolver answers those
-    lookups for 127.0.0.1 at 5-10 a second and drops some (a 5 s stall, once a 60 s connect timeout): 1024
-    connections took 105 s, against 0.1 ms each without it, and 4096 did not finish (the watchdog bench).
-    A cluster's resolver (or nscd) answers in microseconds; this stands in for that."""
+    Every TCPStore connection looks up the peer's name (torch logs it). A slow resolver, one that answers a
+    handful of lookups a second and drops some (BENCHMARKS.md names this machine's), would time the connections,
+    not the control plane; a cluster's resolver (or nscd) answers in microseconds, and this stands in for that."""
     if os.environ.get(_PRIVATE_RESOLVER) or os.geteuid() != 0 or not shutil.which("unshare"):
         return None
     if subprocess.run(["unshare", "--mount", "true"], capture_output=True, check=False).returncode != 0:
