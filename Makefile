@@ -61,6 +61,10 @@ system-deps: ## As root on Debian: install the system tools the tests use (shell
 test: $(STAMP) system-deps ## Run the whole test suite
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
 
+.PHONY: check
+check: $(STAMP) ## Run the fast tests: none that needs root, Slurm, Apptainer, or is slow (minutes, no root)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s fast -- $(ARGS)
+
 .PHONY: lint
 lint: $(STAMP) ## ruff on Python, shellcheck on every shell script
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s lint

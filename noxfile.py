@@ -12,6 +12,9 @@ nox.options.reuse_existing_virtualenvs = True
 #: The CPU build on local disk here; an unpinned `torch` would download a multi-GB CUDA build.
 TORCH_VERSION = os.environ.get("TORCH_VERSION", "2.13.0")
 SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
+#: `nox -s fast`: every test that needs no root, Slurm cluster or Apptainer and is not slow (pyproject.toml's
+#: markers; tests/conftest.py gives the first three to each test that asks for the cluster or an image)
+FAST_TIER = "not slow and not slurm and not apptainer and not root"
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -27,6 +30,13 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to pytest."""
     _install(session, "test", "image", "deepspeed")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def fast(session: nox.Session) -> None:
+    """Run the fast tier: no root, Slurm, Apptainer or slow tests (`make check`); extra args go to pytest."""
+    _install(session, "test", "image")
+    session.run("pytest", "-m", FAST_TIER, *session.posargs)
 
 
 @nox.session

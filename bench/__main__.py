@@ -41,9 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     status |= fsdp.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= kill_resume.main(["--repeats", "2" if args.quick else "3", *markdown])
     status |= watchdog_scale.main(markdown)
-    # Bytes a restart reads from the run directory, 1 2 4 ranks, beside ccc9056 (the last commit where every ddp rank
-    # read the snapshot) and ec2682f (the last where every fsdp rank read DCP's .metadata and every shard file)
-    status |= restart_reads.main(["--against", "ccc9056", "ec2682f", *markdown])
+    # Bytes a restart reads from the run directory, 1 2 4 ranks (`--against REV...` adds earlier trees beside it)
+    status |= restart_reads.main(markdown)
     # The control plane's phases and fault verdicts in a simulated world of N ranks; 4096 ranks fit 2 cores only
     # without the check's phase, with a 3 s beat and 128 ranks a process (bench/control_plane.py), so they run
     # apart (minutes).
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "--section", "bench.control_plane.4096"])
     status |= time_to_train.main(markdown)  # the --dry-run failure model over 64..2048 nodes (no measurement)
     status |= jobscripts_scale.main([*repeats, *markdown])  # the job scripts' functions at 1024 nodes
-    status |= container_overhead.main(repeats)  # writes its own section of BENCHMARKS.md
+    status |= container_overhead.main([*repeats, *markdown])  # as root, with the smoke image
     status |= diagnose_corpus.main(markdown)  # app.diagnose on the corpus of real users' logs (seconds)
     status |= bad_node.main(["--repeats", "1" if args.quick else "2", *markdown])  # as root, with Slurm
     if torch.cuda.is_available():  # the GPU section is measured where there is one (its commands say which)

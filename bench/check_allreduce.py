@@ -24,8 +24,9 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from bench.markdown import publish
+
 REPO = Path(__file__).resolve().parents[1]
-BEGIN, END = "<!-- bench.check_allreduce: begin -->", "<!-- bench.check_allreduce: end -->"
 RANK_TIMEOUT_S = 600
 
 
@@ -182,7 +183,6 @@ def render(rows, walls, ranks: int, repeats: int, nccl_tests: str) -> str:
     import torch
 
     lines = [
-        BEGIN,
         "## app.check all_reduce vs a bare torch.distributed loop",
         "",
         f"Command: `python -m bench.check_allreduce --ranks {ranks} --repeats {repeats}` "
@@ -210,19 +210,8 @@ def render(rows, walls, ranks: int, repeats: int, nccl_tests: str) -> str:
         f"median **{statistics.median(walls):.1f} s** (target < 30 s).",
         "",
         nccl_tests,
-        END,
     ]
     return "\n".join(lines)
-
-
-def write_section(path: Path, section: str) -> None:
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,9 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     from app.check.collectives import DEFAULT_SIZES_CPU
 
     section = render(rows, walls, args.ranks, args.repeats, nccl_tests_busbw(list(DEFAULT_SIZES_CPU)))
-    print(section)
-    if args.markdown:
-        write_section(Path(args.markdown), section)
+    publish(section, Path(args.markdown) if args.markdown else None, "bench.check_allreduce")
     return 0
 
 

@@ -1,11 +1,11 @@
 """Container overhead: the same 2-rank CPU training inside the smoke image and natively, side by side,
 and the start-up time of `apptainer exec`.
 
-    python -m bench.container_overhead [--image build/smoke.sif] [--repeats 5] [--steps 60]
+    python -m bench.container_overhead [--image build/smoke.sif] [--repeats 5] [--steps 60] [--markdown BENCHMARKS.md]
 
 Runs are interleaved (native, container, native, ...) so that load from other work on the machine hits
 both alike; each run's throughput is the median samples/s over its steps after the first `--warmup`;
-the result is the median over runs. Rewrites the "Container overhead" section of BENCHMARKS.md.
+the result is the median over runs. With --markdown, rewrites its section of that file (BENCHMARKS.md).
 As root, the container runs as the unprivileged test user (APPTAINER_TEST_USER, default ddpuser),
 as on a cluster. Target: container/native >= 0.98.
 """
@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.markdown import publish
+
 REPO = Path(__file__).resolve().parents[1]
-SECTION_START, SECTION_END = "<!-- container_overhead:start -->", "<!-- container_overhead:end -->"
 TEST_USER = os.environ.get("APPTAINER_TEST_USER", "ddpuser")
 
 
@@ -103,8 +104,7 @@ def render_section(command: str, training: dict[str, list[float]], startup: dict
     pairs = list(zip(training["native"], training["container"], strict=True))
     runs = ", ".join(f"{n:.0f}/{c:.0f}" for n, c in pairs)
     ratios = [c / n for n, c in pairs]
-    return f"""{SECTION_START}
-## Container overhead (smoke image, CPU)
+    return f"""## Container overhead (smoke image, CPU)
 
 Command: `{command}`
 Measured {time.strftime('%Y-%m-%d')} at {revision} on {_machine()}.
@@ -124,19 +124,7 @@ between runs is load from other work on this shared machine; a ratio within it i
 | start-up | median | min | max |
 |---|---|---|---|
 {rows}
-{SECTION_END}
 """
-
-
-def write_section(section: str, path: Path) -> None:
-    default = "# Benchmarks\n\nEach section: what was measured, how, and the command.\n"
-    text = path.read_text() if path.exists() else default
-    if SECTION_START in text and SECTION_END in text:
-        head, rest = text.split(SECTION_START, 1)
-        text = head + section.rstrip("\n") + rest.split(SECTION_END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,17 +134,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
-    parser.add_argument("--output", type=Path, default=REPO / "BENCHMARKS.md")
+    parser.add_argument("--markdown", type=Path, help="rewrite this file's section (e.g. BENCHMARKS.md)")
     options = parser.parse_args(argv)
     if shutil.which("apptainer") is None or not options.image.exists():
         print(f"error: needs apptainer and {options.image} (build it with `make smoke-image`)", file=sys.stderr)
         return 2
     training = measure_training(options.image.resolve(), options.repeats, options.steps, options.warmup)
     startup = measure_startup(options.image.resolve(), options.repeats)
-    command = "python -m bench.container_overhead " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = f"python -m bench.container_overhead --repeats {options.repeats}"
+    for name in ("image", "steps", "warmup"):  # what shaped the figures, where it is not the default
+        if getattr(options, name) != parser.get_default(name):
+            command += f" --{name} {getattr(options, name)}"
     section = render_section(command.strip(), training, startup, options.steps, options.warmup)
-    write_section(section, options.output)
-    print(section)
+    publish(section, options.markdown, "bench.container_overhead")
     return 0
 
 

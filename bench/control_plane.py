@@ -7,14 +7,14 @@ to a real process: SIGSTOP (a rank frozen: its socket stays open, nothing answer
 project's own functions, phase by phase:
 
 - agreement: `app.common.attempts.agree_on_attempt` (what `open_store` does under torchrun's agent store);
-- check: `app.check.runner._Session`'s store exchanges: node reports -> rank 0's gather and judgement
-  (`_gather_nodes`) -> plan -> every rank's `RankResults` -> rank 0's gather -> verdict and acks
-  (`_conclude`); each rank's `StageWatchdog` beats meanwhile, as in `python -m app.check`;
+- check: `app.check.runner.Session.stages`, the check's store exchanges: node reports -> rank 0's gather and
+  judgement of every rank's node checks -> plan -> every rank's `RankResults` -> rank 0's gather -> verdict
+  and acks; each rank's `StageWatchdog` beats meanwhile, as in `python -m app.check`;
 - steady: the trainer's `app.common.watchdog.Watchdog` beating while the ranks make progress;
 - one phase per fault: every rank waits in one collective (its mark stops moving) and the watchdogs'
   verdict must name the faulty rank(s), and not the slow node.
 
-Store requests and payload bytes are counted by a thin wrapper around each rank's client (`CountingStore`:
+Store requests and payload bytes are counted by a thin wrapper around each rank's client (bench.counting_store:
 keys and values as the code passes them, plus the attempt prefix; TCP framing is not counted); the store's
 latency under that load by a probe client in the main process (`get` of one small key every 20 ms).
 
@@ -59,87 +59,17 @@ from app.check.options import CheckSettings
 from app.check.protocol import Measurement
 from app.check.report import OK, Check, Report
 from app.common.attempts import agree_on_attempt
-from app.common.watchdog import Verdict, Watchdog, beat_key
+from app.common.watchdog import Verdict, Watchdog
 from bench import markdown
+from bench.counting_store import CountingStore, Tally
 
 RANKS_PER_NODE = 4
 FAULTS = ("frozen", "slow-node", "node-gone")  # node-gone last: its ranks stay gone
 
 
-# -- the counting wrapper ---------------------------------------------------------------------------------
-def _size(value: Any) -> int:
-    if isinstance(value, (bytes, bytearray, str)):
-        return len(value)
-    if isinstance(value, (list, tuple)):
-        return sum(_size(v) for v in value)
-    return 8  # an integer (add's amount, a reply) or a bool
-
-
-class Tally:
-    """One process's counts, shared by its ranks' wrappers: requests by method, payload bytes, per rank."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.reset()
-
-    def reset(self) -> None:
-        with self.lock:
-            self.requests: Counter[str] = Counter()
-            self.bytes = 0
-            self.by_rank: Counter[int] = Counter()
-
-    def add(self, rank: int, method: str, nbytes: int) -> None:
-        with self.lock:
-            self.requests[method] += 1
-            self.bytes += nbytes
-            self.by_rank[rank] += 1
-
-    def snapshot(self) -> dict[str, Any]:
-        with self.lock:
-            return {"requests": dict(self.requests), "bytes": self.bytes, "by_rank": dict(self.by_rank)}
-
-
-class CountingStore:
-    """A rank's store client that counts each request it sends (heartbeat `set`s as `beat`) and its bytes."""
-
-    def __init__(self, store: dist.Store, rank: int, tally: Tally, prefix: str = "") -> None:
-        self.store, self.rank, self.tally, self.prefix = store, rank, tally, len(prefix)
-        self.beat = beat_key(rank)
-
-    def _keys(self, keys: Any) -> int:
-        return _size(keys) + self.prefix * (len(keys) if isinstance(keys, list) else 1)
-
-    def set(self, key: str, value: Any) -> None:
-        self.tally.add(self.rank, "beat" if key == self.beat else "set", self._keys(key) + _size(value))
-        self.store.set(key, value)
-
-    def get(self, key: str) -> bytes:
-        value = self.store.get(key)
-        self.tally.add(self.rank, "get", self._keys(key) + len(value))
-        return value
-
-    def multi_get(self, keys: list[str]) -> list[bytes]:
-        values = self.store.multi_get(keys)
-        self.tally.add(self.rank, "multi_get", self._keys(keys) + _size(values))
-        return values
-
-    def multi_set(self, keys: list[str], values: list[Any]) -> None:
-        self.tally.add(self.rank, "multi_set", self._keys(keys) + _size(values))
-        self.store.multi_set(keys, values)
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:  # add, check, wait, compare_set, ...
-        method = getattr(self.store, name)
-
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            self.tally.add(self.rank, name, self._keys(args[0]) + _size(list(args[1:])) if args else 0)
-            return method(*args, **kwargs)
-
-        return counted
-
-
 # -- one process's ranks --------------------------------------------------------------------------------
 class _Environment:
-    """What `_Session` asks of its cluster environment."""
+    """What `Session` asks of its cluster environment."""
 
     def __init__(self, rank: int, world_size: int) -> None:
         self._rank, self._world_size, self.env = rank, world_size, {}
@@ -202,21 +132,14 @@ class Ranks:
             facts = {**copy.deepcopy(self.node_report["facts"]), "rank": rank, "local_rank": rank % RANKS_PER_NODE,
                      "hostname": host(rank), "world_size": self.world_size}
             checks = [Check.from_dict(c) for c in self.node_report["checks"]]
-            session = runner._Session(options, _Environment(rank, self.world_size),
-                                      Report(checks=[Check("launch", OK, "simulated"), *checks]), facts)
-            session.store = CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix)
-            session.watchdog = StageWatchdog(session.store, rank, self.world_size, host(rank), deadline_s,
-                                             lambda verdict, _: hangs.append(verdict.sentence),
-                                             end_process=lambda _: None).start()
-            session._enter("preflight")
-            plan = session._exchange_plan()
-            session._enter("rendezvous", "rendezvous: process group")
-            session._enter("collectives")
-            session.watchdog.stage("report")
-            gathered = session._exchange_results(_results(session, rank, plan.nodes))
-            if gathered is not None and len(gathered) != self.world_size:
-                raise RuntimeError(f"rank 0 gathered {len(gathered)} results")
-            return session._conclude(session.report.exit_code() if rank == 0 else None)
+            session = runner.Session(options, _Environment(rank, self.world_size),
+                                     Report(checks=[Check("launch", OK, "simulated"), *checks]), facts)
+            store = CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix)
+            watchdog = StageWatchdog(store, rank, self.world_size, host(rank), deadline_s,
+                                     lambda verdict, _: hangs.append(verdict.sentence),
+                                     end_process=lambda _: None).start()
+            return session.stages(store, watchdog, join=lambda: True, measure=lambda: _results(session, rank),
+                                  judge=functools.partial(_all_gathered, self.world_size))
 
         with contextlib.redirect_stdout(io.StringIO()):  # rank 0's report
             results = self._each(one, timeout_s)
@@ -277,10 +200,10 @@ def _planned(nodes: tuple[str, ...]) -> tuple[list[coll.Scope], dict[int, list[c
     return scopes, own
 
 
-def _results(session: runner._Session, rank: int, nodes: list[str]) -> protocol.RankResults:
-    """What `_collectives` returns on this rank with --preflight (all_reduce and all_gather at two sizes),
-    with made-up timings: the scopes from the real planners, packaged by the runner."""
-    scopes, own = _planned(tuple(nodes))
+def _results(session: runner.Session, rank: int) -> protocol.RankResults:
+    """What the check measures on this rank with --preflight (all_reduce and all_gather at two sizes), with
+    made-up timings: the scopes from the real planners for the plan's nodes, packaged by the runner."""
+    scopes, own = _planned(tuple(session.nodes))
     rows: dict[str, list[Measurement]] = {}
     for scope in own.get(rank, []):
         if scope.key.startswith("pair:"):
@@ -288,7 +211,13 @@ def _results(session: runner._Session, rank: int, nodes: list[str]) -> protocol.
         else:
             rows[scope.key] = [Measurement(name, size, size // 4, 1e-3, 0)
                                for name in ("all_reduce", "all_gather") for size in (32 << 10, 64 << 20)]
-    return session._package(list(scopes), rows, {})
+    return session.package(list(scopes), rows, {})
+
+
+def _all_gathered(world_size: int, gathered: list[protocol.RankResults]) -> None:
+    """Rank 0's judgement, in the simulation: only that every rank's results came."""
+    if len(gathered) != world_size:
+        raise RuntimeError(f"rank 0 gathered {len(gathered)} results")
 
 
 def _die_with_parent() -> None:
@@ -300,7 +229,6 @@ def _die_with_parent() -> None:
 def _worker(port: int, ranks: list[int], world_size: int, node_report: dict[str, Any], commands: Any,
             replies: Any) -> None:
     _die_with_parent()
-    runner.shutdown = lambda: None  # no process group here; its gc.collect() per rank would serialise them
     world = Ranks(port, ranks, world_size, node_report)
     replies.put(("connected", world.connect_s))
     while True:
@@ -574,10 +502,9 @@ def _rerun_without_dns(argv: list[str]) -> int | None:
     """Re-run this command in a private mount namespace whose /etc/resolv.conf names no reachable server;
     None where that cannot be done (not root, no unshare), and the command runs as it is.
 
-    Every TCPStore connection looks up the peer's name (torch logs it). This sandbox's resolver answers those
-    lookups for 127.0.0.1 at 5-10 a second and drops some (a 5 s stall, once a 60 s connect timeout): 1024
-    connections took 105 s, against 0.1 ms each without it, and 4096 did not finish (the watchdog bench).
-    A cluster's resolver (or nscd) answers in microseconds; this stands in for that."""
+    Every TCPStore connection looks up the peer's name (torch logs it). A slow resolver, one that answers a
+    handful of lookups a second and drops some (BENCHMARKS.md names this machine's), would time the connections,
+    not the control plane; a cluster's resolver (or nscd) answers in microseconds, and this stands in for that."""
     if os.environ.get(_PRIVATE_RESOLVER) or os.geteuid() != 0 or not shutil.which("unshare"):
         return None
     if subprocess.run(["unshare", "--mount", "true"], capture_output=True, check=False).returncode != 0:
@@ -629,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_check:
         command += " --no-check"
     body = "\n".join([
-        "## Control plane at scale (simulated world, one real TCPStore)",
+        f"## Control plane at {' and '.join(map(str, args.ranks))} ranks (simulated world, one real TCPStore)",
         "",
         f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, torch {torch.__version__}; "
         "`bench/control_plane.py` says what each phase runs).",
@@ -641,8 +568,8 @@ def main(argv: list[str] | None = None) -> int:
         "payload bytes (keys and values as the code passes them, plus the key prefix; TCP framing not counted) are "
         "counted by a wrapper around each rank's client; heartbeat `set`s are counted apart as beats. Probe: a "
         "client of its own `get`s one 64-byte key every 20 ms during the phase. Phases: *agreement* "
-        "`agree_on_attempt` on every rank; *check* `app.check.runner._Session`'s exchanges (node reports, rank "
-        "0's `_gather_nodes` with its real judgement of every rank's checks, plan, `RankResults`, verdict, acks) "
+        "`agree_on_attempt` on every rank; *check* the check's exchanges, `app.check.runner.Session.stages` "
+        "(node reports, rank 0's real judgement of every rank's node checks, plan, `RankResults`, verdict, acks) "
         "with each rank's `StageWatchdog` beating; *steady* the trainer's `Watchdog` on every rank while the ranks "
         "make a step a second; then every rank waits in one collective and: *frozen* one rank's process gets "
         "SIGSTOP; *node-gone* a process of 4 ranks (a node) gets SIGKILL (its sockets close); *slow-node* as "
@@ -653,8 +580,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Simplified: the collectives, the process group and rank 0's judging of the bandwidth tables are not "
         "run (each rank's `RankResults` has made-up timings for the scopes the real planners give it); the "
-        "node report is this machine's real one, sent by every rank under its own rank and host name; "
-        "`shutdown()` is skipped (no process group; its `gc.collect()` per rank would serialise 512 threads). "
+        "node report is this machine's real one, sent by every rank under its own rank and host name. "
         "The beat interval is the watchdog's default for the deadline (a tenth). 4096 ranks (12,000 Python "
         "threads) fit these 2 cores only without the check's phase (its last ranks reached the verdict wait "
         "after others' 60 s deadline, from CPU starvation; at 128 ranks a process it ran 785 s and the probe's "

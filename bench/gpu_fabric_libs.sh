@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Copies the CUDA image's fabric stack out of a built image, for a GPU host that has no Apptainer (the
-# device tool's machine), into .gpu-carry/ of this checkout (ignored by git; name it in the tool's `carry`):
+# Copies the CUDA image's fabric stack out of a built image, for a GPU host that has no Apptainer, into
+# .gpu-carry/ of this checkout (ignored by git; copy it to the GPU host beside the checkout):
 #   bash bench/gpu_fabric_libs.sh build/app-ngc-twin.sif
 # .gpu-carry/fabric-libs: aws-ofi-nccl's libnccl-net.so, libfabric.so.1 (1.22.0), fi_info, and every
 #   library they load from the image but the C and C++ runtimes (hwloc, rdma-core, libnl, udev), as `ldd`

@@ -1,18 +1,8 @@
-"""The job scripts' own functions at 1024 nodes: hostlists, the launcher check, exclude lists, history.jsonl.
+"""The job scripts' own functions at 1024 nodes, timed: hostlists, the launcher check, exclude lists, history.jsonl.
 
 Each function of jobscripts/lib*.sh runs for real in bash, in a generated Slurm or PBS environment of N
-nodes (Slurm's compressed hostlists as Cray EX and MareNostrum 5 name their nodes; a PBS_NODEFILE of FQDNs
-with one line per MPI slot). Only the scheduler's commands are stand-ins, modelled on what the real ones do:
-
-- `scontrol show hostnames|hostlist` is the real Slurm client (`/usr/bin/scontrol`, given a two-line
-  slurm.conf: these subcommands need no controller); `show job`, `requeue` and `update` answer as
-  slurmctld would and are recorded. Without a Slurm client, app.common.cluster.parse_hostlist expands.
-- `srun` and `mpiexec` (Cray PALS) place one task per node of the allocation (SLURM_JOB_NODELIST;
-  PBS_NODEFILE), set SLURMD_NODENAME (srun), interleave the tasks' stdout in no particular order and write
-  their notices to stderr ("srun: Job step creation temporarily disabled, retrying"). The launcher check's
-  command runs once, with `uname -n` and SLURMD_NODENAME as placeholders, and its output is repeated per
-  node with each node's names (1024 real tasks would time the stand-in, not the script). Any other
-  command (a training step) is recorded and succeeds.
+nodes with stand-ins for the scheduler's commands (tests/fixtures/job_world.py says how each behaves; the
+tests in tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
 Timed inside bash (EPOCHREALTIME around the call, after `source lib.sh`), median of --repeats runs:
 
@@ -22,349 +12,38 @@ Timed inside bash (EPOCHREALTIME around the call, after `source lib.sh`), median
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.markdown import publish
-
-REPO = Path(__file__).resolve().parents[1]
-LIB = REPO / "jobscripts" / "lib.sh"
-REAL_SCONTROL = Path("/usr/bin/scontrol")
-JOB_ID = "4242"
-GPUS_PER_NODE = 4
-#: What srun and its SPANK plugins write to stderr on a busy machine (not the tasks' output)
-SRUN_NOTICES = ("srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
-                "srun: Job step creation still disabled, retrying (Requested nodes are busy)\n"
-                f"srun: Step created for StepId={JOB_ID}.0\n")
-#: A site prolog that echoes to the job's stdout (not a launcher check line)
-PROLOG_NOISE = "Welcome to the accelerated partition; /scratch quota 80% full\n"
-
-# --------------------------------------------------------------------------------------- allocations
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """N nodes as the scheduler names them, the hostlist it passes, and what `uname -n` says on each."""
-
-    nodes: list[str]
-    nodelist: str  # Slurm's compressed form (SLURM_JOB_NODELIST); for PBS the nodes joined by commas
-    domain: str = ""  # `uname -n` is NODE + DOMAIN where the nodes call themselves by an FQDN
-
-    def hostname(self, node: str) -> str:
-        return node + self.domain
-
-
-def cray_nids(n: int, first: int = 1000) -> Allocation:
-    """`nid[001000-002023]`: HPE Cray EX (Alps, Olivia) under Slurm, node name = hostname."""
-    return Allocation([f"nid{i:06d}" for i in range(first, first + n)], f"nid[{first:06d}-{first + n - 1:06d}]")
-
-
-def cray_nids_with_gaps(n: int) -> Allocation:
-    """Two ranges with a hole (drained nodes between them): `nid[001000-001511,001600-002111]`."""
-    half = n // 2
-    nodes = [f"nid{i:06d}" for i in range(1000, 1000 + half)] + [f"nid{i:06d}" for i in range(1600, 1600 + n - half)]
-    return Allocation(nodes, f"nid[001000-{1000 + half - 1:06d},001600-{1600 + n - half - 1:06d}]")
-
-
-def marenostrum5(n: int) -> Allocation:
-    """MareNostrum 5 ACC names: `as01r1b[01-32],as02r1b[01-32],...`, 32 nodes a group, one range each."""
-    groups = [(g, min(32, n - 32 * (g - 1))) for g in range(1, (n + 31) // 32 + 1)]
-    nodes = [f"as{g:02d}r1b{b:02d}" for g, count in groups for b in range(1, count + 1)]
-    return Allocation(nodes, ",".join(f"as{g:02d}r1b[01-{count:02d}]" for g, count in groups))
-
-
-def pbs_gh200(n: int, domain: str = ".hsn.olivia.sigma2.no") -> Allocation:
-    """Cray EX xnames as a PBS node file holds them (FQDN); `uname -n` on the node is the short name."""
-    nodes = [f"x{1000 + i // 64}c{i // 8 % 8}s{i % 8}b0n0{domain}" for i in range(n)]
-    return Allocation(nodes, ",".join(nodes))
-
-
-ALLOCATIONS = {"cray": cray_nids, "cray-gaps": cray_nids_with_gaps, "mn5": marenostrum5}
-
-
-def slurm_env(alloc: Allocation, submit_dir: Path, tasks_per_node: int = 1, cpus_per_node: int = 80) -> dict[str, str]:
-    """What sbatch gives the batch script of an N-node job (`-N N --ntasks-per-node=T --gres=gpu:4`)."""
-    n = len(alloc.nodes)
-    return {
-        "SLURM_JOB_ID": JOB_ID, "SLURM_JOBID": JOB_ID, "SLURM_JOB_NAME": "ddp", "SLURM_CLUSTER_NAME": "scale",
-        "SLURM_JOB_NODELIST": alloc.nodelist, "SLURM_NODELIST": alloc.nodelist,
-        "SLURM_JOB_NUM_NODES": str(n), "SLURM_NNODES": str(n), "SLURM_NTASKS": str(n * tasks_per_node),
-        "SLURM_TASKS_PER_NODE": f"{tasks_per_node}(x{n})", "SLURM_NTASKS_PER_NODE": str(tasks_per_node),
-        "SLURM_JOB_CPUS_PER_NODE": f"{cpus_per_node}(x{n})", "SLURM_CPUS_ON_NODE": str(cpus_per_node),
-        "SLURM_CPUS_PER_TASK": str(cpus_per_node // tasks_per_node), "SLURM_GPUS_ON_NODE": str(GPUS_PER_NODE),
-        "SLURM_NODEID": "0", "SLURMD_NODENAME": alloc.nodes[0], "SLURM_RESTART_COUNT": "0",
-        "SLURM_SUBMIT_DIR": str(submit_dir), "SLURM_SUBMIT_HOST": "alogin1",
-    }
-
-
-def pbs_env(alloc: Allocation, workdir: Path, mpiprocs: int = GPUS_PER_NODE) -> dict[str, str]:
-    """What PBS Pro gives a `-l select=N:ncpus=288:ngpus=4:mpiprocs=4` job: a node file line per MPI slot."""
-    nodefile = workdir / f"pbs-nodefile-{len(alloc.nodes)}"
-    nodefile.write_text("".join(f"{node}\n" * mpiprocs for node in alloc.nodes))
-    return {"PBS_JOBID": f"{JOB_ID}.pbs01", "PBS_NODEFILE": str(nodefile), "PBS_O_WORKDIR": str(workdir),
-            "PBS_JOBNAME": "ddp", "PBS_QUEUE": "gh200", "GPUS_PER_NODE": str(GPUS_PER_NODE)}
-
-
-# ---------------------------------------------------------------------------------------- stand-ins
-
-LAUNCHER = r'''
-"""Stand-in srun / Cray PALS mpiexec: one task per node of the allocation (see bench/jobscripts_scale.py)."""
-import json, os, random, subprocess, sys, tempfile
-name, argv, env = os.path.basename(sys.argv[0]), sys.argv[1:], os.environ
-options, i = {}, 0
-while i < len(argv) and argv[i].startswith("-"):
-    key, eq, value = argv[i].partition("=")
-    if not eq and key in ("-n", "--ppn", "--cpu-bind"):
-        value, i = argv[i + 1], i + 1
-    options[key], i = value, i + 1
-command = argv[i:]
-if name == "srun":
-    nodes = subprocess.run(["scontrol", "show", "hostnames", env["SLURM_JOB_NODELIST"]], capture_output=True,
-                           text=True, check=True).stdout.split()
-    if int(options.get("--nodes", len(nodes))) != len(nodes):
-        sys.exit(f"srun: error: --nodes={options['--nodes']} but the allocation has {len(nodes)} nodes")
-    per_node, hosts = int(options.get("--ntasks-per-node", 1)), [n + env.get("STANDIN_DOMAIN", "") for n in nodes]
-else:  # PALS: the distinct hosts of the node file, in order; `uname -n` is the first label
-    nodes = list(dict.fromkeys(line.split()[0] for line in open(env["PBS_NODEFILE"]) if line.strip()))
-    per_node, hosts = int(options.get("--ppn", 1)), [n.split(".")[0] for n in nodes]
-    if env.get("STANDIN_NIDS"):  # Cray EX: the node file holds xnames, the nodes call themselves nidNNNNNN
-        hosts = [f"nid{i + 1:06d}" for i in range(len(nodes))]
-    if int(options.get("-n", len(nodes))) > len(nodes) * per_node:
-        sys.exit(f"mpiexec: error: -n {options['-n']} ranks do not fit {len(nodes)} nodes x --ppn {per_node}")
-with open(env["STANDIN_LOG"], "a") as log:
-    log.write(json.dumps({"launcher": name, "argv": sys.argv[1:]}) + "\n")
-if name == "srun":
-    sys.stderr.write(env.get("STANDIN_NOTICES", ""))
-if command[:1] != ["/bin/sh"]:  # a training step: recorded above
-    sys.exit(int(env.get("STANDIN_STEP_RC", "0")))
-fake = tempfile.mkdtemp()
-with open(os.path.join(fake, "uname"), "w") as stub:
-    stub.write("#!/bin/sh\necho @HOST@\n")
-os.chmod(os.path.join(fake, "uname"), 0o755)
-task_env = {**env, "PATH": fake + ":" + env["PATH"], "SLURMD_NODENAME": "@NAME@"} if name == "srun" else \
-    {**env, "PATH": fake + ":" + env["PATH"]}
-once = subprocess.run(command, env=task_env, capture_output=True, text=True)
-sys.stderr.write(once.stderr)
-skip, twice = set(env.get("STANDIN_SKIP", "").split(",")), set(env.get("STANDIN_TWICE", "").split(","))
-lines = []
-for node, host in zip(nodes, hosts):
-    if node in skip:
-        continue
-    for _ in range(per_node * (2 if node in twice else 1)):
-        lines.append(once.stdout.replace("@HOST@", host).replace("@NAME@", node))
-random.Random(len(lines)).shuffle(lines)  # tasks' stdout reaches srun in no particular order
-sys.stdout.write(env.get("STANDIN_STDOUT_NOISE", "") + "".join(lines))
-sys.exit(once.returncode)
-'''
-
-SCONTROL = r'''#!/bin/bash
-# Stand-in scontrol: hostlists by the real client (or app.common.cluster.parse_hostlist), jobs as slurmctld.
-case "$1 $2" in
-    "show hostnames" | "show hostlist")
-        if [[ -n ${STANDIN_REAL_SCONTROL:-} ]]; then exec "$STANDIN_REAL_SCONTROL" "$@"; fi
-        exec "$STANDIN_PYTHON" -c 'import sys; from app.common.cluster import parse_hostlist as p
-print("\n".join(p(sys.argv[2])) if sys.argv[1] == "hostnames" else sys.exit("no hostlist compression"))' "$2" "$3" ;;
-    "show job")
-        echo "JobId=$SLURM_JOB_ID JobName=ddp JobState=RUNNING Requeue=1 Restarts=0 NodeList=$SLURM_JOB_NODELIST" \
-            "NumNodes=$SLURM_NNODES ExcNodeList=${STANDIN_EXCLUDED:-(null)} Command=$SLURM_SUBMIT_DIR/mn5.sh" ;;
-    *) printf '%s\n' "$(printf '%q ' scontrol "$@")" >>"$STANDIN_LOG.scontrol" ;;
-esac
-'''
-
-
-@dataclass
-class World:
-    """A directory with the stand-ins on PATH, a submit directory and a log of what the launchers ran."""
-
-    root: Path
-    real_scontrol: bool
-
-    @property
-    def bin(self) -> Path:
-        return self.root / "bin"
-
-    @property
-    def log(self) -> Path:
-        return self.root / "launches.jsonl"
-
-    def env(self, **extra: str) -> dict[str, str]:
-        env = {"PATH": f"{self.bin}:/usr/bin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8",
-               "STANDIN_LOG": str(self.log), "STANDIN_PYTHON": sys.executable, "PYTHONPATH": str(REPO),
-               "SLURM_CONF": str(self.root / "slurm.conf"), "STANDIN_NOTICES": SRUN_NOTICES,
-               "IMAGE": str(self.root / "app.sif"), "FABRIC": "none", "RDZV_IFACES": "ib0-not-here",
-               "RUN_DIR": str(self.root / "run")}
-        if self.real_scontrol:
-            env["STANDIN_REAL_SCONTROL"] = str(REAL_SCONTROL)
-        return {**env, **extra}
-
-    def launches(self) -> list[dict]:
-        return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.exists() else []
-
-    def scontrol_calls(self) -> list[str]:
-        path = Path(f"{self.log}.scontrol")
-        return [line.rstrip() for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def make_world(root: Path) -> World:
-    (root / "bin").mkdir(parents=True, exist_ok=True)
-    for name in ("srun", "mpiexec"):
-        (root / "bin" / name).write_text(f"#!{sys.executable} -IS\n{LAUNCHER}")
-    (root / "bin" / "scontrol").write_text(SCONTROL)
-    # ddp_container_cmd wants an image and a runtime; the steps never reach it (the launcher stands in)
-    (root / "bin" / "apptainer").write_text("#!/bin/sh\nexit 0\n")
-    # The simulated nodes resolve, as a site's resolver knows its nodes (lib-pbs.sh checks the node file's
-    # names with `getent hosts`); what 1024 real look-ups cost is not part of these figures
-    (root / "bin" / "getent").write_text("#!/bin/sh\nexit 0\n")
-    for stub in (root / "bin").iterdir():
-        stub.chmod(0o755)
-    (root / "app.sif").touch()
-    (root / "slurm.conf").write_text("ClusterName=scale\nSlurmctldHost=localhost\n")
-    real = REAL_SCONTROL.exists() and subprocess.run(
-        [str(REAL_SCONTROL), "show", "hostnames", "n[1-2]"], env={"SLURM_CONF": str(root / "slurm.conf")},
-        capture_output=True, text=True).stdout.split() == ["n1", "n2"]
-    return World(root, real)
-
-
-# ------------------------------------------------------------------------------------ running bash
-
-
-@dataclass
-class Run:
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float  # wall-clock, from the mark (`__mark`: after `source lib.sh` unless the snippet marks later)
-    cpu_seconds: float  # user + system CPU of bash and its children over the same span (not inflated by load)
-
-
-def _cpu(times_output: str) -> float:
-    """The four figures of bash's `times` (shell user, system; children user, system) summed, in seconds."""
-    total = 0.0
-    for minutes, seconds in re.findall(r"(\d+)m([\d.]+)s", times_output):
-        total += int(minutes) * 60 + float(seconds)
-    return total
-
-
-def run_lib(world: World, snippet: str, env: dict[str, str], cwd: Path | None = None) -> Run:
-    """`source lib.sh`, then SNIPPET in a fresh bash, timed from inside: from `__mark` (run after sourcing;
-    a snippet calls it again to time only what follows) to the exit, wall-clock and CPU (`times`)."""
-    timing = world.root / "timing"
-    for suffix in ("", ".cpu0", ".cpu1"):
-        Path(f"{timing}{suffix}").unlink(missing_ok=True)
-    script = (f'source "{LIB}"\n__mark() {{ __t0=$EPOCHREALTIME; times >"{timing}.cpu0"; }}\n__mark\n'
-              f'trap \'times >"{timing}.cpu1"; echo "$__t0 $EPOCHREALTIME" >"{timing}"\' EXIT\n{snippet}\n')
-    result = subprocess.run(["bash", "-c", script], env=env, cwd=cwd or world.root, capture_output=True, text=True,
-                            timeout=120)
-    start, end = (float(t) for t in timing.read_text().split()) if timing.exists() else (0.0, 0.0)
-    cpu = (_cpu(Path(f"{timing}.cpu1").read_text()) - _cpu(Path(f"{timing}.cpu0").read_text())
-           if Path(f"{timing}.cpu1").exists() else 0.0)
-    return Run(result.returncode, result.stdout, result.stderr, end - start, cpu)
-
-
-#: ddp_slurm_main / ddp_pbs_main up to the workload: the allocation as the script understood it
-STOP_AT_WORKLOAD = ('ddp_workload() { printf "nodes=%s\\n" "${DDP_NODES[@]}"; '
-                    'echo "nnodes=$DDP_NNODES head=$DDP_HEAD_NODE"; exit 0; }\n')
-
-
-def _nodes_seen(run: Run) -> tuple[Run, list[str], str]:
-    """(the run, DDP_NODES, "nnodes=N head=HEAD") as the main left them at the workload."""
-    lines = run.stdout.splitlines()
-    return run, [line[6:] for line in lines if line.startswith("nodes=")], \
-        next((line for line in lines if line.startswith("nnodes=")), "")
-
-
-def slurm_nodes_seen(world: World, alloc: Allocation) -> tuple[Run, list[str], str]:
-    return _nodes_seen(run_lib(world, f"{STOP_AT_WORKLOAD}DDP_SCRIPT=mn5.sh ddp_slurm_main",
-                               world.env(**slurm_env(alloc, world.root))))
-
-
-def pbs_nodes_seen(world: World, alloc: Allocation) -> tuple[Run, list[str], str]:
-    return _nodes_seen(run_lib(world, f"{STOP_AT_WORKLOAD}DDP_SCRIPT=gh200-pbs.sh ddp_pbs_main",
-                               world.env(**pbs_env(alloc, world.root))))
-
-
-def whole_job(world: World, alloc: Allocation, scheduler: str = "slurm", *args: str, **env: str) -> Run:
-    """The whole job script's main (ddp_slurm_main / ddp_pbs_main) with the stand-ins: launcher check,
-    preflight and workload steps recorded in world.launches()."""
-    world.log.unlink(missing_ok=True)
-    if scheduler == "slurm":
-        job = world.env(**slurm_env(alloc, world.root, int(env.pop("TASKS_PER_NODE", "1"))), **env)
-        return run_lib(world, f"DDP_SCRIPT=mn5.sh ddp_slurm_main {' '.join(args)}", job)
-    return run_lib(world, f"DDP_SCRIPT=gh200-pbs.sh ddp_pbs_main {' '.join(args)}",
-                   world.env(**pbs_env(alloc, world.root), **env))
-
-
-def slurm_job(alloc: Allocation) -> str:
-    """The DDP_* variables ddp_slurm_main sets from the allocation, as a snippet (for single functions)."""
-    return (f'DDP_SCRIPT=mn5.sh DDP_SCHEDULER=slurm DDP_JOB_ID={JOB_ID} DDP_NNODES={len(alloc.nodes)} '
-            f'DDP_HEAD_NODE={alloc.nodes[0]} DDP_SUBMIT_DIR=$SLURM_SUBMIT_DIR\n'
-            'mapfile -t DDP_NODES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")\nddp_defaults >/dev/null\n'
-            '__mark\n')  # the timing starts here
-
-
-def srun_per_node(n: int) -> str:
-    return f"srun --kill-on-bad-exit=1 --nodes={n} --ntasks={n} --ntasks-per-node=1"
-
-
-def check_launcher(world: World, alloc: Allocation, *, skip: Iterable[str] = (), twice: Iterable[str] = (),
-                   after: str = "") -> Run:
-    """ddp_check_launcher through srun on every node of a Slurm allocation (AFTER runs if it passed)."""
-    env = world.env(**slurm_env(alloc, world.root), STANDIN_SKIP=",".join(skip), STANDIN_TWICE=",".join(twice),
-                    STANDIN_DOMAIN=alloc.domain, STANDIN_STDOUT_NOISE=PROLOG_NOISE)
-    return run_lib(world, f"{slurm_job(alloc)}ddp_check_launcher DDP_SCHEDULER_NAME_OF "
-                          f"{srun_per_node(len(alloc.nodes))}\n{after}", env)
-
-
-def check_launcher_pbs(world: World, alloc: Allocation, *, skip: Iterable[str] = (), nids: bool = False) -> Run:
-    env = world.env(**pbs_env(alloc, world.root), STANDIN_SKIP=",".join(skip), STANDIN_NIDS="1" if nids else "")
-    n = len(alloc.nodes)
-    snippet = (f'DDP_SCRIPT=gh200-pbs.sh DDP_SCHEDULER=pbs DDP_JOB_ID=$PBS_JOBID DDP_SUBMIT_DIR=$PBS_O_WORKDIR '
-               f'DDP_NNODES={n} DDP_HEAD_NODE={alloc.nodes[0]}\n'
-               'mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
-               'ddp_defaults >/dev/null\n__mark\n'
-               f'ddp_check_launcher DDP_SCHEDULER_NAME_OF mpiexec -n {n} --ppn 1 --cpu-bind none\n')
-    return run_lib(world, snippet, env)
-
-
-def write_history(run_dir: Path, hosts: list[str], attempts: int, requeues_at_the_end: int) -> None:
-    """A long campaign's history.jsonl: every attempt got further than the last, each lost a node (a
-    requeue between attempts), and the last REQUEUES_AT_THE_END requeues made no progress."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for attempt in range(1, attempts + 1):
-        lines.append({"attempt": attempt, "started": "2026-11-24T10:00:00+0000", "started_unix": 1.8e9 + attempt,
-                      "job_id": JOB_ID, "hosts": sorted(hosts), "launcher": "torchrun", "image": "app.sif",
-                      "start_step": 100 * attempt, "total_steps": None, "previous_attempt": "requeue: ..."})
-        lines.append({"event": "requeue", "time": "2026-11-24T10:00:00+0000", "job_id": JOB_ID, "hosts": hosts,
-                      "image": "app.sif", "excluded": [hosts[attempt % len(hosts)]], "reason": "hung; left out"})
-    for _ in range(requeues_at_the_end - 1):
-        lines.append({"attempt": attempts + 1, "hosts": sorted(hosts), "start_step": 100 * attempts})
-        lines.append({"event": "requeue", "hosts": hosts, "excluded": [hosts[0]], "reason": "preflight"})
-    (run_dir / "history.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-
-
-def heal(world: World, alloc: Allocation, blamed_hosts: list[str], excluded_before: str = "(null)") -> Run:
-    """ddp_heal after the launcher check learned the nodes' names: the requeue without BLAMED_HOSTS."""
-    run_dir = world.root / "run"
-    run_dir.mkdir(exist_ok=True)
-    (run_dir / "nodes-to-exclude.txt").write_text("".join(f"{h}\n" for h in blamed_hosts))
-    env = world.env(**slurm_env(alloc, world.root), STANDIN_DOMAIN=alloc.domain, STANDIN_EXCLUDED=excluded_before)
-    snippet = (f"{slurm_job(alloc)}ddp_check_launcher DDP_SCHEDULER_NAME_OF "
-               f"{srun_per_node(len(alloc.nodes))} >/dev/null\n"
-               "DDP_HEAL_CMD=ddp_slurm_heal\n__mark\nddp_heal 1 'preflight failed (step exit 1)'\n")
-    return run_lib(world, snippet, env)
-
+from tests.fixtures.job_world import (
+    Run,
+    World,
+    check_launcher,
+    check_launcher_pbs,
+    cray_nids,
+    heal,
+    make_world,
+    marenostrum5,
+    pbs_env,
+    pbs_gh200,
+    pbs_nodes_seen,
+    run_lib,
+    slurm_env,
+    slurm_job,
+    slurm_nodes_seen,
+    srun_per_node,
+    whole_job,
+    write_history,
+)
 
 # ------------------------------------------------------------------------------------------- bench
 
@@ -488,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         "'Argument list too long'; the nodes now go on its stdin (`--hosts-from -`, "
         "`test_a_history_event_takes_4096_fqdn_hosts`).",
     ])
-    publish(body, Path(args.markdown) if args.markdown else None, "jobscripts-scale")
+    publish(body, Path(args.markdown) if args.markdown else None, "bench.jobscripts_scale")
     return 1 if slow else 0
 
 

@@ -25,88 +25,9 @@ import tempfile
 from pathlib import Path
 
 from bench.markdown import publish
+from tests.fixtures.read_audit import install_hook, opened
 
 REPO = Path(__file__).resolve().parents[1]
-
-AUDIT_HOOK = '''
-import builtins, io, os, sys
-_dir, _rank = os.environ["SNAPSHOT_OPEN_LOG"], os.environ.get("RANK", "x")
-_log = os.path.join(_dir, "opens-" + _rank + ".txt")
-_reads_log = os.path.join(_dir, "reads-" + _rank + ".txt")
-_open = io.open
-
-def _reads(mode, flags):
-    if isinstance(mode, str):
-        return "r" in mode and "+" not in mode
-    return isinstance(flags, int) and flags & os.O_ACCMODE == os.O_RDONLY
-
-def _hook(event, args):
-    if event == "open" and isinstance(args[0], str) and "/snapshots/" in args[0] and _reads(args[1], args[2]):
-        with _open(_log, "a") as out:
-            out.write(f"{os.stat(args[0]).st_size} {args[0]}\\n")
-
-sys.addaudithook(_hook)
-
-
-class _Counted:
-    """A snapshot file opened for reading: what the program takes from it (bytes; characters of a text file),
-    written down at close."""
-
-    def __init__(self, file, path):
-        self._file, self._path, self._taken = file, path, 0
-
-    def _took(self, data):
-        self._taken += len(data) if isinstance(data, (bytes, bytearray, str)) else (data or 0)
-        return data
-
-    def read(self, *a): return self._took(self._file.read(*a))
-    def read1(self, *a): return self._took(self._file.read1(*a))
-    def readinto(self, b): return self._took(self._file.readinto(b))
-    def readinto1(self, b): return self._took(self._file.readinto1(b))
-    def readline(self, *a): return self._took(self._file.readline(*a))
-    def __iter__(self): return (self._took(line) for line in self._file)
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
-    def __getattr__(self, name): return getattr(self._file, name)
-
-    def close(self):
-        if not self._file.closed:
-            with _open(_reads_log, "a") as out:
-                out.write(f"{self._taken} {self._path}\\n")
-        self._file.close()
-
-
-def _counting_open(file, mode="r", *args, **kwargs):
-    opened = _open(file, mode, *args, **kwargs)
-    path = os.fspath(file) if isinstance(file, (str, os.PathLike)) else ""
-    if isinstance(path, str) and "/snapshots/" in path and _reads(mode, None):
-        return _Counted(opened, path)
-    return opened
-
-builtins.open = io.open = _counting_open
-'''
-
-
-def install_hook(directory: Path, tree: Path = REPO) -> dict[str, str]:
-    """A sitecustomize logging into `directory`; the environment variables that make workers load it (and the
-    app from `tree`)."""
-    hooks = directory / "hooks"
-    hooks.mkdir(parents=True, exist_ok=True)
-    (hooks / "sitecustomize.py").write_text(AUDIT_HOOK)
-    return {"PYTHONPATH": f"{hooks}{os.pathsep}{tree}", "SNAPSHOT_OPEN_LOG": str(directory)}
-
-
-def opened(directory: Path, rank: int, snapshot: Path, log_name: str = "opens") -> list[tuple[int, str]]:
-    """(size, name relative to the snapshots directory) of each file of `snapshot` rank `rank` opened; with
-    log_name="reads", (bytes it read from the file, name) for each time it closed one."""
-    log = directory / f"{log_name}-{rank}.txt"
-    found = []
-    for line in (log.read_text().splitlines() if log.exists() else []):
-        size, path = line.split(" ", 1)
-        if Path(path) == snapshot or Path(path).is_relative_to(snapshot):
-            found.append((int(size), os.path.relpath(path, snapshot.parent)))
-    return found
-
 
 def _torchrun(ranks: int, args: list[str], env: dict[str, str], tree: Path) -> None:
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={ranks}",

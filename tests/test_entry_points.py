@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.launch import REPO, clean_env
 
 
@@ -19,6 +21,7 @@ def test_make_help_shows_the_values_the_targets_will_use():
     assert "  NPROC=3\n" in result.stdout and "  CONFIG=gpt2-h100\n" in result.stdout
 
 
+@pytest.mark.slow  # five processes, each starting torch
 def test_the_installed_commands_are_the_modules(tmp_path):
     bin_dir = Path(sys.executable).parent
     for script, module in (("app-train", "app.train"), ("app-check", "app.check")):

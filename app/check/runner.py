@@ -36,7 +36,7 @@ from app.check.protocol import MAX_TEXT, Measurement, NodeReport, Plan, RankResu
 from app.check.report import FAIL, OK, Check, Report, format_report
 from app.common import exchange, exitcodes
 from app.common.cluster import ClusterEnvironment, detect_environment
-from app.common.distributed import init_distributed, open_store, shutdown
+from app.common.distributed import DistContext, init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError
 from app.common.exchange import text
 from app.common.watchdog import Verdict
@@ -71,10 +71,12 @@ def run_check(options: CheckSettings, probe: Probe, env: Mapping[str, str]) -> i
         for check in report.checks:
             check.where = node.facts["hostname"]
         return _finish(report, options, rank)
-    return _Session(options, environment, report, node.facts).run()
+    return Session(options, environment, report, node.facts).run()
 
 
-class _Session:
+class Session:
+    """One rank's check after its node checks: stages 2-5 of the module's docstring."""
+
     def __init__(
         self,
         options: CheckSettings,
@@ -87,6 +89,7 @@ class _Session:
         self.rank, self.world_size = environment.rank(), environment.world_size()
         self.store: dist.Store | None = None
         self.watchdog: StageWatchdog | None = None
+        self.context: DistContext | None = None
         self.nodes: list[str] = []
         self.started = time.monotonic()
 
@@ -115,15 +118,42 @@ class _Session:
         self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
         self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, self.facts["hostname"],
                                       self.options.deadline_s, self._timed_out).start()
+        code = self.stages(self.store, self.watchdog, join=lambda: self._join(rendezvous_store),
+                           measure=self._measure, judge=self._evaluate)
+        shutdown()
+        return code
+
+    def stages(self, store: dist.Store, watchdog: StageWatchdog, *, join: Callable[[], bool],
+               measure: Callable[[], RankResults], judge: Callable[[list[RankResults]], None]) -> int:
+        """The stages once the store is open, in order, each under `watchdog`'s deadline: node reports and the
+        plan (preflight); `join` the process group (False: every rank stops with rank 0's report); `measure` the
+        collectives; every rank's results to rank 0, which `judge`s them; the verdict. `run` joins and measures
+        for real; bench/control_plane.py runs the same exchanges with stand-ins for both. Returns this rank's
+        exit code; the caller tears the process group down."""
+        self.store, self.watchdog = store, watchdog
         self._enter("preflight")
         plan = self._exchange_plan()
         if not plan.go:
             return self._conclude(plan.code)
 
         self._enter("rendezvous", "rendezvous: process group")
+        if not join():
+            return self._conclude(self.report.exit_code() if self.rank == 0 else None)
+
+        self._enter("collectives")
+        results = measure()
+        self.watchdog.stage("report")
+        gathered = self._exchange_results(results)
+        if gathered is not None:
+            judge(gathered)
+        return self._conclude(self.report.exit_code() if self.rank == 0 else None)
+
+    def _join(self, rendezvous_store: dist.Store) -> bool:
+        """The process group on the rendezvous store; rank 0 judges every rank's attempt, all learn its plan."""
         pg_error = ""
         try:
-            context = init_distributed(self.environment, "auto", self.options.deadline_s, store=rendezvous_store)
+            self.context = init_distributed(self.environment, "auto", self.options.deadline_s,
+                                            store=rendezvous_store)
         except UserFacingError as err:  # RendezvousError, or a UsageError such as too few GPUs for the ranks
             pg_error = str(err)
         exchange.put(self.store, protocol.pg_key(self.rank), pg_error)
@@ -133,22 +163,17 @@ class _Session:
             exchange.put(self.store, protocol.PG_PLAN, self.report.exit_code())
         else:
             exchange.wait_for(self.store, [protocol.PG_PLAN], float("inf"))
-        if self._valid(lambda: protocol.receive_code(self.store, protocol.PG_PLAN)) != exitcodes.OK:
-            return self._conclude(self.report.exit_code() if self.rank == 0 else None)
+        return self._valid(lambda: protocol.receive_code(self.store, protocol.PG_PLAN)) == exitcodes.OK
 
-        self._enter("collectives")
+    def _measure(self) -> RankResults:
+        assert self.context is not None and self.watchdog is not None
         try:
-            results = self._collectives(context.device)
+            return self._collectives(self.context.device)
         except (RuntimeError, dist.DistError) as err:
             # A peer vanished or gloo/NCCL timed out: let the watchdog name the rank and end the job.
             self.watchdog.fire(str(err).splitlines()[0][:160])
             while True:
                 time.sleep(1)
-        self.watchdog.stage("report")
-        gathered = self._exchange_results(results)
-        if gathered is not None:
-            self._evaluate(gathered)
-        return self._conclude(self.report.exit_code() if self.rank == 0 else None)
 
     # -- the store exchanges (every rank; app/check/protocol.py has the keys) ----------------------
     def _exchange_plan(self) -> Plan:
@@ -240,14 +265,14 @@ class _Session:
                     self._progress_size(scope, name, nbytes, seconds, check.wrong)
         pairs = localise.pair_scopes(self.nodes)
         self._time_pairs(pairs, max(sizes), device, rows)
-        result = self._package(scopes + pairs, dict(rows), dict(bad_sources))
+        result = self.package(scopes + pairs, dict(rows), dict(bad_sources))
         if device.type == "cuda":
             torch.cuda.synchronize()
             result.nccl = nccl_log.summarize_own_log(os.environ)
         return result
 
-    def _package(self, scopes: list[coll.Scope], rows: dict[str, list[Measurement]],
-                 bad_sources: dict[str, list[int]]) -> RankResults:
+    def package(self, scopes: list[coll.Scope], rows: dict[str, list[Measurement]],
+                bad_sources: dict[str, list[int]]) -> RankResults:
         """This rank's results as they travel to rank 0: the scopes from rank 0 alone (the judge reads
         rank 0's; each rank's copy of every node's scopes made the results O(N) bytes a rank)."""
         return RankResults(scopes if self.rank == 0 else [], rows, bad_sources)
@@ -310,7 +335,7 @@ class _Session:
 
     # -- endings -------------------------------------------------------------------------------
     def _conclude(self, code: int | None) -> int:
-        """Rank 0 prints and publishes the verdict; the others take its code. Everyone tears down."""
+        """Rank 0 prints and publishes the verdict; the others take its code."""
         assert self.store is not None
         if self.watchdog is not None:
             self.watchdog.stop()
@@ -332,7 +357,6 @@ class _Session:
                     file=sys.stderr,
                     flush=True,
                 )
-        shutdown()
         return int(code)
 
     def _acks(self) -> list[str]:

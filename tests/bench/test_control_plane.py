@@ -14,6 +14,8 @@ import pytest
 
 from tests.launch import REPO
 
+pytestmark = pytest.mark.slow  # processes of simulated ranks, real deadlines to wait out
+
 RANKS, DEADLINE_S, INTERVAL_S = 64, 4.0, 0.4
 
 

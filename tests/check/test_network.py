@@ -131,6 +131,7 @@ def test_an_ethernet_carrying_an_active_roce_port_is_the_fabric_not_management()
     assert "NCCL_IB_TC" in roce.detail  # the traffic class is the site's to give
 
 
+@pytest.mark.root
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
 def test_interfaces_are_those_of_the_process_network_namespace_not_of_whoever_mounted_sys():
     """A process in its own network namespace with the host's /sys (nsenter --net, some container runtimes,

@@ -48,6 +48,7 @@ def test_site_profile_with_an_unknown_key_is_a_usage_error(tmp_path):
         parse_options(["--site", str(site)])
 
 
+@pytest.mark.slow  # four interpreters of the check, each importing torch
 def test_bad_command_line_exits_2_with_one_line():
     for args in (["--min-busbw", "fast"], ["--collectives", "nowhere"], ["--deadline", "-1"], ["--deadline", "x"]):
         out = subprocess.run(
@@ -76,6 +77,7 @@ def test_preflight_is_a_short_profile_that_keeps_the_sites_thresholds():
     assert chosen.chosen_collectives == ("all_reduce", "broadcast") and chosen.deadline_s == 10
 
 
+@pytest.mark.slow  # the check's interpreter, importing torch
 def test_help_on_an_80_column_terminal_breaks_lines_between_words():
     from app.check.collectives import COLLECTIVES
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 import torch.distributed as dist
 
 from app.common.cluster import detect_environment
@@ -23,6 +24,7 @@ print("never printed")
 """
 
 
+@pytest.mark.slow  # an interpreter importing torch
 def test_end_process_keeps_buffered_output_and_reports_the_exit_code():
     env = clean_env()
     env.pop("PYTHONUNBUFFERED")  # piped stdout is block-buffered: os._exit alone would drop it

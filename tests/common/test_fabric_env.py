@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.common.fabric_env import apply_fabric_policy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,6 +61,7 @@ def test_a_bound_cray_libfabric_puts_its_directory_first_and_asks_for_a_new_proc
     assert result.loader_changed
 
 
+@pytest.mark.slow  # the check's interpreter, importing torch
 def test_the_check_run_with_exec_logs_the_policy_as_the_job_scripts_do(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "APP_PROBE_ROOT": str(slingshot_probe(tmp_path)), "APP_NNODES": "2",
            "PYTHONPATH": str(REPO)}

@@ -51,6 +51,7 @@ def test_no_gpus_or_gpus_hidden_on_purpose_are_a_cpu_run(gpu_node: Path, tmp_pat
     assert unusable_gpus({"APP_PROBE_ROOT": str(gpu_node), "CUDA_VISIBLE_DEVICES": ""}) is None
 
 
+@pytest.mark.slow  # two trainer processes, one of them training
 def test_the_trainer_stops_in_one_line_and_trains_on_the_cpu_only_when_asked(gpu_node: Path, tmp_path: Path):
     stopped = run(train_command("--config", "regression", "train.epochs=1", f"run.dir={tmp_path / 'a'}"),
                   env=gpu_env(gpu_node), timeout=120)
@@ -63,6 +64,7 @@ def test_the_trainer_stops_in_one_line_and_trains_on_the_cpu_only_when_asked(gpu
     assert on_purpose.returncode == 0, on_purpose.stderr
 
 
+@pytest.mark.slow  # the check's interpreter, importing torch
 def test_the_checks_node_report_fails_the_gpus_with_the_fix(gpu_node: Path):
     result = subprocess.run([sys.executable, "-m", "app.check", "--node-only"], cwd=REPO, env=gpu_env(gpu_node),
                             capture_output=True, text=True, timeout=120)

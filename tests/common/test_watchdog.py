@@ -1,17 +1,15 @@
 """The common watchdog (app.common.watchdog): naming the rank that holds a run up from two reads of every
-heartbeat, and a verdict that costs O(N) store requests, in a simulated world on a real TCPStore."""
+heartbeat, on an in-memory store (tests/bench/test_watchdog_scale.py: a simulated world on a real TCPStore)."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 
 import pytest
 import torch.distributed as dist
 
 from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, beat_key, judge, name_the_hang
-from bench.watchdog_scale import simulate
 
 
 def beat(rank: int, count: int, position: int, where: str, reason: str = "") -> Beat:
@@ -61,13 +59,6 @@ def test_the_verdict_keeps_a_collective_error_and_picks_the_lowest_live_rank_to_
     assert verdict.sentence.endswith("(Connection closed by peer)")
 
 
-def test_in_a_world_of_64_on_a_real_tcpstore_every_rank_names_the_frozen_one_for_o_n_requests():
-    outcome = simulate(64, frozen=37, deadline_s=2.0, interval_s=0.25)
-    assert outcome.named == Counter({"37": 63}) and outcome.reporters == 1
-    assert outcome.verdict_requests <= 12 * 64  # O(N): each rank a handful of requests, the judge two reads
-    assert max(outcome.ended_after_s) < 2.0 + 12 * 0.25  # the deadline plus a few beats
-
-
 def test_when_every_rank_waits_in_one_collective_the_trainer_waits_on():
     store = dist.HashStore()
     stalls: list[Verdict] = []
@@ -95,8 +86,8 @@ def test_a_store_call_answered_late_once_is_asked_again_and_a_gone_store_fails_b
 
 
 def test_a_rank_that_judges_late_takes_the_verdict_already_posted():
-    """A rank that heard the verdict late judges for itself, when the others have heard it and stopped beating
-    (seen at 4096 simulated ranks: such ranks named thousands); it must take the posted verdict instead."""
+    """A rank that heard the verdict late judges for itself, when the others have heard it and stopped beating,
+    and names them all; it must take the posted verdict instead."""
     store = dist.HashStore()
     posted = Verdict([37], "rank 37 (node37) stopped answering at 'step 4'", 0)
     store.set("watchdog/round/1/verdict", posted.to_json())
@@ -133,8 +124,8 @@ def test_a_damaged_or_forged_verdict_is_not_taken_and_the_rank_judges_for_itself
 
 
 def test_a_rank_that_finished_is_not_named_while_rank_0_still_writes_the_last_snapshot():
-    """When train() returns, the other ranks stop beating while rank 0 may still write the run's last snapshot
-    (issue 21, fault 9): their last beat says they finished, and a verdict names no finished rank."""
+    """When train() returns, the other ranks stop beating while rank 0 may still write the run's last snapshot:
+    their last beat says they finished, and a verdict names no finished rank."""
     finished = [beat(0, 5, 640, "step 640, phase snapshot"), beat(1, 7, 640, FINISHED)]
     later = [beat(0, 9, 640, "step 640, phase snapshot"), beat(1, 7, 640, FINISHED)]
     assert name_the_hang(finished, later)[0] == []
@@ -207,7 +198,7 @@ def _judged(ages: dict[int, float], deadline_s: float, interval_s: float,
 
 def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat():
     """When the others' deadline passes, a frozen rank's last beat is already that old: the judge names it from
-    its first read (a second read of every beat, 1.5 beats later, cost every verdict at 4096 ranks 1.5 beats)."""
+    its first read, without a second read of every beat 1.5 beats later."""
     store = CountingReads(dist.HashStore(), 5)
     verdict, _ = _judged({2: 10.0}, deadline_s=2.0, interval_s=0.5, store=store)
     assert verdict.culprits == [2] and verdict.reporter == 0, verdict
@@ -215,8 +206,8 @@ def test_a_rank_silent_for_a_deadline_is_named_from_one_read_of_every_heartbeat(
     assert store.full_reads == 1
 
 def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again_and_does_not_judge():
-    """At 4096 simulated ranks a starved process's `get` of the posted verdict went unanswered; its rank judged
-    alone, reading every beat, which starved the other ranks of its process in turn: hundreds judged alone."""
+    """A starved process's `get` of the posted verdict can go unanswered; a rank that then judged alone would read
+    every beat and starve the other ranks of its process in turn, so that they judge alone too."""
 
     class FirstGetTimesOut(CountingReads):
         def get(self, key: str) -> bytes:
@@ -237,8 +228,8 @@ def test_a_rank_whose_read_of_the_posted_verdict_goes_unanswered_once_asks_again
 
 def test_a_rank_that_beat_long_after_the_silent_one_is_not_named_and_not_waited_for():
     """Rank 2 has been silent for the deadline; rank 3 beat late (a slow node: its last beat three beats old)
-    and was alive long after the job stopped. The verdict names rank 2 at once: at 4096 simulated ranks,
-    waiting for a slow node's next beat cost the verdict up to 9 s beyond the deadline."""
+    and was alive long after the job stopped. The verdict names rank 2 at once, without waiting for
+    the slow node's next beat."""
     verdict, took_s = _judged({2: 10.0, 3: 1.5}, deadline_s=2.0, interval_s=0.5)
     assert verdict.culprits == [2], verdict
     assert took_s < 0.5, took_s  # not a beat's wait, let alone the 0.5 s until rank 3 has been silent 2 s

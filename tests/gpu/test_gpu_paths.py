@@ -1,6 +1,6 @@
 """The GPU paths, run the way a user runs them: NCCL, bf16 autocast, torch.compile, fused AdamW, CUDA-event
 timing in the check, NCCL's log read back. They need a CUDA GPU and are skipped (with the reason) elsewhere;
-one GPU is enough (`bash bench/gpu_session.sh paths` runs them)."""
+one GPU is enough (`bash bench/gpu_session.sh paths` runs them on an H100 or H200 GPU host)."""
 
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ def test_resume_on_the_gpu_continues_where_the_uninterrupted_run_is(tmp_path):
 
 def test_step_times_add_up_to_the_run_on_a_busy_gpu(tmp_path):
     """The GPU runs behind the host: a step's time must be the device's, or the per-step tokens/s
-    (metrics.jsonl, the progress line) overstate the speed. Timed on the host around each step (before
-    StepClock), steps and snapshot accounted for 2.28 s of a 5.30 s run on the H200."""
+    (metrics.jsonl, the progress line) overstate the speed. Timed on the host around each step instead, the
+    steps and snapshots would account for far less than the run."""
     run_dir = tmp_path / "run"
     result = train(run_dir, "model.size=gpt2", "train.batch_size=8", "data.tokens=400000", "train.max_steps=25",
                    "snapshot.every=0")

@@ -89,7 +89,7 @@ PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
 
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
                                                                             tmp_path: Path) -> None:
-    """Issue 21 item 3: TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
+    """TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
     result = run_lib(PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; declare -A names; '
                      'ddp_check_launcher names "${L[@]}"',
                      pbs_job, cwd=tmp_path)
@@ -151,7 +151,7 @@ def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_
 
 def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_its_node_file_name(
         tmp_path: Path) -> None:
-    """Issue 21 item 5: without a fast interface the endpoint is the node file's name for the head node (an
+    """Without a fast interface the endpoint is the node file's name for the head node (an
     FQDN on HPE systems), which torchrun need not recognise as its own: the batch script runs on the head
     node, so this node hosts the store (is_host=1) unconditionally."""
     bin_dir = tmp_path / "bin"

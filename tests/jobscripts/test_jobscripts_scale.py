@@ -4,7 +4,7 @@ lists, history.jsonl and the rendezvous settings, each correct and under a secon
 Generated Slurm environments (SLURM_JOB_NODELIST as Cray EX and MareNostrum 5 name their nodes,
 SLURM_TASKS_PER_NODE=`4(x1024)`, ...) and PBS ones (a node file of FQDNs, a line per MPI slot). The
 scheduler's commands are stand-ins modelled on the real ones, `scontrol show hostnames` the real Slurm
-client where it is installed (bench/jobscripts_scale.py describes each; `python -m bench.jobscripts_scale`
+client where it is installed (tests/fixtures/job_world.py describes each; `python -m bench.jobscripts_scale`
 times the same calls).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.jobscripts_scale import (
+from tests.fixtures.job_world import (
     ALLOCATIONS,
     Allocation,
     World,

@@ -83,7 +83,7 @@ fi
 grep -q '^root:' /etc/subuid 2>/dev/null || echo 'root:100000:65536' >>/etc/subuid
 grep -q '^root:' /etc/subgid 2>/dev/null || echo 'root:100000:65536' >>/etc/subgid
 
-# Cluster users run containers unprivileged; so do the tests (root exec fails in this sandbox).
+# Cluster users run containers unprivileged; so do the tests (root exec fails on hosts that are themselves containers).
 id "$test_user" >/dev/null 2>&1 || useradd -m "$test_user"
 grep -q "^$test_user:" /etc/subuid || echo "$test_user:200000:65536" >>/etc/subuid
 grep -q "^$test_user:" /etc/subgid || echo "$test_user:200000:65536" >>/etc/subgid

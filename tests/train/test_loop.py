@@ -15,6 +15,7 @@ from tests.train.in_process import metrics, params, train_here
 DEMO = ["train.max_steps=16", "model.dropout=0.1", "train.eval_every=0"]
 
 
+@pytest.mark.slow  # three runs of the demo GPT
 def test_a_run_stopped_at_a_snapshot_and_resumed_ends_bit_identical_with_every_step_once(tmp_path):
     train_here(tmp_path / "reference", *DEMO, config="demo")
     first = train_here(tmp_path / "resumed", *DEMO[1:], "train.max_steps=6", "snapshot.every=3", config="demo")
@@ -25,6 +26,7 @@ def test_a_run_stopped_at_a_snapshot_and_resumed_ends_bit_identical_with_every_s
     assert [r["step"] for r in metrics(tmp_path / "resumed")] == list(range(1, 17))
 
 
+@pytest.mark.slow  # three runs of the demo GPT a case
 @pytest.mark.parametrize(("signal_at", "snapshot_every", "stops_after"), [
     (5, 100, 6),  # arrives before the step's statistics leave: read with them one step later
     (5, 4, 6),  # the first step after a snapshot: no extra delay

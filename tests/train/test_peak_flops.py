@@ -10,7 +10,7 @@ from app.train.summary import peak_bf16_flops
 
 
 @pytest.mark.parametrize(("name", "tflops"), [
-    ("NVIDIA H100 80GB HBM3", 989),  # SXM, as torch.cuda.get_device_name() says it (the device tool's H100)
+    ("NVIDIA H100 80GB HBM3", 989),  # SXM, as torch.cuda.get_device_name() says it
     ("NVIDIA H100 PCIe", 756),
     ("NVIDIA H100 NVL", 835),
     ("NVIDIA H200", 989),

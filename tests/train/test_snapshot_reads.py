@@ -1,12 +1,12 @@
 """A restart reads the snapshot from the run directory once, not once per rank: at 4096 ranks and a 1.5 GB
 snapshot, one read per rank is 6 TB from the shared filesystem, all at once. Which rank opens which
 snapshot file is seen from outside the trainer: a `sitecustomize` installs a Python audit hook (PEP 578;
-every `open()` raises the `open` event, torch.load's and DCP's included; bench/restart_reads.py) that logs
+every `open()` raises the `open` event, torch.load's and DCP's included; tests/fixtures/read_audit.py) that logs
 each file under the run's snapshots/ a rank opens for reading.
 
 Sharded (DCP) snapshots grow with the ranks in two ways a restart would pay for at every rank: `.metadata`
-holds a chunk entry per tensor per rank (53.5 KB at 2 ranks, 81.8 KB at 4 for the tiny model: O(N) bytes,
-read by every rank, O(N^2) in all), and replicated items (optimizer step counters) are spread over every
+holds a chunk entry per tensor per rank (O(N) bytes, read by every rank,
+O(N^2) in all), and replicated items (optimizer step counters) are spread over every
 rank's file, so each rank opens every file (N^2 opens, a parallel filesystem's metadata server's load)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.restart_reads import install_hook, opened
+from tests.fixtures.read_audit import install_hook, opened
 from tests.launch import clean_env, run, summary, torchrun_command
 
 pytestmark = pytest.mark.slow

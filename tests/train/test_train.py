@@ -65,8 +65,8 @@ def test_a_single_process_run_learns_and_leaves_a_complete_run_directory(tmp_pat
 
 
 def test_step_times_and_snapshot_writes_account_for_the_whole_run(tmp_path):
-    """The metrics' step times are the steps' (the last step once showed 0.1 ms, timed between two reads
-    of already finished results); with the snapshot writes they add up to the run's wall clock."""
+    """The metrics' step times are the steps' (not the time between two reads of already finished
+    results); with the snapshot writes they add up to the run's wall clock."""
     result = run(train_command(*GPT, f"run.dir={tmp_path}", "train.max_steps=40", "snapshot.every=15"))
     assert result.returncode == 0, result.stderr
     assert_step_times_account_for_the_run(tmp_path, result.stderr)
@@ -296,7 +296,7 @@ def test_a_rank_that_stops_answering_is_named_and_the_job_ends_with_exit_4(tmp_p
 
 def test_a_last_snapshot_slower_than_the_hang_deadline_is_not_a_hang(tmp_path):
     """Rank 0 writes the run's last snapshot for longer than dist.hang_timeout_s while rank 1 is done: the
-    run completes, nobody is named, no node is left out (fault 9 of issue 21, through a real run)."""
+    run completes, nobody is named, no node is left out (through a real run)."""
     result = run(torchrun_command(2, *GPT, f"run.dir={tmp_path}", "train.max_steps=6", "snapshot.every=100",
                                   "dist.timeout_s=60", "dist.hang_timeout_s=3"),
                  env=clean_env(APP_TRAIN_FAULT="slowsnapshot@rank0:step6"), timeout=120)

@@ -6,6 +6,8 @@ import pytest
 
 from tests.launch import REPO, clean_env, run, train_command
 
+pytestmark = pytest.mark.slow  # each test starts the trainer's interpreter: a second of CPU to import torch
+
 BAD_INPUTS = [
     # (arguments, extra environment, text the one line must contain)
     (["train.batchsize=8"], {}, "unknown config key 'train.batchsize'; did you mean train.batch_size?"),
