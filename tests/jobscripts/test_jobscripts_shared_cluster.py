@@ -1,0 +1,69 @@
+"""The job scripts on a shared cluster: what another user can write (a run directory under a group-writable
+project directory, a file in the submit directory) changes nothing, and what the job writes (its environment,
+its hostfile) only its owner can read. Each test sources jobscripts/lib.sh in a fresh bash."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.jobscripts.test_jobscripts_lib import run_lib
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+OTHER_UID = 54321
+#: Writes RUN_DIR/hostfile: the first thing a job writes into its run directory.
+HOSTFILE = "umask 022; ddp_defaults; DDP_NODES=(node1 node2); DDP_NPROC=4; ddp_write_deepspeed_hostfile"
+
+
+def test_a_new_run_dir_is_private_to_its_owner_under_umask_022(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
+
+
+def test_run_dir_mode_750_lets_the_group_read(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": "750"})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o750
+
+
+def test_a_run_dir_mode_that_lets_others_write_is_refused() -> None:
+    result = run_lib("ddp_defaults", {"RUN_DIR_MODE": "777"})
+    assert result.returncode == 2 and "RUN_DIR_MODE=777" in result.stderr and "example" in result.stderr
+
+
+@needs_root
+def test_a_run_dir_another_user_created_first_is_refused_in_one_line(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    run_dir.mkdir(parents=True)
+    os.chown(run_dir, OTHER_UID, OTHER_UID)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and f"uid {OTHER_UID}" in result.stderr and "RUN_DIR=" in result.stderr
+    assert list(run_dir.iterdir()) == []
+
+
+@needs_root
+def test_a_symbolic_link_another_user_planted_as_the_run_dir_is_refused(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    link = tmp_path / "42"
+    link.symlink_to(mine)
+    os.lchown(link, OTHER_UID, OTHER_UID)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(link)})
+    assert result.returncode == 2 and "symbolic link" in result.stderr, result.stderr
+    assert list(mine.iterdir()) == []
+
+
+def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_path: Path) -> None:
+    run_dir = tmp_path / "42"
+    run_dir.mkdir()
+    run_dir.chmod(0o777)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 2 and "chmod go-w" in result.stderr, result.stderr
+    assert list(run_dir.iterdir()) == []
