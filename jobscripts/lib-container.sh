@@ -167,7 +167,7 @@ ddp_fabric_binds() {
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_container_cmd() {
     local -n container_out=$1 policy_out=$2
-    [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
+    [[ $DRY_RUN == 1 ]] || ddp_private_run_dir
     local -a binds
     ddp_fabric_binds binds
     container_out=()

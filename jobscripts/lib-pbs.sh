@@ -157,7 +157,7 @@ ddp_pbs_submission_options() {
 ddp_pbsdsh_launcher() {
     local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
     local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
-    mkdir -p "$RUN_DIR"
+    ddp_private_run_dir
     export -p >"$env_file"
     launcher_out=(ddp_pbsdsh_on_each_node "$env_file")
 }

@@ -49,6 +49,8 @@
 #   CONFIG=demo                     trainer config: a file in app/train/configs or a YAML path
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
+#   RUN_DIR_MODE=700                a new RUN_DIR's mode: 700 (yours alone) or 750 (your group may read); an
+#                                   existing one another user owns or can write is refused (exit 2)
 #   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
 #   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
 #                                   address on the first of RDZV_IFACES
@@ -130,6 +132,7 @@ ddp_defaults() {
     CONFIG=${CONFIG:-demo}
     CHECK_SITE=${CHECK_SITE:-}
     RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
+    RUN_DIR_MODE=${RUN_DIR_MODE:-700}
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
     RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
@@ -149,6 +152,8 @@ ddp_defaults() {
     for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S MAX_REQUEUES; do
         [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
     done
+    [[ $RUN_DIR_MODE == 7[05]0 ]] || ddp_die "RUN_DIR_MODE=$RUN_DIR_MODE is not 700 or 750 (no one but you may" \
+        "write the run directory); example: RUN_DIR_MODE=750 (your group may read it)"
     [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
     local pair
     for pair in $EXTRA_ENV; do
@@ -165,6 +170,29 @@ ddp_defaults() {
     export RUN_DIR
     # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
     DDP_STOP_FILE=$RUN_DIR/.stop-requested
+}
+
+# ddp_private_run_dir: create RUN_DIR with RUN_DIR_MODE whatever the umask, and stop (exit 2) when it is not a
+# directory of this user's that neither group nor others can write (a symbolic link only if this user made it):
+# what a resume trusts lies there (snapshots, the stop file, history.jsonl), at a predictable name often under
+# a group-writable project directory. The trainer checks the same (app/common/private_dir.py).
+ddp_private_run_dir() {
+    local me owner mode remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$SLURM_JOB_ID"
+    me=$(id -u)
+    if [[ ! -e $RUN_DIR && ! -L $RUN_DIR ]]; then
+        mkdir -p -- "$(dirname -- "$RUN_DIR")" && (umask 077 && mkdir -- "$RUN_DIR") && chmod "$RUN_DIR_MODE" -- "$RUN_DIR" ||
+            [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR cannot be created; $remedy"
+    fi
+    if [[ -L $RUN_DIR ]]; then
+        owner=$(stat -c %u -- "$RUN_DIR")
+        [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR is a symbolic link made by another user (uid $owner); $remedy"
+    fi
+    [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR is not a directory; $remedy"
+    read -r owner mode < <(stat -L -c '%u %a' -- "$RUN_DIR")
+    [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR belongs to another user (uid $owner), who could have" \
+        "planted snapshots or a stop file in it; $remedy"
+    ((!(8#$mode & 8#022))) || ddp_die "RUN_DIR=$RUN_DIR is writable by other users (mode $mode), who could plant" \
+        "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
 }
 
 # ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
@@ -631,7 +659,7 @@ ddp_write_deepspeed_hostfile() {
         ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
         return 0
     fi
-    mkdir -p "$RUN_DIR"
+    ddp_private_run_dir
     for node in "${DDP_NODES[@]}"; do
         printf '%s slots=%s\n' "$node" "$DDP_NPROC"
     done >"$file.tmp"

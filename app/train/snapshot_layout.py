@@ -35,6 +35,7 @@ from torch.distributed.checkpoint._traverse import set_element
 from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 from torch.distributed.checkpoint.metadata import StorageMeta
 
+from app.common.private_dir import why_not_private
 from app.train import dcp_metadata
 from app.train.atomic import sha256_of
 
@@ -95,6 +96,12 @@ def verify(path: Path) -> str | None:
     return _verify_manifest(path) if path.is_dir() else _verify_checksum(path)
 
 
+def _foreign(path: Path) -> str | None:
+    """Why a sharded snapshot's directory may hold another user's files (see app/common/private_dir.py)."""
+    why = why_not_private(path) if is_sharded(path) and path.exists() else None
+    return None if why is None else f"its directory {why}"
+
+
 def _verify_checksum(path: Path) -> str | None:
     checksum = checksum_path(path)
     try:
@@ -140,8 +147,8 @@ class Snapshot:
 
 
 def read(path: Path, map_location: torch.device | str = "cpu") -> Snapshot | None:
-    """The snapshot at `path` if it verifies and loads, else None with a warning."""
-    problem = verify(path)
+    """The snapshot at `path` if it is the user's own, verifies and loads, else None with a warning."""
+    problem = _foreign(path) or verify(path)
     if problem is None:
         try:
             if is_sharded(path):
