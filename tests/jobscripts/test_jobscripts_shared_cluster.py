@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.jobscripts.test_jobscripts_lib import run_lib
+from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, pbs_job  # noqa: F401  (a fixture)
+from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 OTHER_UID = 54321
@@ -67,3 +69,19 @@ def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_
     result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
     assert result.returncode == 2 and "chmod go-w" in result.stderr, result.stderr
     assert list(run_dir.iterdir()) == []
+
+
+def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_deletes_it(
+        pbs_job: dict[str, str], tmp_path: Path) -> None:  # noqa: F811  (the fixture imported above)
+    """pbsdsh's tasks start with the job's initial environment, so the launcher passes the step's through a file
+    in RUN_DIR: it holds every exported secret (a token), so it is 0600 under umask 022 and gone after the step."""
+    run_dir = Path(pbs_job["RUN_DIR"])
+    listing = 'find "$RUN_DIR" -type f -exec grep -l s3cr3t-token {} + | xargs -r stat -c "mode=%a %n"'
+    snippet = (PBS_NODES + "umask 022; export HF_TOKEN=s3cr3t-token; ddp_defaults; declare -a L; "
+               f"ddp_pbsdsh_launcher L; \"${{L[@]}}\" /bin/sh -c '{listing}'")
+    result = run_pbs_lib(snippet, pbs_job, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    modes = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("mode=")]
+    assert modes and set(modes) == {"mode=600"}, result.stdout
+    left = [p for p in run_dir.rglob("*") if p.is_file() and "s3cr3t-token" in p.read_text(errors="replace")]
+    assert left == [], f"the environment is left behind in {left}"
