@@ -163,8 +163,8 @@ ddp_defaults() {
     # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
     # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
     # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
-    # one ignores it instead of failing on an unknown flag. Set here, before any launcher is built: pbsdsh's
-    # tasks get the environment of that moment (ddp_pbsdsh_launcher).
+    # one ignores it instead of failing on an unknown flag. Set here, before any step starts: pbsdsh's
+    # tasks get the environment a step starts with (ddp_pbsdsh_on_each_node), not the step command's.
     ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
     export RUN_DIR
