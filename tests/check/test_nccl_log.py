@@ -67,20 +67,17 @@ def test_capture_respects_a_users_nccl_debug(tmp_path):
     assert env["NCCL_DEBUG"] == "INFO" and env["NCCL_DEBUG_FILE"] == pattern and "%p" in pattern
 
 
-def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
-    import os
-
-    env = {}
-    nccl_log.capture_to_files(env, str(tmp_path))
-    assert nccl_log.summarize_own_log(env) is None
-    (tmp_path / f"app-check-nccl.gpu01.{os.getpid()}.log").write_text((LOGS / "ib-two-nodes.log").read_text())
-    summary = nccl_log.summarize_own_log(env)
-    assert summary is not None and summary["inter"] == ["NET/IB"] and summary["log"].endswith(".log")
-
-
 def own_log(pattern: str, host: str = "gpu01") -> Path:
     """The file NCCL writes for this process: %h the host name, %p the pid."""
     return Path(pattern.replace("%h", host).replace("%p", str(os.getpid())))
+
+
+def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
+    env = {}
+    pattern = nccl_log.capture_to_files(env, str(tmp_path))
+    own_log(pattern, host="gpu01").write_text((LOGS / "ib-two-nodes.log").read_text())
+    summary = nccl_log.summarize_own_log(env)
+    assert summary is not None and summary["inter"] == ["NET/IB"]
 
 
 def test_the_log_goes_to_a_directory_only_this_user_can_enter_not_the_shared_one(tmp_path):
