@@ -46,7 +46,7 @@
 #   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
 #   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
 #   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
-#   CONFIG=demo                     trainer config: a file in app/train/configs or a YAML path
+#   CONFIG=demo                     trainer config: a name in app/train/configs, or a path (with / or .yaml)
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
 #   RUN_DIR_MODE=700                a new RUN_DIR's mode: 700 (yours alone) or 750 (your group may read); an

@@ -63,19 +63,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_intermixed_args(argv)  # flags and key=value in any order
 
 
+def is_path(name: str) -> bool:
+    """Whether `--config`/`--site` NAME names a file: it has a `/` or ends .yaml/.yml. A bare name is always a
+    shipped one: a file of that name in the working directory (the job's, which others may write) is not read."""
+    return "/" in name or name.endswith((".yaml", ".yml"))
+
+
 def resolve_config_path(name: str | None) -> str | None:
-    """A path as given, or a bare name of a config shipped in app/train/configs."""
-    if name is None or os.path.exists(name):
+    """A path as given, or a bare name of a config shipped in app/train/configs (see `is_path`)."""
+    if name is None or (is_path(name) and os.path.exists(name)):
         return name
     shipped = CONFIG_DIR / f"{name}.yaml"
-    if "/" not in name and shipped.exists():
+    if not is_path(name) and shipped.exists():
         return str(shipped)
     names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
     stem = Path(name).stem
-    if stem in names:
+    if is_path(name) and stem in names:
         raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}; to use the shipped one: --config {stem}")
-    raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}, and no shipped config of that name "
-                     f"({', '.join(names)}); example: --config {names[0]}")
+    if is_path(name):
+        raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}; example: --config {names[0]}")
+    raise UsageError(f"--config {name!r}: no shipped config of that name ({', '.join(names)}); example: --config "
+                     f"{names[0]}, or a file of your own by its path: --config ./{name}.yaml")
 
 
 def check_writable(directory: Path, key: str, mode: int = PRIVATE) -> None:

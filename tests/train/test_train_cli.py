@@ -15,8 +15,8 @@ BAD_INPUTS = [
     (["optim.name=adam"], {}, "optim.name='adam' is not one of adamw, sgd; example: optim.name=adamw"),
     (["run.breakdown=maybe"], {}, "run.breakdown='maybe' is not a boolean; example: run.breakdown=true"),
     (["--config", "/nonexistent/run.yaml"], {}, "--config '/nonexistent/run.yaml': no such file from "),
-    (["--config", "nosuchname"], {}, "and no shipped config of that name (demo, gpt2-h100, regression); "
-                                     "example: --config demo"),
+    (["--config", "nosuchname"], {}, "no shipped config of that name (demo, gpt2-h100, regression); "
+                                     "example: --config demo, or a file of your own by its path"),
     # A file name from the README run elsewhere: the shipped config it meant, by a form that works anywhere
     (["--config", "configs/demo.yaml"], {}, "no such file from /; to use the shipped one: --config demo"),
     # A key without its section, or misspelled without it: the section that has it
