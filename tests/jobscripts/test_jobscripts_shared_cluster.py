@@ -85,3 +85,12 @@ def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_de
     assert modes and set(modes) == {"mode=600"}, result.stdout
     left = [p for p in run_dir.rglob("*") if p.is_file() and "s3cr3t-token" in p.read_text(errors="replace")]
     assert left == [], f"the environment is left behind in {left}"
+
+
+@pytest.mark.parametrize(("run_dir_mode", "file_mode"), [("700", 0o600), ("750", 0o640)])
+def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, run_dir_mode: str,
+                                                                file_mode: int) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": run_dir_mode})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE((run_dir / "hostfile").stat().st_mode) == file_mode
