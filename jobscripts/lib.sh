@@ -660,9 +660,9 @@ ddp_write_deepspeed_hostfile() {
         return 0
     fi
     ddp_private_run_dir
-    for node in "${DDP_NODES[@]}"; do
-        printf '%s slots=%s\n' "$node" "$DDP_NPROC"
-    done >"$file.tmp"
+    # Only the owner reads it (the group too with RUN_DIR_MODE=750), whatever the umask
+    (umask 077 && for node in "${DDP_NODES[@]}"; do printf '%s slots=%s\n' "$node" "$DDP_NPROC"; done >"$file.tmp")
+    [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
     mv -f "$file.tmp" "$file"
     ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
 }

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.common.errors import UsageError
 
-PRIVATE = 0o700
+PRIVATE, PRIVATE_FILE = 0o700, 0o600
 
 
 def why_not_private(directory: Path) -> str | None:
@@ -70,6 +70,22 @@ def probe_writable(directory: Path, key: str) -> None:
     except OSError as err:
         raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
                          f"example: {key}=$SCRATCH/runs/myrun") from None
+
+
+def make_private_dir(directory: Path) -> None:
+    """mkdir `directory` with `group_readable_mode` of its parent, exactly (the umask does not apply)."""
+    mode = group_readable_mode(directory.parent, PRIVATE)
+    os.mkdir(directory, mode)
+    os.chmod(directory, mode)
+
+
+def make_private_files(directory: Path) -> None:
+    """chmod the files right under `directory` to `group_readable_mode` of it (what a library wrote with the
+    umask's mode: DCP's shards)."""
+    mode = group_readable_mode(directory, PRIVATE_FILE)
+    for path in directory.iterdir():
+        if path.is_file() and not path.is_symlink():
+            os.chmod(path, mode)
 
 
 def group_readable_mode(directory: Path, private: int) -> int:
