@@ -84,3 +84,12 @@ def test_a_submitted_script_path_with_spaces_finds_its_library(tmp_path: Path) -
                             text=True, timeout=60)
     assert "lib.sh not found" not in result.stderr, result.stderr
     assert "job 42 on node1" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_node_wrappers_policy_list_is_not_globbed(tmp_path: Path) -> None:
+    """The wrapper sources the first readable file of a colon-separated list: a `*` in it matches nothing."""
+    (tmp_path / "policy-planted.env").write_text("export PLANTED=1\n")
+    result = run_lib(f'sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "{tmp_path}/pol*:/nonexistent" env',
+                     cwd=tmp_path)
+    assert "PLANTED=1" not in result.stdout
+    assert "no fabric policy readable" in result.stderr
