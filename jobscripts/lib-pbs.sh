@@ -31,7 +31,7 @@ ddp_pbs_main() {
     # qsub passes no arguments to a batch script: the workload comes in WORKLOAD (qsub -v WORKLOAD=check).
     if ((!$#)) && [[ -n ${WORKLOAD:-} ]]; then
         local -a words
-        read -ra words <<<"$WORKLOAD"
+        ddp_split_words words "$WORKLOAD"
         set -- "${words[@]}"
     fi
     ddp_defaults
@@ -152,6 +152,17 @@ ddp_pbs_submission_options() {
     ddp_log "resubmitting with this job's options: $(printf '%q ' "${options_out[@]}")"
 }
 
+# ddp_split_words OUT TEXT: TEXT's words into the array OUT as a command line groups them ('a b' and "a b" are
+# one word, \ escapes), with no expansion of any kind (no globbing, no $, no command substitution): xargs parses
+# quotes that way (POSIX xargs). Unbalanced quotes stop the job with the fix.
+ddp_split_words() {
+    local -n words_out=$1
+    local parsed
+    parsed=$(xargs -r printf '%s\0' <<<"$2" 2>&1 >/dev/null) ||
+        ddp_die "WORKLOAD=$2: ${parsed#xargs: }; quote each argument once, example: WORKLOAD=\"train.py --name 'a b'\""
+    mapfile -d '' -t words_out < <(xargs -r printf '%s\0' <<<"$2")
+}
+
 # ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT: ddp_pbsdsh_on_each_node, which hands
 # this script's environment (fabric settings, RUN_DIR) to the tasks.
 ddp_pbsdsh_launcher() {
@@ -202,7 +213,12 @@ ddp_pbsdsh_on_each_node() {
     for index in "${indexes[@]}"; do
         if [[ -r $dir/$index.rc ]]; then
             status=$(<"$dir/$index.rc")
-            ((status > rc)) && rc=$status
+            # A number, checked before (( )) sees it: bash would run a command in `x[$(cmd)]` there
+            if [[ $status =~ ^[0-9]{1,3}$ ]]; then
+                ((10#$status > rc)) && rc=$((10#$status))
+            else
+                missing+=("$index")
+            fi
         else
             missing+=("$index")
         fi

@@ -156,7 +156,9 @@ ddp_defaults() {
         "write the run directory); example: RUN_DIR_MODE=750 (your group may read it)"
     [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
     local pair
-    for pair in $EXTRA_ENV; do
+    local -a pairs
+    read -ra pairs <<<"$EXTRA_ENV"  # split on whitespace, no file name globbing (an unquoted $EXTRA_ENV would)
+    for pair in ${pairs[@]+"${pairs[@]}"}; do
         [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
         export "${pair?}"
     done
@@ -312,7 +314,9 @@ ddp_rdzv_host() {
         return
     fi
     local iface addr
-    for iface in $RDZV_IFACES; do
+    local -a ifaces
+    read -ra ifaces <<<"$RDZV_IFACES"  # no file name globbing
+    for iface in ${ifaces[@]+"${ifaces[@]}"}; do
         addr=$(ddp_iface_addr "$iface")
         if [[ -n $addr ]]; then
             rdzv_host_out=$addr

@@ -40,7 +40,8 @@
 
 # sbatch runs a copy of this file from its spool directory: find lib.sh beside the file that was submitted.
 submitted=
-[[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" -o | grep -o ' Command=[^ ]*' | cut -d= -f2-)
+# `scontrol show job` prints one field a line (`-o` joins them with spaces, which the path may hold)
+[[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" | sed -n 's/^[[:space:]]*Command=//p')
 DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
 [[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "slurm.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 # shellcheck source=jobscripts/lib.sh

@@ -23,11 +23,11 @@ def test_extra_env_values_are_not_globbed(tmp_path: Path) -> None:
 
 
 def test_rdzv_ifaces_are_not_globbed(head_node_bin: Path, tmp_path: Path) -> None:  # noqa: F811
-    """A file named ib0 in the submit directory must not turn RDZV_IFACES='*' into the interface ib0."""
+    """A file named ib0 in the submit directory must not turn RDZV_IFACES='i?0' into the interface ib0."""
     (tmp_path / "ib0").touch()
     result = subprocess.run(
         ["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\nddp_defaults; ddp_rdzv_host host owner; echo "host=$host"'],
-        env={"PATH": f"{head_node_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "RDZV_IFACES": "*",
+        env={"PATH": f"{head_node_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "RDZV_IFACES": "i?0",
              "DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
              "DDP_SUBMIT_DIR": str(tmp_path), "DDP_SCHEDULER": "slurm"},
         cwd=tmp_path, capture_output=True, text=True, timeout=30)
@@ -68,6 +68,8 @@ def test_a_submitted_script_path_with_spaces_finds_its_library(tmp_path: Path) -
     job` names on its `Command=` line, spaces and all."""
     project = tmp_path / "my project"
     shutil.copytree(REPO / "jobscripts", project / "jobscripts")
+    shutil.copytree(REPO / "app" / "common", project / "app" / "common",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     spool = tmp_path / "spool"
     spool.mkdir()
     shutil.copy(REPO / "jobscripts" / "slurm.sh", spool / "slurm_script")
@@ -93,3 +95,11 @@ def test_the_node_wrappers_policy_list_is_not_globbed(tmp_path: Path) -> None:
                      cwd=tmp_path)
     assert "PLANTED=1" not in result.stdout
     assert "no fabric policy readable" in result.stderr
+
+
+def test_a_workload_with_an_unbalanced_quote_stops_in_one_line(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "train.py --name 'a b"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "quote" in result.stderr and "example: WORKLOAD=" in result.stderr
