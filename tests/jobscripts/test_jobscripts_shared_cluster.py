@@ -94,3 +94,37 @@ def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, 
     result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": run_dir_mode})
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE((run_dir / "hostfile").stat().st_mode) == file_mode
+
+
+#: The binds the container gets, one argument a line.
+BINDS_OF = 'ddp_defaults >/dev/null; declare -a b; ddp_fabric_binds b; printf "%s\\n" "${b[@]}"'
+
+
+@pytest.mark.parametrize("name", ["lr=1e-3,bs=32", "a:b", 'q"x,y'])
+def test_a_run_dir_with_a_comma_or_colon_is_bound_whole(tmp_path: Path, name: str) -> None:
+    """`apptainer --bind` splits at `,` (binds) and `:` (source, destination): the run directory is bound with
+    --mount, its fields CSV-quoted (tested with Apptainer 1.4.5: the directory is seen whole inside)."""
+    run_dir = tmp_path / name
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(run_dir), "FABRIC": "none"})
+    assert result.returncode == 0, result.stderr
+    quoted = str(run_dir).replace('"', '""')
+    assert result.stdout.splitlines() == ["--mount", f'type=bind,"src={quoted}","dst={quoted}"'], result.stdout
+
+
+def test_a_plain_run_dir_is_bound_as_before(tmp_path: Path) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none"})
+    assert result.stdout.splitlines() == ["--bind", str(tmp_path / "run")], result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("binds", ["/data/lr=1e-3,bs=32", "/data/a:b", "/data:/in:rx"])
+def test_binds_that_apptainer_would_split_elsewhere_are_refused_with_the_remedy(tmp_path: Path, binds: str) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none", "BINDS": binds})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "BINDS" in result.stderr and "--mount" in result.stderr, result.stderr
+
+
+def test_binds_of_absolute_paths_with_options_are_passed_on(tmp_path: Path) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none",
+                                "BINDS": "/data,/scratch/x:/in:ro"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2:] == ["--bind", "/data", "--bind", "/scratch/x:/in:ro"]
