@@ -44,7 +44,8 @@
 #   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
 #   APPTAINER=apptainer             the container runtime (falls back to `singularity`, MareNostrum's name)
 #   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
-#   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
+#   BINDS=                          extra binds, comma-separated SRC[:DST[:ro|rw]], absolute paths (`apptainer
+#                                   --bind` syntax; a path with , or : goes in APPTAINER_ARGS as --mount)
 #   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
 #   CONFIG=demo                     trainer config: a name in app/train/configs, or a path (with / or .yaml)
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
