@@ -17,7 +17,7 @@ from torch.distributed.checkpoint import Metadata
 
 from app.train import export
 from app.train import snapshot_layout as layout
-from tests.launch import REPO
+from tests.launch import REPO, run, torchrun_command
 
 FIXTURE = REPO / "tests" / "data" / "snapshots" / "fsdp-format1" / "step-00000005"
 
@@ -81,3 +81,15 @@ def test_a_metadata_pointing_outside_its_snapshot_is_refused(tmp_path):
     (snapshot / ".metadata").write_bytes(pickle.dumps(metadata))
     with pytest.raises(Exception, match="elsewhere"):
         layout.MetadataFromRankZero(snapshot).read_metadata()
+
+
+@pytest.mark.slow
+def test_a_run_whose_newest_snapshot_has_a_planted_metadata_runs_nothing_and_does_not_resume_from_it(tmp_path):
+    run_dir = tmp_path / "run"
+    _, marker = planted(run_dir)
+    result = run(torchrun_command(2, "--config", "regression", "dist.strategy=fsdp", "train.max_steps=8",
+                                  f"run.dir={run_dir}"))
+    assert not marker.exists(), "the .metadata pickle ran its command"
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "step-00000005 is unusable: its .metadata is refused" in result.stderr
+    assert "resuming from" not in result.stderr
