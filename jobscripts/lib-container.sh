@@ -109,7 +109,8 @@ DDP_HOST_FABRIC_LIBS=/opt/host-fabric-libs
 ddp_fabric_binds() {
     local -n binds_out=$1
     # The run directory (snapshots, the stop file) must be visible in the container wherever it is
-    binds_out=(--bind "$RUN_DIR")
+    binds_out=()
+    ddp_bind_whole binds_out "$RUN_DIR"
     local dev lib path libfabric
     case $FABRIC in
         infiniband | roce)
@@ -157,9 +158,31 @@ ddp_fabric_binds() {
     local -a extra
     IFS=, read -ra extra <<<"$BINDS"
     for bind in "${extra[@]}"; do
-        [[ -n $bind ]] && binds_out+=(--bind "$bind")
+        [[ -n $bind ]] || continue
+        # apptainer --bind reads SRC[:DST[:OPTS]]: a path holding `,` or `:` arrives here cut in pieces
+        [[ $bind =~ ^/[^:]*(:/[^:]*(:(ro|rw))?)?$ ]] || ddp_die "BINDS item '$bind' is not SRC[:DST[:ro|rw]]" \
+            "with absolute paths (BINDS=$BINDS): apptainer --bind splits a path at ',' and ':'; bind such a path" \
+            "with APPTAINER_ARGS='--mount type=bind,\"src=/data/lr=1e-3,bs=32\",dst=/data' (CSV-quoted fields)"
+        binds_out+=(--bind "$bind")
     done
     return 0
+}
+
+# ddp_bind_whole OUT PATH: append to the array OUT the arguments that bind PATH at the same path in the
+# container, whatever characters it holds. `--bind PATH` splits at ',' (several binds) and ':' (source,
+# destination, options); `--mount` takes CSV fields, so a quoted field keeps both, with '"' doubled
+# (apptainer.org/docs/user/latest/bind_paths_and_mounts.html, --mount; tested with Apptainer 1.4.5: a directory
+# named lr=1e-3,bs=32 or a:b is seen whole inside). A plain path keeps the plain --bind, which every runtime
+# version reads.
+ddp_bind_whole() {
+    local -n bind_out=$1
+    local path=$2 quoted
+    if [[ $path == *[,:\"]* ]]; then
+        quoted=${path//\"/\"\"}
+        bind_out+=(--mount "type=bind,\"src=$quoted\",\"dst=$quoted\"")
+    else
+        bind_out+=(--bind "$path")
+    fi
 }
 
 # ddp_container_cmd CMD POLICY: `apptainer exec --nv BINDS IMAGE` into the array CMD (empty with
@@ -167,7 +190,7 @@ ddp_fabric_binds() {
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_container_cmd() {
     local -n container_out=$1 policy_out=$2
-    [[ $DRY_RUN == 1 ]] || mkdir -p "$RUN_DIR"
+    [[ $DRY_RUN == 1 ]] || ddp_private_run_dir
     local -a binds
     ddp_fabric_binds binds
     container_out=()

@@ -28,7 +28,7 @@ ddp_preflight() {
     [[ -n $CHECK_SITE ]] && check+=(--site "$CHECK_SITE")
     ddp_log "preflight: python -m app.check --preflight across the allocation before the workload (PREFLIGHT=0 skips it)"
     local rc=0 started=$SECONDS
-    mkdir -p "$RUN_DIR"
+    ddp_private_run_dir
     rm -f "$(ddp_exclude_file)"
     # Its own rendezvous id: the workload's rendezvous, on the same port, comes right after.
     "$1" "$DDP_JOB_ID-preflight" "${check[@]}" || rc=$?

@@ -31,7 +31,7 @@ ddp_pbs_main() {
     # qsub passes no arguments to a batch script: the workload comes in WORKLOAD (qsub -v WORKLOAD=check).
     if ((!$#)) && [[ -n ${WORKLOAD:-} ]]; then
         local -a words
-        read -ra words <<<"$WORKLOAD"
+        ddp_split_words words "$WORKLOAD"
         set -- "${words[@]}"
     fi
     ddp_defaults
@@ -152,35 +152,44 @@ ddp_pbs_submission_options() {
     ddp_log "resubmitting with this job's options: $(printf '%q ' "${options_out[@]}")"
 }
 
-# ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT: ddp_pbsdsh_on_each_node with the
-# file that carries this script's environment (fabric settings, RUN_DIR) to the tasks.
-ddp_pbsdsh_launcher() {
-    local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
-    local env_file="$RUN_DIR/.launch-env-$DDP_JOB_ID"
-    mkdir -p "$RUN_DIR"
-    # Its owner's alone: it holds the store's secret (DDP_STORE_SECRET) and whatever else you exported
-    (umask 077 && rm -f "$env_file" && export -p >"$env_file")
-    launcher_out=(ddp_pbsdsh_on_each_node "$env_file")
+# ddp_split_words OUT TEXT: TEXT's words into the array OUT as a command line groups them ('a b' and "a b" are
+# one word, \ escapes), with no expansion of any kind (no globbing, no $, no command substitution): xargs parses
+# quotes that way (POSIX xargs). Unbalanced quotes stop the job with the fix.
+ddp_split_words() {
+    local -n words_out=$1
+    local parsed
+    parsed=$(xargs -r printf '%s\0' <<<"$2" 2>&1 >/dev/null) ||
+        ddp_die "WORKLOAD=$2: ${parsed#xargs: }; quote each argument once, example: WORKLOAD=\"train.py --name 'a b'\""
+    mapfile -d '' -t words_out < <(xargs -r printf '%s\0' <<<"$2")
 }
 
-# ddp_pbsdsh_on_each_node ENV_FILE COMMAND...: COMMAND once on every node of the job, through OpenPBS pbsdsh,
+# ddp_pbsdsh_launcher OUT: the pbsdsh launcher, into the array named OUT: ddp_pbsdsh_on_each_node, which hands
+# this script's environment (fabric settings, RUN_DIR) to the tasks.
+ddp_pbsdsh_launcher() {
+    local -n launcher_out=$1  # the caller's array, named explicitly (bash >= 4.3)
+    ddp_private_run_dir
+    launcher_out=(ddp_pbsdsh_on_each_node)
+}
+
+# ddp_pbsdsh_on_each_node COMMAND...: COMMAND once on every node of the job, through OpenPBS pbsdsh,
 # and the highest of their exit codes. pbsdsh (OpenPBS src/cmds/pbsdsh.c, getopt "c:n:svo"; "c:n:h:svo" on
 # master) has no "once per node": TORQUE's -u is an invalid option there, and without -n it "runs one task
 # for each line in the $PBS_NODEFILE" (pbsdsh(1B)), i.e. one per MPI slot. So one `pbsdsh -n INDEX` per
 # node, INDEX the node's first line in the node file, all at once. What a TM task sees is not the caller's
 # (start_process(), src/resmom/start_exec.c): the job's initial environment, started in $HOME, its stdout
 # and stderr to the job's output files (or nowhere with nodemux), and pbsdsh exits 0 whatever the task
-# returned. Hence DDP_PBSDSH_TASK: it loads ENV_FILE, enters this directory, writes COMMAND's stdout and
-# exit code to files in RUN_DIR (shared by every node; one per node: appends from several nodes to one
+# returned. Hence DDP_PBSDSH_TASK: it loads the step's environment from a file (every exported variable,
+# secrets included: 0600 in a mktemp -d directory, deleted with it when the step ends), enters this
+# directory, writes COMMAND's stdout and exit code to files in RUN_DIR (shared by every node; one per node: appends from several nodes to one
 # file may interleave on NFS), which `tail --pid` copies to this stdout as they grow (what the launcher
 # check reads) and which give the exit code. Cost: N pbsdsh processes here, N open files in tail (the
 # soft descriptor limit is raised to the hard one: 1024 is a common default), polled every 0.5 s.
 ddp_pbsdsh_on_each_node() {
-    local env_file=$1
-    shift
-    local dir index rc=0 status spawner
+    local dir env_file index rc=0 status spawner
     local -a indexes outs missing=()
     dir=$(mktemp -d "$RUN_DIR/.pbsdsh-$DDP_JOB_ID.XXXXXX")
+    env_file=$dir/environment
+    (umask 077 && export -p >"$env_file")
     mapfile -t indexes < <(awk 'NF {if (!seen[$1]++) print n + 0; n++}' "$PBS_NODEFILE")
     for index in "${indexes[@]}"; do
         : >"$dir/$index.out"
@@ -204,7 +213,12 @@ ddp_pbsdsh_on_each_node() {
     for index in "${indexes[@]}"; do
         if [[ -r $dir/$index.rc ]]; then
             status=$(<"$dir/$index.rc")
-            ((status > rc)) && rc=$status
+            # A number, checked before (( )) sees it: bash would run a command in `x[$(cmd)]` there
+            if [[ $status =~ ^[0-9]{1,3}$ ]]; then
+                ((10#$status > rc)) && rc=$((10#$status))
+            else
+                missing+=("$index")
+            fi
         else
             missing+=("$index")
         fi

@@ -45,11 +45,14 @@
 #   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
 #   APPTAINER=apptainer             the container runtime (falls back to `singularity`, MareNostrum's name)
 #   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
-#   BINDS=                          extra binds, comma-separated SRC[:DST[:OPTS]] (`apptainer --bind` syntax)
+#   BINDS=                          extra binds, comma-separated SRC[:DST[:ro|rw]], absolute paths (`apptainer
+#                                   --bind` syntax; a path with , or : goes in APPTAINER_ARGS as --mount)
 #   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
-#   CONFIG=demo                     trainer config: a file in app/train/configs or a YAML path
+#   CONFIG=demo                     trainer config: a name in app/train/configs, or a path (with / or .yaml)
 #   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
 #   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
+#   RUN_DIR_MODE=700                a new RUN_DIR's mode: 700 (yours alone) or 750 (your group may read); an
+#                                   existing one another user owns or can write is refused (exit 2)
 #   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
 #   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
 #                                   address on the first of RDZV_IFACES
@@ -134,6 +137,7 @@ ddp_defaults() {
     CONFIG=${CONFIG:-demo}
     CHECK_SITE=${CHECK_SITE:-}
     RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
+    RUN_DIR_MODE=${RUN_DIR_MODE:-700}
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}
     RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
@@ -153,17 +157,21 @@ ddp_defaults() {
     for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S MAX_REQUEUES; do
         [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
     done
+    [[ $RUN_DIR_MODE == 7[05]0 ]] || ddp_die "RUN_DIR_MODE=$RUN_DIR_MODE is not 700 or 750 (no one but you may" \
+        "write the run directory); example: RUN_DIR_MODE=750 (your group may read it)"
     [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
     local pair
-    for pair in $EXTRA_ENV; do
+    local -a pairs
+    read -ra pairs <<<"$EXTRA_ENV"  # split on whitespace, no file name globbing (an unquoted $EXTRA_ENV would)
+    for pair in ${pairs[@]+"${pairs[@]}"}; do
         [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
         export "${pair?}"
     done
     # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
     # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
     # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
-    # one ignores it instead of failing on an unknown flag. Set here, before any launcher is built: pbsdsh's
-    # tasks get the environment of that moment (ddp_pbsdsh_launcher).
+    # one ignores it instead of failing on an unknown flag. Set here, before any step starts: pbsdsh's
+    # tasks get the environment a step starts with (ddp_pbsdsh_on_each_node), not the step command's.
     ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
     if [[ -n ${DDP_STORE_SECRET:-} ]]; then
         [[ $DDP_STORE_SECRET =~ ^[A-Za-z0-9._-]{16,}$ ]] || ddp_die "DDP_STORE_SECRET (${#DDP_STORE_SECRET}" \
@@ -183,10 +191,33 @@ ddp_defaults() {
 # ddp_new_store_secret: 128 random bits, as hex, for DDP_STORE_SECRET (ddp_defaults). The store has no
 # authentication and the job id, the nodes and the port are public; this is what another user lacks. Made on
 # the head node at job start and exported: the launchers pass the environment on to every node (srun and
-# mpiexec their own, pbsdsh through ddp_pbsdsh_launcher), where the wrapper makes it torchrun's rendezvous id
+# mpiexec their own, pbsdsh through ddp_pbsdsh_on_each_node), where the wrapper makes it torchrun's rendezvous id
 # (PET_RDZV_ID) and the ranks keep their store keys under it (app/common/distributed.py). Never in argv (`ps`
 # shows every user's argv, /proc/PID/environ is its owner's alone) nor in a log line.
 ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
+
+# ddp_private_run_dir: create RUN_DIR with RUN_DIR_MODE whatever the umask, and stop (exit 2) when it is not a
+# directory of this user's that neither group nor others can write (a symbolic link only if this user made it):
+# what a resume trusts lies there (snapshots, the stop file, history.jsonl), at a predictable name often under
+# a group-writable project directory. The trainer checks the same (app/common/private_dir.py).
+ddp_private_run_dir() {
+    local me owner mode remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$SLURM_JOB_ID"
+    me=$(id -u)
+    if [[ ! -e $RUN_DIR && ! -L $RUN_DIR ]]; then
+        mkdir -p -- "$(dirname -- "$RUN_DIR")" && (umask 077 && mkdir -- "$RUN_DIR") && chmod "$RUN_DIR_MODE" -- "$RUN_DIR" ||
+            [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR cannot be created; $remedy"
+    fi
+    if [[ -L $RUN_DIR ]]; then
+        owner=$(stat -c %u -- "$RUN_DIR")
+        [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR is a symbolic link made by another user (uid $owner); $remedy"
+    fi
+    [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR is not a directory; $remedy"
+    read -r owner mode < <(stat -L -c '%u %a' -- "$RUN_DIR")
+    [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR belongs to another user (uid $owner), who could have" \
+        "planted snapshots or a stop file in it; $remedy"
+    ((!(8#$mode & 8#022))) || ddp_die "RUN_DIR=$RUN_DIR is writable by other users (mode $mode), who could plant" \
+        "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
+}
 
 # ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
 # KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
@@ -305,7 +336,9 @@ ddp_rdzv_host() {
         return
     fi
     local iface addr
-    for iface in $RDZV_IFACES; do
+    local -a ifaces
+    read -ra ifaces <<<"$RDZV_IFACES"  # no file name globbing
+    for iface in ${ifaces[@]+"${ifaces[@]}"}; do
         addr=$(ddp_iface_addr "$iface")
         if [[ -n $addr ]]; then
             rdzv_host_out=$addr
@@ -668,10 +701,10 @@ ddp_write_deepspeed_hostfile() {
         ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
         return 0
     fi
-    mkdir -p "$RUN_DIR"
-    for node in "${DDP_NODES[@]}"; do
-        printf '%s slots=%s\n' "$node" "$DDP_NPROC"
-    done >"$file.tmp"
+    ddp_private_run_dir
+    # Only the owner reads it (the group too with RUN_DIR_MODE=750), whatever the umask
+    (umask 077 && for node in "${DDP_NODES[@]}"; do printf '%s slots=%s\n' "$node" "$DDP_NPROC"; done >"$file.tmp")
+    [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
     mv -f "$file.tmp" "$file"
     ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
 }

@@ -37,7 +37,9 @@
 
 # sbatch runs a copy of this file from its spool directory: find lib.sh beside the file that was submitted.
 submitted=
-[[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" -o | grep -o ' Command=[^ ]*' | cut -d= -f2-)
+# `scontrol show job` prints Command= on a line of its own (Slurm src/api/job_info.c, slurm_sprint_job_info:
+# "Command=%s", then line_end); `-o` joins the lines with spaces, which the path may hold
+[[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" | sed -n 's/^[[:space:]]*Command=//p')
 DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
 [[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "mn5.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 # shellcheck source=jobscripts/lib.sh

@@ -15,9 +15,12 @@ Lines look like `host:pid:tid [dev] NCCL INFO <message>`. The messages that matt
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -25,6 +28,10 @@ from app.check.report import FAIL, OK, WARN, Check
 from app.common import fabric_policy as policy
 
 LOG_DIR_DEFAULT = "/tmp"
+#: What is read of a log: the transports and the network are logged as the communicators connect, within the
+#: first few hundred KB even at thousands of ranks; a bound keeps a runaway log from costing the check its budget.
+MAX_LOG_BYTES = 16 << 20
+_CAPTURED: set[str] = set()  # the directories capture_to_files made in this process (deleted once read)
 _USING_NETWORK = re.compile(r"Using network (.+?)\s*$")
 # `Channel 00/0 : 0[0] -> 1[1] via P2P/IPC`; older NCCL: `Channel 01 : 2[c7000] -> 0[87000] [send] via ...`
 _VIA = re.compile(r"Channel \d+(?:/\d+)? : \d+\[\w+\] -> \d+\[\w+\](?: \[\w+\])? via (.+?)\s*$")
@@ -51,12 +58,17 @@ _MATTERS_ON = {meaning: where for _, meaning, where in _PROBLEMS}
 def capture_to_files(env: MutableMapping[str, str], log_dir: str | None = None) -> str:
     """Send NCCL's INFO log to one file per process, unless the user already chose NCCL_DEBUG.
 
+    The files go to a directory of this process's own (`mkdtemp`: 0700, an unpredictable name) under
+    `log_dir` (default $TMPDIR, else /tmp): in a directory everyone can write, another user could plant a
+    file named like this rank's log. Removed when read (`summarize_own_log`) or at exit.
     Returns the file pattern (NCCL expands %h to the host, %p to the pid) or '' when left alone.
     """
     if env.get("NCCL_DEBUG") or env.get("NCCL_DEBUG_FILE"):
         return ""
-    directory = log_dir or env.get("TMPDIR") or LOG_DIR_DEFAULT
-    pattern = os.path.join(directory, "app-check-nccl.%h.%p.log")
+    directory = tempfile.mkdtemp(prefix="app-check-nccl.", dir=log_dir or env.get("TMPDIR") or LOG_DIR_DEFAULT)
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    _CAPTURED.add(directory)
+    pattern = os.path.join(directory, "nccl.%h.%p.log")
     # INFO is what names the transports; the file keeps it off the user's terminal.
     env["NCCL_DEBUG"] = "INFO"
     env["NCCL_DEBUG_FILE"] = pattern
@@ -67,6 +79,12 @@ def own_log_pattern(env: Mapping[str, str]) -> str:
     """A glob for this process's log file: NCCL writes %h as the host name cut at the first dot."""
     pattern = env.get("NCCL_DEBUG_FILE", "")
     return pattern.replace("%h", "*").replace("%p", str(os.getpid())) if pattern else ""
+
+
+def _head_lines(path: str) -> list[str]:
+    """The first `MAX_LOG_BYTES` of a log, as lines: what names the transports is logged at NCCL's start."""
+    with open(path, "rb") as file:
+        return file.read(MAX_LOG_BYTES).decode(errors="replace").splitlines()
 
 
 def parse(lines: Sequence[str]) -> dict[str, Any]:
@@ -116,17 +134,18 @@ def _transport_name(via: str) -> str:
 
 
 def summarize_own_log(env: Mapping[str, str]) -> dict[str, Any] | None:
-    """This process's log, parsed; None when it was not captured (the user set NCCL_DEBUG) or is missing."""
+    """This process's log (the first `MAX_LOG_BYTES` of each file), parsed; None when it is missing. A log
+    `capture_to_files` directed is deleted with its directory once read; one the user directed stays."""
     pattern = own_log_pattern(env)
     files = glob.glob(pattern) if pattern else []
+    lines = [line for name in files for line in _head_lines(name)]
+    if os.path.dirname(pattern) in _CAPTURED:
+        shutil.rmtree(os.path.dirname(pattern), ignore_errors=True)
     if not files:
         return None
-    lines: list[str] = []
-    for name in files:
-        with open(name, errors="replace") as file:
-            lines += file.readlines()
     summary = parse(lines)
-    summary["log"] = files[0]
+    if os.path.dirname(pattern) not in _CAPTURED:
+        summary["log"] = files[0]
     return summary
 
 
@@ -166,7 +185,7 @@ def judge(
                 "nccl: log warnings",
                 WARN,
                 "; ".join(problems),
-                "see the NCCL log files named in the transport section",
+                "to read NCCL's own words, rerun with NCCL_DEBUG=INFO NCCL_DEBUG_FILE=$HOME/nccl.%h.%p.log",
                 stage="bandwidth",
             )
         )
@@ -190,6 +209,6 @@ def describe(summaries: Sequence[dict[str, Any] | None], nodes: Sequence[str]) -
             f"{', '.join(s['intra']) or '-'}; inter-node {', '.join(s['inter']) or '-'}"
             + (f"; {s['plugin']}" if s["plugin"] else "")
             + (f" provider {s['provider']}" if s["provider"] else "")
-            + f"; log {s.get('log', '?')}"
+            + (f"; log {s['log']}" if s.get("log") else "")
         )
     return "\n".join(lines)

@@ -128,17 +128,20 @@ def parse_threshold(text: str) -> tuple[str, float]:
 
 
 def site_file(name: str) -> str | None:
-    """The YAML file of `--site NAME` (a path, or a profile shipped in app/check/sites/); None without one."""
+    """The YAML file of `--site NAME`: a path (with a `/`, or ending .yaml), else a profile shipped in
+    app/check/sites/ (a file of that bare name in the working directory, which others may write, is not
+    read); None without one."""
     if not name:
         return None
-    path = Path(name)
-    if not path.suffix and not path.exists():
-        path = SITES_DIR / f"{name}.yaml"
-        if not path.exists():
-            known = ", ".join(sorted(p.stem for p in SITES_DIR.glob("*.yaml")))
-            raise UsageError(
-                f"--site {name!r} is neither a YAML file nor a known profile ({known}); example: --site mn5"
-            )
+    if "/" in name or name.endswith((".yaml", ".yml")):
+        return name
+    path = SITES_DIR / f"{name}.yaml"
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in SITES_DIR.glob("*.yaml")))
+        raise UsageError(
+            f"--site {name!r} is not a known profile ({known}), and a bare name is never read from the working "
+            f"directory; example: --site mn5, or --site ./{name}.yaml"
+        )
     return str(path)
 
 

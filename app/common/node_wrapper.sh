@@ -24,10 +24,12 @@
 stop=$1 owner=$2 policies=$3; shift 3
 policy=
 old_ifs=$IFS; IFS=:
+set -f  # split on colons only: no file name globbing of the candidates
 for candidate in $policies; do
     if [ -r "$candidate" ]; then policy=$candidate; break; fi
 done
 IFS=$old_ifs
+set +f  # children() below globs /proc
 # shellcheck disable=SC1090  # the image's copy of app/common/fabric_policy.env, or the checkout's
 if [ -n "$policy" ]; then . "$policy"
 elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from app.common.private_dir import PRIVATE_FILE, group_readable_mode
+
 
 class _HashingWriter:
     """A write-only file wrapper that hashes what passes through (one read of the data, not two)."""
@@ -41,11 +43,9 @@ def fsync_dir(directory: Path) -> None:
 @contextmanager
 def _temp_beside(path: Path) -> Iterator[tuple[BinaryIO, Path]]:
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    # mkstemp creates 0600; a plain open() would give 0666 minus the umask (0644 under 022), so that
-    # teammates on a shared project directory can read the results: do the same.
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
+    # mkstemp creates 0600 whatever the umask (022 would make a plain open() world-readable: the model's
+    # weights, the config); the group may read too where the directory lets it (RUN_DIR_MODE=750).
+    os.fchmod(fd, group_readable_mode(path.parent, PRIVATE_FILE))
     temp = Path(temp_name)
     try:
         with os.fdopen(fd, "wb") as file:

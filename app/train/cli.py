@@ -6,6 +6,9 @@
     torchrun --nnodes=$NNODES --nproc-per-node=4 --rdzv-backend=c10d \\
         --rdzv-endpoint=$HEAD:29500 --rdzv-id=$JOB -m app.train ...  # on every node
 
+run.dir (and snapshot.dir) must be yours and writable by no one else: a new one is created 0700 (mkdir -m 750 it
+first to let your group read); one another user owns or can write is refused (exit 2).
+
 Exit codes: 0 done (or already complete: nothing changed), 2 bad config or environment, 3 rendezvous
 failed, 4 a rank stopped answering (named in the log and summary.json) or a collective timed out,
 75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot (requeue to resume).
@@ -25,6 +28,7 @@ from app.common.distributed import end_process, hostname, init_distributed, shut
 from app.common.errors import UsageError, exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
+from app.common.private_dir import PRIVATE, ensure_private_dir, group_readable_mode, probe_writable
 from app.common.typedconfig import describe, load_config
 from app.train import failure_budget as budget
 from app.train.config import Config
@@ -59,34 +63,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_intermixed_args(argv)  # flags and key=value in any order
 
 
+def is_path(name: str) -> bool:
+    """Whether `--config`/`--site` NAME names a file: it has a `/` or ends .yaml/.yml. A bare name is always a
+    shipped one: a file of that name in the working directory (the job's, which others may write) is not read."""
+    return "/" in name or name.endswith((".yaml", ".yml"))
+
+
 def resolve_config_path(name: str | None) -> str | None:
-    """A path as given, or a bare name of a config shipped in app/train/configs."""
-    if name is None or os.path.exists(name):
+    """A path as given, or a bare name of a config shipped in app/train/configs (see `is_path`)."""
+    if name is None or (is_path(name) and os.path.exists(name)):
         return name
     shipped = CONFIG_DIR / f"{name}.yaml"
-    if "/" not in name and shipped.exists():
+    if not is_path(name) and shipped.exists():
         return str(shipped)
     names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
     stem = Path(name).stem
-    if stem in names:
+    if is_path(name) and stem in names:
         raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}; to use the shipped one: --config {stem}")
-    raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}, and no shipped config of that name "
-                     f"({', '.join(names)}); example: --config {names[0]}")
+    if is_path(name):
+        raise UsageError(f"--config {name!r}: no such file from {os.getcwd()}; example: --config {names[0]}")
+    raise UsageError(f"--config {name!r}: no shipped config of that name ({', '.join(names)}); example: --config "
+                     f"{names[0]}, or a file of your own by its path: --config ./{name}.yaml")
 
 
-def check_writable(directory: Path, key: str) -> None:
-    """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here."""
+def check_writable(directory: Path, key: str, mode: int = PRIVATE) -> None:
+    """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here, or if
+    another user owns or can write the directory (app/common/private_dir.py); a new one is created `mode`."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{key}={str(directory)!r} is a file, not a directory; example: {key}=$SCRATCH/runs/demo")
-    probe = directory / f".write-test-{os.getpid()}"
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as err:
-        raise UsageError(
-            f"{key}={str(directory)!r} is not writable ({err.strerror}); example: {key}=$SCRATCH/runs/demo"
-        ) from None
+    ensure_private_dir(directory, key, mode)
+    probe_writable(directory, key)
 
 
 @exits_cleanly
@@ -120,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = Path(config.run.dir)
     snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"
     check_writable(run_dir, "run.dir")
-    check_writable(snapshot_dir, "snapshot.dir")
+    check_writable(snapshot_dir, "snapshot.dir", group_readable_mode(run_dir, PRIVATE))
     from app.train.assemble import run_training  # the heavy imports wait until the input is known to be valid
 
     ctx = init_distributed(environment, config.dist.backend, config.dist.timeout_s)

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch.distributed.checkpoint import FileSystemReader
 from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
 from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
 from app.common.errors import UsageError, exits_cleanly
+from app.train import dcp_metadata
 from app.train import snapshot_layout as layout
 from app.train.atomic import write_atomic
 
@@ -32,6 +32,11 @@ class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanne
 def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
     """The full model state dict of a snapshot, sharded or not (`UsageError` when it is neither or damaged)."""
     problem = layout.verify(snapshot)
+    if problem is None and snapshot.is_dir():
+        try:
+            dcp_metadata.read(snapshot / layout.METADATA)
+        except (dcp_metadata.UnsafeMetadata, OSError) as err:
+            problem = f"its {layout.METADATA} is refused: {err}"
     if problem is not None:
         raise UsageError(f"{snapshot} is not a usable snapshot: {problem}; "
                          "example: python -m app.train.export runs/demo/snapshots/step-00000100 model.pt")
@@ -39,8 +44,8 @@ def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
         state: dict[str, Any] = {}
         warnings.filterwarnings("ignore", message="torch.distributed is disabled")  # no process group: intended
         # What torch's own dcp_to_torch_save does: dcp.load would fill a copy of an empty dict, not `state`
-        _load_state_dict(state, storage_reader=FileSystemReader(snapshot), planner=_ModelOnlyPlanner(keys={"model"}),
-                         no_dist=True)
+        _load_state_dict(state, storage_reader=layout.SafeMetadataReader(snapshot),
+                         planner=_ModelOnlyPlanner(keys={"model"}), no_dist=True)
         return state["model"]
     return torch.load(snapshot, map_location="cpu", weights_only=True)["model"]
 

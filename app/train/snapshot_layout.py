@@ -11,8 +11,10 @@ batch); the newest usable one of either kind is the one to resume from:
   unpickle) and `manifest.json`, the sha256 of every other file, written last; the directory is written
   as `.step-00000100.partial/` and renamed when complete.
 
-Reading never runs code from the file: `torch.load(weights_only=True)`, and DCP's non-tensor items go
-through the same (DCP's own planner unpickles them freely).
+Reading never runs code from the file: `torch.load(weights_only=True)`; DCP's non-tensor items go through
+the same (DCP's own planner unpickles them freely) and its `.metadata` through an unpickler that resolves only
+DCP's metadata types (app/train/dcp_metadata.py; DCP's own reader uses plain `pickle.load`). A sharded snapshot
+is usable only once its `.metadata` reads that way, so a planted one is passed over like a torn one.
 """
 
 from __future__ import annotations
@@ -31,12 +33,15 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint import FileSystemReader, Metadata
 from torch.distributed.checkpoint._traverse import set_element
 from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
+from torch.distributed.checkpoint.metadata import StorageMeta
 
+from app.common.private_dir import why_not_private
+from app.train import dcp_metadata
 from app.train.atomic import sha256_of
 
 log = logging.getLogger(__name__)
 _NAME = re.compile(r"^step-(\d{8,})(\.pt)?$")
-MANIFEST, EXTRAS = "manifest.json", "extras.json"
+MANIFEST, EXTRAS, METADATA = "manifest.json", "extras.json", ".metadata"
 
 
 def single_file_path(directory: Path, step: int) -> Path:
@@ -91,6 +96,12 @@ def verify(path: Path) -> str | None:
     return _verify_manifest(path) if path.is_dir() else _verify_checksum(path)
 
 
+def _foreign(path: Path) -> str | None:
+    """Why a sharded snapshot's directory may hold another user's files (see app/common/private_dir.py)."""
+    why = why_not_private(path) if is_sharded(path) and path.exists() else None
+    return None if why is None else f"its directory {why}"
+
+
 def _verify_checksum(path: Path) -> str | None:
     checksum = checksum_path(path)
     try:
@@ -136,13 +147,16 @@ class Snapshot:
 
 
 def read(path: Path, map_location: torch.device | str = "cpu") -> Snapshot | None:
-    """The snapshot at `path` if it verifies and loads, else None with a warning."""
-    problem = verify(path)
+    """The snapshot at `path` if it is the user's own, verifies and loads, else None with a warning."""
+    problem = _foreign(path) or verify(path)
     if problem is None:
         try:
             if is_sharded(path):
+                dcp_metadata.read(path / METADATA)  # rank 0 reads it again in read_shards, for DCP
                 return Snapshot(path, json.loads((path / EXTRAS).read_text()))
             return Snapshot(path, torch.load(path, map_location=map_location, weights_only=True))
+        except dcp_metadata.UnsafeMetadata as err:
+            problem = f"its {METADATA} is refused: {err}"
         except Exception as err:  # a damaged zip or a non-snapshot file: any error means unusable
             problem = f"it does not load ({type(err).__name__}: {str(err).splitlines()[0][:120]})"
     log.warning("snapshot %s is unusable: %s; falling back to the previous snapshot", path, problem)
@@ -165,14 +179,25 @@ class WeightsOnlyLoadPlanner(DefaultLoadPlanner):
             self.state_dict[read_item.dest_index.fqn] = loaded
 
 
-class MetadataFromRankZero(FileSystemReader):
+class SafeMetadataReader(FileSystemReader):
+    """DCP's file reader, but `.metadata` goes through `dcp_metadata.read` (no code from the file runs)."""
+
+    def read_metadata(self) -> Metadata:  # no **kwargs: DCP then never falls back to per-rank metadata files
+        metadata = dcp_metadata.read(Path(self.path) / METADATA)
+        if metadata.storage_meta is None:  # as FileSystemReader.read_metadata does
+            metadata.storage_meta = StorageMeta()
+        metadata.storage_meta.load_id = self.load_id
+        return metadata
+
+
+class MetadataFromRankZero(SafeMetadataReader):
     """DCP's file reader, but `.metadata` is read by rank 0 alone and sent to the others in one
     `broadcast_object_list`: the file holds an entry per tensor per rank (O(N) bytes), so every rank reading it
     costs O(N^2) from the shared filesystem (53.5 KB at 2 ranks, 81.8 KB at 4 for the tiny model's 139 items:
     14 KB more a rank). DCP calls `read_metadata` on every rank at the same point of `load` (its `local_step`,
     before any collective of its own), so the broadcast is collective there."""
 
-    def read_metadata(self) -> Metadata:  # no **kwargs: DCP then never falls back to per-rank metadata files
+    def read_metadata(self) -> Metadata:  # no **kwargs, as above
         if not (dist.is_initialized() and dist.get_world_size() > 1):
             return super().read_metadata()
         sent: list[Any] = [None]
@@ -183,7 +208,7 @@ class MetadataFromRankZero(FileSystemReader):
                 sent[0] = f"{type(err).__name__}: {err}"
         dist.broadcast_object_list(sent, src=0)
         if isinstance(sent[0], str):
-            raise RuntimeError(f"rank 0 could not read {self.path}/.metadata: {sent[0]}")
+            raise RuntimeError(f"rank 0 could not read {self.path}/{METADATA}: {sent[0]}")
         metadata = sent[0]
         if metadata.storage_meta is not None:
             metadata.storage_meta.load_id = self.load_id  # this reader's, as DCP's own read sets it

@@ -29,6 +29,7 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
 from app.common.errors import UsageError
+from app.common.private_dir import make_private_dir, make_private_files
 from app.train import snapshot_layout as layout
 from app.train.atomic import sha256_of, write_atomic, write_text_atomic
 
@@ -166,7 +167,8 @@ class ShardedWriter:
         partial = layout.partial_path(final)
         if _rank() == 0:
             shutil.rmtree(partial, ignore_errors=True)  # a write that died half-way
-            partial.mkdir(parents=True)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            make_private_dir(partial)
         _barrier()
         return final, partial
 
@@ -184,6 +186,7 @@ class ShardedWriter:
     def _publish(self, partial: Path, final: Path, extras: str) -> None:
         """Rank 0: extras and manifest into the complete directory, then rename it into place."""
         write_text_atomic(partial / layout.EXTRAS, extras + "\n")
+        make_private_files(partial)  # DCP wrote the shards with the umask's mode
         sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
         write_text_atomic(partial / layout.MANIFEST, json.dumps(sums, indent=1) + "\n")
         shutil.rmtree(final, ignore_errors=True)

@@ -1,3 +1,7 @@
+import os
+import stat
+from pathlib import Path
+
 import pytest
 
 from app.check import nccl_log
@@ -63,15 +67,55 @@ def test_capture_respects_a_users_nccl_debug(tmp_path):
     assert env["NCCL_DEBUG"] == "INFO" and env["NCCL_DEBUG_FILE"] == pattern and "%p" in pattern
 
 
-def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
-    import os
+def own_log(pattern: str, host: str = "gpu01") -> Path:
+    """The file NCCL writes for this process: %h the host name, %p the pid."""
+    return Path(pattern.replace("%h", host).replace("%p", str(os.getpid())))
 
+
+def test_own_log_is_found_whatever_host_name_nccl_wrote(tmp_path):
+    env = {}
+    pattern = nccl_log.capture_to_files(env, str(tmp_path))
+    own_log(pattern, host="gpu01").write_text((LOGS / "ib-two-nodes.log").read_text())
+    summary = nccl_log.summarize_own_log(env)
+    assert summary is not None and summary["inter"] == ["NET/IB"]
+
+
+def test_the_log_goes_to_a_directory_only_this_user_can_enter_not_the_shared_one(tmp_path):
+    env = {}
+    pattern = nccl_log.capture_to_files(env, str(tmp_path))
+    directory = Path(pattern).parent
+    assert directory != tmp_path and directory.parent == tmp_path
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_a_log_another_user_planted_in_the_shared_directory_is_not_read(tmp_path):
+    """/tmp is everyone's: a file named like this process's log, any host part, must not fail the check."""
     env = {}
     nccl_log.capture_to_files(env, str(tmp_path))
+    planted = (LOGS / "socket-fallback.log").read_text()
+    for host in ("gpu01", "evil"):
+        (tmp_path / f"app-check-nccl.{host}.{os.getpid()}.log").write_text(planted)
     assert nccl_log.summarize_own_log(env) is None
-    (tmp_path / f"app-check-nccl.gpu01.{os.getpid()}.log").write_text((LOGS / "ib-two-nodes.log").read_text())
+
+
+def test_the_own_log_is_deleted_once_read(tmp_path):
+    env = {}
+    pattern = nccl_log.capture_to_files(env, str(tmp_path))
+    log = own_log(pattern)
+    log.write_text((LOGS / "ib-two-nodes.log").read_text())
     summary = nccl_log.summarize_own_log(env)
-    assert summary is not None and summary["inter"] == ["NET/IB"] and summary["log"].endswith(".log")
+    assert summary is not None and summary["inter"] == ["NET/IB"]
+    assert not log.exists() and not log.parent.exists()
+
+
+def test_only_the_first_bytes_of_a_huge_log_are_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(nccl_log, "MAX_LOG_BYTES", 4096, raising=False)
+    env = {}
+    log = own_log(nccl_log.capture_to_files(env, str(tmp_path)))
+    ib = (LOGS / "ib-two-nodes.log").read_text()
+    log.write_text(ib[:3000] + "\n" + "x" * 10_000 + "\n" + (LOGS / "socket-fallback.log").read_text())
+    summary = nccl_log.summarize_own_log(env)
+    assert summary is not None and "NET/Socket" not in summary["inter"]
 
 
 def test_nccls_start_up_probes_on_a_healthy_node_are_not_warnings():

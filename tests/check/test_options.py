@@ -88,3 +88,13 @@ def test_help_on_an_80_column_terminal_breaks_lines_between_words():
     assert set(COLLECTIVES) <= words  # each name whole on one line (it once wrapped as "broadca" + "st")
     options = result.stdout[result.stdout.index("options:"):result.stdout.index("settings (keys of")]
     assert max(len(line) for line in options.splitlines()) <= 80
+
+
+def test_a_file_named_like_a_shipped_profile_in_the_working_directory_does_not_replace_it(tmp_path, monkeypatch):
+    """CHECK_SITE=mn5 from the submit directory, which others may write: a bare name is the shipped profile."""
+    from app.check.options import SITES_DIR, site_file
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mn5").write_text("min_busbw: {}\n")
+    assert site_file("mn5") == str(SITES_DIR / "mn5.yaml")
+    assert site_file("./mn5") == "./mn5"

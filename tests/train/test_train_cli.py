@@ -17,8 +17,8 @@ BAD_INPUTS = [
     (["optim.name=adam"], {}, "optim.name='adam' is not one of adamw, sgd; example: optim.name=adamw"),
     (["run.breakdown=maybe"], {}, "run.breakdown='maybe' is not a boolean; example: run.breakdown=true"),
     (["--config", "/nonexistent/run.yaml"], {}, "--config '/nonexistent/run.yaml': no such file from "),
-    (["--config", "nosuchname"], {}, "and no shipped config of that name (demo, gpt2-h100, regression); "
-                                     "example: --config demo"),
+    (["--config", "nosuchname"], {}, "no shipped config of that name (demo, gpt2-h100, regression); "
+                                     "example: --config demo, or a file of your own by its path"),
     # A file name from the README run elsewhere: the shipped config it meant, by a form that works anywhere
     (["--config", "configs/demo.yaml"], {}, "no such file from /; to use the shipped one: --config demo"),
     # A key without its section, or misspelled without it: the section that has it
@@ -103,3 +103,16 @@ def test_resume_never_refuses_a_directory_that_holds_another_runs_snapshots(tmp_
     fresh = run(train_command("--config", "demo", f"run.dir={tmp_path / 'new'}", "train.max_steps=5",
                               "snapshot.resume=never"), timeout=120)
     assert fresh.returncode == 0, fresh.stderr
+
+
+def test_a_file_named_like_a_shipped_config_in_the_working_directory_does_not_replace_it(tmp_path, monkeypatch):
+    """The job scripts pass CONFIG=demo from the submit directory, which others may write: a bare name is always
+    the shipped config; only a path (with a `/`, or ending .yaml) reads a file."""
+    from app.train.cli import CONFIG_DIR, resolve_config_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "demo").write_text("run:\n  dir: /tmp/elsewhere\n")
+    assert resolve_config_path("demo") == str(CONFIG_DIR / "demo.yaml")
+    assert resolve_config_path("./demo") == "./demo"
+    (tmp_path / "mine.yaml").write_text("run:\n  dir: runs/mine\n")
+    assert resolve_config_path("mine.yaml") == "mine.yaml"

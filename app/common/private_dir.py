@@ -1,0 +1,96 @@
+"""Directories only their owner can write: a run's, its snapshots'.
+
+What a resume trusts lies in them (snapshots, the stop file, history.jsonl), and they are often made under a
+group-writable project directory at a predictable name (`runs/<job id>`): another user could create the
+next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
+lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
+neither group nor others can write it. jobscripts/lib.sh `ddp_private_run_dir` applies the same rule.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from app.common.errors import UsageError
+
+PRIVATE, PRIVATE_FILE = 0o700, 0o600
+
+
+def why_not_private(directory: Path) -> str | None:
+    """None when `directory` is a directory this user owns that neither group nor others can write (a symbolic
+    link counts only when this user made it), else why not."""
+    me = os.geteuid()
+    info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode):
+        if info.st_uid != me:
+            return f"is a symbolic link made by another user (uid {info.st_uid})"
+        info = os.stat(directory)
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a directory"
+    if info.st_uid != me:
+        return f"belongs to another user (uid {info.st_uid}), who could have planted snapshots or a stop file in it"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}), who could plant snapshots "
+                f"or a stop file in it (if it holds only your files: chmod go-w {directory})")
+    return None
+
+
+def check_private(directory: Path, key: str) -> None:
+    """`UsageError` naming `key` unless `why_not_private(directory)` is None."""
+    why = why_not_private(directory)
+    if why is not None:
+        raise UsageError(f"{key}={str(directory)!r} {why}; give a directory of your own, example: "
+                         f"{key}=$SCRATCH/runs/myrun")
+
+
+def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE) -> None:
+    """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`;
+    `key` names the setting in the one-line error."""
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(directory, mode)
+        os.chmod(directory, mode)  # mkdir's mode is masked by the umask
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
+                         f"example: {key}=$SCRATCH/runs/myrun") from None
+    check_private(directory, key)
+
+
+def probe_writable(directory: Path, key: str) -> None:
+    """Write and remove a file under an unpredictable name, following no link (`O_EXCL | O_NOFOLLOW`)."""
+    probe = directory / f".write-test-{secrets.token_hex(8)}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        probe.unlink()
+    except OSError as err:
+        raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
+                         f"example: {key}=$SCRATCH/runs/myrun") from None
+
+
+def make_private_dir(directory: Path) -> None:
+    """mkdir `directory` with `group_readable_mode` of its parent, exactly (the umask does not apply)."""
+    mode = group_readable_mode(directory.parent, PRIVATE)
+    os.mkdir(directory, mode)
+    os.chmod(directory, mode)
+
+
+def make_private_files(directory: Path) -> None:
+    """chmod the files right under `directory` to `group_readable_mode` of it (what a library wrote with the
+    umask's mode: DCP's shards)."""
+    mode = group_readable_mode(directory, PRIVATE_FILE)
+    for path in directory.iterdir():
+        if path.is_file() and not path.is_symlink():
+            os.chmod(path, mode)
+
+
+def group_readable_mode(directory: Path, private: int) -> int:
+    """`private` (a file's 0600 or a directory's 0700) plus the group's read (and search) bits when `directory`
+    lets its group read: what is created inside a run directory opens to no one the directory does not."""
+    if os.stat(directory).st_mode & stat.S_IRGRP:
+        return private | (private >> 3 & 0o050)
+    return private

@@ -1,0 +1,83 @@
+"""DCP's `.metadata` read without running code from it.
+
+torch.distributed.checkpoint writes `.metadata` with plain `pickle` and its `FileSystemReader` reads it back
+with `pickle.load` (torch/distributed/checkpoint/filesystem.py, `read_metadata`): a planted file runs whatever it
+names. Here the unpickler resolves only the classes DCP's metadata is made of (torch/distributed/checkpoint/
+metadata.py, filesystem.py's `_StorageInfo`) and the torch values they hold (sizes, dtypes, layouts, paths);
+any other name is refused before it is called. The result must be a `Metadata` whose storage entries each name a
+file inside the snapshot.
+"""
+
+from __future__ import annotations
+
+import io
+import pathlib
+import pickle
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.distributed.checkpoint import filesystem, metadata
+from torch.distributed.checkpoint.metadata import Metadata
+
+#: Cap on `.metadata`'s size: an entry per tensor per rank is ~14 KB a rank for the tiny model, so 1 GiB covers
+#: tens of thousands of ranks of a large model, and a planted endless file is not read forever.
+MAX_BYTES = 1 << 30
+
+_DCP_TYPES = {
+    "torch.distributed.checkpoint.metadata": {
+        "Metadata", "MetadataIndex", "StorageMeta", "TensorProperties", "TensorStorageMetadata",
+        "BytesStorageMetadata", "ChunkStorageMetadata", "_MEM_FORMAT_ENCODING",
+    },
+    "torch.distributed.checkpoint.filesystem": {"_StorageInfo"},
+}
+_MODULES = {"torch.distributed.checkpoint.metadata": metadata, "torch.distributed.checkpoint.filesystem": filesystem}
+
+
+class UnsafeMetadata(ValueError):
+    """`.metadata` names something DCP's metadata is not made of, or is not DCP's metadata at all."""
+
+
+class _MetadataUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if name in _DCP_TYPES.get(module, ()):
+            return getattr(_MODULES[module], name)
+        if module == "torch":
+            if name == "Size":
+                return torch.Size
+            if isinstance(getattr(torch, name, None), torch.dtype):
+                return getattr(torch, name)
+        if (module, name) == ("torch.serialization", "_get_layout"):  # how torch pickles a torch.layout
+            return torch.serialization._get_layout
+        if module == "pathlib" and name in ("PosixPath", "PurePosixPath"):  # StorageMeta.checkpoint_id
+            return getattr(pathlib, name)
+        raise UnsafeMetadata(f"it names {module}.{name}, which DCP's metadata never holds (refused unread)")
+
+
+def read(path: Path) -> Metadata:
+    """The `Metadata` in `path` (a snapshot's `.metadata`); `UnsafeMetadata` or `OSError` when it is not one."""
+    with open(path, "rb") as file:
+        data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise UnsafeMetadata(f"it is over {MAX_BYTES >> 20} MiB")
+    try:
+        loaded = _MetadataUnpickler(io.BytesIO(data)).load()
+    except UnsafeMetadata:
+        raise
+    except Exception as err:  # a torn or hostile pickle: any error means unusable
+        raise UnsafeMetadata(f"it does not unpickle ({type(err).__name__}: {str(err)[:120]})") from None
+    if not isinstance(loaded, Metadata):
+        raise UnsafeMetadata(f"it holds a {type(loaded).__name__}, not DCP's Metadata")
+    _check_confined(loaded)
+    return loaded
+
+
+def _check_confined(loaded: Metadata) -> None:
+    """DCP opens each entry's `relative_path` under the snapshot directory: only plain file names stay inside."""
+    if not isinstance(loaded.storage_data, dict):
+        raise UnsafeMetadata("its storage_data is not a table of files")
+    for info in loaded.storage_data.values():
+        name = getattr(info, "relative_path", None)
+        if not isinstance(info, filesystem._StorageInfo) or not isinstance(name, str) \
+                or not name or "/" in name or name in (".", ".."):
+            raise UnsafeMetadata(f"a storage entry names {name!r}, not a file inside the snapshot")

@@ -1,0 +1,130 @@
+"""The job scripts on a shared cluster: what another user can write (a run directory under a group-writable
+project directory, a file in the submit directory) changes nothing, and what the job writes (its environment,
+its hostfile) only its owner can read. Each test sources jobscripts/lib.sh in a fresh bash."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.jobscripts.test_jobscripts_lib import run_lib
+from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, pbs_job  # noqa: F401  (a fixture)
+from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+OTHER_UID = 54321
+#: Writes RUN_DIR/hostfile: the first thing a job writes into its run directory.
+HOSTFILE = "umask 022; ddp_defaults; DDP_NODES=(node1 node2); DDP_NPROC=4; ddp_write_deepspeed_hostfile"
+
+
+def test_a_new_run_dir_is_private_to_its_owner_under_umask_022(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
+
+
+def test_run_dir_mode_750_lets_the_group_read(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": "750"})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o750
+
+
+def test_a_run_dir_mode_that_lets_others_write_is_refused() -> None:
+    result = run_lib("ddp_defaults", {"RUN_DIR_MODE": "777"})
+    assert result.returncode == 2 and "RUN_DIR_MODE=777" in result.stderr and "example" in result.stderr
+
+
+@needs_root
+def test_a_run_dir_another_user_created_first_is_refused_in_one_line(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    run_dir.mkdir(parents=True)
+    os.chown(run_dir, OTHER_UID, OTHER_UID)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and f"uid {OTHER_UID}" in result.stderr and "RUN_DIR=" in result.stderr
+    assert list(run_dir.iterdir()) == []
+
+
+@needs_root
+def test_a_symbolic_link_another_user_planted_as_the_run_dir_is_refused(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    link = tmp_path / "42"
+    link.symlink_to(mine)
+    os.lchown(link, OTHER_UID, OTHER_UID)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(link)})
+    assert result.returncode == 2 and "symbolic link" in result.stderr, result.stderr
+    assert list(mine.iterdir()) == []
+
+
+def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_path: Path) -> None:
+    run_dir = tmp_path / "42"
+    run_dir.mkdir()
+    run_dir.chmod(0o777)
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    assert result.returncode == 2 and "chmod go-w" in result.stderr, result.stderr
+    assert list(run_dir.iterdir()) == []
+
+
+def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_deletes_it(
+        pbs_job: dict[str, str], tmp_path: Path) -> None:  # noqa: F811  (the fixture imported above)
+    """pbsdsh's tasks start with the job's initial environment, so the launcher passes the step's through a file
+    in RUN_DIR: it holds every exported secret (a token), so it is 0600 under umask 022 and gone after the step."""
+    run_dir = Path(pbs_job["RUN_DIR"])
+    listing = 'find "$RUN_DIR" -type f -exec grep -l s3cr3t-token {} + | xargs -r stat -c "mode=%a %n"'
+    snippet = (PBS_NODES + "umask 022; export HF_TOKEN=s3cr3t-token; ddp_defaults; declare -a L; "
+               f"ddp_pbsdsh_launcher L; \"${{L[@]}}\" /bin/sh -c '{listing}'")
+    result = run_pbs_lib(snippet, pbs_job, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    modes = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("mode=")]
+    assert modes and set(modes) == {"mode=600"}, result.stdout
+    left = [p for p in run_dir.rglob("*") if p.is_file() and "s3cr3t-token" in p.read_text(errors="replace")]
+    assert left == [], f"the environment is left behind in {left}"
+
+
+@pytest.mark.parametrize(("run_dir_mode", "file_mode"), [("700", 0o600), ("750", 0o640)])
+def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, run_dir_mode: str,
+                                                                file_mode: int) -> None:
+    run_dir = tmp_path / "runs" / "42"
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": run_dir_mode})
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE((run_dir / "hostfile").stat().st_mode) == file_mode
+
+
+#: The binds the container gets, one argument a line.
+BINDS_OF = 'ddp_defaults >/dev/null; declare -a b; ddp_fabric_binds b; printf "%s\\n" "${b[@]}"'
+
+
+@pytest.mark.parametrize("name", ["lr=1e-3,bs=32", "a:b", 'q"x,y'])
+def test_a_run_dir_with_a_comma_or_colon_is_bound_whole(tmp_path: Path, name: str) -> None:
+    """`apptainer --bind` splits at `,` (binds) and `:` (source, destination): the run directory is bound with
+    --mount, its fields CSV-quoted (tested with Apptainer 1.4.5: the directory is seen whole inside)."""
+    run_dir = tmp_path / name
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(run_dir), "FABRIC": "none"})
+    assert result.returncode == 0, result.stderr
+    quoted = str(run_dir).replace('"', '""')
+    assert result.stdout.splitlines() == ["--mount", f'type=bind,"src={quoted}","dst={quoted}"'], result.stdout
+
+
+def test_a_plain_run_dir_is_bound_as_before(tmp_path: Path) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none"})
+    assert result.stdout.splitlines() == ["--bind", str(tmp_path / "run")], result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("binds", ["/data/lr=1e-3,bs=32", "/data/a:b", "/data:/in:rx"])
+def test_binds_that_apptainer_would_split_elsewhere_are_refused_with_the_remedy(tmp_path: Path, binds: str) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none", "BINDS": binds})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "BINDS" in result.stderr and "--mount" in result.stderr, result.stderr
+
+
+def test_binds_of_absolute_paths_with_options_are_passed_on(tmp_path: Path) -> None:
+    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none",
+                                "BINDS": "/data,/scratch/x:/in:ro"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[2:] == ["--bind", "/data", "--bind", "/scratch/x:/in:ro"]

@@ -1,0 +1,103 @@
+"""The run directory (and the snapshot directory) hold what a resume trusts: snapshots, the stop file, the run's
+history. In a group-writable project directory another user can create `runs/<next job id>` first, or plant a
+symbolic link where the trainer probes: the trainer creates its directories private to its owner and refuses
+one that someone else owns or can write."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+
+import pytest
+
+from app.common.errors import UsageError
+from app.train import snapshot_layout as layout
+from app.train.cli import check_writable
+from tests.launch import run, train_command
+from tests.train.test_snapshot_metadata import FIXTURE
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
+
+OTHER_UID = 54321
+
+
+@pytest.fixture
+def umask_022():
+    previous = os.umask(0o022)
+    yield
+    os.umask(previous)
+
+
+def test_a_new_run_dir_is_private_to_its_owner_whatever_the_umask(tmp_path, umask_022):
+    run_dir = tmp_path / "runs" / "123"
+    check_writable(run_dir, "run.dir")
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
+
+
+def test_a_run_dir_another_user_owns_is_refused(tmp_path):
+    run_dir = tmp_path / "123"
+    run_dir.mkdir(mode=0o755)
+    os.chown(run_dir, OTHER_UID, OTHER_UID)
+    with pytest.raises(UsageError, match=f"uid {OTHER_UID}"):
+        check_writable(run_dir, "run.dir")
+
+
+def test_a_symbolic_link_another_user_planted_as_the_run_dir_is_refused(tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    link = tmp_path / "123"
+    link.symlink_to(mine)
+    os.lchown(link, OTHER_UID, OTHER_UID)
+    with pytest.raises(UsageError, match="symbolic link"):
+        check_writable(link, "run.dir")
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o1777])
+def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_path, mode):
+    run_dir = tmp_path / "123"
+    run_dir.mkdir()
+    run_dir.chmod(mode)
+    with pytest.raises(UsageError, match="chmod go-w"):
+        check_writable(run_dir, "run.dir")
+
+
+def test_the_write_probe_follows_no_planted_link(tmp_path):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    (run_dir / f".write-test-{os.getpid()}").symlink_to(victim)
+    check_writable(run_dir, "run.dir")
+    assert not victim.exists(), "the probe wrote through a planted symbolic link"
+
+
+def test_the_trainer_refuses_another_users_run_dir_in_one_line_exit_2(tmp_path):
+    run_dir = tmp_path / "123"
+    run_dir.mkdir(mode=0o755)
+    os.chown(run_dir, OTHER_UID, OTHER_UID)
+    result = run(train_command("--config", "regression", f"run.dir={run_dir}", "train.max_steps=1"))
+    assert result.returncode == 2, result.stderr[-2000:]
+    error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "run.dir" in error[0] and "example" in error[0], result.stderr[-2000:]
+    assert list(run_dir.iterdir()) == []
+
+
+def test_a_snapshot_dir_another_user_owns_is_refused_before_anything_is_read(tmp_path):
+    snapshots = tmp_path / "shared-snapshots"
+    snapshots.mkdir(mode=0o755)
+    os.chown(snapshots, OTHER_UID, OTHER_UID)
+    result = run(train_command("--config", "regression", f"run.dir={tmp_path / 'run'}",
+                               f"snapshot.dir={snapshots}", "train.max_steps=1"))
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "snapshot.dir" in result.stderr and f"uid {OTHER_UID}" in result.stderr
+
+
+def test_a_sharded_snapshot_directory_others_can_write_is_not_resumed_from(tmp_path):
+    snapshot = tmp_path / FIXTURE.name
+    shutil.copytree(FIXTURE, snapshot)
+    assert layout.read(snapshot) is not None
+    snapshot.chmod(0o777)
+    assert layout.read(snapshot) is None
+    snapshot.chmod(0o700)
+    os.chown(snapshot, OTHER_UID, OTHER_UID)
+    assert layout.read(snapshot) is None
