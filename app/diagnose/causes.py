@@ -8,7 +8,8 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   `[Rank N] Watchdog caught collective operation timeout: WorkNCCL(...)` (ProcessGroupNCCL.cpp),
   `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...` (c10/cuda/CUDACachingAllocator.cpp);
 - NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc),
-  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc), `Using network Socket`,
+  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc to 2.26) and its successor
+  `NCCL WARN Failed to initialize any NET plugin` (2.27 and later), `Using network Socket`,
   `via NET/Socket/0`, `NET/IB : No device found`;
 - aws-ofi-nccl 1.18.0: `NET/OFI Selected provider is cxi` (src/nccl_ofi_net.cpp), `OFI fi_getinfo() call
   failed: No data available` (src/nccl_ofi_rdma.cpp);
@@ -111,6 +112,33 @@ def _rendezvous_unreachable(log: LogView) -> bool:
     return not _one_launcher(log)
 
 
+#: NCCL 2.27 and later: `WARN("Failed to initialize any NET plugin")` (nccl src/plugin/net.cc, v2.27.3-1 to
+#: v2.30.7-1), which no longer names the network; up to 2.26 `WARN("Error: network %s not found.")`
+#: (src/net.cc to v2.25.1-1, src/plugin/net.cc at v2.26.6-1).
+_NO_NET = r"NCCL WARN Failed to initialize any NET plugin"
+#: The network the job asked NCCL for: this project's policy preview (`setting NCCL_NET=IB`), an `export`, or
+#: an environment dump.
+_NCCL_NET_IB = r"\bNCCL_NET=[\"']?IB\b"
+_NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
+#: NCCL_DEBUG=INFO lines that say which network failed: with NCCL_NET=IB NCCL probes the IB devices and finds
+#: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` (src/plugin/plugin_open.cc) is also
+#: printed there, so it counts only where no IB probe failed.
+_IB_PROBE_FAILED = r"NET/IB : No device found"
+_OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/OFI|aws-ofi-nccl"
+
+
+def _net_asked_for(log: LogView) -> str:
+    """Which network a `Failed to initialize any NET plugin` was about: "ib" or "ofi" (also when the log
+    does not say: the libfabric plugin is the network NCCL is most often told to use and cannot find)."""
+    if log.has(_NCCL_NET_IB):
+        return "ib"
+    if log.has(_NCCL_NET_OFI):
+        return "ofi"
+    if log.has(_IB_PROBE_FAILED, re.MULTILINE):
+        return "ib"
+    return "ofi"
+
+
 def _socket_instead_of_fabric(log: LogView) -> bool:
     inter_node = log.has(r"via NET/Socket") or _multi_node(log)
     return inter_node and log.has(_FAST_FABRIC) and not log.has(r"NCCL_NET=Socket|FABRIC=none")
@@ -194,9 +222,12 @@ CAUSES: tuple[Cause, ...] = (
         "(not on the library path, or it cannot load its libfabric)",
         "use the project's aarch64 image (it carries aws-ofi-nccl); otherwise put libnccl-net.so on "
         "LD_LIBRARY_PATH (CSCS uenvs: `module load aws-ofi-nccl`); with a host libfabric check "
-        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads",
-        (r"network AWS Libfabric not found",),
+        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads (NCCL "
+        "2.27 and later do not name the network that failed: if the job set NCCL_NET=IB, see `no-ib-network`)",
+        (r"network (?:AWS )?Libfabric not found", _NO_NET),
         86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ofi",
+        context=(_NCCL_NET_OFI, _OFI_HINTS),
         readme=("network AWS Libfabric not found",),
     ),
     Cause(
@@ -205,8 +236,10 @@ CAUSES: tuple[Cause, ...] = (
         "libibverbs/libmlx5 in the image",
         "check the partition (ACC); rebuild the image with rdma-core (libibverbs + libmlx5); in a container the "
         "/dev/infiniband devices must be visible",
-        (r"NCCL WARN.*network IB not found",),
+        (r"NCCL WARN.{0,80}network IB not found", _NO_NET),
         86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ib",
+        context=(_NCCL_NET_IB, _IB_PROBE_FAILED),
         readme=("network IB not found",),
     ),
     Cause(

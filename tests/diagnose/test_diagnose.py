@@ -123,3 +123,25 @@ def test_the_report_gives_cause_lines_and_fix(capsys: pytest.CaptureFixture[str]
     assert out.startswith("1. torchrun was started on one node only")
     assert "seed004-eap-one-torchrun.log:28: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError" in out
     assert "fix: start one torchrun per node" in out
+
+
+# NCCL 2.27 and later no longer name the network that failed: `WARN("Failed to initialize any NET plugin")`
+# (nccl src/plugin/net.cc, v2.27.3-1 to v2.30.7-1); up to 2.26 it was `WARN("Error: network %s not found.")`
+# (src/plugin/net.cc at v2.26.6-1, src/net.cc before). Which network was asked for comes from the rest of the log.
+NO_NET_2_30 = "nid001:4521:4590 [0] plugin/net.cc:334 NCCL WARN Failed to initialize any NET plugin"
+
+
+@pytest.mark.parametrize(("context", "cause"), [
+    ("[fabric slingshot] setting NCCL_NET=AWS Libfabric (multi-node: fail at start if the OFI plugin is missing)",
+     "no-ofi-plugin"),
+    ("nid001:4521:4590 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so.", "no-ofi-plugin"),
+    ("export NCCL_NET=IB", "no-ib-network"),
+    ("gpu01:31:301 [0] NCCL INFO NET/IB : No device found.", "no-ib-network"),
+])
+def test_the_net_plugin_failure_of_nccl_2_27_and_later_is_diagnosed_from_the_network_asked_for(context, cause):
+    keys = [f.key for f in diagnose_lines([context, NO_NET_2_30])]
+    assert keys and keys[0] == cause, keys
+
+
+def test_the_net_plugin_failure_with_no_context_is_still_recognised():
+    assert [f.key for f in diagnose_lines([NO_NET_2_30])] == ["no-ofi-plugin"]
