@@ -145,3 +145,27 @@ def test_the_net_plugin_failure_of_nccl_2_27_and_later_is_diagnosed_from_the_net
 
 def test_the_net_plugin_failure_with_no_context_is_still_recognised():
     assert [f.key for f in diagnose_lines([NO_NET_2_30])] == ["no-ofi-plugin"]
+
+
+@pytest.mark.parametrize("line", [
+    # nccl src/init.cc, v2.21.5-1 to v2.29.7-1
+    "[rank2]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000",
+    # nccl src/graph/topo.cc, v2.30.4-1
+    "gpu01:31:301 [0] graph/topo.cc:1977 NCCL WARN Multiple ranks detected using the same GPU on this node. Set "
+    "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+    # nccl src/init.cc, v2.30.7-1
+    "gpu01:31:301 [0] init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set "
+    "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+])
+def test_two_ranks_on_one_gpu_is_recognised_in_each_nccl_versions_words(line):
+    [finding] = diagnose_lines([line])
+    assert finding.key == "duplicate-gpu" and "{" not in finding.cause
+
+
+def test_the_duplicate_gpu_fix_works_under_srun():
+    # Under srun, --gpus-per-task implies --gpu-bind=per_task (Slurm's srun/sbatch docs): each task sees its
+    # one GPU as device 0, and srun sets no LOCAL_RANK (SLURM_LOCALID instead).
+    [finding] = diagnose_lines(["Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000"])
+    assert "SLURM_LOCALID" in finding.fix and "cuda:0" in finding.fix
+    under_srun = finding.fix.split("under srun")[1]
+    assert "LOCAL_RANK']" not in under_srun and "SLURM_LOCALID" in under_srun
