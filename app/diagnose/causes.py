@@ -7,7 +7,9 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 - torch: `RendezvousTimeoutError` (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py),
   `[Rank N] Watchdog caught collective operation timeout: WorkNCCL(...)` (ProcessGroupNCCL.cpp),
   `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...` (c10/cuda/CUDACachingAllocator.cpp);
-- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc),
+- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc to 2.29),
+  `Multiple ranks detected using the same GPU on this node` (src/graph/topo.cc, 2.30.4), `Multiple Ranks are
+  using the same GPU/Partition` (src/init.cc, 2.30.7),
   `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc to 2.26) and its successor
   `NCCL WARN Failed to initialize any NET plugin` (2.27 and later), `Using network Socket`,
   `via NET/Socket/0`, `NET/IB : No device found`;
@@ -316,12 +318,16 @@ CAUSES: tuple[Cause, ...] = (
     ),
     Cause(
         "duplicate-gpu",
-        "two ranks use the same GPU (NCCL: rank {a} and rank {b} both on CUDA device {device}): each process must "
-        "select its own GPU",
-        "call `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; do not hard-code "
-        "a device or set CUDA_VISIBLE_DEVICES to one GPU for every task; with srun one task per GPU use "
-        "`--gpus-per-task=1` or `--gpu-bind`; this project's app.train picks the GPU from the local rank",
-        (r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<device>\w+)",),
+        "two ranks on one node use the same GPU (NCCL: {which}): each process must select its own GPU",
+        "under torchrun: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; "
+        "under srun (one task per GPU, no torchrun) srun sets no LOCAL_RANK: with every GPU visible to every task "
+        "use `SLURM_LOCALID`; with `--gpus-per-task=1` (which implies `--gpu-bind=per_task`, Slurm's srun docs) each "
+        "task sees only its own GPU, as `cuda:0`. Do not hard-code a device or set CUDA_VISIBLE_DEVICES to one GPU "
+        "for every task; this project's app.train picks the GPU for both (app/common/distributed.py)",
+        # NCCL 2.21-2.29: src/init.cc; 2.30.4: src/graph/topo.cc (and init.cc when NVLS is forced);
+        # 2.30.7: src/init.cc.
+        (r"Duplicate GPU detected : (?P<which>rank \d+ and rank \d+ both on CUDA device \w+)",
+         r"(?P<which>Multiple [Rr]anks (?:detected using|are using) the same GPU)"),
         90,
     ),
     # --- the run died while training ------------------------------------------------------------------------
