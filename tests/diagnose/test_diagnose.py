@@ -169,3 +169,15 @@ def test_the_duplicate_gpu_fix_works_under_srun():
     assert "SLURM_LOCALID" in finding.fix and "cuda:0" in finding.fix
     under_srun = finding.fix.split("under srun")[1]
     assert "LOCAL_RANK']" not in under_srun and "SLURM_LOCALID" in under_srun
+
+
+def test_the_watchdog_fix_names_the_variable_that_dumps_the_flight_recorder():
+    # torch's flight recorder buffer is on by default (2000 entries); TORCH_NCCL_DUMP_ON_TIMEOUT=1 dumps it.
+    [finding] = diagnose_lines(["[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5)"])
+    assert "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in finding.fix and "TRACE_BUFFER_SIZE" not in finding.fix
+
+
+def test_the_out_of_memory_fix_names_the_allocator_variable_torch_reads_today():
+    # torch >= 2.9: "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead" (AllocatorConfig.cpp).
+    [finding] = diagnose_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
+    assert "`PYTORCH_ALLOC_CONF=expandable_segments:True`" in finding.fix
