@@ -358,7 +358,8 @@ CAUSES: tuple[Cause, ...] = (
         "a rank ran out of GPU memory (CUDA out of memory); the other ranks then wait for it",
         "lower the per-GPU batch size, train in bf16, or shard parameters and optimizer state (FSDP); check with "
         "`nvidia-smi` that no other process holds the GPU; for fragmentation "
-        "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`",
+        "`PYTORCH_ALLOC_CONF=expandable_segments:True` (torch before 2.9: PYTORCH_CUDA_ALLOC_CONF, which torch 2.9 "
+        "and later read with a deprecation warning)",
         (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError"),
         80,
     ),
@@ -375,7 +376,8 @@ CAUSES: tuple[Cause, ...] = (
         "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
         "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
         f"{remedies.TIMEOUT}; move the data to fast scratch and give the DataLoader more workers with "
-        "`pin_memory=True`; `TORCH_NCCL_TRACE_BUFFER_SIZE` and `NCCL_DEBUG=INFO` say which collective",
+        "`pin_memory=True`; `TORCH_NCCL_DUMP_ON_TIMEOUT=1` (dumps torch's flight recorder, whose buffer is on by "
+        "default; this project's job scripts set it) and `NCCL_DEBUG=INFO` say which collective",
         (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
         60,
     ),
