@@ -181,3 +181,10 @@ def test_the_out_of_memory_fix_names_the_allocator_variable_torch_reads_today():
     # torch >= 2.9: "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead" (AllocatorConfig.cpp).
     [finding] = diagnose_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
     assert "`PYTORCH_ALLOC_CONF=expandable_segments:True`" in finding.fix
+
+
+def test_a_watchdog_timeout_on_slingshot_points_at_the_opt_in_eager_workaround():
+    # CSCS' known issue "NCCL watchdog timeout or hanging process": disable Slingshot eager messages.
+    [finding] = diagnose_lines(["[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)"])
+    assert "APP_FABRIC_OPT_IN=cxi-no-eager" in finding.fix
+    assert "FI_CXI_RDZV_GET_MIN=0 FI_CXI_RDZV_THRESHOLD=0 FI_CXI_RDZV_EAGER_SIZE=0" in finding.fix
