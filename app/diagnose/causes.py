@@ -377,7 +377,9 @@ CAUSES: tuple[Cause, ...] = (
         "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
         f"{remedies.TIMEOUT}; move the data to fast scratch and give the DataLoader more workers with "
         "`pin_memory=True`; `TORCH_NCCL_DUMP_ON_TIMEOUT=1` (dumps torch's flight recorder, whose buffer is on by "
-        "default; this project's job scripts set it) and `NCCL_DEBUG=INFO` say which collective",
+        "default; this project's job scripts set it) and `NCCL_DEBUG=INFO` say which collective; on HPE Slingshot, "
+        "when no rank was slower than the others, CSCS' workaround for NCCL hangs: "
+        f"`{policy.opt_in_line('slingshot', 'cxi-no-eager')}`",
         (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
         60,
     ),

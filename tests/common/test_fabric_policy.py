@@ -12,7 +12,8 @@ from app.common.fabric_policy import POLICY_FILE, export_line, recommended, sett
 
 REPO = Path(__file__).resolve().parents[2]
 SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
-             "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384", "FI_CXI_RX_MATCH_MODE": "software"}
+             "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
+             "FI_CXI_RX_MATCH_MODE": "software"}
 #: CSCS' known-issue workaround against NCCL hangs on Slingshot (cscs-docs nccl.md, "Known issues"): opt-in.
 NO_EAGER = {"FI_CXI_RDZV_GET_MIN": "0", "FI_CXI_RDZV_THRESHOLD": "0", "FI_CXI_RDZV_EAGER_SIZE": "0"}
 
