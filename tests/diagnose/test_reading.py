@@ -1,0 +1,78 @@
+"""app.diagnose on hostile or damaged input: a FIFO, very long lines, files beyond the size it reads whole."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.diagnose import diagnose, diagnose_lines
+from app.diagnose.cli import UNREADABLE, main
+
+REPO = Path(__file__).resolve().parents[2]
+RDZV_TIMEOUT = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
+
+
+def run_cli(*args: str, timeout: float) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.diagnose", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_a_fifo_given_as_log_is_refused_in_one_line_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "ddp-1.out"
+    os.mkfifo(fifo)
+    result = run_cli(str(fifo), timeout=20)
+    assert result.returncode == UNREADABLE
+    assert result.stderr.count("\n") == 1 and "not a regular file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_200_kb_srun_line_is_diagnosed_in_well_under_a_second(tmp_path: Path) -> None:
+    log = tmp_path / "ddp-1.out"
+    log.write_text("--nnodes=2\n" + "srun " * 40_000 + "\n" + RDZV_TIMEOUT + "\n")
+    started = time.monotonic()
+    result = run_cli(str(log), timeout=60)
+    assert time.monotonic() - started < 5, "long lines must cost linear time"
+    assert result.returncode == 0 and "[rendezvous-one-node]" in result.stdout
+
+
+def test_a_line_made_of_every_patterns_words_is_diagnosed_fast() -> None:
+    """Each pattern's literal parts, repeated over 200 KB: a pattern that rescans the line from every
+    occurrence of its first words is quadratic here."""
+    from app.diagnose.causes import CAUSES
+    from app.diagnose.prefilter import required_literals
+    words = sorted({lit for cause in CAUSES for p in (*cause.patterns, *cause.context)
+                    for lit in (required_literals(p) or ())})
+    unit = " ".join(words) + " "
+    line = unit * (200_000 // len(unit) + 1)
+    started = time.monotonic()
+    diagnose_lines(["--nnodes=2", line])
+    assert time.monotonic() - started < 5
+
+
+def test_a_file_beyond_the_cap_is_read_at_both_ends_with_true_line_numbers(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "ddp-1.out"
+    filler = "".join(f"step {i} loss 2.0\n" for i in range(20_000))
+    log.write_text("srun --nnodes=2 train.py\n" + filler + RDZV_TIMEOUT + "\n")
+    from app.diagnose import Limits
+    limits = Limits(max_file_bytes=64 * 1024, max_line_bytes=4096)
+    [finding] = diagnose([log], limits=limits)
+    assert finding.key == "rendezvous-one-node"
+    assert finding.evidence[0].number == 20_002
+    main([str(log)], limits=limits)
+    out = capsys.readouterr().out
+    assert "not read" in out and "ddp-1.out" in out
+
+
+def test_a_line_beyond_the_line_cap_is_cut_and_the_next_lines_keep_their_numbers(tmp_path: Path) -> None:
+    log = tmp_path / "ddp-1.out"
+    log.write_text("torch.OutOfMemoryError: CUDA out of memory." + "x" * 100_000 + "\n" + "--nnodes=2\n"
+                   + RDZV_TIMEOUT + "\n")
+    from app.diagnose import Limits
+    findings = {f.key: f for f in diagnose([log], limits=Limits(max_file_bytes=1 << 20, max_line_bytes=4096))}
+    assert findings["cuda-oom"].evidence[0].number == 1 and len(findings["cuda-oom"].evidence[0].text) <= 4096
+    assert findings["rendezvous-one-node"].evidence[0].number == 3
