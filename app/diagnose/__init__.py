@@ -26,8 +26,11 @@ has to serve jobs that never used this project's scripts.
 
 API (no torch import; standard library and app.common only): `diagnose(paths) -> list[Finding]` and
 `diagnose_lines(lines) -> list[Finding]`; a Finding has `key`, `cause`, `fix` and `evidence` (file, line, text).
+`Limits` bounds what is read of each file (its size, its lines); `Reading(limits).lines_of(paths)` streams the
+lines and says what it left out. Only regular files are read: a FIFO or device given as LOG is refused (exit 2).
 """
 
-from app.diagnose.core import Finding, Line, UnreadableInput, diagnose, diagnose_lines
+from app.diagnose.core import Finding, diagnose, diagnose_lines
+from app.diagnose.reading import Limits, Line, Reading, UnreadableInput
 
-__all__ = ["Finding", "Line", "UnreadableInput", "diagnose", "diagnose_lines"]
+__all__ = ["Finding", "Limits", "Line", "Reading", "UnreadableInput", "diagnose", "diagnose_lines"]

@@ -44,20 +44,7 @@ from dataclasses import dataclass, field
 
 from app.check import remedies
 from app.common import fabric_policy as policy
-
-
-class LogView:
-    """The whole of what was read, for rules whose meaning depends on other lines (which fabric, how many nodes)."""
-
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self._joined = "\n".join(texts)
-
-    def has(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> bool:
-        return re.search(pattern, self._joined, flags) is not None
-
-    def all(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> list[re.Match[str]]:
-        return list(re.finditer(pattern, self._joined, flags))
+from app.diagnose.logview import LineFact, LogView
 
 
 @dataclass(frozen=True)
@@ -85,29 +72,38 @@ class Cause:
 _SLINGSHOT = r"/dev/cxi|\bcxi\d|provider is cxi|\bhsn\d|slingshot|\.cray\.com|/opt/cray/"
 _FAST_FABRIC = (r"\bmlx5_\d|\bhsn\d|/dev/cxi|provider is cxi|\bib\d\b|/dev/infiniband"
                 r"|NCCL_SOCKET_IFNAME=(?:hsn|ib)|slingshot|infiniband")
-# A launcher that starts one process per node, with torchrun on the same line (or this project's launcher check).
-_PER_NODE_LAUNCH = (r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b[^\n]*\btorchrun\b"
-                    r"|launcher check: one process on each")
+_LAUNCHER = re.compile(r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b", re.IGNORECASE)
+_TORCHRUN = re.compile(r"\btorchrun\b", re.IGNORECASE)
+
+
+def _launches_per_node(text: str) -> bool:
+    """A launcher that starts one process per node, with torchrun later on the same line (or this project's
+    launcher check). Two searches, not one `launcher.*torchrun` pattern: that one rescans the rest of the line
+    from every launcher word, quadratic on a long `srun ...` line."""
+    launcher = _LAUNCHER.search(text)
+    if launcher and _TORCHRUN.search(text, launcher.end()):
+        return True
+    return "launcher check: one process on each" in text
+
+
+_per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: one process on each"))
 
 
 _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
                r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
 
 
-#: The same, for counts above one: the lines quoted as context.
+#: The same, for counts above one: the job had more than one node (also the lines quoted as context).
 _NODE_COUNT_MULTI = _NODE_COUNT.replace(r"(\d+)", r"([2-9]|[1-9]\d+)\b")
 
 
 def _multi_node(log: LogView) -> bool:
     """The job had more than one node: torchrun's --nnodes, a node count the job printed, PBS select=, Slurm's."""
-    counts = []
-    for match in log.all(_NODE_COUNT):
-        counts += [int(g) for g in match.groups() if g]
-    return any(n > 1 for n in counts)
+    return log.has(_NODE_COUNT_MULTI)
 
 
 def _one_launcher(log: LogView) -> bool:
-    return _multi_node(log) and not log.has(_PER_NODE_LAUNCH)
+    return _multi_node(log) and not log.has(_per_node_launch)
 
 
 def _rendezvous_unreachable(log: LogView) -> bool:
@@ -136,14 +132,24 @@ def _net_asked_for(log: LogView) -> str:
         return "ib"
     if log.has(_NCCL_NET_OFI):
         return "ofi"
-    if log.has(_IB_PROBE_FAILED, re.MULTILINE):
+    if log.has(_IB_PROBE_FAILED):
         return "ib"
     return "ofi"
 
 
+_VIA_SOCKET = r"via NET/Socket"
+_SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
+_EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+
+
 def _socket_instead_of_fabric(log: LogView) -> bool:
-    inter_node = log.has(r"via NET/Socket") or _multi_node(log)
-    return inter_node and log.has(_FAST_FABRIC) and not log.has(r"NCCL_NET=Socket|FABRIC=none")
+    inter_node = log.has(_VIA_SOCKET) or _multi_node(log)
+    return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
+
+
+#: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
+FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
+         _IB_PROBE_FAILED, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -191,7 +197,7 @@ CAUSES: tuple[Cause, ...] = (
         "(GH200) node",
         "build or pull the image for the node: `make image ARCH=aarch64` on GH200 (`uname -m` on a compute node "
         "says which); the job scripts refuse a mismatched image before starting it",
-        (r"(?i)exec format error", r"is built for (?P<image>\S+) but this node is (?P<node>\w+)"),
+        (r"(?i)exec format error", r"is built for (?P<image>\S{1,200}) but this node is (?P<node>\w+)"),
         96,
         readme=("exec format error",),
     ),
@@ -214,7 +220,7 @@ CAUSES: tuple[Cause, ...] = (
         (r"FI_PROVIDER=[\"']?efa\b", r"FI_PROVIDER=efa is AWS's provider",
          r"fi_getinfo: provider efa output empty list"),
         90,
-        applies=lambda log: log.has(_SLINGSHOT) or log.has(r"FI_PROVIDER=efa is AWS's provider"),
+        applies=lambda log: log.has(_SLINGSHOT) or log.has(_EFA_REFUSED),
         context=(_SLINGSHOT,),
         readme=("FI_PROVIDER=efa is AWS's provider",),
     ),
@@ -272,7 +278,7 @@ CAUSES: tuple[Cause, ...] = (
         "use the job script's own launcher line (PBS: `mpiexec -n NNODES --ppn 1`; Slurm: "
         "`srun --ntasks-per-node=1`); a wrapper that changed it runs torchrun on one node only; use the script's "
         "own srun line",
-        (r"launcher\b.*?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
+        (r"launcher\b.{0,200}?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
         93,
         readme=("started 1 process(es) on 1 node(s)",),
     ),
@@ -313,7 +319,7 @@ CAUSES: tuple[Cause, ...] = (
         "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
         "NCCL chose",
         remedies.PROCESS_GROUP,
-        (r"NCCL WARN:? (?:.*)?Connect to \S+ failed",),
+        (r"NCCL WARN:? .{0,200}?Connect to \S{1,300} failed",),
         66,
     ),
     Cause(
@@ -335,14 +341,15 @@ CAUSES: tuple[Cause, ...] = (
         "hang-named",
         "the hang watchdog named who held the job up: {who}",
         remedies.TIMEOUT + "; the job scripts leave the node out and requeue (nodes-to-exclude.txt)",
-        (r"hang: (?P<who>.+?); no progress for",),
+        (r"hang: (?P<who>(?>(?:(?!; no progress for).){1,2000})); no progress for",),
         88,
     ),
     Cause(
         "check-verdict",
         "app.check failed: {what}",
         "{fix}",
-        (r"VERDICT: FAIL \([^)]*\): (?P<what>.+?)\. Fix: (?P<fix>.+?)\. exit code \d+",),
+        (r"VERDICT: FAIL \([^)]{0,200}\): (?P<what>(?>(?:(?!\. Fix: ).){1,1000}))\. Fix: "
+         r"(?P<fix>(?>(?:(?!\. exit code).){1,2000}))\. exit code \d+",),
         87,
     ),
     Cause(
@@ -368,7 +375,7 @@ CAUSES: tuple[Cause, ...] = (
         "a node of the job failed (Slurm NODE_FAIL): the scheduler cancelled the job",
         "resubmit without the node (`sbatch --exclude=NODE`) and report it to the admins; the project's job "
         "scripts resume from the last snapshot (`RUN_DIR=runs/<jobid>`)",
-        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S+", r"\bNODE_FAIL\b"),
+        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S", r"\bNODE_FAIL\b"),
         78,
     ),
     Cause(
@@ -408,7 +415,7 @@ CAUSES: tuple[Cause, ...] = (
         "the job found no container image at the path it was given",
         "copy the image to the submit directory as app.sif or point at it: "
         "`--export=ALL,IMAGE=/gpfs/.../app.sif` (PBS: `-v IMAGE=...`); build it with `make image`",
-        (r"image \S+ not found",),
+        (r"image \S{1,4096} not found",),
         75,
         readme=("image .../app.sif not found",),
     ),
@@ -451,7 +458,7 @@ CAUSES: tuple[Cause, ...] = (
         "or set by hand), so the launchers could not reach those nodes",
         "submit with `qsub` and leave `PBS_NODEFILE` as PBS sets it, or give names that resolve on the nodes "
         "(check one: `getent hosts NAME`)",
-        (r"PBS_NODEFILE=\S* lists names no host answers to",),
+        (r"PBS_NODEFILE=\S{0,4096} lists names no host answers to",),
         75,
         readme=("lists names no host answers to",),
     ),
@@ -476,7 +483,7 @@ CAUSES: tuple[Cause, ...] = (
         "job-script-error",
         "the job script stopped: {message}",
         "the message gives the fix; see also the README's table for {script}",
-        (r"^(?:\S+ )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.+)$",),
+        (r"^(?:\S{1,4096} )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.{1,4096})",),
         50,
     ),
 )

@@ -76,3 +76,47 @@ def test_a_line_beyond_the_line_cap_is_cut_and_the_next_lines_keep_their_numbers
     findings = {f.key: f for f in diagnose([log], limits=Limits(max_file_bytes=1 << 20, max_line_bytes=4096))}
     assert findings["cuda-oom"].evidence[0].number == 1 and len(findings["cuda-oom"].evidence[0].text) <= 4096
     assert findings["rendezvous-one-node"].evidence[0].number == 3
+
+
+def _every_test_log_line() -> list[str]:
+    roots = [REPO / "tests/diagnose/logs", REPO / "tests/data/check/nccl"]
+    return [line for root in roots for path in sorted(root.rglob("*")) if path.is_file()
+            for line in path.read_text(errors="replace").splitlines()]
+
+
+def test_the_word_prefilter_never_hides_a_line_a_pattern_matches() -> None:
+    import re
+
+    from app.diagnose.causes import CAUSES, FACTS
+    from app.diagnose.prefilter import required_literals
+    patterns = [(p, 0) for c in CAUSES for p in c.patterns] + [(p, re.I) for c in CAUSES for p in c.context]
+    patterns += [(f, re.I) for f in FACTS if isinstance(f, str)]
+    checked = 0
+    for line in _every_test_log_line():
+        for pattern, flags in patterns:
+            if re.search(pattern, line, flags):
+                words = required_literals(pattern, flags)
+                assert words is not None and any(w in line.lower() for w in words), (pattern, line)
+                checked += 1
+    assert checked > 50
+
+
+def test_every_pattern_has_words_to_look_for() -> None:
+    from app.diagnose.causes import CAUSES
+    from app.diagnose.prefilter import required_literals
+    assert not [p for c in CAUSES for p in c.patterns if not required_literals(p)]
+
+
+@pytest.mark.parametrize("cap", [64 * 1024 + delta for delta in range(-3, 4)])
+def test_the_lines_after_a_skipped_middle_keep_their_numbers_wherever_the_cut_falls(tmp_path: Path, cap: int) -> None:
+    from app.diagnose import Limits, Reading
+    log = tmp_path / "ddp-1.out"
+    log.write_text("".join(f"line {i:07d}\n" for i in range(1, 30_001)))  # 13 bytes a line
+    lines = list(Reading(Limits(max_file_bytes=cap, max_line_bytes=4096)).lines_of([log]))
+    assert all(line.text == f"line {line.number:07d}" for line in lines)
+    assert lines[0].number == 1 and lines[-1].number == 30_000
+    # The tail is every line that starts in the last three quarters of the cap, none lost at the cut.
+    tail_start = 30_000 * 13 - (cap - cap // 4)
+    numbers = [line.number for line in lines]
+    first_in_tail = -(-tail_start // 13) + 1
+    assert numbers[numbers.index(first_in_tail):] == list(range(first_in_tail, 30_001))
