@@ -41,7 +41,10 @@ _PROBLEMS = (
         "NCCL found no InfiniBand device (libibverbs/libmlx5 missing, or /dev/infiniband not visible)",
         "rdma",
     ),
+    # NCCL 2.21: "NET/Plugin: No plugin found (%s)" (src/net.cc); 2.22 and later "NET/Plugin: Could not find:%s"
+    # (src/net.cc, src/plugin/plugin_open.cc from 2.26).
     ("NET/Plugin: Could not find", "NCCL could not load a network plugin (libnccl-net*.so)", "cxi"),
+    ("NET/Plugin: No plugin found", "NCCL could not load a network plugin (libnccl-net*.so)", "cxi"),
     # NCCL to 2.26: "Error: network %s not found." (src/plugin/net.cc, v2.26.6-1); 2.27 and later: "Failed to
     # initialize any NET plugin" (src/plugin/net.cc, v2.27.3-1 to v2.30.7-1), which does not name the network.
     ("not found", "NCCL could not find the requested network (NCCL_NET)", "always"),

@@ -119,10 +119,12 @@ _NO_NET = r"NCCL WARN Failed to initialize any NET plugin"
 _NCCL_NET_IB = r"\bNCCL_NET=[\"']?IB\b"
 _NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
 #: NCCL_DEBUG=INFO lines that say which network failed: with NCCL_NET=IB NCCL probes the IB devices and finds
-#: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` (src/plugin/plugin_open.cc) is also
-#: printed there, so it counts only where no IB probe failed.
+#: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` is also printed there, so it counts
+#: only where no IB probe failed.
 _IB_PROBE_FAILED = r"NET/IB : No device found"
-_OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/OFI|aws-ofi-nccl"
+#: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
+#: (src/net.cc, src/plugin/plugin_open.cc).
+_OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
 
 
 def _net_asked_for(log: LogView) -> str:
@@ -319,7 +321,9 @@ CAUSES: tuple[Cause, ...] = (
         "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
         "NCCL chose",
         remedies.PROCESS_GROUP,
-        (r"NCCL WARN:? .{0,200}?Connect to \S{1,300} failed",),
+        # NCCL to 2.26: "%s: Connect to %s failed : %s" (src/misc/socket.cc); 2.27 and later "%s: connect to %s
+        # failed : %s" and "...PollConnect to %s failed with error %s" (src/misc/socket.cc, src/os/linux.cc).
+        (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed",),
         66,
     ),
     Cause(
