@@ -120,3 +120,12 @@ def test_the_lines_after_a_skipped_middle_keep_their_numbers_wherever_the_cut_fa
     numbers = [line.number for line in lines]
     first_in_tail = -(-tail_start // 13) + 1
     assert numbers[numbers.index(first_in_tail):] == list(range(first_in_tail, 30_001))
+
+
+def test_a_finding_seen_on_many_lines_keeps_a_bounded_part_of_them() -> None:
+    from app.diagnose.core import MAX_KEPT, MAX_RANKS
+    lines = [f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)" for r in range(5000)]
+    [finding] = diagnose_lines(lines)
+    assert len(finding.evidence) == MAX_KEPT and finding.count == 5000
+    assert "ranks that reported it: 0, 1, 2, " in finding.cause
+    assert f"{MAX_RANKS - 1} and {5000 - MAX_RANKS} more" in finding.cause
