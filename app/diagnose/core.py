@@ -29,6 +29,8 @@ from app.diagnose.reading import Limits, Line, Reading
 MAX_EVIDENCE = 3
 #: Lines a finding keeps (for its fields: the ranks that reported it); the rest are counted.
 MAX_KEPT = 50
+#: Ranks a finding names (from `[Rank N]` in its lines); the rest are counted.
+MAX_RANKS = 32
 #: Supporting lines a finding quotes.
 MAX_SUPPORT = 2
 #: Lines claimed by the generic "job script stopped" rule that are kept until the other rules are judged.
@@ -127,6 +129,8 @@ class _Hits:
     count: int = 0
     first: int = -1
     ranks: set[int] = field(default_factory=set)
+    more_ranks: int = 0
+    """Mentions of ranks other than the MAX_RANKS named (a rank seen twice counts twice: memory stays bounded)."""
     support: list[Line] = field(default_factory=list)
 
 
@@ -199,7 +203,11 @@ class _Engine:
         if len(hit.kept) < MAX_KEPT:
             hit.kept.append((line, found))
         if "[Rank " in line.text:
-            hit.ranks.update(int(r) for r in _RANK.findall(line.text))
+            for rank in map(int, _RANK.findall(line.text)):
+                if len(hit.ranks) < MAX_RANKS:
+                    hit.ranks.add(rank)
+                elif rank not in hit.ranks:
+                    hit.more_ranks += 1
 
     def findings(self) -> list[Finding]:
         causes, hits = self.causes, self.hits
@@ -213,16 +221,18 @@ class _Engine:
             if not hit.count:
                 continue
             evidence = tuple(line for line, _ in hit.kept)
-            fields = _fields(hit.kept[0][1], hit.ranks)
+            fields = _fields(hit.kept[0][1], hit.ranks, hit.more_ranks)
             finding = Finding(cause.key, _fill(cause.cause, fields), _fill(cause.fix, fields), evidence,
                               cause.weight, tuple(hit.support), hit.count)
             ranked.append((-cause.weight, hit.first, finding))
         return [finding for *_, finding in sorted(ranked, key=lambda item: (item[0], item[1]))]
 
 
-def _fields(match: re.Match[str], ranks: set[int]) -> dict[str, str]:
+def _fields(match: re.Match[str], ranks: set[int], more: int) -> dict[str, str]:
     fields = {name: value for name, value in match.groupdict().items() if value is not None}
     fields["ranks"] = ", ".join(map(str, sorted(ranks))) if ranks else "not named in the log"
+    if more:
+        fields["ranks"] += f" and others ({more} more mention(s))"
     return fields
 
 

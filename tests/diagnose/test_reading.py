@@ -128,4 +128,4 @@ def test_a_finding_seen_on_many_lines_keeps_a_bounded_part_of_them() -> None:
     [finding] = diagnose_lines(lines)
     assert len(finding.evidence) == MAX_KEPT and finding.count == 5000
     assert "ranks that reported it: 0, 1, 2, " in finding.cause
-    assert f"{MAX_RANKS - 1} and {5000 - MAX_RANKS} more" in finding.cause
+    assert f"{MAX_RANKS - 1} and others ({5000 - MAX_RANKS} more mention(s))" in finding.cause
