@@ -27,11 +27,13 @@ ddp_fabric_env() {
     case $FABRIC in
         roce)
             ddp_has_infiniband || ddp_log "warning: FABRIC=roce but no RDMA device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong nodes, or set FABRIC=none"
+                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
+                "'network IB not found'); wrong nodes, or set FABRIC=none"
             ;;
         infiniband)
             ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'network IB not found'; wrong partition, or set FABRIC=none"
+                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
+                "'network IB not found'); wrong partition, or set FABRIC=none"
             ;;
         slingshot)
             if [[ ${FI_PROVIDER:-} == efa ]]; then

@@ -10,7 +10,8 @@ Lines look like `host:pid:tid [dev] NCCL INFO <message>`. The messages that matt
 - `NVLS multicast support is available`, `Connected NVLS`: NVLink SHARP;
 - `NET/OFI Initializing aws-ofi-nccl 1.14.0`, `NET/OFI Selected provider is cxi`: the plugin and provider;
 - failure signatures: `NET/IB : No device found`, `NET/Plugin: Could not find: ... libnccl-net...`,
-  `Error: network AWS Libfabric not found`, `fi_getinfo: -61`.
+  `Error: network AWS Libfabric not found` (NCCL 2.26 and older), `Failed to initialize any NET plugin` (2.27
+  and later), `fi_getinfo: -61`.
 """
 
 from __future__ import annotations
@@ -47,8 +48,14 @@ _PROBLEMS = (
         "NCCL found no InfiniBand device (libibverbs/libmlx5 missing, or /dev/infiniband not visible)",
         "rdma",
     ),
+    # NCCL 2.21: "NET/Plugin: No plugin found (%s)" (src/net.cc); 2.22 and later "NET/Plugin: Could not find:%s"
+    # (src/net.cc, src/plugin/plugin_open.cc from 2.26).
     ("NET/Plugin: Could not find", "NCCL could not load a network plugin (libnccl-net*.so)", "cxi"),
+    ("NET/Plugin: No plugin found", "NCCL could not load a network plugin (libnccl-net*.so)", "cxi"),
+    # NCCL to 2.26: "Error: network %s not found." (src/plugin/net.cc, v2.26.6-1); 2.27 and later: "Failed to
+    # initialize any NET plugin" (src/plugin/net.cc, v2.27.3-1 to v2.30.7-1), which does not name the network.
     ("not found", "NCCL could not find the requested network (NCCL_NET)", "always"),
+    ("Failed to initialize any NET plugin", "NCCL could not find the requested network (NCCL_NET)", "always"),
     ("fi_getinfo", "libfabric found no usable provider", "always"),
     ("no userspace device-specific driver", "libibverbs has no provider for the HCA (install libmlx5)", "always"),
 )

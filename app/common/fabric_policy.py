@@ -7,6 +7,7 @@ the values a job would set, and the README's table can be tested against it.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from functools import cache
@@ -15,6 +16,9 @@ from pathlib import Path
 POLICY_FILE = Path(__file__).with_name("fabric_policy.env")
 FABRICS = ("infiniband", "roce", "slingshot", "none")
 WHENS = ("always", "multi-node", "mlx5", "ipoib")
+#: WHEN for a setting made only when the user names its group in OPT_IN_VARIABLE (`opt-in:cxi-no-eager`).
+OPT_IN = re.compile(r"opt-in:([a-z0-9-]+)")
+OPT_IN_VARIABLE = "APP_FABRIC_OPT_IN"
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,12 @@ class Setting:
     reason: str
     why: str
     """The comment above the setting: the full reason, with its source."""
+
+    @property
+    def opt_in(self) -> str:
+        """The opt-in group that applies this setting, or '' for a default."""
+        match = OPT_IN.fullmatch(self.when)
+        return match.group(1) if match else ""
 
 
 @cache
@@ -39,9 +49,9 @@ def settings(path: Path = POLICY_FILE) -> tuple[Setting, ...]:
             continue
         if stripped.startswith("app_setting "):
             _, fabric, when, name, value, reason = shlex.split(stripped)
-            if fabric not in FABRICS or when not in WHENS:
+            if fabric not in FABRICS or (when not in WHENS and not OPT_IN.fullmatch(when)):
                 raise ValueError(f"{path}:{number}: fabric {fabric!r} or when {when!r} is not one of "
-                                 f"{FABRICS} / {WHENS}")
+                                 f"{FABRICS} / {WHENS} / opt-in:GROUP")
             found.append(Setting(fabric, when, name, value, reason, " ".join(comment)))
         comment = []
     return tuple(found)
@@ -53,6 +63,14 @@ def recommended(fabric: str, name: str) -> str:
         if setting.fabric == fabric and setting.name == name:
             return setting.value
     raise KeyError(f"the fabric policy sets no {name} for {fabric}")
+
+
+def opt_in_line(fabric: str, group: str) -> str:
+    """`APP_FABRIC_OPT_IN=group (export A=0 B=0)`: how to ask for an opt-in group, and what it sets."""
+    names = [s.name for s in settings() if s.fabric == fabric and s.opt_in == group]
+    if not names:
+        raise KeyError(f"the fabric policy has no opt-in group {group} for {fabric}")
+    return f"{OPT_IN_VARIABLE}={group} ({export_line(fabric, *names)})"
 
 
 def export_line(fabric: str, *names: str) -> str:

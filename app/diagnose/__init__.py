@@ -8,14 +8,18 @@
 It reads any job's output, not only this project's: torchrun, NCCL (with or without NCCL_DEBUG=INFO),
 aws-ofi-nccl, libfabric, libibverbs, Slurm, PBS and Python tracebacks. For each cause it recognises it prints,
 most likely first, the cause in one sentence, the lines that show it (file:line) and the fix. A root cause
-ranks above its consequences (a libfabric symbol-version error above the "network AWS Libfabric not found" it
-causes; a CUDA out-of-memory above the watchdog timeouts of the ranks that waited for it).
+ranks above its consequences (a libfabric symbol-version error above the "Failed to initialize any NET plugin"
+it causes, "network AWS Libfabric not found" before NCCL 2.27; a CUDA out-of-memory above the watchdog timeouts
+of the ranks that waited for it).
+
+Bounds: lines are streamed, never all held; a line is read up to 1 MiB; of a file over 256 MiB the first 64 MiB
+and the last 192 MiB are read and the report says what was skipped (`Limits`); only regular files are read.
 
 Exit codes:
     0  a cause was recognised (exitcodes.OK)
     8  the logs were read but nothing in them was recognised (exitcodes.NOTHING_RECOGNISED)
-    2  a log could not be read: missing, unreadable, or a directory without logs (exitcodes.USAGE); one line
-       on stderr says which and what to give instead, no traceback
+    2  a log could not be read: missing, unreadable, not a regular file (a FIFO, a device), or a directory
+       without logs (exitcodes.USAGE); one line on stderr says which and what to give instead, no traceback
 
 One source for each fix: the patterns and fixes live in app/diagnose/causes.py; fixes the project already words
 are imported from app/check/remedies.py and the fabric policy (app/common/fabric_policy.py). The README's symptom
@@ -26,8 +30,11 @@ has to serve jobs that never used this project's scripts.
 
 API (no torch import; standard library and app.common only): `diagnose(paths) -> list[Finding]` and
 `diagnose_lines(lines) -> list[Finding]`; a Finding has `key`, `cause`, `fix` and `evidence` (file, line, text).
+`Limits` bounds what is read of each file (its size, its lines); `Reading(limits).lines_of(paths)` streams the
+lines and says what it left out. Only regular files are read: a FIFO or device given as LOG is refused (exit 2).
 """
 
-from app.diagnose.core import Finding, Line, UnreadableInput, diagnose, diagnose_lines
+from app.diagnose.core import Finding, diagnose, diagnose_lines
+from app.diagnose.reading import Limits, Line, Reading, UnreadableInput
 
-__all__ = ["Finding", "Line", "UnreadableInput", "diagnose", "diagnose_lines"]
+__all__ = ["Finding", "Limits", "Line", "Reading", "UnreadableInput", "diagnose", "diagnose_lines"]

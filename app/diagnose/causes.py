@@ -7,8 +7,11 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 - torch: `RendezvousTimeoutError` (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py),
   `[Rank N] Watchdog caught collective operation timeout: WorkNCCL(...)` (ProcessGroupNCCL.cpp),
   `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...` (c10/cuda/CUDACachingAllocator.cpp);
-- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc),
-  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc), `Using network Socket`,
+- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc to 2.29),
+  `Multiple ranks detected using the same GPU on this node` (src/graph/topo.cc, 2.30.4), `Multiple Ranks are
+  using the same GPU/Partition` (src/init.cc, 2.30.7),
+  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc to 2.26) and its successor
+  `NCCL WARN Failed to initialize any NET plugin` (2.27 and later), `Using network Socket`,
   `via NET/Socket/0`, `NET/IB : No device found`;
 - aws-ofi-nccl 1.18.0: `NET/OFI Selected provider is cxi` (src/nccl_ofi_net.cpp), `OFI fi_getinfo() call
   failed: No data available` (src/nccl_ofi_rdma.cpp);
@@ -76,20 +79,7 @@ from dataclasses import dataclass, field
 
 from app.check import remedies
 from app.common import fabric_policy as policy
-
-
-class LogView:
-    """The whole of what was read, for rules whose meaning depends on other lines (which fabric, how many nodes)."""
-
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self._joined = "\n".join(texts)
-
-    def has(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> bool:
-        return re.search(pattern, self._joined, flags) is not None
-
-    def all(self, pattern: str, flags: int = re.IGNORECASE | re.MULTILINE) -> list[re.Match[str]]:
-        return list(re.finditer(pattern, self._joined, flags))
+from app.diagnose.logview import LineFact, LogView
 
 
 @dataclass(frozen=True)
@@ -117,9 +107,21 @@ class Cause:
 _SLINGSHOT = r"/dev/cxi|\bcxi\d|provider is cxi|\bhsn\d|slingshot|\.cray\.com|/opt/cray/"
 _FAST_FABRIC = (r"\bmlx5_\d|\bhsn\d|/dev/cxi|provider is cxi|\bib\d\b|/dev/infiniband"
                 r"|NCCL_SOCKET_IFNAME=(?:hsn|ib)|slingshot|infiniband")
-# A launcher that starts one process per node, with torchrun on the same line (or this project's launcher check).
-_PER_NODE_LAUNCH = (r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b[^\n]*\btorchrun\b"
-                    r"|launcher check: one process on each")
+_LAUNCHER = re.compile(r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b", re.IGNORECASE)
+_TORCHRUN = re.compile(r"\btorchrun\b", re.IGNORECASE)
+
+
+def _launches_per_node(text: str) -> bool:
+    """A launcher that starts one process per node, with torchrun later on the same line (or this project's
+    launcher check). Two searches, not one `launcher.*torchrun` pattern: that one rescans the rest of the line
+    from every launcher word, quadratic on a long `srun ...` line."""
+    launcher = _LAUNCHER.search(text)
+    if launcher and _TORCHRUN.search(text, launcher.end()):
+        return True
+    return "launcher check: one process on each" in text
+
+
+_per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: one process on each"))
 
 
 #: srun's one-GPU-per-task binding, which makes every task's GPU device 0 (Slurm docs: --gpus-per-task implies
@@ -130,30 +132,69 @@ _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|S
                r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
 
 
-#: The same, for counts above one: the lines quoted as context.
+#: The same, for counts above one: the job had more than one node (also the lines quoted as context).
 _NODE_COUNT_MULTI = _NODE_COUNT.replace(r"(\d+)", r"([2-9]|[1-9]\d+)\b")
 
 
 def _multi_node(log: LogView) -> bool:
     """The job had more than one node: torchrun's --nnodes, a node count the job printed, PBS select=, Slurm's."""
-    counts = []
-    for match in log.all(_NODE_COUNT):
-        counts += [int(g) for g in match.groups() if g]
-    return any(n > 1 for n in counts)
+    return log.has(_NODE_COUNT_MULTI)
 
 
 def _one_launcher(log: LogView) -> bool:
-    return _multi_node(log) and not log.has(_PER_NODE_LAUNCH)
+    return _multi_node(log) and not log.has(_per_node_launch)
 
 
 def _rendezvous_unreachable(log: LogView) -> bool:
     return not _one_launcher(log)
 
 
+#: NCCL 2.27 and later: `WARN("Failed to initialize any NET plugin")` (nccl src/plugin/net.cc, v2.27.3-1 to
+#: v2.30.7-1), which no longer names the network; up to 2.26 `WARN("Error: network %s not found.")`
+#: (src/net.cc to v2.25.1-1, src/plugin/net.cc at v2.26.6-1).
+_NO_NET = r"NCCL WARN Failed to initialize any NET plugin"
+#: The network the job asked NCCL for: this project's policy preview (`setting NCCL_NET=IB`), an `export`, or
+#: an environment dump.
+_NCCL_NET_IB = r"\bNCCL_NET=[\"']?IB\b"
+_NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
+#: NCCL_DEBUG=INFO lines that say which network failed: with NCCL_NET=IB NCCL probes the IB devices and finds
+#: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` is also printed there, so it counts
+#: only where no IB probe failed.
+_IB_PROBE_FAILED = r"NET/IB : No device found"
+#: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
+#: (src/net.cc, src/plugin/plugin_open.cc).
+_OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
+
+
+def _net_asked_for(log: LogView) -> str:
+    """Which network a `Failed to initialize any NET plugin` was about: "ib" or "ofi" (also when the log
+    does not say: the libfabric plugin is the network NCCL is most often told to use and cannot find)."""
+    if log.has(_NCCL_NET_IB):
+        return "ib"
+    if log.has(_NCCL_NET_OFI):
+        return "ofi"
+    if log.has(_IB_PROBE_FAILED):
+        return "ib"
+    return "ofi"
+
+
+_VIA_SOCKET = r"via NET/Socket"
+_NO_LIBIBVERBS = r"Failed to open libibverbs"
+_SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
+_EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: A compiler error means DeepSpeed's op build only where the log shows that build.
+_OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
+
+
 def _socket_instead_of_fabric(log: LogView) -> bool:
     # Without libibverbs NCCL cannot use IB on any node count: the image lacks it (sgl-project/sglang#1427).
-    inter_node = log.has(r"via NET/Socket") or _multi_node(log) or log.has(r"Failed to open libibverbs")
-    return inter_node and log.has(_FAST_FABRIC) and not log.has(r"NCCL_NET=Socket|FABRIC=none")
+    inter_node = log.has(_VIA_SOCKET) or _multi_node(log) or log.has(_NO_LIBIBVERBS)
+    return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
+
+
+#: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
+FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
+         _IB_PROBE_FAILED, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK, _OP_BUILD)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -201,7 +242,7 @@ CAUSES: tuple[Cause, ...] = (
         "(GH200) node",
         "build or pull the image for the node: `make image ARCH=aarch64` on GH200 (`uname -m` on a compute node "
         "says which); the job scripts refuse a mismatched image before starting it",
-        (r"(?i)exec format error", r"is built for (?P<image>\S+) but this node is (?P<node>\w+)",
+        (r"(?i)exec format error", r"is built for (?P<image>\S{1,200}) but this node is (?P<node>\w+)",
          r"image targets '?(?P<target>\w+)'?, cannot run on '?(?P<host>\w+)"),
         96,
         readme=("exec format error",),
@@ -225,7 +266,7 @@ CAUSES: tuple[Cause, ...] = (
         (r"FI_PROVIDER=[\"']?efa\b", r"FI_PROVIDER=efa is AWS's provider",
          r"fi_getinfo: provider efa output empty list"),
         90,
-        applies=lambda log: log.has(_SLINGSHOT) or log.has(r"FI_PROVIDER=efa is AWS's provider"),
+        applies=lambda log: log.has(_SLINGSHOT) or log.has(_EFA_REFUSED),
         context=(_SLINGSHOT,),
         readme=("FI_PROVIDER=efa is AWS's provider",),
     ),
@@ -235,9 +276,12 @@ CAUSES: tuple[Cause, ...] = (
         "(not on the library path, or it cannot load its libfabric)",
         "use the project's aarch64 image (it carries aws-ofi-nccl); otherwise put libnccl-net.so on "
         "LD_LIBRARY_PATH (CSCS uenvs: `module load aws-ofi-nccl`); with a host libfabric check "
-        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads",
-        (r"network AWS Libfabric not found",),
+        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads (NCCL "
+        "2.27 and later do not name the network that failed: if the job set NCCL_NET=IB, see `no-ib-network`)",
+        (r"network (?:AWS )?Libfabric not found", _NO_NET),
         86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ofi",
+        context=(_NCCL_NET_OFI, _OFI_HINTS),
         readme=("network AWS Libfabric not found",),
     ),
     Cause(
@@ -246,8 +290,10 @@ CAUSES: tuple[Cause, ...] = (
         "libibverbs/libmlx5 in the image",
         "check the partition (ACC); rebuild the image with rdma-core (libibverbs + libmlx5); in a container the "
         "/dev/infiniband devices must be visible",
-        (r"NCCL WARN.*network IB not found",),
+        (r"NCCL WARN.{0,80}network IB not found", _NO_NET),
         86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ib",
+        context=(_NCCL_NET_IB, _IB_PROBE_FAILED),
         readme=("network IB not found",),
     ),
     Cause(
@@ -278,7 +324,7 @@ CAUSES: tuple[Cause, ...] = (
         "use the job script's own launcher line (PBS: `mpiexec -n NNODES --ppn 1`; Slurm: "
         "`srun --ntasks-per-node=1`); a wrapper that changed it runs torchrun on one node only; use the script's "
         "own srun line",
-        (r"launcher\b.*?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
+        (r"launcher\b.{0,200}?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
         93,
         readme=("started 1 process(es) on 1 node(s)",),
     ),
@@ -319,17 +365,23 @@ CAUSES: tuple[Cause, ...] = (
         "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
         "NCCL chose",
         remedies.PROCESS_GROUP,
-        (r"NCCL WARN:? (?:.*)?Connect to \S+ failed",),
+        # NCCL to 2.26: "%s: Connect to %s failed : %s" (src/misc/socket.cc); 2.27 and later "%s: connect to %s
+        # failed : %s" and "...PollConnect to %s failed with error %s" (src/misc/socket.cc, src/os/linux.cc).
+        (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed",),
         66,
     ),
     Cause(
         "duplicate-gpu",
-        "two ranks use the same GPU (NCCL: rank {a} and rank {b} both on CUDA device {device}): each process must "
-        "select its own GPU",
-        "call `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; do not hard-code "
-        "a device or set CUDA_VISIBLE_DEVICES to one GPU for every task; with srun one task per GPU use "
-        "`--gpus-per-task=1` or `--gpu-bind`; this project's app.train picks the GPU from the local rank",
-        (r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<device>\w+)",),
+        "two ranks on one node use the same GPU (NCCL: {which}): each process must select its own GPU",
+        "under torchrun: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; "
+        "under srun (one task per GPU, no torchrun) srun sets no LOCAL_RANK: with every GPU visible to every task "
+        "use `SLURM_LOCALID`; with `--gpus-per-task=1` (which implies `--gpu-bind=per_task`, Slurm's srun docs) each "
+        "task sees only its own GPU, as `cuda:0`. Do not hard-code a device or set CUDA_VISIBLE_DEVICES to one GPU "
+        "for every task; this project's app.train picks the GPU for both (app/common/distributed.py)",
+        # NCCL 2.21-2.29: src/init.cc; 2.30.4: src/graph/topo.cc (and init.cc when NVLS is forced);
+        # 2.30.7: src/init.cc.
+        (r"Duplicate GPU detected : (?P<which>rank \d+ and rank \d+ both on CUDA device \w+)",
+         r"(?P<which>Multiple [Rr]anks (?:detected using|are using) the same GPU)"),
         90,
     ),
     # --- the run died while training ------------------------------------------------------------------------
@@ -337,14 +389,15 @@ CAUSES: tuple[Cause, ...] = (
         "hang-named",
         "the hang watchdog named who held the job up: {who}",
         remedies.TIMEOUT + "; the job scripts leave the node out and requeue (nodes-to-exclude.txt)",
-        (r"hang: (?P<who>.+?); no progress for",),
+        (r"hang: (?P<who>(?>(?:(?!; no progress for).){1,2000})); no progress for",),
         88,
     ),
     Cause(
         "check-verdict",
         "app.check failed: {what}",
         "{fix}",
-        (r"VERDICT: FAIL \([^)]*\): (?P<what>.+?)\. Fix: (?P<fix>.+?)\. exit code \d+",),
+        (r"VERDICT: FAIL \([^)]{0,200}\): (?P<what>(?>(?:(?!\. Fix: ).){1,1000}))\. Fix: "
+         r"(?P<fix>(?>(?:(?!\. exit code).){1,2000}))\. exit code \d+",),
         87,
     ),
     Cause(
@@ -360,7 +413,8 @@ CAUSES: tuple[Cause, ...] = (
         "a rank ran out of GPU memory (CUDA out of memory); the other ranks then wait for it",
         "lower the per-GPU batch size, train in bf16, or shard parameters and optimizer state (FSDP); check with "
         "`nvidia-smi` that no other process holds the GPU; for fragmentation "
-        "`PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`",
+        "`PYTORCH_ALLOC_CONF=expandable_segments:True` (torch before 2.9: PYTORCH_CUDA_ALLOC_CONF, which torch 2.9 "
+        "and later read with a deprecation warning)",
         (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError"),
         80,
     ),
@@ -369,7 +423,7 @@ CAUSES: tuple[Cause, ...] = (
         "a node of the job failed (Slurm NODE_FAIL): the scheduler cancelled the job",
         "resubmit without the node (`sbatch --exclude=NODE`) and report it to the admins; the project's job "
         "scripts resume from the last snapshot (`RUN_DIR=runs/<jobid>`)",
-        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S+", r"\bNODE_FAIL\b"),
+        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S", r"\bNODE_FAIL\b"),
         78,
     ),
     Cause(
@@ -377,7 +431,10 @@ CAUSES: tuple[Cause, ...] = (
         "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
         "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
         f"{remedies.TIMEOUT}; move the data to fast scratch and give the DataLoader more workers with "
-        "`pin_memory=True`; `TORCH_NCCL_TRACE_BUFFER_SIZE` and `NCCL_DEBUG=INFO` say which collective",
+        "`pin_memory=True`; `TORCH_NCCL_DUMP_ON_TIMEOUT=1` (dumps torch's flight recorder, whose buffer is on by "
+        "default; this project's job scripts set it) and `NCCL_DEBUG=INFO` say which collective; on HPE Slingshot, "
+        "when no rank was slower than the others, CSCS' workaround for NCCL hangs: "
+        f"`{policy.opt_in_line('slingshot', 'cxi-no-eager')}`",
         (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
         60,
     ),
@@ -406,7 +463,7 @@ CAUSES: tuple[Cause, ...] = (
         "the job found no container image at the path it was given",
         "copy the image to the submit directory as app.sif or point at it: "
         "`--export=ALL,IMAGE=/gpfs/.../app.sif` (PBS: `-v IMAGE=...`); build it with `make image`",
-        (r"image \S+ not found",),
+        (r"image \S{1,4096} not found",),
         75,
         readme=("image .../app.sif not found",),
     ),
@@ -449,7 +506,7 @@ CAUSES: tuple[Cause, ...] = (
         "or set by hand), so the launchers could not reach those nodes",
         "submit with `qsub` and leave `PBS_NODEFILE` as PBS sets it, or give names that resolve on the nodes "
         "(check one: `getent hosts NAME`)",
-        (r"PBS_NODEFILE=\S* lists names no host answers to",),
+        (r"PBS_NODEFILE=\S{0,4096} lists names no host answers to",),
         75,
         readme=("lists names no host answers to",),
     ),
@@ -474,7 +531,7 @@ CAUSES: tuple[Cause, ...] = (
         "job-script-error",
         "the job script stopped: {message}",
         "the message gives the fix; see also the README's table for {script}",
-        (r"^(?:\S+ )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.+)$",),
+        (r"^(?:\S{1,4096} )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.{1,4096})",),
         50,
     ),
 
@@ -643,8 +700,7 @@ CAUSES: tuple[Cause, ...] = (
         (r"CUDA_HOME does not exist, unable to compile CUDA op", r"Error building extension '[\w.-]+'",
          r"fatal error: [\w./-]+\.h: No such file or directory"),
         85,
-        applies=lambda log: log.has(r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op"
-                                    r"|Error building extension"),
+        applies=lambda log: log.has(_OP_BUILD),
         context=(r"Installed CUDA version \S+ does not match the version torch was compiled with",),
     ),
     Cause(

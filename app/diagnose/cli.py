@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from app.common import exitcodes
 from app.diagnose.causes import CAUSES
-from app.diagnose.core import UnreadableInput, diagnose_lines, format_findings, read_inputs
+from app.diagnose.core import diagnose_reading, format_findings
+from app.diagnose.reading import Limits, Reading, UnreadableInput
 
 #: A cause was recognised (the report is on stdout).
 FOUND = exitcodes.OK
@@ -34,19 +35,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, limits: Limits | None = None) -> int:
     args = parse_args(argv)
     if args.list:
         for cause in CAUSES:
             print(f"{cause.key:<24} {cause.cause}")
         return FOUND
+    reading = Reading(limits or Limits())
     try:
-        lines = read_inputs(args.logs)
+        findings = diagnose_reading(reading, args.logs)
     except UnreadableInput as error:
         print(f"app.diagnose: error: {error}", file=sys.stderr)
         return UNREADABLE
-    findings = diagnose_lines(lines)
-    print(format_findings(findings, len(lines), args.logs))
+    print(format_findings(findings, reading.lines, args.logs))
+    for note in reading.notes:
+        print(f"note: {note}")
     return FOUND if findings else NOTHING_RECOGNISED
 
 

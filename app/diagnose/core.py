@@ -2,37 +2,40 @@
 
 `diagnose(paths)` reads files and run directories; `diagnose_lines(lines)` judges lines already in memory
 (tests, and job-script tests that hold a failed job's output). Both return findings, most likely first.
+
+Bounded for any input: lines are read one at a time and forgotten (a finding keeps its first MAX_KEPT lines
+and a count); a line longer than `Limits.max_line_bytes` is cut there; of a file longer than
+`Limits.max_file_bytes`, the first quarter of that and the last three quarters are read (the job's setup
+and its end), the middle is skipped and said so; only regular files are read (a FIFO or a device is
+refused, never waited on). Every pattern is searched only on lines that hold one of its words
+(app/diagnose/prefilter.py), and no pattern rescans a line from each of its occurrences (linear time).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
-from app.diagnose.causes import CAUSES, Cause, LogView
+from app.diagnose.causes import CAUSES, FACTS, Cause
+from app.diagnose.logview import LogView
+from app.diagnose.prefilter import alternatives, required_literals, scan_keys
+from app.diagnose.reading import Limits, Line, Reading
 
-#: Files read from a run directory (runs/<jobid>/): the trainer's summary and history, and any job output in it.
-RUN_DIR_FILES = ("summary.json", "history.jsonl", "*.out", "*.err", "*.log")
 #: Lines a finding quotes; the rest are counted.
 MAX_EVIDENCE = 3
+#: Lines a finding keeps (for its fields: the ranks that reported it); the rest are counted.
+MAX_KEPT = 50
+#: Ranks a finding names (from `[Rank N]` in its lines); the rest are counted.
+MAX_RANKS = 32
 #: Supporting lines a finding quotes.
 MAX_SUPPORT = 2
-
-
-class UnreadableInput(Exception):
-    """A path that cannot be read: the message says which and what to give instead."""
-
-
-@dataclass(frozen=True)
-class Line:
-    source: str
-    number: int
-    text: str
-
-    def where(self) -> str:
-        return f"{self.source}:{self.number}"
+#: Lines claimed by the generic "job script stopped" rule that are kept until the other rules are judged.
+MAX_SCRIPT_ERRORS = 200
+_GENERIC = "job-script-error"
 
 
 @dataclass(frozen=True)
@@ -41,84 +44,195 @@ class Finding:
     cause: str
     fix: str
     evidence: tuple[Line, ...]
-    """The lines that show the cause."""
+    """The lines that show the cause (the first MAX_KEPT of them)."""
     weight: int
     support: tuple[Line, ...] = ()
     """Lines that support the reading (the job's node count, the fabric), quoted after the evidence."""
+    count: int = 0
+    """How many lines show the cause (0: as many as `evidence` holds)."""
+
+    @property
+    def lines_shown(self) -> int:
+        return max(self.count, len(self.evidence))
 
 
-def read_inputs(paths: Sequence[str | Path]) -> list[Line]:
-    """Every line of every file; a directory stands for the run-directory files in it (RUN_DIR_FILES)."""
-    lines: list[Line] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            files = sorted({f for pattern in RUN_DIR_FILES for f in path.glob(pattern) if f.is_file()})
-            if not files:
-                raise UnreadableInput(f"{path} is a directory without {', '.join(RUN_DIR_FILES)}; give a job's "
-                                      "output file (ddp-<jobid>.out, ddp.o<jobid>) or a run directory (runs/<jobid>)")
-        else:
-            files = [path]
-        for file in files:
-            lines += _read_file(file)
-    return lines
-
-
-def _read_file(path: Path) -> list[Line]:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return [Line(str(path), number, text.rstrip("\n")) for number, text in enumerate(handle, start=1)]
-    except OSError as error:
-        raise UnreadableInput(f"cannot read {path}: {error.strerror or error}; give a job's output file "
-                              "(ddp-<jobid>.out, ddp.o<jobid>) or a run directory (runs/<jobid>)") from None
-
-
-def diagnose(paths: Sequence[str | Path]) -> list[Finding]:
+def diagnose(paths: Sequence[str | Path], limits: Limits | None = None) -> list[Finding]:
     """The causes the logs at `paths` show, most likely first (UnreadableInput for a path that cannot be read)."""
-    return diagnose_lines(read_inputs(paths))
+    return diagnose_reading(Reading(limits or Limits()), paths)
+
+
+def diagnose_reading(reading: Reading, paths: Sequence[str | Path], causes: Sequence[Cause] = CAUSES) -> list[Finding]:
+    """`diagnose`, with the Reading that says how much was read and what was left out."""
+    engine = _Engine(causes)
+    for source, block in reading.blocks_of(paths):
+        engine.feed_block(source, block)
+    return engine.findings()
 
 
 def diagnose_lines(lines: Iterable[Line | str], causes: Sequence[Cause] = CAUSES) -> list[Finding]:
     """The causes `lines` show, most likely first: by the cause's weight, then by where it first shows."""
-    lines = [line if isinstance(line, Line) else Line("<log>", number, line)
-             for number, line in enumerate(lines, start=1)]
-    log = LogView([line.text for line in lines])
-    claimed: set[int] = set()
-    found: list[tuple[int, int, Finding]] = []
-    # The generic "job script stopped" rule comes last and skips lines a specific rule has explained.
-    for cause in sorted(causes, key=lambda c: c.key == "job-script-error"):
-        if cause.applies is not None and not cause.applies(log):
-            continue
-        patterns = [re.compile(p) for p in cause.patterns]
-        hits: list[tuple[int, re.Match[str]]] = []
-        for index, line in enumerate(lines):
-            if cause.key == "job-script-error" and index in claimed:
+    engine = _Engine(causes)
+    for number, line in enumerate(lines, start=1):
+        engine.feed(line if isinstance(line, Line) else Line("<log>", number, line))
+    return engine.findings()
+
+
+class _Matcher:
+    """Every cause's patterns and context patterns, indexed by the words a line must hold for each
+    (app/diagnose/prefilter.py); the facts the whole-log conditions ask about bring their words too."""
+
+    def __init__(self, causes: Sequence[Cause], facts: LogView) -> None:
+        # (cause index, is context, compiled) per pattern; a word -> the patterns it may start.
+        self.patterns: list[tuple[int, bool, re.Pattern[str]]] = []
+        self.by_word: dict[str, list[int]] = {}
+        self.always: list[int] = []
+        for index, cause in enumerate(causes):
+            for is_context, sources, flags in ((False, cause.patterns, 0), (True, cause.context, re.IGNORECASE)):
+                # A context pattern only says yes or no: its `a|b` branches are searched apart, each on the
+                # lines that hold its own words. A cause's own patterns keep their named groups whole.
+                for source in (b for p in sources for b in (alternatives(p) if is_context else [p])):
+                    pattern_id = len(self.patterns)
+                    self.patterns.append((index, is_context, re.compile(source, flags)))
+                    words = required_literals(source, flags)
+                    if words is None:
+                        self.always.append(pattern_id)
+                    for word in words or ():
+                        self.by_word.setdefault(word, []).append(pattern_id)
+        # Every word any pattern or fact needs, as fewer keys: a line with none of them can change nothing.
+        fact_words = facts.words()
+        self.any_word = None if self.always or fact_words is None else scan_keys(set(self.by_word) | fact_words)
+        keys = scan_keys(set(self.by_word))
+        self.keys = tuple((key, tuple(w for w in self.by_word if key in w)) for key in keys)
+
+    def candidates(self, lowered: str) -> list[int]:
+        found = {pattern_id for key, words in self.keys if key in lowered
+                 for word in words if word in lowered for pattern_id in self.by_word[word]}
+        return sorted(found.union(self.always))
+
+    def lines_with_words(self, lowered_block: str, starts: list[int]) -> set[int]:
+        """Indexes of the block's lines that hold a word (`starts`: where each line begins in the block)."""
+        found: set[int] = set()
+        for word in self.any_word or ():
+            at = lowered_block.find(word)
+            while at != -1:
+                line = bisect_right(starts, at) - 1
+                found.add(line)
+                if line + 1 >= len(starts):
+                    break
+                at = lowered_block.find(word, starts[line + 1])
+        return found
+
+
+@dataclass
+class _Hits:
+    kept: list[tuple[Line, re.Match[str]]] = field(default_factory=list)
+    count: int = 0
+    first: int = -1
+    ranks: set[int] = field(default_factory=set)
+    more_ranks: int = 0
+    """Mentions of ranks other than the MAX_RANKS named (a rank seen twice counts twice: memory stays bounded)."""
+    support: list[Line] = field(default_factory=list)
+
+
+_RANK = re.compile(r"\[Rank (\d+)\]")
+
+
+class _Engine:
+    """One pass over the lines: each cause's hits (bounded), its supporting lines and the whole-log facts."""
+
+    def __init__(self, causes: Sequence[Cause]) -> None:
+        self.causes = causes
+        self.log = LogView(FACTS)
+        self.matcher = _Matcher(causes, self.log)
+        self.hits = [_Hits() for _ in causes]
+        self.position = 0
+        # The generic "job script stopped" rule skips lines a specific rule explains; which rules apply is
+        # known only at the end, so its lines wait here with the rules that also matched them.
+        self.script_errors: list[tuple[int, Line, re.Match[str], frozenset[int]]] = []
+        self.generic = next((i for i, c in enumerate(causes) if c.key == _GENERIC), -1)
+
+    def feed_block(self, source: str, block: list[tuple[int, str]]) -> None:
+        """Lines of one file: only those that hold a word some pattern or fact needs are looked at."""
+        joined = "\n".join(text for _, text in block)
+        lowered = joined.lower()
+        if self.matcher.any_word is None or len(lowered) != len(joined):  # a letter whose lower case is longer
+            for number, text in block:
+                self.feed(Line(source, number, text))
+            return
+        starts = list(accumulate((len(text) + 1 for _, text in block), initial=0))[:-1]
+        first = self.position
+        for index in sorted(self.matcher.lines_with_words(lowered, starts)):
+            number, text = block[index]
+            self.position = first + index
+            self.feed(Line(source, number, text))
+        self.position = first + len(block)
+
+    def feed(self, line: Line) -> None:
+        text = line.text
+        lowered = text.lower()
+        self.log.feed(text, lowered)
+        matched: dict[int, re.Match[str]] = {}
+        context: set[int] = set()
+        for pattern_id in self.matcher.candidates(lowered):
+            index, is_context, pattern = self.matcher.patterns[pattern_id]
+            if is_context and (index in context or len(self.hits[index].support) >= MAX_SUPPORT):
                 continue
-            match = next((m for p in patterns if (m := p.search(line.text))), None)
-            if match:
-                hits.append((index, match))
-        if not hits:
-            continue
-        claimed.update(index for index, _ in hits)
-        evidence = tuple(lines[index] for index, _ in hits)
-        support = _support(cause, lines, {index for index, _ in hits})
-        fields = _fields(hits[0][1], evidence)
-        finding = Finding(cause.key, _fill(cause.cause, fields), _fill(cause.fix, fields), evidence, cause.weight,
-                          support)
-        found.append((-cause.weight, hits[0][0], finding))
-    return [finding for *_, finding in sorted(found, key=lambda item: (item[0], item[1]))]
+            if not is_context and index in matched:
+                continue
+            found = pattern.search(text)
+            if found and is_context:
+                context.add(index)
+            elif found:
+                matched[index] = found
+        for index, found in matched.items():
+            if index == self.generic:
+                if len(self.script_errors) < MAX_SCRIPT_ERRORS:
+                    self.script_errors.append((self.position, line, found, frozenset(matched) - {index}))
+                continue
+            self._record(index, line, found, self.position)
+        for index in context - set(matched):
+            if len(self.hits[index].support) < MAX_SUPPORT:
+                self.hits[index].support.append(line)
+        self.position += 1
+
+    def _record(self, index: int, line: Line, found: re.Match[str], position: int) -> None:
+        hit = self.hits[index]
+        hit.count += 1
+        if hit.first < 0:
+            hit.first = position
+        if len(hit.kept) < MAX_KEPT:
+            hit.kept.append((line, found))
+        if "[Rank " in line.text:
+            for rank in map(int, _RANK.findall(line.text)):
+                if len(hit.ranks) < MAX_RANKS:
+                    hit.ranks.add(rank)
+                elif rank not in hit.ranks:
+                    hit.more_ranks += 1
+
+    def findings(self) -> list[Finding]:
+        causes, hits = self.causes, self.hits
+        applying = {i for i, cause in enumerate(causes) if cause.applies is None or cause.applies(self.log)}
+        for position, line, found, others in self.script_errors:
+            if not others & {i for i in applying if hits[i].count}:
+                self._record(self.generic, line, found, position)
+        ranked: list[tuple[int, int, Finding]] = []
+        for index in sorted(applying):
+            cause, hit = causes[index], hits[index]
+            if not hit.count:
+                continue
+            evidence = tuple(line for line, _ in hit.kept)
+            fields = _fields(hit.kept[0][1], hit.ranks, hit.more_ranks)
+            finding = Finding(cause.key, _fill(cause.cause, fields), _fill(cause.fix, fields), evidence,
+                              cause.weight, tuple(hit.support), hit.count)
+            ranked.append((-cause.weight, hit.first, finding))
+        return [finding for *_, finding in sorted(ranked, key=lambda item: (item[0], item[1]))]
 
 
-def _support(cause: Cause, lines: Sequence[Line], shown: set[int]) -> tuple[Line, ...]:
-    patterns = [re.compile(p, re.IGNORECASE) for p in cause.context]
-    picked = [line for index, line in enumerate(lines)
-              if index not in shown and any(p.search(line.text) for p in patterns)]
-    return tuple(picked[:MAX_SUPPORT])
-
-
-def _fields(match: re.Match[str], evidence: Sequence[Line]) -> dict[str, str]:
+def _fields(match: re.Match[str], ranks: set[int], more: int) -> dict[str, str]:
     fields = {name: value for name, value in match.groupdict().items() if value is not None}
-    ranks = sorted({int(r) for line in evidence for r in re.findall(r"\[Rank (\d+)\]", line.text)})
-    fields["ranks"] = ", ".join(map(str, ranks)) if ranks else "not named in the log"
+    fields["ranks"] = ", ".join(map(str, sorted(ranks))) if ranks else "not named in the log"
+    if more:
+        fields["ranks"] += f" and others ({more} more mention(s))"
     return fields
 
 
@@ -137,8 +251,8 @@ def format_findings(findings: Sequence[Finding], lines_read: int, sources: Seque
         out.append(f"{rank}. {finding.cause} [{finding.key}]")
         for line in finding.evidence[:MAX_EVIDENCE]:
             out.append(f"   {line.where()}: {_clip(line.text.strip())}")
-        if len(finding.evidence) > MAX_EVIDENCE:
-            out.append(f"   ... and {len(finding.evidence) - MAX_EVIDENCE} more line(s)")
+        if finding.lines_shown > MAX_EVIDENCE:
+            out.append(f"   ... and {finding.lines_shown - MAX_EVIDENCE} more line(s)")
         for line in finding.support:
             out.append(f"   {line.where()}: {_clip(line.text.strip())}  (context)")
         out.append(f"   fix: {finding.fix}")

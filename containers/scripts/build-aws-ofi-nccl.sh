@@ -33,7 +33,8 @@ plugin=/opt/aws-ofi-nccl/lib/libnccl-net.so
 
 # The host's libfabric replaces ours at run time on Slingshot: the plugin must need no symbol version
 # newer than the oldest host library we support has, or the loader refuses it there
-# (`version 'FABRIC_1.8' not found`, then NCCL's `network AWS Libfabric not found`).
+# (`version 'FABRIC_1.8' not found`, then NCCL's `Failed to initialize any NET plugin`; NCCL 2.26 and older
+# said `network AWS Libfabric not found`).
 newest=$(objdump -T "$plugin" | grep -o 'FABRIC_[0-9.]*' | sort -u -V | tail -1)
 [[ -n $newest ]] || die "$plugin references no libfabric symbol version; was it linked against libfabric?"
 if [[ $(printf '%s\n' "$newest" "$LIBFABRIC_HOST_ABI" | sort -V | tail -1) != "$LIBFABRIC_HOST_ABI" ]]; then

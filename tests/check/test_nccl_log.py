@@ -129,3 +129,10 @@ def test_nccls_start_up_probes_on_a_healthy_node_are_not_warnings():
     on_slingshot = nccl_log.judge(healthy, ["nid001"], [{"fast_fabric": True, "rdma": False, "cxi": True}])
     detail = {c.name: c for c in on_slingshot}["nccl: log warnings"].detail
     assert "plugin" in detail and "InfiniBand" not in detail
+
+
+def test_the_net_plugin_failure_of_nccl_2_27_and_later_is_reported():
+    # nccl src/plugin/net.cc, v2.27.3-1 to v2.30.7-1: WARN("Failed to initialize any NET plugin"), which replaced
+    # "Error: network %s not found." (v2.26.6-1).
+    problems = nccl_log.parse(["nid001:4521:4590 [0] plugin/net.cc:334 NCCL WARN Failed to initialize any NET plugin"])
+    assert problems["problems"] == ["NCCL could not find the requested network (NCCL_NET)"]

@@ -12,8 +12,10 @@ from app.common.fabric_policy import POLICY_FILE, export_line, recommended, sett
 
 REPO = Path(__file__).resolve().parents[2]
 SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
-             "FI_CXI_RDZV_THRESHOLD": "0", "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
+             "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
              "FI_CXI_RX_MATCH_MODE": "software"}
+#: CSCS' known-issue workaround against NCCL hangs on Slingshot (cscs-docs nccl.md, "Known issues"): opt-in.
+NO_EAGER = {"FI_CXI_RDZV_GET_MIN": "0", "FI_CXI_RDZV_THRESHOLD": "0", "FI_CXI_RDZV_EAGER_SIZE": "0"}
 
 
 def sourced_env(probe_root: Path, **env: str) -> dict[str, str]:
@@ -45,6 +47,31 @@ def test_multi_node_slingshot_job_gets_the_plugin_network_and_cxi_settings(sling
     env = sourced_env(slingshot_node, SLURM_JOB_NUM_NODES="2")
     assert env["NCCL_NET"] == "AWS Libfabric"
     assert SLINGSHOT.items() <= env.items()
+
+
+def test_slingshot_eager_messages_stay_on_unless_the_user_opts_in(slingshot_node):
+    assert not NO_EAGER.keys() & sourced_env(slingshot_node, APP_NNODES="2").keys()
+    opted = sourced_env(slingshot_node, APP_NNODES="2", APP_FABRIC_OPT_IN="cxi-no-eager")
+    assert NO_EAGER.items() <= opted.items()
+    assert NO_EAGER.items() <= sourced_env(slingshot_node, APP_FABRIC_OPT_IN="other, cxi-no-eager").items()
+
+
+def test_an_opt_in_value_the_user_set_still_wins(slingshot_node):
+    env = sourced_env(slingshot_node, APP_FABRIC_OPT_IN="cxi-no-eager", FI_CXI_RDZV_THRESHOLD="16384")
+    assert (env["FI_CXI_RDZV_THRESHOLD"], env["FI_CXI_RDZV_EAGER_SIZE"]) == ("16384", "0")
+
+
+def test_an_opt_in_name_the_policy_does_not_know_is_said_in_one_line(slingshot_node):
+    result = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}"'], capture_output=True, text=True, timeout=30, env={
+        "APP_PROBE_ROOT": str(slingshot_node), "APP_FABRIC_OPT_IN": "cxi-no-eagre"})
+    assert result.returncode == 0
+    assert result.stderr.count("\n") == 1 and "'cxi-no-eagre'" in result.stderr and "cxi-no-eager" in result.stderr
+
+
+def test_opt_in_settings_are_read_with_their_group():
+    no_eager = [s for s in settings() if s.opt_in == "cxi-no-eager"]
+    assert {s.name: s.value for s in no_eager} == NO_EAGER
+    assert all(s.fabric == "slingshot" and "hang" in s.why for s in no_eager)
 
 
 def test_single_node_slingshot_run_leaves_nccl_net_unset(slingshot_node):
@@ -145,8 +172,11 @@ def test_every_setting_is_read_with_its_reason_and_a_sourced_why():
 def test_the_python_reader_and_the_shell_agree_on_every_value(request, fabric):
     """What sh sets on a multi-node job of each fabric is exactly what the parsed settings say."""
     node = request.getfixturevalue(f"{fabric}_node")
-    expected = {s.name: s.value for s in settings() if s.fabric == fabric}
+    expected = {s.name: s.value for s in settings() if s.fabric == fabric and not s.opt_in}
     assert fabric_vars(sourced_env(node, APP_NNODES="2")) == expected
+    groups = ",".join({s.opt_in for s in settings() if s.opt_in})
+    everything = {s.name: s.value for s in settings() if s.fabric == fabric}
+    assert fabric_vars(sourced_env(node, APP_NNODES="2", APP_FABRIC_OPT_IN=groups)) == everything
 
 
 def test_the_readme_table_is_the_policy():

@@ -123,3 +123,68 @@ def test_the_report_gives_cause_lines_and_fix(capsys: pytest.CaptureFixture[str]
     assert out.startswith("1. torchrun was started on one node only")
     assert "seed004-eap-one-torchrun.log:28: torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError" in out
     assert "fix: start one torchrun per node" in out
+
+
+# NCCL 2.27 and later no longer name the network that failed: `WARN("Failed to initialize any NET plugin")`
+# (nccl src/plugin/net.cc, v2.27.3-1 to v2.30.7-1); up to 2.26 it was `WARN("Error: network %s not found.")`
+# (src/plugin/net.cc at v2.26.6-1, src/net.cc before). Which network was asked for comes from the rest of the log.
+NO_NET_2_30 = "nid001:4521:4590 [0] plugin/net.cc:334 NCCL WARN Failed to initialize any NET plugin"
+
+
+@pytest.mark.parametrize(("context", "cause"), [
+    ("[fabric slingshot] setting NCCL_NET=AWS Libfabric (multi-node: fail at start if the OFI plugin is missing)",
+     "no-ofi-plugin"),
+    ("nid001:4521:4590 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so.", "no-ofi-plugin"),
+    ("export NCCL_NET=IB", "no-ib-network"),
+    ("gpu01:31:301 [0] NCCL INFO NET/IB : No device found.", "no-ib-network"),
+])
+def test_the_net_plugin_failure_of_nccl_2_27_and_later_is_diagnosed_from_the_network_asked_for(context, cause):
+    keys = [f.key for f in diagnose_lines([context, NO_NET_2_30])]
+    assert keys and keys[0] == cause, keys
+
+
+def test_the_net_plugin_failure_with_no_context_is_still_recognised():
+    assert [f.key for f in diagnose_lines([NO_NET_2_30])] == ["no-ofi-plugin"]
+
+
+@pytest.mark.parametrize("line", [
+    # nccl src/init.cc, v2.21.5-1 to v2.29.7-1
+    "[rank2]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000",
+    # nccl src/graph/topo.cc, v2.30.4-1
+    "gpu01:31:301 [0] graph/topo.cc:1977 NCCL WARN Multiple ranks detected using the same GPU on this node. Set "
+    "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+    # nccl src/init.cc, v2.30.7-1
+    "gpu01:31:301 [0] init.cc:1057 NCCL WARN Multiple Ranks are using the same GPU/Partition. Set "
+    "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
+])
+def test_two_ranks_on_one_gpu_is_recognised_in_each_nccl_versions_words(line):
+    [finding] = diagnose_lines([line])
+    assert finding.key == "duplicate-gpu" and "{" not in finding.cause
+
+
+def test_the_duplicate_gpu_fix_works_under_srun():
+    # Under srun, --gpus-per-task implies --gpu-bind=per_task (Slurm's srun/sbatch docs): each task sees its
+    # one GPU as device 0, and srun sets no LOCAL_RANK (SLURM_LOCALID instead).
+    [finding] = diagnose_lines(["Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000"])
+    assert "SLURM_LOCALID" in finding.fix and "cuda:0" in finding.fix
+    under_srun = finding.fix.split("under srun")[1]
+    assert "LOCAL_RANK']" not in under_srun and "SLURM_LOCALID" in under_srun
+
+
+def test_the_watchdog_fix_names_the_variable_that_dumps_the_flight_recorder():
+    # torch's flight recorder buffer is on by default (2000 entries); TORCH_NCCL_DUMP_ON_TIMEOUT=1 dumps it.
+    [finding] = diagnose_lines(["[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5)"])
+    assert "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in finding.fix and "TRACE_BUFFER_SIZE" not in finding.fix
+
+
+def test_the_out_of_memory_fix_names_the_allocator_variable_torch_reads_today():
+    # torch >= 2.9: "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead" (AllocatorConfig.cpp).
+    [finding] = diagnose_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"])
+    assert "`PYTORCH_ALLOC_CONF=expandable_segments:True`" in finding.fix
+
+
+def test_a_watchdog_timeout_on_slingshot_points_at_the_opt_in_eager_workaround():
+    # CSCS' known issue "NCCL watchdog timeout or hanging process": disable Slingshot eager messages.
+    [finding] = diagnose_lines(["[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)"])
+    assert "APP_FABRIC_OPT_IN=cxi-no-eager" in finding.fix
+    assert "FI_CXI_RDZV_GET_MIN=0 FI_CXI_RDZV_THRESHOLD=0 FI_CXI_RDZV_EAGER_SIZE=0" in finding.fix

@@ -105,8 +105,15 @@ def test_slingshot_settings_use_cxi_and_require_the_plugin_only_multi_node(sling
     assert settings["FI_PROVIDER"] == "cxi"
     assert settings["NCCL_SOCKET_IFNAME"] == "hsn"
     assert settings["NCCL_PROTO"] == "^LL128"
-    assert settings["FI_CXI_RDZV_THRESHOLD"] == "0"
+    assert "FI_CXI_RDZV_THRESHOLD" not in settings  # opt-in: APP_FABRIC_OPT_IN=cxi-no-eager
     assert settings.get("NCCL_NET") == ("AWS Libfabric" if nnodes == "2" else None)
+
+
+def test_an_opt_in_group_the_user_names_reaches_the_node(slingshot_node: Path) -> None:
+    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NNODES": "2",
+           "APP_FABRIC_OPT_IN": "cxi-no-eager"}
+    settings = exported(ON_NODE, env)
+    assert (settings["FI_CXI_RDZV_GET_MIN"], settings["FI_CXI_RDZV_THRESHOLD"]) == ("0", "0")
 
 
 def test_efa_provider_on_slingshot_is_refused_with_the_fix(slingshot_node: Path) -> None:
