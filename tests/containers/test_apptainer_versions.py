@@ -155,7 +155,7 @@ def test_the_command_line_a_release_gets_can_be_printed_without_running_it(tmp_p
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{REPO / 'containers'}:{REPO}"}
     result = subprocess.run([sys.executable, "-m", "imagetool", "build", "--arch", "x86_64", "--build-arch", "x86_64",
                              "--apptainer", str(fake), "--args-file", "build/x86_64.args", "--out", "o.sif",
-                             "--squashfs-args", SQUASHFS, "--extra", "--notest", "--dry-run"],
+                             "--squashfs-args", SQUASHFS, "--extra=--notest", "--dry-run"],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (f"{fake} build --force --fakeroot --build-arg-file build/x86_64.args --notest "
