@@ -120,7 +120,8 @@ BASE_SETS = $(if $(BASE),$(BASE_LOCAL) \
 # installed release's version: imagetool/apptainer.py)
 define build_image
 	$(IMAGETOOL) lint --arch $(FLAVOUR) $(IMAGE_SETS) $(LINT_BASE_SETS)
-	APPTAINER=$(APPTAINER) bash containers/check-build-host.sh $(BUILD_ARCH)
+	$(IMAGETOOL) check-host --arch $(FLAVOUR) --build-arch $(BUILD_ARCH) --apptainer $(APPTAINER) $(IMAGE_SETS) \
+	    $(LINT_BASE_SETS) --extra="$(APPTAINER_BUILD_FLAGS)"
 	$(if $(SOURCES),$(IMAGETOOL) sources --check --arch $(FLAVOUR) --mirror $(SOURCES))
 	mkdir -p $(IMAGE_DIR)/no-sources
 	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS) \

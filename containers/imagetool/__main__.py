@@ -9,6 +9,8 @@ and is not part of the runtime `app` package.
   summary  lint, then print the base, every pinned version and the build command
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
            (`make sources`); with --check, only check that DIR holds them all (before an offline build)
+  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build)? Stops in one
+           line with the fix; warns where the build works a weaker way; says the disk space it needs and where
   build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
            the image's architecture, --args-file, --out SIF, --squashfs-args, --extra FLAGS); --dry-run prints it
 """
@@ -26,6 +28,7 @@ from app.common import exitcodes
 from app.common.errors import UsageError, exits_cleanly
 from imagetool.apptainer import build_command, read_runtime
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
+from imagetool.buildhost import Host, build_needs, check_host
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
 from imagetool.sources import check_mirror, fill_mirror, pinned_sources
@@ -34,7 +37,7 @@ from imagetool.sources import check_mirror, fill_mirror, pinned_sources
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["render", "lint", "summary", "sources", "build"])
+    parser.add_argument("command", choices=["render", "lint", "summary", "sources", "check-host", "build"])
     parser.add_argument("--arch", default=platform.machine(),
                         help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
     parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
@@ -82,6 +85,16 @@ def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> 
     return exitcodes.OK
 
 
+def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
+    warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
+                                 needs=build_needs(args), extra=tuple(shlex.split(options.extra)))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for note in notes:
+        print(note)
+    return exitcodes.OK
+
+
 def _build(args: dict[str, str], options: argparse.Namespace) -> int:
     if not (options.args_file and options.out):
         raise UsageError("build needs --args-file FILE and --out SIF, e.g. --args-file build/x86_64.args "
@@ -108,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     if options.command == "sources":
         return _sources(args, options.mirror, check_only=options.check)
+    if options.command == "check-host":
+        return _check_host(args, options)
     if options.command == "build":
         return _build(args, options)
     if options.command == "render":

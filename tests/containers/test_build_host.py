@@ -105,7 +105,7 @@ def test_aarch64_on_x86_64_with_qemu_binfmt_enabled_passes(tmp_path):
 
 
 def test_aarch64_on_x86_64_with_apptainer_1_3_is_refused_before_anything_else(tmp_path):
-    with pytest.raises(UsageError, match="needs Apptainer >= 1.4"):
+    with pytest.raises(UsageError, match=r"needs Apptainer >= 1\.4"):
         findings(make_host(tmp_path), runtime=APPTAINER_13, target="aarch64")
 
 

@@ -167,7 +167,7 @@ def test_make_dry_run_shows_lint_then_the_aarch64_build_command():
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     lint = next(i for i, line in enumerate(lines) if "-m imagetool lint --arch aarch64" in line)
-    check = next(i for i, line in enumerate(lines) if "check-build-host.sh aarch64" in line)
+    check = next(i for i, line in enumerate(lines) if "check-host --arch aarch64 --build-arch aarch64" in line)
     build = next(i for i, line in enumerate(lines) if "-m imagetool build " in line)
     assert lint < check < build
     assert re.search(r"imagetool build --arch aarch64 --build-arch aarch64 --apptainer apptainer .*"
