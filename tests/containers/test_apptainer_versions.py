@@ -160,3 +160,32 @@ def test_the_command_line_a_release_gets_can_be_printed_without_running_it(tmp_p
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (f"{fake} build --force --fakeroot --build-arg-file build/x86_64.args --notest "
                                      "o.sif containers/app.def")
+
+
+@pytest.mark.parametrize("release", ["1.2", "ce4"])
+def test_make_base_pulls_the_pinned_base_for_the_image_architecture(tmp_path, release):
+    """The offline recipe's pull on an x86_64 transfer node must fetch the arm64 child for a GH200 image."""
+    result = subprocess.run(["make", "-n", "base", "ARCH=aarch64", "APPTAINER=singularity"], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    pull = next(line for line in result.stdout.splitlines() if "-m imagetool pull-base " in line)
+    assert "--arch aarch64 --apptainer singularity" in pull and "--out build/ngc-pytorch-aarch64.sif" in pull
+    fake = tmp_path / "apptainer"
+    fake.write_text(f"#!/bin/sh\necho '{ACCEPTED[release][0]}'\n")
+    fake.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": f"{REPO / 'containers'}:{REPO}"}
+    result = subprocess.run([sys.executable, "-m", "imagetool", "pull-base", "--arch", "aarch64", "--apptainer",
+                             str(fake), "--out", "ngc.sif", "--dry-run"], cwd=REPO, env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    command = result.stdout.strip().splitlines()[-1].split()
+    assert command[:4] == [str(fake), "pull", "--arch", "arm64"]
+    assert flags(command) <= ACCEPTED[release][2]
+    assert command[-1].startswith("docker://nvcr.io/nvidia/pytorch@sha256:")
+
+
+def test_make_base_refuses_a_flavour_that_has_no_registry_base(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": f"{REPO / 'containers'}:{REPO}"}
+    result = subprocess.run([sys.executable, "-m", "imagetool", "pull-base", "--arch", "smoke", "--out", "x.sif",
+                             "--dry-run"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--arch x86_64" in result.stderr
