@@ -137,6 +137,11 @@ endef
 sources: $(STAMP) ## Download every pinned source archive into SOURCES (default build/sources), sha256-checked
 	$(IMAGETOOL) sources --arch x86_64 --mirror $(or $(SOURCES),$(IMAGE_DIR)/sources)
 
+.PHONY: base
+base: $(STAMP) ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)/ngc-pytorch-ARCH.sif (for BASE=)
+	$(IMAGETOOL) pull-base --arch $(ARCH) --apptainer $(APPTAINER) --out $(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif
+	@echo "then, offline if need be: make image ARCH=$(ARCH) BASE=$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif"
+
 .PHONY: image
 image: $(STAMP) ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif
 	$(build_image)

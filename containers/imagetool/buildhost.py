@@ -178,14 +178,14 @@ def _cachedir(runtime: Runtime, host: Host) -> Path:
     return Path(host.env.get(f"{runtime.env_prefix}_CACHEDIR") or default)
 
 
-def _check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ...]) -> str:
-    """Say where the build writes and how much it needs; stop in one line where it does not fit."""
+def check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ...], what: str = "build") -> str:
+    """Say where the build (or pull) writes and how much it needs; stop in one line where it does not fit."""
     tmp_var, cache_var = f"{runtime.env_prefix}_TMPDIR", f"{runtime.env_prefix}_CACHEDIR"
     tmp, cache = _tmpdir(runtime, host, extra), _cachedir(runtime, host)
     (tmp_fs, tmp_free), (cache_fs, cache_free) = host.space(tmp), host.space(cache)
     fix = (f"export {tmp_var}=/scratch/$USER/apptainer-tmp {cache_var}=/scratch/$USER/apptainer-cache "
            "(any directory of yours with room), then run make again")
-    said = (f"the build needs {needs.tmp_gib} GiB in {tmp_var} ({tmp}, {tmp_free / GIB:.0f} GiB free) and "
+    said = (f"the {what} needs {needs.tmp_gib} GiB in {tmp_var} ({tmp}, {tmp_free / GIB:.0f} GiB free) and "
             f"{needs.cache_gib} GiB in {cache_var} ({cache}, {cache_free / GIB:.0f} GiB free)")
     if tmp_free < needs.tmp_gib * GIB:
         raise UsageError(f"not enough space: {said}; {fix}")
@@ -203,5 +203,5 @@ def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs,
     check_cross_build(runtime, target_arch, host.arch)
     _check_binfmt(target_arch, host)
     warning = _fakeroot_warning(runtime, host)
-    note = _check_space(runtime, host, needs, extra)
+    note = check_space(runtime, host, needs, extra)
     return ([warning] if warning else []), [note]
