@@ -91,7 +91,7 @@ SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 APPTAINER_BUILD_FLAGS ?=
 # Source mirror to build from offline (every archive `make sources` fetches); empty: download them
 SOURCES ?=
-# Local base image (e.g. `apptainer pull ngc.sif docker://nvcr.io/nvidia/pytorch@sha256:...`) instead of the registry pull
+# Local base image (`make base ARCH=...` pulls the pinned one for ARCH's platform) instead of the registry pull
 BASE ?=
 
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
