@@ -8,14 +8,17 @@ does not know stops it at once with `Error: unknown flag: --...`.
 
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from imagetool.apptainer import Runtime, build_command, parse_version, pull_command
+from imagetool.apptainer import Runtime, build_command, parse_version, pull_command, read_runtime
 
 from app.common.errors import UsageError
+from tests.fixtures.apptainer import missing_tool
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -189,3 +192,19 @@ def test_make_base_refuses_a_flavour_that_has_no_registry_base(tmp_path):
     result = subprocess.run([sys.executable, "-m", "imagetool", "pull-base", "--arch", "smoke", "--out", "x.sif",
                              "--dry-run"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "--arch x86_64" in result.stderr
+
+
+@pytest.mark.apptainer
+@pytest.mark.parametrize("verb", ["build", "pull"])
+def test_the_installed_release_lists_every_flag_of_the_command_line_made_for_it(verb):
+    if shutil.which("apptainer") is None:
+        missing_tool("apptainer is not installed")
+    runtime = read_runtime("apptainer")
+    if verb == "build":  # a cross-build where the release can (its longest command line)
+        target = "aarch64" if runtime.builds_for_another_arch else "x86_64"
+        command = build_command(runtime, target_arch=target, host_arch="x86_64", docker_arch="arm64",
+                                args_file="a.args", squashfs_args=SQUASHFS, extra=(), out="o.sif", definition="d.def")
+    else:
+        command = pull_command(runtime, docker_arch="arm64", out="o.sif", ref="docker://alpine")
+    listed = subprocess.run(["apptainer", verb, "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert flags(command) <= set(re.findall(r"^\s+(?:-\w, )?--([\w-]+)", listed, re.MULTILINE)), listed
