@@ -35,8 +35,8 @@ def make_host(tmp_path: Path, *, user: str = "alice", uid: int = 1000, subuid: s
                 space=lambda _path: (0, int(free_gib * GIB)))  # (filesystem, free bytes): one filesystem
 
 
-def findings(host, runtime=APPTAINER_14, target="x86_64", needs=SMALL, extra=()):
-    return check_host(runtime, host, target_arch=target, needs=needs, extra=extra)
+def findings(host, runtime=APPTAINER_14, target="x86_64", needs=SMALL, extra=(), local_base=False):
+    return check_host(runtime, host, target_arch=target, needs=needs, extra=extra, local_base=local_base)
 
 
 def test_a_host_with_apptainer_mappings_and_space_passes_with_the_space_said(tmp_path):
@@ -58,6 +58,15 @@ def test_without_a_subuid_entry_apptainer_builds_in_a_root_mapped_namespace_with
     warnings, _ = findings(host)
     assert len(warnings) == 1 and "\n" not in warnings[0]
     assert "root-mapped user namespace" in warnings[0] and "apptainer config fakeroot --add alice" in warnings[0]
+
+
+def test_without_a_subuid_entry_a_local_base_is_refused_because_its_owners_cannot_be_kept(tmp_path):
+    """Apptainer 1.4.5 here, as a user without an entry (--ignore-subuid), from a local SIF: the wrapped
+    unsquashfs stops with "set_attributes: failed to change uid and gids on .../etc/gshadow" (only root is
+    mapped); from a registry it unpacks the layers rootless (umoci, internal/pkg/build/sources/oci_unpack.go)."""
+    with pytest.raises(UsageError) as caught:
+        findings(make_host(tmp_path, subuid=""), local_base=True)
+    assert "local base" in str(caught.value) and "apptainer config fakeroot --add alice" in str(caught.value)
 
 
 @pytest.mark.parametrize("subuid", ["!alice:100000:65536\n", "alice:100000:1000\n", "1001:100000:65536\n"])
