@@ -89,7 +89,8 @@ def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> 
 
 def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
     warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
-                                 needs=build_needs(args), extra=tuple(shlex.split(options.extra)))
+                                 needs=build_needs(args), local_base=args["BOOTSTRAP"] == "localimage",
+                                 extra=tuple(shlex.split(options.extra)))
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for note in notes:

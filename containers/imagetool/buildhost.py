@@ -131,7 +131,7 @@ def _mapped(text: str, host: Host) -> bool:
     return False
 
 
-def _fakeroot_warning(runtime: Runtime, host: Host) -> str | None:
+def _fakeroot_warning(runtime: Runtime, host: Host, local_base: bool) -> str | None:
     command = "apptainer" if runtime.is_apptainer else "singularity"
     fix = (f"as root run '{command} config fakeroot --add {host.user}' (or add '{host.user}:100000:65536' to "
            "/etc/subuid and /etc/subgid)")
@@ -143,7 +143,14 @@ def _fakeroot_warning(runtime: Runtime, host: Host) -> str | None:
     # Apptainer >= 1.1 maps a user without an entry (never root) to root in an unprivileged user namespace
     # (cmd/internal/cli/build_linux.go, v1.2.0: "User not listed in /etc/subuid, trying root-mapped namespace").
     # SingularityCE's fakeroot needs both entries (internal/pkg/runtime/engine/fakeroot/engine_linux.go, v4.1.0).
+    # It unpacks a registry base rootless (umoci, internal/pkg/build/sources/oci_unpack.go); a local base keeps
+    # its owners, which one mapped id cannot hold: Apptainer 1.4.5 with --ignore-subuid from a local SIF stops
+    # in unsquashfs ("set_attributes: failed to change uid and gids on .../etc/gshadow"), tested here.
     if runtime.is_apptainer and host.uid != 0:
+        if local_base:
+            raise UsageError(f"--fakeroot without an /etc/subuid entry for '{host.user}' cannot unpack a local base "
+                             "(its files keep their owners, and a root-mapped user namespace maps only yours); "
+                             f"{fix}, or build from the registry (no BASE=)")
         if host.userns:
             return (f"no /etc/subuid entry for {host.user} (uid {host.uid}): {runtime.name} builds in a root-mapped "
                     "user namespace instead, where every file belongs to root and a package that changes owners "
@@ -196,12 +203,13 @@ def check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ..
     return said
 
 
-def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs,
+def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs, local_base: bool,
                extra: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
-    """(warnings, notes) for a build of `target_arch` with `runtime` on `host`; the first fatal problem
-    raises UsageError. `extra` holds the user's own `apptainer build` flags (a --tmpdir among them)."""
+    """(warnings, notes) for a build of `target_arch` with `runtime` on `host`, from a local base (a SIF or a
+    directory: Bootstrap: localimage) or the registry; the first fatal problem raises UsageError. `extra`
+    holds the user's own `apptainer build` flags (a --tmpdir among them)."""
     check_cross_build(runtime, target_arch, host.arch)
     _check_binfmt(target_arch, host)
-    warning = _fakeroot_warning(runtime, host)
+    warning = _fakeroot_warning(runtime, host, local_base)
     note = check_space(runtime, host, needs, extra)
     return ([warning] if warning else []), [note]
