@@ -192,8 +192,9 @@ def check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ..
     (tmp_fs, tmp_free), (cache_fs, cache_free) = host.space(tmp), host.space(cache)
     fix = (f"export {tmp_var}=/scratch/$USER/apptainer-tmp {cache_var}=/scratch/$USER/apptainer-cache "
            "(any directory of yours with room), then run make again")
-    said = (f"the {what} needs {needs.tmp_gib} GiB in {tmp_var} ({tmp}, {tmp_free / GIB:.0f} GiB free) and "
-            f"{needs.cache_gib} GiB in {cache_var} ({cache}, {cache_free / GIB:.0f} GiB free)")
+    said = f"the {what} needs {needs.tmp_gib} GiB in {tmp_var} ({tmp}, {tmp_free / GIB:.0f} GiB free)"
+    if needs.cache_gib:
+        said += f" and {needs.cache_gib} GiB in {cache_var} ({cache}, {cache_free / GIB:.0f} GiB free)"
     if tmp_free < needs.tmp_gib * GIB:
         raise UsageError(f"not enough space: {said}; {fix}")
     if needs.cache_gib and cache_free < needs.cache_gib * GIB:
