@@ -88,13 +88,14 @@ ARCH ?= $(shell uname -m)
 APPTAINER ?= apptainer
 # Where images, rendered build arguments, wheelhouses and the smoke rootfs go
 IMAGE_DIR ?= build
-# Squashfs compression: zstd level 3 builds ~3x faster than gzip at a similar size
+# Squashfs compression: zstd level 3 builds ~3x faster than gzip at a similar size (Apptainer >= 1.4; older
+# releases and SingularityCE have no --mksquashfs-args and use gzip)
 SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 # Extra `apptainer build` flags, e.g. --tmpdir /scratch/$$USER or --notest
 APPTAINER_BUILD_FLAGS ?=
 # Source mirror to build from offline (every archive `make sources` fetches); empty: download them
 SOURCES ?=
-# Local base image (e.g. `apptainer pull ngc.sif docker://nvcr.io/nvidia/pytorch@sha256:...`) instead of the registry pull
+# Local base image (`make base ARCH=...` pulls the pinned one for ARCH's platform) instead of the registry pull
 BASE ?=
 
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
@@ -108,7 +109,6 @@ image:       SIF         = $(IMAGE_DIR)/app-$(ARCH)-$(APP_VERSION).sif
 image:       BUILD_ARCH  = $(ARCH)
 ARGS_FILE    = $(IMAGE_DIR)/$(FLAVOUR).args
 WHEELHOUSE   = $(IMAGE_DIR)/wheelhouse-$(FLAVOUR)
-DOCKER_ARCH  = $(shell sed -n 's/^DOCKER_ARCH=//p' containers/arch/$(FLAVOUR).env)
 SMOKE_ROOTFS = $(IMAGE_DIR)/smoke-rootfs
 
 # An offline build: the mirror must hold every pinned archive before Apptainer starts.
@@ -120,17 +120,19 @@ LINT_BASE_SETS = $(if $(BASE),$(BASE_LOCAL) --set "BASE_DIGEST=local file $(notd
 BASE_SETS = $(if $(BASE),$(BASE_LOCAL) \
     --set "BASE_DIGEST=sha256:$$(sha256sum $(BASE) | cut -d' ' -f1) (local file $(notdir $(BASE)))")
 
-# lint -> host checks -> sources -> build arguments -> wheelhouse -> apptainer build
+# lint -> host checks -> sources -> build arguments -> wheelhouse -> apptainer build (its flags follow the
+# installed release's version: imagetool/apptainer.py)
 define build_image
 	$(IMAGETOOL) lint --arch $(FLAVOUR) $(IMAGE_SETS) $(LINT_BASE_SETS)
-	APPTAINER=$(APPTAINER) bash containers/check-build-host.sh $(BUILD_ARCH)
+	$(IMAGETOOL) check-host --arch $(FLAVOUR) --build-arch $(BUILD_ARCH) --apptainer $(APPTAINER) $(IMAGE_SETS) \
+	    $(LINT_BASE_SETS) --extra="$(APPTAINER_BUILD_FLAGS)"
 	$(if $(SOURCES),$(IMAGETOOL) sources --check --arch $(FLAVOUR) --mirror $(SOURCES))
 	mkdir -p $(IMAGE_DIR)/no-sources
 	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS) \
 	    $(SOURCE_SETS) $(BASE_SETS)
 	bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
-	$(APPTAINER) build --force --fakeroot --arch $(DOCKER_ARCH) --build-arg-file $(ARGS_FILE) \
-	    --mksquashfs-args "$(SQUASHFS_ARGS)" $(APPTAINER_BUILD_FLAGS) $(SIF).tmp containers/app.def
+	$(IMAGETOOL) build --arch $(FLAVOUR) --build-arch $(BUILD_ARCH) --apptainer $(APPTAINER) $(IMAGE_SETS) \
+	    --args-file $(ARGS_FILE) --squashfs-args "$(SQUASHFS_ARGS)" --extra="$(APPTAINER_BUILD_FLAGS)" --out $(SIF).tmp
 	mv $(SIF).tmp $(SIF)
 	@echo "built $(SIF): apptainer inspect --labels $(SIF)"
 endef
@@ -138,6 +140,11 @@ endef
 .PHONY: sources
 sources: $(STAMP) ## Download every pinned source archive into SOURCES (default build/sources), sha256-checked
 	$(IMAGETOOL) sources --arch x86_64 --mirror $(or $(SOURCES),$(IMAGE_DIR)/sources)
+
+.PHONY: base
+base: $(STAMP) ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)/ngc-pytorch-ARCH.sif (for BASE=)
+	$(IMAGETOOL) pull-base --arch $(ARCH) --apptainer $(APPTAINER) --out $(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif
+	@echo "then, offline if need be: make image ARCH=$(ARCH) BASE=$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif"
 
 .PHONY: image
 image: $(STAMP) ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif

@@ -1,7 +1,8 @@
 """Apptainer image tooling: render the build arguments, render and lint the definition, summarise.
 
-`python -m imagetool render|lint|summary --arch x86_64|aarch64|smoke`; `make image` runs `lint`
-then `apptainer build` with the rendered arguments. Modules: `buildargs` (versions + arch files ->
+`python -m imagetool render|lint|summary|check-host|build --arch x86_64|aarch64|smoke`; `make image` runs
+`lint`, `check-host`, then `build` with the rendered arguments. Modules: `buildargs` (versions + arch files ->
 one --build-arg-file), `definition` (`{{ }}` substitution, sections, spython parse), `lint` (the
-invariants), `__main__` (the command line).
+invariants), `apptainer` (the installed release and the command lines it takes), `buildhost` (fakeroot,
+emulation and disk space on the build host), `__main__` (the command line).
 """

@@ -9,18 +9,28 @@ and is not part of the runtime `app` package.
   summary  lint, then print the base, every pinned version and the build command
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
            (`make sources`); with --check, only check that DIR holds them all (before an offline build)
+  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build)? Stops in one
+           line with the fix; warns where the build works a weaker way; says the disk space it needs and where
+  pull-base  pull the flavour's registry base for its platform into --out FILE (`make base`), after checking
+           the disk space the pull needs; --dry-run prints the command
+  build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
+           the image's architecture, --args-file, --out SIF, --squashfs-args, --extra FLAGS); --dry-run prints it
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import shlex
 import sys
 from pathlib import Path
 
 from app.common import exitcodes
 from app.common.errors import UsageError, exits_cleanly
+from imagetool.apptainer import build_command, pull_command, read_runtime
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
+from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
 from imagetool.sources import check_mirror, fill_mirror, pinned_sources
@@ -29,7 +39,7 @@ from imagetool.sources import check_mirror, fill_mirror, pinned_sources
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["render", "lint", "summary", "sources"])
+    parser.add_argument("command", choices=["render", "lint", "summary", "sources", "check-host", "pull-base", "build"])
     parser.add_argument("--arch", default=platform.machine(),
                         help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
     parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
@@ -41,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
                         help="render: also the arguments the definition does not use (for host-side tools)")
     parser.add_argument("--mirror", type=Path, help="sources: the mirror directory")
     parser.add_argument("--check", action="store_true", help="sources: check the mirror, download nothing")
+    parser.add_argument("--apptainer", default="apptainer", help="build: the Apptainer or SingularityCE executable")
+    parser.add_argument("--build-arch", default=platform.machine(),
+                        help="build: the image's architecture (default: this machine's)")
+    parser.add_argument("--args-file", help="build: the rendered --build-arg-file")
+    parser.add_argument("--squashfs-args", default="", help="build: mksquashfs flags, where the release takes them")
+    parser.add_argument("--extra", default="", help="build: more `apptainer build` flags, one string (--extra=...)")
+    parser.add_argument("--dry-run", action="store_true", help="build: print the command instead of running it")
     return parser
 
 
@@ -70,6 +87,50 @@ def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> 
     return exitcodes.OK
 
 
+def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
+    warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
+                                 needs=build_needs(args), local_base=args["BOOTSTRAP"] == "localimage",
+                                 extra=tuple(shlex.split(options.extra)))
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for note in notes:
+        print(note)
+    return exitcodes.OK
+
+
+def _pull_base(args: dict[str, str], options: argparse.Namespace) -> int:
+    if args["BOOTSTRAP"] != "docker":
+        raise UsageError(f"--arch {options.arch} has no registry base to pull (its base is {args['BASE']}); "
+                         "pull one for a CUDA flavour, e.g. --arch x86_64 or --arch aarch64")
+    if options.out is None:
+        raise UsageError("pull-base needs --out FILE, e.g. --out build/ngc-pytorch-aarch64.sif")
+    runtime = read_runtime(options.apptainer)
+    command = pull_command(runtime, docker_arch=args["DOCKER_ARCH"], out=str(options.out),
+                           ref=f"docker://{args['BASE']}")
+    if not options.dry_run:
+        print(check_space(runtime, Host.probe(), pull_needs(args), (), what="pull"))
+    print(shlex.join(command), flush=True)
+    if not options.dry_run:
+        options.out.parent.mkdir(parents=True, exist_ok=True)
+        os.execvp(command[0], command)
+    return exitcodes.OK
+
+
+def _build(args: dict[str, str], options: argparse.Namespace) -> int:
+    if not (options.args_file and options.out):
+        raise UsageError("build needs --args-file FILE and --out SIF, e.g. --args-file build/x86_64.args "
+                         "--out build/app.sif.tmp")
+    command = build_command(read_runtime(options.apptainer), target_arch=options.build_arch,
+                            host_arch=platform.machine(), docker_arch=args["DOCKER_ARCH"],
+                            args_file=options.args_file, squashfs_args=options.squashfs_args,
+                            extra=tuple(shlex.split(options.extra)), out=str(options.out),
+                            definition=os.path.relpath(options.definition))
+    print(shlex.join(command), flush=True)
+    if not options.dry_run:
+        os.execvp(command[0], command)
+    return exitcodes.OK
+
+
 @exits_cleanly
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
@@ -81,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     if options.command == "sources":
         return _sources(args, options.mirror, check_only=options.check)
+    if options.command == "check-host":
+        return _check_host(args, options)
+    if options.command == "pull-base":
+        return _pull_base(args, options)
+    if options.command == "build":
+        return _build(args, options)
     if options.command == "render":
         text = format_build_args(args, list(args) if options.all else placeholders(template))
         if options.out:
