@@ -2,122 +2,20 @@
 
     python -m bench.diagnose_corpus [--corpus tests/diagnose/corpus] [--markdown BENCHMARKS.md]
 
-Each case is one YAML file: `url` (the public thread), `cause` (the cause the thread established, an
-app.diagnose key or a new id for a cause it does not know; `none` for a negative), `resolution` (the answer
-that established it, quoted or summarised in one line) and `log` (the lines as the thread quotes them).
-Each case is judged once by app.diagnose's public entry, `diagnose_lines`, and counted as one of:
-- right: the first finding is the established cause;
-- nothing: no finding;
-- wrong: a first finding other than the established cause;
-- for a negative, clean (no finding) or false (any finding).
+The cases and how each is judged: tests/fixtures/diagnose_corpus.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from app.diagnose import diagnose_lines
 from app.diagnose.causes import BY_KEY
 from bench.markdown import publish
+from tests.fixtures.diagnose_corpus import CORPUS, NEGATIVE, CorpusError, Tally, Verdict, load_cases, measure
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "diagnose" / "corpus"
-#: The cause of a negative: the run was healthy, or the error is in the user's own code.
-NEGATIVE = "none"
-KEYS = ("url", "cause", "resolution", "log")
 SECTION = "bench.diagnose_corpus"
-
-
-class CorpusError(Exception):
-    """A case file that cannot be read as a case: the message names the file and what it lacks."""
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    url: str
-    cause: str
-    resolution: str
-    log: str
-
-
-@dataclass(frozen=True)
-class Verdict:
-    case: Case
-    outcome: str
-    """right, nothing or wrong for a failure; clean or false for a negative."""
-    said: list[str]
-    """The keys app.diagnose named, most likely first."""
-
-
-@dataclass
-class Tally:
-    verdicts: list[Verdict] = field(default_factory=list)
-
-    def count(self, outcome: str) -> int:
-        return sum(v.outcome == outcome for v in self.verdicts)
-
-    @property
-    def right(self) -> int:
-        return self.count("right")
-
-    @property
-    def nothing(self) -> int:
-        return self.count("nothing")
-
-    @property
-    def wrong(self) -> int:
-        return self.count("wrong")
-
-    @property
-    def false_causes(self) -> int:
-        return self.count("false")
-
-    @property
-    def negatives(self) -> int:
-        return sum(v.case.cause == NEGATIVE for v in self.verdicts)
-
-    @property
-    def failures(self) -> int:
-        return len(self.verdicts) - self.negatives
-
-
-def load_cases(directory: Path) -> list[Case]:
-    """Every *.yaml in `directory`, sorted by name (CorpusError for a file that is not a whole case)."""
-    cases = []
-    for path in sorted(directory.glob("*.yaml")):
-        try:
-            data = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as error:
-            raise CorpusError(f"{path}: not YAML ({error})") from None
-        if not isinstance(data, dict):
-            raise CorpusError(f"{path}: a case is a mapping with the keys {', '.join(KEYS)}")
-        missing = [key for key in KEYS if not isinstance(data.get(key), str) or not data[key].strip()]
-        if missing:
-            raise CorpusError(f"{path}: no {', '.join(missing)}; a case needs {', '.join(KEYS)}, e.g. "
-                              "url: https://github.com/NVIDIA/nccl/issues/342")
-        cases.append(Case(path.stem, data["url"], data["cause"], data["resolution"], data["log"]))
-    if not cases:
-        raise CorpusError(f"{directory}: no *.yaml cases")
-    return cases
-
-
-def judge(case: Case) -> Verdict:
-    said = [finding.key for finding in diagnose_lines(case.log.splitlines())]
-    if case.cause == NEGATIVE:
-        return Verdict(case, "false" if said else "clean", said)
-    if not said:
-        return Verdict(case, "nothing", said)
-    return Verdict(case, "right" if said[0] == case.cause else "wrong", said)
-
-
-def measure(cases: Sequence[Case]) -> Tally:
-    return Tally([judge(case) for case in cases])
 
 
 def _percent(part: int, whole: int) -> str:

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from app.diagnose import diagnose_lines
-from bench.diagnose_corpus import CORPUS, NEGATIVE, load_cases, measure
+from tests.fixtures.diagnose_corpus import CORPUS, NEGATIVE, load_cases, measure
 
 CASES = load_cases(CORPUS)
 NEGATIVES = [case for case in CASES if case.cause == NEGATIVE]
