@@ -1,0 +1,20 @@
+"""The run's files as a resumed run finds them (tests/train/in_process.py)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.train.in_process import train_here
+
+
+def test_a_metrics_file_cut_mid_line_resumes_and_drops_the_cut_record(tmp_path):
+    """A node lost (or a full disk) while a metrics line was written leaves it cut short: the resumed run
+    drops that one record and carries on."""
+    train_here(tmp_path, "train.max_steps=10", "snapshot.every=5")
+    metrics = tmp_path / "metrics.jsonl"
+    lines = metrics.read_text().splitlines(keepends=True)
+    metrics.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    resumed = train_here(tmp_path, "train.max_steps=15", "snapshot.every=5")
+    assert resumed.steps_run == 5
+    steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
+    assert steps == [*range(1, 10), *range(11, 16)]
