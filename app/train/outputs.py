@@ -8,6 +8,7 @@ and the progress display. The assembly opens it before the loop and closes it af
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from app.train.atomic import write_text_atomic
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink
+
+log = logging.getLogger(__name__)
 
 
 class RunOutputs:
@@ -62,8 +65,27 @@ class RunOutputs:
 
 
 def _metrics_truncated_to(path: Path, step: int) -> Path:
-    """Drop records of steps after the snapshot we resume from: they are about to be run again."""
+    """Drop records of steps after the snapshot we resume from: they are about to be run again. A line that
+    is not a step's record (cut short by a lost node or a full disk, or damaged) is dropped too, and counted."""
     if path.exists():
-        kept = [line for line in path.read_text().splitlines() if line and json.loads(line)["step"] <= step]
+        kept, damaged = [], 0
+        for line in path.read_bytes().splitlines():
+            step_of_line = _record_step(line)
+            if step_of_line is None:
+                damaged += line.strip() != b""
+            elif step_of_line <= step:
+                kept.append(line.decode())
+        if damaged:
+            log.warning("%s: dropped %d line(s) that are not a step's record (cut short or damaged)", path, damaged)
         write_text_atomic(path, "".join(line + "\n" for line in kept))
     return path
+
+
+def _record_step(line: bytes) -> int | None:
+    """The step of a metrics line, or None when the line is not a whole JSON record with an integer step."""
+    try:
+        record = json.loads(line.decode())
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors; deep nesting
+        return None
+    step = record.get("step") if isinstance(record, dict) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) else None
