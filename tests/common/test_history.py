@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.common.history import main, requeues_in_a_row
+from app.common.history import append_attempt, main, requeues_in_a_row
 
 
 def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipped(tmp_path, capsys):
@@ -15,3 +15,13 @@ def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipp
 
 def test_a_run_without_history_has_no_requeues(tmp_path):
     assert requeues_in_a_row(tmp_path) == 0
+
+
+def test_a_line_that_is_not_utf8_is_skipped_by_the_heal_steps_count_and_the_trainers_start(tmp_path, capsys):
+    """A damaged byte (a disk error, another writer's encoding) costs that line, not the job script's requeue
+    and not the trainer's start."""
+    (tmp_path / "history.jsonl").write_bytes(
+        b'{"attempt": 1, "start_step": 0}\n{"event": "requeue", "reason": "caf\xe9"}\n{"event": "requeue"}\n')
+    assert main(["requeues-in-a-row", str(tmp_path)]) == 0 and capsys.readouterr().out == "1\n"
+    entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
+    assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: "

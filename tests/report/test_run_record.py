@@ -1,0 +1,32 @@
+"""app.report on run directories it did not expect: lines another writer left, bytes that are not UTF-8.
+In this process, on files written by hand (tests/report/test_report.py runs real trainings)."""
+
+from __future__ import annotations
+
+import json
+
+from app.report.__main__ import main
+
+STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
+         for s in range(1, 6)]
+
+
+def write_run(run_dir, history: bytes, metrics: bytes = b"") -> None:
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in STEPS) + metrics)
+    (run_dir / "history.jsonl").write_bytes(history)
+
+
+def test_a_history_with_bytes_that_are_not_utf8_is_reported(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "start_step": 0, "total_steps": 5}\n'
+                                b'{"event": "requeue", "reason": "node caf\xe9 slow", "excluded": ["n2"]}\n'
+                                b'{"attempt": 2, "start_step": 3, "total_steps": 5}\n', metrics=b'{"step": 6, "\xff')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    out = capsys.readouterr().out
+    assert "in progress at step 5 of 5" in out and "2 attempts; restarted from step 3" in out
+
+
+def test_an_attempt_number_written_as_a_string_is_not_fatal(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "start_step": 0}\n{"attempt": "2", "start_step": "3"}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    assert "in progress at step 5" in capsys.readouterr().out
