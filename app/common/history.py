@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from app.common.jsonl import json_objects
 from app.common.provenance import image_provenance
 
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
@@ -48,19 +49,6 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
     return "left no summary: killed (SIGKILL, out of memory, time limit, node failure) or crashed; see its log"
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    """The lines of `path` that are JSON objects (a line cut short by a crash is skipped, not fatal)."""
-    entries = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
-
-
 def _append(path: Path, entry: Mapping[str, Any]) -> None:
     with path.open("a") as file:
         file.write(json.dumps(entry) + "\n")
@@ -81,7 +69,7 @@ def requeues_in_a_row(run_dir: Path) -> int:
     """Bad-node requeues since training last got past the step it started from (a trainer attempt whose
     start_step is beyond every earlier one resets the count)."""
     count, furthest = 0, None
-    for entry in _read(run_dir / "history.jsonl"):
+    for entry in json_objects(run_dir / "history.jsonl"):
         if isinstance(entry.get("start_step"), int):
             if furthest is None or entry["start_step"] > furthest:
                 count, furthest = 0, entry["start_step"]
@@ -93,7 +81,7 @@ def requeues_in_a_row(run_dir: Path) -> int:
 def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher: str,
                    env: Mapping[str, str], total_steps: int | None = None) -> dict[str, Any]:
     """Append this attempt's line (rank 0, before training) and return it."""
-    entries = _read(run_dir / "history.jsonl")
+    entries = json_objects(run_dir / "history.jsonl")
     previous = entries[-1] if entries else None
     image = image_provenance() or {}
     entry = {

@@ -17,6 +17,7 @@ import yaml
 
 from app.common.distributed import DistContext
 from app.common.history import append_attempt
+from app.common.jsonl import json_object
 from app.train.atomic import write_text_atomic
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
@@ -83,9 +84,5 @@ def _metrics_truncated_to(path: Path, step: int) -> Path:
 
 def _record_step(line: bytes) -> int | None:
     """The step of a metrics line, or None when the line is not a whole JSON record with an integer step."""
-    try:
-        record = json.loads(line.decode())
-    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors; deep nesting
-        return None
-    step = record.get("step") if isinstance(record, dict) else None
+    step = (json_object(line) or {}).get("step")
     return step if isinstance(step, int) and not isinstance(step, bool) else None
