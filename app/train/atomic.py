@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from app.common.regular_files import open_regular
+
 
 class _HashingWriter:
     """A write-only file wrapper that hashes what passes through (one read of the data, not two)."""
@@ -70,9 +72,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, lambda file: file.write(text.encode()))
 
 
-def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
+def sha256_of(path: Path, chunk: int = 1 << 22, *, follow_links: bool = True) -> str:
+    """The sha256 of the regular file `path` (a FIFO or a device is NotARegularFile, an OSError: never read)."""
     digest = hashlib.sha256()
-    with path.open("rb") as file:
+    with open_regular(path, follow_links=follow_links) as file:
         while block := file.read(chunk):
             digest.update(block)
     return digest.hexdigest()
