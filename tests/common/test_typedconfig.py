@@ -75,7 +75,8 @@ def alias_bomb(levels: int) -> str:
     return f"train:\n  batch_size: [{', '.join(lists)}]\n"
 
 
-@pytest.mark.parametrize("text", [alias_bomb(6), f"train:\n  batch_size: {'9x' * 50_000}\n"], ids=["aliases", "long"])
+@pytest.mark.parametrize("text", [alias_bomb(6), alias_bomb(9), f"train:\n  batch_size: {'9x' * 50_000}\n"],
+                         ids=["aliases", "aliases-387M-items", "long"])
 def test_a_wrong_value_is_named_in_a_short_line_however_large_it_is(tmp_path, text):
     path = tmp_path / "large.yaml"
     path.write_text(text)
@@ -83,3 +84,10 @@ def test_a_wrong_value_is_named_in_a_short_line_however_large_it_is(tmp_path, te
         load_config(Config, str(path), [])
     message = str(refused.value)
     assert "train.batch_size" in message and "\n" not in message and len(message) < 400, len(message)
+
+
+def test_a_config_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("train:\n  batch_size: 4\n" + "# padding\n" * 200_000)
+    with pytest.raises(UsageError, match=r"huge.yaml' is larger than 1 MiB; a config holds a few sections"):
+        load_config(Config, str(path), [])
