@@ -91,3 +91,10 @@ def test_a_config_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_pa
     path.write_text("train:\n  batch_size: 4\n" + "# padding\n" * 200_000)
     with pytest.raises(UsageError, match=r"huge.yaml' is larger than 1 MiB; a config holds a few sections"):
         load_config(Config, str(path), [])
+
+
+def test_a_list_given_as_a_key_is_a_yaml_error_with_its_line(tmp_path):
+    path = tmp_path / "key.yaml"
+    path.write_text("train:\n  ? [batch_size]\n  : 4\n")
+    with pytest.raises(UsageError, match=r"key.yaml' is not valid YAML at line 2"):
+        load_config(Config, str(path), [])
