@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from app.common.history import append_attempt, main, requeues_in_a_row
 
 
@@ -25,3 +27,14 @@ def test_a_line_that_is_not_utf8_is_skipped_by_the_heal_steps_count_and_the_trai
     assert main(["requeues-in-a-row", str(tmp_path)]) == 0 and capsys.readouterr().out == "1\n"
     entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
     assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: "
+
+
+def test_a_line_appended_after_a_line_cut_short_is_a_line_of_its_own(tmp_path):
+    """A crash mid-write leaves no newline at the end: the next line (a requeue, the next attempt) must not be
+    glued to the cut one and lost with it."""
+    (tmp_path / "history.jsonl").write_text('{"attempt": 1, "start_step": 0}\n{"event": "req')
+    assert main(["event", str(tmp_path), "requeue", "preflight: node2 slow", "--excluded", "node2"]) == 0
+    assert requeues_in_a_row(tmp_path) == 1
+    entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
+    assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: preflight: node2 slow"
+    assert (tmp_path / "history.jsonl").read_text().splitlines()[-1] == json.dumps(entry)
