@@ -50,8 +50,11 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
 
 
 def _append(path: Path, entry: Mapping[str, Any]) -> None:
-    with path.open("a") as file:
-        file.write(json.dumps(entry) + "\n")
+    """One line at the end; after a line cut short (no newline: a crash mid-write) a newline first, so the cut
+    line stays the only one lost."""
+    with path.open("a+b") as file:
+        cut = file.tell() > 0 and os.pread(file.fileno(), 1, file.tell() - 1) != b"\n"
+        file.write(b"\n" * cut + json.dumps(entry).encode() + b"\n")
         file.flush()
         os.fsync(file.fileno())
 
