@@ -1,0 +1,43 @@
+"""What damaged or hostile files hold: bytes of any kind, text, JSON of any shape, and the project's own
+records cut short or with a field of another type. Shared by the properties of each reader family."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+#: The bound on one example: the readers take milliseconds on inputs of these sizes.
+SECONDS_PER_EXAMPLE = 10
+
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=12)
+
+
+def json_line(value: object) -> bytes:
+    return json.dumps(value).encode()
+
+
+def record_like(fields: dict[str, st.SearchStrategy]) -> st.SearchStrategy[dict]:
+    """A record with some of the project's own fields, each of its right type or of any other."""
+    return st.fixed_dictionaries({}, optional={name: right | json_values for name, right in fields.items()})
+
+
+def lines_of(records: st.SearchStrategy[dict]) -> st.SearchStrategy[bytes]:
+    """A JSON-lines file: whole records, records cut short, stray bytes (not UTF-8 among them)."""
+    whole = records.map(json_line)
+    cut = st.tuples(whole, st.integers(min_value=0, max_value=200)).map(lambda pair: pair[0][: pair[1]])
+    stray = st.binary(max_size=40).map(lambda data: data.replace(b"\n", b""))
+    return st.lists(whole | cut | stray | json_values.map(json_line), max_size=12).map(b"\n".join)
+
+
+@contextmanager
+def fresh_directory() -> Iterator[Path]:
+    """A new directory for one example (pytest's tmp_path is one per test, not one per example)."""
+    with tempfile.TemporaryDirectory(prefix="properties-") as name:
+        yield Path(name)

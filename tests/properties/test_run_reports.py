@@ -1,0 +1,42 @@
+"""app.report's reading of a run directory (app/report/run_record.py) and its text, on any metrics, history and
+summary files: the report's lines or the one-line UsageError of a directory that is not a run."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.report.run_record import read_run
+from app.report.text import summary_lines
+from tests.bounded import within
+from tests.properties.strategies import (
+    SECONDS_PER_EXAMPLE,
+    fresh_directory,
+    json_line,
+    json_values,
+    lines_of,
+    record_like,
+)
+
+counts = st.integers(min_value=0, max_value=10**6)
+numbers = st.floats() | st.integers()
+metrics = lines_of(record_like({"step": counts, "loss": numbers, "step_time_s": numbers, "time": numbers,
+                                "val_loss": numbers, "tokens_per_s": numbers, "samples_per_s": numbers,
+                                "tokens": numbers, "peak_memory_gib": numbers}))
+history = lines_of(record_like({"attempt": counts, "start_step": counts, "total_steps": counts | st.none(),
+                                "started_unix": numbers, "event": st.sampled_from(["requeue", "gave-up"]),
+                                "reason": st.text(max_size=10), "excluded": st.lists(st.text(max_size=5), max_size=3)}))
+summaries = (record_like({"status": st.sampled_from(["completed", "preempted", "hung", "crashed"]), "step": counts})
+             .map(json_line) | json_values.map(json_line) | st.binary(max_size=50))
+
+
+@given(metrics | st.binary(max_size=100), history | st.binary(max_size=100), st.none() | summaries,
+       st.floats(allow_nan=False, allow_infinity=False))
+def test_any_run_directory_reads_back_as_report_lines(metrics_file, history_file, summary_file, now):
+    with fresh_directory() as run_dir, within(SECONDS_PER_EXAMPLE):
+        (run_dir / "metrics.jsonl").write_bytes(metrics_file)
+        (run_dir / "history.jsonl").write_bytes(history_file)
+        if summary_file is not None:
+            (run_dir / "summary.json").write_bytes(summary_file)
+        lines = summary_lines(read_run(run_dir), now=now)
+        assert lines and all(isinstance(line, str) and "\n" not in line for line in lines)
