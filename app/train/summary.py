@@ -59,6 +59,11 @@ def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, devi
             "peak_memory_gib": peak_memory_gib(device)}
 
 
+def _status_of(summary: Any) -> Any:
+    """The status a summary.json holds; None when it holds something else (it is not the trainer's)."""
+    return summary.get("status") if isinstance(summary, dict) else None
+
+
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
                        world_size: int, *, attempt_started: float) -> bool:
     """The summary of a run ended by a hang (app.common.watchdog): who held it up, and the last completed step.
@@ -66,11 +71,11 @@ def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[s
     The first report of an attempt (started at `attempt_started`, epoch seconds) stands: a frozen rank
     that the scheduler wakes (SIGCONT before SIGTERM) during teardown finds the others gone and would
     blame them. Returns whether this one was written."""
+    earlier = run_dir / "summary.json"
     try:
-        earlier = run_dir / "summary.json"
-        if earlier.stat().st_mtime >= attempt_started and json.loads(earlier.read_text()).get("status") == "hung":
+        if earlier.stat().st_mtime >= attempt_started and _status_of(json.loads(earlier.read_bytes())) == "hung":
             return False
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # none, unreadable, not JSON (cut short, not UTF-8), too deep
         pass
     summary = {"status": "hung", "step": step, "world_size": world_size,
                "hang": {"message": line, "ranks": ranks, "hosts": hosts}}
