@@ -255,3 +255,13 @@ def test_a_checksum_file_that_is_not_text_or_not_a_file_falls_back_to_the_previo
         loaded, _ = snapshots.load_latest()
     assert loaded["position"]["step"] == 10
     assert "step-00000020.pt is unusable" in caplog.text
+
+
+def test_a_manifest_name_is_quoted_in_the_warning_so_it_cannot_write_log_lines_of_its_own(tmp_path, caplog):
+    FileSnapshots(tmp_path, keep=3).save(state(10), 10)
+    sharded_snapshot(tmp_path, 20, {"w\n12:00:00 INFO resuming from step-00000020 at step 20": "0" * 64})
+    with caplog.at_level(logging.WARNING):
+        found = layout.read_newest(tmp_path)
+    assert found is not None and found.path.name == "step-00000010.pt"
+    (warning,) = [r.getMessage() for r in caplog.records if "step-00000020" in r.getMessage()]
+    assert "\n" not in warning and "'w\\n12:00:00 INFO resuming" in warning
