@@ -111,7 +111,7 @@ def _verify_checksum(path: Path) -> str | None:
     except OSError as err:
         return f"it is unreadable ({err.strerror})"
     if actual != recorded:
-        return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]}… (truncated or corrupted)"
+        return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]!r}… (truncated or corrupted)"
     return None
 
 
@@ -134,16 +134,17 @@ def _verify_manifest(path: Path) -> str | None:
     if not isinstance(recorded, dict) or not all(isinstance(digest, str) for digest in recorded.values()):
         return f"its {MANIFEST} is not a mapping of file names to sha256 digests"
     for name, digest in recorded.items():
+        shown = repr(name[:80])  # quoted: a name may hold a newline, which would forge a log line
         if not _is_plain_name(name):
-            return f"its {MANIFEST} names {name[:80]!r}, which is not a file of the snapshot's own directory"
+            return f"its {MANIFEST} names {shown}, which is not a file of the snapshot's own directory"
         try:
             actual = sha256_of(path / name, follow_links=False)
         except FileNotFoundError:
-            return f"{name} is missing"
+            return f"{shown} is missing"
         except OSError as err:
-            return f"{name} is unreadable ({err.strerror})"
+            return f"{shown} is unreadable ({err.strerror})"
         if actual != digest:
-            return (f"{name}: sha256 {actual[:12]}… does not match the recorded {digest[:12]}… "
+            return (f"{shown}: sha256 {actual[:12]}… does not match the recorded {digest[:12]!r}… "
                     f"(truncated or corrupted)")
     return None
 
