@@ -30,3 +30,16 @@ def test_an_attempt_number_written_as_a_string_is_not_fatal(tmp_path, capsys):
     write_run(tmp_path / "run", b'{"attempt": 1, "start_step": 0}\n{"attempt": "2", "start_step": "3"}\n')
     assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
     assert "in progress at step 5" in capsys.readouterr().out
+
+
+def test_a_reason_or_node_name_with_control_characters_stays_on_its_report_line(tmp_path, capsys):
+    """history.jsonl is written by the job scripts from what nodes and checks said: a newline or a terminal
+    escape in it is shown escaped, not acted on."""
+    write_run(tmp_path / "run", b'{"attempt": 1}\n'
+                                b'{"event": "requeue", "reason": "slow", "excluded": ["n2\\u001b[2J"]}\n'
+                                b'{"attempt": 2, "start_step": 3}\n'
+                                b'{"event": "gave-up", "reason": "one\\nVERDICT: PASS"}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    out = capsys.readouterr().out
+    assert "requeued without n2\\x1b[2J from step 3" in out and "gave up: one\\nVERDICT: PASS" in out
+    assert "\x1b" not in out and not any(line.startswith("VERDICT") for line in out.splitlines())
