@@ -83,15 +83,21 @@ def read_run(run_dir: Path) -> RunRecord:
         if line.get("event") == "requeue":
             pending_requeue = line
         elif line.get("event") == "gave-up":
-            gave_up = line.get("reason", "")
+            gave_up = printable(line.get("reason", ""))
         elif "attempt" in line and line["attempt"] > 1:
             restart = Restart(step=line.get("start_step", 0), attempt=line["attempt"])
             if pending_requeue is not None:
-                restart.requeued_without = list(pending_requeue.get("excluded", []))
-                restart.reason = pending_requeue.get("reason", "")
+                restart.requeued_without = [printable(name) for name in pending_requeue.get("excluded", [])]
+                restart.reason = printable(pending_requeue.get("reason", ""))
             restarts.append(restart)
             pending_requeue = None
     return RunRecord(run_dir, steps, attempts, restarts, gave_up, summary)
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters escaped (`\\n`, `\\x1b`): words from a file stay on their line and
+    never reach the terminal as commands."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def _is_count(value: Any) -> bool:
