@@ -14,18 +14,27 @@ from hypothesis import strategies as st
 #: The bound on one example: the readers take milliseconds on inputs of these sizes.
 SECONDS_PER_EXAMPLE = 10
 
-json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+#: Text as files may hold it, with the characters that break lines and terminals drawn often, not by chance.
+#: (Joined from pieces: an alphabet of both is flattened into one character set, where they are rare again.)
+awkward_text = st.lists(st.sampled_from(["\n", "\r", "\t", "\0", "\x1b[2J", "\x85", "\u2028", "\ud800"])
+                        | st.text(max_size=4), max_size=6).map("".join)
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats() | awkward_text
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=10), inner, max_size=4), max_leaves=12)
+                           | st.dictionaries(awkward_text, inner, max_size=4), max_leaves=12)
 
 
 def json_line(value: object) -> bytes:
     return json.dumps(value).encode()
 
 
-def record_like(fields: dict[str, st.SearchStrategy]) -> st.SearchStrategy[dict]:
-    """A record with some of the project's own fields, each of its right type or of any other."""
-    return st.fixed_dictionaries({}, optional={name: right | json_values for name, right in fields.items()})
+def record_like(fields: dict[str, st.SearchStrategy], required: tuple[str, ...] = ()) -> st.SearchStrategy[dict]:
+    """A record with some of the project's own fields: the `required` ones and some others, all of their right
+    types (as the writer writes them, so that the reader's deeper paths are reached), or any of them, each of its
+    right type or of any other."""
+    well_typed = st.fixed_dictionaries({name: fields[name] for name in required},
+                                       optional={name: right for name, right in fields.items() if name not in required})
+    any_typed = st.fixed_dictionaries({}, optional={name: right | json_values for name, right in fields.items()})
+    return well_typed | any_typed
 
 
 def lines_of(records: st.SearchStrategy[dict]) -> st.SearchStrategy[bytes]:

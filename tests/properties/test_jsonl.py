@@ -12,12 +12,12 @@ from app.common.history import append_attempt, main, requeues_in_a_row
 from app.common.jsonl import json_objects
 from app.train.outputs import _metrics_truncated_to
 from tests.bounded import within
-from tests.properties.strategies import SECONDS_PER_EXAMPLE, fresh_directory, lines_of, record_like
+from tests.properties.strategies import SECONDS_PER_EXAMPLE, awkward_text, fresh_directory, lines_of, record_like
 
 counts = st.integers(min_value=0, max_value=10**6)
 history_lines = lines_of(record_like({"attempt": counts, "start_step": counts, "event": st.sampled_from(
-    ["requeue", "gave-up"]), "reason": st.text(max_size=20), "started_unix": st.floats(), "excluded": st.lists(
-    st.text(max_size=5), max_size=3)}))
+    ["requeue", "gave-up"]), "reason": awkward_text, "started_unix": st.floats(), "excluded": st.lists(
+    awkward_text, max_size=3)}))
 metrics_lines = lines_of(record_like({"step": counts, "loss": st.floats(), "step_time_s": st.floats(min_value=0)}))
 
 
