@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 
 from app.common.history import append_attempt, main, requeues_in_a_row
+from tests.bounded import within
 
 
 def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipped(tmp_path, capsys):
@@ -38,3 +40,13 @@ def test_a_line_appended_after_a_line_cut_short_is_a_line_of_its_own(tmp_path):
     entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
     assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: preflight: node2 slow"
     assert (tmp_path / "history.jsonl").read_text().splitlines()[-1] == json.dumps(entry)
+
+
+def test_a_history_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path, capsys):
+    """Someone who can write the run directory could leave a FIFO there: the heal step must not wait on it."""
+    os.mkfifo(tmp_path / "history.jsonl")
+    with within(5):
+        assert main(["requeues-in-a-row", str(tmp_path)]) == 2
+        assert main(["event", str(tmp_path), "requeue", "slow", "--excluded", "node2"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and all("history.jsonl" in line and "a FIFO" in line for line in errors), errors

@@ -4,8 +4,10 @@ In this process, on files written by hand (tests/report/test_report.py runs real
 from __future__ import annotations
 
 import json
+import os
 
 from app.report.__main__ import main
+from tests.bounded import within
 
 STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
          for s in range(1, 6)]
@@ -43,3 +45,11 @@ def test_a_reason_or_node_name_with_control_characters_stays_on_its_report_line(
     out = capsys.readouterr().out
     assert "requeued without n2\\x1b[2J from step 3" in out and "gave up: one\\nVERDICT: PASS" in out
     assert "\x1b" not in out and not any(line.startswith("VERDICT") for line in out.splitlines())
+
+
+def test_a_run_file_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1}\n')
+    os.mkfifo(tmp_path / "run" / "summary.json")
+    with within(5):
+        assert main([str(tmp_path / "run")]) == 2
+    assert "summary.json" in capsys.readouterr().err
