@@ -19,13 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from app.common import exitcodes
 from app.common.jsonl import json_objects
 from app.common.provenance import image_provenance
+from app.common.regular_files import require_regular
 
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
 
@@ -52,11 +55,16 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
 def _append(path: Path, entry: Mapping[str, Any]) -> None:
     """One line at the end; after a line cut short (no newline: a crash mid-write) a newline first, so the cut
     line stays the only one lost."""
-    with path.open("a+b") as file:
-        cut = file.tell() > 0 and os.pread(file.fileno(), 1, file.tell() - 1) != b"\n"
-        file.write(b"\n" * cut + json.dumps(entry).encode() + b"\n")
-        file.flush()
-        os.fsync(file.fileno())
+    # Non-blocking and checked on the descriptor: a FIFO left in the run directory must not hold the job up.
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        require_regular(fd, path)
+        size = os.fstat(fd).st_size
+        cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        os.write(fd, b"\n" * cut + json.dumps(entry).encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def append_event(run_dir: Path, event: str, reason: str, *, hosts: list[str], excluded: list[str],
@@ -125,12 +133,17 @@ def main(argv: list[str] | None = None) -> int:
     count = commands.add_parser("requeues-in-a-row", help="print the bad-node requeues since training last got further")
     count.add_argument("run_dir", type=Path)
     args = parser.parse_args(argv)
-    if args.command == "event":
-        names = args.hosts_from.read().replace("\n", ",") if args.hosts_from else args.hosts
-        append_event(args.run_dir, args.event, args.reason, hosts=_names(names), excluded=_names(args.excluded),
-                     job_id=args.job_id or None, image=args.image or None)
-    else:
-        print(requeues_in_a_row(args.run_dir))
+    try:
+        if args.command == "event":
+            names = args.hosts_from.read().replace("\n", ",") if args.hosts_from else args.hosts
+            append_event(args.run_dir, args.event, args.reason, hosts=_names(names), excluded=_names(args.excluded),
+                         job_id=args.job_id or None, image=args.image or None)
+        else:
+            print(requeues_in_a_row(args.run_dir))
+    except OSError as err:
+        print(f"error: {err.filename}: {err.strerror}; history.jsonl must be a regular file the job can read and "
+              f"append to (remove what is there, or give another RUN_DIR)", file=sys.stderr)
+        return exitcodes.USAGE
     return 0
 
 

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.common.regular_files import open_regular
+
 
 def json_object(line: bytes) -> dict[str, Any] | None:
     """The JSON object on one line, or None when the line is not one (cut short, not UTF-8, another type)."""
@@ -23,9 +25,11 @@ def json_object(line: bytes) -> dict[str, Any] | None:
 
 
 def json_objects(path: Path) -> list[dict[str, Any]]:
-    """The lines of `path` that are JSON objects, in order; none when the file does not exist."""
+    """The lines of `path` that are JSON objects, in order; none when the file does not exist. A path that is
+    not a regular file (a FIFO would block the reader) is NotARegularFile, an OSError."""
     try:
-        data = path.read_bytes()
+        with open_regular(path) as file:
+            data = file.read()
     except FileNotFoundError:
         return []
     return [entry for entry in map(json_object, data.splitlines()) if entry is not None]

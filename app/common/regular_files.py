@@ -26,6 +26,14 @@ class FileTooLarge(OSError):
     """The file is larger than its reader accepts."""
 
 
+def require_regular(fd: int, path: Path | str) -> None:
+    """NotARegularFile unless the open descriptor `fd` (of `path`) is a regular file."""
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise NotARegularFile(errno.EINVAL, f"{kind}, where only a regular file is used", str(path))
+
+
 def open_regular(path: Path | str, *, follow_links: bool = True, buffering: int = -1) -> BinaryIO:
     """`path` opened for binary reading if it is a regular file, else NotARegularFile (an OSError)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
@@ -33,13 +41,10 @@ def open_regular(path: Path | str, *, follow_links: bool = True, buffering: int 
         fd = os.open(path, flags)
     except OSError as err:
         if err.errno == errno.ELOOP and not follow_links:
-            raise NotARegularFile(errno.ELOOP, "a symbolic link, where only a plain file is read", str(path)) from None
+            raise NotARegularFile(errno.ELOOP, "a symbolic link, where only a plain file is used", str(path)) from None
         raise
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise NotARegularFile(errno.EINVAL, f"{kind}, where only a regular file is read", str(path))
+        require_regular(fd, path)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:

@@ -15,7 +15,10 @@ from typing import Any
 
 from app.common.errors import UsageError
 from app.common.jsonl import json_objects
+from app.common.regular_files import FileTooLarge, read_regular
 
+#: summary.json is a few hundred bytes (app/train/summary.py); a larger one is not the trainer's.
+MAX_SUMMARY_BYTES = 1 << 20
 #: The numbers a metrics line may carry besides its step (app/train/step_reports.py writes them); the losses may
 #: be NaN or infinite (a run that diverged), the times, rates and counts are finite.
 LOSSES = ("loss", "val_loss", "grad_norm")
@@ -131,8 +134,8 @@ def _is_history_line(line: dict[str, Any]) -> bool:
 def _summary(path: Path) -> dict[str, Any] | None:
     """summary.json when it is one the trainer wrote (a status and a step), else None."""
     try:
-        data = json.loads(path.read_bytes().decode())
-    except FileNotFoundError:
+        data = json.loads(read_regular(path, MAX_SUMMARY_BYTES).decode())
+    except (FileNotFoundError, FileTooLarge):
         return None
     except (ValueError, RecursionError):  # cut short, not UTF-8, or nested past the parser's depth
         return None
