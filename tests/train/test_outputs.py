@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
+
+from app.common.errors import UsageError
+from tests.bounded import within
 from tests.train.in_process import train_here
 
 
@@ -18,3 +23,12 @@ def test_a_metrics_file_cut_mid_line_resumes_and_drops_the_cut_record(tmp_path):
     assert resumed.steps_run == 5
     steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
     assert steps == [*range(1, 10), *range(11, 16)]
+
+
+@pytest.mark.parametrize("name", ["metrics.jsonl", "history.jsonl", "summary.json"])
+def test_a_fifo_left_in_the_run_directory_stops_the_start_in_one_line_not_a_wait(tmp_path, name):
+    train_here(tmp_path, "train.max_steps=2")
+    (tmp_path / name).unlink()
+    os.mkfifo(tmp_path / name)
+    with within(20), pytest.raises(UsageError, match=f"{name}: a FIFO, where only a regular file is used"):
+        train_here(tmp_path, "train.max_steps=4")
