@@ -28,9 +28,11 @@ from typing import Any
 from app.common import exitcodes
 from app.common.jsonl import json_objects
 from app.common.provenance import image_provenance
-from app.common.regular_files import require_regular
+from app.common.regular_files import read_regular, require_regular
 
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
+#: summary.json is a few hundred bytes (app/train/summary.py); past this it is not the trainer's.
+MAX_SUMMARY_BYTES = 1 << 20
 
 
 def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | None:
@@ -42,12 +44,12 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
     summary = run_dir / "summary.json"
     try:
         if summary.stat().st_mtime >= previous["started_unix"]:
-            data = json.loads(summary.read_text())
+            data = json.loads(read_regular(summary, MAX_SUMMARY_BYTES))
             if data["status"] == "hung":
                 return f"hung at step {data['step']}: {data['hang']['message']}"
             how = f" by {data['signal']}" if data.get("signal") else ""
             return f"{data['status']}{how} at step {data['step']}"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass
     return "left no summary: killed (SIGKILL, out of memory, time limit, node failure) or crashed; see its log"
 

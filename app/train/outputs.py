@@ -16,8 +16,10 @@ from typing import Any
 import yaml
 
 from app.common.distributed import DistContext
+from app.common.errors import UsageError
 from app.common.history import append_attempt
 from app.common.jsonl import json_object
+from app.common.regular_files import NotARegularFile, open_regular
 from app.train.atomic import write_text_atomic
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
@@ -41,9 +43,13 @@ class RunOutputs:
         manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
-        metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
-        append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
-                       total_steps=total_steps)
+        try:
+            metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
+            append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
+                           total_steps=total_steps)
+        except NotARegularFile as err:
+            raise UsageError(f"run.dir {run_dir}: {err.filename}: {err.strerror}; remove it (the run writes its own) "
+                             f"or give another run.dir") from None
         progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step)
         return cls(run_dir, metrics, progress, log_every, sinks)
 
@@ -70,7 +76,9 @@ def _metrics_truncated_to(path: Path, step: int) -> Path:
     is not a step's record (cut short by a lost node or a full disk, or damaged) is dropped too, and counted."""
     if path.exists():
         kept, damaged = [], 0
-        for line in path.read_bytes().splitlines():
+        with open_regular(path) as file:  # a FIFO left there would hold the start
+            lines = file.read().splitlines()
+        for line in lines:
             step_of_line = _record_step(line)
             if step_of_line is None:
                 damaged += line.strip() != b""

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from app.common.distributed import DistContext
+from app.common.regular_files import read_regular
 from app.train.atomic import write_text_atomic
 from app.train.loop import TrainResult
 from app.train.metrics import format_rate, peak_memory_gib
@@ -73,9 +74,10 @@ def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[s
     blame them. Returns whether this one was written."""
     earlier = run_dir / "summary.json"
     try:
-        if earlier.stat().st_mtime >= attempt_started and _status_of(json.loads(earlier.read_bytes())) == "hung":
+        this_attempts = earlier.stat().st_mtime >= attempt_started
+        if this_attempts and _status_of(json.loads(read_regular(earlier, 1 << 20))) == "hung":
             return False
-    except (OSError, ValueError, RecursionError):  # none, unreadable, not JSON (cut short, not UTF-8), too deep
+    except (OSError, ValueError, RecursionError):  # none, not a file, too large, not JSON (cut, not UTF-8), too deep
         pass
     summary = {"status": "hung", "step": step, "world_size": world_size,
                "hang": {"message": line, "ranks": ranks, "hosts": hosts}}
