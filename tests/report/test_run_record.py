@@ -53,3 +53,21 @@ def test_a_run_file_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path
     with within(5):
         assert main([str(tmp_path / "run")]) == 2
     assert "summary.json" in capsys.readouterr().err
+
+
+def test_step_times_too_large_to_add_up_leave_out_the_time_to_go(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_text('{"step": 1, "loss": 1.0, "step_time_s": 1e308, "samples_per_s": 0.0}\n')
+    (run_dir / "history.jsonl").write_text('{"attempt": 1, "total_steps": 1000000}\n')
+    assert main([str(run_dir), "--png", str(tmp_path / "r.png")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("in progress at step 1 of 1000000"), first
+
+
+def test_a_metrics_line_without_the_speed_the_trainer_writes_is_skipped_not_drawn(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_text(json.dumps(STEPS[0]) + '\n{"step": 2, "loss": 1.0, "step_time_s": 0.1}\n')
+    assert main([str(run_dir), "--png", str(tmp_path / "r.png")]) == 0
+    assert "in progress at step 1" in capsys.readouterr().out
