@@ -112,8 +112,8 @@ def _is_number(value: Any) -> bool:
 
 
 def _is_step(record: dict[str, Any]) -> bool:
-    """A metrics line as the trainer writes it: a step, its loss and time, and numbers only."""
-    return (_is_count(record.get("step")) and "loss" in record and "step_time_s" in record
+    """A metrics line as the trainer writes it: a step, its loss, time and speed, and numbers only."""
+    return (_is_count(record.get("step")) and all(key in record for key in ("loss", "step_time_s", "samples_per_s"))
             and all(_is_number(record[key]) for key in LOSSES if key in record)
             and all(_is_number(record[key]) and math.isfinite(record[key]) for key in FINITE_NUMBERS if key in record))
 
