@@ -4,6 +4,7 @@ records cut short or with a field of another type. Shared by the properties of e
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,3 +51,20 @@ def fresh_directory() -> Iterator[Path]:
     """A new directory for one example (pytest's tmp_path is one per test, not one per example)."""
     with tempfile.TemporaryDirectory(prefix="properties-") as name:
         yield Path(name)
+
+
+#: What someone else may leave where a file is expected: a FIFO no one writes, a link to an endless device, a
+#: directory. Readers refuse them in one line or pass over them, and never wait.
+SPECIAL = ("fifo", "link-to-dev-zero", "directory")
+
+
+def place(path: Path, content: bytes | str) -> None:
+    """Write `content` at `path`, or make it the special file of that name (SPECIAL)."""
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content == "link-to-dev-zero":
+        path.symlink_to("/dev/zero")
+    elif content == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(content)  # type: ignore[arg-type]

@@ -12,7 +12,15 @@ from app.common.history import append_attempt, main, requeues_in_a_row
 from app.common.jsonl import json_objects
 from app.train.outputs import _metrics_truncated_to
 from tests.bounded import within
-from tests.properties.strategies import SECONDS_PER_EXAMPLE, awkward_text, fresh_directory, lines_of, record_like
+from tests.properties.strategies import (
+    SECONDS_PER_EXAMPLE,
+    SPECIAL,
+    awkward_text,
+    fresh_directory,
+    lines_of,
+    place,
+    record_like,
+)
 
 counts = st.integers(min_value=0, max_value=10**6)
 history_lines = lines_of(record_like({"attempt": counts, "start_step": counts, "event": st.sampled_from(
@@ -43,3 +51,11 @@ def test_resume_cuts_any_metrics_file_back_to_whole_records_up_to_its_step(data,
         assert all(isinstance(r["step"], int) and r["step"] <= step for r in kept)
         _metrics_truncated_to(path, step)
         assert [json.loads(line) for line in path.read_text().splitlines()] == kept, "a second cut changes nothing"
+
+
+@given(st.sampled_from(SPECIAL), st.booleans())
+def test_a_special_file_as_history_is_refused_by_the_heal_step_in_one_line(special, event):
+    with fresh_directory() as run_dir, within(SECONDS_PER_EXAMPLE):
+        place(run_dir / "history.jsonl", special)
+        argv = ["event", str(run_dir), "requeue", "slow"] if event else ["requeues-in-a-row", str(run_dir)]
+        assert main(argv) == 2
