@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(requeues_in_a_row(args.run_dir))
     except OSError as err:
-        print(f"error: {err.filename}: {err.strerror}; history.jsonl must be a regular file the job can read and "
+        where = err.filename or args.run_dir / "history.jsonl"  # a failed write (a full disk) names no file
+        print(f"error: {where}: {err.strerror}; history.jsonl must be a regular file the job can read and "
               f"append to (remove what is there, or give another RUN_DIR)", file=sys.stderr)
         return exitcodes.USAGE
     return 0
