@@ -9,7 +9,8 @@ batch); the newest usable one of either kind is the one to resume from:
 - **sharded** (`dist.strategy=fsdp`): `step-00000100/` holds torch.distributed.checkpoint's files
   (`__<rank>_0.distcp` per rank, `.metadata`), the rest of the state as JSON (`extras.json`: nothing to
   unpickle) and `manifest.json`, the sha256 of every other file, written last; the directory is written
-  as `.step-00000100.partial/` and renamed when complete.
+  as `.step-00000100.partial/` and renamed when complete. A manifest names plain files of that directory
+  only: a path, a link, a FIFO or a device named in it makes the snapshot unusable, never read.
 
 Reading never runs code from the file: `torch.load(weights_only=True)`, and DCP's non-tensor items go
 through the same (DCP's own planner unpickles them freely).
