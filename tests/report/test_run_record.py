@@ -71,3 +71,9 @@ def test_a_metrics_line_without_the_speed_the_trainer_writes_is_skipped_not_draw
     (run_dir / "metrics.jsonl").write_text(json.dumps(STEPS[0]) + '\n{"step": 2, "loss": 1.0, "step_time_s": 0.1}\n')
     assert main([str(run_dir), "--png", str(tmp_path / "r.png")]) == 0
     assert "in progress at step 1" in capsys.readouterr().out
+
+
+def test_a_line_that_is_both_an_attempt_and_an_event_is_checked_as_both(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "event": "gave-up", "reason": null}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    assert "gave up" not in capsys.readouterr().out

@@ -221,6 +221,7 @@ OUTSIDE_OR_ENDLESS = {
     "a FIFO": lambda snapshot: {"weights": "0" * 64, "_fifo": fifo(snapshot / "weights")},
     "a list, not a mapping": lambda snapshot: [],
     "a digest that is not a string": lambda snapshot: {layout.EXTRAS: 5},
+    "a name no file system can hold": lambda snapshot: {"\ud800": "0" * 64},
 }
 
 
