@@ -119,16 +119,19 @@ def _is_step(record: dict[str, Any]) -> bool:
 
 
 def _is_history_line(line: dict[str, Any]) -> bool:
-    """An attempt's line (app.common.history's append_attempt) or a job script's event, with their types."""
-    if "attempt" in line:
-        return (_is_count(line["attempt"]) and line["attempt"] >= 1 and _is_count(line.get("start_step", 0))
-                and (line.get("total_steps") is None or _is_count(line["total_steps"]))
-                and _is_number(line.get("started_unix", 0)) and math.isfinite(line.get("started_unix", 0)))
-    if "event" in line:
-        excluded = line.get("excluded", [])
-        return (isinstance(line["event"], str) and isinstance(line.get("reason", ""), str)
-                and isinstance(excluded, list) and all(isinstance(name, str) for name in excluded))
-    return False
+    """An attempt's line (app.common.history's append_attempt) or a job script's event, with their types (a line
+    with the keys of both is checked as both)."""
+    if "attempt" not in line and "event" not in line:
+        return False
+    if "attempt" in line and not (
+            _is_count(line["attempt"]) and line["attempt"] >= 1 and _is_count(line.get("start_step", 0))
+            and (line.get("total_steps") is None or _is_count(line["total_steps"]))
+            and _is_number(line.get("started_unix", 0)) and math.isfinite(line.get("started_unix", 0))):
+        return False
+    excluded = line.get("excluded", [])
+    return "event" not in line or (
+        isinstance(line["event"], str) and isinstance(line.get("reason", ""), str)
+        and isinstance(excluded, list) and all(isinstance(name, str) for name in excluded))
 
 
 def _summary(path: Path) -> dict[str, Any] | None:

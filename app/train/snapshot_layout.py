@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -117,7 +118,12 @@ def _verify_checksum(path: Path) -> str | None:
 
 
 def _is_plain_name(name: str) -> bool:
-    """A name of a file in the snapshot's own directory: no directory part, not `.` or `..`, no NUL."""
+    """A name of a file in the snapshot's own directory: no directory part, not `.` or `..`, no NUL, and one a
+    file system can hold (JSON can spell a lone surrogate, which no file name encodes to)."""
+    try:
+        os.fsencode(name)
+    except UnicodeEncodeError:
+        return False
     return bool(name) and "/" not in name and "\0" not in name and name not in (".", "..")
 
 
