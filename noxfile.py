@@ -59,6 +59,13 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def fuzz(session: nox.Session) -> None:
+    """Run the property-based suite with the larger example budget (Hypothesis profile `fuzz`; minutes)."""
+    _install(session, "test")
+    session.run("pytest", "tests/properties", *session.posargs, env={"APP_HYPOTHESIS_PROFILE": "fuzz"})
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side and rewrite BENCHMARKS.md (slow: minutes)."""
     _install(session, "test")

@@ -41,7 +41,9 @@ def _policy_environment(environ: MutableMapping[str, str]) -> tuple[dict[str, st
     if result.returncode != 0:
         raise RuntimeError(f"sourcing {POLICY_FILE} failed ({result.returncode}): "
                            f"{result.stderr.decode(errors='replace').strip()}")
-    after = dict(entry.split("=", 1) for entry in result.stdout.decode().split("\0") if "=" in entry)
+    # As Python decodes its own environment (surrogate escapes, PEP 383): a value that is not UTF-8 comes back
+    # equal to the one given, and is encoded back to the same bytes for the processes we start.
+    after = dict(entry.split("=", 1) for entry in os.fsdecode(result.stdout).split("\0") if "=" in entry)
     lines = [line for line in result.stderr.decode(errors="replace").splitlines() if line.startswith("[fabric ")]
     return after, lines
 

@@ -19,14 +19,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from app.common import exitcodes
+from app.common.jsonl import json_objects
 from app.common.provenance import image_provenance
+from app.common.regular_files import read_regular, require_regular
 
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
+#: summary.json is a few hundred bytes (app/train/summary.py); past this it is not the trainer's.
+MAX_SUMMARY_BYTES = 1 << 20
 
 
 def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | None:
@@ -38,34 +44,29 @@ def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | 
     summary = run_dir / "summary.json"
     try:
         if summary.stat().st_mtime >= previous["started_unix"]:
-            data = json.loads(summary.read_text())
+            data = json.loads(read_regular(summary, MAX_SUMMARY_BYTES))
             if data["status"] == "hung":
                 return f"hung at step {data['step']}: {data['hang']['message']}"
             how = f" by {data['signal']}" if data.get("signal") else ""
             return f"{data['status']}{how} at step {data['step']}"
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         pass
     return "left no summary: killed (SIGKILL, out of memory, time limit, node failure) or crashed; see its log"
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    """The lines of `path` that are JSON objects (a line cut short by a crash is skipped, not fatal)."""
-    entries = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
-
-
 def _append(path: Path, entry: Mapping[str, Any]) -> None:
-    with path.open("a") as file:
-        file.write(json.dumps(entry) + "\n")
-        file.flush()
-        os.fsync(file.fileno())
+    """One line at the end; after a line cut short (no newline: a crash mid-write) a newline first, so the cut
+    line stays the only one lost."""
+    # Non-blocking and checked on the descriptor: a FIFO left in the run directory must not hold the job up.
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        require_regular(fd, path)
+        size = os.fstat(fd).st_size
+        cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        os.write(fd, b"\n" * cut + json.dumps(entry).encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def append_event(run_dir: Path, event: str, reason: str, *, hosts: list[str], excluded: list[str],
@@ -81,7 +82,7 @@ def requeues_in_a_row(run_dir: Path) -> int:
     """Bad-node requeues since training last got past the step it started from (a trainer attempt whose
     start_step is beyond every earlier one resets the count)."""
     count, furthest = 0, None
-    for entry in _read(run_dir / "history.jsonl"):
+    for entry in json_objects(run_dir / "history.jsonl"):
         if isinstance(entry.get("start_step"), int):
             if furthest is None or entry["start_step"] > furthest:
                 count, furthest = 0, entry["start_step"]
@@ -93,7 +94,7 @@ def requeues_in_a_row(run_dir: Path) -> int:
 def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher: str,
                    env: Mapping[str, str], total_steps: int | None = None) -> dict[str, Any]:
     """Append this attempt's line (rank 0, before training) and return it."""
-    entries = _read(run_dir / "history.jsonl")
+    entries = json_objects(run_dir / "history.jsonl")
     previous = entries[-1] if entries else None
     image = image_provenance() or {}
     entry = {
@@ -134,12 +135,18 @@ def main(argv: list[str] | None = None) -> int:
     count = commands.add_parser("requeues-in-a-row", help="print the bad-node requeues since training last got further")
     count.add_argument("run_dir", type=Path)
     args = parser.parse_args(argv)
-    if args.command == "event":
-        names = args.hosts_from.read().replace("\n", ",") if args.hosts_from else args.hosts
-        append_event(args.run_dir, args.event, args.reason, hosts=_names(names), excluded=_names(args.excluded),
-                     job_id=args.job_id or None, image=args.image or None)
-    else:
-        print(requeues_in_a_row(args.run_dir))
+    try:
+        if args.command == "event":
+            names = args.hosts_from.read().replace("\n", ",") if args.hosts_from else args.hosts
+            append_event(args.run_dir, args.event, args.reason, hosts=_names(names), excluded=_names(args.excluded),
+                         job_id=args.job_id or None, image=args.image or None)
+        else:
+            print(requeues_in_a_row(args.run_dir))
+    except OSError as err:
+        where = err.filename or args.run_dir / "history.jsonl"  # a failed write (a full disk) names no file
+        print(f"error: {where}: {err.strerror}; history.jsonl must be a regular file the job can read and "
+              f"append to (remove what is there, or give another RUN_DIR)", file=sys.stderr)
+        return exitcodes.USAGE
     return 0
 
 

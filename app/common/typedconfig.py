@@ -12,6 +12,7 @@ import dataclasses
 import difflib
 import inspect
 import itertools
+import reprlib
 import textwrap
 import types
 import typing
@@ -21,6 +22,8 @@ from typing import Any, Literal, TypeVar, Union
 from app.common.errors import UsageError
 
 T = TypeVar("T")
+#: The longest config file read (the shipped ones are under 2 KB): parsing takes time and memory in its size.
+MAX_CONFIG_BYTES = 1 << 20
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -54,16 +57,29 @@ class _RawString(str):
     """A value typed on the command line: parsed by the field's type rather than by YAML."""
 
 
+def _shown(value: Any) -> str:
+    """`value` as an error message quotes it: its repr, cut short (YAML aliases nest a few hundred bytes of file
+    into a value whose whole repr takes gigabytes)."""
+    shorter = reprlib.Repr()
+    shorter.maxlevel, shorter.maxstring, shorter.maxother = 2, 80, 80
+    shorter.maxlist = shorter.maxtuple = shorter.maxdict = shorter.maxset = 4
+    return shorter.repr(value)
+
+
 def _read_yaml(path: str) -> dict[str, Any]:
     import yaml
 
     file = Path(path)
     try:
-        text = file.read_text()
+        with file.open("rb") as opened:
+            text = opened.read(MAX_CONFIG_BYTES + 1).decode()
     except FileNotFoundError:
         raise UsageError(f"config file {path!r} does not exist (relative paths start at {Path.cwd()})") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"config file {path!r} cannot be read ({type(err).__name__}); give a YAML file") from None
+    if len(text.encode()) > MAX_CONFIG_BYTES:
+        raise UsageError(f"config file {path!r} is larger than {MAX_CONFIG_BYTES >> 20} MiB; a config holds a few "
+                         f"sections of keys (e.g. app/train/configs/demo.yaml)")
     try:
         data = yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
     except _DuplicateKey as err:
@@ -100,6 +116,8 @@ def _strict_loader() -> type:
             for key_node, _ in node.value:
                 key = self.construct_object(key_node, deep=deep)
                 line = key_node.start_mark.line + 1
+                if not isinstance(key, typing.Hashable):
+                    continue  # SafeLoader's own construct_mapping refuses it with a YAML error
                 if key in seen:
                     raise _DuplicateKey(key, seen[key], line)
                 seen[key] = line
@@ -121,7 +139,7 @@ def _set_dotted(values: dict[str, Any], key: str, value: Any) -> None:
 
 def _build(cls: type[T], values: Any, prefix: str) -> T:
     if not isinstance(values, dict):
-        raise UsageError(f"{prefix.rstrip('.') or 'config'} must be a section (a mapping), got {values!r}")
+        raise UsageError(f"{prefix.rstrip('.') or 'config'} must be a section (a mapping), got {_shown(values)}")
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
     hints = typing.get_type_hints(cls)
     kwargs: dict[str, Any] = {}
@@ -166,10 +184,10 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
         return coerce(value, options[0], key)
     if origin is Literal:
         choices = typing.get_args(hint)
-        text = str(value)
+        text = str(value) if isinstance(value, (str, int, float)) else None
         if text not in choices:
             raise UsageError(
-                f"{key}={value!r} is not one of {', '.join(map(str, choices))}; example: {key}={choices[0]}"
+                f"{key}={_shown(value)} is not one of {', '.join(map(str, choices))}; example: {key}={choices[0]}"
             )
         return text
     raw = isinstance(value, _RawString)
@@ -178,7 +196,7 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
             return value
         if raw and value.lower() in _TRUE | _FALSE:
             return value.lower() in _TRUE
-        raise UsageError(f"{key}={value!r} is not a boolean; example: {key}=true")
+        raise UsageError(f"{key}={_shown(value)} is not a boolean; example: {key}=true")
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -187,7 +205,7 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
                 return int(value.replace("_", ""))
             except ValueError:
                 pass
-        raise UsageError(f"{key}={value!r} is not an integer; example: {key}=32")
+        raise UsageError(f"{key}={_shown(value)} is not an integer; example: {key}=32")
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
@@ -196,16 +214,16 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
                 return float(value)
             except ValueError:
                 pass
-        raise UsageError(f"{key}={value!r} is not a number; example: {key}=0.001")
+        raise UsageError(f"{key}={_shown(value)} is not a number; example: {key}=0.001")
     if hint is str:
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return str(value)
-        raise UsageError(f"{key}={value!r} is not a string; example: {key}=text")
+        raise UsageError(f"{key}={_shown(value)} is not a string; example: {key}=text")
     if origin in (list, tuple):
         (item_type, *_) = typing.get_args(hint) or (str,)
         items = [v.strip() for v in value.split(",") if v.strip()] if raw else value
         if not isinstance(items, list):
-            raise UsageError(f"{key}={value!r} is not a list; example: {key}=1,2,4")
+            raise UsageError(f"{key}={_shown(value)} is not a list; example: {key}=1,2,4")
         converted = [coerce(_RawString(v) if raw else v, item_type, key) for v in items]
         return tuple(converted) if origin is tuple else converted
     raise TypeError(f"unsupported config type {hint!r} for {key}")

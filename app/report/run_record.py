@@ -1,18 +1,29 @@
 """A run directory read back, finished or still training: metrics, attempts, requeues, the summary.
 
 Only what the trainer and the job scripts write (metrics.jsonl, history.jsonl, summary.json); a line
-still being written (the last one, while the run trains) is skipped, not an error.
+still being written (the last one, while the run trains), cut short or damaged, or whose fields are not of the
+types those writers write, is skipped, not an error.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.common.errors import UsageError
+from app.common.jsonl import json_objects
+from app.common.regular_files import FileTooLarge, read_regular
+
+#: summary.json is a few hundred bytes (app/train/summary.py); a larger one is not the trainer's.
+MAX_SUMMARY_BYTES = 1 << 20
+#: The numbers a metrics line may carry besides its step (app/train/step_reports.py writes them); the losses may
+#: be NaN or infinite (a run that diverged), the times, rates and counts are finite.
+LOSSES = ("loss", "val_loss", "grad_norm")
+FINITE_NUMBERS = ("time", "step_time_s", "eval_time_s", "tokens_per_s", "samples_per_s", "tokens", "samples",
+                  "peak_memory_gib")
 
 
 @dataclass
@@ -62,37 +73,75 @@ def read_run(run_dir: Path) -> RunRecord:
     if not metrics.exists():
         raise UsageError(f"{run_dir} holds no metrics.jsonl: not a run directory, or its run has not reached "
                          f"step 1 yet (run.dir of the trainer, e.g. runs/demo)")
-    steps = _json_lines(metrics)
-    lines = _json_lines(run_dir / "history.jsonl")
+    try:
+        steps = [r for r in json_objects(metrics) if _is_step(r)]
+        lines = [line for line in json_objects(run_dir / "history.jsonl") if _is_history_line(line)]
+        summary = _summary(run_dir / "summary.json")
+    except OSError as err:
+        raise UsageError(f"cannot read {run_dir}: {err}; give a run directory the trainer wrote "
+                         f"(e.g. python -m app.report runs/demo)") from None
     attempts = [line for line in lines if "attempt" in line]
     restarts, pending_requeue, gave_up = [], None, None
     for line in lines:
         if line.get("event") == "requeue":
             pending_requeue = line
         elif line.get("event") == "gave-up":
-            gave_up = line.get("reason", "")
+            gave_up = printable(line.get("reason", ""))
         elif "attempt" in line and line["attempt"] > 1:
-            restart = Restart(step=int(line.get("start_step", 0)), attempt=int(line["attempt"]))
+            restart = Restart(step=line.get("start_step", 0), attempt=line["attempt"])
             if pending_requeue is not None:
-                restart.requeued_without = list(pending_requeue.get("excluded", []))
-                restart.reason = pending_requeue.get("reason", "")
+                restart.requeued_without = [printable(name) for name in pending_requeue.get("excluded", [])]
+                restart.reason = printable(pending_requeue.get("reason", ""))
             restarts.append(restart)
             pending_requeue = None
-    summary = None
-    with contextlib.suppress(OSError, ValueError):
-        summary = json.loads((run_dir / "summary.json").read_text())
     return RunRecord(run_dir, steps, attempts, restarts, gave_up, summary)
 
 
-def _json_lines(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text().splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:  # the line being written right now
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
+def printable(text: str) -> str:
+    """`text` with its control characters escaped (`\\n`, `\\x1b`): words from a file stay on their line and
+    never reach the terminal as commands."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_step(record: dict[str, Any]) -> bool:
+    """A metrics line as the trainer writes it: a step, its loss, time and speed, and numbers only."""
+    return (_is_count(record.get("step")) and all(key in record for key in ("loss", "step_time_s", "samples_per_s"))
+            and all(_is_number(record[key]) for key in LOSSES if key in record)
+            and all(_is_number(record[key]) and math.isfinite(record[key]) for key in FINITE_NUMBERS if key in record))
+
+
+def _is_history_line(line: dict[str, Any]) -> bool:
+    """An attempt's line (app.common.history's append_attempt) or a job script's event, with their types (a line
+    with the keys of both is checked as both)."""
+    if "attempt" not in line and "event" not in line:
+        return False
+    if "attempt" in line and not (
+            _is_count(line["attempt"]) and line["attempt"] >= 1 and _is_count(line.get("start_step", 0))
+            and (line.get("total_steps") is None or _is_count(line["total_steps"]))
+            and _is_number(line.get("started_unix", 0)) and math.isfinite(line.get("started_unix", 0))):
+        return False
+    excluded = line.get("excluded", [])
+    return "event" not in line or (
+        isinstance(line["event"], str) and isinstance(line.get("reason", ""), str)
+        and isinstance(excluded, list) and all(isinstance(name, str) for name in excluded))
+
+
+def _summary(path: Path) -> dict[str, Any] | None:
+    """summary.json when it is one the trainer wrote (a status and a step), else None."""
+    try:
+        data = json.loads(read_regular(path, MAX_SUMMARY_BYTES).decode())
+    except (FileNotFoundError, FileTooLarge):
+        return None
+    except (ValueError, RecursionError):  # cut short, not UTF-8, or nested past the parser's depth
+        return None
+    if isinstance(data, dict) and isinstance(data.get("status"), str) and _is_count(data.get("step")):
+        return data
+    return None

@@ -28,8 +28,8 @@ def summary_lines(run: RunRecord, now: float | None = None) -> list[str]:
         line = f"{run.run_dir}: in progress at step {last['step']}{of_total}"
         if ago is not None:
             line += f" (last step {ago:.0f}s ago)"
-        if total:
-            remaining_s = (total - last["step"]) * statistics.median(r["step_time_s"] for r in recent)
+        remaining_s = (total - last["step"]) * statistics.median(r["step_time_s"] for r in recent) if total else None
+        if remaining_s is not None and 0 <= remaining_s < 1e9:  # beyond that (32 years) a figure means nothing
             line += f", about {_duration(remaining_s)} to go"
         lines.append(line)
     if last is None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.common.private_dir import PRIVATE_FILE, group_readable_mode
+from app.common.regular_files import open_regular
 
 
 class _HashingWriter:
@@ -70,9 +71,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_atomic(path, lambda file: file.write(text.encode()))
 
 
-def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
+def sha256_of(path: Path, chunk: int = 1 << 22, *, follow_links: bool = True) -> str:
+    """The sha256 of the regular file `path` (a FIFO or a device is NotARegularFile, an OSError: never read)."""
     digest = hashlib.sha256()
-    with path.open("rb") as file:
+    with open_regular(path, follow_links=follow_links) as file:
         while block := file.read(chunk):
             digest.update(block)
     return digest.hexdigest()

@@ -8,6 +8,7 @@ and the progress display. The assembly opens it before the loop and closes it af
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,16 @@ from typing import Any
 import yaml
 
 from app.common.distributed import DistContext
+from app.common.errors import UsageError
 from app.common.history import append_attempt
+from app.common.jsonl import json_object
+from app.common.regular_files import NotARegularFile, open_regular
 from app.train.atomic import write_text_atomic
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink
+
+log = logging.getLogger(__name__)
 
 
 class RunOutputs:
@@ -37,9 +43,13 @@ class RunOutputs:
         manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
         write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
         write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
-        metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
-        append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
-                       total_steps=total_steps)
+        try:
+            metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
+            append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
+                           total_steps=total_steps)
+        except NotARegularFile as err:
+            raise UsageError(f"run.dir {run_dir}: {err.filename}: {err.strerror}; remove it (the run writes its own) "
+                             f"or give another run.dir") from None
         progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step, epochs=epochs)
         return cls(run_dir, metrics, progress, log_every, sinks)
 
@@ -62,8 +72,25 @@ class RunOutputs:
 
 
 def _metrics_truncated_to(path: Path, step: int) -> Path:
-    """Drop records of steps after the snapshot we resume from: they are about to be run again."""
+    """Drop records of steps after the snapshot we resume from: they are about to be run again. A line that
+    is not a step's record (cut short by a lost node or a full disk, or damaged) is dropped too, and counted."""
     if path.exists():
-        kept = [line for line in path.read_text().splitlines() if line and json.loads(line)["step"] <= step]
+        kept, damaged = [], 0
+        with open_regular(path) as file:  # a FIFO left there would hold the start
+            lines = file.read().splitlines()
+        for line in lines:
+            step_of_line = _record_step(line)
+            if step_of_line is None:
+                damaged += line.strip() != b""
+            elif step_of_line <= step:
+                kept.append(line.decode())
+        if damaged:
+            log.warning("%s: dropped %d line(s) that are not a step's record (cut short or damaged)", path, damaged)
         write_text_atomic(path, "".join(line + "\n" for line in kept))
     return path
+
+
+def _record_step(line: bytes) -> int | None:
+    """The step of a metrics line, or None when the line is not a whole JSON record with an integer step."""
+    step = (json_object(line) or {}).get("step")
+    return step if isinstance(step, int) and not isinstance(step, bool) else None

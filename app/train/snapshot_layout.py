@@ -9,7 +9,8 @@ batch); the newest usable one of either kind is the one to resume from:
 - **sharded** (`dist.strategy=fsdp`): `step-00000100/` holds torch.distributed.checkpoint's files
   (`__<rank>_0.distcp` per rank, `.metadata`), the rest of the state as JSON (`extras.json`: nothing to
   unpickle) and `manifest.json`, the sha256 of every other file, written last; the directory is written
-  as `.step-00000100.partial/` and renamed when complete.
+  as `.step-00000100.partial/` and renamed when complete. A manifest names plain files of that directory
+  only: a path, a link, a FIFO or a device named in it makes the snapshot unusable, never read.
 
 Reading never runs code from the file: `torch.load(weights_only=True)`; DCP's non-tensor items go through
 the same (DCP's own planner unpickles them freely) and its `.metadata` through an unpickler that resolves only
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -36,12 +38,17 @@ from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 from torch.distributed.checkpoint.metadata import StorageMeta
 
 from app.common.private_dir import why_not_private
+from app.common.regular_files import read_regular
 from app.train import dcp_metadata
 from app.train.atomic import sha256_of
 
 log = logging.getLogger(__name__)
 _NAME = re.compile(r"^step-(\d{8,})(\.pt)?$")
 MANIFEST, EXTRAS, METADATA = "manifest.json", "extras.json", ".metadata"
+#: What each small file of a snapshot may hold at most: a checksum file holds one `sha256sum` line; a manifest
+#: a line per file (one shard file per rank: about 90 bytes a rank); extras.json the training position and the
+#: RNG and data-order states (kilobytes). Far above any real one, far below what could exhaust a node's memory.
+MAX_CHECKSUM_BYTES, MAX_MANIFEST_BYTES, MAX_EXTRAS_BYTES = 4 << 10, 64 << 20, 256 << 20
 
 
 def single_file_path(directory: Path, step: int) -> Path:
@@ -105,27 +112,58 @@ def _foreign(path: Path) -> str | None:
 def _verify_checksum(path: Path) -> str | None:
     checksum = checksum_path(path)
     try:
-        recorded = checksum.read_text().split()[0]
-    except (OSError, IndexError):
+        recorded = read_regular(checksum, MAX_CHECKSUM_BYTES).split()[0].decode("ascii")
+    except (FileNotFoundError, IndexError):
         return f"its checksum file {checksum.name} is missing or empty (the write did not finish)"
-    actual = sha256_of(path)
+    except OSError as err:
+        return f"its checksum file {checksum.name} is unreadable ({err.strerror})"
+    except UnicodeDecodeError:
+        return f"its checksum file {checksum.name} does not start with a sha256 digest"
+    try:
+        actual = sha256_of(path)
+    except OSError as err:
+        return f"it is unreadable ({err.strerror})"
     if actual != recorded:
-        return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]}… (truncated or corrupted)"
+        return f"its sha256 {actual[:12]}… does not match the recorded {recorded[:12]!r}… (truncated or corrupted)"
     return None
 
 
-def _verify_manifest(path: Path) -> str | None:
+def _is_plain_name(name: str) -> bool:
+    """A name of a file in the snapshot's own directory: no directory part, not `.` or `..`, no NUL, and one a
+    file system can hold (JSON can spell a lone surrogate, which no file name encodes to)."""
     try:
-        recorded = json.loads((path / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return f"its {MANIFEST} is missing or unreadable (the write did not finish)"
+        os.fsencode(name)
+    except UnicodeEncodeError:
+        return False
+    return bool(name) and "/" not in name and "\0" not in name and name not in (".", "..")
+
+
+def _verify_manifest(path: Path) -> str | None:
+    """Every file the manifest names is a regular file in `path` itself (never a link, a FIFO, a device or a
+    name outside) whose sha256 is the recorded one."""
+    try:
+        recorded = json.loads(read_regular(path / MANIFEST, MAX_MANIFEST_BYTES, follow_links=False).decode())
+    except FileNotFoundError:
+        return f"its {MANIFEST} is missing (the write did not finish)"
+    except OSError as err:
+        return f"its {MANIFEST} is unreadable ({err.strerror})"
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past the parser's depth
+        return f"its {MANIFEST} is not JSON (the write did not finish, or the file was damaged)"
+    if not isinstance(recorded, dict) or not all(isinstance(digest, str) for digest in recorded.values()):
+        return f"its {MANIFEST} is not a mapping of file names to sha256 digests"
     for name, digest in recorded.items():
+        shown = repr(name[:80])  # quoted: a name may hold a newline, which would forge a log line
+        if not _is_plain_name(name):
+            return f"its {MANIFEST} names {shown}, which is not a file of the snapshot's own directory"
         try:
-            actual = sha256_of(path / name)
-        except OSError:
-            return f"{name} is missing"
+            actual = sha256_of(path / name, follow_links=False)
+        except FileNotFoundError:
+            return f"{shown} is missing"
+        except OSError as err:
+            return f"{shown} is unreadable ({err.strerror})"
         if actual != digest:
-            return f"{name}: sha256 {actual[:12]}… does not match the recorded {digest[:12]}… (truncated or corrupted)"
+            return (f"{shown}: sha256 {actual[:12]}… does not match the recorded {digest[:12]!r}… "
+                    f"(truncated or corrupted)")
     return None
 
 
@@ -153,7 +191,10 @@ def read(path: Path, map_location: torch.device | str = "cpu") -> Snapshot | Non
         try:
             if is_sharded(path):
                 dcp_metadata.read(path / METADATA)  # rank 0 reads it again in read_shards, for DCP
-                return Snapshot(path, json.loads((path / EXTRAS).read_text()))
+                extras = json.loads(read_regular(path / EXTRAS, MAX_EXTRAS_BYTES, follow_links=False).decode())
+                if not isinstance(extras, dict):
+                    raise ValueError(f"{EXTRAS} holds a {type(extras).__name__}, not an object")
+                return Snapshot(path, extras)
             return Snapshot(path, torch.load(path, map_location=map_location, weights_only=True))
         except dcp_metadata.UnsafeMetadata as err:
             problem = f"its {METADATA} is refused: {err}"

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from app.common.distributed import DistContext
+from app.common.regular_files import read_regular
 from app.train.atomic import write_text_atomic
 from app.train.loop import TrainResult
 from app.train.metrics import format_rate, peak_memory_gib
@@ -59,6 +60,11 @@ def memory_report(model: torch.nn.Module, optimizer: torch.optim.Optimizer, devi
             "peak_memory_gib": peak_memory_gib(device)}
 
 
+def _status_of(summary: Any) -> Any:
+    """The status a summary.json holds; None when it holds something else (it is not the trainer's)."""
+    return summary.get("status") if isinstance(summary, dict) else None
+
+
 def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[str], step: int,
                        world_size: int, *, attempt_started: float) -> bool:
     """The summary of a run ended by a hang (app.common.watchdog): who held it up, and the last completed step.
@@ -66,11 +72,12 @@ def write_hang_summary(run_dir: Path, line: str, ranks: list[int], hosts: list[s
     The first report of an attempt (started at `attempt_started`, epoch seconds) stands: a frozen rank
     that the scheduler wakes (SIGCONT before SIGTERM) during teardown finds the others gone and would
     blame them. Returns whether this one was written."""
+    earlier = run_dir / "summary.json"
     try:
-        earlier = run_dir / "summary.json"
-        if earlier.stat().st_mtime >= attempt_started and json.loads(earlier.read_text()).get("status") == "hung":
+        this_attempts = earlier.stat().st_mtime >= attempt_started
+        if this_attempts and _status_of(json.loads(read_regular(earlier, 1 << 20))) == "hung":
             return False
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # none, not a file, too large, not JSON (cut, not UTF-8), too deep
         pass
     summary = {"status": "hung", "step": step, "world_size": world_size,
                "hang": {"message": line, "ranks": ranks, "hosts": hosts}}

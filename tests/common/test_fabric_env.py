@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,14 @@ def test_the_check_run_with_exec_logs_the_policy_as_the_job_scripts_do(tmp_path)
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "[fabric slingshot] setting NCCL_NET=AWS Libfabric" not in result.stderr, "--help changes nothing"
+
+
+def test_a_variable_that_is_not_utf8_passes_through_unchanged(tmp_path):
+    """Python holds such bytes as surrogate escapes (PEP 383); the policy's shell hands them back as bytes."""
+    value = os.fsdecode(b"/scratch/caf\xe9")
+    environ = {"PATH": "/usr/bin:/bin", "APP_PROBE_ROOT": str(slingshot_probe(tmp_path)), "PROJECT_DIR": value,
+               "NCCL_DEBUG_FILE": value}
+    result = apply_fabric_policy(environ)
+    assert result is not None and result.fabric == "slingshot"
+    assert environ["PROJECT_DIR"] == value and environ["NCCL_DEBUG_FILE"] == value
+    assert environ["FI_PROVIDER"] == "cxi"

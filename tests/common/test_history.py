@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from app.common.history import main, requeues_in_a_row
+import json
+import os
+
+from app.common.history import append_attempt, main, requeues_in_a_row
+from tests.bounded import within
 
 
 def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipped(tmp_path, capsys):
@@ -15,3 +19,34 @@ def test_requeues_are_counted_whatever_the_spacing_and_a_torn_last_line_is_skipp
 
 def test_a_run_without_history_has_no_requeues(tmp_path):
     assert requeues_in_a_row(tmp_path) == 0
+
+
+def test_a_line_that_is_not_utf8_is_skipped_by_the_heal_steps_count_and_the_trainers_start(tmp_path, capsys):
+    """A damaged byte (a disk error, another writer's encoding) costs that line, not the job script's requeue
+    and not the trainer's start."""
+    (tmp_path / "history.jsonl").write_bytes(
+        b'{"attempt": 1, "start_step": 0}\n{"event": "requeue", "reason": "caf\xe9"}\n{"event": "requeue"}\n')
+    assert main(["requeues-in-a-row", str(tmp_path)]) == 0 and capsys.readouterr().out == "1\n"
+    entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
+    assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: "
+
+
+def test_a_line_appended_after_a_line_cut_short_is_a_line_of_its_own(tmp_path):
+    """A crash mid-write leaves no newline at the end: the next line (a requeue, the next attempt) must not be
+    glued to the cut one and lost with it."""
+    (tmp_path / "history.jsonl").write_text('{"attempt": 1, "start_step": 0}\n{"event": "req')
+    assert main(["event", str(tmp_path), "requeue", "preflight: node2 slow", "--excluded", "node2"]) == 0
+    assert requeues_in_a_row(tmp_path) == 1
+    entry = append_attempt(tmp_path, start_step=0, hosts=["node1"], launcher="torchrun", env={})
+    assert entry["attempt"] == 2 and entry["previous_attempt"] == "requeue: preflight: node2 slow"
+    assert (tmp_path / "history.jsonl").read_text().splitlines()[-1] == json.dumps(entry)
+
+
+def test_a_history_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path, capsys):
+    """Someone who can write the run directory could leave a FIFO there: the heal step must not wait on it."""
+    os.mkfifo(tmp_path / "history.jsonl")
+    with within(5):
+        assert main(["requeues-in-a-row", str(tmp_path)]) == 2
+        assert main(["event", str(tmp_path), "requeue", "slow", "--excluded", "node2"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and all("history.jsonl" in line and "a FIFO" in line for line in errors), errors

@@ -7,6 +7,7 @@ import pytest
 from app.common.errors import UsageError
 from app.common.typedconfig import describe, load_config
 from app.train.config import Config
+from tests.bounded import within
 
 
 def test_command_line_beats_yaml_beats_defaults(tmp_path):
@@ -65,4 +66,35 @@ def test_a_key_or_section_given_twice_in_a_yaml_file_is_refused_not_silently_ove
     path = tmp_path / "twice.yaml"
     path.write_text(text)
     with pytest.raises(UsageError, match=f"gives {key} twice \\({lines}\\)"):
+        load_config(Config, str(path), [])
+
+
+def alias_bomb(levels: int) -> str:
+    """A few hundred bytes of YAML whose value, written out, is 9**levels items (a "billion laughs")."""
+    lists = ["&l0 [x, x, x, x, x, x, x, x, x]"] + [f"&l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return f"train:\n  batch_size: [{', '.join(lists)}]\n"
+
+
+@pytest.mark.parametrize("text", [alias_bomb(6), alias_bomb(9), f"train:\n  batch_size: {'9x' * 50_000}\n"],
+                         ids=["aliases", "aliases-387M-items", "long"])
+def test_a_wrong_value_is_named_in_a_short_line_however_large_it_is(tmp_path, text):
+    path = tmp_path / "large.yaml"
+    path.write_text(text)
+    with within(5), pytest.raises(UsageError) as refused:
+        load_config(Config, str(path), [])
+    message = str(refused.value)
+    assert "train.batch_size" in message and "\n" not in message and len(message) < 400, len(message)
+
+
+def test_a_config_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("train:\n  batch_size: 4\n" + "# padding\n" * 200_000)
+    with pytest.raises(UsageError, match=r"huge.yaml' is larger than 1 MiB; a config holds a few sections"):
+        load_config(Config, str(path), [])
+
+
+def test_a_list_given_as_a_key_is_a_yaml_error_with_its_line(tmp_path):
+    path = tmp_path / "key.yaml"
+    path.write_text("train:\n  ? [batch_size]\n  : 4\n")
+    with pytest.raises(UsageError, match=r"key.yaml' is not valid YAML at line 2"):
         load_config(Config, str(path), [])

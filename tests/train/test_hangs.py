@@ -4,6 +4,7 @@ tests/common/test_watchdog.py)."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from app.common.errors import UsageError
 from app.train.faults import Fault, from_environment
 from app.train.summary import write_hang_summary
+from tests.bounded import within
 
 
 def test_the_trainer_fault_switch_targets_a_rank_or_every_rank_of_a_host():
@@ -38,3 +40,19 @@ def test_the_first_hang_report_of_an_attempt_stands(tmp_path):
     # A later attempt's own hang is reported
     assert write_hang_summary(tmp_path, "hang: rank 1 (node3) ...", [1], ["node3"], 300, 4,
                               attempt_started=time.time() + 1)
+
+
+@pytest.mark.parametrize("earlier", [b"[]", b'"hung"', b"\xff\xfe", b"[" * 100_000])
+def test_a_summary_that_is_not_the_trainers_does_not_stop_the_hang_report(tmp_path, earlier):
+    (tmp_path / "summary.json").write_bytes(earlier)
+    assert write_hang_summary(tmp_path, "hang: rank 2 (node2) stopped answering", [2], ["node2"], 236, 4,
+                              attempt_started=time.time() - 60)
+    assert json.loads((tmp_path / "summary.json").read_text())["hang"]["hosts"] == ["node2"]
+
+
+def test_a_fifo_left_as_the_summary_does_not_hold_the_hang_report(tmp_path):
+    os.mkfifo(tmp_path / "summary.json")
+    with within(5):
+        assert write_hang_summary(tmp_path, "hang: rank 2 (node2) stopped answering", [2], ["node2"], 236, 4,
+                                  attempt_started=time.time() - 60)
+    assert json.loads((tmp_path / "summary.json").read_text())["hang"]["hosts"] == ["node2"]

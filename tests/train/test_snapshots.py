@@ -3,6 +3,7 @@ one is due, which one a run resumes from, and refuses one that does not fit."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
@@ -18,6 +19,7 @@ from app.train.plan import Position, RunPlan
 from app.train.snapshot_writers import SingleFileWriter
 from app.train.snapshots import SnapshotManager
 from app.train.state import TrainingState
+from tests.bounded import within
 
 
 def state(step: int) -> dict:
@@ -192,3 +194,75 @@ def test_a_snapshot_restores_model_optimizer_and_position_and_one_of_another_mod
     assert manager.last_step == 7 and not manager.due(7, last=True)  # a stop right away writes nothing new
     with pytest.raises(UsageError, match=r"step-00000007.pt does not fit this model/optimizer \(.*size mismatch"):
         manager.restore(training_state(width=8), manager.to_resume("auto"))
+
+
+def sharded_snapshot(directory: Path, step: int, manifest: object, files: dict[str, bytes] | None = None) -> Path:
+    """A sharded snapshot's directory as someone else may have left it: these files and this manifest."""
+    path = layout.sharded_path(directory, step)
+    path.mkdir()
+    for name, data in {layout.EXTRAS: b'{"position": {"step": %d}}' % step, **(files or {})}.items():
+        (path / name).write_bytes(data)
+    (path / layout.MANIFEST).write_text(json.dumps(manifest))
+    return path
+
+
+def fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+OUTSIDE_OR_ENDLESS = {
+    "a device": lambda snapshot: {"/dev/zero": "0" * 64},
+    "a name above the snapshot": lambda snapshot: {"../step-00000010.pt": layout.sha256_of(
+        snapshot.parent / "step-00000010.pt")},
+    "a link out of the snapshot": lambda snapshot: {
+        "weights": layout.sha256_of(snapshot.parent / "step-00000010.pt"),
+        "_link": (snapshot / "weights").symlink_to(snapshot.parent / "step-00000010.pt")},
+    "a FIFO": lambda snapshot: {"weights": "0" * 64, "_fifo": fifo(snapshot / "weights")},
+    "a list, not a mapping": lambda snapshot: [],
+    "a digest that is not a string": lambda snapshot: {layout.EXTRAS: 5},
+    "a name no file system can hold": lambda snapshot: {"\ud800": "0" * 64},
+}
+
+
+@pytest.mark.parametrize("manifest", OUTSIDE_OR_ENDLESS.values(), ids=OUTSIDE_OR_ENDLESS.keys())
+def test_a_sharded_snapshot_whose_manifest_reaches_outside_it_or_never_ends_is_skipped(tmp_path, caplog, manifest):
+    """The manifest names files of the snapshot: plain files inside its directory, nothing else is read."""
+    FileSnapshots(tmp_path, keep=3).save(state(10), 10)
+    snapshot = sharded_snapshot(tmp_path, 20, {})
+    recorded = manifest(snapshot)
+    if isinstance(recorded, dict):
+        recorded = {name: digest for name, digest in recorded.items() if not name.startswith("_")}
+    (snapshot / layout.MANIFEST).write_text(json.dumps(recorded))
+    with caplog.at_level(logging.WARNING), within(5):
+        found = layout.read_newest(tmp_path)
+    assert found is not None and found.path.name == "step-00000010.pt"
+    assert "step-00000020 is unusable" in caplog.text
+
+
+CHECKSUMS = {"not UTF-8": lambda path: path.write_bytes(b"\xff\xfe" * 40 + b"  step-00000020.pt\n"),
+             "a FIFO": fifo}
+
+
+@pytest.mark.parametrize("checksum", CHECKSUMS.values(), ids=CHECKSUMS.keys())
+def test_a_checksum_file_that_is_not_text_or_not_a_file_falls_back_to_the_previous_snapshot(tmp_path, caplog,
+                                                                                             checksum):
+    snapshots = FileSnapshots(tmp_path, keep=3)
+    snapshots.save(state(10), 10)
+    newest = snapshots.save(state(20), 20)
+    layout.checksum_path(newest).unlink()
+    checksum(layout.checksum_path(newest))
+    with caplog.at_level(logging.WARNING), within(5):
+        loaded, _ = snapshots.load_latest()
+    assert loaded["position"]["step"] == 10
+    assert "step-00000020.pt is unusable" in caplog.text
+
+
+def test_a_manifest_name_is_quoted_in_the_warning_so_it_cannot_write_log_lines_of_its_own(tmp_path, caplog):
+    FileSnapshots(tmp_path, keep=3).save(state(10), 10)
+    sharded_snapshot(tmp_path, 20, {"w\n12:00:00 INFO resuming from step-00000020 at step 20": "0" * 64})
+    with caplog.at_level(logging.WARNING):
+        found = layout.read_newest(tmp_path)
+    assert found is not None and found.path.name == "step-00000010.pt"
+    (warning,) = [r.getMessage() for r in caplog.records if "step-00000020" in r.getMessage()]
+    assert "\n" not in warning and "'w\\n12:00:00 INFO resuming" in warning

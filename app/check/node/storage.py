@@ -1,5 +1,7 @@
 """Read throughput of the training data's filesystem (`--data-dir`): a starved data path looks like a
-slow network to the user. Reads real files under the directory, up to a byte and time budget."""
+slow network to the user. Reads real files under the directory, up to a byte and time budget; only regular
+files (a FIFO no one writes would block the check past its budget, a device such as /dev/zero measures memory,
+not the filesystem)."""
 
 from __future__ import annotations
 
@@ -8,17 +10,20 @@ import time
 from pathlib import Path
 
 from app.check.report import FAIL, OK, WARN, Check
+from app.common.regular_files import open_regular
 
 CHUNK = 4 << 20
 
 
 def read_probe(directory: str, max_bytes: int = 512 << 20, max_seconds: float = 5.0) -> tuple[int, float, int]:
-    """(bytes read, seconds, files touched), reading files in directory order."""
+    """(bytes read, seconds, files touched), reading regular files in directory order."""
     total, files, start = 0, 0, time.perf_counter()
     for root, _, names in os.walk(directory):
         for name in sorted(names):
+            if time.perf_counter() - start > max_seconds:  # a tree of many empty or unreadable files
+                return total, time.perf_counter() - start, files
             try:
-                with open(os.path.join(root, name), "rb", buffering=0) as file:
+                with open_regular(os.path.join(root, name), buffering=0) as file:
                     files += 1
                     while chunk := file.read(CHUNK):
                         total += len(chunk)

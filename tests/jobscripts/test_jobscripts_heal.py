@@ -1,0 +1,31 @@
+"""jobscripts/lib-heal.sh without a scheduler: the requeue step on a run directory as a crash may leave it.
+The end-to-end healing (a node left out, the job requeued) is in test_jobscripts_slurm.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def heal(run_dir: Path) -> subprocess.CompletedProcess:
+    """`ddp_heal` under the job scripts' `set -euo pipefail`, blaming node2 (DDP_HEAL_CMD: no scheduler)."""
+    (run_dir / "nodes-to-exclude.txt").write_text("node2\n")
+    script = ('set -euo pipefail; source jobscripts/lib.sh; source jobscripts/lib-heal.sh; DDP_NODES=(node1 node2); '
+              'DDP_JOB_ID=42 IMAGE=none MAX_REQUEUES=3 DDP_HEAL_CMD=true DDP_SCRIPT=test.sh; '
+              'ddp_heal 1 "the workload failed"')
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "RUN_DIR": str(run_dir)}
+    return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_a_history_with_damaged_bytes_and_a_cut_last_line_still_requeues_with_its_line(tmp_path):
+    (tmp_path / "history.jsonl").write_bytes(b'{"attempt": 1, "start_step": 0}\n'
+                                             b'{"event": "requeue", "reason": "caf\xe9"}\n{"event": "req')
+    result = heal(tmp_path)
+    assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL), not ended by set -e
+    assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in result.stderr + result.stdout
+    last = json.loads((tmp_path / "history.jsonl").read_bytes().splitlines()[-1])
+    assert last["event"] == "requeue" and last["excluded"] == ["node2"]

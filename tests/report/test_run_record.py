@@ -1,0 +1,79 @@
+"""app.report on run directories it did not expect: lines another writer left, bytes that are not UTF-8.
+In this process, on files written by hand (tests/report/test_report.py runs real trainings)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from app.report.__main__ import main
+from tests.bounded import within
+
+STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
+         for s in range(1, 6)]
+
+
+def write_run(run_dir, history: bytes, metrics: bytes = b"") -> None:
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in STEPS) + metrics)
+    (run_dir / "history.jsonl").write_bytes(history)
+
+
+def test_a_history_with_bytes_that_are_not_utf8_is_reported(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "start_step": 0, "total_steps": 5}\n'
+                                b'{"event": "requeue", "reason": "node caf\xe9 slow", "excluded": ["n2"]}\n'
+                                b'{"attempt": 2, "start_step": 3, "total_steps": 5}\n', metrics=b'{"step": 6, "\xff')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    out = capsys.readouterr().out
+    assert "in progress at step 5 of 5" in out and "2 attempts; restarted from step 3" in out
+
+
+def test_an_attempt_number_written_as_a_string_is_not_fatal(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "start_step": 0}\n{"attempt": "2", "start_step": "3"}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    assert "in progress at step 5" in capsys.readouterr().out
+
+
+def test_a_reason_or_node_name_with_control_characters_stays_on_its_report_line(tmp_path, capsys):
+    """history.jsonl is written by the job scripts from what nodes and checks said: a newline or a terminal
+    escape in it is shown escaped, not acted on."""
+    write_run(tmp_path / "run", b'{"attempt": 1}\n'
+                                b'{"event": "requeue", "reason": "slow", "excluded": ["n2\\u001b[2J"]}\n'
+                                b'{"attempt": 2, "start_step": 3}\n'
+                                b'{"event": "gave-up", "reason": "one\\nVERDICT: PASS"}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    out = capsys.readouterr().out
+    assert "requeued without n2\\x1b[2J from step 3" in out and "gave up: one\\nVERDICT: PASS" in out
+    assert "\x1b" not in out and not any(line.startswith("VERDICT") for line in out.splitlines())
+
+
+def test_a_run_file_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1}\n')
+    os.mkfifo(tmp_path / "run" / "summary.json")
+    with within(5):
+        assert main([str(tmp_path / "run")]) == 2
+    assert "summary.json" in capsys.readouterr().err
+
+
+def test_step_times_too_large_to_add_up_leave_out_the_time_to_go(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_text('{"step": 1, "loss": 1.0, "step_time_s": 1e308, "samples_per_s": 0.0}\n')
+    (run_dir / "history.jsonl").write_text('{"attempt": 1, "total_steps": 1000000}\n')
+    assert main([str(run_dir), "--png", str(tmp_path / "r.png")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("in progress at step 1 of 1000000"), first
+
+
+def test_a_metrics_line_without_the_speed_the_trainer_writes_is_skipped_not_drawn(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "metrics.jsonl").write_text(json.dumps(STEPS[0]) + '\n{"step": 2, "loss": 1.0, "step_time_s": 0.1}\n')
+    assert main([str(run_dir), "--png", str(tmp_path / "r.png")]) == 0
+    assert "in progress at step 1" in capsys.readouterr().out
+
+
+def test_a_line_that_is_both_an_attempt_and_an_event_is_checked_as_both(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1, "event": "gave-up", "reason": null}\n')
+    assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
+    assert "gave up" not in capsys.readouterr().out
