@@ -3,11 +3,14 @@ anything: the snapshot is usable or skipped for the previous one, never an error
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import torch
+import torch.distributed.checkpoint as dcp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,10 +37,19 @@ def previous_snapshot(directory: Path) -> Path:
     return path
 
 
+@functools.cache
+def dcp_metadata() -> bytes:
+    """The .metadata DCP writes for a one-tensor state: a sharded snapshot has one beside its shards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dcp.save({"w": torch.zeros(2)}, checkpoint_id=tmp, no_dist=True)
+        return (Path(tmp) / ".metadata").read_bytes()
+
+
 def sharded_snapshot(directory: Path, manifest: bytes, with_true_digests: bool) -> Path:
     """Step 20, sharded, with files of every kind the manifest may name, and this manifest."""
     path = layout.sharded_path(directory, 20)
-    path.mkdir()
+    path.mkdir(mode=0o700)
+    (path / ".metadata").write_bytes(dcp_metadata())
     (path / "extras.json").write_text('{"position": {"step": 20}}')
     (path / "__0_0.distcp").write_bytes(b"shard")
     (path / "sub").mkdir()
