@@ -1,0 +1,73 @@
+"""The one-node nccl-tests command the job scripts print where they cannot start the MPI ranks themselves.
+
+It is pasted inside a job that was submitted with one task per node (`--ntasks-per-node=1`, as the job scripts
+are), and Open MPI's `mpirun` takes its slots from the scheduler: `mpirun -np 4` there stops with "There are not
+enough slots available" (open-mpi/ompi#6020). The image has no `srun` either, so a rank that Open MPI maps onto
+the job's second node cannot start. The command must run on this node whatever the allocation says.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+
+import pytest
+
+from tests.jobscripts.test_jobscripts_lib import REPO, run_lib
+
+#: What `mpirun` in a two-node job with one task per node sees of Slurm (Open MPI's ras/slurm reads these)
+TWO_NODES_ONE_TASK_EACH = {
+    "SLURM_JOB_ID": "99", "SLURM_JOBID": "99", "SLURM_JOB_NODELIST": f"{socket.gethostname()},othernode",
+    "SLURM_NODELIST": f"{socket.gethostname()},othernode", "SLURM_TASKS_PER_NODE": "1(x2)", "SLURM_NNODES": "2",
+    "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "2",
+}
+
+
+def printed_command(nproc: int) -> list[str]:
+    result = run_lib(f"ddp_nccl_tests_one_node_cmd {nproc}")
+    assert result.returncode == 0, result.stderr
+    return shlex.split(result.stdout)
+
+
+def test_the_one_node_command_runs_the_images_mpirun_on_this_node_alone_beyond_the_jobs_slots() -> None:
+    command = printed_command(4)
+    assert command[:4] == ["apptainer", "exec", "--nv", "app.sif"]
+    mpirun = command[4:]
+    assert mpirun[0] == "mpirun" and "--oversubscribe" in mpirun
+    assert mpirun[mpirun.index("--host") + 1] == "localhost" and mpirun[mpirun.index("-np") + 1] == "4"
+    assert mpirun[-9:] == ["all_reduce_perf", "-b", "8", "-e", "4G", "-f", "2", "-g", "1"]
+
+
+def test_nccl_tests_under_pbs_print_the_one_node_command(tmp_path) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "nccl-tests"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert shlex.join(printed_command(4)) in result.stderr
+
+
+def _open_mpi() -> str | None:
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        return None
+    version = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30).stdout
+    return mpirun if "Open MPI" in version or "OpenRTE" in version else None
+
+
+@pytest.mark.skipif(_open_mpi() is None, reason="needs Open MPI's mpirun (Debian: apt-get install openmpi-bin)")
+def test_open_mpi_runs_the_printed_launch_inside_a_two_node_job_with_one_task_per_node(tmp_path) -> None:
+    """The printed mpirun options with a real Open MPI under the job's Slurm variables: four ranks, all here."""
+    mpirun = printed_command(4)[4:]
+    launch = mpirun[:mpirun.index("all_reduce_perf")]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **TWO_NODES_ONE_TASK_EACH,
+           # The test may run as root, which Open MPI refuses unless told
+           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    plain = subprocess.run(["mpirun", "-np", "4", "hostname"], env=env, capture_output=True, text=True, timeout=60)
+    assert plain.returncode != 0 and re.search(r"not enough slots", plain.stdout + plain.stderr)
+    result = subprocess.run([*launch, "hostname"], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == [socket.gethostname()] * 4
