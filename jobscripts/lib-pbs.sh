@@ -41,7 +41,7 @@ ddp_pbs_main() {
     ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
     [[ $DDP_WORKLOAD_KIND != nccl-tests ]] || ddp_die "nccl-tests needs an MPI launcher that speaks PMIx to the" \
         "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec is Cray MPICH's launcher. Run it on one node:" \
-        "apptainer exec --nv app.sif mpirun -np 4 all_reduce_perf -g 1 (README: Images)"
+        "$(ddp_nccl_tests_one_node_cmd 4) (README: Images)"
     ddp_nproc_per_node DDP_NPROC
     ddp_write_deepspeed_hostfile
     ddp_fabric_env

@@ -51,7 +51,7 @@ ddp_slurm_main() {
         [[ $DRY_RUN == 1 ]] || srun --mpi=list 2>&1 | grep -qw pmix ||
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
-                "apptainer exec --nv app.sif mpirun -np $DDP_NPROC all_reduce_perf -g 1"
+                "$(ddp_nccl_tests_one_node_cmd "$DDP_NPROC")"
         # Each task's `apptainer exec` has a user namespace of its own, so Open MPI's single-copy transfer
         # between ranks of a node (CMA, process_vm_readv) is refused and every rank warns; copy in/out
         # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).

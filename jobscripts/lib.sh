@@ -261,6 +261,20 @@ ddp_workload() {
     esac
 }
 
+# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node, for the messages of a job that cannot
+# start the MPI ranks itself: the image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task
+# per node (as these scripts submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops
+# with "There are not enough slots available" (open-mpi/ompi#6020): --oversubscribe lifts that (Open MPI 5
+# still takes it, as --map-by :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of
+# several nodes the extra ranks would go to the others, through an srun the image lacks: --host localhost keeps
+# them here (a slot count, localhost:N, is ignored under a scheduler's allocation). Both checked with Open MPI
+# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_nccl_tests_one_node.py).
+ddp_nccl_tests_one_node_cmd() {
+    local -r nproc=$1
+    printf '%s %s\n' "apptainer exec --nv app.sif mpirun --oversubscribe --host localhost -np $nproc" \
+        "all_reduce_perf -b 8 -e 4G -f 2 -g 1"
+}
+
 # ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT.
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
