@@ -268,7 +268,7 @@ ddp_workload() {
 # still takes it, as --map-by :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of
 # several nodes the extra ranks would go to the others, through an srun the image lacks: --host localhost keeps
 # them here (a slot count, localhost:N, is ignored under a scheduler's allocation). Both checked with Open MPI
-# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_nccl_tests_one_node.py).
+# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_jobscripts_nccl_tests.py).
 ddp_nccl_tests_one_node_cmd() {
     local -r nproc=$1
     printf '%s %s\n' "apptainer exec --nv app.sif mpirun --oversubscribe --host localhost -np $nproc" \

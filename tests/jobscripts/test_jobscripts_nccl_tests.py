@@ -1,9 +1,10 @@
-"""The one-node nccl-tests command the job scripts print where they cannot start the MPI ranks themselves.
+"""nccl-tests through the job scripts, where Slurm's layout and nccl-tests' own choices meet.
 
-It is pasted inside a job that was submitted with one task per node (`--ntasks-per-node=1`, as the job scripts
-are), and Open MPI's `mpirun` takes its slots from the scheduler: `mpirun -np 4` there stops with "There are not
-enough slots available" (open-mpi/ompi#6020). The image has no `srun` either, so a rank that Open MPI maps onto
-the job's second node cannot start. The command must run on this node whatever the allocation says.
+The one-node command the job scripts print where they cannot start the MPI ranks themselves is pasted inside a
+job submitted with one task per node (`--ntasks-per-node=1`, as the job scripts are), and Open MPI's `mpirun`
+takes its slots from the scheduler: `mpirun -np 4` there stops with "There are not enough slots available"
+(open-mpi/ompi#6020). The image has no `srun` either, so a rank that Open MPI maps onto the job's second node
+cannot start. The command must run on this node whatever the allocation says.
 """
 
 from __future__ import annotations
@@ -78,3 +79,33 @@ def test_open_mpi_runs_the_printed_launch_inside_a_job_of_one_task_per_node(tmp_
     result = subprocess.run([*launch, "hostname"], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.split() == [HERE] * 4
+
+
+def nccl_tests_dry_run(tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """`slurm.sh nccl-tests` planned for two nodes of four GPUs, with the job's Slurm variables ENV."""
+    full = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "gpu01,gpu02", **env}
+    return subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "nccl-tests"], env=full, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("per_task", [
+    {"SLURM_GPUS_PER_TASK": "1"},  # Slurm up to 23.05
+    {"SLURM_TRES_PER_TASK": "cpu=8,gres/gpu:h100=1"},  # 23.11 and later
+])
+def test_nccl_tests_under_gpus_per_task_use_each_tasks_only_gpu(tmp_path, per_task: dict[str, str]) -> None:
+    """--gpus-per-task=1 shows each task its one GPU as index 0, and nccl-tests picks GPU localRank (src/common.cu,
+    v2.17.6): every rank but the first of a node would ask for a GPU it cannot see. NCCL_TESTS_DEVICE=0 names it."""
+    result = nccl_tests_dry_run(tmp_path, **per_task)
+    assert result.returncode == 0, result.stderr
+    assert "setting NCCL_TESTS_DEVICE=0 " in result.stdout
+
+
+def test_nccl_tests_without_gpus_per_task_leave_the_gpu_choice_to_nccl_tests(tmp_path) -> None:
+    result = nccl_tests_dry_run(tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "NCCL_TESTS_DEVICE" not in result.stdout
+
+
+def test_a_device_you_name_for_nccl_tests_is_kept(tmp_path) -> None:
+    result = nccl_tests_dry_run(tmp_path, SLURM_GPUS_PER_TASK="1", NCCL_TESTS_DEVICE="1")
+    assert "keeping NCCL_TESTS_DEVICE=1 (set by you)" in result.stdout
