@@ -52,6 +52,14 @@ ddp_slurm_main() {
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
                 "$(ddp_nccl_tests_one_node_cmd "$DDP_NPROC")"
+        # --gpus-per-task (sbatch's, which srun reads back from SLURM_*) implies --gpu-bind=per_task (srun(1)):
+        # each task sees its own GPUs from index 0. nccl-tests picks GPU localRank * nGpus + i unless
+        # NCCL_TESTS_DEVICE names the first (src/common.cu, nccl-tests v2.17.6, the image's): every rank but a
+        # node's first would ask for a GPU its task cannot see.
+        local per_task
+        ddp_gpus_per_task per_task
+        [[ -z $per_task ]] || ddp_default NCCL_TESTS_DEVICE 0 \
+            "--gpus-per-task=$per_task: each task's own GPUs start at index 0, not at its local rank"
         # Each task's `apptainer exec` has a user namespace of its own, so Open MPI's single-copy transfer
         # between ranks of a node (CMA, process_vm_readv) is refused and every rank warns; copy in/out
         # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).

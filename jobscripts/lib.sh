@@ -300,20 +300,29 @@ ddp_nproc_per_node() {
     ddp_gpus_per_task_check "$n"
 }
 
-# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` (sbatch or the environment) asking for more GPUs than a node
-# has would start no task, or every task would stop in the trainer: say so before any rank starts. Slurm up
-# to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g. cpu=4,gres/gpu:h100=2
-# (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
-ddp_gpus_per_task_check() {
-    local per_task=${SLURM_GPUS_PER_TASK:-} item
+# ddp_gpus_per_task OUT: the GPUs a task gets with `--gpus-per-task=N` (sbatch or the environment), into OUT; empty
+# without. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g.
+# cpu=4,gres/gpu:h100=2 (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
+ddp_gpus_per_task() {
+    local -n per_task_out=$1
+    local item
     local -a items
-    if [[ -z $per_task ]]; then
+    per_task_out=${SLURM_GPUS_PER_TASK:-}
+    if [[ -z $per_task_out ]]; then
         IFS=, read -ra items <<<"${SLURM_TRES_PER_TASK:-}"
         for item in "${items[@]}"; do
-            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task=${BASH_REMATCH[2]}
+            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task_out=${BASH_REMATCH[2]}
         done
     fi
-    [[ $per_task =~ ^[0-9]+$ ]] && ((per_task > $1)) || return 0
+    [[ $per_task_out =~ ^[0-9]+$ ]] || per_task_out=
+}
+
+# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` asking for more GPUs than a node has would start no task, or
+# every task would stop in the trainer: say so before any rank starts.
+ddp_gpus_per_task_check() {
+    local per_task
+    ddp_gpus_per_task per_task
+    [[ -n $per_task ]] && ((per_task > $1)) || return 0
     ddp_die "--gpus-per-task=$per_task but a node of this job has $1 GPU(s): no task could start; ask" \
         "for at most $1 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$1 (LAUNCH=srun)," \
         "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
