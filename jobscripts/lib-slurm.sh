@@ -110,10 +110,26 @@ ddp_slurm_main() {
 # ddp_slurm_task_step: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no torchrun): the
 # trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR,
 # the head node's fabric address (rank 0 runs there: srun places the first task on the first node). Each
-# step is a fresh srun step, so the rendezvous id is not needed.
+# step is a fresh srun step, so the rendezvous id is not needed. Your own script or module gets torchrun's
+# variables as well (DDP_SRUN_TASK_ENV): `deepspeed.init_distributed()` wants RANK, WORLD_SIZE and LOCAL_RANK
+# beside MASTER_ADDR and MASTER_PORT, and without any of them looks for an MPI world through mpi4py instead
+# (deepspeed/comm/comm.py, v0.19.8: init_distributed -> mpi_discovery), which the image lacks. The project's own
+# train and check keep reading srun's SLURM_* (app/common/cluster.py), which also say who launched them.
 ddp_slurm_task_step() {
-    ddp_run_step "" python "${@:2}"
+    case $DDP_WORKLOAD_KIND in
+        script | module) ddp_run_step "" /bin/sh -c "$DDP_SRUN_TASK_ENV" ddp-task "$DDP_NPROC" python "${@:2}" ;;
+        *) ddp_run_step "" python "${@:2}" ;;
+    esac
 }
+
+# In each srun task, before its program: torchrun's names for what srun says ($1 = tasks per node, the same on
+# every node: the step's --ntasks-per-node), then the program ($2...).
+# shellcheck disable=SC2016  # expanded in each task
+DDP_SRUN_TASK_ENV='RANK=${SLURM_PROCID:?srun sets it} WORLD_SIZE=${SLURM_STEP_NUM_TASKS:?srun sets it}
+LOCAL_RANK=${SLURM_LOCALID:?srun sets it} LOCAL_WORLD_SIZE=$1
+export RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE
+shift
+exec "$@"'
 
 # ddp_slurm_mpi_step: nccl-tests, an MPI program: srun starts every rank.
 ddp_slurm_mpi_step() {

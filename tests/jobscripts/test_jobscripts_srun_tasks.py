@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import run_lib
+from tests.jobscripts.test_jobscripts_lib import JOB, LIB
 from tests.launch import free_port
 
 #: The sixth of eight tasks, the second on its node, as srun starts it
@@ -24,12 +24,15 @@ TASK = {"SLURM_PROCID": "5", "SLURM_STEP_NUM_TASKS": "8", "SLURM_LOCALID": "1", 
         "SLURM_STEP_TASKS_PER_NODE": "4(x2)", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29400"}
 
 
-def task_step(tmp_path: Path, kind: str, program: str, task: dict[str, str]) -> subprocess.CompletedProcess:
+def task_step(tmp_path: Path, kind: str, program: str, task: dict[str, str],
+              timeout_s: float = 30) -> subprocess.CompletedProcess:
     """ddp_slurm_task_step as one srun task runs it (no launcher, no container), for a workload of KIND."""
     snippet = (f"DDP_LAUNCHER=() DDP_CONTAINER=() DDP_NODE_POLICY= DDP_NPROC=4 DDP_WORKLOAD_KIND={kind} DRY_RUN=0 "
                f"DDP_PREEMPTED= DDP_STOP_FILE={tmp_path}/stop\nddp_slurm_task_step rdzv {program}")
-    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", **task}
-    return run_lib(snippet, env)
+    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp"),
+           **JOB, **task}
+    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=env, capture_output=True, text=True,
+                          timeout=timeout_s)
 
 
 @pytest.mark.parametrize("kind", ["script", "module"])
@@ -57,8 +60,8 @@ def test_a_deepspeed_script_under_srun_initialises_without_mpi(tmp_path: Path) -
     script.write_text(DEEPSPEED_INIT)
     one_task = {"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
                 "SLURM_STEP_TASKS_PER_NODE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()),
-                "DS_ACCELERATOR": "cpu", "HOME": os.environ.get("HOME", "/tmp")}
-    result = task_step(tmp_path, "script", str(script), one_task)
+                "DS_ACCELERATOR": "cpu"}
+    result = task_step(tmp_path, "script", str(script), one_task, timeout_s=300)
     assert "mpi4py" not in result.stderr, result.stderr[-2000:]
     assert result.returncode == 0, result.stderr[-2000:]
     assert "deepspeed rank 0 of 1" in result.stdout
