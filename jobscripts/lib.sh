@@ -722,6 +722,7 @@ ddp_write_deepspeed_hostfile() {
     local file=$RUN_DIR/hostfile node
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
+        ddp_log_deepspeed_launch "$file"
         return 0
     fi
     ddp_private_run_dir
@@ -730,4 +731,22 @@ ddp_write_deepspeed_hostfile() {
     [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
     mv -f "$file.tmp" "$file"
     ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
+    ddp_log_deepspeed_launch "$file"
+}
+
+# ddp_log_deepspeed_launch HOSTFILE: how to start DeepSpeed's own launcher from HOSTFILE without SSH, one per node.
+# `--no_ssh` alone still asks the first node for its address over SSH (`ssh NODE hostname -I`) unless
+# `--master_addr` is given, and `--launcher slurm` needs `sinfo`, which the image lacks (deepspeed/launcher/
+# runner.py main, multinode_runner.py SlurmRunner.backend_exists, v0.19.8). A node's rank is its line in HOSTFILE
+# (Slurm's SLURM_NODEID, Cray PALS' PALS_NODEID: one task per node, in the job's node order); the master, node 0,
+# is the first line.
+ddp_log_deepspeed_launch() {
+    local -r hostfile=$1
+    # shellcheck disable=SC2016  # expanded on each node
+    local node_rank='$SLURM_NODEID' launcher='srun --ntasks-per-node=1'
+    # shellcheck disable=SC2016
+    [[ $DDP_SCHEDULER == pbs ]] && node_rank='$PALS_NODEID' launcher="mpiexec -n $DDP_NNODES --ppn 1"
+    ddp_log "deepspeed's launcher without SSH: one per node ($launcher), each in the image running:" \
+        "deepspeed --hostfile $hostfile --no_ssh --node_rank=$node_rank --master_addr=${DDP_NODES[0]}" \
+        "--master_port=$RDZV_PORT SCRIPT.py"
 }
