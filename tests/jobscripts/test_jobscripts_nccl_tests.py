@@ -45,12 +45,49 @@ def test_the_one_node_command_runs_the_images_mpirun_on_this_node_alone_beyond_t
     assert mpirun[-9:] == ["all_reduce_perf", "-b", "8", "-e", "4G", "-f", "2", "-g", "1"]
 
 
-def test_nccl_tests_under_pbs_print_the_one_node_command(tmp_path) -> None:
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "nccl-tests"}
-    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60)
+def nccl_tests_dry_run(tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """`slurm.sh nccl-tests` planned for two nodes of four GPUs, with the job's Slurm variables ENV."""
+    full = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "gpu01,gpu02", **env}
+    return subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "nccl-tests"], env=full, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+
+
+def pbs_nccl_tests_dry_run(tmp_path, **env: str) -> subprocess.CompletedProcess:
+    """`gh200-pbs.sh` with WORKLOAD=nccl-tests planned for two nodes of four GPUs."""
+    full = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "x1000c0s0b0n0,"
+            "x1000c0s0b0n1", "WORKLOAD": "nccl-tests -e 1G", **env}
+    return subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=full, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_nccl_tests_under_pbs_run_one_rank_per_gpu_through_pals_pmix_server(tmp_path) -> None:
+    """Cray PALS serves PMIx to the ranks it starts (`mpiexec --pmi=pmix`; docs.open-mpi.org, "Launching with HPE
+    PALS"), which is what the image's Open MPI wires up with, as under `srun --mpi=pmix`."""
+    result = pbs_nccl_tests_dry_run(tmp_path)
+    assert result.returncode == 0, result.stderr
+    steps = [line for line in result.stdout.splitlines() if "] step: " in line]
+    assert len(steps) == 1, result.stdout  # no preflight: the test is the check
+    assert "mpiexec -n 8 --ppn 4 --pmi=pmix --cpu-bind none " in steps[0]
+    assert steps[0].rstrip().endswith("app.sif all_reduce_perf -b 8 -e 4G -f 2 -g 1 -e 1G")
+    assert "torchrun" not in steps[0]
+
+
+def test_nccl_tests_through_pbsdsh_say_why_not_and_print_the_one_node_command(tmp_path) -> None:
+    result = pbs_nccl_tests_dry_run(tmp_path, LAUNCHER="pbsdsh")
     assert result.returncode == 2
+    assert "pbsdsh" in result.stderr and "PMIx" in result.stderr and "LAUNCHER=mpiexec" in result.stderr
+    assert "Cray MPICH" not in result.stderr
     assert shlex.join(printed_command(4)) in result.stderr
+
+
+@pytest.mark.parametrize("run", [nccl_tests_dry_run, pbs_nccl_tests_dry_run])
+def test_the_shared_memory_setting_says_which_open_mpi_path_it_reaches(tmp_path, run) -> None:
+    """btl_vader_single_copy_mechanism is read by Open MPI's own shared-memory transport (pml ob1; `sm` in Open
+    MPI 5, which aliases the vader_ names); HPC-X's Open MPI carries point-to-point over UCX, which never reads it."""
+    result = run(tmp_path)
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "OMPI_MCA_btl_vader_single_copy_mechanism" in line]
+    assert "setting OMPI_MCA_btl_vader_single_copy_mechanism=none" in line and "UCX" in line
 
 
 def _open_mpi() -> str | None:
@@ -79,13 +116,6 @@ def test_open_mpi_runs_the_printed_launch_inside_a_job_of_one_task_per_node(tmp_
     result = subprocess.run([*launch, "hostname"], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.split() == [HERE] * 4
-
-
-def nccl_tests_dry_run(tmp_path, **env: str) -> subprocess.CompletedProcess:
-    """`slurm.sh nccl-tests` planned for two nodes of four GPUs, with the job's Slurm variables ENV."""
-    full = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "DRY_RUN_NODES": "gpu01,gpu02", **env}
-    return subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "nccl-tests"], env=full, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("per_task", [
