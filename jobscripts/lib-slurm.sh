@@ -60,10 +60,7 @@ ddp_slurm_main() {
         ddp_gpus_per_task per_task
         [[ -z $per_task ]] || ddp_default NCCL_TESTS_DEVICE 0 \
             "--gpus-per-task=$per_task: each task's own GPUs start at index 0, not at its local rank"
-        # Each task's `apptainer exec` has a user namespace of its own, so Open MPI's single-copy transfer
-        # between ranks of a node (CMA, process_vm_readv) is refused and every rank warns; copy in/out
-        # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).
-        ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none "no CMA across the containers' user namespaces"
+        ddp_mpi_rank_env
     fi
     case $launch in
         torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_torchrun_step ;;

@@ -261,6 +261,19 @@ ddp_workload() {
     esac
 }
 
+# ddp_mpi_rank_env: for nccl-tests' MPI ranks, each started in its own container by the scheduler's launcher.
+# Each rank's `apptainer exec` has a user namespace of its own, so a single-copy transfer between ranks of a
+# node (CMA, process_vm_readv) is refused. Open MPI's own shared-memory transport (pml ob1 with btl vader, named
+# sm in Open MPI 5, which still reads the vader_ names: docs.open-mpi.org v5.0, "Shared Memory") then warns on
+# every rank ("CMA is not available", seen with the twin's Open MPI 4.1); copy in/out instead. HPC-X's Open
+# MPI in the NGC images carries point-to-point over UCX (pml ucx), which does not read this; UCX's own posix
+# and cma transports check the user namespace themselves (openucx/ucx PR #9213). Only MPI's bootstrap traffic
+# goes this way either way: NCCL carries the measured data.
+ddp_mpi_rank_env() {
+    ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none \
+        "no CMA across the containers' user namespaces, for Open MPI's own shared memory (ob1); UCX does not read it"
+}
+
 # ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node, for the messages of a job that cannot
 # start the MPI ranks itself: the image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task
 # per node (as these scripts submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops
