@@ -75,6 +75,8 @@
 #   DRY_RUN=0                       1: print the commands and exit without running them; outside a job it
 #                                   plans for DRY_RUN_NODES (node1,node2) with GPUS_PER_NODE (4) GPUs each
 #   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
+#   DDP_PMIX_TMPFS=(Slurm's TmpFS)  where Slurm's mpi/pmix makes each step's client directory, bound into the
+#                                   nccl-tests ranks' containers (default: `scontrol show config`; tests set it)
 #
 # Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
 
