@@ -59,3 +59,12 @@ def test_a_task_without_a_pmix_server_gets_no_extra_binds(tmp_path: Path) -> Non
 def test_a_directory_the_task_names_but_this_node_lacks_is_not_bound(tmp_path: Path) -> None:
     argv = rank_container_argv(tmp_path, {"PMIX_SERVER_TMPDIR": str(tmp_path / "gone")})
     assert str(tmp_path / "gone") not in binds(argv)
+
+
+def test_a_tmpfs_per_node_name_is_expanded_in_each_task(tmp_path: Path) -> None:
+    """slurm.conf may name each node's TmpFS by %n, which `scontrol show config` shows unexpanded (the test
+    cluster's TmpFS=BASE/%n/tmp); slurmd expands it with the node's name (slurm_conf_expand_slurmd_path)."""
+    client = tmp_path / "node2" / "tmp" / f"spmix_appdir_{os.getuid()}_7.1"
+    client.mkdir(parents=True)
+    task = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "1", "SLURMD_NODENAME": "node2"}
+    assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=f"{tmp_path}/%n/tmp"))
