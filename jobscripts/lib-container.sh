@@ -238,10 +238,12 @@ ddp_container_cmd() {
 # the client's PMIx library reads PMIX_SERVER_TMPDIR and PMIX_SYSTEM_TMPDIR (openpmix ptl_base). Apptainer binds
 # /tmp, not /var/spool. So each task binds what it was given, as NVIDIA enroot's 50-slurm-pmi.sh hook does: known
 # only in the task (each step has its own), hence this wrapper in front of `apptainer exec`, run per task.
-# $1 = TmpFS ('' = none known), $2... = the container command (RUNTIME exec ARGS...).
+# $1 = TmpFS ('' = none known; a %n in it is the node's name, as slurmd expands it: slurm_get_tmp_fs),
+# $2... = the container command (RUNTIME exec ARGS...).
 # shellcheck disable=SC2016  # expanded in each task
 DDP_PMIX_BINDS='tmpfs=$1 runtime=$2 verb=$3
 shift 3
+case $tmpfs in *%n*) tmpfs=${tmpfs%%%n*}${SLURMD_NODENAME:-}${tmpfs#*%n} ;; esac
 for dir in "${PMIX_SERVER_TMPDIR:-}" "${PMIX_SYSTEM_TMPDIR:-}" \
     "${tmpfs:+$tmpfs/spmix_appdir_$(id -u)_${SLURM_JOB_ID:-}.${SLURM_STEP_ID:-}}"; do
     dir=${dir%/}
