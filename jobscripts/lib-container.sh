@@ -222,8 +222,44 @@ ddp_container_cmd() {
     # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
     # needs for its job authorisation.
     container_out=("$APPTAINER" exec --nv "${binds[@]}" "${extra[@]}" "$IMAGE")
+    if [[ ${DDP_WORKLOAD_KIND:-} == nccl-tests ]]; then
+        local tmpfs
+        ddp_slurm_tmpfs tmpfs
+        container_out=(/bin/sh -c "$DDP_PMIX_BINDS" ddp-pmix-binds "$tmpfs" "${container_out[@]}")
+    fi
     # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
     policy_out=/opt/app/fabric_policy.env:$DDP_POLICY_FILE
+}
+
+# An MPI rank started by srun --mpi=pmix (or PALS' --pmi=pmix) talks to its node's PMIx server through files the
+# container must see. Slurm's mpi/pmix plugin keeps the server's under SlurmdSpoolDir/pmix.JOB.STEP, which it
+# announces to each task as PMIX_SERVER_TMPDIR, and the client's under TmpFS/spmix_appdir_UID_JOB.STEP, which it
+# passes inside PMIx, not in the environment (src/plugins/mpi/pmix/pmixp_info.c, pmixp_client.c, slurm-25-11-7-1);
+# the client's PMIx library reads PMIX_SERVER_TMPDIR and PMIX_SYSTEM_TMPDIR (openpmix ptl_base). Apptainer binds
+# /tmp, not /var/spool. So each task binds what it was given, as NVIDIA enroot's 50-slurm-pmi.sh hook does: known
+# only in the task (each step has its own), hence this wrapper in front of `apptainer exec`, run per task.
+# $1 = TmpFS ('' = none known; a %n in it is the node's name, as slurmd expands it: slurm_get_tmp_fs),
+# $2... = the container command (RUNTIME exec ARGS...).
+# shellcheck disable=SC2016  # expanded in each task
+DDP_PMIX_BINDS='tmpfs=$1 runtime=$2 verb=$3
+shift 3
+case $tmpfs in *%n*) tmpfs=${tmpfs%%%n*}${SLURMD_NODENAME:-}${tmpfs#*%n} ;; esac
+for dir in "${PMIX_SERVER_TMPDIR:-}" "${PMIX_SYSTEM_TMPDIR:-}" \
+    "${tmpfs:+$tmpfs/spmix_appdir_$(id -u)_${SLURM_JOB_ID:-}.${SLURM_STEP_ID:-}}"; do
+    dir=${dir%/}
+    case $dir in "" | /tmp) continue ;; esac
+    if [ -d "$dir" ]; then set -- --bind "$dir" "$@"; fi
+done
+exec "$runtime" "$verb" "$@"'
+
+# ddp_slurm_tmpfs OUT: Slurm's TmpFS (slurm.conf; /tmp by default), where mpi/pmix makes each step's client
+# directory, into OUT; DDP_PMIX_TMPFS if set; empty outside Slurm or without scontrol.
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
+ddp_slurm_tmpfs() {
+    local -n tmpfs_out=$1
+    tmpfs_out=${DDP_PMIX_TMPFS-}
+    [[ -z ${DDP_PMIX_TMPFS+set} && $DDP_SCHEDULER == slurm ]] && command -v scontrol >/dev/null || return 0
+    tmpfs_out=$(scontrol show config 2>/dev/null | awk '$1 == "TmpFS" {print $3; exit}' || true)
 }
 
 # ddp_host_app_check PROGRAM: IMAGE=none runs your environment's python (PROGRAM's interpreter), which may

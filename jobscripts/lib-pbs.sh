@@ -39,33 +39,51 @@ ddp_pbs_main() {
     ddp_log "job $DDP_JOB_ID on $DDP_NNODES node(s): $(printf '%s\n' "${DDP_NODES[@]}" | ddp_first_lines 4 |
         paste -sd' ' -), run directory $RUN_DIR"
     ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
-    [[ $DDP_WORKLOAD_KIND != nccl-tests ]] || ddp_die "nccl-tests needs an MPI launcher that speaks PMIx to the" \
-        "image's OpenMPI (srun --mpi=pmix on Slurm); PALS mpiexec is Cray MPICH's launcher. Run it on one node:" \
-        "apptainer exec --nv app.sif mpirun -np 4 all_reduce_perf -g 1 (README: Images)"
     ddp_nproc_per_node DDP_NPROC
+    # nccl-tests: one rank per GPU, each an MPI rank of the image's Open MPI, which wires up through the PMIx
+    # server Cray PALS runs for `mpiexec --pmi=pmix` ("It supports a PMIx server", docs.open-mpi.org,
+    # "Launching with HPE PALS"). pbsdsh's TM tasks get no PMIx server: no way to wire the ranks up there.
+    [[ $DDP_WORKLOAD_KIND != nccl-tests || ${LAUNCHER:=mpiexec} == mpiexec ]] || ddp_die "nccl-tests needs a" \
+        "launcher that serves PMIx to the image's Open MPI, and LAUNCHER=$LAUNCHER (TM tasks) serves none; use" \
+        "LAUNCHER=mpiexec (Cray PALS: mpiexec --pmi=pmix), or run it on one node: $(ddp_nccl_tests_one_node_cmd \
+        "$DDP_NPROC") (README: Images)"
     ddp_write_deepspeed_hostfile
     ddp_fabric_env
     ddp_container_cmd DDP_CONTAINER DDP_NODE_POLICY
+    local -a per_node
     case ${LAUNCHER:=mpiexec} in
         # Cray PALS: one process per node; --cpu-bind none leaves every core to torchrun's workers.
-        mpiexec) DDP_LAUNCHER=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
-        pbsdsh) ddp_pbsdsh_launcher DDP_LAUNCHER ;;
+        mpiexec) per_node=(mpiexec -n "$DDP_NNODES" --ppn 1 --cpu-bind none) ;;
+        pbsdsh) ddp_pbsdsh_launcher per_node ;;
         *) ddp_die "LAUNCHER=$LAUNCHER is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec" ;;
     esac
-    ddp_rdzv_host DDP_RDZV_HOST DDP_RDZV_OWNER
-    ddp_check_launcher DDP_SCHEDULER_NAME_OF "${DDP_LAUNCHER[@]}"
+    local step=ddp_torchrun_step
+    DDP_LAUNCHER=("${per_node[@]}")
+    if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
+        step=ddp_pbs_mpi_step
+        DDP_LAUNCHER=(mpiexec -n $((DDP_NNODES * DDP_NPROC)) --ppn "$DDP_NPROC" --pmi=pmix --cpu-bind none)
+        ddp_mpi_rank_env
+    fi
+    # Where torchrun's store is; MPI programs meet through PMIx instead
+    [[ $step == ddp_pbs_mpi_step ]] || ddp_rdzv_host DDP_RDZV_HOST DDP_RDZV_OWNER
+    ddp_check_launcher DDP_SCHEDULER_NAME_OF "${per_node[@]}"
     local timer
     ddp_pbs_timer timer
     DDP_REQUEUE_CMD=(ddp_pbs_resubmit)
     DDP_HEAL_CMD=ddp_pbs_heal
     ddp_freeze_job_facts
-    ddp_preflight ddp_torchrun_step
+    ddp_preflight "$step"
     local rc=0
-    ddp_run_workload ddp_torchrun_step || rc=$?
+    ddp_run_workload "$step" || rc=$?
     # The timer may have fired (and exited) already: a failed kill must not end the script under set -e.
     [[ -z $timer ]] || kill "$timer" 2>/dev/null || true
     ddp_after_workload "$rc"
     ddp_finish "$rc" "${DDP_REQUEUE_CMD[@]}"
+}
+
+# ddp_pbs_mpi_step RDZV_ID PROGRAM...: nccl-tests, an MPI program: PALS' mpiexec starts every rank.
+ddp_pbs_mpi_step() {
+    ddp_run_step "" "${@:2}"
 }
 
 # ddp_pbs_check_node_names NODES...: every name of $PBS_NODEFILE must resolve, or stop (exit 2) before any

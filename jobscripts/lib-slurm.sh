@@ -51,11 +51,16 @@ ddp_slurm_main() {
         [[ $DRY_RUN == 1 ]] || srun --mpi=list 2>&1 | grep -qw pmix ||
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
-                "apptainer exec --nv app.sif mpirun -np $DDP_NPROC all_reduce_perf -g 1"
-        # Each task's `apptainer exec` has a user namespace of its own, so Open MPI's single-copy transfer
-        # between ranks of a node (CMA, process_vm_readv) is refused and every rank warns; copy in/out
-        # instead (only MPI's bootstrap traffic goes this way; NCCL carries the measured data).
-        ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none "no CMA across the containers' user namespaces"
+                "$(ddp_nccl_tests_one_node_cmd "$DDP_NPROC")"
+        # --gpus-per-task (sbatch's, which srun reads back from SLURM_*) implies --gpu-bind=per_task (srun(1)):
+        # each task sees its own GPUs from index 0. nccl-tests picks GPU localRank * nGpus + i unless
+        # NCCL_TESTS_DEVICE names the first (src/common.cu, nccl-tests v2.17.6, the image's): every rank but a
+        # node's first would ask for a GPU its task cannot see.
+        local per_task
+        ddp_gpus_per_task per_task
+        [[ -z $per_task ]] || ddp_default NCCL_TESTS_DEVICE 0 \
+            "--gpus-per-task=$per_task: each task's own GPUs start at index 0, not at its local rank"
+        ddp_mpi_rank_env
     fi
     case $launch in
         torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_torchrun_step ;;
@@ -102,10 +107,26 @@ ddp_slurm_main() {
 # ddp_slurm_task_step: LAUNCH=srun, one srun task per GPU running python PROGRAM itself (no torchrun): the
 # trainer reads SLURM_PROCID/SLURM_LOCALID/SLURM_STEP_NUM_TASKS, and rank 0 hosts the store at MASTER_ADDR,
 # the head node's fabric address (rank 0 runs there: srun places the first task on the first node). Each
-# step is a fresh srun step, so the rendezvous id is not needed.
+# step is a fresh srun step, so the rendezvous id is not needed. Your own script or module gets torchrun's
+# variables as well (DDP_SRUN_TASK_ENV): `deepspeed.init_distributed()` wants RANK, WORLD_SIZE and LOCAL_RANK
+# beside MASTER_ADDR and MASTER_PORT, and without any of them looks for an MPI world through mpi4py instead
+# (deepspeed/comm/comm.py, v0.19.8: init_distributed -> mpi_discovery), which the image lacks. The project's own
+# train and check keep reading srun's SLURM_* (app/common/cluster.py), which also say who launched them.
 ddp_slurm_task_step() {
-    ddp_run_step "" python "${@:2}"
+    case $DDP_WORKLOAD_KIND in
+        script | module) ddp_run_step "" /bin/sh -c "$DDP_SRUN_TASK_ENV" ddp-task "$DDP_NPROC" python "${@:2}" ;;
+        *) ddp_run_step "" python "${@:2}" ;;
+    esac
 }
+
+# In each srun task, before its program: torchrun's names for what srun says ($1 = tasks per node, the same on
+# every node: the step's --ntasks-per-node), then the program ($2...).
+# shellcheck disable=SC2016  # expanded in each task
+DDP_SRUN_TASK_ENV='RANK=${SLURM_PROCID:?srun sets it} WORLD_SIZE=${SLURM_STEP_NUM_TASKS:?srun sets it}
+LOCAL_RANK=${SLURM_LOCALID:?srun sets it} LOCAL_WORLD_SIZE=$1
+export RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE
+shift
+exec "$@"'
 
 # ddp_slurm_mpi_step: nccl-tests, an MPI program: srun starts every rank.
 ddp_slurm_mpi_step() {

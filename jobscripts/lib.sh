@@ -75,6 +75,8 @@
 #   DRY_RUN=0                       1: print the commands and exit without running them; outside a job it
 #                                   plans for DRY_RUN_NODES (node1,node2) with GPUS_PER_NODE (4) GPUs each
 #   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
+#   DDP_PMIX_TMPFS=(Slurm's TmpFS)  where Slurm's mpi/pmix makes each step's client directory, bound into the
+#                                   nccl-tests ranks' containers (default: `scontrol show config`; tests set it)
 #
 # Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
 
@@ -261,6 +263,33 @@ ddp_workload() {
     esac
 }
 
+# ddp_mpi_rank_env: for nccl-tests' MPI ranks, each started in its own container by the scheduler's launcher.
+# Each rank's `apptainer exec` has a user namespace of its own, so a single-copy transfer between ranks of a
+# node (CMA, process_vm_readv) is refused. Open MPI's own shared-memory transport (pml ob1 with btl vader, named
+# sm in Open MPI 5, which still reads the vader_ names: docs.open-mpi.org v5.0, "Shared Memory") then warns on
+# every rank ("CMA is not available", seen with the twin's Open MPI 4.1); copy in/out instead. HPC-X's Open
+# MPI in the NGC images carries point-to-point over UCX (pml ucx), which does not read this; UCX's own posix
+# and cma transports check the user namespace themselves (openucx/ucx PR #9213). Only MPI's bootstrap traffic
+# goes this way either way: NCCL carries the measured data.
+ddp_mpi_rank_env() {
+    ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none \
+        "no CMA across the containers' user namespaces, for Open MPI's own shared memory (ob1); UCX does not read it"
+}
+
+# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node, for the messages of a job that cannot
+# start the MPI ranks itself: the image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task
+# per node (as these scripts submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops
+# with "There are not enough slots available" (open-mpi/ompi#6020): --oversubscribe lifts that (Open MPI 5
+# still takes it, as --map-by :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of
+# several nodes the extra ranks would go to the others, through an srun the image lacks: --host localhost keeps
+# them here (a slot count, localhost:N, is ignored under a scheduler's allocation). Both checked with Open MPI
+# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_jobscripts_nccl_tests.py).
+ddp_nccl_tests_one_node_cmd() {
+    local -r nproc=$1
+    printf '%s %s\n' "apptainer exec --nv app.sif mpirun --oversubscribe --host localhost -np $nproc" \
+        "all_reduce_perf -b 8 -e 4G -f 2 -g 1"
+}
+
 # ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT.
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
@@ -286,20 +315,29 @@ ddp_nproc_per_node() {
     ddp_gpus_per_task_check "$n"
 }
 
-# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` (sbatch or the environment) asking for more GPUs than a node
-# has would start no task, or every task would stop in the trainer: say so before any rank starts. Slurm up
-# to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g. cpu=4,gres/gpu:h100=2
-# (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
-ddp_gpus_per_task_check() {
-    local per_task=${SLURM_GPUS_PER_TASK:-} item
+# ddp_gpus_per_task OUT: the GPUs a task gets with `--gpus-per-task=N` (sbatch or the environment), into OUT; empty
+# without. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g.
+# cpu=4,gres/gpu:h100=2 (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
+ddp_gpus_per_task() {
+    local -n per_task_out=$1
+    local item
     local -a items
-    if [[ -z $per_task ]]; then
+    per_task_out=${SLURM_GPUS_PER_TASK:-}
+    if [[ -z $per_task_out ]]; then
         IFS=, read -ra items <<<"${SLURM_TRES_PER_TASK:-}"
         for item in "${items[@]}"; do
-            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task=${BASH_REMATCH[2]}
+            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task_out=${BASH_REMATCH[2]}
         done
     fi
-    [[ $per_task =~ ^[0-9]+$ ]] && ((per_task > $1)) || return 0
+    [[ $per_task_out =~ ^[0-9]+$ ]] || per_task_out=
+}
+
+# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` asking for more GPUs than a node has would start no task, or
+# every task would stop in the trainer: say so before any rank starts.
+ddp_gpus_per_task_check() {
+    local per_task
+    ddp_gpus_per_task per_task
+    [[ -n $per_task ]] && ((per_task > $1)) || return 0
     ddp_die "--gpus-per-task=$per_task but a node of this job has $1 GPU(s): no task could start; ask" \
         "for at most $1 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$1 (LAUNCH=srun)," \
         "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
@@ -699,6 +737,7 @@ ddp_write_deepspeed_hostfile() {
     local file=$RUN_DIR/hostfile node
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
+        ddp_log_deepspeed_launch "$file"
         return 0
     fi
     ddp_private_run_dir
@@ -707,4 +746,22 @@ ddp_write_deepspeed_hostfile() {
     [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
     mv -f "$file.tmp" "$file"
     ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
+    ddp_log_deepspeed_launch "$file"
+}
+
+# ddp_log_deepspeed_launch HOSTFILE: how to start DeepSpeed's own launcher from HOSTFILE without SSH, one per node.
+# `--no_ssh` alone still asks the first node for its address over SSH (`ssh NODE hostname -I`) unless
+# `--master_addr` is given, and `--launcher slurm` needs `sinfo`, which the image lacks (deepspeed/launcher/
+# runner.py main, multinode_runner.py SlurmRunner.backend_exists, v0.19.8). A node's rank is its line in HOSTFILE
+# (Slurm's SLURM_NODEID, Cray PALS' PALS_NODEID: one task per node, in the job's node order); the master, node 0,
+# is the first line.
+ddp_log_deepspeed_launch() {
+    local -r hostfile=$1
+    # shellcheck disable=SC2016  # expanded on each node
+    local node_rank='$SLURM_NODEID' launcher='srun --ntasks-per-node=1'
+    # shellcheck disable=SC2016
+    [[ $DDP_SCHEDULER == pbs ]] && node_rank='$PALS_NODEID' launcher="mpiexec -n $DDP_NNODES --ppn 1"
+    ddp_log "deepspeed's launcher without SSH: one per node ($launcher), each in the image running:" \
+        "deepspeed --hostfile $hostfile --no_ssh --node_rank=$node_rank --master_addr=${DDP_NODES[0]}" \
+        "--master_port=$RDZV_PORT SCRIPT.py"
 }

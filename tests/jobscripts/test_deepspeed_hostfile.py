@@ -8,6 +8,7 @@ DeepSpeed's own parser is the judge here.
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -54,3 +55,20 @@ def test_a_slurm_job_writes_it_and_a_dry_run_only_says_so(tmp_path: Path) -> Non
     assert (f"DRY_RUN=1: would write {tmp_path}/runs/dry-run/hostfile (2 line(s) like 'gpu01 slots=4')"
             in result.stdout)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("scheduler", "node_rank"), [("slurm", "$SLURM_NODEID"), ("pbs", "$PALS_NODEID")])
+def test_the_launch_it_prints_needs_no_ssh_on_any_node(tmp_path: Path, scheduler: str, node_rank: str) -> None:
+    """DeepSpeed's launcher with --no_ssh still runs `ssh <first node> hostname -I` unless --master_addr is given,
+    and its --launcher slurm needs `sinfo`, which the image lacks (deepspeed/launcher/runner.py and
+    multinode_runner.py, v0.19.8). The printed launch, read by DeepSpeed's own parser, takes neither path."""
+    runner = pytest.importorskip("deepspeed.launcher.runner", reason="needs deepspeed: pip install -e '.[deepspeed]'")
+    result = write_hostfile(tmp_path, ["gpu01", "gpu02"], 4, DDP_SCHEDULER=scheduler, RDZV_PORT="29400")
+    assert result.returncode == 0, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if "deepspeed --hostfile" in line]
+    launch = shlex.split(line[line.index("deepspeed --hostfile"):])
+    assert f"--node_rank={node_rank}" in launch  # each node's own, expanded there
+    args = runner.parse_args([arg.replace(node_rank, "1") for arg in launch[1:]])
+    assert (args.hostfile, args.no_ssh, args.launcher) == (f"{tmp_path}/hostfile", True, "pdsh")
+    assert (args.master_addr, args.master_port) == ("gpu01", 29400)
+    assert (args.node_rank, args.user_script) == (1, "SCRIPT.py")

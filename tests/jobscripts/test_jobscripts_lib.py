@@ -812,8 +812,9 @@ def test_nccl_tests_run_across_the_nodes_one_mpi_rank_per_gpu_through_pmix(tmp_p
     assert "torchrun" not in steps[0]
 
 
-def test_nccl_tests_under_pbs_say_how_to_run_them_by_hand(tmp_path):
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "nccl-tests"}
+def test_nccl_tests_through_pbsdsh_say_how_to_run_them_by_hand(tmp_path):
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DRY_RUN": "1", "WORKLOAD": "nccl-tests",
+           "LAUNCHER": "pbsdsh"}
     result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2

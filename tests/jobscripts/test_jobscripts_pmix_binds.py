@@ -1,0 +1,70 @@
+"""The container of an MPI rank that srun (--mpi=pmix) or PALS (--pmi=pmix) starts sees its PMIx server's files.
+
+Slurm's mpi/pmix plugin keeps the server's directory under SlurmdSpoolDir/pmix.JOB.STEP, announced to each task as
+PMIX_SERVER_TMPDIR, and the client's under TmpFS/spmix_appdir_UID_JOB.STEP (src/plugins/mpi/pmix/pmixp_info.c,
+pmixp_client.c, slurm-25-11-7-1; the task's PMIx library reads PMIX_SERVER_TMPDIR and PMIX_SYSTEM_TMPDIR). Apptainer
+binds /tmp but not /var/spool: on a real node the rank inside the container finds no server. NVIDIA enroot's
+50-slurm-pmi.sh hook binds them; the job scripts do the same, per task, from what the task is given.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.jobscripts.test_jobscripts_lib import run_lib
+
+
+def rank_container_argv(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:
+    """The argv `apptainer` gets when the job's container command starts nccl-tests in one task."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    stub = bin_dir / "apptainer"
+    stub.write_text('#!/bin/sh\n[ "$1" = inspect ] && exit 0\nprintf "argv:%s\\n" "$@"\n')
+    stub.chmod(0o755)
+    (tmp_path / "app.sif").touch()
+    snippet = ("ddp_defaults >/dev/null; DDP_WORKLOAD_KIND=nccl-tests; ddp_container_cmd container policy >/dev/null\n"
+               'env "${TASK[@]}" "${container[@]}" all_reduce_perf -g 1')
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "IMAGE": str(tmp_path / "app.sif"),
+           "RUN_DIR": str(tmp_path / "run"), "DDP_PMIX_TMPFS": tmpfs}
+    task = " ".join(f"{k}={v}" for k, v in task_env.items())
+    result = run_lib(f"TASK=({task})\n{snippet}", env)
+    assert result.returncode == 0, result.stderr
+    return [line[len("argv:"):] for line in result.stdout.splitlines() if line.startswith("argv:")]
+
+
+def binds(argv: list[str]) -> list[str]:
+    return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--bind"]
+
+
+def test_an_mpi_ranks_container_binds_the_pmix_server_and_client_directories_of_its_step(tmp_path: Path) -> None:
+    spool, tmpfs = tmp_path / "var/spool/slurmd", tmp_path / "local/tmp"
+    server = spool / "pmix.7.0"
+    client = tmpfs / f"spmix_appdir_{os.getuid()}_7.0"
+    server.mkdir(parents=True)
+    client.mkdir(parents=True)
+    task = {"PMIX_SERVER_TMPDIR": f"{server}/", "PMIX_SYSTEM_TMPDIR": "/tmp", "SLURM_JOB_ID": "7",
+            "SLURM_STEP_ID": "0"}
+    argv = rank_container_argv(tmp_path, task, tmpfs=str(tmpfs))
+    assert argv[0] == "exec" and argv[-4:] == [str(tmp_path / "app.sif"), "all_reduce_perf", "-g", "1"]
+    assert str(server) in binds(argv) and str(client) in binds(argv)
+    assert "/tmp" not in binds(argv)  # Apptainer binds /tmp itself
+
+
+def test_a_task_without_a_pmix_server_gets_no_extra_binds(tmp_path: Path) -> None:
+    argv = rank_container_argv(tmp_path, {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0"}, tmpfs=str(tmp_path))
+    assert binds(argv) == [str(tmp_path / "run")]
+
+
+def test_a_directory_the_task_names_but_this_node_lacks_is_not_bound(tmp_path: Path) -> None:
+    argv = rank_container_argv(tmp_path, {"PMIX_SERVER_TMPDIR": str(tmp_path / "gone")})
+    assert str(tmp_path / "gone") not in binds(argv)
+
+
+def test_a_tmpfs_per_node_name_is_expanded_in_each_task(tmp_path: Path) -> None:
+    """slurm.conf may name each node's TmpFS by %n, which `scontrol show config` shows unexpanded (the test
+    cluster's TmpFS=BASE/%n/tmp); slurmd expands it with the node's name (slurm_conf_expand_slurmd_path)."""
+    client = tmp_path / "node2" / "tmp" / f"spmix_appdir_{os.getuid()}_7.1"
+    client.mkdir(parents=True)
+    task = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "1", "SLURMD_NODENAME": "node2"}
+    assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=f"{tmp_path}/%n/tmp"))
