@@ -5,8 +5,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-# autotools: the tests build a Cray-layout host libfabric from the source mirror (tests/containers/test_twin_image.py)
-want_debs=(shellcheck autoconf automake libtool)
+# autotools: the tests build a Cray-layout host libfabric from the source mirror (tests/containers/test_twin_image.py);
+# openmpi-bin: the one-node nccl-tests command the job scripts print runs under a real mpirun
+# (tests/jobscripts/test_jobscripts_nccl_tests.py)
+want_debs=(shellcheck autoconf automake libtool openmpi-bin)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     echo "provision: not root on Debian; tests needing ${want_debs[*]} may skip" >&2
