@@ -22,8 +22,8 @@
 # How values travel: a function that computes something writes it into the variable its caller names (bash
 # namerefs, `local -n`; they resolve by name, so a caller's name that is also one of the function's locals
 # would write that local: the namerefs end in _out, the callers name theirs plainly), never into a global of
-# its own choosing. Besides the library's constants (DDP_REPO, DDP_POLICY_FILE,
-# DDP_NODE_WRAPPER, ...) the only globals are DDP_PREEMPTED, which the signal trap sets, and the job's facts,
+# its own choosing. Besides the library's constants (DDP_REPO, DDP_POLICY_FILE, DDP_NODE_WRAPPER,
+# DDP_CUDA_COMPAT, ...) the only globals are DDP_PREEMPTED, which the signal trap sets, and the job's facts,
 # each assigned once by the main (or ddp_dry_run_allocation, or ddp_defaults) and read-only from
 # ddp_freeze_job_facts on (tests/jobscripts/test_jobscripts_facts.py holds the library to this):
 #   DDP_SCRIPT, DDP_SCHEDULER       name for messages (mn5.sh); slurm | pbs
@@ -655,6 +655,12 @@ ddp_on_signal() {
 [[ -r $DDP_REPO/app/common/node_wrapper.sh ]] ||
     ddp_die "$DDP_REPO/app/common/node_wrapper.sh is missing; run the job scripts from a whole checkout"
 DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
+# CUDA forward compatibility (app/common/cuda_compat.sh, the file the image's runscript runs): on a driver older
+# than the image's CUDA it puts the image's compat libraries first, as NGC's entrypoint would where Apptainer
+# skips it, or stops the step in one line (exit 7) before NCCL starts; its text goes to `sh -c` before the wrapper.
+[[ -r $DDP_REPO/app/common/cuda_compat.sh ]] ||
+    ddp_die "$DDP_REPO/app/common/cuda_compat.sh is missing; run the job scripts from a whole checkout"
+DDP_CUDA_COMPAT=$(<"$DDP_REPO/app/common/cuda_compat.sh")
 
 # ddp_run_step OWNER NODE_CMD...: start NODE_CMD (torchrun ..., or one task's program) in DDP_CONTAINER
 # through DDP_LAUNCHER, under the node wrapper (OWNER: the node that hosts torchrun's store, or empty), turn
@@ -662,8 +668,8 @@ DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
 ddp_run_step() {
     local owner=$1
     shift
-    local -a step=("${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node
-        "$DDP_STOP_FILE" "$owner" "$DDP_NODE_POLICY" "$@")
+    local -a step=("${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_CUDA_COMPAT" cuda-compat
+        /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE" "$owner" "$DDP_NODE_POLICY" "$@")
     ddp_print_cmd "step" "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" "$@"
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: not running it"

@@ -41,3 +41,49 @@ def test_the_driver_is_read_from_proc_driver_nvidia_version(tmp_path) -> None:
 
 def test_a_cpu_build_or_a_node_without_driver_has_nothing_to_compare(tmp_path) -> None:
     assert check_driver(Probe.tree(tmp_path), "none") == []
+
+
+def image_with_compat(root, driver: str = "595.45.04"):
+    """The image's CUDA compat libraries as NGC ships them: compat/lib.real/libcuda.so.1 -> libcuda.so.DRIVER."""
+    compat = root / "usr" / "local" / "cuda" / "compat" / "lib.real"
+    compat.mkdir(parents=True)
+    (compat / f"libcuda.so.{driver}").touch()
+    (compat / "libcuda.so.1").symlink_to(f"libcuda.so.{driver}")
+    return compat
+
+
+def node_with_driver(tmp_path, driver: str):
+    version = tmp_path / "proc" / "driver" / "nvidia" / "version"
+    version.parent.mkdir(parents=True)
+    version.write_text(VERSION.format(driver=driver))
+    return Probe.tree(tmp_path)
+
+
+def test_an_older_driver_with_the_images_compat_libraries_first_passes_and_says_so(tmp_path) -> None:
+    probe = node_with_driver(tmp_path, "570.124.06")
+    image_with_compat(tmp_path)
+    env = {"LD_LIBRARY_PATH": "/usr/local/cuda/compat/lib.real:/usr/local/nvidia/lib64"}
+    [check] = check_driver(probe, "13.2", env)
+    assert check.status == OK, check.detail
+    assert check.detail == ("driver 570.124.06, the image's torch built for CUDA 13.2; forward compatibility on: "
+                            "/usr/local/cuda/compat/lib.real (driver 595.45.04) first on LD_LIBRARY_PATH")
+
+
+def test_an_older_driver_without_compat_in_use_fails_and_names_the_runscript(tmp_path) -> None:
+    probe = node_with_driver(tmp_path, "570.124.06")
+    image_with_compat(tmp_path)
+    [check] = check_driver(probe, "13.2", {})
+    assert check.status == FAIL
+    assert check.detail == ("driver 570.124.06, the image's torch built for CUDA 13.2; forward compatibility off "
+                            "(the image has it: /usr/local/cuda/compat/lib.real, driver 595.45.04): "
+                            "CUDA 13.x needs driver 580 or newer")
+    assert "apptainer run" in check.remedy and "APP_CUDA_COMPAT" in check.remedy and "IMAGE=" in check.remedy
+
+
+def test_a_new_enough_driver_reports_compat_off(tmp_path) -> None:
+    probe = node_with_driver(tmp_path, "595.58.03")
+    image_with_compat(tmp_path)
+    [check] = check_driver(probe, "13.2", {"LD_LIBRARY_PATH": "/usr/lib"})
+    assert check.status == OK
+    assert check.detail == ("driver 595.58.03, the image's torch built for CUDA 13.2 (at least 580); "
+                            "forward compatibility off")

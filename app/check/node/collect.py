@@ -58,7 +58,7 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
     checks: list[Check] = []
     checks += gpu.check_gpus(info, versions, env)
     checks += health.check_health(info.count)
-    checks += driver.check_driver(probe, versions["cuda"])
+    checks += driver.check_driver(probe, versions["cuda"], env)
     checks += fabric_manager.check_fabric_manager(probe, info.count)
     checks += shm.check_shm(probe, info.count)
     checks += arch.check_arch(labels)

@@ -3,10 +3,17 @@ on any driver of at least its major family's minimum ("minor version compatibili
 Compatibility guide: 11.x >= 450.80.02, 12.x >= 525.60.13, 13.x >= 580), with a limited feature set below the
 toolkit's own driver (no PTX JIT); below the minimum CUDA does not initialise ("CUDA driver version is
 insufficient for CUDA runtime version"). The image cannot bring its own driver: Apptainer's --nv binds the
-host's.
+host's. It can bring the driver's user-space half: the CUDA compat libraries (NGC: /usr/local/cuda/compat/lib.real),
+which let a data-center GPU on an older driver run the newer CUDA ("forward compatibility", same guide) once they
+are first on LD_LIBRARY_PATH; app/common/cuda_compat.sh puts them there under `apptainer run` and the job scripts.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 from app.check.node.gpu import driver_version
 from app.check.node.probe import Probe
@@ -15,26 +22,78 @@ from app.check.report import FAIL, OK, Check
 NAME = "gpu: driver vs CUDA"
 #: The smallest driver each CUDA major family runs on (CUDA Compatibility guide, minor version compatibility).
 MINIMUM = {11: "450.80.02", 12: "525.60.13", 13: "580"}
+#: Where NGC's base keeps the compat libraries, first found first (the cuda-compat package's own layout second).
+IMAGE_COMPAT_DIRS = ("/usr/local/cuda/compat/lib.real", "/usr/local/cuda/compat")
+
+
+@dataclass(frozen=True)
+class Compat:
+    """The CUDA compat libraries: where they are, the driver they come from, whether they lead LD_LIBRARY_PATH."""
+
+    path: str = ""
+    driver: str = ""
+    in_use: bool = False
+
+    def describe(self) -> str:
+        if self.in_use:
+            return f"forward compatibility on: {self.path} (driver {self.driver or '?'}) first on LD_LIBRARY_PATH"
+        if self.path:
+            return f"forward compatibility off (the image has it: {self.path}, driver {self.driver or '?'})"
+        return "forward compatibility off"
 
 
 def _numbers(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
-def judge_driver(driver: str, cuda: str) -> Check:
+def _compat_driver(directory: Path) -> str | None:
+    """The driver the compat libraries come from (libcuda.so.1 -> libcuda.so.595.45.04); None: no libcuda there."""
+    libcuda = directory / "libcuda.so.1"
+    if not libcuda.exists():
+        return None
+    target = os.readlink(libcuda) if libcuda.is_symlink() else ""
+    version = Path(target).name.removeprefix("libcuda.so.")
+    return version if _numbers(version) and version.replace(".", "").isdigit() else ""
+
+
+def find_compat(root: Path, env: Mapping[str, str]) -> Compat:
+    """The compat libraries LD_LIBRARY_PATH puts first (in use), else the image's (present, not in use)."""
+    first = (env.get("LD_LIBRARY_PATH", "").split(":") or [""])[0]
+    if "compat" in first:
+        driver = _compat_driver(root / first.lstrip("/"))
+        if driver is not None:
+            return Compat(first.rstrip("/") or first, driver, in_use=True)
+    for path in IMAGE_COMPAT_DIRS:
+        driver = _compat_driver(root / path.lstrip("/"))
+        if driver is not None:
+            return Compat(path, driver)
+    return Compat()
+
+
+def judge_driver(driver: str, cuda: str, compat: Compat = Compat()) -> Check:
     major = (_numbers(cuda) or (0,))[0]
     detail = f"driver {driver}, the image's torch built for CUDA {cuda}"
     minimum = MINIMUM.get(major)
     if minimum is None:
-        return Check(NAME, OK, f"{detail} (no minimum known for CUDA {major})")
+        return Check(NAME, OK, f"{detail} (no minimum known for CUDA {major}); {compat.describe()}")
     if _numbers(driver) < _numbers(minimum):
-        return Check(NAME, FAIL, f"{detail}: CUDA {major}.x needs driver {minimum} or newer",
-                     "run on nodes with a newer driver (the admins update it), or build the image on an older "
-                     "NGC PyTorch base (containers/versions.env) whose CUDA this driver runs and point IMAGE= at it")
-    return Check(NAME, OK, f"{detail} (at least {minimum})")
+        if compat.in_use:
+            return Check(NAME, OK, f"{detail}; {compat.describe()}")
+        remedy = ("run on nodes with a newer driver (the admins update it), or build the image on an older NGC PyTorch "
+                  "base (containers/versions.env) whose CUDA this driver runs and point IMAGE= at it")
+        if compat.path:
+            remedy = ("start it with `apptainer run` or the job scripts, which put the image's compat libraries first "
+                      "on a data-center GPU (APP_CUDA_COMPAT=on forces it); or " + remedy)
+        return Check(NAME, FAIL, f"{detail}; {compat.describe()}: CUDA {major}.x needs driver {minimum} or newer",
+                     remedy)
+    # On a driver this new the image's compat libraries are not needed: naming them would only distract.
+    state = compat.describe() if compat.in_use else Compat().describe()
+    return Check(NAME, OK, f"{detail} (at least {minimum}); {state}")
 
 
-def check_driver(probe: Probe, cuda: str) -> list[Check]:
+def check_driver(probe: Probe, cuda: str, env: Mapping[str, str] | None = None) -> list[Check]:
     """Nothing to compare on a CPU build of torch or a node without an NVIDIA driver."""
     driver = driver_version(str(probe.proc)) if cuda not in ("", "none") else ""
-    return [judge_driver(driver, cuda)] if driver else []
+    if not driver:
+        return []
+    return [judge_driver(driver, cuda, find_compat(probe.root, os.environ if env is None else env))]

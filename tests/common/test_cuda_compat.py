@@ -1,0 +1,202 @@
+"""app/common/cuda_compat.sh: CUDA forward compatibility chosen where it helps, refused in one line where it cannot.
+
+Each case is a fake node root (the driver's /proc files, the image's compat directory) and an nvidia-smi stand-in
+on PATH; the helper runs `env` so the test sees the LD_LIBRARY_PATH the command would get.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HELPER = REPO / "app" / "common" / "cuda_compat.sh"
+IMAGE_DRIVER = "595.45.04"  # the driver the image's CUDA 13.2 compat libraries come from
+H100 = "NVIDIA H100 80GB HBM3"
+GEFORCE = "NVIDIA GeForce RTX 4090"
+
+
+def fake_node(root: Path, driver: str | None, gpu: str = H100, compat: str | None = "lib.real") -> Path:
+    """A node with DRIVER (None: no NVIDIA driver) and one GPU named GPU; the image's compat libraries under
+    usr/local/cuda/compat/COMPAT (None: none), libcuda.so.1 a link to libcuda.so.IMAGE_DRIVER as NVIDIA ships it."""
+    if driver is not None:
+        (root / "proc/driver/nvidia/gpus/0000:1b:00.0").mkdir(parents=True)
+        (root / "proc/driver/nvidia/version").write_text(
+            f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {driver}  Release Build  (dvs-builder@U16)\n"
+            "GCC version:  gcc version 12.2.0\n")
+        (root / "proc/driver/nvidia/gpus/0000:1b:00.0/information").write_text(
+            f"Model: \t\t {gpu}\nIRQ:   \t\t 42\nGPU UUID: \t GPU-0\n")
+    if compat is not None:
+        directory = root / "usr/local/cuda/compat" / compat
+        directory.mkdir(parents=True)
+        (directory / f"libcuda.so.{IMAGE_DRIVER}").touch()
+        (directory / "libcuda.so.1").symlink_to(f"libcuda.so.{IMAGE_DRIVER}")
+    return root
+
+
+def run(root: Path, env: dict[str, str] | None = None, smi: str | None = None) -> subprocess.CompletedProcess:
+    bin_dir = root / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    if smi is not None:
+        (bin_dir / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
+        (bin_dir / "nvidia-smi").chmod(0o755)
+    full_env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "APP_CUDA_COMPAT_ROOT": str(root), **(env or {})}
+    return subprocess.run(["sh", str(HELPER), "env"], env=full_env, capture_output=True, text=True, timeout=30)
+
+
+def library_path(result: subprocess.CompletedProcess) -> str:
+    values = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    return values.get("LD_LIBRARY_PATH", "")
+
+
+def test_an_older_driver_on_a_datacenter_gpu_puts_the_compat_libraries_first(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06")
+    result = run(root, {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"})
+    assert result.returncode == 0, result.stderr
+    compat = f"{root}/usr/local/cuda/compat/lib.real"
+    assert library_path(result) == f"{compat}:/usr/local/nvidia/lib64"
+    assert result.stderr == (f"cuda-compat: driver 570.124.06 is older than the image's CUDA needs ({IMAGE_DRIVER}): "
+                             f"forward compatibility on for {H100} (LD_LIBRARY_PATH starts with {compat})\n")
+
+
+def test_the_compat_directory_itself_serves_where_the_image_has_no_lib_real(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06", compat="")
+    result = run(root)
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == f"{root}/usr/local/cuda/compat/"
+
+
+def test_a_driver_as_new_as_the_images_cuda_runs_natively_and_says_nothing(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "595.58.03")
+    result = run(root, {"LD_LIBRARY_PATH": "/x"})
+    assert (result.returncode, library_path(result), result.stderr) == (0, "/x", "")
+
+
+def test_the_driver_is_read_from_nvidia_smi_where_proc_has_no_version_file(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06")
+    (root / "proc/driver/nvidia/version").unlink()
+    result = run(root, smi='case "$*" in *driver_version*) echo 570.124.06;; *name*) echo "NVIDIA H200";; esac')
+    assert result.returncode == 0, result.stderr
+    assert library_path(result).startswith(f"{root}/usr/local/cuda/compat/lib.real")
+
+
+def test_a_geforce_gpu_is_refused_in_one_line_with_the_fix(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06", gpu=GEFORCE)
+    result = run(root)
+    assert result.returncode == 7
+    assert result.stdout == ""  # the command did not start
+    assert result.stderr == (
+        f"cuda-compat: driver 570.124.06 is older than the image's CUDA needs ({IMAGE_DRIVER}), and forward "
+        f"compatibility does not support {GEFORCE} (data-center GPUs only); update the node's driver to "
+        f"{IMAGE_DRIVER} or newer, or use an image built on an older CUDA (NGC_PYTORCH_TAG in "
+        "containers/versions.env); APP_CUDA_COMPAT=off starts anyway\n")
+
+
+def test_a_driver_below_the_compat_floor_is_refused_in_one_line_with_the_fix(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "525.147.05")
+    result = run(root)
+    assert result.returncode == 7
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"cuda-compat: driver 525.147.05 is older than the image's CUDA needs ({IMAGE_DRIVER}), and below 535, the "
+        f"oldest driver its forward compatibility supports; update the node's driver to {IMAGE_DRIVER} or newer, or "
+        "use an image built on an older CUDA (NGC_PYTORCH_TAG in containers/versions.env); APP_CUDA_COMPAT=off "
+        "starts anyway\n")
+
+
+@pytest.mark.parametrize("setting", ["off", "OFF"])
+def test_app_cuda_compat_off_leaves_everything_as_it_is(tmp_path: Path, setting: str) -> None:
+    root = fake_node(tmp_path, "525.147.05", gpu=GEFORCE)
+    result = run(root, {"APP_CUDA_COMPAT": setting, "LD_LIBRARY_PATH": "/x"})
+    assert (result.returncode, library_path(result), result.stderr) == (0, "/x", "")
+
+
+def test_app_cuda_compat_on_puts_the_compat_libraries_first_whatever_the_node(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "595.58.03", gpu=GEFORCE)
+    result = run(root, {"APP_CUDA_COMPAT": "on"})
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real"
+
+
+def test_a_compat_path_the_user_put_on_ld_library_path_is_kept_as_it_is(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06")
+    mine = "/opt/site/cuda-compat-13-2:/usr/lib"
+    result = run(root, {"LD_LIBRARY_PATH": mine})
+    assert (result.returncode, library_path(result), result.stderr) == (0, mine, "")
+
+
+def test_a_bad_app_cuda_compat_value_is_refused_with_the_valid_ones(tmp_path: Path) -> None:
+    result = run(fake_node(tmp_path, "570.124.06"), {"APP_CUDA_COMPAT": "yes"})
+    assert result.returncode == 2
+    assert result.stderr == ("cuda-compat: APP_CUDA_COMPAT='yes' is not one of auto, on, off "
+                             "(e.g. APP_CUDA_COMPAT=off)\n")
+
+
+@pytest.mark.parametrize(("driver", "compat"), [(None, "lib.real"), ("570.124.06", None)],
+                         ids=["no-nvidia-driver", "image-without-compat"])
+def test_nothing_happens_without_a_driver_or_without_compat_libraries(tmp_path: Path, driver, compat) -> None:
+    result = run(fake_node(tmp_path, driver, compat=compat), {"LD_LIBRARY_PATH": "/x"})
+    assert (result.returncode, library_path(result), result.stderr) == (0, "/x", "")
+
+
+def runscript() -> str:
+    """containers/app.def's %runscript, with the image's /opt/app files taken from this checkout."""
+    text = (REPO / "containers" / "app.def").read_text()
+    body = text.split("%runscript\n", 1)[1].split("\n%", 1)[0]
+    return (body.replace("/opt/app/fabric_policy.env", str(REPO / "app/common/fabric_policy.env"))
+            .replace("/opt/app/cuda_compat.sh", str(HELPER)))
+
+
+def test_the_image_carries_the_helper_where_its_runscript_runs_it() -> None:
+    text = (REPO / "containers" / "app.def").read_text()
+    files = text.split("%files\n", 1)[1].split("\n%", 1)[0].split("\n")
+    assert "    app/common/cuda_compat.sh /opt/app/cuda_compat.sh" in files
+    assert 'exec /bin/sh /opt/app/cuda_compat.sh "$@"' in text.split("%runscript\n", 1)[1].split("\n%", 1)[0]
+
+
+def test_apptainer_run_starts_the_command_with_compat_on_an_older_driver(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06")
+    env = {"PATH": "/usr/bin:/bin", "APP_CUDA_COMPAT_ROOT": str(root), "APP_FABRIC": "none"}
+    result = subprocess.run(["sh", "-c", runscript(), "runscript", "env"], env=env, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real"
+
+
+def test_apptainer_run_refuses_a_geforce_before_the_command_starts(tmp_path: Path) -> None:
+    root = fake_node(tmp_path, "570.124.06", gpu=GEFORCE)
+    env = {"PATH": "/usr/bin:/bin", "APP_CUDA_COMPAT_ROOT": str(root), "APP_FABRIC": "none"}
+    result = subprocess.run(["sh", "-c", runscript(), "runscript", "env"], env=env, capture_output=True, text=True,
+                            timeout=30)
+    assert (result.returncode, result.stdout) == (7, "")
+    assert "forward compatibility does not support NVIDIA GeForce RTX 4090" in result.stderr
+
+
+def job_step(root: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """lib.sh's ddp_run_step with no launcher and no container (as on the node inside the image), running `env`."""
+    snippet = (f'source "{REPO}/jobscripts/lib.sh"; DRY_RUN=0; DDP_LAUNCHER=(); DDP_CONTAINER=(); '
+               f'DDP_NODE_POLICY=; DDP_STOP_FILE="{tmp_path}/stop"; ddp_run_step "" env')
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "APP_CUDA_COMPAT_ROOT": str(root),
+           "DDP_SCRIPT": "test.sh", "DDP_NNODES": "1", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
+           "DDP_SUBMIT_DIR": str(tmp_path), "DDP_SCHEDULER": "slurm"}
+    return subprocess.run(["bash", "-c", snippet], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_job_scripts_step_starts_torchrun_with_compat_on_an_older_driver(tmp_path: Path) -> None:
+    (tmp_path / "node").mkdir()
+    root = fake_node(tmp_path / "node", "570.124.06")
+    result = job_step(root, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert library_path(result).startswith(f"{root}/usr/local/cuda/compat/lib.real")
+
+
+def test_the_job_scripts_step_stops_with_the_one_line_where_compat_cannot_help(tmp_path: Path) -> None:
+    (tmp_path / "node").mkdir()
+    root = fake_node(tmp_path / "node", "525.147.05")
+    result = job_step(root, tmp_path)
+    assert result.returncode == 7
+    assert "cuda-compat: driver 525.147.05 is older than the image's CUDA needs" in result.stderr
+    assert "LD_LIBRARY_PATH=" not in result.stdout
