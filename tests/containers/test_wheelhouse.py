@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -51,7 +52,7 @@ def _run(tmp_path: Path, lock: Path, *, sources: Path | None = None, served: Pat
         env["SOURCES"] = str(sources)
     if served is not None:  # "the network": pip's own configuration, here a local folder
         env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(served))
-    command = ["bash", str(SCRIPT), "smoke", str(tmp_path / "out"), shutil.which("python") or "python3"]
+    command = ["bash", str(SCRIPT), "smoke", str(tmp_path / "out"), sys.executable]
     if offline:
         command = ["unshare", "--net", *command]
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
