@@ -126,3 +126,20 @@ def test_with_sources_a_swapped_wheel_is_refused(tmp_path):
     result = _run(tmp_path, lock, sources=sources, offline=True)
     assert result.returncode != 0
     assert "hash" in result.stderr.lower()
+
+
+@pytest.mark.parametrize(("arch", "flavours"), [("aarch64", ["aarch64"]), ("x86_64", ["ngc-twin", "smoke", "x86_64"])])
+def test_make_sources_gathers_the_locked_wheelhouse_of_every_flavour_of_arch(arch, flavours):
+    result = subprocess.run(["make", "-n", "sources", "SOURCES=/mirror", f"ARCH={arch}"], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert f"imagetool sources --arch {arch} --mirror /mirror" in result.stdout
+    gathered = re.findall(r"containers/fetch-wheels\.sh (\S+) (\S+)", result.stdout)
+    assert gathered == [(flavour, f"/mirror/wheelhouse-{flavour}") for flavour in flavours]
+
+
+def test_make_image_with_sources_hands_them_to_the_wheelhouse():
+    result = subprocess.run(["make", "-n", "image", "ARCH=aarch64", "SOURCES=/mirror", "BASE=/bases/ngc.sif"],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"SOURCES=/mirror bash containers/wheelhouse\.sh aarch64 build/wheelhouse-aarch64 ", result.stdout)
