@@ -104,6 +104,9 @@ IMAGE_SOURCES := containers/app.def containers/versions.env \
                  $(wildcard containers/locks/wheelhouse-*.txt) pyproject.toml \
                  $(shell find app -name "*.py" -o -name "*.yaml" -o -name "*.env")
 
+# The flavours (containers/arch/*.env) whose images are for ARCH: `make sources` gathers the wheels of each.
+ARCH_FLAVOURS = $(sort $(basename $(notdir $(shell grep -l '^ARCH=$(ARCH)$$' containers/arch/*.env))))
+
 # Per-image values (target-specific) feed the one recipe below, build_image.
 image:       FLAVOUR     = $(ARCH)
 image:       SIF         = $(IMAGE_DIR)/app-$(ARCH)-$(APP_VERSION).sif
@@ -139,8 +142,11 @@ define build_image
 endef
 
 .PHONY: sources
-sources: $(STAMP) ## Download every pinned source archive into SOURCES (default build/sources), sha256-checked
-	$(IMAGETOOL) sources --arch x86_64 --mirror $(or $(SOURCES),$(IMAGE_DIR)/sources)
+sources: MIRROR = $(or $(SOURCES),$(IMAGE_DIR)/sources)
+sources: $(STAMP) ## Gather into SOURCES (default build/sources) every archive and locked wheel ARCH's images take, hash-checked
+	$(IMAGETOOL) sources --arch $(ARCH) --mirror $(MIRROR)
+	$(foreach flavour,$(ARCH_FLAVOURS),SOURCES= bash containers/fetch-wheels.sh $(flavour) \
+	    $(MIRROR)/wheelhouse-$(flavour) $(PY) &&) true
 
 .PHONY: wheelhouse-lock
 wheelhouse-lock: $(STAMP) ## Rewrite containers/locks/wheelhouse-*.txt (every wheel's sha256) from the pins; needs a network
