@@ -93,7 +93,7 @@ IMAGE_DIR ?= build
 SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 # Extra `apptainer build` flags, e.g. --tmpdir /scratch/$$USER or --notest
 APPTAINER_BUILD_FLAGS ?=
-# Source mirror to build from offline (every archive `make sources` fetches); empty: download them
+# Source mirror to build from offline (the archives and locked wheels `make sources` gathers); empty: download them
 SOURCES ?=
 # Local base image (`make base ARCH=...` pulls the pinned one for ARCH's platform) instead of the registry pull
 BASE ?=
