@@ -93,15 +93,19 @@ IMAGE_DIR ?= build
 SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 # Extra `apptainer build` flags, e.g. --tmpdir /scratch/$$USER or --notest
 APPTAINER_BUILD_FLAGS ?=
-# Source mirror to build from offline (every archive `make sources` fetches); empty: download them
+# Source mirror to build from offline (the archives and locked wheels `make sources` gathers); empty: download them
 SOURCES ?=
 # Local base image (`make base ARCH=...` pulls the pinned one for ARCH's platform) instead of the registry pull
 BASE ?=
 
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env \
-                 $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh pyproject.toml \
+                 $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh containers/fetch-wheels.sh \
+                 $(wildcard containers/locks/wheelhouse-*.txt) pyproject.toml \
                  $(shell find app -name "*.py" -o -name "*.yaml" -o -name "*.env")
+
+# The flavours (containers/arch/*.env) whose images are for ARCH: `make sources` gathers the wheels of each.
+ARCH_FLAVOURS = $(sort $(basename $(notdir $(shell grep -l '^ARCH=$(ARCH)$$' containers/arch/*.env))))
 
 # Per-image values (target-specific) feed the one recipe below, build_image.
 image:       FLAVOUR     = $(ARCH)
@@ -130,7 +134,7 @@ define build_image
 	mkdir -p $(IMAGE_DIR)/no-sources
 	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS) \
 	    $(SOURCE_SETS) $(BASE_SETS)
-	bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
+	SOURCES=$(SOURCES) bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
 	$(IMAGETOOL) build --arch $(FLAVOUR) --build-arch $(BUILD_ARCH) --apptainer $(APPTAINER) $(IMAGE_SETS) \
 	    --args-file $(ARGS_FILE) --squashfs-args "$(SQUASHFS_ARGS)" --extra="$(APPTAINER_BUILD_FLAGS)" --out $(SIF).tmp
 	mv $(SIF).tmp $(SIF)
@@ -138,8 +142,16 @@ define build_image
 endef
 
 .PHONY: sources
-sources: $(STAMP) ## Download every pinned source archive into SOURCES (default build/sources), sha256-checked
-	$(IMAGETOOL) sources --arch x86_64 --mirror $(or $(SOURCES),$(IMAGE_DIR)/sources)
+sources: MIRROR = $(or $(SOURCES),$(IMAGE_DIR)/sources)
+sources: $(STAMP) ## Gather into SOURCES (default build/sources) every archive and locked wheel ARCH's images take, hash-checked
+	$(IMAGETOOL) sources --arch $(ARCH) --mirror $(MIRROR)
+	$(foreach flavour,$(ARCH_FLAVOURS),SOURCES= bash containers/fetch-wheels.sh $(flavour) \
+	    $(MIRROR)/wheelhouse-$(flavour) $(PY) &&) true
+
+.PHONY: wheelhouse-lock
+wheelhouse-lock: $(STAMP) ## Rewrite containers/locks/wheelhouse-*.txt (every wheel's sha256) from the pins; needs a network
+	for flavour in $(basename $(notdir $(wildcard containers/arch/*.env))); do \
+	    bash containers/lock-wheelhouse.sh $$flavour $(PY) || exit 1; done
 
 .PHONY: base
 base: $(STAMP) ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)/ngc-pytorch-ARCH.sif (for BASE=)

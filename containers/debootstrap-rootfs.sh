@@ -15,9 +15,16 @@ mirror=$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/*.sources 2
           grep -v -e security -e '^$' | head -1 || true)
 [[ -n $mirror ]] || { echo "error: no Debian mirror in the apt sources" >&2; exit 1; }
 
+# The Release files' signatures are checked against Debian's own keys (package debian-archive-keyring), and a
+# mirror that serves them unsigned is refused (--force-check-gpg; debootstrap otherwise goes on without a check
+# when it finds no keyring).
+keyring=${DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
+[[ -f $keyring ]] ||
+    { echo "error: no Debian keyring at $keyring; install it (apt-get install debian-archive-keyring) or set DEBIAN_KEYRING" >&2; exit 1; }
+
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
-debootstrap --variant=minbase "$suite" "$dir" "$mirror" >"$dir.log" 2>&1 ||
+debootstrap --variant=minbase --force-check-gpg --keyring="$keyring" "$suite" "$dir" "$mirror" >"$dir.log" 2>&1 ||
     { tail -20 "$dir.log" >&2; echo "error: debootstrap failed (log: $dir.log)" >&2; exit 1; }
 # Device nodes cannot be copied under --fakeroot (Lchown /dev/console fails); Apptainer provides /dev.
 rm -rf "${dir:?}"/dev/*

@@ -5,16 +5,16 @@
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
-need WITH_CUDA
+need WITH_CUDA BUILD_DIR
 if [[ $WITH_CUDA != 1 ]]; then log "skipped: WITH_CUDA=$WITH_CUDA (the plugin needs CUDA)"; exit 0; fi
 need AWS_OFI_NCCL_VERSION AWS_OFI_NCCL_URL AWS_OFI_NCCL_SHA256 AWS_OFI_NCCL_ARCHIVE LIBFABRIC_HOST_ABI
 
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [[ -d $cuda/include ]] || die "no CUDA toolkit at $cuda; the CUDA flavour needs a CUDA devel base (NGC PyTorch is one)"
-src=/tmp/build/aws-ofi-nccl
+src=$BUILD_DIR/aws-ofi-nccl
 mkdir -p "$src"
-fetch_verified "$AWS_OFI_NCCL_URL" "$AWS_OFI_NCCL_SHA256" "$AWS_OFI_NCCL_ARCHIVE" /tmp/build/aws-ofi-nccl.tar.gz
-tar -xzf /tmp/build/aws-ofi-nccl.tar.gz -C "$src" --strip-components=1
+fetch_verified "$AWS_OFI_NCCL_URL" "$AWS_OFI_NCCL_SHA256" "$AWS_OFI_NCCL_ARCHIVE" "$BUILD_DIR/aws-ofi-nccl.tar.gz"
+tar -xzf "$BUILD_DIR/aws-ofi-nccl.tar.gz" -C "$src" --strip-components=1
 cd "$src"
 ./autogen.sh >/dev/null 2>&1
 # No --with-hwloc: given a path, m4/check_pkg_hwloc.m4 adds `-isystem PATH/include`, and for the system
@@ -44,4 +44,4 @@ log "plugin needs libfabric symbol versions up to $newest (host libfabric may be
 if ldd -r "$plugin" 2>&1 | grep -E 'not found|undefined symbol'; then
     die "$plugin has unresolved libraries or symbols in the image (ldd -r above)"
 fi
-rm -rf "$src" /tmp/build/aws-ofi-nccl.tar.gz
+rm -rf "$src" "$BUILD_DIR/aws-ofi-nccl.tar.gz"

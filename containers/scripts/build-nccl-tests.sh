@@ -5,7 +5,7 @@
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
-need WITH_CUDA
+need WITH_CUDA BUILD_DIR
 if [[ $WITH_CUDA != 1 ]]; then log "skipped: WITH_CUDA=$WITH_CUDA (nccl-tests need CUDA)"; exit 0; fi
 need NCCL_TESTS_VERSION NCCL_TESTS_URL NCCL_TESTS_SHA256 NCCL_TESTS_ARCHIVE NVCC_GENCODE
 
@@ -13,15 +13,15 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 mpi_home=${MPI_HOME:-/opt/hpcx/ompi}
 [[ -e $mpi_home/include/mpi.h ]] ||
     die "no MPI at $mpi_home (no include/mpi.h); NGC bases have HPC-X's OpenMPI there: set MPI_HOME to another MPI"
-src=/tmp/build/nccl-tests
+src=$BUILD_DIR/nccl-tests
 mkdir -p "$src"
-fetch_verified "$NCCL_TESTS_URL" "$NCCL_TESTS_SHA256" "$NCCL_TESTS_ARCHIVE" /tmp/build/nccl-tests.tar.gz
-tar -xzf /tmp/build/nccl-tests.tar.gz -C "$src" --strip-components=1
+fetch_verified "$NCCL_TESTS_URL" "$NCCL_TESTS_SHA256" "$NCCL_TESTS_ARCHIVE" "$BUILD_DIR/nccl-tests.tar.gz"
+tar -xzf "$BUILD_DIR/nccl-tests.tar.gz" -C "$src" --strip-components=1
 # nccl-tests link `-L$NCCL_HOME/lib -lnccl` and include `$NCCL_HOME/include`: NGC installs NCCL in the
 # system directories, where libnccl.so (the dev link) may be missing, so give them a home of their own.
 nccl_h=$(find /usr/include /usr/local/include -maxdepth 1 -name nccl.h -print -quit)
 [[ -n $nccl_h ]] || die "no nccl.h in /usr/include or /usr/local/include: the base has no NCCL headers"
-nccl_home=/tmp/build/nccl-home
+nccl_home=$BUILD_DIR/nccl-home
 dev_links "$nccl_home/lib" nccl
 ln -s "$(dirname "$nccl_h")" "$nccl_home/include"
 make -C "$src/src" -j"$(nproc)" MPI=1 MPI_HOME="$mpi_home" CUDA_HOME="$cuda" NCCL_HOME="$nccl_home" \
@@ -29,4 +29,4 @@ make -C "$src/src" -j"$(nproc)" MPI=1 MPI_HOME="$mpi_home" CUDA_HOME="$cuda" NCC
 install -d /opt/nccl-tests/bin
 install -m 755 "$src"/build/*_perf /opt/nccl-tests/bin/
 ldd /opt/nccl-tests/bin/all_reduce_perf | grep -q 'libmpi' || die "all_reduce_perf is not linked with MPI"
-rm -rf "$src" "$nccl_home" /tmp/build/nccl-tests.tar.gz
+rm -rf "$src" "$nccl_home" "$BUILD_DIR/nccl-tests.tar.gz"

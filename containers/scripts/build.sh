@@ -10,6 +10,11 @@ need ARCH FLAVOUR WITH_CUDA TORCH_VERSION PYTHON
 [[ $(uname -m) == "$ARCH" ]] ||
     die "building the $ARCH image on a $(uname -m) machine: the base's platform is wrong (register qemu binfmt and pass --arch, or build on a $ARCH node)"
 
+# Every step compiles under BUILD_DIR, a private directory inside the image (never the host's shared /tmp).
+BUILD_DIR=$(private_work_dir /opt/app)
+export BUILD_DIR
+trap 'rm -rf "$BUILD_DIR"' EXIT
+
 # The base's own network plugins and EFA libfabric go first: left in place, the loader could resolve our
 # plugin's libfabric.so.1 to AWS's while we build and check it (the NGC twin showed it).
 for step in install-system-packages remove-stale-plugins build-libfabric build-aws-ofi-nccl build-nccl-tests \

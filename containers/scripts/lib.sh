@@ -15,6 +15,15 @@ need() {
     done
 }
 
+# private_work_dir ROOT: print a new directory under ROOT, mode 0700, owned by the caller. %post sees the build
+# host's /tmp, where another user could create a fixed name (/tmp/build) first and swap an archive between
+# its sha256 check and its use; ROOT is inside the image being built, and mktemp never reuses a name.
+private_work_dir() {
+    local root=$1
+    mkdir -p "$root"
+    mktemp -d "$root/build.XXXXXXXX"
+}
+
 # fetch_verified URL SHA256 ARCHIVE DEST: the source archive at DEST, sha256-checked; a mismatch stops the
 # build. Taken from the source mirror (/opt/app/sources/ARCHIVE, copied in from `make image SOURCES=DIR`)
 # when it has the file, else downloaded from URL.

@@ -99,14 +99,16 @@ ln -s "$ompi" /usr/local/mpi
 [[ -e $ompi/lib/libmpi.so ]] || { log "no libmpi.so under $ompi/lib"; exit 1; }
 
 log "NCCL network plugins and the EFA libfabric NGC ships (stale here: remove-stale-plugins.sh deletes them)"
-echo 'int ncclNetPlugin_v8 = 0;' >/tmp/stale.c
+# In a directory of its own: %post sees the build host's shared /tmp.
+work=$(mktemp -d /opt/twin-build.XXXXXXXX)
+echo 'int ncclNetPlugin_v8 = 0;' >"$work/stale.c"
 for library in /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so \
     /opt/hpcx/nccl_spectrum-x_plugin/lib/libnccl-net-spcx.so /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so \
     /opt/amazon/efa/lib/libfabric.so.1; do
     mkdir -p "$(dirname "$library")"
-    gcc -shared -fPIC -o "$library" /tmp/stale.c
+    gcc -shared -fPIC -o "$library" "$work/stale.c"
 done
-rm /tmp/stale.c
+rm -r "$work"
 printf '%s\n' /opt/hpcx/nccl_rdma_sharp_plugin/lib /opt/amazon/ofi-nccl/lib >/etc/ld.so.conf.d/hpcx-nccl-plugins.conf
 # The name the EFA installer gives its loader entry (remove-stale-plugins.sh deletes *efa*).
 echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/efa.conf
