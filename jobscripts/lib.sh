@@ -219,6 +219,17 @@ ddp_private_run_dir() {
         "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
 }
 
+# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for the scheduler in use, for
+# messages. qsub gives a batch script no arguments (qsub.1B: arguments follow only `-- executable`), so under
+# PBS the workload goes in the WORKLOAD variable (ddp_pbs_main reads it).
+ddp_submit_command() {
+    if [[ ${DDP_SCHEDULER:-} == pbs ]]; then
+        echo "qsub -v WORKLOAD=\"$*\" $DDP_SCRIPT"
+    else
+        echo "sbatch $DDP_SCRIPT${*:+ $*}"
+    fi
+}
+
 # ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
 # KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
 #   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
@@ -248,13 +259,16 @@ ddp_workload() {
             ;;
         -m)
             workload_kind_out=module
-            (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
+            (($#)) || ddp_die "-m needs a module name; example: $(ddp_submit_command -m my_pkg.train --epochs 5)"
             workload_out=(-m "$@")
             ;;
         *)
+            # nccl-tests needs PMIx, which PBS's PALS mpiexec does not speak (ddp_pbs_main refuses it)
+            local nccl_tests="nccl-tests [ARGS] | "
+            [[ ${DDP_SCHEDULER:-} != pbs ]] || nccl_tests=
             [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
-                "$PWD); usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py" \
-                "[ARGS] | -m MODULE [ARGS]]"
+                "$PWD); usage: $(ddp_submit_command "[train [key=value ...] | check | ${nccl_tests}SCRIPT.py" \
+                "[ARGS] | -m MODULE [ARGS]]")"
             workload_kind_out=script
             workload_out=("$what" "$@")
             ;;
