@@ -842,3 +842,13 @@ def test_outside_a_job_without_dry_run_the_script_says_how_to_submit_it_or_plan_
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "not inside a" in result.stderr and "DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/" in result.stderr
+
+
+def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> None:
+    """A run directory others can write is refused; the example of one's own names the job id PBS sets."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    result = run_lib("ddp_private_run_dir", env={**PBS_JOB, "RUN_DIR": str(shared), "RUN_DIR_MODE": "700"})
+    assert result.returncode == 2, result.stderr
+    assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr
