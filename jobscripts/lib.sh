@@ -201,7 +201,9 @@ ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
 # what a resume trusts lies there (snapshots, the stop file, history.jsonl), at a predictable name often under
 # a group-writable project directory. The trainer checks the same (app/common/private_dir.py).
 ddp_private_run_dir() {
-    local me owner mode remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$SLURM_JOB_ID"
+    local me owner mode job_id_variable=SLURM_JOB_ID remedy
+    [[ ${DDP_SCHEDULER:-} != pbs ]] || job_id_variable=PBS_JOBID
+    remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$$job_id_variable"
     me=$(id -u)
     if [[ ! -e $RUN_DIR && ! -L $RUN_DIR ]]; then
         mkdir -p -- "$(dirname -- "$RUN_DIR")" && (umask 077 && mkdir -- "$RUN_DIR") && chmod "$RUN_DIR_MODE" -- "$RUN_DIR" ||
