@@ -472,7 +472,8 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "no-apptainer",
         "neither apptainer nor singularity is on the job's PATH",
-        "`module load singularity` before `sbatch` (the job inherits it), or set `APPTAINER=/path/to/apptainer`",
+        "`module load singularity` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or set `APPTAINER=/path/to/apptainer`",
         (r"(?:apptainer|singularity) not found in PATH",),
         75,
         readme=("singularity not found in PATH",),
@@ -488,7 +489,8 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "no-torchrun",
         "the job's environment has no torchrun (IMAGE=none uses the host's Python environment)",
-        "`source .venv/bin/activate` before `sbatch` (the job inherits it), or use the image (`IMAGE=/path/app.sif`)",
+        "`source .venv/bin/activate` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or use the image (`IMAGE=/path/app.sif`)",
         (r"torchrun (?:is )?not in PATH",),
         75,
         readme=("torchrun is not in PATH",),
