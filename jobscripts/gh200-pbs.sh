@@ -29,6 +29,14 @@
 #PBS -r y
 # stdout and stderr in one log
 #PBS -j oe
+# The log written where it ends up as the job runs (tail -f works), not kept by PBS until the job ends:
+# qsub.1B (openpbs doc/man1/qsub.1B), "-k keep": d, "Output and/or error are written directly to their final
+# destination"; o and e name the streams
+#PBS -k oed
+# The submitter's environment (a `module load`, WORKLOAD, CONFIG, IMAGE exported before qsub) reaches the job:
+# without -V qsub exports only PBS_O_* and the -v variables; qsub.1B, "-V": "All environment variables and
+# shell functions in the user's login environment where qsub is run are exported to the job"
+#PBS -V
 
 # qsub runs a copy of this file: lib.sh is found in the submit directory's jobscripts/ (or DDP_JOBSCRIPTS).
 DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:+$PBS_O_WORKDIR/jobscripts}}

@@ -101,7 +101,7 @@ ddp_heal() {
         ddp_history_event gave-up "$reason; blamed $nodes; $done_already requeue(s) in a row already" "$nodes"
         ddp_error "giving up after $done_already requeue(s) in a row for bad nodes" \
             "(MAX_REQUEUES=$MAX_REQUEUES): $reason, blaming $nodes; see $RUN_DIR/history.jsonl, check the nodes" \
-            "(sbatch ${DDP_SCRIPT} check) and resubmit with RUN_DIR=$RUN_DIR to resume"
+            "($(ddp_submit_command check)) and resubmit with RUN_DIR=$RUN_DIR to resume"
         exit "$rc"
     fi
     ddp_log "$reason: leaving out $nodes and requeueing ($((done_already + 1)) of at most $MAX_REQUEUES in a row)"

@@ -203,7 +203,9 @@ ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
 # what a resume trusts lies there (snapshots, the stop file, history.jsonl), at a predictable name often under
 # a group-writable project directory. The trainer checks the same (app/common/private_dir.py).
 ddp_private_run_dir() {
-    local me owner mode remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$SLURM_JOB_ID"
+    local me owner mode job_id_variable=SLURM_JOB_ID remedy
+    [[ ${DDP_SCHEDULER:-} != pbs ]] || job_id_variable=PBS_JOBID
+    remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$$job_id_variable"
     me=$(id -u)
     if [[ ! -e $RUN_DIR && ! -L $RUN_DIR ]]; then
         mkdir -p -- "$(dirname -- "$RUN_DIR")" && (umask 077 && mkdir -- "$RUN_DIR") && chmod "$RUN_DIR_MODE" -- "$RUN_DIR" ||
@@ -219,6 +221,17 @@ ddp_private_run_dir() {
         "planted snapshots or a stop file in it; $remedy"
     ((!(8#$mode & 8#022))) || ddp_die "RUN_DIR=$RUN_DIR is writable by other users (mode $mode), who could plant" \
         "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
+}
+
+# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for the scheduler in use, for
+# messages. qsub gives a batch script no arguments (qsub.1B: arguments follow only `-- executable`), so under
+# PBS the workload goes in the WORKLOAD variable (ddp_pbs_main reads it).
+ddp_submit_command() {
+    if [[ ${DDP_SCHEDULER:-} == pbs ]]; then
+        echo "qsub -v WORKLOAD=\"$*\" $DDP_SCRIPT"
+    else
+        echo "sbatch $DDP_SCRIPT${*:+ $*}"
+    fi
 }
 
 # ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
@@ -250,13 +263,16 @@ ddp_workload() {
             ;;
         -m)
             workload_kind_out=module
-            (($#)) || ddp_die "-m needs a module name; example: sbatch ${DDP_SCRIPT} -m my_pkg.train --epochs 5"
+            (($#)) || ddp_die "-m needs a module name; example: $(ddp_submit_command -m my_pkg.train --epochs 5)"
             workload_out=(-m "$@")
             ;;
         *)
+            # nccl-tests needs PMIx, which PBS's PALS mpiexec does not speak (ddp_pbs_main refuses it)
+            local nccl_tests="nccl-tests [ARGS] | "
+            [[ ${DDP_SCHEDULER:-} != pbs ]] || nccl_tests=
             [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
-                "$PWD); usage: sbatch ${DDP_SCRIPT} [train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py" \
-                "[ARGS] | -m MODULE [ARGS]]"
+                "$PWD); usage: $(ddp_submit_command "[train [key=value ...] | check | ${nccl_tests}SCRIPT.py" \
+                "[ARGS] | -m MODULE [ARGS]]")"
             workload_kind_out=script
             workload_out=("$what" "$@")
             ;;

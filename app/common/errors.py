@@ -4,12 +4,9 @@ Entry points catch `UserFacingError`, print `error: <message>` to stderr and exi
 no traceback, because the traceback is about our code while the fix is in the user's input.
 """
 
-from __future__ import annotations
-
 import sys
-from collections.abc import Callable
 from functools import wraps
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from app.common import exitcodes
 

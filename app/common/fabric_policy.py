@@ -5,13 +5,11 @@ parses its `app_setting FABRIC WHEN NAME VALUE REASON` lines, so the check's rem
 the values a job would set, and the README's table can be tested against it.
 """
 
-from __future__ import annotations
-
 import re
 import shlex
-from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple, Tuple
 
 POLICY_FILE = Path(__file__).with_name("fabric_policy.env")
 FABRICS = ("infiniband", "roce", "slingshot", "none")
@@ -21,8 +19,7 @@ OPT_IN = re.compile(r"opt-in:([a-z0-9-]+)")
 OPT_IN_VARIABLE = "APP_FABRIC_OPT_IN"
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
     fabric: str
     when: str
     name: str
@@ -38,8 +35,8 @@ class Setting:
         return match.group(1) if match else ""
 
 
-@cache
-def settings(path: Path = POLICY_FILE) -> tuple[Setting, ...]:
+@lru_cache(maxsize=None)  # functools.cache is 3.9+: the login nodes run 3.6
+def settings(path: Path = POLICY_FILE) -> Tuple[Setting, ...]:
     """Every `app_setting` line, in order; a FABRIC or WHEN the shell would never match is a ValueError."""
     found, comment = [], []
     for number, line in enumerate(path.read_text().splitlines(), start=1):

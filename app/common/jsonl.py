@@ -6,16 +6,14 @@ a line is not a record: readers skip it and keep the rest. Standard library only
 history command with the host's python3).
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, List, Optional
 
 from app.common.regular_files import open_regular
 
 
-def json_object(line: bytes) -> dict[str, Any] | None:
+def json_object(line: bytes) -> Optional[Dict[str, Any]]:
     """The JSON object on one line, or None when the line is not one (cut short, not UTF-8, another type)."""
     try:
         value = json.loads(line.decode())
@@ -24,7 +22,7 @@ def json_object(line: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def json_objects(path: Path) -> list[dict[str, Any]]:
+def json_objects(path: Path) -> List[Dict[str, Any]]:
     """The lines of `path` that are JSON objects, in order; none when the file does not exist. A path that is
     not a regular file (a FIFO would block the reader) is NotARegularFile, an OSError."""
     try:

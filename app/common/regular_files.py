@@ -6,13 +6,11 @@ opened with O_NONBLOCK (an open of a FIFO returns at once) and checked on the op
 checked is what is read. Standard library only (the job scripts' history command runs on the host's python3).
 """
 
-from __future__ import annotations
-
 import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Union
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -26,7 +24,7 @@ class FileTooLarge(OSError):
     """The file is larger than its reader accepts."""
 
 
-def require_regular(fd: int, path: Path | str) -> None:
+def require_regular(fd: int, path: Union[Path, str]) -> None:
     """NotARegularFile unless the open descriptor `fd` (of `path`) is a regular file."""
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
@@ -34,7 +32,7 @@ def require_regular(fd: int, path: Path | str) -> None:
         raise NotARegularFile(errno.EINVAL, f"{kind}, where only a regular file is used", str(path))
 
 
-def open_regular(path: Path | str, *, follow_links: bool = True, buffering: int = -1) -> BinaryIO:
+def open_regular(path: Union[Path, str], *, follow_links: bool = True, buffering: int = -1) -> BinaryIO:
     """`path` opened for binary reading if it is a regular file, else NotARegularFile (an OSError)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
     try:
@@ -52,7 +50,7 @@ def open_regular(path: Path | str, *, follow_links: bool = True, buffering: int 
         raise
 
 
-def read_regular(path: Path | str, max_bytes: int, *, follow_links: bool = True) -> bytes:
+def read_regular(path: Union[Path, str], max_bytes: int, *, follow_links: bool = True) -> bytes:
     """The whole of the regular file `path`; FileTooLarge (an OSError) past `max_bytes`."""
     with open_regular(path, follow_links=follow_links) as file:
         data = file.read(max_bytes + 1)

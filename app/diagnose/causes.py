@@ -71,35 +71,37 @@ appear in that rule's fix. Tested rather than generated, because the README's ro
 project's scripts.
 """
 
-from __future__ import annotations
-
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Callable, NamedTuple, Optional, Tuple
 
 from app.check import remedies
 from app.common import fabric_policy as policy
 from app.diagnose.logview import LineFact, LogView
 
 
-@dataclass(frozen=True)
-class Cause:
+class Cause(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
     key: str
     """A short name, stable for tests and scripts (`--list` shows them)."""
     cause: str
     """The cause in one sentence; `{name}` fields are filled from the first matching line's named groups."""
     fix: str
     """What to change: the setting, the command, or the job-script option."""
-    patterns: tuple[str, ...]
+    patterns: Tuple[str, ...]
     """Regular expressions (searched, case-sensitive) for the lines that show the cause."""
     weight: int
     """Order among the findings of one log: a root cause outranks its consequences (higher first)."""
-    applies: Callable[[LogView], bool] | None = None
+    applies: Optional[Callable[[LogView], bool]] = None
     """A condition on the whole log, for lines that mean this cause only in some contexts."""
-    readme: tuple[str, ...] = field(default=())
+    readme: Tuple[str, ...] = ()
     """Text of the README symptom cells (the `| symptom | cause | fix |` tables) this rule answers."""
-    context: tuple[str, ...] = field(default=())
+    context: Tuple[str, ...] = ()
     """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
+
+
+def _atomic(name: str, pattern: str) -> str:
+    """`(?>pattern)` for Python 3.6 (atomic groups are 3.11+): a lookahead keeps what `pattern` matched and never
+    backtracks into it, the backreference `name` consumes it; the same match and the same linear time."""
+    return f"(?=(?P<{name}>{pattern}))(?P={name})"
 
 
 # --- the context the conditional rules read ------------------------------------------------------------------
@@ -215,7 +217,7 @@ _SOCKET_FIX = (
     "`python -m app.check` names the transport per node pair"
 )
 
-CAUSES: tuple[Cause, ...] = (
+CAUSES: Tuple[Cause, ...] = (
     # --- the scheduler refused the job: nothing ran -----------------------------------------------------
     Cause(
         "slurm-gres",
@@ -389,15 +391,15 @@ CAUSES: tuple[Cause, ...] = (
         "hang-named",
         "the hang watchdog named who held the job up: {who}",
         remedies.TIMEOUT + "; the job scripts leave the node out and requeue (nodes-to-exclude.txt)",
-        (r"hang: (?P<who>(?>(?:(?!; no progress for).){1,2000})); no progress for",),
+        (r"hang: (?P<who>" + _atomic("who_all", r"(?:(?!; no progress for).){1,2000}") + r"); no progress for",),
         88,
     ),
     Cause(
         "check-verdict",
         "app.check failed: {what}",
         "{fix}",
-        (r"VERDICT: FAIL \([^)]{0,200}\): (?P<what>(?>(?:(?!\. Fix: ).){1,1000}))\. Fix: "
-         r"(?P<fix>(?>(?:(?!\. exit code).){1,2000}))\. exit code \d+",),
+        (r"VERDICT: FAIL \([^)]{0,200}\): (?P<what>" + _atomic("what_all", r"(?:(?!\. Fix: ).){1,1000}")
+         + r")\. Fix: (?P<fix>" + _atomic("fix_all", r"(?:(?!\. exit code).){1,2000}") + r")\. exit code \d+",),
         87,
     ),
     Cause(
@@ -470,7 +472,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause(
         "no-apptainer",
         "neither apptainer nor singularity is on the job's PATH",
-        "`module load singularity` before `sbatch` (the job inherits it), or set `APPTAINER=/path/to/apptainer`",
+        "`module load singularity` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or set `APPTAINER=/path/to/apptainer`",
         (r"(?:apptainer|singularity) not found in PATH",),
         75,
         readme=("singularity not found in PATH",),
@@ -486,7 +489,8 @@ CAUSES: tuple[Cause, ...] = (
     Cause(
         "no-torchrun",
         "the job's environment has no torchrun (IMAGE=none uses the host's Python environment)",
-        "`source .venv/bin/activate` before `sbatch` (the job inherits it), or use the image (`IMAGE=/path/app.sif`)",
+        "`source .venv/bin/activate` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or use the image (`IMAGE=/path/app.sif`)",
         (r"torchrun (?:is )?not in PATH",),
         75,
         readme=("torchrun is not in PATH",),

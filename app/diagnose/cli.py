@@ -1,10 +1,8 @@
 """The command line of `python -m app.diagnose` and `app-diagnose`; see app/diagnose/__init__.py."""
 
-from __future__ import annotations
-
 import argparse
 import sys
-from collections.abc import Sequence
+from typing import Optional, Sequence
 
 from app.common import exitcodes
 from app.diagnose.causes import CAUSES
@@ -19,7 +17,7 @@ NOTHING_RECOGNISED = exitcodes.NOTHING_RECOGNISED
 UNREADABLE = exitcodes.USAGE
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m app.diagnose",
         description="Read a failed job's logs and name the cause and its fix, most likely first.",
@@ -35,7 +33,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None, limits: Limits | None = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, limits: Optional[Limits] = None) -> int:
     args = parse_args(argv)
     if args.list:
         for cause in CAUSES:

@@ -11,14 +11,11 @@ refused, never waited on). Every pattern is searched only on lines that hold one
 (app/diagnose/prefilter.py), and no pattern rescans a line from each of its occurrences (linear time).
 """
 
-from __future__ import annotations
-
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Match, NamedTuple, Optional, Pattern, Sequence, Set, Tuple, Union
 
 from app.diagnose.causes import CAUSES, FACTS, Cause
 from app.diagnose.logview import LogView
@@ -38,15 +35,14 @@ MAX_SCRIPT_ERRORS = 200
 _GENERIC = "job-script-error"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
     key: str
     cause: str
     fix: str
-    evidence: tuple[Line, ...]
+    evidence: Tuple[Line, ...]
     """The lines that show the cause (the first MAX_KEPT of them)."""
     weight: int
-    support: tuple[Line, ...] = ()
+    support: Tuple[Line, ...] = ()
     """Lines that support the reading (the job's node count, the fabric), quoted after the evidence."""
     count: int = 0
     """How many lines show the cause (0: as many as `evidence` holds)."""
@@ -56,12 +52,13 @@ class Finding:
         return max(self.count, len(self.evidence))
 
 
-def diagnose(paths: Sequence[str | Path], limits: Limits | None = None) -> list[Finding]:
+def diagnose(paths: Sequence[Union[str, Path]], limits: Optional[Limits] = None) -> List[Finding]:
     """The causes the logs at `paths` show, most likely first (UnreadableInput for a path that cannot be read)."""
     return diagnose_reading(Reading(limits or Limits()), paths)
 
 
-def diagnose_reading(reading: Reading, paths: Sequence[str | Path], causes: Sequence[Cause] = CAUSES) -> list[Finding]:
+def diagnose_reading(reading: Reading, paths: Sequence[Union[str, Path]],
+                     causes: Sequence[Cause] = CAUSES) -> List[Finding]:
     """`diagnose`, with the Reading that says how much was read and what was left out."""
     engine = _Engine(causes)
     for source, block in reading.blocks_of(paths):
@@ -69,7 +66,7 @@ def diagnose_reading(reading: Reading, paths: Sequence[str | Path], causes: Sequ
     return engine.findings()
 
 
-def diagnose_lines(lines: Iterable[Line | str], causes: Sequence[Cause] = CAUSES) -> list[Finding]:
+def diagnose_lines(lines: Iterable[Union[Line, str]], causes: Sequence[Cause] = CAUSES) -> List[Finding]:
     """The causes `lines` show, most likely first: by the cause's weight, then by where it first shows."""
     engine = _Engine(causes)
     for number, line in enumerate(lines, start=1):
@@ -83,9 +80,9 @@ class _Matcher:
 
     def __init__(self, causes: Sequence[Cause], facts: LogView) -> None:
         # (cause index, is context, compiled) per pattern; a word -> the patterns it may start.
-        self.patterns: list[tuple[int, bool, re.Pattern[str]]] = []
-        self.by_word: dict[str, list[int]] = {}
-        self.always: list[int] = []
+        self.patterns: List[Tuple[int, bool, Pattern[str]]] = []
+        self.by_word: Dict[str, List[int]] = {}
+        self.always: List[int] = []
         for index, cause in enumerate(causes):
             for is_context, sources, flags in ((False, cause.patterns, 0), (True, cause.context, re.IGNORECASE)):
                 # A context pattern only says yes or no: its `a|b` branches are searched apart, each on the
@@ -104,14 +101,14 @@ class _Matcher:
         keys = scan_keys(set(self.by_word))
         self.keys = tuple((key, tuple(w for w in self.by_word if key in w)) for key in keys)
 
-    def candidates(self, lowered: str) -> list[int]:
+    def candidates(self, lowered: str) -> List[int]:
         found = {pattern_id for key, words in self.keys if key in lowered
                  for word in words if word in lowered for pattern_id in self.by_word[word]}
         return sorted(found.union(self.always))
 
-    def lines_with_words(self, lowered_block: str, starts: list[int]) -> set[int]:
+    def lines_with_words(self, lowered_block: str, starts: List[int]) -> Set[int]:
         """Indexes of the block's lines that hold a word (`starts`: where each line begins in the block)."""
-        found: set[int] = set()
+        found: Set[int] = set()
         for word in self.any_word or ():
             at = lowered_block.find(word)
             while at != -1:
@@ -123,15 +120,18 @@ class _Matcher:
         return found
 
 
-@dataclass
 class _Hits:
-    kept: list[tuple[Line, re.Match[str]]] = field(default_factory=list)
-    count: int = 0
-    first: int = -1
-    ranks: set[int] = field(default_factory=set)
-    more_ranks: int = 0
-    """Mentions of ranks other than the MAX_RANKS named (a rank seen twice counts twice: memory stays bounded)."""
-    support: list[Line] = field(default_factory=list)
+    """What one cause's patterns matched so far."""
+
+    def __init__(self) -> None:
+        self.kept: List[Tuple[Line, Match[str]]] = []
+        self.count = 0
+        self.first = -1
+        self.ranks: Set[int] = set()
+        self.more_ranks = 0
+        """Mentions of ranks other than the MAX_RANKS named (a rank seen twice counts twice: memory stays
+        bounded)."""
+        self.support: List[Line] = []
 
 
 _RANK = re.compile(r"\[Rank (\d+)\]")
@@ -148,10 +148,10 @@ class _Engine:
         self.position = 0
         # The generic "job script stopped" rule skips lines a specific rule explains; which rules apply is
         # known only at the end, so its lines wait here with the rules that also matched them.
-        self.script_errors: list[tuple[int, Line, re.Match[str], frozenset[int]]] = []
+        self.script_errors: List[Tuple[int, Line, Match[str], FrozenSet[int]]] = []
         self.generic = next((i for i, c in enumerate(causes) if c.key == _GENERIC), -1)
 
-    def feed_block(self, source: str, block: list[tuple[int, str]]) -> None:
+    def feed_block(self, source: str, block: List[Tuple[int, str]]) -> None:
         """Lines of one file: only those that hold a word some pattern or fact needs are looked at."""
         joined = "\n".join(text for _, text in block)
         lowered = joined.lower()
@@ -159,7 +159,7 @@ class _Engine:
             for number, text in block:
                 self.feed(Line(source, number, text))
             return
-        starts = list(accumulate((len(text) + 1 for _, text in block), initial=0))[:-1]
+        starts = [0, *accumulate(len(text) + 1 for _, text in block)][:-1]
         first = self.position
         for index in sorted(self.matcher.lines_with_words(lowered, starts)):
             number, text = block[index]
@@ -171,8 +171,8 @@ class _Engine:
         text = line.text
         lowered = text.lower()
         self.log.feed(text, lowered)
-        matched: dict[int, re.Match[str]] = {}
-        context: set[int] = set()
+        matched: Dict[int, Match[str]] = {}
+        context: Set[int] = set()
         for pattern_id in self.matcher.candidates(lowered):
             index, is_context, pattern = self.matcher.patterns[pattern_id]
             if is_context and (index in context or len(self.hits[index].support) >= MAX_SUPPORT):
@@ -195,7 +195,7 @@ class _Engine:
                 self.hits[index].support.append(line)
         self.position += 1
 
-    def _record(self, index: int, line: Line, found: re.Match[str], position: int) -> None:
+    def _record(self, index: int, line: Line, found: Match[str], position: int) -> None:
         hit = self.hits[index]
         hit.count += 1
         if hit.first < 0:
@@ -209,13 +209,13 @@ class _Engine:
                 elif rank not in hit.ranks:
                     hit.more_ranks += 1
 
-    def findings(self) -> list[Finding]:
+    def findings(self) -> List[Finding]:
         causes, hits = self.causes, self.hits
         applying = {i for i, cause in enumerate(causes) if cause.applies is None or cause.applies(self.log)}
         for position, line, found, others in self.script_errors:
             if not others & {i for i in applying if hits[i].count}:
                 self._record(self.generic, line, found, position)
-        ranked: list[tuple[int, int, Finding]] = []
+        ranked: List[Tuple[int, int, Finding]] = []
         for index in sorted(applying):
             cause, hit = causes[index], hits[index]
             if not hit.count:
@@ -228,7 +228,7 @@ class _Engine:
         return [finding for *_, finding in sorted(ranked, key=lambda item: (item[0], item[1]))]
 
 
-def _fields(match: re.Match[str], ranks: set[int], more: int) -> dict[str, str]:
+def _fields(match: Match[str], ranks: Set[int], more: int) -> Dict[str, str]:
     fields = {name: value for name, value in match.groupdict().items() if value is not None}
     fields["ranks"] = ", ".join(map(str, sorted(ranks))) if ranks else "not named in the log"
     if more:
@@ -236,7 +236,7 @@ def _fields(match: re.Match[str], ranks: set[int], more: int) -> dict[str, str]:
     return fields
 
 
-def _fill(template: str, fields: dict[str, str]) -> str:
+def _fill(template: str, fields: Dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: fields.get(m.group(1), m.group(0)), template)
 
 

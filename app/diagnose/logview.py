@@ -6,33 +6,29 @@ A fact is a pattern (searched case-insensitively in each line) or a function of 
 rule may ask about is named when the view is made, so it is looked for while the lines go by.
 """
 
-from __future__ import annotations
-
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import Callable, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
 from app.diagnose.prefilter import alternatives, required_literals, scan_keys
 
 
-@dataclass(frozen=True)
-class LineFact:
+class LineFact(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
     """A fact that a function of one line tells, for what a pattern cannot say in linear time; `words`
     (lower case): one of them is in every line for which `test` is true."""
 
     test: Callable[[str], bool]
-    words: tuple[str, ...]
+    words: Tuple[str, ...]
 
 
-Fact = str | LineFact
+Fact = Union[str, LineFact]
 
 
 class LogView:
     def __init__(self, facts: Iterable[Fact]) -> None:
         # (fact, test, words) per branch of each fact still unseen: a pattern's `a|b` branches are tested
         # apart, each only on lines with its own words (app/diagnose/prefilter.py).
-        self._open: list[tuple[Fact, Callable[[str], bool], tuple[str, ...] | None]] = []
-        self._known: set[Fact] = set()
+        self._open: List[Tuple[Fact, Callable[[str], bool], Optional[Tuple[str, ...]]]] = []
+        self._known: Set[Fact] = set()
         for fact in facts:
             self._known.add(fact)
             if isinstance(fact, LineFact):
@@ -42,24 +38,24 @@ class LogView:
                 search = re.compile(branch, re.IGNORECASE).search
                 self._open.append((fact, lambda text, s=search: s(text) is not None,
                                    required_literals(branch, re.IGNORECASE)))
-        self._seen: set[Fact] = set()
+        self._seen: Set[Fact] = set()
         self._keys = self._scan_keys()
 
-    def _scan_keys(self) -> tuple[str, ...] | None:
+    def _scan_keys(self) -> Optional[Tuple[str, ...]]:
         words = self.words()
         return None if words is None else scan_keys(words)
 
     @classmethod
-    def of(cls, texts: Iterable[str], facts: Iterable[Fact]) -> LogView:
+    def of(cls, texts: Iterable[str], facts: Iterable[Fact]) -> "LogView":
         """A view of lines already in memory (tests)."""
         view = cls(facts)
         for text in texts:
             view.feed(text, text.lower())
         return view
 
-    def words(self) -> set[str] | None:
+    def words(self) -> Optional[Set[str]]:
         """Every word a fact needs (None when a fact has none: then every line must be fed)."""
-        found: set[str] = set()
+        found: Set[str] = set()
         for _, _, words in self._open:
             if not words:
                 return None

@@ -7,10 +7,9 @@ the pattern is searched on every line). Lower case on both sides keeps the test 
 ignore case: a line that matches contains the literal, and lowering the line lowers it with it.
 """
 
-from __future__ import annotations
-
 import re
-from functools import cache
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 try:  # Python 3.11+: the parser behind re.compile
     from re import _parser as sre_parse
@@ -25,8 +24,8 @@ _ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
 _ZERO_WIDTH = {_c.AT}
 
 
-@cache
-def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
+@lru_cache(maxsize=None)  # functools.cache is 3.9+: the login nodes run 3.6
+def required_literals(pattern: str, flags: int = 0) -> Optional[Tuple[str, ...]]:
     """Lower-case strings of which any match of `pattern` contains one, or None when not known."""
     try:
         tree = sre_parse.parse(pattern, flags)
@@ -36,10 +35,10 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
     return tuple(sorted(found)) if found else None
 
 
-def _few_chars(op, av) -> list[str]:
+def _few_chars(op, av) -> List[str]:
     """The characters a one-character item (`\\d`, `[abc]`) may match, when they are ten or fewer; else []."""
     if op == _c.IN and all(kind in (_c.LITERAL, _c.CATEGORY) for kind, _ in av):
-        chars: list[str] = []
+        chars: List[str] = []
         for kind, value in av:
             if kind == _c.LITERAL:
                 chars.append(chr(value))
@@ -51,15 +50,15 @@ def _few_chars(op, av) -> list[str]:
     return []
 
 
-def _best(candidates: list[frozenset[str]]) -> frozenset[str] | None:
+def _best(candidates: List[FrozenSet[str]]) -> Optional[FrozenSet[str]]:
     """The most selective set: the one whose shortest member is longest."""
     usable = [c for c in candidates if c and all(c)]
     return max(usable, key=lambda c: (min(map(len, c)), -len(c))) if usable else None
 
 
-def _sequence(items: list) -> frozenset[str] | None:
-    candidates: list[frozenset[str]] = []
-    run: list[str] = []
+def _sequence(items: list) -> Optional[FrozenSet[str]]:
+    candidates: List[FrozenSet[str]] = []
+    run: List[str] = []
 
     def close_run() -> None:
         if run:
@@ -92,7 +91,7 @@ def _sequence(items: list) -> frozenset[str] | None:
     return _best(candidates)
 
 
-def alternatives(pattern: str) -> list[str]:
+def alternatives(pattern: str) -> List[str]:
     """The top-level `a|b|c` branches of a pattern, each a pattern of its own (a line matches the whole iff it
     matches one of them). Searched one by one, each branch needs only its own words: a line that holds the
     short word of one branch (`ib` of `\\bib\\d`) costs that branch's search, not the whole alternation's.
@@ -124,11 +123,11 @@ def alternatives(pattern: str) -> list[str]:
     return branches
 
 
-def scan_keys(words: set[str]) -> tuple[str, ...]:
+def scan_keys(words: Set[str]) -> Tuple[str, ...]:
     """Fewer strings to look for in a whole block of lines, such that every word contains one of them: words
     that differ only in their last character (ib0 ... ib9) are looked for by what they share, and a word that
     contains another is dropped. A line that holds a key is then checked for the words themselves."""
-    by_stem: dict[str, list[str]] = {}
+    by_stem: Dict[str, List[str]] = {}
     for word in words:
         by_stem.setdefault(word[:-1], []).append(word)
     keys = set()

@@ -1,13 +1,10 @@
 """Reading job logs within bounds: streamed line by line, over-long lines cut, files beyond a size read at both
 ends, only regular files (a FIFO or a device is refused, never waited on)."""
 
-from __future__ import annotations
-
 import os
 import stat
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 #: Files read from a run directory (runs/<jobid>/): the trainer's summary and history, and any job output in it.
 RUN_DIR_FILES = ("summary.json", "history.jsonl", "*.out", "*.err", "*.log")
@@ -24,8 +21,7 @@ class UnreadableInput(Exception):
     """A path that cannot be read: the message says which and what to give instead."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
     """How much of each file is read: bounds the time a log of any size takes (BENCHMARKS.md has the figures)."""
 
     max_file_bytes: int = 256 << 20
@@ -34,8 +30,7 @@ class Limits:
     """A longer line is cut here; the rest of it is skipped."""
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     source: str
     number: int
     text: str
@@ -44,27 +39,27 @@ class Line:
         return f"{self.source}:{self.number}"
 
 
-@dataclass
 class Reading:
     """What was read of the logs: the line count and what was left out (parts of files, ends of lines)."""
 
-    limits: Limits = field(default_factory=Limits)
-    lines: int = 0
-    notes: list[str] = field(default_factory=list)
-    _cut_lines: int = 0
+    def __init__(self, limits: Optional[Limits] = None) -> None:
+        self.limits = limits or Limits()
+        self.lines = 0
+        self.notes: List[str] = []
+        self._cut_lines = 0
 
-    def lines_of(self, paths: Sequence[str | Path]) -> Iterator[Line]:
+    def lines_of(self, paths: Sequence[Union[str, Path]]) -> Iterator[Line]:
         """Every line of every file, in order; a directory stands for the run-directory files in it
         (RUN_DIR_FILES). Every path is checked before the first line is read (UnreadableInput)."""
         for source, block in self.blocks_of(paths):
             for number, text in block:
                 yield Line(source, number, text)
 
-    def blocks_of(self, paths: Sequence[str | Path]) -> Iterator[tuple[str, list[tuple[int, str]]]]:
+    def blocks_of(self, paths: Sequence[Union[str, Path]]) -> Iterator[Tuple[str, List[Tuple[int, str]]]]:
         """The same lines as (file, [(line number, text), ...]) blocks of up to BLOCK_LINES lines."""
         files = [file for path in map(Path, paths) for file in _files_of(path)]
         for file in files:
-            block: list[tuple[int, str]] = []
+            block: List[Tuple[int, str]] = []
             for item in _lines_of(file, self):
                 block.append(item)
                 if len(block) == BLOCK_LINES:
@@ -86,7 +81,7 @@ class Reading:
             self.notes.append(f"{where}: line longer than {_size(self.limits.max_line_bytes)}, read up to there")
 
 
-def _files_of(path: Path) -> list[Path]:
+def _files_of(path: Path) -> List[Path]:
     try:
         mode = path.stat().st_mode
     except OSError as error:
@@ -116,7 +111,7 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def _lines_of(path: Path, reading: Reading) -> Iterator[tuple[int, str]]:
+def _lines_of(path: Path, reading: Reading) -> Iterator[Tuple[int, str]]:
     limits = reading.limits
     with open(_open_regular(path), "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -145,8 +140,8 @@ def _lines_of(path: Path, reading: Reading) -> Iterator[tuple[int, str]]:
         yield from _read_lines(handle, str(path), number, None, reading)
 
 
-def _read_lines(handle, source: str, number: int, stop_at: int | None,
-                reading: Reading) -> Iterator[tuple[int, str]]:
+def _read_lines(handle, source: str, number: int, stop_at: Optional[int],
+                reading: Reading) -> Iterator[Tuple[int, str]]:
     """Lines from the handle's position until EOF or the first line that starts at or after `stop_at`;
     returns (the next line's number, the position reached)."""
     cap = reading.limits.max_line_bytes

@@ -5,13 +5,11 @@ matplotlib (pip install 'app[plot]'); without it the text comes alone, with that
 Exit codes: 0 done, 2 not a run directory.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from pathlib import Path
+from typing import List, Optional
 
-from app.common.distributed import end_process
 from app.common.errors import exits_cleanly
 from app.report.figure import draw, have_matplotlib
 from app.report.run_record import read_run
@@ -19,7 +17,7 @@ from app.report.text import summary_lines
 
 
 @exits_cleanly
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the trainer's run.dir")
     parser.add_argument("--png", type=Path, metavar="PATH", help="where to write the picture "
@@ -40,4 +38,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    end_process(main())
+    sys.exit(main())

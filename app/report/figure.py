@@ -1,8 +1,6 @@
 """The run as a picture: loss and validation loss, and throughput, against steps; restarts and requeues
 marked where the resumed attempt started. matplotlib is an optional extra (pip install 'app[plot]')."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from app.report.run_record import RunRecord

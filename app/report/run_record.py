@@ -5,13 +5,10 @@ still being written (the last one, while the run trains), cut short or damaged, 
 types those writers write, is skipped, not an error.
 """
 
-from __future__ import annotations
-
 import json
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, List, Optional
 
 from app.common.errors import UsageError
 from app.common.jsonl import json_objects
@@ -26,27 +23,26 @@ FINITE_NUMBERS = ("time", "step_time_s", "eval_time_s", "tokens_per_s", "samples
                   "peak_memory_gib")
 
 
-@dataclass
 class Restart:
-    """An attempt after the first: where it resumed, and whether a job script requeued it for bad nodes."""
+    """An attempt after the first: where it resumed, and whether a job script requeued it for bad nodes.
+    (Plain classes here: dataclasses are 3.7+, and app.report runs on login nodes with 3.6.)"""
 
-    step: int
-    attempt: int
-    requeued_without: list[str] = field(default_factory=list)
-    reason: str = ""
+    def __init__(self, step: int, attempt: int) -> None:
+        self.step, self.attempt = step, attempt
+        self.requeued_without: List[str] = []
+        self.reason = ""
 
 
-@dataclass
 class RunRecord:
-    run_dir: Path
-    steps: list[dict[str, Any]]
-    attempts: list[dict[str, Any]]
-    restarts: list[Restart]
-    gave_up: str | None
-    summary: dict[str, Any] | None
+    """What a run directory holds: its steps, its attempts and restarts, and its summary when written."""
+
+    def __init__(self, run_dir: Path, steps: List[Dict[str, Any]], attempts: List[Dict[str, Any]],
+                 restarts: List[Restart], gave_up: Optional[str], summary: Optional[Dict[str, Any]]) -> None:
+        self.run_dir, self.steps, self.attempts, self.restarts = run_dir, steps, attempts, restarts
+        self.gave_up, self.summary = gave_up, summary
 
     @property
-    def total_steps(self) -> int | None:
+    def total_steps(self) -> Optional[int]:
         for attempt in reversed(self.attempts):
             if attempt.get("total_steps"):
                 return int(attempt["total_steps"])
@@ -111,14 +107,14 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_step(record: dict[str, Any]) -> bool:
+def _is_step(record: Dict[str, Any]) -> bool:
     """A metrics line as the trainer writes it: a step, its loss, time and speed, and numbers only."""
     return (_is_count(record.get("step")) and all(key in record for key in ("loss", "step_time_s", "samples_per_s"))
             and all(_is_number(record[key]) for key in LOSSES if key in record)
             and all(_is_number(record[key]) and math.isfinite(record[key]) for key in FINITE_NUMBERS if key in record))
 
 
-def _is_history_line(line: dict[str, Any]) -> bool:
+def _is_history_line(line: Dict[str, Any]) -> bool:
     """An attempt's line (app.common.history's append_attempt) or a job script's event, with their types (a line
     with the keys of both is checked as both)."""
     if "attempt" not in line and "event" not in line:
@@ -134,7 +130,7 @@ def _is_history_line(line: dict[str, Any]) -> bool:
         and isinstance(excluded, list) and all(isinstance(name, str) for name in excluded))
 
 
-def _summary(path: Path) -> dict[str, Any] | None:
+def _summary(path: Path) -> Optional[Dict[str, Any]]:
     """summary.json when it is one the trainer wrote (a status and a step), else None."""
     try:
         data = json.loads(read_regular(path, MAX_SUMMARY_BYTES).decode())

@@ -1,18 +1,17 @@
 """The run in a few lines: where it stands, what it learned, how fast, what interrupted it."""
 
-from __future__ import annotations
-
 import statistics
 import time
+from typing import List, Optional
 
+from app.common.rates import format_rate
 from app.report.run_record import RunRecord
-from app.train.metrics import format_rate
 
 #: Throughput and ETA are medians over the latest steps: a snapshot or an evaluation step is one slow outlier.
 RECENT_STEPS = 50
 
 
-def summary_lines(run: RunRecord, now: float | None = None) -> list[str]:
+def summary_lines(run: RunRecord, now: Optional[float] = None) -> List[str]:
     steps, total = run.steps, run.total_steps
     last = steps[-1] if steps else None
     recent = steps[-RECENT_STEPS:]

@@ -14,6 +14,8 @@ from typing import Any, TextIO
 
 import torch
 
+from app.common.rates import format_rate
+
 #: A batch log's progress lines go through the log, so they carry its time and host:rank like every other line.
 progress_log = logging.getLogger("app.train.progress")
 
@@ -33,13 +35,6 @@ class JsonLines:
 
     def close(self) -> None:
         self.file.close()
-
-
-def format_rate(value: float) -> str:
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if value >= scale:
-            return f"{value / scale:.2f}{unit}"
-    return f"{value:.1f}"
 
 
 class ProgressDisplay:

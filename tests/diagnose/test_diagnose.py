@@ -188,3 +188,12 @@ def test_a_watchdog_timeout_on_slingshot_points_at_the_opt_in_eager_workaround()
     [finding] = diagnose_lines(["[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)"])
     assert "APP_FABRIC_OPT_IN=cxi-no-eager" in finding.fix
     assert "FI_CXI_RDZV_GET_MIN=0 FI_CXI_RDZV_THRESHOLD=0 FI_CXI_RDZV_EAGER_SIZE=0" in finding.fix
+
+
+@pytest.mark.parametrize("line", ["gh200-pbs.sh: error: apptainer not found in PATH",
+                                  "gh200-pbs.sh: error: torchrun is not in PATH (IMAGE=none)"])
+def test_a_fix_that_relies_on_the_submit_environment_says_how_pbs_passes_it(line: str) -> None:
+    """A job inherits a `module load` only through sbatch's default --export=ALL or qsub -V (qsub.1B): PBS users
+    submitting with plain qsub must read that too."""
+    (finding,) = diagnose_lines([line])
+    assert "`sbatch`" in finding.fix and "`qsub -V`" in finding.fix, finding.fix

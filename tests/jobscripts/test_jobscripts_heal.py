@@ -11,12 +11,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def heal(run_dir: Path) -> subprocess.CompletedProcess:
+def heal(run_dir: Path, scheduler: str = "slurm", script_name: str = "test.sh") -> subprocess.CompletedProcess:
     """`ddp_heal` under the job scripts' `set -euo pipefail`, blaming node2 (DDP_HEAL_CMD: no scheduler)."""
     (run_dir / "nodes-to-exclude.txt").write_text("node2\n")
     script = ('set -euo pipefail; source jobscripts/lib.sh; source jobscripts/lib-heal.sh; DDP_NODES=(node1 node2); '
-              'DDP_JOB_ID=42 IMAGE=none MAX_REQUEUES=3 DDP_HEAL_CMD=true DDP_SCRIPT=test.sh; '
-              'ddp_heal 1 "the workload failed"')
+              f'DDP_JOB_ID=42 IMAGE=none MAX_REQUEUES=3 DDP_HEAL_CMD=true DDP_SCRIPT={script_name}; '
+              f'DDP_SCHEDULER={scheduler}; ddp_heal 1 "the workload failed"')
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "RUN_DIR": str(run_dir)}
     return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
 
@@ -29,3 +29,13 @@ def test_a_history_with_damaged_bytes_and_a_cut_last_line_still_requeues_with_it
     assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in result.stderr + result.stdout
     last = json.loads((tmp_path / "history.jsonl").read_bytes().splitlines()[-1])
     assert last["event"] == "requeue" and last["excluded"] == ["node2"]
+
+
+def test_giving_up_under_pbs_names_qsub_to_check_the_nodes_and_resume(tmp_path):
+    """The hint after MAX_REQUEUES bad-node requeues in a row: the submit command of the scheduler in use."""
+    (tmp_path / "history.jsonl").write_text("".join('{"event": "requeue", "reason": "slow", "excluded": ["n2"]}\n'
+                                                    for _ in range(3)))
+    result = heal(tmp_path, scheduler="pbs", script_name="gh200-pbs.sh")
+    assert result.returncode == 1, result.stderr
+    assert 'check the nodes (qsub -v WORKLOAD="check" gh200-pbs.sh)' in result.stderr, result.stderr
+    assert "sbatch" not in result.stderr

@@ -178,6 +178,22 @@ def test_a_script_that_does_not_exist_is_reported_with_the_usage(tmp_path: Path)
     assert "usage: sbatch test.sh [train" in result.stderr
 
 
+PBS_JOB = {**JOB, "DDP_SCRIPT": "gh200-pbs.sh", "DDP_SCHEDULER": "pbs"}
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (["trian"], 'usage: qsub -v WORKLOAD="[train [key=value ...] | check | SCRIPT.py [ARGS] | -m MODULE [ARGS]]" '
+                "gh200-pbs.sh"),
+    (["-m"], 'example: qsub -v WORKLOAD="-m my_pkg.train --epochs 5" gh200-pbs.sh'),
+])
+def test_under_pbs_the_usage_names_qsub_and_the_workload_variable(tmp_path: Path, args, expected) -> None:
+    """qsub passes a batch script no arguments: the workload goes in WORKLOAD, and no message says sbatch."""
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args], cwd=tmp_path,
+                            env={"PATH": os.environ["PATH"], **PBS_JOB}, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert expected in result.stderr and "sbatch" not in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize(("env", "expected"), [
     ({"GPUS_PER_NODE": "3", "DDP_ALLOC_GPUS_PER_NODE": "4"}, "3 process(es) per node (from GPUS_PER_NODE)"),
     ({"DDP_ALLOC_GPUS_PER_NODE": "4", "CUDA_VISIBLE_DEVICES": "0,1"}, "4 process(es) per node (from the allocation)"),
@@ -827,3 +843,13 @@ def test_outside_a_job_without_dry_run_the_script_says_how_to_submit_it_or_plan_
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "not inside a" in result.stderr and "DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/" in result.stderr
+
+
+def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> None:
+    """A run directory others can write is refused; the example of one's own names the job id PBS sets."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    result = run_lib("ddp_private_run_dir", env={**PBS_JOB, "RUN_DIR": str(shared), "RUN_DIR_MODE": "700"})
+    assert result.returncode == 2, result.stderr
+    assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -208,6 +209,20 @@ def test_openpbs_pbsdsh_refuses_torques_u_option() -> None:
                                                "Usage: pbsdsh [-c copies][-s][-v][-o] -- program [args...]"]
 
 
+def pbs_directives(script: Path) -> list[list[str]]:
+    """The `#PBS` lines qsub reads: the words after `#PBS`."""
+    return [line.split()[1:] for line in script.read_text().splitlines() if line.startswith("#PBS ")]
+
+
+def test_the_pbs_script_takes_the_submit_environment_and_writes_its_log_as_it_runs() -> None:
+    """qsub passes no environment without -V (a `module load` before qsub would not reach the job), and PBS
+    stages the output file to the submit directory only at the end unless -k names d (direct write)."""
+    directives = pbs_directives(JOBSCRIPTS / "gh200-pbs.sh")
+    assert ["-V"] in directives, directives
+    keep = [words[1] for words in directives if words[0] == "-k"]
+    assert keep and "d" in keep[-1] and "o" in keep[-1], directives
+
+
 # ------------------------------------------------------------------------ on the Slurm test cluster
 def fake_slingshot_node(root: Path) -> Path:
     """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
@@ -303,3 +318,70 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
     assert slurm_cluster.run("scancel", second).returncode == 0
     assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
     assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
+
+
+SHOW_ENVIRONMENT = """#!/bin/bash
+#PBS -N ddp
+{directives}
+echo "MODULE_VAR=${{MODULE_VAR:-unset}} GIVEN=${{GIVEN:-unset}}"
+echo "PATH=$PATH"
+echo "PBS_O_PATH=$PBS_O_PATH"
+echo "PBS_O_WORKDIR=$PBS_O_WORKDIR"
+command -v mpiexec
+touch "$PBS_O_WORKDIR/started"
+sleep 6
+echo "second line"
+"""
+
+
+def submit_environment_job(slurm_cluster: SlurmCluster, directives: str, *qsub_options: str) -> tuple[str, Path]:
+    """A job that prints what reached it, submitted after `module load` put MODULE_VAR and a PATH entry in
+    the submitter's environment; returns the Slurm job id and the submit directory."""
+    workdir = slurm_cluster.workdir()
+    script = workdir / "show-environment.sh"
+    script.write_text(SHOW_ENVIRONMENT.format(directives=directives))
+    path = f"/opt/module/bin:{slurm_cluster.env['PATH']}"
+    job_id = slurm_cluster.qsub(workdir, *qsub_options, "-v", "GIVEN=yes", str(script),
+                                env={"MODULE_VAR": "loaded", "PATH": path})
+    return job_id, workdir
+
+
+@pytest.mark.slurm
+def test_qsub_without_V_passes_only_v_variables_and_the_submitters_values_as_pbs_o(
+        slurm_cluster: SlurmCluster) -> None:
+    """qsub.1B: -v adds variables to those "automatically exported" (PBS_O_*, PBS_JOBID, ...); only -V exports
+    "all environment variables ... in the user's login environment where qsub is run"."""
+    job_id, workdir = submit_environment_job(slurm_cluster, "")
+    job = slurm_cluster.wait(job_id, workdir)
+    assert "MODULE_VAR=unset GIVEN=yes" in job.output, job.output
+    path = job.output.split("PATH=", 1)[1].splitlines()[0]
+    assert "/opt/module/bin" not in path, path
+    assert "/opt/module/bin:" in job.output.split("PBS_O_PATH=", 1)[1].splitlines()[0], job.output
+    assert f"PBS_O_WORKDIR={workdir}" in job.output
+    assert "/pbs-bin/mpiexec" in job.output  # the site's PATH still finds the launcher
+
+
+@pytest.mark.slurm
+def test_qsub_with_V_passes_the_submitters_environment(slurm_cluster: SlurmCluster) -> None:
+    job_id, workdir = submit_environment_job(slurm_cluster, "#PBS -V")
+    job = slurm_cluster.wait(job_id, workdir)
+    assert "MODULE_VAR=loaded GIVEN=yes" in job.output, job.output
+    assert "/opt/module/bin:" in job.output.split("PATH=", 1)[1].splitlines()[0], job.output
+
+
+@pytest.mark.slurm
+def test_the_output_reaches_the_submit_directory_at_the_end_unless_k_asks_for_direct_write(
+        slurm_cluster: SlurmCluster) -> None:
+    """qsub.1B: by default PBS copies the output file to the submit directory; -k d writes it "directly to
+    [its] final destination", so it can be read while the job runs."""
+    staged_id, staged_dir = submit_environment_job(slurm_cluster, "")
+    direct_id, direct_dir = submit_environment_job(slurm_cluster, "#PBS -k oed")
+    slurm_cluster.wait_for(lambda: (staged_dir / "started").exists() and (direct_dir / "started").exists(),
+                           timeout_s=120, what="both jobs to start")
+    time.sleep(1)
+    assert not (staged_dir / f"ddp-{staged_id}.out").exists(), "written before the job ended"
+    running = (direct_dir / f"ddp-{direct_id}.out").read_text()
+    assert "GIVEN=yes" in running and "second line" not in running, running
+    for job_id, workdir in ((staged_id, staged_dir), (direct_id, direct_dir)):
+        job = slurm_cluster.wait(job_id, workdir)
+        assert "second line" in job.output, job.output

@@ -3,8 +3,11 @@
 # of the Slurm test cluster: no PBS can be installed here (none is packaged for Debian or PyPI). The script
 # sees what a PBS job sees: PBS_JOBID, PBS_NODEFILE (one line per MPI slot), PBS_O_WORKDIR, PBS_QUEUE, start
 # in $HOME, no SLURM_* variables, and `mpiexec`/`pbsdsh`/`qsub`/`qstat` from tests/slurm/pbs-bin.
-#   sbatch [--export=ALL,K=V] tests/slurm/pbs-emulation.sh        (K=V: the script's overrides, as qsub -v)
-#   tests/slurm/pbs-bin/qsub [PBS options] jobscripts/gh200-pbs.sh  (records what `qstat -f` shows)
+#   sbatch [--export=ALL,K=V] tests/slurm/pbs-emulation.sh        (as qsub -V -k oed -v K=V: the whole environment,
+#                                                                   the output file written as the job runs)
+#   tests/slurm/pbs-bin/qsub [PBS options] jobscripts/gh200-pbs.sh  (records what `qstat -f` shows; it sets
+#       PBS_EMULATION_COPY_ENV (-V), PBS_EMULATION_VARIABLES (the names of -v) and PBS_EMULATION_STAGE_OUT
+#       (no -k: copy the output file to the submit directory at the end), which this script acts on)
 #SBATCH --job-name=ddp
 #SBATCH --nodes=2
 #SBATCH --ntasks-per-node=1
@@ -43,4 +46,31 @@ while read -r name; do unset "$name"; done < <(compgen -e | grep '^SLURM_')
 # finish_exec(), src/resmom/start_exec.c
 umask 077
 cd "$HOME"
-exec bash "${PBS_EMULATION_SCRIPT:-$repo/jobscripts/gh200-pbs.sh}"
+job=(bash "${PBS_EMULATION_SCRIPT:-$repo/jobscripts/gh200-pbs.sh}")
+
+# Without qsub -V the job gets PBS's own variables, the -v ones and the execution host's environment, not the
+# submitter's (qsub.1B, -v, -V and ENVIRONMENT VARIABLES): the host's PATH is PBS_EMULATION_MOM_PATH, the
+# PATH pbs_mom's pbs_environment file gives jobs at this site (the test cluster's: Slurm, the job venv).
+if [[ ${PBS_EMULATION_COPY_ENV:-1} == 0 ]]; then
+    declare -A passed=()
+    IFS=, read -ra names <<<"${PBS_EMULATION_VARIABLES:-}"
+    for name in "${names[@]}"; do passed[$name]=1; done
+    job_env=(HOME="$HOME" LOGNAME="$(id -un)" USER="$(id -un)" SHELL=/bin/bash
+             PATH="$repo/tests/slurm/pbs-bin:${PBS_EMULATION_MOM_PATH:-/usr/local/bin:/usr/bin:/bin}")
+    while read -r name; do
+        [[ $name == PBS_* || -n ${passed[$name]:-} ]] && job_env+=("$name=${!name}")
+    done < <(compgen -e)
+    job=(env -i "${job_env[@]}" "${job[@]}")
+fi
+# Without qsub -k d PBS writes the output in the execution host's spool and copies it to the submit directory
+# when the job ends (qsub.1B, "Where PBS puts job files"): the job runs as a child, its end is waited for
+# whatever signal comes (a handler, not an ignore, so the child keeps the default), then the copy.
+if [[ -n ${PBS_EMULATION_STAGE_OUT:-} ]]; then
+    spool=$(scontrol show job "$PBS_EMULATION_SLURM_JOB_ID" -o | grep -o ' StdOut=[^ ]*' | cut -d= -f2-)
+    trap : TERM INT HUP USR1 USR2
+    rc=0
+    "${job[@]}" || rc=$?
+    cp "$spool" "$PBS_O_WORKDIR/${spool##*/}"
+    exit "$rc"
+fi
+exec "${job[@]}"

@@ -1,0 +1,137 @@
+"""`python -m app.diagnose` and `python -m app.report` run where failed jobs are read: on login nodes, whose Python
+is the system's (SLES 15 on HPE systems ships 3.6) and which have no torch. Checked three ways: every module the two
+entry points import parses for Python 3.6 (vermin reads the syntax and the standard library names used), running
+them imports no torch, and, where a Python 3.6 interpreter is found (LOGIN_PYTHON, PATH, pyenv), they run under
+it and print what the newest Python prints."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.launch import REPO, clean_env
+
+ENTRY_POINTS = ("app.diagnose", "app.report")
+OLDEST_LOGIN_PYTHON = "3.6"
+A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
+
+
+def module_file(name: str) -> Path | None:
+    """The file of module `name` of this checkout (a package's __init__.py), None when it is not one."""
+    path = REPO.joinpath(*name.split("."))
+    if (path / "__init__.py").is_file():
+        return path / "__init__.py"
+    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+
+
+def imported_app_modules(module: str) -> set[str]:
+    """The names of the app modules `module` imports, at its top or inside its functions (both run on a login
+    node), and the packages above each of them (Python imports those first)."""
+    tree = ast.parse(module_file(module).read_text(), module)
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    found = {name for name in names if name.split(".")[0] == "app" and module_file(name)}
+    return found | {".".join(name.split(".")[:i]) for name in found for i in range(1, name.count(".") + 1)}
+
+
+def import_closure(entries) -> list[Path]:
+    seen, todo = set(), [f"{entry}.__main__" for entry in entries] + list(entries)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(imported_app_modules(name) - seen)
+    return sorted(module_file(name) for name in seen)
+
+
+def write_run(run_dir: Path) -> Path:
+    """A run directory as the trainer leaves it after five steps."""
+    run_dir.mkdir()
+    steps = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
+             for s in range(1, 6)]
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(step) + "\n" for step in steps))
+    (run_dir / "history.jsonl").write_text('{"attempt": 1, "start_step": 0, "total_steps": 5}\n')
+    (run_dir / "summary.json").write_text('{"status": "completed", "step": 5}')
+    return run_dir
+
+
+def test_the_closure_holds_the_entry_points_and_what_they_share():
+    files = {str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS)}
+    assert {"app/__init__.py", "app/diagnose/__main__.py", "app/diagnose/causes.py", "app/report/__main__.py",
+            "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py"} <= files, files
+
+
+def test_every_module_the_login_tools_import_parses_for_python_3_6():
+    vermin = shutil.which("vermin", path=str(Path(sys.executable).parent)) or shutil.which("vermin")
+    if vermin is None:
+        pytest.fail("vermin is not installed: pip install -e '.[test]'")
+    files = [str(path) for path in import_closure(ENTRY_POINTS)]
+    # --eval-annotations: without `from __future__ import annotations` (3.7+) Python evaluates every annotation
+    # when the function is defined, so `list[str]` fails on 3.6 as surely as a 3.9 call would.
+    result = subprocess.run([vermin, f"--target={OLDEST_LOGIN_PYTHON}-", "--no-tips", "--violations",
+                             "--eval-annotations", "--no-parse-comments", *files],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_running_the_login_tools_imports_no_torch(tmp_path):
+    run_dir = write_run(tmp_path / "run")
+    driver = (
+        "import runpy, sys\n"
+        f"for argv in ([{str(A_LOG)!r}], [{str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
+        "    module = 'app.diagnose' if len(argv) == 1 else 'app.report'\n"
+        "    sys.argv = [module, *argv]\n"
+        "    try:\n"
+        "        runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
+        "    except SystemExit as done:\n"
+        "        print(module, 'exit', done.code, file=sys.stderr)\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'torch'))\n")
+    result = subprocess.run([sys.executable, "-c", driver], env=clean_env(), cwd=REPO, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "app.diagnose exit 0" in result.stderr and "app.report exit 0" in result.stderr, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]", result.stdout.splitlines()[-1]
+
+
+def login_python() -> str | None:
+    """A Python 3.6 interpreter: LOGIN_PYTHON, else python3.6 on PATH or in pyenv's versions. vermin reads names
+    and syntax, not what the regular expressions mean (`(?>...)` is 3.11+): only a real 3.6 runs those."""
+    candidates = [os.environ.get("LOGIN_PYTHON"), shutil.which("python3.6"),
+                  *map(str, sorted(Path.home().glob(".pyenv/versions/3.6*/bin/python3.6")))]
+    for candidate in filter(None, candidates):
+        version = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                 capture_output=True, text=True, timeout=30, check=False)
+        if version.stdout.strip() == OLDEST_LOGIN_PYTHON:
+            return candidate
+    return None
+
+
+@pytest.mark.skipif(login_python() is None, reason="no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv "
+                    "install 3.6) to run the login tools under it")
+def test_the_login_tools_run_under_python_3_6(tmp_path):
+    run_dir = write_run(tmp_path / "run")
+    env = {**clean_env(), "PYTHONPATH": str(REPO)}
+    for argv in (["app.diagnose", str(A_LOG)], ["app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
+        old = subprocess.run([login_python(), "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, check=False)
+        new = subprocess.run([sys.executable, "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120, check=False)
+        assert old.returncode == new.returncode == 0, old.stderr
+        # The same words; only the picture may be missing (no matplotlib there)
+        assert strip_picture(old.stdout) == strip_picture(new.stdout), old.stdout
+
+
+def strip_picture(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith("picture: ")]
