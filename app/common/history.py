@@ -27,6 +27,7 @@ from typing import Any
 
 from app.common import exitcodes
 from app.common.jsonl import json_objects
+from app.common.private_dir import PRIVATE_FILE, group_readable_mode
 from app.common.provenance import image_provenance
 from app.common.regular_files import read_regular, require_regular
 
@@ -58,7 +59,9 @@ def _append(path: Path, entry: Mapping[str, Any]) -> None:
     """One line at the end; after a line cut short (no newline: a crash mid-write) a newline first, so the cut
     line stays the only one lost."""
     # Non-blocking and checked on the descriptor: a FIFO left in the run directory must not hold the job up.
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    # Its owner's (the group may read where the run directory lets it): it names the job's hosts and image.
+    mode = group_readable_mode(path.parent, PRIVATE_FILE)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     try:
         require_regular(fd, path)
         size = os.fstat(fd).st_size

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import resource
 import sys
 import time
@@ -14,6 +15,7 @@ from typing import Any, TextIO
 
 import torch
 
+from app.common.private_dir import PRIVATE_FILE, group_readable_mode
 from app.common.rates import format_rate
 
 #: A batch log's progress lines go through the log, so they carry its time and host:rank like every other line.
@@ -25,7 +27,10 @@ class JsonLines:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.file = path.open("a", buffering=1 << 16)
+        # Private like every run file (the group may read where the run directory lets it), whatever the umask.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC,
+                     group_readable_mode(path.parent, PRIVATE_FILE))
+        self.file = os.fdopen(fd, "a", buffering=1 << 16)
 
     def write(self, record: dict[str, Any]) -> None:
         self.file.write(json.dumps(record, separators=(",", ":")) + "\n")

@@ -205,14 +205,21 @@ def test_ctrl_c_finishes_the_step_writes_a_snapshot_and_exits_75(tmp_path):
     assert "Traceback" not in output
 
 
-def test_run_files_honour_the_umask_so_teammates_can_read_them(tmp_path):
-    env = clean_env()
+@pytest.mark.parametrize(("run_dir_mode", "file_mode"), [(None, 0o600), (0o750, 0o640)])
+def test_run_files_are_their_owners_unless_the_run_dir_lets_the_group_read(tmp_path, run_dir_mode, file_mode):
+    """Under umask 022 too: weights, config, metrics and history are private to the owner; a run directory the
+    owner made 0750 (RUN_DIR_MODE=750 in the job scripts) lets teammates read them, and no one else."""
+    run_dir = tmp_path / "run"
+    if run_dir_mode is not None:
+        run_dir.mkdir(mode=run_dir_mode)
+        run_dir.chmod(run_dir_mode)
     command = ["sh", "-c", 'umask 022 && exec "$@"', "sh", *train_command(*GPT, "train.max_steps=3",
-                                                                          f"run.dir={tmp_path}")]
-    result = run(command, env=env)
+                                                                          f"run.dir={run_dir}")]
+    result = run(command, env=clean_env())
     assert result.returncode == 0, result.stderr
-    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in tmp_path.rglob("*") if p.is_file()}
-    assert modes and set(modes.values()) == {0o644}, modes
+    modes = {p.relative_to(run_dir).as_posix(): p.stat().st_mode & 0o777 for p in run_dir.rglob("*") if p.is_file()}
+    assert {"metrics.jsonl", "history.jsonl", "summary.json", "config.yaml"} <= set(modes), modes
+    assert set(modes.values()) == {file_mode}, modes
 
 
 def test_resuming_on_another_world_size_says_what_changes_and_finishes(tmp_path):
