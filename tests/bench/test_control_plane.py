@@ -54,4 +54,6 @@ def test_the_checks_exchanges_pass_in_o_n_requests_and_bytes(world):
     check = world["check"]
     assert check["ok"], check
     assert check["busiest_rank"] <= 60, check  # rank 0: batched polls and reads, not a request per rank per poll
-    assert check["payload_bytes"] <= 8_000 * RANKS, check  # a node report and a result a rank, each O(1)
+    # a node report and a result a rank, each O(1): about 8.2 kB a rank with the node checks of /dev/shm, locked
+    # memory, Fabric Manager and the driver against the image's CUDA
+    assert check["payload_bytes"] <= 10_000 * RANKS, check

@@ -27,8 +27,10 @@ CRAY_LIBFABRIC = "opt/cray/libfabric/1.22.0/lib64"
 
 
 def policy(fabric: str, nnodes: int) -> dict[str, str]:
-    """The settings the policy file holds for this fabric and node count, on a node with mlx5 and ib0."""
-    return {s.name: s.value for s in settings() if s.fabric == fabric and (s.when != "multi-node" or nnodes > 1)}
+    """The settings the policy file holds for this fabric and node count, on a node with mlx5 and ib0 (an opt-in
+    group's only when asked for: APP_FABRIC_OPT_IN)."""
+    return {s.name: s.value for s in settings()
+            if s.fabric == fabric and not s.opt_in and (s.when != "multi-node" or nnodes > 1)}
 
 
 def in_job_container(smoke_image: Path, workdir: Path, command: str, env: dict[str, str]) -> dict[str, str]:

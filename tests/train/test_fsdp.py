@@ -113,7 +113,7 @@ def test_a_partial_sharded_snapshot_is_skipped_with_a_warning(tmp_path):
     (tmp_path / "snapshots" / "step-00000020" / "__1_0.distcp").write_bytes(b"torn")
     resumed = run(torchrun_command(2, *args, "train.max_steps=25"))
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert "step-00000020 is unusable: __1_0.distcp: sha256" in resumed.stderr
+    assert "step-00000020 is unusable: '__1_0.distcp': sha256" in resumed.stderr  # names quoted: they may hold newlines
     assert "resuming from" in resumed.stderr and "step-00000010 at step 10" in resumed.stderr
 
 
