@@ -50,6 +50,33 @@ def self_device_us(event: object) -> float:
     return _total(event, "self_device_time_total", "self_cuda_time_total")
 
 
+#: The trace's categories of work on the device; its gpu_user_annotation events are ranges (a module's forward
+#: seen from the device), not work, and counting them counts the kernels inside them twice.
+DEVICE_WORK = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def device_timeline(events: list[dict]) -> dict:
+    """From the chrome trace's events: the span from the step's first kernel to the end of its last, the time
+    some kernel, copy or memset ran (overlaps counted once), the rest (the device waiting for the host), and that
+    idle time in each tenth of the span: where in the step the device starves."""
+    work = sorted((e["ts"], e["ts"] + e["dur"]) for e in events if e.get("ph") == "X" and e.get("cat") in DEVICE_WORK)
+    if not work:
+        return {"span_ms": 0.0, "busy_ms": 0.0, "idle_ms": 0.0, "idle_ms_by_tenth": [0.0] * 10}
+    start, end = work[0][0], max(stop for _, stop in work)
+    tenth = (end - start) / 10
+    idle_by_tenth = [0.0] * 10
+    busy, reached = 0.0, start
+    for begin, stop in work:
+        if begin > reached:  # a gap: spread it over the tenths it covers
+            for index in range(10):
+                low, high = start + index * tenth, start + (index + 1) * tenth
+                idle_by_tenth[index] += max(0.0, min(begin, high) - max(reached, low))
+        busy += max(0.0, stop - max(begin, reached))
+        reached = max(reached, stop)
+    return {"span_ms": (end - start) / 1e3, "busy_ms": busy / 1e3, "idle_ms": (end - start - busy) / 1e3,
+            "idle_ms_by_tenth": [round(us / 1e3, 3) for us in idle_by_tenth]}
+
+
 def write_outputs(prof: profile, prefix: Path, label: str) -> dict:
     """The tables, the operator JSON and the compressed chrome trace of the recorded step."""
     on_gpu = torch.cuda.is_available()
@@ -58,20 +85,23 @@ def write_outputs(prof: profile, prefix: Path, label: str) -> dict:
     step_host_ms = sum(e.cpu_time_total for e in steps) / 1e3 / max(1, len(steps))
     ops = {e.key: {"self_device_us": self_device_us(e), "self_host_us": float(e.self_cpu_time_total),
                    "calls": int(e.count)} for e in averages}
+    raw = prefix.with_name(prefix.name + ".trace.json")
+    prof.export_chrome_trace(str(raw))
+    timeline = device_timeline(json.loads(raw.read_text())["traceEvents"])
     summary = {"label": label, "device": torch.cuda.get_device_name() if on_gpu else "cpu",
-               "torch": torch.__version__, "step_host_ms": step_host_ms,
-               "device_ms": sum(op["self_device_us"] for op in ops.values()) / 1e3, "ops": ops}
+               "torch": torch.__version__, "step_host_ms": step_host_ms, "device_ms": timeline["busy_ms"],
+               "device_timeline": timeline, "ops": ops}
     prefix.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
-    lines = [f"{label}: one optimizer step; host {step_host_ms:.1f} ms, device (sum of kernels) "
-             f"{summary['device_ms']:.1f} ms; torch {torch.__version__}, {summary['device']}", ""]
+    lines = [f"{label}: one optimizer step; host {step_host_ms:.1f} ms; device busy {timeline['busy_ms']:.1f} ms "
+             f"of {timeline['span_ms']:.1f} ms, idle by tenth of the step (ms) "
+             f"{' '.join(f'{ms:.1f}' for ms in timeline['idle_ms_by_tenth'])}; torch {torch.__version__}, "
+             f"{summary['device']}", ""]
     if on_gpu:
         sort = "self_device_time_total" if hasattr(averages[0], "self_device_time_total") else "self_cuda_time_total"
         lines += ["== by self device time", averages.table(sort_by=sort, row_limit=ROWS, max_name_column_width=70), ""]
     lines += ["== by self host time", averages.table(sort_by="self_cpu_time_total", row_limit=ROWS,
                                                      max_name_column_width=70)]
     prefix.with_suffix(".txt").write_text("\n".join(lines) + "\n")
-    raw = prefix.with_name(prefix.name + ".trace.json")
-    prof.export_chrome_trace(str(raw))
     packed = raw.with_name(raw.name + ".gz")
     with raw.open("rb") as source, gzip.open(packed, "wb", compresslevel=6) as target:
         shutil.copyfileobj(source, target)
@@ -142,7 +172,11 @@ def compare(out: Path, app: dict, hand: dict, rows: int = 30) -> str:
     what = "device" if key == "self_device_us" else "host"
     lines = [f"{app['label']} against {hand['label']}, one optimizer step each ({app['device']}, torch {app['torch']})",
              f"step host time: {app['step_host_ms']:.1f} ms against {hand['step_host_ms']:.1f} ms; "
-             f"device time (sum of kernels): {app['device_ms']:.1f} ms against {hand['device_ms']:.1f} ms", "",
+             f"device busy (kernels, copies; overlaps once): {app['device_ms']:.1f} ms "
+             f"against {hand['device_ms']:.1f} ms",
+             *[f"device idle by tenth of the step (ms), {step['label']}: "
+               f"{' '.join(f'{ms:.1f}' for ms in step.get('device_timeline', {}).get('idle_ms_by_tenth', []))}"
+               for step in (app, hand)], "",
              "the suspects (self host / device time in ms, calls):", *suspects(app, hand), "",
              f"operators by the difference of their self {what} time (ms; calls in brackets):",
              f"{'operator':<72} {'app.train':>14} {'hand':>14} {'difference':>10}"]

@@ -49,6 +49,7 @@ left() { echo $((part_deadline - SECONDS > 5 ? part_deadline - SECONDS : 5)); }
 capped() { timeout -k 15 "$(left)" "$@"; }
 work=$(mktemp -d /tmp/gpu-session.XXXXXX)
 basetemp=$work/tests
+mkdir -p "$basetemp"  # pytest makes only the last folder of --basetemp
 log=$out/session.log
 results=$out/results.jsonl
 : >"$log"
@@ -158,7 +159,7 @@ multirank_part() {
 run_part() {
     case $1 in
         profile) profile_part ;;
-        pairs) gpu_train --parts pairs --runs "${pairs_runs[@]}" --who plain ddp app-model ddp-stats --pairs 1 \
+        pairs) gpu_train --parts pairs --runs "${pairs_runs[@]}" --who plain app-model ddp ddp-stats --pairs 1 \
                    --steps 20 --warmup 8 ;;
         multirank) multirank_part ;;
         mfu) gpu_train --parts mfu --mfu "${mfu_cases[@]}" --mfu-grad-accum 2 --steps 12 --warmup 6 ;;

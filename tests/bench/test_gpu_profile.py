@@ -70,3 +70,26 @@ def test_each_suspect_sums_the_operators_where_it_shows():
     assert rows["DDP's wrapper and reducer on the host"] == ["2.00/0.00", "(4)", "0.00/0.00", "(0)"]
     assert rows["collectives (the buckets' all-reduce, the statistics' ride)"][:2] == ["0.40/0.00", "(2)"]
     assert rows["concatenations (the statistics hook joins them to the last bucket)"][:2] == ["0.05/0.00", "(1)"]
+
+
+def kernel(start_us: float, duration_us: float, name: str = "k") -> dict:
+    return {"ph": "X", "cat": "kernel", "name": name, "ts": start_us, "dur": duration_us}
+
+
+def test_the_device_timeline_counts_busy_time_once_and_the_idle_time_by_tenth_of_the_step():
+    events = [kernel(0, 100), kernel(50, 100),  # overlapping: busy 0-150
+              kernel(900, 100),  # 750 us idle before it: half the second tenth, the third to the ninth
+              {"ph": "X", "cat": "gpu_user_annotation", "name": "DistributedDataParallel.forward", "ts": 0,
+               "dur": 1000},  # a range, not work: not counted
+              {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 5000}]
+    timeline = gpu_profile.device_timeline(events)
+    assert timeline["span_ms"] == pytest.approx(1.0) and timeline["busy_ms"] == pytest.approx(0.25)
+    assert timeline["idle_ms"] == pytest.approx(0.75)
+    assert sum(timeline["idle_ms_by_tenth"]) == pytest.approx(0.75) and timeline["idle_ms_by_tenth"][0] == 0
+    assert timeline["idle_ms_by_tenth"][1] == pytest.approx(0.05) and timeline["idle_ms_by_tenth"][5] == 0.1
+    assert timeline["idle_ms_by_tenth"][9] == 0
+
+
+def test_a_host_only_step_has_an_empty_device_timeline():
+    assert gpu_profile.device_timeline([{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 9}]) == {
+        "span_ms": 0.0, "busy_ms": 0.0, "idle_ms": 0.0, "idle_ms_by_tenth": [0.0] * 10}

@@ -46,7 +46,7 @@ def test_every_part_of_the_plan_ran_in_order_and_exited_zero(session):
     assert parts == [("profile", 0), ("pairs", 0), ("multirank", 0), ("mfu", 0)]
     assert all(r["dry_run"] for r in results)
     pairs = [r["who"] for r in results if r["part"] == "pairs" and "exit" not in r]
-    assert pairs == ["hand-plain", "hand-ddp", "app-model", "hand-ddp-stats"]
+    assert pairs == ["hand-plain", "app-model", "hand-ddp", "hand-ddp-stats"]
     assert all(r["ratio"] > 0 for r in results if r["part"] == "pairs" and r.get("who", "hand-plain") != "hand-plain")
     (mfu,) = [r for r in results if r["part"] == "mfu" and "exit" not in r]
     assert mfu["tokens_per_s"] > 0 and mfu["activation_checkpointing"] is False
