@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 
 from app.check.collectives import Scope
 from app.check.report import FAIL, OK, Check
+from app.check.scheduler_words import leave_out
 
 SLOW_FRACTION = 0.25
-REMEDY = ("leave the named node out (--exclude-file; sbatch --exclude=NODE) and tell the site: check its NICs "
-          "(ibstat, link width and speed), GPUs (nvidia-smi -q: clocks, throttling, PCIe link) and cabling")
+SITE_TASK = ("check its NICs (ibstat, link width and speed), GPUs (nvidia-smi -q: clocks, throttling, PCIe link) "
+             "and cabling")
 
 
 def pair_scopes(nodes: Sequence[str]) -> list[Scope]:
@@ -60,6 +61,7 @@ def judge_slow_nodes(intra: Mapping[str, float], pairs: Mapping[tuple[str, str],
                         + [f"{node} {busbw:.2f}" for node, busbw in intra.items()])
     if slow:
         return [Check("bandwidth: slow node", FAIL, f"{'; '.join(slow.values())} (all_reduce busbw GB/s: {figures})",
-                      REMEDY, stage="bandwidth", where=",".join(sorted(slow)), nodes=sorted(slow))]
+                      leave_out("the named node", SITE_TASK), stage="bandwidth", where=",".join(sorted(slow)),
+                      nodes=sorted(slow))]
     return [Check("bandwidth: slow node", OK, f"no node below {SLOW_FRACTION:g} x its peers' all_reduce busbw "
                   f"(GB/s: {figures})", stage="bandwidth")]

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.check.scheduler_words import check_job_example
 from app.common import exitcodes
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
@@ -130,8 +131,7 @@ class Report:
         ranks = self.info.get("nodes", {})
         if len(ranks) == 1:
             return ("this process's checks passed, but one process measured nothing between ranks or nodes: "
-                    "start one rank per GPU on every node (e.g. `sbatch -N 2 jobscripts/slurm.sh check`) to test "
-                    "the fabric")
+                    f"start one rank per GPU on every node (e.g. {check_job_example()}) to test the fabric")
         if len(set(ranks.values())) == 1:
             return "the ranks of one node can train together; nothing was measured across nodes"
         return "these nodes can train together"

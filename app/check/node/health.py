@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from app.check.node.gpu import NVIDIA_SMI_TIMEOUT_S
 from app.check.report import FAIL, OK, WARN, Check
+from app.check.scheduler_words import leave_out, under_pbs
 
 FIELDS = (
     "index",
@@ -28,8 +29,6 @@ FIELDS = (
     "pcie.link.width.max",
 )
 NAME = "gpu: health"
-DRAIN = ("leave the node out (--exclude-file; sbatch --exclude=NODE) and tell the site: "
-         "scontrol update nodename=NODE state=drain reason='GPU health'")
 
 
 def _value(text: str) -> str | None:
@@ -60,7 +59,9 @@ def judge_health(lines: Sequence[str]) -> Check:
         if current and widest and current.isdigit() and widest.isdigit() and int(current) < int(widest):
             warnings.append(f"{gpu}: PCIe link x{current} of x{widest}")
     if failures:
-        return Check(NAME, FAIL, "; ".join(failures + warnings), DRAIN)
+        drain = "pbsnodes -o NODE -C 'GPU health'" if under_pbs() else \
+            "scontrol update nodename=NODE state=drain reason='GPU health'"
+        return Check(NAME, FAIL, "; ".join(failures + warnings), leave_out("the node", drain))
     if warnings:
         return Check(NAME, WARN, "; ".join(warnings), "reset the GPU (site admins) or reseat/replace the card; "
                      "until then expect slow transfers or a failure later")

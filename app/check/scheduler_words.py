@@ -1,0 +1,29 @@
+"""A remedy's commands in the words of the scheduler the check runs under: qsub under PBS, sbatch otherwise."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+
+def under_pbs(env: Mapping[str, str] | None = None) -> bool:
+    """PBS Pro sets PBS_JOBID in every task of a job (its reference guide, "Environment variables");
+    a Slurm job that also carries one (a PBS job's environment passed on by hand) is Slurm's."""
+    env = os.environ if env is None else env
+    return "PBS_JOBID" in env and "SLURM_JOB_ID" not in env
+
+
+def leave_out(what: str, site_task: str) -> str:
+    """Leave a bad node out of the next job and have the site look at it. PBS Pro cannot exclude a host from a
+    select, and taking a node offline (`pbsnodes -o`) needs operator rights: the user can only report it."""
+    if under_pbs():
+        return (f"leave {what} out: PBS cannot exclude a host from a select, so report it to the site (an operator "
+                f"runs pbsnodes -o NODE) and resubmit with qsub; the site should {site_task}")
+    return f"leave {what} out (--exclude-file; sbatch --exclude=NODE) and tell the site: {site_task}"
+
+
+def check_job_example() -> str:
+    """The job that runs the check with one rank per GPU on every node."""
+    if under_pbs():
+        return "`qsub -v WORKLOAD=check jobscripts/gh200-pbs.sh`"
+    return "`sbatch -N 2 jobscripts/slurm.sh check`"
