@@ -29,11 +29,9 @@ from app.common import exitcodes
 from app.common.jsonl import json_objects
 from app.common.private_dir import PRIVATE_FILE, group_readable_mode
 from app.common.provenance import image_provenance
-from app.common.regular_files import read_regular, require_regular
+from app.common.regular_files import MAX_SUMMARY_BYTES, read_regular, require_regular
 
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
-#: summary.json is a few hundred bytes (app/train/summary.py); past this it is not the trainer's.
-MAX_SUMMARY_BYTES = 1 << 20
 
 
 def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | None:

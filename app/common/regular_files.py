@@ -12,6 +12,9 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Union
 
+#: summary.json is a few hundred bytes (app/train/summary.py); a larger one is not the trainer's.
+MAX_SUMMARY_BYTES = 1 << 20
+
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 

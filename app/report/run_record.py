@@ -12,10 +12,8 @@ from typing import Any, Dict, List, Optional
 
 from app.common.errors import UsageError
 from app.common.jsonl import json_objects
-from app.common.regular_files import FileTooLarge, read_regular
+from app.common.regular_files import MAX_SUMMARY_BYTES, FileTooLarge, read_regular
 
-#: summary.json is a few hundred bytes (app/train/summary.py); a larger one is not the trainer's.
-MAX_SUMMARY_BYTES = 1 << 20
 #: The numbers a metrics line may carry besides its step (app/train/step_reports.py writes them); the losses may
 #: be NaN or infinite (a run that diverged), the times, rates and counts are finite.
 LOSSES = ("loss", "val_loss", "grad_norm")
