@@ -609,6 +609,10 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "driver-too-old",
         "the node's NVIDIA driver is older than the CUDA the program (torch in the image) was built for needs",
+        "on data-center GPUs the image runs on an older driver through CUDA forward compatibility: leave "
+        "`APP_CUDA_COMPAT` unset (auto) or set it to `on`, and start commands through the image's runscript, the job "
+        "scripts or `sh /opt/app/cuda_compat.sh COMMAND` (a bare `apptainer exec` skips it); where compat cannot help "
+        "(a consumer GPU, a driver below the compat floor), "
         "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
         "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
         "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",

@@ -152,3 +152,11 @@ SETTLED_BY_A_CHECK = {
 def test_a_cause_the_node_can_settle_names_the_check_line_that_does(cause: str, check: str) -> None:
     fix = BY_KEY[cause].fix
     assert "python -m app.check" in fix and f"`{check}`" in fix, fix
+
+
+def test_a_driver_older_than_the_images_cuda_points_at_forward_compatibility_before_a_driver_update() -> None:
+    """The image runs on an older driver by itself on data-center GPUs (app/common/cuda_compat.sh): the fix says
+    how that is switched on, and where it cannot help, before sending the user to the admins."""
+    fix = BY_KEY["driver-too-old"].fix
+    assert "APP_CUDA_COMPAT" in fix and "data-center" in fix and "/opt/app/cuda_compat.sh" in fix, fix
+    assert fix.index("APP_CUDA_COMPAT") < fix.index("newer driver"), fix
