@@ -14,9 +14,9 @@ pairs: for each `size:micro-batch`, `pairs` times, each of --who in turn, each i
                all but the last micro-batch, compiled around the wrapper: DDPOptimizer's graph per bucket);
     ddp-stats  and app.train's statistics hook (app.train.stats_hook.StepStats) carrying the loss;
   or `torchrun --nproc-per-node=1 -m app.train --config gpt2-h100` (app-model, app-blocks: its
-  train.compile_scope; NCCL, DDP, bf16, torch.compile, fused AdamW, clipping, per-step metrics). app.train has no
-  setting that leaves DDP out at world size 1, so ddp / plain is DDP's own cost, ddp-stats / ddp the
-  hook's, and app.train / ddp-stats the rest of the trainer (per-step metrics, data plan, progress).
+  train.compile_scope; bf16, torch.compile, fused AdamW, clipping, per-step metrics; at world size 1 no DDP,
+  as there is nothing to all-reduce). app.train / plain is the trainer's own cost (per-step metrics, data plan,
+  progress); ddp / plain and ddp-stats / ddp are what DDP and the statistics hook cost a rank among several.
   Each figure against plain is the median of the per-pair ratios.
 mfu: for each `size:micro-batch:sequence`, first one eager forward/backward/update in a fresh process
   (`fits`): where that runs out of memory, the case runs with train.activation_checkpointing (it pays only

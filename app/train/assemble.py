@@ -144,13 +144,17 @@ def use_deterministic_kernels() -> None:
 
 def wrap(config: Config, ctx: DistContext, model: torch.nn.Module, units: ShardUnits | None,
          sharded: bool) -> tuple[torch.nn.Module, StepStats]:
-    """The model that runs forward/backward: DDP around it (FSDP already is: sharded in place), compiled if
-    asked; and the hook that carries each step's loss and stop flag in the gradient all-reduce."""
+    """The model that runs forward/backward: DDP around it where there are ranks to all-reduce with (FSDP
+    already is: sharded in place), compiled if asked; and the hook that carries each step's loss and stop flag
+    in the gradient all-reduce."""
     step_stats = StepStats(ctx.world_size)
     if config.train.compile and config.train.compile_scope == "blocks":
         compile_blocks(model, units)
     wrapped: torch.nn.Module = model
-    if not sharded:
+    # One rank has nothing to all-reduce: DDP's reducer and the statistics hook would only cost host time in the
+    # micro-batch that synchronises (a profiled gpt2-medium step on an H200 idled its GPU 58 ms of 446 ms there,
+    # the hand loop 13 ms of 392 ms: BENCHMARKS.md). torchtitan likewise applies DDP only when it replicates.
+    if not sharded and ctx.world_size > 1:
         wrapped = DistributedDataParallel(
             model,
             device_ids=[ctx.device.index] if ctx.device.type == "cuda" else None,
