@@ -18,7 +18,7 @@ from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
 from app.train.optimizer_step import OptimizerStep
 from app.train.plan import Position
-from app.train.snapshots import SnapshotManager
+from app.train.snapshot import SnapshotManager
 from app.train.state import TrainingState
 from app.train.step_reports import StepReports, StepResult
 from app.train.steps import Step

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from app.train import snapshot_layout as layout
-from app.train.snapshots import SnapshotManager
+from app.train.snapshot import SnapshotManager, layout
 from tests.train.in_process import metrics, params, train_here
 
 # The demo GPT with dropout: a resumed run must also draw the random numbers the uninterrupted one drew.

@@ -10,7 +10,6 @@ Exit codes: 0 written, 2 not a snapshot (one line says why).
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,9 @@ import torch
 from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
 from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
+from app.common.atomic import write_atomic
 from app.common.errors import UsageError, exits_cleanly
-from app.train import dcp_metadata
-from app.train import snapshot_layout as layout
-from app.train.atomic import write_atomic
+from app.train.snapshot import dcp_metadata, layout
 
 
 class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
@@ -62,7 +60,3 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(t.numel() * t.element_size() for t in state.values())
     print(f"wrote {args.out}: {len(state)} tensors, {size / 2**20:.1f} MiB, from {args.snapshot}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

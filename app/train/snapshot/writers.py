@@ -1,5 +1,6 @@
-"""The two ways a snapshot is written (app/train/snapshot_layout.py says what they leave on disk), each
-synchronously (`write`) or in the background (`start`, then `wait`).
+"""The two ways a snapshot is written (app/train/snapshot/layout.py says what they leave on disk), each
+synchronously (`write`) or in the background (`start`, then `wait`). `writer_for` picks the one a rank uses,
+once; the manager then calls `save` and `wait` and never asks which it holds.
 
 In the background the loop waits only while the state is taken off the training path: the single-file
 writer copies every tensor to CPU memory of its own (the next optimizer step cannot change what is
@@ -21,19 +22,40 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
+from app.common.atomic import sha256_of, write_atomic, write_text_atomic
 from app.common.errors import UsageError
 from app.common.private_dir import make_private_dir, make_private_files
-from app.train import snapshot_layout as layout
-from app.train.atomic import sha256_of, write_atomic, write_text_atomic
+from app.train.snapshot import layout
+
+if TYPE_CHECKING:
+    from app.train.state import TrainingState
 
 log = logging.getLogger(__name__)
+
+
+class Writer(Protocol):
+    """What the manager asks of a writer."""
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        """Write `state` as the snapshot of `step`, from a thread when `background` (collective if sharded)."""
+
+    def wait(self) -> None:
+        """Until the write in flight (if any) is on disk; raise what it failed with."""
+
+
+def writer_for(directory: Path, published: Callable[[Path], None], *, sharded: bool, is_main: bool,
+               writer_group: dist.ProcessGroup | None = None) -> Writer:
+    """The writer of this rank: sharded (every rank writes its shard), or one file that rank 0 writes."""
+    if sharded:
+        return ShardedWriter(directory, published, writer_group)
+    return SingleFileWriter(directory, published) if is_main else Bystander()
 
 
 def _remedy(directory: Path) -> str:
@@ -48,6 +70,15 @@ class SingleFileWriter:
         self._writing: threading.Thread | None = None
         self._failure: str | None = None
         self._copy: Any = None  # the state last copied for a background write: its memory is reused
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        if background:
+            self.start(state.state_dict(), step)
+            return
+        self.wait()
+        started = time.perf_counter()
+        path = self.write(state.state_dict(), step)
+        log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
 
     def write(self, state: dict[str, Any], step: int) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -115,6 +146,15 @@ class ShardedWriter:
         self._writing: Future | None = None
         self._publishing: threading.Thread | None = None
         self._failure: str | None = None
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        if background:
+            self.start(*state.sharded_state_dict(), step)
+            return
+        started = time.perf_counter()
+        path = self.write(*state.sharded_state_dict(), step)
+        if _rank() == 0:
+            log.info("snapshot written: %s (step %d, %.1fs, sharded)", path, step, time.perf_counter() - started)
 
     def write(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> Path:
         self.wait()
@@ -192,6 +232,16 @@ class ShardedWriter:
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
         self.published(final)
+
+
+class Bystander:
+    """A rank that writes no single-file snapshot (rank 0 writes it)."""
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        pass
+
+    def wait(self) -> None:
+        pass
 
 
 def copy_off_device(value: Any, reuse: Any = None) -> Any:
