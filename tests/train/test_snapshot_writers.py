@@ -1,0 +1,62 @@
+"""Writing a snapshot when the disk fails: a full file system, a quota, an I/O error stop the run with the
+storage exit code and one line naming the directory and the remedy, never as bad input (exit 2)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import warnings
+
+import pytest
+
+from app.common import exitcodes
+from app.common.errors import StorageError, UsageError
+from app.train.snapshot import SnapshotManager
+from tests.train.test_snapshots import training_state
+
+_KINDS = {  # (sharded, background): every way a snapshot is written in a world of one
+    "one file": (False, False),
+    "one file, in the background": (False, True),
+    "sharded": (True, False),
+    "sharded, in the background": (True, True),
+}
+
+
+def _fsync_failing_with(code: int):
+    def fsync(fd: int) -> None:
+        raise OSError(code, os.strerror(code))
+
+    return fsync
+
+
+def _save_and_wait(tmp_path, sharded: bool, background: bool) -> None:
+    manager = SnapshotManager(tmp_path / "snapshots", keep=2, every=1, background=background, sharded=sharded)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DCP without a process group says so
+        manager.save(training_state(), 1)
+        manager.wait()
+
+
+@pytest.mark.parametrize(("sharded", "background"), _KINDS.values(), ids=_KINDS.keys())
+def test_a_full_file_system_stops_the_run_with_the_storage_exit_code_and_the_remedy(tmp_path, monkeypatch,
+                                                                                    sharded, background):
+    monkeypatch.setattr(os, "fsync", _fsync_failing_with(errno.ENOSPC))
+    with pytest.raises(StorageError) as stopped:
+        _save_and_wait(tmp_path, sharded, background)
+    assert not isinstance(stopped.value, UsageError)
+    assert stopped.value.exit_code == exitcodes.STORAGE != exitcodes.USAGE
+    message = str(stopped.value)
+    assert "\n" not in message and "Traceback" not in message, message
+    assert f"no space left on the file system of {tmp_path / 'snapshots'}" in message, message
+    assert "free space there, or give a snapshot.dir on another file system" in message, message
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    (errno.EDQUOT, "disk quota exceeded"),
+    (errno.EIO, "Input/output error"),
+])
+def test_a_quota_or_an_io_error_names_its_cause(tmp_path, monkeypatch, code, said):
+    monkeypatch.setattr(os, "fsync", _fsync_failing_with(code))
+    with pytest.raises(StorageError, match=said) as stopped:
+        _save_and_wait(tmp_path, sharded=False, background=False)
+    assert stopped.value.exit_code == exitcodes.STORAGE
