@@ -48,7 +48,7 @@ def test_a_full_file_system_stops_the_run_with_the_storage_exit_code_and_the_rem
     message = str(stopped.value)
     assert "\n" not in message and "Traceback" not in message, message
     assert f"no space left on the file system of {tmp_path / 'snapshots'}" in message, message
-    assert "free space there, or give a snapshot.dir on another file system" in message, message
+    assert "free space there, or give another snapshot.dir, on a file system with room" in message, message
 
 
 @pytest.mark.parametrize(("code", "said"), [

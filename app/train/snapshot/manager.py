@@ -95,8 +95,8 @@ class SnapshotManager:
         return True
 
     def wait(self) -> None:
-        """Until the snapshot in flight (if any) is on disk; a write that failed stops the run here with a
-        `UsageError` naming the remedy. Sharded: collective."""
+        """Until the snapshot in flight (if any) is on disk; a write that failed stops the run here, with the
+        remedy (`StorageError` when the file system refused it). Sharded: collective."""
         self.writer.wait()
 
     def _prune(self, written: Path) -> None:

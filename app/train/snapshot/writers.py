@@ -7,8 +7,8 @@ writer copies every tensor to CPU memory of its own (the next optimizer step can
 written) and writes from a thread; the sharded writer hands each rank's shard to `dcp.async_save`, which
 stages it in host memory and writes from a thread, its collectives on a gloo group of their own
 (`writer_group`) so they never interleave with training's. At most one write is in flight; the next
-snapshot, and the end of the run, wait for it. A write that failed stops the run at that wait, with the
-remedy.
+snapshot, and the end of the run, wait for it. A write that failed stops the run at that wait; one the file
+system refused (full, over quota, failing) as a `StorageError` with the remedy (write_failures.py).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
 from app.common.atomic import sha256_of, write_atomic, write_text_atomic
-from app.common.errors import UsageError
 from app.common.private_dir import make_private_dir, make_private_files
 from app.train.snapshot import layout
+from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure
 
 if TYPE_CHECKING:
     from app.train.state import TrainingState
@@ -58,17 +58,13 @@ def writer_for(directory: Path, published: Callable[[Path], None], *, sharded: b
     return SingleFileWriter(directory, published) if is_main else Bystander()
 
 
-def _remedy(directory: Path) -> str:
-    return f"free space in {directory} or give another snapshot.dir, then run again to resume"
-
-
 class SingleFileWriter:
     """Rank 0 writes the whole state into one file and its checksum."""
 
     def __init__(self, directory: Path, published: Callable[[Path], None]) -> None:
         self.directory, self.published = directory, published
         self._writing: threading.Thread | None = None
-        self._failure: str | None = None
+        self._failure: BaseException | None = None  # of the background write, raised by `wait`
         self._copy: Any = None  # the state last copied for a background write: its memory is reused
 
     def save(self, state: TrainingState, step: int, *, background: bool) -> None:
@@ -81,10 +77,13 @@ class SingleFileWriter:
         log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
 
     def write(self, state: dict[str, Any], step: int) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True)
         path = layout.single_file_path(self.directory, step)
-        digest = write_atomic(path, lambda file: torch.save(state, file))
-        write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            digest = write_atomic(path, lambda file: torch.save(state, file))
+            write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
+        except OSError as err:
+            raise as_write_failure(err, f"snapshot {path}", self.directory) from None
         self.published(path)
         return path
 
@@ -105,15 +104,14 @@ class SingleFileWriter:
             self._writing = None
         if self._failure is not None:
             failure, self._failure = self._failure, None
-            raise UsageError(failure)
+            raise failure
 
     def _write_in_background(self, state: dict[str, Any], step: int, copy_s: float) -> None:
         started = time.perf_counter()
         try:
             path = self.write(state, step)
-        except OSError as err:
-            where = layout.single_file_path(self.directory, step)
-            self._failure = f"snapshot {where} could not be written ({err.strerror or err}); {_remedy(self.directory)}"
+        except WRITE_ERRORS as err:  # raised by wait(), on the training thread
+            self._failure = err
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background; the loop waited %.2fs)", path, step,
                  time.perf_counter() - started, copy_s)
@@ -145,7 +143,8 @@ class ShardedWriter:
         self.directory, self.published, self.writer_group = directory, published, writer_group
         self._writing: Future | None = None
         self._publishing: threading.Thread | None = None
-        self._failure: str | None = None
+        self._in_flight: Path | None = None  # the snapshot being written in the background
+        self._failure: BaseException | None = None  # of the background write, raised by `wait`
 
     def save(self, state: TrainingState, step: int, *, background: bool) -> None:
         if background:
@@ -158,11 +157,18 @@ class ShardedWriter:
 
     def write(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> Path:
         self.wait()
-        final, partial = self._prepare(step)
-        dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())
-        _barrier()  # every shard is on disk
-        if _rank() == 0:
-            self._publish(partial, final, json.dumps(extras))
+        final = layout.sharded_path(self.directory, step)
+        try:
+            partial = self._prepare(final)
+            dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())
+            _barrier()  # every shard is on disk
+            if _rank() == 0:
+                self._publish(partial, final, json.dumps(extras))
+        except WRITE_ERRORS as err:
+            failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
+            if failure is err:
+                raise
+            raise failure from None
         _barrier()  # nobody reads or prunes while it is being published
         return final
 
@@ -172,7 +178,8 @@ class ShardedWriter:
         every rank's write results first); rank 0 then publishes the snapshot from a thread of its own."""
         self.wait()
         started = time.perf_counter()
-        final, partial = self._prepare(step)
+        final = self._in_flight = layout.sharded_path(self.directory, step)
+        partial = self._prepare(final)
         writing = dcp.async_save(tensors, checkpoint_id=partial, process_group=self.writer_group,
                                  planner=_save_planner())
         assert isinstance(writing, Future)
@@ -192,33 +199,34 @@ class ShardedWriter:
         writing, self._writing = self._writing, None
         try:
             writing.result()
-        except Exception as err:  # DCP wraps the writer's OSError in its own exception types
-            self._failure = self._failure or f"a sharded snapshot could not be written ({err})"
+        except WRITE_ERRORS as err:  # DCP wraps the writer's OSError in its CheckpointException
+            self._failure = self._failure or as_write_failure(err, f"sharded snapshot {self._in_flight}",
+                                                              self.directory)
         if self._publishing is not None:
             self._publishing.join()
             self._publishing = None
         if self._failure is not None:
             failure, self._failure = self._failure, None
-            raise UsageError(f"{failure}; {_remedy(self.directory)}")
+            raise failure
         _barrier()  # published before anyone goes on (and reads, prunes or writes the next one)
 
-    def _prepare(self, step: int) -> tuple[Path, Path]:
-        final = layout.sharded_path(self.directory, step)
+    def _prepare(self, final: Path) -> Path:
+        """The directory the snapshot `final` is written into until it is complete."""
         partial = layout.partial_path(final)
         if _rank() == 0:
             shutil.rmtree(partial, ignore_errors=True)  # a write that died half-way
             self.directory.mkdir(parents=True, exist_ok=True)
             make_private_dir(partial)
         _barrier()
-        return final, partial
+        return partial
 
     def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, step: int,
                               started: float, staged_s: float) -> None:
         try:
             writing.result()
             self._publish(partial, final, extras)
-        except Exception as err:  # reported by wait(), on the training thread
-            self._failure = f"sharded snapshot {final} could not be written ({err})"
+        except WRITE_ERRORS as err:  # raised by wait(), on the training thread
+            self._failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background, sharded; the loop waited %.2fs)", final,
                  step, time.perf_counter() - started, staged_s)
