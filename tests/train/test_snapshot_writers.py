@@ -60,3 +60,31 @@ def test_a_quota_or_an_io_error_names_its_cause(tmp_path, monkeypatch, code, sai
     with pytest.raises(StorageError, match=said) as stopped:
         _save_and_wait(tmp_path, sharded=False, background=False)
     assert stopped.value.exit_code == exitcodes.STORAGE
+
+
+@pytest.mark.parametrize(("sharded", "background"), _KINDS.values(), ids=_KINDS.keys())
+def test_a_published_snapshot_survives_a_power_loss_its_directory_is_fsynced_after_the_rename(tmp_path, monkeypatch,
+                                                                                           sharded, background):
+    """A rename is durable only once the directory holding the new name is fsynced (rename(2), fsync(2)): a
+    node that loses power after the rename alone may come back without the snapshot, or with its old name."""
+    events: list[tuple[str, str]] = []
+    real_fsync, real_rename, real_replace = os.fsync, os.rename, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def renaming(real):
+        def rename(source, target, **kwargs) -> None:
+            real(source, target, **kwargs)
+            events.append(("rename", str(target)))
+        return rename
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", renaming(real_rename))
+    monkeypatch.setattr(os, "replace", renaming(real_replace))
+    _save_and_wait(tmp_path, sharded, background)
+    directory = tmp_path / "snapshots"
+    published = str(directory / ("step-00000001" if sharded else "step-00000001.pt"))
+    renamed = events.index(("rename", published))
+    assert ("fsync", str(directory)) in events[renamed:], events
