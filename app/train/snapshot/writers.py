@@ -29,7 +29,7 @@ import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
-from app.common.atomic import sha256_of, write_atomic, write_text_atomic
+from app.common.atomic import fsync_dir, sha256_of, write_atomic, write_text_atomic
 from app.common.private_dir import make_private_dir, make_private_files
 from app.train.snapshot import layout
 from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure
@@ -232,13 +232,15 @@ class ShardedWriter:
                  step, time.perf_counter() - started, staged_s)
 
     def _publish(self, partial: Path, final: Path, extras: str) -> None:
-        """Rank 0: extras and manifest into the complete directory, then rename it into place."""
+        """Rank 0: extras and manifest into the complete directory (each write fsyncs it, so DCP's file names in
+        it are durable too), then rename it into place and fsync the directory that holds it."""
         write_text_atomic(partial / layout.EXTRAS, extras + "\n")
         make_private_files(partial)  # DCP wrote the shards with the umask's mode
         sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
         write_text_atomic(partial / layout.MANIFEST, json.dumps(sums, indent=1) + "\n")
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
+        fsync_dir(final.parent)  # the rename itself is durable only once its directory is (rename(2), fsync(2))
         self.published(final)
 
 
