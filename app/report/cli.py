@@ -1,4 +1,4 @@
-"""`python -m app.report RUN_DIR`: a short text summary of a run and a PNG of its curves.
+"""`python -m app.report RUN_DIR` (or `app-report RUN_DIR`): a short text summary of a run and a PNG of its curves.
 
 Works on a finished run and on one still training (read-only: it writes only the PNG). The PNG needs
 matplotlib (pip install 'app[plot]'); without it the text comes alone, with that hint.
@@ -37,5 +37,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def command() -> None:
+    """`python -m app.report` and the `app-report` script."""
     sys.exit(main())
