@@ -1,9 +1,6 @@
-"""`python -m app.train.export SNAPSHOT OUT.pt`: a snapshot's model as one plain state dict
-(app/train/snapshot/export.py)."""
+"""`python -m app.train.export SNAPSHOT OUT.pt`: see app/train/snapshot/export.py."""
 
-import sys
+from app.train.snapshot.export import command
 
-from app.train.snapshot.export import main
-
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # a module of the package, not its __main__: importing it runs nothing
+    command()

@@ -1,4 +1,4 @@
-"""`python -m app.train.export SNAPSHOT OUT.pt`: the model of a snapshot as one plain state dict.
+"""`python -m app.train.export SNAPSHOT OUT.pt` (or `app-export`): the model of a snapshot as one plain state dict.
 
 For inference or fine-tuning elsewhere: OUT.pt holds `{parameter name: tensor}`, full (unsharded) and on
 CPU, loadable with `torch.load(OUT.pt, weights_only=True)` into the unwrapped model (`GPT(shape)` for the
@@ -10,9 +10,10 @@ Exit codes: 0 written, 2 not a snapshot (one line says why).
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
@@ -60,3 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(t.numel() * t.element_size() for t in state.values())
     print(f"wrote {args.out}: {len(state)} tensors, {size / 2**20:.1f} MiB, from {args.snapshot}")
     return 0
+
+
+def command() -> NoReturn:
+    """`python -m app.train.export` and the `app-export` script."""
+    sys.exit(main())
