@@ -4,7 +4,8 @@ For inference or fine-tuning elsewhere: OUT.pt holds `{parameter name: tensor}`,
 CPU, loadable with `torch.load(OUT.pt, weights_only=True)` into the unwrapped model (`GPT(shape)` for the
 built-in workload). SNAPSHOT is a sharded snapshot directory (`snapshots/step-00000100/`, dist.strategy=fsdp;
 needs no process group and any number of ranks may have written it) or a single-file one (`step-00000100.pt`).
-Exit codes: 0 written, 2 not a snapshot (one line says why).
+Exit codes: 0 written, 2 not a snapshot or OUT not a path you can write, 9 OUT's file system is full, over
+quota or failing (one line says which).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 from app.common.atomic import write_atomic
 from app.common.errors import UsageError, exits_cleanly
 from app.train.snapshot import dcp_metadata, layout
+from app.train.snapshot.write_failures import FILE_SYSTEM_FAILED, storage_error
 
 
 class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
@@ -57,7 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     state = load_model_state(args.snapshot)
     state = {name: tensor.detach().cpu().contiguous() for name, tensor in state.items()}
-    write_atomic(args.out, lambda file: torch.save(state, file))
+    try:
+        write_atomic(args.out, lambda file: torch.save(state, file))
+    except OSError as err:
+        if err.errno in FILE_SYSTEM_FAILED:
+            raise storage_error(str(args.out), args.out.parent, err, again="then export again",
+                                elsewhere="write it to another file system (e.g. $SCRATCH/model.pt)") from None
+        raise UsageError(f"{args.out} could not be written ({err.strerror}); give a path you can write, "
+                         f"e.g. $SCRATCH/model.pt") from None
     size = sum(t.numel() * t.element_size() for t in state.values())
     print(f"wrote {args.out}: {len(state)} tensors, {size / 2**20:.1f} MiB, from {args.snapshot}")
     return 0

@@ -38,18 +38,20 @@ def os_error_in(err: BaseException | None, depth: int = 0) -> OSError | None:
     return os_error_in(err.__cause__ or err.__context__, depth + 1)
 
 
-def storage_error(what: str, directory: Path, err: OSError) -> StorageError:
-    """One line: which snapshot, why the file system refused it, what to do."""
+def storage_error(what: str, directory: Path, err: OSError, elsewhere: str = _ELSEWHERE,
+                  again: str = _AGAIN) -> StorageError:
+    """One line: what could not be written, why the file system refused it, what to do: free space, or write
+    `elsewhere`, and `again`."""
     if err.errno == errno.ENOSPC:
-        cause, remedy = f"no space left on the file system of {directory}", f"free space there, or {_ELSEWHERE}"
+        cause, remedy = f"no space left on the file system of {directory}", f"free space there, or {elsewhere}"
     elif err.errno == errno.EDQUOT:
         cause, remedy = (f"disk quota exceeded on {directory}",
-                         f"free space within your quota (older runs' snapshots), or {_ELSEWHERE}")
+                         f"free space within your quota (older runs' snapshots), or {elsewhere}")
     else:
         name = errno.errorcode.get(err.errno, str(err.errno))
         cause, remedy = (f"the file system of {directory} failed the write ({err.strerror}, {name})",
-                         f"check that file system (mounted read-write? healthy? ask your site), or {_ELSEWHERE}")
-    return StorageError(f"{what} could not be written: {cause}; {remedy}, {_AGAIN}")
+                         f"check that file system (mounted read-write? healthy? ask your site), or {elsewhere}")
+    return StorageError(f"{what} could not be written: {cause}; {remedy}, {again}")
 
 
 def as_write_failure(err: BaseException, what: str, directory: Path) -> BaseException:
