@@ -88,3 +88,59 @@ def test_a_published_snapshot_survives_a_power_loss_its_directory_is_fsynced_aft
     published = str(directory / ("step-00000001" if sharded else "step-00000001.pt"))
     renamed = events.index(("rename", published))
     assert ("fsync", str(directory)) in events[renamed:], events
+
+
+def _publish_on_a_full_disk(rank: int, directory: str, store_path: str, results: str) -> None:
+    """One rank of two (gloo): write a sharded snapshot whose publish, rank 0's alone, finds no space."""
+    import datetime
+    from pathlib import Path
+
+    import torch
+    import torch.distributed as dist
+
+    from app.train.snapshot import writers
+
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=60))
+    if rank == 0:
+        def no_space(path, text):  # type: ignore[no-untyped-def]
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        writers.write_text_atomic = no_space
+    writer = writers.ShardedWriter(Path(directory), published=lambda path: None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            writer.write({"model": {"w": torch.full((4,), float(rank))}}, {"step": 1}, 1)
+        outcome = "written"
+    except Exception as err:
+        outcome = f"{type(err).__name__} {getattr(err, 'exit_code', '')}: {str(err).splitlines()[0]}"
+    Path(results, str(rank)).write_text(outcome)
+    dist.destroy_process_group()
+
+
+@pytest.mark.slow  # two processes, each starting torch
+def test_when_rank_0_cannot_publish_a_sharded_snapshot_every_rank_stops_with_the_storage_exit_code(tmp_path):
+    """Rank 0 alone publishes: without a word from it the other ranks would wait in the next collective until
+    its timeout, or end as if the network had failed (exit 4)."""
+    import multiprocessing
+    import time
+
+    results = tmp_path / "results"
+    results.mkdir()
+    spawn = multiprocessing.get_context("spawn")
+    ranks = [spawn.Process(target=_publish_on_a_full_disk,
+                           args=(rank, str(tmp_path / "snapshots"), str(tmp_path / "store"), str(results)))
+             for rank in range(2)]
+    started = time.monotonic()
+    for process in ranks:
+        process.start()
+    for process in ranks:
+        process.join(timeout=120)
+    outcomes = {path.name: path.read_text() for path in results.iterdir()}
+    assert sorted(outcomes) == ["0", "1"], outcomes
+    for rank, outcome in outcomes.items():
+        assert outcome.startswith(f"StorageError {exitcodes.STORAGE}: "), (rank, outcome)
+    assert "no space left on the file system" in outcomes["0"]
+    assert "rank 0" in outcomes["1"], outcomes["1"]
+    assert time.monotonic() - started < 50, "rank 1 waited for a timeout"
