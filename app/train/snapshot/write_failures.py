@@ -11,9 +11,13 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
+import torch
+import torch.distributed as dist
 from torch.distributed.checkpoint.api import CheckpointException
 
+from app.common import exitcodes
 from app.common.errors import StorageError, UsageError, UserFacingError
+from app.train.snapshot.broadcast import group_device
 
 #: What a write raises when it fails: DCP's wrapper is a BaseException, not an Exception.
 WRITE_ERRORS = (Exception, CheckpointException)
@@ -67,3 +71,24 @@ def as_write_failure(err: BaseException, what: str, directory: Path) -> BaseExce
     return UsageError(f"{what} could not be written ({cause.strerror}: {cause.filename}); snapshot.dir must be a "
                       f"directory you can write: give another snapshot.dir (e.g. snapshot.dir=$SCRATCH/snapshots), "
                       f"{_AGAIN}")
+
+
+def raise_on_every_rank(failure: BaseException | None, what: str) -> None:
+    """Collective: raise `failure` where it happened and its kind on every other rank, when any rank's write
+    failed (rank 0 alone publishes a sharded snapshot: the others would wait for it in the next collective until
+    the timeout, then end as if the network had failed); a barrier when none did."""
+    code = 0 if failure is None else getattr(failure, "exit_code", exitcodes.INTERNAL)
+    if dist.is_initialized() and dist.get_world_size() > 1:
+        worst = torch.tensor([code], device=group_device())
+        dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+        code = int(worst.item())
+    if failure is not None:
+        raise failure
+    if code == 0:
+        return
+    said = f"{what} could not be written on another rank (rank 0 publishes it; that rank's `error:` line says why)"
+    if code == exitcodes.STORAGE:
+        raise StorageError(f"{said}; free space or give another snapshot.dir, {_AGAIN}")
+    if code == exitcodes.USAGE:
+        raise UsageError(f"{said}; give another snapshot.dir, {_AGAIN}")
+    raise RuntimeError(said)

@@ -32,7 +32,7 @@ from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 from app.common.atomic import fsync_dir, sha256_of, write_atomic, write_text_atomic
 from app.common.private_dir import make_private_dir, make_private_files
 from app.train.snapshot import layout
-from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure
+from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure, raise_on_every_rank
 
 if TYPE_CHECKING:
     from app.train.state import TrainingState
@@ -160,16 +160,20 @@ class ShardedWriter:
         final = layout.sharded_path(self.directory, step)
         try:
             partial = self._prepare(final)
-            dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())
-            _barrier()  # every shard is on disk
-            if _rank() == 0:
-                self._publish(partial, final, json.dumps(extras))
+            dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())  # raises on every rank alike
         except WRITE_ERRORS as err:
             failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
             if failure is err:
                 raise
             raise failure from None
-        _barrier()  # nobody reads or prunes while it is being published
+        _barrier()  # every shard is on disk
+        published: BaseException | None = None
+        if _rank() == 0:
+            try:
+                self._publish(partial, final, json.dumps(extras))
+            except WRITE_ERRORS as err:
+                published = as_write_failure(err, f"sharded snapshot {final}", self.directory)
+        raise_on_every_rank(published, f"sharded snapshot {final}")  # and nobody reads or prunes before it is
         return final
 
     def start(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> float:
@@ -205,10 +209,9 @@ class ShardedWriter:
         if self._publishing is not None:
             self._publishing.join()
             self._publishing = None
-        if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise failure
-        _barrier()  # published before anyone goes on (and reads, prunes or writes the next one)
+        failure, self._failure = self._failure, None
+        # Published before anyone goes on (and reads, prunes or writes the next one), or failed on every rank.
+        raise_on_every_rank(failure, f"sharded snapshot {self._in_flight}")
 
     def _prepare(self, final: Path) -> Path:
         """The directory the snapshot `final` is written into until it is complete."""
