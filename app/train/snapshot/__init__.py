@@ -4,6 +4,7 @@ and how a run resumes from one. The rest of the trainer uses what is named here;
 
     manager.py     SnapshotManager: due, save, wait, to_resume, restore (the one owner)
     writers.py     the single-file and the sharded writer, chosen once per rank (writer_for)
+    write_failures.py  a write the file system refused, as one line and exit code 9 (StorageError)
     layout.py      names on disk, listing, verifying, reading
     format.py      every key of what a snapshot holds
     settings.py    which settings a resumed run may change
