@@ -22,8 +22,8 @@ from pathlib import Path
 
 import torch
 
-from app.train import snapshot_layout as layout
-from app.train.snapshot_writers import SingleFileWriter
+from app.train.snapshot import layout
+from app.train.snapshot.writers import SingleFileWriter
 from app.train.workloads.gpt import GPT, PRESETS
 from bench.markdown import publish
 

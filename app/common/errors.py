@@ -33,6 +33,13 @@ class CollectiveTimeout(UserFacingError):
     exit_code = exitcodes.TIMEOUT
 
 
+class StorageError(UserFacingError):
+    """A file could not be written: its file system is full, over quota or failing. Not the user's input, and
+    retrying as it is fails again: free space or write elsewhere, then run again."""
+
+    exit_code = exitcodes.STORAGE
+
+
 F = TypeVar("F", bound=Callable[..., int])
 
 

@@ -22,6 +22,8 @@ SLOW = 6
 PREFLIGHT = 7
 #: `app.diagnose` read the logs and recognised no cause it knows.
 NOTHING_RECOGNISED = 8
+#: A file of the run could not be written: its file system is full, over quota or failing (not the input).
+STORAGE = 9
 #: Stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
 PREEMPTED = 75
 
@@ -35,5 +37,6 @@ DESCRIPTIONS = {
     SLOW: "bandwidth below the required threshold",
     PREFLIGHT: "a node check failed",
     NOTHING_RECOGNISED: "app.diagnose: no known cause in the logs",
+    STORAGE: "a file could not be written: no space, quota or I/O error of its file system",
     PREEMPTED: "stopped by a signal after writing a snapshot; requeue to resume",
 }

@@ -1,1 +1,1 @@
-"""The run report: `python -m app.report RUN_DIR` (see app/report/__main__.py)."""
+"""The run report: `python -m app.report RUN_DIR` (see app/report/cli.py)."""

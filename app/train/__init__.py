@@ -2,6 +2,7 @@
 
 Rooms: `cli` validates input and joins the process group; `assemble` builds the pieces of one run
 (workload, optimizer, training state, sinks); `loop` trains over `steps`, one `optimizer_step` at a
-time, `step_reports` writing each; `state` owns what a snapshot holds and `snapshots` (the snapshot
-manager) decides when to write one, writes, prunes and resumes; `summary` reports the finished run.
+time, `step_reports` writing each; `state` owns the training state; the `snapshot` package (its
+`SnapshotManager`) decides when to write a snapshot, writes, prunes and resumes, and alone knows the format
+and the files; `summary` reports the finished run.
 """

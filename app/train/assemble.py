@@ -36,9 +36,8 @@ from app.train.outputs import RunOutputs
 from app.train.plan import Position, RunPlan, resolve_precision, unreachable_settings
 from app.train.sharding import ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
-from app.train.snapshot_layout import Snapshot
-from app.train.snapshots import SnapshotManager, position_of
-from app.train.state import TrainingState, refuse_changed_settings
+from app.train.snapshot import Snapshot, SnapshotManager, position_of, refuse_changed_settings
+from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 from app.train.step_reports import StepReports
 from app.train.steps import remaining_steps
@@ -119,7 +118,7 @@ def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimi
     snapshot = snapshots.to_resume(config.snapshot.resume, ctx.device)
     start = Position()
     if snapshot is not None:
-        refuse_changed_settings(snapshot.contents.get("config", {}), config_dict, snapshot.path)
+        refuse_changed_settings(snapshot, config_dict)
         start = position_of(snapshot)
     plan = RunPlan.build(config, len(workload.dataset), ctx.world_size, ctx.device, start, workload.tokens_per_sample)
     if snapshot is not None and start.step >= plan.total_steps:
@@ -127,7 +126,7 @@ def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimi
     state = TrainingState(
         model=workload.model, optimizer=optimizer, scheduler=build_scheduler(optimizer, plan.total_steps, config.optim),
         scaler=torch.amp.GradScaler(ctx.device.type, enabled=plan.precision == "fp16"), plan=plan,
-        config=config_dict, sharded=snapshots.sharded,
+        config=config_dict, sharded=config.dist.strategy == "fsdp",
     )
     if snapshot is not None:
         snapshots.restore(state, snapshot)

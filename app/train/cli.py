@@ -10,8 +10,10 @@ run.dir (and snapshot.dir) must be yours and writable by no one else: a new one 
 first to let your group read); one another user owns or can write is refused (exit 2).
 
 Exit codes: 0 done (or already complete: nothing changed), 2 bad config or environment, 3 rendezvous
-failed, 4 a rank stopped answering (named in the log and summary.json) or a collective timed out,
-75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot (requeue to resume).
+failed, 4 a rank stopped answering (named in the log and summary.json) or a collective timed out, 9 a
+snapshot could not be written (no space, quota or I/O error on snapshot.dir's file system: free space or give
+another snapshot.dir, then run again to resume), 75 stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot
+(requeue to resume).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
 from app.train.optimizer_step import OptimizerStep
 from app.train.plan import Position
-from app.train.snapshots import SnapshotManager
+from app.train.snapshot import SnapshotManager
 from app.train.state import TrainingState
 from app.train.step_reports import StepReports, StepResult
 from app.train.steps import Step
@@ -61,19 +61,22 @@ class Trainer:
                 stopping = True
                 break
             evaluating = self.evaluator is not None and self.evaluator.due(step.number, last_step)
+            snapshotting = self.snapshots.due(step.number)
             if evaluating:
                 self._evaluate(current)
-            if evaluating or self.snapshots.due(step.number):
+            if evaluating or snapshotting:
                 # This step's line first: a snapshot published before its steps' metrics would leave a
                 # hole after a kill (the resumed run starts after the snapshot).
                 stopping = self.reports.report_held()
-                self._snapshot(step.number)
+                if snapshotting:
+                    self._snapshot(step.number)
                 self.reports.clock.restart()  # the next step's time is its own, not the evaluation's or snapshot's
                 if stopping:
                     break
         if self.reports.report_held():  # a stop request in the run's last step does not make it preempted
             stopping = stopping or self.state.position.step < last_step
-        self._snapshot(self.state.position.step, last=True)
+        if self.snapshots.due(self.state.position.step, last=True):
+            self._snapshot(self.state.position.step, last=True)
         self.snapshots.wait()  # the run ends with its snapshots on disk
         return TrainResult(
             status="preempted" if stopping else "completed",
@@ -95,8 +98,7 @@ class Trainer:
         current.record["eval_time_s"] = time.perf_counter() - evaluating
 
     def _snapshot(self, step: int, last: bool = False) -> None:
-        if not self.snapshots.due(step, last):
-            return
+        """The snapshot the manager said is due: every step before it on disk first."""
         self.progress(step, "snapshot")
         if self.reports.outputs is not None:
             self.reports.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is

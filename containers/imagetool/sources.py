@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from app.common.atomic import sha256_of, write_atomic
 from app.common.errors import UsageError
-from app.train.atomic import sha256_of, write_atomic
 
 
 @dataclass(frozen=True)

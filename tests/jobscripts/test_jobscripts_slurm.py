@@ -108,7 +108,7 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
     assert 50 <= preempted_at < 640
     assert summary["steps_run"] == 640 - preempted_at, "the requeued run did not resume from the snapshot"
     assert summary["params_sha256"] == uninterrupted.summary()["params_sha256"]
-    # Rank 0 read the snapshot and sent it to the 3 other ranks of both nodes (app/train/snapshot_broadcast.py)
+    # Rank 0 read the snapshot and sent it to the 3 other ranks of both nodes (app/train/snapshot/broadcast.py)
     assert "read by rank 0 only, sent to 3 ranks over the process group" in log, log[-6000:]
 
 

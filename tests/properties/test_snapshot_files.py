@@ -1,4 +1,4 @@
-"""Which snapshot a resume picks (app/train/snapshot_layout.py) when its manifest or checksum file holds
+"""Which snapshot a resume picks (app/train/snapshot/layout.py) when its manifest or checksum file holds
 anything: the snapshot is usable or skipped for the previous one, never an error, never a read outside it."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import torch.distributed.checkpoint as dcp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.train import snapshot_layout as layout
-from app.train.atomic import sha256_of
+from app.common.atomic import sha256_of
+from app.train.snapshot import layout
 from tests.bounded import within
 from tests.properties.strategies import SECONDS_PER_EXAMPLE, fresh_directory, json_values
 

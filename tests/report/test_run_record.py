@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from app.report.__main__ import main
+from app.report.cli import main
 from tests.bounded import within
 
 STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}

@@ -4,11 +4,12 @@ a stop signal, evaluation and snapshot order, epochs rolling over. Seconds each,
 from __future__ import annotations
 
 import json
+import sys
+from collections import Counter
 
 import pytest
 
-from app.train import snapshot_layout as layout
-from app.train.snapshots import SnapshotManager
+from app.train.snapshot import SnapshotManager, layout
 from tests.train.in_process import metrics, params, train_here
 
 # The demo GPT with dropout: a resumed run must also draw the random numbers the uninterrupted one drew.
@@ -62,6 +63,22 @@ def test_evaluation_and_snapshots_come_when_due_each_after_its_steps_line(tmp_pa
     assert [p.name for p in layout.listing(run_dir / "snapshots")] == ["step-00000010.pt", "step-00000005.pt"]
     # Each snapshot after its step's metrics line is on disk: a kill right after it leaves no hole.
     assert on_disk_at_snapshot == {5: 5, 10: 10}
+
+
+def test_the_loop_asks_once_a_step_whether_a_snapshot_is_due_and_once_at_the_end(tmp_path, monkeypatch):
+    """The manager decides; the loop asks it once and acts on the answer (evaluation steps included)."""
+    asked: Counter[tuple[int, bool]] = Counter()
+    due = SnapshotManager.due
+
+    def counting(self, step, last=False):  # type: ignore[no-untyped-def]
+        if sys._getframe(1).f_globals["__name__"] == "app.train.loop":
+            asked[step, last] += 1
+        return due(self, step, last)
+
+    monkeypatch.setattr(SnapshotManager, "due", counting)
+    train_here(tmp_path / "run", "train.max_steps=10", "train.eval_every=4", "snapshot.every=5")
+    assert asked == Counter({**{(step, False): 1 for step in range(1, 11)}, (10, True): 1})
+    assert [p.name for p in layout.listing(tmp_path / "run" / "snapshots")] == ["step-00000010.pt", "step-00000005.pt"]
 
 
 @pytest.mark.parametrize("stop_at", [64, 70])  # the last step of epoch 0, and one in epoch 1

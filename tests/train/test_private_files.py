@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.train.atomic import write_text_atomic
-from app.train.snapshots import SnapshotManager
+from app.common.atomic import write_text_atomic
+from app.train.snapshot import SnapshotManager
 from tests.train.test_snapshots import training_state
 
 

@@ -12,8 +12,8 @@ import stat
 import pytest
 
 from app.common.errors import UsageError
-from app.train import snapshot_layout as layout
 from app.train.cli import check_writable
+from app.train.snapshot import layout
 from tests.launch import run, train_command
 from tests.train.test_snapshot_metadata import FIXTURE
 

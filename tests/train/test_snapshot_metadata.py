@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from torch.distributed.checkpoint import Metadata
 
-from app.train import export
-from app.train import snapshot_layout as layout
+from app.train.snapshot import export, layout
 from tests.launch import REPO, run, torchrun_command
 
 FIXTURE = REPO / "tests" / "data" / "snapshots" / "fsdp-format1" / "step-00000005"

@@ -13,11 +13,10 @@ import torch
 
 from app.common.errors import UsageError
 from app.common.typedconfig import load_config
-from app.train import snapshot_layout as layout
 from app.train.config import Config
 from app.train.plan import Position, RunPlan
-from app.train.snapshot_writers import SingleFileWriter
-from app.train.snapshots import SnapshotManager
+from app.train.snapshot import SnapshotManager, layout
+from app.train.snapshot.writers import SingleFileWriter
 from app.train.state import TrainingState
 from tests.bounded import within
 

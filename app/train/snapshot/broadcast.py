@@ -18,7 +18,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from app.train.snapshot_layout import Snapshot
+from app.train.snapshot.layout import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ batch); the newest usable one of either kind is the one to resume from:
 
 Reading never runs code from the file: `torch.load(weights_only=True)`; DCP's non-tensor items go through
 the same (DCP's own planner unpickles them freely) and its `.metadata` through an unpickler that resolves only
-DCP's metadata types (app/train/dcp_metadata.py; DCP's own reader uses plain `pickle.load`). A sharded snapshot
+DCP's metadata types (app/train/snapshot/dcp_metadata.py; DCP's own reader uses plain `pickle.load`). A sharded snapshot
 is usable only once its `.metadata` reads that way, so a planted one is passed over like a torn one.
 """
 
@@ -37,10 +37,10 @@ from torch.distributed.checkpoint._traverse import set_element
 from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 from torch.distributed.checkpoint.metadata import StorageMeta
 
+from app.common.atomic import sha256_of
 from app.common.private_dir import why_not_private
 from app.common.regular_files import read_regular
-from app.train import dcp_metadata
-from app.train.atomic import sha256_of
+from app.train.snapshot import dcp_metadata
 
 log = logging.getLogger(__name__)
 _NAME = re.compile(r"^step-(\d{8,})(\.pt)?$")

@@ -1,13 +1,14 @@
-"""The two ways a snapshot is written (app/train/snapshot_layout.py says what they leave on disk), each
-synchronously (`write`) or in the background (`start`, then `wait`).
+"""The two ways a snapshot is written (app/train/snapshot/layout.py says what they leave on disk), each
+synchronously (`write`) or in the background (`start`, then `wait`). `writer_for` picks the one a rank uses,
+once; the manager then calls `save` and `wait` and never asks which it holds.
 
 In the background the loop waits only while the state is taken off the training path: the single-file
 writer copies every tensor to CPU memory of its own (the next optimizer step cannot change what is
 written) and writes from a thread; the sharded writer hands each rank's shard to `dcp.async_save`, which
 stages it in host memory and writes from a thread, its collectives on a gloo group of their own
 (`writer_group`) so they never interleave with training's. At most one write is in flight; the next
-snapshot, and the end of the run, wait for it. A write that failed stops the run at that wait, with the
-remedy.
+snapshot, and the end of the run, wait for it. A write that failed stops the run at that wait; one the file
+system refused (full, over quota, failing) as a `StorageError` with the remedy (write_failures.py).
 """
 
 from __future__ import annotations
@@ -21,23 +22,40 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
-from app.common.errors import UsageError
+from app.common.atomic import fsync_dir, sha256_of, write_atomic, write_text_atomic
 from app.common.private_dir import make_private_dir, make_private_files
-from app.train import snapshot_layout as layout
-from app.train.atomic import sha256_of, write_atomic, write_text_atomic
+from app.train.snapshot import layout
+from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure, raise_on_every_rank
+
+if TYPE_CHECKING:
+    from app.train.state import TrainingState
 
 log = logging.getLogger(__name__)
 
 
-def _remedy(directory: Path) -> str:
-    return f"free space in {directory} or give another snapshot.dir, then run again to resume"
+class Writer(Protocol):
+    """What the manager asks of a writer."""
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        """Write `state` as the snapshot of `step`, from a thread when `background` (collective if sharded)."""
+
+    def wait(self) -> None:
+        """Until the write in flight (if any) is on disk; raise what it failed with."""
+
+
+def writer_for(directory: Path, published: Callable[[Path], None], *, sharded: bool, is_main: bool,
+               writer_group: dist.ProcessGroup | None = None) -> Writer:
+    """The writer of this rank: sharded (every rank writes its shard), or one file that rank 0 writes."""
+    if sharded:
+        return ShardedWriter(directory, published, writer_group)
+    return SingleFileWriter(directory, published) if is_main else Bystander()
 
 
 class SingleFileWriter:
@@ -46,14 +64,26 @@ class SingleFileWriter:
     def __init__(self, directory: Path, published: Callable[[Path], None]) -> None:
         self.directory, self.published = directory, published
         self._writing: threading.Thread | None = None
-        self._failure: str | None = None
+        self._failure: BaseException | None = None  # of the background write, raised by `wait`
         self._copy: Any = None  # the state last copied for a background write: its memory is reused
 
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        if background:
+            self.start(state.state_dict(), step)
+            return
+        self.wait()
+        started = time.perf_counter()
+        path = self.write(state.state_dict(), step)
+        log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
+
     def write(self, state: dict[str, Any], step: int) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True)
         path = layout.single_file_path(self.directory, step)
-        digest = write_atomic(path, lambda file: torch.save(state, file))
-        write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            digest = write_atomic(path, lambda file: torch.save(state, file))
+            write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
+        except OSError as err:
+            raise as_write_failure(err, f"snapshot {path}", self.directory) from None
         self.published(path)
         return path
 
@@ -74,15 +104,14 @@ class SingleFileWriter:
             self._writing = None
         if self._failure is not None:
             failure, self._failure = self._failure, None
-            raise UsageError(failure)
+            raise failure
 
     def _write_in_background(self, state: dict[str, Any], step: int, copy_s: float) -> None:
         started = time.perf_counter()
         try:
             path = self.write(state, step)
-        except OSError as err:
-            where = layout.single_file_path(self.directory, step)
-            self._failure = f"snapshot {where} could not be written ({err.strerror or err}); {_remedy(self.directory)}"
+        except WRITE_ERRORS as err:  # raised by wait(), on the training thread
+            self._failure = err
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background; the loop waited %.2fs)", path, step,
                  time.perf_counter() - started, copy_s)
@@ -114,16 +143,37 @@ class ShardedWriter:
         self.directory, self.published, self.writer_group = directory, published, writer_group
         self._writing: Future | None = None
         self._publishing: threading.Thread | None = None
-        self._failure: str | None = None
+        self._in_flight: Path | None = None  # the snapshot being written in the background
+        self._failure: BaseException | None = None  # of the background write, raised by `wait`
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        if background:
+            self.start(*state.sharded_state_dict(), step)
+            return
+        started = time.perf_counter()
+        path = self.write(*state.sharded_state_dict(), step)
+        if _rank() == 0:
+            log.info("snapshot written: %s (step %d, %.1fs, sharded)", path, step, time.perf_counter() - started)
 
     def write(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> Path:
         self.wait()
-        final, partial = self._prepare(step)
-        dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())
+        final = layout.sharded_path(self.directory, step)
+        try:
+            partial = self._prepare(final)
+            dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())  # raises on every rank alike
+        except WRITE_ERRORS as err:
+            failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
+            if failure is err:
+                raise
+            raise failure from None
         _barrier()  # every shard is on disk
+        published: BaseException | None = None
         if _rank() == 0:
-            self._publish(partial, final, json.dumps(extras))
-        _barrier()  # nobody reads or prunes while it is being published
+            try:
+                self._publish(partial, final, json.dumps(extras))
+            except WRITE_ERRORS as err:
+                published = as_write_failure(err, f"sharded snapshot {final}", self.directory)
+        raise_on_every_rank(published, f"sharded snapshot {final}")  # and nobody reads or prunes before it is
         return final
 
     def start(self, tensors: dict[str, Any], extras: dict[str, Any], step: int) -> float:
@@ -132,7 +182,8 @@ class ShardedWriter:
         every rank's write results first); rank 0 then publishes the snapshot from a thread of its own."""
         self.wait()
         started = time.perf_counter()
-        final, partial = self._prepare(step)
+        final = self._in_flight = layout.sharded_path(self.directory, step)
+        partial = self._prepare(final)
         writing = dcp.async_save(tensors, checkpoint_id=partial, process_group=self.writer_group,
                                  planner=_save_planner())
         assert isinstance(writing, Future)
@@ -152,46 +203,58 @@ class ShardedWriter:
         writing, self._writing = self._writing, None
         try:
             writing.result()
-        except Exception as err:  # DCP wraps the writer's OSError in its own exception types
-            self._failure = self._failure or f"a sharded snapshot could not be written ({err})"
+        except WRITE_ERRORS as err:  # DCP wraps the writer's OSError in its CheckpointException
+            self._failure = self._failure or as_write_failure(err, f"sharded snapshot {self._in_flight}",
+                                                              self.directory)
         if self._publishing is not None:
             self._publishing.join()
             self._publishing = None
-        if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise UsageError(f"{failure}; {_remedy(self.directory)}")
-        _barrier()  # published before anyone goes on (and reads, prunes or writes the next one)
+        failure, self._failure = self._failure, None
+        # Published before anyone goes on (and reads, prunes or writes the next one), or failed on every rank.
+        raise_on_every_rank(failure, f"sharded snapshot {self._in_flight}")
 
-    def _prepare(self, step: int) -> tuple[Path, Path]:
-        final = layout.sharded_path(self.directory, step)
+    def _prepare(self, final: Path) -> Path:
+        """The directory the snapshot `final` is written into until it is complete."""
         partial = layout.partial_path(final)
         if _rank() == 0:
             shutil.rmtree(partial, ignore_errors=True)  # a write that died half-way
             self.directory.mkdir(parents=True, exist_ok=True)
             make_private_dir(partial)
         _barrier()
-        return final, partial
+        return partial
 
     def _publish_when_written(self, writing: Future, partial: Path, final: Path, extras: str, step: int,
                               started: float, staged_s: float) -> None:
         try:
             writing.result()
             self._publish(partial, final, extras)
-        except Exception as err:  # reported by wait(), on the training thread
-            self._failure = f"sharded snapshot {final} could not be written ({err})"
+        except WRITE_ERRORS as err:  # raised by wait(), on the training thread
+            self._failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background, sharded; the loop waited %.2fs)", final,
                  step, time.perf_counter() - started, staged_s)
 
     def _publish(self, partial: Path, final: Path, extras: str) -> None:
-        """Rank 0: extras and manifest into the complete directory, then rename it into place."""
+        """Rank 0: extras and manifest into the complete directory (each write fsyncs it, so DCP's file names in
+        it are durable too), then rename it into place and fsync the directory that holds it."""
         write_text_atomic(partial / layout.EXTRAS, extras + "\n")
         make_private_files(partial)  # DCP wrote the shards with the umask's mode
         sums = {p.name: sha256_of(p) for p in sorted(partial.iterdir()) if p.is_file()}
         write_text_atomic(partial / layout.MANIFEST, json.dumps(sums, indent=1) + "\n")
         shutil.rmtree(final, ignore_errors=True)
         partial.rename(final)
+        fsync_dir(final.parent)  # the rename itself is durable only once its directory is (rename(2), fsync(2))
         self.published(final)
+
+
+class Bystander:
+    """A rank that writes no single-file snapshot (rank 0 writes it)."""
+
+    def save(self, state: TrainingState, step: int, *, background: bool) -> None:
+        pass
+
+    def wait(self) -> None:
+        pass
 
 
 def copy_off_device(value: Any, reuse: Any = None) -> Any:

@@ -5,26 +5,30 @@ The loop makes one call a step, `save(state, step)` (torchtitan's `CheckpointMan
 the manager reads `state` only when a snapshot is due. Which kind is written follows the model: sharded
 (`dist.strategy=fsdp`, every rank writes its shard) or one file (ddp, rank 0 writes it). Either kind
 resumes either strategy: a sharded snapshot into a DDP model (DCP gathers the shards into whole tensors),
-a single-file one into an FSDP model (each rank keeps its shard). On disk: app/train/snapshot_layout.py.
+a single-file one into an FSDP model (each rank keeps its shard). On disk: app/train/snapshot/layout.py;
+what a snapshot holds: format.py.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.distributed as dist
 
 from app.common.errors import UsageError
-from app.train import snapshot_layout as layout
 from app.train.config import Config
 from app.train.plan import Position
-from app.train.snapshot_broadcast import group_device, share
-from app.train.snapshot_layout import Snapshot
-from app.train.snapshot_writers import ShardedWriter, SingleFileWriter
-from app.train.state import TrainingState, UnfitSnapshot
+from app.train.snapshot import format, layout
+from app.train.snapshot.broadcast import group_device, share
+from app.train.snapshot.format import UnfitSnapshot
+from app.train.snapshot.layout import Snapshot
+from app.train.snapshot.writers import writer_for
+
+if TYPE_CHECKING:
+    from app.train.state import TrainingState
 
 log = logging.getLogger(__name__)
 _REMEDY = "resume with the config it was written with, or start fresh with another snapshot.dir"
@@ -33,7 +37,7 @@ _REMEDY = "resume with the config it was written with, or start fresh with anoth
 def position_of(snapshot: Snapshot) -> Position:
     """Where a snapshot stands, read before anything is restored (the run length depends on it)."""
     try:
-        return Position(**snapshot.contents["position"])
+        return Position(**format.position_of(snapshot.contents))
     except (KeyError, TypeError) as err:
         raise UsageError(f"snapshot {snapshot.path} has no valid position ({err}); {_REMEDY}") from None
 
@@ -58,9 +62,8 @@ class SnapshotManager:
     def __init__(self, directory: Path, *, keep: int, every: int = 0, background: bool = True,
                  sharded: bool = False, is_main: bool = True, writer_group: dist.ProcessGroup | None = None) -> None:
         self.directory, self.keep, self.every, self.background = directory, keep, every, background
-        self.sharded, self.is_main = sharded, is_main
-        self._single = SingleFileWriter(directory, self._prune)
-        self._shards = ShardedWriter(directory, self._prune, writer_group)
+        self.is_main = is_main
+        self.writer = writer_for(directory, self._prune, sharded=sharded, is_main=is_main, writer_group=writer_group)
         self.last_step = -1  # the step of the newest snapshot this run wrote or resumed from
 
     @classmethod
@@ -87,29 +90,14 @@ class SnapshotManager:
         if not self.due(step, last):
             return False
         self.last_step = step
-        if not (self.sharded or self.is_main):
-            return True
-        if self.background and not last:
-            # The loop waits for the copy off the training path only; the writer logs both times.
-            if self.sharded:
-                self._shards.start(*state.sharded_state_dict(), step)
-            else:
-                self._single.start(state.state_dict(), step)
-            return True
-        self.wait()
-        started = time.perf_counter()
-        path = (self._shards.write(*state.sharded_state_dict(), step) if self.sharded
-                else self._single.write(state.state_dict(), step))
-        if self.is_main:
-            log.info("snapshot written: %s (step %d, %.1fs%s)", path, step, time.perf_counter() - started,
-                     ", sharded" if self.sharded else "")
+        # In the background the loop waits for the copy off the training path only; the writer logs both times.
+        self.writer.save(state, step, background=self.background and not last)
         return True
 
     def wait(self) -> None:
-        """Until the snapshot in flight (if any) is on disk; a write that failed stops the run here with a
-        `UsageError` naming the remedy. Sharded: collective."""
-        self._single.wait()
-        self._shards.wait()
+        """Until the snapshot in flight (if any) is on disk; a write that failed stops the run here, with the
+        remedy (`StorageError` when the file system refused it). Sharded: collective."""
+        self.writer.wait()
 
     def _prune(self, written: Path) -> None:
         """After `written` is complete: delete snapshots of either kind beyond the newest `keep`."""
@@ -163,13 +151,13 @@ class SnapshotManager:
 
     @staticmethod
     def _log_resume(snapshot: Snapshot, state: TrainingState) -> None:
-        written, position, plan = snapshot.contents, state.position, state.plan
-        if written["world_size"] != plan.world_size:
+        (world_size, samples_per_step), position, plan = format.world_of(snapshot.contents), state.position, state.plan
+        if world_size != plan.world_size:
             log.warning(
                 "resuming %s written with world size %d on world size %d: samples per step change from %d to %d; "
                 "the data order continues at sample %d of epoch %d (no sample repeated or skipped), but the run "
                 "will not match an uninterrupted one bit for bit",
-                snapshot.path, written["world_size"], plan.world_size, written["samples_per_step"],
+                snapshot.path, world_size, plan.world_size, samples_per_step,
                 plan.samples_per_step, position.offset, position.epoch,
             )
         else:
