@@ -240,9 +240,22 @@ ddp_container_cmd() {
 # only in the task (each step has its own), hence this wrapper in front of `apptainer exec`, run per task.
 # $1 = TmpFS ('' = none known; a %n in it is the node's name, as slurmd expands it: slurm_get_tmp_fs),
 # $2... = the container command (RUNTIME exec ARGS...).
+# The image's PMIx library is not the server's, and the host's PMIx settings (its pmix-mca-params.conf) are not in
+# the container, so each task holds it to the modules its server announces (PMIx_server_setup_fork), each only
+# where you have not chosen, as enroot's conf/hooks/extra/50-slurm-pmi.sh does (NVIDIA/enroot; pyxis'
+# src/pyxis_slurmstepd.c, pmix_setup: "the 3 essential PMIx variables"):
+#   PMIX_MCA_psec <- PMIX_SECURITY_MODE: the image's PMIx has psec/munge, which needs the host's munge socket; CSCS
+#     documents PMIX_MCA_psec=native for srun --mpi=pmix ("the same security domain as Slurm", else warnings at
+#     start: docs.cscs.ch, software/communication/openmpi)
+#   PMIX_MCA_ptl  <- PMIX_PTL_MODULE (PMIx 3 and older announce it): only the transports the server listens on
+#   PMIX_MCA_gds  <- PMIX_GDS_MODULE: only the stores the server fills (its ds21/ds12 shared-memory store lives in
+#     PMIX_SERVER_TMPDIR; the layout differs between PMIx releases: app.diagnose's pmix-gds-mismatch)
 # shellcheck disable=SC2016  # expanded in each task
 DDP_PMIX_BINDS='tmpfs=$1 runtime=$2 verb=$3
 shift 3
+if [ -n "${PMIX_SECURITY_MODE:-}" ] && [ -z "${PMIX_MCA_psec:-}" ]; then export PMIX_MCA_psec="$PMIX_SECURITY_MODE"; fi
+if [ -n "${PMIX_PTL_MODULE:-}" ] && [ -z "${PMIX_MCA_ptl:-}" ]; then export PMIX_MCA_ptl="$PMIX_PTL_MODULE"; fi
+if [ -n "${PMIX_GDS_MODULE:-}" ] && [ -z "${PMIX_MCA_gds:-}" ]; then export PMIX_MCA_gds="$PMIX_GDS_MODULE"; fi
 case $tmpfs in *%n*) tmpfs=${tmpfs%%%n*}${SLURMD_NODENAME:-}${tmpfs#*%n} ;; esac
 for dir in "${PMIX_SERVER_TMPDIR:-}" "${PMIX_SYSTEM_TMPDIR:-}" \
     "${tmpfs:+$tmpfs/spmix_appdir_$(id -u)_${SLURM_JOB_ID:-}.${SLURM_STEP_ID:-}}"; do
