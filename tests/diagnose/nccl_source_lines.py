@@ -6,6 +6,8 @@ checks that app.diagnose, app.check's NCCL log reader and the job scripts' quote
 Tags: the last release of each minor version, the first 2.27 (the first without "network %s not found"), and
 2.30.4 beside 2.30.7 (each words a shared GPU its own way). To refresh for a new NCCL: `git grep -n` the message
 at the new tag and add its row; a message the project matches must have a row at every tag in TAGS.
+A statement inside a macro is quoted as the macro has it (modify-qp-failed to 2.23: IBV_INT_CHECK_RET_ERRNO, whose
+`name` wrap_ibv_modify_qp passes as "ibv_modify_qp", src/misc/ibvwrap.cc line 206).
 """
 
 from __future__ import annotations
@@ -522,4 +524,28 @@ SOURCES = (
                'len += snprintf(buffer + len, sizeof(buffer) - len, "[%d] NCCL INFO %s\\n", cudaDev, fmt);'),
     NcclSource("nvls-connected", "v2.30.7-1", "src/transport/nvls.cc", 296,
                'INFO(NCCL_INIT, "Connected NVLS tree");'),
+    NcclSource("modify-qp-failed", "v2.21.5-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.22.3-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.23.4-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.24.3-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.25.1-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.26.6-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.27.3-1", "src/misc/ibvwrap.cc", 295,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.27.7-1", "src/misc/ibvwrap.cc", 301,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.28.9-1", "src/misc/ibvwrap.cc", 307,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.29.7-1", "src/misc/ibvwrap.cc", 309,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.30.4-1", "src/misc/ibvwrap.cc", 309,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.30.7-1", "src/misc/ibvwrap.cc", 376,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
 )
