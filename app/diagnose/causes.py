@@ -837,7 +837,9 @@ CAUSES: Tuple[Cause, ...] = (
         "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",
         "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
         "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
-        (r"Call to ibv_modify_qp failed with 110\b",),
+        # NCCL 2.24+: "failed with 110 Connection timed out, ..."; 2.21-2.23 (IBV_INT_CHECK_RET_ERRNO, ibvwrap.cc):
+        # "failed with error Connection timed out errno 110"
+        (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
         67,
     ),
 )
