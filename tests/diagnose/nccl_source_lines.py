@@ -548,4 +548,65 @@ SOURCES = (
                'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
     NcclSource("modify-qp-failed", "v2.30.7-1", "src/misc/ibvwrap.cc", 376,
                'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("ib-completion-error", "v2.21.5-1", "src/transport/net_ib.cc", 1909,
+               'WARN("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%'
+               's)%s%s%s%s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, wc->ven'
+               'dor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString);'),
+    NcclSource("ib-completion-error", "v2.22.3-1", "src/transport/net_ib.cc", 1984,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.23.4-1", "src/transport/net_ib.cc", 2121,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.24.3-1", "src/transport/net_ib.cc", 2244,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.25.1-1", "src/transport/net_ib.cc", 2244,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.26.6-1", "src/transport/net_ib.cc", 2359,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.27.3-1", "src/transport/net_ib.cc", 2449,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.27.7-1", "src/transport/net_ib.cc", 2458,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.28.9-1", "src/transport/net_ib.cc", 2543,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendo'
+               'r_err=%u req_type=%s%s%s%s%s hca %s",\nncclSocketToString(&addr, line), ibvWcStatusStr(wc->s'
+               'tatus), wc->status,\nibvWcOpcodeStr(wc->opcode), wc->opcode, reqSize, wc->vendor_err, reqTyp'
+               'eStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr ? " remoteGids"'
+               ':"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.29.7-1", "src/transport/net_ib/p2p.cc", 651,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s",\nsockStr, ibvWcStatusStr(wc->status), wc->status,\nibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.30.4-1", "src/transport/net_ib/p2p.cc", 648,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s",\nsockStr, ibvWcStatusStr(wc->status), wc->status,\nibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.30.7-1", "src/transport/net_ib/p2p.cc", 688,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s", sockStr,\nibvWcStatusStr(wc->status), wc->status, ibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ? " localGid " : "", localGidString, remoteGidStr'
+               ' ? " remoteGids" : "", remoteGidString, hcaName);'),
 )

@@ -194,6 +194,17 @@ def test_a_queue_pair_that_times_out_connecting_is_read_in_each_versions_words(r
     assert keys([line]) == ["rail-only-fabric"], line
 
 
+# --- the network cards could not reach each other -------------------------------------------------------------
+
+@pytest.mark.parametrize("row", rows("ib-completion-error"), ids=ids(rows("ib-completion-error")))
+def test_an_ib_retry_exceeded_completion_is_read_in_each_versions_words(row: NcclSource) -> None:
+    """To 2.27 the status is a number ("status=12"); from 2.28 its name and number
+    ("status=IBV_WC_RETRY_EXC_ERR(12)", ibvWcStatusStr in src/misc/ibvwrap.cc)."""
+    line = log_line(row, "10.0.0.2<43210>", "IBV_WC_RETRY_EXC_ERR", numbers=("12",))
+    assert "status=12" in line or "status=IBV_WC_RETRY_EXC_ERR(12)" in line, line
+    assert keys([line]) == ["roce-gid-index"], line
+
+
 # --- the table itself --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("header", ["warn-header", "info-header"])
@@ -206,6 +217,7 @@ def test_every_version_prefixes_its_messages_as_the_patterns_expect(header: str)
 
 @pytest.mark.parametrize("message", ["duplicate-gpu", "using-network", "channel-via-net", "net-socket-using",
                                      "ib-no-device", "plugin-not-found", "connect-failed", "nnodes",
-                                     "nvls-available", "nvls-connected", "modify-qp-failed"])
+                                     "nvls-available", "nvls-connected", "modify-qp-failed",
+                                     "ib-completion-error"])
 def test_each_message_is_quoted_at_every_supported_tag(message: str) -> None:
     assert [tag for tag in TAGS if not [row for row in rows(message) if row.tag == tag]] == []
