@@ -609,4 +609,37 @@ SOURCES = (
                '%s%s%s hca %s", sockStr,\nibvWcStatusStr(wc->status), wc->status, ibvWcOpcodeStr(wc->opcode)'
                ', wc->opcode, wc->vendor_err,\nlocalGidStr ? " localGid " : "", localGidString, remoteGidStr'
                ' ? " remoteGids" : "", remoteGidString, hcaName);'),
+    NcclSource("shm-create-failed", "v2.22.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %p, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.23.4-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %p, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.24.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.25.1-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.26.6-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.27.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.27.7-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.28.9-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.29.7-1", "src/misc/shmutils.cc", 74,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.30.4-1", "src/os/linux.cc", 656,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.30.7-1", "src/os/linux.cc", 780,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
 )

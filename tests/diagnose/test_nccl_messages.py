@@ -205,6 +205,20 @@ def test_an_ib_retry_exceeded_completion_is_read_in_each_versions_words(row: Ncc
     assert keys([line]) == ["roce-gid-index"], line
 
 
+# --- /dev/shm -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("row", rows("shm-create-failed"), ids=ids(rows("shm-create-failed")))
+def test_a_dev_shm_the_user_cannot_write_is_read_as_such(row: NcclSource) -> None:
+    """From 2.22 NCCL names mkstemp's error (2.22 and 2.23 print the path as a pointer, %p); 2.21 goes on to
+    fallocate the failed descriptor and says only "failed to extend", which names no cause."""
+    if "file %p" in row.source:
+        line = log_line(row, "Permission denied", numbers=("0x7ffd5e2c1a40", "13"))
+    else:
+        line = log_line(row, "/dev/shm/nccl-Xr7Qa2", "Permission denied", numbers=("13",))
+    assert "error Permission denied (13)" in line, line
+    assert keys([line]) == ["shm-not-writable"], line
+
+
 # --- the table itself --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("header", ["warn-header", "info-header"])
