@@ -734,8 +734,11 @@ CAUSES: Tuple[Cause, ...] = (
         "the admins make /dev/shm mode 1777 on the node; in a container bind a writable one "
         "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node); "
         "`python -m app.check` shows each node's in its `node: /dev/shm` line",
+        # NCCL 2.22+ when mkstemp in /dev/shm fails (src/misc/shmutils.cc, src/os/linux.cc): "failed to create
+        # shared memory file PATH, error Permission denied (13)"
         (r"shm_open failed ?: Permission denied", r"shared memory segment \S+ \(size \d+\), error: Permission denied",
-         r"failed to extend \S+ to \d+ bytes, error: Permission denied"),
+         r"failed to extend \S+ to \d+ bytes, error: Permission denied",
+         r"failed to create shared memory file \S+, error Permission denied"),
         84,
     ),
     Cause(
