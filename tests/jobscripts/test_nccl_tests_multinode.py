@@ -16,12 +16,13 @@ bandwidth.
 from __future__ import annotations
 
 import os
+import pwd
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.fixtures.slurm import REPO, Job, SlurmCluster
+from tests.fixtures.slurm import JOB_USER, REPO, Job, SlurmCluster
 from tests.fixtures.twin import twin_image
 
 pytestmark = [pytest.mark.slurm, pytest.mark.apptainer, pytest.mark.slow]
@@ -109,6 +110,21 @@ def assert_ranks_wired_up_and_stopped_at_cuda(job: Job, hosts: list[str], killed
 @pytest.fixture(scope="module")
 def srun_pmix_job(twin_image: Path, slurm_cluster: SlurmCluster) -> Job:
     return run_job(slurm_cluster, env={"TWIN_IMAGE": str(twin_image)}, script=JOB_SCRIPT)
+
+
+def test_the_nodes_keep_the_pmix_directories_where_a_container_sees_them_only_when_bound(
+        slurm_cluster: SlurmCluster) -> None:
+    """Slurm's mpi/pmix keeps a step's server files under SlurmdSpoolDir and its client's under TmpFS
+    (src/plugins/mpi/pmix/pmixp_info.c). Real nodes keep both outside what Apptainer binds into every container
+    unasked (/tmp and /var/tmp: apptainer.conf `mount tmp`; the user's home: `mount home`), so only the job
+    scripts' own binds let a rank reach its PMIx server: the cluster must do the same, or a missing bind passes."""
+    config = slurm_cluster.run("scontrol", "show", "config").stdout
+    dirs = dict(re.findall(r"^(SlurmdSpoolDir|TmpFS)\s*=\s*(\S+)$", config, re.MULTILINE))
+    assert set(dirs) == {"SlurmdSpoolDir", "TmpFS"}, config
+    bound_unasked = [Path("/tmp"), Path("/var/tmp"), Path(pwd.getpwnam(JOB_USER).pw_dir)]
+    for name, path in dirs.items():
+        inside = [str(bound) for bound in bound_unasked if Path(path).is_relative_to(bound)]
+        assert not inside, f"{name}={path} is inside {inside}, which Apptainer binds into every container"
 
 
 def test_nccl_tests_ranks_wire_up_across_two_nodes_through_pmix_and_stop_at_cuda(srun_pmix_job: Job) -> None:
