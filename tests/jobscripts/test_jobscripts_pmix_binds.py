@@ -86,18 +86,20 @@ def test_a_tmpfs_per_node_name_is_expanded_in_each_task(tmp_path: Path) -> None:
     assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=f"{tmp_path}/%n/tmp"))
 
 
-#: What Slurm's PMIx server (PMIx_server_setup_fork) announces to each task: the security, transport and
-#: storage modules its clients may use
-ANNOUNCED = {"PMIX_SECURITY_MODE": "native", "PMIX_PTL_MODULE": "tcp,usock", "PMIX_GDS_MODULE": "ds21,ds12,hash"}
+#: What Slurm's PMIx server (PMIx_server_setup_fork) announces to each task: the security and storage modules its
+#: clients may use (Slurm 25.11 with PMIx 4.2.2 on the test cluster, `srun --mpi=pmix env`)
+ANNOUNCED = {"PMIX_SECURITY_MODE": "munge,native", "PMIX_GDS_MODULE": "ds21,ds12,hash"}
+#: Older PMIx servers also announce their transports (PMIX_PTL_MODULE; PMIx 4.2 announces none)
+ANNOUNCED_V3 = {**ANNOUNCED, "PMIX_PTL_MODULE": "tcp,usock"}
 
 
 @pytest.mark.parametrize(("task", "expected"), [
-    pytest.param(ANNOUNCED, {"PMIX_MCA_psec": "native", "PMIX_MCA_ptl": "tcp,usock", "PMIX_MCA_gds": "ds21,ds12,hash"},
+    pytest.param(ANNOUNCED, {"PMIX_MCA_psec": "munge,native", "PMIX_MCA_gds": "ds21,ds12,hash"},
                  id="the-servers-modules"),
-    pytest.param({**ANNOUNCED, "PMIX_MCA_psec": "munge", "PMIX_MCA_gds": "hash"},
-                 {"PMIX_MCA_psec": "munge", "PMIX_MCA_ptl": "tcp,usock", "PMIX_MCA_gds": "hash"}, id="yours-kept"),
-    pytest.param({"PMIX_SECURITY_MODE": "munge,native"}, {"PMIX_MCA_psec": "munge,native"},
-                 id="only-what-it-announces"),
+    pytest.param(ANNOUNCED_V3, {"PMIX_MCA_psec": "munge,native", "PMIX_MCA_ptl": "tcp,usock",
+                                "PMIX_MCA_gds": "ds21,ds12,hash"}, id="an-older-servers-transports"),
+    pytest.param({**ANNOUNCED_V3, "PMIX_MCA_psec": "native", "PMIX_MCA_gds": "hash"},
+                 {"PMIX_MCA_psec": "native", "PMIX_MCA_ptl": "tcp,usock", "PMIX_MCA_gds": "hash"}, id="yours-kept"),
     pytest.param({"SLURM_JOB_ID": "7"}, {}, id="no-pmix-server"),
 ])
 def test_the_container_uses_the_pmix_modules_its_server_announces_unless_you_chose(
