@@ -661,7 +661,10 @@ CAUSES: Tuple[Cause, ...] = (
         "server disagree on it, or the client cannot reach the server's files",
         "export `PMIX_MCA_gds=hash` to the tasks (`EXTRA_ENV=PMIX_MCA_gds=hash`, or `--export=ALL,"
         "PMIX_MCA_gds=hash` for srun); with srun --mpi=pmix into a container, bind Slurm's PMIx directories too",
-        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore"),
+        # The store's own files: dstore_*.c, and gds/ds12 or gds/ds21 (PMIx 4.2 in a container that does not see
+        # PMIX_SERVER_TMPDIR: "PMIX ERROR: ERROR in file .../src/mca/gds/ds12/gds_ds12_lock_pthread.c")
+        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore",
+         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/"),
         88,
     ),
     Cause(
