@@ -665,7 +665,10 @@ CAUSES: Tuple[Cause, ...] = (
         "server disagree on it, or the client cannot reach the server's files",
         "export `PMIX_MCA_gds=hash` to the tasks (`EXTRA_ENV=PMIX_MCA_gds=hash`, or `--export=ALL,"
         "PMIX_MCA_gds=hash` for srun); with srun --mpi=pmix into a container, bind Slurm's PMIx directories too",
-        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore"),
+        # The store's own files: dstore_*.c, and gds/ds12 or gds/ds21 (PMIx 4.2 in a container that does not see
+        # PMIX_SERVER_TMPDIR: "PMIX ERROR: ERROR in file .../src/mca/gds/ds12/gds_ds12_lock_pthread.c")
+        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore",
+         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/"),
         88,
     ),
     Cause(
@@ -738,8 +741,11 @@ CAUSES: Tuple[Cause, ...] = (
         "the admins make /dev/shm mode 1777 on the node; in a container bind a writable one "
         "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node); "
         "`python -m app.check` shows each node's in its `node: /dev/shm` line",
+        # NCCL 2.22+ when mkstemp in /dev/shm fails (src/misc/shmutils.cc, src/os/linux.cc): "failed to create
+        # shared memory file PATH, error Permission denied (13)"
         (r"shm_open failed ?: Permission denied", r"shared memory segment \S+ \(size \d+\), error: Permission denied",
-         r"failed to extend \S+ to \d+ bytes, error: Permission denied"),
+         r"failed to extend \S+ to \d+ bytes, error: Permission denied",
+         r"failed to create shared memory file \S+, error Permission denied"),
         84,
     ),
     Cause(
@@ -841,7 +847,9 @@ CAUSES: Tuple[Cause, ...] = (
         "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",
         "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
         "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
-        (r"Call to ibv_modify_qp failed with 110\b",),
+        # NCCL 2.24+: "failed with 110 Connection timed out, ..."; 2.21-2.23 (IBV_INT_CHECK_RET_ERRNO, ibvwrap.cc):
+        # "failed with error Connection timed out errno 110"
+        (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
         67,
     ),
 )

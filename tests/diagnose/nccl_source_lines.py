@@ -6,6 +6,8 @@ checks that app.diagnose, app.check's NCCL log reader and the job scripts' quote
 Tags: the last release of each minor version, the first 2.27 (the first without "network %s not found"), and
 2.30.4 beside 2.30.7 (each words a shared GPU its own way). To refresh for a new NCCL: `git grep -n` the message
 at the new tag and add its row; a message the project matches must have a row at every tag in TAGS.
+A statement inside a macro is quoted as the macro has it (modify-qp-failed to 2.23: IBV_INT_CHECK_RET_ERRNO, whose
+`name` wrap_ibv_modify_qp passes as "ibv_modify_qp", src/misc/ibvwrap.cc line 206).
 """
 
 from __future__ import annotations
@@ -522,4 +524,122 @@ SOURCES = (
                'len += snprintf(buffer + len, sizeof(buffer) - len, "[%d] NCCL INFO %s\\n", cudaDev, fmt);'),
     NcclSource("nvls-connected", "v2.30.7-1", "src/transport/nvls.cc", 296,
                'INFO(NCCL_INIT, "Connected NVLS tree");'),
+    NcclSource("modify-qp-failed", "v2.21.5-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.22.3-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.23.4-1", "src/misc/ibvwrap.cc", 71,
+               'WARN("Call to " name " failed with error %s errno %d", strerror(ret), ret);'),
+    NcclSource("modify-qp-failed", "v2.24.3-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.25.1-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.26.6-1", "src/misc/ibvwrap.cc", 291,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.27.3-1", "src/misc/ibvwrap.cc", 295,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.27.7-1", "src/misc/ibvwrap.cc", 301,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.28.9-1", "src/misc/ibvwrap.cc", 307,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.29.7-1", "src/misc/ibvwrap.cc", 309,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.30.4-1", "src/misc/ibvwrap.cc", 309,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("modify-qp-failed", "v2.30.7-1", "src/misc/ibvwrap.cc", 376,
+               'WARN("Call to ibv_modify_qp failed with %d %s, %s", ret, strerror(ret), qpMsg);'),
+    NcclSource("ib-completion-error", "v2.21.5-1", "src/transport/net_ib.cc", 1909,
+               'WARN("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%'
+               's)%s%s%s%s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, wc->ven'
+               'dor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString);'),
+    NcclSource("ib-completion-error", "v2.22.3-1", "src/transport/net_ib.cc", 1984,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.23.4-1", "src/transport/net_ib.cc", 2121,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.24.3-1", "src/transport/net_ib.cc", 2244,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.25.1-1", "src/transport/net_ib.cc", 2244,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.26.6-1", "src/transport/net_ib.cc", 2359,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.27.3-1", "src/transport/net_ib.cc", 2449,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.27.7-1", "src/transport/net_ib.cc", 2458,
+               'WARN("NET/IB: Got completion from peer %s with status=%d opcode=%d len=%u vendor err %u (%s'
+               ')%s%s%s%s hca %s",\nncclSocketToString(&addr, line), wc->status, wc->opcode, wc->byte_len, w'
+               'c->vendor_err, reqTypeStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteG'
+               'idStr ? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.28.9-1", "src/transport/net_ib.cc", 2543,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) reqSize=%d vendo'
+               'r_err=%u req_type=%s%s%s%s%s hca %s",\nncclSocketToString(&addr, line), ibvWcStatusStr(wc->s'
+               'tatus), wc->status,\nibvWcOpcodeStr(wc->opcode), wc->opcode, reqSize, wc->vendor_err, reqTyp'
+               'eStr[r->type],\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr ? " remoteGids"'
+               ':"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.29.7-1", "src/transport/net_ib/p2p.cc", 651,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s",\nsockStr, ibvWcStatusStr(wc->status), wc->status,\nibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.30.4-1", "src/transport/net_ib/p2p.cc", 648,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s",\nsockStr, ibvWcStatusStr(wc->status), wc->status,\nibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ?  " localGid ":"", localGidString, remoteGidStr '
+               '? " remoteGids":"", remoteGidString, hcaName);'),
+    NcclSource("ib-completion-error", "v2.30.7-1", "src/transport/net_ib/p2p.cc", 688,
+               'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s'
+               '%s%s%s hca %s", sockStr,\nibvWcStatusStr(wc->status), wc->status, ibvWcOpcodeStr(wc->opcode)'
+               ', wc->opcode, wc->vendor_err,\nlocalGidStr ? " localGid " : "", localGidString, remoteGidStr'
+               ' ? " remoteGids" : "", remoteGidString, hcaName);'),
+    NcclSource("shm-create-failed", "v2.22.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %p, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.23.4-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %p, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.24.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.25.1-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.26.6-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.27.3-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.27.7-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.28.9-1", "src/misc/shmutils.cc", 73,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.29.7-1", "src/misc/shmutils.cc", 74,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.30.4-1", "src/os/linux.cc", 656,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
+    NcclSource("shm-create-failed", "v2.30.7-1", "src/os/linux.cc", 780,
+               'WARN("Error: failed to create shared memory file %s, error %s (%d)", shmPath, strerror(errn'
+               'o), errno);'),
 )

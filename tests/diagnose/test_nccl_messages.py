@@ -36,23 +36,26 @@ def format_string(source: str) -> str:
     return "".join(parts)
 
 
-def render(source: str, strings: tuple[str, ...] = ()) -> str:
-    """The message as printf writes it: %s from `strings` in order (then "x"), numbers for the rest."""
-    pending = list(strings)
+def render(source: str, strings: tuple[str, ...] = (), numbers: tuple[str, ...] = ()) -> str:
+    """The message as printf writes it: %s from `strings` in order (then "x"), the other conversions from
+    `numbers` in order (then a sample number)."""
+    pending, pending_numbers = list(strings), list(numbers)
 
     def value(match: re.Match[str]) -> str:
         kind = match.group(1)
         if kind == "s":
             return pending.pop(0) if pending else "x"
+        if pending_numbers:
+            return pending_numbers.pop(0)
         return {"x": "1a", "X": "1A", "p": "0x55d0c0ffee00", "c": "c"}.get(kind, "2")
 
     return _CONVERSION.sub(value, format_string(source))
 
 
-def log_line(row: NcclSource, *strings: str) -> str:
+def log_line(row: NcclSource, *strings: str, numbers: tuple[str, ...] = ()) -> str:
     """The line NCCL prints for `row` (debug.cc: `host:pid:tid [dev] file:line NCCL WARN msg`, or
     `host:pid:tid [dev] NCCL INFO msg`)."""
-    message = render(row.source, strings)
+    message = render(row.source, strings, numbers)
     if row.source.startswith("WARN("):
         return f"nid001:4521:4590 [0] {Path(row.path).name}:{row.line} NCCL WARN {message}"
     return f"nid001:4521:4590 [0] NCCL INFO {message}"
@@ -175,6 +178,47 @@ def test_nccls_node_count_says_the_job_was_multi_node(row: NcclSource) -> None:
     assert keys([line, "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"]) == ["rendezvous-one-node"]
 
 
+# --- a queue pair that cannot reach the other node ------------------------------------------------------------
+
+#: What NCCL says when ibv_modify_qp to RTR times out (errno 110) and the state it asked for (ibvModifyQpLog)
+QP_TIMED_OUT = ("Connection timed out", "qp_state=IBV_QPS_RTR")
+
+
+@pytest.mark.parametrize("row", rows("modify-qp-failed"), ids=ids(rows("modify-qp-failed")))
+def test_a_queue_pair_that_times_out_connecting_is_read_in_each_versions_words(row: NcclSource) -> None:
+    """NCCL 2.21 to 2.23 word it through the IBV_INT_CHECK_RET_ERRNO macro ("... failed with error Connection
+    timed out errno 110"); 2.24 and newer retry first and then say "... failed with 110 Connection timed out"."""
+    source = row.source.replace('" name "', "ibv_modify_qp")  # the macro's name, as wrap_ibv_modify_qp passes it
+    line = log_line(row._replace(source=source), *QP_TIMED_OUT, numbers=("110",))
+    assert "ibv_modify_qp" in line and "110" in line, line
+    assert keys([line]) == ["rail-only-fabric"], line
+
+
+# --- the network cards could not reach each other -------------------------------------------------------------
+
+@pytest.mark.parametrize("row", rows("ib-completion-error"), ids=ids(rows("ib-completion-error")))
+def test_an_ib_retry_exceeded_completion_is_read_in_each_versions_words(row: NcclSource) -> None:
+    """To 2.27 the status is a number ("status=12"); from 2.28 its name and number
+    ("status=IBV_WC_RETRY_EXC_ERR(12)", ibvWcStatusStr in src/misc/ibvwrap.cc)."""
+    line = log_line(row, "10.0.0.2<43210>", "IBV_WC_RETRY_EXC_ERR", numbers=("12",))
+    assert "status=12" in line or "status=IBV_WC_RETRY_EXC_ERR(12)" in line, line
+    assert keys([line]) == ["roce-gid-index"], line
+
+
+# --- /dev/shm -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("row", rows("shm-create-failed"), ids=ids(rows("shm-create-failed")))
+def test_a_dev_shm_the_user_cannot_write_is_read_as_such(row: NcclSource) -> None:
+    """From 2.22 NCCL names mkstemp's error (2.22 and 2.23 print the path as a pointer, %p); 2.21 goes on to
+    fallocate the failed descriptor and says only "failed to extend", which names no cause."""
+    if "file %p" in row.source:
+        line = log_line(row, "Permission denied", numbers=("0x7ffd5e2c1a40", "13"))
+    else:
+        line = log_line(row, "/dev/shm/nccl-Xr7Qa2", "Permission denied", numbers=("13",))
+    assert "error Permission denied (13)" in line, line
+    assert keys([line]) == ["shm-not-writable"], line
+
+
 # --- the table itself --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("header", ["warn-header", "info-header"])
@@ -187,6 +231,7 @@ def test_every_version_prefixes_its_messages_as_the_patterns_expect(header: str)
 
 @pytest.mark.parametrize("message", ["duplicate-gpu", "using-network", "channel-via-net", "net-socket-using",
                                      "ib-no-device", "plugin-not-found", "connect-failed", "nnodes",
-                                     "nvls-available", "nvls-connected"])
+                                     "nvls-available", "nvls-connected", "modify-qp-failed",
+                                     "ib-completion-error"])
 def test_each_message_is_quoted_at_every_supported_tag(message: str) -> None:
     assert [tag for tag in TAGS if not [row for row in rows(message) if row.tag == tag]] == []

@@ -66,6 +66,12 @@ LINES = [
      "torch/csrc/distributed/c10d/socket.cpp"),
     (["[nid001:1234] PMIX ERROR: OUT-OF-RESOURCE in file dstore_segment.c at line 207"], "pmix-gds-mismatch",
      "openpmix src/util/error.h PMIX_ERROR_LOG"),
+    # A rank's container without Slurm's PMIx server directory (the twin image's Open MPI 4.1 and PMIx 4.2.2 under
+    # srun --mpi=pmix on the test cluster, the directory not bound)
+    (["1: [x1000c0s1b0n0:14793] PMIX ERROR: ERROR in file ../../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c "
+      "at line 169", "1: [x1000c0s1b0n0:14793] [[18510,28849],1] ORTE_ERROR_LOG: Error in file "
+      "../../../orte/util/session_dir.c at line 107", "1: *** An error occurred in MPI_Init"],
+     "pmix-gds-mismatch", "openpmix src/mca/gds/ds12/gds_ds12_lock_pthread.c, v4.2.2"),
     (["Error while creating shared memory segment /dev/shm/nccl-VPyhzw (size 21823872), error: No space left on "
       "device (28)"], "shm-too-small", "nccl src/os/linux.cc, v2.30.4-1"),
     (["gpu1:168:168 [0] misc/shmutils.cc:72 NCCL WARN Error: failed to extend /dev/shm/nccl-UbzKZ9 to 9637892 bytes"],

@@ -12,15 +12,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.jobscripts.test_jobscripts_lib import run_lib
 
 
-def rank_container_argv(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:
-    """The argv `apptainer` gets when the job's container command starts nccl-tests in one task."""
+def rank_container(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:
+    """What `apptainer` prints when the job's container command starts nccl-tests in one task: its argv
+    ("argv:ARG" lines) and the PMIx settings it was given ("env:NAME=VALUE" lines; Apptainer passes the
+    task's environment into the container)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     stub = bin_dir / "apptainer"
-    stub.write_text('#!/bin/sh\n[ "$1" = inspect ] && exit 0\nprintf "argv:%s\\n" "$@"\n')
+    stub.write_text('#!/bin/sh\n[ "$1" = inspect ] && exit 0\nprintf "argv:%s\\n" "$@"\n'
+                    "env | grep '^PMIX_MCA_' | sed 's/^/env:/'\n")
     stub.chmod(0o755)
     (tmp_path / "app.sif").touch()
     snippet = ("ddp_defaults >/dev/null; DDP_WORKLOAD_KIND=nccl-tests; ddp_container_cmd container policy >/dev/null\n"
@@ -30,7 +35,18 @@ def rank_container_argv(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "
     task = " ".join(f"{k}={v}" for k, v in task_env.items())
     result = run_lib(f"TASK=({task})\n{snippet}", env)
     assert result.returncode == 0, result.stderr
-    return [line[len("argv:"):] for line in result.stdout.splitlines() if line.startswith("argv:")]
+    return result.stdout.splitlines()
+
+
+def rank_container_argv(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:
+    """The argv `apptainer` gets when the job's container command starts nccl-tests in one task."""
+    return [line[len("argv:"):] for line in rank_container(tmp_path, task_env, tmpfs) if line.startswith("argv:")]
+
+
+def rank_container_pmix_settings(tmp_path: Path, task_env: dict[str, str]) -> dict[str, str]:
+    """The PMIX_MCA_* variables the container of one nccl-tests task gets."""
+    lines = [line[len("env:"):] for line in rank_container(tmp_path, task_env) if line.startswith("env:")]
+    return dict(line.split("=", 1) for line in lines)
 
 
 def binds(argv: list[str]) -> list[str]:
@@ -68,3 +84,27 @@ def test_a_tmpfs_per_node_name_is_expanded_in_each_task(tmp_path: Path) -> None:
     client.mkdir(parents=True)
     task = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "1", "SLURMD_NODENAME": "node2"}
     assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=f"{tmp_path}/%n/tmp"))
+
+
+#: What Slurm's PMIx server (PMIx_server_setup_fork) announces to each task: the security and storage modules its
+#: clients may use (Slurm 25.11 with PMIx 4.2.2 on the test cluster, `srun --mpi=pmix env`)
+ANNOUNCED = {"PMIX_SECURITY_MODE": "munge,native", "PMIX_GDS_MODULE": "ds21,ds12,hash"}
+#: Older PMIx servers also announce their transports (PMIX_PTL_MODULE; PMIx 4.2 announces none)
+ANNOUNCED_V3 = {**ANNOUNCED, "PMIX_PTL_MODULE": "tcp,usock"}
+
+
+@pytest.mark.parametrize(("task", "expected"), [
+    pytest.param(ANNOUNCED, {"PMIX_MCA_psec": "munge,native", "PMIX_MCA_gds": "ds21,ds12,hash"},
+                 id="the-servers-modules"),
+    pytest.param(ANNOUNCED_V3, {"PMIX_MCA_psec": "munge,native", "PMIX_MCA_ptl": "tcp,usock",
+                                "PMIX_MCA_gds": "ds21,ds12,hash"}, id="an-older-servers-transports"),
+    pytest.param({**ANNOUNCED_V3, "PMIX_MCA_psec": "native", "PMIX_MCA_gds": "hash"},
+                 {"PMIX_MCA_psec": "native", "PMIX_MCA_ptl": "tcp,usock", "PMIX_MCA_gds": "hash"}, id="yours-kept"),
+    pytest.param({"SLURM_JOB_ID": "7"}, {}, id="no-pmix-server"),
+])
+def test_the_container_uses_the_pmix_modules_its_server_announces_unless_you_chose(
+        tmp_path: Path, task: dict[str, str], expected: dict[str, str]) -> None:
+    """The image's PMIx library may hold modules the host's server lacks or cannot serve into a container
+    (psec/munge without the host's munge socket, a shared-memory store in a directory not bound): each task's
+    container is held to the modules its server announced, as enroot's 50-slurm-pmi.sh hook does."""
+    assert rank_container_pmix_settings(tmp_path, task) == expected

@@ -26,12 +26,20 @@
 # Each node advertises 80 CPUs and a GRES gpu:4 backed by fake devices (see gres.conf below), so job scripts
 # written for MareNostrum 5 (`--gres=gpu:4 --cpus-per-task=80`) schedule unchanged. The nodes share the filesystem.
 # Packages come from tests/provision/provision-slurm.sh; this script installs nothing. Run as root;
-# tear down with down.sh. Creates: $BASE, $ETC/{slurm,gres,cgroup}.conf ($ETC: /etc/slurm for Debian's, the
+# tear down with down.sh. Creates: $BASE, $SPOOL_ROOT and $TMPFS_ROOT (each node's spool and TmpFS, see below),
+# $ETC/{slurm,gres,cgroup}.conf ($ETC: /etc/slurm for Debian's, the
 # prefix's etc/ for the current release), a marked block in /etc/hosts, the bridges ($BR, ${BR}ib, ${BR}hsn),
 # veths slv*/slvib*/slvhsn* and netns sln1, sln2, ...
 set -euo pipefail
 
 BASE=${SLURM_TEST_BASE:-/tmp/ddp-slurm-test}
+# Each node's SlurmdSpoolDir and TmpFS, where a real node keeps them: outside /tmp and /var/tmp, the two
+# directories Apptainer binds into every container (apptainer.conf `mount tmp = yes`). Slurm's mpi/pmix plugin
+# keeps a step's PMIx server files under SlurmdSpoolDir/pmix.JOB.STEP and the client's under
+# TmpFS/spmix_appdir_UID_JOB.STEP (src/plugins/mpi/pmix/pmixp_info.c): under /tmp a rank in a container would
+# see both without the job scripts binding them, and a missing bind would pass every test here.
+SPOOL_ROOT=${SLURM_TEST_SPOOL_ROOT:-/var/spool/ddp-slurm-test}
+TMPFS_ROOT=${SLURM_TEST_TMPFS_ROOT:-/var/local/ddp-slurm-test}
 NNODES=${SLURM_TEST_NODES:-2}
 RELEASE=${SLURM_TEST_RELEASE:-current}
 DOMAIN=ddptest.local
@@ -70,11 +78,13 @@ node_hostname() { if (($1 == 2)); then echo x1000c0s1b0n0; else echo "node$1"; f
 
 mkdir -p "$BASE/ctld"
 # What down.sh needs to find this release's commands and configuration again
-printf 'SLURM_TEST_ETC=%q\nSLURM_TEST_PATH=%q\n' "$ETC" "$PATH" >"$BASE/release.env"
+printf 'SLURM_TEST_ETC=%q\nSLURM_TEST_PATH=%q\nSLURM_TEST_NODE_ROOTS=(%q %q)\n' "$ETC" "$PATH" \
+    "$SPOOL_ROOT" "$TMPFS_ROOT" >"$BASE/release.env"
+install -d -m 0755 "$SPOOL_ROOT" "$TMPFS_ROOT"
 for i in $(seq 1 "$NNODES"); do
-    mkdir -p "$BASE/node$i/spool"
-    # The node's own /tmp for Slurm (TmpFS below), world-writable with the sticky bit as /tmp is
-    install -d -m 1777 "$BASE/node$i/tmp"
+    mkdir -p "$BASE/node$i" "$SPOOL_ROOT/node$i"
+    # The node's own scratch for Slurm (TmpFS below), world-writable with the sticky bit as /tmp is
+    install -d -m 1777 "$TMPFS_ROOT/node$i"
     install -d -o munge -g munge -m 0755 "$BASE/node$i/munge"
 done
 
@@ -162,7 +172,7 @@ StateSaveLocation=$BASE/ctld
 SlurmctldPidFile=$BASE/ctld/slurmctld.pid
 SlurmctldLogFile=$BASE/ctld/slurmctld.log
 # %n = node name: every slurmd gets its own spool, pid file and log
-SlurmdSpoolDir=$BASE/%n/spool
+SlurmdSpoolDir=$SPOOL_ROOT/%n
 SlurmdPidFile=$BASE/%n/slurmd.pid
 SlurmdLogFile=$BASE/%n/slurmd.log
 # No cgroups (slurmd runs in a namespace of a shared machine): plain process tracking, no binding, no accounting
@@ -177,11 +187,11 @@ SchedulerParameters=bf_interval=1,sched_min_interval=100000
 SlurmdParameters=config_overrides
 GresTypes=gpu
 MpiDefault=none
-# Each node its own TmpFS, as a real node's /tmp is its own: mpi/pmix makes TmpFS/spmix_appdir_UID_JOB.STEP on
-# every node of a step (src/plugins/mpi/pmix/pmixp_info.c), and in the /tmp these nodes share, the second
-# node's step fails: "Cannot create client cli tmpdir ... File exists". %n: the node's name
-# (slurm_get_tmp_fs, src/common/slurm_protocol_api.c); Debian's 22.05 starts with it too.
-TmpFS=$BASE/%n/tmp
+# Each node its own TmpFS, as a real node's local scratch is its own: mpi/pmix makes
+# TmpFS/spmix_appdir_UID_JOB.STEP on every node of a step (src/plugins/mpi/pmix/pmixp_info.c), and in one
+# directory these nodes share, the second node's step fails: "Cannot create client cli tmpdir ... File exists".
+# %n: the node's name (slurm_get_tmp_fs, src/common/slurm_protocol_api.c); Debian's 22.05 starts with it too.
+TmpFS=$TMPFS_ROOT/%n
 ReturnToService=2
 SlurmctldTimeout=30
 SlurmdTimeout=30
@@ -245,4 +255,4 @@ if ((up < NNODES)); then
     tail -n 20 "$BASE"/node*/slurmd.log "$BASE/ctld/slurmctld.log" >&2
     die "only $up of $NNODES nodes came up"
 fi
-log "cluster ready: $NNODES nodes, state in $BASE"
+log "cluster ready: $NNODES nodes, state in $BASE, spool in $SPOOL_ROOT, TmpFS in $TMPFS_ROOT"
