@@ -68,6 +68,19 @@ def test_an_opt_in_name_the_policy_does_not_know_is_said_in_one_line(slingshot_n
     assert result.stderr.count("\n") == 1 and "'cxi-no-eagre'" in result.stderr and "cxi-no-eager" in result.stderr
 
 
+@pytest.mark.parametrize("opt_in", [None, "", " , "], ids=["unset", "empty", "separators"])
+def test_no_opt_in_named_is_said_nowhere(slingshot_node, opt_in):
+    env = {"APP_PROBE_ROOT": str(slingshot_node), **({} if opt_in is None else {"APP_FABRIC_OPT_IN": opt_in})}
+    result = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}"'], capture_output=True, text=True, timeout=30, env=env)
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_an_unknown_opt_in_lists_each_known_group_once(slingshot_node):
+    result = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}"'], capture_output=True, text=True, timeout=30, env={
+        "APP_PROBE_ROOT": str(slingshot_node), "APP_FABRIC_OPT_IN": "nope"})
+    assert "not one of: cxi-no-eager;" in result.stderr, result.stderr
+
+
 def test_opt_in_settings_are_read_with_their_group():
     no_eager = [s for s in settings() if s.opt_in == "cxi-no-eager"]
     assert {s.name: s.value for s in no_eager} == NO_EAGER
