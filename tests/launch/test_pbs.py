@@ -190,7 +190,8 @@ def run_module(args: list[str], stdin: str = "", python: str = sys.executable) -
 
 def sourced(answer: bytes, names: str) -> list[str]:
     """What bash holds after evaluating ANSWER: each of NAMES (arrays in full), one value a line."""
-    script = f'eval "$(cat)"; for name in {names}; do declare -n v=$name; printf "%s\\n" "${{v[@]}}"; unset -n v; done'
+    script = (f'eval "$(cat)"; for name in {names}; do declare -n v=$name; '
+              '((${#v[@]} == 0)) || printf "%s\\n" "${v[@]}"; unset -n v; done')
     result = subprocess.run(["bash", "-c", script], input=answer, capture_output=True, timeout=30, check=True)
     return result.stdout.decode().splitlines()
 
