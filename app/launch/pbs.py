@@ -20,14 +20,16 @@ from typing import Dict, List, Optional, Set, Tuple
 from app.common.errors import UsageError, exits_cleanly
 from app.launch import answer
 
-# `qstat -f` (PBS Professional Reference Guide, qstat: "-f Full display ... attributes displayed one to a line";
-# without -w a long value is folded): "Job Id: ID", then one "    Name = value" per attribute (a resource as
-# Resource_List.NAME), and each line a value is folded onto starts with a tab. OpenPBS prt_attr(),
-# src/cmds/qstat.c: lines of CHAR_LINE_LIMIT (78) columns, cut at the value's commas where a piece fits, anywhere
-# inside a piece that does not (an exec_vnode of many nodes), so the tab lines are joined with nothing between.
+# `qstat -f` (PBS Professional Reference Guide, qstat; OpenPBS doc/man1/qstat.1B: "-f [-w] Full display for long
+# format. Job, queue or server attributes displayed one to a line", "-w prints each attribute on one unbroken
+# line"): "Job Id: ID", then one "    Name = value" per attribute (a resource as Resource_List.NAME). Without -w
+# a long value is folded, each further line starting with a tab: OpenPBS prt_attr(), src/cmds/qstat.c, cuts lines
+# of CHAR_LINE_LIMIT (78) columns at the value's commas where a piece fits and anywhere inside a piece that does
+# not (an exec_vnode of many nodes), so the tab lines join with nothing between.
 JOB_ID = re.compile(r"Job Id: (\S+)\s*")
-ATTRIBUTE = re.compile(r"    ([A-Za-z][\w.-]*) = (.*)")
-#: A duration, as PBS takes walltime (PBS Professional Reference Guide, "Formats": Duration).
+ATTRIBUTE = re.compile(r"    ([A-Za-z][A-Za-z0-9_.-]*) = (.*)")
+#: A duration, as PBS takes walltime: [[hours:]minutes:]seconds[.milliseconds] (PBS Professional Reference Guide,
+#: "Formats"; OpenPBS doc/man1/pbs_module.7B, pbs.duration).
 DURATION = re.compile(r"(?:(?:([0-9]+):)?([0-9]+):)?([0-9]+)(?:\.[0-9]+)?")
 #: Job-wide resources the server derives from select (the sums of the chunks' and the node count): PBS refuses
 #: them beside a select, so a resubmission leaves them out.
