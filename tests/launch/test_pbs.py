@@ -243,3 +243,51 @@ def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
     text = qstat_f("1234.pbs01", {**OLIVIA, "Job_Name": "caf\u00e9 $(x)"})
     for args in (["options"], ["timer", "--walltime-s", "", "--margin-s", "90", "--elapsed-s", "3"]):
         assert run_module(args, text, python=old).stdout == run_module(args, text).stdout != b""
+
+
+def lib_pbs(snippet: str, qstat_text: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """SNIPPET after `source jobscripts/lib.sh`, with a `qstat` that prints QSTAT_TEXT for `qstat -f 7.pbs`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (tmp_path / "qstat-f.txt").write_text(qstat_text)
+    (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 7.pbs" ] && cat "{tmp_path}/qstat-f.txt"\n')
+    (bin_dir / "qstat").chmod(0o755)
+    full_env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "PBS_JOBID": "7.pbs",
+                "DDP_SCRIPT": "gh200-pbs.sh", "DDP_SCHEDULER": "pbs", **env}
+    return subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=full_env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_job_script_resubmits_with_what_qstat_shows_and_runs_none_of_it(tmp_path):
+    name = f"ddp$(touch {tmp_path}/pwned)"
+    result = lib_pbs('declare -a found; ddp_pbs_submission_options found; printf "<%s>\\n" "${found[@]}"',
+                     qstat_f("7.pbs", {**OLIVIA, "Job_Name": name}), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("<")] == [
+        "<-A>", "<ehpc00>", "<-q>", "<blanca>", "<-N>", f"<{name}>", "<-l>", "<place=scatter:excl>",
+        "<-l>", "<select=16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca>", "<-l>", "<walltime=72:00:00>"]
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_the_job_script_resubmits_with_its_defaults_when_qstat_prints_what_is_not_qstat_f(tmp_path):
+    result = lib_pbs('declare -a found; ddp_pbs_submission_options found; echo "options: ${#found[@]}"',
+                     "Job Id: 7.pbs\nwarning: license server slow\n", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "options: 0" in result.stdout
+    assert "error: qstat -f line 2 is not 'Job Id: ID'" in result.stderr
+    assert "resubmitting with the script's #PBS defaults only" in result.stdout
+
+
+def test_the_job_scripts_timer_takes_the_walltime_from_qstat(tmp_path):
+    result = lib_pbs('DRY_RUN=0; ddp_pbs_timer timer; kill "$timer"',
+                     qstat_f("7.pbs", {"Resource_List.walltime": "00:10:00"}), tmp_path, PREEMPT_MARGIN_S="60")
+    assert result.returncode == 0, result.stderr
+    assert "USR1 in 540s (walltime 600s minus 60s margin)" in result.stdout or \
+        "USR1 in 539s (walltime 600s minus 60s margin)" in result.stdout, result.stdout
+
+
+def test_the_job_scripts_timer_stops_the_job_on_a_walltime_s_that_is_no_number(tmp_path):
+    result = lib_pbs('DRY_RUN=0; ddp_pbs_timer timer; echo "still running"', "", tmp_path, WALLTIME_S="1h")
+    assert result.returncode == 2 and "still running" not in result.stdout
+    assert result.stderr.splitlines() == [
+        "error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
