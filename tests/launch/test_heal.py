@@ -142,3 +142,25 @@ def test_the_module_runs_under_the_login_nodes_python_3_6():
         given = args(scheduler, in_a_row, "hang at step 5 (caf\u00e9)")
         new = run_module(given, "node2,node3\n")
         assert new.returncode == 0 and run_module(given, "node2,node3\n", python=old).stdout == new.stdout, new.stderr
+
+
+def ddp_heal(run_dir: Path, scheduler: str, reason: str) -> subprocess.CompletedProcess:
+    """lib-heal.sh's ddp_heal under `set -euo pipefail`, node2 blamed; DDP_HEAL_CMD records what it was given."""
+    run_dir.mkdir(exist_ok=True)
+    (run_dir / "nodes-to-exclude.txt").write_text("node2\n\nnode2\n")
+    script = ('set -euo pipefail; source jobscripts/lib.sh; DDP_NODES=(node1 node2); DDP_JOB_ID=7.pbs IMAGE=none '
+              'MAX_REQUEUES=3 DDP_SCRIPT=gh200-pbs.sh; healed() { echo "healed: $*" >"$RUN_DIR/healed"; }; '
+              f'DDP_HEAL_CMD=healed; DDP_SCHEDULER={scheduler}; ddp_heal 1 "$REASON"')
+    env = {"PATH": os.environ["PATH"], "HOME": str(run_dir), "RUN_DIR": str(run_dir), "REASON": reason}
+    return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_the_job_script_requeues_a_pbs_job_as_it_was_and_runs_nothing_of_the_reason(tmp_path):
+    reason = f"the workload failed $(touch {tmp_path}/pwned)"
+    result = ddp_heal(tmp_path / "run", "pbs", reason)
+    assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL)
+    assert (tmp_path / "run" / "healed").read_text() == "healed: node2\n"
+    assert f"{reason}: requeueing as before (1 of at most 3 in a row); PBS cannot leave node2 out" in result.stdout
+    history = (tmp_path / "run" / "history.jsonl").read_text().splitlines()
+    assert '"excluded": ["node2"]' in history[-1] and "(PBS cannot leave it out)" in history[-1]
+    assert not (tmp_path / "pwned").exists()
