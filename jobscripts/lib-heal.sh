@@ -8,8 +8,8 @@
 #      skips it); a node it blames goes to $RUN_DIR/nodes-to-exclude.txt;
 #   2. a training run that hangs names the nodes of the ranks that stopped answering in the same file
 #      (app/train/hangs.py);
-#   3. either way the job is requeued without those nodes (Slurm: requeue plus the job's exclude list;
-#      PBS: a resubmission, see ddp_pbs_heal) and resumes from its newest snapshot;
+#   3. either way the job is requeued without those nodes (Slurm: requeue plus the job's exclude list; PBS,
+#      which cannot leave a node out: a resubmission as it was) and resumes from its newest snapshot;
 #   4. after MAX_REQUEUES such requeues in a row (none of them got training past its snapshot) the job
 #      gives up with one last line that says what was tried.
 # Each of these requeues is a line of $RUN_DIR/history.jsonl ("event": "requeue" or "gave-up") beside
@@ -77,6 +77,22 @@ ddp_history() {
     fi
 }
 
+# ddp_launch_python MODULE ARGS...: one of app.launch's commands (standard library only, Python 3.6 on), which
+# answer in bash assignments the caller evaluates. The host's python3, from this checkout's directory (so -m finds
+# its app/, not one in the submit directory) with no site hooks and no PYTHON* settings (-E -s -S: nothing but the
+# command prints into the answer); where the host has none, the image's, which has the app installed.
+ddp_launch_python() {
+    if python3 -ESs -c 'import sys; sys.exit(sys.version_info < (3, 6))' 2>/dev/null; then
+        (cd -- "$DDP_REPO" && exec python3 -ESs -m "$@")
+    elif [[ -n ${DDP_CONTAINER[*]:-} ]]; then
+        "${DDP_CONTAINER[@]}" python3 -Es -m "$@"
+    else
+        ddp_error "no python3 >= 3.6 on $(hostname -s) and no image (IMAGE=none) to run python3 -m $1;" \
+            "load a python module (module load python) or run with IMAGE=app.sif"
+        return 2
+    fi
+}
+
 # ddp_requeues_in_a_row: bad-node requeues since training last got past the step it started from.
 ddp_requeues_in_a_row() {
     ddp_history requeues-in-a-row "$RUN_DIR"
@@ -90,22 +106,31 @@ ddp_history_event() {
             --image "$IMAGE"
 }
 
-# ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, or give up at MAX_REQUEUES.
+# ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, requeue as before where the scheduler
+# cannot leave a node out, or give up at MAX_REQUEUES: app/launch/heal.py decides from these facts, this runs it.
 ddp_heal() {
-    local rc=$1 reason=$2 hosts nodes done_already
+    local rc=$1 reason=$2 hosts nodes done_already decision
+    local heal_action='' heal_nodes='' heal_message='' heal_history_reason=''
     hosts=$(sort -u "$(ddp_exclude_file)" | awk 'NF' | paste -sd, -)
     nodes=$(ddp_scheduler_node_names "$hosts")
     [[ $nodes == "$hosts" ]] || ddp_log "the blamed hosts $hosts are $DDP_SCHEDULER node(s) $nodes"
     done_already=$(ddp_requeues_in_a_row)
-    if ((done_already >= MAX_REQUEUES)); then
-        ddp_history_event gave-up "$reason; blamed $nodes; $done_already requeue(s) in a row already" "$nodes"
-        ddp_error "giving up after $done_already requeue(s) in a row for bad nodes" \
-            "(MAX_REQUEUES=$MAX_REQUEUES): $reason, blaming $nodes; see $RUN_DIR/history.jsonl, check the nodes" \
-            "($(ddp_submit_command check)) and resubmit with RUN_DIR=$RUN_DIR to resume"
-        exit "$rc"
-    fi
-    ddp_log "$reason: leaving out $nodes and requeueing ($((done_already + 1)) of at most $MAX_REQUEUES in a row)"
-    ddp_history_event requeue "$reason; left out $nodes" "$nodes"
-    "$DDP_HEAL_CMD" "$nodes"
-    exit 75
+    decision=$(printf '%s\n' "$nodes" | ddp_launch_python app.launch.heal --scheduler "$DDP_SCHEDULER" \
+        --reason "$reason" --requeues-in-a-row "$done_already" --max-requeues "$MAX_REQUEUES" \
+        --check-command "$(ddp_submit_command check)" --run-dir "$RUN_DIR") || exit "$rc"
+    eval "$decision"  # the heal_* assignments above, every value quoted (app/launch/answer.py)
+    case $heal_action in
+        give-up)
+            ddp_history_event gave-up "$heal_history_reason" "$heal_nodes"
+            ddp_error "$heal_message"
+            exit "$rc"
+            ;;
+        exclude | requeue)  # DDP_HEAL_CMD: the scheduler's requeue, without the nodes where it can leave them out
+            ddp_log "$heal_message"
+            ddp_history_event requeue "$heal_history_reason" "$heal_nodes"
+            "$DDP_HEAL_CMD" "$heal_nodes"
+            exit 75
+            ;;
+        *) ddp_die "app.launch.heal answered '$heal_action', not exclude, requeue or give-up" ;;
+    esac
 }

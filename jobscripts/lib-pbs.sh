@@ -122,52 +122,28 @@ ddp_pbs_resubmit() {
         "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}"
 }
 
-# ddp_pbs_heal NODES: the closest PBS Pro allows. A select statement can name the hosts a chunk must run
-# on (host=NAME) but not the ones it must not: a node filter for that was proposed and never shipped
-# (pbspro.atlassian.net "node_filter" design), and taking a node offline (pbsnodes -o) needs operator
-# rights. So the job is resubmitted as it was, the nodes are recorded in history.jsonl, and the next
-# attempt's preflight catches them again should PBS hand them out again; MAX_REQUEUES bounds the loop.
+# ddp_pbs_heal NODES: the resubmission as it was: PBS cannot leave NODES out of it (app/launch/heal.py says why
+# and decides "requeue" there), the next attempt's preflight checks whatever nodes it gets.
 ddp_pbs_heal() {
-    ddp_log "PBS cannot leave $1 out of a resubmission: ask your site to take it offline (pbsnodes -o $1," \
-        "operator rights); resubmitting as before, the next preflight checks whatever nodes it gets"
     ddp_pbs_resubmit || ddp_die "resubmission failed; resubmit by hand with RUN_DIR=$RUN_DIR to resume"
 }
 
 # ddp_pbs_submission_options OUT: this job's own submission, as `qstat -f` shows it, into the array named OUT.
 # A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account
 # (-A), the queue (-q), a `-l select=4:...` given on the command line, site resources inside the chunks
-# (Olivia's sales_op=...) and the placement would all be lost. PBS Pro folds long attribute values onto
-# continuation lines that start with a tab; those are joined first. Job-wide values the server derives
-# from select (ncpus, ngpus, mem, nodect, ...) are left out: PBS rejects them beside a select.
+# (Olivia's sales_op=...) and the placement would all be lost. app/launch/pbs.py reads qstat -f and picks them.
 ddp_pbs_submission_options() {
     local -n options_out=$1
     options_out=()
-    local full key value
-    full=$(qstat -f "$PBS_JOBID" 2>/dev/null | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n\t//g' || true)
-    if [[ -z $full ]]; then
-        ddp_log "warning: qstat -f $PBS_JOBID said nothing: resubmitting with the script's #PBS defaults only"
+    local answer qsub_options=() note=''
+    if ! answer=$({ qstat -f "$PBS_JOBID" 2>/dev/null || true; } |
+        ddp_launch_python app.launch.pbs options --job-id "$PBS_JOBID"); then
+        ddp_log "warning: this job's qstat -f could not be read (above): resubmitting with the script's #PBS defaults only"
         return 0
     fi
-    local -A attr=()
-    while IFS= read -r line; do
-        [[ $line =~ ^[[:space:]]+([A-Za-z_.]+)\ =\ (.*)$ ]] && attr[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
-    done <<<"$full"
-    [[ -n ${attr[Account_Name]:-} ]] && options_out+=(-A "${attr[Account_Name]}")
-    [[ -n ${attr[queue]:-} ]] && options_out+=(-q "${attr[queue]}")
-    [[ -n ${attr[Job_Name]:-} ]] && options_out+=(-N "${attr[Job_Name]}")
-    local -a derived=(ncpus ngpus mem vmem nodect mpiprocs ompthreads nodes)
-    local chunk_keys=" ${derived[*]} "
-    if [[ -n ${attr[Resource_List.select]:-} ]]; then
-        chunk_keys+=$(tr ':' '\n' <<<"${attr[Resource_List.select]#*:}" | sed 's/=.*//' | tr '\n' ' ')
-    fi
-    for key in $(printf '%s\n' "${!attr[@]}" | sort); do
-        [[ $key == Resource_List.* ]] || continue
-        value=${attr[$key]}
-        key=${key#Resource_List.}
-        [[ $chunk_keys == *" $key "* ]] && continue
-        options_out+=(-l "$key=$value")
-    done
-    ddp_log "resubmitting with this job's options: $(printf '%q ' "${options_out[@]}")"
+    eval "$answer"  # qsub_options=(...) and note=..., every value quoted (app/launch/answer.py)
+    options_out=("${qsub_options[@]}")
+    ddp_log "$note"
 }
 
 # ddp_split_words OUT TEXT: TEXT's words into the array OUT as a command line groups them ('a b' and "a b" are
@@ -264,36 +240,31 @@ echo "$status" >"$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"
 exit "$status"'
 
 # ddp_pbs_timer PID: PBS has no `--signal=B:USR1@90`; a timer sends USR1 to this script PREEMPT_MARGIN_S
-# before the walltime ends (from WALLTIME_S, else `qstat -f`), which then snapshots and resubmits. Its process
-# id goes into PID (empty without a timer), for the main to stop it when the workload ends first.
+# before the walltime ends (from WALLTIME_S, else `qstat -f`: app/launch/pbs.py computes the delay), which then
+# snapshots and resubmits. Its process id goes into PID (empty without a timer), for the main to stop it when the
+# workload ends first.
 ddp_pbs_timer() {
     local -n timer_pid_out=$1
     timer_pid_out=
-    local walltime=${WALLTIME_S:-} margin=${PREEMPT_MARGIN_S:-90} hms
     if [[ $DRY_RUN == 1 ]]; then
         ddp_log "DRY_RUN=1: no walltime timer"
         return 0
     fi
-    if [[ -z $walltime ]] && command -v qstat >/dev/null; then
-        hms=$(qstat -f "$PBS_JOBID" 2>/dev/null | awk -F' = ' '/Resource_List.walltime/ {print $2; exit}' || true)
-        [[ $hms =~ ^([0-9]+):([0-9]+):([0-9]+)$ ]] &&
-            walltime=$((10#${BASH_REMATCH[1]} * 3600 + 10#${BASH_REMATCH[2]} * 60 + 10#${BASH_REMATCH[3]}))
+    local qstat_text='' answer delay_s='' note=''
+    if [[ -z ${WALLTIME_S:-} ]] && command -v qstat >/dev/null; then
+        qstat_text=$(qstat -f "$PBS_JOBID" 2>/dev/null || true)
     fi
-    if [[ -z $walltime ]]; then
-        ddp_log "walltime unknown (no WALLTIME_S, no qstat): no snapshot before the limit"
-        return 0
-    fi
-    [[ $walltime =~ ^[0-9]+$ && $margin =~ ^[0-9]+$ ]] || ddp_die "WALLTIME_S=$walltime and PREEMPT_MARGIN_S=$margin" \
-        "must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"
-    local delay=$((walltime - margin - SECONDS))
-    ((delay > 0)) || delay=1
+    answer=$(ddp_launch_python app.launch.pbs timer --walltime-s "${WALLTIME_S:-}" \
+        --margin-s "${PREEMPT_MARGIN_S:-90}" --elapsed-s "$SECONDS" <<<"$qstat_text") || exit 2
+    eval "$answer"  # delay_s=... and note=..., every value quoted (app/launch/answer.py)
+    ddp_log "$note"
+    [[ -n $delay_s ]] || return 0
     # The subshell kills its own sleep when it is killed (the step ended first): no orphan holding the log.
     (
         trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
-        sleep "$delay" &
+        sleep "$delay_s" &
         sleeper=$!
         wait "$sleeper" && kill -USR1 $$
     ) &
     timer_pid_out=$!
-    ddp_log "USR1 in ${delay}s (walltime ${walltime}s minus ${margin}s margin) for a snapshot before the limit"
 }

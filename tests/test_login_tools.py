@@ -19,6 +19,8 @@ import pytest
 from tests.launch import REPO, clean_env
 
 ENTRY_POINTS = ("app.diagnose", "app.report")
+#: What the job scripts run on the nodes' own python3 (jobscripts/lib-heal.sh ddp_launch_python), SLES 15's 3.6 too.
+JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
 
@@ -46,8 +48,9 @@ def imported_app_modules(module: str) -> set[str]:
     return found | {".".join(name.split(".")[:i]) for name in found for i in range(1, name.count(".") + 1)}
 
 
-def import_closure(entries) -> list[Path]:
-    seen, todo = set(), [f"{entry}.__main__" for entry in entries] + list(entries)
+def import_closure(entries, modules=()) -> list[Path]:
+    """The files of the entry points (packages run with -m), the modules, and every app module they import."""
+    seen, todo = set(), [f"{entry}.__main__" for entry in entries] + list(entries) + list(modules)
     while todo:
         name = todo.pop()
         if name not in seen:
@@ -71,13 +74,16 @@ def test_the_closure_holds_the_entry_points_and_what_they_share():
     files = {str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS)}
     assert {"app/__init__.py", "app/diagnose/__main__.py", "app/diagnose/causes.py", "app/report/__main__.py",
             "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py"} <= files, files
+    job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
+    assert {"app/launch/__init__.py", "app/launch/heal.py", "app/launch/pbs.py", "app/launch/answer.py",
+            "app/common/errors.py"} <= job_script_files, job_script_files
 
 
 def test_every_module_the_login_tools_import_parses_for_python_3_6():
     vermin = shutil.which("vermin", path=str(Path(sys.executable).parent)) or shutil.which("vermin")
     if vermin is None:
         pytest.fail("vermin is not installed: pip install -e '.[test]'")
-    files = [str(path) for path in import_closure(ENTRY_POINTS)]
+    files = [str(path) for path in import_closure(ENTRY_POINTS, JOB_SCRIPT_MODULES)]
     # --eval-annotations: without `from __future__ import annotations` (3.7+) Python evaluates every annotation
     # when the function is defined, so `list[str]` fails on 3.6 as surely as a 3.9 call would.
     result = subprocess.run([vermin, f"--target={OLDEST_LOGIN_PYTHON}-", "--no-tips", "--violations",

@@ -1,0 +1,130 @@
+"""The heal decision of jobscripts/lib-heal.sh: a preflight or a workload failed and named the nodes to blame; the
+job is requeued without them (exclude), requeued as it was where the scheduler cannot leave a node out (requeue),
+or, after MAX_REQUEUES such requeues in a row with no training progress between, it gives up (give-up).
+
+    printf '%s\\n' NODES | python3 -m app.launch.heal --scheduler slurm|pbs --reason TEXT \\
+        --requeues-in-a-row N --max-requeues M --check-command "sbatch mn5.sh check" --run-dir RUN_DIR
+        heal_action=exclude|requeue|give-up  heal_nodes=a,b  heal_message='...'  heal_history_reason='...'
+
+NODES: the blamed nodes as the scheduler names them, comma- or newline-separated, on stdin (4096 FQDNs are more
+than one argument holds). The answer is bash assignments, every value quoted (app/launch/answer.py); the script
+logs heal_message (its error line on give-up), writes heal_history_reason to history.jsonl and runs the
+scheduler's requeue. Bad input: one line on stderr, exit 2. Standard library only, Python 3.6 on.
+"""
+
+import argparse
+import collections
+import re
+import sys
+from typing import List, Optional, Tuple
+
+from app.common.errors import UsageError, exits_cleanly
+from app.launch import answer
+
+EXCLUDE = "exclude"
+REQUEUE = "requeue"
+GIVE_UP = "give-up"
+
+#: Whether the scheduler can requeue a job so that it avoids given nodes.
+LEAVES_NODES_OUT = {
+    # scontrol update JobId=... ExcNodeList=... after scontrol requeue (slurm.schedmd.com/scontrol.html)
+    "slurm": True,
+    # A select statement names the hosts a chunk must run on (host=NAME), never those it must not: a node filter
+    # for that was designed and never shipped (pbspro.atlassian.net "node_filter"), and taking a node offline
+    # (pbsnodes -o) needs operator rights. The job is resubmitted as it was; the next preflight checks the nodes.
+    "pbs": False,
+}
+#: A node name as a scheduler and a resolver take it (RFC 1123 labels, dots between; no option, no shell word).
+NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+Facts = collections.namedtuple(
+    "Facts", "scheduler reason nodes requeues_in_a_row max_requeues check_command run_dir")
+Facts.__doc__ = """What the decision rests on: the scheduler (slurm, pbs), what failed (reason), the blamed nodes
+(scheduler names), bad-node requeues in a row so far (history.jsonl), MAX_REQUEUES, and for the message the
+submit command of a check and the run directory."""
+
+Decision = collections.namedtuple("Decision", "action nodes message history_reason")
+Decision.__doc__ = """One of EXCLUDE, REQUEUE, GIVE_UP; the nodes it concerns; the job log's line (the error line
+on GIVE_UP); history.jsonl's reason."""
+
+
+def decide(facts: Facts) -> Decision:
+    """The heal decision: give up at MAX_REQUEUES requeues in a row, else requeue, without the nodes where the
+    scheduler can leave them out."""
+    reason, nodes, done, limit = facts.reason, ",".join(facts.nodes), facts.requeues_in_a_row, facts.max_requeues
+    if done >= limit:
+        return Decision(
+            GIVE_UP, facts.nodes,
+            f"giving up after {done} requeue(s) in a row for bad nodes (MAX_REQUEUES={limit}): {reason}, blaming "
+            f"{nodes}; see {facts.run_dir}/history.jsonl, check the nodes ({facts.check_command}) and resubmit with "
+            f"RUN_DIR={facts.run_dir} to resume",
+            f"{reason}; blamed {nodes}; {done} requeue(s) in a row already")
+    count = f"{done + 1} of at most {limit} in a row"
+    if LEAVES_NODES_OUT[facts.scheduler]:
+        return Decision(EXCLUDE, facts.nodes, f"{reason}: leaving out {nodes} and requeueing ({count})",
+                        f"{reason}; left out {nodes}")
+    scheduler, them = facts.scheduler.upper(), "it" if len(facts.nodes) == 1 else "them"
+    return Decision(
+        REQUEUE, facts.nodes,
+        f"{reason}: requeueing as before ({count}); {scheduler} cannot leave {nodes} out of a resubmission: ask your "
+        f"site to take {them} offline (pbsnodes -o {nodes}, operator rights); the next preflight checks whatever "
+        "nodes the job gets",
+        f"{reason}; blamed {nodes} ({scheduler} cannot leave {them} out)")
+
+
+def read_nodes(text: str) -> Tuple[str, ...]:
+    """The blamed nodes, comma- or newline-separated, each once, in their order."""
+    nodes: List[str] = []
+    for name in re.split(r"[,\s]+", text.strip()):
+        if not name or name in nodes:
+            continue
+        if not NODE_NAME.fullmatch(name):
+            raise UsageError(f"{name!r} is not a node name (letters, digits, . _ -, a letter or digit first); the "
+                             "blamed nodes come from nodes-to-exclude.txt in the run directory")
+        nodes.append(name)
+    if not nodes:
+        raise UsageError("no blamed node on stdin (comma- or newline-separated names, example: node2,node7)")
+    return tuple(nodes)
+
+
+def whole_number(text: str, what: str, example: str) -> int:
+    if not re.fullmatch("[0-9]+", text):
+        raise UsageError(f"{what} is not a whole number; {example}")
+    return int(text)
+
+
+def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: str, max_requeues: str,
+               check_command: str, run_dir: str) -> Facts:
+    """The facts as the job script passes them (text), checked."""
+    if scheduler not in LEAVES_NODES_OUT:
+        raise UsageError("scheduler {!r} is not one of {}".format(scheduler, ", ".join(sorted(LEAVES_NODES_OUT))))
+    return Facts(
+        scheduler=scheduler, reason=reason, nodes=read_nodes(nodes_text),
+        requeues_in_a_row=whole_number(
+            requeues_in_a_row, f"history.jsonl's requeues in a row ({requeues_in_a_row!r})",
+            "app.common.history requeues-in-a-row RUN_DIR prints it, example: 2"),
+        max_requeues=whole_number(max_requeues, f"MAX_REQUEUES={max_requeues}", "example: MAX_REQUEUES=3"),
+        check_command=check_command, run_dir=run_dir)
+
+
+@exits_cleanly
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m app.launch.heal", description=__doc__.splitlines()[0])
+    parser.add_argument("--scheduler", required=True, help="slurm or pbs")
+    parser.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
+    parser.add_argument("--requeues-in-a-row", required=True, help="bad-node requeues in a row so far")
+    parser.add_argument("--max-requeues", required=True, help="MAX_REQUEUES")
+    parser.add_argument("--check-command", required=True, help="how to submit a check of the nodes, for the message")
+    parser.add_argument("--run-dir", required=True, help="RUN_DIR, for the message")
+    args = parser.parse_args(argv)
+    decision = decide(read_facts(args.scheduler, args.reason, answer.read_stdin(), args.requeues_in_a_row,
+                                 args.max_requeues, args.check_command, args.run_dir))
+    answer.emit([answer.assignment("heal_action", decision.action),
+                 answer.assignment("heal_nodes", ",".join(decision.nodes)),
+                 answer.assignment("heal_message", decision.message),
+                 answer.assignment("heal_history_reason", decision.history_reason)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
