@@ -50,3 +50,16 @@ def anchors(text: str) -> set[str]:
         slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
         found.add(slug)
     return found
+
+
+def blurred(line: str) -> str:
+    """A log line with what changes from run to run blurred (numbers, paths), so that a line the docs quote
+    can be compared with the one a new run prints."""
+    line = re.sub(r"\S*/\S*", "PATH", line)
+    return re.sub(r"\d+(?:[.,]\d+)*k?", "N", line)
+
+
+def quotes(quoted: str, printed: list[str]) -> bool:
+    """Whether a line the docs quote (`...` standing for any text) is one of the printed lines, blurred."""
+    pattern = ".*".join(re.escape(piece) for piece in blurred(quoted).split("..."))
+    return any(re.fullmatch(pattern, blurred(line)) for line in printed)
