@@ -130,3 +130,14 @@ def test_the_model_sizes_the_help_and_the_docs_give_are_the_real_ones() -> None:
             if preset in real:
                 assert abs(claimed - real[preset]) <= 0.1 * real[preset], (
                     f"{where} says {preset} has {claimed}M parameters; it has {real[preset]:.2f}M")
+
+
+def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
+    """A fix that sends the reader to a page's symptom table names a page that has one."""
+    from app.diagnose.causes import CAUSES
+
+    for cause in CAUSES:
+        for page in re.findall(r"\b(README|docs/[\w-]+\.md)\b", cause.fix):
+            path = REPO / ("README.md" if page == "README" else page)
+            assert path.exists(), f"{cause.key}: its fix names {page}, which is not there"
+            assert "| symptom | cause | fix |" in path.read_text(), f"{cause.key}: {page} has no symptom table"
