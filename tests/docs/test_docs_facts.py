@@ -98,11 +98,14 @@ def test_the_missing_runtime_row_quotes_what_the_script_prints(tmp_path: Path) -
         assert f"`{said.group(1)}`" in row, f"the script prints {said.group(1)!r}; the row says {row}"
 
 
-def _claimed_sizes(text: str) -> dict[str, float]:
-    """`small (~14M)`, `gpt2 (124M)`: preset -> millions of parameters, as a text claims them."""
+def _claimed_sizes(text: str) -> dict[str, tuple[float, float]]:
+    """`small (~14M)`, `gpt2 (124M)`: preset -> (millions of parameters, half a unit of the last digit given)."""
     scale = {"M": 1.0, "B": 1000.0}
-    return {name: float(number) * scale[unit]
-            for name, number, unit in re.findall(r"`?([a-z0-9-]+)`? \(~?([\d.]+)([MB])\)", text)}
+    claims = {}
+    for name, number, unit in re.findall(r"`?([a-z0-9-]+)`? \(~?([\d.]+)([MB])[,)]", text):
+        decimals = len(number.partition(".")[2])
+        claims[name] = (float(number) * scale[unit], 0.5 * 10 ** -decimals * scale[unit])
+    return claims
 
 
 def _real_size(preset: str) -> float:
@@ -126,9 +129,9 @@ def test_the_model_sizes_the_help_and_the_docs_give_are_the_real_ones() -> None:
     assert set(claims["--help"]) >= {"tiny", "small", "gpt2"}
     real = {preset: _real_size(preset) for preset in ("tiny", "small", "gpt2")}
     for where, sizes in claims.items():
-        for preset, claimed in sizes.items():
+        for preset, (claimed, rounding) in sizes.items():
             if preset in real:
-                assert abs(claimed - real[preset]) <= 0.1 * real[preset], (
+                assert abs(claimed - real[preset]) <= max(0.1 * real[preset], rounding), (
                     f"{where} says {preset} has {claimed}M parameters; it has {real[preset]:.2f}M")
 
 
