@@ -9,6 +9,7 @@ copied log lines to what the trainer prints today.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
 import subprocess
@@ -113,19 +114,22 @@ def test_the_readme_links_every_topic_page() -> None:
 
 
 #: The README's commands that run here in seconds, as a user would type them (python3 is this interpreter).
-QUICK = [c for c in COMMANDS if re.fullmatch(r"python3? -m app\.\w+ --help|make help|make -n \S+.*", c)]
+QUICK = [c for c in COMMANDS
+         if re.fullmatch(r"python3? -m app\.\w+ --help|make help|make -n \S+.*|DRY_RUN=1 .*bash jobscripts/\S+.*", c)]
 
 
 def test_the_readme_shows_the_login_tools_help() -> None:
     assert {"python3 -m app.diagnose --help", "python3 -m app.report --help"} <= set(QUICK)
+    assert any(c.startswith("DRY_RUN=1") for c in QUICK), "the README shows no dry run of a job script"
 
 
 @pytest.mark.parametrize("command", QUICK)
 def test_the_quick_readme_commands_run(command: str) -> None:
-    words = _words(command)
+    env, words = _env_prefix(_words(command))
     if words[0].startswith("python"):
         words[0] = sys.executable
-    result = subprocess.run(words, cwd=REPO, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(words, cwd=REPO, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **env})
     assert result.returncode == 0, f"{command!r} exited {result.returncode}:\n{result.stderr[-2000:]}"
 
 
