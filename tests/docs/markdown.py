@@ -53,8 +53,8 @@ def anchors(text: str) -> set[str]:
 
 
 def blurred(line: str) -> str:
-    """A log line with what changes from run to run blurred (numbers, paths, the trainer's host), so that a line the docs quote
-    can be compared with the one a new run prints."""
+    """A log line with what changes from run to run blurred (numbers, paths, the trainer's host), so that a line
+    the docs quote can be compared with the one a new run prints."""
     line = re.sub(r"^\S+ \S+:(\d+) (?=[A-Z]+ )", "TIME HOST:RANK ", line)  # the trainer's time and host:rank
     line = re.sub(r"\S*/\S*", "PATH", line)
     return re.sub(r"\d+(?:[.,]\d+)*k?", "N", line)
