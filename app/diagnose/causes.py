@@ -338,7 +338,7 @@ CAUSES: Tuple[Cause, ...] = (
         (r"RendezvousTimeoutError",),
         92,
         applies=_one_launcher,
-        readme=("after 10 min (the EAP tutorial)",),
+        readme=("after 10 min (a job script that runs `torchrun` once",),
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
@@ -476,7 +476,7 @@ CAUSES: Tuple[Cause, ...] = (
         "environment), or set `APPTAINER=/path/to/apptainer`",
         (r"(?:apptainer|singularity) not found in PATH",),
         75,
-        readme=("singularity not found in PATH",),
+        readme=("apptainer not found in PATH",),
     ),
     Cause(
         "no-gpus",
@@ -534,7 +534,7 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "job-script-error",
         "the job script stopped: {message}",
-        "the message gives the fix; see also the README's table for {script}",
+        "the message gives the fix; see also the table for {script} in docs/job-scripts.md",
         (r"^(?:\S{1,4096} )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.{1,4096})",),
         50,
     ),

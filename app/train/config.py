@@ -57,7 +57,7 @@ class WorkloadConfig:
 @dataclass
 class ModelConfig:
     size: Literal["tiny", "small", "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"] = "tiny"
-    """GPT preset: tiny (~0.1M, CPU demo), small (~10M), gpt2 (124M), gpt2-medium (350M), gpt2-large
+    """GPT preset: tiny (~0.1M, CPU demo), small (~14M), gpt2 (124M), gpt2-medium (350M), gpt2-large
     (774M), gpt2-xl (1.5B)."""
     n_layer: int = 0
     """Transformer blocks; 0 takes the preset's value."""

@@ -1,4 +1,5 @@
-"""The README's symptom tables (`| symptom | cause | fix |`) against app.diagnose's one table of causes.
+"""The documentation's symptom tables (`| symptom | cause | fix |`, README.md and docs/) against app.diagnose's one
+table of causes.
 
 Tested, not generated (see app/diagnose/__init__.py): every row whose symptom is a log line is claimed by a rule
 (`Cause.readme`), that rule recognises the line, and each command or setting the row's fix quotes in backticks
@@ -14,7 +15,10 @@ import pytest
 from app.diagnose import diagnose_lines
 from app.diagnose.causes import CAUSES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+#: Where the tables live: the README and every page of docs/ (the site tables are in docs/job-scripts.md)
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DIAGNOSE_PAGE = REPO / "docs" / "diagnose.md"
 #: Rows whose symptom is not a line of a job's log, and why.
 NOT_LOG_LINES = {
     "job pending with `(Resources)`": "squeue's reason column, not a line of the job's output",
@@ -24,7 +28,7 @@ NOT_LOG_LINES = {
 
 def symptom_rows() -> list[tuple[str, str]]:
     rows, in_table = [], False
-    for line in README.read_text().splitlines():
+    for line in "\n".join(page.read_text() for page in PAGES).splitlines():
         if line.startswith("| symptom | cause | fix |"):
             in_table = True
             continue
@@ -75,7 +79,7 @@ def test_rules_that_claim_a_row_are_recognised_in_a_log_without_context() -> Non
             assert cause.key in [f.key for f in diagnose_lines([_example_line(symptom)])], symptom
 
 
-def test_the_readme_lists_every_cause_it_recognises() -> None:
-    section = README.read_text().split("## After a failed job: `python -m app.diagnose`")[1].split("\n## ")[0]
-    missing = [cause.key for cause in CAUSES if f"`{cause.key}`" not in section]
-    assert not missing, f"the README's app.diagnose section does not list {missing}"
+def test_the_diagnose_page_lists_every_cause_it_recognises() -> None:
+    page = DIAGNOSE_PAGE.read_text()
+    missing = [cause.key for cause in CAUSES if f"`{cause.key}`" not in page]
+    assert not missing, f"docs/diagnose.md does not list {missing}"
