@@ -31,7 +31,7 @@ NGC_COMMANDS = ["ibv_devinfo", "numactl", "gcc", "g++", "make", "autoconf", "aut
 DOCA_VERSION = "2404mlnx51-1.2404066"
 #: Basic tools the script may call; everything else it finds (or not) in the stand-in base
 HOST_TOOLS = ["bash", "dirname", "dpkg-query", "grep", "uname", "sed", "sha256sum", "cut", "cat", "mktemp", "mkdir",
-              "dpkg-deb", "stat", "mv"]
+              "dpkg-deb", "tar", "stat", "mv"]
 
 
 class Base:
@@ -122,7 +122,7 @@ def base(tmp_path: Path) -> Base:
 
 def installed(base: Base) -> list[str]:
     return [word for line in base.apt if line.startswith("install ") for word in line.split()
-            if not word.startswith("-") and word != "install"]
+            if not word.startswith("-") and word != "install" and "=" not in word]  # "=": an -o option's value
 
 
 def test_ngc_on_ubuntu_24_04_has_every_fact_and_nothing_is_installed(base):
