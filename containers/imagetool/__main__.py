@@ -8,7 +8,8 @@ and is not part of the runtime `app` package.
   lint     render the definition and check its invariants (exit 2 with every problem listed)
   summary  lint, then print the base, every pinned version and the build command
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
-           (`make sources`); with --check, only check that DIR holds them all (before an offline build)
+           (`make sources`); with --check, only check that DIR holds them all and the flavour's
+           distribution packages (debs-FLAVOUR/SHA256SUMS), before an offline build
   check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build)? Stops in one
            line with the fix; warns where the build works a weaker way; says the disk space it needs and where
   pull-base  pull the flavour's registry base for its platform into --out FILE (`make base`), after checking
@@ -33,7 +34,7 @@ from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, par
 from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
-from imagetool.sources import check_mirror, fill_mirror, pinned_sources
+from imagetool.sources import check_debs, check_mirror, fill_mirror, pinned_sources
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,12 +75,13 @@ def _summary(args: dict[str, str], flavour: str, out: str) -> str:
     return "\n".join(lines)
 
 
-def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> int:
+def _sources(args: dict[str, str], flavour: str, mirror: Path | None, *, check_only: bool) -> int:
     if mirror is None:
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
     if check_only:
         check_mirror(sources, mirror)
+        check_debs(mirror, flavour)
     else:  # checks each file it keeps or fetches
         for archive in fill_mirror(sources, mirror):
             print(f"fetched {mirror / archive}")
@@ -141,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     if options.command == "sources":
-        return _sources(args, options.mirror, check_only=options.check)
+        return _sources(args, options.arch, options.mirror, check_only=options.check)
     if options.command == "check-host":
         return _check_host(args, options)
     if options.command == "pull-base":
