@@ -10,8 +10,9 @@ and is not part of the runtime `app` package.
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
            (`make sources`); with --check, only check that DIR holds them all and the flavour's
            distribution packages (debs-FLAVOUR/SHA256SUMS), before an offline build
-  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build)? Stops in one
-           line with the fix; warns where the build works a weaker way; says the disk space it needs and where
+  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build), and is a local
+           base (BOOTSTRAP=localimage) for the flavour's ARCH? Stops in one line with the fix; warns where
+           the build works a weaker way; says the disk space it needs and where
   pull-base  pull the flavour's registry base for its platform into --out FILE (`make base`), after checking
            the disk space the pull needs; --dry-run prints the command
   build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
@@ -30,6 +31,7 @@ from pathlib import Path
 from app.common import exitcodes
 from app.common.errors import UsageError, exits_cleanly
 from imagetool.apptainer import build_command, pull_command, read_runtime
+from imagetool.basearch import check_base_arch
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
 from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
 from imagetool.definition import placeholders
@@ -90,6 +92,8 @@ def _sources(args: dict[str, str], flavour: str, mirror: Path | None, *, check_o
 
 
 def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
+    if args["BOOTSTRAP"] == "localimage":
+        check_base_arch(Path(args["BASE"]), args["ARCH"])
     warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
                                  needs=build_needs(args), local_base=args["BOOTSTRAP"] == "localimage",
                                  extra=tuple(shlex.split(options.extra)))
