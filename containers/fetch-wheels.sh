@@ -2,8 +2,8 @@
 # Every file of FLAVOUR's wheelhouse lock (containers/locks/wheelhouse-FLAVOUR.txt, written by
 # containers/lock-wheelhouse.sh) into DEST, each checked against the lock's sha256, nothing else:
 #   containers/fetch-wheels.sh FLAVOUR DEST [PYTHON]
-# From PyPI (pip's own configuration) with pip --require-hashes; or, where SOURCES/wheelhouse-FLAVOUR exists
-# (`make sources SOURCES=DIR` fills it), from there only, touching no network. WHEEL_LOCK names another lock.
+# From PyPI (pip's own configuration) with pip --require-hashes; or, with SOURCES set, from SOURCES/wheelhouse-FLAVOUR
+# only (`make sources SOURCES=DIR` fills it), touching no network. WHEEL_LOCK names another lock.
 set -euo pipefail
 usage="usage: fetch-wheels.sh FLAVOUR DEST [PYTHON]"
 flavour=${1:?$usage}
@@ -29,7 +29,10 @@ target=(--only-binary=:all: --python-version "$(arg PYTHON_VERSION)" --platform 
 pip_download=("$python" -m pip download --quiet --no-deps --require-hashes --dest "$dest")
 
 mirror=${SOURCES:+$SOURCES/wheelhouse-$flavour}
-if [[ -n $mirror && -d $mirror ]]; then
+# A source mirror means an offline build: where it lacks the wheels, say so rather than try PyPI.
+[[ -z $mirror || -d $mirror ]] ||
+    die "no $mirror (the locked wheels of $flavour); gather it where there is a network: make sources SOURCES=$SOURCES ARCH=$(arg ARCH)"
+if [[ -n $mirror ]]; then
     while read -r line; do
         file=${line##*# }
         [[ -f $mirror/$file ]] ||
@@ -41,7 +44,6 @@ if [[ -n $mirror && -d $mirror ]]; then
     # An sdist is copied, not handed to pip: pip would build its metadata, which needs its build backend.
     while read -r line; do cp "$mirror/${line##*# }" "$dest/"; done <"$work/sdists.txt"
 else
-    if [[ -n $mirror ]]; then echo "no $mirror: downloading the locked wheels (make sources gathers them)" >&2; fi
     if [[ -s $work/wheels.txt ]]; then "${pip_download[@]}" "${target[@]}" -r "$work/wheels.txt"; fi
     if [[ -s $work/sdists.txt ]]; then "${pip_download[@]}" --no-binary :all: -r "$work/sdists.txt"; fi
 fi

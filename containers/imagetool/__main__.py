@@ -8,9 +8,11 @@ and is not part of the runtime `app` package.
   lint     render the definition and check its invariants (exit 2 with every problem listed)
   summary  lint, then print the base, every pinned version and the build command
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
-           (`make sources`); with --check, only check that DIR holds them all (before an offline build)
-  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build)? Stops in one
-           line with the fix; warns where the build works a weaker way; says the disk space it needs and where
+           (`make sources`); with --check, only check that DIR holds them all and the flavour's
+           distribution packages (debs-FLAVOUR/SHA256SUMS), before an offline build
+  check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build), and is a local
+           base (BOOTSTRAP=localimage) for the flavour's ARCH? Stops in one line with the fix; warns where
+           the build works a weaker way; says the disk space it needs and where
   pull-base  pull the flavour's registry base for its platform into --out FILE (`make base`), after checking
            the disk space the pull needs; --dry-run prints the command
   build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
@@ -29,11 +31,12 @@ from pathlib import Path
 from app.common import exitcodes
 from app.common.errors import UsageError, exits_cleanly
 from imagetool.apptainer import build_command, pull_command, read_runtime
+from imagetool.basearch import check_base_arch
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
 from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
-from imagetool.sources import check_mirror, fill_mirror, pinned_sources
+from imagetool.sources import check_debs, check_mirror, fill_mirror, pinned_sources
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,12 +77,13 @@ def _summary(args: dict[str, str], flavour: str, out: str) -> str:
     return "\n".join(lines)
 
 
-def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> int:
+def _sources(args: dict[str, str], flavour: str, mirror: Path | None, *, check_only: bool) -> int:
     if mirror is None:
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
     if check_only:
         check_mirror(sources, mirror)
+        check_debs(mirror, flavour)
     else:  # checks each file it keeps or fetches
         for archive in fill_mirror(sources, mirror):
             print(f"fetched {mirror / archive}")
@@ -88,6 +92,8 @@ def _sources(args: dict[str, str], mirror: Path | None, *, check_only: bool) -> 
 
 
 def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
+    if args["BOOTSTRAP"] == "localimage":
+        check_base_arch(Path(args["BASE"]), args["ARCH"])
     warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
                                  needs=build_needs(args), local_base=args["BOOTSTRAP"] == "localimage",
                                  extra=tuple(shlex.split(options.extra)))
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         raise UsageError(f"cannot read the definition {options.definition}: {err.strerror}") from None
     if options.command == "sources":
-        return _sources(args, options.mirror, check_only=options.check)
+        return _sources(args, options.arch, options.mirror, check_only=options.check)
     if options.command == "check-host":
         return _check_host(args, options)
     if options.command == "pull-base":

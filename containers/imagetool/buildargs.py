@@ -117,6 +117,8 @@ def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
         "WHEELHOUSE": f"build/wheelhouse-{flavour}",
         # The source mirror copied into the build (make image SOURCES=DIR); an empty one means download.
         "SOURCES": "build/no-sources",
+        # Where in that mirror the distribution packages gathered from this flavour's base lie (make sources).
+        "DEBS": f"debs-{flavour}",
     }
     return {**versions, **arch, **facts, **(overrides or {})}
 

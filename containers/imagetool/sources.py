@@ -1,6 +1,8 @@
 """The source mirror: every pinned source archive (`*_URL` + `*_SHA256` in containers/versions.env) as
 a file in one directory, for builds on machines that cannot reach GitHub (`make sources`, then
 `make image SOURCES=DIR`). Files are named as `archive_name` says, the names shared/sources uses.
+Beside them, `make sources` writes wheelhouse-FLAVOUR/ (the locked wheels) and debs-FLAVOUR/ (the distribution
+packages FLAVOUR's base lacks, with SHA256SUMS: containers/gather-debs.sh).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import BinaryIO
 
 from app.common.atomic import sha256_of, write_atomic
 from app.common.errors import UsageError
+from imagetool.buildargs import render_build_args
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,16 @@ def check_mirror(sources: list[Source], mirror: Path) -> None:
         if found != source.sha256:
             raise UsageError(f"{path} has sha256 {found}, but containers/versions.env pins "
                              f"{source.name}_SHA256={source.sha256}; download it again ({source.url})")
+
+
+def check_debs(mirror: Path, flavour: str) -> None:
+    """The mirror holds the distribution packages gathered from `flavour`'s base (debs-FLAVOUR/SHA256SUMS, empty
+    where the base lacks nothing), or a UsageError: the build would otherwise need the distribution's archive."""
+    if not (mirror / f"debs-{flavour}" / "SHA256SUMS").is_file():
+        arch = render_build_args(flavour)["ARCH"]
+        raise UsageError(f"the source mirror {mirror} has no debs-{flavour}/SHA256SUMS (the distribution packages "
+                         f"the base lacks); on a machine with a network, with the base at hand (make base "
+                         f"ARCH={arch}, or BASE=FILE): make sources SOURCES={mirror} ARCH={arch}")
 
 
 def fill_mirror(sources: list[Source], mirror: Path) -> list[str]:

@@ -10,6 +10,13 @@ need ARCH FLAVOUR WITH_CUDA TORCH_VERSION PYTHON
 [[ $(uname -m) == "$ARCH" ]] ||
     die "building the $ARCH image on a $(uname -m) machine: the base's platform is wrong (register qemu binfmt and pass --arch, or build on a $ARCH node)"
 
+# An offline build: `make image SOURCES=DIR` copied a source mirror in (empty otherwise). Then the distribution
+# packages come from the ones `make sources` gathered from this base (its debs-FLAVOUR), never from the archive.
+if [[ -n $(ls -A /opt/app/sources) ]]; then
+    need DEBS
+    export DEB_MIRROR=/opt/app/sources/$DEBS
+fi
+
 # Every step compiles under BUILD_DIR, a private directory inside the image (never the host's shared /tmp).
 BUILD_DIR=$(private_work_dir /opt/app)
 export BUILD_DIR

@@ -9,6 +9,14 @@
 # (versions with "mlnx" or "doca"), which apt cannot reinstall or replace (ai-dynamo/nixl#889: "the deb
 # files have been deleted").
 # PROBE_ROOT (default /) roots the header and file probes; tests point it at a stand-in base.
+#
+# Where the packages come from:
+#   neither variable set  the base's own apt sources (a build with a network)
+#   DEB_DOWNLOAD=DIR      `make sources` runs this script in the base itself (apptainer exec): the same probe,
+#                         then apt-get --download-only into DIR (every dependency the base lacks too), with an
+#                         index (Packages) and SHA256SUMS; nothing is installed
+#   DEB_MIRROR=DIR        an offline build: only DIR, as a local file repository, each .deb checked against
+#                         SHA256SUMS first; a missing file or package stops the build in one line
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -92,27 +100,94 @@ for fact in "${facts[@]}"; do
     fi
     missing+=("$kind:$name:$packages")
 done
+gather="gather them where there is a network: make sources SOURCES=DIR (it asks this base which it lacks)"
+
+# index_debs DIR: the Packages index apt reads from a file repository, and SHA256SUMS, of every .deb in DIR.
+index_debs() {
+    local -r dir=$1
+    local deb name sum
+    : >"$dir/Packages.tmp"
+    : >"$dir/SHA256SUMS.tmp"
+    for deb in "$dir"/*.deb; do
+        [[ -e $deb ]] || continue
+        name=${deb##*/}
+        sum=$(sha256sum "$deb" | cut -d' ' -f1)
+        { dpkg-deb --field "$deb"; printf 'Filename: ./%s\nSize: %s\nSHA256: %s\n\n' "$name" "$(stat -c %s "$deb")" \
+            "$sum"; } >>"$dir/Packages.tmp"
+        echo "$sum  $name" >>"$dir/SHA256SUMS.tmp"
+    done
+    mv "$dir/Packages.tmp" "$dir/Packages"
+    mv "$dir/SHA256SUMS.tmp" "$dir/SHA256SUMS"
+}
+
+# check_debs DIR: every file SHA256SUMS lists is there with its sha256 (apt checks them against the index too,
+# but the index is the mirror's own: this names the file in one line).
+check_debs() {
+    local -r dir=$1
+    local sum name
+    [[ -f $dir/SHA256SUMS && -f $dir/Packages ]] || die "the package mirror $dir has no SHA256SUMS or Packages; $gather"
+    while read -r sum name; do
+        [[ -f $dir/$name ]] || die "the package mirror $dir lacks $name (listed in its SHA256SUMS); $gather"
+        echo "$sum  $dir/$name" | sha256sum --check --status ||
+            die "sha256 mismatch for $dir/$name: SHA256SUMS has $sum, the file $(sha256sum "$dir/$name" | cut -d' ' -f1);" \
+                "$gather"
+    done <"$dir/SHA256SUMS"
+}
+
 if ((${#missing[@]} == 0)); then
     log "the base has: ${present[*]}; installing: nothing"
+    if [[ -n ${DEB_DOWNLOAD:-} ]]; then index_debs "$DEB_DOWNLOAD"; fi
     exit 0
 fi
 log "the base has: ${present[*]:-none of them}; it lacks: ${missing[*]}"
 
-apt-get update -qq
+# apt's state for a mirror or a download lives in a private directory: the base's own is read-only under
+# `apptainer exec`, and an offline build must not read lists of an archive it cannot reach.
+apt_options=()
+if [[ -n ${DEB_DOWNLOAD:-}${DEB_MIRROR:-} ]]; then
+    state=$(mktemp -d)
+    mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts"
+    # Debug::NoLocking: the base's dpkg lock is read-only under `apptainer exec`; Sandbox::User=root: the
+    # fakeroot namespace maps no _apt user to drop to.
+    apt_options=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Debug::NoLocking=1
+        -o APT::Sandbox::User=root)
+fi
+if [[ -n ${DEB_MIRROR:-} ]]; then
+    check_debs "$DEB_MIRROR"
+    # [trusted=yes]: the mirror has no signed Release file; each .deb was checked against SHA256SUMS above.
+    echo "deb [trusted=yes] file:$DEB_MIRROR ./" >"$state/mirror.list"
+    apt_options+=(-o "Dir::Etc::SourceList=$state/mirror.list" -o "Dir::Etc::SourceParts=$state/parts")
+    where="the package mirror $DEB_MIRROR"
+else
+    where="the archive"
+fi
+
+apt-get update -qq "${apt_options[@]}"
 install=()
 for entry in "${missing[@]}"; do
     IFS=: read -r kind name packages <<<"$entry"
     chosen=
     for package in $packages; do
-        if apt-cache show --no-all-versions "$package" >/dev/null 2>&1; then
+        if apt-cache show --no-all-versions "${apt_options[@]}" "$package" >/dev/null 2>&1; then
             chosen=$package
             break
         fi
     done
-    [[ -n $chosen ]] || die "the base lacks $name ($kind) and the archive has none of: $packages"
+    if [[ -z $chosen && -n ${DEB_MIRROR:-} ]]; then
+        die "the base lacks $name ($kind) and $where has none of: $packages; $gather"
+    fi
+    [[ -n $chosen ]] || die "the base lacks $name ($kind) and $where has none of: $packages"
     [[ " ${install[*]} " == *" $chosen "* ]] || install+=("$chosen")
 done
-log "installing: ${install[*]}"
-apt-get install -y -qq --no-install-recommends "${install[@]}" >/dev/null
+if [[ -n ${DEB_DOWNLOAD:-} ]]; then
+    log "downloading into $DEB_DOWNLOAD: ${install[*]} and what they need that the base lacks"
+    apt-get install -y -qq --download-only --no-install-recommends "${apt_options[@]}" \
+        -o "Dir::Cache::archives=$DEB_DOWNLOAD" "${install[@]}" >/dev/null
+    rm -rf "$state" "$DEB_DOWNLOAD/partial" "$DEB_DOWNLOAD/lock"
+    index_debs "$DEB_DOWNLOAD"
+    exit 0
+fi
+log "installing from $where: ${install[*]}"
+apt-get install -y -qq --no-install-recommends "${apt_options[@]}" "${install[@]}" >/dev/null
 apt-get clean
-rm -rf /var/lib/apt/lists/*
+rm -rf /var/lib/apt/lists/* ${state:+"$state"}

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from imagetool.buildargs import archive_name, render_build_args
-from imagetool.sources import Source, check_mirror, fill_mirror, pinned_sources
+from imagetool.sources import Source, check_debs, check_mirror, fill_mirror, pinned_sources
 
 from app.common.errors import UsageError
 
@@ -69,3 +70,29 @@ def test_the_check_before_an_offline_build_exits_2_in_one_line(tmp_path):
                             env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "has no libfabric-v1.22.0.tar.gz" in result.stderr
+
+
+def test_an_offline_build_needs_the_distribution_packages_make_sources_gathered_from_its_base(tmp_path):
+    with pytest.raises(UsageError, match=r"has no debs-x86_64/SHA256SUMS.*make base ARCH=x86_64.*make sources "):
+        check_debs(tmp_path, "x86_64")
+    (tmp_path / "debs-x86_64").mkdir()
+    (tmp_path / "debs-x86_64" / "SHA256SUMS").write_text("")  # a base that lacks nothing: an empty list
+    check_debs(tmp_path, "x86_64")
+
+
+def test_each_flavour_finds_its_packages_in_the_mirror_under_its_own_name():
+    assert render_build_args("ngc-twin")["DEBS"] == "debs-ngc-twin"
+    assert render_build_args("aarch64")["DEBS"] == "debs-aarch64"
+
+
+@pytest.mark.parametrize(("make_args", "gathered"), [
+    (["ARCH=x86_64"], [("ngc-twin", "build/ngc-twin.sif"), ("smoke", "build/smoke-rootfs"),
+                       ("x86_64", "build/ngc-pytorch-x86_64.sif")]),
+    (["ARCH=aarch64", "BASE=/bases/ngc.sif"], [("aarch64", "/bases/ngc.sif")]),
+])
+def test_make_sources_asks_each_flavours_base_for_its_distribution_packages(make_args, gathered):
+    result = subprocess.run(["make", "-n", "sources", "SOURCES=/mirror", *make_args], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    found = re.findall(r"containers/gather-debs\.sh (\S+) (\S+) (\S+)", result.stdout)
+    assert found == [(flavour, base, f"/mirror/debs-{flavour}") for flavour, base in gathered]

@@ -143,3 +143,15 @@ def test_make_image_with_sources_hands_them_to_the_wheelhouse():
                             cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert re.search(r"SOURCES=/mirror bash containers/wheelhouse\.sh aarch64 build/wheelhouse-aarch64 ", result.stdout)
+
+
+@needs_unshare
+def test_with_sources_that_lack_the_wheelhouse_the_build_stops_in_one_line_instead_of_downloading(tmp_path):
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    lock = _lock(tmp_path, _wheel(tmp_path / WHEEL, "genuine = True\n"))
+    result = _run(tmp_path, lock, sources=sources, offline=True)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    assert len(errors) == 1, result.stderr
+    assert f"{sources}/wheelhouse-smoke" in errors[0] and "make sources" in errors[0]
