@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.jobscripts.test_jobscripts_slurm import (  # image_env: the module's fixture, found here by name
+    JOBSCRIPTS,
+    assert_completed,
+    image_env,  # noqa: F401
+)
 from tests.launch import REPO
 
 pytestmark = pytest.mark.slow  # each case starts the trainer's interpreter: a second of CPU to import torch
@@ -64,10 +69,37 @@ def test_a_valid_config_is_planned_for_the_allocation_and_the_job_goes_on(tmp_pa
 def test_your_own_script_is_not_checked_as_a_trainer_config(tmp_path: Path) -> None:
     (tmp_path / "submit").mkdir()
     (tmp_path / "submit" / "mine.py").write_text("print('mine')\n")
-    env_dir = tmp_path / "submit"
     result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "mine.py", "run.tensorboard=true"],
                             env={"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path),
                                  "DRY_RUN": "1", "IMAGE": "none", "PYTHONPATH": str(REPO)},
-                            cwd=env_dir, capture_output=True, text=True, timeout=120)
+                            cwd=tmp_path / "submit", capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "config check" not in result.stdout
+
+
+def test_in_a_job_a_dashboard_the_image_lacks_fails_in_seconds_naming_the_image_extension(
+        slurm_cluster, image_env) -> None:  # noqa: F811 (image_env: the imported fixture)
+    """On the Slurm test cluster, in the smoke image (which has no tensorboard): before the preflight."""
+    if image_env["IMAGE"] == "none":
+        pytest.skip("DDP_SLURM_TEST_IMAGE=none: the host's environment has tensorboard")
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "run.tensorboard=true",
+                                  env={"CONFIG": "regression", "GPUS_PER_NODE": "2", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert job.state == "FAILED" and job.exit_code == "2:0", job.output[-4000:]
+    (error,) = [line for line in job.output.splitlines() if line.startswith("error: ")]
+    assert error.startswith("error: run.tensorboard=true needs the tensorboard package: the image ")
+    assert f"make image-extend IMAGE={image_env['IMAGE']} WHEELS=DIR OUT=my.sif PACKAGES=tensorboard" in error
+    assert "preflight:" not in job.output and "] step: " not in job.output, job.output[-4000:]
+
+
+def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight(
+        slurm_cluster, image_env) -> None:  # noqa: F811
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "train.max_steps=5",
+                                  env={"CONFIG": "regression", "GPUS_PER_NODE": "2", **image_env})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert_completed(job)
+    log = job.output
+    assert "# dry run: nothing started" in log and "4 (--world-size)" in log, log[-4000:]
+    assert log.index("config check: python -m app.train") < log.index("preflight: python -m app.check")
