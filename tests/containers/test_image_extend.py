@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,6 +47,18 @@ def labels_of(sif: Path) -> dict[str, str]:
     result = subprocess.run(["apptainer", "inspect", "--json", "--labels", str(sif)], capture_output=True,
                             text=True, check=True, timeout=60)
     return json.loads(result.stdout)["data"]["attributes"]["labels"]
+
+
+@pytest.fixture
+def image_dir() -> Iterator[Path]:
+    """Where the extended image goes: a directory of the building user (Apptainer as root with --fakeroot cannot
+    write into the test user's) that the test user can read."""
+    path = Path(tempfile.mkdtemp(prefix="ddp-extended-", dir="/tmp"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def exec_as_user(sif: Path, *command: str) -> subprocess.CompletedProcess[str]:
@@ -84,10 +99,10 @@ def test_bad_input_stops_before_the_build_with_one_line_and_exit_2(tmp_path: Pat
 @pytest.mark.apptainer
 @pytest.mark.slow
 def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own_packages(
-        smoke_image: Path, user_dir: Path, tmp_path: Path) -> None:
+        smoke_image: Path, image_dir: Path, tmp_path: Path) -> None:
     # numpy: a dependency the image has and the wheels directory lacks, taken from the image
     wheels = tiny_wheel(tmp_path, "ddp_hello", ["numpy"])
-    out = user_dir / "my.sif"
+    out = image_dir / "my.sif"
     result = extend(smoke_image, wheels, out)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "installed ddp-hello 0.1" in result.stdout + result.stderr
@@ -105,9 +120,9 @@ def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own
 @pytest.mark.apptainer
 @pytest.mark.slow
 def test_a_wheel_that_needs_another_version_of_an_image_package_fails_the_build_naming_it(
-        smoke_image: Path, user_dir: Path, tmp_path: Path) -> None:
+        smoke_image: Path, image_dir: Path, tmp_path: Path) -> None:
     wheels = tiny_wheel(tmp_path, "needs_old_numpy", ["numpy==1.0.0"])
-    out = user_dir / "my.sif"
+    out = image_dir / "my.sif"
     result = extend(smoke_image, wheels, out)
     assert result.returncode != 0
     output = result.stdout + result.stderr

@@ -17,6 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -124,7 +126,7 @@ def test_a_script_that_exits_0_after_sigterm_ends_the_job_without_a_requeue(
 
 
 @pytest.fixture(scope="module")
-def accelerate_image(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Path:  # noqa: F811
+def accelerate_image(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Iterator[Path]:  # noqa: F811
     """The smoke image plus Accelerate, as docs/packages.md says: pip download, then make image-extend."""
     if image_env["IMAGE"] == "none":
         pytest.skip("DDP_SLURM_TEST_IMAGE=none: no image to extend")
@@ -135,12 +137,18 @@ def accelerate_image(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> 
                               capture_output=True, text=True, timeout=600)
     if download.returncode != 0:
         pytest.skip(f"no accelerate wheels from the configured package index: {download.stderr.strip()[-300:]}")
-    out = directory / "smoke-accelerate.sif"
+    # Apptainer as root with --fakeroot cannot write into a directory of the job user's: the image goes into one
+    # of root's that the job user can read
+    images = Path(tempfile.mkdtemp(prefix="ddp-extended-", dir="/tmp"))
+    images.chmod(0o755)
+    out = images / "smoke-accelerate.sif"
     built = subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image_env['IMAGE']}",
                             f"WHEELS={wheels}", f"OUT={out}", "PACKAGES=accelerate"], capture_output=True, text=True,
                            timeout=900)
+    shutil.rmtree(wheels)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    return out
+    yield out
+    shutil.rmtree(images, ignore_errors=True)
 
 
 def test_an_accelerate_script_runs_unchanged_in_the_extended_image_and_resumes_from_run_dir(
