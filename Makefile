@@ -171,6 +171,21 @@ base: $(STAMP) ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)
 image: $(STAMP) ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif
 	$(build_image)
 
+# `make image-extend`: a built image plus your own Python packages, from a directory of wheels (docs/packages.md)
+# The image to extend (the job scripts' IMAGE, if you exported it)
+IMAGE ?= app.sif
+# A directory of wheels: your packages and those of their dependencies the image lacks
+WHEELS ?=
+# The image to write
+OUT ?=
+# The packages to install, space-separated; empty: the project of every wheel in WHEELS
+PACKAGES ?=
+
+.PHONY: image-extend
+image-extend: ## Write OUT: IMAGE plus the wheels in WHEELS (make image-extend IMAGE=app.sif WHEELS=dir OUT=my.sif)
+	APPTAINER=$(APPTAINER) SQUASHFS_ARGS="$(SQUASHFS_ARGS)" APPTAINER_BUILD_FLAGS="$(APPTAINER_BUILD_FLAGS)" \
+	    bash containers/extend-image.sh "$(IMAGE)" "$(WHEELS)" "$(OUT)" "$(PACKAGES)"
+
 .PHONY: image-lint
 image-lint: $(STAMP) ## Render and lint the image definition for ARCH and print its summary
 	$(IMAGETOOL) summary --arch $(ARCH)

@@ -18,10 +18,39 @@
 # ddp_exclude_file: where app.check --exclude-file and the trainer's hang report write (one hostname a line).
 ddp_exclude_file() { printf '%s/nodes-to-exclude.txt' "$RUN_DIR"; }
 
-# ddp_preflight STEP_FUNCTION: run the short check through STEP_FUNCTION (the scheduler's way of running
-# a python program on every node: STEP_FUNCTION RDZV_ID PROGRAM...) before the real workload. Returns 0 when
-# it passed or is off; heals or stops the job otherwise.
+# ddp_check_config: `train` only: the trainer's --dry-run for this allocation, once, on this node, before any
+# step. A bad key, or a dashboard whose package the image lacks (run.tensorboard, run.wandb_project), stops the
+# job here with the trainer's one line (exit 2) instead of on every rank after the preflight; the log shows the
+# plan (batch, steps, memory per rank). Under DRY_RUN=1 it runs where the image is (a login node), with
+# Apptainer's default binds: the run directory, which the job binds, does not exist yet.
+ddp_check_config() {
+    [[ $DDP_WORKLOAD_KIND == train ]] || return 0
+    local -a python=("${DDP_CONTAINER[@]}" python)
+    if [[ $DRY_RUN == 1 && $IMAGE != none ]]; then
+        if [[ ! -f $IMAGE ]] || ! command -v "$APPTAINER" >/dev/null; then
+            ddp_log "DRY_RUN=1: no config check here (no image $IMAGE or no $APPTAINER)"
+            return 0
+        fi
+        python=("$APPTAINER" exec "$IMAGE" python)
+    fi
+    if [[ $IMAGE == none ]] && ! python -c 'import app.train' 2>/dev/null; then
+        ddp_log "no config check: the python in PATH cannot import this project"
+        return 0
+    fi
+    local rc=0
+    ddp_log "config check: python ${DDP_WORKLOAD[*]} --dry-run for $((DDP_NNODES * DDP_NPROC)) ranks"
+    "${python[@]}" "${DDP_WORKLOAD[@]}" --dry-run --world-size $((DDP_NNODES * DDP_NPROC)) --nodes "$DDP_NNODES" ||
+        rc=$?
+    ((rc == 0)) && return 0
+    ddp_log "the config check failed (exit $rc; its line above says how to fix it): nothing was started"
+    exit "$rc"
+}
+
+# ddp_preflight STEP_FUNCTION: the config check (ddp_check_config), then the short check through STEP_FUNCTION
+# (the scheduler's way of running a python program on every node: STEP_FUNCTION RDZV_ID PROGRAM...) before the
+# real workload. Returns 0 when it passed or is off; heals or stops the job otherwise.
 ddp_preflight() {
+    ddp_check_config
     [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests ]] || return 0
     [[ $DRY_RUN == 1 ]] && return 0
     local -a check=(-m app.check --preflight --exclude-file "$(ddp_exclude_file)" --json "$RUN_DIR/preflight.json")

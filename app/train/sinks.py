@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import secrets
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,15 +26,25 @@ class MetricsSink(Protocol):
     def close(self) -> None: ...
 
 
-def missing_libraries(config: Config) -> list[str]:
-    """A one-line problem per sink that is asked for but cannot be imported."""
+def missing_libraries(config: Config, environ: Mapping[str, str] = os.environ) -> list[str]:
+    """A one-line problem per sink that is asked for but cannot be imported, with the remedy that works here:
+    pip where the trainer runs in an environment of yours, the image extension inside an image (read-only)."""
+    wanted = []
+    if config.run.tensorboard:
+        wanted.append(("run.tensorboard=true", "tensorboard", "run.tensorboard=false"))
+    if config.run.wandb_project:
+        wanted.append((f"run.wandb_project={config.run.wandb_project!r}", "wandb", "leave run.wandb_project empty"))
+    image = environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER")
     problems = []
-    if config.run.tensorboard and not _imports("tensorboard"):
-        problems.append("run.tensorboard=true needs the tensorboard package: pip install tensorboard "
-                        "(or run.tensorboard=false)")
-    if config.run.wandb_project and not _imports("wandb"):
-        problems.append(f"run.wandb_project={config.run.wandb_project!r} needs the wandb package: pip install wandb "
-                        "(or leave run.wandb_project empty)")
+    for setting, module, off in wanted:
+        if _imports(module):
+            continue
+        if image:
+            remedy = (f"the image {image} has none: add it with make image-extend IMAGE={image} WHEELS=DIR OUT=my.sif "
+                      f"PACKAGES={module} (docs/packages.md) and run with IMAGE=my.sif")
+        else:
+            remedy = f"pip install {module}"
+        problems.append(f"{setting} needs the {module} package: {remedy} (or {off})")
     return problems
 
 

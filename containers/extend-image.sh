@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# extend-image.sh IMAGE WHEELS OUT [PACKAGES]: a copy of IMAGE with your Python packages, built from the wheels in
+# the directory WHEELS alone (no index). `make image-extend` calls it; docs/packages.md says how to gather the wheels.
+#   PACKAGES  the names to install, space-separated (default: the project of every wheel in WHEELS; those the
+#             image has keep the image's version, and their wheels go unused)
+#   APPTAINER [apptainer]   APPTAINER_BUILD_FLAGS []   SQUASHFS_ARGS [-comp zstd -Xcompression-level 3]
+# Exit codes: 0 built; 2 bad input (the message says which and how to fix it); otherwise apptainer's.
+set -euo pipefail
+
+extend::die() {
+    printf 'image-extend: error: %s\n' "$*" >&2
+    exit 2
+}
+
+extend::usage() {
+    extend::die "$*; usage: make image-extend IMAGE=app.sif WHEELS=wheels/ OUT=my.sif [PACKAGES='accelerate']"
+}
+
+# extend::project WHEEL_FILE: a wheel's project name, normalised (PEP 427: NAME-VERSION[-BUILD]-PY-ABI-PLATFORM.whl;
+# PEP 503: lower case, runs of -_. as one -).
+extend::project() {
+    local -r name=${1##*/}
+    local project=${name%%-*}
+    project=${project,,}
+    printf '%s\n' "${project//[_.]/-}"
+}
+
+(($# >= 3 && $# <= 4)) || extend::usage "expected IMAGE WHEELS OUT [PACKAGES], got $# argument(s)"
+image=$1 wheels=$2 out=$3 packages=${4:-}
+[[ -n $image && -f $image ]] ||
+    extend::usage "IMAGE='$image' is not a file (build it with make image, or give its path)"
+[[ -n $wheels && -d $wheels ]] || extend::usage "WHEELS='$wheels' is not a directory of wheels"
+[[ -n $out ]] || extend::usage "OUT is empty: name the image to write"
+image=$(realpath -- "$image") wheels=$(realpath -- "$wheels")
+out_dir=$(dirname -- "$out")
+[[ -d $out_dir && -w $out_dir ]] || extend::usage "OUT=$out: directory $out_dir is missing or not writable"
+out=$(realpath -- "$out_dir")/${out##*/}
+[[ $out != "$image" ]] || extend::usage "OUT is IMAGE ($image): write the extended image under another name"
+# %files copies WHEELS with the build's own syntax: a path with spaces or Apptainer's separators would split
+[[ $wheels =~ ^[A-Za-z0-9/._+-]+$ && $image =~ ^[A-Za-z0-9/._+-]+$ ]] ||
+    extend::usage "IMAGE and WHEELS must be paths of letters, digits and / . _ + - only ($image, $wheels)"
+
+shopt -s nullglob
+files=("$wheels"/*.whl)
+shopt -u nullglob
+((${#files[@]})) || extend::usage "no .whl file in WHEELS=$wheels; gather them with: pip download PACKAGE" \
+    "--only-binary=:all: -d $wheels (or, for a project of yours: pip wheel --no-deps -w $wheels PATH)"
+if [[ -z $packages ]]; then
+    packages=$(for file in "${files[@]}"; do extend::project "$file"; done | sort -u | paste -sd' ' -)
+fi
+read -ra names <<<"$packages"
+((${#names[@]})) || extend::usage "PACKAGES is empty"
+for name in "${names[@]}"; do
+    # A name, optionally pinned: nothing else reaches the build's shell
+    [[ $name =~ ^[A-Za-z0-9][A-Za-z0-9._-]*(==[A-Za-z0-9.+!_-]+)?$ ]] ||
+        extend::usage "PACKAGES item '$name' is not a package name (or NAME==VERSION); example: PACKAGES='accelerate'"
+done
+
+apptainer=${APPTAINER:-apptainer}
+command -v "$apptainer" >/dev/null || extend::die "$apptainer not found in PATH; load it (module load apptainer)" \
+    "or set APPTAINER=/path/to/apptainer"
+squashfs=${SQUASHFS_ARGS--comp zstd -Xcompression-level 3}
+read -ra extra <<<"${APPTAINER_BUILD_FLAGS:-}"
+# --fakeroot: as the project's own image build (containers/imagetool/apptainer.py); --mksquashfs-args only where
+# the release has it (Apptainer >= 1.4; elsewhere mksquashfs's default, gzip)
+command=("$apptainer" build --force --fakeroot)
+if [[ -n $squashfs ]] && "$apptainer" build --help 2>/dev/null | grep -q -- --mksquashfs-args; then
+    command+=(--mksquashfs-args "$squashfs")
+fi
+command+=(--build-arg "IMAGE=$image" --build-arg "IMAGE_NAME=${image##*/}" --build-arg "WHEELS=$wheels"
+    --build-arg "PACKAGES=${names[*]}" "${extra[@]}" "$out.tmp" "$(dirname -- "$(realpath -- "$0")")/extend.def")
+printf 'image-extend: %s\n' "$(printf '%q ' "${command[@]}")"
+"${command[@]}"
+mv -f -- "$out.tmp" "$out"
+printf 'image-extend: wrote %s: %s and its dependencies, on top of %s\n' "$out" "${names[*]}" "${image##*/}"

@@ -1,0 +1,92 @@
+"""A Hugging Face Accelerate script under the job scripts: its state saved to RUN_DIR and resumed from there.
+
+The image has no Accelerate: extend it first (docs/packages.md), then run with that image:
+
+    pip download accelerate --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d wheels/
+    make image-extend IMAGE=app.sif WHEELS=wheels/ OUT=app-accelerate.sif PACKAGES=accelerate
+    sbatch -N 2 --gres=gpu:4 --export=ALL,IMAGE=$PWD/app-accelerate.sif jobscripts/slurm.sh \
+        examples/accelerate_checkpoint.py --steps 1000
+
+`Accelerator()` reads torchrun's variables (docs/your-script.md) and picks NCCL on GPUs, gloo on CPUs. The
+checkpoint is Accelerate's own (`save_state`/`load_state`) in RUN_DIR/accelerate; SIGTERM before the time limit
+saves it and exits 75, so the job requeues and goes on (the same protocol as examples/ddp_checkpoint.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import torch
+from accelerate import Accelerator
+
+EXIT_STOPPED = 75
+FEATURES = 16
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=100, help="train until this step (counted across resumes)")
+    parser.add_argument("--save-every", type=int, default=20, help="steps between checkpoints")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    stop = {"requested": False}
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.update(requested=True))
+    accelerator = Accelerator()
+    state_dir = Path(os.environ.get("RUN_DIR", "run")) / "accelerate"
+    step_file = state_dir / "step.json"
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(FEATURES, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    model, optimizer = accelerator.prepare(model, optimizer)
+    step = 0
+    if step_file.exists():
+        accelerator.load_state(str(state_dir))
+        step = json.loads(step_file.read_text())["step"]
+        accelerator.print(f"resumed from step {step} ({state_dir})")
+
+    def save() -> None:
+        accelerator.save_state(str(state_dir))  # every rank takes part; the main process writes
+        if accelerator.is_main_process:
+            step_file.write_text(json.dumps({"step": step}))
+        accelerator.wait_for_everyone()
+
+    weights = torch.arange(1, FEATURES + 1, dtype=torch.float32) / FEATURES
+    stopped = False
+    while step < args.steps:
+        # All ranks stop at the same step
+        flag = accelerator.reduce(torch.tensor([float(stop["requested"])], device=accelerator.device), "sum")
+        if flag.item() > 0:
+            stopped = True
+            break
+        generator = torch.Generator().manual_seed(step * 1000 + accelerator.process_index)
+        x = torch.randn(32, FEATURES, generator=generator).to(accelerator.device)
+        loss = torch.nn.functional.mse_loss(model(x), (x @ weights.to(x.device)).unsqueeze(1))
+        optimizer.zero_grad()
+        accelerator.backward(loss)
+        optimizer.step()
+        step += 1
+        if step % 10 == 0:
+            accelerator.print(f"step {step} loss {loss.item():.6f}")
+        if step % args.save_every == 0:
+            save()
+    save()
+    if stopped:
+        accelerator.print(f"stopped at step {step} by SIGTERM: state saved, exit {EXIT_STOPPED}")
+    else:
+        accelerator.print(f"done: {step} steps on {accelerator.num_processes} processes "
+                          f"({accelerator.distributed_type})")
+    accelerator.end_training()
+    return EXIT_STOPPED if stopped else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

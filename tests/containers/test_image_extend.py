@@ -1,0 +1,148 @@
+"""`make image-extend`: a built image plus a user's own wheels (containers/extend-image.sh, containers/extend.def).
+
+The wheel is built here from a tiny local project (`pip wheel`, no network); the image is the smoke image. The
+bad-input tests need neither Apptainer nor an image: extend-image.sh stops before the build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXTEND = REPO / "containers" / "extend-image.sh"
+TEST_USER = os.environ.get("APPTAINER_TEST_USER", "ddpuser")
+BUILD_TIMEOUT_S = 900
+
+
+def tiny_wheel(tmp_path: Path, name: str, requires: list[str]) -> Path:
+    """A wheel of a one-module project NAME that needs REQUIRES, in tmp_path/wheels."""
+    project = tmp_path / f"src-{name}"
+    (project / name).mkdir(parents=True)
+    (project / name / "__init__.py").write_text("def greet() -> str:\n    return 'hello from your package'\n")
+    (project / "pyproject.toml").write_text(
+        f'[build-system]\nrequires = ["setuptools>=70.1"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f'[project]\nname = "{name}"\nversion = "0.1"\ndependencies = {json.dumps(requires)}\n')
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-w", str(wheels), str(project)], check=True, capture_output=True, timeout=120)
+    return wheels
+
+
+def extend(image: Path, wheels: Path, out: Path, packages: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
+                           f"OUT={out}", f"PACKAGES={packages}"], capture_output=True, text=True,
+                          timeout=BUILD_TIMEOUT_S)
+
+
+def labels_of(sif: Path) -> dict[str, str]:
+    result = subprocess.run(["apptainer", "inspect", "--json", "--labels", str(sif)], capture_output=True,
+                            text=True, check=True, timeout=60)
+    return json.loads(result.stdout)["data"]["attributes"]["labels"]
+
+
+@pytest.fixture
+def image_dir() -> Iterator[Path]:
+    """Where the extended image goes: a directory of the building user (Apptainer as root with --fakeroot cannot
+    write into the test user's) that the test user can read."""
+    path = Path(tempfile.mkdtemp(prefix="ddp-extended-", dir="/tmp"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def exec_as_user(sif: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    as_user = ["runuser", "-u", TEST_USER, "--"] if os.geteuid() == 0 else []
+    return subprocess.run([*as_user, "apptainer", "exec", str(sif), *command], cwd="/tmp", capture_output=True,
+                          text=True, timeout=300)
+
+
+BAD_INPUTS = [
+    # (what to change, text the one error line must contain)
+    ("no-wheels", "no .whl file in WHEELS="),
+    ("no-image", "is not a file (build it with make image, or give its path)"),
+    ("out-is-image", "OUT is IMAGE"),
+    ("bad-name", "PACKAGES item 'x;rm' is not a package name"),
+]
+
+
+@pytest.mark.parametrize(("case", "expected"), BAD_INPUTS, ids=[case for case, _ in BAD_INPUTS])
+def test_bad_input_stops_before_the_build_with_one_line_and_exit_2(tmp_path: Path, case: str, expected: str) -> None:
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"not built: the script must stop before apptainer reads it")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    if case != "no-wheels":
+        (wheels / "mine-0.1-py3-none-any.whl").write_bytes(b"")
+    args = {"no-wheels": (image, wheels, tmp_path / "my.sif", ""),
+            "no-image": (tmp_path / "missing.sif", wheels, tmp_path / "my.sif", ""),
+            "out-is-image": (image, wheels, image, ""),
+            "bad-name": (image, wheels, tmp_path / "my.sif", "x;rm")}[case]
+    result = extend(*args)
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("image-extend: error: ")]
+    assert len(errors) == 1 and expected in errors[0], result.stderr
+    assert "Traceback" not in result.stderr and "apptainer build" not in result.stdout
+    assert not (tmp_path / "my.sif").exists()
+
+
+@pytest.mark.apptainer
+@pytest.mark.slow
+def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own_packages(
+        smoke_image: Path, image_dir: Path, tmp_path: Path) -> None:
+    # numpy: a dependency the image has and the wheels directory lacks, taken from the image
+    wheels = tiny_wheel(tmp_path, "ddp_hello", ["numpy"])
+    out = image_dir / "my.sif"
+    result = extend(smoke_image, wheels, out)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "installed ddp-hello 0.1" in result.stdout + result.stderr
+
+    probe = "import ddp_hello, numpy, torch; print(ddp_hello.greet(), numpy.__version__, torch.__version__)"
+    extended = exec_as_user(out, "python", "-c", probe)
+    assert extended.returncode == 0, extended.stderr[-3000:]
+    base = exec_as_user(smoke_image, "python", "-c", "import numpy, torch; print(numpy.__version__, torch.__version__)")
+    assert extended.stdout.split() == ["hello", "from", "your", "package", *base.stdout.split()]
+    labels = labels_of(out)
+    assert labels["app.extended.packages"] == "ddp-hello"
+    assert labels["app.pin.torch"] == labels_of(smoke_image)["app.pin.torch"], "the base's labels were lost"
+
+
+@pytest.mark.apptainer
+@pytest.mark.slow
+def test_a_wheel_that_needs_another_version_of_an_image_package_fails_the_build_naming_it(
+        smoke_image: Path, image_dir: Path, tmp_path: Path) -> None:
+    wheels = tiny_wheel(tmp_path, "needs_old_numpy", ["numpy==1.0.0"])
+    out = image_dir / "my.sif"
+    result = extend(smoke_image, wheels, out)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "numpy==1.0.0" in output and "needs-old-numpy" in output.replace("_", "-"), output[-3000:]
+    assert not out.exists()
+
+
+@pytest.mark.apptainer
+@pytest.mark.slow
+def test_without_a_build_a_target_directory_on_pythonpath_adds_a_package_to_the_read_only_image(
+        run_in_image, user_dir: Path, tmp_path: Path) -> None:
+    """docs/packages.md's way for sites that allow no `apptainer build`: pip --target, then PYTHONPATH."""
+    wheels = user_dir / "wheels"
+    wheels.mkdir()
+    for wheel in tiny_wheel(tmp_path, "ddp_hello", ["numpy"]).iterdir():
+        (wheels / wheel.name).write_bytes(wheel.read_bytes())
+    target = user_dir / "pylibs"
+    installed = run_in_image("python", "-m", "pip", "install", "--no-index", "--no-deps", "--find-links", str(wheels),
+                             "--target", str(target), "ddp_hello", cwd=user_dir)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    probe = run_in_image("python", "-c", "import ddp_hello; print(ddp_hello.greet())", cwd=user_dir,
+                         env={"PYTHONPATH": str(target)})
+    assert probe.returncode == 0 and probe.stdout.strip() == "hello from your package", probe.stderr[-3000:]
