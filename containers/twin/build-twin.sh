@@ -4,10 +4,13 @@
 # The wheels come from PyPI through pip's own configuration (here: this machine's local copies first);
 # pip inside the build cannot reach PyPI, so they are downloaded on the host and copied in.
 # ARCH (x86_64 or aarch64, default: this machine's) is ROOTFS's architecture and the wheels'. Another one than
-# the machine's runs %post under QEMU user emulation (about an hour for aarch64 on two x86_64 cores), which
-# binfmt_misc must have registered with the F flag (so it also runs inside the build's container); as root:
-#   apt-get install qemu-user-static; mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-#   grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf >/proc/sys/fs/binfmt_misc/register
+# the machine's runs %post under QEMU user emulation, which binfmt_misc must have registered with the F flag (so
+# it also runs inside the build's container). QEMU 10 it must be: Debian 12's qemu-user-static (QEMU 7.2) stops
+# in `import torch` (2.14.1 aarch64: "qemu: uncaught target signal 11" after xbyak_aarch64's "Can't open
+# MIDR_EL1 sysfs entry"), where Debian 13's qemu-user (10.0, a static binary) imports it and computes. As root:
+#   mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc     (where it is not mounted)
+#   apt-get install qemu-user qemu-user-binfmt                     (Debian 13; on Debian 12, unpack 13's qemu-user)
+#   grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf >/proc/sys/fs/binfmt_misc/register   (where nothing did)
 set -euo pipefail
 usage="usage: build-twin.sh ROOTFS WHEEL_DIR OUT.sif [PYTHON [ARCH]]     (PYTHON: one with the project installed)"
 rootfs=${1:?$usage}
