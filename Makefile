@@ -205,21 +205,33 @@ $(SMOKE_ROOTFS)/.debootstrapped: containers/versions.env containers/debootstrap-
 	touch $@
 
 # --- The NGC twin (CI): the CUDA flavour, every step unmodified, on a local twin of NGC's base ------
-TWIN_BASE = $(IMAGE_DIR)/ngc-twin.sif
+# ARCH picks the twin: x86_64's is CI's (flavour ngc-twin, on the smoke flavour's rootfs); aarch64's (flavour
+# ngc-twin-aarch64, on an arm64 rootfs) is built under QEMU user emulation on an x86_64 machine, about an hour
+# for both stages (`nox -s image_aarch64`, before a change to containers/ lands).
+TWIN_FLAVOUR = $(if $(filter x86_64,$(ARCH)),ngc-twin,ngc-twin-$(ARCH))
+TWIN_BASE    = $(IMAGE_DIR)/$(TWIN_FLAVOUR).sif
+TWIN_ROOTFS  = $(if $(filter x86_64,$(ARCH)),$(SMOKE_ROOTFS),$(IMAGE_DIR)/twin-rootfs-$(ARCH))
+TWIN_SIF     = $(IMAGE_DIR)/app-$(TWIN_FLAVOUR).sif
 
 .PHONY: twin-base
-twin-base: $(TWIN_BASE) ## Build the local twin of the NGC PyTorch base (build/ngc-twin.sif; root, ~5 min)
+twin-base: $(TWIN_BASE) ## Build the local twin of the NGC PyTorch base for ARCH (build/ngc-twin*.sif; root, ~5 min)
 
 $(TWIN_BASE): containers/twin/ngc-pytorch.def containers/twin/lay-out-ngc.sh containers/twin/build-twin.sh \
-              containers/versions.env $(SMOKE_ROOTFS)/.debootstrapped | $(STAMP)
-	APPTAINER=$(APPTAINER) bash containers/twin/build-twin.sh $(SMOKE_ROOTFS) $(IMAGE_DIR)/wheelhouse-twin-base $@ $(PY)
+              containers/versions.env $(TWIN_ROOTFS)/.debootstrapped | $(STAMP)
+	APPTAINER=$(APPTAINER) bash containers/twin/build-twin.sh $(TWIN_ROOTFS) $(IMAGE_DIR)/wheelhouse-twin-base$(if \
+	    $(filter x86_64,$(ARCH)),,-$(ARCH)) $@ $(PY) $(if $(filter x86_64,$(ARCH)),,$(ARCH))
+
+# The arm64 (Debian's name for aarch64) Debian the aarch64 twin starts from; x86_64's is the smoke rootfs.
+$(IMAGE_DIR)/twin-rootfs-aarch64/.debootstrapped: containers/versions.env containers/debootstrap-rootfs.sh
+	bash containers/debootstrap-rootfs.sh $(@D) $$(sed -n 's/^SMOKE_DEBIAN_SUITE=//p' containers/versions.env) arm64
+	touch $@
 
 .PHONY: twin-image
-twin-image: $(IMAGE_DIR)/app-ngc-twin.sif ## Build the CUDA flavour on the NGC twin (CI; SOURCES=DIR builds offline)
+twin-image: $(TWIN_SIF) ## Build the CUDA flavour on ARCH's NGC twin (build/app-ngc-twin*.sif; SOURCES=DIR builds offline)
 
-$(IMAGE_DIR)/app-ngc-twin.sif: FLAVOUR = ngc-twin
-$(IMAGE_DIR)/app-ngc-twin.sif: SIF = $(IMAGE_DIR)/app-ngc-twin.sif
-$(IMAGE_DIR)/app-ngc-twin.sif: BUILD_ARCH = x86_64
-$(IMAGE_DIR)/app-ngc-twin.sif: IMAGE_SETS = --set BASE=$(TWIN_BASE)
-$(IMAGE_DIR)/app-ngc-twin.sif: $(IMAGE_SOURCES) containers/arch/ngc-twin.env $(TWIN_BASE) | $(STAMP)
+$(TWIN_SIF): FLAVOUR = $(TWIN_FLAVOUR)
+$(TWIN_SIF): SIF = $(TWIN_SIF)
+$(TWIN_SIF): BUILD_ARCH = $(ARCH)
+$(TWIN_SIF): IMAGE_SETS = --set BASE=$(TWIN_BASE)
+$(TWIN_SIF): $(IMAGE_SOURCES) containers/arch/$(TWIN_FLAVOUR).env $(TWIN_BASE) | $(STAMP)
 	$(build_image)

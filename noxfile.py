@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import nox
 
@@ -70,3 +71,24 @@ def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side and rewrite BENCHMARKS.md (slow: minutes)."""
     _install(session, "test")
     session.run("python", "-m", "bench", *session.posargs)
+
+
+@nox.session(default=False, venv_backend="none")
+def image_aarch64(session: nox.Session) -> None:
+    """Build the aarch64 (GH200) flavour on the arm64 NGC twin under QEMU, %test included (root; about an hour).
+
+    Run it before any change to containers/ lands: too slow for CI, which builds the x86_64 twin and checks only
+    what fits for aarch64 (tests/containers/test_wheelhouse_aarch64.py, test_check_net_plugin.py). Needs root
+    (debootstrap, apptainer build --fakeroot), Apptainer >= 1.4, and QEMU user emulation registered with
+    binfmt_misc (containers/twin/build-twin.sh's header says how). Both stages are make targets, so an unchanged
+    twin base is not rebuilt: `make twin-base ARCH=aarch64` (arm64 Debian + PyPI's aarch64 torch, NCCL and CUDA
+    wheels), then `make twin-image ARCH=aarch64` (containers/app.def, flavour ngc-twin-aarch64, whose build checks
+    the aws-ofi-nccl plugin is an aarch64 ELF with NCCL's ncclNetPlugin_v* tables). Extra args go to make
+    (e.g. SOURCES=DIR to build offline from `make sources ARCH=aarch64`).
+    """
+    # The cheap checks first: a lock that cannot resolve for aarch64 would fail the build an hour in.
+    session.run(sys.executable, "-m", "pytest", "-q", "tests/containers/test_wheelhouse_aarch64.py",
+                "tests/containers/test_check_net_plugin.py", external=True)
+    session.run("make", "twin-base", "ARCH=aarch64", *session.posargs, external=True)
+    session.run("make", "twin-image", "ARCH=aarch64", *session.posargs, external=True)
+    session.run("apptainer", "inspect", "--labels", "build/app-ngc-twin-aarch64.sif", external=True)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The smoke flavour's base: a minimal Debian rootfs from the machine's own Debian mirror (no registry).
-#   containers/debootstrap-rootfs.sh DIR SUITE     (as root; about 25 s)
+#   containers/debootstrap-rootfs.sh DIR SUITE [DEBIAN_ARCH]     (as root; about 25 s, arm64 ~1 min)
+# DEBIAN_ARCH (default: this machine's): arm64 on an x86_64 machine runs debootstrap's second stage under
+# QEMU user emulation, registered with binfmt_misc (containers/twin/build-twin.sh says how).
 set -euo pipefail
-dir=${1:?usage: debootstrap-rootfs.sh DIR SUITE}
-suite=${2:?usage: debootstrap-rootfs.sh DIR SUITE}
+usage="usage: debootstrap-rootfs.sh DIR SUITE [DEBIAN_ARCH]"
+dir=${1:?$usage}
+suite=${2:?$usage}
+debian_arch=${3:-}
 
 [[ $(id -u) -eq 0 ]] || { echo "error: debootstrap needs root; run 'make smoke-image' as root (CI does)" >&2; exit 1; }
 command -v debootstrap >/dev/null ||
@@ -24,7 +28,7 @@ keyring=${DEBIAN_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
-debootstrap --variant=minbase --force-check-gpg --keyring="$keyring" "$suite" "$dir" "$mirror" >"$dir.log" 2>&1 ||
+debootstrap ${debian_arch:+--arch="$debian_arch"} --variant=minbase --force-check-gpg --keyring="$keyring" "$suite" "$dir" "$mirror" >"$dir.log" 2>&1 ||
     { tail -20 "$dir.log" >&2; echo "error: debootstrap failed (log: $dir.log)" >&2; exit 1; }
 # Device nodes cannot be copied under --fakeroot (Lchown /dev/console fails); Apptainer provides /dev.
 rm -rf "${dir:?}"/dev/*

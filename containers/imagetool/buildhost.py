@@ -169,8 +169,9 @@ def _check_binfmt(target_arch: str, host: Host) -> None:
             f"building a {target_arch} image on this {host.arch} machine needs QEMU user emulation registered "
             f"with binfmt_misc (not found: {qemu}). As root: apt-get install qemu-user-static binfmt-support && "
             "mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; update-binfmts --enable "
-            f"qemu-{target_arch}. Emulated builds are ~10x slower: better run 'make image ARCH={target_arch}' "
-            f"on a {target_arch} node (e.g. a GH200 login node)")
+            f"qemu-{target_arch}, with QEMU 10 or newer (Debian 13's qemu-user; Debian 12's QEMU 7.2 segfaults in "
+            "`import torch`: containers/twin/build-twin.sh says how). Emulated builds are ~10x slower: better run "
+            f"'make image ARCH={target_arch}' on a {target_arch} node (e.g. a GH200 login node)")
 
 
 def _tmpdir(runtime: Runtime, host: Host, extra: tuple[str, ...]) -> Path:

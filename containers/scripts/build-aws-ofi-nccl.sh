@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need WITH_CUDA BUILD_DIR
 if [[ $WITH_CUDA != 1 ]]; then log "skipped: WITH_CUDA=$WITH_CUDA (the plugin needs CUDA)"; exit 0; fi
-need AWS_OFI_NCCL_VERSION AWS_OFI_NCCL_URL AWS_OFI_NCCL_SHA256 AWS_OFI_NCCL_ARCHIVE LIBFABRIC_HOST_ABI
+need ARCH AWS_OFI_NCCL_VERSION AWS_OFI_NCCL_URL AWS_OFI_NCCL_SHA256 AWS_OFI_NCCL_ARCHIVE LIBFABRIC_HOST_ABI
 
 cuda=${CUDA_HOME:-/usr/local/cuda}
 [[ -d $cuda/include ]] || die "no CUDA toolkit at $cuda; the CUDA flavour needs a CUDA devel base (NGC PyTorch is one)"
@@ -30,6 +30,9 @@ echo /opt/aws-ofi-nccl/lib >/etc/ld.so.conf.d/50-aws-ofi-nccl.conf
 ldconfig
 plugin=/opt/aws-ofi-nccl/lib/libnccl-net.so
 [[ -e $plugin ]] || die "aws-ofi-nccl installed no libnccl-net.so"
+# An ELF of the image's architecture with a table NCCL looks up (an emulated cross-build must not hand NCCL
+# a host-architecture library, nor a plugin NCCL would skip as "unsupported").
+bash "$(dirname "$0")/check-net-plugin.sh" "$plugin" "$ARCH"
 
 # The host's libfabric replaces ours at run time on Slingshot: the plugin must need no symbol version
 # newer than the oldest host library we support has, or the loader refuses it there

@@ -14,7 +14,7 @@ if [[ $FLAVOUR == smoke ]]; then
     # Everything the wheelhouse holds: torch (CPU), its dependencies, numpy, pyyaml, tqdm and app.
     "$PYTHON" -m pip "${pip_install[@]}" "torch==$TORCH_VERSION" numpy pyyaml tqdm app
 else
-    # torch, numpy and pyyaml come with the NGC base (its pip constraints pin them); add only app.
+    # torch and numpy come with the NGC base; add only app (and pyyaml, tqdm where the base lacks them).
     PIP_CONSTRAINT='' "$PYTHON" -m pip "${pip_install[@]}" --no-deps app
     "$PYTHON" -c 'import yaml' || "$PYTHON" -m pip "${pip_install[@]}" pyyaml
     "$PYTHON" -c 'import tqdm' || "$PYTHON" -m pip "${pip_install[@]}" tqdm
@@ -87,8 +87,12 @@ else
     "$PYTHON" -m pip "${pip_install[@]}" --upgrade "setuptools>=70.1"
 fi
 log "DeepSpeed $DEEPSPEED_VERSION with ${ds_build[*]}"
-# The NGC base keeps its constraints: DeepSpeed's dependencies must not replace its torch or numpy. --use-pep517:
-# the same build on every pip (Debian's 23.0 would otherwise take the deprecated `setup.py install`).
+# DeepSpeed's dependencies must not replace the base's torch or numpy, and no constraint keeps them: PIP_CONSTRAINT
+# names /etc/pip/constraint.txt, which NGC 26.05 ships empty. What keeps them is pip itself: it leaves an installed
+# requirement that satisfies (no --upgrade); torch is not in the wheelhouse, so a torch requirement the base does
+# not meet stops the install here (--no-index); numpy is (the lock's), so a DeepSpeed that needed a numpy the
+# base lacks would replace the base's, and nothing in this build would say so.
+# --use-pep517: the same build on every pip (Debian's 23.0 would otherwise take the deprecated `setup.py install`).
 env "${ds_build[@]}" "$PYTHON" -m pip "${pip_install[@]}" --no-build-isolation --use-pep517 \
     "deepspeed==$DEEPSPEED_VERSION"
 if [[ $WITH_CUDA == 0 ]]; then

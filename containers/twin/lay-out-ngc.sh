@@ -21,14 +21,18 @@
 #   switch_to_ompi5.sh; NGC 26.07 layer history (`ln -sf /opt/hpcx/ompi${OPENMPI_VERSION_MAJOR} /usr/local/mpi`)
 # | NCCL network plugins the build must remove: HPC-X's (/opt/hpcx/nccl_rdma_sharp_plugin, ...),
 #   aws-ofi-nccl at /opt/amazon/ofi-nccl with the EFA libfabric at /opt/amazon/efa; the Docker ENV exports
-#   NCCL_NET_PLUGIN=spcx | a real shared object at each path, and the ENV where Apptainer writes a Docker
-#   base's (/.singularity.d/env/10-docker2singularity.sh) | eth-cscs/alps-extended-images
+#   NCCL_NET_PLUGIN=spcx | a real shared object at each path, and the ENV line | eth-cscs/alps-extended-images
 #   `Alps-Images/common/alps-runtime.env` ("NGC PyTorch 26.06 sets this to the removed Spectrum-X plugin")
 #   and `pytorch-26.06-py3/profile.env` (REMOVE_HPCX_DIRS); NGC 26.07 layer history (`NCCL_NET_PLUGIN=spcx`)
 # | Python 3.12 at /usr/bin/python3 with Ubuntu's PEP 668 marker, torch in /usr/local/lib/python3.12/
-#   dist-packages, PIP_CONSTRAINT=/etc/pip/constraint.txt, PIP_BREAK_SYSTEM_PACKAGES=1 | Debian's Python
-#   3.11 (also marked), torch's CUDA build from PyPI in /usr/local/lib/python3.11/dist-packages, the same
-#   two variables | NGC 25.12 release notes (torch's path); NGC 26.07 layer history (both ENV lines)
+#   dist-packages, PIP_CONSTRAINT=/etc/pip/constraint.txt (empty in 26.05), PIP_BREAK_SYSTEM_PACKAGES=1 |
+#   Debian's Python 3.11 (also marked), torch's CUDA build from PyPI in /usr/local/lib/python3.11/dist-packages,
+#   the same two variables and an empty file | NGC 25.12 release notes (torch's path); NGC 26.07 layer history
+#   (both ENV lines)
+# | The Docker ENV as Apptainer writes it (/.singularity.d/env/10-docker2singularity.sh): PATH unconditionally,
+#   CUDA's and HPC-X's bin first; ENV=/etc/shinit_v2 and BASH_ENV=/etc/bash.bashrc | the same lines, written as
+#   Apptainer writes them (ngc-environment.sh), and a stand-in /etc/shinit_v2 that runs nvidia-smi as NGC's does |
+#   NGC PyTorch 25.10 arm64 layer history (ENV lines); Apptainer's conveyorPacker_oci.go (insertEnv)
 # | compilers, git, curl | Debian's build-essential, git, curl | NGC release notes (a devel image)
 # Not copied (cannot be, here): Ubuntu 24.04 (the twin is Debian 12: other sonames for some libraries),
 # CUDA 13.2 (the wheels are 13.0), NVIDIA's own torch build, DOCA, HPC-X's UCX, SHARP and OpenMPI 5,
@@ -114,31 +118,8 @@ printf '%s\n' /opt/hpcx/nccl_rdma_sharp_plugin/lib /opt/amazon/ofi-nccl/lib >/et
 echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/efa.conf
 ldconfig
 
-log "constraints and the Docker environment"
-mkdir -p /etc/pip
-python3 -m pip list --format=freeze | grep -i -E '^(torch|numpy|pyyaml)==' >/etc/pip/constraint.txt
-mkdir -p /.singularity.d/env
-# Apptainer writes a Docker base's ENV here, one `export NAME="${NAME:-value}"` per variable.
-env_file=/.singularity.d/env/10-docker2singularity.sh
-{
-    echo '#!/bin/sh'
-    while IFS='=' read -r name value; do
-        echo "export $name=\"\${$name:-$value}\""
-    done <<ENV
-PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/mpi/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/ucx/bin:/opt/amazon/efa/bin
-LD_LIBRARY_PATH=$site/torch/lib:/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64
-CUDA_HOME=/usr/local/cuda
-CUDA_VERSION=$TWIN_CUDA_VERSION
-NCCL_VERSION=$TWIN_NCCL_VERSION
-PYTORCH_VERSION=$TWIN_TORCH_VERSION
-PIP_CONSTRAINT=/etc/pip/constraint.txt
-PIP_BREAK_SYSTEM_PACKAGES=1
-NCCL_NET_PLUGIN=spcx
-NVIDIA_VISIBLE_DEVICES=all
-NVIDIA_DRIVER_CAPABILITIES=compute,utility,video
-ENV
-} >"$env_file"
-chmod 755 "$env_file"
+log "the Docker environment (PATH, ENV/BASH_ENV and /etc/shinit_v2, an empty /etc/pip/constraint.txt)"
+bash "$(dirname "$0")/ngc-environment.sh" / "$site"
 
 found=$(python3 -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))')
 [[ $found == "$TWIN_NCCL_VERSION" ]] || { log "torch reports NCCL $found, not $TWIN_NCCL_VERSION"; exit 1; }

@@ -107,6 +107,13 @@ def test_aarch64_on_x86_64_without_qemu_binfmt_says_how_to_register_it(tmp_path)
     assert "update-binfmts --enable qemu-aarch64" in str(caught.value) and "on a aarch64 node" in str(caught.value)
 
 
+def test_the_emulator_it_asks_for_is_one_that_imports_torch(tmp_path):
+    """Debian 12's QEMU 7.2 segfaults in `import torch` (2.14.1 aarch64); Debian 13's 10.0 runs it."""
+    with pytest.raises(UsageError) as caught:
+        findings(make_host(tmp_path), target="aarch64")
+    assert "QEMU 10 or newer" in str(caught.value) and "segfaults" in str(caught.value)
+
+
 def test_aarch64_on_x86_64_with_qemu_binfmt_enabled_passes(tmp_path):
     host = make_host(tmp_path)
     (host.binfmt_dir / "qemu-aarch64").write_text("enabled\ninterpreter /usr/libexec/qemu-binfmt/aarch64-binfmt-P\n")

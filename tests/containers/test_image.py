@@ -84,7 +84,8 @@ def test_summary_lists_the_base_digest_and_every_pinned_version():
 def test_unknown_arch_exits_2_with_the_valid_choices():
     result = _python_image("render", "--arch", "arm64")
     assert result.returncode == 2
-    assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, ngc-twin, smoke, x86_64")
+    assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, ngc-twin, ngc-twin-aarch64, "
+                                    "smoke, x86_64")
     assert "Traceback" not in result.stderr
 
 

@@ -128,7 +128,8 @@ def test_with_sources_a_swapped_wheel_is_refused(tmp_path):
     assert "hash" in result.stderr.lower()
 
 
-@pytest.mark.parametrize(("arch", "flavours"), [("aarch64", ["aarch64"]), ("x86_64", ["ngc-twin", "smoke", "x86_64"])])
+@pytest.mark.parametrize(("arch", "flavours"), [("aarch64", ["aarch64", "ngc-twin-aarch64"]),
+                                                 ("x86_64", ["ngc-twin", "smoke", "x86_64"])])
 def test_make_sources_gathers_the_locked_wheelhouse_of_every_flavour_of_arch(arch, flavours):
     result = subprocess.run(["make", "-n", "sources", "SOURCES=/mirror", f"ARCH={arch}"], cwd=REPO,
                             capture_output=True, text=True, timeout=60)
