@@ -143,8 +143,8 @@ endef
 
 # The base `make sources` asks which distribution packages a flavour's build installs: the registry base
 # `make base` pulled (or BASE=FILE), the NGC twin's, the smoke rootfs. A flavour whose base is absent is skipped.
-base_of = $(if $(filter smoke,$1),$(SMOKE_ROOTFS),$(if $(filter ngc-twin,$1),$(TWIN_BASE),$(or $(BASE),$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif)))
-base_hint = $(if $(filter smoke,$1),make smoke-image,$(if $(filter ngc-twin,$1),make twin-base,make base ARCH=$(ARCH) or BASE=FILE))
+base_of = $(if $(filter smoke,$1),$(SMOKE_ROOTFS),$(if $(filter ngc-twin%,$1),$(TWIN_BASE),$(or $(BASE),$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif)))
+base_hint = $(if $(filter smoke,$1),make smoke-image,$(if $(filter ngc-twin%,$1),make twin-base,make base ARCH=$(ARCH) or BASE=FILE))
 gather_debs = if [ -e $(call base_of,$1) ]; then APPTAINER=$(APPTAINER) bash containers/gather-debs.sh $1 \
     $(call base_of,$1) $(MIRROR)/debs-$1 $(PY); else echo "make sources: no base at $(call base_of,$1), so no \
     distribution packages for $1 (first: $(call base_hint,$1))"; fi

@@ -88,7 +88,8 @@ def test_each_flavour_finds_its_packages_in_the_mirror_under_its_own_name():
 @pytest.mark.parametrize(("make_args", "gathered"), [
     (["ARCH=x86_64"], [("ngc-twin", "build/ngc-twin.sif"), ("smoke", "build/smoke-rootfs"),
                        ("x86_64", "build/ngc-pytorch-x86_64.sif")]),
-    (["ARCH=aarch64", "BASE=/bases/ngc.sif"], [("aarch64", "/bases/ngc.sif")]),
+    (["ARCH=aarch64", "BASE=/bases/ngc.sif"], [("aarch64", "/bases/ngc.sif"),
+                                               ("ngc-twin-aarch64", "build/ngc-twin-aarch64.sif")]),
 ])
 def test_make_sources_asks_each_flavours_base_for_its_distribution_packages(make_args, gathered):
     result = subprocess.run(["make", "-n", "sources", "SOURCES=/mirror", *make_args], cwd=REPO,
