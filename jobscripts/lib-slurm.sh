@@ -56,9 +56,9 @@ ddp_slurm_main() {
         # each task sees its own GPUs from index 0. nccl-tests picks GPU localRank * nGpus + i unless
         # NCCL_TESTS_DEVICE names the first (src/common.cu, nccl-tests v2.17.6, the image's): every rank but a
         # node's first would ask for a GPU its task cannot see.
-        local per_task
-        ddp_gpus_per_task per_task
-        [[ -z $per_task ]] || ddp_default NCCL_TESTS_DEVICE 0 \
+        local -a per_task
+        ddp_plan per_task gpus-per-task
+        [[ -z ${per_task[0]:-} ]] || ddp_default NCCL_TESTS_DEVICE 0 \
             "--gpus-per-task=$per_task: each task's own GPUs start at index 0, not at its local rank"
         ddp_mpi_rank_env
     fi

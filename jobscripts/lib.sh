@@ -104,6 +104,22 @@ ddp_die_unless_dry_run() {
     ddp_log "warning (DRY_RUN=1, going on): $*"
 }
 
+# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, standard library only)
+# into the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log
+# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). This
+# checkout's app comes first on the path, before the working directory's (-m would put that first) and without
+# the environment's PYTHON* settings (-E) or the user's site packages (-s).
+DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
+ddp_plan() {
+    local -n plan_out=$1
+    shift
+    { mapfile -d '' -t plan_out < <(python3 -E -s -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
+        --answer-fd=3 "$@" 3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
+    local rc=${plan_out[-1]:-1}
+    unset 'plan_out[-1]'
+    ((rc == 0)) || exit "$rc"
+}
+
 # ddp_dry_run_allocation: DRY_RUN=1 outside a job (a login node, a laptop): an allocation to plan for,
 # DRY_RUN_NODES (comma- or space-separated, default node1,node2) with GPUS_PER_NODE GPUs each (default 4).
 ddp_dry_run_allocation() {
@@ -223,60 +239,23 @@ ddp_private_run_dir() {
         "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
 }
 
-# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for the scheduler in use, for
-# messages. qsub gives a batch script no arguments (qsub.1B: arguments follow only `-- executable`), so under
-# PBS the workload goes in the WORKLOAD variable (ddp_pbs_main reads it).
+# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for messages (app/launch/workload.py).
 ddp_submit_command() {
-    if [[ ${DDP_SCHEDULER:-} == pbs ]]; then
-        echo "qsub -v WORKLOAD=\"$*\" $DDP_SCRIPT"
-    else
-        echo "sbatch $DDP_SCRIPT${*:+ $*}"
-    fi
+    local -a submit_answer
+    ddp_plan submit_answer submit-command --scheduler="${DDP_SCHEDULER:-slurm}" -- "$@"
+    echo "${submit_answer[0]}"
 }
 
-# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
-# KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
-#   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
-#   check [ARGS]                    ->  -m app.check [--site $CHECK_SITE] [ARGS]
-#   nccl-tests [ARGS]               ->  all_reduce_perf -b 8 -e 4G -f 2 -g 1 [ARGS]   (an MPI program)
-#   -m MODULE [ARGS]                ->  -m MODULE [ARGS]
-#   SCRIPT.py [ARGS]                ->  SCRIPT.py [ARGS]   (a torchrun-compatible script of your own)
+# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into KIND (train,
+# check, nccl-tests, module, script) and torchrun's trailing arguments into the array ARGV (app/launch/workload.py).
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_workload() {
     local -n workload_kind_out=$1 workload_out=$2
-    shift 2
-    local what=${1:-train}
-    (($#)) && shift
-    workload_kind_out=$what
-    case $what in
-        train) workload_out=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
-        check)
-            workload_out=(-m app.check)
-            # The site's expectations (bandwidth thresholds, message sizes) unless you name a profile yourself
-            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then workload_out+=(--site "$CHECK_SITE"); fi
-            workload_out+=("$@")
-            ;;
-        nccl-tests)
-            # NVIDIA's reference all-reduce over every GPU of the job, one MPI rank per GPU (the image's MPI
-            # build of nccl-tests; lib-slurm.sh starts the ranks through Slurm's PMIx); ARGS are appended.
-            workload_out=(all_reduce_perf -b 8 -e 4G -f 2 -g 1 "$@")
-            ;;
-        -m)
-            workload_kind_out=module
-            (($#)) || ddp_die "-m needs a module name; example: $(ddp_submit_command -m my_pkg.train --epochs 5)"
-            workload_out=(-m "$@")
-            ;;
-        *)
-            # nccl-tests needs PMIx, which PBS's PALS mpiexec does not speak (ddp_pbs_main refuses it)
-            local nccl_tests="nccl-tests [ARGS] | "
-            [[ ${DDP_SCHEDULER:-} != pbs ]] || nccl_tests=
-            [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
-                "$PWD); usage: $(ddp_submit_command "[train [key=value ...] | check | ${nccl_tests}SCRIPT.py" \
-                "[ARGS] | -m MODULE [ARGS]]")"
-            workload_kind_out=script
-            workload_out=("$what" "$@")
-            ;;
-    esac
+    local -a workload_answer
+    ddp_plan workload_answer workload --scheduler="${DDP_SCHEDULER:-slurm}" --config="$CONFIG" --run-dir="$RUN_DIR" \
+        --check-site="$CHECK_SITE" --cwd="$PWD" -- "${@:3}"
+    workload_kind_out=${workload_answer[0]}
+    workload_out=("${workload_answer[@]:1}")
 }
 
 # ddp_mpi_rank_env: for nccl-tests' MPI ranks, each started in its own container by the scheduler's launcher.
@@ -306,57 +285,14 @@ ddp_nccl_tests_one_node_cmd() {
         "all_reduce_perf -b 8 -e 4G -f 2 -g 1"
 }
 
-# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT.
+# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py).
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
     local -n nproc_out=$1
-    local n=$GPUS_PER_NODE source="GPUS_PER_NODE"
-    if [[ -z $n && -n ${DDP_ALLOC_GPUS_PER_NODE:-} ]]; then
-        n=$DDP_ALLOC_GPUS_PER_NODE source="the allocation"
-    fi
-    if [[ -z $n && -n ${CUDA_VISIBLE_DEVICES:-} ]]; then
-        local -a visible
-        IFS=, read -ra visible <<<"$CUDA_VISIBLE_DEVICES"
-        n=${#visible[@]} source="CUDA_VISIBLE_DEVICES"
-    fi
-    if [[ -z $n ]] && command -v nvidia-smi >/dev/null; then
-        n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true) source="nvidia-smi -L"
-        [[ $n == 0 ]] && n=
-    fi
-    [[ -n $n ]] || ddp_die "cannot tell how many processes to start per node: the job has no GPUs;" \
-        "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N (on CPU: processes per node)"
-    [[ $n =~ ^[1-9][0-9]*$ ]] || ddp_die "GPUS_PER_NODE=$n is not a positive whole number; example: GPUS_PER_NODE=4"
-    nproc_out=$n
-    ddp_log "$DDP_NNODES node(s) x $n process(es) per node (from $source)"
-    ddp_gpus_per_task_check "$n"
-}
-
-# ddp_gpus_per_task OUT: the GPUs a task gets with `--gpus-per-task=N` (sbatch or the environment), into OUT; empty
-# without. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g.
-# cpu=4,gres/gpu:h100=2 (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
-ddp_gpus_per_task() {
-    local -n per_task_out=$1
-    local item
-    local -a items
-    per_task_out=${SLURM_GPUS_PER_TASK:-}
-    if [[ -z $per_task_out ]]; then
-        IFS=, read -ra items <<<"${SLURM_TRES_PER_TASK:-}"
-        for item in "${items[@]}"; do
-            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task_out=${BASH_REMATCH[2]}
-        done
-    fi
-    [[ $per_task_out =~ ^[0-9]+$ ]] || per_task_out=
-}
-
-# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` asking for more GPUs than a node has would start no task, or
-# every task would stop in the trainer: say so before any rank starts.
-ddp_gpus_per_task_check() {
-    local per_task
-    ddp_gpus_per_task per_task
-    [[ -n $per_task ]] && ((per_task > $1)) || return 0
-    ddp_die "--gpus-per-task=$per_task but a node of this job has $1 GPU(s): no task could start; ask" \
-        "for at most $1 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$1 (LAUNCH=srun)," \
-        "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
+    local -a nproc_answer
+    ddp_plan nproc_answer nproc --gpus-per-node="$GPUS_PER_NODE" --allocation="${DDP_ALLOC_GPUS_PER_NODE:-}" \
+        --nnodes="$DDP_NNODES"
+    nproc_out=${nproc_answer[0]}
 }
 
 # ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
@@ -445,28 +381,11 @@ ddp_local_addrs() {
     { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
 }
 
-# ddp_free_port: a port for the rendezvous store, chosen at random on this (the head) node at job start:
-# one nothing listens on now (/proc/net/tcp and tcp6, state 0A = LISTEN, which every user may read), below
-# the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by default: Documentation/networking/
-# ip-sysctl.rst), where no outgoing connection takes it meanwhile. A port derived from the job id was public
-# (squeue, qstat show ids) and collided (the digits of every Aurora-style PBS id gave one port). Travels to
-# the nodes in torchrun's --rdzv-endpoint (or MASTER_PORT): not a secret, any user of the node sees a
-# listening port (ss -ltn); DDP_STORE_SECRET is what keeps others out (ddp_new_store_secret).
+# ddp_free_port: a port for the rendezvous store nothing listens on, at random (app/launch/port.py).
 ddp_free_port() {
-    local low=20000 high=32768 port first
-    read -r first _ 2>/dev/null <"${DDP_PROBE_ROOT:-}/proc/sys/net/ipv4/ip_local_port_range" || first=
-    [[ $first =~ ^[0-9]+$ ]] && ((first > low + 1000 && first < high)) && high=$first
-    local taken
-    taken=$(awk '$4 == "0A" {split($2, a, ":"); print a[2]}' "${DDP_PROBE_ROOT:-}"/proc/net/tcp \
-        "${DDP_PROBE_ROOT:-}"/proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ' || true)
-    # From a random start, the first port up (wrapping around) that nothing listens on
-    local start=$(((RANDOM * 32768 + RANDOM) % (high - low))) step hex
-    for ((step = 0; step < high - low; step++)); do
-        port=$((low + (start + step) % (high - low)))
-        printf -v hex '%04X' "$port"
-        [[ " $taken " == *" $hex "* ]] || break
-    done
-    echo "$port"
+    local -a port_answer
+    ddp_plan port_answer port --probe-root="${DDP_PROBE_ROOT:-}"
+    echo "${port_answer[0]}"
 }
 
 # ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
@@ -481,70 +400,12 @@ ddp_cpus_per_node_check() {
     fi
 }
 
-# ddp_numa_binding OUT: torchrun's --numa-binding (torch >= 2.9, numactl in the image), into the array OUT. Each
-# worker runs on the CPUs of its GPU's NUMA node, as CSCS pins its GH200 jobs (one NUMA node per Grace
-# Hopper module, four per node) and as two-socket x86 nodes want: a worker on the far socket pays for
-# every host-to-GPU copy and every page it touches. auto: where the node has GPUs whose NUMA node sysfs
-# knows (torch's binding fails the launch on numa_node -1) and more than one NUMA node with CPUs; not under
-# LAUNCH=srun (no torchrun: srun's --cpu-bind does it) or IMAGE=none (your torch may predate the flag).
-# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
-ddp_numa_binding() {
-    local -n numa_args_out=$1
-    numa_args_out=()
-    local mode=${NUMA_BINDING:-auto} device gpu_numa_node cpus numa_nodes=0 gpus=0 unknown=0
-    local why="NUMA_BINDING=$mode"
-    case $mode in
-        none) return 0 ;;
-        node | socket | exclusive | core-complex) ;;
-        auto)
-            [[ $LAUNCH == torchrun && $IMAGE != none ]] || return 0
-            for cpus in "$DDP_PROBE_ROOT"/sys/devices/system/node/node[0-9]*/cpulist; do
-                [[ -s $cpus && $(<"$cpus") == *[0-9]* ]] && numa_nodes=$((numa_nodes + 1))
-            done
-            for device in "$DDP_PROBE_ROOT"/sys/bus/pci/devices/*; do
-                [[ -r $device/vendor && -r $device/class && -r $device/numa_node ]] || continue
-                [[ $(<"$device/vendor") == 0x10de && $(<"$device/class") == 0x03* ]] || continue  # NVIDIA display/3D
-                gpus=$((gpus + 1))
-                gpu_numa_node=$(<"$device/numa_node")
-                ((gpu_numa_node >= 0)) || unknown=$((unknown + 1))
-            done
-            ((gpus > 0 && numa_nodes > 1)) || return 0
-            if ((unknown > 0)); then
-                ddp_log "no --numa-binding: the GPUs' NUMA node is unknown (numa_node -1 in sysfs); workers run" \
-                    "on any CPU (set NUMA_BINDING=none to silence this)"
-                return 0
-            fi
-            mode=node why="auto: $numa_nodes NUMA nodes with CPUs, $gpus GPUs" ;;
-        *) ddp_die "NUMA_BINDING=$mode is not one of auto, none, node, socket, exclusive, core-complex;" \
-            "example: NUMA_BINDING=node" ;;
-    esac
-    numa_args_out=(--numa-binding="$mode")
-    ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node ($why;" \
-        "NUMA_BINDING=none turns it off)"
-}
-
-# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT; they meet at the head
-# node (c10d, rendezvous RDZV_ID) and start DDP_NPROC workers of python PROGRAM each (torchrun's trailing
-# arguments: SCRIPT.py ARGS or -m MODULE ARGS).
-# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
+# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA
+# binding are built in app/launch/plan.py and app/launch/numa.py.
 ddp_torchrun_cmd() {
-    local -n torchrun_out=$1
-    local rdzv_id=$2
-    shift 2
-    local -a numa
-    ddp_numa_binding numa
-    torchrun_out=(
-        torchrun
-        --nnodes="$DDP_NNODES"
-        --nproc-per-node="$DDP_NPROC"
-        "${numa[@]}"
-        --rdzv-backend=c10d
-        --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
-        --rdzv-id="$rdzv_id"
-        # A node that never joins (its launcher did not start) fails the job after this many seconds
-        --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
-        "$@"
-    )
+    ddp_plan "$1" torchrun --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --rdzv-host="$DDP_RDZV_HOST" \
+        --rdzv-port="$RDZV_PORT" --join-timeout="$RDZV_JOIN_TIMEOUT_S" --numa-binding="${NUMA_BINDING:-auto}" \
+        --launch="$LAUNCH" --image="$IMAGE" --probe-root="$DDP_PROBE_ROOT" -- "${@:2}"
 }
 
 # ddp_torchrun_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node through DDP_LAUNCHER (the
@@ -563,16 +424,9 @@ ddp_print_cmd() {
 }
 
 # ddp_check_launcher NAMES LAUNCHER...: run a one-line report through the launcher and require one process on
-# each of the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
-# torchrun reports only after its join timeout) in seconds. Only marked lines of stdout count: srun and
-# SPANK plugins write notices ("srun: Job step creation temporarily disabled, retrying") to stderr, which is
-# shown only when the check fails. Each node's report also gives its scheduler name beside its hostname
-# (Slurm: SLURMD_NODENAME, the name slurmd was started as; PBS: the node's index in the job, which Cray
-# PALS exports as PALS_NODEID and TM as PBS_NODENUM, into DDP_NODES, the node file's names): the names
-# the nodes call themselves are what app.check and the trainer write into nodes-to-exclude.txt
-# -> NAMES[HOSTNAME] (NAMES: an associative array).
-# A failure names the nodes without a process (or with two) among DDP_NODES, by short name: at 1024 nodes
-# the 1023 that answered are no help. Cost: one launch, then O(N) in bash without a process per node.
+# each of the DDP_NNODES nodes, in seconds, not at torchrun's join timeout (the tutorial's mistake: torchrun on
+# the head node only); each node's hostname -> scheduler name into NAMES (an associative array). The verdict and
+# its messages: app/launch/launch_check.py.
 declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
     local -n names_out=$1
@@ -580,62 +434,20 @@ ddp_check_launcher() {
     [[ $(declare -p "${!names_out}" 2>/dev/null) == "declare -A"* ]] ||
         ddp_die "ddp_check_launcher: ${!names_out} is not an associative array (declare -A ${!names_out})"
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local out errors rc=0 errors_file marker=ddp-launch-check line host name index started=0
-    local -A per_node=()
+    local out errors rc=0 errors_file i
+    local -a pairs
     errors_file=$(mktemp)
     # shellcheck disable=SC2016  # expanded on each node
     out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:--} ${PALS_NODEID:-${PBS_NODENUM:--}}"' \
-        "$marker" 2>"$errors_file") || rc=$?
+        ddp-launch-check 2>"$errors_file") || rc=$?
     errors=$(ddp_first_lines 10 <"$errors_file" | tr '\n' ' ')
     rm -f "$errors_file"
     ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
         "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
+    ddp_plan pairs launch-check --nnodes="$DDP_NNODES" --launcher="$(printf '%q ' "$@")" --said="$errors" \
+        -- ${DDP_NODES[@]+"${DDP_NODES[@]}"} <<<"$out"
     names_out=()
-    while read -r line host name index; do
-        [[ $line == "$marker" && -n $host ]] || continue
-        ((++started))
-        [[ -n $name && $name != - ]] || name=$host
-        [[ $index =~ ^[0-9]+$ && -n ${DDP_NODES[index]:-} ]] && name=${DDP_NODES[index]}
-        names_out["$host"]=$name
-        per_node[${name%%.*}]=$((${per_node[${name%%.*}]:-0} + 1))
-    done <<<"$out"
-    if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then
-        ddp_die "the launcher started $started process(es) on ${#per_node[@]} node(s)" \
-            "($(ddp_launch_gaps per_node names_out)) but this job has $DDP_NNODES nodes and needs exactly one" \
-            "torchrun per node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
-            "$(printf '%q ' "$@") (PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
-    fi
-    if ((DDP_NNODES <= 16)); then
-        ddp_log "launcher check: one process on each of $(printf '%s\n' "${!names_out[@]}" | sort | tr '\n' ' ')"
-    else
-        ddp_log "launcher check: one process on each of the $DDP_NNODES nodes"
-    fi
-}
-
-# ddp_launch_gaps COUNTS NAMES: what the launcher check saw wrong, from COUNTS (the name of an associative
-# array: short node name -> processes): the nodes of DDP_NODES with none, those with more than one (16 of
-# each at most, then how many). Without DDP_NODES, or where the nodes call themselves otherwise than the
-# node list does (PBS node files of xnames), the processes' own hostnames instead (NAMES' keys).
-ddp_launch_gaps() {
-    local -n counts=$1 seen_names=$2
-    local node
-    local -a none=() more=() nodes=(${DDP_NODES[@]+"${DDP_NODES[@]}"})
-    for node in ${nodes[@]+"${nodes[@]}"}; do
-        ((${counts[${node%%.*}]:-0} == 0)) && none+=("$node")
-    done
-    for node in "${!counts[@]}"; do
-        ((${counts[$node]} > 1)) && more+=("${counts[$node]} on $node")
-    done
-    # Every node seen is one of DDP_NODES when the names line up: then exactly N - seen are missing
-    if ((${#nodes[@]} == 0 || ${#none[@]} > DDP_NNODES - ${#counts[@]})); then
-        printf '%s\n' "${!seen_names[@]}" | sort | ddp_first_lines 16 | tr '\n' ' '
-        none=("")
-    elif ((${#none[@]})); then
-        printf 'none on %s' "$(printf '%s\n' "${none[@]}" | ddp_first_lines 16 | paste -sd' ' -)"
-    fi
-    ((${#none[@]} && ${#more[@]})) && printf '; '
-    ((${#more[@]})) && printf '%s' "$(printf '%s\n' "${more[@]}" | sort -t' ' -k3 | ddp_first_lines 16 | paste -sd, -)"
-    return 0
+    for ((i = 0; i + 1 < ${#pairs[@]}; i += 2)); do names_out["${pairs[i]}"]=${pairs[i + 1]}; done
 }
 
 # ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
