@@ -109,6 +109,8 @@ ddp_die_unless_dry_run() {
 # lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). This
 # checkout's app comes first on the path, before the working directory's (-m would put that first) and without
 # the environment's PYTHON* settings (-E) or the user's site packages (-s).
+[[ -r $DDP_REPO/app/launch/cli.py ]] ||
+    ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
 DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
 ddp_plan() {
     local -n plan_out=$1
@@ -386,18 +388,6 @@ ddp_free_port() {
     local -a port_answer
     ddp_plan port_answer port --probe-root="${DDP_PROBE_ROOT:-}"
     echo "${port_answer[0]}"
-}
-
-# ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
-# gives a job one CPU per task unless it asks (sbatch --cpus-per-gpu, --cpus-per-task, --exclusive) or the
-# site sets DefCpuPerGPU.
-ddp_cpus_per_node_check() {
-    local cpus=${SLURM_CPUS_ON_NODE:-}
-    [[ $cpus =~ ^[0-9]+$ ]] || return 0
-    if ((cpus < DDP_NPROC)); then
-        ddp_log "warning: $DDP_NPROC process(es) per node share $cpus CPU(s) of this allocation; ask for CPUs:" \
-            "sbatch --cpus-per-gpu=8 (with GPUs), or --exclusive / --cpus-per-task=N (CPU-only)"
-    fi
 }
 
 # ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA

@@ -17,11 +17,13 @@ from typing import List, Optional, Sequence
 
 from app.common import exitcodes
 from app.common.errors import UsageError
+from app.launch.binds import container_binds
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
 from app.launch.plan import Plan
 from app.launch.port import free_port
+from app.launch.slurm import cpus_warning, slurm_launch
 from app.launch.workload import submit_command, workload
 
 
@@ -96,6 +98,23 @@ def ask_submit_command(job: Job, options: argparse.Namespace, words: List[str]) 
     job.answer([submit_command(options.scheduler, job.script, words)])
 
 
+def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    nproc = _whole("DDP_NPROC", options.nproc)
+    warning = cpus_warning(nproc, os.environ)
+    if warning:
+        job.log(warning)
+    launch = slurm_launch(options.launch, options.workload, _whole("DDP_NNODES", options.nnodes), nproc, os.environ)
+    job.answer([launch.step, str(len(launch.per_node)), *launch.per_node, *launch.launcher])
+
+
+def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
+                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
+    for warning in binds.warnings:
+        job.log(warning)
+    job.answer(binds.args)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python3 -m app.launch", description=__doc__.split("\n\n")[0].split(": ")[1],
                                   formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n")[1])
@@ -139,6 +158,20 @@ def parser() -> argparse.ArgumentParser:
     what.set_defaults(ask=ask_workload)
     submit = questions.add_parser("submit-command", help="how to submit this job script with -- WORKLOAD...")
     submit.set_defaults(ask=ask_submit_command)
+    slurm = questions.add_parser("slurm-launch", help="Slurm's srun command lines; answer: STEP (torchrun, task, "
+                                 "mpi), N, the per-node launcher's N words, then the step's launcher")
+    slurm.add_argument("--launch", default="torchrun", help="LAUNCH")
+    slurm.add_argument("--workload", required=True, help="the workload's kind")
+    slurm.add_argument("--nnodes", required=True, help="DDP_NNODES")
+    slurm.add_argument("--nproc", required=True, help="DDP_NPROC")
+    slurm.set_defaults(ask=ask_slurm_launch)
+    binds = questions.add_parser("binds", help="what the container binds, as apptainer arguments")
+    binds.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
+    binds.add_argument("--run-dir", required=True, help="RUN_DIR")
+    binds.add_argument("--binds", default="", help="BINDS")
+    binds.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
+    binds.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
+    binds.set_defaults(ask=ask_binds)
     for question in (what, submit):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top

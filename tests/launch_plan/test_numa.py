@@ -13,7 +13,7 @@ GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"]
 
 
 def node(root: Path, cpus_per_numa_node: list[str], gpu_numa_nodes: list[int]) -> str:
-    for index, cpus in enumerate(cpus_per_numa_node + ["", ""]):  # the GPUs' memory: NUMA nodes without CPUs
+    for index, cpus in enumerate([*cpus_per_numa_node, "", ""]):  # the GPUs' memory: NUMA nodes without CPUs
         (root / f"sys/devices/system/node/node{index}").mkdir(parents=True)
         (root / f"sys/devices/system/node/node{index}/cpulist").write_text(cpus + "\n")
     for index, numa_node in enumerate(gpu_numa_nodes):
