@@ -2,6 +2,12 @@
 # Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run. It sources
 # its parts itself: lib-container.sh (fabric, binds, apptainer), lib-slurm.sh and lib-pbs.sh (each job's main).
 #
+# What the job runs is computed by the job's plan, app/launch (`python3 -m app.launch QUESTION`, standard library
+# only, the batch host's python3): processes per node, the port and the rendezvous host, the workload, the
+# torchrun command (app/launch/plan.py), Slurm's srun lines, the binds, the launch check's verdict. Bash asks it
+# through ddp_plan and keeps what bash must do: the scheduler's headers, traps, the wait loop, the PBS timer,
+# the node wrapper.
+#
 # A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the job's
 # facts below, and its main (ddp_slurm_main, ddp_pbs_main) calls these functions in order:
 #   ddp_defaults                    every override gets its default
@@ -273,18 +279,11 @@ ddp_mpi_rank_env() {
         "no CMA across the containers' user namespaces, for Open MPI's own shared memory (ob1); UCX does not read it"
 }
 
-# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node, for the messages of a job that cannot
-# start the MPI ranks itself: the image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task
-# per node (as these scripts submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops
-# with "There are not enough slots available" (open-mpi/ompi#6020): --oversubscribe lifts that (Open MPI 5
-# still takes it, as --map-by :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of
-# several nodes the extra ranks would go to the others, through an srun the image lacks: --host localhost keeps
-# them here (a slot count, localhost:N, is ignored under a scheduler's allocation). Both checked with Open MPI
-# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_jobscripts_nccl_tests.py).
+# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node (app/launch/workload.py), for messages.
 ddp_nccl_tests_one_node_cmd() {
-    local -r nproc=$1
-    printf '%s %s\n' "apptainer exec --nv app.sif mpirun --oversubscribe --host localhost -np $nproc" \
-        "all_reduce_perf -b 8 -e 4G -f 2 -g 1"
+    local -a one_node_answer
+    ddp_plan one_node_answer nccl-tests-one-node --nproc="$1"
+    echo "${one_node_answer[0]}"
 }
 
 # ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py).
@@ -297,90 +296,17 @@ ddp_nproc_per_node() {
     nproc_out=${nproc_answer[0]}
 }
 
-# ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
-ddp_iface_addr() {
-    command -v ip >/dev/null || return 0
-    { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
-}
-
-# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST. This script runs on the head node (Slurm
-# runs the batch script "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of
-# $PBS_NODEFILE, the mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum,
-# hsn0 on Slingshot) is read here, whatever the scheduler calls the node (node files may hold FQDNs or
-# xnames); the hostname is the fallback, and it may resolve to the management Ethernet, which is slow but
-# works for the rendezvous. OWNER: this node's name when the address is one of its own interfaces, else
-# empty. torchrun decides who hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
-# (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
-# assigned to secondary NICs": with the hostname on the management network and the endpoint on ib0/hsn0,
-# no node would host the store and every node fails the rendezvous. So each node's wrapper says it
-# explicitly (`--rdzv-conf ...,is_host=1` on the owner, `is_host=0` elsewhere).
+# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST, and the node that hosts the store, into OWNER
+# (empty: torchrun decides); app/launch/rendezvous.py says why.
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_rdzv_host() {
     local -n rdzv_host_out=$1 rdzv_owner_out=$2
-    rdzv_owner_out=
-    if [[ $DDP_JOB_ID == dry-run ]]; then
-        rdzv_host_out=${RDZV_HOST:-$DDP_HEAD_NODE}
-        ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (DRY_RUN=1 outside a job: in the job, the head node's" \
-            "address on the first of $RDZV_IFACES)"
-        return
-    fi
-    if [[ -n $RDZV_HOST ]]; then
-        ddp_rdzv_host_given "$1" "$2"
-        return
-    fi
-    local iface addr
-    local -a ifaces
-    read -ra ifaces <<<"$RDZV_IFACES"  # no file name globbing
-    for iface in ${ifaces[@]+"${ifaces[@]}"}; do
-        addr=$(ddp_iface_addr "$iface")
-        if [[ -n $addr ]]; then
-            rdzv_host_out=$addr
-            rdzv_owner_out=$(uname -n)
-            ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
-                "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
-            return
-        fi
-    done
-    # This node hosts the store even so: the node file's name for it need not be its hostname, nor resolve to
-    # the address that hostname does (HPE: an FQDN on the Slingshot network), which torchrun would miss.
-    rdzv_host_out=$DDP_HEAD_NODE
-    rdzv_owner_out=$(uname -n)
-    ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (head node's name; none of $RDZV_IFACES here;" \
-        "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
-}
-
-# ddp_rdzv_host_given HOST OWNER: RDZV_HOST set by you. It must be an address of this, the head node (or a
-# name that resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
-# torchrun could not tell by itself for a secondary NIC's address. Any other address would leave no node
-# hosting the store and every node waiting for it until the join timeout.
-ddp_rdzv_host_given() {
-    local -n given_host_out=$1 given_owner_out=$2
-    given_host_out=$RDZV_HOST
-    local own wanted
-    own=$(ddp_local_addrs)
-    if [[ -z $own ]]; then
-        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST; no \`ip\` here to tell whether it is this" \
-            "node's: torchrun decides who hosts the store)"
-        return
-    fi
-    if [[ $RDZV_HOST =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then wanted=$RDZV_HOST
-    else wanted=$(getent ahostsv4 "$RDZV_HOST" 2>/dev/null | awk '{print $1}' | sort -u || true)
-    fi
-    if [[ -n $wanted ]] && grep -qxF -f <(printf '%s\n' "$wanted") <<<"$own"; then
-        given_owner_out=$(uname -n)
-        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST, an address of head node $given_owner_out," \
-            "which hosts the store: is_host=1 there, 0 elsewhere)"
-        return
-    fi
-    ddp_die "RDZV_HOST=$RDZV_HOST is not an address of the head node $(uname -n), where rank 0 and the" \
-        "rendezvous store run (its addresses: $(tr '\n' ' ' <<<"$own")); give one of them, e.g." \
-        "RDZV_HOST=$(grep -vm1 '^127\.' <<<"$own" || echo 127.0.0.1), or unset RDZV_HOST to use its address on" \
-        "the first of RDZV_IFACES ($RDZV_IFACES)"
-}
-
-# ddp_local_addrs: this node's IPv4 addresses, one a line (nothing without `ip`).
-ddp_local_addrs() {
-    command -v ip >/dev/null || return 0
-    { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
+    local -a rdzv_answer dry_run=()
+    [[ $DDP_JOB_ID != dry-run ]] || dry_run=(--dry-run)
+    ddp_plan rdzv_answer rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" \
+        --ifaces="$RDZV_IFACES" "${dry_run[@]}"
+    rdzv_host_out=${rdzv_answer[0]}
+    rdzv_owner_out=${rdzv_answer[1]:-}
 }
 
 # ddp_free_port: a port for the rendezvous store nothing listens on, at random (app/launch/port.py).

@@ -23,8 +23,9 @@ from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
 from app.launch.plan import Plan
 from app.launch.port import free_port
+from app.launch.rendezvous import rendezvous
 from app.launch.slurm import cpus_warning, slurm_launch
-from app.launch.workload import submit_command, workload
+from app.launch.workload import nccl_tests_one_node, submit_command, workload
 
 
 class Job:
@@ -115,6 +116,16 @@ def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(binds.args)
 
 
+def ask_rendezvous(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    meeting = rendezvous(options.head_node, options.port, options.given, options.ifaces, options.dry_run)
+    job.log(meeting.said)
+    job.answer([meeting.host, meeting.owner])
+
+
+def ask_nccl_tests_one_node(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    job.answer([nccl_tests_one_node(_whole("DDP_NPROC", options.nproc))])
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python3 -m app.launch", description=__doc__.split("\n\n")[0].split(": ")[1],
                                   formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n")[1])
@@ -172,6 +183,16 @@ def parser() -> argparse.ArgumentParser:
     binds.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
     binds.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
     binds.set_defaults(ask=ask_binds)
+    meet = questions.add_parser("rendezvous", help="where torchrun meets and who hosts the store; answer: HOST OWNER")
+    meet.add_argument("--head-node", required=True, help="DDP_HEAD_NODE")
+    meet.add_argument("--port", required=True, help="RDZV_PORT")
+    meet.add_argument("--given", default="", help="RDZV_HOST")
+    meet.add_argument("--ifaces", default="ib0 hsn0", help="RDZV_IFACES")
+    meet.add_argument("--dry-run", action="store_true", help="DRY_RUN=1 outside a job")
+    meet.set_defaults(ask=ask_rendezvous)
+    one_node = questions.add_parser("nccl-tests-one-node", help="the nccl-tests command for one node, for messages")
+    one_node.add_argument("--nproc", required=True, help="ranks on the node")
+    one_node.set_defaults(ask=ask_nccl_tests_one_node)
     for question in (what, submit):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top

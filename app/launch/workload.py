@@ -18,6 +18,19 @@ from app.common.errors import UsageError
 NCCL_TESTS = ["all_reduce_perf", "-b", "8", "-e", "4G", "-f", "2", "-g", "1"]
 
 
+def nccl_tests_one_node(nproc: int) -> str:
+    """The nccl-tests command for one node, for the messages of a job that cannot start the MPI ranks itself: the
+    image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task per node (as these scripts
+    submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops with "There are not enough
+    slots available" (open-mpi/ompi#6020): --oversubscribe lifts that (Open MPI 5 still takes it, as --map-by
+    :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of several nodes the extra ranks would
+    go to the others, through an srun the image lacks: --host localhost keeps them here (a slot count, localhost:N,
+    is ignored under a scheduler's allocation). Both checked with Open MPI 4.1 under a two-node Slurm allocation
+    (tests/jobscripts/test_jobscripts_nccl_tests.py)."""
+    mpirun = ["mpirun", "--oversubscribe", "--host", "localhost", "-np", str(nproc)]
+    return " ".join(["apptainer", "exec", "--nv", "app.sif", *mpirun, *NCCL_TESTS])
+
+
 class Workload(NamedTuple):
     """KIND (train, check, nccl-tests, module, script) and ARGV: torchrun's trailing arguments, or the MPI program."""
 
