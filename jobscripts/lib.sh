@@ -112,16 +112,16 @@ ddp_die_unless_dry_run() {
 
 # ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, standard library only)
 # into the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log
-# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). This
-# checkout's app comes first on the path, before the working directory's (-m would put that first) and without
-# the environment's PYTHON* settings (-E) or the user's site packages (-s).
+# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). Only
+# this checkout's app and the standard library are on the path: isolated (-I: no PYTHON* settings, no working
+# directory, where -m would look first, no user site) and without site-packages (-S).
 [[ -r $DDP_REPO/app/launch/cli.py ]] ||
     ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
 DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
 ddp_plan() {
     local -n plan_out=$1
     shift
-    { mapfile -d '' -t plan_out < <(python3 -E -s -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
+    { mapfile -d '' -t plan_out < <(python3 -I -S -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
         --answer-fd=3 "$@" 3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
     local rc=${plan_out[-1]:-1}
     unset 'plan_out[-1]'
