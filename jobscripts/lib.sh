@@ -477,41 +477,13 @@ source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh
 source "$DDP_REPO/jobscripts/lib-pbs.sh"
 
-# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher (`deepspeed --hostfile
-# RUN_DIR/hostfile train.py`, which reaches every node over ssh/pdsh): one `NODE slots=DDP_NPROC` line per node
-# of the job, in the scheduler's names, the format its runner parses (`^(\S+)\s+slots=(\d+)`,
-# deepspeed/launcher/runner.py _parse_hostfile). MareNostrum 5's guide writes `scontrol show hostnames` alone,
-# which that parser refuses ("Hostfile contains a bad entry"). The job scripts themselves start torchrun on every
-# node and do not read it. Rewritten on every run: a requeued job may have other nodes.
+# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher, and how to start it
+# without SSH (app/launch/deepspeed_hostfile.py).
+# shellcheck disable=SC2034  # the question writes the file and answers nothing
 ddp_write_deepspeed_hostfile() {
-    local file=$RUN_DIR/hostfile node
-    if [[ $DRY_RUN == 1 ]]; then
-        ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
-        ddp_log_deepspeed_launch "$file"
-        return 0
-    fi
-    ddp_private_run_dir
-    # Only the owner reads it (the group too with RUN_DIR_MODE=750), whatever the umask
-    (umask 077 && for node in "${DDP_NODES[@]}"; do printf '%s slots=%s\n' "$node" "$DDP_NPROC"; done >"$file.tmp")
-    [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
-    mv -f "$file.tmp" "$file"
-    ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
-    ddp_log_deepspeed_launch "$file"
-}
-
-# ddp_log_deepspeed_launch HOSTFILE: how to start DeepSpeed's own launcher from HOSTFILE without SSH, one per node.
-# `--no_ssh` alone still asks the first node for its address over SSH (`ssh NODE hostname -I`) unless
-# `--master_addr` is given, and `--launcher slurm` needs `sinfo`, which the image lacks (deepspeed/launcher/
-# runner.py main, multinode_runner.py SlurmRunner.backend_exists, v0.19.8). A node's rank is its line in HOSTFILE
-# (Slurm's SLURM_NODEID, Cray PALS' PALS_NODEID: one task per node, in the job's node order); the master, node 0,
-# is the first line.
-ddp_log_deepspeed_launch() {
-    local -r hostfile=$1
-    # shellcheck disable=SC2016  # expanded on each node
-    local node_rank='$SLURM_NODEID' launcher='srun --ntasks-per-node=1'
-    # shellcheck disable=SC2016
-    [[ $DDP_SCHEDULER == pbs ]] && node_rank='$PALS_NODEID' launcher="mpiexec -n $DDP_NNODES --ppn 1"
-    ddp_log "deepspeed's launcher without SSH: one per node ($launcher), each in the image running:" \
-        "deepspeed --hostfile $hostfile --no_ssh --node_rank=$node_rank --master_addr=${DDP_NODES[0]}" \
-        "--master_port=$RDZV_PORT SCRIPT.py"
+    local -a dry_run=() hostfile_answer
+    if [[ $DRY_RUN == 1 ]]; then dry_run=(--dry-run); else ddp_private_run_dir; fi
+    ddp_plan hostfile_answer deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" \
+        --nproc="$DDP_NPROC" --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" \
+        "${dry_run[@]}" -- "${DDP_NODES[@]}"
 }

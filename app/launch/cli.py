@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.launch.binds import container_binds
+from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
@@ -126,6 +127,17 @@ def ask_nccl_tests_one_node(job: Job, options: argparse.Namespace, words: List[s
     job.answer([nccl_tests_one_node(_whole("DDP_NPROC", options.nproc))])
 
 
+def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    nproc, path = _whole("DDP_NPROC", options.nproc), os.path.join(options.run_dir, "hostfile")
+    if options.dry_run:
+        job.log(f"DRY_RUN=1: would write {path} ({options.nnodes} line(s) like '{words[0]} slots={nproc}')")
+    else:
+        write_hostfile(path, hostfile_text(words, nproc), group_readable=options.run_dir_mode == "750")
+        job.log(f"wrote {path} for the deepspeed launcher ({options.nnodes} node(s) x {nproc} slot(s))")
+    job.log(launch_line(path, options.scheduler, _whole("DDP_NNODES", options.nnodes), words[0], options.port))
+    job.answer([])
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python3 -m app.launch", description=__doc__.split("\n\n")[0].split(": ")[1],
                                   formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n")[1])
@@ -193,7 +205,16 @@ def parser() -> argparse.ArgumentParser:
     one_node = questions.add_parser("nccl-tests-one-node", help="the nccl-tests command for one node, for messages")
     one_node.add_argument("--nproc", required=True, help="ranks on the node")
     one_node.set_defaults(ask=ask_nccl_tests_one_node)
-    for question in (what, submit):
+    hostfile = questions.add_parser("deepspeed-hostfile", help="write RUN_DIR/hostfile for DeepSpeed's launcher: "
+                                    "-- NODES...")
+    hostfile.add_argument("--run-dir", required=True, help="RUN_DIR")
+    hostfile.add_argument("--run-dir-mode", default="700", help="RUN_DIR_MODE (750: the group may read it)")
+    hostfile.add_argument("--nproc", required=True, help="DDP_NPROC")
+    hostfile.add_argument("--nnodes", required=True, help="DDP_NNODES")
+    hostfile.add_argument("--port", required=True, help="RDZV_PORT")
+    hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
+    hostfile.set_defaults(ask=ask_deepspeed_hostfile)
+    for question in (what, submit, hostfile):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top
 
