@@ -34,20 +34,9 @@ ddp_slurm_main() {
     ddp_write_deepspeed_hostfile
     ddp_fabric_env
     ddp_container_cmd DDP_CONTAINER DDP_NODE_POLICY
-    ddp_cpus_per_node_check
-    # One task per node whatever --ntasks-per-node the job was submitted with (it checks the launch and,
-    # with LAUNCH=torchrun, runs torchrun, which starts the per-GPU workers itself). --kill-on-bad-exit:
-    # one failed node ends the step instead of a hang.
-    local -a per_node=(srun --kill-on-bad-exit=1 --nodes="$DDP_NNODES" --ntasks="$DDP_NNODES" --ntasks-per-node=1)
-    # Slurm 22.05+ no longer hands sbatch's --cpus-per-task to srun: without this, torchrun and all its
-    # workers would share one CPU on clusters that bind tasks to cores.
-    [[ -n ${SLURM_CPUS_PER_TASK:-} ]] && per_node+=(--cpus-per-task="$SLURM_CPUS_PER_TASK")
-    local -a mpi=()
-    local launch=$LAUNCH step
-    # nccl-tests: one srun task per GPU (LAUNCH=srun's layout), each an MPI rank of the image's OpenMPI,
-    # which learns its peers from Slurm's PMIx server (Slurm built --with-pmix: srun --mpi=list names pmix).
+    # nccl-tests: one srun task per GPU, each an MPI rank of the image's OpenMPI, which learns its peers from
+    # Slurm's PMIx server (Slurm built --with-pmix: srun --mpi=list names pmix).
     if [[ $DDP_WORKLOAD_KIND == nccl-tests ]]; then
-        launch=srun mpi=(--mpi=pmix)
         [[ $DRY_RUN == 1 ]] || srun --mpi=list 2>&1 | grep -qw pmix ||
             ddp_die "nccl-tests needs Slurm's PMIx plugin (srun --mpi=pmix) for the image's OpenMPI, and" \
                 "srun --mpi=list does not list pmix here; ask your site for it, or run on one node:" \
@@ -56,34 +45,20 @@ ddp_slurm_main() {
         # each task sees its own GPUs from index 0. nccl-tests picks GPU localRank * nGpus + i unless
         # NCCL_TESTS_DEVICE names the first (src/common.cu, nccl-tests v2.17.6, the image's): every rank but a
         # node's first would ask for a GPU its task cannot see.
-        local per_task
-        ddp_gpus_per_task per_task
-        [[ -z $per_task ]] || ddp_default NCCL_TESTS_DEVICE 0 \
+        local -a per_task
+        ddp_plan per_task gpus-per-task
+        [[ -z ${per_task[0]:-} ]] || ddp_default NCCL_TESTS_DEVICE 0 \
             "--gpus-per-task=$per_task: each task's own GPUs start at index 0, not at its local rank"
         ddp_mpi_rank_env
     fi
-    case $launch in
-        torchrun) DDP_LAUNCHER=("${per_node[@]}") step=ddp_torchrun_step ;;
-        srun)
-            step=ddp_slurm_task_step
-            [[ $DDP_WORKLOAD_KIND == nccl-tests ]] && step=ddp_slurm_mpi_step
-            DDP_LAUNCHER=(srun --kill-on-bad-exit=1 "${mpi[@]}" --nodes="$DDP_NNODES"
-                --ntasks=$((DDP_NNODES * DDP_NPROC)) --ntasks-per-node="$DDP_NPROC")
-            # The node's CPUs shared out among its tasks: all the job has there (SLURM_CPUS_ON_NODE), not one
-            # task's share, which is a quarter of it when the job asked for --ntasks-per-node=4
-            # --cpus-per-task=20 (SLURM_TASKS_PER_NODE=4(x1024)): 20 / 4 would leave 60 of 80 CPUs idle.
-            if [[ -n ${SLURM_CPUS_PER_TASK:-} ]]; then
-                local node_cpus=$SLURM_CPUS_PER_TASK
-                [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && node_cpus=$SLURM_CPUS_ON_NODE
-                DDP_LAUNCHER+=(--cpus-per-task=$((node_cpus / DDP_NPROC > 0 ? node_cpus / DDP_NPROC : 1)))
-            fi
-            # Fewer CPUs than tasks (no CPU request: one per node, ddp_cpus_per_node_check warns): srun would
-            # refuse the step ("More processors requested than permitted"); --overcommit lets the tasks share
-            # them, as torchrun's workers do.
-            [[ ${SLURM_CPUS_ON_NODE:-} =~ ^[0-9]+$ ]] && ((SLURM_CPUS_ON_NODE < DDP_NPROC)) && DDP_LAUNCHER+=(--overcommit)
-            ;;
-        *) ddp_die "LAUNCH=$LAUNCH is not torchrun or srun; example: LAUNCH=srun (one srun task per GPU)" ;;
-    esac
+    # The srun command lines (app/launch/slurm.py): STEP, N, one task per node (N words), the step's launcher
+    local -a launch per_node
+    ddp_plan launch slurm-launch --launch="$LAUNCH" --workload="$DDP_WORKLOAD_KIND" --nnodes="$DDP_NNODES" \
+        --nproc="$DDP_NPROC"
+    local step=ddp_slurm_${launch[0]}_step
+    [[ $step != ddp_slurm_torchrun_step ]] || step=ddp_torchrun_step
+    per_node=("${launch[@]:2:launch[1]}")
+    DDP_LAUNCHER=("${launch[@]:2+launch[1]}")
     # Where torchrun's store (or, under LAUNCH=srun, rank 0's) is; MPI programs meet through PMIx instead
     [[ $step == ddp_slurm_mpi_step ]] || ddp_rdzv_host DDP_RDZV_HOST DDP_RDZV_OWNER
     if [[ $step == ddp_slurm_task_step ]]; then

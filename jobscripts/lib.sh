@@ -2,6 +2,12 @@
 # Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run. It sources
 # its parts itself: lib-container.sh (fabric, binds, apptainer), lib-slurm.sh and lib-pbs.sh (each job's main).
 #
+# What the job runs is computed by the job's plan, app/launch (`python3 -m app.launch QUESTION`, standard library
+# only, the batch host's python3): processes per node, the port and the rendezvous host, the workload, the
+# torchrun command (app/launch/plan.py), Slurm's srun lines, the binds, the launch check's verdict. Bash asks it
+# through ddp_plan and keeps what bash must do: the scheduler's headers, traps, the wait loop, the PBS timer,
+# the node wrapper.
+#
 # A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the job's
 # facts below, and its main (ddp_slurm_main, ddp_pbs_main) calls these functions in order:
 #   ddp_defaults                    every override gets its default
@@ -102,6 +108,24 @@ ddp_die() {
 ddp_die_unless_dry_run() {
     [[ ${DRY_RUN:-0} == 1 ]] || ddp_die "$@"
     ddp_log "warning (DRY_RUN=1, going on): $*"
+}
+
+# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, standard library only)
+# into the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log
+# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). Only
+# this checkout's app and the standard library are on the path: isolated (-I: no PYTHON* settings, no working
+# directory, where -m would look first, no user site) and without site-packages (-S).
+[[ -r $DDP_REPO/app/launch/cli.py ]] ||
+    ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
+DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
+ddp_plan() {
+    local -n plan_out=$1
+    shift
+    { mapfile -d '' -t plan_out < <(python3 -I -S -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
+        --answer-fd=3 "$@" 3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
+    local rc=${plan_out[-1]:-1}
+    unset 'plan_out[-1]'
+    ((rc == 0)) || exit "$rc"
 }
 
 # ddp_dry_run_allocation: DRY_RUN=1 outside a job (a login node, a laptop): an allocation to plan for,
@@ -223,60 +247,23 @@ ddp_private_run_dir() {
         "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
 }
 
-# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for the scheduler in use, for
-# messages. qsub gives a batch script no arguments (qsub.1B: arguments follow only `-- executable`), so under
-# PBS the workload goes in the WORKLOAD variable (ddp_pbs_main reads it).
+# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for messages (app/launch/workload.py).
 ddp_submit_command() {
-    if [[ ${DDP_SCHEDULER:-} == pbs ]]; then
-        echo "qsub -v WORKLOAD=\"$*\" $DDP_SCRIPT"
-    else
-        echo "sbatch $DDP_SCRIPT${*:+ $*}"
-    fi
+    local -a submit_answer
+    ddp_plan submit_answer submit-command --scheduler="${DDP_SCHEDULER:-slurm}" -- "$@"
+    echo "${submit_answer[0]}"
 }
 
-# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into
-# KIND (train, check, nccl-tests, module, script) and, into the array ARGV, torchrun's trailing arguments.
-#   (none) | train [key=value ...]  ->  -m app.train --config $CONFIG run.dir=$RUN_DIR [key=value ...]
-#   check [ARGS]                    ->  -m app.check [--site $CHECK_SITE] [ARGS]
-#   nccl-tests [ARGS]               ->  all_reduce_perf -b 8 -e 4G -f 2 -g 1 [ARGS]   (an MPI program)
-#   -m MODULE [ARGS]                ->  -m MODULE [ARGS]
-#   SCRIPT.py [ARGS]                ->  SCRIPT.py [ARGS]   (a torchrun-compatible script of your own)
+# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into KIND (train,
+# check, nccl-tests, module, script) and torchrun's trailing arguments into the array ARGV (app/launch/workload.py).
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_workload() {
     local -n workload_kind_out=$1 workload_out=$2
-    shift 2
-    local what=${1:-train}
-    (($#)) && shift
-    workload_kind_out=$what
-    case $what in
-        train) workload_out=(-m app.train --config "$CONFIG" "run.dir=$RUN_DIR" "$@") ;;
-        check)
-            workload_out=(-m app.check)
-            # The site's expectations (bandwidth thresholds, message sizes) unless you name a profile yourself
-            if [[ -n $CHECK_SITE && " $* " != *" --site"[\ =]* ]]; then workload_out+=(--site "$CHECK_SITE"); fi
-            workload_out+=("$@")
-            ;;
-        nccl-tests)
-            # NVIDIA's reference all-reduce over every GPU of the job, one MPI rank per GPU (the image's MPI
-            # build of nccl-tests; lib-slurm.sh starts the ranks through Slurm's PMIx); ARGS are appended.
-            workload_out=(all_reduce_perf -b 8 -e 4G -f 2 -g 1 "$@")
-            ;;
-        -m)
-            workload_kind_out=module
-            (($#)) || ddp_die "-m needs a module name; example: $(ddp_submit_command -m my_pkg.train --epochs 5)"
-            workload_out=(-m "$@")
-            ;;
-        *)
-            # nccl-tests needs PMIx, which PBS's PALS mpiexec does not speak (ddp_pbs_main refuses it)
-            local nccl_tests="nccl-tests [ARGS] | "
-            [[ ${DDP_SCHEDULER:-} != pbs ]] || nccl_tests=
-            [[ -f $what ]] || ddp_die "'$what' is neither train, check, nccl-tests nor a script file (looked in" \
-                "$PWD); usage: $(ddp_submit_command "[train [key=value ...] | check | ${nccl_tests}SCRIPT.py" \
-                "[ARGS] | -m MODULE [ARGS]]")"
-            workload_kind_out=script
-            workload_out=("$what" "$@")
-            ;;
-    esac
+    local -a workload_answer
+    ddp_plan workload_answer workload --scheduler="${DDP_SCHEDULER:-slurm}" --config="$CONFIG" --run-dir="$RUN_DIR" \
+        --check-site="$CHECK_SITE" --cwd="$PWD" -- "${@:3}"
+    workload_kind_out=${workload_answer[0]}
+    workload_out=("${workload_answer[@]:1}")
 }
 
 # ddp_mpi_rank_env: for nccl-tests' MPI ranks, each started in its own container by the scheduler's launcher.
@@ -292,259 +279,49 @@ ddp_mpi_rank_env() {
         "no CMA across the containers' user namespaces, for Open MPI's own shared memory (ob1); UCX does not read it"
 }
 
-# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node, for the messages of a job that cannot
-# start the MPI ranks itself: the image's own mpirun, NPROC ranks on this node. Pasted inside a job of one task
-# per node (as these scripts submit), Open MPI takes its slots from the scheduler and `mpirun -np NPROC` stops
-# with "There are not enough slots available" (open-mpi/ompi#6020): --oversubscribe lifts that (Open MPI 5
-# still takes it, as --map-by :OVERSUBSCRIBE: docs.open-mpi.org, mpirun "Deprecated options"). In a job of
-# several nodes the extra ranks would go to the others, through an srun the image lacks: --host localhost keeps
-# them here (a slot count, localhost:N, is ignored under a scheduler's allocation). Both checked with Open MPI
-# 4.1 under a two-node Slurm allocation (tests/jobscripts/test_jobscripts_nccl_tests.py).
+# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node (app/launch/workload.py), for messages.
 ddp_nccl_tests_one_node_cmd() {
-    local -r nproc=$1
-    printf '%s %s\n' "apptainer exec --nv app.sif mpirun --oversubscribe --host localhost -np $nproc" \
-        "all_reduce_perf -b 8 -e 4G -f 2 -g 1"
+    local -a one_node_answer
+    ddp_plan one_node_answer nccl-tests-one-node --nproc="$1"
+    echo "${one_node_answer[0]}"
 }
 
-# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT.
+# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py).
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
     local -n nproc_out=$1
-    local n=$GPUS_PER_NODE source="GPUS_PER_NODE"
-    if [[ -z $n && -n ${DDP_ALLOC_GPUS_PER_NODE:-} ]]; then
-        n=$DDP_ALLOC_GPUS_PER_NODE source="the allocation"
-    fi
-    if [[ -z $n && -n ${CUDA_VISIBLE_DEVICES:-} ]]; then
-        local -a visible
-        IFS=, read -ra visible <<<"$CUDA_VISIBLE_DEVICES"
-        n=${#visible[@]} source="CUDA_VISIBLE_DEVICES"
-    fi
-    if [[ -z $n ]] && command -v nvidia-smi >/dev/null; then
-        n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true) source="nvidia-smi -L"
-        [[ $n == 0 ]] && n=
-    fi
-    [[ -n $n ]] || ddp_die "cannot tell how many processes to start per node: the job has no GPUs;" \
-        "request them (Slurm: --gres=gpu:4; PBS: ngpus=4) or set GPUS_PER_NODE=N (on CPU: processes per node)"
-    [[ $n =~ ^[1-9][0-9]*$ ]] || ddp_die "GPUS_PER_NODE=$n is not a positive whole number; example: GPUS_PER_NODE=4"
-    nproc_out=$n
-    ddp_log "$DDP_NNODES node(s) x $n process(es) per node (from $source)"
-    ddp_gpus_per_task_check "$n"
+    local -a nproc_answer
+    ddp_plan nproc_answer nproc --gpus-per-node="$GPUS_PER_NODE" --allocation="${DDP_ALLOC_GPUS_PER_NODE:-}" \
+        --nnodes="$DDP_NNODES"
+    nproc_out=${nproc_answer[0]}
 }
 
-# ddp_gpus_per_task OUT: the GPUs a task gets with `--gpus-per-task=N` (sbatch or the environment), into OUT; empty
-# without. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, e.g.
-# cpu=4,gres/gpu:h100=2 (srun(1) of slurm-25-11-7-1; app/common/distributed.py reads the same).
-ddp_gpus_per_task() {
-    local -n per_task_out=$1
-    local item
-    local -a items
-    per_task_out=${SLURM_GPUS_PER_TASK:-}
-    if [[ -z $per_task_out ]]; then
-        IFS=, read -ra items <<<"${SLURM_TRES_PER_TASK:-}"
-        for item in "${items[@]}"; do
-            [[ $item =~ ^gres/gpu(:[^=]+)?=([0-9]+)$ ]] && per_task_out=${BASH_REMATCH[2]}
-        done
-    fi
-    [[ $per_task_out =~ ^[0-9]+$ ]] || per_task_out=
-}
-
-# ddp_gpus_per_task_check NPROC: `--gpus-per-task=N` asking for more GPUs than a node has would start no task, or
-# every task would stop in the trainer: say so before any rank starts.
-ddp_gpus_per_task_check() {
-    local per_task
-    ddp_gpus_per_task per_task
-    [[ -n $per_task ]] && ((per_task > $1)) || return 0
-    ddp_die "--gpus-per-task=$per_task but a node of this job has $1 GPU(s): no task could start; ask" \
-        "for at most $1 per task, e.g. sbatch --gpus-per-task=1 --ntasks-per-node=$1 (LAUNCH=srun)," \
-        "or leave --gpus-per-task out (torchrun gives each worker one GPU)"
-}
-
-# ddp_iface_addr IFACE: the IPv4 address of IFACE on this node, or nothing.
-ddp_iface_addr() {
-    command -v ip >/dev/null || return 0
-    { ip -o -4 addr show dev "$1" 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]; exit}'
-}
-
-# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST. This script runs on the head node (Slurm
-# runs the batch script "on the first node in the set of allocated nodes", sbatch(1); PBS on the first node of
-# $PBS_NODEFILE, the mother superior), so the head's address on the fast network (IPoIB ib0 on MareNostrum,
-# hsn0 on Slingshot) is read here, whatever the scheduler calls the node (node files may hold FQDNs or
-# xnames); the hostname is the fallback, and it may resolve to the management Ethernet, which is slow but
-# works for the rendezvous. OWNER: this node's name when the address is one of its own interfaces, else
-# empty. torchrun decides who hosts the c10d store by comparing the endpoint with the addresses its hostname resolves to
-# (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py), which misses "IP addresses
-# assigned to secondary NICs": with the hostname on the management network and the endpoint on ib0/hsn0,
-# no node would host the store and every node fails the rendezvous. So each node's wrapper says it
-# explicitly (`--rdzv-conf ...,is_host=1` on the owner, `is_host=0` elsewhere).
+# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST, and the node that hosts the store, into OWNER
+# (empty: torchrun decides); app/launch/rendezvous.py says why.
+# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_rdzv_host() {
     local -n rdzv_host_out=$1 rdzv_owner_out=$2
-    rdzv_owner_out=
-    if [[ $DDP_JOB_ID == dry-run ]]; then
-        rdzv_host_out=${RDZV_HOST:-$DDP_HEAD_NODE}
-        ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (DRY_RUN=1 outside a job: in the job, the head node's" \
-            "address on the first of $RDZV_IFACES)"
-        return
-    fi
-    if [[ -n $RDZV_HOST ]]; then
-        ddp_rdzv_host_given "$1" "$2"
-        return
-    fi
-    local iface addr
-    local -a ifaces
-    read -ra ifaces <<<"$RDZV_IFACES"  # no file name globbing
-    for iface in ${ifaces[@]+"${ifaces[@]}"}; do
-        addr=$(ddp_iface_addr "$iface")
-        if [[ -n $addr ]]; then
-            rdzv_host_out=$addr
-            rdzv_owner_out=$(uname -n)
-            ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT ($iface of head node $DDP_HEAD_NODE;" \
-                "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
-            return
-        fi
-    done
-    # This node hosts the store even so: the node file's name for it need not be its hostname, nor resolve to
-    # the address that hostname does (HPE: an FQDN on the Slingshot network), which torchrun would miss.
-    rdzv_host_out=$DDP_HEAD_NODE
-    rdzv_owner_out=$(uname -n)
-    ddp_log "rendezvous on $rdzv_host_out:$RDZV_PORT (head node's name; none of $RDZV_IFACES here;" \
-        "$rdzv_owner_out hosts the store: is_host=1 there, 0 elsewhere)"
+    local -a rdzv_answer dry_run=()
+    [[ $DDP_JOB_ID != dry-run ]] || dry_run=(--dry-run)
+    ddp_plan rdzv_answer rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" \
+        --ifaces="$RDZV_IFACES" "${dry_run[@]}"
+    rdzv_host_out=${rdzv_answer[0]}
+    rdzv_owner_out=${rdzv_answer[1]:-}
 }
 
-# ddp_rdzv_host_given HOST OWNER: RDZV_HOST set by you. It must be an address of this, the head node (or a
-# name that resolves to one): rank 0 and the store run here, and this node's wrapper is told so (is_host=1), which
-# torchrun could not tell by itself for a secondary NIC's address. Any other address would leave no node
-# hosting the store and every node waiting for it until the join timeout.
-ddp_rdzv_host_given() {
-    local -n given_host_out=$1 given_owner_out=$2
-    given_host_out=$RDZV_HOST
-    local own wanted
-    own=$(ddp_local_addrs)
-    if [[ -z $own ]]; then
-        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST; no \`ip\` here to tell whether it is this" \
-            "node's: torchrun decides who hosts the store)"
-        return
-    fi
-    if [[ $RDZV_HOST =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then wanted=$RDZV_HOST
-    else wanted=$(getent ahostsv4 "$RDZV_HOST" 2>/dev/null | awk '{print $1}' | sort -u || true)
-    fi
-    if [[ -n $wanted ]] && grep -qxF -f <(printf '%s\n' "$wanted") <<<"$own"; then
-        given_owner_out=$(uname -n)
-        ddp_log "rendezvous on $given_host_out:$RDZV_PORT (RDZV_HOST, an address of head node $given_owner_out," \
-            "which hosts the store: is_host=1 there, 0 elsewhere)"
-        return
-    fi
-    ddp_die "RDZV_HOST=$RDZV_HOST is not an address of the head node $(uname -n), where rank 0 and the" \
-        "rendezvous store run (its addresses: $(tr '\n' ' ' <<<"$own")); give one of them, e.g." \
-        "RDZV_HOST=$(grep -vm1 '^127\.' <<<"$own" || echo 127.0.0.1), or unset RDZV_HOST to use its address on" \
-        "the first of RDZV_IFACES ($RDZV_IFACES)"
-}
-
-# ddp_local_addrs: this node's IPv4 addresses, one a line (nothing without `ip`).
-ddp_local_addrs() {
-    command -v ip >/dev/null || return 0
-    { ip -o -4 addr show 2>/dev/null || true; } | awk '{split($4, a, "/"); print a[1]}'
-}
-
-# ddp_free_port: a port for the rendezvous store, chosen at random on this (the head) node at job start:
-# one nothing listens on now (/proc/net/tcp and tcp6, state 0A = LISTEN, which every user may read), below
-# the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768 by default: Documentation/networking/
-# ip-sysctl.rst), where no outgoing connection takes it meanwhile. A port derived from the job id was public
-# (squeue, qstat show ids) and collided (the digits of every Aurora-style PBS id gave one port). Travels to
-# the nodes in torchrun's --rdzv-endpoint (or MASTER_PORT): not a secret, any user of the node sees a
-# listening port (ss -ltn); DDP_STORE_SECRET is what keeps others out (ddp_new_store_secret).
+# ddp_free_port: a port for the rendezvous store nothing listens on, at random (app/launch/port.py).
 ddp_free_port() {
-    local low=20000 high=32768 port first
-    read -r first _ 2>/dev/null <"${DDP_PROBE_ROOT:-}/proc/sys/net/ipv4/ip_local_port_range" || first=
-    [[ $first =~ ^[0-9]+$ ]] && ((first > low + 1000 && first < high)) && high=$first
-    local taken
-    taken=$(awk '$4 == "0A" {split($2, a, ":"); print a[2]}' "${DDP_PROBE_ROOT:-}"/proc/net/tcp \
-        "${DDP_PROBE_ROOT:-}"/proc/net/tcp6 2>/dev/null | sort -u | tr '\n' ' ' || true)
-    # From a random start, the first port up (wrapping around) that nothing listens on
-    local start=$(((RANDOM * 32768 + RANDOM) % (high - low))) step hex
-    for ((step = 0; step < high - low; step++)); do
-        port=$((low + (start + step) % (high - low)))
-        printf -v hex '%04X' "$port"
-        [[ " $taken " == *" $hex "* ]] || break
-    done
-    echo "$port"
+    local -a port_answer
+    ddp_plan port_answer port --probe-root="${DDP_PROBE_ROOT:-}"
+    echo "${port_answer[0]}"
 }
 
-# ddp_cpus_per_node_check: workers that share one CPU run many times slower, and nothing says so. Slurm
-# gives a job one CPU per task unless it asks (sbatch --cpus-per-gpu, --cpus-per-task, --exclusive) or the
-# site sets DefCpuPerGPU.
-ddp_cpus_per_node_check() {
-    local cpus=${SLURM_CPUS_ON_NODE:-}
-    [[ $cpus =~ ^[0-9]+$ ]] || return 0
-    if ((cpus < DDP_NPROC)); then
-        ddp_log "warning: $DDP_NPROC process(es) per node share $cpus CPU(s) of this allocation; ask for CPUs:" \
-            "sbatch --cpus-per-gpu=8 (with GPUs), or --exclusive / --cpus-per-task=N (CPU-only)"
-    fi
-}
-
-# ddp_numa_binding OUT: torchrun's --numa-binding (torch >= 2.9, numactl in the image), into the array OUT. Each
-# worker runs on the CPUs of its GPU's NUMA node, as CSCS pins its GH200 jobs (one NUMA node per Grace
-# Hopper module, four per node) and as two-socket x86 nodes want: a worker on the far socket pays for
-# every host-to-GPU copy and every page it touches. auto: where the node has GPUs whose NUMA node sysfs
-# knows (torch's binding fails the launch on numa_node -1) and more than one NUMA node with CPUs; not under
-# LAUNCH=srun (no torchrun: srun's --cpu-bind does it) or IMAGE=none (your torch may predate the flag).
-# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
-ddp_numa_binding() {
-    local -n numa_args_out=$1
-    numa_args_out=()
-    local mode=${NUMA_BINDING:-auto} device gpu_numa_node cpus numa_nodes=0 gpus=0 unknown=0
-    local why="NUMA_BINDING=$mode"
-    case $mode in
-        none) return 0 ;;
-        node | socket | exclusive | core-complex) ;;
-        auto)
-            [[ $LAUNCH == torchrun && $IMAGE != none ]] || return 0
-            for cpus in "$DDP_PROBE_ROOT"/sys/devices/system/node/node[0-9]*/cpulist; do
-                [[ -s $cpus && $(<"$cpus") == *[0-9]* ]] && numa_nodes=$((numa_nodes + 1))
-            done
-            for device in "$DDP_PROBE_ROOT"/sys/bus/pci/devices/*; do
-                [[ -r $device/vendor && -r $device/class && -r $device/numa_node ]] || continue
-                [[ $(<"$device/vendor") == 0x10de && $(<"$device/class") == 0x03* ]] || continue  # NVIDIA display/3D
-                gpus=$((gpus + 1))
-                gpu_numa_node=$(<"$device/numa_node")
-                ((gpu_numa_node >= 0)) || unknown=$((unknown + 1))
-            done
-            ((gpus > 0 && numa_nodes > 1)) || return 0
-            if ((unknown > 0)); then
-                ddp_log "no --numa-binding: the GPUs' NUMA node is unknown (numa_node -1 in sysfs); workers run" \
-                    "on any CPU (set NUMA_BINDING=none to silence this)"
-                return 0
-            fi
-            mode=node why="auto: $numa_nodes NUMA nodes with CPUs, $gpus GPUs" ;;
-        *) ddp_die "NUMA_BINDING=$mode is not one of auto, none, node, socket, exclusive, core-complex;" \
-            "example: NUMA_BINDING=node" ;;
-    esac
-    numa_args_out=(--numa-binding="$mode")
-    ddp_log "torchrun --numa-binding=$mode: each worker on the CPUs of its GPU's NUMA node ($why;" \
-        "NUMA_BINDING=none turns it off)"
-}
-
-# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT; they meet at the head
-# node (c10d, rendezvous RDZV_ID) and start DDP_NPROC workers of python PROGRAM each (torchrun's trailing
-# arguments: SCRIPT.py ARGS or -m MODULE ARGS).
-# shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
+# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA
+# binding are built in app/launch/plan.py and app/launch/numa.py.
 ddp_torchrun_cmd() {
-    local -n torchrun_out=$1
-    local rdzv_id=$2
-    shift 2
-    local -a numa
-    ddp_numa_binding numa
-    torchrun_out=(
-        torchrun
-        --nnodes="$DDP_NNODES"
-        --nproc-per-node="$DDP_NPROC"
-        "${numa[@]}"
-        --rdzv-backend=c10d
-        --rdzv-endpoint="$DDP_RDZV_HOST:$RDZV_PORT"
-        --rdzv-id="$rdzv_id"
-        # A node that never joins (its launcher did not start) fails the job after this many seconds
-        --rdzv-conf="join_timeout=$RDZV_JOIN_TIMEOUT_S"
-        "$@"
-    )
+    ddp_plan "$1" torchrun --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --rdzv-host="$DDP_RDZV_HOST" \
+        --rdzv-port="$RDZV_PORT" --join-timeout="$RDZV_JOIN_TIMEOUT_S" --numa-binding="${NUMA_BINDING:-auto}" \
+        --launch="$LAUNCH" --image="$IMAGE" --probe-root="$DDP_PROBE_ROOT" -- "${@:2}"
 }
 
 # ddp_torchrun_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node through DDP_LAUNCHER (the
@@ -563,16 +340,9 @@ ddp_print_cmd() {
 }
 
 # ddp_check_launcher NAMES LAUNCHER...: run a one-line report through the launcher and require one process on
-# each of the DDP_NNODES nodes. Catches the tutorial's mistake (torchrun started on the head node only, which
-# torchrun reports only after its join timeout) in seconds. Only marked lines of stdout count: srun and
-# SPANK plugins write notices ("srun: Job step creation temporarily disabled, retrying") to stderr, which is
-# shown only when the check fails. Each node's report also gives its scheduler name beside its hostname
-# (Slurm: SLURMD_NODENAME, the name slurmd was started as; PBS: the node's index in the job, which Cray
-# PALS exports as PALS_NODEID and TM as PBS_NODENUM, into DDP_NODES, the node file's names): the names
-# the nodes call themselves are what app.check and the trainer write into nodes-to-exclude.txt
-# -> NAMES[HOSTNAME] (NAMES: an associative array).
-# A failure names the nodes without a process (or with two) among DDP_NODES, by short name: at 1024 nodes
-# the 1023 that answered are no help. Cost: one launch, then O(N) in bash without a process per node.
+# each of the DDP_NNODES nodes, in seconds, not at torchrun's join timeout (the tutorial's mistake: torchrun on
+# the head node only); each node's hostname -> scheduler name into NAMES (an associative array). The verdict and
+# its messages: app/launch/launch_check.py.
 declare -A DDP_SCHEDULER_NAME_OF=()
 ddp_check_launcher() {
     local -n names_out=$1
@@ -580,62 +350,20 @@ ddp_check_launcher() {
     [[ $(declare -p "${!names_out}" 2>/dev/null) == "declare -A"* ]] ||
         ddp_die "ddp_check_launcher: ${!names_out} is not an associative array (declare -A ${!names_out})"
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local out errors rc=0 errors_file marker=ddp-launch-check line host name index started=0
-    local -A per_node=()
+    local out errors rc=0 errors_file i
+    local -a pairs
     errors_file=$(mktemp)
     # shellcheck disable=SC2016  # expanded on each node
     out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:--} ${PALS_NODEID:-${PBS_NODENUM:--}}"' \
-        "$marker" 2>"$errors_file") || rc=$?
+        ddp-launch-check 2>"$errors_file") || rc=$?
     errors=$(ddp_first_lines 10 <"$errors_file" | tr '\n' ' ')
     rm -f "$errors_file"
     ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
         "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
+    ddp_plan pairs launch-check --nnodes="$DDP_NNODES" --launcher="$(printf '%q ' "$@")" --said="$errors" \
+        -- ${DDP_NODES[@]+"${DDP_NODES[@]}"} <<<"$out"
     names_out=()
-    while read -r line host name index; do
-        [[ $line == "$marker" && -n $host ]] || continue
-        ((++started))
-        [[ -n $name && $name != - ]] || name=$host
-        [[ $index =~ ^[0-9]+$ && -n ${DDP_NODES[index]:-} ]] && name=${DDP_NODES[index]}
-        names_out["$host"]=$name
-        per_node[${name%%.*}]=$((${per_node[${name%%.*}]:-0} + 1))
-    done <<<"$out"
-    if ((started != DDP_NNODES || ${#per_node[@]} != DDP_NNODES)); then
-        ddp_die "the launcher started $started process(es) on ${#per_node[@]} node(s)" \
-            "($(ddp_launch_gaps per_node names_out)) but this job has $DDP_NNODES nodes and needs exactly one" \
-            "torchrun per node, else the rendezvous waits for the missing nodes until it times out; the launcher was:" \
-            "$(printf '%q ' "$@") (PBS: mpiexec -n NNODES --ppn 1; Slurm: srun --ntasks-per-node=1)${errors:+; it said on stderr: $errors}"
-    fi
-    if ((DDP_NNODES <= 16)); then
-        ddp_log "launcher check: one process on each of $(printf '%s\n' "${!names_out[@]}" | sort | tr '\n' ' ')"
-    else
-        ddp_log "launcher check: one process on each of the $DDP_NNODES nodes"
-    fi
-}
-
-# ddp_launch_gaps COUNTS NAMES: what the launcher check saw wrong, from COUNTS (the name of an associative
-# array: short node name -> processes): the nodes of DDP_NODES with none, those with more than one (16 of
-# each at most, then how many). Without DDP_NODES, or where the nodes call themselves otherwise than the
-# node list does (PBS node files of xnames), the processes' own hostnames instead (NAMES' keys).
-ddp_launch_gaps() {
-    local -n counts=$1 seen_names=$2
-    local node
-    local -a none=() more=() nodes=(${DDP_NODES[@]+"${DDP_NODES[@]}"})
-    for node in ${nodes[@]+"${nodes[@]}"}; do
-        ((${counts[${node%%.*}]:-0} == 0)) && none+=("$node")
-    done
-    for node in "${!counts[@]}"; do
-        ((${counts[$node]} > 1)) && more+=("${counts[$node]} on $node")
-    done
-    # Every node seen is one of DDP_NODES when the names line up: then exactly N - seen are missing
-    if ((${#nodes[@]} == 0 || ${#none[@]} > DDP_NNODES - ${#counts[@]})); then
-        printf '%s\n' "${!seen_names[@]}" | sort | ddp_first_lines 16 | tr '\n' ' '
-        none=("")
-    elif ((${#none[@]})); then
-        printf 'none on %s' "$(printf '%s\n' "${none[@]}" | ddp_first_lines 16 | paste -sd' ' -)"
-    fi
-    ((${#none[@]} && ${#more[@]})) && printf '; '
-    ((${#more[@]})) && printf '%s' "$(printf '%s\n' "${more[@]}" | sort -t' ' -k3 | ddp_first_lines 16 | paste -sd, -)"
-    return 0
+    for ((i = 0; i + 1 < ${#pairs[@]}; i += 2)); do names_out["${pairs[i]}"]=${pairs[i + 1]}; done
 }
 
 # ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
@@ -749,41 +477,13 @@ source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh
 source "$DDP_REPO/jobscripts/lib-pbs.sh"
 
-# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher (`deepspeed --hostfile
-# RUN_DIR/hostfile train.py`, which reaches every node over ssh/pdsh): one `NODE slots=DDP_NPROC` line per node
-# of the job, in the scheduler's names, the format its runner parses (`^(\S+)\s+slots=(\d+)`,
-# deepspeed/launcher/runner.py _parse_hostfile). MareNostrum 5's guide writes `scontrol show hostnames` alone,
-# which that parser refuses ("Hostfile contains a bad entry"). The job scripts themselves start torchrun on every
-# node and do not read it. Rewritten on every run: a requeued job may have other nodes.
+# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher, and how to start it
+# without SSH (app/launch/deepspeed_hostfile.py).
+# shellcheck disable=SC2034  # the question writes the file and answers nothing
 ddp_write_deepspeed_hostfile() {
-    local file=$RUN_DIR/hostfile node
-    if [[ $DRY_RUN == 1 ]]; then
-        ddp_log "DRY_RUN=1: would write $file (${DDP_NNODES} line(s) like '${DDP_NODES[0]} slots=$DDP_NPROC')"
-        ddp_log_deepspeed_launch "$file"
-        return 0
-    fi
-    ddp_private_run_dir
-    # Only the owner reads it (the group too with RUN_DIR_MODE=750), whatever the umask
-    (umask 077 && for node in "${DDP_NODES[@]}"; do printf '%s slots=%s\n' "$node" "$DDP_NPROC"; done >"$file.tmp")
-    [[ $RUN_DIR_MODE == 750 ]] && chmod 640 "$file.tmp"
-    mv -f "$file.tmp" "$file"
-    ddp_log "wrote $file for the deepspeed launcher (${DDP_NNODES} node(s) x $DDP_NPROC slot(s))"
-    ddp_log_deepspeed_launch "$file"
-}
-
-# ddp_log_deepspeed_launch HOSTFILE: how to start DeepSpeed's own launcher from HOSTFILE without SSH, one per node.
-# `--no_ssh` alone still asks the first node for its address over SSH (`ssh NODE hostname -I`) unless
-# `--master_addr` is given, and `--launcher slurm` needs `sinfo`, which the image lacks (deepspeed/launcher/
-# runner.py main, multinode_runner.py SlurmRunner.backend_exists, v0.19.8). A node's rank is its line in HOSTFILE
-# (Slurm's SLURM_NODEID, Cray PALS' PALS_NODEID: one task per node, in the job's node order); the master, node 0,
-# is the first line.
-ddp_log_deepspeed_launch() {
-    local -r hostfile=$1
-    # shellcheck disable=SC2016  # expanded on each node
-    local node_rank='$SLURM_NODEID' launcher='srun --ntasks-per-node=1'
-    # shellcheck disable=SC2016
-    [[ $DDP_SCHEDULER == pbs ]] && node_rank='$PALS_NODEID' launcher="mpiexec -n $DDP_NNODES --ppn 1"
-    ddp_log "deepspeed's launcher without SSH: one per node ($launcher), each in the image running:" \
-        "deepspeed --hostfile $hostfile --no_ssh --node_rank=$node_rank --master_addr=${DDP_NODES[0]}" \
-        "--master_port=$RDZV_PORT SCRIPT.py"
+    local -a dry_run=() hostfile_answer
+    if [[ $DRY_RUN == 1 ]]; then dry_run=(--dry-run); else ddp_private_run_dir; fi
+    ddp_plan hostfile_answer deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" \
+        --nproc="$DDP_NPROC" --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" \
+        "${dry_run[@]}" -- "${DDP_NODES[@]}"
 }

@@ -18,7 +18,8 @@ import pytest
 
 from tests.launch import REPO, clean_env
 
-ENTRY_POINTS = ("app.diagnose", "app.report")
+#: app.launch computes the job's plan on the batch host (jobscripts/lib.sh), whose python3 is the same system one
+ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
 #: What the job scripts run on the nodes' own python3 (jobscripts/lib-heal.sh ddp_launch_python), SLES 15's 3.6 too.
 JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs")
 OLDEST_LOGIN_PYTHON = "3.6"
@@ -73,7 +74,8 @@ def write_run(run_dir: Path) -> Path:
 def test_the_closure_holds_the_entry_points_and_what_they_share():
     files = {str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS)}
     assert {"app/__init__.py", "app/diagnose/__main__.py", "app/diagnose/causes.py", "app/report/__main__.py",
-            "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py"} <= files, files
+            "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py", "app/launch/cli.py",
+            "app/launch/plan.py", "app/launch/gpus.py"} <= files, files
     job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
     assert {"app/launch/__init__.py", "app/launch/heal.py", "app/launch/pbs.py", "app/launch/answer.py",
             "app/common/errors.py"} <= job_script_files, job_script_files
@@ -141,3 +143,21 @@ def test_the_login_tools_run_under_python_3_6(tmp_path):
 
 def strip_picture(text: str) -> list[str]:
     return [line for line in text.splitlines() if not line.startswith("picture: ")]
+
+
+@pytest.mark.skipif(login_python() is None, reason="no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv "
+                    "install 3.6) to run the plan under it")
+def test_the_jobs_plan_is_computed_alike_under_python_3_6(tmp_path):
+    env = {**clean_env(), "PYTHONPATH": str(REPO), "GPUS_PER_NODE": "4"}
+    questions = (["nproc", "--gpus-per-node=4"], ["--help"],
+                 ["torchrun", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-port=29400",
+                  "--join-timeout=60", "--", "42", "-m", "app.train", "run.dir=/runs/a b"])
+    for argv in questions:
+        old = subprocess.run([login_python(), "-m", "app.launch", *argv], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, check=False)
+        new = subprocess.run([sys.executable, "-m", "app.launch", *argv], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert old.returncode == new.returncode == 0, old.stderr
+        # The same answer; the log line's clock and argparse's heading ("optional arguments") may differ
+        assert [line for line in old.stdout.splitlines() if not line.startswith(("[", "opt"))] == [
+            line for line in new.stdout.splitlines() if not line.startswith(("[", "opt"))], old.stdout

@@ -20,17 +20,12 @@ single process: N copies of a world-size-1 run would share one GPU and one run d
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from app.common.errors import UsageError
-
-#: Ports derived from a job id when MASTER_PORT is not set (all ranks derive the same one): below the kernel's
-#: ephemeral range (net.ipv4.ip_local_port_range starts at 32768 by default), as the job scripts' own choice.
-DERIVED_PORT_BASE = 20000
-DERIVED_PORT_SPAN = 12768
+from app.launch.port import derive_port
 
 
 def parse_hostlist(hostlist: str) -> list[str]:
@@ -77,14 +72,6 @@ def _expand_one(item: str, whole: str) -> list[str]:
         for n in range(int(bounds[0]), int(bounds[1]) + 1):
             expanded.extend(f"{prefix}{n:0{width}d}{s}" for s in _expand_one(suffix, whole))
     return expanded
-
-
-def derive_port(job_id: str) -> int:
-    """A port every rank of one job derives alike from the whole job id (a hash: ids that share their digits, as
-    every Aurora-style PBS id's server part does, get different ports). Only for launches without a chosen port:
-    the job scripts pick a free one at random on the head node and pass it on (RDZV_PORT, MASTER_PORT)."""
-    digest = hashlib.sha256(job_id.encode()).digest()
-    return DERIVED_PORT_BASE + int.from_bytes(digest[:4], "big") % DERIVED_PORT_SPAN
 
 
 class ClusterEnvironment:

@@ -24,6 +24,7 @@ from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.errors import RendezvousError, UsageError
 from app.common.gpu_presence import unusable_gpus
+from app.launch.gpus import gpus_per_task
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
     shown = env.get("CUDA_VISIBLE_DEVICES", "<unset>")
     per_task = gpus_per_task(env)
     if per_task:
-        wanted = int(per_task) if per_task.isdigit() else 1  # 'a100:1' style counts are not split here
+        wanted = int(per_task)
         if wanted > visible:
             raise UsageError(
                 f"srun --gpus-per-task={per_task} but this task sees {visible} GPU(s) "
@@ -83,19 +84,6 @@ def device_index(local_rank: int, visible: int, env: Mapping[str, str]) -> int:
             "(or srun --gpus-per-task=1, which gives each task its own GPU)"
         )
     return local_rank
-
-
-def gpus_per_task(env: Mapping[str, str]) -> str:
-    """The N of `srun --gpus-per-task=N`, or ''. Slurm up to 23.05 exports SLURM_GPUS_PER_TASK=N; from 23.11
-    only SLURM_TRES_PER_TASK, a list such as `cpu=4,gres/gpu=1` or `gres/gpu:h100=2` (srun(1) of slurm-25-11-7-1:
-    "If --cpus-per-task or --gpus-per-task is specified, it is also set in SLURM_TRES_PER_TASK")."""
-    if env.get("SLURM_GPUS_PER_TASK"):
-        return env["SLURM_GPUS_PER_TASK"]
-    for item in env.get("SLURM_TRES_PER_TASK", "").split(","):
-        name, _, count = item.partition("=")
-        if name == "gres/gpu" or name.startswith("gres/gpu:"):
-            return count
-    return ""
 
 
 def choose_backend(requested: str, device: torch.device) -> str:

@@ -68,8 +68,8 @@ def test_a_submitted_script_path_with_spaces_finds_its_library(tmp_path: Path) -
     job` names on its `Command=` line, spaces and all."""
     project = tmp_path / "my project"
     shutil.copytree(REPO / "jobscripts", project / "jobscripts")
-    shutil.copytree(REPO / "app" / "common", project / "app" / "common",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("common", "launch"):  # the fabric policy, the node wrapper; the job's plan
+        shutil.copytree(REPO / "app" / package, project / "app" / package, ignore=shutil.ignore_patterns("__pycache__"))
     spool = tmp_path / "spool"
     spool.mkdir()
     shutil.copy(REPO / "jobscripts" / "slurm.sh", spool / "slurm_script")

@@ -1,0 +1,3 @@
+from app.launch.cli import main
+
+raise SystemExit(main())
