@@ -4,11 +4,10 @@ on Slingshot, the host's libfabric and what it links, and the user's BINDS, as `
 import glob
 import os
 import re
-import shutil
-import subprocess
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from app.common.errors import UsageError
+from app.launch.host_command import host_output as _run
 
 #: Where the host's fabric libraries go in the container: a directory of their own that the fabric policy
 #: (app/common/fabric_policy.env) appends to LD_LIBRARY_PATH inside; not /.singularity.d/libs, where --nv puts the
@@ -26,17 +25,6 @@ class Binds(NamedTuple):
 
     args: List[str]
     warnings: List[str]
-
-
-def _run(argv: Sequence[str]) -> str:
-    """ARGV's stdout; '' when the program is missing or fails (a login node without objdump, say)."""
-    if shutil.which(argv[0]) is None:
-        return ""
-    try:
-        return subprocess.run(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60,
-                              universal_newlines=True, check=False).stdout  # noqa: UP021 (3.6)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
 
 
 def host_lib(name: str, probe_root: str = "", run: Callable[[Sequence[str]], str] = _run) -> str:

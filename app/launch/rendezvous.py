@@ -12,11 +12,10 @@ by `uname -n` (the name each node's wrapper compares with), is said explicitly (
 """
 
 import re
-import shutil
-import subprocess
 from typing import Callable, List, NamedTuple, Sequence
 
 from app.common.errors import UsageError
+from app.launch.host_command import host_output as _run
 
 
 class Rendezvous(NamedTuple):
@@ -25,17 +24,6 @@ class Rendezvous(NamedTuple):
     host: str
     owner: str
     said: str
-
-
-def _run(argv: Sequence[str]) -> str:
-    """ARGV's stdout ('' when the program is missing or fails): the host's `ip`, `getent` and `uname`."""
-    if shutil.which(argv[0]) is None:
-        return ""
-    try:
-        return subprocess.run(list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60,
-                              universal_newlines=True, check=False).stdout  # noqa: UP021 (3.6)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
 
 
 def addresses(ip_output: str) -> List[str]:
