@@ -81,10 +81,11 @@ def processes_with(variable: str) -> list[int]:
 
 
 def test_a_part_past_its_cap_is_ended_with_all_it_started_and_the_next_part_runs(tmp_path):
-    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path)}
-    # pairs' dry run takes 16 s on an idle 2-core machine (four hand-loop processes in turn): 8 s always cut it,
-    # after its first hand loop has started
-    script = subprocess.Popen(["bash", "bench/gpu_session.sh", "pairs:8", "multirank"], cwd=REPO, env=env,
+    # Three cases of four runs each, every run a process of its own: about 24 s on an idle 2-core machine, so 14 s
+    # always cuts the part, and even on a loaded machine its first child (torch imported twice) has started by then
+    env = {**os.environ, "GPU_SESSION_DRY_RUN": "1", "PYTHON": sys.executable, "OUT": str(tmp_path),
+           "GPU_SESSION_PAIRS": "gpt2:16 gpt2:16 gpt2:16"}
+    script = subprocess.Popen(["bash", "bench/gpu_session.sh", "pairs:14", "multirank"], cwd=REPO, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seen: set[int] = set()
     while script.poll() is None:  # the session's processes, the hand loops that bench.gpu_train starts among them
