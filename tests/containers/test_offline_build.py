@@ -1,10 +1,10 @@
 """An image builds with no network from what `make sources` gathered (docs/offline-build.md).
 
 The twin flavour (containers/arch/ngc-twin.env: the CUDA flavour on the NGC twin, every step of a cluster image) is
-built by `make twin-image SOURCES=build/offline-sources` in a network namespace that has only loopback, so
-anything that reaches for the network fails the build; the mirror is the one `make sources` wrote, asking the twin
-base which distribution packages it lacks (tests/fixtures/twin.py). A mirror that lacks one of those packages
-stops the build in one line instead of reaching for the distribution's archive.
+built by `make twin-image SOURCES=build/offline-sources` in a network namespace with no route out (loopback and a
+NIC pair), so anything that reaches for the network fails the build; the mirror is the one `make sources` wrote,
+asking the twin base which distribution packages it lacks (tests/fixtures/twin.py). A mirror that lacks one of those
+packages stops the build in one line instead of reaching for the distribution's archive.
 """
 
 from __future__ import annotations
