@@ -123,7 +123,7 @@ def test_nccl_tests_are_mpi_builds_that_say_in_one_line_that_there_is_no_gpu(in_
 def test_the_bases_path_finds_cuda_and_hpcx_tools_first(in_twin):
     """NGC's PATH replaces the one the container starts with (Apptainer writes a Docker base's PATH
     unconditionally): nvcc from /usr/local/cuda/bin, HPC-X's mpicc from /usr/local/mpi/bin; sh starts via shinit_v2."""
-    result = in_twin("command -v nvcc mpicc; echo $ENV")
+    result = in_twin("command -v nvcc; command -v mpicc; echo $ENV")  # dash answers only the first of several
     assert result.stdout.split() == ["/usr/local/cuda/bin/nvcc", "/usr/local/mpi/bin/mpicc", "/etc/shinit_v2"], (
         result.stdout + result.stderr)
 
