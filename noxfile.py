@@ -30,7 +30,8 @@ def _install(session: nox.Session, *extras: str) -> None:
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to pytest."""
     _install(session, "test", "image", "deepspeed")
-    session.run("pytest", *session.posargs)
+    # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget
+    session.run("pytest", "--durations=40", *session.posargs)
 
 
 @nox.session
