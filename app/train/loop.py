@@ -20,6 +20,7 @@ from app.train.optimizer_step import OptimizerStep
 from app.train.plan import Position
 from app.train.snapshot import SnapshotManager
 from app.train.state import TrainingState
+from app.train.step_record import Evaluation
 from app.train.step_reports import StepReports, StepResult
 from app.train.steps import Step
 
@@ -92,10 +93,10 @@ class Trainer:
 
     def _evaluate(self, current: StepResult) -> None:
         """Validation loss of the model as it stands, into this step's record (every rank, same step)."""
-        self.progress(current.record["step"], "evaluation")
+        self.progress(current.step, "evaluation")
         evaluating = time.perf_counter()
-        current.record["val_loss"] = self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
-        current.record["eval_time_s"] = time.perf_counter() - evaluating
+        self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
+        current.evaluation = Evaluation(self.last_val_loss, time.perf_counter() - evaluating)
 
     def _snapshot(self, step: int, last: bool = False) -> None:
         """The snapshot the manager said is due: every step before it on disk first."""

@@ -69,15 +69,9 @@ class OptimizerStep:
         if self.breakdown is not None:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
 
-        state = self.state
-        state.position = step.position_after
-        # Every epoch uses each sample once, so the position says how much data the run has seen.
-        seen = state.position.epoch * self.plan.dataset_size + state.position.offset
-        record = {"step": step.number, "epoch": state.position.epoch, "lr": lr, "samples": seen,
-                  "global_samples": step.global_samples}
-        if self.plan.tokens_per_sample:
-            record["tokens"] = seen * self.plan.tokens_per_sample
-        return StepResult(stats, grad_norm, clock.mark(), record)
+        self.state.position = step.position_after
+        return StepResult(stats, grad_norm, clock.mark(), step=step.number, position=step.position_after, lr=lr,
+                          global_samples=step.global_samples)
 
     def _forward_backward(self, micro_batches: list[Any], global_samples: int) -> torch.Tensor:
         loss_sum: torch.Tensor | None = None
