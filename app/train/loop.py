@@ -4,6 +4,11 @@ evaluate and snapshot where due; at the end (or at a stop signal, agreed by ever
 It receives everything it uses and reads no environment variables and no files of its own: the steps
 (app/train/steps.py), one optimizer step (optimizer_step.py), the reports (step_reports.py), the
 evaluator and the snapshot manager, which each decide themselves when they are due.
+
+A step's path, in order: steps.py gives its data; optimizer_step.py runs forward/backward and the update,
+its loss and stop flag riding the gradient all-reduce (stats_hook.py); step_reports.py reads those figures
+one step later and hands them to step_record.py, which builds the metrics line. The loop asks the snapshot
+manager once a step whether a snapshot is due, and once at the end for the last one.
 """
 
 from __future__ import annotations
