@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from app.common.faults import fault_point
 from app.common.signals import StopFlag
 from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
@@ -106,6 +107,7 @@ class Trainer:
     def _snapshot(self, step: int, last: bool = False) -> None:
         """The snapshot the manager said is due: every step before it on disk first."""
         self.progress(step, "snapshot")
+        fault_point("train.snapshot", step=step)  # test-only (app/train/faults.py); inert in a real run
         if self.reports.outputs is not None:
             self.reports.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
         self.snapshots.save(self.state, step, last)
