@@ -11,8 +11,9 @@ the syntax is app/common/faults.py's, shared with the trainer's `APP_TRAIN_FAULT
 - `slow@rankN`         rank N waits SLOW_S before each timed collective call, like a node on a bad link.
 
 Nothing else reads this variable; users never need it. Each injection prints a line to stderr.
-`install` reads it once per process; the stages reach the active faults through the hooks below
-(`hang_if_asked`, `contribution`, `slow_down`, `reported_versions`), so no production signature carries a fault.
+`install` reads it once per process and arms the points of the registry (app/common/faults.py) that the
+stages pass through the hooks below (`hang_if_asked`, `contribution`, `slow_down`, `reported_versions`),
+each one `fault_point` that is inert unless armed, so no production signature carries a fault.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ from __future__ import annotations
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
-from app.common.faults import Kind, parse_injections
+from app.common.faults import Kind, arm, fault_point, parse_injections
 
-KINDS = ("sleep", "corrupt", "version", "slow")
 SLOW_S = 0.05
 SLEEP_STAGES = ("preflight", "rendezvous", "collectives")
 EXAMPLE = "sleep@rank1:collectives"
@@ -62,31 +64,41 @@ def parse_faults(value: str, rank: int, host: str = "") -> Faults:
     return Faults(sleep_stage, "corrupt" in kinds, "version" in kinds, "slow" in kinds)
 
 
-_active = Faults()
+POINTS = ("check.stage", "check.contribution", "check.timed_call", "check.versions")
 
 
 def install(value: str, rank: int) -> Faults:
-    """Make the faults `value` names for `rank` (on this host) the active ones (`UsageError` on a malformed spec)."""
-    global _active
-    _active = parse_faults(value, rank, socket.gethostname())
-    return _active
+    """Arm the points of the faults `value` names for `rank` (on this host), every other check point disarmed
+    (`UsageError` on a malformed spec)."""
+    active = parse_faults(value, rank, socket.gethostname())
+    actions: dict[str, Callable[..., Any]] = {}
+    if active.sleep_stage:
+        actions["check.stage"] = lambda value, stage, rank: active.maybe_sleep(stage, rank)
+    if active.corrupt:
+        actions["check.contribution"] = lambda values: values + 1  # off by one, like a bad link or GPU
+    if active.slow:
+        actions["check.timed_call"] = lambda value: time.sleep(SLOW_S)
+    if active.version:
+        actions["check.versions"] = lambda versions: {**versions, "torch": versions["torch"] + "+fault"}
+    arm(POINTS, actions)
+    return active
 
 
 def hang_if_asked(stage: str, rank: int) -> None:
-    _active.maybe_sleep(stage, rank)
+    """On entering a stage: sleeps forever under `sleep@rankN:STAGE`, like a hung process."""
+    fault_point("check.stage", stage=stage, rank=rank)
 
 
 def contribution(values: torch.Tensor) -> torch.Tensor:
-    """This rank's data for a correctness test: off by one under `corrupt@rankN`, like a bad link or GPU."""
-    return values + 1 if _active.corrupt else values
+    """This rank's data for a correctness test: off by one under `corrupt@rankN`."""
+    return fault_point("check.contribution", values)
 
 
 def slow_down() -> None:
     """Before each timed call: a pause under `slow@...`, which the rank's peers wait for."""
-    if _active.slow:
-        time.sleep(SLOW_S)
+    fault_point("check.timed_call")
 
 
 def reported_versions(versions: dict[str, str]) -> dict[str, str]:
     """The versions this rank reports: torch `<real>+fault` under `version@rankN`, like another image."""
-    return {**versions, "torch": versions["torch"] + "+fault"} if _active.version else versions
+    return fault_point("check.versions", versions)

@@ -6,12 +6,17 @@
 TARGET is `rankN` (one rank) or `host=NAME` (every rank on that host: a bad node, wherever the scheduler
 puts the ranks). Each tool says which kinds it knows and what WHERE each needs (a step, a stage, none).
 Nothing else reads these variables; users never need them.
+
+The registry: a tool reads its variable once per run (`install` in app/train/faults.py, app/check/faults.py)
+and arms the points it names with what happens there; the production code only passes `fault_point`, which
+hands its value back untouched, and does nothing else, at every point no test armed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from app.common.errors import UsageError
 
@@ -58,3 +63,23 @@ def parse_injections(variable: str, value: str, kinds: Mapping[str, Kind], examp
         if applies:
             found.append(Injection(kind, where))
     return found
+
+
+T = TypeVar("T")
+
+#: The armed points of this process, by name ("train.step", "check.contribution", ...): empty in a real run.
+_armed: dict[str, Callable[..., Any]] = {}
+
+
+def fault_point(point: str, value: T = None, **where: Any) -> T:  # type: ignore[assignment]
+    """Where a test may inject a fault: `value` back untouched unless `point` is armed, else what its action
+    makes of it (`action(value, **where)`; an action may also sleep, stop or signal this process)."""
+    action = _armed.get(point)
+    return value if action is None else action(value, **where)
+
+
+def arm(points: Iterable[str], actions: Mapping[str, Callable[..., Any]]) -> None:
+    """Disarm every one of a tool's `points`, then arm those of `actions` (test-only: from its `install`)."""
+    for point in points:
+        _armed.pop(point, None)
+    _armed.update(actions)

@@ -58,16 +58,16 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     if state is None:  # the snapshot is at the run's last step
         return _already_complete(snapshot, run_dir, ctx)
     evaluator = _evaluator(config, workload, ctx, state.plan)  # bad input stops here, before any thread starts
-    fault = faults.from_environment(os.environ, ctx.rank)
+    faults.install(os.environ, ctx.rank)  # test-only; see app/train/faults.py
     model, step_stats = wrap(config, ctx, state.model, workload.shard_units, sharded)
     hostnames = all_gather_strings(hostname(), ctx.device)
     outputs = open_outputs(config, ctx, run_dir, state, workload, hostnames) if ctx.is_main else None
     reports = StepReports(state.plan, ctx.device, outputs, start_step=state.position.step)
     watchdog = _watch_for_hangs(config, ctx, store, run_dir, state, reports, hostnames)
     stop = StopFlag().install()
-    progress = faults.marking(fault, watchdog.mark_step if watchdog is not None else _unwatched)
+    progress = watchdog.mark_step if watchdog is not None else _unwatched
     optimizer_step = OptimizerStep(state, model, workload.loss_fn, ctx, step_stats=step_stats, stop=stop,
-                                   progress=progress, fault=fault)
+                                   progress=progress)
     trainer = Trainer(state=state, steps=remaining_steps(state, workload.dataset, ctx.rank, ctx.device.type == "cuda"),
                       optimizer_step=optimizer_step, reports=reports, snapshots=snapshots, evaluator=evaluator,
                       stop=stop)

@@ -4,6 +4,11 @@ evaluate and snapshot where due; at the end (or at a stop signal, agreed by ever
 It receives everything it uses and reads no environment variables and no files of its own: the steps
 (app/train/steps.py), one optimizer step (optimizer_step.py), the reports (step_reports.py), the
 evaluator and the snapshot manager, which each decide themselves when they are due.
+
+A step's path, in order: steps.py gives its data; optimizer_step.py runs forward/backward and the update,
+its loss and stop flag riding the gradient all-reduce (stats_hook.py); step_reports.py reads those figures
+one step later and hands them to step_record.py, which builds the metrics line. The loop asks the snapshot
+manager once a step whether a snapshot is due, and once at the end for the last one.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from app.common.faults import fault_point
 from app.common.signals import StopFlag
 from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
@@ -20,6 +26,7 @@ from app.train.optimizer_step import OptimizerStep
 from app.train.plan import Position
 from app.train.snapshot import SnapshotManager
 from app.train.state import TrainingState
+from app.train.step_record import Evaluation
 from app.train.step_reports import StepReports, StepResult
 from app.train.steps import Step
 
@@ -92,14 +99,15 @@ class Trainer:
 
     def _evaluate(self, current: StepResult) -> None:
         """Validation loss of the model as it stands, into this step's record (every rank, same step)."""
-        self.progress(current.record["step"], "evaluation")
+        self.progress(current.step, "evaluation")
         evaluating = time.perf_counter()
-        current.record["val_loss"] = self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
-        current.record["eval_time_s"] = time.perf_counter() - evaluating
+        self.last_val_loss = self.evaluator.loss(self.state.model)  # type: ignore[union-attr]
+        current.evaluation = Evaluation(self.last_val_loss, time.perf_counter() - evaluating)
 
     def _snapshot(self, step: int, last: bool = False) -> None:
         """The snapshot the manager said is due: every step before it on disk first."""
         self.progress(step, "snapshot")
+        fault_point("train.snapshot", step=step)  # test-only (app/train/faults.py); inert in a real run
         if self.reports.outputs is not None:
             self.reports.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
         self.snapshots.save(self.state, step, last)

@@ -16,8 +16,8 @@ from typing import Any
 import torch
 
 from app.common.distributed import DistContext
+from app.common.faults import fault_point
 from app.common.signals import StopFlag
-from app.train.faults import Fault
 from app.train.metrics import Breakdown, StepClock, Stopwatch
 from app.train.sharding import gradient_sync, measure_and_clip
 from app.train.state import TrainingState
@@ -41,10 +41,10 @@ class OptimizerStep:
 
     def __init__(self, state: TrainingState, model: torch.nn.Module, loss_fn: Callable[..., torch.Tensor],
                  ctx: DistContext, *, step_stats: StepStats, stop: StopFlag,
-                 progress: Progress = lambda step, phase: None, fault: Fault | None = None) -> None:
+                 progress: Progress = lambda step, phase: None) -> None:
         self.state, self.plan, self.model, self.loss_fn = state, state.plan, model, loss_fn
         self.rank, self.world_size, self.device = ctx.rank, ctx.world_size, ctx.device
-        self.step_stats, self.stop, self.progress, self.fault = step_stats, stop, progress, fault
+        self.step_stats, self.stop, self.progress = step_stats, stop, progress
         self.breakdown = Breakdown() if self.plan.breakdown else None
         self.watch = Stopwatch(torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None)
         # 0.0 and 1.0 made once: a new tensor per step is measurable on latency-bound steps.
@@ -52,8 +52,7 @@ class OptimizerStep:
 
     def __call__(self, step: Step, clock: StepClock) -> StepResult:
         self.progress(step.number, "data")
-        if self.fault is not None:
-            self.fault.at_step(step.number)
+        fault_point("train.step", step=step.number)  # test-only (app/train/faults.py); inert in a real run
         self.watch.lap()
         self._reseed(step_seed(self.plan.seed, self.rank, step.number - 1))
         micro_batches = [next(step.batches) for _ in range(self.plan.grad_accum)]
@@ -69,15 +68,9 @@ class OptimizerStep:
         if self.breakdown is not None:
             self.breakdown.add(data=data_s, compute=compute_s, optimizer=optimizer_s)
 
-        state = self.state
-        state.position = step.position_after
-        # Every epoch uses each sample once, so the position says how much data the run has seen.
-        seen = state.position.epoch * self.plan.dataset_size + state.position.offset
-        record = {"step": step.number, "epoch": state.position.epoch, "lr": lr, "samples": seen,
-                  "global_samples": step.global_samples}
-        if self.plan.tokens_per_sample:
-            record["tokens"] = seen * self.plan.tokens_per_sample
-        return StepResult(stats, grad_norm, clock.mark(), record)
+        self.state.position = step.position_after
+        return StepResult(stats, grad_norm, clock.mark(), step=step.number, position=step.position_after, lr=lr,
+                          global_samples=step.global_samples)
 
     def _forward_backward(self, micro_batches: list[Any], global_samples: int) -> torch.Tensor:
         loss_sum: torch.Tensor | None = None

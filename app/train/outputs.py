@@ -24,6 +24,7 @@ from app.common.regular_files import NotARegularFile, open_regular
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink
+from app.train.step_record import StepRecord
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +54,14 @@ class RunOutputs:
         progress = ProgressDisplay(total_steps, log_every, progress_mode, start_step=start_step, epochs=epochs)
         return cls(run_dir, metrics, progress, log_every, sinks)
 
-    def step(self, record: dict[str, Any]) -> None:
-        self.metrics.write(record)
-        if record["step"] % self.log_every == 0:
+    def step(self, record: StepRecord) -> None:
+        line = record.as_json()
+        self.metrics.write(line)
+        if record.step % self.log_every == 0:
             self.metrics.flush()
         for sink in self.sinks:
-            sink.write(record)
-        self.progress.update(record)
+            sink.write(line)
+        self.progress.update(line)
 
     def flush(self) -> None:
         self.metrics.flush()

@@ -12,14 +12,15 @@ since on a GPU the host runs up to a step ahead of the device.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from app.train.metrics import StepClock, peak_memory_gib
 from app.train.outputs import RunOutputs
-from app.train.plan import RunPlan
+from app.train.plan import Position, RunPlan
+from app.train.step_record import Evaluation, build_step_record
 
 
 @dataclass
@@ -29,7 +30,11 @@ class StepResult:
     stats: torch.Tensor  # summed over ranks: [loss * samples, stop flag]
     grad_norm: torch.Tensor
     end: Any  # StepClock.mark() after the step's update
-    record: dict[str, Any] = field(default_factory=dict)
+    step: int
+    position: Position  # where the step left the run
+    lr: float
+    global_samples: int  # this step's samples across ranks
+    evaluation: Evaluation | None = None  # set by the loop when it evaluates after this step
     reported: bool = False
 
 
@@ -66,17 +71,13 @@ class StepReports:
         result.reported = True
         step_time = self.clock.seconds_to(result.end)  # also waits for the step's figures
         loss_sum, stop = result.stats.tolist()
-        record = result.record
-        global_samples = record.pop("global_samples")
-        record["loss"] = self.last_loss = loss_sum / global_samples
-        record["grad_norm"] = float(result.grad_norm)
-        record["step_time_s"] = step_time
-        record["samples_per_s"] = global_samples / step_time
-        if self.plan.tokens_per_sample:
-            record["tokens_per_s"] = global_samples * self.plan.tokens_per_sample / step_time
-        record["peak_memory_gib"] = peak_memory_gib(self.device)
-        record["time"] = round(time.time(), 3)
+        record = build_step_record(self.plan, step=result.step, position=result.position, lr=result.lr,
+                                   global_samples=result.global_samples, loss_sum=loss_sum,
+                                   grad_norm=float(result.grad_norm), step_time_s=step_time,
+                                   peak_memory_gib=peak_memory_gib(self.device), wall_time=time.time(),
+                                   evaluation=result.evaluation)
+        self.last_loss = record.loss
         if self.outputs is not None:
             self.outputs.step(record)
-        self.completed_step = record["step"]
+        self.completed_step = record.step
         return stop > 0

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import torch
 
 from app.train.metrics import StepClock
+from app.train.plan import Position
 from app.train.step_reports import StepReports, StepResult
 
 
@@ -24,12 +25,13 @@ class DeviceBehind(StepClock):
 
 
 def result(reports: StepReports, step: int) -> StepResult:
-    return StepResult(torch.tensor([2.0 * step, 0.0]), torch.tensor(1.0), reports.clock.mark(),
-                      {"step": step, "global_samples": 2})
+    return StepResult(torch.tensor([2.0 * step, 0.0]), torch.tensor(1.0), reports.clock.mark(), step=step,
+                      position=Position(step, 0, 2 * step), lr=0.1, global_samples=2)
 
 
 def test_the_completed_step_is_the_last_reported_one_and_the_attempts_start_before_any():
-    reports = StepReports(SimpleNamespace(tokens_per_sample=0), torch.device("cpu"), None, start_step=20)
+    plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
+    reports = StepReports(plan, torch.device("cpu"), None, start_step=20)
     reports.clock = clock = DeviceBehind()
     clock.restart()
     assert reports.completed_step == 20  # a resumed attempt that hangs in its first step
