@@ -38,7 +38,12 @@ class Job:
         self.answer_fd = answer_fd
 
     def log(self, message: str) -> None:
-        print("[{} {}] {}".format(time.strftime("%H:%M:%S"), self.script, message), flush=True)
+        # As bytes: Python 3.6 under a batch job's C locale writes stdout as ASCII and would stop at a job name or
+        # a path with an é; what came in undecodable (surrogateescape) goes out as it came
+        line = "[{} {}] {}\n".format(time.strftime("%H:%M:%S"), self.script, message)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
 
     def answer(self, words: Sequence[str]) -> None:
         if self.answer_fd is None:
