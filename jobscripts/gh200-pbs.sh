@@ -6,11 +6,10 @@
 #   qsub -A PROJECT -q QUEUE -v WORKLOAD="multinode.py 50 10" jobscripts/gh200-pbs.sh   your own script
 #   qsub -A PROJECT -q QUEUE -l select=4:ncpus=288:ngpus=4 jobscripts/gh200-pbs.sh      4 nodes
 #
-# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (the job finds
-# jobscripts/lib.sh and ./app.sif there) or set DDP_JOBSCRIPTS and IMAGE. The node count comes from
-# $PBS_NODEFILE; one `mpiexec --ppn 1` process per node runs `apptainer exec --nv` with the host's
-# Slingshot stack bound (/dev/cxi*, /opt/cray/libfabric, libcxi) and torchrun inside, which meets the
-# others on the head node's hsn0 address. Log: the PBS output file; results: runs/$PBS_JOBID/.
+# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (jobscripts/lib.sh,
+# ./app.sif) or set DDP_JOBSCRIPTS and IMAGE. One `mpiexec --ppn 1` process per node of $PBS_NODEFILE runs
+# torchrun in the image with the host's Slingshot stack bound; they meet on the head node's hsn0 address.
+# Log: the PBS output file; results: runs/$PBS_JOBID/.
 #
 # Overrides (qsub -v K=V or the environment), defaults in brackets; jobscripts/lib.sh lists them all:
 #   IMAGE [./app.sif, built with make image ARCH=aarch64]   CONFIG [demo]   WORKLOAD [train]
@@ -29,13 +28,11 @@
 #PBS -r y
 # stdout and stderr in one log
 #PBS -j oe
-# The log written where it ends up as the job runs (tail -f works), not kept by PBS until the job ends:
-# qsub.1B (openpbs doc/man1/qsub.1B), "-k keep": d, "Output and/or error are written directly to their final
-# destination"; o and e name the streams
+# The log written where it ends up as the job runs (tail -f works): qsub.1B (openpbs doc/man1/qsub.1B), "-k
+# keep": d, "Output and/or error are written directly to their final destination"; o and e name the streams
 #PBS -k oed
-# The submitter's environment (a `module load`, WORKLOAD, CONFIG, IMAGE exported before qsub) reaches the job:
-# without -V qsub exports only PBS_O_* and the -v variables; qsub.1B, "-V": "All environment variables and
-# shell functions in the user's login environment where qsub is run are exported to the job"
+# The submitter's environment (`module load`, WORKLOAD, CONFIG, IMAGE) reaches the job: qsub.1B, "-V": "All
+# environment variables ... in the user's login environment where qsub is run are exported to the job"
 #PBS -V
 
 # qsub runs a copy of this file: lib.sh is found in the submit directory's jobscripts/ (or DDP_JOBSCRIPTS).

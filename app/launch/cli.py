@@ -22,6 +22,7 @@ from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_host
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
+from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
 from app.launch.port import free_port
 from app.launch.rendezvous import rendezvous
@@ -37,7 +38,12 @@ class Job:
         self.answer_fd = answer_fd
 
     def log(self, message: str) -> None:
-        print("[{} {}] {}".format(time.strftime("%H:%M:%S"), self.script, message), flush=True)
+        # As bytes: Python 3.6 under a batch job's C locale writes stdout as ASCII and would stop at a job name or
+        # a path with an é; what came in undecodable (surrogateescape) goes out as it came
+        line = "[{} {}] {}\n".format(time.strftime("%H:%M:%S"), self.script, message)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
 
     def answer(self, words: Sequence[str]) -> None:
         if self.answer_fd is None:
@@ -214,6 +220,7 @@ def parser() -> argparse.ArgumentParser:
     hostfile.add_argument("--port", required=True, help="RDZV_PORT")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
     hostfile.set_defaults(ask=ask_deepspeed_hostfile)
+    add_pbs_questions(questions)
     for question in (what, submit, hostfile):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top

@@ -1,24 +1,16 @@
 """PBS Pro facts for jobscripts/lib-pbs.sh: this job's `qstat -f` read, the options of its resubmission, and the
 delay of the timer that sends USR1 before the walltime ends (bash keeps the timer itself, the trap and qsub).
-
-    qstat -f JOBID | python3 -m app.launch.pbs options [--job-id JOBID]
-        qsub_options=(-A ACCOUNT -q QUEUE -N NAME -l select=... -l walltime=...)  note='...'
-    qstat -f JOBID | python3 -m app.launch.pbs timer --walltime-s "$WALLTIME_S" --margin-s 90 --elapsed-s "$SECONDS"
-        delay_s=SECONDS (empty: no timer)  note='...'
-
-Each prints bash assignments, every value quoted (app/launch/answer.py). Bad input: one line on stderr, exit 2.
-Standard library only, Python 3.6 on: it runs on the nodes' own python3 (SLES 15: 3.6), outside the image.
+Asked through `python3 -m app.launch pbs-resubmit | pbs-timer` (app/launch/pbs_questions.py). Standard library
+only, Python 3.6 on: it runs on the batch host's python3 (SLES 15: 3.6), outside the image.
 """
 
-import argparse
 import collections
 import re
-import shlex
-import sys
+import shutil
+import subprocess
 from typing import Dict, List, Optional, Set, Tuple
 
-from app.common.errors import UsageError, exits_cleanly
-from app.launch import answer
+from app.common.errors import UsageError
 
 # `qstat -f` (PBS Professional Reference Guide, qstat; OpenPBS doc/man1/qstat.1B: "-f [-w] Full display for long
 # format. Job, queue or server attributes displayed one to a line", "-w prints each attribute on one unbroken
@@ -34,6 +26,9 @@ DURATION = re.compile(r"(?:(?:([0-9]+):)?([0-9]+):)?([0-9]+)(?:\.[0-9]+)?")
 #: Job-wide resources the server derives from select (the sums of the chunks' and the node count): PBS refuses
 #: them beside a select, so a resubmission leaves them out.
 DERIVED_FROM_SELECT = frozenset(("ncpus", "ngpus", "mem", "vmem", "nodect", "mpiprocs", "ompthreads", "nodes"))
+
+#: Seconds `qstat -f` may take: a server that does not answer must not hold the job's end (its resubmission)
+QSTAT_TIMEOUT_S = 60
 
 Timer = collections.namedtuple("Timer", "delay_s note")
 Timer.__doc__ = "When the timer sends USR1 (delay_s seconds from now; None: no timer) and the line saying why."
@@ -132,35 +127,14 @@ def timer_delay(walltime_s: str, margin_s: str, elapsed_s: str, qstat_text: str)
                         "the limit")
 
 
-@exits_cleanly
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m app.launch.pbs", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", metavar="{options,timer}")
-    commands.required = True  # add_subparsers(required=...) is Python 3.7
-    options = commands.add_parser("options", help="qsub options of this job's resubmission, from qstat -f on stdin")
-    options.add_argument("--job-id", default="", help="the job's id, for messages")
-    timer = commands.add_parser("timer", help="seconds until USR1, from WALLTIME_S or qstat -f on stdin")
-    timer.add_argument("--walltime-s", required=True, help="WALLTIME_S (empty: read qstat -f from stdin)")
-    timer.add_argument("--margin-s", required=True, help="PREEMPT_MARGIN_S")
-    timer.add_argument("--elapsed-s", required=True, help="seconds the job has run ($SECONDS)")
-    args = parser.parse_args(argv)
-    if args.command == "options":
-        text = answer.read_stdin()
-        if not text.strip():
-            found: List[str] = []
-            note = "warning: qstat -f {}said nothing: resubmitting with the script's #PBS defaults only".format(
-                args.job_id + " " if args.job_id else "")
-        else:
-            found = submission_options(parse_qstat_full(text)[1])
-            note = "resubmitting with this job's options: " + " ".join(shlex.quote(o) for o in found)
-        answer.emit([answer.array("qsub_options", found), answer.assignment("note", note)])
-    else:
-        result = timer_delay(args.walltime_s, args.margin_s, args.elapsed_s,
-                             answer.read_stdin() if not args.walltime_s else "")
-        delay = None if result.delay_s is None else str(result.delay_s)
-        answer.emit([answer.assignment("delay_s", delay), answer.assignment("note", result.note)])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+def read_qstat_full(job_id: str) -> str:
+    """What `qstat -f JOB_ID` prints on stdout ('' without qstat, or when it hangs); its stderr is dropped, what
+    it printed is judged by parse_qstat_full."""
+    if shutil.which("qstat") is None:
+        return ""
+    try:
+        shown = subprocess.run(["qstat", "-f", job_id], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, timeout=QSTAT_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return shown.stdout.decode("utf-8", "surrogateescape")

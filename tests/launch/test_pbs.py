@@ -182,67 +182,88 @@ def test_knobs_that_are_not_whole_seconds_stop_with_an_example(walltime, margin,
     assert named in str(raised.value) and "example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90" in str(raised.value)
 
 
-def run_module(args: list[str], stdin: str = "", python: str = sys.executable) -> subprocess.CompletedProcess:
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)}
-    return subprocess.run([python, "-m", "app.launch.pbs", *args], input=stdin.encode(), env=env, cwd=REPO,
-                          capture_output=True, timeout=60)
+def ask(question: list[str], qstat_text: str | None, tmp_path: Path,
+        python: str = sys.executable) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """`python3 -m app.launch --script gh200-pbs.sh QUESTION...` as lib.sh's ddp_plan runs it, with a `qstat` that
+    prints QSTAT_TEXT for `qstat -f 7.pbs` (None: no qstat at all); the run and its answer's words."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    if qstat_text is not None:
+        (tmp_path / "qstat-f.txt").write_text(qstat_text)
+        (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 7.pbs" ] && cat "{tmp_path}/qstat-f.txt"\n')
+        (bin_dir / "qstat").chmod(0o755)
+    read, write = os.pipe()
+    result = subprocess.run([python, "-m", "app.launch", "--script", "gh200-pbs.sh", "--answer-fd", str(write),
+                             *question], env={"PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+                            cwd=tmp_path, pass_fds=(write,), capture_output=True, timeout=60)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        words = answer.read().decode().split("\0")[:-1]
+    return result, words
 
 
-def sourced(answer: bytes, names: str) -> list[str]:
-    """What bash holds after evaluating ANSWER: each of NAMES (arrays in full), one value a line."""
-    script = (f'eval "$(cat)"; for name in {names}; do declare -n v=$name; '
-              '((${#v[@]} == 0)) || printf "%s\\n" "${v[@]}"; unset -n v; done')
-    result = subprocess.run(["bash", "-c", script], input=answer, capture_output=True, timeout=30, check=True)
-    return result.stdout.decode().splitlines()
+RESUBMIT = ["pbs-resubmit", "--job-id=7.pbs"]
 
 
-def test_the_options_answer_is_quoted_so_that_bash_runs_nothing_qstat_shows(tmp_path):
+def test_the_resubmission_answer_is_data_whatever_qstat_shows(tmp_path):
     hostile = {"Job_Name": f"x$(touch {tmp_path}/pwned)`touch {tmp_path}/also`'\"; echo no", "queue": "work q",
                "Account_Name": "caf\u00e9", "Resource_List.walltime": "01:00:00"}
-    result = run_module(["options"], qstat_f("7.pbs", hostile))
+    result, words = ask(RESUBMIT, qstat_f("7.pbs", hostile), tmp_path)
     assert result.returncode == 0, result.stderr.decode()
-    assert sourced(result.stdout, "qsub_options") == [
-        "-A", "caf\u00e9", "-q", "work q", "-N", hostile["Job_Name"], "-l", "walltime=01:00:00"]
-    assert not list(tmp_path.iterdir())
-    assert sourced(result.stdout, "note") == [
-        "resubmitting with this job's options: " + shlex.join(sourced(result.stdout, "qsub_options"))]
+    assert words == ["-A", "caf\u00e9", "-q", "work q", "-N", hostile["Job_Name"], "-l", "walltime=01:00:00"]
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "also").exists()
+    assert f"resubmitting with this job's options: {shlex.join(words)}\n" in result.stdout.decode()
 
 
-def test_empty_qstat_output_resubmits_with_the_scripts_defaults_and_says_so():
-    result = run_module(["options", "--job-id", "7.pbs"], "")
-    assert result.returncode == 0 and sourced(result.stdout, "qsub_options") == []
-    assert sourced(result.stdout, "note") == [
-        "warning: qstat -f 7.pbs said nothing: resubmitting with the script's #PBS defaults only"]
+@pytest.mark.parametrize("qstat_text", ["", None])
+def test_without_a_word_from_qstat_the_resubmission_keeps_the_scripts_defaults_and_says_so(tmp_path, qstat_text):
+    result, words = ask(RESUBMIT, qstat_text, tmp_path)
+    assert result.returncode == 0 and words == [], result.stderr.decode()
+    assert ("warning: qstat -f 7.pbs said nothing: resubmitting with the script's #PBS defaults only"
+            in result.stdout.decode())
 
 
-def test_bad_input_exits_2_with_one_line_and_no_traceback():
-    result = run_module(["options"], "Job Id: 7.pbs\ngarbage\n")
-    assert result.returncode == 2 and result.stdout == b""
+def test_qstat_output_that_is_not_qstat_f_is_named_in_one_line_and_the_job_still_resubmits(tmp_path):
+    result, words = ask(RESUBMIT, "Job Id: 7.pbs\ngarbage\n", tmp_path)
+    assert result.returncode == 0 and words == []
     assert result.stderr.decode().splitlines() == [
-        "error: qstat -f line 2 is not 'Job Id: ID', '    Name = value' or a continuation (a tab first): "
-        "'garbage'; run qstat -f yourself to see what prints it (a site wrapper?)"]
-    timer = run_module(["timer", "--walltime-s", "1h", "--margin-s", "90", "--elapsed-s", "0"])
-    assert timer.returncode == 2 and len(timer.stderr.decode().splitlines()) == 1, timer.stderr
+        "gh200-pbs.sh: error: qstat -f line 2 is not 'Job Id: ID', '    Name = value' or a continuation (a tab "
+        "first): 'garbage'; run qstat -f yourself to see what prints it (a site wrapper?)"]
+    assert "resubmitting with the script's #PBS defaults only" in result.stdout.decode()
 
 
-def test_the_timer_answer_gives_the_delay_and_the_note():
-    result = run_module(["timer", "--walltime-s", "", "--margin-s", "90", "--elapsed-s", "30"],
-                        qstat_f("7.pbs", {"Resource_List.walltime": "00:10:00"}))
+def test_the_timer_answer_gives_the_delay_from_qstat_and_logs_the_note(tmp_path):
+    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=30"],
+                        qstat_f("7.pbs", {"Resource_List.walltime": "00:10:00"}), tmp_path)
     assert result.returncode == 0, result.stderr.decode()
-    assert sourced(result.stdout, "delay_s note") == [
-        "480", "USR1 in 480s (walltime 600s minus 90s margin) for a snapshot before the limit"]
+    assert words == ["480"]
+    assert "USR1 in 480s (walltime 600s minus 90s margin) for a snapshot before the limit" in result.stdout.decode()
 
 
-def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
-    """SLES 15's python3 runs the job scripts' Python: the same answer as the newest."""
+def test_without_a_walltime_the_timer_answers_nothing_and_says_how_to_set_one(tmp_path):
+    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=0"], None, tmp_path)
+    assert result.returncode == 0 and words == [], result.stderr.decode()
+    assert "no snapshot before the limit; WALLTIME_S=SECONDS sets it" in result.stdout.decode()
+
+
+def test_a_walltime_s_that_is_no_number_exits_2_with_one_line(tmp_path):
+    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--walltime-s=1h", "--margin-s=90", "--elapsed-s=0"], "",
+                        tmp_path)
+    assert result.returncode == 2 and words == []
+    assert result.stderr.decode().splitlines() == [
+        "gh200-pbs.sh: error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
+
+
+def test_the_questions_run_under_the_login_nodes_python_3_6(tmp_path):
+    """SLES 15's python3 runs the job scripts' plan: the same answer as the newest."""
     from tests.test_login_tools import login_python
 
     old = login_python()
     if old is None:
         pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
-    text = qstat_f("1234.pbs01", {**OLIVIA, "Job_Name": "caf\u00e9 $(x)"})
-    for args in (["options"], ["timer", "--walltime-s", "", "--margin-s", "90", "--elapsed-s", "3"]):
-        assert run_module(args, text, python=old).stdout == run_module(args, text).stdout != b""
+    text = qstat_f("7.pbs", {**OLIVIA, "Job_Name": "caf\u00e9 $(x)"})
+    for question in (RESUBMIT, ["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=3"]):
+        assert ask(question, text, tmp_path, python=old)[1] == ask(question, text, tmp_path)[1] != []
 
 
 def lib_pbs(snippet: str, qstat_text: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
@@ -290,4 +311,4 @@ def test_the_job_scripts_timer_stops_the_job_on_a_walltime_s_that_is_no_number(t
     result = lib_pbs('DRY_RUN=0; ddp_pbs_timer timer; echo "still running"', "", tmp_path, WALLTIME_S="1h")
     assert result.returncode == 2 and "still running" not in result.stdout
     assert result.stderr.splitlines() == [
-        "error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
+        "gh200-pbs.sh: error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
