@@ -8,6 +8,11 @@
 #   wheels nvidia-cuda-{nvcc,runtime,crt,cccl} and nvidia-nvvm laid out as the toolkit installer does
 #   (nvcc.profile expects targets/<arch>-linux) | NGC 26.07 layer history (`ENV CUDA_HOME=/usr/local/cuda`,
 #   `ls /usr/local/cuda/lib64/libcudart.so.*`); the toolkit's own bin/nvcc.profile
+# | the CUDA math libraries' headers in the toolkit's include (cublas_v2.h, cusparse.h, cusolverDn.h, curand.h,
+#   cufft.h), which torch's ATen/cuda/CUDAContextLight.h includes, so CUDA extensions such as DeepSpeed's FusedAdam
+#   compile | the headers of the nvidia-{cublas,cusparse,cusolver,curand,cufft} wheels torch installs (their libraries
+#   stay in torch's wheels) | NGC PyTorch release notes (the container is a devel image with the CUDA toolkit and its
+#   math libraries); torch's own CUDAContextLight.h
 # | NCCL from libnccl2 + libnccl-dev: /usr/lib/<triplet>/libnccl.so.2 and libnccl.so, nccl.h in
 #   /usr/include, no libnccl_static.a | nvidia-nccl-cu13's library and headers copied there, torch's copy
 #   a link to it | a 26.03 `find /usr -name "libnccl*"` transcript; ai-dynamo/dynamo#5257 (images derived
@@ -77,6 +82,21 @@ ln -s "targets/$(uname -m)-linux/lib" "$cuda/lib64"
 ln -s "$(basename "$cuda")" /usr/local/cuda
 echo /usr/local/cuda/lib64 >/etc/ld.so.conf.d/000_cuda.conf
 rm -rf "$unpacked"
+
+log "the CUDA math libraries' headers (cuBLAS, cuSPARSE, cuSOLVER, cuRAND, cuFFT) in the toolkit's include"
+# From the wheels torch installed: its cuda-toolkit requirement pins their versions. Each carries its headers in
+# nvidia/cu13/include; the libraries themselves stay where torch loads them from.
+math_libraries=(nvidia-cublas nvidia-cusparse nvidia-cusolver nvidia-curand nvidia-cufft)
+python3 - "$target/include" "${math_libraries[@]}" <<'PY'
+import importlib.metadata, shutil, sys
+include, *distributions = sys.argv[1:]
+for name in distributions:
+    headers = [f for f in importlib.metadata.files(name) or [] if f.parent.name == "include" and f.suffix == ".h"]
+    if not headers:
+        sys.exit(f"[lay-out-ngc] {name} installed no headers (nvidia/cu13/include/*.h)")
+    for header in headers:
+        shutil.copy(header.locate(), include)
+PY
 
 log "NCCL $TWIN_NCCL_VERSION in the system directories, as libnccl2 and libnccl-dev install it"
 nccl_wheel=$site/nvidia/nccl
