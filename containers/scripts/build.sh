@@ -25,7 +25,7 @@ trap 'rm -rf "$BUILD_DIR"' EXIT
 # The base's own network plugins and EFA libfabric go first: left in place, the loader could resolve our
 # plugin's libfabric.so.1 to AWS's while we build and check it (the NGC twin showed it).
 for step in install-system-packages remove-stale-plugins build-libfabric build-aws-ofi-nccl build-nccl-tests \
-    install-python record-versions; do
+    install-python record-opal-prefix record-versions; do
     log "step $step"
     bash "$here/$step.sh"
 done

@@ -56,8 +56,8 @@ if [[ $WITH_CUDA == 1 ]]; then
     arch_list=$(cuda_arch_list "$NVCC_GENCODE")
     [[ -n $arch_list ]] || die "no sm_XY in NVCC_GENCODE='$NVCC_GENCODE'; DeepSpeed's ops need a GPU architecture"
     # Every CUDA op includes torch's ATen/cuda/CUDAContextLight.h, which includes these toolkit headers. NGC's
-    # toolkit has them; the NGC twin lays out only the compiler and runtime wheels (containers/twin/lay-out-ngc.sh):
-    # there the ops are left to compile at first use, and the label says so.
+    # toolkit has them, and so does the NGC twin (containers/twin/lay-out-ngc.sh); on a base without them the ops
+    # are left to compile at first use, and the label says so.
     ds_build+=(DS_ACCELERATOR=cuda)
     cuda_include=${CUDA_HOME:-/usr/local/cuda}/include
     missing=()
@@ -93,8 +93,10 @@ log "DeepSpeed $DEEPSPEED_VERSION with ${ds_build[*]}"
 # not meet stops the install here (--no-index); numpy is (the lock's), so a DeepSpeed that needed a numpy the
 # base lacks would replace the base's, and nothing in this build would say so.
 # --use-pep517: the same build on every pip (Debian's 23.0 would otherwise take the deprecated `setup.py install`).
+started=$SECONDS
 env "${ds_build[@]}" "$PYTHON" -m pip "${pip_install[@]}" --no-build-isolation --use-pep517 \
     "deepspeed==$DEEPSPEED_VERSION"
+log "DeepSpeed $DEEPSPEED_VERSION built and installed in $((SECONDS - started)) s"
 if [[ $WITH_CUDA == 0 ]]; then
     apt-get purge -y -qq --auto-remove g++ python3-dev >/dev/null
     apt-get clean

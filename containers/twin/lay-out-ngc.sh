@@ -8,6 +8,11 @@
 #   wheels nvidia-cuda-{nvcc,runtime,crt,cccl} and nvidia-nvvm laid out as the toolkit installer does
 #   (nvcc.profile expects targets/<arch>-linux) | NGC 26.07 layer history (`ENV CUDA_HOME=/usr/local/cuda`,
 #   `ls /usr/local/cuda/lib64/libcudart.so.*`); the toolkit's own bin/nvcc.profile
+# | the CUDA math libraries' headers in the toolkit's include (cublas_v2.h, cusparse.h, cusolverDn.h, curand.h,
+#   cufft.h), which torch's ATen/cuda/CUDAContextLight.h includes, so CUDA extensions such as DeepSpeed's FusedAdam
+#   compile | the headers of the nvidia-{cublas,cusparse,cusolver,curand,cufft} wheels torch installs (their libraries
+#   stay in torch's wheels) | NGC PyTorch release notes (the container is a devel image with the CUDA toolkit and its
+#   math libraries); torch's own CUDAContextLight.h
 # | NCCL from libnccl2 + libnccl-dev: /usr/lib/<triplet>/libnccl.so.2 and libnccl.so, nccl.h in
 #   /usr/include, no libnccl_static.a | nvidia-nccl-cu13's library and headers copied there, torch's copy
 #   a link to it | a 26.03 `find /usr -name "libnccl*"` transcript; ai-dynamo/dynamo#5257 (images derived
@@ -16,9 +21,11 @@
 #   stripped, and apt cannot reinstall them | Debian's rdma-core, libibverbs-dev and librdmacm-dev, then
 #   the same files removed | ai-dynamo/nixl#889 and #1645 ("ships libibverbs-dev as dpkg-installed but
 #   strips the unversioned libibverbs.so"); NGC 26.07 layer history (`rm $(dpkg-query -L libibverbs-dev ...)`)
-# | HPC-X: /opt/hpcx/ompi -> /opt/hpcx/ompi5 (or ompi4), /usr/local/mpi -> it, on PATH | Debian's
-#   OpenMPI 4.1 linked into /opt/hpcx/ompi4 | NVIDIA/TensorRT-LLM docker/common/switch_to_ompi4.sh and
-#   switch_to_ompi5.sh; NGC 26.07 layer history (`ln -sf /opt/hpcx/ompi${OPENMPI_VERSION_MAJOR} /usr/local/mpi`)
+# | HPC-X: /opt/hpcx/ompi -> /opt/hpcx/ompi5 (or ompi4), /usr/local/mpi -> it, on PATH, and OPAL_PREFIX=
+#   /opt/hpcx/ompi in the ENV | Debian's OpenMPI 4.1 linked into /opt/hpcx/ompi4 as a tree it runs from under
+#   that OPAL_PREFIX, and the same ENV line | NVIDIA/TensorRT-LLM docker/common/switch_to_ompi4.sh and
+#   switch_to_ompi5.sh; NGC 26.07 layer history (`ln -sf /opt/hpcx/ompi${OPENMPI_VERSION_MAJOR} /usr/local/mpi`);
+#   images built on NGC's declare the same OPAL_PREFIX (ai-dynamo/dynamo container/Dockerfile)
 # | NCCL network plugins the build must remove: HPC-X's (/opt/hpcx/nccl_rdma_sharp_plugin, ...),
 #   aws-ofi-nccl at /opt/amazon/ofi-nccl with the EFA libfabric at /opt/amazon/efa; the Docker ENV exports
 #   NCCL_NET_PLUGIN=spcx | a real shared object at each path, and the ENV line | eth-cscs/alps-extended-images
@@ -36,8 +43,7 @@
 # | compilers, git, curl | Debian's build-essential, git, curl | NGC release notes (a devel image)
 # Not copied (cannot be, here): Ubuntu 24.04 (the twin is Debian 12: other sonames for some libraries),
 # CUDA 13.2 (the wheels are 13.0), NVIDIA's own torch build, DOCA, HPC-X's UCX, SHARP and OpenMPI 5,
-# OPAL_PREFIX=/usr/local/mpi (Debian's OpenMPI is not relocatable), NVIDIA's entrypoint and its own
-# /.singularity.d, the GPU driver (the host's, bound by --nv).
+# NVIDIA's entrypoint and its own /.singularity.d, the GPU driver (the host's, bound by --nv).
 set -euo pipefail
 wheels=${1:?usage: lay-out-ngc.sh WHEEL_DIR}
 : "${TWIN_CUDA_VERSION:?} ${TWIN_TORCH_VERSION:?} ${TWIN_NCCL_VERSION:?}"
@@ -78,6 +84,21 @@ ln -s "$(basename "$cuda")" /usr/local/cuda
 echo /usr/local/cuda/lib64 >/etc/ld.so.conf.d/000_cuda.conf
 rm -rf "$unpacked"
 
+log "the CUDA math libraries' headers (cuBLAS, cuSPARSE, cuSOLVER, cuRAND, cuFFT) in the toolkit's include"
+# From the wheels torch installed: its cuda-toolkit requirement pins their versions. Each carries its headers in
+# nvidia/cu13/include; the libraries themselves stay where torch loads them from.
+math_libraries=(nvidia-cublas nvidia-cusparse nvidia-cusolver nvidia-curand nvidia-cufft)
+python3 - "$target/include" "${math_libraries[@]}" <<'PY'
+import importlib.metadata, shutil, sys
+include, *distributions = sys.argv[1:]
+for name in distributions:
+    headers = [f for f in importlib.metadata.files(name) or [] if f.parent.name == "include" and f.suffix == ".h"]
+    if not headers:
+        sys.exit(f"[lay-out-ngc] {name} installed no headers (nvidia/cu13/include/*.h)")
+    for header in headers:
+        shutil.copy(header.locate(), include)
+PY
+
 log "NCCL $TWIN_NCCL_VERSION in the system directories, as libnccl2 and libnccl-dev install it"
 nccl_wheel=$site/nvidia/nccl
 install -m 644 "$nccl_wheel/lib/libnccl.so.2" "/usr/lib/$multiarch/libnccl.so.2"
@@ -94,13 +115,22 @@ log "HPC-X layout: OpenMPI 4 at /opt/hpcx/ompi4, /opt/hpcx/ompi and /usr/local/m
 ompi=/opt/hpcx/ompi4
 mkdir -p "$ompi/bin"
 ln -s "/usr/lib/$multiarch/openmpi/include" "$ompi/include"
-ln -s "/usr/lib/$multiarch/openmpi/lib" "$ompi/lib"
-for tool in mpirun mpiexec mpicc mpicxx orterun ompi_info; do
+mkdir -p "$ompi/lib/$multiarch" "$ompi/share"
+ln -s "/usr/lib/$multiarch/openmpi/lib/"* "$ompi/lib/"
+# NGC's ENV sets OPAL_PREFIX=/opt/hpcx/ompi (ngc-environment.sh), and Open MPI then looks for its components,
+# help and wrapper files under that prefix, at the paths it was configured with relative to its own prefix
+# (docs.open-mpi.org, "Installation location": OPAL_PREFIX). Debian's (`ompi_info --path all`, prefix /usr):
+# lib/<triplet>/openmpi and share/openmpi; /etc/openmpi is absolute. orted: what mpirun starts on other nodes.
+ln -s "/usr/lib/$multiarch/openmpi" "$ompi/lib/$multiarch/openmpi"
+ln -s /usr/share/openmpi "$ompi/share/openmpi"
+for tool in mpirun mpiexec mpicc mpicxx orterun orted ompi_info; do
     if [[ -e /usr/bin/$tool ]]; then ln -s "/usr/bin/$tool" "$ompi/bin/$tool"; fi
 done
 ln -s ompi4 /opt/hpcx/ompi
 ln -s "$ompi" /usr/local/mpi
 [[ -e $ompi/lib/libmpi.so ]] || { log "no libmpi.so under $ompi/lib"; exit 1; }
+OPAL_PREFIX=/opt/hpcx/ompi /opt/hpcx/ompi/bin/mpirun --version >/dev/null ||
+    { log "Open MPI does not run with OPAL_PREFIX=/opt/hpcx/ompi"; exit 1; }
 
 log "NCCL network plugins and the EFA libfabric NGC ships (stale here: remove-stale-plugins.sh deletes them)"
 # In a directory of its own: %post sees the build host's shared /tmp.

@@ -4,7 +4,8 @@
 #   ngc-environment.sh ROOT SITE_PACKAGES      (TWIN_CUDA_VERSION, TWIN_TORCH_VERSION, TWIN_NCCL_VERSION set)
 # The ENV lines are NGC's (PyTorch 25.10 arm64 layer history; 26.07's for PIP_*, NCCL_NET_PLUGIN): PATH with
 # CUDA and HPC-X first, LD_LIBRARY_PATH, ENV=/etc/shinit_v2 (the startup file a POSIX shell reads) and
-# BASH_ENV=/etc/bash.bashrc (bash's), PIP_CONSTRAINT and PIP_BREAK_SYSTEM_PACKAGES, NCCL_NET_PLUGIN=spcx.
+# BASH_ENV=/etc/bash.bashrc (bash's), PIP_CONSTRAINT and PIP_BREAK_SYSTEM_PACKAGES, NCCL_NET_PLUGIN=spcx,
+# OPAL_PREFIX=/opt/hpcx/ompi (HPC-X's Open MPI).
 set -euo pipefail
 usage="usage: ngc-environment.sh ROOT SITE_PACKAGES"
 root=${1:?$usage}
@@ -42,6 +43,7 @@ SHELL=/bin/bash
 PIP_CONSTRAINT=/etc/pip/constraint.txt
 PIP_BREAK_SYSTEM_PACKAGES=1
 NCCL_NET_PLUGIN=spcx
+OPAL_PREFIX=/opt/hpcx/ompi
 NVIDIA_VISIBLE_DEVICES=all
 NVIDIA_DRIVER_CAPABILITIES=compute,utility,video
 ENV

@@ -56,6 +56,13 @@ def test_every_other_variable_yields_to_a_value_the_user_set(root):
     assert found["LD_LIBRARY_PATH"].startswith(f"{SITE}/torch/lib:/usr/local/cuda/compat/lib")
 
 
+def test_open_mpi_is_found_at_hpcxs_prefix_unless_the_host_passes_its_own_in(root):
+    """NGC's ENV names HPC-X's Open MPI by OPAL_PREFIX; like any Docker ENV under Apptainer it yields to the value
+    a host's `module load openmpi` exported (containers/app.def's %environment puts the image's back)."""
+    assert _sourced(root, ["OPAL_PREFIX"]) == {"OPAL_PREFIX": "/opt/hpcx/ompi"}
+    assert _sourced(root, ["OPAL_PREFIX"], OPAL_PREFIX="/host/openmpi") == {"OPAL_PREFIX": "/host/openmpi"}
+
+
 def test_the_file_reads_as_apptainer_writes_a_docker_bases(root):
     """internal/pkg/build/sources/conveyorPacker_oci.go (insertEnv): PATH plain, the rest `${NAME:-"value"}`."""
     lines = (root / ENV_FILE).read_text().splitlines()

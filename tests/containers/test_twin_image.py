@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.apptainer import TEST_USER
-from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_image
+from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
 PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"
 #: The imported fixture, named here for pytest (which finds a module's fixtures among its names) and for ruff
-__all__ = ["twin_image"]
+__all__ = ["twin_base", "twin_image"]
 
 
 @pytest.fixture(scope="session")
@@ -102,6 +102,23 @@ def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabri
     assert "undefined symbol" not in result.stdout + result.stderr
 
 
+def test_the_base_has_cudas_math_headers_where_ngcs_toolkit_has_them(twin_base):
+    """torch's ATen/cuda/CUDAContextLight.h includes these, so every CUDA extension (DeepSpeed's ops) needs them."""
+    headers = ["cublas_v2.h", "cublasLt.h", "cusparse.h", "cusolverDn.h", "curand.h", "cufft.h"]
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", "exec", str(twin_base), "ls",
+                             *[f"/usr/local/cuda/include/{header}" for header in headers]],
+                            capture_output=True, text=True, timeout=600, cwd="/tmp")
+    assert result.returncode == 0, result.stderr
+
+
+def test_deepspeeds_fused_adam_is_built_into_the_image_for_its_gpus(twin_image, in_twin):
+    """FusedAdam (DeepSpeed's "Adam" on GPUs) compiled at build time, so no node compiles it at first use."""
+    assert labels(twin_image)["app.deepspeed.prebuilt-ops"] == "fused_adam for TORCH_CUDA_ARCH_LIST=8.0;9.0+PTX"
+    result = in_twin("python3 -c 'import deepspeed.ops.adam.fused_adam_op as op; print(op.__file__)'")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith(".so")
+
+
 def test_nothing_ngc_left_behind_survives_the_build(in_twin):
     result = in_twin("find / -xdev \\( -name 'libnccl-net*.so*' -o -path '/opt/amazon/*' -type f \\) 2>/dev/null"
                      " | sort; "
@@ -118,6 +135,41 @@ def test_nccl_tests_are_mpi_builds_that_say_in_one_line_that_there_is_no_gpu(in_
     assert result.returncode != 0
     assert output.count("Test CUDA failure") == 2, output  # both MPI ranks started and reached CUDA
     assert "CUDA driver version is insufficient" in output
+
+
+#: What a host's `module load openmpi` exports, and Apptainer passes into the container
+HOST_MPI = {"OPAL_PREFIX": "/host/openmpi", "OMPI_MCA_pml": "ucx", "UCX_TLS": "rc,sm"}
+
+
+def _with_host_mpi(twin_image: Path, verb: str, *apptainer_args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", verb, *apptainer_args, str(twin_image),
+                           "sh", "-c", 'echo "OPAL_PREFIX=$OPAL_PREFIX"; mpirun --version'],
+                          env={**os.environ, **HOST_MPI, "APP_CUDA_COMPAT": "off"}, capture_output=True, text=True,
+                          timeout=600, cwd="/tmp")
+
+
+def test_the_images_open_mpi_prefix_wins_over_a_host_modules(twin_image):
+    result = _with_host_mpi(twin_image, "exec")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == "OPAL_PREFIX=/opt/hpcx/ompi"
+    assert "mpirun (Open MPI)" in result.stdout
+
+
+def test_run_names_the_host_mpi_settings_it_keeps_in_one_line(twin_image):
+    result = _with_host_mpi(twin_image, "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "OMPI_MCA_pml" in line]
+    assert len(warnings) == 1, result.stderr
+    for named in ("OMPI_MCA_pml=ucx", "UCX_TLS=rc,sm", "OPAL_PREFIX=/opt/hpcx/ompi"):
+        assert named in warnings[0]
+
+
+def test_a_prefix_given_with_env_still_wins(twin_image):
+    """The documented override: `apptainer exec --env OPAL_PREFIX=DIR` (here the image's Open MPI's own /usr)."""
+    result = _with_host_mpi(twin_image, "exec", "--env", "OPAL_PREFIX=/usr")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == "OPAL_PREFIX=/usr"
+    assert "mpirun (Open MPI)" in result.stdout
 
 
 def test_the_bases_path_finds_cuda_and_hpcx_tools_first(in_twin):
