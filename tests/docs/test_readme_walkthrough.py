@@ -121,10 +121,9 @@ def gh200_pbs_checkout(cluster: SlurmCluster, image: Path) -> tuple[Path, dict[s
     return checkout, {**STAND_INS, "GPUS_PER_NODE": "2", "DDP_PROBE_ROOT": str(probe_root), "PATH": path}
 
 
-def finished(cluster: SlurmCluster, job_id: str, checkout: Path, log: Path | None = None) -> Job:
-    """The job, waited for, which must have completed; LOG: its log where it is not ddp-JOBID.out."""
-    job = cluster.wait(job_id, checkout)
-    job.log = log or job.log
+def finished(cluster: SlurmCluster, job_id: str, checkout: Path, log: str = "ddp-{job_id}.out") -> Job:
+    """The job, waited for, which must have completed; LOG: its log's name (PBS': ddp.o{job_id})."""
+    job = cluster.wait(job_id, checkout, log=log)
     assert job.state == "COMPLETED" and job.exit_code == "0:0", job.output[-6000:]
     return job
 
@@ -157,10 +156,10 @@ def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_sa
     # The report, on the login node's Python
     report = run_as_the_user(slurm_cluster, checkout,
                              readme_command("The report", r"python3 -m app\.report runs/<jobid>", jobid=job_id), {})
-    assert report.startswith(f"runs/{job_id}: completed at step "), report
+    assert re.search(rf"^runs/{re.escape(job_id)}: completed at step ", report, re.M), report
 
     # Resume: a new job in the old run directory
-    resume = readme_command("Resume", r"RUN_DIR=\S+ sbatch .*jobscripts/mn5\.sh", old_jobid=job_id)
+    resume = readme_command("Resume", r"RUN_DIR=runs/<old jobid> sbatch .*jobscripts/mn5\.sh", old_jobid=job_id)
     again = submitted_job(run_as_the_user(slurm_cluster, checkout, resume, stand_ins))
     resumed = finished(slurm_cluster, again, checkout)
     assert f"runs/{job_id}/snapshots/" in resumed.output.split("resuming from", 1)[-1].split("\n", 1)[0], \
@@ -185,7 +184,7 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
     slurm_cluster.wait_for(log.exists, timeout_s=120, what=f"the log {log.name} the README names")
     follow = as_the_user(slurm_cluster, checkout, watch, {}, start_new_session=True)
     try:
-        job = finished(slurm_cluster, seq, checkout, log=log)
+        job = finished(slurm_cluster, seq, checkout, log=log.name.replace(seq, "{job_id}"))
     finally:
         os.killpg(follow.pid, 15)
     followed = follow.communicate(timeout=30)[0]
@@ -196,12 +195,12 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
     assert "summary.json" in listing.split(), listing
     report = run_as_the_user(slurm_cluster, checkout,
                              readme_command("The report", r"python3 -m app\.report runs/<jobid>", jobid=job_id), {})
-    assert report.startswith(f"runs/{job_id}: completed at step "), report
+    assert re.search(rf"^runs/{re.escape(job_id)}: completed at step ", report, re.M), report
 
     # Resume: a new job in the old run directory, given with -v as the README says
-    resume = readme_command("Resume", r"qsub .*-v RUN_DIR=\S+ jobscripts/gh200-pbs\.sh", old_jobid=job_id)
+    resume = readme_command("Resume", r"qsub .*-v RUN_DIR=runs/<old jobid> jobscripts/gh200-pbs\.sh", old_jobid=job_id)
     again = run_as_the_user(slurm_cluster, checkout, resume, stand_ins).strip().partition(".")[0]
-    resumed = finished(slurm_cluster, again, checkout, log=checkout / log.name.replace(seq, again))
+    resumed = finished(slurm_cluster, again, checkout, log=log.name.replace(seq, "{job_id}"))
     assert f"runs/{job_id}/snapshots/" in resumed.output.split("resuming from", 1)[-1].split("\n", 1)[0], \
         resumed.output[-6000:]
 
