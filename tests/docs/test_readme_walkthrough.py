@@ -128,6 +128,14 @@ def finished(cluster: SlurmCluster, job_id: str, checkout: Path, log: str = "ddp
     return job
 
 
+def assert_resumed_in(job: Job, old_run_dir: Path) -> None:
+    """The job went on from the old run directory's newest snapshot: resumed there, or found that run complete
+    (the trainer's "nothing to do"), and wrote no run directory of its own."""
+    went_on = (f"resuming from {old_run_dir}/snapshots/", f"nothing to do: the run in {old_run_dir} is complete")
+    assert any(line in job.output for line in went_on), job.output[-6000:]
+    assert not job.run_dir.exists(), f"the resumed job wrote a run directory of its own, {job.run_dir}"
+
+
 @pytest.mark.slurm
 @pytest.mark.slow
 def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
@@ -162,9 +170,7 @@ def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_sa
     resume = readme_command("Resume", r"RUN_DIR=runs/<old jobid> sbatch .*jobscripts/mn5\.sh", old_jobid=job_id)
     again = submitted_job(run_as_the_user(slurm_cluster, checkout, resume, stand_ins))
     resumed = finished(slurm_cluster, again, checkout)
-    assert f"runs/{job_id}/snapshots/" in resumed.output.split("resuming from", 1)[-1].split("\n", 1)[0], \
-        resumed.output[-6000:]
-    assert not (checkout / "runs" / again).exists(), "the resumed job wrote a run directory of its own"
+    assert_resumed_in(resumed, checkout / "runs" / job_id)
 
 
 @pytest.mark.slurm
@@ -201,8 +207,8 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
     resume = readme_command("Resume", r"qsub .*-v RUN_DIR=runs/<old jobid> jobscripts/gh200-pbs\.sh", old_jobid=job_id)
     again = run_as_the_user(slurm_cluster, checkout, resume, stand_ins).strip().partition(".")[0]
     resumed = finished(slurm_cluster, again, checkout, log=log.name.replace(seq, "{job_id}"))
-    assert f"runs/{job_id}/snapshots/" in resumed.output.split("resuming from", 1)[-1].split("\n", 1)[0], \
-        resumed.output[-6000:]
+    resumed.run_dir = checkout / "runs" / f"{again}.{server}"
+    assert_resumed_in(resumed, checkout / "runs" / job_id)
 
 
 def test_the_walkthrough_names_the_log_and_run_directory_the_job_writes() -> None:
