@@ -11,7 +11,7 @@
 # torchrun in the image with the host's Slingshot stack bound; they meet on the head node's hsn0 address.
 # Log: the PBS output file; results: runs/$PBS_JOBID/.
 #
-# Overrides (qsub -v K=V or the environment), defaults in brackets; jobscripts/lib.sh lists them all:
+# Overrides (qsub -v K=V or the environment), defaults in brackets; docs/knobs.md lists them all:
 #   IMAGE [./app.sif, built with make image ARCH=aarch64]   CONFIG [demo]   WORKLOAD [train]
 #   GPUS_PER_NODE [CUDA_VISIBLE_DEVICES or nvidia-smi]       LAUNCHER [mpiexec | pbsdsh]
 #   HOST_LIBFABRIC_DIR [the site's default libfabric]        FABRIC [slingshot]

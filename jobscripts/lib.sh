@@ -163,6 +163,9 @@ ddp_defaults() {
     CONFIG=${CONFIG:-demo}
     CHECK_SITE=${CHECK_SITE:-}
     RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
+    # A relative RUN_DIR (the README's resume: RUN_DIR=runs/<old jobid>) means the submit directory's: every node,
+    # pbsdsh's tasks (started in $HOME) and the image's bind (Apptainer refuses a relative one) see the same path
+    [[ $RUN_DIR == /* ]] || RUN_DIR=${DDP_SUBMIT_DIR:-$PWD}/$RUN_DIR
     RUN_DIR_MODE=${RUN_DIR_MODE:-700}
     GPUS_PER_NODE=${GPUS_PER_NODE:-}
     RDZV_HOST=${RDZV_HOST:-}

@@ -17,7 +17,7 @@ from app.check.scheduler_words import check_job_example
 from app.common import exitcodes
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
-#: Version of the `--json` document; a key renamed or removed raises it (README, "The check's JSON").
+#: Version of the `--json` document; a key renamed or removed raises it (docs/check.md, "Reading the report").
 SCHEMA_VERSION = 1
 
 #: Stages in the order they run, each with the exit code its FAIL produces.
@@ -143,7 +143,7 @@ class Report:
         return self.thresholds.get(key.split(":")[0], 0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        """The `--json` document, schema `SCHEMA_VERSION` (README, "The check's JSON")."""
+        """The `--json` document, schema `SCHEMA_VERSION` (docs/check.md, "Reading the report")."""
         return {
             "schema_version": SCHEMA_VERSION,
             "exit_code": self.exit_code(),

@@ -1,4 +1,4 @@
-"""Exit codes shared by every entry point (`app.train`, `app.check`), documented in the README.
+"""Exit codes shared by every entry point (`app.train`, `app.check`), documented in docs/training.md and docs/check.md.
 
 Job scripts branch on them: 75 means "snapshot written, requeue me"; 2 means "fix your input, do not
 retry". The check's codes follow NVIDIA NVSentinel's preflight idea: one code per failure class, so a

@@ -2,7 +2,7 @@
 
 The shell file is the one source: the image's runscript and the job scripts source it, and this module
 parses its `app_setting FABRIC WHEN NAME VALUE REASON` lines, so the check's remedies recommend exactly
-the values a job would set, and the README's table can be tested against it.
+the values a job would set, and docs/fabric-policy.md's table can be tested against it.
 """
 
 import re

@@ -63,10 +63,10 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
 
 Fixes are written here once. Where the project already words one (app/check/remedies.py, the fabric policy's
-values through app/common/fabric_policy.py) it is imported, not retyped. The README's symptom tables are tested
-against this table (tests/diagnose/test_readme_tables.py): each README row whose symptom is a log line names,
-in `readme`, the rule that must recognise it, and every command or setting the README's fix column quotes must
-appear in that rule's fix. Tested rather than generated, because the README's rows are prose written per site
+values through app/common/fabric_policy.py) it is imported, not retyped. The symptom tables of docs/job-scripts.md
+are tested against this table (tests/diagnose/test_readme_tables.py): each row whose symptom is a log line names,
+in `readme`, the rule that must recognise it, and every command or setting the row's fix column quotes must
+appear in that rule's fix. Tested rather than generated, because the tables' rows are prose written per site
 (MareNostrum 5, any Slurm, GH200 on PBS), while a rule's fix must also serve logs of jobs that never used this
 project's scripts.
 """
@@ -93,7 +93,7 @@ class Cause(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 
     applies: Optional[Callable[[LogView], bool]] = None
     """A condition on the whole log, for lines that mean this cause only in some contexts."""
     readme: Tuple[str, ...] = ()
-    """Text of the README symptom cells (the `| symptom | cause | fix |` tables) this rule answers."""
+    """Text of the symptom cells (docs/job-scripts.md's `| symptom | cause | fix |` tables) this rule answers."""
     context: Tuple[str, ...] = ()
     """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
 

@@ -87,5 +87,5 @@ def verdict(check: LaunchCheck, nnodes: int, nodes: Sequence[str], launcher: str
 def passed(check: LaunchCheck, nnodes: int) -> str:
     """The log line of a check that passed: the hostnames, up to SHOWN nodes."""
     if nnodes <= SHOWN:
-        return "launcher check: one process on each of " + "".join(host + " " for host in sorted(check.names))
+        return "launcher check: one process on each of " + " ".join(sorted(check.names))
     return f"launcher check: one process on each of the {nnodes} nodes"

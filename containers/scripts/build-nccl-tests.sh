@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # NVIDIA nccl-tests (all_reduce_perf & co.) from the pinned, sha256-checked tag archive, built with MPI
 # against the base's OpenMPI (NGC: HPC-X at /opt/hpcx/ompi), so the reference tool runs across nodes:
-# `srun --mpi=pmix ... all_reduce_perf` or `mpirun ...`, one process per GPU (README: Images).
+# `srun --mpi=pmix ... all_reduce_perf` or `mpirun ...`, one process per GPU (docs/images.md, "Run").
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -1,16 +1,214 @@
-"""The README's walkthrough against what the job scripts write: the log and the run directory it names."""
+"""The README's walkthroughs in their own words: MareNostrum 5's on the three-node Slurm test cluster, GH200 with
+PBS Pro's on the emulated PBS on top of it (tests/slurm/pbs-emulation.sh, the qsub stand-in in tests/slurm/pbs-bin).
+
+Each command is taken from the README and run unchanged but for its placeholders, by the job user in a login
+shell of their own (`bash -c LINE`, an environment of PATH, HOME and what the test stands in, nothing of the
+test's), from a directory laid out as the README says: the checkout's `jobscripts/` and `app/`, and `app.sif`
+beside them. What the test cluster cannot be is stood in for through that environment, as
+tests/jobscripts/test_jobscripts_slurm.py and test_jobscripts_pbs.py do: an ACC or Slingshot node's files
+(`DDP_PROBE_ROOT`), the smoke image for the CUDA one, two GPUs per node, the regression workload for speed; the
+preflight reads the real node, which has neither an HCA nor a Slingshot NIC, so it is off. Under PBS they reach the
+job as the README says a `module load` does: through the script's `#PBS -V`.
+"""
 
 from __future__ import annotations
 
+import os
+import pwd
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
-from tests.docs.markdown import README
-from tests.fixtures.slurm import REPO
+import pytest
+
+from tests.docs.markdown import README, fenced_commands, quotes
+from tests.fixtures.slurm import JOB_USER, REPO, SLURM_DIR, Job, SlurmCluster
+from tests.jobscripts.test_jobscripts_pbs import fake_slingshot_node
+
+#: The README's placeholders, as a user fills them in; the test cluster takes any account, QOS and queue name
+PLACEHOLDERS = {"<account>": "ehpc00", "<project>": "ehpc00", "<queue>": "workq", "$USER": JOB_USER}
+#: What the test cluster is not, on every site: a workload of seconds, and no HCA or Slingshot NIC to preflight
+STAND_INS = {"CONFIG": "regression", "PREFLIGHT": "0"}
 
 
 def walkthrough_section(title: str) -> str:
     text = README.read_text()
     return text.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def _quoted_block(section: str) -> list[str]:
+    """The lines of the section's first ```text block: a log as the README shows it."""
+    block = section.split("```text", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip()]
+
+
+def readme_command(title: str, pattern: str, **values: str) -> str:
+    """The one command of the section TITLE that matches PATTERN, its placeholders filled in (`<jobid>`,
+    `<old jobid>`, `<seq>` from VALUES, given as jobid=..., old_jobid=..., seq=...)."""
+    found = [c for c in fenced_commands(walkthrough_section(title)) if re.fullmatch(pattern, c)]
+    return filled(title, pattern, found, values)
+
+
+def readme_pbs_command(title: str, pattern: str, **values: str) -> str:
+    """The PBS counterpart the section gives in a Slurm command's comment (`squeue ...   # PBS: qstat ...`)."""
+    found = re.findall(r"^[^#\n]*# PBS: (.+?)\s*$", walkthrough_section(title), re.M)
+    return filled(title, pattern, [c for c in found if re.fullmatch(pattern, c)], values)
+
+
+def filled(title: str, pattern: str, found: list[str], values: dict[str, str]) -> str:
+    assert len(found) == 1, f"the README's {title} section has {len(found)} commands like {pattern!r}: {found}"
+    line = found[0]
+    fill = {**PLACEHOLDERS, **{f"<{name.replace('_', ' ')}>": value for name, value in values.items()}}
+    for placeholder, value in fill.items():
+        line = line.replace(placeholder, value)
+    assert "<" not in line, f"a placeholder the test does not fill: {line}"
+    return line
+
+
+def as_the_user(cluster: SlurmCluster, checkout: Path, line: str, env: dict[str, str],
+                **popen: object) -> subprocess.Popen:
+    """`bash -c LINE` as the job user in CHECKOUT, in a login environment: PATH (the cluster's commands), HOME,
+    USER and ENV; neither the test's environment nor the fixture's job defaults reach it."""
+    login = {"PATH": cluster.env["PATH"], "HOME": pwd.getpwnam(JOB_USER).pw_dir, "USER": JOB_USER,
+             "LOGNAME": JOB_USER, "LANG": "C.UTF-8", **env}
+    command = ["runuser", "-u", JOB_USER, "--", "env", "-i", *(f"{k}={v}" for k, v in login.items()),
+               "bash", "-c", line]
+    return subprocess.Popen(command, cwd=checkout, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            **popen)
+
+
+def run_as_the_user(cluster: SlurmCluster, checkout: Path, line: str, env: dict[str, str]) -> str:
+    """as_the_user to its end; its output (stdout and stderr), which must come with exit 0."""
+    process = as_the_user(cluster, checkout, line, env)
+    output, _ = process.communicate(timeout=120)
+    assert process.returncode == 0, f"{line!r} exited {process.returncode}:\n{output}"
+    return output
+
+
+def submitted_job(output: str) -> str:
+    """The job id of sbatch's 'Submitted batch job N'."""
+    found = re.search(r"^Submitted batch job (\d+)$", output, re.M)
+    assert found, f"sbatch did not say which job it submitted:\n{output}"
+    return found[1]
+
+
+def readme_checkout(cluster: SlurmCluster, image: Path) -> Path:
+    """The checkout on the cluster as the README lays it out: `jobscripts/`, `app/` and `app.sif` beside them."""
+    checkout = cluster.workdir()
+    for part in ("jobscripts", "app"):
+        (checkout / part).symlink_to(REPO / part)
+    (checkout / "app.sif").symlink_to(image)
+    return checkout
+
+
+def mn5_checkout(cluster: SlurmCluster, image: Path) -> tuple[Path, dict[str, str]]:
+    """The checkout, and the stand-ins for an ACC node: its HCA and IPoIB interface in sysfs."""
+    checkout = readme_checkout(cluster, image)
+    probe_root = checkout / "fake-node"
+    for directory in ("sys/class/infiniband/mlx5_0/ports/1", "sys/class/net/ib0"):
+        (probe_root / directory).mkdir(parents=True)
+    shutil.chown(probe_root, JOB_USER, JOB_USER)
+    return checkout, {**STAND_INS, "DDP_PROBE_ROOT": str(probe_root)}
+
+
+def gh200_pbs_checkout(cluster: SlurmCluster, image: Path) -> tuple[Path, dict[str, str]]:
+    """The checkout, and the stand-ins for a GH200 node under PBS Pro: two GPUs (no nvidia-smi to count them), the
+    host's libfabric and libcxi, and PBS' commands (the qsub stand-in) first in PATH."""
+    checkout = readme_checkout(cluster, image)
+    probe_root = fake_slingshot_node(checkout / "fake-node")
+    path = f"{SLURM_DIR / 'pbs-bin'}:{cluster.env['PATH']}"
+    return checkout, {**STAND_INS, "GPUS_PER_NODE": "2", "DDP_PROBE_ROOT": str(probe_root), "PATH": path}
+
+
+def finished(cluster: SlurmCluster, job_id: str, checkout: Path, log: str = "ddp-{job_id}.out") -> Job:
+    """The job, waited for, which must have completed; LOG: its log's name (PBS': ddp.o{job_id})."""
+    job = cluster.wait(job_id, checkout, log=log)
+    assert job.state == "COMPLETED" and job.exit_code == "0:0", job.output[-6000:]
+    return job
+
+
+def assert_resumed_in(job: Job, old_run_dir: Path) -> None:
+    """The job went on from the old run directory's newest snapshot: resumed there, or found that run complete
+    (the trainer's "nothing to do"), and wrote no run directory of its own."""
+    went_on = (f"resuming from {old_run_dir}/snapshots/", f"nothing to do: the run in {old_run_dir} is complete")
+    assert any(line in job.output for line in went_on), job.output[-6000:]
+    assert not job.run_dir.exists(), f"the resumed job wrote a run directory of its own, {job.run_dir}"
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
+        slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
+    checkout, stand_ins = mn5_checkout(slurm_cluster, smoke_image)
+    submit = readme_command("MareNostrum 5", r"sbatch -A <account> -q \S+ jobscripts/mn5\.sh")
+    job_id = submitted_job(run_as_the_user(slurm_cluster, checkout, submit, stand_ins))
+
+    # Watch it: the queue lists the job, and the log can be followed while the job runs
+    queue = run_as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"squeue -u \$USER"), {})
+    assert re.search(rf"^\s*{job_id}\s", queue, re.M), f"squeue does not list job {job_id}:\n{queue}"
+    log = checkout / f"ddp-{job_id}.out"
+    slurm_cluster.wait_for(log.exists, timeout_s=120, what=f"the log {log.name} the README names")
+    follow = as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"tail -f \S+", jobid=job_id), {},
+                         start_new_session=True)
+    try:
+        finished(slurm_cluster, job_id, checkout)
+    finally:
+        os.killpg(follow.pid, 15)
+    followed = follow.communicate(timeout=30)[0].splitlines()
+    for line in _quoted_block(walkthrough_section("Watch it")):
+        assert quotes(line, followed), f"tail -f never showed the README's line {line!r}:\n" + "\n".join(followed)
+    listing = run_as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"ls \S+", jobid=job_id), {})
+    assert "summary.json" in listing.split(), listing
+
+    # The report, on the login node's Python
+    report = run_as_the_user(slurm_cluster, checkout,
+                             readme_command("The report", r"python3 -m app\.report runs/<jobid>", jobid=job_id), {})
+    assert re.search(rf"^runs/{re.escape(job_id)}: completed at step ", report, re.M), report
+
+    # Resume: a new job in the old run directory
+    resume = readme_command("Resume", r"RUN_DIR=runs/<old jobid> sbatch .*jobscripts/mn5\.sh", old_jobid=job_id)
+    again = submitted_job(run_as_the_user(slurm_cluster, checkout, resume, stand_ins))
+    resumed = finished(slurm_cluster, again, checkout)
+    assert_resumed_in(resumed, checkout / "runs" / job_id)
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
+        slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
+    section = "GH200 on Slingshot with PBS Pro"
+    checkout, stand_ins = gh200_pbs_checkout(slurm_cluster, smoke_image)
+    submit = readme_command(section, r"qsub -A <project> -q <queue> jobscripts/gh200-pbs\.sh")
+    job_id = run_as_the_user(slurm_cluster, checkout, submit, stand_ins).strip()
+    seq, _, server = job_id.partition(".")
+    assert seq.isdigit() and server, f"qsub printed {job_id!r}, not a PBS job id (15481.pbs01)"
+
+    # Watch it: the log can be followed while the job runs
+    watch = readme_pbs_command("Watch it", r"tail -f \S+", seq=seq)
+    log = checkout / watch.split()[-1]
+    slurm_cluster.wait_for(log.exists, timeout_s=120, what=f"the log {log.name} the README names")
+    follow = as_the_user(slurm_cluster, checkout, watch, {}, start_new_session=True)
+    try:
+        job = finished(slurm_cluster, seq, checkout, log=log.name.replace(seq, "{job_id}"))
+    finally:
+        os.killpg(follow.pid, 15)
+    followed = follow.communicate(timeout=30)[0]
+    assert "completed at step " in followed and "step finished with exit code 0" in followed, followed[-6000:]
+    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric"):
+        assert f"setting {setting} " in job.output, job.output[-6000:]
+    listing = run_as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"ls \S+", jobid=job_id), {})
+    assert "summary.json" in listing.split(), listing
+    report = run_as_the_user(slurm_cluster, checkout,
+                             readme_command("The report", r"python3 -m app\.report runs/<jobid>", jobid=job_id), {})
+    assert re.search(rf"^runs/{re.escape(job_id)}: completed at step ", report, re.M), report
+
+    # Resume: a new job in the old run directory, given with -v as the README says
+    resume = readme_command("Resume", r"qsub .*-v RUN_DIR=runs/<old jobid> jobscripts/gh200-pbs\.sh", old_jobid=job_id)
+    again = run_as_the_user(slurm_cluster, checkout, resume, stand_ins).strip().partition(".")[0]
+    resumed = finished(slurm_cluster, again, checkout, log=log.name.replace(seq, "{job_id}"))
+    resumed.run_dir = checkout / "runs" / f"{again}.{server}"
+    assert_resumed_in(resumed, checkout / "runs" / job_id)
 
 
 def test_the_walkthrough_names_the_log_and_run_directory_the_job_writes() -> None:

@@ -516,7 +516,7 @@ def test_the_head_nodes_fast_interface_is_the_rendezvous_address_whatever_the_no
 
 @pytest.mark.parametrize("given", ["10.1.2.3", "localhost"])
 def test_an_rdzv_host_of_the_head_node_is_hosted_there(head_node_bin: Path, given: str) -> None:
-    """The README's remedy RDZV_HOST=<address>: the head node still hosts the store (is_host=1 there)."""
+    """docs/job-scripts.md's remedy RDZV_HOST=<address>: the head node still hosts the store (is_host=1 there)."""
     result = rdzv(head_node_bin, RDZV_HOST=given)
     assert f"host={given} owner=nid001000\n" in result.stdout, result.stdout + result.stderr
 

@@ -28,6 +28,8 @@ JOBSCRIPTS = REPO / "jobscripts"
 LIB = JOBSCRIPTS / "lib.sh"
 PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 PBS_BIN = REPO / "tests" / "slurm" / "pbs-bin"
+#: The log of a job submitted with qsub, as PBS names it: <job name>.o<sequence number> in the submit directory
+PBS_LOG = "ddp.o{job_id}"
 JOB = {"DDP_SCRIPT": "gh200-pbs.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "7.pbs", "DDP_HEAD_NODE": "node1.example.org",
        "DDP_SUBMIT_DIR": "/tmp", "DDP_SCHEDULER": "pbs"}
 
@@ -304,7 +306,7 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
         # No preflight: the 25 s before the timer fires are for training to reach a snapshot
         env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
              "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
-    job = slurm_cluster.wait(first, workdir, timeout_s=180)
+    job = slurm_cluster.wait(first, workdir, timeout_s=180, log=PBS_LOG)
     assert "got SIGUSR1" in job.output, job.output[-6000:]
     preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
     resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
@@ -312,7 +314,7 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
     second = resubmitted[0].removesuffix(".pbs-emulation")
     attributes = slurm_cluster.qstat(workdir, resubmitted[0])
     assert {k: attributes.get(k) for k in options} == options
-    log = workdir / f"ddp-{second}.out"
+    log = workdir / PBS_LOG.format(job_id=second)
     slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
                            what="the resubmitted job to resume")
     assert slurm_cluster.run("scancel", second).returncode == 0
@@ -352,7 +354,7 @@ def test_qsub_without_V_passes_only_v_variables_and_the_submitters_values_as_pbs
     """qsub.1B: -v adds variables to those "automatically exported" (PBS_O_*, PBS_JOBID, ...); only -V exports
     "all environment variables ... in the user's login environment where qsub is run"."""
     job_id, workdir = submit_environment_job(slurm_cluster, "")
-    job = slurm_cluster.wait(job_id, workdir)
+    job = slurm_cluster.wait(job_id, workdir, log=PBS_LOG)
     assert "MODULE_VAR=unset GIVEN=yes" in job.output, job.output
     path = job.output.split("PATH=", 1)[1].splitlines()[0]
     assert "/opt/module/bin" not in path, path
@@ -364,7 +366,7 @@ def test_qsub_without_V_passes_only_v_variables_and_the_submitters_values_as_pbs
 @pytest.mark.slurm
 def test_qsub_with_V_passes_the_submitters_environment(slurm_cluster: SlurmCluster) -> None:
     job_id, workdir = submit_environment_job(slurm_cluster, "#PBS -V")
-    job = slurm_cluster.wait(job_id, workdir)
+    job = slurm_cluster.wait(job_id, workdir, log=PBS_LOG)
     assert "MODULE_VAR=loaded GIVEN=yes" in job.output, job.output
     assert "/opt/module/bin:" in job.output.split("PATH=", 1)[1].splitlines()[0], job.output
 
@@ -379,9 +381,9 @@ def test_the_output_reaches_the_submit_directory_at_the_end_unless_k_asks_for_di
     slurm_cluster.wait_for(lambda: (staged_dir / "started").exists() and (direct_dir / "started").exists(),
                            timeout_s=120, what="both jobs to start")
     time.sleep(1)
-    assert not (staged_dir / f"ddp-{staged_id}.out").exists(), "written before the job ended"
-    running = (direct_dir / f"ddp-{direct_id}.out").read_text()
+    assert not (staged_dir / PBS_LOG.format(job_id=staged_id)).exists(), "written before the job ended"
+    running = (direct_dir / PBS_LOG.format(job_id=direct_id)).read_text()
     assert "GIVEN=yes" in running and "second line" not in running, running
     for job_id, workdir in ((staged_id, staged_dir), (direct_id, direct_dir)):
-        job = slurm_cluster.wait(job_id, workdir)
+        job = slurm_cluster.wait(job_id, workdir, log=PBS_LOG)
         assert "second line" in job.output, job.output

@@ -60,7 +60,7 @@ set -uo pipefail
 TMPFS=$(scontrol show config | awk '$1 == "TmpFS" {{print $3}}')
 export TMPFS
 # One rank per node, each started by its node's slurmstepd and wired up through Slurm's PMIx server, no mpirun.
-# `apptainer run`: the runscript applies the fabric policy first (README: Images, Run). --label: each line
+# `apptainer run`: the runscript applies the fabric policy first (docs/images.md, "Run"). --label: each line
 # starts with the rank that printed it. sh -c: each task's PMIx directories are its own (one per step and node).
 srun --mpi=pmix --label -N 2 --ntasks-per-node=1 sh -c '
     client=${{TMPFS%%%n*}}$SLURMD_NODENAME${{TMPFS#*%n}}/spmix_appdir_$(id -u)_$SLURM_JOB_ID.$SLURM_STEP_ID

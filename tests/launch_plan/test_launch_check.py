@@ -17,7 +17,7 @@ def test_every_node_once_passes_and_learns_each_hosts_scheduler_name():
     check = read_reports(f"{MARKER} node1 node1 -\n{MARKER} x1000c0s2b0n0 node3 -\nsite motd\n", ["node1", "node3"])
     assert verdict(check, 2, ["node1", "node3"], "srun ", "") == ""
     assert check.names == {"node1": "node1", "x1000c0s2b0n0": "node3"}
-    assert passed(check, 2) == "launcher check: one process on each of node1 x1000c0s2b0n0 "
+    assert passed(check, 2) == "launcher check: one process on each of node1 x1000c0s2b0n0"
 
 
 def test_a_pbs_index_names_the_node_as_the_node_file_does():

@@ -22,7 +22,7 @@ from tests.launch import clean_env, run, summary, torchrun_command
 pytestmark = pytest.mark.slow
 
 GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1", "snapshot.every=4"]
-#: ddp: 3 ranks end 1e-8 away (see the README, "Resume is exact"); fsdp: 4, so that a rank's own file, rank 0's
+#: ddp: 3 ranks end 1e-8 away (see docs/training.md, "Resume is exact"); fsdp: 4, so that a rank's own file, rank 0's
 #: and a third rank's are told apart
 RANKS = {"ddp": 2, "fsdp": 4}
 

@@ -19,7 +19,7 @@ BAD_INPUTS = [
     (["--config", "/nonexistent/run.yaml"], {}, "--config '/nonexistent/run.yaml': no such file from "),
     (["--config", "nosuchname"], {}, "no shipped config of that name (demo, gpt2-h100, regression); "
                                      "example: --config demo, or a file of your own by its path"),
-    # A file name from the README run elsewhere: the shipped config it meant, by a form that works anywhere
+    # A file name from docs/training.md run elsewhere: the shipped config it meant, by a form that works anywhere
     (["--config", "configs/demo.yaml"], {}, "no such file from /; to use the shipped one: --config demo"),
     # A key without its section, or misspelled without it: the section that has it
     (["max_steps=3"], {}, "unknown config key 'max_steps'; did you mean train.max_steps?"),
