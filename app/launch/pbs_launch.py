@@ -41,6 +41,6 @@ def pbs_launch(launcher: str, workload_kind: str, nnodes: int, nproc: int) -> Pb
     if launcher != "mpiexec":
         raise UsageError("nccl-tests needs a launcher that serves PMIx to the image's Open MPI, and "
                          f"LAUNCHER={launcher} (TM tasks) serves none; use LAUNCHER=mpiexec (Cray PALS: mpiexec "
-                         f"--pmi=pmix), or run it on one node: {nccl_tests_one_node(nproc)} (README: Images)")
+                         f"--pmi=pmix), or run it on one node: {nccl_tests_one_node(nproc)} (docs/images.md)")
     return PbsLaunch("mpi", per_node, ["mpiexec", "-n", str(nnodes * nproc), "--ppn", str(nproc), "--pmi=pmix",
                                        "--cpu-bind", "none"])
