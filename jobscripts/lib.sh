@@ -1,90 +1,11 @@
 # shellcheck shell=bash
-# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run. It sources
-# its parts itself: lib-container.sh (fabric, binds, apptainer), lib-slurm.sh and lib-pbs.sh (each job's main).
-#
-# What the job runs is computed by the job's plan, app/launch (`python3 -m app.launch QUESTION`, standard library
-# only, the batch host's python3): processes per node, the port and the rendezvous host, the workload, the
-# torchrun command (app/launch/plan.py), Slurm's srun lines, the binds, the launch check's verdict. Bash asks it
-# through ddp_plan and keeps what bash must do: the scheduler's headers, traps, the wait loop, the PBS timer,
-# the node wrapper.
-#
-# A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the job's
-# facts below, and its main (ddp_slurm_main, ddp_pbs_main) calls these functions in order:
-#   ddp_defaults                    every override gets its default
-#   ddp_workload KIND ARGV "$@"     train | check | nccl-tests | SCRIPT.py | -m MODULE -> KIND, ARGV
-#   ddp_nproc_per_node OUT          processes per node, from the allocation         -> OUT
-#   ddp_fabric_env                  NCCL/libfabric settings for FABRIC, each only if unset
-#   ddp_container_cmd CMD POLICY    apptainer exec --nv, binds, image               -> CMD, POLICY
-#   ddp_rdzv_host HOST OWNER        the head node's rendezvous address, who hosts the store
-#   ddp_check_launcher NAMES L...   exactly one process on every node through launcher L, or stop (seconds,
-#                                   not 10 min)                                      -> NAMES (hostname -> name)
-#   ddp_freeze_job_facts            from here on the facts are read-only
-#   ddp_preflight STEP              app.check --preflight first; a node it blames is left out (lib-heal.sh)
-#   ddp_run_workload STEP           the workload, through STEP RDZV_ID PROGRAM..., which builds the node
-#                                   command (ddp_torchrun_cmd OUT RDZV_ID PROGRAM...) and runs it
-#                                   (ddp_run_step OWNER NODE_CMD...): on USR1/TERM every node stops, waits
-#   ddp_after_workload RC           a hang that named nodes: leave them out and requeue (lib-heal.sh)
-#
-# How values travel: a function that computes something writes it into the variable its caller names (bash
-# namerefs, `local -n`; they resolve by name, so a caller's name that is also one of the function's locals
-# would write that local: the namerefs end in _out, the callers name theirs plainly), never into a global of
-# its own choosing. Besides the library's constants (DDP_REPO, DDP_POLICY_FILE, DDP_NODE_WRAPPER,
-# DDP_CUDA_COMPAT, ...) the only globals are DDP_PREEMPTED, which the signal trap sets, and the job's facts,
-# each assigned once by the main (or ddp_dry_run_allocation, or ddp_defaults) and read-only from
-# ddp_freeze_job_facts on (tests/jobscripts/test_jobscripts_facts.py holds the library to this):
-#   DDP_SCRIPT, DDP_SCHEDULER       name for messages (mn5.sh); slurm | pbs
-#   DDP_JOB_ID, DDP_SUBMIT_DIR      the scheduler's job id; where the job was submitted
-#   DDP_NODES, DDP_NNODES           the allocation's nodes, head first, and how many
-#   DDP_HEAD_NODE                   the first node, where this script runs and the rendezvous is
-#   DDP_ALLOC_GPUS_PER_NODE         GPUs a node, where the scheduler says
-#   DDP_NPROC                       processes per node (ddp_nproc_per_node)
-#   DDP_STOP_FILE                   the preemption request's file (ddp_defaults)
-#   DDP_STORE_SECRET                the job's secret for the rendezvous store, exported (ddp_new_store_secret)
-#   DDP_WORKLOAD_KIND, DDP_WORKLOAD what runs (ddp_workload)
-#   DDP_CONTAINER, DDP_NODE_POLICY  the container command, the policy files inside it (ddp_container_cmd)
-#   DDP_RDZV_HOST, DDP_RDZV_OWNER   the rendezvous address, the node hosting the store (ddp_rdzv_host)
-#   DDP_SCHEDULER_NAME_OF           hostname -> scheduler name (ddp_check_launcher)
-#   DDP_LAUNCHER                    one process per node (srun, mpiexec, pbsdsh), or per GPU (LAUNCH=srun)
-#   DDP_REQUEUE_CMD, DDP_HEAL_CMD   the scheduler's requeue, and its requeue without some nodes
-#
-# Overrides (environment, `sbatch --export=ALL,K=V` or `qsub -v K=V`), with defaults:
-#   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
-#   APPTAINER=apptainer             the container runtime (falls back to `singularity`, MareNostrum's name)
-#   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
-#   BINDS=                          extra binds, comma-separated SRC[:DST[:ro|rw]], absolute paths (`apptainer
-#                                   --bind` syntax; a path with , or : goes in APPTAINER_ARGS as --mount)
-#   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
-#   CONFIG=demo                     trainer config: a name in app/train/configs, or a path (with / or .yaml)
-#   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
-#   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
-#   RUN_DIR_MODE=700                a new RUN_DIR's mode: 700 (yours alone) or 750 (your group may read); an
-#                                   existing one another user owns or can write is refused (exit 2)
-#   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
-#   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
-#                                   address on the first of RDZV_IFACES
-#   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
-#   RDZV_PORT=(random, free)        rendezvous port on the head node: one nothing listens on, at random in
-#                                   20000-32767 at each job start (ddp_free_port)
-#   DDP_STORE_SECRET=(random)       the job's secret for the rendezvous store (16+ of A-Za-z0-9._-): fresh
-#                                   128 bits at each job start, never shown (ddp_new_store_secret)
-#   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
-#   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
-#   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
-#                                   auto = node on GPU nodes with several NUMA nodes (GH200, two sockets)
-#   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
-#   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
-#                                   srun = one srun task per GPU running python directly (as the users' Slurm multi-GPU guide does)
-#   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
-#   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
-#   PREFLIGHT=1                     0: no `app.check --preflight` before the workload
-#   MAX_REQUEUES=3                  requeues for bad nodes in a row (no training progress between) before giving up
-#   DRY_RUN=0                       1: print the commands and exit without running them; outside a job it
-#                                   plans for DRY_RUN_NODES (node1,node2) with GPUS_PER_NODE (4) GPUs each
-#   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
-#   DDP_PMIX_TMPFS=(Slurm's TmpFS)  where Slurm's mpi/pmix makes each step's client directory, bound into the
-#                                   nccl-tests ranks' containers (default: `scontrol show config`; tests set it)
-#
-# Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
+# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run; it sources its
+# parts (lib-container.sh, lib-heal.sh, lib-slurm.sh, lib-pbs.sh). What the job runs is computed by the job's plan,
+# app/launch (`python3 -m app.launch QUESTION`, standard library only, the batch host's python3), which bash asks
+# through ddp_plan; bash keeps the scheduler's headers, traps, the wait loop, the PBS timer and the node wrapper.
+# Every override, with its default, and the exit codes: docs/knobs.md; the order a main calls these functions in:
+# docs/job-scripts.md ("Inside the library"). A function returns what it computes through the variable its caller
+# names (`local -n`, names ending in _out), never a global of its own choosing.
 
 set -euo pipefail
 

@@ -11,7 +11,7 @@
 # `apptainer exec --nv app.sif torchrun ...`; torchrun starts one worker per GPU. Logs: ddp-JOBID.out in
 # the submit directory (appended to across requeues); results: runs/JOBID/ (see the README).
 #
-# Overrides (environment or --export), defaults in brackets; jobscripts/lib.sh lists them all:
+# Overrides (environment or --export), defaults in brackets; docs/knobs.md lists them all:
 #   IMAGE [./app.sif; none = host torchrun]   CONFIG [demo]        RUN_DIR [runs/$SLURM_JOB_ID]
 #   GPUS_PER_NODE [allocation]                RDZV_PORT [random free] BINDS []   EXTRA_ENV []
 #   FABRIC [infiniband]                       REQUEUE [1]          DRY_RUN [0]
