@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
 # Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run; it sources its
 # parts (lib-container.sh, lib-heal.sh, lib-slurm.sh, lib-pbs.sh). What the job runs is computed by the job's plan,
 # app/launch (`python3 -m app.launch QUESTION`, standard library only, the batch host's python3), which bash asks
@@ -74,74 +75,20 @@ ddp_default() {
     fi
 }
 
+# ddp_defaults: every knob gets its default and is checked (app/launch/knobs.py, their one owner); the knobs the
+# user set go to it on stdin (DDP_STORE_SECRET among them, so never in argv), the answer is assigned here.
 ddp_defaults() {
     : "${DDP_SCRIPT:?} ${DDP_NNODES:?} ${DDP_JOB_ID:?} ${DDP_HEAD_NODE:?} ${DDP_SUBMIT_DIR:?} ${DDP_SCHEDULER:?}"
-    IMAGE=${IMAGE:-$DDP_SUBMIT_DIR/app.sif}
-    APPTAINER=${APPTAINER:-apptainer}
-    APPTAINER_ARGS=${APPTAINER_ARGS:-}
-    BINDS=${BINDS:-}
-    EXTRA_ENV=${EXTRA_ENV:-}
-    CONFIG=${CONFIG:-demo}
-    CHECK_SITE=${CHECK_SITE:-}
-    RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
-    RUN_DIR_MODE=${RUN_DIR_MODE:-700}
-    GPUS_PER_NODE=${GPUS_PER_NODE:-}
-    RDZV_HOST=${RDZV_HOST:-}
-    RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
-    RDZV_PORT=${RDZV_PORT:-$(ddp_free_port)}
-    RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
-    SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
-    FABRIC=${FABRIC:-auto}
-    LAUNCH=${LAUNCH:-torchrun}
-    LAUNCH_CHECK=${LAUNCH_CHECK:-1}
-    REQUEUE=${REQUEUE:-1}
-    PREFLIGHT=${PREFLIGHT:-1}
-    MAX_REQUEUES=${MAX_REQUEUES:-3}
-    DRY_RUN=${DRY_RUN:-0}
-    DDP_PROBE_ROOT=${DDP_PROBE_ROOT:-}
+    local name i
+    local -a names set_by_you=() knobs
+    ddp_plan names knob-names
+    for name in "${names[@]}"; do [[ -z ${!name+set} ]] || set_by_you+=("$name=${!name}"); done
+    ddp_plan knobs knobs --job-id="$DDP_JOB_ID" --submit-dir="$DDP_SUBMIT_DIR" --nnodes="$DDP_NNODES" \
+        < <(printf '%s\0' ${set_by_you[@]+"${set_by_you[@]}"})
+    for ((i = 1; i <= knobs[0]; i++)); do declare -g "${knobs[i]}"; done
+    for ((; i < ${#knobs[@]}; i++)); do export "${knobs[i]?}"; done
     DDP_PREEMPTED=
-    local name
-    for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S MAX_REQUEUES; do
-        [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
-    done
-    [[ $RUN_DIR_MODE == 7[05]0 ]] || ddp_die "RUN_DIR_MODE=$RUN_DIR_MODE is not 700 or 750 (no one but you may" \
-        "write the run directory); example: RUN_DIR_MODE=750 (your group may read it)"
-    [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
-    local pair
-    local -a pairs
-    read -ra pairs <<<"$EXTRA_ENV"  # split on whitespace, no file name globbing (an unquoted $EXTRA_ENV would)
-    for pair in ${pairs[@]+"${pairs[@]}"}; do
-        [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
-        export "${pair?}"
-    done
-    # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
-    # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
-    # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
-    # one ignores it instead of failing on an unknown flag. Set here, before any step starts: pbsdsh's
-    # tasks get the environment a step starts with (ddp_pbsdsh_on_each_node), not the step command's.
-    ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
-    if [[ -n ${DDP_STORE_SECRET:-} ]]; then
-        [[ $DDP_STORE_SECRET =~ ^[A-Za-z0-9._-]{16,}$ ]] || ddp_die "DDP_STORE_SECRET (${#DDP_STORE_SECRET}" \
-            "characters, not shown) must be 16 or more of A-Z a-z 0-9 . _ -; example:" \
-            "DDP_STORE_SECRET=\$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n'), or leave it unset for a fresh one"
-        ddp_log "keeping DDP_STORE_SECRET (set by you; not shown)"
-    else
-        DDP_STORE_SECRET=$(ddp_new_store_secret)
-    fi
-    export DDP_STORE_SECRET
-    # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
-    export RUN_DIR
-    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
-    DDP_STOP_FILE=$RUN_DIR/.stop-requested
 }
-
-# ddp_new_store_secret: 128 random bits, as hex, for DDP_STORE_SECRET (ddp_defaults). The store has no
-# authentication and the job id, the nodes and the port are public; this is what another user lacks. Made on
-# the head node at job start and exported: the launchers pass the environment on to every node (srun and
-# mpiexec their own, pbsdsh through ddp_pbsdsh_on_each_node), where the wrapper makes it torchrun's rendezvous id
-# (PET_RDZV_ID) and the ranks keep their store keys under it (app/common/distributed.py). Never in argv (`ps`
-# shows every user's argv, /proc/PID/environ is its owner's alone) nor in a log line.
-ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
 
 # ddp_private_run_dir: create RUN_DIR with RUN_DIR_MODE whatever the umask, and stop (exit 2) when it is not a
 # directory of this user's that neither group nor others can write (a symbolic link only if this user made it):
@@ -228,13 +175,6 @@ ddp_rdzv_host() {
         --ifaces="$RDZV_IFACES" "${dry_run[@]}"
     rdzv_host_out=${rdzv_answer[0]}
     rdzv_owner_out=${rdzv_answer[1]:-}
-}
-
-# ddp_free_port: a port for the rendezvous store nothing listens on, at random (app/launch/port.py).
-ddp_free_port() {
-    local -a port_answer
-    ddp_plan port_answer port --probe-root="${DDP_PROBE_ROOT:-}"
-    echo "${port_answer[0]}"
 }
 
 # ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA
@@ -360,15 +300,9 @@ ddp_run_step() {
     return "$rc"
 }
 
-# ddp_freeze_job_facts: the job's facts (lib.sh's header lists them) read-only from here on, so that no
-# step, preflight or heal can change what the others see; an assignment would stop the job at once
-# ("readonly variable") instead of misleading a later step.
-ddp_freeze_job_facts() {
-    readonly DDP_SCRIPT DDP_SCHEDULER DDP_JOB_ID DDP_NNODES DDP_NODES DDP_HEAD_NODE DDP_SUBMIT_DIR \
-        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_STORE_SECRET DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD \
-        DDP_CONTAINER DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER \
-        DDP_REQUEUE_CMD DDP_HEAL_CMD
-}
+# ddp_freeze_job_facts: nothing to do; the knobs are resolved once, in app/launch/knobs.py. lib-pbs.sh's main
+# still calls it.
+ddp_freeze_job_facts() { :; }
 
 # ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished
 # step, requeue the job; the new run resumes from the snapshot in the same RUN_DIR.

@@ -20,6 +20,7 @@ from app.common.errors import UsageError
 from app.launch.binds import container_binds
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 from app.launch.gpus import gpus_per_task, processes_per_node
+from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
 from app.launch.plan import Plan
@@ -51,6 +52,15 @@ def _whole(name: str, value: str) -> int:
     if not value.isdigit():
         raise UsageError(f"{name}={value} is not a whole number; example: {name}=60")
     return int(value)
+
+
+def ask_knob_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    job.answer(NAMES)
+
+
+def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    facts = Facts(job_id=options.job_id, submit_dir=options.submit_dir, nnodes=options.nnodes)
+    job.answer(answer_words(resolve(facts, read_given(sys.stdin.buffer.read()), job.log)))
 
 
 def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -145,6 +155,15 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--answer-fd", type=int, help="write the answer NUL-separated to this file descriptor")
     questions = top.add_subparsers(dest="question", metavar="QUESTION")
     questions.required = True
+    questions.add_parser("knob-names", help="the knobs the job script hands over when set (docs/knobs.md)"
+                         ).set_defaults(ask=ask_knob_names)
+    knobs = questions.add_parser("knobs", help="every knob with its default, checked; stdin: the knob-names the "
+                                 "user set, NUL-separated NAME=VALUE; answer: N, N NAME=VALUE to assign, the ones "
+                                 "to export")
+    knobs.add_argument("--job-id", required=True, help="DDP_JOB_ID")
+    knobs.add_argument("--submit-dir", required=True, help="DDP_SUBMIT_DIR")
+    knobs.add_argument("--nnodes", required=True, help="DDP_NNODES")
+    knobs.set_defaults(ask=ask_knobs)
     nproc = questions.add_parser("nproc", help="processes per node (GPUS_PER_NODE, allocation, CUDA_VISIBLE_DEVICES,"
                                                 " nvidia-smi -L), checked against --gpus-per-task")
     nproc.add_argument("--gpus-per-node", default="", help="GPUS_PER_NODE as the user set it")
