@@ -32,19 +32,24 @@ ddp_die_unless_dry_run() {
     ddp_log "warning (DRY_RUN=1, going on): $*"
 }
 
-# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, standard library only)
-# into the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log
-# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). Only
-# this checkout's app and the standard library are on the path: isolated (-I: no PYTHON* settings, no working
-# directory, where -m would look first, no user site) and without site-packages (-S).
+# ddp_python MODULE ARGS...: python3 -m MODULE of this checkout on the batch host's python3 (standard library only,
+# 3.6 on), isolated (-I: no PYTHON* settings, no working directory, where -m would look first, no user site) and
+# without site-packages (-S): only this checkout's app and the standard library are on the path.
 [[ -r $DDP_REPO/app/launch/cli.py ]] ||
     ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
-DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
+DDP_PYTHON_MAIN='import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)'
+ddp_python() { python3 -I -S -c "$DDP_PYTHON_MAIN" "$DDP_REPO" "$@"; }
+# ddp_launch_python MODULE ARGS...: ddp_python, by the name lib-pbs.sh calls it.
+ddp_launch_python() { ddp_python "$@"; }
+
+# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, through ddp_python) into
+# the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log lines
+# go to this script's stdout, and bad input stops the job with its one-line error and exit code (2).
 ddp_plan() {
     local -n plan_out=$1
     shift
-    { mapfile -d '' -t plan_out < <(python3 -I -S -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
-        --answer-fd=3 "$@" 3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
+    { mapfile -d '' -t plan_out < <(ddp_python app.launch --script="${DDP_SCRIPT:-job}" --answer-fd=3 "$@" \
+        3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
     local rc=${plan_out[-1]:-1}
     unset 'plan_out[-1]'
     ((rc == 0)) || exit "$rc"

@@ -20,6 +20,7 @@ from app.common.errors import UsageError
 from app.launch.binds import container_binds
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 from app.launch.gpus import gpus_per_task, processes_per_node
+from app.launch.heal import decide, read_facts
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, read_reports, verdict
 from app.launch.numa import numa_binding
@@ -61,6 +62,13 @@ def ask_knob_names(job: Job, options: argparse.Namespace, words: List[str]) -> N
 def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     facts = Facts(job_id=options.job_id, submit_dir=options.submit_dir, nnodes=options.nnodes)
     job.answer(answer_words(resolve(facts, read_given(sys.stdin.buffer.read()), job.log)))
+
+
+def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    nodes = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    decision = decide(read_facts(options.scheduler, options.reason, nodes, options.requeues_in_a_row,
+                                 options.max_requeues, options.check_command, options.run_dir))
+    job.answer([decision.action, ",".join(decision.nodes), decision.message, decision.history_reason])
 
 
 def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -233,7 +241,15 @@ def parser() -> argparse.ArgumentParser:
     hostfile.add_argument("--port", required=True, help="RDZV_PORT")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
     hostfile.set_defaults(ask=ask_deepspeed_hostfile)
-    for question in (what, submit, hostfile):
+    heal = questions.add_parser("heal", help="leave blamed nodes out and requeue, requeue, or give up (stdin: the "
+                                "nodes); answer: ACTION NODES MESSAGE HISTORY_REASON")
+    heal.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
+    heal.add_argument("--requeues-in-a-row", required=True, help="bad-node requeues in a row so far")
+    heal.add_argument("--max-requeues", required=True, help="MAX_REQUEUES")
+    heal.add_argument("--check-command", required=True, help="how to submit a check of the nodes, for the message")
+    heal.add_argument("--run-dir", required=True, help="RUN_DIR, for the message")
+    heal.set_defaults(ask=ask_heal)
+    for question in (what, submit, hostfile, heal):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top
 
