@@ -6,9 +6,6 @@
 # The fabric policy of this checkout (the image has its own copy at /opt/app/fabric_policy.env)
 DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
 
-ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
-ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
-
 # ddp_fabric_env: which network NCCL must use, so it never falls back to the management Ethernet
 # silently. The settings themselves live in one file, the fabric policy (app/common/fabric_policy.env,
 # /opt/app/fabric_policy.env in the image): each node's wrapper sources it inside the container, with
@@ -18,38 +15,17 @@ ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 ddp_fabric_env() {
     [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
         "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
-    if [[ $FABRIC == auto ]]; then
-        # The policy's own detection, on the head node (Slingshot, InfiniBand or RoCE by link layer, none)
-        FABRIC=$(APP_FABRIC=auto APP_PROBE_ROOT=$DDP_PROBE_ROOT APP_FABRIC_LOG=0 \
-            sh -c '. "$1" >/dev/null 2>&1; echo "$APP_FABRIC_DETECTED"' policy "$DDP_POLICY_FILE")
-        ddp_log "FABRIC=auto: detected $FABRIC"
-    fi
-    case $FABRIC in
-        roce)
-            ddp_has_infiniband || ddp_log "warning: FABRIC=roce but no RDMA device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
-                "'network IB not found'); wrong nodes, or set FABRIC=none"
-            ;;
-        infiniband)
-            ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
-                "'network IB not found'); wrong partition, or set FABRIC=none"
-            ;;
-        slingshot)
-            if [[ ${FI_PROVIDER:-} == efa ]]; then
-                ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
-                    "(the fabric policy sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
-            fi
-            ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
-                "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
-            ;;
-        none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
-        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband" ;;
-    esac
+    local detected='' line
+    local -a fabric
+    # FABRIC=auto: the policy's own detection, on the head node (Slingshot, InfiniBand or RoCE by link layer, none)
+    [[ $FABRIC != auto ]] || detected=$(APP_FABRIC=auto APP_PROBE_ROOT=$DDP_PROBE_ROOT APP_FABRIC_LOG=0 \
+        sh -c '. "$1" >/dev/null 2>&1; echo "$APP_FABRIC_DETECTED"' policy "$DDP_POLICY_FILE")
+    ddp_plan fabric fabric --fabric="$FABRIC" --detected="$detected" --probe-root="$DDP_PROBE_ROOT" \
+        --fi-provider="${FI_PROVIDER:-}"
+    FABRIC=${fabric[0]}
     # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
     export APP_FABRIC=$FABRIC APP_NNODES=$DDP_NNODES APP_PROBE_ROOT=$DDP_PROBE_ROOT
     # The preview: the same file, in a subshell, with this environment; nothing is exported here.
-    local line
     while IFS= read -r line; do ddp_log "$line"; done < <(APP_FABRIC_LOG=1 sh -c '. "$1"' policy "$DDP_POLICY_FILE" 2>&1)
     # PyTorch's NCCL flight recorder: the last collectives of every rank, dumped into the run directory
     # when a collective times out, to show which rank and which collective hung (read by ProcessGroupNCCL

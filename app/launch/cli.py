@@ -19,6 +19,7 @@ from app.common import exitcodes
 from app.common.errors import UsageError
 from app.launch.binds import container_binds
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
+from app.launch.fabric import check_fabric
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.heal import decide, read_facts
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
@@ -62,6 +63,13 @@ def ask_knob_names(job: Job, options: argparse.Namespace, words: List[str]) -> N
 def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     facts = Facts(job_id=options.job_id, submit_dir=options.submit_dir, nnodes=options.nnodes)
     job.answer(answer_words(resolve(facts, read_given(sys.stdin.buffer.read()), job.log)))
+
+
+def ask_fabric(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    fabric = check_fabric(options.fabric, options.detected, options.probe_root, options.fi_provider)
+    for line in fabric.said:
+        job.log(line)
+    job.answer([fabric.name])
 
 
 def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -241,6 +249,12 @@ def parser() -> argparse.ArgumentParser:
     hostfile.add_argument("--port", required=True, help="RDZV_PORT")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
     hostfile.set_defaults(ask=ask_deepspeed_hostfile)
+    fabric = questions.add_parser("fabric", help="FABRIC checked against the head node; answer: the fabric")
+    fabric.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, auto, none)")
+    fabric.add_argument("--detected", default="", help="what the fabric policy detected, for FABRIC=auto")
+    fabric.add_argument("--probe-root", default="", help="prefix for /dev and /sys (tests)")
+    fabric.add_argument("--fi-provider", default="", help="FI_PROVIDER as set")
+    fabric.set_defaults(ask=ask_fabric)
     heal = questions.add_parser("heal", help="leave blamed nodes out and requeue, requeue, or give up (stdin: the "
                                 "nodes); answer: ACTION NODES MESSAGE HISTORY_REASON")
     heal.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
