@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.launch.binds import container_binds
+from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 from app.launch.fabric import check_fabric
 from app.launch.gpus import gpus_per_task, processes_per_node
@@ -143,6 +144,18 @@ def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(binds.args)
 
 
+def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
+                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
+    for warning in binds.warnings:
+        job.log(warning)
+    plan = container(options.image, options.apptainer, options.apptainer_args, options.launch, options.workload,
+                     options.dry_run, binds.args, options.policy_file)
+    for line in plan.said:
+        job.log(line)
+    job.answer([plan.runtime, plan.policy, plan.host_program, *plan.argv])
+
+
 def ask_rendezvous(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     meeting = rendezvous(options.head_node, options.port, options.given, options.ifaces, options.dry_run)
     job.log(meeting.said)
@@ -224,12 +237,23 @@ def parser() -> argparse.ArgumentParser:
     slurm.add_argument("--nproc", required=True, help="DDP_NPROC")
     slurm.set_defaults(ask=ask_slurm_launch)
     binds = questions.add_parser("binds", help="what the container binds, as apptainer arguments")
-    binds.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
-    binds.add_argument("--run-dir", required=True, help="RUN_DIR")
-    binds.add_argument("--binds", default="", help="BINDS")
-    binds.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
-    binds.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
     binds.set_defaults(ask=ask_binds)
+    box = questions.add_parser("container", help="the container command of every step, and binds' options; answer: "
+                               "RUNTIME POLICY HOST_PROGRAM ARGV...")
+    box.add_argument("--image", required=True, help="IMAGE (none: no container)")
+    box.add_argument("--apptainer", default="apptainer", help="APPTAINER")
+    box.add_argument("--apptainer-args", default="", help="APPTAINER_ARGS")
+    box.add_argument("--launch", default="torchrun", help="LAUNCH")
+    box.add_argument("--workload", default="", help="the workload's kind")
+    box.add_argument("--policy-file", required=True, help="this checkout's fabric policy")
+    box.add_argument("--dry-run", action="store_true", help="DRY_RUN=1: a missing image or runtime only warns")
+    for question in (binds, box):
+        question.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
+        question.add_argument("--run-dir", required=True, help="RUN_DIR")
+        question.add_argument("--binds", default="", help="BINDS")
+        question.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
+        question.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
+    box.set_defaults(ask=ask_container)
     meet = questions.add_parser("rendezvous", help="where torchrun meets and who hosts the store; answer: HOST OWNER")
     meet.add_argument("--head-node", required=True, help="DDP_HEAD_NODE")
     meet.add_argument("--port", required=True, help="RDZV_PORT")
