@@ -235,19 +235,14 @@ ddp_check_launcher() {
 # ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
 ddp_first_lines() { awk -v n="$1" 'NR <= n {print} END {if (NR > n) print "... (" NR " in all)"}'; }
 
-# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames, as app.check and the trainer write them)
-# as the scheduler names the nodes, which is what it takes to leave them out (Slurm's ExcNodeList). A
-# hostname need not be the node's Slurm name (slurm.conf NodeHostname): the launcher check recorded each
-# node's pair (DDP_SCHEDULER_NAME_OF); a name it did not see is tried short (an FQDN's first label), then kept.
+# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames) as the scheduler names the nodes, through the
+# launcher check's pairs (DDP_SCHEDULER_NAME_OF); app/launch/launch_check.py says why they differ.
 ddp_scheduler_node_names() {
-    local host short
-    local -a hosts names=()
-    IFS=, read -ra hosts <<<"$1"
-    for host in "${hosts[@]}"; do
-        short=${host%%.*}
-        names+=("${DDP_SCHEDULER_NAME_OF[$host]:-${DDP_SCHEDULER_NAME_OF[$short]:-$host}}")
-    done
-    (IFS=,; echo "${names[*]}")
+    local host
+    local -a names
+    ddp_plan names scheduler-names < <(printf '%s\0' "$1"
+        for host in "${!DDP_SCHEDULER_NAME_OF[@]}"; do printf '%s\0' "$host" "${DDP_SCHEDULER_NAME_OF[$host]}"; done)
+    echo "${names[0]}"
 }
 
 # ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination

@@ -24,7 +24,7 @@ from app.launch.fabric import check_fabric
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.heal import decide, read_facts
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
-from app.launch.launch_check import passed, read_reports, verdict
+from app.launch.launch_check import passed, read_reports, scheduler_names, verdict
 from app.launch.numa import numa_binding
 from app.launch.plan import Plan
 from app.launch.port import free_port
@@ -115,6 +115,13 @@ def ask_launch_check(job: Job, options: argparse.Namespace, words: List[str]) ->
         raise UsageError(failed)
     job.log(passed(check, nnodes))
     job.answer([word for pair in check.names.items() for word in pair])
+
+
+def ask_scheduler_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    given = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
+    pairs = given[1:len(given) - (len(given) - 1) % 2]
+    name_of = dict(zip(pairs[0::2], pairs[1::2]))
+    job.answer([",".join(scheduler_names(given[0].split(","), name_of))])
 
 
 def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -220,6 +227,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--launcher", default="", help="the launcher's command, for the message")
     check.add_argument("--said", default="", help="what the launcher wrote on stderr, for the message")
     check.set_defaults(ask=ask_launch_check)
+    questions.add_parser("scheduler-names", help="hostnames as the scheduler names them; stdin, NUL-separated: "
+                         "HOSTS (comma-separated), then the launch check's HOSTNAME SCHEDULER_NAME pairs").set_defaults(
+        ask=ask_scheduler_names)
     what = questions.add_parser("workload", help="what runs on every node: -- the job's arguments; answer: KIND "
                                 "then torchrun's trailing arguments (or the MPI program)")
     what.add_argument("--config", default="demo", help="CONFIG")
