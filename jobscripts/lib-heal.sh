@@ -95,8 +95,8 @@ ddp_after_workload() {
 # only, so the host's python3 runs it outside the image, before any venv; where the host has none from
 # 3.8 on, such as SLES 15's 3.6, the image's python, which has the app installed).
 ddp_history() {
-    if python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
-        PYTHONPATH=$DDP_REPO python3 -m app.common.history "$@"
+    if python3 -I -S -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
+        ddp_python app.common.history "$@"
     elif [[ -n ${DDP_CONTAINER[*]:-} ]]; then
         "${DDP_CONTAINER[@]}" python3 -m app.common.history "$@"
     else
