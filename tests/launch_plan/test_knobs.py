@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
 from app.common.errors import UsageError
-from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
+from app.launch.knobs import DEFAULTS, NAMES, Facts, answer_words, read_given, resolve
 from tests.launch import REPO, clean_env
 
 FACTS = Facts(job_id="42", submit_dir="/home/u/proj", nnodes="2")
@@ -104,3 +105,19 @@ def test_the_knobs_question_reads_stdin_and_answers_one_line_on_bad_input(tmp_pa
     names = subprocess.run([*command[:3], "knob-names"], env=env, cwd=tmp_path, capture_output=True, timeout=60,
                            check=True)
     assert names.stdout.decode().split() == list(NAMES) and "DDP_STORE_SECRET" in NAMES
+
+
+def test_docs_knobs_lists_every_knob_with_the_default_this_module_gives():
+    """docs/knobs.md is what users read: each knob resolved here has its row, and a fixed default is shown as is
+    (an empty one is worked out later, by the plan, which the row describes)."""
+    rows = {}
+    for line in (REPO / "docs" / "knobs.md").read_text().splitlines():
+        match = re.match(r"\| `([A-Z][A-Z0-9_]*)` \| (.*?) \|", line)
+        if match:
+            rows[match.group(1)] = match.group(2)
+    fixed = {name: default(FACTS, {}) for name, default in DEFAULTS if name not in ("IMAGE", "RUN_DIR", "RDZV_PORT")}
+    script_own = {"FABRIC", "CHECK_SITE", "RDZV_IFACES"}  # each job script sets its own first (mn5.sh: infiniband)
+    assert {name for name, _ in DEFAULTS} - set(rows) == set()
+    for name, value in fixed.items():
+        shown = rows[name]
+        assert name in script_own or not value or f"`{value}`" in shown, (name, value, shown)
