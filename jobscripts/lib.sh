@@ -25,13 +25,6 @@ ddp_die() {
     exit 2
 }
 
-# ddp_die_unless_dry_run MESSAGE: ddp_die, except under DRY_RUN=1, where what the job would need is only
-# reported (planning on a login node, where the image or the tools may not be).
-ddp_die_unless_dry_run() {
-    [[ ${DRY_RUN:-0} == 1 ]] || ddp_die "$@"
-    ddp_log "warning (DRY_RUN=1, going on): $*"
-}
-
 # ddp_python MODULE ARGS...: python3 -m MODULE of this checkout on the batch host's python3 (standard library only,
 # 3.6 on), isolated (-I: no PYTHON* settings, no working directory, where -m would look first, no user site) and
 # without site-packages (-S): only this checkout's app and the standard library are on the path.
