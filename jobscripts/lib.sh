@@ -297,21 +297,15 @@ ddp_run_step() {
 # still calls it.
 ddp_freeze_job_facts() { :; }
 
-# ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished
-# step, requeue the job; the new run resumes from the snapshot in the same RUN_DIR.
+# ddp_finish RC REQUEUE_CMD...: the job's end (app/launch/finish.py): after a USR1 that stopped an unfinished step,
+# REQUEUE_CMD, and the new run resumes from the snapshot in the same RUN_DIR; otherwise the step's exit code.
 ddp_finish() {
-    local rc=$1
-    shift
-    if [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]]; then
-        if [[ $REQUEUE == 1 ]]; then
-            ddp_log "requeueing job $DDP_JOB_ID; it resumes from the newest snapshot in $RUN_DIR"
-            "$@" || ddp_die "requeue failed: $(printf '%q ' "$@"); resubmit the job by hand, it resumes from $RUN_DIR"
-        else
-            ddp_log "REQUEUE=0: not requeueing; resubmit with RUN_DIR=$RUN_DIR to resume"
-        fi
-        exit 75
-    fi
-    exit "$rc"
+    local -a end
+    ddp_plan end finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
+        --run-dir="$RUN_DIR" -- "${@:2}"
+    [[ -z ${end[1]} ]] || ddp_log "${end[1]}"
+    [[ ${end[2]} != 1 ]] || "${@:2}" || ddp_die "${end[3]}"
+    exit "${end[0]}"
 }
 
 # The rest of the library, one file per job: the fabric and the container, the preflight and leaving bad

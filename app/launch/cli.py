@@ -21,6 +21,7 @@ from app.launch.binds import container_binds
 from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 from app.launch.fabric import check_fabric
+from app.launch.finish import ending
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.heal import decide, read_facts
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
@@ -71,6 +72,11 @@ def ask_fabric(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     for line in fabric.said:
         job.log(line)
     job.answer([fabric.name])
+
+
+def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    end = ending(_whole("RC", options.rc), options.preempted, options.requeue, options.job_id, options.run_dir, words)
+    job.answer([str(end.exit_code), end.said, "1" if end.requeue else "0", end.if_requeue_fails])
 
 
 def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -289,6 +295,14 @@ def parser() -> argparse.ArgumentParser:
     fabric.add_argument("--probe-root", default="", help="prefix for /dev and /sys (tests)")
     fabric.add_argument("--fi-provider", default="", help="FI_PROVIDER as set")
     fabric.set_defaults(ask=ask_fabric)
+    end = questions.add_parser("finish", help="how the job ends: -- REQUEUE_CMD...; answer: EXIT_CODE SAID REQUEUE "
+                               "IF_REQUEUE_FAILS")
+    end.add_argument("--rc", required=True, help="the last step's exit code")
+    end.add_argument("--preempted", default="", help="DDP_PREEMPTED: the signal that asked for a snapshot, if any")
+    end.add_argument("--requeue", default="1", help="REQUEUE")
+    end.add_argument("--job-id", required=True, help="DDP_JOB_ID")
+    end.add_argument("--run-dir", required=True, help="RUN_DIR")
+    end.set_defaults(ask=ask_finish)
     heal = questions.add_parser("heal", help="leave blamed nodes out and requeue, requeue, or give up (stdin: the "
                                 "nodes); answer: ACTION NODES MESSAGE HISTORY_REASON")
     heal.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
