@@ -6,9 +6,6 @@
 # The fabric policy of this checkout (the image has its own copy at /opt/app/fabric_policy.env)
 DDP_POLICY_FILE=$DDP_REPO/app/common/fabric_policy.env
 
-ddp_has_infiniband() { compgen -G "$DDP_PROBE_ROOT/sys/class/infiniband/*" >/dev/null; }
-ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
-
 # ddp_fabric_env: which network NCCL must use, so it never falls back to the management Ethernet
 # silently. The settings themselves live in one file, the fabric policy (app/common/fabric_policy.env,
 # /opt/app/fabric_policy.env in the image): each node's wrapper sources it inside the container, with
@@ -18,38 +15,17 @@ ddp_has_slingshot() { compgen -G "$DDP_PROBE_ROOT/dev/cxi[0-9]*" >/dev/null; }
 ddp_fabric_env() {
     [[ -r $DDP_POLICY_FILE ]] || ddp_die "the fabric policy $DDP_POLICY_FILE is missing; run the job script from" \
         "a checkout of the project (DDP_JOBSCRIPTS=/path/to/checkout/jobscripts)"
-    if [[ $FABRIC == auto ]]; then
-        # The policy's own detection, on the head node (Slingshot, InfiniBand or RoCE by link layer, none)
-        FABRIC=$(APP_FABRIC=auto APP_PROBE_ROOT=$DDP_PROBE_ROOT APP_FABRIC_LOG=0 \
-            sh -c '. "$1" >/dev/null 2>&1; echo "$APP_FABRIC_DETECTED"' policy "$DDP_POLICY_FILE")
-        ddp_log "FABRIC=auto: detected $FABRIC"
-    fi
-    case $FABRIC in
-        roce)
-            ddp_has_infiniband || ddp_log "warning: FABRIC=roce but no RDMA device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
-                "'network IB not found'); wrong nodes, or set FABRIC=none"
-            ;;
-        infiniband)
-            ddp_has_infiniband || ddp_log "warning: FABRIC=infiniband but no device under /sys/class/infiniband on" \
-                "$(hostname -s): NCCL will stop with 'Failed to initialize any NET plugin' (NCCL 2.26 and older:" \
-                "'network IB not found'); wrong partition, or set FABRIC=none"
-            ;;
-        slingshot)
-            if [[ ${FI_PROVIDER:-} == efa ]]; then
-                ddp_die "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it" \
-                    "(the fabric policy sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"
-            fi
-            ddp_has_slingshot || ddp_log "warning: FABRIC=slingshot but no $DDP_PROBE_ROOT/dev/cxi* on $(hostname -s):" \
-                "libfabric's cxi provider will find no NIC; wrong nodes, or set FABRIC=none"
-            ;;
-        none) ddp_log "FABRIC=none: no NCCL network settings (single node, or TCP sockets)" ;;
-        *) ddp_die "FABRIC=$FABRIC is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband" ;;
-    esac
+    local detected='' line
+    local -a fabric
+    # FABRIC=auto: the policy's own detection, on the head node (Slingshot, InfiniBand or RoCE by link layer, none)
+    [[ $FABRIC != auto ]] || detected=$(APP_FABRIC=auto APP_PROBE_ROOT=$DDP_PROBE_ROOT APP_FABRIC_LOG=0 \
+        sh -c '. "$1" >/dev/null 2>&1; echo "$APP_FABRIC_DETECTED"' policy "$DDP_POLICY_FILE")
+    ddp_plan fabric fabric --fabric="$FABRIC" --detected="$detected" --probe-root="$DDP_PROBE_ROOT" \
+        --fi-provider="${FI_PROVIDER:-}"
+    FABRIC=${fabric[0]}
     # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
     export APP_FABRIC=$FABRIC APP_NNODES=$DDP_NNODES APP_PROBE_ROOT=$DDP_PROBE_ROOT
     # The preview: the same file, in a subshell, with this environment; nothing is exported here.
-    local line
     while IFS= read -r line; do ddp_log "$line"; done < <(APP_FABRIC_LOG=1 sh -c '. "$1"' policy "$DDP_POLICY_FILE" 2>&1)
     # PyTorch's NCCL flight recorder: the last collectives of every rank, dumped into the run directory
     # when a collective times out, to show which rank and which collective hung (read by ProcessGroupNCCL
@@ -68,48 +44,26 @@ ddp_fabric_binds() {
         --host-libfabric-dir="${HOST_LIBFABRIC_DIR:-}"
 }
 
-# ddp_container_cmd CMD POLICY: `apptainer exec --nv BINDS IMAGE` into the array CMD (empty with
-# IMAGE=none), and into POLICY the fabric policy files the node wrapper tries inside it, first found first.
+# ddp_container_cmd CMD POLICY: `apptainer exec --nv BINDS IMAGE` into the array CMD (empty with IMAGE=none), and
+# into POLICY the fabric policy files the node wrapper tries inside it (app/launch/container.py).
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_container_cmd() {
     local -n container_out=$1 policy_out=$2
     [[ $DRY_RUN == 1 ]] || ddp_private_run_dir
-    local -a binds
-    ddp_fabric_binds binds
-    container_out=()
-    if [[ $IMAGE == none ]]; then
-        local program=torchrun
-        [[ $LAUNCH == srun ]] && program=python
-        [[ $DDP_WORKLOAD_KIND == nccl-tests ]] && program=all_reduce_perf
-        command -v "$program" >/dev/null || ddp_die_unless_dry_run "IMAGE=none runs the host's $program, but" \
-            "$program is not in PATH; activate your environment (e.g. source .venv/bin/activate) or set IMAGE=/path/app.sif"
-        ddp_log "IMAGE=none: running the host's $(command -v "$program"), no container"
-        policy_out=$DDP_POLICY_FILE
-        [[ $DRY_RUN == 1 || $program == all_reduce_perf ]] || ddp_host_app_check "$program"
-        return
-    fi
-    [[ -f $IMAGE ]] || ddp_die_unless_dry_run "image $IMAGE not found; build it with 'make image' (x86_64) or" \
-        "'make image ARCH=aarch64' (GH200), or set IMAGE=/path/to/app.sif (IMAGE=none: no container)"
-    if ! command -v "$APPTAINER" >/dev/null; then
-        if [[ $APPTAINER == apptainer ]] && command -v singularity >/dev/null; then APPTAINER=singularity
-        else ddp_die_unless_dry_run "$APPTAINER not found in PATH; load it (MareNostrum 5: module load" \
-            "singularity) or set APPTAINER=/path/to/apptainer"
-        fi
-    fi
-    [[ ! -f $IMAGE ]] || ddp_check_image_arch
-    local -a extra
-    read -ra extra <<<"$APPTAINER_ARGS"
-    # --nv binds the host's NVIDIA driver libraries and /dev/nvidia*; NCCL and the fabric libraries are in
-    # the image. The host environment (NCCL_*, FI_*, SLURM_*, PMI_*) passes through, which the cxi provider
-    # needs for its job authorisation.
-    container_out=("$APPTAINER" exec --nv "${binds[@]}" "${extra[@]}" "$IMAGE")
-    if [[ ${DDP_WORKLOAD_KIND:-} == nccl-tests ]]; then
+    local -a plan dry_run=()
+    [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
+    ddp_plan plan container --image="$IMAGE" --apptainer="$APPTAINER" --apptainer-args="$APPTAINER_ARGS" \
+        --launch="$LAUNCH" --workload="${DDP_WORKLOAD_KIND:-}" --policy-file="$DDP_POLICY_FILE" "${dry_run[@]}" \
+        --fabric="$FABRIC" --run-dir="$RUN_DIR" --binds="${BINDS:-}" --probe-root="${DDP_PROBE_ROOT:-}" \
+        --host-libfabric-dir="${HOST_LIBFABRIC_DIR:-}"
+    APPTAINER=${plan[0]} policy_out=${plan[1]} container_out=("${plan[@]:3}")
+    [[ -z ${plan[2]} ]] || ddp_host_app_check "${plan[2]}"
+    [[ $IMAGE == none || ! -f $IMAGE ]] || ddp_check_image_arch
+    if [[ $IMAGE != none && ${DDP_WORKLOAD_KIND:-} == nccl-tests ]]; then
         local tmpfs
         ddp_slurm_tmpfs tmpfs
         container_out=(/bin/sh -c "$DDP_PMIX_BINDS" ddp-pmix-binds "$tmpfs" "${container_out[@]}")
     fi
-    # Inside the container: the image's policy, else the checkout's (visible when it is under a bound path)
-    policy_out=/opt/app/fabric_policy.env:$DDP_POLICY_FILE
 }
 
 # An MPI rank started by srun --mpi=pmix (or PALS' --pmi=pmix) talks to its node's PMIx server through files the

@@ -95,30 +95,14 @@ ddp_after_workload() {
 # only, so the host's python3 runs it outside the image, before any venv; where the host has none from
 # 3.8 on, such as SLES 15's 3.6, the image's python, which has the app installed).
 ddp_history() {
-    if python3 -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
-        PYTHONPATH=$DDP_REPO python3 -m app.common.history "$@"
+    if python3 -I -S -c 'import sys; sys.exit(sys.version_info < (3, 8))' 2>/dev/null; then
+        ddp_python app.common.history "$@"
     elif [[ -n ${DDP_CONTAINER[*]:-} ]]; then
         "${DDP_CONTAINER[@]}" python3 -m app.common.history "$@"
     else
         ddp_error "cannot write $RUN_DIR/history.jsonl: no python3 >= 3.8 on $(hostname -s) and no image" \
             "(IMAGE=none); load a python module (module load python) or run with IMAGE=app.sif"
         return 1
-    fi
-}
-
-# ddp_launch_python MODULE ARGS...: one of app.launch's commands (standard library only, Python 3.6 on), which
-# answer in bash assignments the caller evaluates. The host's python3, from this checkout's directory (so -m finds
-# its app/, not one in the submit directory) with no site hooks and no PYTHON* settings (-E -s -S: nothing but the
-# command prints into the answer); where the host has none, the image's, which has the app installed.
-ddp_launch_python() {
-    if python3 -ESs -c 'import sys; sys.exit(sys.version_info < (3, 6))' 2>/dev/null; then
-        (cd -- "$DDP_REPO" && exec python3 -ESs -m "$@")
-    elif [[ -n ${DDP_CONTAINER[*]:-} ]]; then
-        "${DDP_CONTAINER[@]}" python3 -Es -m "$@"
-    else
-        ddp_error "no python3 >= 3.6 on $(hostname -s) and no image (IMAGE=none) to run python3 -m $1;" \
-            "load a python module (module load python) or run with IMAGE=app.sif"
-        return 2
     fi
 }
 
@@ -138,28 +122,24 @@ ddp_history_event() {
 # ddp_heal RC REASON: leave the nodes in the exclude file out and requeue, requeue as before where the scheduler
 # cannot leave a node out, or give up at MAX_REQUEUES: app/launch/heal.py decides from these facts, this runs it.
 ddp_heal() {
-    local rc=$1 reason=$2 hosts nodes done_already decision
-    local heal_action='' heal_nodes='' heal_message='' heal_history_reason=''
+    local rc=$1 reason=$2 hosts nodes done_already
+    local -a heal
     hosts=$(sort -u "$(ddp_exclude_file)" | awk 'NF' | paste -sd, -)
     nodes=$(ddp_scheduler_node_names "$hosts")
     [[ $nodes == "$hosts" ]] || ddp_log "the blamed hosts $hosts are $DDP_SCHEDULER node(s) $nodes"
     done_already=$(ddp_requeues_in_a_row)
-    decision=$(printf '%s\n' "$nodes" | ddp_launch_python app.launch.heal --scheduler "$DDP_SCHEDULER" \
-        --reason "$reason" --requeues-in-a-row "$done_already" --max-requeues "$MAX_REQUEUES" \
-        --check-command "$(ddp_submit_command check)" --run-dir "$RUN_DIR") || exit "$rc"
-    eval "$decision"  # the heal_* assignments above, every value quoted (app/launch/answer.py)
-    case $heal_action in
-        give-up)
-            ddp_history_event gave-up "$heal_history_reason" "$heal_nodes"
-            ddp_error "$heal_message"
-            exit "$rc"
-            ;;
-        exclude | requeue)  # DDP_HEAL_CMD: the scheduler's requeue, without the nodes where it can leave them out
-            ddp_log "$heal_message"
-            ddp_history_event requeue "$heal_history_reason" "$heal_nodes"
-            "$DDP_HEAL_CMD" "$heal_nodes"
-            exit 75
-            ;;
-        *) ddp_die "app.launch.heal answered '$heal_action', not exclude, requeue or give-up" ;;
-    esac
+    # ACTION NODES MESSAGE HISTORY_REASON
+    ddp_plan heal heal --scheduler="$DDP_SCHEDULER" --reason="$reason" --requeues-in-a-row="$done_already" \
+        --max-requeues="$MAX_REQUEUES" --check-command="$(ddp_submit_command check)" --run-dir="$RUN_DIR" \
+        <<<"$nodes"
+    if [[ ${heal[0]} == give-up ]]; then
+        ddp_history_event gave-up "${heal[3]}" "${heal[1]}"
+        ddp_error "${heal[2]}"
+        exit "$rc"
+    fi
+    # exclude or requeue; DDP_HEAL_CMD: the scheduler's requeue, without the nodes where it can leave them out
+    ddp_log "${heal[2]}"
+    ddp_history_event requeue "${heal[3]}" "${heal[1]}"
+    "$DDP_HEAL_CMD" "${heal[1]}"
+    exit 75
 }

@@ -68,7 +68,6 @@ ddp_slurm_main() {
     ddp_check_launcher DDP_SCHEDULER_NAME_OF "${per_node[@]}"
     DDP_REQUEUE_CMD=(scontrol requeue "$DDP_JOB_ID")
     DDP_HEAL_CMD=ddp_slurm_heal
-    ddp_freeze_job_facts
     ddp_preflight "$step"
     local rc=0
     ddp_run_workload "$step" || rc=$?

@@ -1,90 +1,12 @@
 # shellcheck shell=bash
-# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run. It sources
-# its parts itself: lib-container.sh (fabric, binds, apptainer), lib-slurm.sh and lib-pbs.sh (each job's main).
-#
-# What the job runs is computed by the job's plan, app/launch (`python3 -m app.launch QUESTION`, standard library
-# only, the batch host's python3): processes per node, the port and the rendezvous host, the workload, the
-# torchrun command (app/launch/plan.py), Slurm's srun lines, the binds, the launch check's verdict. Bash asks it
-# through ddp_plan and keeps what bash must do: the scheduler's headers, traps, the wait loop, the PBS timer,
-# the node wrapper.
-#
-# A job script gathers what its scheduler says (nodes, job id, head node, submit directory) into the job's
-# facts below, and its main (ddp_slurm_main, ddp_pbs_main) calls these functions in order:
-#   ddp_defaults                    every override gets its default
-#   ddp_workload KIND ARGV "$@"     train | check | nccl-tests | SCRIPT.py | -m MODULE -> KIND, ARGV
-#   ddp_nproc_per_node OUT          processes per node, from the allocation         -> OUT
-#   ddp_fabric_env                  NCCL/libfabric settings for FABRIC, each only if unset
-#   ddp_container_cmd CMD POLICY    apptainer exec --nv, binds, image               -> CMD, POLICY
-#   ddp_rdzv_host HOST OWNER        the head node's rendezvous address, who hosts the store
-#   ddp_check_launcher NAMES L...   exactly one process on every node through launcher L, or stop (seconds,
-#                                   not 10 min)                                      -> NAMES (hostname -> name)
-#   ddp_freeze_job_facts            from here on the facts are read-only
-#   ddp_preflight STEP              app.check --preflight first; a node it blames is left out (lib-heal.sh)
-#   ddp_run_workload STEP           the workload, through STEP RDZV_ID PROGRAM..., which builds the node
-#                                   command (ddp_torchrun_cmd OUT RDZV_ID PROGRAM...) and runs it
-#                                   (ddp_run_step OWNER NODE_CMD...): on USR1/TERM every node stops, waits
-#   ddp_after_workload RC           a hang that named nodes: leave them out and requeue (lib-heal.sh)
-#
-# How values travel: a function that computes something writes it into the variable its caller names (bash
-# namerefs, `local -n`; they resolve by name, so a caller's name that is also one of the function's locals
-# would write that local: the namerefs end in _out, the callers name theirs plainly), never into a global of
-# its own choosing. Besides the library's constants (DDP_REPO, DDP_POLICY_FILE, DDP_NODE_WRAPPER,
-# DDP_CUDA_COMPAT, ...) the only globals are DDP_PREEMPTED, which the signal trap sets, and the job's facts,
-# each assigned once by the main (or ddp_dry_run_allocation, or ddp_defaults) and read-only from
-# ddp_freeze_job_facts on (tests/jobscripts/test_jobscripts_facts.py holds the library to this):
-#   DDP_SCRIPT, DDP_SCHEDULER       name for messages (mn5.sh); slurm | pbs
-#   DDP_JOB_ID, DDP_SUBMIT_DIR      the scheduler's job id; where the job was submitted
-#   DDP_NODES, DDP_NNODES           the allocation's nodes, head first, and how many
-#   DDP_HEAD_NODE                   the first node, where this script runs and the rendezvous is
-#   DDP_ALLOC_GPUS_PER_NODE         GPUs a node, where the scheduler says
-#   DDP_NPROC                       processes per node (ddp_nproc_per_node)
-#   DDP_STOP_FILE                   the preemption request's file (ddp_defaults)
-#   DDP_STORE_SECRET                the job's secret for the rendezvous store, exported (ddp_new_store_secret)
-#   DDP_WORKLOAD_KIND, DDP_WORKLOAD what runs (ddp_workload)
-#   DDP_CONTAINER, DDP_NODE_POLICY  the container command, the policy files inside it (ddp_container_cmd)
-#   DDP_RDZV_HOST, DDP_RDZV_OWNER   the rendezvous address, the node hosting the store (ddp_rdzv_host)
-#   DDP_SCHEDULER_NAME_OF           hostname -> scheduler name (ddp_check_launcher)
-#   DDP_LAUNCHER                    one process per node (srun, mpiexec, pbsdsh), or per GPU (LAUNCH=srun)
-#   DDP_REQUEUE_CMD, DDP_HEAL_CMD   the scheduler's requeue, and its requeue without some nodes
-#
-# Overrides (environment, `sbatch --export=ALL,K=V` or `qsub -v K=V`), with defaults:
-#   IMAGE=$DDP_SUBMIT_DIR/app.sif   the Apptainer image; IMAGE=none runs the host's torchrun (no container)
-#   APPTAINER=apptainer             the container runtime (falls back to `singularity`, MareNostrum's name)
-#   APPTAINER_ARGS=                 extra flags for `apptainer exec` (whitespace-separated)
-#   BINDS=                          extra binds, comma-separated SRC[:DST[:ro|rw]], absolute paths (`apptainer
-#                                   --bind` syntax; a path with , or : goes in APPTAINER_ARGS as --mount)
-#   EXTRA_ENV=                      extra K=V settings exported to every process (whitespace-separated)
-#   CONFIG=demo                     trainer config: a name in app/train/configs, or a path (with / or .yaml)
-#   CHECK_SITE=(per script)         app.check site profile for `check` (mn5, slingshot-gh200); empty: none
-#   RUN_DIR=$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID   run directory: logs, snapshots; a requeued job resumes here
-#   RUN_DIR_MODE=700                a new RUN_DIR's mode: 700 (yours alone) or 750 (your group may read); an
-#                                   existing one another user owns or can write is refused (exit 2)
-#   GPUS_PER_NODE=(allocation)      processes per node; from the allocation, else counted GPUs
-#   RDZV_HOST=(head's fast network) rendezvous host, an address (or name) of the head node; default: its
-#                                   address on the first of RDZV_IFACES
-#   RDZV_IFACES="ib0 hsn0"          interfaces tried for the rendezvous address, else the head's hostname
-#   RDZV_PORT=(random, free)        rendezvous port on the head node: one nothing listens on, at random in
-#                                   20000-32767 at each job start (ddp_free_port)
-#   DDP_STORE_SECRET=(random)       the job's secret for the rendezvous store (16+ of A-Za-z0-9._-): fresh
-#                                   128 bits at each job start, never shown (ddp_new_store_secret)
-#   RDZV_JOIN_TIMEOUT_S=300         how long torchrun waits for every node to join (torch's default: 600)
-#   SHUTDOWN_TIMEOUT_S=60           grace for workers to snapshot after SIGTERM before torchrun kills them
-#   NUMA_BINDING=auto               torchrun --numa-binding: none | node | socket | exclusive | core-complex;
-#                                   auto = node on GPU nodes with several NUMA nodes (GH200, two sockets)
-#   FABRIC=(per script)             infiniband | roce | slingshot | auto | none
-#   LAUNCH=torchrun                 Slurm: torchrun = one torchrun per node, which starts the per-GPU workers;
-#                                   srun = one srun task per GPU running python directly (as the users' Slurm multi-GPU guide does)
-#   LAUNCH_CHECK=1                  0 skips the one-launcher-per-node check
-#   REQUEUE=1                       0: after a preemption snapshot, exit instead of requeueing
-#   PREFLIGHT=1                     0: no `app.check --preflight` before the workload
-#   MAX_REQUEUES=3                  requeues for bad nodes in a row (no training progress between) before giving up
-#   DRY_RUN=0                       1: print the commands and exit without running them; outside a job it
-#                                   plans for DRY_RUN_NODES (node1,node2) with GPUS_PER_NODE (4) GPUs each
-#   DDP_PROBE_ROOT=                 prefix for /dev and /sys probes (tests point it at a fake tree)
-#   DDP_PMIX_TMPFS=(Slurm's TmpFS)  where Slurm's mpi/pmix makes each step's client directory, bound into the
-#                                   nccl-tests ranks' containers (default: `scontrol show config`; tests set it)
-#
-# Exit codes: 2 = fix the input or the allocation (message says how); otherwise the step's own code.
+# shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
+# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run; it sources its
+# parts (lib-container.sh, lib-heal.sh, lib-slurm.sh, lib-pbs.sh). What the job runs is computed by the job's plan,
+# app/launch (`python3 -m app.launch QUESTION`, standard library only, the batch host's python3), which bash asks
+# through ddp_plan; bash keeps the scheduler's headers, traps, the wait loop, the PBS timer and the node wrapper.
+# Every override, with its default, and the exit codes: docs/knobs.md; the order a main calls these functions in:
+# docs/job-scripts.md ("Inside the library"). A function returns what it computes through the variable its caller
+# names (`local -n`, names ending in _out), never a global of its own choosing.
 
 set -euo pipefail
 
@@ -103,26 +25,24 @@ ddp_die() {
     exit 2
 }
 
-# ddp_die_unless_dry_run MESSAGE: ddp_die, except under DRY_RUN=1, where what the job would need is only
-# reported (planning on a login node, where the image or the tools may not be).
-ddp_die_unless_dry_run() {
-    [[ ${DRY_RUN:-0} == 1 ]] || ddp_die "$@"
-    ddp_log "warning (DRY_RUN=1, going on): $*"
-}
-
-# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, standard library only)
-# into the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log
-# lines go to this script's stdout, and bad input stops the job with its one-line error and exit code (2). Only
-# this checkout's app and the standard library are on the path: isolated (-I: no PYTHON* settings, no working
-# directory, where -m would look first, no user site) and without site-packages (-S).
+# ddp_python MODULE ARGS...: python3 -m MODULE of this checkout on the batch host's python3 (standard library only,
+# 3.6 on), isolated (-I: no PYTHON* settings, no working directory, where -m would look first, no user site) and
+# without site-packages (-S): only this checkout's app and the standard library are on the path.
 [[ -r $DDP_REPO/app/launch/cli.py ]] ||
     ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
-DDP_PLAN_MAIN='import sys; sys.path.insert(0, sys.argv.pop(1)); from app.launch.cli import main; sys.exit(main())'
+DDP_PYTHON_MAIN='import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)'
+ddp_python() { python3 -I -S -c "$DDP_PYTHON_MAIN" "$DDP_REPO" "$@"; }
+# ddp_launch_python MODULE ARGS...: ddp_python, by the name lib-pbs.sh calls it.
+ddp_launch_python() { ddp_python "$@"; }
+
+# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, through ddp_python) into
+# the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log lines
+# go to this script's stdout, and bad input stops the job with its one-line error and exit code (2).
 ddp_plan() {
     local -n plan_out=$1
     shift
-    { mapfile -d '' -t plan_out < <(python3 -I -S -c "$DDP_PLAN_MAIN" "$DDP_REPO" --script="${DDP_SCRIPT:-job}" \
-        --answer-fd=3 "$@" 3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
+    { mapfile -d '' -t plan_out < <(ddp_python app.launch --script="${DDP_SCRIPT:-job}" --answer-fd=3 "$@" \
+        3>&1 1>&4 && printf '0\0' || printf '%s\0' "$?"); } 4>&1
     local rc=${plan_out[-1]:-1}
     unset 'plan_out[-1]'
     ((rc == 0)) || exit "$rc"
@@ -153,77 +73,20 @@ ddp_default() {
     fi
 }
 
+# ddp_defaults: every knob gets its default and is checked (app/launch/knobs.py, their one owner); the knobs the
+# user set go to it on stdin (DDP_STORE_SECRET among them, so never in argv), the answer is assigned here.
 ddp_defaults() {
     : "${DDP_SCRIPT:?} ${DDP_NNODES:?} ${DDP_JOB_ID:?} ${DDP_HEAD_NODE:?} ${DDP_SUBMIT_DIR:?} ${DDP_SCHEDULER:?}"
-    IMAGE=${IMAGE:-$DDP_SUBMIT_DIR/app.sif}
-    APPTAINER=${APPTAINER:-apptainer}
-    APPTAINER_ARGS=${APPTAINER_ARGS:-}
-    BINDS=${BINDS:-}
-    EXTRA_ENV=${EXTRA_ENV:-}
-    CONFIG=${CONFIG:-demo}
-    CHECK_SITE=${CHECK_SITE:-}
-    RUN_DIR=${RUN_DIR:-$DDP_SUBMIT_DIR/runs/$DDP_JOB_ID}
-    # A relative RUN_DIR (the README's resume: RUN_DIR=runs/<old jobid>) means the submit directory's: every node,
-    # pbsdsh's tasks (started in $HOME) and the image's bind (Apptainer refuses a relative one) see the same path
-    [[ $RUN_DIR == /* ]] || RUN_DIR=${DDP_SUBMIT_DIR:-$PWD}/$RUN_DIR
-    RUN_DIR_MODE=${RUN_DIR_MODE:-700}
-    GPUS_PER_NODE=${GPUS_PER_NODE:-}
-    RDZV_HOST=${RDZV_HOST:-}
-    RDZV_IFACES=${RDZV_IFACES:-ib0 hsn0}
-    RDZV_PORT=${RDZV_PORT:-$(ddp_free_port)}
-    RDZV_JOIN_TIMEOUT_S=${RDZV_JOIN_TIMEOUT_S:-300}
-    SHUTDOWN_TIMEOUT_S=${SHUTDOWN_TIMEOUT_S:-60}
-    FABRIC=${FABRIC:-auto}
-    LAUNCH=${LAUNCH:-torchrun}
-    LAUNCH_CHECK=${LAUNCH_CHECK:-1}
-    REQUEUE=${REQUEUE:-1}
-    PREFLIGHT=${PREFLIGHT:-1}
-    MAX_REQUEUES=${MAX_REQUEUES:-3}
-    DRY_RUN=${DRY_RUN:-0}
-    DDP_PROBE_ROOT=${DDP_PROBE_ROOT:-}
+    local name i
+    local -a names set_by_you=() knobs
+    ddp_plan names knob-names
+    for name in "${names[@]}"; do [[ -z ${!name+set} ]] || set_by_you+=("$name=${!name}"); done
+    ddp_plan knobs knobs --job-id="$DDP_JOB_ID" --submit-dir="$DDP_SUBMIT_DIR" --nnodes="$DDP_NNODES" \
+        < <(printf '%s\0' ${set_by_you[@]+"${set_by_you[@]}"})
+    for ((i = 1; i <= knobs[0]; i++)); do declare -g "${knobs[i]}"; done
+    for ((; i < ${#knobs[@]}; i++)); do export "${knobs[i]?}"; done
     DDP_PREEMPTED=
-    local name
-    for name in DDP_NNODES RDZV_PORT RDZV_JOIN_TIMEOUT_S SHUTDOWN_TIMEOUT_S MAX_REQUEUES; do
-        [[ ${!name} =~ ^[0-9]+$ ]] || ddp_die "$name=${!name} is not a whole number; example: $name=60"
-    done
-    [[ $RUN_DIR_MODE == 7[05]0 ]] || ddp_die "RUN_DIR_MODE=$RUN_DIR_MODE is not 700 or 750 (no one but you may" \
-        "write the run directory); example: RUN_DIR_MODE=750 (your group may read it)"
-    [[ $PREFLIGHT == [01] ]] || ddp_die "PREFLIGHT=$PREFLIGHT is not 0 or 1; example: PREFLIGHT=0 (no check before training)"
-    local pair
-    local -a pairs
-    read -ra pairs <<<"$EXTRA_ENV"  # split on whitespace, no file name globbing (an unquoted $EXTRA_ENV would)
-    for pair in ${pairs[@]+"${pairs[@]}"}; do
-        [[ $pair =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || ddp_die "EXTRA_ENV item '$pair' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"
-        export "${pair?}"
-    done
-    # Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot
-    # (torch's default is 30 s). The node wrapper signals the workers itself and torchrun only after this
-    # grace, so it holds with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older
-    # one ignores it instead of failing on an unknown flag. Set here, before any step starts: pbsdsh's
-    # tasks get the environment a step starts with (ddp_pbsdsh_on_each_node), not the step command's.
-    ddp_default TORCH_ELASTIC_SHUTDOWN_TIMEOUT "$SHUTDOWN_TIMEOUT_S" "grace for a preemption snapshot"
-    if [[ -n ${DDP_STORE_SECRET:-} ]]; then
-        [[ $DDP_STORE_SECRET =~ ^[A-Za-z0-9._-]{16,}$ ]] || ddp_die "DDP_STORE_SECRET (${#DDP_STORE_SECRET}" \
-            "characters, not shown) must be 16 or more of A-Z a-z 0-9 . _ -; example:" \
-            "DDP_STORE_SECRET=\$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n'), or leave it unset for a fresh one"
-        ddp_log "keeping DDP_STORE_SECRET (set by you; not shown)"
-    else
-        DDP_STORE_SECRET=$(ddp_new_store_secret)
-    fi
-    export DDP_STORE_SECRET
-    # The trainer writes here; a user's own script can read it to put its snapshots in the same place.
-    export RUN_DIR
-    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
-    DDP_STOP_FILE=$RUN_DIR/.stop-requested
 }
-
-# ddp_new_store_secret: 128 random bits, as hex, for DDP_STORE_SECRET (ddp_defaults). The store has no
-# authentication and the job id, the nodes and the port are public; this is what another user lacks. Made on
-# the head node at job start and exported: the launchers pass the environment on to every node (srun and
-# mpiexec their own, pbsdsh through ddp_pbsdsh_on_each_node), where the wrapper makes it torchrun's rendezvous id
-# (PET_RDZV_ID) and the ranks keep their store keys under it (app/common/distributed.py). Never in argv (`ps`
-# shows every user's argv, /proc/PID/environ is its owner's alone) nor in a log line.
-ddp_new_store_secret() { od -An -vtx1 -N16 /dev/urandom | tr -d ' \n'; }
 
 # ddp_private_run_dir: create RUN_DIR with RUN_DIR_MODE whatever the umask, and stop (exit 2) when it is not a
 # directory of this user's that neither group nor others can write (a symbolic link only if this user made it):
@@ -312,13 +175,6 @@ ddp_rdzv_host() {
     rdzv_owner_out=${rdzv_answer[1]:-}
 }
 
-# ddp_free_port: a port for the rendezvous store nothing listens on, at random (app/launch/port.py).
-ddp_free_port() {
-    local -a port_answer
-    ddp_plan port_answer port --probe-root="${DDP_PROBE_ROOT:-}"
-    echo "${port_answer[0]}"
-}
-
 # ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA
 # binding are built in app/launch/plan.py and app/launch/numa.py.
 ddp_torchrun_cmd() {
@@ -372,19 +228,14 @@ ddp_check_launcher() {
 # ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
 ddp_first_lines() { awk -v n="$1" 'NR <= n {print} END {if (NR > n) print "... (" NR " in all)"}'; }
 
-# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames, as app.check and the trainer write them)
-# as the scheduler names the nodes, which is what it takes to leave them out (Slurm's ExcNodeList). A
-# hostname need not be the node's Slurm name (slurm.conf NodeHostname): the launcher check recorded each
-# node's pair (DDP_SCHEDULER_NAME_OF); a name it did not see is tried short (an FQDN's first label), then kept.
+# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames) as the scheduler names the nodes, through the
+# launcher check's pairs (DDP_SCHEDULER_NAME_OF); app/launch/launch_check.py says why they differ.
 ddp_scheduler_node_names() {
-    local host short
-    local -a hosts names=()
-    IFS=, read -ra hosts <<<"$1"
-    for host in "${hosts[@]}"; do
-        short=${host%%.*}
-        names+=("${DDP_SCHEDULER_NAME_OF[$host]:-${DDP_SCHEDULER_NAME_OF[$short]:-$host}}")
-    done
-    (IFS=,; echo "${names[*]}")
+    local host
+    local -a names
+    ddp_plan names scheduler-names < <(printf '%s\0' "$1"
+        for host in "${!DDP_SCHEDULER_NAME_OF[@]}"; do printf '%s\0' "$host" "${DDP_SCHEDULER_NAME_OF[$host]}"; done)
+    echo "${names[0]}"
 }
 
 # ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination
@@ -442,31 +293,19 @@ ddp_run_step() {
     return "$rc"
 }
 
-# ddp_freeze_job_facts: the job's facts (lib.sh's header lists them) read-only from here on, so that no
-# step, preflight or heal can change what the others see; an assignment would stop the job at once
-# ("readonly variable") instead of misleading a later step.
-ddp_freeze_job_facts() {
-    readonly DDP_SCRIPT DDP_SCHEDULER DDP_JOB_ID DDP_NNODES DDP_NODES DDP_HEAD_NODE DDP_SUBMIT_DIR \
-        DDP_ALLOC_GPUS_PER_NODE DDP_STOP_FILE DDP_STORE_SECRET DDP_NPROC DDP_WORKLOAD_KIND DDP_WORKLOAD \
-        DDP_CONTAINER DDP_NODE_POLICY DDP_RDZV_HOST DDP_RDZV_OWNER DDP_SCHEDULER_NAME_OF DDP_LAUNCHER \
-        DDP_REQUEUE_CMD DDP_HEAL_CMD
-}
+# ddp_freeze_job_facts: nothing to do; the knobs are resolved once, in app/launch/knobs.py. lib-pbs.sh's main
+# still calls it.
+ddp_freeze_job_facts() { :; }
 
-# ddp_finish RC REQUEUE_CMD...: after a USR1 (time limit or preemption warning) that stopped an unfinished
-# step, requeue the job; the new run resumes from the snapshot in the same RUN_DIR.
+# ddp_finish RC REQUEUE_CMD...: the job's end (app/launch/finish.py): after a USR1 that stopped an unfinished step,
+# REQUEUE_CMD, and the new run resumes from the snapshot in the same RUN_DIR; otherwise the step's exit code.
 ddp_finish() {
-    local rc=$1
-    shift
-    if [[ $DDP_PREEMPTED == USR1 && $rc != 0 ]]; then
-        if [[ $REQUEUE == 1 ]]; then
-            ddp_log "requeueing job $DDP_JOB_ID; it resumes from the newest snapshot in $RUN_DIR"
-            "$@" || ddp_die "requeue failed: $(printf '%q ' "$@"); resubmit the job by hand, it resumes from $RUN_DIR"
-        else
-            ddp_log "REQUEUE=0: not requeueing; resubmit with RUN_DIR=$RUN_DIR to resume"
-        fi
-        exit 75
-    fi
-    exit "$rc"
+    local -a end
+    ddp_plan end finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
+        --run-dir="$RUN_DIR" -- "${@:2}"
+    [[ -z ${end[1]} ]] || ddp_log "${end[1]}"
+    [[ ${end[2]} != 1 ]] || "${@:2}" || ddp_die "${end[3]}"
+    exit "${end[0]}"
 }
 
 # The rest of the library, one file per job: the fabric and the container, the preflight and leaving bad

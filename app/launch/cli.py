@@ -18,9 +18,14 @@ from typing import List, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.launch.binds import container_binds
+from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
+from app.launch.fabric import check_fabric
+from app.launch.finish import ending
 from app.launch.gpus import gpus_per_task, processes_per_node
-from app.launch.launch_check import passed, read_reports, verdict
+from app.launch.heal import decide, read_facts
+from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
+from app.launch.launch_check import passed, read_reports, scheduler_names, verdict
 from app.launch.numa import numa_binding
 from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
@@ -57,6 +62,34 @@ def _whole(name: str, value: str) -> int:
     if not value.isdigit():
         raise UsageError(f"{name}={value} is not a whole number; example: {name}=60")
     return int(value)
+
+
+def ask_knob_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    job.answer(NAMES)
+
+
+def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    facts = Facts(job_id=options.job_id, submit_dir=options.submit_dir, nnodes=options.nnodes)
+    job.answer(answer_words(resolve(facts, read_given(sys.stdin.buffer.read()), job.log)))
+
+
+def ask_fabric(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    fabric = check_fabric(options.fabric, options.detected, options.probe_root, options.fi_provider)
+    for line in fabric.said:
+        job.log(line)
+    job.answer([fabric.name])
+
+
+def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    end = ending(_whole("RC", options.rc), options.preempted, options.requeue, options.job_id, options.run_dir, words)
+    job.answer([str(end.exit_code), end.said, "1" if end.requeue else "0", end.if_requeue_fails])
+
+
+def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    nodes = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    decision = decide(read_facts(options.scheduler, options.reason, nodes, options.requeues_in_a_row,
+                                 options.max_requeues, options.check_command, options.run_dir))
+    job.answer([decision.action, ",".join(decision.nodes), decision.message, decision.history_reason])
 
 
 def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -96,6 +129,13 @@ def ask_launch_check(job: Job, options: argparse.Namespace, words: List[str]) ->
     job.answer([word for pair in check.names.items() for word in pair])
 
 
+def ask_scheduler_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    given = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
+    pairs = given[1:len(given) - (len(given) - 1) % 2]
+    name_of = dict(zip(pairs[0::2], pairs[1::2]))
+    job.answer([",".join(scheduler_names(given[0].split(","), name_of))])
+
+
 def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     what = workload(words, options.config, options.run_dir, options.check_site, options.scheduler, job.script,
                     options.cwd)
@@ -121,6 +161,18 @@ def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     for warning in binds.warnings:
         job.log(warning)
     job.answer(binds.args)
+
+
+def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
+                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
+    for warning in binds.warnings:
+        job.log(warning)
+    plan = container(options.image, options.apptainer, options.apptainer_args, options.launch, options.workload,
+                     options.dry_run, binds.args, options.policy_file)
+    for line in plan.said:
+        job.log(line)
+    job.answer([plan.runtime, plan.policy, plan.host_program, *plan.argv])
 
 
 def ask_rendezvous(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -151,6 +203,15 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--answer-fd", type=int, help="write the answer NUL-separated to this file descriptor")
     questions = top.add_subparsers(dest="question", metavar="QUESTION")
     questions.required = True
+    questions.add_parser("knob-names", help="the knobs the job script hands over when set (docs/knobs.md)"
+                         ).set_defaults(ask=ask_knob_names)
+    knobs = questions.add_parser("knobs", help="every knob with its default, checked; stdin: the knob-names the "
+                                 "user set, NUL-separated NAME=VALUE; answer: N, N NAME=VALUE to assign, the ones "
+                                 "to export")
+    knobs.add_argument("--job-id", required=True, help="DDP_JOB_ID")
+    knobs.add_argument("--submit-dir", required=True, help="DDP_SUBMIT_DIR")
+    knobs.add_argument("--nnodes", required=True, help="DDP_NNODES")
+    knobs.set_defaults(ask=ask_knobs)
     nproc = questions.add_parser("nproc", help="processes per node (GPUS_PER_NODE, allocation, CUDA_VISIBLE_DEVICES,"
                                                 " nvidia-smi -L), checked against --gpus-per-task")
     nproc.add_argument("--gpus-per-node", default="", help="GPUS_PER_NODE as the user set it")
@@ -178,6 +239,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--launcher", default="", help="the launcher's command, for the message")
     check.add_argument("--said", default="", help="what the launcher wrote on stderr, for the message")
     check.set_defaults(ask=ask_launch_check)
+    questions.add_parser("scheduler-names", help="hostnames as the scheduler names them; stdin, NUL-separated: "
+                         "HOSTS (comma-separated), then the launch check's HOSTNAME SCHEDULER_NAME pairs").set_defaults(
+        ask=ask_scheduler_names)
     what = questions.add_parser("workload", help="what runs on every node: -- the job's arguments; answer: KIND "
                                 "then torchrun's trailing arguments (or the MPI program)")
     what.add_argument("--config", default="demo", help="CONFIG")
@@ -195,12 +259,23 @@ def parser() -> argparse.ArgumentParser:
     slurm.add_argument("--nproc", required=True, help="DDP_NPROC")
     slurm.set_defaults(ask=ask_slurm_launch)
     binds = questions.add_parser("binds", help="what the container binds, as apptainer arguments")
-    binds.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
-    binds.add_argument("--run-dir", required=True, help="RUN_DIR")
-    binds.add_argument("--binds", default="", help="BINDS")
-    binds.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
-    binds.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
     binds.set_defaults(ask=ask_binds)
+    box = questions.add_parser("container", help="the container command of every step, and binds' options; answer: "
+                               "RUNTIME POLICY HOST_PROGRAM ARGV...")
+    box.add_argument("--image", required=True, help="IMAGE (none: no container)")
+    box.add_argument("--apptainer", default="apptainer", help="APPTAINER")
+    box.add_argument("--apptainer-args", default="", help="APPTAINER_ARGS")
+    box.add_argument("--launch", default="torchrun", help="LAUNCH")
+    box.add_argument("--workload", default="", help="the workload's kind")
+    box.add_argument("--policy-file", required=True, help="this checkout's fabric policy")
+    box.add_argument("--dry-run", action="store_true", help="DRY_RUN=1: a missing image or runtime only warns")
+    for question in (binds, box):
+        question.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
+        question.add_argument("--run-dir", required=True, help="RUN_DIR")
+        question.add_argument("--binds", default="", help="BINDS")
+        question.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
+        question.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
+    box.set_defaults(ask=ask_container)
     meet = questions.add_parser("rendezvous", help="where torchrun meets and who hosts the store; answer: HOST OWNER")
     meet.add_argument("--head-node", required=True, help="DDP_HEAD_NODE")
     meet.add_argument("--port", required=True, help="RDZV_PORT")
@@ -220,8 +295,30 @@ def parser() -> argparse.ArgumentParser:
     hostfile.add_argument("--port", required=True, help="RDZV_PORT")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
     hostfile.set_defaults(ask=ask_deepspeed_hostfile)
+    fabric = questions.add_parser("fabric", help="FABRIC checked against the head node; answer: the fabric")
+    fabric.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, auto, none)")
+    fabric.add_argument("--detected", default="", help="what the fabric policy detected, for FABRIC=auto")
+    fabric.add_argument("--probe-root", default="", help="prefix for /dev and /sys (tests)")
+    fabric.add_argument("--fi-provider", default="", help="FI_PROVIDER as set")
+    fabric.set_defaults(ask=ask_fabric)
+    end = questions.add_parser("finish", help="how the job ends: -- REQUEUE_CMD...; answer: EXIT_CODE SAID REQUEUE "
+                               "IF_REQUEUE_FAILS")
+    end.add_argument("--rc", required=True, help="the last step's exit code")
+    end.add_argument("--preempted", default="", help="DDP_PREEMPTED: the signal that asked for a snapshot, if any")
+    end.add_argument("--requeue", default="1", help="REQUEUE")
+    end.add_argument("--job-id", required=True, help="DDP_JOB_ID")
+    end.add_argument("--run-dir", required=True, help="RUN_DIR")
+    end.set_defaults(ask=ask_finish)
+    heal = questions.add_parser("heal", help="leave blamed nodes out and requeue, requeue, or give up (stdin: the "
+                                "nodes); answer: ACTION NODES MESSAGE HISTORY_REASON")
+    heal.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
+    heal.add_argument("--requeues-in-a-row", required=True, help="bad-node requeues in a row so far")
+    heal.add_argument("--max-requeues", required=True, help="MAX_REQUEUES")
+    heal.add_argument("--check-command", required=True, help="how to submit a check of the nodes, for the message")
+    heal.add_argument("--run-dir", required=True, help="RUN_DIR, for the message")
+    heal.set_defaults(ask=ask_heal)
     add_pbs_questions(questions)
-    for question in (what, submit, hostfile):
+    for question in (what, submit, hostfile, heal):
         question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top
 

@@ -2,24 +2,21 @@
 job is requeued without them (exclude), requeued as it was where the scheduler cannot leave a node out (requeue),
 or, after MAX_REQUEUES such requeues in a row with no training progress between, it gives up (give-up).
 
-    printf '%s\\n' NODES | python3 -m app.launch.heal --scheduler slurm|pbs --reason TEXT \\
+    printf '%s\\n' NODES | python3 -m app.launch heal --scheduler slurm|pbs --reason TEXT \\
         --requeues-in-a-row N --max-requeues M --check-command "sbatch mn5.sh check" --run-dir RUN_DIR
-        heal_action=exclude|requeue|give-up  heal_nodes=a,b  heal_message='...'  heal_history_reason='...'
+        ACTION (exclude, requeue or give-up)  NODES (a,b)  MESSAGE  HISTORY_REASON
 
 NODES: the blamed nodes as the scheduler names them, comma- or newline-separated, on stdin (4096 FQDNs are more
-than one argument holds). The answer is bash assignments, every value quoted (app/launch/answer.py); the script
-logs heal_message (its error line on give-up), writes heal_history_reason to history.jsonl and runs the
-scheduler's requeue. Bad input: one line on stderr, exit 2. Standard library only, Python 3.6 on.
+than one argument holds). The script logs MESSAGE (its error line on give-up), writes HISTORY_REASON to
+history.jsonl and runs the scheduler's requeue. Bad input: one line on stderr, exit 2. Standard library only,
+Python 3.6 on.
 """
 
-import argparse
 import collections
 import re
-import sys
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
-from app.common.errors import UsageError, exits_cleanly
-from app.launch import answer
+from app.common.errors import UsageError
 
 EXCLUDE = "exclude"
 REQUEUE = "requeue"
@@ -105,26 +102,3 @@ def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: 
             "app.common.history requeues-in-a-row RUN_DIR prints it, example: 2"),
         max_requeues=whole_number(max_requeues, f"MAX_REQUEUES={max_requeues}", "example: MAX_REQUEUES=3"),
         check_command=check_command, run_dir=run_dir)
-
-
-@exits_cleanly
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m app.launch.heal", description=__doc__.splitlines()[0])
-    parser.add_argument("--scheduler", required=True, help="slurm or pbs")
-    parser.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
-    parser.add_argument("--requeues-in-a-row", required=True, help="bad-node requeues in a row so far")
-    parser.add_argument("--max-requeues", required=True, help="MAX_REQUEUES")
-    parser.add_argument("--check-command", required=True, help="how to submit a check of the nodes, for the message")
-    parser.add_argument("--run-dir", required=True, help="RUN_DIR, for the message")
-    args = parser.parse_args(argv)
-    decision = decide(read_facts(args.scheduler, args.reason, answer.read_stdin(), args.requeues_in_a_row,
-                                 args.max_requeues, args.check_command, args.run_dir))
-    answer.emit([answer.assignment("heal_action", decision.action),
-                 answer.assignment("heal_nodes", ",".join(decision.nodes)),
-                 answer.assignment("heal_message", decision.message),
-                 answer.assignment("heal_history_reason", decision.history_reason)])
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

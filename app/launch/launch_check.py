@@ -30,6 +30,13 @@ def short(name: str) -> str:
     return name.split(".", 1)[0]
 
 
+def scheduler_names(hosts: Sequence[str], name_of: Dict[str, str]) -> List[str]:
+    """HOSTS (as app.check and the trainer write them) as the scheduler names the nodes, which is what it takes to
+    leave them out (Slurm's ExcNodeList): a hostname need not be the node's Slurm name (slurm.conf NodeHostname).
+    NAME_OF: the launch check's pairs; a host it did not see is tried short (an FQDN's first label), then kept."""
+    return [name_of.get(host) or name_of.get(short(host)) or host for host in hosts]
+
+
 def first_lines(count: int, lines: Sequence[str]) -> List[str]:
     """The first COUNT, then how many there were in all when there were more."""
     return list(lines[:count]) + ([f"... ({len(lines)} in all)"] if len(lines) > count else [])

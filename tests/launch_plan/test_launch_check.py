@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
-from app.launch.launch_check import MARKER, passed, read_reports, verdict
+import pytest
+
+from app.launch.launch_check import MARKER, passed, read_reports, scheduler_names, verdict
 
 NODES = [f"nid{n:06d}" for n in range(1000, 2024)]
 
@@ -46,3 +48,13 @@ def test_many_missing_nodes_are_counted_and_the_first_named():
 def test_without_a_node_list_the_hosts_seen_are_named():
     check = read_reports(reports(["node1"]), [])
     assert "started 1 process(es) on 1 node(s) (node1 ) but this job has 2 nodes" in verdict(check, 2, [], "l ", "")
+
+
+@pytest.mark.parametrize("hosts, name_of, names", [
+    (["x1000c0s2b0n0", "node1.ddp.local"], {"x1000c0s2b0n0": "node3", "node1": "node1"}, ["node3", "node1"]),
+    (["nid001517.alps.cscs.ch"], {"nid001517.alps.cscs.ch": "nid001517"}, ["nid001517"]),
+    (["unseen.example.org"], {"other": "n9"}, ["unseen.example.org"]),  # kept as given
+    (["node2"], {"node2": ""}, ["node2"]),  # an empty name is no name
+])
+def test_blamed_hosts_become_the_names_the_scheduler_leaves_out(hosts, name_of, names):
+    assert scheduler_names(hosts, name_of) == names

@@ -1,0 +1,129 @@
+"""app/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how bash gets it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from app.common.errors import UsageError
+from app.launch.knobs import DEFAULTS, NAMES, Facts, answer_words, read_given, resolve
+from tests.launch import REPO, clean_env
+
+FACTS = Facts(job_id="42", submit_dir="/home/u/proj", nnodes="2")
+
+
+def knobs(given: dict[str, str], facts: Facts = FACTS) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    said: list[str] = []
+    resolved = resolve(facts, {"RDZV_PORT": "29500", **given}, said.append, new_secret=lambda: "f" * 32)
+    return dict(resolved.values), dict(resolved.exported), said
+
+
+def test_the_defaults_derive_from_the_jobs_facts():
+    values, exported, said = knobs({})
+    assert values["IMAGE"] == "/home/u/proj/app.sif"
+    assert values["RUN_DIR"] == exported["RUN_DIR"] == "/home/u/proj/runs/42"
+    assert values["DDP_STOP_FILE"] == "/home/u/proj/runs/42/.stop-requested"
+    assert (values["CONFIG"], values["RUN_DIR_MODE"], values["RDZV_IFACES"], values["MAX_REQUEUES"]) == (
+        "demo", "700", "ib0 hsn0", "3")
+    assert exported["TORCH_ELASTIC_SHUTDOWN_TIMEOUT"] == "60"
+    assert said == ["setting TORCH_ELASTIC_SHUTDOWN_TIMEOUT=60 (grace for a preemption snapshot)"]
+
+
+def test_yours_win_and_an_empty_one_counts_as_unset():
+    values, _, _ = knobs({"CONFIG": "regression", "IMAGE": "", "FABRIC": "infiniband"})
+    assert (values["CONFIG"], values["IMAGE"], values["FABRIC"]) == ("regression", "/home/u/proj/app.sif",
+                                                                    "infiniband")
+
+
+def test_a_relative_run_dir_is_the_submit_directorys_for_every_node_and_the_images_bind():
+    values, exported, _ = knobs({"RUN_DIR": "runs/41"})
+    assert values["RUN_DIR"] == exported["RUN_DIR"] == "/home/u/proj/runs/41"
+    assert values["DDP_STOP_FILE"] == "/home/u/proj/runs/41/.stop-requested"
+
+
+def test_the_port_is_a_free_one_at_random_unless_you_give_it():
+    ports = {dict(resolve(FACTS, {}, print).values)["RDZV_PORT"] for _ in range(8)}
+    assert len(ports) > 1 and all(20000 <= int(port) < 32768 for port in ports)
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("RDZV_PORT", "x", "RDZV_PORT=x is not a whole number; example: RDZV_PORT=60"),
+    ("MAX_REQUEUES", "-1", "MAX_REQUEUES=-1 is not a whole number"),
+    ("SHUTDOWN_TIMEOUT_S", "\u00b2", "SHUTDOWN_TIMEOUT_S=\u00b2 is not a whole number"),  # a digit, not 0-9
+    ("RUN_DIR_MODE", "777", "RUN_DIR_MODE=777 is not 700 or 750"),
+    ("PREFLIGHT", "2", "PREFLIGHT=2 is not 0 or 1; example: PREFLIGHT=0"),
+    ("EXTRA_ENV", "NCCL_DEBUG=INFO oops", "EXTRA_ENV item 'oops' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"),
+    ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
+])
+def test_a_bad_knob_names_itself_its_value_and_an_example(name, value, message):
+    with pytest.raises(UsageError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
+        knobs({name: value})
+
+
+def test_the_node_count_is_checked_too():
+    with pytest.raises(UsageError, match="DDP_NNODES=two is not a whole number"):
+        knobs({}, FACTS._replace(nnodes="two"))
+
+
+def test_extra_env_is_exported_and_a_grace_set_there_or_by_you_is_kept():
+    _, exported, said = knobs({"EXTRA_ENV": "NCCL_DEBUG=INFO\tTORCH_ELASTIC_SHUTDOWN_TIMEOUT=5 A=x=y"})
+    assert (exported["NCCL_DEBUG"], exported["TORCH_ELASTIC_SHUTDOWN_TIMEOUT"], exported["A"]) == ("INFO", "5", "x=y")
+    assert said == ["keeping TORCH_ELASTIC_SHUTDOWN_TIMEOUT=5 (set by you)"]
+    _, exported, said = knobs({"TORCH_ELASTIC_SHUTDOWN_TIMEOUT": ""})
+    assert "TORCH_ELASTIC_SHUTDOWN_TIMEOUT" not in exported and said[0].startswith("keeping")
+
+
+def test_a_fresh_secret_each_start_a_given_one_kept_and_neither_said():
+    first, second = (dict(resolve(FACTS, {}, print).exported)["DDP_STORE_SECRET"] for _ in range(2))
+    assert first != second and len(first) == 32 and int(first, 16) >= 0
+    secret = "0123456789abcdef0123456789abcdef"
+    _, exported, said = knobs({"DDP_STORE_SECRET": secret})
+    assert exported["DDP_STORE_SECRET"] == secret and not [line for line in said if secret in line]
+
+
+def test_the_record_is_frozen():
+    resolved = resolve(FACTS, {"RDZV_PORT": "1"}, print)
+    with pytest.raises(AttributeError):
+        resolved.values = ()
+    assert resolved.value("RDZV_PORT") == "1" and resolved.value("RUN_DIR") == "/home/u/proj/runs/42"
+
+
+def test_bash_gets_the_values_to_assign_then_the_ones_to_export():
+    resolved = resolve(FACTS, read_given(b"CONFIG=a b\0RDZV_PORT=7\0\0"), print, new_secret=lambda: "s" * 32)
+    words = answer_words(resolved)
+    assigned = int(words[0])
+    assert "CONFIG=a b" in words[1:assigned + 1]
+    assert words[assigned] == "DDP_STOP_FILE=/home/u/proj/runs/42/.stop-requested"
+    assert words[assigned + 1:] == ["TORCH_ELASTIC_SHUTDOWN_TIMEOUT=60", "DDP_STORE_SECRET=" + "s" * 32,
+                                    "RUN_DIR=/home/u/proj/runs/42"]
+
+
+def test_the_knobs_question_reads_stdin_and_answers_one_line_on_bad_input(tmp_path):
+    command = [sys.executable, "-m", "app.launch", "--script=t.sh", "knobs", "--job-id=1", "--submit-dir=/s",
+               "--nnodes=1"]
+    env = {**clean_env(), "PYTHONPATH": str(REPO)}
+    bad = subprocess.run(command, input=b"PREFLIGHT=yes\0", env=env, cwd=tmp_path, capture_output=True, timeout=60)
+    assert (bad.returncode, bad.stderr.decode()) == (
+        2, "t.sh: error: PREFLIGHT=yes is not 0 or 1; example: PREFLIGHT=0 (no check before training)\n")
+    names = subprocess.run([*command[:3], "knob-names"], env=env, cwd=tmp_path, capture_output=True, timeout=60,
+                           check=True)
+    assert names.stdout.decode().split() == list(NAMES) and "DDP_STORE_SECRET" in NAMES
+
+
+def test_docs_knobs_lists_every_knob_with_the_default_this_module_gives():
+    """docs/knobs.md is what users read: each knob resolved here has its row, and a fixed default is shown as is
+    (an empty one is worked out later, by the plan, which the row describes)."""
+    rows = {}
+    for line in (REPO / "docs" / "knobs.md").read_text().splitlines():
+        match = re.match(r"\| `([A-Z][A-Z0-9_]*)` \| (.*?) \|", line)
+        if match:
+            rows[match.group(1)] = match.group(2)
+    fixed = {name: default(FACTS, {}) for name, default in DEFAULTS if name not in ("IMAGE", "RUN_DIR", "RDZV_PORT")}
+    script_own = {"FABRIC", "CHECK_SITE", "RDZV_IFACES"}  # each job script sets its own first (mn5.sh: infiniband)
+    assert {name for name, _ in DEFAULTS} - set(rows) == set()
+    for name, value in fixed.items():
+        shown = rows[name]
+        assert name in script_own or not value or f"`{value}`" in shown, (name, value, shown)
