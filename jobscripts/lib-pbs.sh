@@ -54,7 +54,6 @@ ddp_pbs_main() {
     # PBS cannot leave a node out of a resubmission (app/launch/heal.py): healing resubmits the job as it was
     DDP_REQUEUE_CMD=(ddp_pbs_resubmit)
     DDP_HEAL_CMD=ddp_pbs_resubmit
-    ddp_freeze_job_facts
     ddp_preflight "$step"
     local rc=0
     ddp_run_workload "$step" || rc=$?

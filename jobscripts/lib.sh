@@ -32,8 +32,6 @@ ddp_die() {
     ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
 DDP_PYTHON_MAIN='import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)'
 ddp_python() { python3 -I -S -c "$DDP_PYTHON_MAIN" "$DDP_REPO" "$@"; }
-# ddp_launch_python MODULE ARGS...: ddp_python, by the name lib-pbs.sh calls it.
-ddp_launch_python() { ddp_python "$@"; }
 
 # ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, through ddp_python) into
 # the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log lines
@@ -292,10 +290,6 @@ ddp_run_step() {
     ddp_log "step finished with exit code $rc${DDP_PREEMPTED:+ after SIG$DDP_PREEMPTED}"
     return "$rc"
 }
-
-# ddp_freeze_job_facts: nothing to do; the knobs are resolved once, in app/launch/knobs.py. lib-pbs.sh's main
-# still calls it.
-ddp_freeze_job_facts() { :; }
 
 # ddp_finish RC REQUEUE_CMD...: the job's end (app/launch/finish.py): after a USR1 that stopped an unfinished step,
 # REQUEUE_CMD, and the new run resumes from the snapshot in the same RUN_DIR; otherwise the step's exit code.

@@ -20,7 +20,7 @@ from tests.launch import REPO, clean_env
 
 #: app.launch computes the job's plan on the batch host (jobscripts/lib.sh), whose python3 is the same system one
 ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
-#: What the job scripts run on the nodes' own python3 (jobscripts/lib-heal.sh ddp_launch_python), SLES 15's 3.6 too.
+#: What the job scripts run on the nodes' own python3 (jobscripts/lib.sh ddp_python), SLES 15's 3.6 too.
 JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
@@ -77,7 +77,7 @@ def test_the_closure_holds_the_entry_points_and_what_they_share():
             "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py", "app/launch/cli.py",
             "app/launch/plan.py", "app/launch/gpus.py"} <= files, files
     job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
-    assert {"app/launch/__init__.py", "app/launch/heal.py", "app/launch/pbs.py", "app/launch/answer.py",
+    assert {"app/launch/heal.py", "app/launch/pbs.py",
             "app/common/errors.py"} <= job_script_files, job_script_files
 
 

@@ -100,7 +100,7 @@ def test_every_supported_version_has_a_net_failure_message_the_project_reads() -
 
 
 def test_the_job_scripts_quote_the_net_failure_in_each_versions_words() -> None:
-    script = (REPO / "jobscripts/lib-container.sh").read_text()
+    script = (REPO / "app/launch/fabric.py").read_text()
     for row in SOURCES:
         if row.message == "no-net-plugin":
             assert f"'{render(row.source)}'" in script, row.tag

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from app.launch.knobs import NAMES as KNOB_NAMES
 from tests.docs.markdown import README, REPO, anchors, fenced_commands, links, quotes
 
 MAKEFILE = (REPO / "Makefile").read_text()
 JOBSCRIPTS = REPO / "jobscripts"
 #: The variables the job scripts read with a default (`${NAME:-...}`, `${NAME-...}`, `${NAME:=...}`)
 SCRIPT_KNOBS = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):?[-=]", "".join(p.read_text() for p in JOBSCRIPTS.glob("*.sh"))))
+SCRIPT_KNOBS |= set(KNOB_NAMES)  # the knobs app/launch/knobs.py resolves for every job script
 #: Programs a README command may start with besides make, the schedulers, the image runtime and python: the
 #: ordinary tools of a login node. An unknown one fails the test, so that a new tool is a decision.
 LOGIN_TOOLS = {"git", "rsync", "scp", "cd", "ls", "tail", "cat", "module", "squeue", "scancel", "qstat", "qdel",
