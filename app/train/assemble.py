@@ -32,7 +32,7 @@ from app.train.hangs import StepWatchdog
 from app.train.loop import Trainer, TrainResult
 from app.train.optim import build_optimizer, build_scheduler
 from app.train.optimizer_step import OptimizerStep
-from app.train.outputs import RunOutputs
+from app.train.outputs import RunOutputs, run_files_written
 from app.train.plan import Position, RunPlan, resolve_precision, unreachable_settings
 from app.train.sharding import ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
@@ -191,7 +191,8 @@ def finish(run_dir: Path, ctx: DistContext, state: TrainingState, workload: Work
     full = (get_model_state_dict(state.model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
             if state.sharded else state.model.state_dict())
     if ctx.is_main:
-        write_summary(run_dir, result, full, ctx, workload.tokens_per_sample, workload.flops_per_token, memory)
+        with run_files_written(run_dir):
+            write_summary(run_dir, result, full, ctx, workload.tokens_per_sample, workload.flops_per_token, memory)
 
 
 def leave_together(ctx: DistContext) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,24 @@ from app.common.regular_files import NotARegularFile, open_regular
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink
+from app.train.snapshot.write_failures import FILE_SYSTEM_FAILED, storage_error
 from app.train.step_record import StepRecord
 
 log = logging.getLogger(__name__)
+
+
+@contextmanager
+def run_files_written(run_dir: Path) -> Iterator[None]:
+    """A write of the run's own files that the file system refused (full, over quota, failing) as one line with
+    the remedy and the storage exit code, as a snapshot write says it; any other error passes unchanged."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno not in FILE_SYSTEM_FAILED:
+            raise
+        raise storage_error("the run's records (metrics.jsonl, config.yaml, summary.json)", run_dir, err,
+                            elsewhere="give another run.dir, on a file system with room (e.g. "
+                                      "run.dir=$SCRATCH/runs/1)") from None
 
 
 class RunOutputs:
@@ -42,12 +59,13 @@ class RunOutputs:
              total_steps: int, epochs: int, log_every: int, progress_mode: str,
              sinks: list[MetricsSink] | None = None) -> RunOutputs:
         manifest = build_manifest(config, hostnames, ctx.launcher, ctx.backend)
-        write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-        write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
         try:
-            metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
-            append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher, env=os.environ,
-                           total_steps=total_steps)
+            with run_files_written(run_dir):
+                write_text_atomic(run_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+                write_text_atomic(run_dir / "config.yaml", yaml.safe_dump(config, sort_keys=False))
+                metrics = JsonLines(_metrics_truncated_to(run_dir / "metrics.jsonl", start_step))
+                append_attempt(run_dir, start_step=start_step, hosts=hostnames, launcher=ctx.launcher,
+                               env=os.environ, total_steps=total_steps)
         except NotARegularFile as err:
             raise UsageError(f"run.dir {run_dir}: {err.filename}: {err.strerror}; remove it (the run writes its own) "
                              f"or give another run.dir") from None
@@ -56,19 +74,22 @@ class RunOutputs:
 
     def step(self, record: StepRecord) -> None:
         line = record.as_json()
-        self.metrics.write(line)
-        if record.step % self.log_every == 0:
-            self.metrics.flush()
+        with run_files_written(self.run_dir):
+            self.metrics.write(line)
+            if record.step % self.log_every == 0:
+                self.metrics.flush()
         for sink in self.sinks:
             sink.write(line)
         self.progress.update(line)
 
     def flush(self) -> None:
-        self.metrics.flush()
+        with run_files_written(self.run_dir):
+            self.metrics.flush()
 
     def close(self) -> None:
         self.progress.close()
-        self.metrics.close()
+        with run_files_written(self.run_dir):
+            self.metrics.close()
         for sink in self.sinks:
             sink.close()
 
