@@ -1,5 +1,6 @@
-"""The README's walkthroughs in their own words: MareNostrum 5's on the three-node Slurm test cluster, GH200 with
-PBS Pro's on the emulated PBS on top of it (tests/slurm/pbs-emulation.sh, the qsub stand-in in tests/slurm/pbs-bin).
+"""The README's walkthroughs in their own words: MareNostrum 5's and GH200 with Slurm's on the three-node Slurm test
+cluster (a GH200 node's CPU request scaled to the test nodes' 80), GH200 with PBS Pro's on the emulated PBS on top
+of it (tests/slurm/pbs-emulation.sh, the qsub stand-in in tests/slurm/pbs-bin).
 
 Each command is taken from the README and run unchanged but for its placeholders, by the job user in a login
 shell of their own (`bash -c LINE`, an environment of PATH, HOME and what the test stands in, nothing of the
@@ -209,6 +210,34 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
     resumed = finished(slurm_cluster, again, checkout, log=log.name.replace(seq, "{job_id}"))
     resumed.run_dir = checkout / "runs" / f"{again}.{server}"
     assert_resumed_in(resumed, checkout / "runs" / job_id)
+
+
+#: The test cluster's nodes have 80 CPUs (MareNostrum 5 ACC's); a GH200 node's 288 would be refused at submission
+GH200_CPUS_ON_THE_TEST_CLUSTER = {"--cpus-per-gpu=72": "--cpus-per-gpu=20"}
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_the_gh200_slurm_and_any_slurm_walkthrough_trains_as_the_readme_says(
+        slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
+    section = "GH200 on Slingshot with Slurm, and any Slurm cluster"
+    checkout = readme_checkout(slurm_cluster, smoke_image)
+    gh200 = readme_command(section, r"sbatch -N 2 --gres=gpu:4 .*FABRIC=slingshot,\S+ jobscripts/slurm\.sh")
+    for words, stand_in in GH200_CPUS_ON_THE_TEST_CLUSTER.items():
+        assert words in gh200, gh200
+        gh200 = gh200.replace(words, stand_in)
+    slingshot = {**STAND_INS, "DDP_PROBE_ROOT": str(fake_slingshot_node(checkout / "fake-node"))}
+    job_id = submitted_job(run_as_the_user(slurm_cluster, checkout, gh200, slingshot))
+    job = finished(slurm_cluster, job_id, checkout)
+    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric"):
+        assert f"setting {setting} " in job.output, job.output[-6000:]
+    assert "completed at step " in job.output, job.output[-6000:]
+
+    # Any Slurm cluster: the line as it stands, the fabric detected on the head node
+    anywhere = readme_command(section, r"sbatch -N 2 --gres=gpu:1 --cpus-per-gpu=8 jobscripts/slurm\.sh")
+    job = finished(slurm_cluster, submitted_job(run_as_the_user(slurm_cluster, checkout, anywhere, STAND_INS)),
+                   checkout)
+    assert "completed at step " in job.output, job.output[-6000:]
 
 
 def test_the_walkthrough_names_the_log_and_run_directory_the_job_writes() -> None:
