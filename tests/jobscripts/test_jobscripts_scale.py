@@ -39,6 +39,9 @@ NODES = 1024
 #: Every function here, in CPU seconds of bash and its children (after `source lib.sh`): what a loaded shared
 #: machine does not inflate; bench/jobscripts_scale.py reports the wall-clock
 BUDGET_S = 1.0
+#: A whole job's plan, in the same CPU seconds: it asks app.launch a dozen questions, each a python3 start of about
+#: 0.05-0.1 s; a per-node loop in bash at 1024 nodes would still be many times this
+WHOLE_JOB_BUDGET_S = 2.0
 #: A message a person reads: the nodes that matter, not the 1023 that are fine
 MESSAGE_CHARS = 2000
 
@@ -227,7 +230,7 @@ def test_a_1024_node_slurm_job_meets_on_the_head_node_one_torchrun_per_node(worl
     assert _torchrun_args(workload["argv"]) == {**expected, "--rdzv-id": "4242"}
     # The preflight's own rendezvous: its agents must not join the workload's, which comes right after
     assert _torchrun_args(preflight["argv"]) == {**expected, "--rdzv-id": "4242-preflight"}
-    assert run.cpu_seconds < BUDGET_S
+    assert run.cpu_seconds < WHOLE_JOB_BUDGET_S
 
 
 def test_a_job_of_4_tasks_per_node_gives_4096_ranks_their_share_of_each_nodes_cpus(world: World,
@@ -257,4 +260,4 @@ def test_a_1024_node_pbs_job_meets_on_the_first_node_of_the_node_file(world: Wor
         "--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "c10d",
         "--rdzv-endpoint": endpoint, "--rdzv-id": "4242.pbs01", "--rdzv-conf": "join_timeout=300"}
     assert _torchrun_args(preflight["argv"])["--rdzv-id"] == "4242.pbs01-preflight"
-    assert run.cpu_seconds < BUDGET_S
+    assert run.cpu_seconds < WHOLE_JOB_BUDGET_S
