@@ -1,41 +1,36 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
-# Common logic of the job scripts (mn5.sh, slurm.sh, gh200-pbs.sh), sourced by them, never run; it sources its
-# parts (lib-container.sh, lib-heal.sh, lib-slurm.sh, lib-pbs.sh). What the job runs is computed by the job's plan,
-# app/launch (`python3 -m app.launch QUESTION`, standard library only, the batch host's python3), which bash asks
-# through ddp_plan; bash keeps the scheduler's headers, traps, the wait loop, the PBS timer and the node wrapper.
-# Every override, with its default, and the exit codes: docs/knobs.md; the order a main calls these functions in:
-# docs/job-scripts.md ("Inside the library"). A function returns what it computes through the variable its caller
-# names (`local -n`, names ending in _out), never a global of its own choosing.
-
+# The job scripts' library (mn5.sh, slurm.sh, gh200-pbs.sh source it; lib-slurm.sh and lib-pbs.sh hold each
+# scheduler's main). The job's plan is app/launch's (`python3 -m app.launch QUESTION`, standard library only, on the
+# batch host's python3), asked through ddp_plan; bash keeps the traps, the wait loop, the PBS timer and the node
+# wrapper. Each function and why: docs/job-scripts.md ("Inside the library"); every knob: docs/knobs.md.
 set -euo pipefail
 
-# The project checkout these scripts belong to (the fabric policy lives in its app/common/); physical (-P),
-# so that a jobscripts/ linked into your own project still finds it
+# This checkout (physical: a jobscripts/ linked into your own project still finds it)
 DDP_REPO=$(cd -P "$(dirname "${BASH_SOURCE[0]}")" && cd .. && pwd)
 
 ddp_log() { printf '[%s %s] %s\n' "$(date +%T)" "${DDP_SCRIPT:-job}" "$*"; }
-
-# ddp_error MESSAGE: one line on stderr (cause and remedy).
 ddp_error() { printf '%s: error: %s\n' "${DDP_SCRIPT:-job}" "$*" >&2; }
-
-# ddp_die MESSAGE: ddp_error, then exit 2 (USAGE, as app/common/exitcodes.py).
+# ddp_die MESSAGE: one line (cause and remedy), then exit 2 (USAGE, app/common/exitcodes.py)
 ddp_die() {
     ddp_error "$@"
     exit 2
 }
 
-# ddp_python MODULE ARGS...: python3 -m MODULE of this checkout on the batch host's python3 (standard library only,
-# 3.6 on), isolated (-I: no PYTHON* settings, no working directory, where -m would look first, no user site) and
-# without site-packages (-S): only this checkout's app and the standard library are on the path.
-[[ -r $DDP_REPO/app/launch/cli.py ]] ||
-    ddp_die "$DDP_REPO/app/launch/cli.py is missing; run the job scripts from a whole checkout"
-DDP_PYTHON_MAIN='import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); runpy.run_module(sys.argv.pop(1), run_name="__main__", alter_sys=True)'
-ddp_python() { python3 -I -S -c "$DDP_PYTHON_MAIN" "$DDP_REPO" "$@"; }
+for part in launch/run_checkout.py common/node_wrapper.sh common/cuda_compat.sh; do
+    [[ -r $DDP_REPO/app/$part ]] || ddp_die "$DDP_REPO/app/$part is missing; run the job scripts from a whole checkout"
+done
+# What each node runs around its step inside the container, as `sh -c` texts: the CUDA forward-compatibility
+# check, then the node wrapper (the fabric policy, and the stop file turned into SIGTERM)
+DDP_CUDA_COMPAT=$(<"$DDP_REPO/app/common/cuda_compat.sh")
+DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
 
-# ddp_plan OUT QUESTION ARGS...: the job's plan (`python3 -m app.launch QUESTION ARGS...`, through ddp_python) into
-# the array OUT: its answer comes NUL-separated on descriptor 3 and is read as data, never evaluated; its log lines
-# go to this script's stdout, and bad input stops the job with its one-line error and exit code (2).
+# ddp_python MODULE ARGS...: MODULE of this checkout on the host's python3, isolated (-I) and without site-packages
+# (-S): only this checkout and the standard library are on the path
+ddp_python() { python3 -I -S -c "$(<"$DDP_REPO/app/launch/run_checkout.py")" "$DDP_REPO" "$@"; }
+
+# ddp_plan OUT QUESTION ARGS...: app.launch's answer into the array OUT, NUL-separated on descriptor 3, read as data
+# and never evaluated; its log lines go to stdout; a failure ends the job with its exit code.
 ddp_plan() {
     local -n plan_out=$1
     shift
@@ -46,35 +41,23 @@ ddp_plan() {
     ((rc == 0)) || exit "$rc"
 }
 
-# ddp_dry_run_allocation: DRY_RUN=1 outside a job (a login node, a laptop): an allocation to plan for,
-# DRY_RUN_NODES (comma- or space-separated, default node1,node2) with GPUS_PER_NODE GPUs each (default 4).
-ddp_dry_run_allocation() {
-    read -ra DDP_NODES <<<"${DRY_RUN_NODES:-node1,node2}"
-    IFS=', ' read -ra DDP_NODES <<<"${DDP_NODES[*]}"
-    ((${#DDP_NODES[@]})) || ddp_die "DRY_RUN_NODES is empty; example: DRY_RUN_NODES=gpu01,gpu02"
-    DDP_JOB_ID=dry-run
-    DDP_NNODES=${#DDP_NODES[@]}
-    DDP_HEAD_NODE=${DDP_NODES[0]}
-    DDP_SUBMIT_DIR=$PWD
-    DDP_ALLOC_GPUS_PER_NODE=${GPUS_PER_NODE:-4}
-    ddp_log "DRY_RUN=1 outside a job: planning for ${DDP_NNODES} node(s) (${DDP_NODES[*]}; DRY_RUN_NODES)" \
-        "with $DDP_ALLOC_GPUS_PER_NODE GPU(s) each (GPUS_PER_NODE); nothing runs"
+# ddp_export NAME=VALUE...: the environment an answer asks for (a default only where you set none: it says which)
+ddp_export() { (($# == 0)) || export "$@"; }
+
+# ddp_allocation: the job's nodes from the scheduler (DRY_RUN=1 outside a job: DRY_RUN_NODES, GPUS_PER_NODE)
+ddp_allocation() {
+    local -a alloc
+    ddp_plan alloc allocation --scheduler="$DDP_SCHEDULER"
+    DDP_JOB_ID=${alloc[0]} DDP_SUBMIT_DIR=${alloc[1]} DDP_ALLOC_GPUS_PER_NODE=${alloc[2]}
+    DDP_NODES=("${alloc[@]:3}")
+    DDP_NNODES=${#DDP_NODES[@]} DDP_HEAD_NODE=${DDP_NODES[0]}
+    cd "$DDP_SUBMIT_DIR"
 }
 
-# ddp_default NAME VALUE WHY: export NAME=VALUE unless the user set NAME (even to empty), and log it.
-ddp_default() {
-    if [[ -n ${!1+set} ]]; then
-        ddp_log "keeping $1=${!1} (set by you)"
-    else
-        export "$1=$2"
-        ddp_log "setting $1=$2 ($3)"
-    fi
-}
-
-# ddp_defaults: every knob gets its default and is checked (app/launch/knobs.py, their one owner); the knobs the
-# user set go to it on stdin (DDP_STORE_SECRET among them, so never in argv), the answer is assigned here.
+# ddp_defaults: every knob's value, checked (app/launch/knobs.py): the ones you set go on stdin (DDP_STORE_SECRET
+# among them, so never in argv); the answer is assigned here.
 ddp_defaults() {
-    : "${DDP_SCRIPT:?} ${DDP_NNODES:?} ${DDP_JOB_ID:?} ${DDP_HEAD_NODE:?} ${DDP_SUBMIT_DIR:?} ${DDP_SCHEDULER:?}"
+    : "${DDP_SCRIPT:?} ${DDP_NNODES:?} ${DDP_JOB_ID:?} ${DDP_SUBMIT_DIR:?} ${DDP_SCHEDULER:?}"
     local name i
     local -a names set_by_you=() knobs
     ddp_plan names knob-names
@@ -82,75 +65,28 @@ ddp_defaults() {
     ddp_plan knobs knobs --job-id="$DDP_JOB_ID" --submit-dir="$DDP_SUBMIT_DIR" --nnodes="$DDP_NNODES" \
         < <(printf '%s\0' ${set_by_you[@]+"${set_by_you[@]}"})
     for ((i = 1; i <= knobs[0]; i++)); do declare -g "${knobs[i]}"; done
-    for ((; i < ${#knobs[@]}; i++)); do export "${knobs[i]?}"; done
+    ddp_export "${knobs[@]:i}"
     DDP_PREEMPTED=
 }
 
-# ddp_private_run_dir: create RUN_DIR with RUN_DIR_MODE whatever the umask, and stop (exit 2) when it is not a
-# directory of this user's that neither group nor others can write (a symbolic link only if this user made it):
-# what a resume trusts lies there (snapshots, the stop file, history.jsonl), at a predictable name often under
-# a group-writable project directory. The trainer checks the same (app/common/private_dir.py).
+# ddp_private_run_dir: RUN_DIR created, or checked to be yours alone (app/common/private_dir.py says why)
 ddp_private_run_dir() {
-    local me owner mode job_id_variable=SLURM_JOB_ID remedy
-    [[ ${DDP_SCHEDULER:-} != pbs ]] || job_id_variable=PBS_JOBID
-    remedy="give a directory of your own, example: RUN_DIR=\$SCRATCH/runs/\$$job_id_variable"
-    me=$(id -u)
-    if [[ ! -e $RUN_DIR && ! -L $RUN_DIR ]]; then
-        mkdir -p -- "$(dirname -- "$RUN_DIR")" && (umask 077 && mkdir -- "$RUN_DIR") && chmod "$RUN_DIR_MODE" -- "$RUN_DIR" ||
-            [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR cannot be created; $remedy"
-    fi
-    if [[ -L $RUN_DIR ]]; then
-        owner=$(stat -c %u -- "$RUN_DIR")
-        [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR is a symbolic link made by another user (uid $owner); $remedy"
-    fi
-    [[ -d $RUN_DIR ]] || ddp_die "RUN_DIR=$RUN_DIR is not a directory; $remedy"
-    read -r owner mode < <(stat -L -c '%u %a' -- "$RUN_DIR")
-    [[ $owner == "$me" ]] || ddp_die "RUN_DIR=$RUN_DIR belongs to another user (uid $owner), who could have" \
-        "planted snapshots or a stop file in it; $remedy"
-    ((!(8#$mode & 8#022))) || ddp_die "RUN_DIR=$RUN_DIR is writable by other users (mode $mode), who could plant" \
-        "snapshots or a stop file in it (if it holds only your files: chmod go-w $RUN_DIR); $remedy"
+    local -a none
+    ddp_plan none run-dir --run-dir="$RUN_DIR" --mode="$RUN_DIR_MODE" --scheduler="$DDP_SCHEDULER"
 }
 
-# ddp_submit_command WORKLOAD...: how to submit this job script with WORKLOAD, for messages (app/launch/workload.py).
-ddp_submit_command() {
-    local -a submit_answer
-    ddp_plan submit_answer submit-command --scheduler="${DDP_SCHEDULER:-slurm}" -- "$@"
-    echo "${submit_answer[0]}"
-}
-
-# ddp_workload KIND ARGV ARGS...: what runs on every node, from the job's arguments ARGS: its kind into KIND (train,
-# check, nccl-tests, module, script) and torchrun's trailing arguments into the array ARGV (app/launch/workload.py).
+# ddp_workload KIND ARGV ARGS...: from the job's arguments, the workload's kind into KIND (train, check,
+# nccl-tests, module, script) and what torchrun runs into the array ARGV (app/launch/workload.py)
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_workload() {
     local -n workload_kind_out=$1 workload_out=$2
-    local -a workload_answer
-    ddp_plan workload_answer workload --scheduler="${DDP_SCHEDULER:-slurm}" --config="$CONFIG" --run-dir="$RUN_DIR" \
+    ddp_plan workload_out workload --scheduler="$DDP_SCHEDULER" --config="$CONFIG" --run-dir="$RUN_DIR" \
         --check-site="$CHECK_SITE" --cwd="$PWD" -- "${@:3}"
-    workload_kind_out=${workload_answer[0]}
-    workload_out=("${workload_answer[@]:1}")
+    workload_kind_out=${workload_out[0]}
+    workload_out=("${workload_out[@]:1}")
 }
 
-# ddp_mpi_rank_env: for nccl-tests' MPI ranks, each started in its own container by the scheduler's launcher.
-# Each rank's `apptainer exec` has a user namespace of its own, so a single-copy transfer between ranks of a
-# node (CMA, process_vm_readv) is refused. Open MPI's own shared-memory transport (pml ob1 with btl vader, named
-# sm in Open MPI 5, which still reads the vader_ names: docs.open-mpi.org v5.0, "Shared Memory") then warns on
-# every rank ("CMA is not available", seen with the twin's Open MPI 4.1); copy in/out instead. HPC-X's Open
-# MPI in the NGC images carries point-to-point over UCX (pml ucx), which does not read this; UCX's own posix
-# and cma transports check the user namespace themselves (openucx/ucx PR #9213). Only MPI's bootstrap traffic
-# goes this way either way: NCCL carries the measured data.
-ddp_mpi_rank_env() {
-    ddp_default OMPI_MCA_btl_vader_single_copy_mechanism none \
-        "no CMA across the containers' user namespaces, for Open MPI's own shared memory (ob1); UCX does not read it"
-}
-
-# ddp_nccl_tests_one_node_cmd NPROC: the nccl-tests command for one node (app/launch/workload.py), for messages.
-ddp_nccl_tests_one_node_cmd() {
-    local -a one_node_answer
-    ddp_plan one_node_answer nccl-tests-one-node --nproc="$1"
-    echo "${one_node_answer[0]}"
-}
-
-# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py).
+# ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py)
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_nproc_per_node() {
     local -n nproc_out=$1
@@ -160,166 +96,186 @@ ddp_nproc_per_node() {
     nproc_out=${nproc_answer[0]}
 }
 
-# ddp_rdzv_host HOST OWNER: where every torchrun meets, into HOST, and the node that hosts the store, into OWNER
-# (empty: torchrun decides); app/launch/rendezvous.py says why.
+# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for DeepSpeed's own launcher (app/launch/deepspeed_hostfile.py)
+ddp_write_deepspeed_hostfile() {
+    local -a none dry_run=()
+    if [[ $DRY_RUN == 1 ]]; then dry_run=(--dry-run); else ddp_private_run_dir; fi
+    ddp_plan none deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --nproc="$DDP_NPROC" \
+        --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" "${dry_run[@]}" -- "${DDP_NODES[@]}"
+}
+
+# ddp_fabric_env: the network NCCL must use (FABRIC, or detected on this node), checked, its settings previewed
+# from the fabric policy that every node's wrapper applies (app/launch/fabric.py)
+ddp_fabric_env() {
+    local -a fabric
+    ddp_plan fabric fabric --fabric="$FABRIC" --probe-root="$DDP_PROBE_ROOT" --nnodes="$DDP_NNODES" \
+        --run-dir="$RUN_DIR"
+    FABRIC=${fabric[0]}
+    ddp_export "${fabric[@]:1}"
+}
+
+# ddp_container_cmd CMD POLICY: the container command of every step into the array CMD (empty with IMAGE=none), the
+# fabric policy files the node wrapper tries into POLICY; checks the image, or your python (app/launch/container.py)
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
-ddp_rdzv_host() {
-    local -n rdzv_host_out=$1 rdzv_owner_out=$2
-    local -a rdzv_answer dry_run=()
+ddp_container_cmd() {
+    local -n container_out=$1 policy_out=$2
+    local -a dry_run=()
+    [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
+    ddp_plan container_out container --image="$IMAGE" --apptainer="$APPTAINER" --apptainer-args="$APPTAINER_ARGS" \
+        --launch="$LAUNCH" --workload="${DDP_WORKLOAD_KIND:-}" --preflight="$PREFLIGHT" "${dry_run[@]}" \
+        --fabric="$FABRIC" --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --binds="${BINDS:-}" \
+        --probe-root="${DDP_PROBE_ROOT:-}" --host-libfabric-dir="${HOST_LIBFABRIC_DIR:-}" --scheduler="$DDP_SCHEDULER"
+    APPTAINER=${container_out[0]} policy_out=${container_out[1]} PREFLIGHT=${container_out[2]}
+    container_out=("${container_out[@]:3}")
+}
+
+# ddp_plan_job ARGS...: what every node runs (the workload, processes per node, fabric and container), planned
+ddp_plan_job() {
+    ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
+    ddp_nproc_per_node DDP_NPROC
+    ddp_write_deepspeed_hostfile
+    ddp_fabric_env
+    ddp_container_cmd DDP_CONTAINER DDP_NODE_POLICY
+}
+
+# ddp_launch QUESTION ARGS...: the step's kind (torchrun, task, mpi) into DDP_STEP, the per-node launcher into
+# DDP_PER_NODE, the step's into DDP_LAUNCHER (app/launch/slurm.py, pbs_launch.py), then where torchrun meets
+# (app/launch/rendezvous.py; MPI programs meet through PMIx)
+ddp_launch() {
+    local -a launch dry_run=()
+    ddp_plan launch "$@" --workload="$DDP_WORKLOAD_KIND" --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC"
+    local n=${launch[1]} m=${launch[2]}
+    DDP_STEP=${launch[0]} DDP_PER_NODE=("${launch[@]:3:n}") DDP_LAUNCHER=("${launch[@]:3+n:m}")
+    ddp_export "${launch[@]:3+n+m}"
+    [[ $DDP_STEP != mpi ]] || return 0
     [[ $DDP_JOB_ID != dry-run ]] || dry_run=(--dry-run)
-    ddp_plan rdzv_answer rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" \
-        --ifaces="$RDZV_IFACES" "${dry_run[@]}"
-    rdzv_host_out=${rdzv_answer[0]}
-    rdzv_owner_out=${rdzv_answer[1]:-}
+    ddp_plan launch rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" \
+        --ifaces="$RDZV_IFACES" --step="$DDP_STEP" "${dry_run[@]}"
+    DDP_RDZV_HOST=${launch[0]} DDP_RDZV_OWNER=${launch[1]}
+    ddp_export "${launch[@]:2}"
 }
 
-# ddp_torchrun_cmd OUT RDZV_ID PROGRAM...: one torchrun per node, into the array OUT: the command and its NUMA
-# binding are built in app/launch/plan.py and app/launch/numa.py.
-ddp_torchrun_cmd() {
-    ddp_plan "$1" torchrun --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --rdzv-host="$DDP_RDZV_HOST" \
-        --rdzv-port="$RDZV_PORT" --join-timeout="$RDZV_JOIN_TIMEOUT_S" --numa-binding="${NUMA_BINDING:-auto}" \
-        --launch="$LAUNCH" --image="$IMAGE" --probe-root="$DDP_PROBE_ROOT" -- "${@:2}"
+# ddp_node_cmd OUT RDZV_ID PROGRAM...: what one launcher task runs in the container for PROGRAM (torchrun with its
+# NUMA binding, one srun task's program, or the MPI program), after the node that hosts the store (or ""), into OUT
+ddp_node_cmd() {
+    ddp_plan "$1" node-command --step="${DDP_STEP:-torchrun}" --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" \
+        --rdzv-host="${DDP_RDZV_HOST:-}" --rdzv-owner="${DDP_RDZV_OWNER:-}" --rdzv-port="$RDZV_PORT" \
+        --join-timeout="$RDZV_JOIN_TIMEOUT_S" --numa-binding="${NUMA_BINDING:-auto}" --launch="$LAUNCH" \
+        --image="$IMAGE" --probe-root="$DDP_PROBE_ROOT" --workload="${DDP_WORKLOAD_KIND:-}" -- "${@:2}"
 }
 
-# ddp_torchrun_step RDZV_ID PROGRAM...: torchrun with PROGRAM on every node through DDP_LAUNCHER (the
-# preflight's check, then the workload); the step both mains use unless Slurm's LAUNCH=srun says otherwise.
-ddp_torchrun_step() {
-    local -a torchrun
-    ddp_torchrun_cmd torchrun "$@"
-    ddp_run_step "$DDP_RDZV_OWNER" "${torchrun[@]}"
+# ddp_step RDZV_ID PROGRAM...: PROGRAM on every node through DDP_LAUNCHER (the preflight's check, the workload)
+ddp_step() {
+    local -a node_cmd
+    ddp_node_cmd node_cmd "$@"
+    ddp_run_step "${node_cmd[@]}"
 }
 
-# ddp_print_cmd LABEL ARGS...: the command, shell-quoted, so it can be pasted into a terminal.
-ddp_print_cmd() {
-    local label=$1
-    shift
-    ddp_log "$label: $(printf '%q ' "$@")"
-}
-
-# ddp_check_launcher NAMES LAUNCHER...: run a one-line report through the launcher and require one process on
-# each of the DDP_NNODES nodes, in seconds, not at torchrun's join timeout (the tutorial's mistake: torchrun on
-# the head node only); each node's hostname -> scheduler name into NAMES (an associative array). The verdict and
-# its messages: app/launch/launch_check.py.
-declare -A DDP_SCHEDULER_NAME_OF=()
+# ddp_check_launcher LAUNCHER...: one process on each node, in seconds, not at torchrun's join timeout; what each
+# node calls itself and its scheduler name go into DDP_NODE_NAMES, pairs (app/launch/launch_check.py)
 ddp_check_launcher() {
-    local -n names_out=$1
-    shift
-    [[ $(declare -p "${!names_out}" 2>/dev/null) == "declare -A"* ]] ||
-        ddp_die "ddp_check_launcher: ${!names_out} is not an associative array (declare -A ${!names_out})"
+    DDP_NODE_NAMES=()
     [[ $LAUNCH_CHECK == 1 && $DRY_RUN != 1 ]] || return 0
-    local out errors rc=0 errors_file i
-    local -a pairs
-    errors_file=$(mktemp)
-    # shellcheck disable=SC2016  # expanded on each node
-    out=$("$@" /bin/sh -c 'echo "$0 $(uname -n) ${SLURMD_NODENAME:--} ${PALS_NODEID:-${PBS_NODENUM:--}}"' \
-        ddp-launch-check 2>"$errors_file") || rc=$?
-    errors=$(ddp_first_lines 10 <"$errors_file" | tr '\n' ' ')
-    rm -f "$errors_file"
-    ((rc == 0)) || ddp_die "the launcher failed to start a process on the nodes (exit $rc): $(printf '%q ' "$@")" \
-        "said: ${errors:-nothing} $(ddp_first_lines 10 <<<"$out" | tr '\n' ' ')"
-    ddp_plan pairs launch-check --nnodes="$DDP_NNODES" --launcher="$(printf '%q ' "$@")" --said="$errors" \
-        -- ${DDP_NODES[@]+"${DDP_NODES[@]}"} <<<"$out"
-    names_out=()
-    for ((i = 0; i + 1 < ${#pairs[@]}; i += 2)); do names_out["${pairs[i]}"]=${pairs[i + 1]}; done
+    ddp_plan DDP_NODE_NAMES launch-check --nnodes="$DDP_NNODES" -- "$@" < <(printf '%s\0' "${DDP_NODES[@]}")
 }
 
-# ddp_first_lines N: the first N lines of stdin, then how many there were in all when there were more.
-ddp_first_lines() { awk -v n="$1" 'NR <= n {print} END {if (NR > n) print "... (" NR " in all)"}'; }
-
-# ddp_scheduler_node_names HOSTS: HOSTS (comma-separated hostnames) as the scheduler names the nodes, through the
-# launcher check's pairs (DDP_SCHEDULER_NAME_OF); app/launch/launch_check.py says why they differ.
-ddp_scheduler_node_names() {
-    local host
-    local -a names
-    ddp_plan names scheduler-names < <(printf '%s\0' "$1"
-        for host in "${!DDP_SCHEDULER_NAME_OF[@]}"; do printf '%s\0' "$host" "${DDP_SCHEDULER_NAME_OF[$host]}"; done)
-    echo "${names[0]}"
-}
-
-# ddp_on_signal SIGNAL: preemption warning (USR1, from --signal=B:USR1@90 or the PBS timer) or termination
-# (TERM): ask every node to stop through the stop file (see DDP_NODE_WRAPPER); the trainer then finishes
-# its step, writes a snapshot and exits 75.
+# ddp_on_signal SIGNAL: USR1 (the time limit's warning) or TERM: ask every node to snapshot and stop (stop file)
 ddp_on_signal() {
     DDP_PREEMPTED=$1
     ddp_log "got SIG$1: asking the training processes on every node to snapshot and stop"
     touch "$DDP_STOP_FILE"
 }
 
-# The node wrapper (app/common/node_wrapper.sh, beside the fabric policy): around torchrun on every node,
-# it sources the fabric policy and turns the stop file into a SIGTERM to the workers, then to torchrun
-# after SHUTDOWN_TIMEOUT_S; its text goes to `sh -c`.
-[[ -r $DDP_REPO/app/common/node_wrapper.sh ]] ||
-    ddp_die "$DDP_REPO/app/common/node_wrapper.sh is missing; run the job scripts from a whole checkout"
-DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
-# CUDA forward compatibility (app/common/cuda_compat.sh, the file the image's runscript runs): on a driver older
-# than the image's CUDA it puts the image's compat libraries first, as NGC's entrypoint would where Apptainer
-# skips it, or stops the step in one line (exit 7) before NCCL starts; its text goes to `sh -c` before the wrapper.
-[[ -r $DDP_REPO/app/common/cuda_compat.sh ]] ||
-    ddp_die "$DDP_REPO/app/common/cuda_compat.sh is missing; run the job scripts from a whole checkout"
-DDP_CUDA_COMPAT=$(<"$DDP_REPO/app/common/cuda_compat.sh")
-
-# ddp_run_step OWNER NODE_CMD...: start NODE_CMD (torchrun ..., or one task's program) in DDP_CONTAINER
-# through DDP_LAUNCHER, under the node wrapper (OWNER: the node that hosts torchrun's store, or empty), turn
-# USR1/TERM into a stop request, wait for the step and return its exit code. DDP_PREEMPTED is set if signalled.
+# ddp_run_step OWNER NODE_CMD...: NODE_CMD in DDP_CONTAINER through DDP_LAUNCHER, under the node wrapper (OWNER:
+# the node that hosts torchrun's store, or ""); USR1/TERM become a stop request; returns the step's exit code.
 ddp_run_step() {
     local owner=$1
     shift
-    local -a step=("${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_CUDA_COMPAT" cuda-compat
-        /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE" "$owner" "$DDP_NODE_POLICY" "$@")
-    ddp_print_cmd "step" "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" "$@"
-    if [[ $DRY_RUN == 1 ]]; then
-        ddp_log "DRY_RUN=1: not running it"
-        return 0
-    fi
+    ddp_log "step: $(printf '%q ' "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" "$@")"
+    [[ $DRY_RUN != 1 ]] || { ddp_log "DRY_RUN=1: not running it" && return 0; }
     # A stop request of an earlier run (before a requeue) must not stop this one
     rm -f "$DDP_STOP_FILE"
     trap 'ddp_on_signal USR1' USR1
     trap 'ddp_on_signal TERM' TERM
-    # In the background so that the traps run at once: bash delays traps until a foreground command ends.
-    "${step[@]}" &
+    # In the background, so that the traps run at once: bash delays them until a foreground command ends
+    "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" /bin/sh -c "$DDP_CUDA_COMPAT" cuda-compat \
+        /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$DDP_STOP_FILE" "$owner" "$DDP_NODE_POLICY" "$@" &
     local pid=$! rc=0
-    while true; do
-        wait "$pid" && rc=0 || rc=$?
-        # wait returns > 128 when a trapped signal interrupts it; the step is still running then.
-        ((rc > 128)) && kill -0 "$pid" 2>/dev/null && continue
-        break
-    done
-    # The step may have ended between an interrupted wait and kill -0: bash kept its status, fetch it.
+    # wait returns > 128 when a trapped signal interrupts it; the step may still be running then
+    while wait "$pid" && rc=0 || rc=$?; ((rc > 128)) && kill -0 "$pid" 2>/dev/null; do :; done
+    # It may have ended between the interrupted wait and kill -0: bash kept its status
     if ((rc > 128)); then wait "$pid" 2>/dev/null && rc=0 || rc=$?; fi
     trap - USR1 TERM
     ddp_log "step finished with exit code $rc${DDP_PREEMPTED:+ after SIG$DDP_PREEMPTED}"
     return "$rc"
 }
 
-# ddp_finish RC REQUEUE_CMD...: the job's end (app/launch/finish.py): after a USR1 that stopped an unfinished step,
-# REQUEUE_CMD, and the new run resumes from the snapshot in the same RUN_DIR; otherwise the step's exit code.
-ddp_finish() {
-    local -a end
-    ddp_plan end finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
-        --run-dir="$RUN_DIR" -- "${@:2}"
-    [[ -z ${end[1]} ]] || ddp_log "${end[1]}"
-    [[ ${end[2]} != 1 ]] || "${@:2}" || ddp_die "${end[3]}"
-    exit "${end[0]}"
+# ddp_preflight: the trainer's --dry-run for this allocation (`train`), then python -m app.check --preflight
+# across the nodes (PREFLIGHT=0 skips it); a node it blames is left out (ddp_heal); app/check/preflight.py.
+ddp_preflight() {
+    local -a none
+    ddp_plan none config-check --workload="$DDP_WORKLOAD_KIND" --image="$IMAGE" --apptainer="$APPTAINER" \
+        --dry-run="$DRY_RUN" --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --container-words="${#DDP_CONTAINER[@]}" \
+        -- "${DDP_CONTAINER[@]}" "${DDP_WORKLOAD[@]}"
+    [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests && $DRY_RUN != 1 ]] ||
+        return 0
+    local -a check=(-m app.check --preflight --exclude-file "$RUN_DIR/nodes-to-exclude.txt" --json
+        "$RUN_DIR/preflight.json" ${CHECK_SITE:+--site "$CHECK_SITE"})
+    ddp_log "preflight: python -m app.check --preflight across the allocation (PREFLIGHT=0 skips it)"
+    local rc=0 started=$SECONDS
+    ddp_private_run_dir
+    rm -f "$RUN_DIR/nodes-to-exclude.txt"
+    # Its own rendezvous id: the workload's, on the same port, comes right after
+    ddp_step "$DDP_JOB_ID-preflight" "${check[@]}" || rc=$?
+    ((rc != 0)) || { ddp_log "preflight passed in $((SECONDS - started))s" && return 0; }
+    [[ -z $DDP_PREEMPTED ]] || ddp_finish "$rc"
+    [[ ! -s $RUN_DIR/nodes-to-exclude.txt ]] ||
+        ddp_heal "$rc" "preflight failed (step exit $rc; app.check's report above and in $RUN_DIR/preflight.json)"
+    ddp_error "the preflight failed (step exit $rc) without blaming a node;" \
+        "its report above says what and how to fix it; PREFLIGHT=0 starts the workload without it"
+    exit "$rc"
 }
 
-# The rest of the library, one file per job: the fabric and the container, the preflight and leaving bad
-# nodes out, then each scheduler's main.
-# shellcheck source=jobscripts/lib-container.sh
-source "$DDP_REPO/jobscripts/lib-container.sh"
-# shellcheck source=jobscripts/lib-heal.sh
-source "$DDP_REPO/jobscripts/lib-heal.sh"
+# ddp_run_job: the launch check, the preflight, the workload (rendezvous id: the job id), then heal or finish
+ddp_run_job() {
+    ddp_check_launcher "${DDP_PER_NODE[@]}"
+    ddp_preflight
+    local rc=0
+    # A hang the workload names starts a fresh exclude file: an earlier attempt's must not blame a node
+    rm -f "$RUN_DIR/nodes-to-exclude.txt"
+    ddp_step "$DDP_JOB_ID" "${DDP_WORKLOAD[@]}" || rc=$?
+    # The PBS timer may have fired (and exited) already: a failed kill must not end the script under set -e
+    [[ -z ${DDP_TIMER:-} ]] || kill "$DDP_TIMER" 2>/dev/null || true
+    if ((rc != 0)) && [[ -z $DDP_PREEMPTED && -s $RUN_DIR/nodes-to-exclude.txt ]]; then
+        ddp_heal "$rc" "the workload failed (exit $rc) naming the nodes that stopped answering (summary.json)"
+    fi
+    ddp_finish "$rc"
+}
+
+# ddp_heal RC REASON: leave the blamed nodes out and requeue, requeue as before where the scheduler cannot, or give
+# up at MAX_REQUEUES (app/launch/heal.py decides, records it in history.jsonl, and requeues); exits 75 or RC.
+ddp_heal() {
+    local -a none
+    # The requeue signals this script: nothing may stop the update that follows it
+    trap '' TERM USR1
+    ddp_plan none heal --rc="$1" --reason="$2" --scheduler="$DDP_SCHEDULER" --run-dir="$RUN_DIR" \
+        --max-requeues="$MAX_REQUEUES" --job-id="$DDP_JOB_ID" --image="$IMAGE" --jobscript="$(ddp_jobscript)" \
+        -- "${DDP_NODES[@]}" < <(printf '%s\0' ${DDP_NODE_NAMES[@]+"${DDP_NODE_NAMES[@]}"})
+}
+
+# ddp_finish RC: the job's end (app/launch/finish.py): a USR1 that stopped an unfinished step requeues the job,
+# which resumes from the snapshot in the same RUN_DIR (exit 75); otherwise the step's exit code.
+ddp_finish() {
+    local -a none
+    ddp_plan none finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
+        --run-dir="$RUN_DIR" --scheduler="$DDP_SCHEDULER" --jobscript="$(ddp_jobscript)"
+    exit 0
+}
+
+# ddp_jobscript: this job script's path, for a PBS resubmission
+ddp_jobscript() { echo "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}"; }
+
 # shellcheck source=jobscripts/lib-slurm.sh
 source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh
 source "$DDP_REPO/jobscripts/lib-pbs.sh"
-
-# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of DeepSpeed's own launcher, and how to start it
-# without SSH (app/launch/deepspeed_hostfile.py).
-# shellcheck disable=SC2034  # the question writes the file and answers nothing
-ddp_write_deepspeed_hostfile() {
-    local -a dry_run=() hostfile_answer
-    if [[ $DRY_RUN == 1 ]]; then dry_run=(--dry-run); else ddp_private_run_dir; fi
-    ddp_plan hostfile_answer deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" \
-        --nproc="$DDP_NPROC" --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" \
-        "${dry_run[@]}" -- "${DDP_NODES[@]}"
-}

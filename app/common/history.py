@@ -14,8 +14,6 @@ it with the host's python3, before any venv and outside the image.
     python3 -m app.common.history requeues-in-a-row RUN_DIR
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os
@@ -23,7 +21,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, List, Optional
 
 from app.common import exitcodes
 from app.common.jsonl import json_objects
@@ -34,7 +32,7 @@ from app.common.regular_files import MAX_SUMMARY_BYTES, read_regular, require_re
 JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
 
 
-def previous_ending(run_dir: Path, previous: Mapping[str, Any] | None) -> str | None:
+def previous_ending(run_dir: Path, previous: Optional[Mapping[str, Any]]) -> Optional[str]:
     """How the attempt recorded in `previous` ended; None for a run's first attempt."""
     if previous is None:
         return None
@@ -70,8 +68,8 @@ def _append(path: Path, entry: Mapping[str, Any]) -> None:
         os.close(fd)
 
 
-def append_event(run_dir: Path, event: str, reason: str, *, hosts: list[str], excluded: list[str],
-                 job_id: str | None, image: str | None) -> dict[str, Any]:
+def append_event(run_dir: Path, event: str, reason: str, *, hosts: List[str], excluded: List[str],
+                 job_id: Optional[str], image: Optional[str]) -> Dict[str, Any]:
     """A job script's line: it requeued leaving `excluded` out, or gave up."""
     entry = {"event": event, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "job_id": job_id, "hosts": hosts,
              "image": image, "excluded": excluded, "reason": reason}
@@ -92,8 +90,8 @@ def requeues_in_a_row(run_dir: Path) -> int:
     return count
 
 
-def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher: str,
-                   env: Mapping[str, str], total_steps: int | None = None) -> dict[str, Any]:
+def append_attempt(run_dir: Path, *, start_step: int, hosts: List[str], launcher: str,
+                   env: Mapping[str, str], total_steps: Optional[int] = None) -> Dict[str, Any]:
     """Append this attempt's line (rank 0, before training) and return it."""
     entries = json_objects(run_dir / "history.jsonl")
     previous = entries[-1] if entries else None
@@ -114,13 +112,14 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: list[str], launcher
     return entry
 
 
-def _names(text: str) -> list[str]:
+def _names(text: str) -> List[str]:
     return [name for name in text.split(",") if name]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m app.common.history", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command")
+    commands.required = True
     event = commands.add_parser("event", help="append a job script's event (requeue, gave-up)")
     event.add_argument("run_dir", type=Path)
     event.add_argument("event", choices=["requeue", "gave-up"])

@@ -4,22 +4,22 @@ What a resume trusts lies in them (snapshots, the stop file, history.jsonl), and
 group-writable project directory at a predictable name (`runs/<job id>`): another user could create the
 next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
 lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
-neither group nor others can write it. jobscripts/lib.sh `ddp_private_run_dir` applies the same rule.
+neither group nor others can write it. The job scripts apply it to RUN_DIR before any step
+(`python3 -m app.launch run-dir`).
 """
-
-from __future__ import annotations
 
 import os
 import secrets
 import stat
 from pathlib import Path
+from typing import Optional
 
 from app.common.errors import UsageError
 
 PRIVATE, PRIVATE_FILE = 0o700, 0o600
 
 
-def why_not_private(directory: Path) -> str | None:
+def why_not_private(directory: Path) -> Optional[str]:
     """None when `directory` is a directory this user owns that neither group nor others can write (a symbolic
     link counts only when this user made it), else why not."""
     me = os.geteuid()
@@ -38,17 +38,17 @@ def why_not_private(directory: Path) -> str | None:
     return None
 
 
-def check_private(directory: Path, key: str) -> None:
-    """`UsageError` naming `key` unless `why_not_private(directory)` is None."""
+def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun") -> None:
+    """`UsageError` naming `key` (and `example`, a value of it that works) unless `why_not_private(directory)` is
+    None."""
     why = why_not_private(directory)
     if why is not None:
-        raise UsageError(f"{key}={str(directory)!r} {why}; give a directory of your own, example: "
-                         f"{key}=$SCRATCH/runs/myrun")
+        raise UsageError(f"{key}={str(directory)!r} {why}; give a directory of your own, example: {key}={example}")
 
 
-def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE) -> None:
+def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: str = "$SCRATCH/runs/myrun") -> None:
     """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`;
-    `key` names the setting in the one-line error."""
+    `key` names the setting in the one-line error, `example` a value that works."""
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
         os.mkdir(directory, mode)
@@ -57,8 +57,8 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE) -> None:
         pass
     except OSError as err:
         raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
-                         f"example: {key}=$SCRATCH/runs/myrun") from None
-    check_private(directory, key)
+                         f"example: {key}={example}") from None
+    check_private(directory, key, example)
 
 
 def probe_writable(directory: Path, key: str) -> None:

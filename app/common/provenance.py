@@ -6,21 +6,19 @@
 container Apptainer keeps them at /.singularity.d/labels.json.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import platform
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, Optional, Tuple
 
 #: Where Apptainer/Singularity images keep their labels (`%labels` plus build metadata).
 LABELS_FILE = ".singularity.d/labels.json"
 LABELS_PATH = Path("/") / LABELS_FILE
 
 
-def _load_labels(path: Path) -> tuple[dict[str, str], str]:
+def _load_labels(path: Path) -> Tuple[Dict[str, str], str]:
     """The labels and '' , or {} and what is wrong with the file."""
     try:
         data = json.loads(path.read_text())
@@ -31,13 +29,13 @@ def _load_labels(path: Path) -> tuple[dict[str, str], str]:
     return {str(k): str(v) for k, v in data.items()}, ""
 
 
-def read_labels(root: str = "/") -> dict[str, str]:
+def read_labels(root: str = "/") -> Dict[str, str]:
     """The image's labels under `root`, {} outside a container or when the file is unreadable."""
     return _load_labels(Path(root) / LABELS_FILE)[0]
 
 
 def image_provenance(labels_path: Path = LABELS_PATH,
-                     environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+                     environ: Optional[Mapping[str, str]] = None) -> Optional[Dict[str, Any]]:
     """The running image's provenance, or None outside an Apptainer/Singularity container.
 
     Returns {"image": path of the SIF (from $APPTAINER_CONTAINER / $SINGULARITY_CONTAINER) or None,
@@ -65,7 +63,7 @@ def nccl_version() -> str:
     return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
 
 
-def versions() -> dict[str, str | None]:
+def versions() -> Dict[str, Optional[str]]:
     """Python, torch, the CUDA runtime and NCCL torch was built with (None without CUDA), the machine."""
     import torch
 

@@ -13,26 +13,35 @@ import os
 import shlex
 import sys
 import time
+from os.path import isfile
+from pathlib import Path
 from typing import List, Optional, Sequence
 
 from app.common import exitcodes
 from app.common.errors import UsageError
+from app.common.private_dir import ensure_private_dir
+from app.launch.allocation import allocation
 from app.launch.binds import container_binds
+from app.launch.checkout import POLICY_FILE, text
+from app.launch.config_check import config_check
 from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
-from app.launch.fabric import check_fabric
+from app.launch.env_defaults import env_defaults
+from app.launch.fabric import check_fabric, detect_fabric, flight_recorder_defaults, preview_policy
 from app.launch.finish import ending
 from app.launch.gpus import gpus_per_task, processes_per_node
-from app.launch.heal import decide, read_facts
+from app.launch.heal import HealJob, heal
+from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
-from app.launch.launch_check import passed, read_reports, scheduler_names, verdict
+from app.launch.launch_check import passed, run_launch_check
+from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.launch.numa import numa_binding
 from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
-from app.launch.port import free_port
 from app.launch.rendezvous import rendezvous
+from app.launch.requeue import requeue
 from app.launch.slurm import cpus_warning, slurm_launch
-from app.launch.workload import nccl_tests_one_node, submit_command, workload
+from app.launch.workload import workload
 
 
 class Job:
@@ -64,6 +73,13 @@ def _whole(name: str, value: str) -> int:
     return int(value)
 
 
+def ask_allocation(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    found = allocation(options.scheduler, job.script, os.environ, os.getcwd())
+    if found.said:
+        job.log(found.said)
+    job.answer([found.job_id, found.submit_dir, found.gpus_per_node, *found.nodes])
+
+
 def ask_knob_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(NAMES)
 
@@ -73,23 +89,48 @@ def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(answer_words(resolve(facts, read_given(sys.stdin.buffer.read()), job.log)))
 
 
+def make_run_dir(options: argparse.Namespace) -> None:
+    """RUN_DIR created, or checked to be this user's alone (app/common/private_dir.py says why); its remedy names
+    the scheduler's job id."""
+    example = "$SCRATCH/runs/$" + ("PBS_JOBID" if options.scheduler == "pbs" else "SLURM_JOB_ID")
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example)
+
+
+def ask_run_dir(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    make_run_dir(options)
+    job.answer([])
+
+
 def ask_fabric(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    fabric = check_fabric(options.fabric, options.detected, options.probe_root, options.fi_provider)
+    detected = detect_fabric(POLICY_FILE, options.probe_root) if options.fabric == "auto" else ""
+    fabric = check_fabric(options.fabric, detected, options.probe_root, os.environ.get("FI_PROVIDER", ""))
     for line in fabric.said:
         job.log(line)
-    job.answer([fabric.name])
+    # Read by the policy on every node (the scheduler passes the environment on to srun/mpiexec tasks)
+    exports = {"APP_FABRIC": fabric.name, "APP_NNODES": options.nnodes, "APP_PROBE_ROOT": options.probe_root}
+    for line in preview_policy(POLICY_FILE, dict(os.environ, **exports)):
+        job.log(line)
+    job.answer([fabric.name, *(f"{name}={value}" for name, value in exports.items()),
+                *env_defaults(job.log, os.environ, flight_recorder_defaults(options.run_dir))])
 
 
-def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    end = ending(_whole("RC", options.rc), options.preempted, options.requeue, options.job_id, options.run_dir, words)
-    job.answer([str(end.exit_code), end.said, "1" if end.requeue else "0", end.if_requeue_fails])
+def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+    end = ending(_whole("RC", options.rc), options.preempted, options.requeue, options.job_id, options.run_dir)
+    if end.said:
+        job.log(end.said)
+    if end.requeue:
+        requeue(job.log, options.scheduler, options.job_id, [], options.run_dir, options.jobscript)
+    job.answer([])
+    return end.exit_code
 
 
-def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    nodes = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
-    decision = decide(read_facts(options.scheduler, options.reason, nodes, options.requeues_in_a_row,
-                                 options.max_requeues, options.check_command, options.run_dir))
-    job.answer([decision.action, ",".join(decision.nodes), decision.message, decision.history_reason])
+def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+    given = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
+    pairs = given[:len(given) - len(given) % 2]
+    job.answer([])
+    return heal(job.log, job.script, HealJob(options.scheduler, options.run_dir, options.job_id, options.image,
+                                             options.jobscript, words, dict(zip(pairs[0::2], pairs[1::2]))),
+                _whole("RC", options.rc), options.reason, options.max_requeues)
 
 
 def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -98,42 +139,33 @@ def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer([str(nproc)])
 
 
-def ask_gpus_per_task(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    per_task = gpus_per_task(os.environ)
-    job.answer([per_task] if per_task else [])
-
-
-def ask_port(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    job.answer([str(free_port(options.probe_root))])
-
-
-def ask_torchrun(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+def ask_node_command(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     if not words:
-        raise UsageError("torchrun needs -- RDZV_ID PROGRAM...; example: -- 42 -m app.train")
+        raise UsageError("node-command needs -- RDZV_ID PROGRAM...; example: -- 42 -m app.train")
+    if options.step == "mpi":
+        job.answer(["", *words[1:]])
+        return
+    if options.step == "task":
+        task_env = ["/bin/sh", "-c", text("app/launch/srun_task_env.sh"), "ddp-task", options.nproc]
+        job.answer(["", *(task_env if options.workload in ("script", "module") else []), "python", *words[1:]])
+        return
     numa = numa_binding(options.numa_binding, options.launch, options.image, options.probe_root)
     if numa.said:
         job.log(numa.said)
     plan = Plan(nnodes=_whole("DDP_NNODES", options.nnodes), nproc=_whole("DDP_NPROC", options.nproc),
                 rdzv_host=options.rdzv_host, rdzv_port=_whole("RDZV_PORT", options.rdzv_port),
                 join_timeout_s=_whole("RDZV_JOIN_TIMEOUT_S", options.join_timeout), numa=numa.args)
-    job.answer(plan.torchrun_argv(words[0], words[1:]))
+    job.answer([options.rdzv_owner, *plan.torchrun_argv(words[0], words[1:])])
 
 
 def ask_launch_check(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    if not words:
+        raise UsageError("launch-check needs -- LAUNCHER...; example: -- srun --ntasks-per-node=1")
     nnodes = _whole("DDP_NNODES", options.nnodes)
-    check = read_reports(sys.stdin.read(), words)
-    failed = verdict(check, nnodes, words, options.launcher, options.said)
-    if failed:
-        raise UsageError(failed)
+    nodes = [node for node in sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0") if node]
+    check = run_launch_check(words, nodes, nnodes)
     job.log(passed(check, nnodes))
     job.answer([word for pair in check.names.items() for word in pair])
-
-
-def ask_scheduler_names(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    given = sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0")
-    pairs = given[1:len(given) - (len(given) - 1) % 2]
-    name_of = dict(zip(pairs[0::2], pairs[1::2]))
-    job.answer([",".join(scheduler_names(given[0].split(","), name_of))])
 
 
 def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -142,47 +174,60 @@ def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> Non
     job.answer([what.kind, *what.argv])
 
 
-def ask_submit_command(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    job.answer([submit_command(options.scheduler, job.script, words)])
-
-
 def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     nproc = _whole("DDP_NPROC", options.nproc)
     warning = cpus_warning(nproc, os.environ)
     if warning:
         job.log(warning)
     launch = slurm_launch(options.launch, options.workload, _whole("DDP_NNODES", options.nnodes), nproc, os.environ)
-    job.answer([launch.step, str(len(launch.per_node)), *launch.per_node, *launch.launcher])
-
-
-def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
-                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
-    for warning in binds.warnings:
-        job.log(warning)
-    job.answer(binds.args)
+    if options.workload == "nccl-tests" and options.dry_run != "1":
+        require_pmix(nproc)
+    exports = env_defaults(job.log, os.environ, mpi_rank_defaults(options.workload, gpus_per_task(os.environ)))
+    job.answer([launch.step, str(len(launch.per_node)), str(len(launch.launcher)), *launch.per_node,
+                *launch.launcher, *exports])
 
 
 def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    if not options.dry_run:
+        make_run_dir(options)
     binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
                             options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
     for warning in binds.warnings:
         job.log(warning)
     plan = container(options.image, options.apptainer, options.apptainer_args, options.launch, options.workload,
-                     options.dry_run, binds.args, options.policy_file)
+                     options.dry_run, binds.args, POLICY_FILE)
     for line in plan.said:
         job.log(line)
-    job.answer([plan.runtime, plan.policy, plan.host_program, *plan.argv])
+    preflight = options.preflight
+    if plan.host_program:
+        preflight, said = host_python_preflight(plan.host_program, options.workload, preflight)
+        if said:
+            job.log(said)
+    argv = plan.argv
+    if options.image != "none" and isfile(options.image):
+        check_image_arch(plan.runtime, options.image, os.environ)
+    if argv and options.workload == "nccl-tests":
+        argv = ["/bin/sh", "-c", text("app/launch/pmix_binds.sh"), "ddp-pmix-binds",
+                slurm_tmpfs(options.scheduler, os.environ), *argv]
+    job.answer([plan.runtime, plan.policy, preflight, *argv])
 
 
 def ask_rendezvous(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     meeting = rendezvous(options.head_node, options.port, options.given, options.ifaces, options.dry_run)
     job.log(meeting.said)
-    job.answer([meeting.host, meeting.owner])
+    exports = []  # type: List[str]
+    if options.step == "task":
+        exports = env_defaults(job.log, os.environ, [("MASTER_ADDR", meeting.host, "rank 0's rendezvous address"),
+                                                     ("MASTER_PORT", options.port, "rank 0's rendezvous port")])
+    job.answer([meeting.host, meeting.owner, *exports])
 
 
-def ask_nccl_tests_one_node(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    job.answer([nccl_tests_one_node(_whole("DDP_NPROC", options.nproc))])
+def ask_config_check(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+    count = _whole("container words", options.container_words)
+    job.answer([])
+    return config_check(job.log, options.workload, options.image, options.apptainer, options.dry_run == "1",
+                        words[:count], words[count:], _whole("DDP_NNODES", options.nnodes),
+                        _whole("DDP_NPROC", options.nproc))
 
 
 def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -203,123 +248,71 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--answer-fd", type=int, help="write the answer NUL-separated to this file descriptor")
     questions = top.add_subparsers(dest="question", metavar="QUESTION")
     questions.required = True
-    questions.add_parser("knob-names", help="the knobs the job script hands over when set (docs/knobs.md)"
-                         ).set_defaults(ask=ask_knob_names)
-    knobs = questions.add_parser("knobs", help="every knob with its default, checked; stdin: the knob-names the "
-                                 "user set, NUL-separated NAME=VALUE; answer: N, N NAME=VALUE to assign, the ones "
-                                 "to export")
-    knobs.add_argument("--job-id", required=True, help="DDP_JOB_ID")
-    knobs.add_argument("--submit-dir", required=True, help="DDP_SUBMIT_DIR")
-    knobs.add_argument("--nnodes", required=True, help="DDP_NNODES")
-    knobs.set_defaults(ask=ask_knobs)
-    nproc = questions.add_parser("nproc", help="processes per node (GPUS_PER_NODE, allocation, CUDA_VISIBLE_DEVICES,"
-                                                " nvidia-smi -L), checked against --gpus-per-task")
-    nproc.add_argument("--gpus-per-node", default="", help="GPUS_PER_NODE as the user set it")
-    nproc.add_argument("--allocation", default="", help="GPUs a node as the scheduler says")
-    nproc.add_argument("--nnodes", default="?", help="nodes of the job, for the log line")
-    nproc.set_defaults(ask=ask_nproc)
-    questions.add_parser("gpus-per-task", help="the N of --gpus-per-task=N, or nothing").set_defaults(
-        ask=ask_gpus_per_task)
-    port = questions.add_parser("port", help="a free rendezvous port on this node, at random")
-    port.add_argument("--probe-root", default="", help="prefix for /proc (tests)")
-    port.set_defaults(ask=ask_port)
-    torchrun = questions.add_parser("torchrun", help="one node's torchrun command: ... -- RDZV_ID PROGRAM...")
-    for flag, help_text in (("--nnodes", "DDP_NNODES"), ("--nproc", "processes per node"),
-                            ("--rdzv-host", "the head node's address"), ("--rdzv-port", "RDZV_PORT"),
-                            ("--join-timeout", "RDZV_JOIN_TIMEOUT_S")):
-        torchrun.add_argument(flag, required=True, help=help_text)
-    torchrun.add_argument("--numa-binding", default="auto", help="NUMA_BINDING")
-    torchrun.add_argument("--launch", default="torchrun", help="LAUNCH")
-    torchrun.add_argument("--image", default="", help="IMAGE")
-    torchrun.add_argument("--probe-root", default="", help="prefix for /sys (tests)")
-    torchrun.set_defaults(ask=ask_torchrun)
-    check = questions.add_parser("launch-check", help="one process on every node? stdin: the launcher's reports; "
-                                 "-- NODES...; answer: HOSTNAME SCHEDULER_NAME pairs")
-    check.add_argument("--nnodes", required=True, help="DDP_NNODES")
-    check.add_argument("--launcher", default="", help="the launcher's command, for the message")
-    check.add_argument("--said", default="", help="what the launcher wrote on stderr, for the message")
-    check.set_defaults(ask=ask_launch_check)
-    questions.add_parser("scheduler-names", help="hostnames as the scheduler names them; stdin, NUL-separated: "
-                         "HOSTS (comma-separated), then the launch check's HOSTNAME SCHEDULER_NAME pairs").set_defaults(
-        ask=ask_scheduler_names)
-    what = questions.add_parser("workload", help="what runs on every node: -- the job's arguments; answer: KIND "
-                                "then torchrun's trailing arguments (or the MPI program)")
-    what.add_argument("--config", default="demo", help="CONFIG")
-    what.add_argument("--run-dir", required=True, help="RUN_DIR")
-    what.add_argument("--check-site", default="", help="CHECK_SITE")
-    what.add_argument("--cwd", default=".", help="where a SCRIPT.py is looked for")
-    what.set_defaults(ask=ask_workload)
-    submit = questions.add_parser("submit-command", help="how to submit this job script with -- WORKLOAD...")
-    submit.set_defaults(ask=ask_submit_command)
-    slurm = questions.add_parser("slurm-launch", help="Slurm's srun command lines; answer: STEP (torchrun, task, "
-                                 "mpi), N, the per-node launcher's N words, then the step's launcher")
-    slurm.add_argument("--launch", default="torchrun", help="LAUNCH")
-    slurm.add_argument("--workload", required=True, help="the workload's kind")
-    slurm.add_argument("--nnodes", required=True, help="DDP_NNODES")
-    slurm.add_argument("--nproc", required=True, help="DDP_NPROC")
-    slurm.set_defaults(ask=ask_slurm_launch)
-    binds = questions.add_parser("binds", help="what the container binds, as apptainer arguments")
-    binds.set_defaults(ask=ask_binds)
-    box = questions.add_parser("container", help="the container command of every step, and binds' options; answer: "
-                               "RUNTIME POLICY HOST_PROGRAM ARGV...")
-    box.add_argument("--image", required=True, help="IMAGE (none: no container)")
-    box.add_argument("--apptainer", default="apptainer", help="APPTAINER")
-    box.add_argument("--apptainer-args", default="", help="APPTAINER_ARGS")
-    box.add_argument("--launch", default="torchrun", help="LAUNCH")
-    box.add_argument("--workload", default="", help="the workload's kind")
-    box.add_argument("--policy-file", required=True, help="this checkout's fabric policy")
+
+    def question(name: str, ask, help_text: str, *required: str, **optional: str) -> argparse.ArgumentParser:
+        """A question; each of REQUIRED is a required --FLAG (its help: the flag's knob), each of OPTIONAL
+        (flag_name="default|help") an optional one."""
+        added = questions.add_parser(name, help=help_text)
+        for flag in required:
+            added.add_argument("--" + flag, required=True, help=flag.upper().replace("-", "_"))
+        for flag, default_help in optional.items():
+            default, _, flag_help = default_help.partition("|")
+            added.add_argument("--" + flag.replace("_", "-"), default=default, help=flag_help)
+        added.set_defaults(ask=ask)
+        return added
+
+    question("allocation", ask_allocation, "the job's allocation; answer: JOB_ID SUBMIT_DIR GPUS_PER_NODE NODES...",
+             "scheduler")
+    question("knob-names", ask_knob_names, "the knobs the job script hands over when set (docs/knobs.md)")
+    question("knobs", ask_knobs, "every knob with its default, checked; stdin: the knobs the user set, NUL-separated "
+             "NAME=VALUE; answer: N, N NAME=VALUE to assign, the ones to export", "job-id", "submit-dir", "nnodes")
+    question("run-dir", ask_run_dir, "create RUN_DIR, or check that only you can write it", "run-dir", "scheduler",
+             run_dir_mode="700|RUN_DIR_MODE")
+    question("nproc", ask_nproc, "processes per node (GPUS_PER_NODE, allocation, CUDA_VISIBLE_DEVICES, nvidia-smi -L), "
+             "checked against --gpus-per-task", gpus_per_node="|GPUS_PER_NODE as the user set it",
+             allocation="|GPUs a node as the scheduler says", nnodes="?|nodes of the job, for the log line")
+    question("node-command", ask_node_command, "what one launcher task runs for -- RDZV_ID PROGRAM...; answer: the "
+             "node that hosts the store (or nothing), then the command", "nnodes", "nproc", "rdzv-port",
+             "join-timeout", step="torchrun|torchrun, task or mpi", rdzv_host="|the head node's address",
+             rdzv_owner="|the node that hosts the store", numa_binding="auto|NUMA_BINDING", launch="torchrun|LAUNCH",
+             image="|IMAGE", probe_root="|prefix for /sys (tests)", workload="|the workload's kind")
+    question("launch-check", ask_launch_check, "one process on every node? runs -- LAUNCHER... once; stdin: the "
+             "nodes, NUL-separated; answer: HOSTNAME SCHEDULER_NAME pairs", "nnodes")
+    what = question("workload", ask_workload, "what runs on every node: -- the job's arguments; answer: KIND then "
+                    "torchrun's trailing arguments (or the MPI program)", "run-dir", config="demo|CONFIG",
+                    check_site="|CHECK_SITE", cwd=".|where a SCRIPT.py is looked for")
+    question("slurm-launch", ask_slurm_launch, "Slurm's srun command lines; answer: STEP (torchrun, task, mpi), N, "
+             "M, the per-node launcher's N words, the step's M, then NAME=VALUE to export", "workload", "nnodes",
+             "nproc", launch="torchrun|LAUNCH", dry_run="0|DRY_RUN")
+    box = question("container", ask_container, "the container command of every step; checks the image or your "
+                   "python; answer: RUNTIME POLICY PREFLIGHT ARGV...", "image", "fabric", "run-dir",
+                   apptainer="apptainer|APPTAINER", apptainer_args="|APPTAINER_ARGS", launch="torchrun|LAUNCH",
+                   workload="|the workload's kind", preflight="1|PREFLIGHT", run_dir_mode="700|RUN_DIR_MODE",
+                   binds="|BINDS", probe_root="|prefix for /dev and the host's libraries (tests)",
+                   host_libfabric_dir="|HOST_LIBFABRIC_DIR")
     box.add_argument("--dry-run", action="store_true", help="DRY_RUN=1: a missing image or runtime only warns")
-    for question in (binds, box):
-        question.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, none)")
-        question.add_argument("--run-dir", required=True, help="RUN_DIR")
-        question.add_argument("--binds", default="", help="BINDS")
-        question.add_argument("--probe-root", default="", help="prefix for /dev and the host's libraries (tests)")
-        question.add_argument("--host-libfabric-dir", default="", help="HOST_LIBFABRIC_DIR")
-    box.set_defaults(ask=ask_container)
-    meet = questions.add_parser("rendezvous", help="where torchrun meets and who hosts the store; answer: HOST OWNER")
-    meet.add_argument("--head-node", required=True, help="DDP_HEAD_NODE")
-    meet.add_argument("--port", required=True, help="RDZV_PORT")
-    meet.add_argument("--given", default="", help="RDZV_HOST")
-    meet.add_argument("--ifaces", default="ib0 hsn0", help="RDZV_IFACES")
+    meet = question("rendezvous", ask_rendezvous, "where torchrun meets and who hosts the store; answer: HOST OWNER, "
+                    "then NAME=VALUE to export", "head-node", "port", given="|RDZV_HOST", ifaces="ib0 hsn0|RDZV_IFACES",
+                    step="torchrun|torchrun or task")
     meet.add_argument("--dry-run", action="store_true", help="DRY_RUN=1 outside a job")
-    meet.set_defaults(ask=ask_rendezvous)
-    one_node = questions.add_parser("nccl-tests-one-node", help="the nccl-tests command for one node, for messages")
-    one_node.add_argument("--nproc", required=True, help="ranks on the node")
-    one_node.set_defaults(ask=ask_nccl_tests_one_node)
-    hostfile = questions.add_parser("deepspeed-hostfile", help="write RUN_DIR/hostfile for DeepSpeed's launcher: "
-                                    "-- NODES...")
-    hostfile.add_argument("--run-dir", required=True, help="RUN_DIR")
-    hostfile.add_argument("--run-dir-mode", default="700", help="RUN_DIR_MODE (750: the group may read it)")
-    hostfile.add_argument("--nproc", required=True, help="DDP_NPROC")
-    hostfile.add_argument("--nnodes", required=True, help="DDP_NNODES")
-    hostfile.add_argument("--port", required=True, help="RDZV_PORT")
+    question("config-check", ask_config_check, "train: the trainer's --dry-run for this allocation; -- CONTAINER... "
+             "WORKLOAD...", "workload", "image", "nnodes", "nproc", "container-words", apptainer="apptainer|APPTAINER",
+             dry_run="0|DRY_RUN")
+    hostfile = question("deepspeed-hostfile", ask_deepspeed_hostfile, "write RUN_DIR/hostfile for DeepSpeed's "
+                        "launcher: -- NODES...", "run-dir", "nproc", "nnodes", "port",
+                        run_dir_mode="700|RUN_DIR_MODE (750: the group may read it)")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
-    hostfile.set_defaults(ask=ask_deepspeed_hostfile)
-    fabric = questions.add_parser("fabric", help="FABRIC checked against the head node; answer: the fabric")
-    fabric.add_argument("--fabric", required=True, help="FABRIC (infiniband, roce, slingshot, auto, none)")
-    fabric.add_argument("--detected", default="", help="what the fabric policy detected, for FABRIC=auto")
-    fabric.add_argument("--probe-root", default="", help="prefix for /dev and /sys (tests)")
-    fabric.add_argument("--fi-provider", default="", help="FI_PROVIDER as set")
-    fabric.set_defaults(ask=ask_fabric)
-    end = questions.add_parser("finish", help="how the job ends: -- REQUEUE_CMD...; answer: EXIT_CODE SAID REQUEUE "
-                               "IF_REQUEUE_FAILS")
-    end.add_argument("--rc", required=True, help="the last step's exit code")
-    end.add_argument("--preempted", default="", help="DDP_PREEMPTED: the signal that asked for a snapshot, if any")
-    end.add_argument("--requeue", default="1", help="REQUEUE")
-    end.add_argument("--job-id", required=True, help="DDP_JOB_ID")
-    end.add_argument("--run-dir", required=True, help="RUN_DIR")
-    end.set_defaults(ask=ask_finish)
-    heal = questions.add_parser("heal", help="leave blamed nodes out and requeue, requeue, or give up (stdin: the "
-                                "nodes); answer: ACTION NODES MESSAGE HISTORY_REASON")
-    heal.add_argument("--reason", required=True, help="what failed, for the log and history.jsonl")
-    heal.add_argument("--requeues-in-a-row", required=True, help="bad-node requeues in a row so far")
-    heal.add_argument("--max-requeues", required=True, help="MAX_REQUEUES")
-    heal.add_argument("--check-command", required=True, help="how to submit a check of the nodes, for the message")
-    heal.add_argument("--run-dir", required=True, help="RUN_DIR, for the message")
-    heal.set_defaults(ask=ask_heal)
+    question("fabric", ask_fabric, "FABRIC checked (auto: detected here) and its policy previewed; answer: the fabric, "
+             "then NAME=VALUE to export", "fabric", "nnodes", "run-dir", probe_root="|prefix for /dev and /sys (tests)")
+    question("finish", ask_finish, "how the job ends: requeue after a snapshot USR1 asked for; exit: the job's",
+             "rc", "job-id", "run-dir", preempted="|the signal that asked for a snapshot, if any",
+             requeue="1|REQUEUE", jobscript="|this job script, for a PBS resubmission")
+    question("heal", ask_heal, "leave the blamed nodes out and requeue, requeue, or give up: -- the job's NODES; "
+             "stdin: the launch check's pairs; exit: 75 or RC", "rc", "reason", "max-requeues", "job-id", "run-dir",
+             image="|IMAGE, for history.jsonl", jobscript="|this job script, for a PBS resubmission")
     add_pbs_questions(questions)
-    for question in (what, submit, hostfile, heal):
-        question.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
+    for added in (what, hostfile, *(questions.choices[name] for name in ("finish", "heal", "container"))):
+        added.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top
 
 
@@ -332,8 +325,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parser().parse_args(argv)
     job = Job(options.script, options.answer_fd)
     try:
-        options.ask(job, options, words)
+        code = options.ask(job, options, words)
     except UsageError as error:
         print(f"{options.script}: error: {error}", file=sys.stderr, flush=True)
         return exitcodes.USAGE
-    return exitcodes.OK
+    return exitcodes.OK if code is None else code

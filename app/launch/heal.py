@@ -1,22 +1,27 @@
-"""The heal decision of jobscripts/lib-heal.sh: a preflight or a workload failed and named the nodes to blame; the
-job is requeued without them (exclude), requeued as it was where the scheduler cannot leave a node out (requeue),
-or, after MAX_REQUEUES such requeues in a row with no training progress between, it gives up (give-up).
+"""Healing a job (standard library only): a preflight or a workload failed and named the nodes to blame in
+RUN_DIR/nodes-to-exclude.txt; the job is requeued without them (exclude), requeued as it was where the scheduler
+cannot leave a node out (requeue), or, after MAX_REQUEUES such requeues in a row with no training progress between,
+it gives up (give-up). Each is a line of history.jsonl, beside the trainer's line per attempt.
 
-    printf '%s\\n' NODES | python3 -m app.launch heal --scheduler slurm|pbs --reason TEXT \\
-        --requeues-in-a-row N --max-requeues M --check-command "sbatch mn5.sh check" --run-dir RUN_DIR
-        ACTION (exclude, requeue or give-up)  NODES (a,b)  MESSAGE  HISTORY_REASON
+    python3 -m app.launch heal --scheduler slurm|pbs --rc RC --reason TEXT --max-requeues M --job-id ID \\
+        --run-dir RUN_DIR [--image IMAGE] [--jobscript PATH] -- NODES...     (stdin: the launch check's pairs)
 
-NODES: the blamed nodes as the scheduler names them, comma- or newline-separated, on stdin (4096 FQDNs are more
-than one argument holds). The script logs MESSAGE (its error line on give-up), writes HISTORY_REASON to
-history.jsonl and runs the scheduler's requeue. Bad input: one line on stderr, exit 2. Standard library only,
-Python 3.6 on.
+exits 75 after a requeue, RC after giving up (its line on stderr); bad input: one line on stderr, exit 2.
 """
 
 import collections
+import os
 import re
-from typing import List, Tuple
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List, NamedTuple, Sequence, Tuple
 
+from app.common import exitcodes
 from app.common.errors import UsageError
+from app.common.history import append_event, requeues_in_a_row
+from app.launch.launch_check import scheduler_names
+from app.launch.requeue import requeue
+from app.launch.workload import submit_command
 
 EXCLUDE = "exclude"
 REQUEUE = "requeue"
@@ -102,3 +107,46 @@ def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: 
             "app.common.history requeues-in-a-row RUN_DIR prints it, example: 2"),
         max_requeues=whole_number(max_requeues, f"MAX_REQUEUES={max_requeues}", "example: MAX_REQUEUES=3"),
         check_command=check_command, run_dir=run_dir)
+
+
+class HealJob(NamedTuple):
+    """The job a heal concerns: its scheduler, run directory, id, image, job script (for a PBS resubmission), nodes,
+    and what each node calls itself -> its scheduler name (the launch check's pairs)."""
+
+    scheduler: str
+    run_dir: str
+    job_id: str
+    image: str
+    jobscript: str
+    nodes: Sequence[str]
+    name_of: Dict[str, str]
+
+
+def heal(log: Callable[[str], None], script: str, job: HealJob, rc: int, reason: str, max_requeues: str) -> int:
+    """Leave the nodes of RUN_DIR/nodes-to-exclude.txt out and requeue (75), requeue as before where the scheduler
+    cannot leave a node out (75), or give up at MAX_REQUEUES (RC, its line on stderr); each is a line of
+    history.jsonl."""
+    exclude_file = os.path.join(job.run_dir, "nodes-to-exclude.txt")
+    try:
+        with open(exclude_file, encoding="utf-8", errors="surrogateescape") as blamed:
+            hosts = sorted({line.strip() for line in blamed if line.strip()})
+        nodes = scheduler_names(hosts, job.name_of)
+        if nodes != hosts:
+            log(f"the blamed hosts {','.join(hosts)} are {job.scheduler} node(s) {','.join(nodes)}")
+        run_dir = Path(job.run_dir)
+        decision = decide(read_facts(job.scheduler, reason, ",".join(nodes), str(requeues_in_a_row(run_dir)),
+                                     max_requeues, submit_command(job.scheduler, script, ["check"]), job.run_dir))
+        event = "gave-up" if decision.action == GIVE_UP else "requeue"
+        append_event(run_dir, event, decision.history_reason, hosts=list(job.nodes), excluded=list(decision.nodes),
+                     job_id=job.job_id or None, image=job.image or None)
+    except OSError as err:
+        raise UsageError(f"{err.filename or exclude_file}: {err.strerror}; history.jsonl and nodes-to-exclude.txt must "
+                         "be regular files the job can read and append to (remove what is there, or give another "
+                         "RUN_DIR)") from None
+    if decision.action == GIVE_UP:
+        print(f"{script}: error: {decision.message}", file=sys.stderr, flush=True)
+        return rc
+    log(decision.message)
+    requeue(log, job.scheduler, job.job_id, decision.nodes if decision.action == EXCLUDE else [], job.run_dir,
+            job.jobscript)
+    return exitcodes.PREEMPTED

@@ -9,11 +9,17 @@ nodes-to-exclude.txt, and what leaving them out needs is the scheduler's. A fail
 process (or with two), 16 at most: at 1024 nodes the 1023 that answered are no help.
 """
 
+import shlex
+import subprocess
 from typing import Dict, List, NamedTuple, Sequence
 
+from app.common.errors import UsageError
 from app.launch.numbers import is_whole
 
 MARKER = "ddp-launch-check"
+#: What each process reports, through `sh -c` (its $0 is MARKER)
+REPORT = 'echo "$0 $(uname -n) ${SLURMD_NODENAME:--} ${PALS_NODEID:-${PBS_NODENUM:--}}"'
+
 #: Names a message lists before it says how many there were in all
 SHOWN = 16
 
@@ -96,3 +102,23 @@ def passed(check: LaunchCheck, nnodes: int) -> str:
     if nnodes <= SHOWN:
         return "launcher check: one process on each of " + " ".join(sorted(check.names))
     return f"launcher check: one process on each of the {nnodes} nodes"
+
+
+def run_launch_check(launcher: Sequence[str], nodes: Sequence[str], nnodes: int) -> LaunchCheck:
+    """The report run once through LAUNCHER; UsageError when the launcher fails or the processes it started are not
+    one on each node. The tutorial's mistake, torchrun on the head node only, is caught here in seconds, not at
+    torchrun's join timeout."""
+    command = " ".join(shlex.quote(word) for word in launcher)
+    done = subprocess.run(  # noqa: UP022 (Python 3.6 has no capture_output=)
+        [*launcher, "/bin/sh", "-c", REPORT, MARKER], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, check=False)
+    out, err = (stream.decode("utf-8", "surrogateescape") for stream in (done.stdout, done.stderr))
+    said = " ".join(first_lines(10, err.splitlines()))
+    if done.returncode:
+        raise UsageError(f"the launcher failed to start a process on the nodes (exit {done.returncode}): {command} "
+                         f"said: {said or 'nothing'} {' '.join(first_lines(10, out.splitlines()))}")
+    check = read_reports(out, nodes)
+    failed = verdict(check, nnodes, nodes, command, said)
+    if failed:
+        raise UsageError(failed)
+    return check

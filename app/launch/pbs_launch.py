@@ -3,19 +3,17 @@ OpenPBS' pbsdsh, or one MPI rank per GPU through PALS for nccl-tests.
 
 LAUNCHER=mpiexec: `mpiexec -n NNODES --ppn 1`, Cray PALS' placement (one process on each node of the job);
 --cpu-bind none leaves every core to torchrun's workers.
-LAUNCHER=pbsdsh: ddp_pbsdsh_on_each_node (jobscripts/lib-pbs.sh), one `pbsdsh -n LINE` per node.
+LAUNCHER=pbsdsh: `python3 -m app.launch pbsdsh-run` of this checkout (app/launch/pbsdsh.py), one `pbsdsh -n LINE`
+per node.
 nccl-tests: each rank an MPI rank of the image's Open MPI, which wires up through the PMIx server Cray PALS runs
 for `mpiexec --pmi=pmix` ("It supports a PMIx server", docs.open-mpi.org, "Launching with HPE PALS"). pbsdsh's TM
 tasks get no PMIx server: no way to wire the ranks up there.
 """
 
-from typing import List, NamedTuple
+from typing import List, NamedTuple, Sequence
 
 from app.common.errors import UsageError
 from app.launch.workload import nccl_tests_one_node
-
-#: The shell function of jobscripts/lib-pbs.sh that runs a command once on every node through pbsdsh
-PBSDSH_ON_EACH_NODE = "ddp_pbsdsh_on_each_node"
 
 
 class PbsLaunch(NamedTuple):
@@ -27,13 +25,14 @@ class PbsLaunch(NamedTuple):
     launcher: List[str]
 
 
-def pbs_launch(launcher: str, workload_kind: str, nnodes: int, nproc: int) -> PbsLaunch:
-    """The command lines for LAUNCHER (mpiexec, pbsdsh; empty: mpiexec) and the workload's kind."""
+def pbs_launch(launcher: str, workload_kind: str, nnodes: int, nproc: int, pbsdsh: Sequence[str] = ()) -> PbsLaunch:
+    """The command lines for LAUNCHER (mpiexec, pbsdsh; empty: mpiexec) and the workload's kind; PBSDSH: the
+    command that runs a command once on every node through pbsdsh."""
     launcher = launcher or "mpiexec"
     if launcher == "mpiexec":
         per_node = ["mpiexec", "-n", str(nnodes), "--ppn", "1", "--cpu-bind", "none"]
     elif launcher == "pbsdsh":
-        per_node = [PBSDSH_ON_EACH_NODE]
+        per_node = list(pbsdsh)
     else:
         raise UsageError(f"LAUNCHER={launcher} is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec")
     if workload_kind != "nccl-tests":

@@ -1,30 +1,35 @@
 """The PBS questions of `python3 -m app.launch` (app/launch/cli.py), for jobscripts/lib-pbs.sh:
 
-    pbs-nodes --nodefile=PBS_NODEFILE       the job's nodes, each once, the head first, every name resolving
     pbs-workload -- TEXT                    WORKLOAD's words (qsub gives a batch script no arguments)
-    pbs-launch --launcher= --workload= --nnodes= --nproc=
-                                            STEP, N, the per-node launcher's N words, then the step's launcher
+    pbs-launch --launcher= --workload= --nnodes= --nproc= --run-dir= --job-id= --nodefile=
+                                            STEP, N, M, the per-node launcher's N words, the step's M, then
+                                            NAME=VALUE to export
     pbs-resubmit --job-id=PBS_JOBID         qsub's options that submit this job again as it was (from qstat -f)
     pbs-timer --job-id= --walltime-s= --margin-s= --elapsed-s=
                                             seconds until USR1 before the walltime ends, or nothing: no timer
     pbsdsh-run --run-dir= --job-id= --nodefile= --cwd= -- COMMAND...
                                             COMMAND once on every node through pbsdsh (app/launch/pbsdsh.py);
-                                            answer: the highest exit code of the tasks
+                                            exit: the highest exit code of the tasks
 
 Standard library only, Python 3.6 on.
 """
 
 import argparse
-import shlex
+import os
 import sys
+from pathlib import Path
 from typing import List
 
 from app.common.errors import UsageError
+from app.common.private_dir import ensure_private_dir
 from app.launch import pbs
+from app.launch.checkout import module_command
+from app.launch.env_defaults import env_defaults
+from app.launch.mpi_ranks import mpi_rank_defaults
 from app.launch.numbers import is_whole
 from app.launch.pbs_launch import pbs_launch
-from app.launch.pbs_nodes import job_nodes
 from app.launch.pbsdsh import run_on_each_node
+from app.launch.requeue import pbs_submission_options
 from app.launch.words import split_words
 
 
@@ -34,39 +39,23 @@ def _whole(name: str, value: str) -> int:
     return int(value)
 
 
-def ask_nodes(job, options: argparse.Namespace, words: List[str]) -> None:
-    job.answer(job_nodes(options.nodefile).nodes)
-
-
 def ask_workload(job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(split_words("WORKLOAD", words[0] if words else ""))
 
 
 def ask_launch(job, options: argparse.Namespace, words: List[str]) -> None:
+    pbsdsh = module_command("app.launch", "--script=" + job.script, "pbsdsh-run", "--run-dir=" + options.run_dir,
+                            "--run-dir-mode=" + options.run_dir_mode, "--job-id=" + options.job_id,
+                            "--nodefile=" + options.nodefile, "--")
     launch = pbs_launch(options.launcher, options.workload, _whole("DDP_NNODES", options.nnodes),
-                        _whole("DDP_NPROC", options.nproc))
-    job.answer([launch.step, str(len(launch.per_node)), *launch.per_node, *launch.launcher])
+                        _whole("DDP_NPROC", options.nproc), pbsdsh)
+    exports = env_defaults(job.log, os.environ, mpi_rank_defaults(options.workload, ""))
+    job.answer([launch.step, str(len(launch.per_node)), str(len(launch.launcher)), *launch.per_node,
+                *launch.launcher, *exports])
 
 
 def ask_resubmit(job, options: argparse.Namespace, words: List[str]) -> None:
-    """A bare `qsub SCRIPT` would take the script's #PBS defaults and the server's default queue: the account, the
-    queue, a `-l select=...` given on the command line, site resources inside the chunks and the placement would
-    be lost. What qstat -f cannot tell leaves the resubmission to those defaults, and the log says so."""
-    text = pbs.read_qstat_full(options.job_id)
-    if not text.strip():
-        job.log(f"warning: qstat -f {options.job_id} said nothing: resubmitting with the script's #PBS defaults only")
-        job.answer([])
-        return
-    try:
-        found = pbs.submission_options(pbs.parse_qstat_full(text)[1])
-    except UsageError as cause:
-        print(f"{job.script}: error: {cause}", file=sys.stderr, flush=True)
-        job.log("warning: this job's qstat -f could not be read (above): resubmitting with the script's #PBS "
-                "defaults only")
-        job.answer([])
-        return
-    job.log("resubmitting with this job's options: " + " ".join(shlex.quote(option) for option in found))
-    job.answer(found)
+    job.answer(pbs_submission_options(job.log, options.job_id))
 
 
 def ask_timer(job, options: argparse.Namespace, words: List[str]) -> None:
@@ -76,29 +65,29 @@ def ask_timer(job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer([] if timer.delay_s is None else [str(timer.delay_s)])
 
 
-def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> None:
+def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> int:
     if not words:
         raise UsageError("pbsdsh-run needs -- COMMAND...; example: -- hostname")
 
     def error(line: str) -> None:
         print(f"{job.script}: error: {line}", file=sys.stderr, flush=True)
 
-    job.answer([str(run_on_each_node(job.log, error, words, options.run_dir, options.job_id, options.nodefile,
-                                     options.cwd))])
+    # The step's environment, secrets included, goes to a file in RUN_DIR: only if RUN_DIR is yours alone
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), "$SCRATCH/runs/$PBS_JOBID")
+    return run_on_each_node(job.log, error, words, options.run_dir, options.job_id, options.nodefile, options.cwd)
 
 
 def add_questions(questions) -> None:
     """The PBS questions, added to app.launch's subparsers."""
-    nodes = questions.add_parser("pbs-nodes", help="the job's nodes from PBS_NODEFILE, each once, the head first")
-    nodes.add_argument("--nodefile", required=True, help="PBS_NODEFILE")
-    nodes.set_defaults(ask=ask_nodes)
     questions.add_parser("pbs-workload", help="WORKLOAD's words: -- TEXT").set_defaults(ask=ask_workload)
-    launch = questions.add_parser("pbs-launch", help="PBS's launchers; answer: STEP (torchrun, mpi), N, the "
-                                  "per-node launcher's N words, then the step's launcher")
+    launch = questions.add_parser("pbs-launch", help="PBS's launchers; answer: STEP (torchrun, mpi), N, M, the "
+                                  "per-node launcher's N words, the step's M, then NAME=VALUE to export")
     launch.add_argument("--launcher", default="", help="LAUNCHER (mpiexec, pbsdsh)")
     launch.add_argument("--workload", required=True, help="the workload's kind")
     launch.add_argument("--nnodes", required=True, help="DDP_NNODES")
     launch.add_argument("--nproc", required=True, help="DDP_NPROC")
+    for flag, help_text in (("--run-dir", "RUN_DIR"), ("--job-id", "DDP_JOB_ID"), ("--nodefile", "PBS_NODEFILE")):
+        launch.add_argument(flag, default="", help=help_text + ", for pbsdsh")
     launch.set_defaults(ask=ask_launch)
     resubmit = questions.add_parser("pbs-resubmit", help="qsub's options that submit this job again as it was")
     resubmit.add_argument("--job-id", required=True, help="PBS_JOBID")
@@ -109,9 +98,12 @@ def add_questions(questions) -> None:
     timer.add_argument("--margin-s", required=True, help="PREEMPT_MARGIN_S")
     timer.add_argument("--elapsed-s", required=True, help="seconds the job has run ($SECONDS)")
     timer.set_defaults(ask=ask_timer)
-    pbsdsh = questions.add_parser("pbsdsh-run", help="-- COMMAND once on every node through pbsdsh; answer: the "
+    pbsdsh = questions.add_parser("pbsdsh-run", help="-- COMMAND once on every node through pbsdsh; exit: the "
                                   "highest exit code of the tasks")
     for flag, help_text in (("--run-dir", "RUN_DIR, shared by the nodes"), ("--job-id", "DDP_JOB_ID"),
-                            ("--nodefile", "PBS_NODEFILE"), ("--cwd", "where the tasks start ($PWD)")):
+                            ("--nodefile", "PBS_NODEFILE")):
         pbsdsh.add_argument(flag, required=True, help=help_text)
+    pbsdsh.add_argument("--cwd", default=os.getcwd(), help="where the tasks start (here)")
+    for added in (launch, pbsdsh):
+        added.add_argument("--run-dir-mode", default="700", help="RUN_DIR_MODE")
     pbsdsh.set_defaults(ask=ask_pbsdsh_run)

@@ -1,0 +1,23 @@
+"""This checkout's files as the job's plan uses them on the batch host (standard library only): the texts that run
+on every node (the PMIx binds wrapper, an srun task's environment), the fabric policy, and the command that runs one
+of its modules on the host's python3 as the job scripts do."""
+
+import os
+import sys
+from typing import List
+
+#: The checkout app/launch belongs to
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+#: The fabric policy of this checkout (the image has its own copy at /opt/app/fabric_policy.env)
+POLICY_FILE = os.path.join(REPO, "app", "common", "fabric_policy.env")
+
+
+def text(relative: str) -> str:
+    """A file of this checkout, whole; its path relative to the checkout."""
+    with open(os.path.join(REPO, relative), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def module_command(module: str, *args: str) -> List[str]:
+    """`python3 -m MODULE ARGS...` of this checkout, isolated as jobscripts/lib.sh's ddp_python runs it."""
+    return [sys.executable, "-I", "-S", "-c", text("app/launch/run_checkout.py"), REPO, module, *args]
