@@ -72,7 +72,7 @@ ddp_defaults() {
 # ddp_private_run_dir: RUN_DIR created, or checked to be yours alone (app/common/private_dir.py says why)
 ddp_private_run_dir() {
     local -a none
-    ddp_plan none run-dir --run-dir="$RUN_DIR" --mode="$RUN_DIR_MODE" --scheduler="$DDP_SCHEDULER"
+    ddp_plan none run-dir --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --scheduler="$DDP_SCHEDULER"
 }
 
 # ddp_workload KIND ARGV ARGS...: from the job's arguments, the workload's kind into KIND (train, check,
@@ -273,7 +273,7 @@ ddp_finish() {
 }
 
 # ddp_jobscript: this job script's path, for a PBS resubmission
-ddp_jobscript() { echo "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-$DDP_SUBMIT_DIR/jobscripts}/$DDP_SCRIPT}"; }
+ddp_jobscript() { echo "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-${DDP_SUBMIT_DIR:-$PWD}/jobscripts}/$DDP_SCRIPT}"; }
 
 # shellcheck source=jobscripts/lib-slurm.sh
 source "$DDP_REPO/jobscripts/lib-slurm.sh"

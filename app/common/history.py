@@ -19,9 +19,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from app.common import exitcodes
 from app.common.jsonl import json_objects

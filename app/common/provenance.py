@@ -9,9 +9,8 @@ container Apptainer keeps them at /.singularity.d/labels.json.
 import json
 import os
 import platform
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 #: Where Apptainer/Singularity images keep their labels (`%labels` plus build metadata).
 LABELS_FILE = ".singularity.d/labels.json"

@@ -32,9 +32,10 @@ def dry_run_allocation(env: Mapping[str, str], cwd: str) -> Allocation:
 def slurm_hostnames(node_list: str) -> List[str]:
     """The job's nodes (`scontrol show hostnames`, read whole: 4096 of them are a long list)."""
     try:
-        done = subprocess.run(  # noqa: UP022 (Python 3.6 has neither text= nor capture_output=)
+        # Python 3.6 has neither text= nor capture_output=
+        done = subprocess.run(  # noqa: UP022
             ["scontrol", "show", "hostnames", node_list], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, check=False)
+            universal_newlines=True, check=False)  # noqa: UP021
     except OSError as cause:
         raise UsageError(f"scontrol cannot run ({cause.strerror}); the job scripts need Slurm's commands in PATH on "
                          "the batch host") from None

@@ -187,6 +187,14 @@ def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) ->
                 *launch.launcher, *exports])
 
 
+def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
+                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
+    for warning in binds.warnings:
+        job.log(warning)
+    job.answer(binds.args)
+
+
 def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     if not options.dry_run:
         make_run_dir(options)
@@ -284,6 +292,10 @@ def parser() -> argparse.ArgumentParser:
     question("slurm-launch", ask_slurm_launch, "Slurm's srun command lines; answer: STEP (torchrun, task, mpi), N, "
              "M, the per-node launcher's N words, the step's M, then NAME=VALUE to export", "workload", "nnodes",
              "nproc", launch="torchrun|LAUNCH", dry_run="0|DRY_RUN")
+    binds = question("binds", ask_binds, "what the container binds (the run directory, the fabric's devices and host "
+                     "libraries, BINDS), as apptainer arguments", "fabric", "run-dir", binds="|BINDS",
+                     probe_root="|prefix for /dev and the host's libraries (tests)",
+                     host_libfabric_dir="|HOST_LIBFABRIC_DIR")
     box = question("container", ask_container, "the container command of every step; checks the image or your "
                    "python; answer: RUNTIME POLICY PREFLIGHT ARGV...", "image", "fabric", "run-dir",
                    apptainer="apptainer|APPTAINER", apptainer_args="|APPTAINER_ARGS", launch="torchrun|LAUNCH",

@@ -109,9 +109,13 @@ def run_launch_check(launcher: Sequence[str], nodes: Sequence[str], nnodes: int)
     one on each node. The tutorial's mistake, torchrun on the head node only, is caught here in seconds, not at
     torchrun's join timeout."""
     command = " ".join(shlex.quote(word) for word in launcher)
-    done = subprocess.run(  # noqa: UP022 (Python 3.6 has no capture_output=)
-        [*launcher, "/bin/sh", "-c", REPORT, MARKER], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, check=False)
+    try:
+        done = subprocess.run(  # noqa: UP022 (Python 3.6 has no capture_output=)
+            [*launcher, "/bin/sh", "-c", REPORT, MARKER], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, check=False)
+    except OSError as cause:
+        raise UsageError(f"the launcher failed to start a process on the nodes: {command} cannot run "
+                         f"({cause.strerror})") from None
     out, err = (stream.decode("utf-8", "surrogateescape") for stream in (done.stdout, done.stderr))
     said = " ".join(first_lines(10, err.splitlines()))
     if done.returncode:

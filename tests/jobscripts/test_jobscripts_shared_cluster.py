@@ -97,7 +97,8 @@ def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, 
 
 
 #: The binds the container gets, one argument a line.
-BINDS_OF = 'ddp_defaults >/dev/null; declare -a b; ddp_fabric_binds b; printf "%s\\n" "${b[@]}"'
+BINDS_OF = ('ddp_defaults >/dev/null; declare -a b; ddp_plan b binds --fabric="$FABRIC" --run-dir="$RUN_DIR" '
+            '--binds="${BINDS:-}"; printf "%s\\n" "${b[@]}"')
 
 
 @pytest.mark.parametrize("name", ["lr=1e-3,bs=32", "a:b", 'q"x,y'])
