@@ -1,5 +1,5 @@
-"""jobscripts/lib-heal.sh without a scheduler: the requeue step on a run directory as a crash may leave it.
-The end-to-end healing (a node left out, the job requeued) is in test_jobscripts_slurm.py."""
+"""jobscripts/lib.sh's ddp_heal with a stand-in scontrol: the requeue step on a run directory as a crash may leave
+it. The end-to-end healing (a node left out, the job requeued) is in test_jobscripts_slurm.py."""
 
 from __future__ import annotations
 
@@ -12,12 +12,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def heal(run_dir: Path, scheduler: str = "slurm", script_name: str = "test.sh") -> subprocess.CompletedProcess:
-    """`ddp_heal` under the job scripts' `set -euo pipefail`, blaming node2 (DDP_HEAL_CMD: no scheduler)."""
+    """`ddp_heal` under the job scripts' `set -euo pipefail`, blaming node2; a stand-in scontrol records its calls
+    in RUN_DIR/scontrol-calls (Slurm's answer to `show job`: no exclude list yet)."""
     (run_dir / "nodes-to-exclude.txt").write_text("node2\n")
-    script = ('set -euo pipefail; source jobscripts/lib.sh; source jobscripts/lib-heal.sh; DDP_NODES=(node1 node2); '
-              f'DDP_JOB_ID=42 IMAGE=none MAX_REQUEUES=3 DDP_HEAL_CMD=true DDP_SCRIPT={script_name}; '
+    bin_dir = run_dir / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "scontrol").write_text(f'#!/bin/sh\necho "$*" >>{run_dir}/scontrol-calls\n'
+                                      '[ "$1 $2" = "show job" ] && echo "JobId=42 ExcNodeList=(null)"\nexit 0\n')
+    (bin_dir / "scontrol").chmod(0o755)
+    script = ('set -euo pipefail; source jobscripts/lib.sh; DDP_NODES=(node1 node2); '
+              f'DDP_JOB_ID=42 IMAGE=none MAX_REQUEUES=3 DDP_SCRIPT={script_name}; '
               f'DDP_SCHEDULER={scheduler}; ddp_heal 1 "the workload failed"')
-    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "RUN_DIR": str(run_dir)}
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp"), "RUN_DIR": str(run_dir)}
     return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
 
 
@@ -29,6 +35,8 @@ def test_a_history_with_damaged_bytes_and_a_cut_last_line_still_requeues_with_it
     assert "leaving out node2 and requeueing (1 of at most 3 in a row)" in result.stderr + result.stdout
     last = json.loads((tmp_path / "history.jsonl").read_bytes().splitlines()[-1])
     assert last["event"] == "requeue" and last["excluded"] == ["node2"]
+    calls = (tmp_path / "scontrol-calls").read_text().splitlines()
+    assert calls[-2:] == ["requeue 42", "update JobId=42 ExcNodeList=node2"]
 
 
 def test_giving_up_under_pbs_names_qsub_to_check_the_nodes_and_resume(tmp_path):

@@ -63,7 +63,7 @@ def slingshot_node(tmp_path: Path) -> Path:
 
 FABRIC = "ddp_defaults; ddp_fabric_env"
 #: What a training process sees on a node (IMAGE=none): the wrapper that starts torchrun, running `env`.
-ON_NODE = f'{FABRIC}; sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "$DDP_POLICY_FILE" env'
+ON_NODE = f'{FABRIC}; sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "$DDP_REPO/app/common/fabric_policy.env" env'
 
 
 def batch_host_sets_no_fabric_variable(env: dict[str, str]) -> None:
@@ -348,9 +348,18 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
     assert "built for x86_64 but this node is aarch64; build it with 'make image ARCH=aarch64'" in result.stderr
 
 
+#: The torchrun command of a job of the kind `set --` gives, one line a word: planned as the Slurm main does
+#: (workload, launch, rendezvous), 4 processes a node
+TORCHRUN_OF = ('ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv "$1"; DDP_NPROC=4; '
+               'ddp_launch slurm-launch --launch="$LAUNCH"; ddp_node_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; '
+               'ddp_log "step: ${torchrun[*]:1}"; printf "%s\\n" "${torchrun[@]:1}"')
+#: Where torchrun meets, and the node that hosts the store
+RDZV_OF = ('declare -a r; ddp_plan r rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" '
+           '--ifaces="$RDZV_IFACES"; echo "host=${r[0]} owner=${r[1]}"')
+
+
 def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
-    snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
-               'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"')
+    snippet = "set -- check; " + TORCHRUN_OF
     result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60", "RDZV_PORT": "20042"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
@@ -379,8 +388,7 @@ GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"] + [""] * 4
 
 
 def torchrun_args(root: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib('ddp_defaults; ddp_workload kind argv train; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
-                   'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; printf "%s\\n" "${torchrun[@]}"',
+    return run_lib("set -- train; " + TORCHRUN_OF,
                    {"RDZV_HOST": "127.0.0.1", "DDP_PROBE_ROOT": str(root), "IMAGE": "/images/app.sif", **env})
 
 
@@ -455,9 +463,7 @@ def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: 
 def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed() -> None:
     """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
     job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
-    snippet = ('ddp_defaults; ddp_workload kind argv check; DDP_NPROC=4; ddp_rdzv_host DDP_RDZV_HOST owner; '
-               'ddp_torchrun_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; ddp_print_cmd step "${torchrun[@]}"; '
-               'echo "exported: $(printenv DDP_STORE_SECRET)"')
+    snippet = "set -- check; " + TORCHRUN_OF + '; echo "exported: $(printenv DDP_STORE_SECRET)"'
     secrets = []
     for _ in range(2):
         result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1"})
@@ -500,7 +506,7 @@ def head_node_bin(tmp_path: Path) -> Path:
 
 
 def rdzv(bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib('ddp_defaults; ddp_rdzv_host host owner; echo "host=$host owner=$owner"',
+    return run_lib('ddp_defaults; ' + RDZV_OF,
                    {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0", **env})
 
 
@@ -547,18 +553,19 @@ def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_th
     launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
                            stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
                                   "srun: Step created for StepId=17.0\n")
-    result = run_lib(f"ddp_defaults; ddp_check_launcher DDP_SCHEDULER_NAME_OF {launch}; "
-                     "ddp_scheduler_node_names x1000c0s2b0n0,node1.ddp.local")
+    result = run_lib(f'ddp_defaults; DDP_NODES=(node1 node3); ddp_check_launcher {launch}; '
+                     'printf "%s\\n" "${DDP_NODE_NAMES[@]}"')
     assert result.returncode == 0, result.stderr
     assert "launcher check: one process on each of node1 x1000c0s2b0n0" in result.stdout
-    assert result.stdout.splitlines()[-1] == "node3,node1"
+    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/launch/heal.py)
+    assert result.stdout.splitlines()[-4:] == ["node1", "node1", "x1000c0s2b0n0", "node3"]
 
 
 def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: Path) -> None:
     launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
-    result = run_lib(f"ddp_defaults; declare -A names; ddp_check_launcher names {launch}")
+    result = run_lib(f"ddp_defaults; DDP_NODES=(node1 node2); ddp_check_launcher {launch}")
     assert result.returncode == 2
-    assert "started 1 process(es) on 1 node(s) (node1 ) but this job has 2 nodes" in result.stderr
+    assert "started 1 process(es) on 1 node(s) (none on node2) but this job has 2 nodes" in result.stderr
     assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
 
 
@@ -739,7 +746,8 @@ def test_a_pbs_resubmission_carries_the_jobs_own_submission(tmp_path: Path) -> N
     (tmp_path / "qstat-f.txt").write_text(QSTAT_F)
     (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 1234.pbs01" ] && cat "{tmp_path}/qstat-f.txt"\n')
     (bin_dir / "qstat").chmod(0o755)
-    result = run_lib('declare -a found; ddp_pbs_submission_options found; printf "%s\\n" "${found[@]}"',
+    result = run_lib('declare -a found; ddp_plan found pbs-resubmit --job-id="$PBS_JOBID"; '
+                     'printf "%s\\n" "${found[@]}"',
                      {"PATH": f"{bin_dir}:/usr/bin:/bin", "PBS_JOBID": "1234.pbs01"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
@@ -782,15 +790,16 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
     counts = []
     for end in (3, 4, 6, 7):
         (tmp_path / "history.jsonl").write_text("\n".join(lines[:end]) + "\n")
-        result = run_lib("ddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
+        result = run_lib('ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', {"RUN_DIR": str(tmp_path)})
         counts.append(int(result.stdout))
     assert counts == [2, 0, 1, 2]
 
 
 def test_a_requeue_event_is_one_json_line_whatever_its_reason_says(tmp_path: Path) -> None:
     reason = 'preflight: "gpu07" said C:\\path\\x; rc=3'
-    result = run_lib(f"DDP_NODES=(gpu07 gpu08) DDP_JOB_ID=42 IMAGE=app.sif\n"
-                     f"ddp_history_event requeue '{reason}' gpu07\nddp_requeues_in_a_row", {"RUN_DIR": str(tmp_path)})
+    result = run_lib(f"printf '%s\\n' gpu07 gpu08 | ddp_python app.common.history event \"$RUN_DIR\" requeue "
+                     f"'{reason}' --hosts-from - --excluded gpu07 --job-id 42 --image app.sif\n"
+                     'ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', {"RUN_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1"
     (line,) = (tmp_path / "history.jsonl").read_text().splitlines()

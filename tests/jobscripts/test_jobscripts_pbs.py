@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.slurm import REPO, SlurmCluster
+from tests.jobscripts.test_jobscripts_lib import RDZV_OF
 from tests.jobscripts.test_jobscripts_slurm import (
     TRAIN_ENV,
     assert_completed,
@@ -88,13 +89,16 @@ def pbs_job(tmp_path: Path) -> dict[str, str]:
 
 
 PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
+#: The pbsdsh launcher into the array L, as the PBS main gets it (app/launch/pbs_launch.py)
+PBSDSH_LAUNCHER = ('declare -a L; ddp_plan L pbs-launch --launcher=pbsdsh --workload=train --nnodes="$DDP_NNODES" '
+                   '--nproc=1 --run-dir="$RUN_DIR" --job-id="$DDP_JOB_ID" --nodefile="$PBS_NODEFILE"; '
+                   'L=("${L[@]:3:L[1]}"); ')
 
 
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
                                                                             tmp_path: Path) -> None:
     """TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
-    result = run_lib(PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; declare -A names; '
-                     'ddp_check_launcher names "${L[@]}"',
+    result = run_lib(PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER + 'ddp_check_launcher "${L[@]}"',
                      pbs_job, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     calls = Path(pbs_job["PBSDSH_CALLS"]).read_text().splitlines()
@@ -106,8 +110,8 @@ def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs
 def test_the_pbsdsh_tasks_get_the_jobs_store_secret(pbs_job: dict[str, str], tmp_path: Path) -> None:
     """pbsdsh's tasks read the batch script's environment from a file: the store's secret is in it. That the file
     is its owner's alone and gone after the step: test_jobscripts_shared_cluster.py."""
-    snippet = (PBS_NODES + 'umask 022; ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; '
-               '"${L[@]}" /bin/sh -c \'echo "secret=$DDP_STORE_SECRET"\'; echo "batch=$DDP_STORE_SECRET"')
+    snippet = (PBS_NODES + 'umask 022; ddp_defaults; ' + PBSDSH_LAUNCHER
+               + '"${L[@]}" /bin/sh -c \'echo "secret=$DDP_STORE_SECRET"\'; echo "batch=$DDP_STORE_SECRET"')
     result = run_lib(snippet, pbs_job, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     batch = re.search(r"^batch=(\w+)$", result.stdout, re.M).group(1)
@@ -115,12 +119,11 @@ def test_the_pbsdsh_tasks_get_the_jobs_store_secret(pbs_job: dict[str, str], tmp
 
 
 def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], tmp_path: Path) -> None:
-    """A pbsdsh task starts with the environment written when the launcher was built, not the one the step
-    has: the grace the node wrapper and torchrun read (TORCH_ELASTIC_SHUTDOWN_TIMEOUT, SHUTDOWN_TIMEOUT_S)
-    must be set by then, or every node falls back to 30 s, as the step's command is built afterwards."""
-    snippet = (PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; DDP_NPROC=1; '
-               'ddp_rdzv_host DDP_RDZV_HOST owner; ddp_torchrun_cmd cmd "$DDP_JOB_ID" train.py; '
-               '"${L[@]}" /bin/sh -c \'echo "grace=${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-unset}"\'')
+    """A pbsdsh task starts with the job's initial environment, not the step's: the grace the node wrapper and
+    torchrun read (TORCH_ELASTIC_SHUTDOWN_TIMEOUT, SHUTDOWN_TIMEOUT_S) must reach it through the launcher's
+    environment file, or every node falls back to 30 s."""
+    snippet = (PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER
+               + '"${L[@]}" /bin/sh -c \'echo "grace=${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-unset}"\'')
     result = run_lib(snippet, {**pbs_job, "SHUTDOWN_TIMEOUT_S": "90"}, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("grace=")] == ["grace=90"] * 2
@@ -129,8 +132,9 @@ def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], t
 def test_the_pbsdsh_launcher_returns_the_highest_exit_code_of_its_tasks(pbs_job: dict[str, str],
                                                                        tmp_path: Path) -> None:
     """pbsdsh itself exits 0 whatever its tasks returned: the launcher must not."""
-    snippet = (PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; '
-               '"${L[@]}" /bin/sh -c \'echo "out of $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM + 3))\' || echo "rc=$?"')
+    snippet = (PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER
+               + '"${L[@]}" /bin/sh -c \'echo "out of $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM + 3))\' '
+               '|| echo "rc=$?"')
     result = run_lib(snippet, pbs_job, cwd=tmp_path)
     assert "rc=4\n" in result.stdout, result.stdout + result.stderr
     # The tasks' stdout comes back to the caller, from the submit directory, not $HOME
@@ -144,7 +148,7 @@ def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_
     launch = stub(tmp_path / "bin", "mpiexec-one-node",
                   '#!/bin/bash\nd=$(mktemp -d); printf \'#!/bin/sh\\necho x1000c0s0b0n0\\n\' >"$d/uname"; '
                   'chmod +x "$d/uname"; PALS_NODEID=0 PBS_NODENUM=0 PATH="$d:$PATH" "$@"\n')
-    result = run_lib(PBS_NODES + f'ddp_defaults; declare -A names; ddp_check_launcher names {launch}',
+    result = run_lib(PBS_NODES + f'ddp_defaults; ddp_check_launcher {launch}',
                      {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (none on node2.example.org) but this job has 2 nodes" in result.stderr
@@ -157,7 +161,7 @@ def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_it
     node, so this node hosts the store (is_host=1) unconditionally."""
     bin_dir = tmp_path / "bin"
     stub(bin_dir, "uname", '#!/bin/sh\n[ "$1" = -n ] && echo x1000c0s0b0n0\n')
-    result = run_lib('ddp_defaults; ddp_rdzv_host host owner; echo "host=$host owner=$owner"',
+    result = run_lib('ddp_defaults; ' + RDZV_OF,
                      {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "no-such-nic0"})
     assert "host=node1.example.org owner=x1000c0s0b0n0\n" in result.stdout, result.stdout + result.stderr
 

@@ -9,8 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.jobscripts.test_jobscripts_lib import REPO, head_node_bin, rdzv, run_lib  # noqa: F401  (a fixture)
-from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH, node_file, stub
+from tests.jobscripts.test_jobscripts_lib import RDZV_OF, REPO, head_node_bin, rdzv, run_lib  # noqa: F401  (a fixture)
+from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH, PBSDSH_LAUNCHER, node_file, stub
 from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
 
 
@@ -26,13 +26,13 @@ def test_rdzv_ifaces_are_not_globbed(head_node_bin: Path, tmp_path: Path) -> Non
     """A file named ib0 in the submit directory must not turn RDZV_IFACES='i?0' into the interface ib0."""
     (tmp_path / "ib0").touch()
     result = subprocess.run(
-        ["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\nddp_defaults; ddp_rdzv_host host owner; echo "host=$host"'],
+        ["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\nddp_defaults; {RDZV_OF}'],
         env={"PATH": f"{head_node_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "RDZV_IFACES": "i?0",
              "DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
              "DDP_SUBMIT_DIR": str(tmp_path), "DDP_SCHEDULER": "slurm"},
         cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
-    assert "host=node1\n" in result.stdout, result.stdout
+    assert "host=node1 " in result.stdout, result.stdout
 
 
 def test_a_tasks_exit_code_file_is_never_evaluated_as_code(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_a_tasks_exit_code_file_is_never_evaluated_as_code(tmp_path: Path) -> No
            "PBS_JOBID": "7.pbs", "RUN_DIR": str(tmp_path / "run"), "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
            "PBSDSH_CALLS": str(tmp_path / "calls"), "JOB_OUTPUT": str(tmp_path / "job.out"),
            "DDP_NODES_LIST": "node1.example.org node2.example.org"}
-    snippet = PBS_NODES + 'ddp_defaults; declare -a L; ddp_pbsdsh_launcher L; "${L[@]}" true || echo "rc=$?"'
+    snippet = PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER + '"${L[@]}" true || echo "rc=$?"'
     result = run_pbs_lib(snippet, job, cwd=tmp_path)
     assert not marker.exists(), "an exit-code file's content ran as a command"
     assert "rc=1\n" in result.stdout, result.stdout + result.stderr

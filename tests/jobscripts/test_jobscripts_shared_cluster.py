@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.jobscripts.test_jobscripts_lib import run_lib
-from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, pbs_job  # noqa: F401  (a fixture)
+from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH_LAUNCHER, pbs_job  # noqa: F401  (a fixture)
 from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
@@ -77,8 +77,8 @@ def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_de
     in RUN_DIR: it holds every exported secret (a token), so it is 0600 under umask 022 and gone after the step."""
     run_dir = Path(pbs_job["RUN_DIR"])
     listing = 'find "$RUN_DIR" -type f -exec grep -l s3cr3t-token {} + | xargs -r stat -c "mode=%a %n"'
-    snippet = (PBS_NODES + "umask 022; export HF_TOKEN=s3cr3t-token; ddp_defaults; declare -a L; "
-               f"ddp_pbsdsh_launcher L; \"${{L[@]}}\" /bin/sh -c '{listing}'")
+    snippet = (PBS_NODES + "umask 022; export HF_TOKEN=s3cr3t-token; ddp_defaults; " + PBSDSH_LAUNCHER
+               + f"\"${{L[@]}}\" /bin/sh -c '{listing}'")
     result = run_pbs_lib(snippet, pbs_job, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     modes = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("mode=")]

@@ -26,9 +26,10 @@ TASK = {"SLURM_PROCID": "5", "SLURM_STEP_NUM_TASKS": "8", "SLURM_LOCALID": "1", 
 
 def task_step(tmp_path: Path, kind: str, program: str, task: dict[str, str],
               timeout_s: float = 30) -> subprocess.CompletedProcess:
-    """ddp_slurm_task_step as one srun task runs it (no launcher, no container), for a workload of KIND."""
+    """ddp_step of LAUNCH=srun as one srun task runs it (no launcher, no container), for a workload of KIND."""
     snippet = (f"DDP_LAUNCHER=() DDP_CONTAINER=() DDP_NODE_POLICY= DDP_NPROC=4 DDP_WORKLOAD_KIND={kind} DRY_RUN=0 "
-               f"DDP_PREEMPTED= DDP_STOP_FILE={tmp_path}/stop\nddp_slurm_task_step rdzv {program}")
+               f"DDP_PREEMPTED= DDP_STOP_FILE={tmp_path}/stop DDP_STEP=task LAUNCH=srun IMAGE=none DDP_PROBE_ROOT= "
+               f"RDZV_PORT=29400 RDZV_JOIN_TIMEOUT_S=60\nddp_step rdzv {program}")
     env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp"),
            **JOB, **task}
     return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=env, capture_output=True, text=True,
