@@ -81,11 +81,11 @@ def test_a_pbs_node_file_with_a_line_per_slot_gives_each_of_1024_nodes_once_and_
 @pytest.mark.parametrize("domain", ["", ".alps.cscs.ch"])
 def test_the_launcher_check_counts_one_line_per_node_among_the_launchers_notices(world: World, domain: str) -> None:
     alloc = Allocation(cray_nids(NODES).nodes, cray_nids(NODES).nodelist, domain)
-    run = check_launcher(world, alloc, after='echo "learned=${#DDP_SCHEDULER_NAME_OF[@]}"\n'
-                         f'ddp_scheduler_node_names nid001517{domain},nid001000')
+    run = check_launcher(world, alloc, after='printf "name %s %s\\n" "${DDP_NODE_NAMES[@]}"')
     assert run.returncode == 0, run.stderr
-    assert f"learned={NODES}\n" in run.stdout
-    assert run.stdout.splitlines()[-1] == "nid001517,nid001000"
+    # What each node calls itself -> its scheduler name, the pairs a heal maps blamed hosts with
+    pairs = [line.split()[1:] for line in run.stdout.splitlines() if line.startswith("name ")]
+    assert len(pairs) == NODES and dict(pairs) == {alloc.hostname(node): node for node in alloc.nodes}
     (line,) = [line for line in run.stdout.splitlines() if "launcher check:" in line]
     assert f"one process on each of the {NODES} nodes" in line and len(line) < MESSAGE_CHARS
     assert run.cpu_seconds < BUDGET_S
@@ -180,20 +180,26 @@ def test_requeues_in_a_row_are_counted_right_over_a_long_history_of_1024_node_li
     two made no progress. Every line names all 1024 hosts: a file of about 13 MB."""
     run_dir = world.root / "history-run"
     write_history(run_dir, cray.nodes, attempts=500, requeues_at_the_end=2)
-    run = run_lib(world, "ddp_requeues_in_a_row", world.env(RUN_DIR=str(run_dir)))
+    run = run_lib(world, 'ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', world.env(RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "2"
     assert run.cpu_seconds < BUDGET_S
 
 
-def test_a_history_event_takes_1024_fqdn_hosts_on_its_command_line(world: World) -> None:
-    """--hosts is one argument: Linux caps one at 128 KiB (MAX_ARG_STRLEN), 1024 of these names are 35 KB."""
+def history_event(excluded: str) -> str:
+    """A requeue's line in history.jsonl for the PBS job's nodes, which go on stdin: Linux caps one argument at
+    128 KiB (MAX_ARG_STRLEN), 1024 of these names are 35 KB, 4096 are 143 KB."""
+    return ('DDP_SCRIPT=gh200-pbs.sh DDP_SCHEDULER=pbs\nddp_allocation >/dev/null\n'
+            'ddp_python app.common.history event "$RUN_DIR" requeue hung --hosts-from - '
+            f'--excluded {excluded} --job-id "$DDP_JOB_ID" --image app.sif < <(printf "%s\\n" "${{DDP_NODES[@]}}")')
+
+
+def test_a_history_event_takes_1024_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(NODES)
     run_dir = world.root / "event-run"
     run_dir.mkdir(exist_ok=True)
-    snippet = ('mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
-               f'DDP_JOB_ID=4242.pbs01 IMAGE=app.sif\nddp_history_event requeue "hung" {alloc.nodes[5]}')
-    run = run_lib(world, snippet, world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)))
+    run = run_lib(world, history_event(alloc.nodes[5]),
+                  world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
@@ -204,9 +210,8 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(4096)
     run_dir = world.root / "event-run-4096"
     run_dir.mkdir(exist_ok=True)
-    snippet = ('mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
-               f'DDP_JOB_ID=4242.pbs01 IMAGE=app.sif\nddp_history_event requeue "hung" {alloc.nodes[5]}')
-    run = run_lib(world, snippet, world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)))
+    run = run_lib(world, history_event(alloc.nodes[5]),
+                  world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
