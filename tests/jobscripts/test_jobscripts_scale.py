@@ -217,6 +217,24 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
 
 
+#: An answer as ddp_plan reads one (mapfile from a process substitution), from a python3 that goes on for 0.3 CPU
+#: seconds after it closed its stdout: bash reaps such a process whenever it gets to it, maybe after the mark
+QUESTION = ("mapfile -t answer < <(python3 -c 'import os, time; print(1, flush=True); os.close(1)\n"
+            "started = time.process_time()\nwhile time.process_time() - started < 0.3: pass')\n")
+
+
+def test_the_cpu_figure_counts_a_question_still_running_when_the_snippet_ends(world: World) -> None:
+    run = run_lib(world, QUESTION, world.env())
+    assert run.returncode == 0, run.stderr
+    assert run.cpu_seconds >= 0.3
+
+
+def test_the_cpu_figure_leaves_out_a_question_asked_before_the_mark(world: World) -> None:
+    run = run_lib(world, f"{QUESTION}__mark\nwait", world.env())
+    assert run.returncode == 0, run.stderr
+    assert run.cpu_seconds < 0.1
+
+
 def _torchrun_args(argv: list[str]) -> dict[str, str]:
     return dict(arg.split("=", 1) for arg in argv if arg.startswith(("--nnodes", "--nproc-per-node", "--rdzv-")))
 
