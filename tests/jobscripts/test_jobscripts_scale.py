@@ -25,6 +25,7 @@ from tests.fixtures.job_world import (
     check_launcher_pbs,
     cray_nids,
     heal,
+    heal_pbs,
     make_world,
     pbs_env,
     pbs_gh200,
@@ -215,6 +216,27 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
+
+
+def test_a_4096_node_pbs_job_is_submitted_again_as_it_was_and_its_history_names_every_node(world: World) -> None:
+    """PBS cannot leave a node out: the heal submits the job again with the options `qstat -f` shows, after this one,
+    and history.jsonl names all 4096 FQDN hosts (143 KB of names: each its own argument, none near 128 KiB)."""
+    alloc = pbs_gh200(4096)
+    (world.root / "run" / "history.jsonl").unlink(missing_ok=True)
+    Path(f"{world.log}.qsub").unlink(missing_ok=True)
+    blamed = alloc.nodes[700].split(".")[0]  # as the node calls itself (`uname -n`)
+    run = heal_pbs(world, alloc, [blamed])
+    assert run.returncode == 75, run.stderr
+    (qsub,) = world.qsub_calls()
+    assert shlex.split(qsub) == [
+        "qsub", "-A", "scale-proj", "-q", "gh200", "-N", "ddp", "-l", "place=scatter",
+        "-l", "select=4096:ncpus=288:ngpus=4:mpiprocs=4", "-l", "walltime=01:00:00", "-V",
+        "-W", "depend=afterany:4242.pbs01", str(world.root / "jobscripts" / "gh200-pbs.sh")]
+    (line,) = [line for line in run.stdout.splitlines() if "requeueing as before" in line]
+    assert f"PBS cannot leave {blamed} out" in line and len(line) < MESSAGE_CHARS
+    entry = json.loads((world.root / "run" / "history.jsonl").read_text())
+    assert entry["event"] == "requeue" and entry["hosts"] == alloc.nodes and entry["excluded"] == [blamed]
+    assert run.cpu_seconds < BUDGET_S
 
 
 #: An answer as ddp_plan reads one (mapfile from a process substitution), from a python3 that goes on for 0.3 CPU
