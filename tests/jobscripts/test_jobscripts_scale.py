@@ -25,6 +25,7 @@ from tests.fixtures.job_world import (
     check_launcher_pbs,
     cray_nids,
     heal,
+    heal_pbs,
     make_world,
     pbs_env,
     pbs_gh200,
@@ -39,8 +40,9 @@ NODES = 1024
 #: Every function here, in CPU seconds of bash and its children (after `source lib.sh`): what a loaded shared
 #: machine does not inflate; bench/jobscripts_scale.py reports the wall-clock
 BUDGET_S = 1.0
-#: A whole job's plan, in the same CPU seconds: it asks app.launch a dozen questions, each a python3 start of about
-#: 0.05-0.1 s; a per-node loop in bash at 1024 nodes would still be many times this
+#: A whole job's plan, in the same CPU seconds: it asks app.launch 17 questions (Slurm; PBS 18), each a python3 start
+#: of about 0.05-0.1 s, and runs three steps through the stand-in launcher; measured at 1024 nodes on a 2-core machine
+#: at load 6: Slurm 1.34 s, PBS 1.47 s (medians of 8). A per-node loop in bash would still be many times this
 WHOLE_JOB_BUDGET_S = 2.0
 #: A message a person reads: the nodes that matter, not the 1023 that are fine
 MESSAGE_CHARS = 2000
@@ -81,11 +83,11 @@ def test_a_pbs_node_file_with_a_line_per_slot_gives_each_of_1024_nodes_once_and_
 @pytest.mark.parametrize("domain", ["", ".alps.cscs.ch"])
 def test_the_launcher_check_counts_one_line_per_node_among_the_launchers_notices(world: World, domain: str) -> None:
     alloc = Allocation(cray_nids(NODES).nodes, cray_nids(NODES).nodelist, domain)
-    run = check_launcher(world, alloc, after='echo "learned=${#DDP_SCHEDULER_NAME_OF[@]}"\n'
-                         f'ddp_scheduler_node_names nid001517{domain},nid001000')
+    run = check_launcher(world, alloc, after='printf "name %s %s\\n" "${DDP_NODE_NAMES[@]}"')
     assert run.returncode == 0, run.stderr
-    assert f"learned={NODES}\n" in run.stdout
-    assert run.stdout.splitlines()[-1] == "nid001517,nid001000"
+    # What each node calls itself -> its scheduler name, the pairs a heal maps blamed hosts with
+    pairs = [line.split()[1:] for line in run.stdout.splitlines() if line.startswith("name ")]
+    assert len(pairs) == NODES and dict(pairs) == {alloc.hostname(node): node for node in alloc.nodes}
     (line,) = [line for line in run.stdout.splitlines() if "launcher check:" in line]
     assert f"one process on each of the {NODES} nodes" in line and len(line) < MESSAGE_CHARS
     assert run.cpu_seconds < BUDGET_S
@@ -180,20 +182,26 @@ def test_requeues_in_a_row_are_counted_right_over_a_long_history_of_1024_node_li
     two made no progress. Every line names all 1024 hosts: a file of about 13 MB."""
     run_dir = world.root / "history-run"
     write_history(run_dir, cray.nodes, attempts=500, requeues_at_the_end=2)
-    run = run_lib(world, "ddp_requeues_in_a_row", world.env(RUN_DIR=str(run_dir)))
+    run = run_lib(world, 'ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', world.env(RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "2"
     assert run.cpu_seconds < BUDGET_S
 
 
-def test_a_history_event_takes_1024_fqdn_hosts_on_its_command_line(world: World) -> None:
-    """--hosts is one argument: Linux caps one at 128 KiB (MAX_ARG_STRLEN), 1024 of these names are 35 KB."""
+def history_event(excluded: str) -> str:
+    """A requeue's line in history.jsonl for the PBS job's nodes, which go on stdin: Linux caps one argument at
+    128 KiB (MAX_ARG_STRLEN), 1024 of these names are 35 KB, 4096 are 143 KB."""
+    return ('DDP_SCRIPT=gh200-pbs.sh DDP_SCHEDULER=pbs\nddp_allocation >/dev/null\n'
+            'ddp_python app.common.history event "$RUN_DIR" requeue hung --hosts-from - '
+            f'--excluded {excluded} --job-id "$DDP_JOB_ID" --image app.sif < <(printf "%s\\n" "${{DDP_NODES[@]}}")')
+
+
+def test_a_history_event_takes_1024_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(NODES)
     run_dir = world.root / "event-run"
     run_dir.mkdir(exist_ok=True)
-    snippet = ('mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
-               f'DDP_JOB_ID=4242.pbs01 IMAGE=app.sif\nddp_history_event requeue "hung" {alloc.nodes[5]}')
-    run = run_lib(world, snippet, world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)))
+    run = run_lib(world, history_event(alloc.nodes[5]),
+                  world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
@@ -204,12 +212,50 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(4096)
     run_dir = world.root / "event-run-4096"
     run_dir.mkdir(exist_ok=True)
-    snippet = ('mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' "$PBS_NODEFILE")\n'
-               f'DDP_JOB_ID=4242.pbs01 IMAGE=app.sif\nddp_history_event requeue "hung" {alloc.nodes[5]}')
-    run = run_lib(world, snippet, world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)))
+    run = run_lib(world, history_event(alloc.nodes[5]),
+                  world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
+
+
+def test_a_4096_node_pbs_job_is_submitted_again_as_it_was_and_its_history_names_every_node(world: World) -> None:
+    """PBS cannot leave a node out: the heal submits the job again with the options `qstat -f` shows, after this one,
+    and history.jsonl names all 4096 FQDN hosts (143 KB of names: each its own argument, none near 128 KiB)."""
+    alloc = pbs_gh200(4096)
+    (world.root / "run" / "history.jsonl").unlink(missing_ok=True)
+    Path(f"{world.log}.qsub").unlink(missing_ok=True)
+    blamed = alloc.nodes[700].split(".")[0]  # as the node calls itself (`uname -n`)
+    run = heal_pbs(world, alloc, [blamed])
+    assert run.returncode == 75, run.stderr
+    (qsub,) = world.qsub_calls()
+    assert shlex.split(qsub) == [
+        "qsub", "-A", "scale-proj", "-q", "gh200", "-N", "ddp", "-l", "place=scatter",
+        "-l", "select=4096:ncpus=288:ngpus=4:mpiprocs=4", "-l", "walltime=01:00:00", "-V",
+        "-W", "depend=afterany:4242.pbs01", str(world.root / "jobscripts" / "gh200-pbs.sh")]
+    (line,) = [line for line in run.stdout.splitlines() if "requeueing as before" in line]
+    assert f"PBS cannot leave {blamed} out" in line and len(line) < MESSAGE_CHARS
+    entry = json.loads((world.root / "run" / "history.jsonl").read_text())
+    assert entry["event"] == "requeue" and entry["hosts"] == alloc.nodes and entry["excluded"] == [blamed]
+    assert run.cpu_seconds < BUDGET_S
+
+
+#: An answer as ddp_plan reads one (mapfile from a process substitution), from a python3 that goes on for 0.3 CPU
+#: seconds after it closed its stdout: bash reaps such a process whenever it gets to it, maybe after the mark
+QUESTION = ("mapfile -t answer < <(python3 -c 'import os, time; print(1, flush=True); os.close(1)\n"
+            "started = time.process_time()\nwhile time.process_time() - started < 0.3: pass')\n")
+
+
+def test_the_cpu_figure_counts_a_question_still_running_when_the_snippet_ends(world: World) -> None:
+    run = run_lib(world, QUESTION, world.env())
+    assert run.returncode == 0, run.stderr
+    assert run.cpu_seconds >= 0.3
+
+
+def test_the_cpu_figure_leaves_out_a_question_asked_before_the_mark(world: World) -> None:
+    run = run_lib(world, f"{QUESTION}__mark\nwait", world.env())
+    assert run.returncode == 0, run.stderr
+    assert run.cpu_seconds < 0.1
 
 
 def _torchrun_args(argv: list[str]) -> dict[str, str]:
