@@ -7,6 +7,7 @@ it and print what the newest Python prints."""
 from __future__ import annotations
 
 import ast
+import fnmatch
 import json
 import os
 import shutil
@@ -21,7 +22,7 @@ from tests.launch import REPO, clean_env
 #: app.launch computes the job's plan on the batch host (jobscripts/lib.sh), whose python3 is the same system one
 ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
 #: What the job scripts run on the nodes' own python3 (jobscripts/lib.sh ddp_python), SLES 15's 3.6 too.
-JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs")
+JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs", "app.common.history")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
 
@@ -77,8 +78,20 @@ def test_the_closure_holds_the_entry_points_and_what_they_share():
             "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py", "app/launch/cli.py",
             "app/launch/plan.py", "app/launch/gpus.py"} <= files, files
     job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
-    assert {"app/launch/heal.py", "app/launch/pbs.py",
-            "app/common/errors.py"} <= job_script_files, job_script_files
+    assert {"app/launch/heal.py", "app/launch/pbs.py", "app/launch/requeue.py", "app/common/errors.py",
+            "app/common/history.py", "app/common/private_dir.py", "app/common/provenance.py"} <= job_script_files, \
+        job_script_files
+
+
+def test_ruff_holds_every_module_of_the_closure_to_its_oldest_python():
+    """pyproject.toml's per-file-target-version names each file (py37: the oldest ruff knows), so that ruff's
+    pyupgrade rules never turn one into syntax SLES 15's 3.6 cannot run."""
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
+    targets = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]["per-file-target-version"]
+    files = [str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS, JOB_SCRIPT_MODULES)]
+    unnamed = [name for name in files if not any(fnmatch.fnmatchcase(name, glob) for glob in targets)]
+    assert unnamed == [], f"add each to [tool.ruff.per-file-target-version] as \"py37\": {unnamed}"
+    assert {targets[glob] for glob in targets} == {"py37"}, targets
 
 
 def test_every_module_the_login_tools_import_parses_for_python_3_6():
@@ -148,10 +161,12 @@ def strip_picture(text: str) -> list[str]:
 @pytest.mark.skipif(login_python() is None, reason="no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv "
                     "install 3.6) to run the plan under it")
 def test_the_jobs_plan_is_computed_alike_under_python_3_6(tmp_path):
-    env = {**clean_env(), "PYTHONPATH": str(REPO), "GPUS_PER_NODE": "4"}
-    questions = (["nproc", "--gpus-per-node=4"], ["--help"],
-                 ["torchrun", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-port=29400",
-                  "--join-timeout=60", "--", "42", "-m", "app.train", "run.dir=/runs/a b"])
+    env = {**clean_env(), "PYTHONPATH": str(REPO), "GPUS_PER_NODE": "4", "DRY_RUN": "1",
+           "DRY_RUN_NODES": "caf\u00e9-1,node2"}
+    questions = (["nproc", "--gpus-per-node=4"], ["--help"], ["allocation", "--scheduler=slurm"],
+                 ["pbs-launch", "--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4"],
+                 ["node-command", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-owner=node1",
+                  "--rdzv-port=29400", "--join-timeout=60", "--", "42", "-m", "app.train", "run.dir=/runs/a b"])
     for argv in questions:
         old = subprocess.run([login_python(), "-m", "app.launch", *argv], env=env, cwd=tmp_path,
                              capture_output=True, text=True, timeout=120, check=False)

@@ -1,13 +1,15 @@
 """app.launch.heal: after a step that blamed nodes, requeue without them, requeue as before, or give up.
 
-The decision is a pure function of the facts (tested as a table); the command line reads them as the job script
-passes them and answers in assignments bash evaluates, every value quoted (tested through bash itself).
+The decision is a pure function of the facts (tested as a table); the heal question reads the blamed nodes from the
+run directory, records the decision in history.jsonl and runs the scheduler's requeue itself (tested with stand-in
+scontrol, qstat and qsub that record their arguments), as lib.sh's ddp_heal asks it (tested through bash itself).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import shlex
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.common.errors import UsageError
+from app.common.history import append_event
 from app.launch import heal
 
 REPO = Path(__file__).resolve().parents[2]
@@ -102,64 +105,167 @@ def test_bad_facts_get_a_one_line_cause(field, value, cause):
     assert cause in str(raised.value), str(raised.value)
 
 
-def run_module(args: list[str], stdin: str, python: str = sys.executable) -> subprocess.CompletedProcess:
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)}
-    return subprocess.run([python, "-m", "app.launch", "--script=t.sh", "heal", *args], input=stdin.encode(), env=env,
-                          cwd=REPO, capture_output=True, timeout=60)
+def stand_ins(bin_dir: Path, calls: Path) -> None:
+    """scontrol, qstat and qsub that append their arguments to CALLS (one call a line); `scontrol show job` shows an
+    exclude list of node9 (Slurm's ExcNodeList), `scontrol show hostnames` expands a comma list, qstat prints no
+    qstat -f (the resubmission then keeps the script's defaults)."""
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "scontrol").write_text(
+        f'#!/bin/sh\necho "scontrol $*" >>"{calls}"\ncase "$1 $2" in\n'
+        '"show job") echo "JobId=$4 JobName=t ExcNodeList=node9 NodeList=node[1-2]";;\n'
+        '"show hostnames") echo "$3" | tr , "\\n";;\nesac\n')
+    for name in ("qstat", "qsub"):
+        (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{calls}"\n')
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
 
 
-def args(scheduler: str = "slurm", in_a_row: str = "0", reason: str = "preflight failed (step exit 1)") -> list[str]:
-    return ["--scheduler", scheduler, "--reason", reason, "--requeues-in-a-row", in_a_row, "--max-requeues", "3",
-            "--check-command", 'qsub -v WORKLOAD="check" gh200-pbs.sh', "--run-dir", "/scratch/runs/7.pbs"]
+def heal_question(tmp_path: Path, scheduler: str, reason: str, blamed: str = "node2\n", in_a_row: int = 0,
+                  pairs: tuple[str, ...] = (), python: str = sys.executable,
+                  max_requeues: str = "3") -> tuple[subprocess.CompletedProcess, list[str], list[str]]:
+    """The heal question as lib.sh's ddp_heal asks it (RC 1; the job's nodes node1 node2; the launch check's pairs on
+    stdin; the answer on a descriptor), after IN_A_ROW bad-node requeues; the run, the calls of the stand-ins and the
+    answer's words."""
+    run_dir, calls = tmp_path / "run", tmp_path / "calls"
+    run_dir.mkdir()
+    if blamed is not None:
+        (run_dir / "nodes-to-exclude.txt").write_text(blamed)
+    for _ in range(in_a_row):
+        append_event(run_dir, "requeue", "an earlier attempt", hosts=["node1", "node2"], excluded=["node2"],
+                     job_id="41", image=None)
+    stand_ins(tmp_path / "bin", calls)
+    job_id = "7.pbs" if scheduler == "pbs" else "42"
+    read, write = os.pipe()
+    env = {"PATH": f"{tmp_path}/bin:{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
+    result = subprocess.run(
+        [python, "-m", "app.launch", "--script=t.sh", "--answer-fd", str(write), "heal", f"--scheduler={scheduler}",
+         "--rc=1", f"--reason={reason}", f"--max-requeues={max_requeues}", f"--job-id={job_id}",
+         f"--run-dir={run_dir}", "--image=app.sif", "--jobscript=/jobs/t.sh", "--", "node1", "node2"],
+        input="".join(word + "\0" for word in pairs).encode(), env=env, cwd=tmp_path, pass_fds=(write,),
+        capture_output=True, timeout=60)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        words = answer.read().decode().split("\0")[:-1]
+    return result, calls.read_text().splitlines() if calls.exists() else [], words
 
 
-def test_the_answer_is_the_decision_word_for_word_whatever_the_reason_holds(tmp_path):
+def history(tmp_path: Path) -> list[dict]:
+    return [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
+
+
+def test_the_heal_says_and_records_the_decision_word_for_word_whatever_the_reason_holds(tmp_path):
     reason = f"preflight failed $(touch {tmp_path}/pwned) `touch {tmp_path}/also` 'caf\u00e9\" ;\nsecond line"
-    result = run_module(args("slurm", "1", reason), "node2\n")
-    assert result.returncode == 0, result.stderr.decode()
-    assert shlex.split(result.stdout.decode()) == [
-        "exclude", "node2", f"{reason}: leaving out node2 and requeueing (2 of at most 3 in a row)",
-        f"{reason}; left out node2"]
-    assert not list(tmp_path.iterdir())
+    result, calls, words = heal_question(tmp_path, "slurm", reason, in_a_row=1)
+    assert result.returncode == 75, result.stderr.decode()  # requeued (EX_TEMPFAIL)
+    assert words == [] and result.stderr == b""
+    assert f"] {reason}: leaving out node2 and requeueing (2 of at most 3 in a row)\n" in result.stdout.decode()
+    assert history(tmp_path)[-1] | {"time": None} == {
+        "event": "requeue", "time": None, "job_id": "42", "hosts": ["node1", "node2"], "image": "app.sif",
+        "excluded": ["node2"], "reason": f"{reason}; left out node2"}
+    # The requeue first, then the blamed node added to the exclude list the job already had
+    assert calls == ["scontrol show job -o 42", "scontrol show hostnames node9", "scontrol requeue 42",
+                     "scontrol update JobId=42 ExcNodeList=node9,node2"]
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "also").exists()
 
 
-def test_bad_input_exits_2_with_one_line_and_no_traceback():
-    result = run_module(args(in_a_row="x"), "node2\n")
-    assert result.returncode == 2 and result.stdout == b""
+def test_blamed_hostnames_are_left_out_by_their_scheduler_names(tmp_path):
+    result, calls, _ = heal_question(tmp_path, "slurm", "hang", blamed="x1000c0s1b0n0.hsn.example.org\n",
+                                     pairs=("x1000c0s1b0n0", "nid001003", "x1000c0s0b0n0", "nid001002"))
+    assert result.returncode == 75, result.stderr.decode()
+    assert ("the blamed hosts x1000c0s1b0n0.hsn.example.org are slurm node(s) nid001003"
+            in result.stdout.decode())
+    assert calls[-1] == "scontrol update JobId=42 ExcNodeList=node9,nid001003"
+    assert history(tmp_path)[-1]["excluded"] == ["nid001003"]
+
+
+def test_a_pbs_job_is_resubmitted_as_it_was_after_it_ends(tmp_path):
+    result, calls, _ = heal_question(tmp_path, "pbs", "hang")
+    assert result.returncode == 75, result.stderr.decode()
+    assert calls == ["qstat -f 7.pbs", "qsub -V -W depend=afterany:7.pbs /jobs/t.sh"]
+    assert "hang: requeueing as before (1 of at most 3 in a row); PBS cannot leave node2 out" in result.stdout.decode()
+
+
+def test_at_max_requeues_it_gives_up_with_the_steps_exit_code_and_requeues_nothing(tmp_path):
+    result, calls, _ = heal_question(tmp_path, "slurm", "hang", in_a_row=3)
+    assert result.returncode == 1 and calls == []
     assert result.stderr.decode().splitlines() == [
-        "t.sh: error: history.jsonl's requeues in a row ('x') is not a whole number; app.common.history "
-        "requeues-in-a-row RUN_DIR prints it, example: 2"]
+        "t.sh: error: giving up after 3 requeue(s) in a row for bad nodes (MAX_REQUEUES=3): hang, blaming node2; "
+        f"see {tmp_path}/run/history.jsonl, check the nodes (sbatch t.sh check) and resubmit with "
+        f"RUN_DIR={tmp_path}/run to resume"]
+    assert history(tmp_path)[-1]["event"] == "gave-up"
 
 
-def test_the_module_runs_under_the_login_nodes_python_3_6():
+@pytest.mark.parametrize(("blamed", "max_requeues", "message"), [
+    ("node2\n", "three", "t.sh: error: MAX_REQUEUES=three is not a whole number; example: MAX_REQUEUES=3"),
+    ("node2\nnode$(reboot)\n", "3", "t.sh: error: 'node$(reboot)' is not a node name (letters, digits, . _ -, a "
+     "letter or digit first); the blamed nodes come from nodes-to-exclude.txt in the run directory"),
+    (None, "3", "t.sh: error: {run}/nodes-to-exclude.txt: No such file or directory; history.jsonl and "
+     "nodes-to-exclude.txt must be regular files the job can read and append to (remove what is there, or give "
+     "another RUN_DIR)"),
+])
+def test_bad_input_exits_2_with_one_line_and_no_traceback_and_requeues_nothing(tmp_path, blamed, max_requeues,
+                                                                                message):
+    result, calls, words = heal_question(tmp_path, "slurm", "hang", blamed=blamed, max_requeues=max_requeues)
+    assert result.returncode == 2 and result.stdout == b"" and words == [] and calls == []
+    assert result.stderr.decode().splitlines() == [message.format(run=tmp_path / "run")]
+    assert not (tmp_path / "run" / "history.jsonl").exists()
+
+
+def without_clock(text: str) -> str:
+    """The job log without each line's clock."""
+    return re.sub(r"^\[\d\d:\d\d:\d\d ", "[", text, flags=re.MULTILINE)
+
+
+def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
     from tests.test_login_tools import login_python
 
     old = login_python()
     if old is None:
         pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
-    for scheduler, in_a_row in (("slurm", "0"), ("pbs", "1"), ("pbs", "3")):
-        given = args(scheduler, in_a_row, "hang at step 5 (caf\u00e9)")
-        new = run_module(given, "node2,node3\n")
-        assert new.returncode == 0 and run_module(given, "node2,node3\n", python=old).stdout == new.stdout, new.stderr
+    for scheduler, in_a_row in (("slurm", 0), ("pbs", 1), ("pbs", 3)):
+        runs = []
+        for python in (old, sys.executable):
+            where = tmp_path / f"{scheduler}-{in_a_row}-{Path(python).name}"
+            where.mkdir()
+            result, calls, _ = heal_question(where, scheduler, "hang at step 5 (caf\u00e9)", "node2,node3\n",
+                                             in_a_row, python=python)
+            said = [without_clock(out.decode()).replace(str(where), "WHERE")
+                    for out in (result.stdout, result.stderr)]
+            runs.append((result.returncode, *said, calls, [entry | {"time": None} for entry in history(where)]))
+        assert runs[0] == runs[1] and runs[1][0] in (1, 75), runs
 
 
-def ddp_heal(run_dir: Path, scheduler: str, reason: str) -> subprocess.CompletedProcess:
-    """lib-heal.sh's ddp_heal under `set -euo pipefail`, node2 blamed; DDP_HEAL_CMD records what it was given."""
+def ddp_heal(tmp_path: Path, scheduler: str, reason: str, node_names: str = "") -> subprocess.CompletedProcess:
+    """lib.sh's ddp_heal under `set -euo pipefail`, node2 blamed (twice), with the stand-in scontrol, qstat and
+    qsub on PATH (their calls go to tmp_path/calls); NODE_NAMES: the launch check's pairs, as bash words."""
+    run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
     (run_dir / "nodes-to-exclude.txt").write_text("node2\n\nnode2\n")
-    script = ('set -euo pipefail; source jobscripts/lib.sh; DDP_NODES=(node1 node2); DDP_JOB_ID=7.pbs IMAGE=none '
-              'MAX_REQUEUES=3 DDP_SCRIPT=gh200-pbs.sh; healed() { echo "healed: $*" >"$RUN_DIR/healed"; }; '
-              f'DDP_HEAL_CMD=healed; DDP_SCHEDULER={scheduler}; ddp_heal 1 "$REASON"')
-    env = {"PATH": os.environ["PATH"], "HOME": str(run_dir), "RUN_DIR": str(run_dir), "REASON": reason}
+    stand_ins(tmp_path / "bin", tmp_path / "calls")
+    job_id = "7.pbs" if scheduler == "pbs" else "42"
+    script = ('set -euo pipefail; source jobscripts/lib.sh; DDP_NODES=(node1 node2); IMAGE=none MAX_REQUEUES=3 '
+              f'DDP_SCRIPT=gh200-pbs.sh DDP_JOB_ID={job_id} DDP_JOBSCRIPT=/jobs/gh200-pbs.sh '
+              f'DDP_NODE_NAMES=({node_names}); DDP_SCHEDULER={scheduler}; ddp_heal 1 "$REASON"')
+    env = {"PATH": f"{tmp_path}/bin:{os.environ['PATH']}", "HOME": str(tmp_path), "RUN_DIR": str(run_dir),
+           "REASON": reason}
     return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
 
 
 def test_the_job_script_requeues_a_pbs_job_as_it_was_and_runs_nothing_of_the_reason(tmp_path):
     reason = f"the workload failed $(touch {tmp_path}/pwned)"
-    result = ddp_heal(tmp_path / "run", "pbs", reason)
+    result = ddp_heal(tmp_path, "pbs", reason)
     assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL)
-    assert (tmp_path / "run" / "healed").read_text() == "healed: node2\n"
+    assert (tmp_path / "calls").read_text().splitlines() == [
+        "qstat -f 7.pbs", "qsub -V -W depend=afterany:7.pbs /jobs/gh200-pbs.sh"]
     assert f"{reason}: requeueing as before (1 of at most 3 in a row); PBS cannot leave node2 out" in result.stdout
     history = (tmp_path / "run" / "history.jsonl").read_text().splitlines()
     assert '"excluded": ["node2"]' in history[-1] and "(PBS cannot leave it out)" in history[-1]
     assert not (tmp_path / "pwned").exists()
+
+
+def test_the_job_script_requeues_a_slurm_job_without_the_blamed_node_by_its_slurm_name(tmp_path):
+    result = ddp_heal(tmp_path, "slurm", "the workload failed (exit 1)", "node1 n001 node2 n002")
+    assert result.returncode == 75, result.stderr
+    assert (tmp_path / "calls").read_text().splitlines()[-2:] == [
+        "scontrol requeue 42", "scontrol update JobId=42 ExcNodeList=node9,n002"]
+    assert "the workload failed (exit 1): leaving out n002 and requeueing (1 of at most 3 in a row)" in result.stdout

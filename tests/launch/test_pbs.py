@@ -279,24 +279,44 @@ def lib_pbs(snippet: str, qstat_text: str, tmp_path: Path, **env: str) -> subpro
                           capture_output=True, text=True, timeout=60)
 
 
+def resubmit(qstat_text: str, tmp_path: Path, qsub_exit: int = 0) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """lib.sh's ddp_finish after a snapshot USR1 asked for (exit 75) on PBS, with a `qsub` that records its arguments
+    one a line and exits QSUB_EXIT; the run and qsub's arguments (none: it did not run)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "qsub").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >"{tmp_path}/qsub-args"\nexit {qsub_exit}\n')
+    (bin_dir / "qsub").chmod(0o755)
+    result = lib_pbs('DDP_JOB_ID=7.pbs RUN_DIR="$HOME/run" REQUEUE=1 DDP_PREEMPTED=USR1 '
+                     'DDP_JOBSCRIPT=/jobs/gh200-pbs.sh; ddp_finish 75', qstat_text, tmp_path)
+    calls = tmp_path / "qsub-args"
+    return result, calls.read_text().splitlines() if calls.exists() else []
+
+
 def test_the_job_script_resubmits_with_what_qstat_shows_and_runs_none_of_it(tmp_path):
     name = f"ddp$(touch {tmp_path}/pwned)"
-    result = lib_pbs('declare -a found; ddp_pbs_submission_options found; printf "<%s>\\n" "${found[@]}"',
-                     qstat_f("7.pbs", {**OLIVIA, "Job_Name": name}), tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert [line for line in result.stdout.splitlines() if line.startswith("<")] == [
-        "<-A>", "<ehpc00>", "<-q>", "<blanca>", "<-N>", f"<{name}>", "<-l>", "<place=scatter:excl>",
-        "<-l>", "<select=16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca>", "<-l>", "<walltime=72:00:00>"]
+    result, qsub_args = resubmit(qstat_f("7.pbs", {**OLIVIA, "Job_Name": name}), tmp_path)
+    assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL)
+    assert qsub_args == [
+        "-A", "ehpc00", "-q", "blanca", "-N", name, "-l", "place=scatter:excl",
+        "-l", "select=16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca", "-l", "walltime=72:00:00",
+        "-V", "-W", "depend=afterany:7.pbs", "/jobs/gh200-pbs.sh"]
     assert not (tmp_path / "pwned").exists()
 
 
 def test_the_job_script_resubmits_with_its_defaults_when_qstat_prints_what_is_not_qstat_f(tmp_path):
-    result = lib_pbs('declare -a found; ddp_pbs_submission_options found; echo "options: ${#found[@]}"',
-                     "Job Id: 7.pbs\nwarning: license server slow\n", tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "options: 0" in result.stdout
+    result, qsub_args = resubmit("Job Id: 7.pbs\nwarning: license server slow\n", tmp_path)
+    assert result.returncode == 75, result.stderr
+    assert qsub_args == ["-V", "-W", "depend=afterany:7.pbs", "/jobs/gh200-pbs.sh"]
     assert "error: qstat -f line 2 is not 'Job Id: ID'" in result.stderr
     assert "resubmitting with the script's #PBS defaults only" in result.stdout
+
+
+def test_a_failed_resubmission_stops_in_one_line_that_says_how_to_resume(tmp_path):
+    result, qsub_args = resubmit(qstat_f("7.pbs", OLIVIA), tmp_path, qsub_exit=1)
+    assert result.returncode == 2 and qsub_args[-1] == "/jobs/gh200-pbs.sh"
+    assert result.stderr.splitlines() == [
+        f"gh200-pbs.sh: error: resubmission failed (qsub above); resubmit by hand with qsub and "
+        f"RUN_DIR={tmp_path}/run to resume"]
 
 
 def test_the_job_scripts_timer_takes_the_walltime_from_qstat(tmp_path):

@@ -12,7 +12,6 @@ import pytest
 
 from app.common.errors import UsageError
 from app.launch import pbs_nodes
-from app.launch.cli import main
 from app.launch.pbs_launch import pbs_launch
 from app.launch.words import split_words
 
@@ -106,15 +105,20 @@ def test_unbalanced_quotes_stop_with_one_line_and_an_example(text):
     assert message.endswith("quote each argument once, example: WORKLOAD=\"train.py --name 'a b'\"")
 
 
+#: The command that runs a command once on every node through pbsdsh (the pbs-launch question passes this
+#: checkout's `python3 -m app.launch pbsdsh-run ... --`)
+PBSDSH = ["python3", "-m", "app.launch", "pbsdsh-run", "--run-dir=/r", "--job-id=7.pbs", "--nodefile=/n", "--"]
+
+
 @pytest.mark.parametrize(("launcher", "kind", "expected"), [
     ("", "train", ("torchrun", ["mpiexec", "-n", "16", "--ppn", "1", "--cpu-bind", "none"],
                    ["mpiexec", "-n", "16", "--ppn", "1", "--cpu-bind", "none"])),
-    ("pbsdsh", "check", ("torchrun", ["ddp_pbsdsh_on_each_node"], ["ddp_pbsdsh_on_each_node"])),
+    ("pbsdsh", "check", ("torchrun", PBSDSH, PBSDSH)),
     ("mpiexec", "nccl-tests", ("mpi", ["mpiexec", "-n", "16", "--ppn", "1", "--cpu-bind", "none"],
                                ["mpiexec", "-n", "64", "--ppn", "4", "--pmi=pmix", "--cpu-bind", "none"])),
 ])
 def test_the_launchers_are_one_process_per_node_or_one_mpi_rank_per_gpu(launcher, kind, expected):
-    assert tuple(pbs_launch(launcher, kind, 16, 4)) == expected
+    assert tuple(pbs_launch(launcher, kind, 16, 4, PBSDSH)) == expected
 
 
 def test_nccl_tests_through_pbsdsh_say_how_to_run_them_on_one_node():
@@ -130,11 +134,48 @@ def test_a_launcher_pbs_does_not_have_is_named_with_an_example():
     assert str(raised.value) == "LAUNCHER=srun is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec"
 
 
-def test_the_launch_answer_is_step_count_per_node_then_launcher(capsys):
-    assert main(["pbs-launch", "--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4"]) == 0
-    assert capsys.readouterr().out.split() == [
-        "mpi", "7", "mpiexec", "-n", "2", "--ppn", "1", "--cpu-bind", "none",
-        "mpiexec", "-n", "8", "--ppn", "4", "--pmi=pmix", "--cpu-bind", "none"]
+def ask_pbs_launch(*flags: str, **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The pbs-launch question as lib.sh's ddp_launch asks it (the answer NUL-separated on a descriptor)."""
+    read, write = os.pipe()
+    result = subprocess.run([sys.executable, "-m", "app.launch", "--script=gh200-pbs.sh", "--answer-fd", str(write),
+                             "pbs-launch", *flags], env={"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO), **env},
+                            pass_fds=(write,), capture_output=True, text=True, timeout=60)
+    os.close(write)
+    with os.fdopen(read, "rb") as answer:
+        return result, answer.read().decode().split("\0")[:-1]
+
+
+def test_the_launch_answer_is_step_counts_per_node_launcher_then_exports():
+    result, words = ask_pbs_launch("--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4")
+    assert result.returncode == 0, result.stderr
+    assert words == [
+        "mpi", "7", "8", "mpiexec", "-n", "2", "--ppn", "1", "--cpu-bind", "none",
+        "mpiexec", "-n", "8", "--ppn", "4", "--pmi=pmix", "--cpu-bind", "none",
+        "OMPI_MCA_btl_vader_single_copy_mechanism=none"]
+    assert "setting OMPI_MCA_btl_vader_single_copy_mechanism=none (no CMA across" in result.stdout
+
+
+def test_an_mpi_setting_you_made_is_kept_and_said_so():
+    result, words = ask_pbs_launch("--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4",
+                                   OMPI_MCA_btl_vader_single_copy_mechanism="cma")
+    assert result.returncode == 0 and words[-2:] == ["--cpu-bind", "none"], words
+    assert not any(word.startswith("OMPI_MCA_") for word in words)
+    assert "keeping OMPI_MCA_btl_vader_single_copy_mechanism=cma (set by you)" in result.stdout
+
+
+def test_the_pbsdsh_launcher_is_this_checkouts_pbsdsh_run_with_the_jobs_facts(tmp_path):
+    result, words = ask_pbs_launch("--launcher=pbsdsh", "--workload=train", "--nnodes=2", "--nproc=4",
+                                   f"--run-dir={tmp_path}/run", "--run-dir-mode=750", "--job-id=7.pbs",
+                                   "--nodefile=/var/spool/pbs/aux/7.pbs")
+    assert result.returncode == 0, result.stderr
+    step, n, m = words[0], int(words[1]), int(words[2])
+    per_node, launcher = words[3:3 + n], words[3 + n:3 + n + m]
+    assert step == "torchrun" and per_node == launcher and words[3 + n + m:] == []
+    assert per_node[-8:] == ["app.launch", "--script=gh200-pbs.sh", "pbsdsh-run", f"--run-dir={tmp_path}/run",
+                             "--run-dir-mode=750", "--job-id=7.pbs", "--nodefile=/var/spool/pbs/aux/7.pbs", "--"]
+    assert per_node[1:4] == ["-I", "-S", "-c"] and per_node[5] == str(REPO)
+    # Nothing is made before the launcher runs: pbsdsh-run makes RUN_DIR private itself
+    assert not (tmp_path / "run").exists()
 
 
 def test_bad_workload_quotes_exit_2_with_the_scripts_name_and_no_traceback():

@@ -1,10 +1,12 @@
 """app/launch/pbsdsh.py in-process: the environment file a TM task sources, the exit codes it leaves, the output
-copied a line at a time. The fan-out itself, through a pbsdsh that behaves as OpenPBS's: tests/jobscripts/
+copied a line at a time; `python3 -m app.launch pbsdsh-run` (the pbsdsh launcher) with a local pbsdsh: its exit
+code and RUN_DIR's privacy. The fan-out through a pbsdsh that behaves as OpenPBS's: tests/jobscripts/
 test_jobscripts_pbs.py and the emulated PBS job there."""
 
 from __future__ import annotations
 
 import io
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.launch import pbsdsh
+from tests.launch import REPO
 
 
 def test_the_environment_file_gives_the_tasks_shell_every_value_as_it_was(tmp_path):
@@ -67,3 +70,44 @@ def test_without_pbsdsh_in_path_the_launcher_says_what_to_use_instead(tmp_path, 
         pbsdsh.run_on_each_node(print, print, ["true"], str(tmp_path), "7.pbs", str(tmp_path / "nodefile"), "/")
     assert "pbsdsh is not in PATH" in str(raised.value) and "LAUNCHER=mpiexec" in str(raised.value)
     assert list(Path(tmp_path).iterdir()) == []
+
+
+def pbsdsh_run(tmp_path: Path, run_dir: Path, *command: str) -> subprocess.CompletedProcess:
+    """`python3 -m app.launch pbsdsh-run` as the pbs-launch answer runs it, for a node file of two nodes (four
+    lines each), with a `pbsdsh -n INDEX -- PROGRAM...` that records INDEX and runs PROGRAM here as that node's TM
+    task would (PBS_NODENUM: the node's index)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "pbsdsh").write_text(f'#!/bin/sh\necho "$2" >>"{tmp_path}/pbsdsh-calls"\nnode=$(($2 / 4))\nshift 3\n'
+                                    'PBS_NODENUM=$node exec "$@"\n')
+    (bin_dir / "pbsdsh").chmod(0o755)
+    (tmp_path / "nodefile").write_text("n0\n" * 4 + "n1\n" * 4)
+    return subprocess.run([sys.executable, "-m", "app.launch", "--script=gh200-pbs.sh", "pbsdsh-run",
+                           f"--run-dir={run_dir}", "--job-id=7.pbs", f"--nodefile={tmp_path}/nodefile",
+                           f"--cwd={tmp_path}", "--", *command],
+                          env={"PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHONPATH": str(REPO), "HOME": str(tmp_path)},
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+
+
+def test_pbsdsh_run_exits_with_the_highest_task_exit_code_and_copies_each_node_s_lines(tmp_path):
+    result = pbsdsh_run(tmp_path, tmp_path / "run", "/bin/sh", "-c",
+                        'echo "node $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM * 3))')
+    assert result.returncode == 3, result.stderr
+    assert sorted(line for line in result.stdout.splitlines() if line.startswith("node ")) == [
+        f"node 0 in {tmp_path}", f"node 1 in {tmp_path}"]
+    assert (tmp_path / "pbsdsh-calls").read_text().splitlines() == ["0", "4"]  # each node's first line, once
+    # RUN_DIR made yours alone; the step's environment file (secrets) gone with its private directory
+    assert stat.S_IMODE((tmp_path / "run").stat().st_mode) == 0o700
+    assert list((tmp_path / "run").iterdir()) == []
+
+
+def test_pbsdsh_run_hands_no_environment_to_a_run_dir_others_can_write(tmp_path):
+    (tmp_path / "run").mkdir(mode=0o777)
+    (tmp_path / "run").chmod(0o777)
+    result = pbsdsh_run(tmp_path, tmp_path / "run", "true")
+    assert result.returncode == 2 and not (tmp_path / "pbsdsh-calls").exists()
+    assert result.stderr.splitlines() == [
+        f"gh200-pbs.sh: error: RUN_DIR='{tmp_path}/run' is writable by other users (mode 0777), who could plant "
+        f"snapshots or a stop file in it (if it holds only your files: chmod go-w {tmp_path}/run); give a directory "
+        "of your own, example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID"]
+    assert list((tmp_path / "run").iterdir()) == []

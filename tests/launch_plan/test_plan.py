@@ -1,8 +1,11 @@
-"""app/launch/plan.py and `python3 -m app.launch`: the torchrun command every node runs, and how bash reads it."""
+"""app/launch/plan.py and `python3 -m app.launch`: the torchrun command every node runs (the node-command question:
+the node that hosts the store, then the command), and how bash reads it."""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -33,19 +36,22 @@ def test_the_answer_is_data_nul_separated_never_code(tmp_path):
     hostile = "$(touch pwned)'\"\n; `id` *"
     read, write = os.pipe()
     result = subprocess.run(
-        [sys.executable, "-m", "app.launch", "--answer-fd", str(write), "torchrun", "--nnodes=2", "--nproc=1",
-         "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5", "--", "id", hostile],
+        [sys.executable, "-m", "app.launch", "--answer-fd", str(write), "node-command", "--nnodes=2", "--nproc=1",
+         "--rdzv-host=h", "--rdzv-owner=node1", "--rdzv-port=1", "--join-timeout=5", "--numa-binding=none", "--",
+         "id", hostile],
         env={**clean_env(), "PYTHONPATH": str(REPO)}, cwd=tmp_path, pass_fds=(write,), capture_output=True,
         timeout=60, check=False)
     os.close(write)
     with os.fdopen(read, "rb") as answer:
         words = answer.read().split(b"\0")
     assert result.returncode == 0, result.stderr
+    assert words[0] == b"node1" and words[1] == b"torchrun" and "--rdzv-id=id" in [w.decode() for w in words]
     assert words[-1] == b"" and words[-2].decode() == hostile and not (tmp_path / "pwned").exists()
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["torchrun", "--nnodes=2", "--nproc=x", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5", "--", "1", "a"],
+    (["node-command", "--nnodes=2", "--nproc=x", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5",
+      "--numa-binding=none", "--", "1", "a"],
      "t.sh: error: DDP_NPROC=x is not a whole number; example: DDP_NPROC=60\n"),
     (["nproc", "--gpus-per-node=four"],
      "t.sh: error: GPUS_PER_NODE=four is not a positive whole number; example: GPUS_PER_NODE=4\n"),
@@ -59,3 +65,34 @@ def test_help_answers(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--help"])
     assert done.value.code == 0 and "torchrun" in capsys.readouterr().out
+
+
+def node_command(capsys, *flags: str) -> list[str]:
+    """The node-command question's answer for RDZV_ID 42 and PROGRAM `-m app.train` (without --answer-fd: one
+    shell-quoted word a line, after any log line)."""
+    assert main(["node-command", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-port=29400",
+                 "--join-timeout=60", "--numa-binding=none", *flags, "--", "42", "-m", "app.train"]) == 0
+    return shlex.split(re.sub(r"(?m)^\[\d\d:\d\d:\d\d .*\n", "", capsys.readouterr().out))
+
+
+def test_the_node_command_names_the_store_s_owner_first_then_torchrun(capsys):
+    assert node_command(capsys, "--rdzv-owner=node1") == [
+        "node1", "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d",
+        "--rdzv-endpoint=node1:29400", "--rdzv-id=42", "--rdzv-conf=join_timeout=60", "-m", "app.train"]
+    assert node_command(capsys)[:2] == ["", "torchrun"]
+
+
+@pytest.mark.parametrize(("step", "workload", "expected"), [
+    # An MPI program is every rank itself: no torchrun, no rendezvous id, no store
+    ("mpi", "nccl-tests", ["", "-m", "app.train"]),
+    # LAUNCH=srun: one srun task per GPU runs python itself
+    ("task", "train", ["", "python", "-m", "app.train"]),
+])
+def test_an_mpi_or_srun_task_step_runs_the_program_without_torchrun(capsys, step, workload, expected):
+    assert node_command(capsys, f"--step={step}", f"--workload={workload}") == expected
+
+
+def test_a_task_step_of_your_own_script_gets_torchrun_s_environment_from_the_task(capsys):
+    assert node_command(capsys, "--step=task", "--workload=module") == [
+        "", "/bin/sh", "-c", (REPO / "app" / "launch" / "srun_task_env.sh").read_text(), "ddp-task", "4", "python",
+        "-m", "app.train"]
