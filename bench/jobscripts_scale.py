@@ -77,27 +77,32 @@ def measure(world: World, nodes: int, repeats: int, history_attempts: int) -> li
     rows.append(_time("(the `srun` stand-in alone, included above)", "", repeats, lambda: _timed_process(
         ["srun", *srun_per_node(nodes).split()[1:], "/bin/sh", "-c", "echo $0 $(uname -n)", "x"],
         launcher_alone)))
-    rows.append(_time("`ddp_torchrun_cmd` (rendezvous settings)", "O(1)", repeats, lambda: seconds(run_lib(
-        world, f"{slurm_job(cray)}DDP_NPROC=4\nddp_rdzv_host DDP_RDZV_HOST owner >/dev/null\n"
-        'ddp_torchrun_cmd cmd "$DDP_JOB_ID" -m app.train >/dev/null',
-        world.env(**slurm_env(cray, world.root))))))
+    rows.append(_time("`ddp_launch` + `ddp_node_cmd` (srun lines, rendezvous, torchrun)", "O(1)", repeats,
+                      lambda: seconds(run_lib(world, f"{slurm_job(cray)}DDP_NPROC=4 DDP_WORKLOAD_KIND=train\n"
+                                              'ddp_launch slurm-launch --launch=torchrun >/dev/null\n'
+                                              'ddp_node_cmd cmd "$DDP_JOB_ID" -m app.train >/dev/null',
+                                              world.env(**slurm_env(cray, world.root))))))
     hosts = cray.nodes
     write_history(world.root / "run", hosts, history_attempts, 2)
     size = (world.root / "run" / "history.jsonl").stat().st_size
-    rows.append(_time(f"`ddp_requeues_in_a_row`, history.jsonl of {2 * history_attempts} lines "
+    rows.append(_time(f"history's requeues in a row, history.jsonl of {2 * history_attempts} lines "
                       f"({size / 1e6:.0f} MB: every line names {nodes} hosts)",
                       "one python3; O(file size)", repeats, lambda: seconds(run_lib(
-                          world, "ddp_requeues_in_a_row >/dev/null", world.env()))))
+                          world, 'ddp_python app.common.history requeues-in-a-row "$RUN_DIR" >/dev/null',
+                          world.env()))))
     event_env = world.env(**pbs_env(pbs, world.root), RUN_DIR=str(world.root / "run"))
     names_kb = sum(len(n) + 1 for n in pbs.nodes) / 1e3
-    rows.append(_time(f"`ddp_history_event`, {nodes} FQDNs ({names_kb:.0f} KB) on its stdin",
+    rows.append(_time(f"a history.jsonl event, {nodes} FQDNs ({names_kb:.0f} KB) on its stdin",
                       "one python3; O(N)", repeats,
                       lambda: seconds(run_lib(world, 'mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' '
                                               '"$PBS_NODEFILE")\nDDP_JOB_ID=1 IMAGE=app.sif\n__mark\n'
-                                              f'ddp_history_event requeue "hung" {pbs.nodes[5]}', event_env))))
+                                              "printf '%s\\n' \"${DDP_NODES[@]}\" | "
+                                              'ddp_python app.common.history event "$RUN_DIR" requeue hung '
+                                              f'--hosts-from - --excluded {pbs.nodes[5]}',
+                                              event_env))))
     bad = [cray.nodes[3], cray.nodes[517], cray.nodes[1000]]
-    rows.append(_time(f"`ddp_heal` + `ddp_slurm_heal`: 3 bad of {nodes}, history of "
-                      f"{2 * history_attempts} lines", "2 python3, 4 scontrol", repeats,
+    rows.append(_time(f"`ddp_heal` (requeue without them): 3 bad of {nodes}, history of "
+                      f"{2 * history_attempts} lines", "1 python3, 4 scontrol", repeats,
                       lambda: (write_history(world.root / "run", hosts, history_attempts, 1),
                                seconds(heal(world, cray, bad, "nid[001100-001101]"), ok=75))[1]))
     rows.append(_time("`ddp_slurm_main`, the whole job: check, preflight and workload steps (launched by the "

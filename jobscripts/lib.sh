@@ -69,12 +69,6 @@ ddp_defaults() {
     DDP_PREEMPTED=
 }
 
-# ddp_private_run_dir: RUN_DIR created, or checked to be yours alone (app/common/private_dir.py says why)
-ddp_private_run_dir() {
-    local -a none
-    ddp_plan none run-dir --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --scheduler="$DDP_SCHEDULER"
-}
-
 # ddp_workload KIND ARGV ARGS...: from the job's arguments, the workload's kind into KIND (train, check,
 # nccl-tests, module, script) and what torchrun runs into the array ARGV (app/launch/workload.py)
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
@@ -96,10 +90,11 @@ ddp_nproc_per_node() {
     nproc_out=${nproc_answer[0]}
 }
 
-# ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for DeepSpeed's own launcher (app/launch/deepspeed_hostfile.py)
+# ddp_write_deepspeed_hostfile: RUN_DIR (yours alone: app/common/private_dir.py) and in it the hostfile for
+# DeepSpeed's own launcher (app/launch/deepspeed_hostfile.py)
 ddp_write_deepspeed_hostfile() {
     local -a none dry_run=()
-    if [[ $DRY_RUN == 1 ]]; then dry_run=(--dry-run); else ddp_private_run_dir; fi
+    [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
     ddp_plan none deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --nproc="$DDP_NPROC" \
         --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" "${dry_run[@]}" -- "${DDP_NODES[@]}"
 }
@@ -223,7 +218,6 @@ ddp_preflight() {
         "$RUN_DIR/preflight.json" ${CHECK_SITE:+--site "$CHECK_SITE"})
     ddp_log "preflight: python -m app.check --preflight across the allocation (PREFLIGHT=0 skips it)"
     local rc=0 started=$SECONDS
-    ddp_private_run_dir
     rm -f "$RUN_DIR/nodes-to-exclude.txt"
     # Its own rendezvous id: the workload's, on the same port, comes right after
     ddp_step "$DDP_JOB_ID-preflight" "${check[@]}" || rc=$?

@@ -61,7 +61,9 @@ def _append(path: Path, entry: Mapping[str, Any]) -> None:
         require_regular(fd, path)
         size = os.fstat(fd).st_size
         cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-        os.write(fd, b"\n" * cut + json.dumps(entry).encode() + b"\n")
+        # Text as it came (a reason naming a path with an é, read under a C locale): not \\u escapes of surrogates
+        line = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        os.write(fd, b"\n" * cut + line + b"\n")
         os.fsync(fd)
     finally:
         os.close(fd)

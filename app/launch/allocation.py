@@ -41,8 +41,8 @@ def slurm_hostnames(node_list: str) -> List[str]:
                          "the batch host") from None
     nodes = done.stdout.split()
     if done.returncode or not nodes:
-        raise UsageError(f"scontrol show hostnames {node_list} failed (exit {done.returncode}): "
-                         f"{done.stderr.strip() or 'no nodes'}")
+        said = "; ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+        raise UsageError(f"scontrol show hostnames {node_list} failed (exit {done.returncode}): {said or 'no nodes'}")
     return nodes
 
 

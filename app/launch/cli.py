@@ -12,7 +12,6 @@ import argparse
 import os
 import shlex
 import sys
-import time
 from os.path import isfile
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -40,6 +39,7 @@ from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
 from app.launch.rendezvous import rendezvous
 from app.launch.requeue import requeue
+from app.launch.say import error_line, log_line
 from app.launch.slurm import cpus_warning, slurm_launch
 from app.launch.workload import workload
 
@@ -52,12 +52,7 @@ class Job:
         self.answer_fd = answer_fd
 
     def log(self, message: str) -> None:
-        # As bytes: Python 3.6 under a batch job's C locale writes stdout as ASCII and would stop at a job name or
-        # a path with an é; what came in undecodable (surrogateescape) goes out as it came
-        line = "[{} {}] {}\n".format(time.strftime("%H:%M:%S"), self.script, message)
-        sys.stdout.flush()
-        sys.stdout.buffer.write(line.encode("utf-8", "surrogateescape"))
-        sys.stdout.buffer.flush()
+        log_line(self.script, message)
 
     def answer(self, words: Sequence[str]) -> None:
         if self.answer_fd is None:
@@ -119,7 +114,7 @@ def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> int:
     if end.said:
         job.log(end.said)
     if end.requeue:
-        requeue(job.log, options.scheduler, options.job_id, [], options.run_dir, options.jobscript)
+        requeue(job.log, job.script, options.scheduler, options.job_id, [], options.run_dir, options.jobscript)
     job.answer([])
     return end.exit_code
 
@@ -243,6 +238,7 @@ def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[st
     if options.dry_run:
         job.log(f"DRY_RUN=1: would write {path} ({options.nnodes} line(s) like '{words[0]} slots={nproc}')")
     else:
+        make_run_dir(options)
         write_hostfile(path, hostfile_text(words, nproc), group_readable=options.run_dir_mode == "750")
         job.log(f"wrote {path} for the deepspeed launcher ({options.nnodes} node(s) x {nproc} slot(s))")
     job.log(launch_line(path, options.scheduler, _whole("DDP_NNODES", options.nnodes), words[0], options.port))
@@ -292,7 +288,7 @@ def parser() -> argparse.ArgumentParser:
     question("slurm-launch", ask_slurm_launch, "Slurm's srun command lines; answer: STEP (torchrun, task, mpi), N, "
              "M, the per-node launcher's N words, the step's M, then NAME=VALUE to export", "workload", "nnodes",
              "nproc", launch="torchrun|LAUNCH", dry_run="0|DRY_RUN")
-    binds = question("binds", ask_binds, "what the container binds (the run directory, the fabric's devices and host "
+    question("binds", ask_binds, "what the container binds (the run directory, the fabric's devices and host "
                      "libraries, BINDS), as apptainer arguments", "fabric", "run-dir", binds="|BINDS",
                      probe_root="|prefix for /dev and the host's libraries (tests)",
                      host_libfabric_dir="|HOST_LIBFABRIC_DIR")
@@ -339,6 +335,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         code = options.ask(job, options, words)
     except UsageError as error:
-        print(f"{options.script}: error: {error}", file=sys.stderr, flush=True)
+        error_line(options.script, str(error))
         return exitcodes.USAGE
     return exitcodes.OK if code is None else code

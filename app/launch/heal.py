@@ -12,7 +12,6 @@ exits 75 after a requeue, RC after giving up (its line on stderr); bad input: on
 import collections
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Sequence, Tuple
 
@@ -21,6 +20,7 @@ from app.common.errors import UsageError
 from app.common.history import append_event, requeues_in_a_row
 from app.launch.launch_check import scheduler_names
 from app.launch.requeue import requeue
+from app.launch.say import error_line
 from app.launch.workload import submit_command
 
 EXCLUDE = "exclude"
@@ -144,9 +144,9 @@ def heal(log: Callable[[str], None], script: str, job: HealJob, rc: int, reason:
                          "be regular files the job can read and append to (remove what is there, or give another "
                          "RUN_DIR)") from None
     if decision.action == GIVE_UP:
-        print(f"{script}: error: {decision.message}", file=sys.stderr, flush=True)
+        error_line(script, decision.message)
         return rc
     log(decision.message)
-    requeue(log, job.scheduler, job.job_id, decision.nodes if decision.action == EXCLUDE else [], job.run_dir,
-            job.jobscript)
+    requeue(log, script, job.scheduler, job.job_id, decision.nodes if decision.action == EXCLUDE else [],
+            job.run_dir, job.jobscript)
     return exitcodes.PREEMPTED

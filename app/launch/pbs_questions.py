@@ -16,7 +16,6 @@ Standard library only, Python 3.6 on.
 
 import argparse
 import os
-import sys
 from pathlib import Path
 from typing import List
 
@@ -30,6 +29,7 @@ from app.launch.numbers import is_whole
 from app.launch.pbs_launch import pbs_launch
 from app.launch.pbsdsh import run_on_each_node
 from app.launch.requeue import pbs_submission_options
+from app.launch.say import error_line
 from app.launch.words import split_words
 
 
@@ -55,7 +55,7 @@ def ask_launch(job, options: argparse.Namespace, words: List[str]) -> None:
 
 
 def ask_resubmit(job, options: argparse.Namespace, words: List[str]) -> None:
-    job.answer(pbs_submission_options(job.log, options.job_id))
+    job.answer(pbs_submission_options(job.log, job.script, options.job_id))
 
 
 def ask_timer(job, options: argparse.Namespace, words: List[str]) -> None:
@@ -69,12 +69,10 @@ def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> int:
     if not words:
         raise UsageError("pbsdsh-run needs -- COMMAND...; example: -- hostname")
 
-    def error(line: str) -> None:
-        print(f"{job.script}: error: {line}", file=sys.stderr, flush=True)
-
     # The step's environment, secrets included, goes to a file in RUN_DIR: only if RUN_DIR is yours alone
     ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), "$SCRATCH/runs/$PBS_JOBID")
-    return run_on_each_node(job.log, error, words, options.run_dir, options.job_id, options.nodefile, options.cwd)
+    return run_on_each_node(job.log, lambda line: error_line(job.script, line), words, options.run_dir,
+                            options.job_id, options.nodefile, options.cwd)
 
 
 def add_questions(questions) -> None:

@@ -10,11 +10,11 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from app.common.errors import UsageError
 from app.launch import pbs
+from app.launch.say import error_line
 
 Log = Callable[[str], None]
 
@@ -32,33 +32,42 @@ def ignore_the_requeues_signals() -> None:
         signal.signal(number, signal.SIG_IGN)
 
 
-def slurm_exclude_list(job_id: str) -> List[str]:
-    """The job's exclude list now (ExcNodeList of `scontrol show job -o`), one name a node."""
-    shown = _run(["scontrol", "show", "job", "-o", job_id], capture=True).stdout or ""
-    found = re.search(r"(?:^|\s)ExcNodeList=(\S+)", shown)
-    if not found or found.group(1) == "(null)":
+def slurm_exclude_list(job_id: str) -> Optional[List[str]]:
+    """The job's exclude list now (ExcNodeList of `scontrol show job -o`), one name a node; None when Slurm did not
+    say (slurmctld busy): an update would then drop what the job excluded before."""
+    shown = _run(["scontrol", "show", "job", "-o", job_id], capture=True)
+    found = re.search(r"(?:^|\s)ExcNodeList=(\S+)", shown.stdout or "")
+    if shown.returncode or not found:
+        return None
+    if found.group(1) == "(null)":
         return []
-    return (_run(["scontrol", "show", "hostnames", found.group(1)], capture=True).stdout or "").split()
+    names = _run(["scontrol", "show", "hostnames", found.group(1)], capture=True)
+    return None if names.returncode else (names.stdout or "").split()
 
 
 def slurm_requeue(log: Log, job_id: str, leave_out: Sequence[str], run_dir: str) -> None:
     """`scontrol requeue JOB_ID`, then LEAVE_OUT added to the job's exclude list; UsageError when the requeue
     fails (a job submitted with --no-requeue)."""
     ignore_the_requeues_signals()
-    every = list(dict.fromkeys([*slurm_exclude_list(job_id), *leave_out])) if leave_out else []
+    current = slurm_exclude_list(job_id) if leave_out else []
+    every = list(dict.fromkeys([*(current or []), *leave_out]))
     if _run(["scontrol", "requeue", job_id]).returncode:
         by_hand = f"sbatch --exclude={','.join(every)} --export=ALL,RUN_DIR={run_dir} ..." if every else (
             f"sbatch --export=ALL,RUN_DIR={run_dir} ...")
         raise UsageError(f"scontrol requeue {job_id} failed (submitted with --no-requeue?); resubmit by hand: "
                          f"{by_hand} to resume from the newest snapshot")
-    if every:
+    if current is None:
+        log(f"warning: could not read job {job_id}'s exclude list (scontrol show job failed), so it is left as it "
+            f"was: the job may land on {','.join(leave_out)} again; to leave them out: scontrol update "
+            f"JobId={job_id} ExcNodeList=<the list it has>,{','.join(leave_out)}")
+    elif every:
         if _run(["scontrol", "update", f"JobId={job_id}", f"ExcNodeList={','.join(every)}"]).returncode:
             log(f"warning: could not leave out {','.join(every)} (scontrol update ExcNodeList); the job may land on "
                 "them again")
         log(f"requeued job {job_id} without {','.join(every)}; it resumes from the newest snapshot in {run_dir}")
 
 
-def pbs_submission_options(log: Log, job_id: str) -> List[str]:
+def pbs_submission_options(log: Log, script: str, job_id: str) -> List[str]:
     """qsub's options that submit this job again as it was. A bare `qsub SCRIPT` would take the script's #PBS
     defaults and the server's default queue: the account, the queue, a `-l select=...` given on the command line,
     site resources inside the chunks and the placement would be lost. What qstat -f cannot tell leaves the
@@ -70,7 +79,7 @@ def pbs_submission_options(log: Log, job_id: str) -> List[str]:
     try:
         found = pbs.submission_options(pbs.parse_qstat_full(text)[1])
     except UsageError as cause:
-        print(f"error: {cause}", file=sys.stderr, flush=True)
+        error_line(script, str(cause))
         log("warning: this job's qstat -f could not be read (above): resubmitting with the script's #PBS defaults "
             "only")
         return []
@@ -78,19 +87,20 @@ def pbs_submission_options(log: Log, job_id: str) -> List[str]:
     return found
 
 
-def pbs_resubmit(log: Log, job_id: str, jobscript: str, run_dir: str) -> None:
+def pbs_resubmit(log: Log, script: str, job_id: str, jobscript: str, run_dir: str) -> None:
     """This job again, after it ends (same RUN_DIR: the environment goes along, -V), with the account, queue and
     resources it was submitted with; UsageError when qsub fails."""
     ignore_the_requeues_signals()
-    options = pbs_submission_options(log, job_id)
+    options = pbs_submission_options(log, script, job_id)
     if _run(["qsub", *options, "-V", "-W", f"depend=afterany:{job_id}", jobscript]).returncode:
         raise UsageError(f"resubmission failed (qsub above); resubmit by hand with qsub and RUN_DIR={run_dir} to "
                          "resume")
 
 
-def requeue(log: Log, scheduler: str, job_id: str, leave_out: Sequence[str], run_dir: str, jobscript: str) -> None:
+def requeue(log: Log, script: str, scheduler: str, job_id: str, leave_out: Sequence[str], run_dir: str,
+            jobscript: str) -> None:
     """The scheduler's requeue of this job (LEAVE_OUT: nodes to leave out, where it can)."""
     if scheduler == "slurm":
         slurm_requeue(log, job_id, leave_out, run_dir)
     else:
-        pbs_resubmit(log, job_id, jobscript, run_dir)
+        pbs_resubmit(log, script, job_id, jobscript, run_dir)

@@ -18,7 +18,8 @@ import subprocess
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import REPO, run_lib
+from app.launch.workload import nccl_tests_one_node
+from tests.jobscripts.test_jobscripts_lib import REPO
 
 HERE = socket.gethostname()
 #: What `mpirun` in a job of one task per node sees of Slurm (Open MPI's ras/slurm reads these): this node alone,
@@ -31,9 +32,8 @@ ONE_TASK_PER_NODE = {
 
 
 def printed_command(nproc: int) -> list[str]:
-    result = run_lib(f"ddp_nccl_tests_one_node_cmd {nproc}")
-    assert result.returncode == 0, result.stderr
-    return shlex.split(result.stdout)
+    """The one-node command the job's messages print (a Slurm without PMIx, PBS with pbsdsh)."""
+    return shlex.split(nccl_tests_one_node(nproc))
 
 
 def test_the_one_node_command_runs_the_images_mpirun_on_this_node_alone_beyond_the_jobs_slots() -> None:

@@ -134,7 +134,7 @@ def test_a_pbs_job_s_nodes_come_from_its_node_file_once_each_in_order(bin_dir, t
 def test_a_slurm_requeue_without_nodes_to_leave_out_only_requeues(bin_dir, signals_restored):
     stand_in(bin_dir, "scontrol", "")
     said = []
-    requeue.requeue(said.append, "slurm", "42", [], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", [], "/runs/42", "/jobs/slurm.sh")
     assert calls(bin_dir) == ["scontrol requeue 42"] and said == []
 
 
@@ -142,25 +142,39 @@ def test_a_slurm_requeue_adds_the_nodes_to_the_exclude_list_the_job_had(bin_dir,
     stand_in(bin_dir, "scontrol", 'case "$1 $2" in "show job") echo "JobId=42 ExcNodeList=(null) Partition=gpu";; '
              "esac")
     said = []
-    requeue.requeue(said.append, "slurm", "42", ["node2", "node7"], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2", "node7"], "/runs/42", "/jobs/slurm.sh")
     assert calls(bin_dir) == ["scontrol show job -o 42", "scontrol requeue 42",
                               "scontrol update JobId=42 ExcNodeList=node2,node7"]
     assert said == ["requeued job 42 without node2,node7; it resumes from the newest snapshot in /runs/42"]
 
 
 def test_an_exclude_list_slurm_refuses_is_a_warning_the_requeue_stands(bin_dir, signals_restored):
-    stand_in(bin_dir, "scontrol", '[ "$1" = update ] && exit 1; exit 0')
+    stand_in(bin_dir, "scontrol", '[ "$1" = update ] && exit 1; [ "$1" = show ] && echo "JobId=42 ExcNodeList=(null)"; '
+             'exit 0')
     said = []
-    requeue.requeue(said.append, "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
     assert said[0] == ("warning: could not leave out node2 (scontrol update ExcNodeList); the job may land on them "
                        "again")
+
+
+def test_an_exclude_list_slurm_does_not_show_is_left_alone_and_the_log_says_how_to_extend_it(bin_dir,
+                                                                                           signals_restored):
+    """slurmctld busy: an update from what is known would drop the nodes the job excluded before."""
+    stand_in(bin_dir, "scontrol", '[ "$1" = show ] && { echo "Socket timed out on send/recv operation" >&2; exit 1; }; '
+             'exit 0')
+    said = []
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+    assert calls(bin_dir) == ["scontrol show job -o 42", "scontrol requeue 42"]
+    assert said == ["warning: could not read job 42's exclude list (scontrol show job failed), so it is left as it "
+                    "was: the job may land on node2 again; to leave them out: scontrol update JobId=42 "
+                    "ExcNodeList=<the list it has>,node2"]
 
 
 def test_a_refused_requeue_says_how_to_resubmit_by_hand_without_the_nodes(bin_dir, signals_restored):
     stand_in(bin_dir, "scontrol", 'case "$1 $2" in "show job") echo "ExcNodeList=node[9-10]";; '
              '"show hostnames") printf "node9\\nnode10\\n";; requeue*) exit 1;; esac')
     with pytest.raises(UsageError) as raised:
-        requeue.requeue(print, "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+        requeue.requeue(print, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
     assert str(raised.value) == (
         "scontrol requeue 42 failed (submitted with --no-requeue?); resubmit by hand: sbatch "
         "--exclude=node9,node10,node2 --export=ALL,RUN_DIR=/runs/42 ... to resume from the newest snapshot")
@@ -169,7 +183,8 @@ def test_a_refused_requeue_says_how_to_resubmit_by_hand_without_the_nodes(bin_di
 
 def test_the_requeue_s_own_signals_do_not_stop_the_exclude_list_that_follows(bin_dir, tmp_path):
     """`scontrol requeue` signals the batch script and its children (TERM, USR1): the heal ignores both."""
-    stand_in(bin_dir, "scontrol", '[ "$1" = requeue ] && kill -TERM $PPID && kill -USR1 $PPID; exit 0')
+    stand_in(bin_dir, "scontrol", '[ "$1" = requeue ] && kill -TERM $PPID && kill -USR1 $PPID; '
+             '[ "$1" = show ] && echo "JobId=42 ExcNodeList=(null)"; exit 0')
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "nodes-to-exclude.txt").write_text("node2\n")
     result = subprocess.run(
