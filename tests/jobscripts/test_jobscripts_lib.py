@@ -859,6 +859,7 @@ def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> N
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    result = run_lib('ddp_plan none run-dir --run-dir="$RUN_DIR" --run-dir-mode=700 --scheduler=pbs', env={**PBS_JOB, "RUN_DIR": str(shared), "RUN_DIR_MODE": "700"})
+    result = run_lib('ddp_plan none run-dir --run-dir="$RUN_DIR" --run-dir-mode=700 --scheduler=pbs',
+                     env={**PBS_JOB, "RUN_DIR": str(shared), "RUN_DIR_MODE": "700"})
     assert result.returncode == 2, result.stderr
     assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr
