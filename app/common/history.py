@@ -6,7 +6,7 @@ starts from, and how the previous attempt ended, read from the summary.json that
 (completed, preempted by a signal, hung and who held it up) or, when it left none, that it was killed or
 crashed. The job scripts add their own lines between attempts through this module's command line
 (`"event": "requeue"` when they leave a bad node out and requeue, `"gave-up"` at their limit;
-jobscripts/lib-heal.sh); the next attempt quotes the reason. Standard library only: the job scripts run
+app/launch/heal.py); the next attempt quotes the reason. Standard library only: the job scripts run
 it with the host's python3, before any venv and outside the image.
 
     python3 -m app.common.history event RUN_DIR EVENT REASON [--hosts a,b | --hosts-from -] [--excluded b]

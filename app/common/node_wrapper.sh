@@ -14,7 +14,7 @@
 # the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
-# When the rendezvous address is the owner's fabric interface (see ddp_rdzv_host), the wrapper adds
+# When the rendezvous address is the owner's fabric interface (app/launch/rendezvous.py), the wrapper adds
 # is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf, and it moves --rdzv-id behind the
 # job's secret into the environment (DDP_STORE_SECRET, see below). Before torchrun starts, it
 # sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then

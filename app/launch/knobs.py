@@ -51,7 +51,7 @@ DEFAULTS = (
 #: default is 30 s). The node wrapper signals the workers itself and torchrun only after this grace, so it holds
 #: with any torch; torchrun >= 2.12 also reads it (pytorch PR #172596), and an older one ignores it instead of
 #: failing on an unknown flag. Exported before any step starts: pbsdsh's tasks get the environment a step starts
-#: with (ddp_pbsdsh_on_each_node), not the step command's.
+#: with (app/launch/pbsdsh.py), not the step command's.
 SHUTDOWN_GRACE = "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"
 #: The rendezvous store has no authentication, and the job id, the nodes and the port are public: this secret is
 #: what another user lacks. Made here at job start and exported: the launchers pass the environment on to every

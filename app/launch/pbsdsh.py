@@ -1,5 +1,6 @@
 """A command once on every node of a PBS job through OpenPBS pbsdsh, and the highest of their exit codes
-(`python3 -m app.launch pbsdsh-run`, for jobscripts/lib-pbs.sh's ddp_pbsdsh_on_each_node; standard library only).
+(`python3 -m app.launch pbsdsh-run`, the launcher of jobscripts/lib-pbs.sh under LAUNCHER=pbsdsh; standard library
+only).
 
 pbsdsh (OpenPBS src/cmds/pbsdsh.c, getopt "c:n:svo"; "c:n:h:svo" on master) has no "once per node": TORQUE's -u
 is an invalid option there, and without -n it "runs one task for each line in the $PBS_NODEFILE" (pbsdsh(1B)),
@@ -47,7 +48,7 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def first_few(items: Sequence[str], few: int) -> str:
-    """The first FEW items, then how many there are in all when there are more (as lib.sh's ddp_first_lines)."""
+    """The first FEW items, then how many there are in all when there are more ."""
     shown = " ".join(items[:few])
     return shown + f" ... ({len(items)} in all)" if len(items) > few else shown
 
