@@ -29,6 +29,8 @@ DDP_NODE_WRAPPER=$(<"$DDP_REPO/app/common/node_wrapper.sh")
 # (-S): only this checkout and the standard library are on the path
 ddp_python() { python3 -I -S -c "$(<"$DDP_REPO/app/launch/run_checkout.py")" "$DDP_REPO" "$@"; }
 
+# shellcheck disable=SC2034  # where the answer of a question that only acts goes (it is empty)
+DDP_NO_ANSWER=()
 # ddp_plan OUT QUESTION ARGS...: app.launch's answer into the array OUT, NUL-separated on descriptor 3, read as data
 # and never evaluated; its log lines go to stdout; a failure ends the job with its exit code.
 ddp_plan() {
@@ -42,7 +44,7 @@ ddp_plan() {
 }
 
 # ddp_export NAME=VALUE...: the environment an answer asks for (a default only where you set none: it says which)
-ddp_export() { (($# == 0)) || export "$@"; }
+ddp_export() { local kv; for kv in "$@"; do export "${kv?}"; done; }
 
 # ddp_allocation: the job's nodes from the scheduler (DRY_RUN=1 outside a job: DRY_RUN_NODES, GPUS_PER_NODE)
 ddp_allocation() {
@@ -93,9 +95,9 @@ ddp_nproc_per_node() {
 # ddp_write_deepspeed_hostfile: RUN_DIR (yours alone: app/common/private_dir.py) and in it the hostfile for
 # DeepSpeed's own launcher (app/launch/deepspeed_hostfile.py)
 ddp_write_deepspeed_hostfile() {
-    local -a none dry_run=()
+    local -a dry_run=()
     [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
-    ddp_plan none deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --nproc="$DDP_NPROC" \
+    ddp_plan DDP_NO_ANSWER deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --nproc="$DDP_NPROC" \
         --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" "${dry_run[@]}" -- "${DDP_NODES[@]}"
 }
 
@@ -208,8 +210,7 @@ ddp_run_step() {
 # ddp_preflight: the trainer's --dry-run for this allocation (`train`), then python -m app.check --preflight
 # across the nodes (PREFLIGHT=0 skips it); a node it blames is left out (ddp_heal); app/check/preflight.py.
 ddp_preflight() {
-    local -a none
-    ddp_plan none config-check --workload="$DDP_WORKLOAD_KIND" --image="$IMAGE" --apptainer="$APPTAINER" \
+    ddp_plan DDP_NO_ANSWER config-check --workload="$DDP_WORKLOAD_KIND" --image="$IMAGE" --apptainer="$APPTAINER" \
         --dry-run="$DRY_RUN" --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --container-words="${#DDP_CONTAINER[@]}" \
         -- "${DDP_CONTAINER[@]}" "${DDP_WORKLOAD[@]}"
     [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests && $DRY_RUN != 1 ]] ||
@@ -249,10 +250,9 @@ ddp_run_job() {
 # ddp_heal RC REASON: leave the blamed nodes out and requeue, requeue as before where the scheduler cannot, or give
 # up at MAX_REQUEUES (app/launch/heal.py decides, records it in history.jsonl, and requeues); exits 75 or RC.
 ddp_heal() {
-    local -a none
     # The requeue signals this script: nothing may stop the update that follows it
     trap '' TERM USR1
-    ddp_plan none heal --rc="$1" --reason="$2" --scheduler="$DDP_SCHEDULER" --run-dir="$RUN_DIR" \
+    ddp_plan DDP_NO_ANSWER heal --rc="$1" --reason="$2" --scheduler="$DDP_SCHEDULER" --run-dir="$RUN_DIR" \
         --max-requeues="$MAX_REQUEUES" --job-id="$DDP_JOB_ID" --image="$IMAGE" --jobscript="$(ddp_jobscript)" \
         -- "${DDP_NODES[@]}" < <(printf '%s\0' ${DDP_NODE_NAMES[@]+"${DDP_NODE_NAMES[@]}"})
 }
@@ -260,8 +260,7 @@ ddp_heal() {
 # ddp_finish RC: the job's end (app/launch/finish.py): a USR1 that stopped an unfinished step requeues the job,
 # which resumes from the snapshot in the same RUN_DIR (exit 75); otherwise the step's exit code.
 ddp_finish() {
-    local -a none
-    ddp_plan none finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
+    ddp_plan DDP_NO_ANSWER finish --rc="$1" --preempted="$DDP_PREEMPTED" --requeue="$REQUEUE" --job-id="$DDP_JOB_ID" \
         --run-dir="$RUN_DIR" --scheduler="$DDP_SCHEDULER" --jobscript="$(ddp_jobscript)"
     exit 0
 }
