@@ -19,7 +19,12 @@ KNOBS_PAGE = DOCS / "knobs.md"
 #: job facts (jobscripts/lib.sh, "the job's facts") and variables the scripts only pass on or extend.
 NOT_KNOBS = re.compile(r"(SLURM|SLURMD|PBS|PALS|PMIX)_.*|CUDA_VISIBLE_DEVICES|LD_LIBRARY_PATH|FI_PROVIDER"
                        r"|DDP_(ALLOC_GPUS_PER_NODE|JOBSCRIPT|NODE_ARCH|SCHEDULER|SCRIPT|WORKLOAD_KIND|HEAD_NODE"
-                       r"|JOB_ID|NNODES|PREEMPTED|SUBMIT_DIR)")
+                       r"|JOB_ID|NNODES|PREEMPTED|SUBMIT_DIR|RDZV_HOST|RDZV_OWNER|STEP|TIMER)")
+
+
+def job_script_text() -> str:
+    """The job scripts' bash, and the job's plan they ask (app/launch), which reads knobs from the environment."""
+    return "".join(p.read_text() for p in [*JOBSCRIPTS.glob("*.sh"), *(REPO / "app" / "launch").glob("*.py")])
 
 
 def script_knobs() -> set[str]:
@@ -47,7 +52,7 @@ def test_the_knobs_page_lists_every_knob_the_job_scripts_read() -> None:
 
 
 def test_every_knob_the_page_lists_is_read_by_a_job_script() -> None:
-    text = "".join(p.read_text() for p in JOBSCRIPTS.glob("*.sh"))
+    text = job_script_text()
     stale = [k for k in knobs_table() if not re.search(rf"\b{k}\b", text)]
     assert not stale, f"docs/knobs.md lists knobs no job script reads: {stale}"
 
