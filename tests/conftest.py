@@ -6,6 +6,7 @@ from the fixtures it uses: `make check` (nox -s fast) leaves it out without a ma
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 
 import pytest
@@ -34,3 +35,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         for marker in sorted(markers_for(getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection imported (torch, hypothesis, every test module: some 300,000 objects) lives as long as the
+    session: frozen out of the garbage collector's reach, the full collections during the tests (automatic ones,
+    and the trainer's shutdown at the end of every in-process run) scan only what the tests create. On 2 cores
+    that took the collector's share of the fast tier in tests/train, common, properties, diagnose and report from
+    13 s to 5 s."""
+    gc.collect()
+    gc.freeze()

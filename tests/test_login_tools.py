@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import json
 import os
 import shutil
@@ -126,6 +127,7 @@ def test_running_the_login_tools_imports_no_torch(tmp_path):
     assert result.stdout.splitlines()[-1] == "[]", result.stdout.splitlines()[-1]
 
 
+@functools.cache  # asked at collection and for every command: each candidate is an interpreter's start
 def login_python() -> str | None:
     """A Python 3.6 interpreter: LOGIN_PYTHON, else python3.6 on PATH or in pyenv's versions. vermin reads names
     and syntax, not what the regular expressions mean (`(?>...)` is 3.11+): only a real 3.6 runs those."""

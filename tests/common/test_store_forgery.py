@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.check.check_helpers import PROCESS_TIMEOUT_S, REPO, clean_env, launcher_env
 
 FORGER = r"""
@@ -84,6 +86,7 @@ def free_job_id() -> str:
     raise RuntimeError("no free port among 24242-24341")
 
 
+@pytest.mark.slow  # three interpreters importing torch: two ranks of the check and the forger
 def test_a_process_that_knows_the_job_id_nodes_and_port_but_not_the_secret_makes_no_rank_act(tmp_path: Path):
     job = free_job_id()
     port = old_derived_port(job)

@@ -71,6 +71,7 @@ def test_the_write_probe_follows_no_planted_link(tmp_path):
     assert not victim.exists(), "the probe wrote through a planted symbolic link"
 
 
+@pytest.mark.slow  # the trainer's interpreter, importing torch
 def test_the_trainer_refuses_another_users_run_dir_in_one_line_exit_2(tmp_path):
     run_dir = tmp_path / "123"
     run_dir.mkdir(mode=0o755)
@@ -82,6 +83,7 @@ def test_the_trainer_refuses_another_users_run_dir_in_one_line_exit_2(tmp_path):
     assert list(run_dir.iterdir()) == []
 
 
+@pytest.mark.slow  # the trainer's interpreter, importing torch
 def test_a_snapshot_dir_another_user_owns_is_refused_before_anything_is_read(tmp_path):
     snapshots = tmp_path / "shared-snapshots"
     snapshots.mkdir(mode=0o755)
