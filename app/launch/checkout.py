@@ -18,6 +18,12 @@ def text(relative: str) -> str:
         return handle.read()
 
 
+def shell_text(relative: str) -> str:
+    """A shell file of this checkout as the text `sh -c` runs: without its comment lines, which say why in the file
+    and would only lengthen the job log's step line (it shows the command whole)."""
+    return "".join(line for line in text(relative).splitlines(keepends=True) if not line.lstrip().startswith("#"))
+
+
 def module_command(module: str, *args: str) -> List[str]:
     """`python3 -m MODULE ARGS...` of this checkout, isolated as jobscripts/lib.sh's ddp_python runs it."""
     return [sys.executable, "-I", "-S", "-c", text("app/launch/run_checkout.py"), REPO, module, *args]

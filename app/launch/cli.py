@@ -21,7 +21,7 @@ from app.common.errors import UsageError
 from app.common.private_dir import ensure_private_dir
 from app.launch.allocation import allocation
 from app.launch.binds import container_binds
-from app.launch.checkout import POLICY_FILE, text
+from app.launch.checkout import POLICY_FILE, shell_text
 from app.launch.config_check import config_check
 from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
@@ -141,7 +141,7 @@ def ask_node_command(job: Job, options: argparse.Namespace, words: List[str]) ->
         job.answer(["", *words[1:]])
         return
     if options.step == "task":
-        task_env = ["/bin/sh", "-c", text("app/launch/srun_task_env.sh"), "ddp-task", options.nproc]
+        task_env = ["/bin/sh", "-c", shell_text("app/launch/srun_task_env.sh"), "ddp-task", options.nproc]
         job.answer(["", *(task_env if options.workload in ("script", "module") else []), "python", *words[1:]])
         return
     numa = numa_binding(options.numa_binding, options.launch, options.image, options.probe_root)
@@ -210,7 +210,7 @@ def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> No
     if options.image != "none" and isfile(options.image):
         check_image_arch(plan.runtime, options.image, os.environ)
     if argv and options.workload == "nccl-tests":
-        argv = ["/bin/sh", "-c", text("app/launch/pmix_binds.sh"), "ddp-pmix-binds",
+        argv = ["/bin/sh", "-c", shell_text("app/launch/pmix_binds.sh"), "ddp-pmix-binds",
                 slurm_tmpfs(options.scheduler, os.environ), *argv]
     job.answer([plan.runtime, plan.policy, preflight, *argv])
 
