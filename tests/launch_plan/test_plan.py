@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from app.launch.checkout import shell_text
 from app.launch.cli import main
 from app.launch.plan import Plan
 from tests.launch import REPO, clean_env
@@ -94,5 +95,5 @@ def test_an_mpi_or_srun_task_step_runs_the_program_without_torchrun(capsys, step
 
 def test_a_task_step_of_your_own_script_gets_torchrun_s_environment_from_the_task(capsys):
     assert node_command(capsys, "--step=task", "--workload=module") == [
-        "", "/bin/sh", "-c", (REPO / "app" / "launch" / "srun_task_env.sh").read_text(), "ddp-task", "4", "python",
+        "", "/bin/sh", "-c", shell_text("app/launch/srun_task_env.sh"), "ddp-task", "4", "python",
         "-m", "app.train"]
