@@ -56,7 +56,8 @@ class Job:
 
     def answer(self, words: Sequence[str]) -> None:
         if self.answer_fd is None:
-            print("\n".join(shlex.quote(word) for word in words))
+            for word in words:
+                print(shlex.quote(word))
             return
         with os.fdopen(self.answer_fd, "wb", closefd=False) as out:
             out.write(b"".join(word.encode("utf-8", "surrogateescape") + b"\0" for word in words))
