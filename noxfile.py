@@ -36,9 +36,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def fast(session: nox.Session) -> None:
-    """Run the fast tier: no root, Slurm, Apptainer or slow tests (`make check`); extra args go to pytest."""
+    """Run the fast tier: no root, Slurm, Apptainer or slow tests (`make check`), one pytest worker a core; extra
+    args go to pytest."""
     _install(session, "test", "image")
-    session.run("pytest", "-m", FAST_TIER, *session.posargs)
+    session.run("pytest", "--numprocesses=auto", "-m", FAST_TIER, *session.posargs)
 
 
 @nox.session
