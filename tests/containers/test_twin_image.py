@@ -84,11 +84,12 @@ def test_the_plugin_needs_no_libfabric_abi_newer_than_the_oldest_supported_host(
 
 def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabric(in_twin, cray_host_libfabric,
                                                                                   user_dir):
-    """The job scripts' own binds (jobscripts/lib-container.sh) and the fabric policy: the loader takes
-    libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
+    """The job scripts' own binds (app/launch/binds.py, asked as the job scripts ask) and the fabric policy: the
+    loader takes libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
     (cray_host_libfabric / "dev").mkdir(exist_ok=True)
     (cray_host_libfabric / "dev" / "cxi0").touch()
-    snippet = 'ddp_fabric_binds binds; printf "%s\\n" "${binds[@]}"'
+    snippet = ('declare -a binds; ddp_plan binds binds --fabric="$FABRIC" --run-dir="$RUN_DIR" --binds="$BINDS" '
+               '--probe-root="$DDP_PROBE_ROOT"; printf "%s\\n" "${binds[@]}"')
     env = {"PATH": os.environ["PATH"], "FABRIC": "slingshot", "DDP_PROBE_ROOT": str(cray_host_libfabric),
            "RUN_DIR": str(user_dir), "BINDS": ""}
     result = subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=env,

@@ -3,7 +3,7 @@
 The statements come from NCCL's source at each release tag (tests/diagnose/nccl_source_lines.py). Each is
 rendered into the line NCCL prints (its format string, with sample values, after NCCL's `NCCL WARN ` /
 `NCCL INFO ` prefix) and given to the project's readers: app.diagnose's causes and facts, app.check's NCCL log
-reader (app/check/nccl_log.py), and the messages the job scripts quote (jobscripts/lib-container.sh).
+reader (app/check/nccl_log.py), and the messages the job scripts quote (app/launch/fabric.py).
 """
 
 from __future__ import annotations

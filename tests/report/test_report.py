@@ -39,10 +39,10 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     wait_for_step(run_dir, 30, agent)
     os.kill(children(agent.pid)[-1], signal.SIGKILL)
     assert "resuming from" in finish(agent) and agent.returncode == 0
-    # A job script leaves node2 out and requeues (its own function writes the line), attempt 3 goes on
-    heal = subprocess.run(["bash", "-c", 'source jobscripts/lib.sh && source jobscripts/lib-heal.sh && '
-                           'DDP_NODES=(node1 node2) DDP_JOB_ID=42 IMAGE=none && '
-                           'ddp_history_event requeue "preflight: node2 slow" node2'],
+    # A job script leaves node2 out and requeues (the heal writes the line as the job scripts run it), attempt 3
+    heal = subprocess.run(["bash", "-c", 'source jobscripts/lib.sh && ddp_python app.common.history event '
+                           '"$RUN_DIR" requeue "preflight: node2 slow" --hosts node1,node2 --excluded node2 '
+                           '--job-id 42 --image none'],
                           env={**clean_env(), "RUN_DIR": str(run_dir)}, cwd=REPO, capture_output=True, text=True,
                           timeout=60, check=False)
     assert heal.returncode == 0, heal.stderr
