@@ -183,23 +183,24 @@ def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) ->
                 *launch.launcher, *exports])
 
 
-def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+def said_binds(job: Job, options: argparse.Namespace) -> List[str]:
+    """What the container binds, as apptainer arguments; its warnings go to the job log."""
     binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
                             options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
     for warning in binds.warnings:
         job.log(warning)
-    job.answer(binds.args)
+    return binds.args
+
+
+def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    job.answer(said_binds(job, options))
 
 
 def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     if not options.dry_run:
         make_run_dir(options)
-    binds = container_binds(options.fabric, options.run_dir, options.binds, options.probe_root,
-                            options.host_libfabric_dir, os.environ.get("LD_LIBRARY_PATH", ""))
-    for warning in binds.warnings:
-        job.log(warning)
     plan = container(options.image, options.apptainer, options.apptainer_args, options.launch, options.workload,
-                     options.dry_run, binds.args, POLICY_FILE)
+                     options.dry_run, said_binds(job, options), POLICY_FILE)
     for line in plan.said:
         job.log(line)
     preflight = options.preflight
