@@ -64,7 +64,8 @@ read -ra extra <<<"${APPTAINER_BUILD_FLAGS:-}"
 # --fakeroot: as the project's own image build (containers/imagetool/apptainer.py); --mksquashfs-args only where
 # the release has it (Apptainer >= 1.4; elsewhere mksquashfs's default, gzip)
 command=("$apptainer" build --force --fakeroot)
-if [[ -n $squashfs ]] && "$apptainer" build --help 2>/dev/null | grep -q -- --mksquashfs-args; then
+# (the whole help text, not `| grep -q`: under pipefail the SIGPIPE grep -q can give apptainer fails the test)
+if [[ -n $squashfs && $("$apptainer" build --help 2>/dev/null) == *--mksquashfs-args* ]]; then
     command+=(--mksquashfs-args "$squashfs")
 fi
 command+=(--build-arg "IMAGE=$image" --build-arg "IMAGE_NAME=${image##*/}" --build-arg "WHEELS=$wheels"

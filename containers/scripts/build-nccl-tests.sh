@@ -28,5 +28,7 @@ make -C "$src/src" -j"$(nproc)" MPI=1 MPI_HOME="$mpi_home" CUDA_HOME="$cuda" NCC
     NVCC_GENCODE="$NVCC_GENCODE" >/dev/null
 install -d /opt/nccl-tests/bin
 install -m 755 "$src"/build/*_perf /opt/nccl-tests/bin/
-ldd /opt/nccl-tests/bin/all_reduce_perf | grep -q 'libmpi' || die "all_reduce_perf is not linked with MPI"
+# the whole of ldd's output, not `ldd | grep -q`: grep -q leaves at the first match, and under pipefail the
+# SIGPIPE that ldd then gets fails the check at random
+[[ $(ldd /opt/nccl-tests/bin/all_reduce_perf) == *libmpi* ]] || die "all_reduce_perf is not linked with MPI"
 rm -rf "$src" "$nccl_home" "$BUILD_DIR/nccl-tests.tar.gz"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,3 +32,24 @@ def test_fabric_policy_passes_shellcheck_as_posix_sh():
     result = subprocess.run(["shellcheck", "--severity=style", "--shell=sh", "app/common/fabric_policy.env"], cwd=REPO,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout
+
+
+def _pipefail_scripts() -> list[Path]:
+    listed = subprocess.run(["git", "ls-files", "*.sh", "*.def"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.split()
+    return [REPO / name for name in listed if "pipefail" in (REPO / name).read_text()]
+
+
+def test_a_pipe_into_grep_q_fails_under_pipefail_when_the_writer_is_not_done():
+    """Why the rule below exists: grep -q leaves at its first match, the writer gets SIGPIPE, the pipeline fails."""
+    result = subprocess.run(["bash", "-c", "set -o pipefail; seq 1000000 | grep -q 1"], timeout=60)
+    assert result.returncode == 141
+
+
+@pytest.mark.parametrize("script", _pipefail_scripts(), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_pipefail_script_pipes_into_grep_q(script):
+    """A check written `cmd | grep -q x` (or -m1) fails at random under pipefail (the image build's MPI check did, in CI)."""
+    offending = [f"{script.relative_to(REPO)}:{number}: {line.strip()}"
+                 for number, line in enumerate(script.read_text().splitlines(), start=1)
+                 if re.search(r"\|\s*grep\s+-[A-Za-z]*[qm]", line) and not line.lstrip().startswith("#")]
+    assert not offending, "match on the whole output instead ([[ $(cmd) == *x* ]]):\n" + "\n".join(offending)

@@ -35,8 +35,10 @@ install_missing build-slurm libmunge-dev libpmix-dev build-essential
 # Debian keeps PMIx out of the default paths, in /usr/lib/<multiarch>/pmix2/{include,lib}: take the directory
 # from the package's own file list. Named explicitly, configure stops when it holds no PMIx headers
 # (auxdir/x_ac_pmix.m4: "No PMIX installation found in DIR"), instead of building without the plugin.
-pmix_header=$(dpkg-query -L libpmix-dev | grep -m1 '/include/pmix_server\.h$') ||
+# (grep reads the whole list: with -m1 it could leave early, and dpkg-query's SIGPIPE fail the pipeline)
+pmix_header=$(dpkg-query -L libpmix-dev | grep '/include/pmix_server\.h$') ||
     { echo "build-slurm: libpmix-dev installs no pmix_server.h (dpkg -L libpmix-dev)" >&2; exit 1; }
+pmix_header=${pmix_header%%$'\n'*}
 pmix_dir=${pmix_header%/include/pmix_server.h}
 
 work=$(mktemp -d)

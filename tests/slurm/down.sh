@@ -12,7 +12,7 @@ SLURM_TEST_NODE_ROOTS=()
 [[ -r $BASE/release.env ]] && source "$BASE/release.env" && export PATH=$SLURM_TEST_PATH
 
 # Cancel jobs first, so that job processes end through Slurm (needs munged and slurmctld still up)
-if command -v scontrol >/dev/null && scontrol ping 2>/dev/null | grep -q UP; then
+if command -v scontrol >/dev/null && [[ $(scontrol ping 2>/dev/null) == *UP* ]]; then
     scancel --full --quiet "$(squeue -h -o %i | tr '\n' ' ')" 2>/dev/null || true
     for _ in $(seq 50); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.2; done
 fi

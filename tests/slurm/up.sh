@@ -125,7 +125,7 @@ node_iface() {
 }
 for i in $(seq 1 "$NNODES"); do
     ns=sln$i
-    if ! ip netns list | grep -qw "$ns"; then
+    if [[ ! -e /run/netns/$ns ]]; then
         ip netns add "$ns"
         node_iface "$ns" eth0 "slv$i" "$BR" "$NET.$((10 + i))"
         node_iface "$ns" ib0 "slvib$i" "${FABRIC_BRIDGES[0]}" "$IB_NET.$((10 + i))"
@@ -238,7 +238,7 @@ fi
 if ! pid_alive "$BASE/ctld/slurmctld.pid"; then
     slurmctld
     for _ in $(seq 100); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
-    scontrol ping | grep -q UP || { tail -30 "$BASE/ctld/slurmctld.log" >&2; die "slurmctld did not come up"; }
+    [[ $(scontrol ping) == *UP* ]] || { tail -30 "$BASE/ctld/slurmctld.log" >&2; die "slurmctld did not come up"; }
 fi
 for i in $(seq 1 "$NNODES"); do
     pid_alive "$BASE/node$i/slurmd.pid" && continue
