@@ -48,7 +48,7 @@ def test_a_pipe_into_grep_q_fails_under_pipefail_when_the_writer_is_not_done():
 
 @pytest.mark.parametrize("script", _pipefail_scripts(), ids=lambda p: str(p.relative_to(REPO)))
 def test_no_pipefail_script_pipes_into_grep_q(script):
-    """A check written `cmd | grep -q x` (or -m1) fails at random under pipefail (the image build's MPI check did, in CI)."""
+    """`cmd | grep -q x` (or -m1) fails at random under pipefail: the image build's MPI check did, in CI."""
     offending = [f"{script.relative_to(REPO)}:{number}: {line.strip()}"
                  for number, line in enumerate(script.read_text().splitlines(), start=1)
                  if re.search(r"\|\s*grep\s+-[A-Za-z]*[qm]", line) and not line.lstrip().startswith("#")]
