@@ -35,11 +35,11 @@ ddp_pbs_timer() {
         --margin-s="${PREEMPT_MARGIN_S:-90}" --elapsed-s="$SECONDS"
     ((${#delay[@]})) || return 0
     # The subshell kills its own sleep when it is killed (the step ended first): no orphan holding the log.
+    # (`jobs -p`, not `$!` saved after the `&`: a TERM between the two would leave the sleep running.)
     (
-        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
         sleep "${delay[0]}" &
-        sleeper=$!
-        wait "$sleeper" && kill -USR1 $$
+        wait $! && kill -USR1 $$
     ) &
     timer_pid_out=$!
 }
