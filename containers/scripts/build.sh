@@ -27,7 +27,10 @@ trap 'rm -rf "$BUILD_DIR"' EXIT
 for step in install-system-packages remove-stale-plugins build-libfabric build-aws-ofi-nccl build-nccl-tests \
     install-python record-opal-prefix record-versions; do
     log "step $step"
+    started=$SECONDS
     bash "$here/$step.sh"
+    # each step's time, so that a slow one (nvcc on a login node, anything under QEMU) shows where it goes
+    log "step $step: done in $((SECONDS - started)) s"
 done
 # The source mirror (make image SOURCES=DIR) was only needed to build.
 rm -rf /opt/app/sources
