@@ -35,6 +35,7 @@ from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
 from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.launch.numa import numa_binding
+from app.launch.numbers import whole
 from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
 from app.launch.rendezvous import rendezvous
@@ -61,12 +62,6 @@ class Job:
             return
         with os.fdopen(self.answer_fd, "wb", closefd=False) as out:
             out.write(b"".join(word.encode("utf-8", "surrogateescape") + b"\0" for word in words))
-
-
-def _whole(name: str, value: str) -> int:
-    if not value.isdigit():
-        raise UsageError(f"{name}={value} is not a whole number; example: {name}=60")
-    return int(value)
 
 
 def ask_allocation(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -111,7 +106,8 @@ def ask_fabric(job: Job, options: argparse.Namespace, words: List[str]) -> None:
 
 
 def ask_finish(job: Job, options: argparse.Namespace, words: List[str]) -> int:
-    end = ending(_whole("RC", options.rc), options.preempted, options.requeue, options.job_id, options.run_dir)
+    rc = whole("RC", options.rc, example=0)
+    end = ending(rc, options.preempted, options.requeue, options.job_id, options.run_dir)
     if end.said:
         job.log(end.said)
     if end.requeue:
@@ -126,7 +122,7 @@ def ask_heal(job: Job, options: argparse.Namespace, words: List[str]) -> int:
     job.answer([])
     return heal(job.log, job.script, HealJob(options.scheduler, options.run_dir, options.job_id, options.image,
                                              options.jobscript, words, dict(zip(pairs[0::2], pairs[1::2]))),
-                _whole("RC", options.rc), options.reason, options.max_requeues)
+                whole("RC", options.rc, example=0), options.reason, options.max_requeues)
 
 
 def ask_nproc(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -148,16 +144,16 @@ def ask_node_command(job: Job, options: argparse.Namespace, words: List[str]) ->
     numa = numa_binding(options.numa_binding, options.launch, options.image, options.probe_root)
     if numa.said:
         job.log(numa.said)
-    plan = Plan(nnodes=_whole("DDP_NNODES", options.nnodes), nproc=_whole("DDP_NPROC", options.nproc),
-                rdzv_host=options.rdzv_host, rdzv_port=_whole("RDZV_PORT", options.rdzv_port),
-                join_timeout_s=_whole("RDZV_JOIN_TIMEOUT_S", options.join_timeout), numa=numa.args)
+    plan = Plan(nnodes=whole("DDP_NNODES", options.nnodes), nproc=whole("DDP_NPROC", options.nproc),
+                rdzv_host=options.rdzv_host, rdzv_port=whole("RDZV_PORT", options.rdzv_port),
+                join_timeout_s=whole("RDZV_JOIN_TIMEOUT_S", options.join_timeout, example=600), numa=numa.args)
     job.answer([options.rdzv_owner, *plan.torchrun_argv(words[0], words[1:])])
 
 
 def ask_launch_check(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     if not words:
         raise UsageError("launch-check needs -- LAUNCHER...; example: -- srun --ntasks-per-node=1")
-    nnodes = _whole("DDP_NNODES", options.nnodes)
+    nnodes = whole("DDP_NNODES", options.nnodes)
     nodes = [node for node in sys.stdin.buffer.read().decode("utf-8", "surrogateescape").split("\0") if node]
     check = run_launch_check(words, nodes, nnodes)
     job.log(passed(check, nnodes))
@@ -171,11 +167,11 @@ def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> Non
 
 
 def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    nproc = _whole("DDP_NPROC", options.nproc)
+    nproc = whole("DDP_NPROC", options.nproc)
     warning = cpus_warning(nproc, os.environ)
     if warning:
         job.log(warning)
-    launch = slurm_launch(options.launch, options.workload, _whole("DDP_NNODES", options.nnodes), nproc, os.environ)
+    launch = slurm_launch(options.launch, options.workload, whole("DDP_NNODES", options.nnodes), nproc, os.environ)
     if options.workload == "nccl-tests" and options.dry_run != "1":
         require_pmix(nproc)
     exports = env_defaults(job.log, os.environ, mpi_rank_defaults(options.workload, gpus_per_task(os.environ)))
@@ -228,22 +224,22 @@ def ask_rendezvous(job: Job, options: argparse.Namespace, words: List[str]) -> N
 
 
 def ask_config_check(job: Job, options: argparse.Namespace, words: List[str]) -> int:
-    count = _whole("container words", options.container_words)
+    count = whole("container words", options.container_words)
     job.answer([])
     return config_check(job.log, options.workload, options.image, options.apptainer, options.dry_run == "1",
-                        words[:count], words[count:], _whole("DDP_NNODES", options.nnodes),
-                        _whole("DDP_NPROC", options.nproc))
+                        words[:count], words[count:], whole("DDP_NNODES", options.nnodes),
+                        whole("DDP_NPROC", options.nproc))
 
 
 def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    nproc, path = _whole("DDP_NPROC", options.nproc), os.path.join(options.run_dir, "hostfile")
+    nproc, path = whole("DDP_NPROC", options.nproc), os.path.join(options.run_dir, "hostfile")
     if options.dry_run:
         job.log(f"DRY_RUN=1: would write {path} ({options.nnodes} line(s) like '{words[0]} slots={nproc}')")
     else:
         make_run_dir(options)
         write_hostfile(path, hostfile_text(words, nproc), group_readable=options.run_dir_mode == "750")
         job.log(f"wrote {path} for the deepspeed launcher ({options.nnodes} node(s) x {nproc} slot(s))")
-    job.log(launch_line(path, options.scheduler, _whole("DDP_NNODES", options.nnodes), words[0], options.port))
+    job.log(launch_line(path, options.scheduler, whole("DDP_NNODES", options.nnodes), words[0], options.port))
     job.answer([])
 
 

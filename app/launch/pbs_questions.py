@@ -25,18 +25,12 @@ from app.launch import pbs
 from app.launch.checkout import module_command
 from app.launch.env_defaults import env_defaults
 from app.launch.mpi_ranks import mpi_rank_defaults
-from app.launch.numbers import is_whole
+from app.launch.numbers import whole
 from app.launch.pbs_launch import pbs_launch
 from app.launch.pbsdsh import run_on_each_node
 from app.launch.requeue import pbs_submission_options
 from app.launch.say import error_line
 from app.launch.words import split_words
-
-
-def _whole(name: str, value: str) -> int:
-    if not is_whole(value):
-        raise UsageError(f"{name}={value} is not a whole number; example: {name}=4")
-    return int(value)
 
 
 def ask_workload(job, options: argparse.Namespace, words: List[str]) -> None:
@@ -47,8 +41,8 @@ def ask_launch(job, options: argparse.Namespace, words: List[str]) -> None:
     pbsdsh = module_command("app.launch", "--script=" + job.script, "pbsdsh-run", "--run-dir=" + options.run_dir,
                             "--run-dir-mode=" + options.run_dir_mode, "--job-id=" + options.job_id,
                             "--nodefile=" + options.nodefile, "--")
-    launch = pbs_launch(options.launcher, options.workload, _whole("DDP_NNODES", options.nnodes),
-                        _whole("DDP_NPROC", options.nproc), pbsdsh)
+    launch = pbs_launch(options.launcher, options.workload, whole("DDP_NNODES", options.nnodes),
+                        whole("DDP_NPROC", options.nproc), pbsdsh)
     exports = env_defaults(job.log, os.environ, mpi_rank_defaults(options.workload, ""))
     job.answer([launch.step, str(len(launch.per_node)), str(len(launch.launcher)), *launch.per_node,
                 *launch.launcher, *exports])
