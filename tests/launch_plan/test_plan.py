@@ -54,6 +54,9 @@ def test_the_answer_is_data_nul_separated_never_code(tmp_path):
     (["node-command", "--nnodes=2", "--nproc=x", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5",
       "--numa-binding=none", "--", "1", "a"],
      "t.sh: error: DDP_NPROC=x is not a whole number; example: DDP_NPROC=4\n"),
+    (["node-command", "--nnodes=\u00b2", "--nproc=1", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5",
+      "--numa-binding=none", "--", "1", "a"],  # a digit to str.isdigit, not to int()
+     "t.sh: error: DDP_NNODES=\u00b2 is not a whole number; example: DDP_NNODES=4\n"),
     (["nproc", "--gpus-per-node=four"],
      "t.sh: error: GPUS_PER_NODE=four is not a positive whole number; example: GPUS_PER_NODE=4\n"),
 ])
