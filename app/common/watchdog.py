@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import os
 import queue
@@ -48,6 +49,8 @@ import torch.distributed as dist
 
 from app.common import exchange, exitcodes
 from app.common.exchange import require, text, whole
+
+log = logging.getLogger(__name__)
 
 #: How long ranks that do not report wait for the one that does before exiting.
 GRACE_S = 5.0
@@ -448,6 +451,8 @@ class Watchdog:
         done_key = f"watchdog/round/{self._round}/reported"
         try:
             self.on_hang(verdict, reporter)
+        except Exception:  # the process ends below (os._exit): said here, or it would go unseen
+            log.exception("the hang's report failed; the run still ends as hung")
         finally:
             if reporter:
                 self._ask(lambda: self.store.set(done_key, "1"))

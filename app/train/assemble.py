@@ -21,7 +21,7 @@ from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_
 from torch.nn.parallel import DistributedDataParallel
 
 from app.common.distributed import DistContext, all_gather_strings, hostname
-from app.common.errors import CollectiveTimeout, UsageError
+from app.common.errors import CollectiveTimeout, StorageError, UsageError
 from app.common.signals import StopFlag
 from app.common.typedconfig import to_dict
 from app.common.watchdog import Verdict
@@ -230,14 +230,18 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
         log.error("hang: %s; %s", verdict.sentence, line)
         if not reporter:
             return
-        reports.write_finished()
-        if reports.outputs is not None:
-            reports.outputs.flush()  # every step that completed, each line whole
         hosts = sorted({rank_hosts[rank] for rank in verdict.culprits})
-        # The last step whose figures came back: on a GPU the host may have queued one more that never ends
-        if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
-                                  reports.completed_step, ctx.world_size, attempt_started=started):
-            log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
+        try:
+            with run_files_written(run_dir):
+                reports.write_finished()
+                if reports.outputs is not None:
+                    reports.outputs.flush()  # every step that completed, each line whole
+                # The last step whose figures came back: on a GPU the host may have queued one more that never ends
+                if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
+                                          reports.completed_step, ctx.world_size, attempt_started=started):
+                    log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
+        except StorageError as err:  # the run still ends as hung; a job's heal then has no node to leave out
+            log.error("%s", err)
 
     def on_stall(verdict: Verdict) -> None:
         log.warning("%s: %s (network or fabric; run python -m app.check across the same nodes)", line,

@@ -9,6 +9,7 @@ import time
 import pytest
 import torch.distributed as dist
 
+from app.common import exitcodes
 from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, beat_key, judge, name_the_hang
 
 
@@ -248,3 +249,24 @@ def test_ranks_that_stopped_within_a_beat_and_a_half_of_the_silent_one_are_named
     deadline the others are a little short of it. They stopped together and are named together."""
     verdict, _ = _judged({2: 2.2, 3: 1.7}, deadline_s=2.0, interval_s=0.5)
     assert verdict.culprits == [2, 3], verdict
+
+
+def test_a_hang_report_that_fails_is_logged_and_the_process_still_ends_with_the_timeout_code(caplog):
+    """on_hang runs just before the process ends (os._exit): an error in it would vanish with the process."""
+    def report(verdict: Verdict, reporter: bool) -> None:
+        raise OSError(28, "No space left on device")
+
+    ended: list[int] = []
+    # rank 1 never beats: rank 0 names it and reports
+    dog = Watchdog(dist.HashStore(), 0, 2, "node0", 1.0, report, end_process=ended.append, interval_s=0.05)
+    dog.mark(3, "step 3, phase forward/backward")
+    dog.start()
+    try:
+        dog.fire("a peer vanished")
+        end = time.monotonic() + 20
+        while not ended and time.monotonic() < end:
+            time.sleep(0.02)
+    finally:
+        dog.stop()
+    assert ended == [exitcodes.TIMEOUT]
+    assert any("No space left on device" in record.getMessage() + str(record.exc_info) for record in caplog.records)

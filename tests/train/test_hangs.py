@@ -3,13 +3,21 @@ tests/common/test_watchdog.py)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
+from types import SimpleNamespace
 
 import pytest
+import torch
+import torch.distributed as dist
 
+from app.common.distributed import DistContext
 from app.common.errors import UsageError
+from app.common.watchdog import Verdict
+from app.train import summary
+from app.train.assemble import _watch_for_hangs
 from app.train.faults import Fault, from_environment
 from app.train.summary import write_hang_summary
 from tests.bounded import within
@@ -56,3 +64,24 @@ def test_a_fifo_left_as_the_summary_does_not_hold_the_hang_report(tmp_path):
         assert write_hang_summary(tmp_path, "hang: rank 2 (node2) stopped answering", [2], ["node2"], 236, 4,
                                   attempt_started=time.time() - 60)
     assert json.loads((tmp_path / "summary.json").read_text())["hang"]["hosts"] == ["node2"]
+
+
+def test_a_hang_whose_summary_meets_a_full_disk_says_so_in_one_line(tmp_path, monkeypatch, caplog):
+    """The hang is still the run's end (exit 4 from the watchdog); the write's failure is the storage line, not a
+    traceback that the process's exit would swallow."""
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(summary, "write_text_atomic", full)
+    config = SimpleNamespace(dist=SimpleNamespace(hang_timeout_s=60.0, timeout_s=120.0))
+    ctx = DistContext(rank=0, local_rank=0, world_size=2, device=torch.device("cpu"), backend="gloo",
+                      launcher="torchrun")
+    reports = SimpleNamespace(write_finished=lambda: None, outputs=None, completed_step=7)
+    dog = _watch_for_hangs(config, ctx, dist.HashStore(), tmp_path, None, reports, ["node1", "node2"])
+    try:
+        dog.on_hang(Verdict([1], "rank 1 (node2) stopped answering", 0), True)
+    finally:
+        dog.stop()
+    errors = [record.getMessage() for record in caplog.records if record.levelname == "ERROR"]
+    assert errors[-1].startswith("the run's records") and f"no space left on the file system of {tmp_path}" in \
+        errors[-1], errors
