@@ -90,12 +90,12 @@ def test_a_published_snapshot_survives_a_power_loss_its_directory_is_fsynced_aft
     assert ("fsync", str(directory)) in events[renamed:], events
 
 
-def _publish_on_a_full_disk(rank: int, directory: str, store_path: str, results: str) -> None:
-    """One rank of two (gloo): write a sharded snapshot whose publish, rank 0's alone, finds no space."""
+def _publish_on_a_full_disk(rank: int, directory: str, store_path: str, results: str, sharded: bool) -> None:
+    """One rank of two (gloo): write a snapshot whose publish, rank 0's alone, finds no space: sharded, or one file
+    that rank 0 writes in the background while rank 1 trains on."""
     import datetime
     from pathlib import Path
 
-    import torch
     import torch.distributed as dist
 
     from app.train.snapshot import writers
@@ -107,11 +107,12 @@ def _publish_on_a_full_disk(rank: int, directory: str, store_path: str, results:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
         writers.write_text_atomic = no_space
-    writer = writers.ShardedWriter(Path(directory), published=lambda path: None)
+    writer = writers.writer_for(Path(directory), lambda path: None, sharded=sharded, is_main=rank == 0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            writer.write({"model": {"w": torch.full((4,), float(rank))}}, {"step": 1}, 1)
+            writer.save(training_state(), 1, background=not sharded)
+            writer.wait()
         outcome = "written"
     except Exception as err:
         outcome = f"{type(err).__name__} {getattr(err, 'exit_code', '')}: {str(err).splitlines()[0]}"
@@ -120,9 +121,10 @@ def _publish_on_a_full_disk(rank: int, directory: str, store_path: str, results:
 
 
 @pytest.mark.slow  # two processes, each starting torch
-def test_when_rank_0_cannot_publish_a_sharded_snapshot_every_rank_stops_with_the_storage_exit_code(tmp_path):
+@pytest.mark.parametrize("sharded", [True, False], ids=["sharded", "one file, in the background"])
+def test_when_rank_0_cannot_publish_a_snapshot_every_rank_stops_with_the_storage_exit_code(tmp_path, sharded):
     """Rank 0 alone publishes: without a word from it the other ranks would wait in the next collective until
-    its timeout, or end as if the network had failed (exit 4)."""
+    its timeout, or end as if the network had failed (exit 4), and name rank 0's node as the one to leave out."""
     import multiprocessing
     import time
 
@@ -130,7 +132,7 @@ def test_when_rank_0_cannot_publish_a_sharded_snapshot_every_rank_stops_with_the
     results.mkdir()
     spawn = multiprocessing.get_context("spawn")
     ranks = [spawn.Process(target=_publish_on_a_full_disk,
-                           args=(rank, str(tmp_path / "snapshots"), str(tmp_path / "store"), str(results)))
+                           args=(rank, str(tmp_path / "snapshots"), str(tmp_path / "store"), str(results), sharded))
              for rank in range(2)]
     started = time.monotonic()
     for process in ranks:

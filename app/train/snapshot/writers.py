@@ -73,7 +73,12 @@ class SingleFileWriter:
             return
         self.wait()
         started = time.perf_counter()
-        path = self.write(state.state_dict(), step)
+        failure = None
+        try:
+            path = self.write(state.state_dict(), step)
+        except WRITE_ERRORS as err:
+            failure = err
+        raise_on_every_rank(failure, f"snapshot of step {step}")  # as Bystander.save does
         log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
 
     def write(self, state: dict[str, Any], step: int) -> Path:
@@ -99,12 +104,13 @@ class SingleFileWriter:
         return copy_s
 
     def wait(self) -> None:
+        """Collective, with Bystander.wait: the other ranks hear of a failed write here, not from the next
+        collective, which rank 0 has left (they would end as hung, naming rank 0's node to leave out)."""
         if self._writing is not None:
             self._writing.join()
             self._writing = None
-        if self._failure is not None:
-            failure, self._failure = self._failure, None
-            raise failure
+        failure, self._failure = self._failure, None
+        raise_on_every_rank(failure, "snapshot")
 
     def _write_in_background(self, state: dict[str, Any], step: int, copy_s: float) -> None:
         started = time.perf_counter()
@@ -248,13 +254,16 @@ class ShardedWriter:
 
 
 class Bystander:
-    """A rank that writes no single-file snapshot (rank 0 writes it)."""
+    """A rank that writes no single-file snapshot (rank 0 writes it), but hears whether rank 0's write failed:
+    in the same collectives as SingleFileWriter's save and wait."""
 
     def save(self, state: TrainingState, step: int, *, background: bool) -> None:
-        pass
+        self.wait()
+        if not background:
+            raise_on_every_rank(None, f"snapshot of step {step}")
 
     def wait(self) -> None:
-        pass
+        raise_on_every_rank(None, "snapshot")
 
 
 def copy_off_device(value: Any, reuse: Any = None) -> Any:
