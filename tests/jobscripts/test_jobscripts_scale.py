@@ -131,11 +131,16 @@ def test_pbs_launcher_check_names_a_missing_node_by_its_node_file_name(world: Wo
 
 def test_nodes_that_call_themselves_otherwise_than_the_node_file_pass_and_are_never_wrongly_named(
         world: World) -> None:
-    """Cray EX under PBS: xnames in the node file, `uname -n` says nidNNNNNN. The count decides; a failure
-    lists the hostnames that answered rather than blame nodes it cannot match."""
+    """Cray EX under PBS: xnames in the node file, `uname -n` says nidNNNNNN. PALS gives each task its node's
+    index, so the node without a process is named as the node file names it; where the launcher gives no index
+    the count decides, and a failure lists the hostnames that answered rather than blame nodes it cannot match."""
     alloc = pbs_gh200(NODES)
     assert check_launcher_pbs(world, alloc, nids=True).returncode == 0
     run = check_launcher_pbs(world, alloc, skip=[alloc.nodes[700]], nids=True)
+    assert run.returncode == 2
+    assert f"started 1023 process(es) on 1023 node(s) (none on {alloc.nodes[700]})" in run.stderr
+    assert len(run.stderr) < MESSAGE_CHARS
+    run = check_launcher_pbs(world, alloc, skip=[alloc.nodes[700]], nids=True, node_index=False)
     assert run.returncode == 2
     assert "started 1023 process(es) on 1023 node(s) (nid000001 nid000002" in run.stderr
     assert "none on" not in run.stderr and len(run.stderr) < MESSAGE_CHARS
@@ -234,9 +239,10 @@ def test_a_4096_node_pbs_job_is_submitted_again_as_it_was_and_its_history_names_
         "-l", "select=4096:ncpus=288:ngpus=4:mpiprocs=4", "-l", "walltime=01:00:00", "-V",
         "-W", "depend=afterany:4242.pbs01", str(world.root / "jobscripts" / "gh200-pbs.sh")]
     (line,) = [line for line in run.stdout.splitlines() if "requeueing as before" in line]
-    assert f"PBS cannot leave {blamed} out" in line and len(line) < MESSAGE_CHARS
+    # named as PBS's node file names it: the launch check paired each hostname with its node (PALS_NODEID)
+    assert f"PBS cannot leave {alloc.nodes[700]} out" in line and len(line) < MESSAGE_CHARS
     entry = json.loads((world.root / "run" / "history.jsonl").read_text())
-    assert entry["event"] == "requeue" and entry["hosts"] == alloc.nodes and entry["excluded"] == [blamed]
+    assert entry["event"] == "requeue" and entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[700]]
     assert run.cpu_seconds < BUDGET_S
 
 
