@@ -28,10 +28,21 @@ def _install(session: nox.Session, *extras: str) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to pytest."""
+    """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to both pytest runs:
+    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, then the
+    others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
     _install(session, "test", "image", "deepspeed")
-    # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget
-    session.run("pytest", "--durations=40", *session.posargs)
+    failed = []
+    # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
+    # the arguments selected no test of that kind.
+    for kind, workers in (("only", []), ("skip", ["--numprocesses=auto"])):
+        try:
+            session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
+                        success_codes=[0, 5])
+        except nox.command.CommandFailed:
+            failed.append(f"--machine-wide={kind}")
+    if failed:
+        session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
 
 
 @nox.session

@@ -27,14 +27,36 @@ MARKERS_OF_FIXTURE = {
 }
 
 
+#: A test with any of these uses something the machine has once (the cluster, the build directory, root's
+#: namespaces and mounts): `--machine-wide=only` runs these, one at a time; `--machine-wide=skip` the rest, which
+#: pytest-xdist may spread over a worker a core (noxfile.py's `tests` session runs both)
+MACHINE_WIDE = ("slurm", "apptainer", "root")
+
+
 def markers_for(fixtures: Iterable[str]) -> set[str]:
     return {marker for fixture in fixtures for marker in MARKERS_OF_FIXTURE.get(fixture, ())}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--machine-wide", choices=("all", "only", "skip"), default="all",
+                     help="run the tests marked slurm, apptainer or root: with the others (all), alone (only), "
+                          "or not (skip)")
+
+
+def is_machine_wide(item: pytest.Item) -> bool:
+    return any(item.get_closest_marker(marker) is not None for marker in MACHINE_WIDE)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for marker in sorted(markers_for(getattr(item, "fixturenames", ()))):
             item.add_marker(marker)
+    wanted = config.getoption("machine_wide")
+    if wanted == "all":
+        return
+    kept = [item for item in items if is_machine_wide(item) == (wanted == "only")]
+    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    items[:] = kept
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

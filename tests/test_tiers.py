@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import markers_for
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(("fixtures", "markers"), [
@@ -18,3 +24,19 @@ from tests.conftest import markers_for
 def test_a_test_that_asks_for_the_cluster_or_an_image_carries_its_marker(fixtures, markers):
     assert markers_for(fixtures) == markers
 
+
+
+def _collected(*args: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args,
+                             "tests/test_tiers.py", "tests/jobscripts/test_jobscripts_slurm.py"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return {line for line in result.stdout.splitlines() if "::" in line}
+
+
+def test_the_suite_splits_into_the_machine_wide_tests_and_the_others_with_none_lost():
+    """`make test` runs the tests that use the cluster, an image or root alone, and the others a worker a core."""
+    everything, alone, spread = _collected(), _collected("--machine-wide=only"), _collected("--machine-wide=skip")
+    assert alone and spread and not alone & spread and alone | spread == everything
+    assert all("test_jobscripts_slurm.py" in test for test in alone)
+    assert all("test_tiers.py" in test for test in spread)
