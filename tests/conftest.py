@@ -54,8 +54,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted = config.getoption("machine_wide")
     if wanted == "all":
         return
-    kept = [item for item in items if is_machine_wide(item) == (wanted == "only")]
-    config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        (kept if is_machine_wide(item) == (wanted == "only") else left).append(item)
+    config.hook.pytest_deselected(items=left)
     items[:] = kept
 
 
