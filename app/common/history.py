@@ -62,7 +62,10 @@ def _append(path: Path, entry: Mapping[str, Any]) -> None:
         size = os.fstat(fd).st_size
         cut = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
         # Text as it came (a reason naming a path with an é, read under a C locale): not \\u escapes of surrogates
-        line = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        try:
+            line = json.dumps(entry, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no byte made (a \ud800 read from a damaged line): escaped
+            line = json.dumps(entry).encode("ascii")
         os.write(fd, b"\n" * cut + line + b"\n")
         os.fsync(fd)
     finally:

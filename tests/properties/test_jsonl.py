@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.common.history import append_attempt, main, requeues_in_a_row
@@ -30,6 +30,8 @@ metrics_lines = lines_of(record_like({"step": counts, "loss": st.floats(), "step
 
 
 @given(history_lines | st.binary())
+# A reason holding an escaped lone surrogate: the next line's previous_attempt carries it, and no byte encodes it
+@example(b'{"attempt": 0, "event": "requeue", "excluded": [], "reason": "\\ud800"}')
 def test_the_heal_steps_count_and_the_trainers_start_read_any_history(data):
     with fresh_directory() as run_dir, within(SECONDS_PER_EXAMPLE):
         (run_dir / "history.jsonl").write_bytes(data)
