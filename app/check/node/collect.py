@@ -99,3 +99,8 @@ def node_names(facts: list[Mapping[str, Any]]) -> list[str]:
     return [
         f"{f['hostname']}/agent{f['launcher_node']}" if len(agents[f["hostname"]]) > 1 else f["hostname"] for f in facts
     ]
+
+
+def host_of(node: str) -> str:
+    """The host behind a name from `node_names` (a hostname holds no '/')."""
+    return node.partition("/agent")[0]
