@@ -80,10 +80,11 @@ def judge_bandwidth(scopes: Sequence[coll.Scope], tables: Mapping[str, Sequence[
     return checks
 
 
-def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str],
-                      min_busbw: Mapping[str, float]) -> tuple[dict[str, list[BandwidthRow]], list[Check]]:
+def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str], min_busbw: Mapping[str, float],
+                      machines: Mapping[str, str] | None = None) -> tuple[dict[str, list[BandwidthRow]], list[Check]]:
     """Every scope's table (keyed by scope key), its correctness check, then the bandwidth checks, the slow
-    node among them last (from the intra scopes and the node pairs, app.check.localise)."""
+    node among them last (from the intra scopes and the node pairs, app.check.localise; `machines`: the
+    machine under each node)."""
     scopes = [s for s in results[0].scopes if not s.key.startswith("pair:")]
     tables: dict[str, list[BandwidthRow]] = {}
     checks = []
@@ -94,7 +95,8 @@ def judge_collectives(results: Sequence[RankResults], nodes: Sequence[str],
              if scope.key.startswith("intra:") and (best := _largest_all_reduce(tables[scope.key]))}
     pairs = {(nodes[s.ranks[0]], nodes[s.ranks[1]]): row.busbw for s in results[0].scopes
              if s.key.startswith("pair:") and (row := _largest_all_reduce(bandwidth_table(s, results)))}
-    return tables, checks + judge_bandwidth(scopes, tables, min_busbw, nodes) + localise.judge_slow_nodes(intra, pairs)
+    slow = localise.judge_slow_nodes(intra, pairs, machines)
+    return tables, checks + judge_bandwidth(scopes, tables, min_busbw, nodes) + slow
 
 
 def _largest_all_reduce(table: Sequence[BandwidthRow]) -> BandwidthRow | None:

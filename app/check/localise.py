@@ -11,10 +11,11 @@ pace of its slowest member. Two measurements can:
 "Much slower" is below SLOW_FRACTION of the median of the same measurement without the node (the other
 nodes, the pairs it is not in): a node at a quarter of its peers' speed holds every collective of a job
 to that pace, while ordinary spread (and the noise of CPU runs on shared cores) stays well above it.
-Every node measures within itself at the same time, so nodes that share a host (several torchrun agents
-on one machine) share its cores and links while they do: those are left out of the within-node
-comparison (two such agents on a loaded 2-core machine measured 0.46 and 0.03 GB/s). The pairs take
-turns (each waits for its ring neighbour's), so a shared host does not skew them.
+Every node measures within itself at the same time, so nodes that share a machine (torchrun agents on
+one host, containers or network namespaces of one kernel) share its cores and links while they do: those
+are left out of the within-node comparison (two such agents on a loaded 2-core machine measured 0.46 and
+0.03 GB/s). The pairs take turns (each waits for its ring neighbour's), so a shared machine does not
+skew them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from app.check.collectives import Scope
-from app.check.node.collect import host_of
 from app.check.report import FAIL, OK, Check
 from app.check.scheduler_words import leave_out
 
@@ -45,12 +45,15 @@ def pair_scopes(nodes: Sequence[str]) -> list[Scope]:
             for a, b in zip(names, names[1:] + names[:1], strict=True)]
 
 
-def judge_slow_nodes(intra: Mapping[str, float], pairs: Mapping[tuple[str, str], float]) -> list[Check]:
+def judge_slow_nodes(intra: Mapping[str, float], pairs: Mapping[tuple[str, str], float],
+                     machines: Mapping[str, str] | None = None) -> list[Check]:
     """One check from each node's own busbw (`intra`) and each ring pair's (`pairs`); [] when there is
-    nothing to compare (fewer than two nodes with figures)."""
+    nothing to compare (fewer than two nodes with figures). `machines`: the machine each node runs on
+    (node/collect.machine_of), where it is not a machine of its own."""
     slow: dict[str, str] = {}
-    hosts = Counter(host_of(node) for node in intra)
-    side_by_side = sorted(node for node in intra if hosts[host_of(node)] > 1)
+    machine = (machines or {}).get
+    shared = Counter(machine(node, node) for node in intra)
+    side_by_side = sorted(node for node in intra if shared[machine(node, node)] > 1)
     intra = {node: busbw for node, busbw in intra.items() if node not in side_by_side}
     if len(intra) >= 2:
         for node, busbw in intra.items():
@@ -64,7 +67,7 @@ def judge_slow_nodes(intra: Mapping[str, float], pairs: Mapping[tuple[str, str],
         if others and max(own) < SLOW_FRACTION * statistics.median(others):
             slow.setdefault(node, f"{node} slow with each neighbour ({max(own):.2f} GB/s at best, pairs without it "
                                   f"{statistics.median(others):.2f})")
-    skipped = (f"; {', '.join(side_by_side)} share a host: measured side by side, not compared within themselves"
+    skipped = (f"; {', '.join(side_by_side)} share a machine: measured side by side, not compared within themselves"
                if side_by_side else "")
     if len(intra) < 2 and not pairs:
         return [Check("bandwidth: slow node", OK, skipped.removeprefix("; "), stage="bandwidth")] if skipped else []

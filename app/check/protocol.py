@@ -141,6 +141,7 @@ def _require_facts(facts: dict[str, Any], rank: int) -> None:
     """The facts of node/<rank>, as the judges read them (runner, consistency, node_names)."""
     require(facts.get("rank") == rank and not isinstance(facts.get("rank"), bool), f"not rank {rank}'s report")
     text(facts.get("hostname"), MAX_NAME)
+    text(facts.get("machine", ""), MAX_NAME)
     text(facts.get("launcher_node", ""), MAX_NAME)
     for part in ("versions", "env"):
         require(isinstance(facts.get(part), dict) and len(facts[part]) <= MAX_CHECKS, f"{part} is not a mapping")

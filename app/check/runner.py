@@ -307,7 +307,8 @@ class Session:
 
     # -- rank 0: judge -------------------------------------------------------------------------
     def _evaluate(self, results: list[RankResults]) -> None:
-        tables, checks = judge.judge_collectives(results, self.nodes, self.options.thresholds)
+        machines = {f["node"]: f.get("machine") or f["hostname"] for f in self.report.info.get("facts", [])}
+        tables, checks = judge.judge_collectives(results, self.nodes, self.options.thresholds, machines)
         self.report.tables.update(tables)
         self.report.titles.update({scope.key: scope.title for scope in results[0].scopes})
         self.report.thresholds.update(self.options.thresholds)

@@ -32,20 +32,22 @@ def test_ordinary_spread_and_uniform_slowness_name_nobody():
     assert judge_slow_nodes({"n1": 5.0}, {}) == []  # nothing to compare with
 
 
-def test_nodes_that_share_a_host_are_not_compared_within_themselves():
-    """Agents standing for nodes on one host measure within themselves at the same time, on the same cores:
-    one of two such agents on a loaded 2-core machine measured a fifteenth of the other's busbw."""
-    [shared] = judge_slow_nodes({"vm/agent0": 0.46, "vm/agent1": 0.03}, {})
+def test_nodes_that_share_a_machine_are_not_compared_within_themselves():
+    """Nodes on one machine (torchrun agents on one host, network namespaces of one kernel) measure within
+    themselves at the same time, on the same cores: one of two such agents on a loaded 2-core machine
+    measured a fifteenth of the other's busbw."""
+    agents = {"vm/agent0": 0.46, "vm/agent1": 0.03}
+    [shared] = judge_slow_nodes(agents, {}, dict.fromkeys(agents, "boot-1"))
     assert shared.status == OK
-    assert "vm/agent0, vm/agent1 share a host" in shared.detail
-    mixed = {"n1": 20.0, "n2": 21.0, "n3": 2.0, "n4/agent0": 20.0, "n4/agent1": 1.0}
-    [check] = judge_slow_nodes(mixed, {})
+    assert "vm/agent0, vm/agent1 share a machine" in shared.detail
+    mixed = {"n1": 20.0, "n2": 21.0, "n3": 2.0, "n4": 20.0, "n5": 1.0}
+    [check] = judge_slow_nodes(mixed, {}, {"n4": "boot-4", "n5": "boot-4"})
     assert check.status == FAIL and check.nodes == ["n3"]
-    assert "n4/agent1" not in check.detail.split("(")[0]
+    assert "n5" not in check.detail.split("(")[0]
 
 
-def test_pairs_are_compared_even_when_their_nodes_share_a_host():
-    """The pairs take turns (the ring makes each wait for the one before), so a shared host does not skew them."""
-    pairs = {("vm/agent0", "vm/agent1"): 10.0, ("vm/agent1", "vm/agent2"): 1.0, ("vm/agent2", "vm/agent0"): 1.2}
-    [check] = judge_slow_nodes({}, pairs)
-    assert check.status == FAIL and check.nodes == ["vm/agent2"]
+def test_pairs_are_compared_even_when_their_nodes_share_a_machine():
+    """The pairs take turns (the ring makes each wait for the one before), so a shared machine does not skew them."""
+    pairs = {("n1", "n2"): 10.0, ("n2", "n3"): 1.0, ("n3", "n1"): 1.2}
+    [check] = judge_slow_nodes({}, pairs, dict.fromkeys(["n1", "n2", "n3"], "boot-1"))
+    assert check.status == FAIL and check.nodes == ["n3"]

@@ -78,6 +78,7 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
         "rank": placement.rank,
         "local_rank": placement.local_rank,
         "hostname": socket.gethostname(),
+        "machine": machine_of(probe),
         "launcher_node": env.get("GROUP_RANK", ""),
         "versions": versions,
         "env": {key: env[key] for key in RELEVANT_ENV if key in env},
@@ -101,6 +102,12 @@ def node_names(facts: list[Mapping[str, Any]]) -> list[str]:
     ]
 
 
-def host_of(node: str) -> str:
-    """The host behind a name from `node_names` (a hostname holds no '/')."""
-    return node.partition("/agent")[0]
+def machine_of(probe: Probe) -> str:
+    """The kernel this rank runs on, by its boot id: network namespaces and containers of one machine have
+    hostnames of their own and share it (and the machine's cores and links); the hostname where it cannot
+    be read."""
+    try:
+        boot_id = (probe.proc / "sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        boot_id = ""
+    return boot_id[:64] or socket.gethostname()
