@@ -76,7 +76,7 @@ build_nccl_tests() {
     nccl=$("$py" -c 'import nvidia.nccl as n; print(list(n.__path__)[0])') || return
     cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
     cudart=$(find -L "$cuda" -name 'libcudart.so*' -print -quit 2>/dev/null)
-    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | sed -n 1p | tr -d .)
     echo "nccl $nccl; cuda $cuda (cudart $cudart); sm_$arch"
     mkdir -p /tmp/nccl-tests/home/lib && tar -xzf .gpu-carry/nccl-tests-*.tar.gz -C /tmp/nccl-tests --strip-components=1
     ln -sf "$nccl/include" /tmp/nccl-tests/home/include
@@ -97,7 +97,7 @@ fabric() {
         echo "fabric: no $libs (bash bench/gpu_fabric_libs.sh)"; return 1
     fi
     echo "== ldd -r libnccl-net.so"; LD_LIBRARY_PATH=$libs ldd -r "$libs/libnccl-net.so"
-    echo "== fi_info -p tcp (FI_TCP_IFACE=lo)"; FI_TCP_IFACE=lo LD_LIBRARY_PATH=$libs "$libs/fi_info" -p tcp | head -20
+    echo "== fi_info -p tcp (FI_TCP_IFACE=lo)"; FI_TCP_IFACE=lo LD_LIBRARY_PATH=$libs "$libs/fi_info" -p tcp | sed -n 1,20p
     APP_TEST_FABRIC_LIBS=$libs pytest_gpu tests/gpu/test_gpu_fabric.py -k "not all_reduce_perf"
 }
 

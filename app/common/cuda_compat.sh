@@ -65,7 +65,7 @@ host_driver() {
             print $i; exit } }' "$root/proc/driver/nvidia/version")
     fi
     if [ -z "$version" ] && command -v nvidia-smi >/dev/null 2>&1; then
-        version=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+        version=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | sed -n 1p)
     fi
     is_version "$version" && echo "$version"
 }
@@ -136,7 +136,7 @@ decide() {
         "and below $floor, the oldest driver its forward compatibility supports"
     prepend "$compat"
     say "driver $driver is older than the image's CUDA needs ($needed): forward compatibility on for" \
-        "$(gpu_names | head -n 1) (LD_LIBRARY_PATH starts with $compat)"
+        "$(gpu_names | sed -n 1p) (LD_LIBRARY_PATH starts with $compat)"
 }
 
 decide

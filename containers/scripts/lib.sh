@@ -49,7 +49,7 @@ dev_links() {
     shift
     mkdir -p "$dir"
     for name in "$@"; do
-        path=$(ldconfig -p | awk -v want="lib$name.so." 'index($1, want) == 1 { print $NF; exit }')
+        path=$(ldconfig -p | awk -v want="lib$name.so." '!found && index($1, want) == 1 { print $NF; found = 1 }')
         [[ -n $path ]] || die "no lib$name.so.* in the loader cache (ldconfig -p); install the package that provides it"
         ln -sf "$path" "$dir/lib$name.so"
     done

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 from app.check.node.collect import machine_of, node_names
 from app.check.node.probe import HOST, Probe
@@ -13,7 +14,7 @@ def test_the_machine_is_the_kernels_boot_id_shared_by_its_namespaces(tmp_path):
     boot_id.parent.mkdir(parents=True)
     boot_id.write_text("0f4c1e0a-5b1e-4c8e-9d61-2f3a8b9c7d10\n")
     assert machine_of(Probe.tree(tmp_path)) == "0f4c1e0a-5b1e-4c8e-9d61-2f3a8b9c7d10"
-    assert machine_of(HOST) == open("/proc/sys/kernel/random/boot_id").read().strip()
+    assert machine_of(HOST) == Path("/proc/sys/kernel/random/boot_id").read_text().strip()
 
 
 def test_without_a_boot_id_the_machine_is_the_hostname(tmp_path):

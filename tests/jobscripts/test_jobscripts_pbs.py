@@ -296,32 +296,38 @@ def test_a_pbs_node_file_no_host_answers_to_stops_the_job_with_the_fix_before_an
 def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     """The Olivia tutorial's submission (account, queue, select with a site resource, scatter placement) with a short
-    walltime: the timer stops the job for a snapshot 35 s before the limit, the job resubmits itself, and
+    walltime: the timer stops the job for a snapshot 50 s before the limit, the job resubmits itself, and
     the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
     workdir = slurm_cluster.workdir()
     probe_root = fake_slingshot_node(workdir / "fake-node")
     options = {"Account_Name": "ehpc00", "queue": "blanca",
                "Resource_List.select": "2:ncpus=288:ngpus=4:sales_op=blanca", "Resource_List.place": "scatter",
-               "Resource_List.walltime": "00:01:00"}
+               "Resource_List.walltime": "00:01:30"}
     first = slurm_cluster.qsub(
         workdir, "-A", options["Account_Name"], "-q", options["queue"],
         "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
         "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
-        # No preflight: the 25 s before the timer fires are for training to reach a snapshot
-        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "35",
+        # No preflight: the 40 s before the timer fires are for training to reach a snapshot (it joined its
+        # process group 10 to 18 s into the job on a loaded machine)
+        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "50",
              "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
-    job = slurm_cluster.wait(first, workdir, timeout_s=180, log=PBS_LOG)
-    assert "got SIGUSR1" in job.output, job.output[-6000:]
-    preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
-    resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
-    assert len(resubmitted) == 1, job.output[-4000:]
-    second = resubmitted[0].removesuffix(".pbs-emulation")
-    attributes = slurm_cluster.qstat(workdir, resubmitted[0])
-    assert {k: attributes.get(k) for k in options} == options
-    log = workdir / PBS_LOG.format(job_id=second)
-    slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
-                           what="the resubmitted job to resume")
-    assert slurm_cluster.run("scancel", second).returncode == 0
+    try:
+        job = slurm_cluster.wait(first, workdir, timeout_s=180, log=PBS_LOG)
+        assert "got SIGUSR1" in job.output, job.output[-6000:]
+        assert "preempted at step " in job.output, job.output[-6000:]
+        preempted_at = int(job.output.split("preempted at step ")[1].split()[0])
+        resubmitted = [p.name for p in (workdir / ".pbs-state").iterdir() if not p.name.startswith(f"{first}.")]
+        assert len(resubmitted) == 1, job.output[-4000:]
+        second = resubmitted[0].removesuffix(".pbs-emulation")
+        attributes = slurm_cluster.qstat(workdir, resubmitted[0])
+        assert {k: attributes.get(k) for k in options} == options
+        log = workdir / PBS_LOG.format(job_id=second)
+        slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
+                               what="the resubmitted job to resume")
+    finally:
+        # Every job of the chain: one left running resubmits itself at its walltime and holds the nodes.
+        for state in (workdir / ".pbs-state").glob("*.pbs-emulation"):
+            slurm_cluster.run("scancel", state.name.removesuffix(".pbs-emulation"))
     assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
     assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
 
@@ -335,17 +341,21 @@ echo "PBS_O_PATH=$PBS_O_PATH"
 echo "PBS_O_WORKDIR=$PBS_O_WORKDIR"
 command -v mpiexec
 touch "$PBS_O_WORKDIR/started"
-sleep 6
+for _ in $(seq 600); do [[ -e $PBS_O_WORKDIR/release ]] && break; sleep 0.2; done
 echo "second line"
 """
 
 
-def submit_environment_job(slurm_cluster: SlurmCluster, directives: str, *qsub_options: str) -> tuple[str, Path]:
+def submit_environment_job(slurm_cluster: SlurmCluster, directives: str, *qsub_options: str,
+                           held: bool = False) -> tuple[str, Path]:
     """A job that prints what reached it, submitted after `module load` put MODULE_VAR and a PATH entry in
-    the submitter's environment; returns the Slurm job id and the submit directory."""
+    the submitter's environment; returns the Slurm job id and the submit directory. HELD: the job waits
+    (up to 2 minutes) after its first lines until the submit directory holds a file `release`."""
     workdir = slurm_cluster.workdir()
     script = workdir / "show-environment.sh"
     script.write_text(SHOW_ENVIRONMENT.format(directives=directives))
+    if not held:
+        (workdir / "release").touch()
     path = f"/opt/module/bin:{slurm_cluster.env['PATH']}"
     job_id = slurm_cluster.qsub(workdir, *qsub_options, "-v", "GIVEN=yes", str(script),
                                 env={"MODULE_VAR": "loaded", "PATH": path})
@@ -380,14 +390,18 @@ def test_the_output_reaches_the_submit_directory_at_the_end_unless_k_asks_for_di
         slurm_cluster: SlurmCluster) -> None:
     """qsub.1B: by default PBS copies the output file to the submit directory; -k d writes it "directly to
     [its] final destination", so it can be read while the job runs."""
-    staged_id, staged_dir = submit_environment_job(slurm_cluster, "")
-    direct_id, direct_dir = submit_environment_job(slurm_cluster, "#PBS -k oed")
-    slurm_cluster.wait_for(lambda: (staged_dir / "started").exists() and (direct_dir / "started").exists(),
-                           timeout_s=120, what="both jobs to start")
-    time.sleep(1)
-    assert not (staged_dir / PBS_LOG.format(job_id=staged_id)).exists(), "written before the job ended"
-    running = (direct_dir / PBS_LOG.format(job_id=direct_id)).read_text()
-    assert "GIVEN=yes" in running and "second line" not in running, running
+    staged_id, staged_dir = submit_environment_job(slurm_cluster, "", held=True)
+    direct_id, direct_dir = submit_environment_job(slurm_cluster, "#PBS -k oed", held=True)
+    try:
+        slurm_cluster.wait_for(lambda: (staged_dir / "started").exists() and (direct_dir / "started").exists(),
+                               timeout_s=120, what="both jobs to start")
+        time.sleep(1)
+        assert not (staged_dir / PBS_LOG.format(job_id=staged_id)).exists(), "written before the job ended"
+        running = (direct_dir / PBS_LOG.format(job_id=direct_id)).read_text()
+        assert "GIVEN=yes" in running and "second line" not in running, running
+    finally:
+        for workdir in (staged_dir, direct_dir):
+            (workdir / "release").touch()
     for job_id, workdir in ((staged_id, staged_dir), (direct_id, direct_dir)):
         job = slurm_cluster.wait(job_id, workdir, log=PBS_LOG)
         assert "second line" in job.output, job.output

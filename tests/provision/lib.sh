@@ -18,7 +18,7 @@ install_missing() {
     shift
     local missing=()
     for deb in "$@"; do
-        dpkg-query -W -f='${Status}' "$deb" 2>/dev/null | grep -q "install ok installed" || missing+=("$deb")
+        [[ $(dpkg-query -W -f='${Status}' "$deb" 2>/dev/null) == "install ok installed" ]] || missing+=("$deb")
     done
     ((${#missing[@]})) || return 0
     echo "$tag: apt-get install ${missing[*]}" >&2

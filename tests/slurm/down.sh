@@ -13,7 +13,9 @@ SLURM_TEST_NODE_ROOTS=()
 
 # Cancel jobs first, so that job processes end through Slurm (needs munged and slurmctld still up)
 if command -v scontrol >/dev/null && [[ $(scontrol ping 2>/dev/null) == *UP* ]]; then
-    scancel --full --quiet "$(squeue -h -o %i | tr '\n' ' ')" 2>/dev/null || true
+    # One argument per job: scancel reads "5 6 " as one malformed job id and cancels nothing
+    mapfile -t jobs < <(squeue -h -o %i 2>/dev/null)
+    if ((${#jobs[@]})); then scancel --full --quiet "${jobs[@]}" 2>/dev/null || true; fi
     for _ in $(seq 50); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.2; done
 fi
 
