@@ -142,8 +142,10 @@ def assert_step_times_account_for_the_run(run_dir, log: str) -> None:
     accounted = sum(r["step_time_s"] + r.get("eval_time_s", 0.0) for r in steps) + snapshots
     # 5% over: the log rounds snapshot seconds to 0.1 s
     assert 0.9 * elapsed <= accounted <= 1.05 * elapsed, (accounted, elapsed)
+    # A timing artefact reads as about nothing (an intermediate version timed the last step at 0.1 ms); real steps
+    # on a loaded machine spread wide (13 ms to 0.4 s around an 80 ms median in one CI run)
     times = sorted(r["step_time_s"] for r in steps)
-    assert times[0] > times[len(times) // 2] / 5, times
+    assert times[0] > times[len(times) // 2] / 50, times
 
 
 def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
