@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Copies the CUDA image's fabric stack out of a built image, for a GPU host that has no Apptainer, into
-# .gpu-carry/ of this checkout (ignored by git; copy it to the GPU host beside the checkout):
+# build/gpu-carry/ of this checkout (build/ is ignored by git; copy it to the GPU host's checkout with the rest):
 #   bash bench/gpu_fabric_libs.sh build/app-ngc-twin.sif
-# .gpu-carry/fabric-libs: aws-ofi-nccl's libnccl-net.so, libfabric.so.1 (1.22.0), fi_info, and every
+# build/gpu-carry/fabric-libs: aws-ofi-nccl's libnccl-net.so, libfabric.so.1 (1.22.0), fi_info, and every
 #   library they load from the image but the C and C++ runtimes (hwloc, rdma-core, libnl, udev), as `ldd`
 #   lists them inside the image;
-# .gpu-carry/nccl-tests-*.tar.gz: the pinned nccl-tests archive (from SOURCES, default ../shared/sources),
+# build/gpu-carry/nccl-tests-*.tar.gz: the pinned nccl-tests archive (from SOURCES, default ../shared/sources),
 #   which bench/gpu_session.sh builds there against that host's CUDA and NCCL.
 set -euo pipefail
 image=${1:?usage: bash bench/gpu_fabric_libs.sh IMAGE.sif}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-dest=$repo/.gpu-carry
+dest=$repo/build/gpu-carry
 sources=${SOURCES:-$repo/../shared/sources}
 rm -rf "$dest" && mkdir -p "$dest/fabric-libs"
-grep -qx '/.gpu-carry/' "$repo/.git/info/exclude" 2>/dev/null || echo '/.gpu-carry/' >>"$repo/.git/info/exclude"
 # Apptainer refuses root here (capabilities, notes/apptainer-here.md) and users run it unprivileged anyway
 as_user=()
 if [[ $(id -u) == 0 ]]; then

@@ -2,9 +2,10 @@
 
     python -m bench.gpu_train [--parts pairs mfu sharded] [--runs gpt2-medium:16 gpt2:16]
                               [--who plain app-model ddp ddp-stats] [--pairs 1]
-                              [--mfu gpt2-xl:16:2048 gpt2-xl:16:1024] [--sharded gpt2:8]
+                              [--mfu gpt2-xl:8:2048 gpt2-xl:12:2048] [--sharded gpt2:8]
                               [--steps 25] [--warmup 10] [--results R.jsonl] [--markdown BENCHMARKS.md]
                               [--dry-run]
+    python -m bench.gpu_train misses RESULTS.jsonl [--all]
 
 pairs: for each `size:micro-batch`, `pairs` times, each of --who in turn, each in a fresh process:
   the hand loop (`python -m bench.gpu_train hand ...`: nanoGPT's loop of the same model class, the whole model
@@ -25,7 +26,10 @@ mfu: for each `size:micro-batch:sequence`, first one eager forward/backward/upda
   checkpointing though the probe fit, once more with it.
 sharded: ddp and fsdp at world size 1 and 2 (two ranks share the GPU, each its own NCCL_HOSTID, so NCCL
   treats them as two hosts), a snapshot every 10 steps: parameter + optimizer bytes and peak memory per
-  rank, tokens/s of the job, and how long the loop waited for each background snapshot.
+  rank, tokens/s of the job (fsdp's against ddp's at the same world size), and how long the loop waited for
+  each background snapshot.
+misses: the pairs and sharded cases of a results file that fell short of their targets (TARGETS), one
+  `part size micro-batch` line each (every case with --all): bench/gpu_session.sh profiles a step of each.
 MFU = tokens/s x the model's training FLOPs per token (`GPT.flops_per_token`: 6N + attention, at the run's
 sequence length) / the GPU's dense bf16 peak (app.train.summary.peak_bf16_flops). Every result is appended
 to --results as it comes, so a call stopped at its time limit keeps what it measured.
@@ -288,12 +292,30 @@ def measure_mfu(case: str, args: argparse.Namespace, work: Path, record) -> None
 
 def measure_sharded(size: str, batch: int, args: argparse.Namespace, work: Path, record) -> None:
     for ranks in (1, 2):
+        ddp: float | None = None
         for strategy in ("ddp", "fsdp"):
             ours = run_app(size, batch, args.steps, args.warmup, work / f"sh-{size}-{strategy}-{ranks}",
                            f"dist.strategy={strategy}", f"train.compile_scope={args.size_scope}",
                            "snapshot.every=10", ranks=ranks)
+            ddp = ours["tokens_per_s"] if strategy == "ddp" else ddp
             record({"part": "sharded", "size": size, "batch": batch, "who": strategy, "ranks": ranks, **ours,
-                    "mfu": mfu(ours["tokens_per_s"], shape_of(size))})
+                    "mfu": mfu(ours["tokens_per_s"], shape_of(size)),
+                    "ratio": ours["tokens_per_s"] / ddp if ddp and strategy == "fsdp" else None})
+
+
+#: The targets a case is held to: app.train against the hand loop without DDP, fsdp against ddp
+TARGETS = {"pairs": 1.0, "sharded": 0.9}
+
+
+def misses(results: list[dict], every: bool = False) -> list[tuple[str, str, int]]:
+    """(part, size, micro-batch) of each case whose ratio fell short of its target (every case with `every`),
+    once each, in the order measured: what bench/gpu_session.sh's profile part records a step of."""
+    found: dict[tuple[str, str, int], None] = {}
+    for r in results:
+        part = r.get("part")
+        if part in TARGETS and r.get("ratio") is not None and (every or r["ratio"] < TARGETS[part]):
+            found[(part, r["size"], r["batch"])] = None
+    return list(found)
 
 
 def _percent(value: float | None) -> str:
@@ -319,7 +341,7 @@ def render(results: list[dict], args: argparse.Namespace) -> dict[str, str]:
     pairs = [r for r in results if r["part"] == "pairs"]
     if pairs:
         lines = ["## app.train on one GPU against a hand-written loop", "",
-                 f"Command (on the GPU machine): `python -m bench.gpu_train --parts pairs --runs "
+                 f"Command (on a GPU node): `python -m bench.gpu_train --parts pairs --runs "
                  f"{' '.join(args.runs)} --who {' '.join(args.who)} "
                  f"--pairs {args.pairs} --steps {args.steps} --warmup {args.warmup}` ({where}; sequence 1024; "
                  "each run a fresh process, in turn).", "",
@@ -362,13 +384,14 @@ def render(results: list[dict], args: argparse.Namespace) -> dict[str, str]:
                  "size 2 is two ranks on the one GPU, each its own NCCL_HOSTID, so NCCL joins them through its "
                  "network transport as two hosts; a background snapshot every 10 steps).", "",
                  "| model | micro-batch | strategy | ranks | params + AdamW state per rank (GiB) | peak memory "
-                 "rank 0 (GiB) | tokens/s (job) | MFU (the GPU) | loop waited per snapshot (s) |",
-                 "|---|---:|---|---:|---:|---:|---:|---:|---|"]
+                 "rank 0 (GiB) | tokens/s (job) | / ddp | MFU (the GPU) | loop waited per snapshot (s) |",
+                 "|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
         for r in sharded:
             waits = ", ".join(f"{w:.2f}" for w in r["snapshot_waits_s"]) or "-"
+            ratio = f"**{r['ratio']:.3f}**" if r.get("ratio") else ""
             lines.append(f"| {r['size']} | {r['batch']} | {r['who']} | {r['ranks']} | {r['state_gib_per_rank']:.2f} "
-                         f"| {_gib(r['peak_memory_gib'])} | {r['tokens_per_s']:,.0f} | {_percent(r['mfu'])} | "
-                         f"{waits} |")
+                         f"| {_gib(r['peak_memory_gib'])} | {r['tokens_per_s']:,.0f} | {ratio} | "
+                         f"{_percent(r['mfu'])} | {waits} |")
         sections["bench.gpu_train.sharded"] = "\n".join(lines)
     return sections
 
@@ -400,6 +423,11 @@ def main(argv: list[str] | None = None) -> int:
         loop = HandLoop.named(name, compile=compiled == "1")
         print(json.dumps(hand_loop(size, int(batch), int(steps), int(warmup), loop)), flush=True)
         return 0
+    if argv[:1] == ["misses"]:  # misses RESULTS.jsonl [--all]: one `part size micro-batch` line each
+        records = [json.loads(line) for line in Path(argv[1]).read_text().splitlines() if line.strip()]
+        for part, size, batch in misses(records, every="--all" in argv[2:]):
+            print(part, size, batch)
+        return 0
     if argv[:1] == ["fits"]:
         print(json.dumps(fits(argv[1], int(argv[2]), int(argv[3]))), flush=True)
         return 0
@@ -412,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="in this order: the hand loop's forms and app.train's train.compile_scope values "
                              "(plain first: the others are set against it)")
     parser.add_argument("--pairs", type=int, default=1)
-    parser.add_argument("--mfu", nargs="+", default=["gpt2-xl:16:2048", "gpt2-xl:16:1024", "gpt2-xl:8:2048"],
+    parser.add_argument("--mfu", nargs="+", default=["gpt2-xl:8:2048", "gpt2-xl:12:2048", "gpt2-xl:16:1024"],
                         help="SIZE:MICRO_BATCH:SEQUENCE, best guess first")
     parser.add_argument("--mfu-grad-accum", type=int, default=2,
                         help="micro-batches per step in the mfu runs (fewer: the same MFU in less time)")
@@ -425,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="the plumbing on the CPU: tiny model, no compile")
     args = parser.parse_args(argv)
     if args.dry_run:
-        args.runs, args.sharded = [_dry(r, 2) for r in args.runs[:1]], [_dry(r, 2) for r in args.sharded[:1]]
+        args.runs, args.sharded = [_dry(r, 2) for r in args.runs], [_dry(r, 2) for r in args.sharded[:1]]
         args.mfu = [_dry(r, 3) for r in args.mfu[:1]]
     elif not torch.cuda.is_available():
         print("bench.gpu_train needs a CUDA GPU; none is visible here (--dry-run runs the plumbing on the CPU)",

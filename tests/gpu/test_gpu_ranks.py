@@ -52,10 +52,13 @@ def test_check_passes_with_ranks_on_one_gpu_as_separate_hosts_and_reads_nccls_lo
     print([(row["collective"], row["size"], row["busbw"]) for row in report["scopes"][0]["rows"]])
 
 
-@pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
-def test_two_ranks_killed_and_restarted_end_bit_identical_to_an_uninterrupted_run(tmp_path, strategy):
-    """run.deterministic makes the GPU kernels reproducible, so the resumed run's parameters hash the same."""
-    args = [f"dist.strategy={strategy}", "train.max_steps=60", "snapshot.every=20", "run.deterministic=true"]
+@pytest.mark.parametrize(("strategy", "compiled"), [("ddp", False), ("fsdp", False), ("fsdp", True)],
+                         ids=["ddp", "fsdp", "fsdp-compiled"])
+def test_two_ranks_killed_and_restarted_end_bit_identical_to_an_uninterrupted_run(tmp_path, strategy, compiled):
+    """run.deterministic makes the GPU kernels reproducible, so the resumed run's parameters hash the same;
+    compiled, the restarted ranks compile again and must reach the same kernels."""
+    args = [f"dist.strategy={strategy}", "train.max_steps=60", "snapshot.every=20", "run.deterministic=true",
+            *(["train.compile=true", "train.compile_scope=blocks"] if compiled else [])]
     train_on_emulated_nodes(2, *args, f"run.dir={tmp_path / 'reference'}")
 
     killed = tmp_path / "killed"
