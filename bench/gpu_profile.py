@@ -32,7 +32,7 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 from torch.profiler import ProfilerActivity, profile, schedule
 
-#: What comes back from the GPU machine is at most 16 MiB a file (its tool's limit): leave a margin.
+#: The session's files stay under 16 MiB each, easy to copy off a GPU node: leave a margin.
 TRACE_LIMIT_BYTES = 15 * 2**20
 ROWS = 40
 
