@@ -7,8 +7,9 @@ evaluator and the snapshot manager, which each decide themselves when they are d
 
 A step's path, in order: steps.py gives its data; optimizer_step.py runs forward/backward and the update,
 its loss and stop flag riding the gradient all-reduce (stats_hook.py); step_reports.py reads those figures
-one step later and hands them to step_record.py, which builds the metrics line. The loop asks the snapshot
-manager once a step whether a snapshot is due, and once at the end for the last one.
+one step later and hands them to step_record.py, which builds the metrics line, and hands the reported step
+back: the loop reads its stop flag and decides. The loop asks the snapshot manager once a step whether a
+snapshot is due, and once at the end for the last one.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ class TrainResult:
     val_loss: float | None = None
 
 
+def asked_to_stop(reported: StepResult | None) -> bool:
+    """Whether the step just reported carried a stop request from some rank (every rank reads the same sum,
+    so every rank stops after the same step)."""
+    return reported is not None and reported.stop_requested
+
+
 class Trainer:
     """Runs the steps of one attempt of a run (from a fresh start or a snapshot) until the last or a stop."""
 
@@ -64,7 +71,7 @@ class Trainer:
         for step in self.steps:
             current = self.optimizer_step(step, self.reports.clock)
             steps_run, samples = steps_run + 1, samples + step.global_samples
-            if self.reports.hold(current):  # the step before this one carried a stop request
+            if asked_to_stop(self.reports.hold(current)):  # the step before this one carried a stop request
                 stopping = True
                 break
             evaluating = self.evaluator is not None and self.evaluator.due(step.number, last_step)
@@ -74,13 +81,13 @@ class Trainer:
             if evaluating or snapshotting:
                 # This step's line first: a snapshot published before its steps' metrics would leave a
                 # hole after a kill (the resumed run starts after the snapshot).
-                stopping = self.reports.report_held()
+                stopping = asked_to_stop(self.reports.report_held())
                 if snapshotting:
                     self._snapshot(step.number)
                 self.reports.clock.restart()  # the next step's time is its own, not the evaluation's or snapshot's
                 if stopping:
                     break
-        if self.reports.report_held():  # a stop request in the run's last step does not make it preempted
+        if asked_to_stop(self.reports.report_held()):  # a stop request in the run's last step: not preempted
             stopping = stopping or self.state.position.step < last_step
         if self.snapshots.due(self.state.position.step, last=True):
             self._snapshot(self.state.position.step, last=True)

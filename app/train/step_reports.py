@@ -4,13 +4,18 @@ how a step went, and every completed step reaches metrics.jsonl even when a hang
 A step's summed [loss x samples, stop flag] and its gradient norm are copied off the device without
 waiting (`StepResult`); they are read when the next step has been queued (`hold`), or at once where the
 record must be on disk before what follows (`report_held`: before a snapshot, an evaluation line, the
-end). The hang watchdog's thread writes the one step that finished while its successor hangs
-(`write_finished`). `completed_step` is the last step whose figures came back: what a hang summary names,
-since on a GPU the host runs up to a step ahead of the device.
+end). Both hand back the step they reported, whose `stop_requested` the loop reads: the loop decides when
+to stop, this module only reports. The hang watchdog's thread writes the one step that finished while its
+successor hangs (`write_finished`); one lock makes each step's line written once, and the training thread
+waits for a line the watchdog is writing (a snapshot must never be published before its steps' lines), while
+the watchdog never waits for the training thread (it must go on watching). `completed_step` is the last step
+whose figures came back: what a hang summary names, since on a GPU the host runs up to a step ahead of the
+device.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +41,7 @@ class StepResult:
     global_samples: int  # this step's samples across ranks
     evaluation: Evaluation | None = None  # set by the loop when it evaluates after this step
     reported: bool = False
+    stop_requested: bool = False  # some rank asked to stop in this step (known once reported)
 
 
 class StepReports:
@@ -45,30 +51,40 @@ class StepReports:
         self.last_loss = float("nan")
         self.completed_step = start_step  # the attempt's start until a step of its own comes back
         self._held: StepResult | None = None
+        self._lock = threading.Lock()  # the held step and its writing: the training and watchdog threads
 
-    def hold(self, result: StepResult) -> bool:
-        """Report the step held before (its figures are in by now) and hold this one; True when some rank
-        asked to stop."""
-        stop = self.report_held()
-        self._held = result
-        return stop
+    def hold(self, result: StepResult) -> StepResult | None:
+        """Report the step held before (its figures are in by now) and hold this one; the step reported."""
+        reported = self.report_held()
+        with self._lock:
+            self._held = result
+        return reported
 
-    def report_held(self) -> bool:
-        """Report the held step now (waiting for its figures); True when some rank asked to stop."""
-        held, self._held = self._held, None
-        return held is not None and self._report(held)
+    def report_held(self) -> StepResult | None:
+        """Report the held step now (waiting for its figures, or for the watchdog writing it); the step."""
+        with self._lock:
+            held, self._held = self._held, None
+            if held is not None:
+                self._report(held)
+            return held
 
     def write_finished(self) -> None:
         """From the hang watchdog's thread, while this rank waits in the next step's collective: write the
-        held step if its figures are in, so every completed step is in metrics.jsonl."""
-        held = self._held
-        if held is not None and not held.reported and self.clock.reached(held.end):
-            self._report(held)
+        held step if its figures are in, so every completed step is in metrics.jsonl. Never waits: while the
+        training thread is reporting, that step is being written already."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            held = self._held
+            if held is not None and self.clock.reached(held.end):
+                self._report(held)
+        finally:
+            self._lock.release()
 
-    def _report(self, result: StepResult) -> bool:
+    def _report(self, result: StepResult) -> None:
+        """Under the lock: read the step's figures and write its line, once."""
         if result.reported:  # written by the watchdog's thread already
-            return bool(result.stats[1] > 0)
-        result.reported = True
+            return
         step_time = self.clock.seconds_to(result.end)  # also waits for the step's figures
         loss_sum, stop = result.stats.tolist()
         record = build_step_record(self.plan, step=result.step, position=result.position, lr=result.lr,
@@ -80,4 +96,4 @@ class StepReports:
         if self.outputs is not None:
             self.outputs.step(record)
         self.completed_step = record.step
-        return stop > 0
+        result.stop_requested, result.reported = stop > 0, True

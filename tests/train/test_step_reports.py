@@ -4,6 +4,7 @@ other rank froze, step 7's all-reduce never finished, and the summary said 7 whi
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import torch
@@ -46,3 +47,63 @@ def test_the_completed_step_is_the_last_reported_one_and_the_attempts_start_befo
     clock.behind = None  # step 22 finished, its successor hangs
     reports.write_finished()
     assert reports.completed_step == 22 and queued.reported
+
+
+class SlowOutputs:
+    """Run outputs whose writing of one step's line can be held, as a slow file system would hold it."""
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+        self.writing, self.release = threading.Event(), threading.Event()
+
+    def step(self, record) -> None:
+        self.writing.set()
+        self.release.wait(10)
+        self.lines.append(record.step)
+
+
+def test_the_training_thread_waits_for_the_line_the_watchdog_is_writing_and_each_line_is_written_once():
+    plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
+    outputs = SlowOutputs()
+    reports = StepReports(plan, torch.device("cpu"), outputs, start_step=0)
+    reports.hold(result(reports, 1))
+    watchdog = threading.Thread(target=reports.write_finished)
+    watchdog.start()  # the watchdog writes step 1 while step 2 hangs...
+    assert outputs.writing.wait(10)
+    answered = []
+    training = threading.Thread(target=lambda: answered.append(reports.report_held()))
+    training.start()  # ...and the training thread wants step 1 on disk before a snapshot
+    training.join(0.5)
+    assert not answered, "the training thread went on before step 1's line was written"
+    outputs.release.set()
+    watchdog.join(10)
+    training.join(10)
+    assert outputs.lines == [1] and answered[0].step == 1 and not answered[0].stop_requested
+
+
+def test_the_watchdog_never_waits_for_the_training_thread():
+    plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
+    outputs = SlowOutputs()
+    reports = StepReports(plan, torch.device("cpu"), outputs, start_step=0)
+    reports.hold(result(reports, 1))
+    training = threading.Thread(target=reports.report_held)
+    training.start()
+    assert outputs.writing.wait(10)
+    watchdog = threading.Thread(target=reports.write_finished)
+    watchdog.start()
+    watchdog.join(2)
+    assert not watchdog.is_alive(), "the watchdog waited for the training thread's write"
+    outputs.release.set()
+    training.join(10)
+    assert outputs.lines == [1]
+
+
+def test_the_reported_step_carries_the_stop_request_the_loop_reads():
+    plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
+    reports = StepReports(plan, torch.device("cpu"), None, start_step=0)
+    asking = StepResult(torch.tensor([2.0, 1.0]), torch.tensor(1.0), reports.clock.mark(), step=1,
+                        position=Position(1, 0, 2), lr=0.1, global_samples=2)
+    assert reports.hold(asking) is None  # nothing was held before step 1
+    reported = reports.hold(result(reports, 2))
+    assert reported is asking and reported.stop_requested
+    assert reports.report_held().stop_requested is False
