@@ -72,7 +72,7 @@ project's scripts.
 """
 
 import re
-from typing import Callable, NamedTuple, Optional, Tuple
+from typing import Callable, Match, NamedTuple, Optional, Sequence, Tuple
 
 from app.check import remedies
 from app.common import fabric_policy as policy
@@ -96,6 +96,9 @@ class Cause(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 
     """Text of the symptom cells (docs/job-scripts.md's `| symptom | cause | fix |` tables) this rule answers."""
     context: Tuple[str, ...] = ()
     """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
+    hits_show: Optional[Callable[[Sequence[Match[str]]], bool]] = None
+    """A condition on the lines that matched (the first MAX_KEPT), for a reading that needs several of them:
+    one node named in every line, two versions among them."""
 
 
 def _atomic(name: str, pattern: str) -> str:
