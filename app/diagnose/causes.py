@@ -134,7 +134,7 @@ _per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: on
 _GPUS_PER_TASK = r"--gpus-per-task|SLURM_GPUS_PER_TASK"
 
 _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
-               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
+               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)|--num_nodes[= ](\d+)")
 
 
 #: The same, for counts above one: the job had more than one node (also the lines quoted as context).
@@ -195,6 +195,12 @@ def _socket_instead_of_fabric(log: LogView) -> bool:
     # Without libibverbs NCCL cannot use IB on any node count: the image lacks it (sgl-project/sglang#1427).
     inter_node = log.has(_VIA_SOCKET) or _multi_node(log) or log.has(_NO_LIBIBVERBS)
     return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
+
+
+def _distinct(found: Sequence[Match[str]], *names: str) -> int:
+    """How many different values the named groups took in the lines that matched (a line without them: none)."""
+    values = {tuple(m.groupdict().get(name) for name in names) for m in found}
+    return len({value for value in values if None not in value})
 
 
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
@@ -307,7 +313,10 @@ CAUSES: Tuple[Cause, ...] = (
         "InfiniBand and falls back to TCP or fails",
         "rebuild the image (`make image`: it installs rdma-core's ibverbs-providers); elsewhere install "
         "ibverbs-providers/libmlx5 in the image or environment",
-        (r"libibverbs: Warning: no userspace device-specific driver found",),
+        # rdma-core libibverbs/dynamic_driver.c (v50): `PFX "Warning: couldn't load driver '%s': %s\n"`; only the
+        # HCA's own providers count (other providers that fail to load are harmless on a Mellanox or EFA node).
+        (r"libibverbs: Warning: no userspace device-specific driver found",
+         r"libibverbs: Warning: couldn't load driver '(?:lib)?(?:mlx5|efa)[^']*'"),
         84,
         readme=("no userspace device-specific driver found",),
     ),
@@ -317,7 +326,9 @@ CAUSES: Tuple[Cause, ...] = (
         "(Slingshot) or EFA device visible",
         "bind the site's libfabric: `HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`; run on Slingshot nodes; in a "
         "container bind each /dev/cxi*; `fi_info -p cxi` on the node lists the provider",
-        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available"),
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: no protocol (RDMA, SENDRECV) found a provider it can use.
+        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available",
+         r"Unable to find a protocol that worked"),
         82,
         readme=("fi_getinfo: -61",),
     ),
@@ -420,7 +431,10 @@ CAUSES: Tuple[Cause, ...] = (
         "`nvidia-smi` that no other process holds the GPU; for fragmentation "
         "`PYTORCH_ALLOC_CONF=expandable_segments:True` (torch before 2.9: PYTORCH_CUDA_ALLOC_CONF, which torch 2.9 "
         "and later read with a deprecation warning)",
-        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError"),
+        # NCCL's own allocations: CUDACHECK's "Cuda failure 2 'out of memory'" (src/include/checks.h) and
+        # "Failed to CUDA calloc %ld bytes" (src/include/alloc.h), 2.21 to 2.30.
+        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError",
+         r"NCCL WARN Cuda failure (?:2 )?'out of memory'", r"NCCL WARN Failed to CUDA calloc \d+ bytes"),
         80,
     ),
     Cause(
@@ -841,7 +855,10 @@ CAUSES: Tuple[Cause, ...] = (
         "on RoCE with NCCL older than 2.21 set the RoCEv2 GID: `EXTRA_ENV=NCCL_IB_GID_INDEX=3` (`show_gids` "
         "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
         "check the link between the nodes (`ibstat`, the subnet manager)",
-        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",),
+        # ibv_modify_qp to RTR refused with EINVAL (22): the GID index names no GID of the port (NCCL_IB_GID_INDEX
+        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric.
+        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
+         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b"),
         67,
     ),
     Cause(
@@ -854,6 +871,243 @@ CAUSES: Tuple[Cause, ...] = (
         # "failed with error Connection timed out errno 110"
         (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
         67,
+    ),
+
+    # --- from the components' sources: each message as its program prints it, at the version named ---------
+    # The statements are quoted with their versions in tests/diagnose/component_source_lines.py, which renders
+    # each into a log line and checks that the cause named here is named first.
+    Cause(
+        "nccl-version-across-ranks",
+        "the ranks run different NCCL versions (NCCL refused to build the communicator): the nodes do not run "
+        "the same image or environment",
+        "run every rank from the same image or environment (the same `IMAGE=`, the same venv on a shared "
+        "filesystem); `python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'` on each node "
+        "says which it loads; an NCCL on LD_LIBRARY_PATH on some nodes only is the usual culprit",
+        # NCCL src/init.cc (2.21.5 to 2.30.7): WARN("Mismatched NCCL version detected : rank %d version %d rank %d
+        # version %d", ...), then ncclInvalidUsage.
+        (r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",),
+        93,
+    ),
+    Cause(
+        "versions-differ-across-nodes",
+        "the ranks' own lines show more than one NCCL version or CUDA driver version: the nodes run different "
+        "software, which breaks or slows collectives between them",
+        "run every node from the same image and driver: compare `nvidia-smi --query-gpu=driver_version "
+        "--format=csv` and the NCCL version on each node (`python -m app.check` prints both per node); resubmit "
+        "without the odd node (`--exclude=NODE`) and tell the admins",
+        # NCCL src/init.cc prints `NCCL version %s` (rank 0 of each communicator) and `cudaDriverVersion %d` (each
+        # process, INIT); torch's ProcessGroupNCCL prints `NCCL version: %s` in its options line.
+        (r"NCCL version:? (?P<nccl>\d+\.\d+\.\d+)", r"cudaDriverVersion (?P<driver>\d+)"),
+        65,
+        hits_show=lambda found: _distinct(found, "nccl") > 1 or _distinct(found, "driver") > 1,
+    ),
+    Cause(
+        "nvml-driver-mismatch",
+        "the node's NVIDIA kernel module and its driver libraries are of different versions (NVML: "
+        "Driver/library version mismatch): the driver was updated and the node not rebooted",
+        "resubmit without the node (`--exclude=NODE`) and tell the admins: they reboot it (or reload the nvidia "
+        "kernel modules); `cat /proc/driver/nvidia/version` against `nvidia-smi` shows the two versions",
+        # NVML's string for NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h, driver 525 to 580), printed by nvidia-smi
+        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s".
+        (r"Driver/library version mismatch",),
+        95,
+    ),
+    Cause(
+        "cuda-driver-combination",
+        "CUDA refused the driver it found (error 803, unsupported display driver / cuda driver combination): "
+        "the libcuda loaded does not belong to the node's kernel driver, most often a CUDA forward-compatibility "
+        "libcuda (cuda-compat) on a driver or GPU it does not support",
+        "load the node's own libcuda: in this project's image `APP_CUDA_COMPAT=off` (the compat libraries are "
+        "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
+        "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
+        # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
+        (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
+         r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+        94,
+    ),
+    Cause(
+        "container-cuda-requirement",
+        "the container runtime refused the image: the image requires CUDA {cuda} or newer and the node's driver is "
+        "older (libnvidia-container's check of NVIDIA_REQUIRE_CUDA)",
+        "run on nodes with a newer driver, or use an image built for an older CUDA; on data-center GPUs the image "
+        "can run through CUDA forward compatibility: `NVIDIA_DISABLE_REQUIRE=1` in the container's environment "
+        "skips the check (enroot/pyxis, Docker); this project's Apptainer image does not go through this check",
+        # libnvidia-container src/cli/configure.c: warnx("requirement error: %s", err.msg), the message from
+        # src/cli/dsl.c: "unsatisfied condition: %s, please update your driver to a newer version, or use an
+        # earlier cuda container" (v1.13 to v1.17).
+        (r"requirement error: unsatisfied condition: cuda\s?>=\s?(?P<cuda>[\d.]+)",),
+        94,
+    ),
+    Cause(
+        "container-no-driver",
+        "the container runtime's GPU hook found no NVIDIA driver on the node (libnvidia-container could not load "
+        "NVML): a node without a GPU driver, or a runtime that does not see the driver's libraries",
+        "run on GPU nodes (`--gres=gpu:4`) where `nvidia-smi` works; if it works on the node, the admins check "
+        "the runtime's ldconfig path (`ldconfig = \"@/sbin/ldconfig\"` in /etc/nvidia-container-runtime/"
+        "config.toml) and enroot's 98-nvidia hook; the project's Apptainer image (`IMAGE=app.sif`, `--nv`) does not "
+        "use this hook",
+        # libnvidia-container src/cli/configure.c: warnx("initialization error: %s", nvc_error(nvc)), with
+        # src/nvc.c's "nvml error: %s" (driver not loaded) or src/dxcore / driver.c "load library failed: %s".
+        (r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|load library failed: "
+         r"libnvidia-ml\.so)",),
+        92,
+    ),
+    Cause(
+        "apptainer-tmp-full",
+        "Apptainer ran out of space while building, pulling or unpacking the image: its temporary or cache "
+        "directory (/tmp, ~/.apptainer/cache by default) is on a small filesystem",
+        "point `APPTAINER_TMPDIR` and `APPTAINER_CACHEDIR` at a filesystem with room (a project or scratch "
+        "directory, not /tmp or $HOME), clear old layers with `apptainer cache clean`, or build the image once "
+        "where there is room (`make image`) and copy the .sif",
+        # Apptainer 1.3/1.4 wraps the OS error: sylog.Fatalf("While making image from oci registry: %v", err),
+        # "While performing build: %v", "container creation failed: %s" (cmd/internal/cli/*.go), ending in the
+        # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device".
+        (r"(?:FATAL|ERROR): +(?:While|Unable to|container creation failed|Build failed)[^\n]{0,2000}?"
+         r"[Nn]o space left on device",),
+        93,
+    ),
+    Cause(
+        "slurm-mpi-plugin-missing",
+        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, or the "
+        "nodes' slurmd lack it",
+        "`srun --mpi=list` shows the plugins this Slurm has: pick one of them (`--mpi=pmix` only where listed), or "
+        "`--mpi=none` for torchrun jobs (they need no PMI: this project's job scripts start torchrun without it); "
+        "SLURM_MPI_TYPE in the environment sets it too",
+        # Slurm 25.11.7 src/interfaces/mpi.c: error("MPI: Cannot create context for %s", plugin_name) and
+        # "%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job being
+        # submitted against an MPI plugin which was not compiled into slurmd ..."
+        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"unable to resolve MPI plugin offset from plugin_id=\d+"),
+        92,
+    ),
+    Cause(
+        "mpi-without-pmi",
+        "the program's Open MPI was started by srun but cannot talk to Slurm's PMI (it was built without "
+        "Slurm/PMI support, or srun offered none): MPI_Init fails on every rank",
+        "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
+        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
+        "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
+        # Open MPI 4.1 (orte/mca/ess/pmi and opal/mca/pmix help text): "The application appears to have been direct
+        # launched using \"srun\", but OMPI was not built with SLURM's PMI support"; Slurm's PMI2 client: "PMI2_Init
+        # failed to intialize.  Return code: %d" (sic).
+        (r"OMPI was not built with SLURM's PMI support", r"PMI2_Init failed to intiali[sz]e"),
+        90,
+    ),
+    Cause(
+        "nccl-tests-without-mpi",
+        "an MPI test program (nccl-tests) was built without MPI: every process started by srun or mpirun ran "
+        "as rank 0 of its own one-rank job, so nothing crossed between the GPUs or the nodes",
+        "build nccl-tests with MPI (`make MPI=1 MPI_HOME=/path/to/mpi`) and start it with `srun --mpi=pmix` or "
+        "`mpirun`, one process per GPU; or, on one node only, one process with all GPUs (`-g 4`); this project's "
+        "`python -m app.check` measures all-reduce without MPI",
+        # nccl-tests v2.17.6 src/util.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
+        # printed by rank 0 for every rank: built without MPI, each process prints its own "Rank  0" line.
+        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",),
+        88,
+        hits_show=lambda found: _distinct(found, "pid", "host") > 1,
+    ),
+    Cause(
+        "p2p-acs-iommu",
+        "GPU peer-to-peer traffic over PCIe is broken on this node (wrong results or IOMMU faults): PCIe Access "
+        "Control Services (ACS) or the IOMMU redirect peer traffic through the root complex, which drops or "
+        "corrupts it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1`: if the errors go away, the admins disable ACS on the PCIe "
+        "switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting guide; "
+        "`nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
+        # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
+        # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
+        (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
+         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device"),
+        87,
+    ),
+    Cause(
+        "gpu-hardware-fault",
+        "a GPU of the node failed (uncorrectable ECC error, fallen off the bus, or an NVRM Xid of a hardware "
+        "fault): the node needs the admins",
+        "resubmit without the node (`--exclude=NODE`; the job scripts record it in nodes-to-exclude.txt) and send "
+        "the admins the lines above with `nvidia-smi -q -d ECC,ROW_REMAPPER` from the node; `python -m app.check` "
+        "judges each GPU",
+        # CUDA's strings for cudaErrorECCUncorrectable (214) and CUDA_ERROR_ECC_UNCORRECTABLE; the NVIDIA kernel
+        # module's "NVRM: Xid (PCI:%s): %d, ..." with the hardware Xids (48 double-bit ECC, 74 NVLink, 79 fallen
+        # off the bus, 94/95 contained/uncontained ECC; NVIDIA's Xid catalogue); nvidia-smi's "Unable to determine
+        # the device handle for GPU%s: %s: Unknown Error".
+        (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
+         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95)\b",
+         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
+        95,
+    ),
+    Cause(
+        "gpu-busy-exclusive",
+        "CUDA could not open a GPU because another process holds it (the GPUs are in exclusive-process mode): "
+        "more ranks than GPUs on the node, or another job or a leftover process on the GPU",
+        "start one rank per GPU (`--nproc_per_node` = the GPUs the job has); `nvidia-smi` on the node lists the "
+        "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
+        "earlier job goes with the admins",
+        # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
+        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"cudaErrorDevicesUnavailable",
+         r"CUDA_ERROR_DEVICE_UNAVAILABLE"),
+        87,
+    ),
+    Cause(
+        "slurm-task-launch-failed",
+        "Slurm could not start the job's tasks on a node ({why}): the job never ran a task on every node",
+        "the message after the colon says why; `scontrol show node NODE` shows the node's state; resubmit without "
+        "the node (`--exclude=NODE`) and tell the admins if it persists",
+        # Slurm 25.11.7 src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...);
+        # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
+        (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
+         r"Unable to create step for job \d+: (?P<why>.{1,300})"),
+        80,
+    ),
+    Cause(
+        "efa-unreachable",
+        "libfabric's EFA provider got no answer from the other instance (unresponsive remote): the security group "
+        "does not let the instances talk to each other (or they are in different subnets), or the peer process "
+        "had already exited",
+        "the instances' security group must allow all inbound and outbound traffic to and from itself, in one "
+        "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
+        "that stopped it first",
+        # libfabric 1.22.0 prov/efa/src/efa_errno.h: "Unresponsive remote (detected locally)" (status 13), and
+        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."
+        (r"Unresponsive remote \(detected locally\)",
+         r"most often due to incorrect inbound/outbound security group rules"),
+        76,
+    ),
+    Cause(
+        "efa-libfabric-too-old",
+        "aws-ofi-nccl refused the EFA provider: the libfabric it loaded is older than 1.22.0",
+        "use the libfabric of a recent EFA installer (1.22.0 or newer; `fi_info --version`), first on "
+        "LD_LIBRARY_PATH, or the plugin and libfabric of the same AWS Deep Learning image",
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: NCCL_OFI_WARN("EFA provider requires at least libfabric version
+        # 1.22.0.")
+        (r"EFA provider requires at least libfabric version",),
+        90,
+    ),
+    Cause(
+        "deepspeed-no-hostfile",
+        "the DeepSpeed launcher found no hostfile and started the training on the first node only, in a job that "
+        "has several nodes",
+        "give it the job's nodes: a hostfile (`--hostfile`, one `NODE slots=4` line per node, from `scontrol show "
+        "hostnames`), or start one launcher per node with srun and torchrun (this project's job scripts do)",
+        # DeepSpeed 0.19 deepspeed/launcher/runner.py fetch_hostfile: logger.warning("Unable to find hostfile, will
+        # proceed with training with local resources only.")
+        (r"Unable to find hostfile, will proceed with training with local resources only",),
+        91,
+        applies=_multi_node,
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "rank-sigkill",
+        "a rank was killed with SIGKILL (exit code -9): most often the kernel's out-of-memory killer (host "
+        "memory), or the scheduler ending the job",
+        "check host memory: `sacct -j JOBID -o JobID,MaxRSS,ReqMem,State` and the node's `dmesg` (oom-kill); ask "
+        "for more memory (`--mem=`) or use less (fewer DataLoader workers, data read lazily); a job past its time "
+        "limit or preempted says so in its scheduler lines",
+        # torch/distributed/elastic/multiprocessing/api.py: "Signal %d (%s) received by PID %d" is the agent's;
+        # the ChildFailedError table prints "exitcode  : -9 (pid: %d)" (torch 2.0 to 2.9).
+        (r"exitcode\s*: -9 \(pid", r"died with <Signals\.SIGKILL: 9>"),
+        57,
     ),
 )
 

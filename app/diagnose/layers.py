@@ -9,10 +9,13 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   `ProcessGroupNCCL's watchdog got stuck for %d seconds`, `NCCL communicator was aborted on rank`;
   torch's TCPStore (torch/csrc/distributed/c10d/TCPStore.cpp, socket.cpp): `Timed out after %d seconds waiting
   for clients. %d/%d clients joined.`, `wait timeout after %dms, keys:`;
-- NCCL's error strings (src/init.cc `ncclGetErrorString`, 2.21 to 2.30): `ncclSystemError: System call (e.g.
-  socket, malloc) or external library call failed or device error.`, `ncclRemoteError: A call failed possibly
-  due to a network error or a remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA
-  function failed.`; NCCL's INFO line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
+- NCCL's error strings (src/init.cc `ncclGetErrorString`, v2.21.5-1 to v2.30.7-1): `unhandled system error (run
+  with NCCL_DEBUG=INFO for details)`, `remote process exited or there was a network error`, `unhandled cuda
+  error (run with NCCL_DEBUG=INFO for details)`, and torch's reading of them (getNcclErrorDetailStr in
+  torch/csrc/distributed/c10d, 2.2 to 2.9): `ncclSystemError: System call (e.g. socket, malloc) or external
+  library call failed or device error.`, `ncclRemoteError: A call failed possibly due to a network error or a
+  remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
+  line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`.
 """
 
@@ -113,6 +116,24 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "wrong-bootstrap-iface": ("rendezvous", HIGH),
     "roce-gid-index": ("fabric", MEDIUM),
     "rail-only-fabric": ("fabric", MEDIUM),
+    "nccl-version-across-ranks": ("software", HIGH),
+    "versions-differ-across-nodes": ("software", MEDIUM),
+    "nvml-driver-mismatch": ("host", HIGH),
+    "cuda-driver-combination": ("host", MEDIUM),
+    "container-cuda-requirement": ("container", HIGH),
+    "container-no-driver": ("container", MEDIUM),
+    "apptainer-tmp-full": ("container", HIGH),
+    "slurm-mpi-plugin-missing": ("launch", HIGH),
+    "mpi-without-pmi": ("launch", HIGH),
+    "nccl-tests-without-mpi": ("launch", MEDIUM),
+    "p2p-acs-iommu": ("host", MEDIUM),
+    "gpu-hardware-fault": ("host", HIGH),
+    "gpu-busy-exclusive": ("host", MEDIUM),
+    "slurm-task-launch-failed": ("launch", MEDIUM),
+    "efa-unreachable": ("fabric", MEDIUM),
+    "efa-libfabric-too-old": ("fabric", HIGH),
+    "deepspeed-no-hostfile": ("launch", HIGH),
+    "rank-sigkill": ("host", MEDIUM),
 }
 
 
@@ -187,7 +208,9 @@ VERDICTS: Tuple[Cause, ...] = (
         f"{_NEXT_NCCL}; on the nodes `ibv_devinfo` (InfiniBand, RoCE) or `fi_info -p cxi` / `fi_info -p efa` "
         f"(libfabric) shows whether the network cards are up; read the other ranks' first error; {_NEXT_CHECK}",
         (r"ncclSystemError: System call \(e\.g\. socket, malloc\) or external library call failed",
-         r"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting"),
+         r"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting",
+         r"unhandled system error \(run with NCCL_DEBUG=INFO for details\)",
+         r"remote process exited or there was a network error"),
         20,
     ),
     Cause(
@@ -196,7 +219,8 @@ VERDICTS: Tuple[Cause, ...] = (
         "driver or peer-to-peer path",
         "`nvidia-smi -q` (errors, ECC, Xid in `dmesg`) and `nvidia-smi topo -m` (the paths between GPUs) on the "
         f"node; {_NEXT_NCCL}; {_NEXT_CHECK}",
-        (r"ncclUnhandledCudaError: Call to CUDA function failed",),
+        (r"ncclUnhandledCudaError: Call to CUDA function failed",
+         r"unhandled cuda error \(run with NCCL_DEBUG=INFO for details\)"),
         18,
     ),
 )
