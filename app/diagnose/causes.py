@@ -246,6 +246,17 @@ CAUSES: Tuple[Cause, ...] = (
         100,
         readme=("Invalid qos specification",),
     ),
+    Cause(
+        "pbs-request-refused",
+        "PBS refused the job: it asks for more (or less) than the queue allows, or names a queue that does not exist",
+        "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
+        "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
+        "that allows it (`qstat -Q` lists the queues)",
+        # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
+        # limits", msg_unkque "Unknown queue"; src/cmds/qsub.c prints them as "qsub: %s".
+        (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue"),
+        100,
+    ),
     # --- the software cannot run on this node ---------------------------------------------------------
     Cause(
         "image-arch",
@@ -663,7 +674,9 @@ CAUSES: Tuple[Cause, ...] = (
         "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
-        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory"),
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb"
+        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb"),
         79,
     ),
     Cause(
@@ -1104,9 +1117,12 @@ CAUSES: Tuple[Cause, ...] = (
         "check host memory: `sacct -j JOBID -o JobID,MaxRSS,ReqMem,State` and the node's `dmesg` (oom-kill); ask "
         "for more memory (`--mem=`) or use less (fewer DataLoader workers, data read lazily); a job past its time "
         "limit or preempted says so in its scheduler lines",
-        # torch/distributed/elastic/multiprocessing/api.py: "Signal %d (%s) received by PID %d" is the agent's;
-        # the ChildFailedError table prints "exitcode  : -9 (pid: %d)" (torch 2.0 to 2.9).
-        (r"exitcode\s*: -9 \(pid", r"died with <Signals\.SIGKILL: 9>"),
+        # torch 2.13.0 torch/distributed/elastic/multiprocessing: errors/__init__.py's failure table
+        # "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}" and message f"Signal {-self.exitcode}
+        # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
+        # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
+        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
+         r"process \d+ terminated with signal SIGKILL"),
         57,
     ),
 )

@@ -56,6 +56,7 @@ MEDIUM = "medium"
 PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-gres": ("scheduler", HIGH),
     "slurm-qos-account": ("scheduler", HIGH),
+    "pbs-request-refused": ("scheduler", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
