@@ -166,6 +166,9 @@ _NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
 #: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` is also printed there, so it counts
 #: only where no IB probe failed.
 _IB_PROBE_FAILED = r"NET/IB : No device found"
+#: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
+#: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
+_IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
 #: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
 #: (src/net.cc, src/plugin/plugin_open.cc).
 _OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
@@ -205,7 +208,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
-         _IB_PROBE_FAILED, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK, _OP_BUILD)
+         _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
+         _OP_BUILD)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -317,6 +321,18 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ib",
         context=(_NCCL_NET_IB, _IB_PROBE_FAILED),
         readme=("network IB not found",),
+    ),
+    Cause(
+        "ib-hca-filter-empty",
+        "NCCL found no InfiniBand device because NCCL_IB_HCA names none this node has (a name from another "
+        "system, a typo, or a port that is down)",
+        "set `NCCL_IB_HCA` to HCAs this node has (`ibv_devinfo -l` lists them, e.g. `mlx5_0,mlx5_1` or the "
+        "prefix `mlx5`; `=mlx5_0` matches exactly, `^mlx5_4` excludes), or unset it and let NCCL use every active "
+        "HCA; `ibv_devinfo` shows each port's state (PORT_ACTIVE)",
+        (_IB_PROBE_FAILED,),
+        87,
+        applies=lambda log: log.has(_IB_HCA_SET),
+        context=(_IB_HCA_SET,),
     ),
     Cause(
         "no-verbs-driver",
@@ -698,7 +714,10 @@ CAUSES: Tuple[Cause, ...] = (
         # The store's own files: dstore_*.c, and gds/ds12 or gds/ds21 (PMIx 4.2 in a container that does not see
         # PMIX_SERVER_TMPDIR: "PMIX ERROR: ERROR in file .../src/mca/gds/ds12/gds_ds12_lock_pthread.c")
         (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore",
-         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/"),
+         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/",
+         # PMIx 4.2.9 src/util/pmix_error.h "PMIX ERROR: %s in file %s at line %d" from its TCP transport (ptl):
+         # the client cannot reach the server's rendezvous (a container that does not see its directory).
+         r"PMIX ERROR: UNREACH\w* in file \S*ptl"),
         88,
     ),
     Cause(

@@ -62,6 +62,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "efa-on-slingshot": ("fabric", HIGH),
     "no-ofi-plugin": ("fabric", MEDIUM),
     "no-ib-network": ("fabric", MEDIUM),
+    "ib-hca-filter-empty": ("host", HIGH),
     "no-verbs-driver": ("fabric", HIGH),
     "no-fabric-provider": ("fabric", MEDIUM),
     "launcher-one-node": ("launch", HIGH),

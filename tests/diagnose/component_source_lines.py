@@ -84,6 +84,15 @@ QUOTES = (
           NCCL_INFO + "comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
           "layer-one-node-only", context=(TWO_NODES,)),
 
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 413,
+          'if (userIbEnv != NULL && shownIbHcaEnv++ == 0) INFO(NCCL_NET|NCCL_ENV, "NCCL_IB_HCA set to %s", userIbEnv);',
+          NCCL_INFO + "NCCL_IB_HCA set to mlx5_0:1,mlx5_3:1", "ib-hca-filter-empty",
+          context=(NCCL_INFO + "NET/IB : No device found.",)),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/init.cc", 470,
+          'INFO(NCCL_INIT | NCCL_NET, "NET/IB : No device found.");',
+          NCCL_INFO + "NET/IB : No device found.", "ib-hca-filter-empty",
+          context=(NCCL_INFO + "NCCL_IB_HCA set to =mlx5_8",)),
+
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
           'NCCL_OFI_WARN("EFA provider requires at least libfabric version 1.22.0.");',
@@ -273,6 +282,10 @@ QUOTES = (
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: ERROR in file ../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c at "
           "line 168", "pmix-gds-mismatch"),
+    Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
+          "[gpu-a-017:02741] PMIX ERROR: UNREACHABLE in file ../../../../../src/mca/ptl/tcp/ptl_tcp.c at line 790",
+          "pmix-gds-mismatch"),
 
     # --- Apptainer --------------------------------------------------------------------------------------------------
     Quote("Apptainer", "v1.4.5", "cmd/internal/cli/pull.go", 334,

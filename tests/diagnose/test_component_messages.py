@@ -24,7 +24,8 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "libfabric", "rdma-core", "CUDA", "NVML", 
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
                 "slurm-mpi-plugin-missing", "mpi-without-pmi", "nccl-tests-without-mpi", "p2p-acs-iommu",
-                "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed", "efa-unreachable",
+                "ib-hca-filter-empty", "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed",
+                "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused"}
 
 
