@@ -16,7 +16,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   library call failed or device error.`, `ncclRemoteError: A call failed possibly due to a network error or a
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
-- Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`.
+- Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
+  WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host.
 """
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
@@ -172,12 +173,15 @@ VERDICTS: Tuple[Cause, ...] = (
     ),
     Cause(
         "layer-one-node-error",
-        "no cause recognised; only the tasks on {node} failed: the host layer of that node (its GPUs, driver, "
-        "memory or network card) is the first suspect",
+        "no cause recognised; every failure line names one node, {node}: the host layer of that node (its GPUs, "
+        "driver, memory or network card) is the first suspect (unless the log holds that node's output only)",
         f"read that node's lines above the failure; resubmit without it (`--exclude={{node}}`) to confirm, and "
         f"{_NEXT_CHECK}; `nvidia-smi -q` and `ibv_devinfo` on the node show its GPUs and network cards",
+        # srun's lines name the node whose tasks failed; NCCL's WARN lines start with the host that printed them
+        # (src/debug.cc: "%s:%d:%d [%d] %s:%d NCCL WARN ", hostname, pid, tid, cudaDev, filefunc, line).
         (r"srun: error: (?P<node>[\w.-]+): tasks? [\d,-]+: (?:Exited with exit code|Killed|Segmentation fault"
-         r"|Aborted|Bus error)",),
+         r"|Aborted|Bus error)",
+         r"(?P<node>[\w.-]{1,253}):\d+:\d+ \[\d+\] \S+:\d+ NCCL WARN "),
         26,
         applies=lambda log: log.has(_NODE_COUNT_MULTI),
         context=(_NODE_COUNT_MULTI,),

@@ -50,6 +50,14 @@ def test_errors_on_several_nodes_are_not_an_error_on_one_node() -> None:
     assert diagnose_lines(lines) == []
 
 
+def test_nccl_warnings_from_one_host_only_point_to_that_node() -> None:
+    warn = "{host}:2741:2790 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 5"
+    findings = diagnose_lines([TWO_NODES, warn.format(host="gpu-a-018"), warn.format(host="gpu-a-018")])
+    assert [f.key for f in findings] == ["layer-one-node-error"] and "gpu-a-018" in findings[0].cause
+    both = [TWO_NODES, warn.format(host="gpu-a-017"), warn.format(host="gpu-a-018")]
+    assert diagnose_lines(both) == []
+
+
 def test_one_node_in_a_one_node_job_is_no_symptom() -> None:
     line = "nid001:1:2 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0"
     assert diagnose_lines(["SLURM_JOB_NUM_NODES=1", line]) == []
