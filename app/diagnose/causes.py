@@ -251,6 +251,22 @@ CAUSES: Tuple[Cause, ...] = (
         readme=("Invalid qos specification",),
     ),
     Cause(
+        "slurm-request-refused",
+        "Slurm refused the job's request: {what}",
+        "ask within the partition's and QOS' limits: `sinfo -p PART -o '%P %l %D %c %G'` shows the time limit, "
+        "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
+        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more",
+        # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
+        # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
+        # resources: ".
+        (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
+         r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
+         r"|Invalid partition name specified|More processors requested than permitted"
+         r"|Node count specification invalid|Requested partition configuration not available now"
+         r"|Invalid feature specification)",),
+        100,
+    ),
+    Cause(
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, or names a queue that does not exist",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
@@ -953,8 +969,10 @@ CAUSES: Tuple[Cause, ...] = (
         "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
         "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
         # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
+        # 804 (cudaErrorCompatNotSupportedOnDevice): the compat libcuda on a GPU it does not support.
         (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
-         r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+         r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", r"forward compatibility was attempted on non supported HW",
+         r"cudaErrorCompatNotSupportedOnDevice"),
         94,
     ),
     Cause(
@@ -1143,6 +1161,31 @@ CAUSES: Tuple[Cause, ...] = (
         (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
          r"process \d+ terminated with signal SIGKILL"),
         57,
+    ),
+    Cause(
+        "cuda-arch-unsupported",
+        "the program's CUDA code was not built for this GPU ({gpu}): the torch (or extension) build lacks the GPU's "
+        "compute capability, so its kernels cannot run here",
+        "install a build that includes the GPU's capability: `python -c 'import torch; print(torch.cuda."
+        "get_arch_list())'` against `nvidia-smi --query-gpu=compute_cap --format=csv` (H100 and GH200: sm_90); a "
+        "wheel for the node's CUDA and CPU architecture (aarch64 on GH200), or this project's image; rebuild "
+        "extensions with `TORCH_CUDA_ARCH_LIST` including it",
+        # torch 2.13.0 torch/cuda/__init__.py _check_cubins: "{} with CUDA capability sm_{} is not compatible with
+        # the current PyTorch installation."; CUDA's string for cudaErrorNoKernelImageForDevice (209).
+        (r"(?P<gpu>[\w -]{1,80}) with CUDA capability sm_\d+ is not compatible with the current PyTorch",
+         r"no kernel image is available for execution on the device"),
+        93,
+    ),
+    Cause(
+        "command-not-on-node",
+        "Slurm could not start the task's program on the node: {program} is not there (not on the node's PATH, "
+        "or a path that exists on the login node only)",
+        "give srun a program every node has: activate the environment in the job script before srun (`source "
+        ".venv/bin/activate` on a shared filesystem), use its full path, or run it inside the image "
+        "(`IMAGE=app.sif`); `srun -N NNODES which PROGRAM` checks each node",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/task.c line 546: error("execve(): %s: %m", task->argv[0]).
+        (r"execve\(\): (?P<program>\S{1,200}): No such file or directory",),
+        88,
     ),
 )
 

@@ -58,6 +58,9 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-gres": ("scheduler", HIGH),
     "slurm-qos-account": ("scheduler", HIGH),
     "pbs-request-refused": ("scheduler", HIGH),
+    "slurm-request-refused": ("scheduler", HIGH),
+    "cuda-arch-unsupported": ("software", HIGH),
+    "command-not-on-node": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
@@ -213,7 +216,10 @@ VERDICTS: Tuple[Cause, ...] = (
         "the fabric layer or a remote rank that exited first",
         f"{_NEXT_NCCL}; on the nodes `ibv_devinfo` (InfiniBand, RoCE) or `fi_info -p cxi` / `fi_info -p efa` "
         f"(libfabric) shows whether the network cards are up; read the other ranks' first error; {_NEXT_CHECK}",
+        # NCCL's socket layer when the other end went away (src/misc/socket.cc, 2.21 to 2.30: "socketProgress:
+        # Connection closed by remote peer %s", and recv's ECONNRESET "Connection reset by peer").
         (r"ncclSystemError: System call \(e\.g\. socket, malloc\) or external library call failed",
+         r"NCCL WARN .{0,200}?(?:Connection closed by remote peer|Connection reset by peer)",
          r"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting",
          r"unhandled system error \(run with NCCL_DEBUG=INFO for details\)",
          r"remote process exited or there was a network error"),

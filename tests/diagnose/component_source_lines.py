@@ -93,6 +93,17 @@ QUOTES = (
           NCCL_INFO + "NET/IB : No device found.", "ib-hca-filter-empty",
           context=(NCCL_INFO + "NCCL_IB_HCA set to =mlx5_8",)),
 
+    Quote("NCCL", "v2.21.5-1", "src/misc/socket.cc", 30,
+          'WARN("socketProgressOpt: Call to recv from %s failed : %s", ncclSocketToString(&sock->addr, line), '
+          "strerror(errno));",
+          NCCL_WARN.format(where="misc/socket.cc:30") + "socketProgressOpt: Call to recv from 10.0.1.18<54212> "
+          "failed : Connection reset by peer", "layer-fabric-error"),
+    Quote("NCCL", "v2.30.7-1", "src/misc/socket.cc", 58,
+          'WARN("socketProgress: Connection closed by remote peer %s",\n'
+          "ncclSocketToString(&sock->addr, line, /*numericHostForm*/ 0));",
+          NCCL_WARN.format(where="misc/socket.cc:58") + "socketProgress: Connection closed by remote peer "
+          "gpu-a-018<40122>", "layer-fabric-error"),
+
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
           'NCCL_OFI_WARN("EFA provider requires at least libfabric version 1.22.0.");',
@@ -163,6 +174,15 @@ QUOTES = (
           '"CUDA driver version is insufficient for CUDA runtime version"',
           "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
           "driver-too-old"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209)", 0,
+          '"no kernel image is available for execution on the device"',
+          "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
+          "cuda-arch-unsupported"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorCompatNotSupportedOnDevice = 804)", 0,
+          '"forward compatibility was attempted on non supported HW"',
+          "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+          "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
+          "non supported HW", "cuda-driver-combination"),
     Quote("NVML", "driver 535 to 580", "nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH)", 0,
           '"Driver/library version mismatch"',
           "Failed to initialize NVML: Driver/library version mismatch", "nvml-driver-mismatch"),
@@ -207,6 +227,11 @@ QUOTES = (
           'prematurely.";',
           "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
           "layer-fabric-error"),
+    Quote("torch", "v2.13.0", "torch/cuda/__init__.py", 427,
+          '"""\n{} with CUDA capability sm_{} is not compatible with the current PyTorch installation.',
+          "UserWarning: NVIDIA GH200 480GB with CUDA capability sm_90 is not compatible with the current PyTorch "
+          "installation.", "cuda-arch-unsupported",
+          fmt="{} with CUDA capability sm_{} is not compatible with the current PyTorch installation."),
     Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
           '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
           "  exitcode  : -9 (pid: 2741)  (SIGKILL)", "rank-sigkill"),
@@ -249,6 +274,17 @@ QUOTES = (
           'error("*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***",',
           "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
           "walltime"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 408,
+          '"Requested time limit is invalid (missing or exceeds some limit)",',
+          "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some "
+          "limit)", "slurm-request-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 403,
+          '"Job violates accounting/QOS policy (job submit limit, user\'s "\n"size and/or time limits)",',
+          "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's "
+          "size and/or time limits)", "slurm-request-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/task.c", 546,
+          'error("execve(): %s: %m", task->argv[0]);',
+          "slurmstepd: error: execve(): torchrun: No such file or directory", "command-not-on-node"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 240,
           '"Requested node configuration is not available",',
           "sbatch: error: Batch job submission failed: Requested node configuration is not available",

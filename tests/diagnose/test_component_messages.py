@@ -26,7 +26,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-mpi-plugin-missing", "mpi-without-pmi", "nccl-tests-without-mpi", "p2p-acs-iommu",
                 "ib-hca-filter-empty", "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed",
                 "efa-unreachable",
-                "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused"}
+                "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
+                "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node"}
 
 
 def message_format(row: Quote) -> str:
