@@ -416,7 +416,10 @@ CAUSES: Tuple[Cause, ...] = (
         "firewall, or an address other nodes cannot reach)",
         f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
         "is open",
-        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to"),
+        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp: "The client socket has failed to connect to {} {}.",
+        # "... to any network address of ({}, {}).", "The client socket cannot be initialized to connect to {} {}."
+        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
+         r"The client socket has failed to connect to", r"The client socket cannot be initialized to connect to"),
         68,
     ),
     Cause(
@@ -1186,6 +1189,18 @@ CAUSES: Tuple[Cause, ...] = (
         # Slurm 25.11.7 src/slurmd/slurmstepd/task.c line 546: error("execve(): %s: %m", task->argv[0]).
         (r"execve\(\): (?P<program>\S{1,200}): No such file or directory",),
         88,
+    ),
+    Cause(
+        "slurm-step-blocked",
+        "srun waits to start its step: the job's resources are held by another step ({why}), so the tasks never "
+        "start on every node",
+        "let steps share the allocation: `srun --overlap` (or `--exact` with a share of CPUs and memory each, "
+        "e.g. `--mem=0` only for one step at a time); a step left running from an earlier srun holds them: "
+        "`squeue -s -j JOBID` lists the steps",
+        # Slurm 25.11.7 src/srun/launch.c line 1271: info("Job %u step creation temporarily disabled, retrying
+        # (%s)", ..., slurm_strerror(rc)).
+        (r"step creation temporarily disabled, retrying \((?P<why>[^)]{1,200})\)",),
+        85,
     ),
 )
 

@@ -61,6 +61,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-request-refused": ("scheduler", HIGH),
     "cuda-arch-unsupported": ("software", HIGH),
     "command-not-on-node": ("launch", HIGH),
+    "slurm-step-blocked": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

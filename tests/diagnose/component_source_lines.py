@@ -232,6 +232,10 @@ QUOTES = (
           "UserWarning: NVIDIA GH200 480GB with CUDA capability sm_90 is not compatible with the current PyTorch "
           "installation.", "cuda-arch-unsupported",
           fmt="{} with CUDA capability sm_{} is not compatible with the current PyTorch installation."),
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/socket.cpp (libtorch_cpu.so)", 0,
+          '"The client socket has failed to connect to any network address of ({}, {})."',
+          "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+          "(gpu-a-017, 29500).", "rendezvous-connect"),
     Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
           '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
           "  exitcode  : -9 (pid: 2741)  (SIGKILL)", "rank-sigkill"),
@@ -282,6 +286,11 @@ QUOTES = (
           '"Job violates accounting/QOS policy (job submit limit, user\'s "\n"size and/or time limits)",',
           "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's "
           "size and/or time limits)", "slurm-request-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1271,
+          'info("Job %u step creation temporarily disabled, retrying (%s)",\nstep_req->step_id.job_id,\n'
+          "slurm_strerror(rc));",
+          "srun: Job 4512 step creation temporarily disabled, retrying (Requested nodes are busy)",
+          "slurm-step-blocked"),
     Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/task.c", 546,
           'error("execve(): %s: %m", task->argv[0]);',
           "slurmstepd: error: execve(): torchrun: No such file or directory", "command-not-on-node"),

@@ -27,7 +27,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "ib-hca-filter-empty", "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed",
                 "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
-                "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node"}
+                "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
+                "slurm-step-blocked"}
 
 
 def message_format(row: Quote) -> str:
