@@ -370,8 +370,9 @@ CAUSES: Tuple[Cause, ...] = (
         "bind the site's libfabric: `HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`; run on Slingshot nodes; in a "
         "container bind each /dev/cxi*; `fi_info -p cxi` on the node lists the provider",
         # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: no protocol (RDMA, SENDRECV) found a provider it can use.
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c line 154: CXIP_WARN("Failed to open CXI Device, ret: %d\n", ret).
         (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available",
-         r"Unable to find a protocol that worked"),
+         r"Unable to find a protocol that worked", r"Failed to open CXI Device, ret: -?\d+"),
         82,
         readme=("fi_getinfo: -61",),
     ),
@@ -1201,6 +1202,19 @@ CAUSES: Tuple[Cause, ...] = (
         # (%s)", ..., slurm_strerror(rc)).
         (r"step creation temporarily disabled, retrying \((?P<why>[^)]{1,200})\)",),
         85,
+    ),
+    Cause(
+        "cxi-vni-not-granted",
+        "the Slingshot NIC refused the job's network identifier (VNI): the process was not started through the "
+        "launcher that grants the job its VNIs (Slurm's Slingshot switch plugin, PALS), or lost their environment",
+        "start the ranks with the site's launcher inside the allocation (`srun`, or PALS `mpiexec` on PBS), not "
+        "ssh or a second mpirun; in a container keep the environment (no `--cleanenv`, or pass SLINGSHOT_VNIS, "
+        "SLINGSHOT_SVC_IDS and SLINGSHOT_DEVICES); `fi_info -p cxi` inside the job shows whether the provider "
+        "opens",
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c lines 202 and 217: CXIP_WARN("cxil_get_svc with %s and rgroup_id
+        # %d failed: %d:%s\n", ...) and CXIP_WARN("Invalid VNI %d for %s and svc_id %d\n", ...).
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed"),
+        84,
     ),
 )
 

@@ -62,6 +62,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cuda-arch-unsupported": ("software", HIGH),
     "command-not-on-node": ("launch", HIGH),
     "slurm-step-blocked": ("launch", HIGH),
+    "cxi-vni-not-granted": ("fabric", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -145,6 +145,15 @@ QUOTES = (
           "efa-on-slingshot", context=("nid001:2741:2790 [0] NCCL INFO NET/OFI Selected provider is cxi",
                                        "FI_PROVIDER=efa")),
 
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 217,
+          'CXIP_WARN("Invalid VNI %d for %s and svc_id %d\\n",\nvni, iface->dev->info.device_name,\nrgroup_id);',
+          "libfabric:2741:1700000000::cxi:core:cxip_get_if_domain():217<warn> nid001: Invalid VNI 1024 for cxi0 and "
+          "svc_id 2", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 154,
+          'CXIP_WARN("Failed to open CXI Device, ret: %d\\n", ret);',
+          "libfabric:2741:1700000000::cxi:core:cxip_get_if():154<warn> nid001: Failed to open CXI Device, ret: -2",
+          "no-fabric-provider"),
+
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,
           "fprintf(stderr, PFX \"Warning: couldn't load driver '%s': %s\\n\", so_name,\ndlerror());",

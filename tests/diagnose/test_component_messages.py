@@ -28,7 +28,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
-                "slurm-step-blocked"}
+                "slurm-step-blocked", "cxi-vni-not-granted"}
 
 
 def message_format(row: Quote) -> str:
