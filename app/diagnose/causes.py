@@ -169,6 +169,8 @@ _IB_PROBE_FAILED = r"NET/IB : No device found"
 #: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
 #: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
 _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
+#: srun got its step after waiting: Slurm 25.11.7 src/srun/launch.c line 1245, info("Step created for %ps", ...).
+_STEP_CREATED = r"Step created for \S"
 #: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
 #: (src/net.cc, src/plugin/plugin_open.cc).
 _OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
@@ -209,7 +211,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD)
+         _OP_BUILD, _STEP_CREATED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1202,6 +1204,7 @@ CAUSES: Tuple[Cause, ...] = (
         # (%s)", ..., slurm_strerror(rc)).
         (r"step creation temporarily disabled, retrying \((?P<why>[^)]{1,200})\)",),
         85,
+        applies=lambda log: not log.has(_STEP_CREATED),
     ),
     Cause(
         "cxi-vni-not-granted",

@@ -78,6 +78,13 @@ def test_the_cause_is_named_first_for_the_line(row: Quote) -> None:
     assert findings and findings[0].key == row.cause, [f.key for f in findings]
 
 
+def test_a_step_that_got_its_resources_after_waiting_is_no_failure() -> None:
+    """srun says "Step created for %ps" (Slurm 25.11.7 src/srun/launch.c line 1245) once the wait is over."""
+    waited = "srun: Job 4512 step creation temporarily disabled, retrying (Requested nodes are busy)"
+    assert [f.key for f in diagnose_lines([waited])] == ["slurm-step-blocked"]
+    assert diagnose_lines([waited, "srun: Step created for StepId=4512.3"]) == []
+
+
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
 
