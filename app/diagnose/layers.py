@@ -23,6 +23,7 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
 
 from app.diagnose.causes import _NODE_COUNT_MULTI, Cause
+from app.diagnose.logview import LogView
 
 
 class Layer(NamedTuple):
@@ -153,6 +154,21 @@ def place(key: str) -> Tuple[str, str]:
     return (verdict, "layer only") if verdict else ("", "")
 
 
+#: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
+#: abort, NCCL's error strings. Verdicts read from warnings that healthy runs may also print (NCCL's WARN lines,
+#: its socket errors at shutdown) need one.
+_FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
+           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
+           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: NCCL's communicators spanned several nodes (src/init.cc "comm %p rank %d nRanks %d nNodes %d"): a job that
+#: also has one-node communicators (tensor parallel, hybrid sharding) did run across its nodes.
+_NCCL_MULTI_NODE = r"\bnNodes (?:[2-9]|[1-9]\d+)\b"
+
+
+def _multi_node_failed(log: LogView) -> bool:
+    return log.has(_NODE_COUNT_MULTI) and log.has(_FAILED)
+
+
 def _one_node(matches: Sequence[Match[str]]) -> bool:
     """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
     return len({m.group("node") for m in matches}) == 1
@@ -173,7 +189,7 @@ VERDICTS: Tuple[Cause, ...] = (
         f"endpoint and --nnodes; {_NEXT_CHECK}",
         (r"NCCL INFO comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes 1\b",),
         30,
-        applies=lambda log: log.has(_NODE_COUNT_MULTI),
+        applies=lambda log: log.has(_NODE_COUNT_MULTI) and not log.has(_NCCL_MULTI_NODE),
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
@@ -188,7 +204,7 @@ VERDICTS: Tuple[Cause, ...] = (
          r"|Aborted|Bus error)",
          r"(?P<node>[\w.-]{1,253}):\d+:\d+ \[\d+\] \S+:\d+ NCCL WARN "),
         26,
-        applies=lambda log: log.has(_NODE_COUNT_MULTI),
+        applies=_multi_node_failed,
         context=(_NODE_COUNT_MULTI,),
         hits_show=_one_node,
     ),
@@ -226,6 +242,7 @@ VERDICTS: Tuple[Cause, ...] = (
          r"unhandled system error \(run with NCCL_DEBUG=INFO for details\)",
          r"remote process exited or there was a network error"),
         20,
+        applies=lambda log: log.has(_FAILED),
     ),
     Cause(
         "layer-gpu-error",
@@ -247,4 +264,4 @@ VERDICT_LAYER = {
     "layer-gpu-error": "host",
 }
 
-FACTS = (_NODE_COUNT_MULTI,)
+FACTS = (_NODE_COUNT_MULTI, _FAILED, _NCCL_MULTI_NODE)

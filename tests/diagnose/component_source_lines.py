@@ -32,6 +32,10 @@ class Quote(NamedTuple):
 
 
 TWO_NODES = "SLURM_JOB_NUM_NODES=2"
+#: How torch reports the failure a WARN line explains (ProcessGroupNCCL's watchdog, torch 2.4 to 2.13).
+FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+          "ProcessGroupNCCL.cpp:2057, internal error - please report this issue to the NCCL developers, NCCL version "
+          "2.21.5")
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -97,12 +101,12 @@ QUOTES = (
           'WARN("socketProgressOpt: Call to recv from %s failed : %s", ncclSocketToString(&sock->addr, line), '
           "strerror(errno));",
           NCCL_WARN.format(where="misc/socket.cc:30") + "socketProgressOpt: Call to recv from 10.0.1.18<54212> "
-          "failed : Connection reset by peer", "layer-fabric-error"),
+          "failed : Connection reset by peer", "layer-fabric-error", context=(FAILED,)),
     Quote("NCCL", "v2.30.7-1", "src/misc/socket.cc", 58,
           'WARN("socketProgress: Connection closed by remote peer %s",\n'
           "ncclSocketToString(&sock->addr, line, /*numericHostForm*/ 0));",
           NCCL_WARN.format(where="misc/socket.cc:58") + "socketProgress: Connection closed by remote peer "
-          "gpu-a-018<40122>", "layer-fabric-error"),
+          "gpu-a-018<40122>", "layer-fabric-error", context=(FAILED,)),
 
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,

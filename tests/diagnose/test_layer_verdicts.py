@@ -52,10 +52,23 @@ def test_errors_on_several_nodes_are_not_an_error_on_one_node() -> None:
 
 def test_nccl_warnings_from_one_host_only_point_to_that_node() -> None:
     warn = "{host}:2741:2790 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 5"
-    findings = diagnose_lines([TWO_NODES, warn.format(host="gpu-a-018"), warn.format(host="gpu-a-018")])
+    failed = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:"
+    findings = diagnose_lines([TWO_NODES, warn.format(host="gpu-a-018"), warn.format(host="gpu-a-018"), failed])
     assert [f.key for f in findings] == ["layer-one-node-error"] and "gpu-a-018" in findings[0].cause
-    both = [TWO_NODES, warn.format(host="gpu-a-017"), warn.format(host="gpu-a-018")]
+    both = [TWO_NODES, warn.format(host="gpu-a-017"), warn.format(host="gpu-a-018"), failed]
     assert diagnose_lines(both) == []
+
+
+def test_a_warning_on_one_node_of_a_run_that_did_not_fail_is_no_symptom() -> None:
+    """NCCL warns at shutdown in healthy runs too (its service thread, its proxy): without a failure, no verdict."""
+    warn = "gpu-a-018:2741:2790 [0] misc/socket.cc:58 NCCL WARN socketProgress: Connection closed by remote peer x"
+    assert diagnose_lines([TWO_NODES, warn]) == []
+
+
+def test_one_node_communicators_beside_multi_node_ones_are_no_symptom() -> None:
+    """Tensor-parallel or hybrid-sharded jobs build one-node communicators next to the job-wide one."""
+    comm = "gpu-a-017:1:2 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks {n} nNodes {nodes} localRanks 4 localRank 0"
+    assert diagnose_lines([TWO_NODES, comm.format(n=4, nodes=1), comm.format(n=8, nodes=2)]) == []
 
 
 def test_one_node_in_a_one_node_job_is_no_symptom() -> None:
