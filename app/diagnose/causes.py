@@ -169,6 +169,12 @@ _IB_PROBE_FAILED = r"NET/IB : No device found"
 #: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
 #: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
 _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
+#: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
+#: abort, NCCL's error strings. Readings of lines that healthy runs may also print (NCCL's WARN lines, its
+#: socket errors at shutdown, the versions each rank logs) need one.
+_FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
+           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
+           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
 #: srun got its step after waiting: Slurm 25.11.7 src/srun/launch.c line 1245, info("Step created for %ps", ...).
 _STEP_CREATED = r"Step created for \S"
 #: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
@@ -211,7 +217,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD, _STEP_CREATED)
+         _OP_BUILD, _STEP_CREATED, _FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -953,6 +959,7 @@ CAUSES: Tuple[Cause, ...] = (
         # process, INIT); torch's ProcessGroupNCCL prints `NCCL version: %s` in its options line.
         (r"NCCL version:? (?P<nccl>\d+\.\d+\.\d+)", r"cudaDriverVersion (?P<driver>\d+)"),
         65,
+        applies=lambda log: log.has(_FAILED),
         hits_show=lambda found: _distinct(found, "nccl") > 1 or _distinct(found, "driver") > 1,
     ),
     Cause(

@@ -22,7 +22,7 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
 
-from app.diagnose.causes import _NODE_COUNT_MULTI, Cause
+from app.diagnose.causes import _FAILED, _NODE_COUNT_MULTI, Cause
 from app.diagnose.logview import LogView
 
 
@@ -154,12 +154,6 @@ def place(key: str) -> Tuple[str, str]:
     return (verdict, "layer only") if verdict else ("", "")
 
 
-#: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
-#: abort, NCCL's error strings. Verdicts read from warnings that healthy runs may also print (NCCL's WARN lines,
-#: its socket errors at shutdown) need one.
-_FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
-           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
-           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
 #: NCCL's communicators spanned several nodes (src/init.cc "comm %p rank %d nRanks %d nNodes %d"): a job that
 #: also has one-node communicators (tensor parallel, hybrid sharding) did run across its nodes.
 _NCCL_MULTI_NODE = r"\bnNodes (?:[2-9]|[1-9]\d+)\b"
@@ -264,4 +258,4 @@ VERDICT_LAYER = {
     "layer-gpu-error": "host",
 }
 
-FACTS = (_NODE_COUNT_MULTI, _FAILED, _NCCL_MULTI_NODE)
+FACTS = (_NCCL_MULTI_NODE,)

@@ -85,6 +85,15 @@ def test_a_step_that_got_its_resources_after_waiting_is_no_failure() -> None:
     assert diagnose_lines([waited, "srun: Step created for StepId=4512.3"]) == []
 
 
+def test_ranks_of_different_versions_in_a_run_that_did_not_fail_are_no_cause() -> None:
+    """Each rank logs its versions (NCCL's INIT lines): only a failed run makes a difference among them a cause."""
+    ranks = ["gpu-a-017:1:2 [0] NCCL INFO cudaDriverVersion 12080",
+             "gpu-a-018:1:2 [0] NCCL INFO cudaDriverVersion 12020"]
+    assert diagnose_lines(ranks) == []
+    assert [f.key for f in diagnose_lines([*ranks, "Traceback (most recent call last):"])] == [
+        "versions-differ-across-nodes"]
+
+
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
 
