@@ -714,7 +714,8 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "host-oom",
-        "the kernel killed a task for using more host memory than the job's cgroup allows (Slurm's OOM kill)",
+        "a task used more host memory than the job may: the kernel's OOM killer in Slurm's cgroup, or PBS' "
+        "memory limit",
         "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
