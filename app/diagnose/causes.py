@@ -1227,6 +1227,19 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed"),
         84,
     ),
+    Cause(
+        "enroot-registry-refused",
+        "enroot (pyxis' image import) could not pull the image: the registry answered {code} (401 or 403: no or "
+        "wrong credentials; 404: no such image or tag; 429: the pull rate limit)",
+        "put the registry's credentials in enroot's credentials file (`$ENROOT_CONFIG_PATH/.credentials`, by "
+        "default ~/.config/enroot/.credentials: `machine nvcr.io login $oauthtoken password <key>`), check the "
+        "name and tag (pyxis writes the registry with `#`: `--container-image=nvcr.io#nvidia/pytorch:25.01-py3`), "
+        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file",
+        # enroot v4.1.2 src/common.sh line 134: common::err "URL ${@: -1} returned error code: ${code} ${status}"
+        # (printed as "[ERROR] ..."); 429 has no status text there.
+        (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
+        92,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -64,6 +64,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "command-not-on-node": ("launch", HIGH),
     "slurm-step-blocked": ("launch", HIGH),
     "cxi-vni-not-granted": ("fabric", HIGH),
+    "enroot-registry-refused": ("container", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

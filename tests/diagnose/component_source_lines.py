@@ -374,6 +374,12 @@ QUOTES = (
           'warnx("initialization error: %s", nvc_error(nvc));',
           "nvidia-container-cli: initialization error: nvml error: driver not loaded", "container-no-driver"),
 
+    # --- enroot (pyxis imports images through it) --------------------------------------------------------------------
+    Quote("enroot", "v4.1.2", "src/common.sh", 134,
+          'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
+          "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
+          "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+
     # --- DeepSpeed --------------------------------------------------------------------------------------------------
     Quote("DeepSpeed", "v0.19.5", "deepspeed/launcher/runner.py", 232,
           'logger.warning("Unable to find hostfile, will proceed with training "\n"with local resources only.")',

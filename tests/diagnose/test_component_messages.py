@@ -13,12 +13,13 @@ from app.diagnose.layers import VERDICTS
 from tests.diagnose.component_source_lines import QUOTES, Quote
 
 _LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
-#: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, string.Template's ${name}.
-_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\{[^{}]*\}|\$\{\w+\}")
+#: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
+#: the shell.
+_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
 
 #: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
-              "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "DeepSpeed",
+              "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
@@ -28,7 +29,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
-                "slurm-step-blocked", "cxi-vni-not-granted"}
+                "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused"}
 
 
 def message_format(row: Quote) -> str:
