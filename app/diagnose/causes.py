@@ -62,6 +62,14 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
   `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
 
+The last section of the table, "from the components' sources", reads messages taken from each component's
+source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux):
+tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
+beside it checks the printed line against the statement and the cause named. Where each cause sits in the
+stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
+cause fits; docs/diagnose.md lists both, generated (app/diagnose/catalogue.py).
+
 Fixes are written here once. Where the project already words one (app/check/remedies.py, the fabric policy's
 values through app/common/fabric_policy.py) it is imported, not retyped. The symptom tables of docs/job-scripts.md
 are tested against this table (tests/diagnose/test_readme_tables.py): each row whose symptom is a log line names,
