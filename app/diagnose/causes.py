@@ -1034,8 +1034,10 @@ CAUSES: Tuple[Cause, ...] = (
         # Apptainer 1.3/1.4 wraps the OS error: sylog.Fatalf("While making image from oci registry: %v", err),
         # "While performing build: %v", "container creation failed: %s" (cmd/internal/cli/*.go), ending in the
         # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device".
-        (r"(?:FATAL|ERROR): +(?:While|Unable to|container creation failed|Build failed)[^\n]{0,2000}?"
-         r"[Nn]o space left on device",),
+        # Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before it), so that a long
+        # line is scanned once, not from every "FATAL:" in it.
+        (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|Unable to|container creation failed|Build failed)"
+         r"[^\n]{0,4000}?[Nn]o space left on device",),
         93,
     ),
     Cause(
@@ -1186,7 +1188,7 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "cuda-arch-unsupported",
-        "the program's CUDA code was not built for this GPU ({gpu}): the torch (or extension) build lacks the GPU's "
+        "the program's CUDA code was not built for this GPU: the torch (or extension) build lacks the GPU's "
         "compute capability, so its kernels cannot run here",
         "install a build that includes the GPU's capability: `python -c 'import torch; print(torch.cuda."
         "get_arch_list())'` against `nvidia-smi --query-gpu=compute_cap --format=csv` (H100 and GH200: sm_90); a "
@@ -1194,7 +1196,7 @@ CAUSES: Tuple[Cause, ...] = (
         "extensions with `TORCH_CUDA_ARCH_LIST` including it",
         # torch 2.13.0 torch/cuda/__init__.py _check_cubins: "{} with CUDA capability sm_{} is not compatible with
         # the current PyTorch installation."; CUDA's string for cudaErrorNoKernelImageForDevice (209).
-        (r"(?P<gpu>[\w -]{1,80}) with CUDA capability sm_\d+ is not compatible with the current PyTorch",
+        (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch",
          r"no kernel image is available for execution on the device"),
         93,
     ),

@@ -197,7 +197,9 @@ VERDICTS: Tuple[Cause, ...] = (
         # (src/debug.cc: "%s:%d:%d [%d] %s:%d NCCL WARN ", hostname, pid, tid, cudaDev, filefunc, line).
         (r"srun: error: (?P<node>[\w.-]+): tasks? [\d,-]+: (?:Exited with exit code|Killed|Segmentation fault"
          r"|Aborted|Bus error)",
-         r"(?P<node>[\w.-]{1,253}):\d+:\d+ \[\d+\] \S+:\d+ NCCL WARN "),
+         # Anchored at the line's start (after a short prefix such as srun -l's "3: "): searched from every
+         # position, the host name's repetition would make a long line quadratic.
+         r"^(?:\S{1,40} )?(?P<node>[\w.-]{1,253}):\d+:\d+ \[\d+\] \S{1,300}:\d+ NCCL WARN "),
         26,
         applies=_multi_node_failed,
         context=(_NODE_COUNT_MULTI,),

@@ -5,10 +5,12 @@ app.diagnose names the row's cause first for it. NCCL's own rows are in nccl_sou
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
 from app.diagnose import diagnose_lines
+from app.diagnose.causes import CAUSES
 from app.diagnose.layers import VERDICTS
 from tests.diagnose.component_source_lines import QUOTES, Quote
 
@@ -108,3 +110,16 @@ def test_every_quote_names_where_it_comes_from() -> None:
     for row in QUOTES:
         assert row.version and row.path and row.line >= 0 and row.source.strip(), row
         assert row.line or " " in row.path or row.version.startswith(("commit", "12.x", "driver", "v6.")), row
+
+
+@pytest.mark.parametrize("filler", ["a", " ", "0", "-", "NCCL WARN ", "FATAL: While ", "URL ", "a:1:2 [0] ",
+                                    "Task launch for ", "exitcode ", "#  Rank  0 ", "with CUDA capability "])
+def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler: str) -> None:
+    """A pattern searched from every position of a long line must not rescan what follows each one."""
+    line = (filler * (200_000 // len(filler)))[:200_000]
+    keys = FROM_SOURCES | {verdict.key for verdict in VERDICTS}
+    patterns = [re.compile(p) for cause in (*CAUSES, *VERDICTS) if cause.key in keys for p in cause.patterns]
+    start = time.perf_counter()
+    for pattern in patterns:
+        pattern.search(line)
+    assert time.perf_counter() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"
