@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from app.diagnose.causes import BY_KEY
+from app.diagnose.layers import VERDICT_LAYER
 from bench.markdown import publish
 from tests.fixtures.diagnose_corpus import CORPUS, NEGATIVE, CorpusError, Tally, Verdict, load_cases, measure
 
@@ -49,13 +50,18 @@ def report(tally: Tally, command: str) -> str:
     for cause in sorted(by_cause, key=lambda c: (-len(by_cause[c]), c)):
         verdicts = by_cause[cause]
         counts = [sum(v.outcome == outcome for v in verdicts) for outcome in ("right", "nothing", "wrong")]
-        known = "yes" if cause in BY_KEY else "no"
+        known = "yes" if cause in BY_KEY or cause in VERDICT_LAYER else "no"
         lines.append(f"| {cause} | {known} | {len(verdicts)} | {' | '.join(map(str, counts))} |")
     lines += ["", "Causes still missed (cause: the cases app.diagnose did not name it first, with what it said):", ""]
     missed = {cause: [v for v in verdicts if v.outcome != "right"] for cause, verdicts in by_cause.items()}
     for cause in sorted(c for c, verdicts in missed.items() if verdicts):
         cases = ", ".join(f"{v.case.name} ({', '.join(v.said) or 'nothing'})" for v in missed[cause])
         lines.append(f"- {cause}: {cases}")
+    # A layer verdict names no cause: where one is all app.diagnose said, the case counts as missed (`wrong`
+    # unless the case's cause is that verdict), and it is listed apart so it is not read as a false cause.
+    layer_only = [v for v in tally.verdicts if v.said and all(key in VERDICT_LAYER for key in v.said)]
+    lines += ["", "Layer verdict only (no cause fitted; app.diagnose named the layer and what to run next): "
+              + (", ".join(f"{v.case.name} ({', '.join(v.said)})" for v in layer_only) or "none") + "."]
     false = [v for v in tally.verdicts if v.outcome == "false"]
     lines += ["", "False cause on a negative: " + (", ".join(f"{v.case.name} ({', '.join(v.said)})" for v in false)
                                                     or "none") + "."]

@@ -7,7 +7,9 @@
 
 It reads any job's output, not only this project's: torchrun, NCCL (with or without NCCL_DEBUG=INFO),
 aws-ofi-nccl, libfabric, libibverbs, Slurm, PBS and Python tracebacks. For each cause it recognises it prints,
-most likely first, the cause in one sentence, the lines that show it (file:line) and the fix. A root cause
+most likely first, the cause in one sentence, its layer and how sure the reading is, the lines that show it
+(file:line) and the fix. Every cause and layer verdict is listed in docs/diagnose.md (generated from the table:
+`python -m app.diagnose.catalogue --write docs/diagnose.md`). A root cause
 ranks above its consequences (a libfabric symbol-version error above the "Failed to initialize any NET plugin"
 it causes, "network AWS Libfabric not found" before NCCL 2.27; a CUDA out-of-memory above the watchdog timeouts
 of the ranks that waited for it).
@@ -17,7 +19,9 @@ and the last 192 MiB are read and the report says what was skipped (`Limits`); o
 
 Exit codes:
     0  a cause was recognised (exitcodes.OK)
-    8  the logs were read but nothing in them was recognised (exitcodes.NOTHING_RECOGNISED)
+    8  the logs were read but no cause in them was recognised (exitcodes.NOTHING_RECOGNISED); where a symptom
+       points to a layer (a hang after init, an error on one node only) the report says which and what to run
+       next, and names no cause
     2  a log could not be read: missing, unreadable, not a regular file (a FIFO, a device), or a directory
        without logs (exitcodes.USAGE); one line on stderr says which and what to give instead, no traceback
 

@@ -62,6 +62,14 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
   `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
 
+The last section of the table, "from the components' sources", reads messages taken from each component's
+source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux):
+tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
+beside it checks the printed line against the statement and the cause named. Where each cause sits in the
+stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
+cause fits; docs/diagnose.md lists both, generated (app/diagnose/catalogue.py).
+
 Fixes are written here once. Where the project already words one (app/check/remedies.py, the fabric policy's
 values through app/common/fabric_policy.py) it is imported, not retyped. The symptom tables of docs/job-scripts.md
 are tested against this table (tests/diagnose/test_readme_tables.py): each row whose symptom is a log line names,
@@ -72,7 +80,7 @@ project's scripts.
 """
 
 import re
-from typing import Callable, NamedTuple, Optional, Tuple
+from typing import Callable, Match, NamedTuple, Optional, Sequence, Tuple
 
 from app.check import remedies
 from app.common import fabric_policy as policy
@@ -96,6 +104,9 @@ class Cause(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 
     """Text of the symptom cells (docs/job-scripts.md's `| symptom | cause | fix |` tables) this rule answers."""
     context: Tuple[str, ...] = ()
     """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
+    hits_show: Optional[Callable[[Sequence[Match[str]]], bool]] = None
+    """A condition on the lines that matched (the first MAX_KEPT), for a reading that needs several of them:
+    one node named in every line, two versions among them."""
 
 
 def _atomic(name: str, pattern: str) -> str:
@@ -131,7 +142,7 @@ _per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: on
 _GPUS_PER_TASK = r"--gpus-per-task|SLURM_GPUS_PER_TASK"
 
 _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
-               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)")
+               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)|--num_nodes[= ](\d+)")
 
 
 #: The same, for counts above one: the job had more than one node (also the lines quoted as context).
@@ -163,6 +174,17 @@ _NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
 #: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` is also printed there, so it counts
 #: only where no IB probe failed.
 _IB_PROBE_FAILED = r"NET/IB : No device found"
+#: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
+#: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
+_IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
+#: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
+#: abort, NCCL's error strings. Readings of lines that healthy runs may also print (NCCL's WARN lines, its
+#: socket errors at shutdown, the versions each rank logs) need one.
+_FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
+           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
+           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: srun got its step after waiting: Slurm 25.11.7 src/srun/launch.c line 1245, info("Step created for %ps", ...).
+_STEP_CREATED = r"Step created for \S"
 #: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
 #: (src/net.cc, src/plugin/plugin_open.cc).
 _OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
@@ -194,9 +216,16 @@ def _socket_instead_of_fabric(log: LogView) -> bool:
     return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
 
 
+def _distinct(found: Sequence[Match[str]], *names: str) -> int:
+    """How many different values the named groups took in the lines that matched (a line without them: none)."""
+    values = {tuple(m.groupdict().get(name) for name in names) for m in found}
+    return len({value for value in values if None not in value})
+
+
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
-         _IB_PROBE_FAILED, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK, _OP_BUILD)
+         _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
+         _OP_BUILD, _STEP_CREATED, _FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -236,6 +265,33 @@ CAUSES: Tuple[Cause, ...] = (
          r"Invalid account"),
         100,
         readme=("Invalid qos specification",),
+    ),
+    Cause(
+        "slurm-request-refused",
+        "Slurm refused the job's request: {what}",
+        "ask within the partition's and QOS' limits: `sinfo -p PART -o '%P %l %D %c %G'` shows the time limit, "
+        "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
+        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more",
+        # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
+        # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
+        # resources: ".
+        (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
+         r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
+         r"|Invalid partition name specified|More processors requested than permitted"
+         r"|Node count specification invalid|Requested partition configuration not available now"
+         r"|Invalid feature specification)",),
+        100,
+    ),
+    Cause(
+        "pbs-request-refused",
+        "PBS refused the job: it asks for more (or less) than the queue allows, or names a queue that does not exist",
+        "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
+        "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
+        "that allows it (`qstat -Q` lists the queues)",
+        # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
+        # limits", msg_unkque "Unknown queue"; src/cmds/qsub.c prints them as "qsub: %s".
+        (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue"),
+        100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
     Cause(
@@ -299,12 +355,27 @@ CAUSES: Tuple[Cause, ...] = (
         readme=("network IB not found",),
     ),
     Cause(
+        "ib-hca-filter-empty",
+        "NCCL found no InfiniBand device because NCCL_IB_HCA names none this node has (a name from another "
+        "system, a typo, or a port that is down)",
+        "set `NCCL_IB_HCA` to HCAs this node has (`ibv_devinfo -l` lists them, e.g. `mlx5_0,mlx5_1` or the "
+        "prefix `mlx5`; `=mlx5_0` matches exactly, `^mlx5_4` excludes), or unset it and let NCCL use every active "
+        "HCA; `ibv_devinfo` shows each port's state (PORT_ACTIVE)",
+        (_IB_PROBE_FAILED,),
+        87,
+        applies=lambda log: log.has(_IB_HCA_SET),
+        context=(_IB_HCA_SET,),
+    ),
+    Cause(
         "no-verbs-driver",
         "libibverbs found the HCA but no userspace driver for it (libmlx5 from rdma-core missing): NCCL cannot use "
         "InfiniBand and falls back to TCP or fails",
         "rebuild the image (`make image`: it installs rdma-core's ibverbs-providers); elsewhere install "
         "ibverbs-providers/libmlx5 in the image or environment",
-        (r"libibverbs: Warning: no userspace device-specific driver found",),
+        # rdma-core libibverbs/dynamic_driver.c (v50): `PFX "Warning: couldn't load driver '%s': %s\n"`; only the
+        # HCA's own providers count (other providers that fail to load are harmless on a Mellanox or EFA node).
+        (r"libibverbs: Warning: no userspace device-specific driver found",
+         r"libibverbs: Warning: couldn't load driver '(?:lib)?(?:mlx5|efa)[^']*'"),
         84,
         readme=("no userspace device-specific driver found",),
     ),
@@ -314,7 +385,10 @@ CAUSES: Tuple[Cause, ...] = (
         "(Slingshot) or EFA device visible",
         "bind the site's libfabric: `HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`; run on Slingshot nodes; in a "
         "container bind each /dev/cxi*; `fi_info -p cxi` on the node lists the provider",
-        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available"),
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: no protocol (RDMA, SENDRECV) found a provider it can use.
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c line 154: CXIP_WARN("Failed to open CXI Device, ret: %d\n", ret).
+        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available",
+         r"Unable to find a protocol that worked", r"Failed to open CXI Device, ret: -?\d+"),
         82,
         readme=("fi_getinfo: -61",),
     ),
@@ -359,7 +433,10 @@ CAUSES: Tuple[Cause, ...] = (
         "firewall, or an address other nodes cannot reach)",
         f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
         "is open",
-        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to"),
+        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp: "The client socket has failed to connect to {} {}.",
+        # "... to any network address of ({}, {}).", "The client socket cannot be initialized to connect to {} {}."
+        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
+         r"The client socket has failed to connect to", r"The client socket cannot be initialized to connect to"),
         68,
     ),
     Cause(
@@ -417,7 +494,10 @@ CAUSES: Tuple[Cause, ...] = (
         "`nvidia-smi` that no other process holds the GPU; for fragmentation "
         "`PYTORCH_ALLOC_CONF=expandable_segments:True` (torch before 2.9: PYTORCH_CUDA_ALLOC_CONF, which torch 2.9 "
         "and later read with a deprecation warning)",
-        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError"),
+        # NCCL's own allocations: CUDACHECK's "Cuda failure 2 'out of memory'" (src/include/checks.h) and
+        # "Failed to CUDA calloc %ld bytes" (src/include/alloc.h), 2.21 to 2.30.
+        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError",
+         r"NCCL WARN Cuda failure (?:2 )?'out of memory'", r"NCCL WARN Failed to CUDA calloc \d+ bytes"),
         80,
     ),
     Cause(
@@ -642,11 +722,14 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "host-oom",
-        "the kernel killed a task for using more host memory than the job's cgroup allows (Slurm's OOM kill)",
+        "a task used more host memory than the job may: the kernel's OOM killer in Slurm's cgroup, or PBS' "
+        "memory limit",
         "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
-        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory"),
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb"
+        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb"),
         79,
     ),
     Cause(
@@ -668,7 +751,10 @@ CAUSES: Tuple[Cause, ...] = (
         # The store's own files: dstore_*.c, and gds/ds12 or gds/ds21 (PMIx 4.2 in a container that does not see
         # PMIX_SERVER_TMPDIR: "PMIX ERROR: ERROR in file .../src/mca/gds/ds12/gds_ds12_lock_pthread.c")
         (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore",
-         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/"),
+         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/",
+         # PMIx 4.2.9 src/util/pmix_error.h "PMIX ERROR: %s in file %s at line %d" from its TCP transport (ptl):
+         # the client cannot reach the server's rendezvous (a container that does not see its directory).
+         r"PMIX ERROR: UNREACH\w* in file \S*ptl"),
         88,
     ),
     Cause(
@@ -838,7 +924,10 @@ CAUSES: Tuple[Cause, ...] = (
         "on RoCE with NCCL older than 2.21 set the RoCEv2 GID: `EXTRA_ENV=NCCL_IB_GID_INDEX=3` (`show_gids` "
         "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
         "check the link between the nodes (`ibstat`, the subnet manager)",
-        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",),
+        # ibv_modify_qp to RTR refused with EINVAL (22): the GID index names no GID of the port (NCCL_IB_GID_INDEX
+        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric.
+        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
+         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b"),
         67,
     ),
     Cause(
@@ -851,6 +940,315 @@ CAUSES: Tuple[Cause, ...] = (
         # "failed with error Connection timed out errno 110"
         (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
         67,
+    ),
+
+    # --- from the components' sources: each message as its program prints it, at the version named ---------
+    # The statements are quoted with their versions in tests/diagnose/component_source_lines.py, which renders
+    # each into a log line and checks that the cause named here is named first.
+    Cause(
+        "nccl-version-across-ranks",
+        "the ranks run different NCCL versions (NCCL refused to build the communicator): the nodes do not run "
+        "the same image or environment",
+        "run every rank from the same image or environment (the same `IMAGE=`, the same venv on a shared "
+        "filesystem); `python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'` on each node "
+        "says which it loads; an NCCL on LD_LIBRARY_PATH on some nodes only is the usual culprit",
+        # NCCL src/init.cc (2.21.5 to 2.30.7): WARN("Mismatched NCCL version detected : rank %d version %d rank %d
+        # version %d", ...), then ncclInvalidUsage.
+        (r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",),
+        93,
+    ),
+    Cause(
+        "versions-differ-across-nodes",
+        "the ranks' own lines show more than one NCCL version or CUDA driver version: the nodes run different "
+        "software, which breaks or slows collectives between them",
+        "run every node from the same image and driver: compare `nvidia-smi --query-gpu=driver_version "
+        "--format=csv` and the NCCL version on each node (`python -m app.check` prints both per node); resubmit "
+        "without the odd node (`--exclude=NODE`) and tell the admins",
+        # NCCL src/init.cc prints `NCCL version %s` (rank 0 of each communicator) and `cudaDriverVersion %d` (each
+        # process, INIT); torch's ProcessGroupNCCL prints `NCCL version: %s` in its options line.
+        (r"NCCL version:? (?P<nccl>\d+\.\d+\.\d+)", r"cudaDriverVersion (?P<driver>\d+)"),
+        65,
+        applies=lambda log: log.has(_FAILED),
+        hits_show=lambda found: _distinct(found, "nccl") > 1 or _distinct(found, "driver") > 1,
+    ),
+    Cause(
+        "nvml-driver-mismatch",
+        "the node's NVIDIA kernel module and its driver libraries are of different versions (NVML: "
+        "Driver/library version mismatch): the driver was updated and the node not rebooted",
+        "resubmit without the node (`--exclude=NODE`) and tell the admins: they reboot it (or reload the nvidia "
+        "kernel modules); `cat /proc/driver/nvidia/version` against `nvidia-smi` shows the two versions",
+        # NVML's string for NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h, driver 525 to 580), printed by nvidia-smi
+        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s".
+        (r"Driver/library version mismatch",),
+        95,
+    ),
+    Cause(
+        "cuda-driver-combination",
+        "CUDA refused the driver it found (error 803, unsupported display driver / cuda driver combination): "
+        "the libcuda loaded does not belong to the node's kernel driver, most often a CUDA forward-compatibility "
+        "libcuda (cuda-compat) on a driver or GPU it does not support",
+        "load the node's own libcuda: in this project's image `APP_CUDA_COMPAT=off` (the compat libraries are "
+        "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
+        "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
+        # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
+        # 804 (cudaErrorCompatNotSupportedOnDevice): the compat libcuda on a GPU it does not support.
+        (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
+         r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", r"forward compatibility was attempted on non supported HW",
+         r"cudaErrorCompatNotSupportedOnDevice"),
+        94,
+    ),
+    Cause(
+        "container-cuda-requirement",
+        "the container runtime refused the image: the image requires CUDA {cuda} or newer and the node's driver is "
+        "older (libnvidia-container's check of NVIDIA_REQUIRE_CUDA)",
+        "run on nodes with a newer driver, or use an image built for an older CUDA; on data-center GPUs the image "
+        "can run through CUDA forward compatibility: `NVIDIA_DISABLE_REQUIRE=1` in the container's environment "
+        "skips the check (enroot/pyxis, Docker); this project's Apptainer image does not go through this check",
+        # libnvidia-container src/cli/configure.c: warnx("requirement error: %s", err.msg), the message from
+        # src/cli/dsl.c: "unsatisfied condition: %s, please update your driver to a newer version, or use an
+        # earlier cuda container" (v1.13 to v1.17).
+        (r"requirement error: unsatisfied condition: cuda\s?>=\s?(?P<cuda>[\d.]+)",),
+        94,
+    ),
+    Cause(
+        "container-no-driver",
+        "the container runtime's GPU hook found no NVIDIA driver on the node (libnvidia-container could not load "
+        "NVML): a node without a GPU driver, or a runtime that does not see the driver's libraries",
+        "run on GPU nodes (`--gres=gpu:4`) where `nvidia-smi` works; if it works on the node, the admins check "
+        "the runtime's ldconfig path (`ldconfig = \"@/sbin/ldconfig\"` in /etc/nvidia-container-runtime/"
+        "config.toml) and enroot's 98-nvidia hook; the project's Apptainer image (`IMAGE=app.sif`, `--nv`) does not "
+        "use this hook",
+        # libnvidia-container src/cli/configure.c: warnx("initialization error: %s", nvc_error(nvc)), with
+        # src/nvc.c's "nvml error: %s" (driver not loaded) or src/dxcore / driver.c "load library failed: %s".
+        (r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|load library failed: "
+         r"libnvidia-ml\.so)",),
+        92,
+    ),
+    Cause(
+        "apptainer-tmp-full",
+        "Apptainer ran out of space while building, pulling or unpacking the image: its temporary or cache "
+        "directory (/tmp, ~/.apptainer/cache by default) is on a small filesystem",
+        "point `APPTAINER_TMPDIR` and `APPTAINER_CACHEDIR` at a filesystem with room (a project or scratch "
+        "directory, not /tmp or $HOME), clear old layers with `apptainer cache clean`, or build the image once "
+        "where there is room (`make image`) and copy the .sif",
+        # Apptainer 1.3/1.4 wraps the OS error: sylog.Fatalf("While making image from oci registry: %v", err),
+        # "While performing build: %v", "container creation failed: %s" (cmd/internal/cli/*.go), ending in the
+        # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device".
+        # Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before it), so that a long
+        # line is scanned once, not from every "FATAL:" in it.
+        (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|Unable to|container creation failed|Build failed)"
+         r"[^\n]{0,4000}?[Nn]o space left on device",),
+        93,
+    ),
+    Cause(
+        "slurm-mpi-plugin-missing",
+        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, or the "
+        "nodes' slurmd lack it",
+        "`srun --mpi=list` shows the plugins this Slurm has: pick one of them (`--mpi=pmix` only where listed), or "
+        "`--mpi=none` for torchrun jobs (they need no PMI: this project's job scripts start torchrun without it); "
+        "SLURM_MPI_TYPE in the environment sets it too",
+        # Slurm 25.11.7 src/interfaces/mpi.c: error("MPI: Cannot create context for %s", plugin_name) and
+        # "%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job being
+        # submitted against an MPI plugin which was not compiled into slurmd ..."
+        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"unable to resolve MPI plugin offset from plugin_id=\d+"),
+        92,
+    ),
+    Cause(
+        "mpi-without-pmi",
+        "the program's Open MPI was started by srun but cannot talk to Slurm's PMI (it was built without "
+        "Slurm/PMI support, or srun offered none): MPI_Init fails on every rank",
+        "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
+        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
+        "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
+        # Open MPI 4.1 (orte/mca/ess/pmi and opal/mca/pmix help text): "The application appears to have been direct
+        # launched using \"srun\", but OMPI was not built with SLURM's PMI support"; Slurm's PMI2 client: "PMI2_Init
+        # failed to intialize.  Return code: %d" (sic).
+        (r"OMPI was not built with SLURM's PMI support", r"PMI2_Init failed to intiali[sz]e"),
+        90,
+    ),
+    Cause(
+        "nccl-tests-without-mpi",
+        "an MPI test program (nccl-tests) was built without MPI: every process started by srun or mpirun ran "
+        "as rank 0 of its own one-rank job, so nothing crossed between the GPUs or the nodes",
+        "build nccl-tests with MPI (`make MPI=1 MPI_HOME=/path/to/mpi`) and start it with `srun --mpi=pmix` or "
+        "`mpirun`, one process per GPU; or, on one node only, one process with all GPUs (`-g 4`); this project's "
+        "`python -m app.check` measures all-reduce without MPI",
+        # nccl-tests v2.17.6 src/util.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
+        # printed by rank 0 for every rank: built without MPI, each process prints its own "Rank  0" line.
+        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",),
+        88,
+        hits_show=lambda found: _distinct(found, "pid", "host") > 1,
+    ),
+    Cause(
+        "p2p-acs-iommu",
+        "GPU peer-to-peer traffic over PCIe is broken on this node (wrong results or IOMMU faults): PCIe Access "
+        "Control Services (ACS) or the IOMMU redirect peer traffic through the root complex, which drops or "
+        "corrupts it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1`: if the errors go away, the admins disable ACS on the PCIe "
+        "switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting guide; "
+        "`nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
+        # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
+        # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
+        (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
+         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device"),
+        87,
+    ),
+    Cause(
+        "gpu-hardware-fault",
+        "a GPU of the node failed (uncorrectable ECC error, fallen off the bus, or an NVRM Xid of a hardware "
+        "fault): the node needs the admins",
+        "resubmit without the node (`--exclude=NODE`; the job scripts record it in nodes-to-exclude.txt) and send "
+        "the admins the lines above with `nvidia-smi -q -d ECC,ROW_REMAPPER` from the node; `python -m app.check` "
+        "judges each GPU",
+        # CUDA's strings for cudaErrorECCUncorrectable (214) and CUDA_ERROR_ECC_UNCORRECTABLE; the NVIDIA kernel
+        # module's "NVRM: Xid (PCI:%s): %d, ..." with the hardware Xids (48 double-bit ECC, 74 NVLink, 79 fallen
+        # off the bus, 94/95 contained/uncontained ECC; NVIDIA's Xid catalogue); nvidia-smi's "Unable to determine
+        # the device handle for GPU%s: %s: Unknown Error".
+        (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
+         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95)\b",
+         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
+        95,
+    ),
+    Cause(
+        "gpu-busy-exclusive",
+        "CUDA could not open a GPU because another process holds it (the GPUs are in exclusive-process mode): "
+        "more ranks than GPUs on the node, or another job or a leftover process on the GPU",
+        "start one rank per GPU (`--nproc_per_node` = the GPUs the job has); `nvidia-smi` on the node lists the "
+        "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
+        "earlier job goes with the admins",
+        # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
+        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"cudaErrorDevicesUnavailable",
+         r"CUDA_ERROR_DEVICE_UNAVAILABLE"),
+        87,
+    ),
+    Cause(
+        "slurm-task-launch-failed",
+        "Slurm could not start the job's tasks on a node ({why}): the job never ran a task on every node",
+        "the message after the colon says why; `scontrol show node NODE` shows the node's state; resubmit without "
+        "the node (`--exclude=NODE`) and tell the admins if it persists",
+        # Slurm 25.11.7 src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...);
+        # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
+        (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
+         r"Unable to create step for job \d+: (?P<why>.{1,300})"),
+        80,
+    ),
+    Cause(
+        "efa-unreachable",
+        "libfabric's EFA provider got no answer from the other instance (unresponsive remote): the security group "
+        "does not let the instances talk to each other (or they are in different subnets), or the peer process "
+        "had already exited",
+        "the instances' security group must allow all inbound and outbound traffic to and from itself, in one "
+        "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
+        "that stopped it first",
+        # libfabric 1.22.0 prov/efa/src/efa_errno.h: "Unresponsive remote (detected locally)" (status 13), and
+        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."
+        (r"Unresponsive remote \(detected locally\)",
+         r"most often due to incorrect inbound/outbound security group rules"),
+        76,
+    ),
+    Cause(
+        "efa-libfabric-too-old",
+        "aws-ofi-nccl refused the EFA provider: the libfabric it loaded is older than 1.22.0",
+        "use the libfabric of a recent EFA installer (1.22.0 or newer; `fi_info --version`), first on "
+        "LD_LIBRARY_PATH, or the plugin and libfabric of the same AWS Deep Learning image",
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: NCCL_OFI_WARN("EFA provider requires at least libfabric version
+        # 1.22.0.")
+        (r"EFA provider requires at least libfabric version",),
+        90,
+    ),
+    Cause(
+        "deepspeed-no-hostfile",
+        "the DeepSpeed launcher found no hostfile and started the training on the first node only, in a job that "
+        "has several nodes",
+        "give it the job's nodes: a hostfile (`--hostfile`, one `NODE slots=4` line per node, from `scontrol show "
+        "hostnames`), or start one launcher per node with srun and torchrun (this project's job scripts do)",
+        # DeepSpeed 0.19 deepspeed/launcher/runner.py fetch_hostfile: logger.warning("Unable to find hostfile, will
+        # proceed with training with local resources only.")
+        (r"Unable to find hostfile, will proceed with training with local resources only",),
+        91,
+        applies=_multi_node,
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "rank-sigkill",
+        "a rank was killed with SIGKILL (exit code -9): most often the kernel's out-of-memory killer (host "
+        "memory), or the scheduler ending the job",
+        "check host memory: `sacct -j JOBID -o JobID,MaxRSS,ReqMem,State` and the node's `dmesg` (oom-kill); ask "
+        "for more memory (`--mem=`) or use less (fewer DataLoader workers, data read lazily); a job past its time "
+        "limit or preempted says so in its scheduler lines",
+        # torch 2.13.0 torch/distributed/elastic/multiprocessing: errors/__init__.py's failure table
+        # "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}" and message f"Signal {-self.exitcode}
+        # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
+        # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
+        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
+         r"process \d+ terminated with signal SIGKILL"),
+        57,
+    ),
+    Cause(
+        "cuda-arch-unsupported",
+        "the program's CUDA code was not built for this GPU: the torch (or extension) build lacks the GPU's "
+        "compute capability, so its kernels cannot run here",
+        "install a build that includes the GPU's capability: `python -c 'import torch; print(torch.cuda."
+        "get_arch_list())'` against `nvidia-smi --query-gpu=compute_cap --format=csv` (H100 and GH200: sm_90); a "
+        "wheel for the node's CUDA and CPU architecture (aarch64 on GH200), or this project's image; rebuild "
+        "extensions with `TORCH_CUDA_ARCH_LIST` including it",
+        # torch 2.13.0 torch/cuda/__init__.py _check_cubins: "{} with CUDA capability sm_{} is not compatible with
+        # the current PyTorch installation."; CUDA's string for cudaErrorNoKernelImageForDevice (209).
+        (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch",
+         r"no kernel image is available for execution on the device"),
+        93,
+    ),
+    Cause(
+        "command-not-on-node",
+        "Slurm could not start the task's program on the node: {program} is not there (not on the node's PATH, "
+        "or a path that exists on the login node only)",
+        "give srun a program every node has: activate the environment in the job script before srun (`source "
+        ".venv/bin/activate` on a shared filesystem), use its full path, or run it inside the image "
+        "(`IMAGE=app.sif`); `srun -N NNODES which PROGRAM` checks each node",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/task.c line 546: error("execve(): %s: %m", task->argv[0]).
+        (r"execve\(\): (?P<program>\S{1,200}): No such file or directory",),
+        88,
+    ),
+    Cause(
+        "slurm-step-blocked",
+        "srun waits to start its step: the job's resources are held by another step ({why}), so the tasks never "
+        "start on every node",
+        "let steps share the allocation: `srun --overlap` (or `--exact` with a share of CPUs and memory each, "
+        "e.g. `--mem=0` only for one step at a time); a step left running from an earlier srun holds them: "
+        "`squeue -s -j JOBID` lists the steps",
+        # Slurm 25.11.7 src/srun/launch.c line 1271: info("Job %u step creation temporarily disabled, retrying
+        # (%s)", ..., slurm_strerror(rc)).
+        (r"step creation temporarily disabled, retrying \((?P<why>[^)]{1,200})\)",),
+        85,
+        applies=lambda log: not log.has(_STEP_CREATED),
+    ),
+    Cause(
+        "cxi-vni-not-granted",
+        "the Slingshot NIC refused the job's network identifier (VNI): the process was not started through the "
+        "launcher that grants the job its VNIs (Slurm's Slingshot switch plugin, PALS), or lost their environment",
+        "start the ranks with the site's launcher inside the allocation (`srun`, or PALS `mpiexec` on PBS), not "
+        "ssh or a second mpirun; in a container keep the environment (no `--cleanenv`, or pass SLINGSHOT_VNIS, "
+        "SLINGSHOT_SVC_IDS and SLINGSHOT_DEVICES); `fi_info -p cxi` inside the job shows whether the provider "
+        "opens",
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c lines 202 and 217: CXIP_WARN("cxil_get_svc with %s and rgroup_id
+        # %d failed: %d:%s\n", ...) and CXIP_WARN("Invalid VNI %d for %s and svc_id %d\n", ...).
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed"),
+        84,
+    ),
+    Cause(
+        "enroot-registry-refused",
+        "enroot (pyxis' image import) could not pull the image: the registry answered {code} (401 or 403: no or "
+        "wrong credentials; 404: no such image or tag; 429: the pull rate limit)",
+        "put the registry's credentials in enroot's credentials file (`$ENROOT_CONFIG_PATH/.credentials`, by "
+        "default ~/.config/enroot/.credentials: `machine nvcr.io login $oauthtoken password <key>`), check the "
+        "name and tag (pyxis writes the registry with `#`: `--container-image=nvcr.io#nvidia/pytorch:25.01-py3`), "
+        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file",
+        # enroot v4.1.2 src/common.sh line 134: common::err "URL ${@: -1} returned error code: ${code} ${status}"
+        # (printed as "[ERROR] ..."); 429 has no status text there.
+        (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
+        92,
     ),
 )
 

@@ -7,6 +7,7 @@ from typing import Optional, Sequence
 from app.common import exitcodes
 from app.diagnose.causes import CAUSES
 from app.diagnose.core import diagnose_reading, format_findings
+from app.diagnose.layers import VERDICTS, place
 from app.diagnose.reading import Limits, Reading, UnreadableInput
 
 #: A cause was recognised (the report is on stdout).
@@ -36,8 +37,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 def main(argv: Optional[Sequence[str]] = None, limits: Optional[Limits] = None) -> int:
     args = parse_args(argv)
     if args.list:
-        for cause in CAUSES:
-            print(f"{cause.key:<24} {cause.cause}")
+        for cause in (*CAUSES, *VERDICTS):
+            print(f"{cause.key:<28} {place(cause.key)[0]:<11} {cause.cause}")
         return FOUND
     reading = Reading(limits or Limits())
     try:
@@ -48,7 +49,8 @@ def main(argv: Optional[Sequence[str]] = None, limits: Optional[Limits] = None) 
     print(format_findings(findings, reading.lines, args.logs))
     for note in reading.notes:
         print(f"note: {note}")
-    return FOUND if findings else NOTHING_RECOGNISED
+    # A layer verdict alone names no cause: the exit code says so (the report still says where to look).
+    return FOUND if any(not finding.is_verdict for finding in findings) else NOTHING_RECOGNISED
 
 
 def command() -> None:

@@ -17,6 +17,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Match, NamedTuple, Optional, Pattern, Sequence, Set, Tuple, Union
 
+from app.diagnose import layers
 from app.diagnose.causes import CAUSES, FACTS, Cause
 from app.diagnose.logview import LogView
 from app.diagnose.prefilter import alternatives, required_literals, scan_keys
@@ -46,6 +47,15 @@ class Finding(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses ar
     """Lines that support the reading (the job's node count, the fabric), quoted after the evidence."""
     count: int = 0
     """How many lines show the cause (0: as many as `evidence` holds)."""
+    layer: str = ""
+    """The layer of the stack it sits in (app/diagnose/layers.py)."""
+    confidence: str = ""
+    """How sure the reading is: "high", "medium", or "layer only" for a verdict that names no cause."""
+
+    @property
+    def is_verdict(self) -> bool:
+        """A layer verdict (a symptom's layer and what to run next), given only when no cause fits."""
+        return self.confidence == "layer only"
 
     @property
     def lines_shown(self) -> int:
@@ -141,15 +151,16 @@ class _Engine:
     """One pass over the lines: each cause's hits (bounded), its supporting lines and the whole-log facts."""
 
     def __init__(self, causes: Sequence[Cause]) -> None:
-        self.causes = causes
-        self.log = LogView(FACTS)
-        self.matcher = _Matcher(causes, self.log)
-        self.hits = [_Hits() for _ in causes]
+        # The layer verdicts ride along after the causes; findings() keeps them only when no cause was found.
+        self.causes = (*causes, *layers.VERDICTS)
+        self.log = LogView((*FACTS, *layers.FACTS))
+        self.matcher = _Matcher(self.causes, self.log)
+        self.hits = [_Hits() for _ in self.causes]
         self.position = 0
         # The generic "job script stopped" rule skips lines a specific rule explains; which rules apply is
         # known only at the end, so its lines wait here with the rules that also matched them.
         self.script_errors: List[Tuple[int, Line, Match[str], FrozenSet[int]]] = []
-        self.generic = next((i for i, c in enumerate(causes) if c.key == _GENERIC), -1)
+        self.generic = next((i for i, c in enumerate(self.causes) if c.key == _GENERIC), -1)
 
     def feed_block(self, source: str, block: List[Tuple[int, str]]) -> None:
         """Lines of one file: only those that hold a word some pattern or fact needs are looked at."""
@@ -220,12 +231,17 @@ class _Engine:
             cause, hit = causes[index], hits[index]
             if not hit.count:
                 continue
+            if cause.hits_show is not None and not cause.hits_show([found for _, found in hit.kept]):
+                continue
             evidence = tuple(line for line, _ in hit.kept)
             fields = _fields(hit.kept[0][1], hit.ranks, hit.more_ranks)
+            layer, confidence = layers.place(cause.key)
             finding = Finding(cause.key, _fill(cause.cause, fields), _fill(cause.fix, fields), evidence,
-                              cause.weight, tuple(hit.support), hit.count)
+                              cause.weight, tuple(hit.support), hit.count, layer, confidence)
             ranked.append((-cause.weight, hit.first, finding))
-        return [finding for *_, finding in sorted(ranked, key=lambda item: (item[0], item[1]))]
+        found = [finding for *_, finding in sorted(ranked, key=lambda item: (item[0], item[1]))]
+        causes_found = [finding for finding in found if not finding.is_verdict]
+        return causes_found or found
 
 
 def _fields(match: Match[str], ranks: Set[int], more: int) -> Dict[str, str]:
@@ -249,6 +265,8 @@ def format_findings(findings: Sequence[Finding], lines_read: int, sources: Seque
     out = []
     for rank, finding in enumerate(findings, start=1):
         out.append(f"{rank}. {finding.cause} [{finding.key}]")
+        if finding.layer:
+            out.append(f"   layer: {finding.layer}; confidence: {finding.confidence}")
         for line in finding.evidence[:MAX_EVIDENCE]:
             out.append(f"   {line.where()}: {_clip(line.text.strip())}")
         if finding.lines_shown > MAX_EVIDENCE:

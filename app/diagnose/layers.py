@@ -1,0 +1,264 @@
+"""Where each cause sits (the layer of the stack that failed), how sure its reading is, and the layer verdicts:
+what app.diagnose says when a log shows a failure but no cause in app/diagnose/causes.py fits.
+
+A verdict names the layer a symptom points to and what to run next there, never a specific cause: it is
+given only when no cause was recognised (app/diagnose/core.py drops verdicts as soon as one is), so a log
+that names its cause is never diluted by a guess. Each verdict's pattern is a message its program prints:
+
+- torch (2.4 to 2.9, torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp): `Heartbeat monitor timed out!`,
+  `ProcessGroupNCCL's watchdog got stuck for %d seconds`, `NCCL communicator was aborted on rank`;
+  torch's TCPStore (torch/csrc/distributed/c10d/TCPStore.cpp, socket.cpp): `Timed out after %d seconds waiting
+  for clients. %d/%d clients joined.`, `wait timeout after %dms, keys:`;
+- NCCL's error strings (src/init.cc `ncclGetErrorString`, v2.21.5-1 to v2.30.7-1): `unhandled system error (run
+  with NCCL_DEBUG=INFO for details)`, `remote process exited or there was a network error`, `unhandled cuda
+  error (run with NCCL_DEBUG=INFO for details)`, and torch's reading of them (getNcclErrorDetailStr in
+  torch/csrc/distributed/c10d, 2.2 to 2.9): `ncclSystemError: System call (e.g. socket, malloc) or external
+  library call failed or device error.`, `ncclRemoteError: A call failed possibly due to a network error or a
+  remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
+  line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
+- Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
+  WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host.
+"""
+
+from typing import Dict, Match, NamedTuple, Sequence, Tuple
+
+from app.diagnose.causes import _FAILED, _NODE_COUNT_MULTI, Cause
+from app.diagnose.logview import LogView
+
+
+class Layer(NamedTuple):
+    name: str
+    what: str
+    """What belongs to the layer, in one line."""
+
+
+LAYERS: Tuple[Layer, ...] = (
+    Layer("scheduler", "Slurm or PBS: the request, the allocation, time and memory limits, the nodes it gave"),
+    Layer("host", "the node itself: GPUs, the NVIDIA driver, NVSwitch Fabric Manager, PCIe, locked and shared "
+                  "memory, the node's configuration"),
+    Layer("container", "Apptainer, enroot/pyxis and libnvidia-container, the image, PMIx inside the container"),
+    Layer("launch", "starting the ranks: srun/mpiexec/pbsdsh, torchrun, how many ranks per node and which GPU "
+                    "each takes, hostfiles, ports"),
+    Layer("rendezvous", "the ranks meeting: torchrun's store, NCCL's bootstrap sockets"),
+    Layer("fabric", "the inter-node network: NCCL's net transports and plugins, libfabric and its providers, "
+                    "libibverbs/rdma-core, RoCE, EFA, Slingshot"),
+    Layer("software", "the programs' versions and builds: NCCL, torch, CUDA, DeepSpeed, their versions across "
+                      "nodes"),
+    Layer("training", "the run itself: GPU memory, collectives that stopped, the watchdogs"),
+    Layer("job-scripts", "this project's job scripts and app.check, in their own words"),
+)
+BY_LAYER = {layer.name: layer for layer in LAYERS}
+
+HIGH = "high"
+"""The message names the cause itself: one reading."""
+MEDIUM = "medium"
+"""The message fits the cause most often, but other causes print it too (the fix says how to tell)."""
+
+#: key -> (layer, confidence) for every cause in app/diagnose/causes.py (a test keeps the two in step).
+PLACES: Dict[str, Tuple[str, str]] = {
+    "slurm-gres": ("scheduler", HIGH),
+    "slurm-qos-account": ("scheduler", HIGH),
+    "pbs-request-refused": ("scheduler", HIGH),
+    "slurm-request-refused": ("scheduler", HIGH),
+    "cuda-arch-unsupported": ("software", HIGH),
+    "command-not-on-node": ("launch", HIGH),
+    "slurm-step-blocked": ("launch", HIGH),
+    "cxi-vni-not-granted": ("fabric", HIGH),
+    "enroot-registry-refused": ("container", HIGH),
+    "image-arch": ("container", HIGH),
+    "libfabric-abi": ("fabric", HIGH),
+    "efa-on-slingshot": ("fabric", HIGH),
+    "no-ofi-plugin": ("fabric", MEDIUM),
+    "no-ib-network": ("fabric", MEDIUM),
+    "ib-hca-filter-empty": ("host", HIGH),
+    "no-verbs-driver": ("fabric", HIGH),
+    "no-fabric-provider": ("fabric", MEDIUM),
+    "launcher-one-node": ("launch", HIGH),
+    "rendezvous-one-node": ("launch", HIGH),
+    "rendezvous-unreachable": ("rendezvous", MEDIUM),
+    "rendezvous-connect": ("rendezvous", MEDIUM),
+    "nccl-connect": ("rendezvous", MEDIUM),
+    "duplicate-gpu": ("launch", HIGH),
+    "hang-named": ("training", HIGH),
+    "check-verdict": ("job-scripts", HIGH),
+    "gave-up": ("job-scripts", HIGH),
+    "cuda-oom": ("training", HIGH),
+    "node-failure": ("scheduler", HIGH),
+    "nccl-watchdog": ("training", MEDIUM),
+    "walltime": ("scheduler", HIGH),
+    "socket-not-fabric": ("fabric", MEDIUM),
+    "no-image": ("job-scripts", HIGH),
+    "no-apptainer": ("job-scripts", HIGH),
+    "no-gpus": ("job-scripts", HIGH),
+    "no-torchrun": ("job-scripts", HIGH),
+    "resubmit-defaults": ("job-scripts", HIGH),
+    "pbs-nodefile-names": ("job-scripts", HIGH),
+    "torque-pbsdsh": ("launch", HIGH),
+    "pbsdsh-task-lost": ("launch", MEDIUM),
+    "job-script-error": ("job-scripts", HIGH),
+    "slurm-request-unsatisfiable": ("scheduler", HIGH),
+    "image-corrupt": ("container", HIGH),
+    "bind-destination-missing": ("container", HIGH),
+    "enroot-caps-missing": ("container", HIGH),
+    "enroot-uid-overflow": ("container", MEDIUM),
+    "pyxis-runtime-full": ("container", HIGH),
+    "fabric-manager-down": ("host", HIGH),
+    "driver-too-old": ("host", HIGH),
+    "nccl-version-mismatch": ("software", HIGH),
+    "apptainer-no-nv": ("container", MEDIUM),
+    "host-oom": ("scheduler", HIGH),
+    "fabric-manager-restarted": ("host", MEDIUM),
+    "pmix-gds-mismatch": ("container", MEDIUM),
+    "gpus-per-task-binding": ("launch", HIGH),
+    "too-many-ranks-per-node": ("launch", MEDIUM),
+    "cuda-unavailable": ("launch", MEDIUM),
+    "deepspeed-op-build": ("software", HIGH),
+    "hostfile-unresolvable": ("launch", HIGH),
+    "deepspeed-mpi-discovery": ("launch", MEDIUM),
+    "shm-not-writable": ("host", HIGH),
+    "shm-too-small": ("host", MEDIUM),
+    "systemd-removeipc": ("host", HIGH),
+    "memlock-too-low": ("host", HIGH),
+    "efa-installer-too-old": ("fabric", MEDIUM),
+    "cumem-host-no-p2p": ("host", HIGH),
+    "topo-file-preset": ("host", HIGH),
+    "port-in-use": ("launch", HIGH),
+    "wrong-bootstrap-iface": ("rendezvous", HIGH),
+    "roce-gid-index": ("fabric", MEDIUM),
+    "rail-only-fabric": ("fabric", MEDIUM),
+    "nccl-version-across-ranks": ("software", HIGH),
+    "versions-differ-across-nodes": ("software", MEDIUM),
+    "nvml-driver-mismatch": ("host", HIGH),
+    "cuda-driver-combination": ("host", MEDIUM),
+    "container-cuda-requirement": ("container", HIGH),
+    "container-no-driver": ("container", MEDIUM),
+    "apptainer-tmp-full": ("container", HIGH),
+    "slurm-mpi-plugin-missing": ("launch", HIGH),
+    "mpi-without-pmi": ("launch", HIGH),
+    "nccl-tests-without-mpi": ("launch", MEDIUM),
+    "p2p-acs-iommu": ("host", MEDIUM),
+    "gpu-hardware-fault": ("host", HIGH),
+    "gpu-busy-exclusive": ("host", MEDIUM),
+    "slurm-task-launch-failed": ("launch", MEDIUM),
+    "efa-unreachable": ("fabric", MEDIUM),
+    "efa-libfabric-too-old": ("fabric", HIGH),
+    "deepspeed-no-hostfile": ("launch", HIGH),
+    "rank-sigkill": ("host", MEDIUM),
+}
+
+
+def place(key: str) -> Tuple[str, str]:
+    """(layer, confidence) of a cause or a verdict."""
+    if key in PLACES:
+        return PLACES[key]
+    verdict = VERDICT_LAYER.get(key)
+    return (verdict, "layer only") if verdict else ("", "")
+
+
+#: NCCL's communicators spanned several nodes (src/init.cc "comm %p rank %d nRanks %d nNodes %d"): a job that
+#: also has one-node communicators (tensor parallel, hybrid sharding) did run across its nodes.
+_NCCL_MULTI_NODE = r"\bnNodes (?:[2-9]|[1-9]\d+)\b"
+
+
+def _multi_node_failed(log: LogView) -> bool:
+    return log.has(_NODE_COUNT_MULTI) and log.has(_FAILED)
+
+
+def _one_node(matches: Sequence[Match[str]]) -> bool:
+    """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
+    return len({m.group("node") for m in matches}) == 1
+
+
+_NEXT_NCCL = ("rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,BOOTSTRAP` (`EXTRA_ENV=...`) so NCCL logs "
+              "what it chose and where it stopped")
+_NEXT_CHECK = "run `python -m app.check` on the same allocation (it judges each node and each node pair)"
+
+#: The verdicts, most telling first (weight): a Cause each, its key starting with `layer-`, its `cause` saying
+#: what the symptom shows and which layer, its `fix` what to run next there.
+VERDICTS: Tuple[Cause, ...] = (
+    Cause(
+        "layer-one-node-only",
+        "no cause recognised; NCCL saw one node (nNodes 1) in a job that has several: the launch layer started "
+        "the ranks of one node only, or each node formed its own job",
+        f"check that one launcher task (one torchrun) runs on every node and that all use the same rendezvous "
+        f"endpoint and --nnodes; {_NEXT_CHECK}",
+        (r"NCCL INFO comm 0x[0-9a-f]+ rank \d+ nRanks \d+ nNodes 1\b",),
+        30,
+        applies=lambda log: log.has(_NODE_COUNT_MULTI) and not log.has(_NCCL_MULTI_NODE),
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "layer-one-node-error",
+        "no cause recognised; every failure line names one node, {node}: the host layer of that node (its GPUs, "
+        "driver, memory or network card) is the first suspect (unless the log holds that node's output only)",
+        f"read that node's lines above the failure; resubmit without it (`--exclude={{node}}`) to confirm, and "
+        f"{_NEXT_CHECK}; `nvidia-smi -q` and `ibv_devinfo` on the node show its GPUs and network cards",
+        # srun's lines name the node whose tasks failed; NCCL's WARN lines start with the host that printed them
+        # (src/debug.cc: "%s:%d:%d [%d] %s:%d NCCL WARN ", hostname, pid, tid, cudaDev, filefunc, line).
+        (r"srun: error: (?P<node>[\w.-]+): tasks? [\d,-]+: (?:Exited with exit code|Killed|Segmentation fault"
+         r"|Aborted|Bus error)",
+         # Anchored at the line's start (after a short prefix such as srun -l's "3: "): searched from every
+         # position, the host name's repetition would make a long line quadratic.
+         r"^(?:\S{1,40} )?(?P<node>[\w.-]{1,253}):\d+:\d+ \[\d+\] \S{1,300}:\d+ NCCL WARN "),
+        26,
+        applies=_multi_node_failed,
+        context=(_NODE_COUNT_MULTI,),
+        hits_show=_one_node,
+    ),
+    Cause(
+        "layer-rendezvous-timeout",
+        "no cause recognised; the ranks timed out waiting for each other at torch's store (the rendezvous): the "
+        "launch layer did not start every rank, or the rendezvous layer cannot connect them",
+        f"check that every node started its ranks (the job's output per node) and can reach the store's host and "
+        f"port (`MASTER_ADDR`/`--rdzv_endpoint`); {_NEXT_CHECK}",
+        (r"Timed out after \d+ seconds waiting for clients\. \d+/\d+ clients joined",
+         r"DistStoreError: wait timeout after \d+ ?ms"),
+        24,
+    ),
+    Cause(
+        "layer-hang-after-init",
+        "no cause recognised; a collective stopped after the communicators were set up (torch's watchdog or "
+        "heartbeat monitor gave up): the fabric layer or a rank that stopped making progress",
+        f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,NET,COLL')}; run the nccl-tests `all_reduce_perf` on the "
+        f"same nodes; `TORCH_NCCL_DUMP_ON_TIMEOUT=1` says which collective each rank was in; {_NEXT_CHECK}",
+        (r"Heartbeat monitor timed out", r"watchdog got stuck for \d+ seconds",
+         r"NCCL communicator was aborted on rank"),
+        22,
+    ),
+    Cause(
+        "layer-fabric-error",
+        "no cause recognised; NCCL reports a network or system call failure (ncclSystemError or ncclRemoteError): "
+        "the fabric layer or a remote rank that exited first",
+        f"{_NEXT_NCCL}; on the nodes `ibv_devinfo` (InfiniBand, RoCE) or `fi_info -p cxi` / `fi_info -p efa` "
+        f"(libfabric) shows whether the network cards are up; read the other ranks' first error; {_NEXT_CHECK}",
+        # NCCL's socket layer when the other end went away (src/misc/socket.cc, 2.21 to 2.30: "socketProgress:
+        # Connection closed by remote peer %s", and recv's ECONNRESET "Connection reset by peer").
+        (r"ncclSystemError: System call \(e\.g\. socket, malloc\) or external library call failed",
+         r"NCCL WARN .{0,200}?(?:Connection closed by remote peer|Connection reset by peer)",
+         r"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting",
+         r"unhandled system error \(run with NCCL_DEBUG=INFO for details\)",
+         r"remote process exited or there was a network error"),
+        20,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "layer-gpu-error",
+        "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
+        "driver or peer-to-peer path",
+        "`nvidia-smi -q` (errors, ECC, Xid in `dmesg`) and `nvidia-smi topo -m` (the paths between GPUs) on the "
+        f"node; {_NEXT_NCCL}; {_NEXT_CHECK}",
+        (r"ncclUnhandledCudaError: Call to CUDA function failed",
+         r"unhandled cuda error \(run with NCCL_DEBUG=INFO for details\)"),
+        18,
+    ),
+)
+VERDICT_LAYER = {
+    "layer-one-node-only": "launch",
+    "layer-one-node-error": "host",
+    "layer-rendezvous-timeout": "rendezvous",
+    "layer-hang-after-init": "fabric",
+    "layer-fabric-error": "fabric",
+    "layer-gpu-error": "host",
+}
+
+FACTS = (_NCCL_MULTI_NODE,)

@@ -1,0 +1,403 @@
+"""The components' own statements for the messages app.diagnose reads, beside NCCL's (nccl_source_lines.py): each
+quoted from the component's source at the version named (`git show TAG:PATH`, the statement starting at LINE),
+not retyped from memory, with the log line it prints. tests/diagnose/test_component_messages.py checks that the
+line is what the statement prints (its format, conversions filled) and that app.diagnose names the cause given.
+
+Where a component publishes no source (the CUDA runtime's and NVML's error strings, the NVIDIA kernel module's
+Xid line), `path` says where the string comes from and `line` is 0; where a file was read at a commit rather
+than a tag, `version` names the commit. To refresh for a new version: `git grep -n` the message at the new tag
+and add its row.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Quote(NamedTuple):
+    component: str
+    version: str
+    path: str
+    line: int
+    source: str
+    """The statement as it stands in the file (continuation lines joined with a newline, dedented)."""
+    printed: str
+    """A line it prints, with sample values, as it appears in a job's log (with the program's prefix)."""
+    cause: str
+    """The cause (or layer verdict) app.diagnose must name first for `printed`."""
+    context: tuple[str, ...] = ()
+    """Other lines of the log the reading needs (the job's node count, a second rank's line)."""
+    fmt: str = ""
+    """The message's format when the statement holds it other than as a string literal (a macro's argument)."""
+
+
+TWO_NODES = "SLURM_JOB_NUM_NODES=2"
+#: How torch reports the failure a WARN line explains (ProcessGroupNCCL's watchdog, torch 2.4 to 2.13).
+FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+          "ProcessGroupNCCL.cpp:2057, internal error - please report this issue to the NCCL developers, NCCL version "
+          "2.21.5")
+NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
+NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
+
+QUOTES = (
+    # --- NCCL (beyond nccl_source_lines.py) -----------------------------------------------------------------------
+    Quote("NCCL", "v2.23.4-1", "src/init.cc", 775,
+          'WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d",\n'
+          "i, comm->peerInfo[i].version, rank, comm->peerInfo[rank].version);",
+          NCCL_WARN.format(where="init.cc:775") + "Mismatched NCCL version detected : rank 4 version 22304 rank 0 "
+          "version 22105", "nccl-version-across-ranks"),
+    Quote("NCCL", "v2.30.7-1", "src/init.cc", 1043,
+          'WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d", '
+          "i, comm->peerInfo[i].version,\nrank, comm->peerInfo[rank].version);",
+          NCCL_WARN.format(where="init.cc:1043") + "Mismatched NCCL version detected : rank 1 version 23007 rank 0 "
+          "version 22703", "nccl-version-across-ranks"),
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 472,
+          '#define VERSION_STRING "NCCL version " STR(NCCL_MAJOR) "." STR(NCCL_MINOR) "." STR(NCCL_PATCH) NCCL_SUFFIX '
+          '"+cuda" STR(CUDA_MAJOR) "." STR(CUDA_MINOR)',
+          NCCL_INFO + "NCCL version 2.21.5+cuda12.4", "versions-differ-across-nodes",
+          context=(NCCL_INFO.replace("gpu-a-017", "gpu-a-018") + "NCCL version 2.18.1+cuda12.1", FAILED),
+          fmt="NCCL version %d.%d.%d+cuda%d.%d"),
+    Quote("NCCL", "v2.30.7-1", "src/misc/cudawrap.cc", 282,
+          'INFO(NCCL_INIT, "cudaDriverVersion %d", driverVersion);',
+          NCCL_INFO + "cudaDriverVersion 12080", "versions-differ-across-nodes",
+          context=(NCCL_INFO.replace("gpu-a-017", "gpu-a-018") + "cudaDriverVersion 12020", FAILED)),
+    Quote("NCCL", "v2.21.5-1", "src/include/alloc.h", 186,
+          'if (*ptr == nullptr) WARN("Failed to CUDA calloc %ld bytes", nelem*sizeof(T));',
+          NCCL_WARN.format(where="alloc.h:186") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
+    Quote("NCCL", "v2.30.7-1", "src/include/alloc.h", 493,
+          'if (*ptr == nullptr && nelem > 0) WARN("Failed to CUDA calloc %ld bytes", nelem * ncclSizeOfT<T>());',
+          NCCL_WARN.format(where="alloc.h:493") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 2261,
+          'case ncclSystemError            : return "unhandled system error (run with NCCL_DEBUG=INFO for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+          "268, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.21.5",
+          "layer-fabric-error"),
+    Quote("NCCL", "v2.30.7-1", "src/init.cc", 3429,
+          'case ncclRemoteError:\nreturn "remote process exited or there was a network error";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:"
+          "77, remote process exited or there was a network error, NCCL version 2.27.5",
+          "layer-fabric-error"),
+    Quote("NCCL", "v2.30.7-1", "src/init.cc", 3419,
+          'case ncclUnhandledCudaError:\nreturn "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:"
+          "77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.27.5",
+          "layer-gpu-error"),
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 1160,
+          'INFO(NCCL_INIT, "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",\n'
+          "comm, rank, comm->nRanks, comm->nNodes, comm->localRanks, comm->localRank, comm->MNNVL);",
+          NCCL_INFO + "comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
+          "layer-one-node-only", context=(TWO_NODES,)),
+
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 413,
+          'if (userIbEnv != NULL && shownIbHcaEnv++ == 0) INFO(NCCL_NET|NCCL_ENV, "NCCL_IB_HCA set to %s", userIbEnv);',
+          NCCL_INFO + "NCCL_IB_HCA set to mlx5_0:1,mlx5_3:1", "ib-hca-filter-empty",
+          context=(NCCL_INFO + "NET/IB : No device found.",)),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/init.cc", 470,
+          'INFO(NCCL_INIT | NCCL_NET, "NET/IB : No device found.");',
+          NCCL_INFO + "NET/IB : No device found.", "ib-hca-filter-empty",
+          context=(NCCL_INFO + "NCCL_IB_HCA set to =mlx5_8",)),
+
+    Quote("NCCL", "v2.21.5-1", "src/misc/socket.cc", 30,
+          'WARN("socketProgressOpt: Call to recv from %s failed : %s", ncclSocketToString(&sock->addr, line), '
+          "strerror(errno));",
+          NCCL_WARN.format(where="misc/socket.cc:30") + "socketProgressOpt: Call to recv from 10.0.1.18<54212> "
+          "failed : Connection reset by peer", "layer-fabric-error", context=(FAILED,)),
+    Quote("NCCL", "v2.30.7-1", "src/misc/socket.cc", 58,
+          'WARN("socketProgress: Connection closed by remote peer %s",\n'
+          "ncclSocketToString(&sock->addr, line, /*numericHostForm*/ 0));",
+          NCCL_WARN.format(where="misc/socket.cc:58") + "socketProgress: Connection closed by remote peer "
+          "gpu-a-018<40122>", "layer-fabric-error", context=(FAILED,)),
+
+    # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
+          'NCCL_OFI_WARN("EFA provider requires at least libfabric version 1.22.0.");',
+          "ip-10-0-1-17:2741:2790 [0] nccl_ofi_net.cpp:584 NCCL WARN NET/OFI EFA provider requires at least "
+          "libfabric version 1.22.0.", "efa-libfabric-too-old"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 281,
+          'NCCL_OFI_WARN("Unable to find a protocol that worked.  Failing initialization.");',
+          "nid001:2741:2790 [0] nccl_ofi_net.cpp:281 NCCL WARN NET/OFI Unable to find a protocol that worked.  "
+          "Failing initialization.", "no-fabric-provider"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 7282,
+          'NCCL_OFI_WARN("OFI fi_getinfo() call failed: %s", fi_strerror(ret));',
+          "nid001:2741:2790 [0] nccl_ofi_rdma.cpp:7282 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data "
+          "available", "no-fabric-provider"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 606,
+          'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
+          "ip-10-0-1-17:2741:2790 [0] nccl_ofi_sendrecv.cpp:606 NCCL WARN NET/OFI Unable to register memory "
+          "(type = 2) for device 0. RC: -12, Error: Cannot allocate memory", "memlock-too-low"),
+
+    # --- libfabric --------------------------------------------------------------------------------------------------
+    Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
+          "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",
+          "libfabric:12345:1700000000::efa:cq:efa_rdm_cq_proc_ibv_recv_rdma_with_imm_completion():312<warn> "
+          "Unresponsive remote (detected locally)", "efa-unreachable",
+          fmt="Unresponsive remote (detected locally)"),
+    Quote("libfabric", "v1.22.0", "prov/efa/src/efa_strerror.c", 71,
+          'help = "This error is detected locally. "\n'
+          '"The connection status is unknown or was never established via "\n'
+          '"handshake. This typically indicates one or more misconfigured "\n'
+          '"EC2 instances; most often due to incorrect inbound/outbound "\n'
+          '"security group rules and/or instances placed in different "\n"subnets. ',
+          "libfabric:12345:1700000000::efa:cq:efa_show_help():84<warn> This error is detected locally. The "
+          "connection status is unknown or was never established via handshake. This typically indicates one or "
+          "more misconfigured EC2 instances; most often due to incorrect inbound/outbound security group rules "
+          "and/or instances placed in different subnets. ", "efa-unreachable"),
+    Quote("libfabric", "v1.22.0", "src/fabric.c", 1380,
+          'FI_WARN(&core_prov, FI_LOG_CORE,\n"fi_getinfo: provider %s output empty list\\n",\n'
+          "prov->provider->name);",
+          "libfabric:12345:1700000000::core:core:fi_getinfo_():1380<warn> fi_getinfo: provider efa output empty list",
+          "efa-on-slingshot", context=("nid001:2741:2790 [0] NCCL INFO NET/OFI Selected provider is cxi",
+                                       "FI_PROVIDER=efa")),
+
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 217,
+          'CXIP_WARN("Invalid VNI %d for %s and svc_id %d\\n",\nvni, iface->dev->info.device_name,\nrgroup_id);',
+          "libfabric:2741:1700000000::cxi:core:cxip_get_if_domain():217<warn> nid001: Invalid VNI 1024 for cxi0 and "
+          "svc_id 2", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 154,
+          'CXIP_WARN("Failed to open CXI Device, ret: %d\\n", ret);',
+          "libfabric:2741:1700000000::cxi:core:cxip_get_if():154<warn> nid001: Failed to open CXI Device, ret: -2",
+          "no-fabric-provider"),
+
+    # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
+    Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,
+          "fprintf(stderr, PFX \"Warning: couldn't load driver '%s': %s\\n\", so_name,\ndlerror());",
+          "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': libmlx5-rdmav34.so: cannot open shared "
+          "object file: No such file or directory", "no-verbs-driver"),
+    Quote("rdma-core", "v59.0", "libibverbs/init.c", 613,
+          'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",\n'
+          "sysfs_dev->ibdev_name);",
+          "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0",
+          "no-verbs-driver"),
+
+    # --- the CUDA driver and runtime, NVML, the NVIDIA kernel module (no public source) -------------------------------
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemDriverMismatch = 803)", 0,
+          '"system has unsupported display driver / cuda driver combination"',
+          "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination",
+          "cuda-driver-combination"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorECCUncorrectable = 214)", 0,
+          '"uncorrectable ECC error encountered"',
+          "torch.AcceleratorError: CUDA error: uncorrectable ECC error encountered", "gpu-hardware-fault"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorDevicesUnavailable = 46)", 0,
+          '"CUDA-capable device(s) is/are busy or unavailable"',
+          "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable", "gpu-busy-exclusive"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemNotReady = 802)", 0,
+          '"system not yet initialized"',
+          "RuntimeError: CUDA error: system not yet initialized", "fabric-manager-down"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorInsufficientDriver = 35)", 0,
+          '"CUDA driver version is insufficient for CUDA runtime version"',
+          "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+          "driver-too-old"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209)", 0,
+          '"no kernel image is available for execution on the device"',
+          "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
+          "cuda-arch-unsupported"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorCompatNotSupportedOnDevice = 804)", 0,
+          '"forward compatibility was attempted on non supported HW"',
+          "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+          "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
+          "non supported HW", "cuda-driver-combination"),
+    Quote("NVML", "driver 535 to 580", "nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH)", 0,
+          '"Driver/library version mismatch"',
+          "Failed to initialize NVML: Driver/library version mismatch", "nvml-driver-mismatch"),
+    Quote("NVIDIA kernel module", "driver 535 to 580", "NVRM Xid report (NVIDIA's Xid catalogue: 79)", 0,
+          '"NVRM: Xid (PCI:%s): %d, pid=%d, name=%s, GPU has fallen off the bus."',
+          "NVRM: Xid (PCI:0000:3b:00): 79, pid=2741, name=python, GPU has fallen off the bus.",
+          "gpu-hardware-fault"),
+
+    # --- Linux (the IOMMU's fault reports, as dmesg shows them) ----------------------------------------------------
+    Quote("Linux", "v6.8", "drivers/iommu/intel/dmar.c", 0,
+          'pr_err("[%s NO_PASID] Request device [%02x:%02x.%d] fault addr 0x%llx [fault reason 0x%02x] %s\\n",\n'
+          'type ? "DMA Read" : "DMA Write",',
+          "DMAR: [DMA Read NO_PASID] Request device [3b:00.0] fault addr 0x7f3c00000 [fault reason 0x06] PTE Read "
+          "access is not set", "p2p-acs-iommu"),
+    Quote("Linux", "v6.8", "drivers/iommu/amd/iommu.c", 0,
+          'pci_err(pdev, "Event logged [IO_PAGE_FAULT domain=0x%04x address=0x%llx flags=0x%04x]\\n",',
+          "nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0027 address=0x7f3c00000 flags=0x0020]",
+          "p2p-acs-iommu"),
+
+    # --- torch ------------------------------------------------------------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
+          '"Timed out after {} seconds waiting for clients. {}/{} clients joined."',
+          "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.",
+          "layer-rendezvous-timeout"),
+    Quote("torch", "2024 (a stored copy of main, commit not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp heartbeatMonitor()", 0,
+          '"Heartbeat monitor timed out! Process will be terminated after dumping debug info.",',
+          "[rank25]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 25] Heartbeat monitor timed out! Process will be "
+          "terminated after dumping debug info. workMetaList_.size()=2", "layer-hang-after-init"),
+    Quote("torch", "2024 (a stored copy of main, commit not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp heartbeatMonitor()", 0,
+          '"ProcessGroupNCCL\'s watchdog got stuck for ",\nheartbeatTimeoutInSec_,\n" seconds without making progress '
+          'in monitoring enqueued collectives. ",',
+          "[rank25]:[F ProcessGroupNCCL.cpp:1169] [PG 0 Rank 25] [PG 0 Rank 25] ProcessGroupNCCL's watchdog got stuck "
+          "for 600 seconds without making progress in monitoring enqueued collectives. This typically indicates a "
+          "NCCL/CUDA API hang blocking the watchdog, ", "layer-hang-after-init",
+          fmt="ProcessGroupNCCL's watchdog got stuck for %d seconds without making progress in monitoring enqueued "
+              "collectives. "),
+    Quote("torch", "2024 (a stored copy of main, commit not recorded)",
+          "torch/csrc/distributed/c10d/NCCLUtils.cpp getNcclErrorDetailStr()", 0,
+          'interpret =\n"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting '
+          'prematurely.";',
+          "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+          "layer-fabric-error"),
+    Quote("torch", "v2.13.0", "torch/cuda/__init__.py", 427,
+          '"""\n{} with CUDA capability sm_{} is not compatible with the current PyTorch installation.',
+          "UserWarning: NVIDIA GH200 480GB with CUDA capability sm_90 is not compatible with the current PyTorch "
+          "installation.", "cuda-arch-unsupported",
+          fmt="{} with CUDA capability sm_{} is not compatible with the current PyTorch installation."),
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/socket.cpp (libtorch_cpu.so)", 0,
+          '"The client socket has failed to connect to any network address of ({}, {})."',
+          "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+          "(gpu-a-017, 29500).", "rendezvous-connect"),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
+          '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
+          "  exitcode  : -9 (pid: 2741)  (SIGKILL)", "rank-sigkill"),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/api.py", 1003,
+          '"failed (exitcode: %s) local_rank: %s (pid: %s) of binary: %s",',
+          "E1128 10:02:11.482000 2741 torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: -9) "
+          "local_rank: 0 (pid: 2741) of binary: /opt/venv/bin/python", "rank-sigkill"),
+
+    # --- Slurm ------------------------------------------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,
+          'error("MPI: Cannot create context for %s", plugin_name);',
+          "srun: error: MPI: Cannot create context for mpi/pmix", "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 635,
+          'error("%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job '
+          'being submitted against an MPI plugin which was not compiled into slurmd but was for job submission '
+          'command.",',
+          "slurmstepd: error: _plugrack_foreach: unable to resolve MPI plugin offset from plugin_id=106. This error "
+          "usually results from a job being submitted against an MPI plugin which was not compiled into slurmd but "
+          "was for job submission command.", "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/api/step_launch.c", 1590,
+          'error("Task launch for %ps failed on node %s: %m",\n&ctx->step_req->step_id, ret_data->node_name);',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid node name specified",
+          "slurm-task-launch-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1258,
+          'error("Unable to create step for job %u: %m",\nstep_req->step_id.job_id);',
+          "srun: error: Unable to create step for job 4512: Memory required by task is not available",
+          "slurm-task-launch-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 429,
+          'error("%s: %s %s: Exited with exit code %d",\nhosts, task_str, tasks, rc);',
+          "srun: error: gpu-a-018: tasks 4-7: Exited with exit code 1", "layer-one-node-error",
+          context=(TWO_NODES,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 415,
+          'error("%s: %s %s: Out Of Memory", hosts, task_str,',
+          "srun: error: gpu-a-018: task 5: Out Of Memory", "host-oom"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/task/cgroup/task_cgroup_memory.c", 291,
+          'error("Detected %"PRIu64" oom_kill event%s in %ps. Some of the step tasks have been OOM Killed.",',
+          "slurmstepd: error: Detected 1 oom_kill event in StepId=4512.0. Some of the step tasks have been OOM "
+          "Killed.", "host-oom"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/req.c", 925,
+          'error("*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***",',
+          "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
+          "walltime"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 408,
+          '"Requested time limit is invalid (missing or exceeds some limit)",',
+          "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some "
+          "limit)", "slurm-request-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 403,
+          '"Job violates accounting/QOS policy (job submit limit, user\'s "\n"size and/or time limits)",',
+          "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's "
+          "size and/or time limits)", "slurm-request-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1271,
+          'info("Job %u step creation temporarily disabled, retrying (%s)",\nstep_req->step_id.job_id,\n'
+          "slurm_strerror(rc));",
+          "srun: Job 4512 step creation temporarily disabled, retrying (Requested nodes are busy)",
+          "slurm-step-blocked"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/task.c", 546,
+          'error("execve(): %s: %m", task->argv[0]);',
+          "slurmstepd: error: execve(): torchrun: No such file or directory", "command-not-on-node"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 240,
+          '"Requested node configuration is not available",',
+          "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+          "slurm-request-unsatisfiable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 476,
+          '"Invalid generic resource (gres) specification",',
+          "sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification",
+          "slurm-gres"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 386,
+          '"Invalid qos specification",',
+          "sbatch: error: Batch job submission failed: Invalid qos specification", "slurm-qos-account"),
+
+    # --- PBS (OpenPBS; PBS Pro prints the same texts) -----------------------------------------------------------------
+    Quote("PBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 235,
+          'char *msg_excqresc = "Job violates queue and/or server resource limits";',
+          "qsub: Job violates queue and/or server resource limits", "pbs-request-refused"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 6016,
+          'sprintf(log_buffer,\n"walltime %lu exceeded limit %lu",\nnum, value);',
+          "=>> PBS: job killed: walltime 7230 exceeded limit 7200", "walltime"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5969,
+          'sprintf(log_buffer, "mem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
+          "=>> PBS: job killed: mem 268435456kb exceeded limit 251658240kb", "host-oom"),
+
+    # --- Open MPI and PMIx ------------------------------------------------------------------------------------------
+    Quote("Open MPI", "v4.1.8", "orte/mca/ess/base/help-ess-base.txt", 54,
+          'The application appears to have been direct launched using "srun",\nbut OMPI was not built with SLURM\'s '
+          "PMI support and therefore cannot",
+          "but OMPI was not built with SLURM's PMI support and therefore cannot", "mpi-without-pmi",
+          fmt="but OMPI was not built with SLURM's PMI support and therefore cannot"),
+    Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
+          "[gpu-a-017:02741] PMIX ERROR: ERROR in file ../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c at "
+          "line 168", "pmix-gds-mismatch"),
+    Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
+          "[gpu-a-017:02741] PMIX ERROR: UNREACHABLE in file ../../../../../src/mca/ptl/tcp/ptl_tcp.c at line 790",
+          "pmix-gds-mismatch"),
+
+    # --- Apptainer --------------------------------------------------------------------------------------------------
+    Quote("Apptainer", "v1.4.5", "cmd/internal/cli/pull.go", 334,
+          'sylog.Fatalf("While making image from oci registry: %v", err)',
+          "FATAL:   While making image from oci registry: error fetching image to cache: while building SIF from "
+          "layers: packer failed to pack: while unpacking tmpfs: error unpacking rootfs: unpack entry: "
+          "usr/lib/libcudnn.so.9: write /tmp/build-temp-123/rootfs/usr/lib/libcudnn.so.9: no space left on device",
+          "apptainer-tmp-full"),
+    Quote("Apptainer", "v1.4.5", "cmd/internal/cli/build_linux.go", 407,
+          'sylog.Fatalf("While performing build: %v", err)',
+          "FATAL:   While performing build: while creating SIF: while creating squashfs: create command failed: "
+          "exit status 1: Write failed because No space left on device", "apptainer-tmp-full"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 834,
+          'return fmt.Errorf("destination %s doesn\'t exist in container", mnt.Destination)',
+          "FATAL:   container creation failed: mount hook function failure: mount /scratch->/scratch error: while "
+          "mounting /scratch: destination /scratch doesn't exist in container", "bind-destination-missing"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/process_linux.go", 638,
+          'return fmt.Errorf("image targets \'%s\', cannot run on \'%s\'", elfArch, runtime.GOARCH)',
+          "FATAL:   image targets 'amd64', cannot run on 'arm64'", "image-arch"),
+
+    # --- libnvidia-container (the GPU hook of enroot/pyxis and Docker) ----------------------------------------------
+    Quote("libnvidia-container", "commit 5823754", "src/cli/dsl.c", 0,
+          'error_setx(err, "unsatisfied condition: %s, please update your driver to a newer version, or use an '
+          'earlier cuda container", predicate_format);',
+          "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to "
+          "a newer version, or use an earlier cuda container", "container-cuda-requirement"),
+    Quote("libnvidia-container", "commit 09df17a", "src/cli/configure.c", 0,
+          'warnx("initialization error: %s", nvc_error(nvc));',
+          "nvidia-container-cli: initialization error: nvml error: driver not loaded", "container-no-driver"),
+
+    # --- enroot (pyxis imports images through it) --------------------------------------------------------------------
+    Quote("enroot", "v4.1.2", "src/common.sh", 134,
+          'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
+          "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
+          "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+
+    # --- DeepSpeed --------------------------------------------------------------------------------------------------
+    Quote("DeepSpeed", "v0.19.5", "deepspeed/launcher/runner.py", 232,
+          'logger.warning("Unable to find hostfile, will proceed with training "\n"with local resources only.")',
+          "[2026-11-28 10:02:11,482] [WARNING] [runner.py:232:fetch_hostfile] Unable to find hostfile, will "
+          "proceed with training with local resources only.", "deepspeed-no-hostfile", context=(TWO_NODES,)),
+    Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 51,
+          'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
+          "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
+          "op(s)", "deepspeed-op-build"),
+
+    # --- nccl-tests -------------------------------------------------------------------------------------------------
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
+          'len += snprintf(line+len, MAX_LINE-len, "#  Rank %2d Group %2d Pid %6d on %10s device %2d '
+          '[%04x:%02x:%02x] %s\\n",',
+          "#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+          "nccl-tests-without-mpi",
+          context=("#  Rank  0 Group  0 Pid   2742 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",)),
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 643,
+          'PRINT("# Out of bounds values : %d %s\\n", errors[0], errors[0] ? "FAILED" : "OK");',
+          "# Out of bounds values : 12 FAILED", "p2p-acs-iommu"),
+)

@@ -1,0 +1,125 @@
+"""Every component's messages that app.diagnose reads, in the words of the version quoted
+(tests/diagnose/component_source_lines.py): the log line a row gives is what its statement prints, and
+app.diagnose names the row's cause first for it. NCCL's own rows are in nccl_source_lines.py."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from app.diagnose import diagnose_lines
+from app.diagnose.causes import CAUSES
+from app.diagnose.layers import VERDICTS
+from tests.diagnose.component_source_lines import QUOTES, Quote
+
+_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+#: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
+#: the shell.
+_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
+
+#: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
+COMPONENTS = {"NCCL", "aws-ofi-nccl", "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
+              "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
+              "nccl-tests"}
+#: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
+FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
+                "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
+                "slurm-mpi-plugin-missing", "mpi-without-pmi", "nccl-tests-without-mpi", "p2p-acs-iommu",
+                "ib-hca-filter-empty", "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed",
+                "efa-unreachable",
+                "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
+                "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
+                "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused"}
+
+
+def message_format(row: Quote) -> str:
+    """The format the statement prints: `fmt` where the row gives one, else its first run of adjacent string
+    literals (a `%"PRIu64"` macro read as the %d it is)."""
+    if row.fmt:
+        return row.fmt
+    source = re.sub(r'%"PRI\w+"', "%d", row.source)
+    first = _LITERAL.search(source)
+    assert first, f"{row.component} {row.path}: no string literal; give the row a fmt"
+    parts, at = [], first.start()
+    while (literal := _LITERAL.match(source, at)) is not None:
+        parts.append(literal.group(1).encode().decode("unicode_escape"))
+        at = literal.end()
+        while at < len(source) and source[at].isspace():
+            at += 1
+    return "".join(parts).rstrip("\n")
+
+
+def printed_pattern(fmt: str) -> re.Pattern[str]:
+    """What a line printed by `fmt` looks like: its literal text, anything where a conversion is."""
+    pieces, at = [], 0
+    for conversion in _CONVERSION.finditer(fmt):
+        pieces.append(re.escape(fmt[at:conversion.start()]))
+        pieces.append("%" if conversion.group() == "%%" else ".*?")
+        at = conversion.end()
+    pieces.append(re.escape(fmt[at:]))
+    return re.compile("".join(pieces))
+
+
+def _id(row: Quote) -> str:
+    return f"{row.component}@{row.version.split(' ')[0]}:{row.path.split(' ')[0]}:{row.line}"
+
+
+@pytest.mark.parametrize("row", QUOTES, ids=[_id(row) for row in QUOTES])
+def test_the_line_is_what_the_quoted_statement_prints(row: Quote) -> None:
+    fmt = message_format(row)
+    if row.fmt:  # the format's words are the statement's
+        for piece in _CONVERSION.split(row.fmt):
+            assert " ".join(piece.split()) in " ".join(row.source.replace('"\n"', "").split()), (piece, row.source)
+    assert printed_pattern(fmt).search(row.printed), (fmt, row.printed)
+
+
+@pytest.mark.parametrize("row", QUOTES, ids=[_id(row) for row in QUOTES])
+def test_the_cause_is_named_first_for_the_line(row: Quote) -> None:
+    findings = diagnose_lines([*row.context, row.printed])
+    assert findings and findings[0].key == row.cause, [f.key for f in findings]
+
+
+def test_a_step_that_got_its_resources_after_waiting_is_no_failure() -> None:
+    """srun says "Step created for %ps" (Slurm 25.11.7 src/srun/launch.c line 1245) once the wait is over."""
+    waited = "srun: Job 4512 step creation temporarily disabled, retrying (Requested nodes are busy)"
+    assert [f.key for f in diagnose_lines([waited])] == ["slurm-step-blocked"]
+    assert diagnose_lines([waited, "srun: Step created for StepId=4512.3"]) == []
+
+
+def test_ranks_of_different_versions_in_a_run_that_did_not_fail_are_no_cause() -> None:
+    """Each rank logs its versions (NCCL's INIT lines): only a failed run makes a difference among them a cause."""
+    ranks = ["gpu-a-017:1:2 [0] NCCL INFO cudaDriverVersion 12080",
+             "gpu-a-018:1:2 [0] NCCL INFO cudaDriverVersion 12020"]
+    assert diagnose_lines(ranks) == []
+    assert [f.key for f in diagnose_lines([*ranks, "Traceback (most recent call last):"])] == [
+        "versions-differ-across-nodes"]
+
+
+def test_every_component_has_its_messages_quoted() -> None:
+    assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
+
+
+def test_every_cause_from_the_sources_and_every_verdict_has_a_quote() -> None:
+    quoted = {row.cause for row in QUOTES}
+    assert FROM_SOURCES | {verdict.key for verdict in VERDICTS} <= quoted
+
+
+def test_every_quote_names_where_it_comes_from() -> None:
+    for row in QUOTES:
+        assert row.version and row.path and row.line >= 0 and row.source.strip(), row
+        assert row.line or " " in row.path or row.version.startswith(("commit", "12.x", "driver", "v6.")), row
+
+
+@pytest.mark.parametrize("filler", ["a", " ", "0", "-", "NCCL WARN ", "FATAL: While ", "URL ", "a:1:2 [0] ",
+                                    "Task launch for ", "exitcode ", "#  Rank  0 ", "with CUDA capability "])
+def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler: str) -> None:
+    """A pattern searched from every position of a long line must not rescan what follows each one."""
+    line = (filler * (200_000 // len(filler)))[:200_000]
+    keys = FROM_SOURCES | {verdict.key for verdict in VERDICTS}
+    patterns = [re.compile(p) for cause in (*CAUSES, *VERDICTS) if cause.key in keys for p in cause.patterns]
+    start = time.perf_counter()
+    for pattern in patterns:
+        pattern.search(line)
+    assert time.perf_counter() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"

@@ -1,0 +1,84 @@
+"""Layer verdicts: when a log shows a failure but no cause fits, app.diagnose names the layer the symptom points
+to and what to run next there, and never a cause (app/diagnose/layers.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.diagnose import diagnose_lines
+from app.diagnose.cli import main
+
+TWO_NODES = "SLURM_JOB_NUM_NODES=2"
+
+# (lines, the verdict, where the lines come from)
+SYMPTOMS = [
+    ([TWO_NODES, "nid001:4521:4590 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 "
+      "localRank 0 MNNVL 0"], "layer-one-node-only", "NCCL src/init.cc"),
+    ([TWO_NODES, "srun: error: gpu017: tasks 4-7: Exited with exit code 1"], "layer-one-node-error",
+     "Slurm src/srun/launch.c"),
+    (["torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined."],
+     "layer-rendezvous-timeout", "torch c10d TCPStore"),
+    (["[rank3]:[E1128 10:02:11.482000 ProcessGroupNCCL.cpp:1484] [PG ID 0 PG GUID 0(default_pg) Rank 3] "
+      "Heartbeat monitor timed out! Process will be terminated after dumping debug info."],
+     "layer-hang-after-init", "torch ProcessGroupNCCL.cpp"),
+    (["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "
+      "remote process exited or there was a network error, NCCL version 2.21.5",
+      "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely."],
+     "layer-fabric-error", "NCCL src/init.cc ncclGetErrorString"),
+    (["ncclUnhandledCudaError: Call to CUDA function failed."], "layer-gpu-error",
+     "NCCL src/init.cc ncclGetErrorString"),
+]
+
+
+@pytest.mark.parametrize("lines,verdict,source", SYMPTOMS, ids=[s[1] for s in SYMPTOMS])
+def test_a_symptom_without_a_cause_gets_its_layer_verdict(lines: list[str], verdict: str, source: str) -> None:
+    findings = diagnose_lines(lines)
+    assert [f.key for f in findings] == [verdict], source
+    assert findings[0].is_verdict and findings[0].confidence == "layer only" and findings[0].layer
+    assert findings[0].cause.startswith("no cause recognised")
+
+
+@pytest.mark.parametrize("lines,verdict,source", SYMPTOMS, ids=[s[1] for s in SYMPTOMS])
+def test_a_verdict_gives_way_to_any_cause(lines: list[str], verdict: str, source: str) -> None:
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert [f.key for f in diagnose_lines([*lines, oom])] == ["cuda-oom"]
+
+
+def test_errors_on_several_nodes_are_not_an_error_on_one_node() -> None:
+    lines = [TWO_NODES, "srun: error: gpu017: tasks 4-7: Exited with exit code 1",
+             "srun: error: gpu018: tasks 0-3: Exited with exit code 1"]
+    assert diagnose_lines(lines) == []
+
+
+def test_nccl_warnings_from_one_host_only_point_to_that_node() -> None:
+    warn = "{host}:2741:2790 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 5"
+    failed = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:"
+    findings = diagnose_lines([TWO_NODES, warn.format(host="gpu-a-018"), warn.format(host="gpu-a-018"), failed])
+    assert [f.key for f in findings] == ["layer-one-node-error"] and "gpu-a-018" in findings[0].cause
+    both = [TWO_NODES, warn.format(host="gpu-a-017"), warn.format(host="gpu-a-018"), failed]
+    assert diagnose_lines(both) == []
+
+
+def test_a_warning_on_one_node_of_a_run_that_did_not_fail_is_no_symptom() -> None:
+    """NCCL warns at shutdown in healthy runs too (its service thread, its proxy): without a failure, no verdict."""
+    warn = "gpu-a-018:2741:2790 [0] misc/socket.cc:58 NCCL WARN socketProgress: Connection closed by remote peer x"
+    assert diagnose_lines([TWO_NODES, warn]) == []
+
+
+def test_one_node_communicators_beside_multi_node_ones_are_no_symptom() -> None:
+    """Tensor-parallel or hybrid-sharded jobs build one-node communicators next to the job-wide one."""
+    comm = "gpu-a-017:1:2 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks {n} nNodes {nodes} localRanks 4 localRank 0"
+    assert diagnose_lines([TWO_NODES, comm.format(n=4, nodes=1), comm.format(n=8, nodes=2)]) == []
+
+
+def test_one_node_in_a_one_node_job_is_no_symptom() -> None:
+    line = "nid001:1:2 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0"
+    assert diagnose_lines(["SLURM_JOB_NUM_NODES=1", line]) == []
+
+
+def test_a_verdict_alone_exits_as_nothing_recognised_and_says_what_to_run(tmp_path, capsys) -> None:
+    log = tmp_path / "job.out"
+    log.write_text("ncclUnhandledCudaError: Call to CUDA function failed.\n")
+    assert main([str(log)]) == 8
+    out = capsys.readouterr().out
+    assert "[layer-gpu-error]" in out and "layer: host; confidence: layer only" in out and "nvidia-smi topo -m" in out
