@@ -34,9 +34,9 @@ def _percent(part: int, whole: int) -> str:
 
 
 def report(tally: Tally, command: str, where: str, about: str) -> str:
-    failures = tally.failures
+    failures, held_out = tally.failures, about == ABOUT[HELD_OUT]
     lines = [
-        "## app.diagnose on real users' failure logs",
+        "## app.diagnose on real users' failure logs" + (" it was not written from" if held_out else ""),
         "",
         f"Command: `{command}`. {len(tally.verdicts)} cases from public threads ({where}/, each with "
         f"its URL and the cause the thread established): {failures} failures, {tally.negatives} negatives (healthy "
