@@ -22,6 +22,9 @@ class Facts(NamedTuple):
 #: as unset, as bash's ${NAME:-default}). The script's own defaults (mn5.sh's FABRIC=infiniband) arrive as set.
 DEFAULTS = (
     ("IMAGE", lambda facts, given: facts.submit_dir + "/app.sif"),
+    ("IMAGE_VERIFY", lambda facts, given: "auto"),
+    ("IMAGE_NO_HTTPS", lambda facts, given: "0"),
+    ("IMAGE_CACHE", lambda facts, given: ""),
     ("APPTAINER", lambda facts, given: "apptainer"),
     ("APPTAINER_ARGS", lambda facts, given: ""),
     ("BINDS", lambda facts, given: ""),
