@@ -87,8 +87,9 @@ class TokenRegistry(BaseHTTPRequestHandler):
     Harbor and GitLab do), serving one SIF under group/app:1."""
 
     sif = b"SIF of a test" * 100
-    manifest = json.dumps({"schemaVersion": 2, "mediaType": MANIFEST_TYPE, "layers": [
-        {"mediaType": SIF_LAYER_TYPE, "size": len(sif), "digest": "sha256:" + hashlib.sha256(sif).hexdigest()}]}).encode()
+    manifest = json.dumps({"schemaVersion": 2, "mediaType": MANIFEST_TYPE, "layers": [{
+        "mediaType": SIF_LAYER_TYPE, "size": len(sif), "digest": "sha256:" + hashlib.sha256(sif).hexdigest(),
+    }]}).encode()
 
     def log_message(self, *args) -> None:
         pass
