@@ -130,6 +130,7 @@ ddp_container_cmd() {
 # build/images), and its signature verified; IMAGE becomes the file, and every process gets its digest and the
 # reference that pulls it again, which the run records (app/launch/image_registry.py)
 ddp_image() {
+    [[ $IMAGE == oras://* || $IMAGE_VERIFY == 1 ]] || return 0
     local -a image dry_run=()
     [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
     ddp_plan image image --image="$IMAGE" --apptainer="$APPTAINER" --verify="$IMAGE_VERIFY" \
