@@ -26,7 +26,7 @@ from typing import List, Mapping, NamedTuple, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.launch.image_signature import is_signed_by_keyring, verify
-from app.launch.oci_registry import Reference, is_registry_image, parse_reference, registry_for
+from app.launch.oci_registry import Reference, Unreachable, is_registry_image, parse_reference, registry_for
 
 #: The checkout's own image cache (build/ is the images' directory: Makefile IMAGE_DIR)
 DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "build" / "images"
@@ -93,7 +93,15 @@ def pull(image: str, cache: Path, no_https: bool, environ: Mapping[str, str]) ->
             _owned(target)
             return Resolved(str(target), reference.digest, image, [f"{image}: already pulled, {target}"])
     registry = registry_for(reference, no_https, dict(environ))
-    manifest = registry.manifest(reference.repository, reference.tag or reference.digest)
+    try:
+        manifest = registry.manifest(reference.repository, reference.tag or reference.digest)
+    except Unreachable:
+        target = cache / cached_name(reference.digest) if reference.digest else None
+        if target is None or not target.exists():
+            raise
+        _owned(target)  # the pinned digest decides; whether the tag still names it is left unchecked
+        return Resolved(str(target), reference.digest, image, [f"{image}: the registry is unreachable, and the "
+                                                               f"pinned digest is already pulled: {target}"])
     if reference.digest and manifest.digest != reference.digest:
         raise UsageError(f"IMAGE pins {reference.digest} but {reference.repository}:{reference.tag} at "
                          f"{reference.host} is now {manifest.digest}: not the image the job was given; pin the new one "

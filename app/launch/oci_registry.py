@@ -33,6 +33,10 @@ _REFERENCE = re.compile(r"oras://(?P<host>[A-Za-z0-9.-]+(?::[0-9]{1,5})?)"
                         r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$")
 
 
+class Unreachable(UsageError):
+    """No answer from the registry at all (no route, refused, timed out, TLS to a plain http one)."""
+
+
 class Reference(NamedTuple):
     """oras://HOST/REPOSITORY[:TAG][@DIGEST], split."""
 
@@ -119,7 +123,7 @@ class Registry:
                 raise self._refusal(path, error) from None
             except (urllib.error.URLError, OSError) as error:
                 reason = getattr(error, "reason", error)
-                raise UsageError(f"cannot reach the registry {self.host}: {reason}{self.remedy_https}; pull where it "
+                raise Unreachable(f"cannot reach the registry {self.host}: {reason}{self.remedy_https}; pull where it "
                                  "is reachable (a login node: "
                                  "make pull IMAGE=...) and give the job the digest it prints (IMAGE=oras://...@sha256:"
                                  "...), which needs no registry once pulled") from None

@@ -106,6 +106,9 @@ def test_a_pinned_digest_pulls_that_image_and_once_pulled_needs_no_registry(oci_
     # Port 9 on loopback: nothing listens (a compute node without a route to the registry)
     offline = pull(f"oras://127.0.0.1:9/group/app@{digest}", cache, keys)
     assert offline.returncode == 0 and "already pulled" in offline.stdout, offline.stdout + offline.stderr
+    # The line `make push` prints (tag and digest): the tag is checked where the registry answers, else the digest
+    offline_tag = pull(f"oras://127.0.0.1:9/group/app:{VERSION}-x86_64@{digest}", cache, keys)
+    assert offline_tag.returncode == 0 and "the registry is unreachable" in offline_tag.stdout, offline_tag.stderr
     unreachable = pull("oras://127.0.0.1:9/group/app:latest", cache, keys)
     assert unreachable.returncode == 2
     assert "cannot reach the registry 127.0.0.1:9" in unreachable.stderr and "@sha256:" in unreachable.stderr
