@@ -2,11 +2,11 @@
 (standard library only).
 
 Apptainer keeps PGP keys in a keyring directory: ~/.apptainer/keys, or APPTAINER_KEYSDIR where set, beside the
-system's global keyring /etc/apptainer/global-pgp-public (Apptainer 1.4.4's apptainer-key(1), apptainer-key-
-newpair(1); the same in 1.4.5's --help). `apptainer verify --local` ("only verify with local key(s) in keyring",
-apptainer-verify(1)) checks every signed object of the SIF with those keys and never asks a key server: a compute
-node has no route out, and a key server would vouch for any key anyone uploaded. A group shares its public keyring
-(`apptainer key export`), and the one who pushes keeps the secret key.
+system's global keyring /etc/apptainer/global-pgp-public (Apptainer 1.4.4's apptainer-key(1),
+apptainer-key-newpair(1); the same in 1.4.5's --help). `apptainer verify --local` ("only verify with local key(s) in
+keyring", apptainer-verify(1)) checks every signed object of the SIF with those keys and never asks a key server: a
+compute node has no route out, and a key server would vouch for any key anyone uploaded. A group shares its public
+keyring (`apptainer key export`), and the one who pushes keeps the secret key.
 """
 
 import os
