@@ -18,14 +18,19 @@ from typing import Mapping
 from app.common.errors import UsageError
 
 #: What `apptainer verify` says (its "FATAL: Failed to verify container: integrity: ..." line), and what to do
+_AGAIN = "do not run it; pull it again from the registry and, if it persists, tell the one who pushed it"
+_ADDED = "a part of it was added after it was signed (an overlay, a partition): " + _AGAIN
 _REMEDIES = (
-    ("signature not found", "it is unsigned: sign it with the group's key ('make sign PUSH_IMAGE=FILE') and push it "
-                            "again, or run it unverified with IMAGE_VERIFY=0"),
+    ("signature not found for object group 1", "it is unsigned: sign it with the group's key ('make sign "
+                                               "PUSH_IMAGE=FILE') and push it again, or run it unverified with "
+                                               "IMAGE_VERIFY=0"),
     ("unknown entity", "it is signed by a key that is not in your keyring ({keyring}): import the group's public key "
                        "('apptainer key import GROUP.asc', or APPTAINER_KEYSDIR=the group's keyring), or ask who "
                        "pushed it; never run an image signed by a stranger"),
-    ("integrity compromised", "its contents changed after it was signed (tampered or damaged): do not run it; pull "
-                              "it again from the registry and, if it persists, tell the one who pushed it"),
+    # A partition added to a signed SIF (`apptainer sif add`): in the signed group, or in a group of its own
+    ("not signed", _ADDED),
+    ("signature not found", _ADDED),
+    ("integrity compromised", "its contents changed after it was signed (tampered or damaged): " + _AGAIN),
 )
 
 

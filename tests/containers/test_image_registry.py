@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -131,6 +132,7 @@ def test_a_digest_other_than_the_registrys_is_refused_in_one_line(oci_registry, 
     ("a stranger's key", "signed by a key that is not in your keyring"),
     ("unsigned", "it is unsigned"),
     ("changed after signing", "its contents changed after it was signed"),
+    ("a partition added after signing", "a part of it was added after it was signed"),
 ])
 def test_an_image_without_the_groups_valid_signature_is_refused_and_not_kept(oci_registry, keyring, tiny_sif,
                                                                                 tmp_path, how, said):
@@ -145,7 +147,13 @@ def test_an_image_without_the_groups_valid_signature_is_refused_and_not_kept(oci
         data = bytearray(sif.read_bytes())
         data[start + 100] ^= 0xFF  # a byte of the file system partition, which the signature covers
         sif.write_bytes(bytes(data))
-    tag = f"oras://{oci_registry}/group/app:bad-{how.split()[-1]}"
+    elif how == "a partition added after signing":  # an overlay partition in a group of its own
+        signed(sif, keys)
+        (tmp_path / "overlay.img").write_bytes(bytes(65536))
+        subprocess.run(["apptainer", "sif", "add", "--datatype", "4", "--parttype", "4", "--partfs", "3",
+                        "--partarch", "2", "--groupid", "2", str(sif), str(tmp_path / "overlay.img")], check=True,
+                       capture_output=True)
+    tag = f"oras://{oci_registry}/group/app:" + re.sub(r"[^a-z]+", "-", how)
     raw_push(sif, tag)
     refused = pull(tag, cache, keys)
     assert refused.returncode == 2, refused.stdout
