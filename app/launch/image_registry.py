@@ -133,9 +133,8 @@ def resolve(image: str, runtime: str, verify_mode: str, no_https: str, cache: st
     registry_image = is_registry_image(image)
     if dry_run and registry_image:
         reference = parse_reference(image)
-        return Resolved(image, reference.digest, "", [f"DRY_RUN=1: would pull {image} into {cache or DEFAULT_CACHE} "
-                                                      "and verify its "
-                                                      "signature"])
+        said = f"DRY_RUN=1: would pull {image} into {cache or DEFAULT_CACHE} and verify its signature"
+        return Resolved(image, reference.digest, "", [said])
     if registry_image:
         resolved = pull(image, cache_dir(Path(cache) if cache else DEFAULT_CACHE), no_https == "1", environ)
     else:
@@ -168,7 +167,11 @@ def push(sif: str, registry: str, tag: str, runtime: str, no_https: bool, enviro
     REGISTRY/app:TAG; returns the reference that pins what was pushed."""
     if not os.path.isfile(sif):
         raise UsageError(f"{sif} not found; build it (make image ARCH=...) or name it: make push PUSH_IMAGE=FILE")
-    reference = parse_reference("{}/app:{}".format(registry.rstrip("/"), tag))
+    try:
+        reference = parse_reference("{}/app:{}".format(registry.rstrip("/"), tag))
+    except UsageError:
+        raise UsageError(f"REGISTRY={registry} is not oras://HOST[:PORT]/NAMESPACE (lowercase); e.g. make push "
+                         "REGISTRY=oras://registry.example.org/mygroup") from None
     runtime = runtime_found(runtime)
     if not is_signed_by_keyring(runtime, sif) and subprocess.run([runtime, "sign", sif], check=False).returncode:
         raise UsageError(f"{runtime} sign {sif} failed; make the group's key with '{runtime} key newpair' (or import "

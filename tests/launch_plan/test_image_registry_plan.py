@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.common.errors import UsageError
-from app.launch.image_registry import cache_dir, pull, resolve
+from app.launch.image_registry import cache_dir, main, pull, resolve
 from app.launch.image_signature import check_keyring_owned
 from app.launch.oci_registry import MANIFEST_TYPE, SIF_LAYER_TYPE, Reference, parse_reference
 
@@ -141,3 +141,13 @@ def test_a_login_the_registry_refuses_is_one_line_that_says_how_to_log_in(token_
     with pytest.raises(UsageError, match=f"log in with 'apptainer registry login oras://{token_registry}'"):
         pull(f"oras://{token_registry}/group/app:1", cache_dir(tmp_path / "cache"), True, environ)
     assert not list((tmp_path / "cache").iterdir())
+
+
+def test_a_registry_that_is_not_one_is_refused_before_anything_is_signed(tmp_path, capsys):
+    sif = tmp_path / "app.sif"
+    sif.write_bytes(b"not signed, and not to be")
+    assert main(["push", str(sif), "--registry", "https://registry.example.org/group", "--tag", "0.1.0-x86_64"]) == 2
+    assert capsys.readouterr().err == ("error: REGISTRY=https://registry.example.org/group is not "
+                                       "oras://HOST[:PORT]/NAMESPACE (lowercase); e.g. make push "
+                                       "REGISTRY=oras://registry.example.org/mygroup\n")
+    assert sif.read_bytes() == b"not signed, and not to be"
