@@ -235,3 +235,45 @@ $(TWIN_SIF): BUILD_ARCH = $(ARCH)
 $(TWIN_SIF): IMAGE_SETS = --set BASE=$(TWIN_BASE)
 $(TWIN_SIF): $(IMAGE_SOURCES) containers/arch/$(TWIN_FLAVOUR).env $(TWIN_BASE) | $(STAMP)
 	$(build_image)
+
+# --- Sharing images through an OCI registry (docs/images.md) ---------------------------------------
+# One member builds, signs and pushes (`make push REGISTRY=oras://HOST/NAMESPACE ARCH=...`: NAMESPACE/app:VERSION-ARCH);
+# jobs name it (IMAGE=oras://...), pull it once per digest into build/images and verify its signature first.
+# `make pull IMAGE=oras://...` does the same on a login node (of any architecture) ahead of the jobs.
+
+# The group's registry: oras://HOST[:PORT]/NAMESPACE
+REGISTRY ?=
+# The image `make push` and `make sign` take: by default the one `make image ARCH=...` builds
+PUSH_IMAGE ?= $(IMAGE_DIR)/app-$(ARCH)-$(APP_VERSION).sif
+# 1: the registry speaks plain http (on loopback, or an internal network); as the job scripts' knob
+IMAGE_NO_HTTPS ?= 0
+# Where `make pull` puts images, as the job scripts' knob; empty: build/images of this checkout
+IMAGE_CACHE ?=
+# The PGP keyring that signs and verifies (Apptainer's APPTAINER_KEYSDIR); empty: ~/.apptainer/keys
+KEYS_DIR ?=
+
+KEYS_ENV      = $(if $(KEYS_DIR),APPTAINER_KEYSDIR=$(abspath $(KEYS_DIR)))
+# Standard library only: the system python3 of any login node, no .venv
+REGISTRY_TOOL = $(KEYS_ENV) $(PYTHON) -m app.launch.image_registry
+NO_HTTPS_FLAG = $(if $(filter 1,$(IMAGE_NO_HTTPS)),--no-https)
+
+.PHONY: keys
+keys: ## Make the group's signing key in KEYS_DIR (asks a name, an email, a passphrase); export its public half to share
+	mkdir -p $(or $(KEYS_DIR),$(HOME)/.apptainer/keys)
+	$(KEYS_ENV) $(APPTAINER) key newpair
+	@echo "share the public key with the group: $(KEYS_ENV) $(APPTAINER) key export group.asc (they: apptainer key import group.asc)"
+
+.PHONY: sign
+sign: ## Sign PUSH_IMAGE with the first key of your keyring (KEYS_DIR)
+	$(KEYS_ENV) $(APPTAINER) sign $(PUSH_IMAGE)
+
+.PHONY: push
+push: ## Sign PUSH_IMAGE if it is not yet and push it as REGISTRY/app:VERSION-ARCH; prints the IMAGE= that pins it
+	@test -n "$(REGISTRY)" || { echo "make push: set REGISTRY to your group's registry, e.g." \
+	    "make push REGISTRY=oras://registry.example.org/mygroup ARCH=$(ARCH)" >&2; exit 2; }
+	$(REGISTRY_TOOL) push $(PUSH_IMAGE) --registry $(REGISTRY) --tag $(APP_VERSION)-$(ARCH) $(NO_HTTPS_FLAG) \
+	    --apptainer $(APPTAINER)
+
+.PHONY: pull
+pull: ## Pull IMAGE=oras://... into build/images (once per digest) and verify its signature, as a job does
+	$(REGISTRY_TOOL) pull $(IMAGE) --cache "$(IMAGE_CACHE)" $(NO_HTTPS_FLAG) --apptainer $(APPTAINER)

@@ -126,8 +126,22 @@ ddp_container_cmd() {
     container_out=("${container_out[@]:3}")
 }
 
-# ddp_plan_job ARGS...: what every node runs (the workload, processes per node, fabric and container), planned
+# ddp_image: IMAGE=oras://... pulled here, on the head node before any step (once per digest, into the checkout's
+# build/images), and its signature verified; IMAGE becomes the file, and every process gets its digest and the
+# reference that pulls it again, which the run records (app/launch/image_registry.py)
+ddp_image() {
+    [[ $IMAGE == oras://* || $IMAGE_VERIFY == 1 ]] || return 0
+    local -a image dry_run=()
+    [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
+    ddp_plan image image --image="$IMAGE" --apptainer="$APPTAINER" --verify="$IMAGE_VERIFY" \
+        --no-https="$IMAGE_NO_HTTPS" --cache="$IMAGE_CACHE" "${dry_run[@]}"
+    IMAGE=${image[0]}
+    [[ -z ${image[1]} ]] || ddp_export DDP_IMAGE_DIGEST="${image[1]}" DDP_IMAGE_PULL="${image[2]}"
+}
+
+# ddp_plan_job ARGS...: what every node runs (the image, the workload, processes per node, fabric and container)
 ddp_plan_job() {
+    ddp_image
     ddp_workload DDP_WORKLOAD_KIND DDP_WORKLOAD "$@"
     ddp_nproc_per_node DDP_NPROC
     ddp_write_deepspeed_hostfile

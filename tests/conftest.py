@@ -16,6 +16,8 @@ pytest_plugins = [
     "tests.fixtures.apptainer",
     # Job scripts: `slurm_cluster`, the three-node Slurm test cluster (tests/slurm/up.sh).
     "tests.fixtures.slurm",
+    # The registry route: `oci_registry` (a registry on loopback), `keyring`, `tiny_sif`.
+    "tests.fixtures.registry",
 ]
 
 #: The markers (pyproject.toml) a test gets from each fixture it uses, directly or through another fixture
@@ -24,6 +26,9 @@ MARKERS_OF_FIXTURE = {
     "smoke_image": ("apptainer",),  # built as root; run as the test user where it is already built
     "run_in_image": ("apptainer",),
     "twin_image": ("apptainer", "root"),  # built with debootstrap and --fakeroot
+    "oci_registry": ("apptainer",),  # a registry on a loopback port, one a machine
+    "keyring": ("apptainer",),
+    "tiny_sif": ("apptainer",),
 }
 
 

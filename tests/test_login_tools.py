@@ -23,7 +23,7 @@ from tests.launch import REPO, clean_env
 #: app.launch computes the job's plan on the batch host (jobscripts/lib.sh), whose python3 is the same system one
 ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
 #: What the job scripts run on the nodes' own python3 (jobscripts/lib.sh ddp_python), SLES 15's 3.6 too.
-JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs", "app.common.history")
+JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs", "app.common.history", "app.launch.image_registry")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
 

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
     (["slurm_cluster", "tmp_path"], {"slurm", "root"}),
     (["run_in_image", "user_dir"], {"apptainer"}),
     (["smoke_image"], {"apptainer"}),
+    (["oci_registry", "keyring", "tiny_sif"], {"apptainer"}),  # a registry on loopback: one a machine
     (["twin_image", "slurm_cluster"], {"apptainer", "root", "slurm"}),
 ])
 def test_a_test_that_asks_for_the_cluster_or_an_image_carries_its_marker(fixtures, markers):

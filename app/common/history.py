@@ -1,13 +1,13 @@
 """`history.jsonl` in the run directory, its one writer: a line per attempt of a run and a line per job-script
 event, for a campaign of requeued jobs.
 
-Each trainer start appends: attempt number, time, scheduler job id, hosts, launcher, image, the step it
-starts from, and how the previous attempt ended, read from the summary.json that attempt left
-(completed, preempted by a signal, hung and who held it up) or, when it left none, that it was killed or
-crashed. The job scripts add their own lines between attempts through this module's command line
-(`"event": "requeue"` when they leave a bad node out and requeue, `"gave-up"` at their limit;
-app/launch/heal.py); the next attempt quotes the reason. Standard library only: the job scripts run
-it with the host's python3, before any venv and outside the image.
+Each trainer start appends: attempt number, time, scheduler job id, hosts, launcher, image (a registry image's digest
+and the reference that pulls it again too), the step it starts from, and how the previous attempt ended, read from
+the summary.json that attempt left (completed, preempted by a signal, hung and who held it up) or, when it left none,
+that it was killed or crashed. The job scripts add their own lines between attempts through this module's command
+line (`"event": "requeue"` when they leave a bad node out and requeue, `"gave-up"` at their limit;
+app/launch/heal.py); the next attempt quotes the reason. Standard library only: the job scripts run it with the
+host's python3, before any venv and outside the image.
 
     python3 -m app.common.history event RUN_DIR EVENT REASON [--hosts a,b | --hosts-from -] [--excluded b]
                                      [--job-id J] [--image I]
@@ -108,6 +108,9 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: List[str], launcher
         "hosts": sorted(set(hosts)),
         "launcher": launcher,
         "image": image.get("image"),
+        # A registry image's digest and the reference that pulls exactly it again (null for a local file)
+        "image_digest": image.get("digest"),
+        "image_pull": image.get("pull"),
         "start_step": start_step,
         "total_steps": total_steps,
         "previous_attempt": previous_ending(run_dir, previous),

@@ -38,15 +38,25 @@ def image_provenance(labels_path: Path = LABELS_PATH,
     """The running image's provenance, or None outside an Apptainer/Singularity container.
 
     Returns {"image": path of the SIF (from $APPTAINER_CONTAINER / $SINGULARITY_CONTAINER) or None,
-             "labels": {label: value}}; "error" is added (and labels is {}) when the labels file
-    cannot be read or parsed: provenance must never stop a training run.
+             "labels": {label: value}}, with "digest" and "pull" for an image pulled from a registry; "error" is
+    added (and labels is {}) when the labels file cannot be read or parsed: provenance must never stop a training run.
     """
     environ = os.environ if environ is None else environ
     if not labels_path.exists():
         return None
     image = environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER")
     labels, error = _load_labels(labels_path)
-    return {"image": image, "labels": labels, **({"error": error} if error else {})}
+    return {"image": image, **registry_digest(image, environ), "labels": labels, **({"error": error} if error else {})}
+
+
+def registry_digest(image: Optional[str], environ: Mapping[str, str]) -> Dict[str, str]:
+    """{"digest": ..., "pull": ...} when the running image is the one the job script pulled from a registry
+    (app/launch/image_registry.py names the file for its digest and exports both), else {}: a run names exactly
+    which image to pull again (`IMAGE=<pull>`)."""
+    digest, pull = environ.get("DDP_IMAGE_DIGEST", ""), environ.get("DDP_IMAGE_PULL", "")
+    if not (image and digest and pull) or Path(image).name != digest.replace(":", "-") + ".sif":
+        return {}
+    return {"digest": digest, "pull": pull}
 
 
 def nccl_version() -> str:

@@ -31,6 +31,7 @@ from app.launch.finish import ending
 from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.heal import HealJob, heal
 from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
+from app.launch.image_registry import resolve as resolve_image
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
 from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
@@ -192,6 +193,14 @@ def ask_binds(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     job.answer(said_binds(job, options))
 
 
+def ask_image(job: Job, options: argparse.Namespace, words: List[str]) -> None:
+    resolved = resolve_image(options.image, options.apptainer, options.verify, options.no_https, options.cache,
+                             os.environ, options.dry_run)
+    for line in resolved.said:
+        job.log(line)
+    job.answer([resolved.sif, resolved.digest, resolved.pull])
+
+
 def ask_container(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     if not options.dry_run:
         make_run_dir(options)
@@ -290,6 +299,11 @@ def parser() -> argparse.ArgumentParser:
                      "libraries, BINDS), as apptainer arguments", "fabric", "run-dir", binds="|BINDS",
                      probe_root="|prefix for /dev and the host's libraries (tests)",
                      host_libfabric_dir="|HOST_LIBFABRIC_DIR")
+    image = question("image", ask_image, "IMAGE=oras://... pulled into the checkout (once per digest) and its "
+                     "signature verified; answer: the image file, its digest and the reference that pulls it "
+                     "again (both empty for a local file)", "image", apptainer="apptainer|APPTAINER",
+                     verify="auto|IMAGE_VERIFY", no_https="0|IMAGE_NO_HTTPS", cache="|IMAGE_CACHE")
+    image.add_argument("--dry-run", action="store_true", help="DRY_RUN=1: only say what would be pulled")
     box = question("container", ask_container, "the container command of every step; checks the image or your "
                    "python; answer: RUNTIME POLICY PREFLIGHT ARGV...", "image", "fabric", "run-dir",
                    apptainer="apptainer|APPTAINER", apptainer_args="|APPTAINER_ARGS", launch="torchrun|LAUNCH",

@@ -7,6 +7,7 @@ from os.path import isfile
 from typing import Callable, List, NamedTuple, Optional, Sequence
 
 from app.common.errors import UsageError
+from app.launch.oci_registry import is_registry_image
 
 #: The image's own copy of the fabric policy (containers/), tried before the checkout's
 IMAGE_POLICY = "/opt/app/fabric_policy.env"
@@ -45,7 +46,7 @@ def container(image: str, runtime: str, runtime_args: str, launch: str, workload
         said.append(f"IMAGE=none: running the host's {which(program) or ''}, no container")
         checked = "" if dry_run or program == "all_reduce_perf" else program
         return Container(runtime, policy_file, checked, [], said)
-    if not isfile(image):
+    if not isfile(image) and not (dry_run and is_registry_image(image)):  # the dry run said it would pull it
         needed(f"image {image} not found; build it with 'make image' (x86_64) or 'make image ARCH=aarch64' (GH200), "
                "or set IMAGE=/path/to/app.sif (IMAGE=none: no container)")
     if not which(runtime):

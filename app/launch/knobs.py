@@ -22,6 +22,9 @@ class Facts(NamedTuple):
 #: as unset, as bash's ${NAME:-default}). The script's own defaults (mn5.sh's FABRIC=infiniband) arrive as set.
 DEFAULTS = (
     ("IMAGE", lambda facts, given: facts.submit_dir + "/app.sif"),
+    ("IMAGE_VERIFY", lambda facts, given: "auto"),
+    ("IMAGE_NO_HTTPS", lambda facts, given: "0"),
+    ("IMAGE_CACHE", lambda facts, given: ""),
     ("APPTAINER", lambda facts, given: "apptainer"),
     ("APPTAINER_ARGS", lambda facts, given: ""),
     ("BINDS", lambda facts, given: ""),
@@ -110,6 +113,12 @@ def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
     if values["PREFLIGHT"] not in ("0", "1"):
         raise UsageError(f"PREFLIGHT={values['PREFLIGHT']} is not 0 or 1; example: PREFLIGHT=0 (no check before "
                          "training)")
+    if values["IMAGE_VERIFY"] not in ("auto", "1", "0"):
+        raise UsageError(f"IMAGE_VERIFY={values['IMAGE_VERIFY']} is not auto, 1 or 0; example: IMAGE_VERIFY=1 (the "
+                         "signature of every image checked, a local file's too)")
+    if values["IMAGE_NO_HTTPS"] not in ("0", "1"):
+        raise UsageError(f"IMAGE_NO_HTTPS={values['IMAGE_NO_HTTPS']} is not 0 or 1; example: IMAGE_NO_HTTPS=1 (a "
+                         "registry on plain http)")
     exported = extra_env(values["EXTRA_ENV"])
     seen = dict(given, **dict(exported))
     if SHUTDOWN_GRACE in seen:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+from app.common import history
 from app.common.history import append_attempt, main, requeues_in_a_row
 from tests.bounded import within
 
@@ -50,3 +51,14 @@ def test_a_history_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path,
         assert main(["event", str(tmp_path), "requeue", "slow", "--excluded", "node2"]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert len(errors) == 2 and all("history.jsonl" in line and "a FIFO" in line for line in errors), errors
+
+
+def test_an_attempt_records_the_registry_digest_of_the_image_it_runs(tmp_path, monkeypatch):
+    digest = "sha256:" + "cd" * 32
+    pulled = {"image": f"/u/build/images/sha256-{'cd' * 32}.sif", "digest": digest,
+              "pull": "oras://registry.example.org/group/app:0.1.0-aarch64@" + digest, "labels": {}}
+    monkeypatch.setattr(history, "image_provenance", lambda: pulled)
+    entry = history.append_attempt(tmp_path, start_step=0, hosts=["n1"], launcher="torchrun", env={})
+    written = json.loads((tmp_path / "history.jsonl").read_text().splitlines()[-1])
+    assert (entry["image_digest"], written["image_digest"]) == (digest, digest)
+    assert written["image_pull"] == pulled["pull"]

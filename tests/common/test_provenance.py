@@ -27,3 +27,25 @@ def test_a_corrupt_labels_file_is_reported_not_raised(tmp_path):
     assert result is not None
     assert (result["image"], result["labels"]) == ("/x.sif", {})
     assert result["error"].startswith(f"cannot read {labels}")
+
+
+def test_an_image_pulled_from_a_registry_names_its_digest_and_how_to_pull_it_again(tmp_path):
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}")
+    digest = "sha256:" + "ab" * 32
+    pull = "oras://registry.example.org/group/app:0.1.0-x86_64@" + digest
+    environ = {"APPTAINER_CONTAINER": f"/home/u/ddp/build/images/sha256-{'ab' * 32}.sif",
+               "DDP_IMAGE_DIGEST": digest, "DDP_IMAGE_PULL": pull}
+    result = image_provenance(labels, environ=environ)
+    assert result is not None
+    assert (result["digest"], result["pull"]) == (digest, pull)
+
+
+def test_a_digest_left_in_the_environment_is_not_claimed_for_another_image(tmp_path):
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}")
+    environ = {"APPTAINER_CONTAINER": "/images/app.sif", "DDP_IMAGE_DIGEST": "sha256:" + "ab" * 32,
+               "DDP_IMAGE_PULL": "oras://registry.example.org/group/app@sha256:" + "ab" * 32}
+    result = image_provenance(labels, environ=environ)
+    assert result is not None
+    assert "digest" not in result and "pull" not in result

@@ -47,6 +47,11 @@ def test_a_missing_image_stops_the_job_but_only_warns_when_planning(tmp_path):
     assert got.argv[-1] == missing
 
 
+def test_a_registry_image_the_dry_run_would_pull_is_not_called_missing(tmp_path):
+    got = plan("oras://registry.example.org/group/app:0.1.0-x86_64", tmp_path, dry_run=True)
+    assert got.said == [] and got.argv[-1] == "oras://registry.example.org/group/app:0.1.0-x86_64"
+
+
 @pytest.mark.parametrize("launch, kind, program, checked", [
     ("torchrun", "train", "torchrun", "torchrun"),
     ("srun", "script", "python", "python"),

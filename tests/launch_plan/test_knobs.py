@@ -55,6 +55,8 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
     ("SHUTDOWN_TIMEOUT_S", "\u00b2", "SHUTDOWN_TIMEOUT_S=\u00b2 is not a whole number"),  # a digit, not 0-9
     ("RUN_DIR_MODE", "777", "RUN_DIR_MODE=777 is not 700 or 750"),
     ("PREFLIGHT", "2", "PREFLIGHT=2 is not 0 or 1; example: PREFLIGHT=0"),
+    ("IMAGE_VERIFY", "yes", "IMAGE_VERIFY=yes is not auto, 1 or 0; example: IMAGE_VERIFY=1"),
+    ("IMAGE_NO_HTTPS", "true", "IMAGE_NO_HTTPS=true is not 0 or 1; example: IMAGE_NO_HTTPS=1"),
     ("EXTRA_ENV", "NCCL_DEBUG=INFO oops", "EXTRA_ENV item 'oops' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"),
     ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
 ])
