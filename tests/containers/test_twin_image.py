@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.apptainer import TEST_USER
+from tests.fixtures.apptainer import TEST_USER, user_dir
 from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
 PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"
 #: The imported fixture, named here for pytest (which finds a module's fixtures among its names) and for ruff
-__all__ = ["twin_base", "twin_image"]
+__all__ = ["twin_base", "twin_image", "user_dir"]
 
 
 @pytest.fixture(scope="session")
@@ -212,3 +212,33 @@ def test_exec_applies_the_fabric_policy_as_run_does(in_twin):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Socket"
     assert "[fabric none] setting NCCL_NET=Socket" in result.stderr
+
+
+@pytest.fixture
+def older_driver_node(user_dir: Path) -> Path:
+    """An nvidia-smi that answers as a node with an H100 on driver 570 would, for /usr/local/nvidia/bin (first on
+    NGC's PATH); there is no /proc/driver/nvidia here, so app/common/cuda_compat.sh asks it."""
+    smi = user_dir / "nvidia-bin"
+    smi.mkdir()
+    (smi / "nvidia-smi").write_text('#!/bin/sh\ncase "$*" in *driver_version*) echo 570.124.06;; '
+                                    '*name*) echo "NVIDIA H100 80GB HBM3";; esac\n')
+    (smi / "nvidia-smi").chmod(0o755)
+    return smi
+
+
+@pytest.mark.parametrize("verb", ["exec", "run"])
+def test_forward_compatibility_switches_on_in_the_images_ngc_environment(twin_image, older_driver_node, verb):
+    """NGC's ENV always lists /usr/local/cuda/compat/lib: the decision is the driver's and the compat libraries',
+    under `apptainer exec` through the job scripts' step (sh -c "$DDP_CUDA_COMPAT") and under `apptainer run`."""
+    compat = (REPO / "app/common/cuda_compat.sh").read_text()
+    command = ["env"] if verb == "run" else ["/bin/sh", "-c", compat, "cuda-compat", "env"]
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", verb, "--bind",
+                             f"{older_driver_node}:/usr/local/nvidia/bin", str(twin_image), *command],
+                            env={**os.environ, "APP_FABRIC": "none"}, capture_output=True, text=True, timeout=600,
+                            cwd="/tmp")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    found = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    assert found["LD_LIBRARY_PATH"].startswith("/usr/local/cuda/compat/lib.real:"), found["LD_LIBRARY_PATH"]
+    assert "/usr/local/cuda/compat/lib:" in found["LD_LIBRARY_PATH"]  # NGC's own entry, still there
+    assert found["APP_CUDA_COMPAT_DONE"] == "on"
+    assert "forward compatibility on for NVIDIA H100 80GB HBM3" in result.stderr
