@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
 from tests.fixtures.apptainer import TEST_USER, user_dir
 from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
 
@@ -242,3 +243,17 @@ def test_forward_compatibility_switches_on_in_the_images_ngc_environment(twin_im
     assert "/usr/local/cuda/compat/lib:" in found["LD_LIBRARY_PATH"]  # NGC's own entry, still there
     assert found["APP_CUDA_COMPAT_DONE"] == "on"
     assert "forward compatibility on for NVIDIA H100 80GB HBM3" in result.stderr
+
+
+def test_app_check_in_the_plain_ngc_twin_names_what_it_lacks_for_slingshot(twin_base):
+    """Route 3, an image the user already has: the plain NGC twin (no project build on it) runs this checkout's
+    app.check from the submit directory, as the job scripts start it, and says what it lacks and how to add it."""
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", "exec", str(twin_base), "python3",
+                             "-m", "app.check", "--node-only"], env={**os.environ, "APP_FABRIC": "slingshot"},
+                            capture_output=True, text=True, timeout=600, cwd=str(USER_VISIBLE_REPO))
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "image: what it lacks" in line]
+    assert lines, result.stdout[-3000:] + result.stderr[-3000:]
+    text = result.stdout + result.stderr
+    assert "lacks the libfabric (cxi) and aws-ofi-nccl stack Slingshot needs" in text, text[-3000:]
+    assert f"make image ARCH=$(uname -m) BASE={twin_base}" in text, text[-3000:]
+    assert result.returncode != 0

@@ -18,8 +18,9 @@ from app.check.report import FAIL, OK, Check
 NAME = "image: what it lacks"
 #: A label only this project's image build writes (containers/app.def %labels)
 PROJECT_LABEL = "app.flavour"
-#: The project's runtime dependencies (pyproject.toml [project] dependencies besides torch): distribution -> module
-RUNTIME_MODULES = {"pyyaml": "yaml", "numpy": "numpy", "tqdm": "tqdm"}
+#: What a job imports of the project's dependencies (pyproject.toml) besides torch: distribution -> module. Not tqdm:
+#: only a terminal's progress bar imports it (app/train/metrics.py), never a batch job.
+RUNTIME_MODULES = {"pyyaml": "yaml", "numpy": "numpy"}
 #: Where the project's image puts aws-ofi-nccl, built against its libfabric 1.22.0 with cxi (containers/scripts)
 PROJECT_PLUGIN = "opt/aws-ofi-nccl/lib/libnccl-net.so"
 
