@@ -227,22 +227,35 @@ def older_driver_node(user_dir: Path) -> Path:
     return smi
 
 
-@pytest.mark.parametrize("verb", ["exec", "run"])
-def test_forward_compatibility_switches_on_in_the_images_ngc_environment(twin_image, older_driver_node, verb):
-    """NGC's ENV always lists /usr/local/cuda/compat/lib: the decision is the driver's and the compat libraries',
-    under `apptainer exec` through the job scripts' step (sh -c "$DDP_CUDA_COMPAT") and under `apptainer run`."""
+def compat_env_in(image: Path, node: Path, verb: str) -> dict[str, str]:
+    """`env` in IMAGE as a node with an older driver starts it: `apptainer exec` through the job scripts' step
+    (sh -c "$DDP_CUDA_COMPAT"), or `apptainer run` (the runscript's /opt/app/cuda_compat.sh)."""
     compat = (REPO / "app/common/cuda_compat.sh").read_text()
     command = ["env"] if verb == "run" else ["/bin/sh", "-c", compat, "cuda-compat", "env"]
     result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", verb, "--bind",
-                             f"{older_driver_node}:/usr/local/nvidia/bin", str(twin_image), *command],
+                             f"{node}:/usr/local/nvidia/bin", str(image), *command],
                             env={**os.environ, "APP_FABRIC": "none"}, capture_output=True, text=True, timeout=600,
                             cwd="/tmp")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    found = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    assert "forward compatibility on for NVIDIA H100 80GB HBM3" in result.stderr, result.stderr[-3000:]
+    return dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+
+
+def test_forward_compatibility_switches_on_in_the_plain_ngc_twin_under_the_job_step(twin_base, older_driver_node):
+    """NGC's ENV always lists /usr/local/cuda/compat/lib: the decision is the driver's and the compat libraries'.
+    The plain base (route 3: an image the user already has) gets the step's text from the job scripts."""
+    found = compat_env_in(twin_base, older_driver_node, "exec")
     assert found["LD_LIBRARY_PATH"].startswith("/usr/local/cuda/compat/lib.real:"), found["LD_LIBRARY_PATH"]
     assert "/usr/local/cuda/compat/lib:" in found["LD_LIBRARY_PATH"]  # NGC's own entry, still there
     assert found["APP_CUDA_COMPAT_DONE"] == "on"
-    assert "forward compatibility on for NVIDIA H100 80GB HBM3" in result.stderr
+
+
+@pytest.mark.parametrize("verb", ["exec", "run"])
+def test_forward_compatibility_switches_on_in_the_images_ngc_environment(twin_image, older_driver_node, verb):
+    """The same in this project's image on the twin, under the job step (exec) and under `apptainer run`."""
+    found = compat_env_in(twin_image, older_driver_node, verb)
+    assert found["LD_LIBRARY_PATH"].startswith("/usr/local/cuda/compat/lib.real:"), found["LD_LIBRARY_PATH"]
+    assert found["APP_CUDA_COMPAT_DONE"] == "on"
 
 
 def test_app_check_in_the_plain_ngc_twin_names_what_it_lacks_for_slingshot(twin_base):
