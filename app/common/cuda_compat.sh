@@ -34,10 +34,9 @@
 # APP_CUDA_COMPAT_ROOT: a directory standing for / (tests give a fake node and image); empty on real nodes.
 root=${APP_CUDA_COMPAT_ROOT:-}
 mode=$(printf '%s' "${APP_CUDA_COMPAT:-auto}" | tr '[:upper:]' '[:lower:]')
-# The image's CUDA major: CUDA_VERSION (NGC's ENV, e.g. 13.2.0), else from the branch its compat libraries come
-# from (CUDA 13: 580 and later; CUDA 12: 525 to 575).
+# The image's CUDA major, from the branch its compat libraries come from (CUDA 13: 580 and later; CUDA 12: 525 to
+# 575). Not CUDA_VERSION: NGC's ENV yields to a value from outside (a host's `module load cuda` passes in).
 cuda_major() {
-    case ${CUDA_VERSION:-} in [1-9]*.*) echo "${CUDA_VERSION%%.*}"; return ;; esac
     case ${1%%.*} in
         5[8-9][0-9] | [6-9][0-9][0-9]) echo 13 ;;
         5[2-7][0-9]) echo 12 ;;

@@ -281,3 +281,12 @@ def test_the_hosts_libcuda_bound_as_a_plain_file_does_not_stop_compat_in_an_ngc_
     result = run(root, {"LD_LIBRARY_PATH": "/.singularity.d/libs", "CUDA_DRIVER_VERSION": IMAGE_DRIVER})
     assert result.returncode == 0, result.stderr
     assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real:/.singularity.d/libs"
+
+
+def test_a_hosts_cuda_version_passed_in_does_not_change_which_cuda_the_image_has(tmp_path: Path) -> None:
+    """NGC's ENV yields CUDA_VERSION to a value from outside (a host's `module load cuda/12.4`): the image's CUDA is
+    read from its compat libraries, so a GeForce on 570 is still refused for a CUDA 13 image."""
+    root = fake_node(tmp_path, "570.124.06", gpu=GEFORCE)
+    result = run(root, {"CUDA_VERSION": "12.4"})
+    assert result.returncode == 7, result.stderr
+    assert "below 580, the oldest driver that runs CUDA 13.x" in result.stderr
