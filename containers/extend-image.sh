@@ -59,6 +59,39 @@ done
 apptainer=${APPTAINER:-apptainer}
 command -v "$apptainer" >/dev/null || extend::die "$apptainer not found in PATH; load it (module load apptainer)" \
     "or set APPTAINER=/path/to/apptainer"
+
+# extend.def is a templated definition ({{ IMAGE }}, --build-arg): Apptainer 1.2.0 and SingularityCE 4.0.0 brought
+# them (their CHANGELOGs; containers/imagetool/apptainer.py MINIMUM says the same for `make image`); an older
+# release stops at the first {{ with a parse error after the user has waited for nothing.
+version_line=$("$apptainer" --version 2>&1 | sed -n 1p) || true
+case $version_line in
+    singularity*) product=SingularityCE minimum=(4 0 0) ;;  # "singularity-ce version 4.1.2", "singularity version 3.8.7"
+    *) product=Apptainer minimum=(1 2 0) ;;
+esac
+wanted="$product >= ${minimum[0]}.${minimum[1]}.${minimum[2]}"
+newer="load a newer one ('module avail apptainer') or set APPTAINER=/path/to/apptainer"
+[[ $version_line =~ ([0-9]+)\.([0-9]+)(\.([0-9]+))? ]] ||
+    extend::die "'$apptainer --version' printed '$version_line', no version; the extension needs $wanted: $newer"
+found=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]:-0}")
+for i in 0 1 2; do
+    ((10#${found[i]} == minimum[i])) && continue
+    ((10#${found[i]} > minimum[i])) && break
+    extend::die "$product ${BASH_REMATCH[0]} cannot read extend.def's templated definition ({{ }}, --build-arg;" \
+        "needs $wanted): $newer"
+done
+# build --fakeroot from a local image keeps the image's file owners, which needs the user's /etc/subuid and
+# /etc/subgid ranges (of at least 65536 ids: Apptainer's and SingularityCE's validRangeCount); Apptainer's
+# root-mapped fallback without them stops in unsquashfs on a local base (containers/imagetool/buildhost.py).
+if ((EUID != 0)); then
+    user=$(id -un)
+    for file in /etc/subuid /etc/subgid; do
+        awk -F: -v user="$user" -v uid="$EUID" '($1 == user || $1 == uid) && $3 >= 65536 { found = 1 }
+            END { exit !found }' "$file" 2>/dev/null ||
+            extend::die "build --fakeroot from IMAGE needs an entry for $user in $file (none, or under 65536 ids);" \
+                "ask your admins to run '$apptainer config fakeroot --add $user', or build where you have one" \
+                "(docs/packages.md: as a job on a compute node)"
+    done
+fi
 squashfs=${SQUASHFS_ARGS--comp zstd -Xcompression-level 3}
 read -ra extra <<<"${APPTAINER_BUILD_FLAGS:-}"
 # --fakeroot: as the project's own image build (containers/imagetool/apptainer.py); --mksquashfs-args only where

@@ -98,7 +98,8 @@ ddp_write_deepspeed_hostfile() {
     local -a dry_run=()
     [[ $DRY_RUN != 1 ]] || dry_run=(--dry-run)
     ddp_plan DDP_NO_ANSWER deepspeed-hostfile --run-dir="$RUN_DIR" --run-dir-mode="$RUN_DIR_MODE" --nproc="$DDP_NPROC" \
-        --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" "${dry_run[@]}" -- "${DDP_NODES[@]}"
+        --nnodes="$DDP_NNODES" --port="$RDZV_PORT" --scheduler="$DDP_SCHEDULER" --workload="${DDP_WORKLOAD_KIND:-}" \
+        "${dry_run[@]}" -- "${DDP_NODES[@]}"
 }
 
 # ddp_fabric_env: the network NCCL must use (FABRIC, or detected on this node), checked, its settings previewed
@@ -227,11 +228,12 @@ ddp_preflight() {
     ddp_plan DDP_NO_ANSWER config-check --workload="$DDP_WORKLOAD_KIND" --image="$IMAGE" --apptainer="$APPTAINER" \
         --dry-run="$DRY_RUN" --nnodes="$DDP_NNODES" --nproc="$DDP_NPROC" --container-words="${#DDP_CONTAINER[@]}" \
         -- "${DDP_CONTAINER[@]}" "${DDP_WORKLOAD[@]}"
-    [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests && $DRY_RUN != 1 ]] ||
-        return 0
+    [[ $PREFLIGHT == 1 && $DDP_WORKLOAD_KIND != check && $DDP_WORKLOAD_KIND != nccl-tests ]] || return 0
     local -a check=(-m app.check --preflight --exclude-file "$RUN_DIR/nodes-to-exclude.txt" --json
         "$RUN_DIR/preflight.json" ${CHECK_SITE:+--site "$CHECK_SITE"})
     ddp_log "preflight: python -m app.check --preflight across the allocation (PREFLIGHT=0 skips it)"
+    # A dry run shows the preflight's step as it shows the workload's, and runs neither
+    if [[ $DRY_RUN == 1 ]]; then ddp_step "$DDP_JOB_ID-preflight" "${check[@]}"; return 0; fi
     local rc=0 started=$SECONDS
     rm -f "$RUN_DIR/nodes-to-exclude.txt"
     # Its own rendezvous id: the workload's, on the same port, comes right after

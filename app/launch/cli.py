@@ -240,6 +240,10 @@ def ask_config_check(job: Job, options: argparse.Namespace, words: List[str]) ->
                         whole("DDP_NPROC", options.nproc))
 
 
+#: The workload kinds (app/launch/workload.py) that are your own program; "": not said (the library's own tests)
+OWN_PROGRAMS = ("script", "module", "")
+
+
 def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     nproc, path = whole("DDP_NPROC", options.nproc), os.path.join(options.run_dir, "hostfile")
     if options.dry_run:
@@ -248,7 +252,9 @@ def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[st
         make_run_dir(options)
         write_hostfile(path, hostfile_text(words, nproc), group_readable=options.run_dir_mode == "750")
         job.log(f"wrote {path} for the deepspeed launcher ({options.nnodes} node(s) x {nproc} slot(s))")
-    job.log(launch_line(path, options.scheduler, whole("DDP_NNODES", options.nnodes), words[0], options.port))
+    # Only your own program may be started by DeepSpeed's launcher: train, check and nccl-tests never are
+    if options.workload in OWN_PROGRAMS:
+        job.log(launch_line(path, options.scheduler, whole("DDP_NNODES", options.nnodes), words[0], options.port))
     job.answer([])
 
 
@@ -320,7 +326,8 @@ def parser() -> argparse.ArgumentParser:
              dry_run="0|DRY_RUN")
     hostfile = question("deepspeed-hostfile", ask_deepspeed_hostfile, "write RUN_DIR/hostfile for DeepSpeed's "
                         "launcher: -- NODES...", "run-dir", "nproc", "nnodes", "port",
-                        run_dir_mode="700|RUN_DIR_MODE (750: the group may read it)")
+                        run_dir_mode="700|RUN_DIR_MODE (750: the group may read it)",
+                        workload="|the workload's kind: the launch line is said for your own script or module only")
     hostfile.add_argument("--dry-run", action="store_true", help="only say what would be written")
     question("fabric", ask_fabric, "FABRIC checked (auto: detected here) and its policy previewed; answer: the fabric, "
              "then NAME=VALUE to export", "fabric", "nnodes", "run-dir", probe_root="|prefix for /dev and /sys (tests)")

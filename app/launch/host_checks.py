@@ -67,11 +67,20 @@ def check_image_arch(runtime: str, image: str, env: Mapping[str, str]) -> None:
 
 
 def slurm_tmpfs(scheduler: str, env: Mapping[str, str]) -> Optional[str]:
-    """Slurm's TmpFS (slurm.conf; /tmp by default), where mpi/pmix makes each step's client directory; DDP_PMIX_TMPFS
-    where set; '' outside Slurm or without scontrol."""
+    """Where Slurm's mpi/pmix makes each step's client directory (spmix_appdir_UID_JOB.STEP), as `scontrol show
+    config` shows it: mpi.conf's PMIxCliTmpDirBase where set, else slurm.conf's TmpFS (/tmp by default), which may
+    hold %n and %h that slurmd expands on each node (pmix_binds.sh does too). DDP_PMIX_TMPFS where set; '' outside
+    Slurm or without scontrol. The step's own SLURM_PMIX_TMPDIR, first of all in mpi/pmix's order
+    (src/plugins/mpi/pmix/pmixp_info.c, slurm-25-11-7-1: SLURM_PMIX_TMPDIR, a container's spool directory,
+    PMIxCliTmpDirBase, TmpFS), reaches each task and is read there (pmix_binds.sh)."""
     if "DDP_PMIX_TMPFS" in env:
         return env["DDP_PMIX_TMPFS"]
     if scheduler != "slurm":
         return ""
-    found = re.search(r"^TmpFS\s*=\s*(\S+)", host_output(["scontrol", "show", "config"]), re.MULTILINE)
+    config = host_output(["scontrol", "show", "config"])
+    # mpi.conf's values are part of the dump ("MPI Plugins Configuration"); unset reads "(null)"
+    base = re.search(r"^PMIxCliTmpDirBase\s*=\s*(\S+)", config, re.MULTILINE)
+    if base and base.group(1) != "(null)":
+        return base.group(1)
+    found = re.search(r"^TmpFS\s*=\s*(\S+)", config, re.MULTILINE)
     return found.group(1) if found else ""

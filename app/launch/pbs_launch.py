@@ -5,9 +5,13 @@ LAUNCHER=mpiexec: `mpiexec -n NNODES --ppn 1`, Cray PALS' placement (one process
 --cpu-bind none leaves every core to torchrun's workers.
 LAUNCHER=pbsdsh: `python3 -m app.launch pbsdsh-run` of this checkout (app/launch/pbsdsh.py), one `pbsdsh -n LINE`
 per node.
-nccl-tests: each rank an MPI rank of the image's Open MPI, which wires up through the PMIx server Cray PALS runs
-for `mpiexec --pmi=pmix` ("It supports a PMIx server", docs.open-mpi.org, "Launching with HPE PALS"). pbsdsh's TM
-tasks get no PMIx server: no way to wire the ranks up there.
+nccl-tests: each rank an MPI rank of the image's Open MPI, which wires up through the PMIx server of Cray PALS.
+What is documented of it: Open MPI's "Launching with HPE PALS" (docs/launching-apps/pals.rst) shows PALS' direct
+launch with `aprun --pmi=pmix` (or ALPS_PMI=pmix), not `mpiexec`, and recommends Open MPI's own mpirun for "the
+limitations in the PMIx server provided in PALS"; this `mpiexec --pmi=pmix` is PALS' mpiexec with the same option,
+which no PALS document we could read shows. It runs only under the emulated PBS here, whose PALS stand-in serves no
+PMIx (docs/development.md): untested on a real PALS. pbsdsh's TM tasks get no PMIx server: no way to wire the
+ranks up there.
 """
 
 from typing import List, NamedTuple, Sequence

@@ -8,7 +8,10 @@
 # only in the task (each step has its own), hence this wrapper in front of `apptainer exec`, run per task. Both
 # matter (twin image, Open MPI 4.1, on the test cluster): the server's holds PMIx's shared-memory store, the
 # client's Open MPI's session directory (unbound: "ORTE_ERROR_LOG: Error in file .../orte/util/session_dir.c").
-# $1 = TmpFS ('' = none known; a %n in it is the node's name, as slurmd expands it: slurm_get_tmp_fs),
+# The client's base, in mpi/pmix's order (pmixp_info.c): the step's SLURM_PMIX_TMPDIR, else mpi.conf's
+# PMIxCliTmpDirBase, else TmpFS, in which slurmd replaces %h by the node's host name and %n by its Slurm name
+# (slurm_conf_expand_slurmd_path, src/common/read_config.c).
+# $1 = PMIxCliTmpDirBase or TmpFS as `scontrol show config` gives it ('' = none known; app/launch/host_checks.py),
 # $2... = the container command (RUNTIME exec ARGS...).
 # The image's PMIx library is not the server's, and the host's PMIx settings (its pmix-mca-params.conf) are not in
 # the container, so each task holds it to the modules its server announces (PMIx_server_setup_fork), each only
@@ -26,7 +29,15 @@ shift 3
 if [ -n "${PMIX_SECURITY_MODE:-}" ] && [ -z "${PMIX_MCA_psec:-}" ]; then export PMIX_MCA_psec="$PMIX_SECURITY_MODE"; fi
 if [ -n "${PMIX_PTL_MODULE:-}" ] && [ -z "${PMIX_MCA_ptl:-}" ]; then export PMIX_MCA_ptl="$PMIX_PTL_MODULE"; fi
 if [ -n "${PMIX_GDS_MODULE:-}" ] && [ -z "${PMIX_MCA_gds:-}" ]; then export PMIX_MCA_gds="$PMIX_GDS_MODULE"; fi
-case $tmpfs in *%n*) tmpfs=${tmpfs%%%n*}${SLURMD_NODENAME:-}${tmpfs#*%n} ;; esac
+if [ -n "${SLURM_PMIX_TMPDIR:-}" ]; then
+    tmpfs=$SLURM_PMIX_TMPDIR  # used as given, as mpi/pmix does
+else
+    # Each %n and %h (a few at most: bounded, so a name that holds one cannot loop)
+    for _ in 1 2 3 4; do
+        case $tmpfs in *%n*) tmpfs=${tmpfs%%%n*}${SLURMD_NODENAME:-}${tmpfs#*%n} ;; esac
+        case $tmpfs in *%h*) tmpfs=${tmpfs%%%h*}$(uname -n)${tmpfs#*%h} ;; esac
+    done
+fi
 for dir in "${PMIX_SERVER_TMPDIR:-}" "${PMIX_SYSTEM_TMPDIR:-}" \
     "${tmpfs:+$tmpfs/spmix_appdir_$(id -u)_${SLURM_JOB_ID:-}.${SLURM_STEP_ID:-}}"; do
     dir=${dir%/}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Can NCCL load PLUGIN on ARCH? Its ELF must be built for ARCH, and it must export one of the ncclNetPlugin_vN
-# tables NCCL looks up: NCCL's src/plugin/net.cc (2.29 and later) dlsym()s ncclNetPlugin_v12, then v11 ... down
-# to v6, and takes the first it finds; with none, it logs "External network plugin ... is unsupported" and falls
+# tables NCCL looks up: NCCL's src/plugin/net.cc dlsym()s ncclNetPlugin_v12 (from 2.30.3, net/net_v12.cc; 2.29
+# starts at v11), then v11 ... down to v6, and takes the first it finds; with none, it logs "External network plugin ... is unsupported" and falls
 # back to its own IB/Socket transports, which on Slingshot is the silent slow path. aws-ofi-nccl 1.18.0 exports
 # ncclNetPlugin_v2 to v11 (src/nccl_ofi_interface_nvidia.cpp).
 #   check-net-plugin.sh PLUGIN ARCH      (ARCH: x86_64 or aarch64; exit 0: it can, 1: it cannot, with the cause)

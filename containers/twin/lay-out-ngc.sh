@@ -40,6 +40,12 @@
 #   CUDA's and HPC-X's bin first; ENV=/etc/shinit_v2 and BASH_ENV=/etc/bash.bashrc | the same lines, written as
 #   Apptainer writes them (ngc-environment.sh), and a stand-in /etc/shinit_v2 that runs nvidia-smi as NGC's does |
 #   NGC PyTorch 25.10 arm64 layer history (ENV lines); Apptainer's conveyorPacker_oci.go (insertEnv)
+# | CUDA's forward compatibility libraries at /usr/local/cuda/compat/lib.real (libcuda.so.1 -> libcuda.so.<the
+#   driver CUDA ships with>), CUDA_DRIVER_VERSION in the ENV, /usr/local/cuda/compat/lib on LD_LIBRARY_PATH | stand-in
+#   shared objects of the same names for CUDA 13.0 Update 2's driver (580.95.05; TWIN_COMPAT_DRIVER), no real driver
+#   code (that is NVIDIA's, not on PyPI): enough for app/common/cuda_compat.sh to decide on them | NGC's
+#   nvidia_entrypoint.sh and /etc/shinit_v2 (prepend compat/lib.real where a CUDA probe under it passes); NGC 25.x
+#   `env` (`CUDA_DRIVER_VERSION=...`, LD_LIBRARY_PATH with /usr/local/cuda/compat/lib)
 # | compilers, git, curl | Debian's build-essential, git, curl | NGC release notes (a devel image)
 # Not copied (cannot be, here): Ubuntu 24.04 (the twin is Debian 12: other sonames for some libraries),
 # CUDA 13.2 (the wheels are 13.0), NVIDIA's own torch build, DOCA, HPC-X's UCX, SHARP and OpenMPI 5,
@@ -147,6 +153,16 @@ printf '%s\n' /opt/hpcx/nccl_rdma_sharp_plugin/lib /opt/amazon/ofi-nccl/lib >/et
 # The name the EFA installer gives its loader entry (remove-stale-plugins.sh deletes *efa*).
 echo /opt/amazon/efa/lib >/etc/ld.so.conf.d/efa.conf
 ldconfig
+
+log "CUDA compat libraries (stand-ins) at /usr/local/cuda/compat/lib.real"
+compat_driver=${TWIN_COMPAT_DRIVER:-580.95.05}
+compat=$cuda/compat/lib.real
+mkdir -p "$compat"
+work=$(mktemp -d /opt/twin-build.XXXXXXXX)
+echo 'int twin_compat_stand_in = 0;' >"$work/compat.c"
+gcc -shared -fPIC -o "$compat/libcuda.so.$compat_driver" "$work/compat.c"
+rm -r "$work"
+ln -s "libcuda.so.$compat_driver" "$compat/libcuda.so.1"
 
 log "the Docker environment (PATH, ENV/BASH_ENV and /etc/shinit_v2, an empty /etc/pip/constraint.txt)"
 bash "$(dirname "$0")/ngc-environment.sh" / "$site"

@@ -11,6 +11,9 @@ usage="usage: ngc-environment.sh ROOT SITE_PACKAGES"
 root=${1:?$usage}
 site=${2:?$usage}
 : "${TWIN_CUDA_VERSION:?} ${TWIN_TORCH_VERSION:?} ${TWIN_NCCL_VERSION:?}"
+# The driver the twin's stand-in compat libraries name (lay-out-ngc.sh); NGC's ENV carries its own as
+# CUDA_DRIVER_VERSION (its entrypoint's driver check compares the node's with it).
+compat_driver=${TWIN_COMPAT_DRIVER:-580.95.05}
 here=$(cd "$(dirname "$0")" && pwd)
 
 # NGC 26.05 ships /etc/pip/constraint.txt empty: PIP_CONSTRAINT names it, but it pins nothing (releases from 25.03
@@ -35,6 +38,7 @@ PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:/usr/local/mpi/bin:/usr/local/sbi
 LD_LIBRARY_PATH=$site/torch/lib:/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64
 CUDA_HOME=/usr/local/cuda
 CUDA_VERSION=$TWIN_CUDA_VERSION
+CUDA_DRIVER_VERSION=$compat_driver
 NCCL_VERSION=$TWIN_NCCL_VERSION
 PYTORCH_VERSION=$TWIN_TORCH_VERSION
 ENV=/etc/shinit_v2

@@ -87,3 +87,37 @@ def test_a_new_enough_driver_reports_compat_off(tmp_path) -> None:
     assert check.status == OK
     assert check.detail == ("driver 595.58.03, the image's torch built for CUDA 13.2 (at least 580); "
                             "forward compatibility off")
+
+
+NGC_LIBRARY_PATH = ("/usr/local/lib/python3.12/dist-packages/torch/lib:/usr/local/cuda/compat/lib:"
+                    "/usr/local/nvidia/lib:/usr/local/nvidia/lib64")
+
+
+def test_ngcs_compat_lib_directory_on_the_path_is_not_compat_in_use(tmp_path) -> None:
+    """NGC's ENV lists /usr/local/cuda/compat/lib, which holds no libcuda: compat is off there, and says so."""
+    probe = node_with_driver(tmp_path, "570.124.06")
+    image_with_compat(tmp_path)
+    (tmp_path / "usr/local/cuda/compat/lib").mkdir()
+    [check] = check_driver(probe, "13.2", {"LD_LIBRARY_PATH": NGC_LIBRARY_PATH})
+    assert check.status == FAIL and "forward compatibility off" in check.detail, check.detail
+
+
+def test_compat_first_after_ngcs_own_path_counts_as_in_use(tmp_path) -> None:
+    probe = node_with_driver(tmp_path, "570.124.06")
+    image_with_compat(tmp_path)
+    env = {"LD_LIBRARY_PATH": "/usr/local/cuda/compat/lib.real:" + NGC_LIBRARY_PATH}
+    [check] = check_driver(probe, "13.2", env)
+    assert check.status == OK and "forward compatibility on" in check.detail, check.detail
+
+
+@pytest.mark.parametrize(("helper", "says"), [
+    ("off", "APP_CUDA_COMPAT=off kept the image's compat libraries off: unset it (auto) or set APP_CUDA_COMPAT=on"),
+    ("none", "the compat step ran (APP_CUDA_COMPAT_DONE=none) and left them off: set APP_CUDA_COMPAT=on"),
+])
+def test_where_the_compat_step_already_ran_the_remedy_does_not_send_the_user_back_to_it(tmp_path, helper,
+                                                                                          says) -> None:
+    probe = node_with_driver(tmp_path, "570.124.06")
+    image_with_compat(tmp_path)
+    [check] = check_driver(probe, "13.2", {"LD_LIBRARY_PATH": NGC_LIBRARY_PATH, "APP_CUDA_COMPAT_DONE": helper})
+    assert check.status == FAIL
+    assert says in check.remedy and "apptainer run" not in check.remedy, check.remedy

@@ -83,16 +83,27 @@ def test_the_driver_is_read_from_nvidia_smi_where_proc_has_no_version_file(tmp_p
     assert library_path(result).startswith(f"{root}/usr/local/cuda/compat/lib.real")
 
 
-def test_a_geforce_gpu_is_refused_in_one_line_with_the_fix(tmp_path: Path) -> None:
+def test_a_geforce_gpu_below_what_runs_cuda_13_natively_is_refused_in_one_line_with_the_fix(tmp_path: Path) -> None:
     root = fake_node(tmp_path, "570.124.06", gpu=GEFORCE)
     result = run(root)
     assert result.returncode == 7
     assert result.stdout == ""  # the command did not start
     assert result.stderr == (
-        f"cuda-compat: driver 570.124.06 is older than the image's CUDA needs ({IMAGE_DRIVER}), and forward "
-        f"compatibility does not support {GEFORCE} (data-center GPUs only); update the node's driver to "
-        f"{IMAGE_DRIVER} or newer, or use an image built on an older CUDA (NGC_PYTORCH_TAG in "
-        "containers/versions.env); APP_CUDA_COMPAT=off starts anyway\n")
+        f"cuda-compat: driver 570.124.06 is older than the image's CUDA needs ({IMAGE_DRIVER}), below 580, the "
+        f"oldest driver that runs CUDA 13.x, and forward compatibility does not support {GEFORCE} (data-center "
+        f"GPUs only); update the node's driver to {IMAGE_DRIVER} or newer, or use an image built on an older CUDA "
+        "(NGC_PYTORCH_TAG in containers/versions.env); APP_CUDA_COMPAT=off starts anyway\n")
+
+
+def test_a_geforce_gpu_on_a_driver_that_runs_cuda_13_natively_starts_without_compat(tmp_path: Path) -> None:
+    """CUDA's minor version compatibility: 13.x runs on any driver >= 580, so a 13.2 image needs no compat there."""
+    root = fake_node(tmp_path, "580.95.05", gpu=GEFORCE)
+    result = run(root, {"LD_LIBRARY_PATH": "/x"})
+    assert (result.returncode, library_path(result)) == (0, "/x"), result.stderr
+    assert result.stderr == (
+        f"cuda-compat: driver 580.95.05 is older than the image's CUDA was built with ({IMAGE_DRIVER}) but runs "
+        f"CUDA 13.x natively (minor version compatibility, driver 580 or newer; forward compatibility does not "
+        f"support {GEFORCE}): compat libraries not used\n")
 
 
 def test_a_driver_below_the_compat_floor_is_refused_in_one_line_with_the_fix(tmp_path: Path) -> None:
@@ -121,11 +132,60 @@ def test_app_cuda_compat_on_puts_the_compat_libraries_first_whatever_the_node(tm
     assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real"
 
 
-def test_a_compat_path_the_user_put_on_ld_library_path_is_kept_as_it_is(tmp_path: Path) -> None:
+def test_compat_libraries_the_user_put_on_ld_library_path_are_kept_as_they_are(tmp_path: Path) -> None:
     root = fake_node(tmp_path, "570.124.06")
+    site = root / "opt/site/cuda-compat-13-2"
+    site.mkdir(parents=True)
+    (site / "libcuda.so.1").symlink_to("libcuda.so.595.58.03")
     mine = "/opt/site/cuda-compat-13-2:/usr/lib"
     result = run(root, {"LD_LIBRARY_PATH": mine})
     assert (result.returncode, library_path(result), result.stderr) == (0, mine, "")
+    assert "APP_CUDA_COMPAT_DONE=kept" in result.stdout
+
+
+def test_a_compat_directory_without_libcuda_on_ld_library_path_does_not_stop_compat(tmp_path: Path) -> None:
+    """NGC's ENV always has /usr/local/cuda/compat/lib on LD_LIBRARY_PATH; its name says nothing."""
+    root = fake_node(tmp_path, "570.124.06")
+    (root / "usr/local/cuda/compat/lib").mkdir()
+    result = run(root, {"LD_LIBRARY_PATH": "/usr/local/cuda/compat/lib:/usr/local/nvidia/lib64"})
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == (f"{root}/usr/local/cuda/compat/lib.real:/usr/local/cuda/compat/lib:"
+                                    "/usr/local/nvidia/lib64")
+
+
+def test_the_nodes_own_libcuda_first_on_ld_library_path_does_not_stop_compat(tmp_path: Path) -> None:
+    """Apptainer's --nv puts the host's driver libraries on LD_LIBRARY_PATH: a libcuda of the node's driver."""
+    root = fake_node(tmp_path, "570.124.06")
+    host = root / ".singularity.d/libs"
+    host.mkdir(parents=True)
+    (host / "libcuda.so.1").symlink_to("libcuda.so.570.124.06")
+    result = run(root, {"LD_LIBRARY_PATH": "/.singularity.d/libs"})
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real:/.singularity.d/libs"
+    assert "APP_CUDA_COMPAT_DONE=on" in result.stdout
+
+
+def ngc_environment(tmp_path: Path) -> Path:
+    """The environment file NGC's Docker ENV becomes under Apptainer, as the NGC twin writes it
+    (containers/twin/ngc-environment.sh), with the NGC base's torch site-packages."""
+    scratch = tmp_path / "image"
+    env = {**os.environ, "TWIN_CUDA_VERSION": "13.2.51", "TWIN_TORCH_VERSION": "2.12.0",
+           "TWIN_NCCL_VERSION": "2.29.7"}
+    subprocess.run(["bash", str(REPO / "containers/twin/ngc-environment.sh"), str(scratch),
+                    "/usr/local/lib/python3.12/dist-packages"], env=env, check=True, timeout=30)
+    return scratch / ".singularity.d/env/10-docker2singularity.sh"
+
+
+def test_forward_compatibility_switches_on_in_ngcs_own_environment(tmp_path: Path) -> None:
+    (tmp_path / "node").mkdir()
+    root = fake_node(tmp_path / "node", "570.124.06")
+    snippet = f'. "{ngc_environment(tmp_path)}"; exec sh "{HELPER}" env'
+    result = subprocess.run(["sh", "-c", snippet], env={"APP_CUDA_COMPAT_ROOT": str(root)}, capture_output=True,
+                            text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == (f"{root}/usr/local/cuda/compat/lib.real:/usr/local/lib/python3.12/dist-packages/"
+                                    "torch/lib:/usr/local/cuda/compat/lib:/usr/local/nvidia/lib:/usr/local/nvidia/lib64")
+    assert "forward compatibility on" in result.stderr
 
 
 def test_a_bad_app_cuda_compat_value_is_refused_with_the_valid_ones(tmp_path: Path) -> None:
@@ -200,3 +260,33 @@ def test_the_job_scripts_step_stops_with_the_one_line_where_compat_cannot_help(t
     assert result.returncode == 7
     assert "cuda-compat: driver 525.147.05 is older than the image's CUDA needs" in result.stderr
     assert "LD_LIBRARY_PATH=" not in result.stdout
+
+
+def test_apptainer_run_switches_compat_on_in_ngcs_own_environment(tmp_path: Path) -> None:
+    (tmp_path / "node").mkdir()
+    root = fake_node(tmp_path / "node", "570.124.06")
+    snippet = f'. "{ngc_environment(tmp_path)}"; APP_FABRIC=none; export APP_FABRIC; {runscript()}'
+    result = subprocess.run(["sh", "-c", snippet, "runscript", "env"], env={"APP_CUDA_COMPAT_ROOT": str(root)},
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert library_path(result).startswith(f"{root}/usr/local/cuda/compat/lib.real:")
+
+
+def test_the_hosts_libcuda_bound_as_a_plain_file_does_not_stop_compat_in_an_ngc_image(tmp_path: Path) -> None:
+    """Apptainer's --nv binds the host's libcuda.so.1 as a file, and NGC's ENV sets CUDA_DRIVER_VERSION."""
+    root = fake_node(tmp_path, "570.124.06")
+    host = root / ".singularity.d/libs"
+    host.mkdir(parents=True)
+    (host / "libcuda.so.1").write_bytes(b"\x7fELF")
+    result = run(root, {"LD_LIBRARY_PATH": "/.singularity.d/libs", "CUDA_DRIVER_VERSION": IMAGE_DRIVER})
+    assert result.returncode == 0, result.stderr
+    assert library_path(result) == f"{root}/usr/local/cuda/compat/lib.real:/.singularity.d/libs"
+
+
+def test_a_hosts_cuda_version_passed_in_does_not_change_which_cuda_the_image_has(tmp_path: Path) -> None:
+    """NGC's ENV yields CUDA_VERSION to a value from outside (a host's `module load cuda/12.4`): the image's CUDA is
+    read from its compat libraries, so a GeForce on 570 is still refused for a CUDA 13 image."""
+    root = fake_node(tmp_path, "570.124.06", gpu=GEFORCE)
+    result = run(root, {"CUDA_VERSION": "12.4"})
+    assert result.returncode == 7, result.stderr
+    assert "below 580, the oldest driver that runs CUDA 13.x" in result.stderr

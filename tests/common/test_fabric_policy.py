@@ -11,7 +11,7 @@ import pytest
 from app.common.fabric_policy import POLICY_FILE, export_line, recommended, settings
 
 REPO = Path(__file__).resolve().parents[2]
-SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "1", "NCCL_PROTO": "^LL128",
+SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "0", "NCCL_PROTO": "^LL128",
              "FI_MR_CACHE_MONITOR": "userfaultfd", "FI_CXI_DEFAULT_TX_SIZE": "16384",
              "FI_CXI_RX_MATCH_MODE": "software"}
 #: CSCS' known-issue workaround against NCCL hangs on Slingshot (cscs-docs nccl.md, "Known issues"): opt-in.

@@ -146,3 +146,48 @@ def test_without_a_build_a_target_directory_on_pythonpath_adds_a_package_to_the_
     probe = run_in_image("python", "-c", "import ddp_hello; print(ddp_hello.greet())", cwd=user_dir,
                          env={"PYTHONPATH": str(target)})
     assert probe.returncode == 0 and probe.stdout.strip() == "hello from your package", probe.stderr[-3000:]
+
+
+def fake_runtime(tmp_path: Path, version_line: str) -> Path:
+    """An apptainer that prints VERSION_LINE for --version and records any other call (a build) in calls.txt."""
+    fake = tmp_path / "bin" / "apptainer"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version_line}"; exit 0; fi\n'
+                    f'echo "$@" >>"{tmp_path}/calls.txt"\nexit 1\n')
+    fake.chmod(0o755)
+    return fake
+
+
+def extend_with(runtime: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"not built")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "mine-0.1-py3-none-any.whl").write_bytes(b"")
+    return subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
+                           f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}"], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize(("version_line", "expected"), [
+    ("singularity-ce version 3.11.4-jammy", "SingularityCE 3.11.4 cannot read extend.def's templated definition"),
+    ("singularity version 3.8.7", "SingularityCE 3.8.7 cannot read extend.def's templated definition"),
+    ("apptainer version 1.1.9-1.el8", "Apptainer 1.1.9 cannot read extend.def's templated definition"),
+    ("something else", "printed 'something else', no version"),
+])
+def test_a_runtime_too_old_for_the_templated_definition_stops_before_the_build(tmp_path: Path, version_line: str,
+                                                                               expected: str) -> None:
+    result = extend_with(fake_runtime(tmp_path, version_line), tmp_path)
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("image-extend: error: ")]
+    assert len(errors) == 1 and expected in errors[0], result.stderr
+    assert "load a newer one" in errors[0]
+    assert not (tmp_path / "calls.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user the /etc/subuid check runs first")
+@pytest.mark.parametrize("version_line", ["apptainer version 1.2.0", "singularity-ce version 4.0.0",
+                                          "apptainer version 1.10.1"])
+def test_the_oldest_runtimes_that_read_it_go_on_to_the_build(tmp_path: Path, version_line: str) -> None:
+    result = extend_with(fake_runtime(tmp_path, version_line), tmp_path)
+    assert "build --force --fakeroot" in (tmp_path / "calls.txt").read_text(), result.stderr

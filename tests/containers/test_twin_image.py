@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.apptainer import TEST_USER
+from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
+from tests.fixtures.apptainer import TEST_USER, user_dir
 from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
 PLUGIN = "/opt/aws-ofi-nccl/lib/libnccl-net.so"
 #: The imported fixture, named here for pytest (which finds a module's fixtures among its names) and for ruff
-__all__ = ["twin_base", "twin_image"]
+__all__ = ["twin_base", "twin_image", "user_dir"]
 
 
 @pytest.fixture(scope="session")
@@ -212,3 +213,60 @@ def test_exec_applies_the_fabric_policy_as_run_does(in_twin):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "Socket"
     assert "[fabric none] setting NCCL_NET=Socket" in result.stderr
+
+
+@pytest.fixture
+def older_driver_node(user_dir: Path) -> Path:
+    """An nvidia-smi that answers as a node with an H100 on driver 570 would, for /usr/local/nvidia/bin (first on
+    NGC's PATH); there is no /proc/driver/nvidia here, so app/common/cuda_compat.sh asks it."""
+    smi = user_dir / "nvidia-bin"
+    smi.mkdir()
+    (smi / "nvidia-smi").write_text('#!/bin/sh\ncase "$*" in *driver_version*) echo 570.124.06;; '
+                                    '*name*) echo "NVIDIA H100 80GB HBM3";; esac\n')
+    (smi / "nvidia-smi").chmod(0o755)
+    return smi
+
+
+def compat_env_in(image: Path, node: Path, verb: str) -> dict[str, str]:
+    """`env` in IMAGE as a node with an older driver starts it: `apptainer exec` through the job scripts' step
+    (sh -c "$DDP_CUDA_COMPAT"), or `apptainer run` (the runscript's /opt/app/cuda_compat.sh)."""
+    compat = (REPO / "app/common/cuda_compat.sh").read_text()
+    command = ["env"] if verb == "run" else ["/bin/sh", "-c", compat, "cuda-compat", "env"]
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", verb, "--bind",
+                             f"{node}:/usr/local/nvidia/bin", str(image), *command],
+                            env={**os.environ, "APP_FABRIC": "none"}, capture_output=True, text=True, timeout=600,
+                            cwd="/tmp")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "forward compatibility on for NVIDIA H100 80GB HBM3" in result.stderr, result.stderr[-3000:]
+    return dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+
+
+def test_forward_compatibility_switches_on_in_the_plain_ngc_twin_under_the_job_step(twin_base, older_driver_node):
+    """NGC's ENV always lists /usr/local/cuda/compat/lib: the decision is the driver's and the compat libraries'.
+    The plain base (route 3: an image the user already has) gets the step's text from the job scripts."""
+    found = compat_env_in(twin_base, older_driver_node, "exec")
+    assert found["LD_LIBRARY_PATH"].startswith("/usr/local/cuda/compat/lib.real:"), found["LD_LIBRARY_PATH"]
+    assert "/usr/local/cuda/compat/lib:" in found["LD_LIBRARY_PATH"]  # NGC's own entry, still there
+    assert found["APP_CUDA_COMPAT_DONE"] == "on"
+
+
+@pytest.mark.parametrize("verb", ["exec", "run"])
+def test_forward_compatibility_switches_on_in_the_images_ngc_environment(twin_image, older_driver_node, verb):
+    """The same in this project's image on the twin, under the job step (exec) and under `apptainer run`."""
+    found = compat_env_in(twin_image, older_driver_node, verb)
+    assert found["LD_LIBRARY_PATH"].startswith("/usr/local/cuda/compat/lib.real:"), found["LD_LIBRARY_PATH"]
+    assert found["APP_CUDA_COMPAT_DONE"] == "on"
+
+
+def test_app_check_in_the_plain_ngc_twin_names_what_it_lacks_for_slingshot(twin_base):
+    """Route 3, an image the user already has: the plain NGC twin (no project build on it) runs this checkout's
+    app.check from the submit directory, as the job scripts start it, and says what it lacks and how to add it."""
+    result = subprocess.run(["runuser", "-u", TEST_USER, "--", "apptainer", "exec", str(twin_base), "python3",
+                             "-m", "app.check", "--node-only"], env={**os.environ, "APP_FABRIC": "slingshot"},
+                            capture_output=True, text=True, timeout=600, cwd=str(USER_VISIBLE_REPO))
+    lines = [line for line in (result.stdout + result.stderr).splitlines() if "image: what it lacks" in line]
+    assert lines, result.stdout[-3000:] + result.stderr[-3000:]
+    text = result.stdout + result.stderr
+    assert "lacks the libfabric (cxi) and aws-ofi-nccl stack Slingshot needs" in text, text[-3000:]
+    assert f"make image ARCH=$(uname -m) BASE={twin_base}" in text, text[-3000:]
+    assert result.returncode != 0

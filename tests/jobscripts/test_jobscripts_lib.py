@@ -815,7 +815,8 @@ def test_dry_run_outside_a_job_plans_for_the_nodes_it_is_given_and_creates_nothi
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "planning for 3 node(s) (gpu01 gpu02 gpu03; DRY_RUN_NODES) with 4 GPU(s) each" in result.stdout
-    step = next(line for line in result.stdout.splitlines() if "] step: " in line)
+    # the workload's step: the preflight's comes first (tests/jobscripts/test_dry_run_plan.py)
+    step = next(line for line in result.stdout.splitlines() if "] step: " in line and "--preflight" not in line)
     assert "torchrun --nnodes=3 --nproc-per-node=4" in step and re.search(r"--rdzv-endpoint=gpu01:\d+ ", step)
     assert "train.max_steps=5" in step and "DRY_RUN=1: not running it" in result.stdout
     assert "warning (DRY_RUN=1, going on): image" in result.stdout  # no ./app.sif here: said, not fatal

@@ -108,3 +108,22 @@ def test_the_container_uses_the_pmix_modules_its_server_announces_unless_you_cho
     (psec/munge without the host's munge socket, a shared-memory store in a directory not bound): each task's
     container is held to the modules its server announced, as enroot's 50-slurm-pmi.sh hook does."""
     assert rank_container_pmix_settings(tmp_path, task) == expected
+
+
+def test_a_tmpfs_per_host_name_is_expanded_in_each_task(tmp_path: Path) -> None:
+    """TmpFS may also hold %h, the node's host name, which slurmd expands beside %n (slurm_conf_expand_slurmd_path,
+    src/common/read_config.c, slurm-25-11-7-1)."""
+    client = tmp_path / os.uname().nodename / "tmp" / f"spmix_appdir_{os.getuid()}_7.1"
+    client.mkdir(parents=True)
+    task = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "1", "SLURMD_NODENAME": "node2"}
+    assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=f"{tmp_path}/%h/tmp"))
+
+
+def test_the_steps_slurm_pmix_tmpdir_moves_the_client_directory(tmp_path: Path) -> None:
+    """mpi/pmix takes the client's base from the step's SLURM_PMIX_TMPDIR before mpi.conf and TmpFS
+    (src/plugins/mpi/pmix/pmixp_info.c, PMIXP_TMPDIR_CLI)."""
+    mine = tmp_path / "mine"
+    client = mine / f"spmix_appdir_{os.getuid()}_7.2"
+    client.mkdir(parents=True)
+    task = {"SLURM_JOB_ID": "7", "SLURM_STEP_ID": "2", "SLURM_PMIX_TMPDIR": str(mine)}
+    assert str(client) in binds(rank_container_argv(tmp_path, task, tmpfs=str(tmp_path / "local")))

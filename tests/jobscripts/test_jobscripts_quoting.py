@@ -59,7 +59,8 @@ def test_workload_keeps_quoted_arguments_whole(tmp_path: Path) -> None:
     result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    step = next(line for line in result.stdout.splitlines() if "] step: " in line)
+    # the workload's step: the preflight's comes first (tests/jobscripts/test_dry_run_plan.py)
+    step = next(line for line in result.stdout.splitlines() if "] step: " in line and "--preflight" not in line)
     assert r"train.py --name a\ b \*" in step, step
 
 

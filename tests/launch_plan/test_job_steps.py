@@ -263,6 +263,16 @@ def test_pmix_s_tmpfs_is_slurm_s_or_yours(bin_dir):
     assert host_checks.slurm_tmpfs("slurm", {}) == ""
 
 
+def test_mpi_confs_pmix_client_base_comes_before_tmpfs(bin_dir):
+    """mpi/pmix makes the client directory under PMIxCliTmpDirBase (mpi.conf) where set, else TmpFS
+    (src/plugins/mpi/pmix/pmixp_info.c); `scontrol show config` shows both, an unset one as (null)."""
+    stand_in(bin_dir, "scontrol", 'printf "TmpFS                   = /local/tmp\\nMPI Plugins Configuration:\\n'
+             'PMIxCliTmpDirBase       = /scratch/pmix\\n"')
+    assert host_checks.slurm_tmpfs("slurm", {}) == "/scratch/pmix"
+    stand_in(bin_dir, "scontrol", 'printf "TmpFS                   = /local/tmp\\nPMIxCliTmpDirBase       = (null)\\n"')
+    assert host_checks.slurm_tmpfs("slurm", {}) == "/local/tmp"
+
+
 # config_check.py
 
 def config_question(*flags: str) -> list[str]:

@@ -17,6 +17,7 @@ from app.check.node import (
     fabric_manager,
     gpu,
     health,
+    image,
     memlock,
     network,
     rendezvous,
@@ -66,6 +67,7 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
     checks += fabric.check_fabric(env, inventory, fabric.library_dirs(env), probe)
     checks += memlock.check_memlock(probe, inventory)
     checks += container.check_container(env, inventory, info.count, probe)
+    checks += image.check_image(env, inventory, labels, probe, container.in_apptainer(env, str(probe.root)))
     if placement.master is not None:
         local_addresses = [a for i in inventory.interfaces for a in i.addresses]
         address, port = placement.master

@@ -56,21 +56,37 @@ def _compat_driver(directory: Path) -> str | None:
     return version if _numbers(version) and version.replace(".", "").isdigit() else ""
 
 
-def find_compat(root: Path, env: Mapping[str, str]) -> Compat:
-    """The compat libraries LD_LIBRARY_PATH puts first (in use), else the image's (present, not in use)."""
-    first = (env.get("LD_LIBRARY_PATH", "").split(":") or [""])[0]
-    if "compat" in first:
-        driver = _compat_driver(root / first.lstrip("/"))
-        if driver is not None:
-            return Compat(first.rstrip("/") or first, driver, in_use=True)
+def find_compat(root: Path, env: Mapping[str, str], driver: str = "") -> Compat:
+    """The compat libraries in use: the first directory on LD_LIBRARY_PATH holding a libcuda.so.1 of another driver
+    than the node's DRIVER (not a path's name: NGC's ENV always lists /usr/local/cuda/compat/lib, which holds none).
+    Else the image's, present but not in use."""
+    for entry in filter(None, env.get("LD_LIBRARY_PATH", "").split(":")):
+        found = _compat_driver(root / entry.lstrip("/"))
+        if found is None:
+            continue
+        if found and found != driver:  # "": a plain file, as Apptainer's --nv binds the host's libcuda
+            return Compat(entry.rstrip("/") or entry, found, in_use=True)
+        break
     for path in IMAGE_COMPAT_DIRS:
-        driver = _compat_driver(root / path.lstrip("/"))
-        if driver is not None:
-            return Compat(path, driver)
+        found = _compat_driver(root / path.lstrip("/"))
+        if found is not None:
+            return Compat(path, found)
     return Compat()
 
 
-def judge_driver(driver: str, cuda: str, compat: Compat = Compat()) -> Check:
+def _compat_remedy(helper: str) -> str:
+    """How to put the image's compat libraries first, given what app/common/cuda_compat.sh did
+    (APP_CUDA_COMPAT_DONE; unset where it never ran): never "start it as you just did"."""
+    if not helper:
+        return ("start it with `apptainer run` or the job scripts, which put the image's compat libraries first on a "
+                "data-center GPU (APP_CUDA_COMPAT=on forces it)")
+    if helper == "off":
+        return "APP_CUDA_COMPAT=off kept the image's compat libraries off: unset it (auto) or set APP_CUDA_COMPAT=on"
+    return (f"the compat step ran (APP_CUDA_COMPAT_DONE={helper}) and left them off: set APP_CUDA_COMPAT=on to force "
+            "them first")
+
+
+def judge_driver(driver: str, cuda: str, compat: Compat = Compat(), helper: str = "") -> Check:
     major = (_numbers(cuda) or (0,))[0]
     detail = f"driver {driver}, the image's torch built for CUDA {cuda}"
     minimum = MINIMUM.get(major)
@@ -82,8 +98,7 @@ def judge_driver(driver: str, cuda: str, compat: Compat = Compat()) -> Check:
         remedy = ("run on nodes with a newer driver (the admins update it), or build the image on an older NGC PyTorch "
                   "base (containers/versions.env) whose CUDA this driver runs and point IMAGE= at it")
         if compat.path:
-            remedy = ("start it with `apptainer run` or the job scripts, which put the image's compat libraries first "
-                      "on a data-center GPU (APP_CUDA_COMPAT=on forces it); or " + remedy)
+            remedy = _compat_remedy(helper) + "; or " + remedy
         return Check(NAME, FAIL, f"{detail}; {compat.describe()}: CUDA {major}.x needs driver {minimum} or newer",
                      remedy)
     # On a driver this new the image's compat libraries are not needed: naming them would only distract.
@@ -96,4 +111,5 @@ def check_driver(probe: Probe, cuda: str, env: Mapping[str, str] | None = None) 
     driver = driver_version(str(probe.proc)) if cuda not in ("", "none") else ""
     if not driver:
         return []
-    return [judge_driver(driver, cuda, find_compat(probe.root, os.environ if env is None else env))]
+    env = os.environ if env is None else env
+    return [judge_driver(driver, cuda, find_compat(probe.root, env, driver), env.get("APP_CUDA_COMPAT_DONE", ""))]

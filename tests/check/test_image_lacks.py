@@ -1,0 +1,73 @@
+"""app.check on an image that is not this project's (a plain NGC PyTorch SIF): it names what the image lacks for
+the node, and how to add it; this project's own image and the host say nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.check.node.image import NAME, RUNTIME_MODULES, check_image
+from app.check.node.network import CxiDevice, NetworkInventory
+from app.check.node.probe import Probe
+from app.check.report import FAIL, OK
+
+REPO = Path(__file__).resolve().parents[2]
+NGC = {"APPTAINER_CONTAINER": "/scratch/me/pytorch_26.05-py3.sif"}
+SLINGSHOT = NetworkInventory([], [], [CxiDevice("cxi0", "hsn0", True)])
+INFINIBAND = NetworkInventory([], [], [])
+
+
+def everything(module: str) -> object:
+    return object()
+
+
+def without(*modules: str):
+    return lambda module: None if module in modules else object()
+
+
+def ngc_root(tmp_path: Path) -> Probe:
+    """NGC's tree as far as the check looks: AWS's EFA aws-ofi-nccl, none of this project's."""
+    (tmp_path / "opt/amazon/ofi-nccl/lib").mkdir(parents=True, exist_ok=True)
+    return Probe.tree(tmp_path)
+
+
+def test_a_plain_ngc_image_on_slingshot_lacks_the_cxi_stack_and_says_how_to_add_it(tmp_path) -> None:
+    [check] = check_image(NGC, SLINGSHOT, {}, ngc_root(tmp_path), inside=True, find=everything)
+    assert check.name == NAME and check.status == FAIL
+    assert check.detail == ("/scratch/me/pytorch_26.05-py3.sif is not this project's image (no app.flavour label) "
+                            "and lacks the libfabric (cxi) and aws-ofi-nccl stack Slingshot needs (NGC's "
+                            "/opt/amazon/ofi-nccl is AWS's EFA build)")
+    assert check.remedy == ("build this project's image on it: make image ARCH=$(uname -m) "
+                            "BASE=/scratch/me/pytorch_26.05-py3.sif (docs/images.md), then "
+                            "IMAGE=build/app-<arch>-<version>.sif")
+
+
+def test_a_missing_python_package_is_named_with_image_extend(tmp_path) -> None:
+    [check] = check_image(NGC, INFINIBAND, {}, ngc_root(tmp_path), inside=True, find=without("yaml"))
+    assert check.status == FAIL
+    assert check.detail.endswith("lacks Python packages pyyaml")
+    assert check.remedy.startswith("add the packages: make image-extend IMAGE=/scratch/me/pytorch_26.05-py3.sif "
+                                   "WHEELS=<dir> OUT=my.sif PACKAGES='pyyaml' (docs/packages.md")
+
+
+def test_the_slingshot_fabric_named_by_the_job_counts_without_cxi_devices_visible(tmp_path) -> None:
+    [check] = check_image({**NGC, "APP_FABRIC": "slingshot"}, INFINIBAND, {}, ngc_root(tmp_path), inside=True,
+                          find=everything)
+    assert check.status == FAIL and "Slingshot needs" in check.detail
+
+
+def test_a_plain_image_with_everything_the_node_needs_passes_and_says_it_is_not_ours(tmp_path) -> None:
+    [check] = check_image(NGC, INFINIBAND, {}, ngc_root(tmp_path), inside=True, find=everything)
+    assert check.status == OK and "not this project's image" in check.detail
+
+
+def test_this_projects_image_and_the_host_say_nothing(tmp_path) -> None:
+    assert check_image(NGC, SLINGSHOT, {"app.flavour": "aarch64"}, ngc_root(tmp_path), inside=True) == []
+    assert check_image({}, SLINGSHOT, {}, ngc_root(tmp_path), inside=False) == []
+
+
+def test_the_modules_checked_are_the_projects_runtime_dependencies() -> None:
+    text = (REPO / "pyproject.toml").read_text()
+    dependencies = re.search(r'^dependencies = \[(.*)\]$', text, re.M).group(1)
+    names = {re.match(r'"([A-Za-z0-9_.-]+)', item.strip()).group(1).lower() for item in dependencies.split(",")}
+    assert names - {"torch", "tqdm"} == set(RUNTIME_MODULES)  # tqdm: a terminal's progress bar only
