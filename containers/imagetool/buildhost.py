@@ -156,7 +156,7 @@ def _fakeroot_warning(runtime: Runtime, host: Host, local_base: bool) -> str | N
                     "user namespace instead, where every file belongs to root and a package that changes owners "
                     f"may warn; for the full --fakeroot mapping, {fix}")
         raise UsageError(f"--fakeroot cannot work for user '{host.user}': no /etc/subuid entry and no unprivileged "
-                         f"user namespaces (sysctl user.max_user_namespaces); {fix}")
+                         f"user namespaces (sysctl user.max_user_namespaces); {fix}, or take an image built elsewhere (docs/images.md)")
     raise UsageError(f"--fakeroot is not configured for user '{host.user}': no entry in /etc/subuid; {fix}")
 
 
@@ -214,4 +214,14 @@ def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs, 
     _check_binfmt(target_arch, host)
     warning = _fakeroot_warning(runtime, host, local_base)
     note = check_space(runtime, host, needs, extra)
-    return ([warning] if warning else []), [note]
+    return ([warning] if warning else []), [f"build route: {build_route(runtime, host)}", note]
+
+
+def build_route(runtime: Runtime, host: Host) -> str:
+    """Which of the ways to build that _fakeroot_warning let through this host takes, for the build log."""
+    if host.uid == 0:
+        return "as root (no user namespace)"
+    if _mapped(host.subuid, host):
+        return f"--fakeroot with {host.user}'s /etc/subuid and /etc/subgid ranges (every owner in the image kept)"
+    return (f"--fakeroot in a root-mapped user namespace ({host.user} has no /etc/subuid entry; {runtime.name} "
+            "maps only your own id, so every file belongs to root)")

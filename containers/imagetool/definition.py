@@ -12,6 +12,7 @@ rendered text, with two known limits we work around here rather than trust blind
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -84,6 +85,10 @@ class Parsed:
     files: list[list[str]]
     labels: list[str]
     test: str | None
+
+
+def spython_installed() -> bool:
+    return importlib.util.find_spec("spython") is not None
 
 
 def parse_with_spython(rendered: str, definition: Definition) -> Parsed:

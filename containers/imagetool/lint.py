@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 
 from app.common.fabric_policy import POLICY_FILE
-from imagetool.definition import Definition, DefinitionError, parse_with_spython, substitute
+from imagetool.definition import Definition, DefinitionError, parse_with_spython, spython_installed, substitute
 
 REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
 REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.image.created",
@@ -152,7 +152,11 @@ def lint_definition(template_text: str, args: dict[str, str], containers_dir: Pa
         *_check_labels(template, rendered),
         *_check_environment(rendered, runtime_env, scripts),
     ]
-    if not problems:
+    if not rendered.body("post"):
+        problems.append("%post holds no command; the build installs everything there")
+    # spython, a second parser, only where it is installed (a workstation's .venv): the build job runs on a
+    # node's bare python3, and what spython adds is a cross-check of the header our own split already reads.
+    if not problems and spython_installed():
         parsed = parse_with_spython(rendered_text, rendered)
         expected_from = rendered.header.get("from", "").lower()
         if parsed.from_header != expected_from:
