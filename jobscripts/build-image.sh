@@ -19,6 +19,7 @@
 #   FLAVOUR [ARCH, else the node's `uname -m`]: x86_64 | aarch64 | smoke (CI's CPU flavour)
 #   SOURCES [empty: download] a `make sources` mirror     BASE [the registry base] a local base (.sif or dir)
 #   IMAGE_DIR [build] where the image and its wheelhouse go   PYTHON [python3]   APPTAINER [apptainer]
+#   CHECKOUT [the submit directory] the project directory, when you submit from elsewhere
 #   BUILD_SCRATCH [$TMPDIR, else /tmp] where the private build directory is made (room: check-host says how much)
 #   APPTAINER_BUILD_FLAGS [] more `apptainer build` flags   SQUASHFS_ARGS [-comp zstd -Xcompression-level 3]
 #
@@ -43,8 +44,9 @@ say() { echo "build-image.sh: $*"; }
 # Exit 2 (app/common/exitcodes.py USAGE): the input or the node cannot do this build; do not resubmit as is.
 die() { echo "build-image.sh: error: $*" >&2; exit 2; }
 
-# The batch system runs a copy of this file: the checkout is the submit directory (run directly: this file's).
-repo=${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}}
+# The batch system runs a copy of this file: the checkout is CHECKOUT, else the submit directory (run directly:
+# this file's).
+repo=${CHECKOUT:-${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}}}
 [[ -f $repo/containers/app.def ]] ||
     die "$repo holds no containers/app.def; submit from the project directory (cd /path/to/checkout && sbatch jobscripts/build-image.sh)"
 cd "$repo"
