@@ -16,8 +16,6 @@ CONFIG ?= demo
 ARGS ?=
 
 PY      := $(VENV)/bin/python
-# The build-time image tooling lives beside the definitions it reads, outside the runtime package
-IMAGETOOL := PYTHONPATH=containers $(PY) -m imagetool
 # nox --no-venv runs `pytest`, `ruff` from PATH: the .venv's must come first (see test/lint/bench)
 STAMP   := $(VENV)/.installed-$(TORCH_VERSION)
 
@@ -82,6 +80,11 @@ clean: ## Remove the virtual environment, nox environments and run directories
 # `make smoke-image` builds the CPU smoke flavour CI runs (build/smoke.sif). Versions live in
 # containers/versions.env, the per-architecture values in containers/arch/ARCH.env.
 
+# Python for the image tooling (containers/imagetool: standard library only, pip for the wheels): the .venv's
+# where there is one, else the system's python3, so a login node builds and gathers without torch or a .venv
+IMAGE_PYTHON ?= $(if $(wildcard $(PY)),$(PY),python3)
+# The build-time image tooling lives beside the definitions it reads, outside the runtime package
+IMAGETOOL = PYTHONPATH=containers:. $(IMAGE_PYTHON) -m imagetool
 # Image architecture: x86_64 (MareNostrum 5 ACC) or aarch64 (GH200); default: this machine
 ARCH ?= $(shell uname -m)
 # Apptainer executable (`singularity` on sites that still call it that)
@@ -95,6 +98,8 @@ SQUASHFS_ARGS ?= -comp zstd -Xcompression-level 3
 APPTAINER_BUILD_FLAGS ?=
 # Source mirror to build from offline (the archives and locked wheels `make sources` gathers); empty: download them
 SOURCES ?=
+# The flavours `make sources` gathers wheels and distribution packages for (e.g. smoke); empty: every one of ARCH
+FLAVOURS ?=
 # Local base image (`make base ARCH=...` pulls the pinned one for ARCH's platform) instead of the registry pull
 BASE ?=
 
@@ -134,7 +139,7 @@ define build_image
 	mkdir -p $(IMAGE_DIR)/no-sources
 	$(IMAGETOOL) render --arch $(FLAVOUR) --out $(ARGS_FILE) --set WHEELHOUSE=$(WHEELHOUSE) $(IMAGE_SETS) \
 	    $(SOURCE_SETS) $(BASE_SETS)
-	SOURCES=$(SOURCES) bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(PY)
+	SOURCES=$(SOURCES) bash containers/wheelhouse.sh $(FLAVOUR) $(WHEELHOUSE) $(IMAGE_PYTHON)
 	$(IMAGETOOL) build --arch $(FLAVOUR) --build-arch $(BUILD_ARCH) --apptainer $(APPTAINER) $(IMAGE_SETS) \
 	    --args-file $(ARGS_FILE) --squashfs-args "$(SQUASHFS_ARGS)" --extra="$(APPTAINER_BUILD_FLAGS)" --out $(SIF).tmp
 	mv $(SIF).tmp $(SIF)
@@ -145,17 +150,25 @@ endef
 # `make base` pulled (or BASE=FILE), the NGC twin's, the smoke rootfs. A flavour whose base is absent is skipped.
 base_of = $(if $(filter smoke,$1),$(SMOKE_ROOTFS),$(if $(filter ngc-twin%,$1),$(TWIN_BASE),$(or $(BASE),$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif)))
 base_hint = $(if $(filter smoke,$1),make smoke-image,$(if $(filter ngc-twin%,$1),make twin-base,make base ARCH=$(ARCH) or BASE=FILE))
-gather_debs = if [ -e $(call base_of,$1) ]; then APPTAINER=$(APPTAINER) bash containers/gather-debs.sh $1 \
-    $(call base_of,$1) $(MIRROR)/debs-$1 $(PY); else echo "make sources: no base at $(call base_of,$1), so no \
-    distribution packages for $1 (first: $(call base_hint,$1))"; fi
+# Asking the base runs its apt: the one part of `make sources` that needs the image's architecture (this machine's,
+# or QEMU registered with binfmt_misc). Elsewhere it is skipped with the way round: gather on a machine of that
+# architecture with a network, or build online as a job on a node of it (jobscripts/build-image.sh).
+runs_arch = { [ "$$(uname -m)" = $(ARCH) ] || grep -qs enabled /proc/sys/fs/binfmt_misc/qemu-$(ARCH); }
+gather_debs = if [ ! -e $(call base_of,$1) ]; then echo "make sources: no base at $(call base_of,$1), so no \
+    distribution packages for $1 (first: $(call base_hint,$1))"; elif ! $(runs_arch); then echo "make sources: \
+    no debs-$1: finding the distribution packages $1's base lacks runs its $(ARCH) apt, and this $$(uname -m) \
+    machine has no QEMU for $(ARCH); run 'make sources SOURCES=$(MIRROR) ARCH=$(ARCH) FLAVOURS=$1' on an $(ARCH) \
+    machine with a network, or build online on an $(ARCH) node: sbatch jobscripts/build-image.sh"; \
+    else APPTAINER=$(APPTAINER) bash containers/gather-debs.sh $1 $(call base_of,$1) $(MIRROR)/debs-$1 \
+    $(IMAGE_PYTHON); fi
 
 .PHONY: sources
 sources: MIRROR = $(or $(SOURCES),$(IMAGE_DIR)/sources)
-sources: $(STAMP) ## Gather into SOURCES (default build/sources) every archive, locked wheel and missing distribution package ARCH's images take, hash-checked
+sources: ## Gather into SOURCES (default build/sources) every archive, locked wheel and missing distribution package ARCH's images take, hash-checked
 	$(IMAGETOOL) sources --arch $(ARCH) --mirror $(MIRROR)
-	$(foreach flavour,$(ARCH_FLAVOURS),SOURCES= bash containers/fetch-wheels.sh $(flavour) \
-	    $(MIRROR)/wheelhouse-$(flavour) $(PY) &&) true
-	$(foreach flavour,$(ARCH_FLAVOURS),$(call gather_debs,$(flavour)) &&) true
+	$(foreach flavour,$(or $(FLAVOURS),$(ARCH_FLAVOURS)),SOURCES= bash containers/fetch-wheels.sh $(flavour) \
+	    $(MIRROR)/wheelhouse-$(flavour) $(IMAGE_PYTHON) &&) true
+	$(foreach flavour,$(or $(FLAVOURS),$(ARCH_FLAVOURS)),$(call gather_debs,$(flavour)) &&) true
 
 .PHONY: wheelhouse-lock
 wheelhouse-lock: $(STAMP) ## Rewrite containers/locks/wheelhouse-*.txt (every wheel's sha256) from the pins; needs a network
@@ -163,12 +176,12 @@ wheelhouse-lock: $(STAMP) ## Rewrite containers/locks/wheelhouse-*.txt (every wh
 	    bash containers/lock-wheelhouse.sh $$flavour $(PY) || exit 1; done
 
 .PHONY: base
-base: $(STAMP) ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)/ngc-pytorch-ARCH.sif (for BASE=)
+base: ## Pull the pinned NGC base for ARCH's platform into $(IMAGE_DIR)/ngc-pytorch-ARCH.sif (for BASE=)
 	$(IMAGETOOL) pull-base --arch $(ARCH) --apptainer $(APPTAINER) --out $(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif
 	@echo "then, offline if need be: make image ARCH=$(ARCH) BASE=$(IMAGE_DIR)/ngc-pytorch-$(ARCH).sif"
 
 .PHONY: image
-image: $(STAMP) ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif
+image: ## Build the CUDA image for ARCH (x86_64|aarch64); offline: SOURCES=DIR BASE=ngc.sif
 	$(build_image)
 
 # `make image-extend`: a built image plus your own Python packages, from a directory of wheels (docs/packages.md)
@@ -187,7 +200,7 @@ image-extend: ## Write OUT: IMAGE plus the wheels in WHEELS (make image-extend I
 	    bash containers/extend-image.sh "$(IMAGE)" "$(WHEELS)" "$(OUT)" "$(PACKAGES)"
 
 .PHONY: image-lint
-image-lint: $(STAMP) ## Render and lint the image definition for ARCH and print its summary
+image-lint: ## Render and lint the image definition for ARCH and print its summary
 	$(IMAGETOOL) summary --arch $(ARCH)
 
 .PHONY: smoke-image
@@ -197,7 +210,7 @@ $(IMAGE_DIR)/smoke.sif: IMAGE_SETS = --set BASE=$(SMOKE_ROOTFS)
 $(IMAGE_DIR)/smoke.sif: FLAVOUR = smoke
 $(IMAGE_DIR)/smoke.sif: SIF = $(IMAGE_DIR)/smoke.sif
 $(IMAGE_DIR)/smoke.sif: BUILD_ARCH = $(shell uname -m)
-$(IMAGE_DIR)/smoke.sif: $(IMAGE_SOURCES) containers/arch/smoke.env $(SMOKE_ROOTFS)/.debootstrapped | $(STAMP)
+$(IMAGE_DIR)/smoke.sif: $(IMAGE_SOURCES) containers/arch/smoke.env $(SMOKE_ROOTFS)/.debootstrapped
 	$(build_image)
 
 $(SMOKE_ROOTFS)/.debootstrapped: containers/versions.env containers/debootstrap-rootfs.sh

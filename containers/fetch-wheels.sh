@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 lock=${WHEEL_LOCK:-$here/locks/wheelhouse-$flavour.txt}
 die() { echo "error: $*" >&2; exit 1; }
 [[ -f $lock ]] || die "no wheelhouse lock $lock; write it on a machine with a network: make wheelhouse-lock"
-args=$(PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
+args=$(PYTHONPATH="$here:$here/..${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
 arg() { sed -n "s/^$1=//p" <<<"$args"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

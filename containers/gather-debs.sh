@@ -14,7 +14,7 @@ python=${4:-python3}
 apptainer=${APPTAINER:-apptainer}
 here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "error: $*" >&2; exit 1; }
-args=$(PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
+args=$(PYTHONPATH="$here:$here/..${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
 arg() { sed -n "s/^$1=//p" <<<"$args"; }
 [[ -e $base ]] || die "no base at $base to ask which packages the $flavour build installs; fetch it first" \
     "(make base ARCH=$(arg ARCH), or name it: BASE=FILE)"

@@ -11,7 +11,7 @@ flavour=${1:?$usage}
 python=${2:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
 lock=$here/locks/wheelhouse-$flavour.txt
-args=$(PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
+args=$(PYTHONPATH="$here:$here/..${PYTHONPATH:+:$PYTHONPATH}" "$python" -m imagetool render --arch "$flavour" --all)
 arg() { sed -n "s/^$1=//p" <<<"$args"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

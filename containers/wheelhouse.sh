@@ -12,8 +12,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$out"
 mkdir -p "$out"
-# setuptools reuses build/lib between builds: clear it so a deleted module cannot linger in the wheel.
-rm -rf build/lib build/bdist.*
-"$python" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$out" .
-rm -rf build/lib build/bdist.*
+# Built from a fresh copy of what the wheel holds: setuptools writes build/ and app.egg-info into the tree it
+# builds (a checkout the build job may only read), and reuses build/lib, where a deleted module would linger.
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+cp -r "$here/../pyproject.toml" "$here/../README.md" "$here/../app" "$tree/"
+find "$tree/app" -name __pycache__ -prune -exec rm -rf {} +
+"$python" -m pip wheel --quiet --no-deps --no-build-isolation --wheel-dir "$out" "$tree"
 bash "$here/fetch-wheels.sh" "$flavour" "$out" "$python"

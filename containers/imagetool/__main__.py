@@ -19,14 +19,13 @@ and is not part of the runtime `app` package.
            the image's architecture, --args-file, --out SIF, --squashfs-args, --extra FLAGS); --dry-run prints it
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 import platform
 import shlex
 import sys
 from pathlib import Path
+from typing import Dict, List, Optional
 
 from app.common import exitcodes
 from app.common.errors import UsageError, exits_cleanly
@@ -64,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _summary(args: dict[str, str], flavour: str, out: str) -> str:
+def _summary(args: Dict[str, str], flavour: str, out: str) -> str:
     pinned = {k: v for k, v in args.items() if k.endswith(("_VERSION", "_TAG", "_SUITE"))}
     width = max(map(len, pinned))
     lines = [f"image      app-{args['FLAVOUR']}-{args['ARCH']} ({flavour})",
@@ -77,7 +76,12 @@ def _summary(args: dict[str, str], flavour: str, out: str) -> str:
     return "\n".join(lines)
 
 
-def _sources(args: dict[str, str], flavour: str, mirror: Path | None, *, check_only: bool) -> int:
+def _joined(command: List[str]) -> str:
+    """The command as a shell would take it (shlex.join, which Python 3.6 lacks)."""
+    return " ".join(shlex.quote(word) for word in command)
+
+
+def _sources(args: Dict[str, str], flavour: str, mirror: Optional[Path], *, check_only: bool) -> int:
     if mirror is None:
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
@@ -91,7 +95,7 @@ def _sources(args: dict[str, str], flavour: str, mirror: Path | None, *, check_o
     return exitcodes.OK
 
 
-def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
+def _check_host(args: Dict[str, str], options: argparse.Namespace) -> int:
     if args["BOOTSTRAP"] == "localimage":
         check_base_arch(Path(args["BASE"]), args["ARCH"])
     warnings, notes = check_host(read_runtime(options.apptainer), Host.probe(), target_arch=options.build_arch,
@@ -104,7 +108,7 @@ def _check_host(args: dict[str, str], options: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
-def _pull_base(args: dict[str, str], options: argparse.Namespace) -> int:
+def _pull_base(args: Dict[str, str], options: argparse.Namespace) -> int:
     if args["BOOTSTRAP"] != "docker":
         raise UsageError(f"--arch {options.arch} has no registry base to pull (its base is {args['BASE']}); "
                          "pull one for a CUDA flavour, e.g. --arch x86_64 or --arch aarch64")
@@ -115,14 +119,14 @@ def _pull_base(args: dict[str, str], options: argparse.Namespace) -> int:
                            ref=f"docker://{args['BASE']}")
     if not options.dry_run:
         print(check_space(runtime, Host.probe(), pull_needs(args), (), what="pull"))
-    print(shlex.join(command), flush=True)
+    print(_joined(command), flush=True)
     if not options.dry_run:
         options.out.parent.mkdir(parents=True, exist_ok=True)
         os.execvp(command[0], command)
     return exitcodes.OK
 
 
-def _build(args: dict[str, str], options: argparse.Namespace) -> int:
+def _build(args: Dict[str, str], options: argparse.Namespace) -> int:
     if not (options.args_file and options.out):
         raise UsageError("build needs --args-file FILE and --out SIF, e.g. --args-file build/x86_64.args "
                          "--out build/app.sif.tmp")
@@ -131,14 +135,14 @@ def _build(args: dict[str, str], options: argparse.Namespace) -> int:
                             args_file=options.args_file, squashfs_args=options.squashfs_args,
                             extra=tuple(shlex.split(options.extra)), out=str(options.out),
                             definition=os.path.relpath(options.definition))
-    print(shlex.join(command), flush=True)
+    print(_joined(command), flush=True)
     if not options.dry_run:
         os.execvp(command[0], command)
     return exitcodes.OK
 
 
 @exits_cleanly
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     options = _parser().parse_args(argv)
     containers_dir = options.definition.resolve().parent
     args = render_build_args(options.arch, containers_dir, parse_overrides(options.set))

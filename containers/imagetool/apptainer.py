@@ -5,12 +5,10 @@ a release does not register stops it at once (`Error: unknown flag: --arch`). So
 version `--version` prints. Each fact below names the source file and tag it was read from.
 """
 
-from __future__ import annotations
-
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from typing import List, NamedTuple, Tuple
 
 from app.common.errors import UsageError
 
@@ -23,13 +21,12 @@ _INSTALL = ("load a newer one ('module avail apptainer') or install it (Debian 1
             "bash tests/provision/provision-apptainer.sh), then make image APPTAINER=/path/to/apptainer")
 
 
-@dataclass(frozen=True)
-class Runtime:
+class Runtime(NamedTuple):
     """One installed release: the executable to call, its product and its version."""
 
     executable: str
     product: str  # "apptainer" or "singularity-ce" (the first word of `--version`, cmd/internal/cli)
-    version: tuple[int, int, int]
+    version: Tuple[int, int, int]
 
     @property
     def name(self) -> str:
@@ -83,7 +80,8 @@ def read_runtime(executable: str) -> Runtime:
         raise UsageError(f"'{executable}' not found. Install Apptainer >= 1.2 (Debian 12, as root: bash "
                          "tests/provision/provision-apptainer.sh; clusters: 'module load apptainer' or 'module load "
                          "singularity' and make image APPTAINER=singularity)")
-    result = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([executable, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # noqa: UP022
+                            universal_newlines=True, timeout=60)  # noqa: UP021 (3.6)
     return parse_version(result.stdout.strip() or result.stderr.strip(), executable)
 
 
@@ -100,7 +98,7 @@ def check_cross_build(runtime: Runtime, target_arch: str, host_arch: str) -> Non
 
 
 def build_command(runtime: Runtime, *, target_arch: str, host_arch: str, docker_arch: str, args_file: str,
-                  squashfs_args: str, extra: tuple[str, ...], out: str, definition: str) -> list[str]:
+                  squashfs_args: str, extra: Tuple[str, ...], out: str, definition: str) -> List[str]:
     """`apptainer build` for this release: --arch only for a cross-build (Apptainer >= 1.4; natively every
     release takes the host's platform out of a multi-arch base), --mksquashfs-args only where it exists
     (elsewhere mksquashfs's default, gzip). Flags before the two positional arguments."""
@@ -114,7 +112,7 @@ def build_command(runtime: Runtime, *, target_arch: str, host_arch: str, docker_
     return [*command, *extra, out, definition]
 
 
-def pull_command(runtime: Runtime, *, docker_arch: str, out: str, ref: str) -> list[str]:
+def pull_command(runtime: Runtime, *, docker_arch: str, out: str, ref: str) -> List[str]:
     """`pull` of a multi-arch base for one platform. Every supported release takes `pull --arch` for OCI
     sources: Apptainer from 1.2.0 (cmd/internal/cli/pull.go passes it to oci.PullOptions.Pullarch), SingularityCE
     from 4.0.0 (singularity.go's --arch/--platform on PullCmd; CHANGELOG 4.0.0)."""

@@ -3,10 +3,9 @@ system directory in its executables' ELF headers. Read before the build, so a ba
 one line instead of after Apptainer has unpacked it and %post compares `uname -m`.
 """
 
-from __future__ import annotations
-
 import struct
 from pathlib import Path
+from typing import Optional
 
 from app.common.errors import UsageError
 
@@ -22,7 +21,7 @@ _ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
 _ROOTFS_PROBES = ("usr/bin/env", "bin/env", "usr/bin/ls", "bin/ls")
 
 
-def base_arch(base: Path) -> str | None:
+def base_arch(base: Path) -> Optional[str]:
     """The base's machine as `uname -m` names it, or None where its headers do not say."""
     if base.is_dir():
         for probe in _ROOTFS_PROBES:
@@ -41,7 +40,7 @@ def base_arch(base: Path) -> str | None:
     return _SIF_ARCHES.get(header[_SIF_ARCH_OFFSET:_SIF_ARCH_OFFSET + 2])
 
 
-def _elf_arch(path: Path) -> str | None:
+def _elf_arch(path: Path) -> Optional[str]:
     with path.open("rb") as file:
         header = file.read(20)
     if len(header) < 20 or header[:4] != b"\x7fELF" or header[5] != 1:  # little-endian only

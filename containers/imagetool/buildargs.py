@@ -6,13 +6,12 @@ build time (git revision, build date, app version, wheelhouse). Apptainer reads 
 `--build-arg-file` (KEY=VALUE lines); the command line (`--build-arg`) still wins.
 """
 
-from __future__ import annotations
-
 import datetime as _dt
 import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Dict, List, Match, Optional
 
 from app.common.errors import UsageError
 
@@ -23,18 +22,18 @@ _REFERENCE = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
 _GITHUB_TAG_ARCHIVE = re.compile(r"^https://github\.com/[^/]+/(?P<repo>[^/]+)/archive/refs/tags/(?P<tag>.+)$")
 
 
-def flavours(containers_dir: Path = CONTAINERS_DIR) -> list[str]:
+def flavours(containers_dir: Path = CONTAINERS_DIR) -> List[str]:
     """The names `--arch` accepts: one per file in containers/arch/."""
     return sorted(p.stem for p in (containers_dir / "arch").glob("*.env"))
 
 
-def read_env_file(path: Path) -> dict[str, str]:
+def read_env_file(path: Path) -> Dict[str, str]:
     """KEY=VALUE lines, blank lines and `#` comment lines; anything else is an error naming the line."""
     try:
         text = path.read_text()
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror}") from None
-    values: dict[str, str] = {}
+    values: Dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -55,8 +54,8 @@ def archive_name(url: str) -> str:
     return f"{match['repo']}-{match['tag']}" if match else url.rsplit("/", 1)[-1]
 
 
-def _expand(value: str, versions: dict[str, str], where: str) -> str:
-    def lookup(match: re.Match[str]) -> str:
+def _expand(value: str, versions: Dict[str, str], where: str) -> str:
+    def lookup(match: Match[str]) -> str:
         name = match.group(1)
         if name not in versions:
             raise UsageError(f"{where} refers to ${{{name}}}, which containers/{VERSIONS_FILE} does not define")
@@ -68,9 +67,10 @@ def _expand(value: str, versions: dict[str, str], where: str) -> str:
 def git_revision(repo: Path) -> str:
     """The commit the image is built from, with `-dirty` when the work tree has uncommitted changes."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                               capture_output=True, text=True, check=True)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, stdout=subprocess.PIPE,  # noqa: UP022
+                              stderr=subprocess.PIPE, universal_newlines=True, check=True)  # noqa: UP021 (3.6)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,  # noqa: UP022
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=True)  # noqa: UP021 (3.6)
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
@@ -91,7 +91,7 @@ def app_version(repo: Path) -> str:
 
 
 def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
-                      overrides: dict[str, str] | None = None) -> dict[str, str]:
+                      overrides: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     """Every build argument for `flavour`, in a stable order: versions, then the arch file, then build facts.
 
     Precedence (later wins): containers/versions.env < containers/arch/<flavour>.env < build facts
@@ -101,11 +101,11 @@ def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
     if flavour not in known:
         raise UsageError(f"unknown --arch {flavour!r}; choose one of {', '.join(known)} (files in "
                          f"{containers_dir / 'arch'}), e.g. --arch aarch64")
-    versions: dict[str, str] = {}
+    versions: Dict[str, str] = {}
     for key, value in read_env_file(containers_dir / VERSIONS_FILE).items():
         versions[key] = _expand(value, versions, f"{VERSIONS_FILE}: {key}")  # earlier keys only
-    versions |= {f"{key.removesuffix('_URL')}_ARCHIVE": archive_name(url)
-                 for key, url in versions.items() if key.endswith("_URL")}
+    versions.update({f"{key[:-len('_URL')]}_ARCHIVE": archive_name(url)
+                     for key, url in versions.items() if key.endswith("_URL")})
     arch_path = containers_dir / "arch" / f"{flavour}.env"
     arch = {key: _expand(value, versions, f"{arch_path.name}: {key}")
             for key, value in read_env_file(arch_path).items()}
@@ -123,13 +123,13 @@ def render_build_args(flavour: str, containers_dir: Path = CONTAINERS_DIR,
     return {**versions, **arch, **facts, **(overrides or {})}
 
 
-def format_build_args(args: dict[str, str], used: list[str]) -> str:
+def format_build_args(args: Dict[str, str], used: List[str]) -> str:
     """The --build-arg-file text: only the arguments the definition uses, since Apptainer rejects
     unused ones (and its parser warns about comment lines, so there are none)."""
     return "".join(f"{key}={args[key]}\n" for key in used if key in args)
 
 
-def parse_overrides(pairs: list[str]) -> dict[str, str]:
+def parse_overrides(pairs: List[str]) -> Dict[str, str]:
     """`KEY=VALUE` strings from the command line (`--set`)."""
     result = {}
     for pair in pairs:

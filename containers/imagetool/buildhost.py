@@ -4,17 +4,14 @@ Each check reads a `Host` (probed from the machine, or written by hand in tests)
 warning (the build works, a weaker way), or raises `UsageError`: one line with the cause and the fix.
 """
 
-from __future__ import annotations
-
 import getpass
 import math
 import os
 import platform
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
 
 from app.common.errors import UsageError
 from imagetool.apptainer import Runtime, check_cross_build
@@ -31,8 +28,7 @@ UNPACK_RATIO = 2.5
 POST_GIB = 3
 
 
-@dataclass(frozen=True)
-class Needs:
+class Needs(NamedTuple):
     """GiB the build needs in Apptainer's temporary directory and in its cache."""
 
     tmp_gib: int
@@ -77,7 +73,7 @@ def pull_needs(args: Mapping[str, str]) -> Needs:
     return Needs(tmp_gib=math.ceil(layers + layers * UNPACK_RATIO + layers), cache_gib=math.ceil(2 * layers))
 
 
-def _probe_space(path: Path) -> tuple[int, int]:
+def _probe_space(path: Path) -> Tuple[int, int]:
     """(filesystem id, free bytes) of the nearest existing directory at or above `path`."""
     while not path.exists() and path != path.parent:
         path = path.parent
@@ -94,14 +90,13 @@ def _read(path: str) -> str:
 def _userns_works() -> bool:
     """A root-mapped unprivileged user namespace, the one Apptainer's fakeroot falls back to (`unshare -r`)."""
     try:
-        return subprocess.run(["unshare", "--user", "--map-root-user", "true"], capture_output=True,
-                              timeout=30).returncode == 0
+        return subprocess.run(["unshare", "--user", "--map-root-user", "true"], stdout=subprocess.PIPE,  # noqa: UP022
+                              stderr=subprocess.PIPE, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(NamedTuple):
     """What the checks read from the build host."""
 
     arch: str
@@ -112,10 +107,10 @@ class Host:
     binfmt_dir: Path
     userns: bool  # an unprivileged root-mapped user namespace can be made
     env: Mapping[str, str]
-    space: Callable[[Path], tuple[int, int]]  # (filesystem id, free bytes) where a path is or would be made
+    space: Callable[[Path], Tuple[int, int]]  # (filesystem id, free bytes) where a path is or would be made
 
     @classmethod
-    def probe(cls) -> Host:
+    def probe(cls) -> "Host":
         return cls(arch=platform.machine(), user=getpass.getuser(), uid=os.getuid(), subuid=_read("/etc/subuid"),
                    subgid=_read("/etc/subgid"), binfmt_dir=Path("/proc/sys/fs/binfmt_misc"), userns=_userns_works(),
                    env=dict(os.environ), space=_probe_space)
@@ -131,7 +126,7 @@ def _mapped(text: str, host: Host) -> bool:
     return False
 
 
-def _fakeroot_warning(runtime: Runtime, host: Host, local_base: bool) -> str | None:
+def _fakeroot_warning(runtime: Runtime, host: Host, local_base: bool) -> Optional[str]:
     command = "apptainer" if runtime.is_apptainer else "singularity"
     fix = (f"as root run '{command} config fakeroot --add {host.user}' (or add '{host.user}:100000:65536' to "
            "/etc/subuid and /etc/subgid)")
@@ -156,7 +151,8 @@ def _fakeroot_warning(runtime: Runtime, host: Host, local_base: bool) -> str | N
                     "user namespace instead, where every file belongs to root and a package that changes owners "
                     f"may warn; for the full --fakeroot mapping, {fix}")
         raise UsageError(f"--fakeroot cannot work for user '{host.user}': no /etc/subuid entry and no unprivileged "
-                         f"user namespaces (sysctl user.max_user_namespaces); {fix}")
+                         f"user namespaces (sysctl user.max_user_namespaces); {fix}, or take an image built "
+                         "elsewhere (docs/images.md)")
     raise UsageError(f"--fakeroot is not configured for user '{host.user}': no entry in /etc/subuid; {fix}")
 
 
@@ -174,7 +170,7 @@ def _check_binfmt(target_arch: str, host: Host) -> None:
             f"'make image ARCH={target_arch}' on a {target_arch} node (e.g. a GH200 login node)")
 
 
-def _tmpdir(runtime: Runtime, host: Host, extra: tuple[str, ...]) -> Path:
+def _tmpdir(runtime: Runtime, host: Host, extra: Tuple[str, ...]) -> Path:
     """`build --tmpdir`, else PREFIX_TMPDIR, else Go's os.TempDir(): $TMPDIR or /tmp (commonTmpDirFlag)."""
     if "--tmpdir" in extra[:-1]:
         return Path(extra[extra.index("--tmpdir") + 1])
@@ -182,11 +178,11 @@ def _tmpdir(runtime: Runtime, host: Host, extra: tuple[str, ...]) -> Path:
 
 
 def _cachedir(runtime: Runtime, host: Host) -> Path:
-    default = Path(host.env.get("HOME", "~")) / runtime.default_cache.removeprefix("~/")
+    default = Path(host.env.get("HOME", "~")) / runtime.default_cache[len("~/"):]
     return Path(host.env.get(f"{runtime.env_prefix}_CACHEDIR") or default)
 
 
-def check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ...], what: str = "build") -> str:
+def check_space(runtime: Runtime, host: Host, needs: Needs, extra: Tuple[str, ...], what: str = "build") -> str:
     """Say where the build (or pull) writes and how much it needs; stop in one line where it does not fit."""
     tmp_var, cache_var = f"{runtime.env_prefix}_TMPDIR", f"{runtime.env_prefix}_CACHEDIR"
     tmp, cache = _tmpdir(runtime, host, extra), _cachedir(runtime, host)
@@ -206,7 +202,7 @@ def check_space(runtime: Runtime, host: Host, needs: Needs, extra: tuple[str, ..
 
 
 def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs, local_base: bool,
-               extra: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+               extra: Tuple[str, ...] = ()) -> Tuple[List[str], List[str]]:
     """(warnings, notes) for a build of `target_arch` with `runtime` on `host`, from a local base (a SIF or a
     directory: Bootstrap: localimage) or the registry; the first fatal problem raises UsageError. `extra`
     holds the user's own `apptainer build` flags (a --tmpdir among them)."""
@@ -214,4 +210,12 @@ def check_host(runtime: Runtime, host: Host, *, target_arch: str, needs: Needs, 
     _check_binfmt(target_arch, host)
     warning = _fakeroot_warning(runtime, host, local_base)
     note = check_space(runtime, host, needs, extra)
-    return ([warning] if warning else []), [note]
+    return ([warning] if warning else []), [f"build route: {build_route(runtime, host)}", note]
+
+
+def build_route(runtime: Runtime, host: Host) -> str:
+    """Which of the ways to build that _fakeroot_warning let through this host takes, for the build log."""
+    if _mapped(host.subuid, host):
+        return f"--fakeroot with {host.user}'s /etc/subuid and /etc/subgid ranges (every owner in the image kept)"
+    return (f"--fakeroot in a root-mapped user namespace ({host.user} has no /etc/subuid entry; {runtime.name} "
+            "maps only your own id, so every file belongs to root)")

@@ -10,12 +10,11 @@ rendered text, with two known limits we work around here rather than trust blind
     section presence comes from our own scan, and a From that disagrees with ours is reported.
 """
 
-from __future__ import annotations
-
+import importlib.util
 import re
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional
 
 from app.common.errors import UsageError
 
@@ -28,12 +27,12 @@ class DefinitionError(UsageError):
     """The definition file breaks an invariant; the message lists every problem and its fix."""
 
 
-def placeholders(text: str) -> list[str]:
+def placeholders(text: str) -> List[str]:
     """Names used as `{{ NAME }}`, in order of first use."""
     return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
 
 
-def substitute(text: str, args: dict[str, str]) -> str:
+def substitute(text: str, args: Dict[str, str]) -> str:
     """Replace every `{{ NAME }}`; undefined names are an error, as in Apptainer."""
     missing = [name for name in placeholders(text) if name not in args]
     if missing:
@@ -42,48 +41,51 @@ def substitute(text: str, args: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: args[m.group(1)], text)
 
 
-@dataclass
-class Definition:
+class Definition(NamedTuple):
     """A rendered (or template) definition split into its header and %sections."""
 
-    header: dict[str, str]
-    sections: dict[str, list[str]] = field(default_factory=dict)
+    header: Dict[str, str]
+    sections: Dict[str, List[str]]
 
     @classmethod
-    def split(cls, text: str) -> Definition:
-        header: dict[str, str] = {}
-        sections: dict[str, list[str]] = {}
-        current: list[str] | None = None
+    def split(cls, text: str) -> "Definition":
+        header: Dict[str, str] = {}
+        sections: Dict[str, List[str]] = {}
+        current: Optional[List[str]] = None
         for line in text.splitlines():
             section = _SECTION.match(line)
             if section:
                 current = sections.setdefault(section.group(1).lower(), [])
             elif current is not None:
                 current.append(line)
-            elif (match := _HEADER.match(line.strip())) and not line.lstrip().startswith("#"):
+            elif _HEADER.match(line.strip()) and not line.lstrip().startswith("#"):
+                match = _HEADER.match(line.strip())
                 header[match.group(1).lower()] = match.group(2)
         return cls(header, sections)
 
-    def body(self, name: str) -> list[str]:
+    def body(self, name: str) -> List[str]:
         """The section's lines without blank lines and comments, stripped."""
         return [line.strip() for line in self.sections.get(name, [])
                 if line.strip() and not line.strip().startswith("#")]
 
-    def labels(self) -> dict[str, str]:
+    def labels(self) -> Dict[str, str]:
         pairs = (line.split(None, 1) for line in self.body("labels"))
         return {pair[0]: (pair[1] if len(pair) > 1 else "") for pair in pairs}
 
 
-@dataclass
-class Parsed:
+class Parsed(NamedTuple):
     """What spython understood of the rendered definition (docker header substituted if needed)."""
 
     from_header: str
-    install: list[str]
-    environ: list[str]
-    files: list[list[str]]
-    labels: list[str]
-    test: str | None
+    install: List[str]
+    environ: List[str]
+    files: List[List[str]]
+    labels: List[str]
+    test: Optional[str]
+
+
+def spython_installed() -> bool:
+    return importlib.util.find_spec("spython") is not None
 
 
 def parse_with_spython(rendered: str, definition: Definition) -> Parsed:

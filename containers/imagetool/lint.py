@@ -20,13 +20,12 @@ What is checked, and why:
      unset" cannot work there.
 """
 
-from __future__ import annotations
-
 import re
 from pathlib import Path
+from typing import Dict, List, Optional
 
 from app.common.fabric_policy import POLICY_FILE
-from imagetool.definition import Definition, DefinitionError, parse_with_spython, substitute
+from imagetool.definition import Definition, DefinitionError, parse_with_spython, spython_installed, substitute
 
 REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
 REQUIRED_LABELS = ("org.opencontainers.image.revision", "org.opencontainers.image.created",
@@ -42,12 +41,12 @@ _DOWNLOAD_COMMAND = re.compile(r"(^|[;&|(]|\$\()\s*(curl|wget)\s")
 _FABRIC_ASSIGN = re.compile(r"^(?:export\s+)?((?:NCCL|FI)_[A-Z0-9_]+)=")
 
 
-def _check_sections(template: Definition) -> list[str]:
+def _check_sections(template: Definition) -> List[str]:
     return [f"section %{name} is missing; every image needs it (see containers/app.def)"
             for name in REQUIRED_SECTIONS if name not in template.sections]
 
 
-def _check_base(rendered: Definition, args: dict[str, str]) -> list[str]:
+def _check_base(rendered: Definition, args: Dict[str, str]) -> List[str]:
     bootstrap = rendered.header.get("bootstrap", "")
     base = rendered.header.get("from", "")
     if bootstrap == "docker":
@@ -68,7 +67,7 @@ def _check_base(rendered: Definition, args: dict[str, str]) -> list[str]:
             "'localimage' with a local base (make image BASE=FILE.sif)"]
 
 
-def _check_downloads(args: dict[str, str], scripts: dict[str, str]) -> list[str]:
+def _check_downloads(args: Dict[str, str], scripts: Dict[str, str]) -> List[str]:
     problems = [f"build argument {key}={value!r} is not a sha256 (64 lower-case hex digits); pin it in "
                 "containers/versions.env" for key, value in args.items()
                 if key.endswith("_SHA256") and not _SHA256.match(value)]
@@ -87,13 +86,13 @@ def _check_downloads(args: dict[str, str], scripts: dict[str, str]) -> list[str]
     return problems
 
 
-def _check_labels(template: Definition, rendered: Definition) -> list[str]:
+def _check_labels(template: Definition, rendered: Definition) -> List[str]:
     labelled = " ".join(template.body("labels"))
     used = set(re.findall(r"\{\{\s*([A-Z0-9_]+)\s*\}\}", "\n".join(
         line for name, lines in template.sections.items() for line in lines)))
     used |= set(re.findall(r"\{\{\s*([A-Z0-9_]+)\s*\}\}", " ".join(template.header.values())))
     problems = [f"pinned version {{{{ {key} }}}} is used but has no label; add e.g. "
-                f"'app.pin.{key.lower().removesuffix('_version').replace('_', '-')} {{{{ {key} }}}}' to %labels"
+                f"'app.pin.{key.lower()[:-len('_version')].replace('_', '-')} {{{{ {key} }}}}' to %labels"
                 for key in sorted(used) if _PINNED.search(key) and not key.endswith("_SHA256")
                 and not re.search(r"\{\{\s*" + key + r"\s*\}\}", labelled)]
     labels = rendered.labels()
@@ -102,7 +101,7 @@ def _check_labels(template: Definition, rendered: Definition) -> list[str]:
     return problems
 
 
-def _check_environment(rendered: Definition, runtime_env: str | None, scripts: dict[str, str]) -> list[str]:
+def _check_environment(rendered: Definition, runtime_env: Optional[str], scripts: Dict[str, str]) -> List[str]:
     problems = []
     environment = rendered.body("environment")
     sources = any(re.match(rf"^(\.|source)\s+\S*/{RUNTIME_ENV}$", line) for line in rendered.body("runscript"))
@@ -138,7 +137,7 @@ def _check_environment(rendered: Definition, runtime_env: str | None, scripts: d
     return problems
 
 
-def lint_definition(template_text: str, args: dict[str, str], containers_dir: Path,
+def lint_definition(template_text: str, args: Dict[str, str], containers_dir: Path,
                     policy_path: Path = POLICY_FILE) -> Definition:
     """Check every invariant; return the rendered definition, or raise DefinitionError listing all problems."""
     rendered_text = substitute(template_text, args)
@@ -152,7 +151,11 @@ def lint_definition(template_text: str, args: dict[str, str], containers_dir: Pa
         *_check_labels(template, rendered),
         *_check_environment(rendered, runtime_env, scripts),
     ]
-    if not problems:
+    if not rendered.body("post"):
+        problems.append("%post holds no command; the build installs everything there")
+    # spython, a second parser, only where it is installed (a workstation's .venv): the build job runs on a
+    # node's bare python3, and what spython adds is a cross-check of the header our own split already reads.
+    if not problems and spython_installed():
         parsed = parse_with_spython(rendered_text, rendered)
         expected_from = rendered.header.get("from", "").lower()
         if parsed.from_header != expected_from:

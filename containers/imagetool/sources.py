@@ -5,21 +5,18 @@ Beside them, `make sources` writes wheelhouse-FLAVOUR/ (the locked wheels) and d
 packages FLAVOUR's base lacks, with SHA256SUMS: containers/gather-debs.sh).
 """
 
-from __future__ import annotations
-
 import hashlib
+import os
+import tempfile
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Dict, List, NamedTuple
 
-from app.common.atomic import sha256_of, write_atomic
 from app.common.errors import UsageError
 from imagetool.buildargs import render_build_args
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     name: str
     """The component, e.g. LIBFABRIC."""
     url: str
@@ -28,13 +25,13 @@ class Source:
     """The file name in a mirror directory."""
 
 
-def pinned_sources(args: dict[str, str]) -> list[Source]:
+def pinned_sources(args: Dict[str, str]) -> List[Source]:
     """Every source the build fetches, from the rendered build arguments."""
-    names = [key.removesuffix("_URL") for key in args if key.endswith("_URL")]
+    names = [key[:-len("_URL")] for key in args if key.endswith("_URL")]
     return [Source(name, args[f"{name}_URL"], args[f"{name}_SHA256"], args[f"{name}_ARCHIVE"]) for name in names]
 
 
-def check_mirror(sources: list[Source], mirror: Path) -> None:
+def check_mirror(sources: List[Source], mirror: Path) -> None:
     """Every archive is in `mirror` with its pinned sha256, or a UsageError naming the first that is not."""
     for source in sources:
         path = mirror / source.archive
@@ -58,7 +55,7 @@ def check_debs(mirror: Path, flavour: str) -> None:
                          f"ARCH={arch}, or BASE=FILE): make sources SOURCES={mirror} ARCH={arch}")
 
 
-def fill_mirror(sources: list[Source], mirror: Path) -> list[str]:
+def fill_mirror(sources: List[Source], mirror: Path) -> List[str]:
     """Download every archive `mirror` lacks (or holds with another checksum), each checked before it takes
     its name; return what was fetched."""
     mirror.mkdir(parents=True, exist_ok=True)
@@ -67,9 +64,32 @@ def fill_mirror(sources: list[Source], mirror: Path) -> list[str]:
         path = mirror / source.archive
         if path.is_file() and sha256_of(path) == source.sha256:
             continue
-        write_atomic(path, lambda file, source=source: _download_verified(source, file))
+        _write_verified(source, path)
         fetched.append(source.archive)
     return fetched
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_verified(source: Source, path: Path) -> None:
+    """Download beside `path` and rename only once the checksum matches: an interrupted or wrong download never
+    takes the archive's name. (Not app.common.atomic: this runs on the build node's python3, 3.6 on SLES 15.)"""
+    with tempfile.NamedTemporaryFile(dir=str(path.parent), prefix=f".{path.name}.", delete=False) as file:
+        try:
+            _download_verified(source, file)
+            file.flush()
+            os.fsync(file.fileno())
+        except BaseException:
+            os.unlink(file.name)
+            raise
+    os.chmod(file.name, 0o644)
+    os.replace(file.name, str(path))
 
 
 def _download_verified(source: Source, file: BinaryIO) -> None:
@@ -77,7 +97,7 @@ def _download_verified(source: Source, file: BinaryIO) -> None:
     digest = hashlib.sha256()
     try:
         with urllib.request.urlopen(source.url, timeout=60) as response:
-            while block := response.read(1 << 20):
+            for block in iter(lambda: response.read(1 << 20), b""):
                 digest.update(block)
                 file.write(block)
     except OSError as err:

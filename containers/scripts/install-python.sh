@@ -76,9 +76,8 @@ if [[ $WITH_CUDA == 1 ]]; then
 else
     # The CPU accelerator compiles a shared-memory all-reduce as its communication backend starts, in every
     # process (comm/torch.py TorchBackend.__init__ -> build_shm_op): without it built here, a job would need a
-    # C++ compiler and Python's headers on every node. They are here only while it builds.
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends g++ python3-dev >/dev/null
+    # C++ compiler and Python's headers on every node. They are here only while it builds: install-system-packages.sh
+    # installed them (from the package mirror, offline), and they are purged below.
     ds_build+=(DS_ACCELERATOR=cpu DS_BUILD_SHM_COMM=1)
     deepspeed_op=deepspeed_shm_comm
     add_label app.deepspeed.prebuilt-ops deepspeed_shm_comm

@@ -42,6 +42,9 @@ facts=(
 )
 if [[ $FLAVOUR == smoke ]]; then
     facts+=("command python3 python3" "module ensurepip python3-venv")
+    # DeepSpeed's CPU op is compiled in install-python.sh with g++ and Python's headers, which it purges after:
+    # asked for here, so that `make sources` gathers them and an offline build finds them in the mirror.
+    facts+=("command g++ g++" "command python3-config python3-dev")
 fi
 if [[ $WITH_CUDA == 1 ]]; then
     # Build tools for libfabric, aws-ofi-nccl (autogen) and nccl-tests; hwloc for the plugin.

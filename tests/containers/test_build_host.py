@@ -3,7 +3,6 @@ cannot build; it warns where the build works a weaker way (fakeroot without a su
 
 from __future__ import annotations
 
-import dataclasses
 import getpass
 import os
 import subprocess
@@ -42,7 +41,14 @@ def findings(host, runtime=APPTAINER_14, target="x86_64", needs=SMALL, extra=(),
 def test_a_host_with_apptainer_mappings_and_space_passes_with_the_space_said(tmp_path):
     warnings, notes = findings(make_host(tmp_path), needs=build_needs(NGC_ARGS))
     assert warnings == []
-    assert len(notes) == 1 and "APPTAINER_TMPDIR" in notes[0] and "APPTAINER_CACHEDIR" in notes[0]
+    route, space = notes
+    assert route.startswith("build route: --fakeroot with alice's /etc/subuid and /etc/subgid ranges")
+    assert "APPTAINER_TMPDIR" in space and "APPTAINER_CACHEDIR" in space
+
+
+def test_the_build_log_says_a_user_without_a_subuid_entry_builds_in_a_root_mapped_namespace(tmp_path):
+    _, notes = findings(make_host(tmp_path, subuid="", subgid=""))
+    assert notes[0].startswith("build route: --fakeroot in a root-mapped user namespace (alice has no /etc/subuid")
 
 
 # --- fakeroot: /etc/subuid and /etc/subgid ---------------------------------------------------------------
@@ -160,7 +166,7 @@ def test_too_little_space_for_the_cache_names_apptainer_cachedir_and_its_default
     def space(path: Path) -> tuple[int, int]:  # the home directory: a small filesystem of its own
         return (1, 5 * GIB) if str(path).startswith(str(tmp_path)) else (2, 500 * GIB)
 
-    host = dataclasses.replace(make_host(tmp_path, env={"APPTAINER_TMPDIR": "/scratch"}), space=space)
+    host = make_host(tmp_path, env={"APPTAINER_TMPDIR": "/scratch"})._replace(space=space)
     with pytest.raises(UsageError) as caught:
         findings(host, needs=build_needs(NGC_ARGS))
     assert "APPTAINER_CACHEDIR" in str(caught.value) and ".apptainer/cache" in str(caught.value)

@@ -50,7 +50,8 @@ class Base:
         self.archive = {"libcurl4t64", "librdmacm1t64", "libibverbs1", "ibverbs-providers", "ibverbs-utils",
                         "rdma-core", "ca-certificates", "numactl", "libjson-c5", "libnl-3-200", "libnl-route-3-200",
                         "libnuma1", "build-essential", "autoconf", "automake", "libtool", "pkgconf", "curl",
-                        "libhwloc-dev", "libibverbs-dev", "librdmacm-dev", "python3", "python3-venv"}
+                        "libhwloc-dev", "libibverbs-dev", "librdmacm-dev", "python3", "python3-venv", "g++",
+                        "python3-dev"}
         self._tool("apt-get", f'echo "$*" >>{root}/apt.log')
         self._tool("rm", f'echo "rm $*" >>{root}/apt.log')  # the cleanup of apt's lists, not this host's
         # apt-cache answers from the distribution's archive, or from the index of the file repository that
@@ -178,7 +179,7 @@ def test_the_smoke_flavour_on_bare_debian_installs_its_runtime_and_python(base):
     result = base.run(flavour="smoke", with_cuda="0")
     assert result.returncode == 0, result.stderr
     assert installed(base) == ["libibverbs1", "ibverbs-providers", "ibverbs-utils", "rdma-core", "ca-certificates",
-                               "numactl", "python3", "python3-venv"]
+                               "numactl", "python3", "python3-venv", "g++", "python3-dev"]
 
 
 

@@ -1,0 +1,149 @@
+"""jobscripts/build-image.sh: the image built as a batch job on a compute node with no route out, from the mirror
+`make sources` wrote on the head (docs/images.md, "Build it on the cluster, as a job").
+
+The smoke flavour (CI's CPU image, the same definition) is built as the unprivileged job user on a node of the Slurm
+test cluster, whose network namespace has no default route; the node's python3 runs the tooling (no torch, no
+virtual environment). Its base is the smoke rootfs as a SIF (a local base, as `BASE=ngc.sif` is offline: a user's
+fakeroot cannot read a root-owned directory's private files). The mirror: the pinned GitHub archives copied from the
+shared source mirror (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network:
+the locked wheels from PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same
+script finds the checkout and refuses a flavour of another architecture; the full build runs once, under Slurm.
+Cost on a loaded 2-core machine: the mirror about 5 minutes (pip re-checks the wheels), the build about 12 (DeepSpeed's
+CPU op compiles in it), each refusal seconds.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.slurm import JOB_USER, REPO, SlurmCluster
+from tests.fixtures.twin import ARGS, source_mirror
+from tests.fixtures.twin import REPO as CHECKOUT
+
+pytestmark = [pytest.mark.slurm, pytest.mark.apptainer, pytest.mark.slow, pytest.mark.root]
+
+SCRIPT = REPO / "jobscripts" / "build-image.sh"
+#: What `make sources` gathers for the smoke flavour, kept between sessions (make keeps what still checks out)
+MIRROR = CHECKOUT / "build" / "job-build-sources"
+#: The job log under the emulated PBS (#PBS -N build-image) and under Slurm (--output=%x-%j.out)
+PBS_LOG = "build-image.o{job_id}"
+SLURM_LOG = "build-image-{job_id}.out"
+BUILD_TIMEOUT_S = 1200
+#: The test cluster's nodes, each a network namespace (tests/slurm/up.sh); the Slurm build is pinned to the first
+NODE_NAMESPACES = ("sln1", "sln2", "sln3")
+NODE = "node1"
+
+
+def run_make(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["make", "-C", str(CHECKOUT), *args], capture_output=True, text=True, timeout=1800)
+
+
+@functools.cache
+def smoke_mirror() -> Path:
+    """The mirror as `make sources` writes it on the head (with the network), readable by the job user."""
+    for target in ("build/smoke-rootfs/.debootstrapped",):
+        made = run_make(target)
+        assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    MIRROR.mkdir(parents=True, exist_ok=True)
+    for name in (ARGS["LIBFABRIC_ARCHIVE"], ARGS["AWS_OFI_NCCL_ARCHIVE"], ARGS["NCCL_TESTS_ARCHIVE"]):
+        if not (MIRROR / name).exists():
+            shutil.copy(source_mirror() / name, MIRROR / name)
+    made = run_make("sources", f"SOURCES={MIRROR}", "ARCH=x86_64", "FLAVOURS=smoke")
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    assert (MIRROR / "debs-smoke" / "SHA256SUMS").is_file(), made.stdout[-3000:]
+    subprocess.run(["chmod", "-R", "a+rX", str(MIRROR)], check=True)
+    return REPO / MIRROR.relative_to(CHECKOUT)
+
+
+@functools.cache
+def smoke_base() -> Path:
+    """The smoke rootfs as a SIF (as root, once per session), the local base the job builds on."""
+    sif = CHECKOUT / "build" / "smoke-base.sif"
+    built = subprocess.run(["apptainer", "build", "--fakeroot", "--force", "--mksquashfs-args",
+                            "-comp zstd -Xcompression-level 1", str(sif), str(CHECKOUT / "build" / "smoke-rootfs")],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    sif.chmod(0o644)
+    return REPO / sif.relative_to(CHECKOUT)
+
+
+def assert_the_nodes_reach_no_network() -> None:
+    """No node's namespace has a route out: a connection to a public address (PyPI's) and to a name both fail."""
+    probe = ("import socket, sys\n"
+             "for target in (('151.101.0.223', 443), ('pypi.org', 443)):\n"
+             "    try:\n"
+             "        socket.create_connection(target, timeout=5).close()\n"
+             "    except OSError as err:\n"
+             "        print(target[0], 'unreachable:', err)\n"
+             "    else:\n"
+             "        sys.exit(f'{target[0]} answered from the node')\n")
+    for namespace in NODE_NAMESPACES:
+        result = subprocess.run(["ip", "netns", "exec", namespace, "python3", "-c", probe], capture_output=True,
+                                text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert result.stdout.count("unreachable") == 2, result.stdout
+
+
+def build_env(workdir: Path) -> dict[str, str]:
+    """The job's overrides: the smoke flavour, the mirror, the image in the submit directory, the checkout."""
+    return {"FLAVOUR": "smoke", "SOURCES": str(smoke_mirror()), "BASE": str(smoke_base()),
+            "IMAGE_DIR": str(workdir / "images"), "CHECKOUT": str(REPO),
+            "SQUASHFS_ARGS": "-comp zstd -Xcompression-level 1"}
+
+
+def assert_built_offline(output: str, workdir: Path, node: str = "node") -> None:
+    assert f"building flavour smoke on {node}" in output, output[-6000:]
+    assert f"build route: --fakeroot with {JOB_USER}'s /etc/subuid and /etc/subgid ranges" in output, output[-6000:]
+    assert "offline: every archive, wheel and distribution package from the mirror" in output
+    if (MIRROR / "debs-smoke" / "SHA256SUMS").read_text().split():  # packages the smoke rootfs lacks
+        assert "installing from the package mirror /opt/app/sources/debs-smoke" in output, output[-6000:]
+    sif = workdir / "images" / "app-smoke-0.1.0.sif"
+    assert f"built {sif}" in output, output[-6000:]
+    labels = subprocess.run(["apptainer", "inspect", "--labels", str(sif)], capture_output=True, text=True,
+                            timeout=120)
+    assert "org.opencontainers.image.revision" in labels.stdout, labels.stderr
+    # The private build directory went with the job
+    assert not list(Path("/tmp").glob("app-build.*")), "the job left its build directory in /tmp"
+
+
+def test_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
+    mirror = smoke_mirror()
+    assert_the_nodes_reach_no_network()
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-w", NODE, "--cpus-per-task=1", str(SCRIPT), env=build_env(workdir))
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=BUILD_TIMEOUT_S, log=SLURM_LOG)
+    assert job.state == "COMPLETED", job.output[-6000:]
+    assert_built_offline(job.output, workdir, NODE)
+    assert mirror.is_dir()
+
+
+def assert_refused_for_its_architecture(output: str) -> None:
+    other = "aarch64" if os.uname().machine == "x86_64" else "x86_64"
+    [error] = [line for line in output.splitlines() if "error:" in line]
+    assert f"flavour {other} is an {other} image and this node (node" in error, output
+    assert f") is {os.uname().machine}; submit to {other} nodes" in error and f"FLAVOUR={os.uname().machine}" in error
+
+
+def test_a_flavour_of_another_architecture_is_refused_in_one_line(slurm_cluster: SlurmCluster) -> None:
+    workdir = slurm_cluster.workdir()
+    other = "aarch64" if os.uname().machine == "x86_64" else "x86_64"
+    job_id = slurm_cluster.submit(workdir, "-w", NODE, str(SCRIPT), env={"FLAVOUR": other, "CHECKOUT": str(REPO)})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=120, log=SLURM_LOG)
+    assert job.exit_code == "2:0", job.output
+    assert_refused_for_its_architecture(job.output)
+
+
+def test_under_pbs_the_script_takes_the_submitters_variables_and_refuses_another_architecture(
+        slurm_cluster: SlurmCluster) -> None:
+    """qsub without -v: FLAVOUR and CHECKOUT reach the job through the script's own `#PBS -V`."""
+    workdir = slurm_cluster.workdir()
+    other = "aarch64" if os.uname().machine == "x86_64" else "x86_64"
+    job_id = slurm_cluster.qsub(workdir, str(SCRIPT), env={"FLAVOUR": other, "CHECKOUT": str(REPO)})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=120, log=PBS_LOG)
+    assert_refused_for_its_architecture(job.output)
