@@ -1,4 +1,5 @@
-"""noxfile.py: the emulated aarch64 image build is a session of its own that plain `nox` (CI) never starts."""
+"""noxfile.py: the emulated aarch64 image build and the whole build as a job are sessions of their own that plain
+`nox` (CI) never starts."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_the_aarch64_image_build_is_listed_but_not_run_by_default():
+def test_the_slow_image_builds_are_listed_but_not_run_by_default():
     nox = shutil.which("nox") or str(Path(sys.executable).parent / "nox")
     if not Path(nox).exists():
         pytest.skip("nox is not installed")
@@ -20,4 +21,5 @@ def test_the_aarch64_image_build_is_listed_but_not_run_by_default():
     assert result.returncode == 0, result.stderr
     listed = {line[2:].split(" -> ")[0]: line[0] for line in result.stdout.splitlines() if " -> " in line}
     assert listed.get("image_aarch64") == "-", result.stdout
+    assert listed.get("build_job") == "-", result.stdout
     assert listed.get("tests") == "*"
