@@ -63,7 +63,7 @@ def resolve(tmpdir: Path, **extra: str) -> dict:
         if name not in extra:
             env.pop(name, None)
     result = subprocess.run([sys.executable, "-c", RESOLVE], env=env, cwd=REPO, capture_output=True, text=True,
-                            timeout=120)
+                            timeout=300)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.splitlines()[-1])
 
@@ -107,7 +107,7 @@ def test_a_cache_directory_you_name_that_another_user_can_write_is_refused(share
     as_other_user("mkdir", "-m", "0777", str(planted))
     env = clean_env(TMPDIR=str(shared_tmp), **{name: str(planted)})
     result = subprocess.run([sys.executable, "-c", RESOLVE], env=env, cwd=REPO, capture_output=True, text=True,
-                            timeout=120)
+                            timeout=300)
     assert result.returncode != 0
     assert f"UsageError: {name}='{planted}' belongs to another user" in result.stderr
 
@@ -129,3 +129,43 @@ def test_a_compiled_training_run_writes_and_reads_nothing_in_another_users_cache
     assert list(planted.iterdir()) == []
     private = [path for path in shared_tmp.iterdir() if path.name.startswith("ddp-tmp-")]
     assert len(private) == 1 and any((private[0] / "torchinductor_root").iterdir())
+
+
+#: A script of your own under the job scripts: torch's defaults, nothing of this project's
+YOUR_SCRIPT = """
+import json
+from torch._inductor.cache import InductorOnDiskCache
+from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir, triton_cache_dir
+print(json.dumps({"cache_dir": cache_dir(), "default_cache_dir": default_cache_dir(),
+                  "triton_cache_dir": triton_cache_dir(0), "on_disk_cache": str(InductorOnDiskCache().base_dir)}))
+"""
+
+
+@pytest.mark.parametrize("planting", [["mkdir", "-m", "0777"], ["mkdir", "-m", "0755"], ["ln", "-s", "/tmp"]],
+                         ids=["writable", "theirs", "link"])
+def test_your_own_script_under_the_node_wrapper_never_uses_another_users_cache_directory(shared_tmp, planting):
+    planted = shared_tmp / "torchinductor_root"
+    as_other_user(*planting, str(planted))
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
+                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    resolved = json.loads(result.stdout.splitlines()[-1])
+    assert_private_and_not_under(list(resolved.values()), planted)
+    assert f"warning: the compile cache's usual place {planted} is not yours alone: not used; TMPDIR=" \
+        in result.stderr
+    assert planting[0] == "ln" or list(planted.iterdir()) == []
+
+
+def test_your_own_script_under_the_node_wrapper_keeps_torchs_place_when_it_is_yours(shared_tmp):
+    (shared_tmp / "torchinductor_root").mkdir(mode=0o700)
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
+                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1])["cache_dir"] == str(shared_tmp / "torchinductor_root")
+    assert "warning" not in result.stderr
