@@ -8,6 +8,7 @@ written under it (read from the source with `ast`, so there is one place to docu
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 import inspect
@@ -246,10 +247,8 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
         elif raw and len(value) <= 40:  # longer is no int64 (and Python refuses 4300 digits with a ValueError)
-            try:
+            with contextlib.suppress(ValueError):
                 number = int(value.replace("_", ""))
-            except ValueError:
-                pass
         elif raw and value.strip().lstrip("+-").replace("_", "").isdigit():
             number = INT_LIMIT + 1  # a whole number too long to convert: out of range, as it is
         if number is None:
@@ -263,10 +262,8 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value) if abs(value) <= INT_LIMIT or isinstance(value, float) else math.inf
         elif raw and len(value) <= 40:
-            try:
+            with contextlib.suppress(ValueError):
                 number = float(value)
-            except ValueError:
-                pass
         if number is None:
             raise UsageError(f"{key}={_shown(value)} is not a number; example: {key}=0.001")
         if not math.isfinite(number):  # inf passes `> 0` checks, then overflows a timer or a timedelta
