@@ -81,6 +81,13 @@ def fuzz(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def proofs(session: nox.Session) -> None:
+    """Run the security proofs too slow for CI: a compiled CPU training run beside another user's cache (minutes)."""
+    _install(session, "test")
+    session.run("pytest", "tests/common/test_compile_cache.py", *session.posargs, env={"APP_COMPILE_PROOF": "1"})
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side and rewrite BENCHMARKS.md (slow: minutes)."""
     _install(session, "test")

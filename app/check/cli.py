@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 from app.check.options import parse_options
 from app.check.runner import run_check
 from app.common.cluster import detect_environment
+from app.common.compile_cache import private_compile_caches
 from app.common.distributed import hostname
 from app.common.errors import exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
@@ -29,4 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(hostname(), environment.rank(), main_level=logging.WARNING)
     # Under `apptainer exec`, nothing applied the fabric policy: the check must measure what the job will run.
     ensure_fabric_policy(environment.local_rank())
+    for line in private_compile_caches():  # what is in torch.compile's caches runs as you (a probe may compile)
+        if environment.local_rank() == 0 and line.startswith("warning"):
+            print(line, file=sys.stderr)
     return run_check(settings, probe, os.environ)

@@ -81,6 +81,25 @@ stop_gracefully() {
     done
     kill -TERM "$1" 2>/dev/null
 }
+# torch.compile's caches: torch keeps them in $TMPDIR/torchinductor_<user> (its default_cache_dir(), the user as
+# Python's getpass.getuser() reads it), made without an owner check and loaded with pickle (see
+# app/common/compile_cache.py). When that place is a link, someone else's, or writable by others, the command and
+# everything it starts (your own script too) get a fresh private TMPDIR instead. A TORCHINDUCTOR_CACHE_DIR you set
+# is left to you (the trainer and the check refuse one that is not yours alone).
+if [ -z "${TORCHINDUCTOR_CACHE_DIR:-}" ]; then
+    cache="${TMPDIR:-/tmp}/torchinductor_${LOGNAME:-${USER:-${LNAME:-${USERNAME:-$(id -un)}}}}"
+    mode=$(ls -ld "$cache" 2>/dev/null) || mode=
+    case $mode in
+        '') ;;  # not there: the trainer makes it 0700 before torch does; a script of yours gets torch's own
+        d????w*|d???????w*|l*) shared=1 ;;  # group- or other-writable, or a link
+        *) if [ -O "$cache" ]; then shared=; else shared=1; fi ;;
+    esac
+    if [ -n "${shared:-}" ] && private_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ddp-tmp-XXXXXXXX"); then
+        echo "warning: the compile cache's usual place $cache is not yours alone: not used; TMPDIR=$private_tmp" >&2
+        TMPDIR=$private_tmp
+        export TMPDIR
+    fi
+fi
 first=$1
 "$@" &
 child=$!

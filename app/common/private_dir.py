@@ -19,9 +19,13 @@ from app.common.errors import UsageError
 PRIVATE, PRIVATE_FILE = 0o700, 0o600
 
 
-def why_not_private(directory: Path) -> Optional[str]:
+#: What another user's directory could hold, by default: a run directory's
+RUN_FILES = "snapshots or a stop file"
+
+
+def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
     """None when `directory` is a directory this user owns that neither group nor others can write (a symbolic
-    link counts only when this user made it), else why not."""
+    link counts only when this user made it), else why not (`planted`: what another user could plant there)."""
     me = os.geteuid()
     info = os.lstat(directory)
     if stat.S_ISLNK(info.st_mode):
@@ -31,22 +35,23 @@ def why_not_private(directory: Path) -> Optional[str]:
     if not stat.S_ISDIR(info.st_mode):
         return "is not a directory"
     if info.st_uid != me:
-        return f"belongs to another user (uid {info.st_uid}), who could have planted snapshots or a stop file in it"
+        return f"belongs to another user (uid {info.st_uid}), who could have planted {planted} in it"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}), who could plant snapshots "
-                f"or a stop file in it (if it holds only your files: chmod go-w {directory})")
+        return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}), who could plant {planted} "
+                f"in it (if it holds only your files: chmod go-w {directory})")
     return None
 
 
-def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun") -> None:
+def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun", planted: str = RUN_FILES) -> None:
     """`UsageError` naming `key` (and `example`, a value of it that works) unless `why_not_private(directory)` is
     None."""
-    why = why_not_private(directory)
+    why = why_not_private(directory, planted)
     if why is not None:
         raise UsageError(f"{key}={str(directory)!r} {why}; give a directory of your own, example: {key}={example}")
 
 
-def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: str = "$SCRATCH/runs/myrun") -> None:
+def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: str = "$SCRATCH/runs/myrun",
+                       planted: str = RUN_FILES) -> None:
     """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`;
     `key` names the setting in the one-line error, `example` a value that works."""
     try:
@@ -58,7 +63,7 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
     except OSError as err:
         raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
                          f"example: {key}={example}") from None
-    check_private(directory, key, example)
+    check_private(directory, key, example, planted)
 
 
 def probe_writable(directory: Path, key: str) -> None:

@@ -8,10 +8,12 @@ written under it (read from the source with `ast`, so there is one place to docu
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import difflib
 import inspect
 import itertools
+import math
 import reprlib
 import textwrap
 import types
@@ -24,6 +26,11 @@ from app.common.errors import UsageError
 T = TypeVar("T")
 #: The longest config file read (the shipped ones are under 2 KB): parsing takes time and memory in its size.
 MAX_CONFIG_BYTES = 1 << 20
+#: The deepest nesting of a config file: sections hold keys that hold lists (3 levels). PyYAML composes a file
+#: by recursion, so a few thousand `[` (20 KB) end in RecursionError without this bound.
+MAX_CONFIG_DEPTH = 32
+#: Whole numbers a key takes: C's int64, what torch, the timers and the allocators are given.
+INT_LIMIT = (1 << 63) - 1
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -66,6 +73,14 @@ def _shown(value: Any) -> str:
     return shorter.repr(value)
 
 
+def _shown_number(value: Any) -> str:
+    """A number as an error message quotes it: whole when short, else its first digits and its length."""
+    text = value if isinstance(value, str) else repr(value) if isinstance(value, float) else None
+    if text is None:  # an int: str() of 4300+ digits is refused by Python itself
+        text = str(value) if abs(value) < 10 ** 40 else f"{value.bit_length()}-bit integer"
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
 def _read_yaml(path: str) -> dict[str, Any]:
     import yaml
 
@@ -82,6 +97,13 @@ def _read_yaml(path: str) -> dict[str, Any]:
                          f"sections of keys (e.g. app/train/configs/demo.yaml)")
     try:
         data = yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
+    except _TooDeep as err:
+        raise UsageError(f"config file {path!r} nests values more than {MAX_CONFIG_DEPTH} levels deep (line "
+                         f"{err.line}); a config is sections of keys, example line: 'train: {{batch_size: 32}}'"
+                         ) from None
+    except ValueError as err:  # a scalar YAML resolves but Python cannot convert: 5000 digits, month 13
+        raise UsageError(f"config file {path!r} holds a value that cannot be read ({_first_line(err)}); example "
+                         f"line: 'train: {{batch_size: 32}}'") from None
     except _DuplicateKey as err:
         raise UsageError(
             f"config file {path!r} gives {err.key!r} twice (lines {err.first} and {err.second}) in one section; "
@@ -100,6 +122,17 @@ def _read_yaml(path: str) -> dict[str, Any]:
     return data
 
 
+def _first_line(err: Exception) -> str:
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 class _DuplicateKey(Exception):
     def __init__(self, key: Any, first: int, second: int) -> None:
         super().__init__(key)
@@ -107,10 +140,22 @@ class _DuplicateKey(Exception):
 
 
 def _strict_loader() -> type:
-    """yaml.SafeLoader that refuses a key given twice in one mapping (a section or a key repeated)."""
+    """yaml.SafeLoader that refuses a key given twice in one mapping (a section or a key repeated) and nesting
+    deeper than MAX_CONFIG_DEPTH."""
     import yaml
 
     class StrictLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.depth += 1
+            try:
+                if self.depth > MAX_CONFIG_DEPTH:
+                    raise _TooDeep(self.peek_event().start_mark.line + 1)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
             seen: dict[Any, int] = {}
             for key_node, _ in node.value:
@@ -198,23 +243,32 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
             return value.lower() in _TRUE
         raise UsageError(f"{key}={_shown(value)} is not a boolean; example: {key}=true")
     if hint is int:
+        number = None
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if raw:
-            try:
-                return int(value.replace("_", ""))
-            except ValueError:
-                pass
-        raise UsageError(f"{key}={_shown(value)} is not an integer; example: {key}=32")
+            number = value
+        elif raw and len(value) <= 40:  # longer is no int64 (and Python refuses 4300 digits with a ValueError)
+            with contextlib.suppress(ValueError):
+                number = int(value.replace("_", ""))
+        elif raw and value.strip().lstrip("+-").replace("_", "").isdigit():
+            number = INT_LIMIT + 1  # a whole number too long to convert: out of range, as it is
+        if number is None:
+            raise UsageError(f"{key}={_shown(value)} is not an integer; example: {key}=32")
+        if abs(number) > INT_LIMIT:
+            raise UsageError(f"{key}={_shown_number(value)} is out of range (at most {INT_LIMIT:.1e} either side); "
+                             f"example: {key}=32")
+        return number
     if hint is float:
+        number = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if raw:
-            try:
-                return float(value)
-            except ValueError:
-                pass
-        raise UsageError(f"{key}={_shown(value)} is not a number; example: {key}=0.001")
+            number = float(value) if abs(value) <= INT_LIMIT or isinstance(value, float) else math.inf
+        elif raw and len(value) <= 40:
+            with contextlib.suppress(ValueError):
+                number = float(value)
+        if number is None:
+            raise UsageError(f"{key}={_shown(value)} is not a number; example: {key}=0.001")
+        if not math.isfinite(number):  # inf passes `> 0` checks, then overflows a timer or a timedelta
+            raise UsageError(f"{key}={_shown_number(value)} is not a finite number; example: {key}=0.001")
+        return number
     if hint is str:
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return str(value)

@@ -23,16 +23,15 @@ def draw(run: RunRecord, path: Path) -> None:
     matplotlib.use("Agg")  # files only: compute and login nodes have no display
     import matplotlib.pyplot as plt
 
-    steps = run.steps
+    steps = run.steps.curve.points  # at most MAX_POINTS, spread over the whole run
     figure, (loss_axes, speed_axes) = plt.subplots(2, 1, figsize=(10, 7), sharex=True, height_ratios=(3, 2))
     loss_axes.plot([r["step"] for r in steps], [r["loss"] for r in steps], color=TRAIN_COLOUR, lw=1, label="training")
-    validations = [r for r in steps if "val_loss" in r]
+    validations = run.steps.validations.points
     if validations:
         loss_axes.plot([r["step"] for r in validations], [r["val_loss"] for r in validations], "o-",
                        color=VALIDATION_COLOUR, lw=2, label="validation")
     loss_axes.set_ylabel("loss")
-    key, unit = ("tokens_per_s", "tokens/s") if all("tokens_per_s" in r for r in steps) else ("samples_per_s",
-                                                                                                "samples/s")
+    key, unit = ("tokens_per_s", "tokens/s") if run.steps.all_have_tokens_per_s else ("samples_per_s", "samples/s")
     speed_axes.plot([r["step"] for r in steps], [r[key] for r in steps], color=TRAIN_COLOUR, lw=1)
     speed_axes.set_ylabel(unit)
     speed_axes.set_xlabel("optimizer step")
@@ -49,7 +48,7 @@ def draw(run: RunRecord, path: Path) -> None:
         speed_axes.set_xlim(0, run.total_steps)
     loss_axes.legend(loc="upper right")
     status = run.summary.get("status", "") if run.finished and run.summary else "in progress"
-    loss_axes.set_title(f"{run.run_dir.name}: {status}, step {steps[-1]['step']}"
+    loss_axes.set_title(f"{run.run_dir.name}: {status}, step {run.steps.last['step']}"
                         + (f" of {run.total_steps}" if run.total_steps else ""))
     figure.tight_layout()
     figure.savefig(path, dpi=100)

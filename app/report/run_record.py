@@ -7,11 +7,12 @@ types those writers write, is skipped, not an error.
 
 import json
 import math
+from collections import deque
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Deque, Dict, Iterable, List, Optional
 
 from app.common.errors import UsageError
-from app.common.jsonl import json_objects
+from app.common.jsonl import each_json_object, json_objects
 from app.common.regular_files import MAX_SUMMARY_BYTES, FileTooLarge, read_regular
 
 #: The numbers a metrics line may carry besides its step (app/train/step_reports.py writes them); the losses may
@@ -19,6 +20,65 @@ from app.common.regular_files import MAX_SUMMARY_BYTES, FileTooLarge, read_regul
 LOSSES = ("loss", "val_loss", "grad_norm")
 FINITE_NUMBERS = ("time", "step_time_s", "eval_time_s", "tokens_per_s", "samples_per_s", "tokens", "samples",
                   "peak_memory_gib")
+#: Throughput and ETA are medians over the latest steps: a snapshot or an evaluation step is one slow outlier.
+RECENT_STEPS = 50
+#: The most points a curve keeps: more than a picture's width in pixels, and memory that does not grow with
+#: the run (a million steps of metrics.jsonl read whole took 2.5 GB).
+MAX_POINTS = 4096
+
+
+class Curve:
+    """Every `stride`-th record added, at most MAX_POINTS of them: when full, every other one goes and the
+    stride doubles, so the kept ones stay evenly spread over the whole run."""
+
+    def __init__(self) -> None:
+        self.points: List[Dict[str, Any]] = []
+        self.stride, self.seen = 1, 0
+
+    def add(self, record: Dict[str, Any]) -> None:
+        if self.seen % self.stride == 0:
+            self.points.append(record)
+            if len(self.points) > MAX_POINTS:
+                self.points = self.points[::2]
+                self.stride *= 2
+        self.seen += 1
+
+
+class StepLog:
+    """What the report needs of metrics.jsonl, read one line at a time: the first and the last step, the latest
+    RECENT_STEPS, the latest and the best validation, the peak memory, and the curves, thinned (`Curve`)."""
+
+    def __init__(self, records: Iterable[Dict[str, Any]] = ()) -> None:
+        self.count = 0
+        self.first: Optional[Dict[str, Any]] = None
+        self.last: Optional[Dict[str, Any]] = None
+        self.recent: Deque[Dict[str, Any]] = deque(maxlen=RECENT_STEPS)
+        self.last_validation: Optional[Dict[str, Any]] = None
+        self.best_validation: Optional[Dict[str, Any]] = None
+        self.peak_memory_gib: Optional[float] = None
+        self.all_have_tokens_per_s = True
+        self.curve, self.validations = Curve(), Curve()
+        for record in records:
+            self.add(record)
+
+    def add(self, record: Dict[str, Any]) -> None:
+        self.count += 1
+        if self.first is None:
+            self.first = record
+        self.last = record
+        self.recent.append(record)
+        self.curve.add(record)
+        if "val_loss" in record:
+            self.last_validation = record
+            self.validations.add(record)
+            if self.best_validation is None or record["val_loss"] < self.best_validation["val_loss"]:
+                self.best_validation = record  # the first of equals, as min() keeps it
+        if "peak_memory_gib" in record:
+            self.peak_memory_gib = max(self.peak_memory_gib or 0, record["peak_memory_gib"])
+        self.all_have_tokens_per_s = self.all_have_tokens_per_s and "tokens_per_s" in record
+
+    def __len__(self) -> int:
+        return self.count
 
 
 class Restart:
@@ -34,7 +94,7 @@ class Restart:
 class RunRecord:
     """What a run directory holds: its steps, its attempts and restarts, and its summary when written."""
 
-    def __init__(self, run_dir: Path, steps: List[Dict[str, Any]], attempts: List[Dict[str, Any]],
+    def __init__(self, run_dir: Path, steps: StepLog, attempts: List[Dict[str, Any]],
                  restarts: List[Restart], gave_up: Optional[str], summary: Optional[Dict[str, Any]]) -> None:
         self.run_dir, self.steps, self.attempts, self.restarts = run_dir, steps, attempts, restarts
         self.gave_up, self.summary = gave_up, summary
@@ -68,7 +128,7 @@ def read_run(run_dir: Path) -> RunRecord:
         raise UsageError(f"{run_dir} holds no metrics.jsonl: not a run directory, or its run has not reached "
                          f"step 1 yet (run.dir of the trainer, e.g. runs/demo)")
     try:
-        steps = [r for r in json_objects(metrics) if _is_step(r)]
+        steps = StepLog(r for r in each_json_object(metrics) if _is_step(r))
         lines = [line for line in json_objects(run_dir / "history.jsonl") if _is_history_line(line)]
         summary = _summary(run_dir / "summary.json")
     except OSError as err:

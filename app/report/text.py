@@ -7,14 +7,10 @@ from typing import List, Optional
 from app.common.rates import format_rate
 from app.report.run_record import RunRecord
 
-#: Throughput and ETA are medians over the latest steps: a snapshot or an evaluation step is one slow outlier.
-RECENT_STEPS = 50
-
 
 def summary_lines(run: RunRecord, now: Optional[float] = None) -> List[str]:
     steps, total = run.steps, run.total_steps
-    last = steps[-1] if steps else None
-    recent = steps[-RECENT_STEPS:]
+    last, recent = steps.last, list(steps.recent)
     of_total = f" of {total}" if total else ""
     lines = []
     if run.finished and run.summary is not None:
@@ -33,12 +29,11 @@ def summary_lines(run: RunRecord, now: Optional[float] = None) -> List[str]:
         lines.append(line)
     if last is None:
         return lines
-    first = steps[0]
+    first = steps.first or last
     line = f"loss {first['loss']:.4f} at step {first['step']} -> {last['loss']:.4f} at step {last['step']}"
-    validations = [r for r in steps if "val_loss" in r]
-    if validations:
-        best = min(validations, key=lambda r: r["val_loss"])
-        line += (f"; validation {validations[-1]['val_loss']:.4f} at step {validations[-1]['step']} "
+    latest, best = steps.last_validation, steps.best_validation
+    if latest is not None and best is not None:
+        line += (f"; validation {latest['val_loss']:.4f} at step {latest['step']} "
                  f"(best {best['val_loss']:.4f} at step {best['step']})")
     lines.append(line)
     speed = [f"{statistics.median(r['step_time_s'] for r in recent) * 1e3:.1f} ms/step"]
@@ -48,7 +43,7 @@ def summary_lines(run: RunRecord, now: Optional[float] = None) -> List[str]:
     lines.append(f"speed (median of the last {len(recent)} steps): " + ", ".join(speed))
     seen = [f"{format_rate(last[key])} {key}" for key in ("tokens", "samples") if key in last][:1]
     if "peak_memory_gib" in last:
-        seen.append(f"peak memory {max(r.get('peak_memory_gib', 0) for r in steps):.2f} GiB on rank 0")
+        seen.append(f"peak memory {steps.peak_memory_gib or 0:.2f} GiB on rank 0")
     if seen:
         lines.append("seen: " + ", ".join(seen))
     attempts = len(run.attempts)

@@ -26,6 +26,7 @@ from typing import NoReturn
 
 from app.common import exitcodes
 from app.common.cluster import detect_environment
+from app.common.compile_cache import private_compile_caches
 from app.common.distributed import end_process, hostname, init_distributed, shutdown, store_client
 from app.common.errors import UsageError, exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
@@ -125,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(hostname(), environment.rank())
     # Under `apptainer exec`, nothing applied the fabric policy: apply it before NCCL starts.
     ensure_fabric_policy(environment.local_rank())
+    for line in private_compile_caches():  # before anything compiles: what is in these caches runs as you
+        if environment.local_rank() == 0:
+            log.info(line)
     run_dir = Path(config.run.dir)
     snapshot_dir = Path(config.snapshot.dir) if config.snapshot.dir else run_dir / "snapshots"
     check_writable(run_dir, "run.dir")

@@ -98,3 +98,53 @@ def test_a_list_given_as_a_key_is_a_yaml_error_with_its_line(tmp_path):
     path.write_text("train:\n  ? [batch_size]\n  : 4\n")
     with pytest.raises(UsageError, match=r"key.yaml' is not valid YAML at line 2"):
         load_config(Config, str(path), [])
+
+
+# Hostile files: each ends in one line, not a RecursionError, a ValueError or an OverflowError in every rank.
+HOSTILE_FILES = [
+    ("train: " + "[" * 5000 + "]" * 5000 + "\n", "nests values more than 32 levels deep (line 1)"),
+    ("train: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n", "nests values more than 32 levels deep (line 1)"),
+    ("train:\n  batch_size: " + "7" * 5001 + "\n", "holds a value that cannot be read (Exceeds the limit"),
+    ("train:\n  batch_size: " + "7" * 400 + "\n", "train.batch_size=1329-bit integer is out of range"),
+    ("workload:\n  name: 2024-13-45\n", "holds a value that cannot be read (month must be in 1..12)"),
+    ("dist:\n  timeout_s: .inf\n", "dist.timeout_s=inf is not a finite number; example: dist.timeout_s=0.001"),
+    ("dist:\n  timeout_s: 1.0e+400\n", "dist.timeout_s=inf is not a finite number"),
+    ("optim:\n  grad_clip: .nan\n", "optim.grad_clip=nan is not a finite number"),
+    ("dist:\n  timeout_s: " + "9" * 400 + "\n", "dist.timeout_s="),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), HOSTILE_FILES, ids=[e for _, e in HOSTILE_FILES])
+def test_a_hostile_config_file_is_one_line_naming_what_is_wrong(tmp_path, text, expected):
+    path = tmp_path / "hostile.yaml"
+    path.write_text(text)
+    with within(10), pytest.raises(UsageError) as caught:
+        load_config(Config, str(path), [])
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 400
+    assert expected in str(caught.value)
+
+
+HOSTILE_OVERRIDES = [
+    ("dist.timeout_s=inf", "dist.timeout_s=inf is not a finite number"),
+    ("dist.timeout_s=-inf", "dist.timeout_s=-inf is not a finite number"),
+    ("optim.lr=nan", "optim.lr=nan is not a finite number"),
+    ("dist.hang_timeout_s=1e999", "dist.hang_timeout_s=1e999 is not a finite number"),
+    ("train.batch_size=" + "9" * 5001, "train.batch_size=99999999999999999999... (5001 characters) is out of range"),
+    ("run.seed=" + "9" * 30, "is out of range"),
+    ("data.tokens=" + "1" * 41, "is out of range"),
+]
+
+
+@pytest.mark.parametrize(("override", "expected"), HOSTILE_OVERRIDES, ids=[o[:40] for o, _ in HOSTILE_OVERRIDES])
+def test_a_hostile_override_is_one_line_naming_what_is_wrong(override, expected):
+    with within(10), pytest.raises(UsageError) as caught:
+        load_config(Config, None, [override])
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 400
+    assert expected in str(caught.value)
+
+
+def test_the_shipped_depth_and_numbers_still_load(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("train: {batch_size: 9223372036854775807}\ndist: {timeout_s: 1.0e+300}\nrun: {seed: -5}\n")
+    config = load_config(Config, str(path), ["optim.lr=1e-3"])
+    assert (config.train.batch_size, config.dist.timeout_s, config.run.seed) == (2**63 - 1, 1e300, -5)

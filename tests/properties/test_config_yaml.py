@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.check.options import CheckSettings
@@ -24,7 +24,26 @@ sections = st.dictionaries(st.sampled_from(["train", "optim", "run", "data", "sn
                            st.dictionaries(st.sampled_from(["batch_size", "lr", "dir", "max_steps", "every", "name",
                                                             "epochs", "y"]), json_values, max_size=4) | json_values,
                            max_size=4).map(lambda data: yaml.safe_dump(data, allow_unicode=True))
-documents = (yamlish.map(str.encode) | sections.map(str.encode) | st.text().map(str.encode) | st.binary())
+
+
+def nested_document(depth: int, opener: str) -> str:
+    """`train:` holding `depth` levels of flow lists, flow mappings or block lists."""
+    if opener == "- ":
+        return "train:" + "".join("\n" + "  " * level + "- " for level in range(min(depth, 300))) + "1\n"
+    closer = "]" if opener == "[" else "}"
+    return "train: " + opener * depth + "1" + closer * depth + "\n"
+
+
+#: Nesting of any depth (the loader's bound is 32; PyYAML recursed until RecursionError at about 1000), in flow
+#: and block style, and numbers of any length (Python refuses to convert more than 4300 digits), inf among them.
+depths = st.sampled_from([31, 32, 33, 1500, 3000]) | st.integers(min_value=0, max_value=3000)
+nested = st.builds(nested_document, depths, st.sampled_from(["[", "{a: ", "- "]))
+numbers = st.builds(lambda key, sign, digits, tail: f"{key}{sign}{'9' * digits}{tail}}}\n",
+                    st.sampled_from(["train: {batch_size: ", "dist: {timeout_s: ", "optim: {lr: "]),
+                    st.sampled_from(["", "-", "."]), st.integers(min_value=1, max_value=6000),
+                    st.sampled_from(["", ".5", "e+400", ".0e+400"]))
+documents = (nested.map(str.encode) | numbers.map(str.encode) | yamlish.map(str.encode) | sections.map(str.encode)
+             | st.text().map(str.encode) | st.binary())
 
 
 def load(settings_class: type, data: bytes, overrides: list[str]) -> None:
@@ -39,12 +58,25 @@ def load(settings_class: type, data: bytes, overrides: list[str]) -> None:
             assert len(str(err)) < 2000, "a message quotes a value cut short"
 
 
+#: The hostile files the loader once failed on, tried first every run (the draw reaches them only by chance)
+HOSTILE = [nested_document(3000, "[").encode(), nested_document(3000, "{a: ").encode(),
+           b"train: {batch_size: " + b"7" * 5001 + b"}\n", b"dist: {timeout_s: .inf}\n"]
+
+
+def hostile_examples(test):
+    for data in HOSTILE:
+        test = example(data)(test)
+    return test
+
+
 @given(documents)
+@hostile_examples
 def test_any_file_gives_the_trainer_a_config_or_a_usage_error(data):
     load(Config, data, [])
 
 
 @given(documents)
+@hostile_examples
 def test_any_file_gives_the_check_its_settings_or_a_usage_error(data):
     load(CheckSettings, data, [])
 

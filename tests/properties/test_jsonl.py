@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.common.history import append_attempt, main, requeues_in_a_row
-from app.common.jsonl import json_objects
+from app.common.jsonl import MAX_LINE_BYTES, json_object, json_objects
 from app.train.outputs import _metrics_truncated_to
 from tests.bounded import within
 from tests.properties.strategies import (
@@ -61,3 +61,19 @@ def test_a_special_file_as_history_is_refused_by_the_heal_step_in_one_line(speci
         place(run_dir / "history.jsonl", special)
         argv = ["event", str(run_dir), "requeue", "slow"] if event else ["requeues-in-a-row", str(run_dir)]
         assert main(argv) == 2
+
+
+#: Lines as long as the streaming reader's bound and longer: one byte each side of it, and far beyond.
+long_lines = st.sampled_from([MAX_LINE_BYTES - 1, MAX_LINE_BYTES, MAX_LINE_BYTES + 1, 3 * MAX_LINE_BYTES + 5]).map(
+    lambda length: b'{"step": 1, "pad": "' + b"x" * max(0, length - 22) + b'"}')
+
+
+@given(st.lists(metrics_lines | long_lines | st.binary(max_size=30), max_size=6).map(b"\n".join))
+def test_the_streaming_reader_keeps_every_record_a_whole_file_read_keeps_up_to_its_line_bound(data):
+    with fresh_directory() as directory, within(SECONDS_PER_EXAMPLE):
+        path = directory / "metrics.jsonl"
+        path.write_bytes(data)
+        # A line of up to MAX_LINE_BYTES (its newline aside) is read, a longer one skipped whole
+        whole = [json_object(piece) for line in data.split(b"\n") if len(line) <= MAX_LINE_BYTES
+                 for piece in line.splitlines()]
+        assert json_objects(path) == [entry for entry in whole if entry is not None]

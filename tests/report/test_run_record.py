@@ -77,3 +77,52 @@ def test_a_line_that_is_both_an_attempt_and_an_event_is_checked_as_both(tmp_path
     write_run(tmp_path / "run", b'{"attempt": 1, "event": "gave-up", "reason": null}\n')
     assert main([str(tmp_path / "run"), "--png", str(tmp_path / "r.png")]) == 0
     assert "gave up" not in capsys.readouterr().out
+
+
+def test_a_long_run_is_read_in_memory_that_does_not_grow_with_it(tmp_path, capsys):
+    import tracemalloc
+
+    from app.report.run_record import MAX_POINTS, read_run
+    from app.report.text import summary_lines
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    steps = 3 * MAX_POINTS + 7
+    with open(run_dir / "metrics.jsonl", "w") as out:
+        for step in range(1, steps + 1):
+            record = {"step": step, "loss": 2.0 + 1.0 / step, "step_time_s": 0.42, "samples_per_s": 152.1,
+                      "tokens_per_s": 1.5e5, "peak_memory_gib": step % 97, "time": 1e9 + step, "pad": "x" * 2000}
+            if step % 1000 == 0:
+                record["val_loss"] = 3.0 - step / steps
+            out.write(json.dumps(record) + "\n")
+    (run_dir / "history.jsonl").write_text(json.dumps({"attempt": 1, "total_steps": steps}) + "\n")
+    size = (run_dir / "metrics.jsonl").stat().st_size
+    tracemalloc.start()
+    try:
+        run = read_run(run_dir)
+        lines = summary_lines(run, now=1e9 + steps)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 2, f"peak {peak} bytes reading a {size}-byte metrics.jsonl: not streamed"
+    assert len(run.steps) == steps and len(run.steps.curve.points) <= MAX_POINTS
+    assert run.steps.curve.points[0]["step"] == 1 and run.steps.curve.points[-1]["step"] > steps - steps // 4
+    assert lines[0].endswith(f"in progress at step {steps} of {steps} (last step 0s ago), about 0s to go")
+    assert f"validation {3.0 - 12000 / steps:.4f} at step 12000 (best {3.0 - 12000 / steps:.4f} at step 12000)" \
+        in lines[1]
+    assert lines[3] == "seen: peak memory 96.00 GiB on rank 0"
+
+
+def test_a_line_longer_than_any_record_is_skipped_a_piece_at_a_time(tmp_path, capsys):
+    import tracemalloc
+
+    write_run(tmp_path / "run", b"", metrics=b'{"step": 6, "loss": ' + b"1" * (8 << 20) + b"}\n"
+              + json.dumps({**STEPS[-1], "step": 7}).encode() + b"\n")
+    tracemalloc.start()
+    try:
+        assert main([str(tmp_path / "run")]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 << 20
+    assert "at step 7" in capsys.readouterr().out

@@ -40,6 +40,13 @@ BAD_INPUTS = [
     (["snapshot.dir=/etc/passwd"], {}, "snapshot.dir='/etc/passwd' is a file, not a directory"),
     (["snapshot.resume=false"], {}, "snapshot.resume='false' is not one of auto, never, required"),
     (["snapshot.resume=required"], {}, "snapshot.resume=required but "),
+    # Hostile values: each passed validation and then failed in every rank (OverflowError, the allocator)
+    (["dist.timeout_s=inf"], {}, "dist.timeout_s=inf is not a finite number; example: dist.timeout_s=0.001"),
+    (["train.batch_size=" + "9" * 5001], {}, "train.batch_size=99999999999999999999... (5001 characters) is out of "),
+    (["data.tokens=99999999999999", "--dry-run"], {}, "data.tokens=99999999999999 needs about 5,960,464 GiB of "
+                                                      "host memory to generate, this node has "),
+    (["workload.name=regression", "data.samples=99999999999999", "--dry-run"], {}, "data.samples=99999999999999 "
+                                                                                    "needs about"),
     ([], {"RANK": "0"}, "torchrun: WORLD_SIZE is not set; example: WORLD_SIZE=2"),
     ([], {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_PORT": "29500"}, "MASTER_ADDR is not set"),
     ([], {"RANK": "3", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "rank 3 is not below world size 2"),
@@ -65,6 +72,22 @@ def test_bad_input_gives_one_line_with_the_fix_and_exit_code_2(tmp_path, args, e
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert len(error_lines) == 1, result.stderr
     assert expected in error_lines[0]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("train: " + "[" * 5000 + "]" * 5000, "nests values more than 32 levels deep (line 1)"),
+    ("train: " + "{a: " * 5000 + "1" + "}" * 5000, "nests values more than 32 levels deep (line 1)"),
+    ("train: {batch_size: " + "7" * 5001 + "}", "holds a value that cannot be read (Exceeds the limit (4300 digits)"),
+    ("dist: {timeout_s: .inf}", "dist.timeout_s=inf is not a finite number"),
+], ids=["flow-lists", "flow-mappings", "5001-digits", "inf"])
+def test_a_hostile_config_file_ends_in_one_line_and_exit_2(tmp_path, text, expected):
+    config = tmp_path / "hostile.yaml"
+    config.write_text(text + "\n")
+    result = run(train_command(f"run.dir={tmp_path / 'run'}", "--config", str(config)), env=clean_env(), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert [line for line in result.stderr.splitlines() if line.startswith("error: ")] == [
+        line for line in result.stderr.splitlines() if expected in line], result.stderr
 
 
 def test_a_malformed_yaml_file_is_reported_with_its_line(tmp_path):

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from app.train.config import Config
 from app.train.workloads import VALIDATION_SEED_OFFSET, Workload
+from app.train.workloads.host_memory import require_fits
 
 FEATURES = 20
 
@@ -28,5 +29,7 @@ class RandomRegression:
 
 def build_regression(config: Config) -> Workload:
     model = torch.nn.Linear(FEATURES, 1)
+    # float32 inputs and target, for the samples and the held-out eighth
+    require_fits("data.samples", config.data.samples, (FEATURES + 1) * 4 * 9 // 8 + 1, "2048")
     held_out = RandomRegression(max(1, config.data.samples // 8), config.run.seed + VALIDATION_SEED_OFFSET)
     return Workload(model, RandomRegression(config.data.samples, config.run.seed), F.mse_loss, val_dataset=held_out)

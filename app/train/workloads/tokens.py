@@ -13,8 +13,12 @@ import torch
 
 from app.common.errors import UsageError
 from app.train.workloads import VALIDATION_SEED_OFFSET
+from app.train.workloads.host_memory import require_fits
 
 SEPARATOR = 0
+#: Host memory a generated token takes at the generator's peak: about a quarter of a word per token, and a word
+#: passes through a few int64 rows of 7 (its spelling, the mask, the separator's move) before the int32 stream.
+GENERATED_BYTES_PER_TOKEN = 64
 #: Token streams live in host memory (the loader moves batches), also when a model is built on another
 #: default device (`--dry-run` builds it on "meta": no memory).
 CPU = torch.device("cpu")
@@ -24,6 +28,8 @@ def synthetic_token_stream(length: int, vocab_size: int, seed: int, lexicon_size
                            held_out: bool = False) -> torch.Tensor:
     """`length` int32 tokens in [0, vocab_size), identical on every rank for the same seed. `held_out`:
     validation text, other words of the same lexicon (the language the training stream is written in)."""
+    require_fits("data.val_tokens" if held_out else "data.tokens", length, GENERATED_BYTES_PER_TOKEN,
+                 "100000" if held_out else "1000000")
     generator = torch.Generator().manual_seed(seed)
     word_lengths = torch.randint(1, 7, (lexicon_size,), generator=generator, device=CPU)
     spellings = torch.randint(1, vocab_size, (lexicon_size, 6), generator=generator, device=CPU)

@@ -1,0 +1,171 @@
+"""torch.compile's caches (app/common/compile_cache.py): what inductor loads from them runs as the job's user,
+so a directory another user made first at their usual place (`$TMPDIR/torchinductor_$USER`, on a shared /tmp)
+is never used. The other user is the provisioned unprivileged `ddpuser`, acting with runuser."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.launch import REPO, clean_env
+
+OTHER_USER = os.environ.get("DDP_TEST_USER", "ddpuser")
+#: What the worker reports: every cache directory torch 2.13 resolves, after the trainer's own step
+RESOLVE = """
+import json, sys
+from app.common.compile_cache import private_compile_caches
+said = private_compile_caches()
+from torch._inductor.cache import InductorOnDiskCache
+from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir, triton_cache_dir
+print(json.dumps({"said": said, "cache_dir": cache_dir(), "default_cache_dir": default_cache_dir(),
+                  "triton_cache_dir": triton_cache_dir(0), "on_disk_cache": str(InductorOnDiskCache().base_dir)}))
+"""
+
+def other_user_exists() -> bool:
+    try:
+        pwd.getpwnam(OTHER_USER)
+    except KeyError:
+        return False
+    return True
+
+
+# Each test starts an interpreter that imports torch (slow); acting as another user needs root
+pytestmark = [pytest.mark.slow, pytest.mark.root,
+              pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or not other_user_exists(),
+                                 reason=f"acting as another user needs root, runuser and the user {OTHER_USER}")]
+
+
+def as_other_user(*command: str) -> None:
+    subprocess.run(["runuser", "-u", OTHER_USER, "--", *command], check=True)
+
+
+@pytest.fixture
+def shared_tmp():
+    """A /tmp of the kind every user shares (1777), reachable by the other user."""
+    directory = Path(tempfile.mkdtemp(prefix="shared-tmp-", dir="/tmp"))
+    directory.chmod(0o1777)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def resolve(tmpdir: Path, **extra: str) -> dict:
+    env = clean_env(TMPDIR=str(tmpdir), **extra)
+    for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+        if name not in extra:
+            env.pop(name, None)
+    result = subprocess.run([sys.executable, "-c", RESOLVE], env=env, cwd=REPO, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def assert_private_and_not_under(paths: list[str], planted: Path) -> None:
+    for path in paths:
+        assert not Path(path).is_relative_to(planted), f"{path} is under the other user's {planted}"
+        owner = Path(path)
+        while not owner.exists():
+            owner = owner.parent
+        info = owner.stat()
+        assert info.st_uid == os.geteuid() and not info.st_mode & 0o022, f"{owner} is not private"
+
+
+def test_a_cache_directory_another_user_made_first_at_torchs_usual_place_is_not_used(shared_tmp):
+    planted = shared_tmp / "torchinductor_root"
+    as_other_user("mkdir", "-m", "0777", str(planted))
+    resolved = resolve(shared_tmp)
+    paths = [resolved[key] for key in ("cache_dir", "default_cache_dir", "triton_cache_dir", "on_disk_cache")]
+    assert_private_and_not_under(paths, planted)
+    assert stat.S_IMODE(Path(resolved["cache_dir"]).stat().st_mode) == 0o700
+    assert [line for line in resolved["said"] if line.startswith("warning")] == [
+        f"warning: the compile cache's usual place {planted} belongs to another user (uid "
+        f"{planted.stat().st_uid}), who could have planted compiled code that torch loads in it: not used; this "
+        f"run "
+        f"compiles into {resolved['cache_dir']} (and its temporary files into TMPDIR="
+        f"{Path(resolved['cache_dir']).parent}); remove the other one, or set TORCHINDUCTOR_CACHE_DIR to a "
+        f"directory of yours"]
+    assert list(planted.iterdir()) == []
+
+
+def test_torchs_usual_place_is_made_private_before_torch_makes_it(shared_tmp):
+    resolved = resolve(shared_tmp)
+    assert resolved["cache_dir"] == str(shared_tmp / "torchinductor_root")
+    assert stat.S_IMODE((shared_tmp / "torchinductor_root").stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize("name", ["TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"])
+def test_a_cache_directory_you_name_that_another_user_can_write_is_refused(shared_tmp, name):
+    planted = shared_tmp / "cache"
+    as_other_user("mkdir", "-m", "0777", str(planted))
+    env = clean_env(TMPDIR=str(shared_tmp), **{name: str(planted)})
+    result = subprocess.run([sys.executable, "-c", RESOLVE], env=env, cwd=REPO, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode != 0
+    assert f"UsageError: {name}='{planted}' belongs to another user" in result.stderr
+
+
+@pytest.mark.skipif(not os.environ.get("APP_COMPILE_PROOF"),
+                    reason="a compiled CPU run takes 30-120 s: APP_COMPILE_PROOF=1 (nox -s proofs) runs it")
+def test_a_compiled_training_run_writes_and_reads_nothing_in_another_users_cache_directory(shared_tmp, tmp_path):
+    planted = shared_tmp / "torchinductor_root"
+    as_other_user("mkdir", "-m", "0777", str(planted))
+    env = clean_env(TMPDIR=str(shared_tmp))
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    command = [sys.executable, "-m", "app.train", "--config", "demo", "workload.name=regression", "train.max_steps=2",
+               "train.eval_every=0", "train.compile=true", f"run.dir={tmp_path / 'run'}"]
+    result = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "completed at step 2" in result.stderr
+    # What the run compiled went to a private directory; the other user's holds nothing of it (before, it held
+    # every kernel, which its owner can swap for code of theirs before the next compiled run loads it)
+    assert list(planted.iterdir()) == []
+    private = [path for path in shared_tmp.iterdir() if path.name.startswith("ddp-tmp-")]
+    assert len(private) == 1 and any((private[0] / "torchinductor_root").iterdir())
+
+
+#: A script of your own under the job scripts: torch's defaults, nothing of this project's
+YOUR_SCRIPT = """
+import json
+from torch._inductor.cache import InductorOnDiskCache
+from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir, triton_cache_dir
+print(json.dumps({"cache_dir": cache_dir(), "default_cache_dir": default_cache_dir(),
+                  "triton_cache_dir": triton_cache_dir(0), "on_disk_cache": str(InductorOnDiskCache().base_dir)}))
+"""
+
+
+@pytest.mark.parametrize("planting", [["mkdir", "-m", "0777"], ["mkdir", "-m", "0755"], ["ln", "-s", "/tmp"]],
+                         ids=["writable", "theirs", "link"])
+def test_your_own_script_under_the_node_wrapper_never_uses_another_users_cache_directory(shared_tmp, planting):
+    planted = shared_tmp / "torchinductor_root"
+    as_other_user(*planting, str(planted))
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
+                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    resolved = json.loads(result.stdout.splitlines()[-1])
+    assert_private_and_not_under(list(resolved.values()), planted)
+    assert f"warning: the compile cache's usual place {planted} is not yours alone: not used; TMPDIR=" \
+        in result.stderr
+    assert planting[0] == "ln" or list(planted.iterdir()) == []
+
+
+def test_your_own_script_under_the_node_wrapper_keeps_torchs_place_when_it_is_yours(shared_tmp):
+    (shared_tmp / "torchinductor_root").mkdir(mode=0o700)
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
+                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1])["cache_dir"] == str(shared_tmp / "torchinductor_root")
+    assert "warning" not in result.stderr
