@@ -14,6 +14,7 @@ with a forged value acted on. Nothing read from a store is unpickled here, and n
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -33,6 +34,12 @@ TAG_BYTES = hashlib.sha256().digest_size
 #: anything above this is refused before its MAC is computed. TCPStore keeps a value whole in the server's memory
 #: and lets no one bound it (torch 2.13: no option), so the value has been received by then.
 MAX_VALUE_BYTES = 4 * 2**20
+
+
+#: The key a rank seals "1" under, at the store's root, when it stops on a tampered value: the other ranks' hang
+#: watch then knows the rank stopped for the store, not for its node, and blames no node (a rank that stops is
+#: silent, and a silent rank's node would otherwise be left out). Another user can delete the mark, not forge it.
+TAMPERED_MARK = "store-tampered"
 
 
 class StoreTampered(UserFacingError):
@@ -112,6 +119,25 @@ class SignedStore(dist.Store):
             raise tampered(f"key {key!r} holds a value whose authentication fails")
         return data
 
+    def _refuse(self, key: str, raw: bytes) -> bytes:
+        """`open`, and on tampering the sealed mark first (see `TAMPERED_MARK`)."""
+        try:
+            return self.open(key, raw)
+        except StoreTampered:
+            if key != TAMPERED_MARK:
+                with contextlib.suppress(RuntimeError, dist.DistError):
+                    self.inner.set(TAMPERED_MARK, self.seal(TAMPERED_MARK, "1"))
+            raise
+
+    def tampering_marked(self) -> bool:
+        """Whether a rank of this job marked the store as tampered with (a mark no one else can forge)."""
+        if not self.inner.check([TAMPERED_MARK]):
+            return False
+        try:
+            return self.open(TAMPERED_MARK, self.inner.get(TAMPERED_MARK)) == b"1"
+        except StoreTampered:
+            return False  # someone else's "mark": not one of the job's ranks
+
     def _tag(self, key: str, data: bytes) -> bytes:
         name = key.encode()
         return hmac.new(self._key, len(name).to_bytes(4, "big") + name + data, hashlib.sha256).digest()
@@ -122,18 +148,18 @@ class SignedStore(dist.Store):
         self._call(self.inner.set, key, self.seal(key, value))
 
     def get(self, key: str) -> bytes:
-        return self.open(key, self._call(self.inner.get, key))
+        return self._refuse(key, self._call(self.inner.get, key))
 
     def multi_set(self, keys: list[str], values: list[str | bytes]) -> None:
         self._call(self.inner.multi_set, keys, [self.seal(key, value) for key, value in zip(keys, values, strict=True)])
 
     def multi_get(self, keys: list[str]) -> list[bytes]:
-        return [self.open(key, raw) for key, raw in zip(keys, self._call(self.inner.multi_get, keys), strict=True)]
+        return [self._refuse(key, raw) for key, raw in zip(keys, self._call(self.inner.multi_get, keys), strict=True)]
 
     def compare_set(self, key: str, expected: str | bytes, desired: str | bytes) -> bytes:
         # "" means "only if absent" to TCPStore; otherwise the stored bytes of `expected` are its seal
         stored = self.seal(key, expected) if _as_bytes(expected) else b""
-        return self.open(key, self._call(self.inner.compare_set, key, stored, self.seal(key, desired)))
+        return self._refuse(key, self._call(self.inner.compare_set, key, stored, self.seal(key, desired)))
 
     def add(self, key: str, amount: int) -> int:
         """A counter: not sealed (the server adds to it), so another user can change it; callers use counters
@@ -186,3 +212,34 @@ def sign(store: dist.Store, secret: str) -> dist.Store:
     """`store` sealed with `secret`, or `store` itself when there is no secret (a launch without the job scripts:
     nothing to key a MAC with, as before)."""
     return SignedStore(store, secret) if secret else store
+
+
+def init_process_group(backend: str | None = None, timeout: timedelta = timedelta(minutes=10), **kwargs) -> None:
+    """`torch.distributed.init_process_group()` (env://) for your own script under the job scripts, with every
+    value of the store sealed by the job's secret: the one call docs/your-script.md names. It meets where env://
+    would (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE; torchrun's agent serves the store, or rank 0 does under
+    LAUNCH=srun). Without DDP_STORE_SECRET (a launch without the job scripts) it is torch's own call."""
+    secret = os.environ.get("DDP_STORE_SECRET", "")
+    if not secret:
+        dist.init_process_group(backend, timeout=timeout, **kwargs)
+        return
+    rank, world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    serve = rank == 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True"
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size, serve,
+                          timeout=timeout, wait_for_workers=False)
+    sealed = SignedStore(store, secret)
+    try:
+        dist.init_process_group(backend, store=dist.PrefixStore("user/", sealed), rank=rank, world_size=world_size,
+                                timeout=timeout, **kwargs)
+    except (RuntimeError, ValueError, dist.DistError):
+        if tampering_seen():  # torch wrapped it: the cause is the tampering
+            raise StoreTampered(tampering_seen()) from None
+        raise
+
+
+def marked_tampered(store: dist.Store) -> bool:
+    """Whether a rank of the job marked `store` (under any prefixes) as tampered with; False for a store that is not
+    sealed."""
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    return isinstance(store, SignedStore) and store.tampering_marked()

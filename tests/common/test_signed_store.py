@@ -10,7 +10,7 @@ import pytest
 import torch.distributed as dist
 
 from app.common import exitcodes
-from app.common.signed_store import MAX_VALUE_BYTES, SignedStore, StoreTampered
+from app.common.signed_store import MAX_VALUE_BYTES, TAMPERED_MARK, SignedStore, StoreTampered, marked_tampered
 
 SECRET = "0123456789abcdef0123456789abcdef"
 
@@ -103,3 +103,55 @@ def test_a_connection_closed_under_the_job_is_named_as_the_store_gone() -> None:
 def test_no_secret_no_signed_store() -> None:
     with pytest.raises(ValueError):
         SignedStore(dist.HashStore(), "")
+
+
+USER_SCRIPT = r"""
+import os
+from datetime import timedelta
+import torch, torch.distributed as dist
+from app.common.signed_store import init_process_group
+init_process_group("gloo")
+total = torch.ones(1) * (dist.get_rank() + 1)
+dist.all_reduce(total)
+dist.barrier()
+if dist.get_rank() == 0:  # what any client of the port reads: every value of the process group's keys sealed
+    raw = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                        timeout=timedelta(seconds=10))
+    values = [raw.get(key) for key in raw.list_keys() if key.startswith("user/")]
+    print("sealed", len(values) > 0 and all(v.startswith(b"ddp-hmac1:") for v in values), flush=True)
+dist.barrier()
+print("sum", int(total.item()), flush=True)
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.slow  # two interpreters importing torch (about 15 s)
+def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_keys_sealed(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from tests.launch import REPO, clean_env, free_port
+
+    port = str(free_port())
+    ranks = [subprocess.Popen([sys.executable, "-c", USER_SCRIPT], cwd=REPO, text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              env=clean_env(RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                                            DDP_STORE_SECRET=SECRET))
+             for rank in (0, 1)]
+    outputs = [rank.communicate(timeout=120)[0] for rank in ranks]
+    assert [rank.returncode for rank in ranks] == [0, 0], outputs
+    assert "sealed True" in outputs[0] and all("sum 3" in output for output in outputs), outputs
+
+
+def test_a_rank_that_stops_on_a_forged_value_leaves_a_mark_the_others_trust_and_no_one_else_can_forge(
+        server: dist.TCPStore) -> None:
+    """The mark keeps the other ranks' hang watch from taking the stopped rank for a dead node (and blaming it)."""
+    other_rank = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    assert not marked_tampered(other_rank)
+    client(server).set(TAMPERED_MARK, b"1")  # another user's mark
+    assert not marked_tampered(other_rank)
+    client(server).set("app//plan", b'{"go": false}')
+    with pytest.raises(StoreTampered):
+        dist.PrefixStore("app/", SignedStore(client(server), SECRET)).get("plan")
+    assert marked_tampered(other_rank)
+    assert not marked_tampered(client(server))  # a store that is not sealed has no mark
