@@ -562,7 +562,7 @@ def test_the_head_nodes_fast_interface_is_the_rendezvous_address_whatever_the_no
 
 @pytest.mark.parametrize("given", ["10.1.2.3", "localhost"])
 def test_an_rdzv_host_of_the_head_node_is_hosted_there(head_node_bin: Path, given: str) -> None:
-    """docs/job-scripts.md's remedy RDZV_HOST=<address>: the head node still hosts the store (is_host=1 there)."""
+    """docs/job-scripts.md's remedy RDZV_HOST=<address>: the head node still hosts the store (node 0 there)."""
     result = rdzv(head_node_bin, RDZV_HOST=given)
     assert f"host={given} owner=nid001000\n" in result.stdout, result.stdout + result.stderr
 
@@ -682,7 +682,7 @@ import os, pathlib, sys
 from datetime import timedelta
 import torch.distributed as dist
 out = pathlib.Path(sys.argv[1])
-(out / "run-id").write_text(os.environ["TORCHELASTIC_RUN_ID"] + " " + os.environ["GROUP_RANK"] + " " + os.environ["RANK"])
+(out / "run-id").write_text(" ".join(os.environ[name] for name in ("TORCHELASTIC_RUN_ID", "GROUP_RANK", "RANK")))
 (out / "torchrun-argv").write_bytes(pathlib.Path(f"/proc/{os.getppid()}/cmdline").read_bytes())
 store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
                       timeout=timedelta(seconds=30))
