@@ -35,17 +35,18 @@ if [ -n "$policy" ]; then . "$policy"
 elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
 fi
 # torchrun only: the node's index in the job, head node 0: srun's SLURM_NODEID, Cray PALS' PALS_NODEID, a PBS TM
-# task's PBS_NODENUM (the launch check reads the same). torchrun reads --node-rank from PET_NODE_RANK when argv lacks
+# task's PBS_NODENUM (the launch check reads the same), else the rank an MPI launcher gives its one task a node
+# (OpenMPI's OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK). torchrun reads --node-rank from PET_NODE_RANK when argv lacks
 # it (torch/distributed/argparse_util.py, class env).
 if [ "${1##*/}" = torchrun ]; then
-    node_rank=${SLURM_NODEID:-${PALS_NODEID:-${PBS_NODENUM:-}}}
+    node_rank=${SLURM_NODEID:-${PALS_NODEID:-${PBS_NODENUM:-${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}}}}
     nnodes=1
     for arg do
         case $arg in --nnodes=*) nnodes=${arg#--nnodes=} ;; esac
     done
     if [ "$nnodes" != 1 ] && [ -z "$node_rank" ]; then
-        echo "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID or PBS_NODENUM) for torchrun's" \
-            "--node-rank; start one task per node with srun, Cray PALS mpiexec or pbsdsh (LAUNCHER=pbsdsh)" >&2
+        echo "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID, PBS_NODENUM, OMPI_COMM_WORLD_RANK" \
+            "or PMI_RANK) for torchrun's --node-rank; start one task per node with srun, an mpiexec or pbsdsh" >&2
         exit 2
     fi
     if [ -n "$owner" ] && [ -n "$node_rank" ]; then

@@ -495,7 +495,7 @@ WRAPPED_TORCHRUN = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OW
 
 @pytest.mark.parametrize(("owner", "node_id", "env_name"), [
     ("this-node", "0", "SLURM_NODEID"), ("other-node", "1", "SLURM_NODEID"), ("", "3", "PALS_NODEID"),
-    ("other-node", "1", "PBS_NODENUM")])
+    ("other-node", "1", "PBS_NODENUM"), ("other-node", "1", "OMPI_COMM_WORLD_RANK")])
 def test_each_nodes_wrapper_gives_torchrun_the_schedulers_node_rank_and_no_secret(
         tmp_path: Path, owner: str, node_id: str, env_name: str) -> None:
     """The static rendezvous: the node rank from the scheduler, worker ranks computed from it (nothing of torchrun's
@@ -514,7 +514,7 @@ def test_each_nodes_wrapper_gives_torchrun_the_schedulers_node_rank_and_no_secre
 @pytest.mark.parametrize(("owner", "node_id", "wanted"), [
     ("this-node", "1", "error: node this-node is node 1 of the job but this-node owns the rendezvous address"),
     ("other-node", "0", "error: node this-node is node 0 of the job but other-node owns the rendezvous address"),
-    ("other-node", "", "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID or PBS_NODENUM)")])
+    ("other-node", "", "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID, PBS_NODENUM")])
 def test_a_node_rank_that_would_leave_no_node_serving_the_store_is_refused_in_one_line(
         tmp_path: Path, owner: str, node_id: str, wanted: str) -> None:
     torchrun_stub(tmp_path / "bin")
