@@ -114,14 +114,15 @@ def test_a_process_that_knows_the_job_id_nodes_port_and_key_names_but_not_the_se
                 proc.kill()
         forger.communicate()
     codes = [rank.returncode for rank in ranks]
-    assert set(codes) <= {0, 10}, outputs
-    for code, output in zip(codes, outputs, strict=True):
-        if code == 10:
-            assert "error: the job's rendezvous store was tampered with or is unreachable" in output, output
-            assert "Traceback" not in output, output
+    # 10: the rank stopped on a forged value; 3: rank 1 found no store, rank 0 (its host) having stopped so first
+    assert set(codes) <= {0, 3, 10}, outputs
+    assert not [output for output in outputs if "Traceback" in output], outputs
     if codes == [0, 0]:
         assert "\nVERDICT: PASS" in outputs[0], outputs[0]
+    else:
+        assert 10 in codes and [output for output in outputs
+                                if "error: the job's rendezvous store was tampered with or is unreachable" in output]
     assert not exclude.exists() or exclude.read_text().strip() == ""
-    if (tmp_path / "report.json").exists():
+    if codes == [0, 0]:
         report = json.loads((tmp_path / "report.json").read_text())
         assert not [check for check in report["checks"] if check["status"] == "FAIL"], report["checks"]
