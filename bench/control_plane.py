@@ -59,6 +59,7 @@ from app.check.options import CheckSettings
 from app.check.protocol import Measurement
 from app.check.report import OK, Check, Report
 from app.common.attempts import agree_on_attempt
+from app.common.signed_store import SignedStore
 from app.common.watchdog import Verdict, Watchdog
 from bench import markdown
 from bench.counting_store import CountingStore, Tally
@@ -85,6 +86,10 @@ def host(rank: int) -> str:
     return f"nid{rank // RANKS_PER_NODE:05d}"
 
 
+#: The simulated job's secret: its ranks seal and open every value as a real job's do
+BENCH_SECRET = "b" * 32
+
+
 class Ranks:
     """The ranks of one worker process and the phases they run on command."""
 
@@ -95,6 +100,8 @@ class Ranks:
         started = time.monotonic()
         with ThreadPoolExecutor(min(len(ranks), 64)) as pool:
             self.clients = list(pool.map(lambda _: first.clone(), ranks))  # a socket per rank
+        # Sealed as a rank's store is (app/common/distributed.py): every value's HMAC made and checked in the rank
+        self.clients = [SignedStore(client, BENCH_SECRET) for client in self.clients]
         self.connect_s = time.monotonic() - started
         self.attempt = 1
 

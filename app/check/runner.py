@@ -39,6 +39,7 @@ from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import DistContext, init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError
 from app.common.exchange import text
+from app.common.signed_store import StoreTampered
 from app.common.watchdog import Verdict
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
@@ -154,6 +155,8 @@ class Session:
         try:
             self.context = init_distributed(self.environment, "auto", self.options.deadline_s,
                                             store=rendezvous_store)
+        except StoreTampered:  # not a node's fault: no node may be blamed for it
+            raise
         except UserFacingError as err:  # RendezvousError, or a UsageError such as too few GPUs for the ranks
             pg_error = str(err)
         exchange.put(self.store, protocol.pg_key(self.rank), pg_error)

@@ -109,8 +109,8 @@ class ClusterEnvironment:
         return self._int("MASTER_PORT", "29500") if "MASTER_PORT" in self.env else self._default_port()
 
     def store_secret(self) -> str:
-        """The job's secret that the project's store keys live under (DDP_STORE_SECRET, which the job scripts
-        make at job start and pass to every node in the environment); '' when the launch gave none."""
+        """The job's secret that seals every value of the store (DDP_STORE_SECRET, which the job scripts make at
+        job start and pass to every node in the environment); '' when the launch gave none."""
         return self.env.get("DDP_STORE_SECRET", "")
 
     def _default_address(self) -> str:

@@ -24,6 +24,7 @@ from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.errors import RendezvousError, UsageError
 from app.common.gpu_presence import unusable_gpus
+from app.common.signed_store import StoreTampered, sign, tampering_seen
 from app.launch.gpus import gpus_per_task
 
 log = logging.getLogger(__name__)
@@ -125,19 +126,16 @@ def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> 
                                           timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
-    store = dist.PrefixStore(job_scope(environment), store)
+    store = dist.PrefixStore(JOB_SCOPE, sign(store, environment.store_secret()))
     if _agent_store(environment):
         store = dist.PrefixStore(f"attempt-{_agreed_attempt(store, environment, timeout_s)}/", store)
     return store
 
 
-def job_scope(environment: ClusterEnvironment) -> str:
-    """The prefix of every key the project writes and reads in the rendezvous store: under the job's secret
-    (DDP_STORE_SECRET), which another user lacks. TCPStore has no authentication and lists no keys, and the
-    job id, its nodes and its port are public: a client of another user can connect and write, but not to a key
-    it cannot name. Without a secret (a launch without the job scripts), keys that anyone can name."""
-    secret = environment.store_secret()
-    return f"app/{secret}/" if secret else "app/"
+#: The prefix of every key the project writes and reads in the rendezvous store. Key names are public (any client
+#: lists them: TCPStore.list_keys); what another user lacks is the job's secret, which seals every value
+#: (app/common/signed_store.py) and appears in no key name.
+JOB_SCOPE = "app/"
 
 
 #: The attempt this process agreed on with the other ranks, by store endpoint: agreed once, at the first
@@ -152,6 +150,7 @@ def _agreed_attempt(store: dist.Store, environment: ClusterEnvironment, timeout_
         try:
             _AGREED[endpoint] = agree_on_attempt(store, environment.rank(), environment.world_size(), timeout_s)
         except NoAgreement as err:
+            _stop_if_tampered()
             raise RendezvousError(_rendezvous_message(err, endpoint, environment.rank(), environment.world_size(),
                                                       timeout_s)) from None
     return _AGREED[endpoint]
@@ -202,8 +201,16 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
         dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=timeout_s), **device_kwargs)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
+        _stop_if_tampered()
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)
+
+
+def _stop_if_tampered() -> None:
+    """A store call that torch made from C++ (gloo's addresses, NCCL's unique id) refused a forged value: the
+    process group's error is torch's own, the cause is the tampering."""
+    if tampering_seen():
+        raise StoreTampered(tampering_seen())
 
 
 def _rendezvous_message(err: BaseException, where: str, rank: int, world_size: int, timeout_s: float) -> str:

@@ -24,6 +24,9 @@ PREFLIGHT = 7
 NOTHING_RECOGNISED = 8
 #: A file of the run could not be written: its file system is full, over quota or failing (not the input).
 STORAGE = 9
+#: The rendezvous store was tampered with (a value the job did not write, a deleted or oversized key) or its
+#: connection was closed under the job: stopped without acting on it. Not a bad node: never a reason to requeue.
+STORE = 10
 #: Stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
 PREEMPTED = 75
 
@@ -38,5 +41,6 @@ DESCRIPTIONS = {
     PREFLIGHT: "a node check failed",
     NOTHING_RECOGNISED: "app.diagnose: no known cause in the logs",
     STORAGE: "a file could not be written: no space, quota or I/O error of its file system",
+    STORE: "the job's store was tampered with or is unreachable; stopped without acting on it",
     PREEMPTED: "stopped by a signal after writing a snapshot; requeue to resume",
 }

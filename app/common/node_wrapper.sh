@@ -14,9 +14,9 @@
 # the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
-# When the rendezvous address is the owner's fabric interface (app/launch/rendezvous.py), the wrapper adds
-# is_host=1 (owner) or is_host=0 (the others) to torchrun's --rdzv-conf, and it moves --rdzv-id behind the
-# job's secret into the environment (DDP_STORE_SECRET, see below). Before torchrun starts, it
+# torchrun meets through the static rendezvous (app/launch/plan.py says why): the wrapper gives it the node's rank
+# from the scheduler (PET_NODE_RANK) and refuses a node rank that disagrees with who owns the rendezvous address
+# (the owner, node rank 0, serves the store there). Before torchrun starts, it
 # sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
 # the checkout's, for an image built before the policy moved there).
 # POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
@@ -34,27 +34,38 @@ set +f  # children() below globs /proc
 if [ -n "$policy" ]; then . "$policy"
 elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
 fi
-is_host=
-if [ -n "$owner" ]; then
-    if [ "$(uname -n)" = "$owner" ]; then is_host=1; else is_host=0; fi
+# torchrun only: the node's index in the job, head node 0: srun's SLURM_NODEID, Cray PALS' PALS_NODEID, a PBS TM
+# task's PBS_NODENUM (the launch check reads the same), else the rank an MPI launcher gives its one task a node
+# (OpenMPI's OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK). torchrun reads --node-rank from PET_NODE_RANK when argv lacks
+# it (torch/distributed/argparse_util.py, class env).
+if [ "${1##*/}" = torchrun ]; then
+    node_rank=${SLURM_NODEID:-${PALS_NODEID:-${PBS_NODENUM:-${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}}}}
+    nnodes=1
+    for arg do
+        case $arg in --nnodes=*) nnodes=${arg#--nnodes=} ;; esac
+    done
+    if [ "$nnodes" != 1 ] && [ -z "$node_rank" ]; then
+        echo "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID, PBS_NODENUM, OMPI_COMM_WORLD_RANK" \
+            "or PMI_RANK) for torchrun's --node-rank; start one task per node with srun, an mpiexec or pbsdsh" >&2
+        exit 2
+    fi
+    if [ -n "$owner" ] && [ -n "$node_rank" ]; then
+        here_owns=0 here_first=0
+        if [ "$(uname -n)" = "$owner" ]; then here_owns=1; fi
+        if [ "$node_rank" = 0 ]; then here_first=1; fi
+        if [ "$here_owns" != "$here_first" ]; then
+            echo "error: node $(uname -n) is node $node_rank of the job but $owner owns the rendezvous address:" \
+                "node 0 serves torchrun's store there; run the job script on the job's first node (the scheduler's" \
+                "batch host), or give RDZV_HOST an address of node 0" >&2
+            exit 2
+        fi
+    fi
+    if [ -n "$node_rank" ]; then PET_NODE_RANK=$node_rank; export PET_NODE_RANK; fi
+    # Every node runs the same number of workers, so torchrun computes each worker's rank from the node rank instead
+    # of exchanging the ranks through its store, where another user could rewrite them (_assign_worker_ranks,
+    # torch/distributed/elastic/agent/server/api.py); kept when you set it.
+    if [ -z "${TORCH_ELASTIC_WORKER_IDENTICAL:-}" ]; then TORCH_ELASTIC_WORKER_IDENTICAL=1; export TORCH_ELASTIC_WORKER_IDENTICAL; fi
 fi
-# torchrun's rendezvous id: the step's name (--rdzv-id=NAME, public: the job id) behind the job's secret, in
-# PET_RDZV_ID (torchrun reads each option from PET_<NAME> when argv lacks it: torch/distributed/argparse_util.py,
-# class env), so that no other user learns it from argv (`ps`). The rendezvous state lives in the store under
-# torch.rendezvous.<id> as a pickle every agent loads (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py).
-for arg do
-    shift
-    case $arg in
-        --rdzv-conf=*) if [ -n "$is_host" ]; then arg="$arg,is_host=$is_host"; fi ;;
-        --rdzv-id=*)
-            if [ -n "${DDP_STORE_SECRET:-}" ]; then
-                PET_RDZV_ID="$DDP_STORE_SECRET-${arg#--rdzv-id=}"
-                export PET_RDZV_ID
-                continue
-            fi ;;
-    esac
-    set -- "$@" "$arg"
-done
 # children PID: the PIDs whose parent is PID (from /proc: procps may not be in the image).
 children() {
     for status in /proc/[0-9]*/status; do

@@ -49,6 +49,7 @@ import torch.distributed as dist
 
 from app.common import exchange, exitcodes
 from app.common.exchange import require, text, whole
+from app.common.signed_store import StoreTampered, end_for_tampering, marked_tampered, tampered, tampering_seen
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +201,8 @@ class BoundedCalls:
             call, answer, done = self._calls.get()
             try:
                 answer.append(call())
+            except StoreTampered as err:  # a value the job did not write: nothing to judge a hang by
+                end_for_tampering(err)
             except _STORE_ERRORS:
                 pass
             finally:
@@ -447,6 +450,10 @@ class Watchdog:
         return [Beat.from_json(rank, raw) for rank, raw in zip(ranks, raws, strict=True)]
 
     def _end(self, verdict: Verdict) -> None:
+        if self._ask(lambda: marked_tampered(self.store)) or tampering_seen():
+            # A rank stopped on a tampered store value: it is silent for that, not for its node; blame no one
+            end_for_tampering(StoreTampered(tampering_seen() or tampered("another rank stopped on a value the job "
+                                                                          "did not write").args[0]))
         reporter = verdict.reporter == self.rank or (verdict.reporter < 0 and self.rank == self._first_answering())
         done_key = f"watchdog/round/{self._round}/reported"
         try:

@@ -56,10 +56,10 @@ DEFAULTS = (
 #: failing on an unknown flag. Exported before any step starts: pbsdsh's tasks get the environment a step starts
 #: with (app/launch/pbsdsh.py), not the step command's.
 SHUTDOWN_GRACE = "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"
-#: The rendezvous store has no authentication, and the job id, the nodes and the port are public: this secret is
-#: what another user lacks. Made here at job start and exported: the launchers pass the environment on to every
-#: node, where the wrapper makes it torchrun's rendezvous id (PET_RDZV_ID) and the ranks keep their store keys
-#: under it (app/common/distributed.py). Never in argv (`ps` shows every user's argv) nor in a log line.
+#: The rendezvous store has no authentication, and the job id, the nodes, the port and every key name are public
+#: (any client lists the keys): this secret is what another user lacks. Made here at job start and exported: the
+#: launchers pass the environment on to every node, where the ranks seal every store value with it (an HMAC,
+#: app/common/signed_store.py). Never in argv (`ps` shows every user's argv), a key name, a file name nor a log line.
 STORE_SECRET = "DDP_STORE_SECRET"
 #: Every name the job script hands over when the user (or the script) set it
 NAMES = (*(name for name, _ in DEFAULTS), SHUTDOWN_GRACE, STORE_SECRET)

@@ -6,9 +6,10 @@ sbatch(1); PBS on the first node of $PBS_NODEFILE, the mother superior), so the 
 hold FQDNs or xnames); the hostname is the fallback, and it may resolve to the management Ethernet, which is slow
 but works for the rendezvous. torchrun decides who hosts the c10d store by comparing the endpoint with the
 addresses its hostname resolves to (`_matches_machine_hostname`, torch/distributed/elastic/rendezvous/utils.py),
-which misses "IP addresses assigned to secondary NICs": with the hostname on the management network and the
-endpoint on ib0/hsn0, no node would host the store and every node fails the rendezvous. So the owner, this node
-by `uname -n` (the name each node's wrapper compares with), is said explicitly (`is_host=1` there, 0 elsewhere).
+which misses "IP addresses assigned to secondary NICs"; its static rendezvous, which the job uses, serves the store
+on node 0, the node the scheduler numbers first. Either way the node that owns the address must be the one that
+serves: the owner, this node by `uname -n` (the name each node's wrapper compares with), is said explicitly, and
+each node's wrapper refuses a node rank that disagrees with it (app/common/node_wrapper.sh).
 """
 
 import re
@@ -47,18 +48,17 @@ def rendezvous(head_node: str, port: str, given: str, ifaces: str, dry_run: bool
         found = addresses(run(["ip", "-o", "-4", "addr", "show", "dev", iface]))
         if found:
             return Rendezvous(found[0], me, f"rendezvous on {found[0]}:{port} ({iface} of head node {head_node}; "
-                                            f"{me} hosts the store: is_host=1 there, 0 elsewhere)")
+                                            f"{me} hosts the store: the wrapper checks it is node 0)")
     # This node hosts the store even so: the node file's name for it need not be its hostname, nor resolve to the
     # address that hostname does (HPE: an FQDN on the Slingshot network), which torchrun would miss.
     return Rendezvous(head_node, me, f"rendezvous on {head_node}:{port} (head node's name; none of {ifaces} here; "
-                                     f"{me} hosts the store: is_host=1 there, 0 elsewhere)")
+                                     f"{me} hosts the store: the wrapper checks it is node 0)")
 
 
 def given_rendezvous(given: str, port: str, ifaces: str, run: Callable[[Sequence[str]], str] = _run) -> Rendezvous:
     """RDZV_HOST set by you. It must be an address of this, the head node (or a name that resolves to one): rank 0
-    and the store run here, and this node's wrapper is told so (is_host=1), which torchrun could not tell by itself
-    for a secondary NIC's address. Any other address would leave no node hosting the store and every node waiting
-    for it until the join timeout."""
+    and the store run here, and each node's wrapper checks that this node is node 0. Any other address would leave
+    no node hosting the store and every node waiting for it until the join timeout."""
     own = addresses(run(["ip", "-o", "-4", "addr", "show"]))
     if not own:
         return Rendezvous(given, "", f"rendezvous on {given}:{port} (RDZV_HOST; no `ip` here to tell whether it is "
@@ -70,7 +70,7 @@ def given_rendezvous(given: str, port: str, ifaces: str, run: Callable[[Sequence
     me = run(["uname", "-n"]).strip()
     if wanted & set(own):
         return Rendezvous(given, me, f"rendezvous on {given}:{port} (RDZV_HOST, an address of head node {me}, which "
-                                     "hosts the store: is_host=1 there, 0 elsewhere)")
+                                     "hosts the store: the wrapper checks it is node 0)")
     example = next((address for address in own if not address.startswith("127.")), "127.0.0.1")
     raise UsageError(
         f"RDZV_HOST={given} is not an address of the head node {me}, where rank 0 and the rendezvous store run (its "

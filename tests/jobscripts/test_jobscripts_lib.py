@@ -363,8 +363,8 @@ def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
     result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60", "RDZV_PORT": "20042"})
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
-        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:20042",
-        "--rdzv-id=42", "--rdzv-conf=join_timeout=60", "-m", "app.check",
+        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=static", "--rdzv-endpoint=127.0.0.1:20042",
+        "--rdzv-id=42", "--rdzv-conf=timeout=60", "-m", "app.check",
     ]
 
 
@@ -477,14 +477,54 @@ def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_n
     assert secrets[0] != secrets[1]
 
 
-def test_each_nodes_wrapper_hands_torchrun_the_secret_rendezvous_id_through_the_environment() -> None:
-    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "" "" '
-               'sh -c \'echo "PET_RDZV_ID=$PET_RDZV_ID"; printf "%s\\n" "$@"\' torchrun --rdzv-id=42-preflight '
-               '--rdzv-conf=join_timeout=60 -m app.check')
-    result = run_lib(snippet, {"DDP_STORE_SECRET": "0123456789abcdef0123456789abcdef"})
+def torchrun_stub(bin_dir: Path, host: str = "this-node") -> None:
+    """`torchrun` that prints what it was given (the node rank, the rank switch, any rendezvous id from the
+    environment, then its arguments), and `uname -n` that says HOST."""
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "torchrun").write_text(
+        '#!/bin/sh\necho "PET_NODE_RANK=${PET_NODE_RANK-unset} PET_RDZV_ID=${PET_RDZV_ID-unset} '
+        'TORCH_ELASTIC_WORKER_IDENTICAL=${TORCH_ELASTIC_WORKER_IDENTICAL-unset}"\nprintf "%s\\n" "$@"\n')
+    (bin_dir / "uname").write_text(f'#!/bin/sh\n[ "$1" = -n ] && echo {host}\n')
+    for stub in ("torchrun", "uname"):
+        (bin_dir / stub).chmod(0o755)
+
+
+WRAPPED_TORCHRUN = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" "" torchrun --nnodes=2 '
+                    '--rdzv-backend=static --rdzv-id=42-preflight --rdzv-conf=timeout=60 -m app.check')
+
+
+@pytest.mark.parametrize(("owner", "node_id", "env_name"), [
+    ("this-node", "0", "SLURM_NODEID"), ("other-node", "1", "SLURM_NODEID"), ("", "3", "PALS_NODEID"),
+    ("other-node", "1", "PBS_NODENUM"), ("other-node", "1", "OMPI_COMM_WORLD_RANK")])
+def test_each_nodes_wrapper_gives_torchrun_the_schedulers_node_rank_and_no_secret(
+        tmp_path: Path, owner: str, node_id: str, env_name: str) -> None:
+    """The static rendezvous: the node rank from the scheduler, worker ranks computed from it (nothing of torchrun's
+    read from the store), the rendezvous id the public step name; the job's secret in neither argv nor PET_RDZV_ID."""
+    torchrun_stub(tmp_path / "bin")
+    secret = "0123456789abcdef0123456789abcdef"
+    result = run_lib(WRAPPED_TORCHRUN, {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "OWNER": owner,
+                                        env_name: node_id, "DDP_STORE_SECRET": secret})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["PET_RDZV_ID=0123456789abcdef0123456789abcdef-42-preflight",
-                                          "--rdzv-conf=join_timeout=60", "-m", "app.check"]
+    assert result.stdout.splitlines() == [
+        f"PET_NODE_RANK={node_id} PET_RDZV_ID=unset TORCH_ELASTIC_WORKER_IDENTICAL=1", "--nnodes=2",
+        "--rdzv-backend=static", "--rdzv-id=42-preflight", "--rdzv-conf=timeout=60", "-m", "app.check"]
+    assert secret not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("owner", "node_id", "wanted"), [
+    ("this-node", "1", "error: node this-node is node 1 of the job but this-node owns the rendezvous address"),
+    ("other-node", "0", "error: node this-node is node 0 of the job but other-node owns the rendezvous address"),
+    ("other-node", "", "error: this launcher gives no node index (SLURM_NODEID, PALS_NODEID, PBS_NODENUM")])
+def test_a_node_rank_that_would_leave_no_node_serving_the_store_is_refused_in_one_line(
+        tmp_path: Path, owner: str, node_id: str, wanted: str) -> None:
+    torchrun_stub(tmp_path / "bin")
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "OWNER": owner}
+    if node_id:
+        env["SLURM_NODEID"] = node_id
+    result = run_lib(WRAPPED_TORCHRUN, env)
+    assert result.returncode == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr.startswith(wanted) and len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 @pytest.fixture
@@ -522,7 +562,7 @@ def test_the_head_nodes_fast_interface_is_the_rendezvous_address_whatever_the_no
 
 @pytest.mark.parametrize("given", ["10.1.2.3", "localhost"])
 def test_an_rdzv_host_of_the_head_node_is_hosted_there(head_node_bin: Path, given: str) -> None:
-    """docs/job-scripts.md's remedy RDZV_HOST=<address>: the head node still hosts the store (is_host=1 there)."""
+    """docs/job-scripts.md's remedy RDZV_HOST=<address>: the head node still hosts the store (node 0 there)."""
     result = rdzv(head_node_bin, RDZV_HOST=given)
     assert f"host={given} owner=nid001000\n" in result.stdout, result.stdout + result.stderr
 
@@ -567,25 +607,6 @@ def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: P
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (none on node2) but this job has 2 nodes" in result.stderr
     assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
-
-
-@pytest.mark.parametrize(("owner", "conf"), [
-    ("this-node", "--rdzv-conf=join_timeout=60,is_host=1"),
-    ("other-node", "--rdzv-conf=join_timeout=60,is_host=0"),
-    ("", "--rdzv-conf=join_timeout=60"),
-])
-def test_each_nodes_wrapper_tells_torchrun_whether_it_hosts_the_rendezvous_store(
-        tmp_path: Path, owner: str, conf: str) -> None:
-    # torchrun cannot tell that a secondary NIC's address (ib0, hsn0) is its own host's: the wrapper says it
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "uname").write_text('#!/bin/sh\n[ "$1" = -n ] && echo this-node\n')
-    (bin_dir / "uname").chmod(0o755)
-    snippet = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" "" '
-               'printf "%s\\n" torchrun --rdzv-conf=join_timeout=60 "two words" -m app.train')
-    result = run_lib(snippet, {"PATH": f"{bin_dir}:/usr/bin:/bin", "OWNER": owner})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["torchrun", conf, "two words", "-m", "app.train"]
 
 
 def test_the_node_wrapper_file_turns_the_stop_file_into_sigterm_for_its_command_alone(tmp_path: Path) -> None:
@@ -658,27 +679,34 @@ def test_workers_that_ignore_sigterm_are_stopped_after_the_jobs_grace(tmp_path: 
 
 RUN_ID_WORKER = """
 import os, pathlib, sys
+from datetime import timedelta
+import torch.distributed as dist
 out = pathlib.Path(sys.argv[1])
-(out / "run-id").write_text(os.environ["TORCHELASTIC_RUN_ID"])
+(out / "run-id").write_text(" ".join(os.environ[name] for name in ("TORCHELASTIC_RUN_ID", "GROUP_RANK", "RANK")))
 (out / "torchrun-argv").write_bytes(pathlib.Path(f"/proc/{os.getppid()}/cmdline").read_bytes())
+store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                      timeout=timedelta(seconds=30))
+(out / "keys").write_text("\\n".join(store.list_keys()))  # what any client of the port sees
 """
 
 
-def test_a_real_torchrun_takes_the_secret_rendezvous_id_from_the_environment_and_argv_does_not_show_it(
-        tmp_path: Path) -> None:
+def test_a_real_torchrun_meets_statically_and_the_secret_is_in_no_argv_key_or_log_line(tmp_path: Path) -> None:
     worker = tmp_path / "worker.py"
     worker.write_text(RUN_ID_WORKER)
     secret = "0123456789abcdef0123456789abcdef"
     torchrun = Path(sys.executable).parent / "torchrun"
     endpoint = f"127.0.0.1:{free_port()}"
     result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(tmp_path / "stop"), "", "",
-                             str(torchrun), "--nnodes=1", "--nproc-per-node=1", "--rdzv-backend=c10d",
-                             f"--rdzv-endpoint={endpoint}", "--rdzv-id=42-preflight", str(worker), str(tmp_path)],
-                            env={**os.environ, "DDP_STORE_SECRET": secret}, capture_output=True, text=True,
-                            timeout=120)
+                             str(torchrun), "--nnodes=1", "--nproc-per-node=1", "--rdzv-backend=static",
+                             f"--rdzv-endpoint={endpoint}", "--rdzv-id=42-preflight", "--rdzv-conf=timeout=60",
+                             str(worker), str(tmp_path)],
+                            env={**os.environ, "DDP_STORE_SECRET": secret, "SLURM_NODEID": "0"}, capture_output=True,
+                            text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "run-id").read_text() == f"{secret}-42-preflight"
+    assert (tmp_path / "run-id").read_text() == "42-preflight 0 0"
     assert secret.encode() not in (tmp_path / "torchrun-argv").read_bytes()
+    assert secret not in (tmp_path / "keys").read_text()
+    assert secret not in result.stdout + result.stderr
 
 
 @pytest.mark.parametrize(("script", "message"), [

@@ -158,7 +158,7 @@ def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_it
         tmp_path: Path) -> None:
     """Without a fast interface the endpoint is the node file's name for the head node (an
     FQDN on HPE systems), which torchrun need not recognise as its own: the batch script runs on the head
-    node, so this node hosts the store (is_host=1) unconditionally."""
+    node, so this node hosts the store (the owner, node 0) unconditionally."""
     bin_dir = tmp_path / "bin"
     stub(bin_dir, "uname", '#!/bin/sh\n[ "$1" = -n ] && echo x1000c0s0b0n0\n')
     result = run_lib('ddp_defaults; ' + RDZV_OF,

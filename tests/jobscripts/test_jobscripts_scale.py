@@ -276,8 +276,8 @@ def test_a_1024_node_slurm_job_meets_on_the_head_node_one_torchrun_per_node(worl
     assert check["argv"][:5] == per_node and check["argv"][5] == "/bin/sh"
     endpoint = _torchrun_args(workload["argv"])["--rdzv-endpoint"]
     assert re.fullmatch(r"nid001000:\d+", endpoint)  # the head node, a port chosen there
-    expected = {"--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "c10d",
-                "--rdzv-endpoint": endpoint, "--rdzv-conf": "join_timeout=300"}
+    expected = {"--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "static",
+                "--rdzv-endpoint": endpoint, "--rdzv-conf": "timeout=300"}
     assert workload["argv"][:5] == per_node
     assert _torchrun_args(workload["argv"]) == {**expected, "--rdzv-id": "4242"}
     # The preflight's own rendezvous: its agents must not join the workload's, which comes right after
@@ -309,7 +309,7 @@ def test_a_1024_node_pbs_job_meets_on_the_first_node_of_the_node_file(world: Wor
     endpoint = _torchrun_args(workload["argv"])["--rdzv-endpoint"]
     assert re.fullmatch(rf"{re.escape(alloc.nodes[0])}:\d+", endpoint)
     assert _torchrun_args(workload["argv"]) == {
-        "--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "c10d",
-        "--rdzv-endpoint": endpoint, "--rdzv-id": "4242.pbs01", "--rdzv-conf": "join_timeout=300"}
+        "--nnodes": "1024", "--nproc-per-node": "4", "--rdzv-backend": "static",
+        "--rdzv-endpoint": endpoint, "--rdzv-id": "4242.pbs01", "--rdzv-conf": "timeout=300"}
     assert _torchrun_args(preflight["argv"])["--rdzv-id"] == "4242.pbs01-preflight"
     assert run.cpu_seconds < WHOLE_JOB_BUDGET_S

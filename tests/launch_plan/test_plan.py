@@ -21,8 +21,8 @@ PLAN = Plan(nnodes=1024, nproc=4, rdzv_host="10.0.0.1", rdzv_port=29400, join_ti
 
 def test_torchrun_meets_at_the_head_node_with_every_fact_once():
     assert PLAN.torchrun_argv("42", ["-m", "app.train", "run.dir=/runs/a b"]) == [
-        "torchrun", "--nnodes=1024", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=10.0.0.1:29400",
-        "--rdzv-id=42", "--rdzv-conf=join_timeout=300", "-m", "app.train", "run.dir=/runs/a b"]
+        "torchrun", "--nnodes=1024", "--nproc-per-node=4", "--rdzv-backend=static", "--rdzv-endpoint=10.0.0.1:29400",
+        "--rdzv-id=42", "--rdzv-conf=timeout=300", "-m", "app.train", "run.dir=/runs/a b"]
 
 
 def test_the_numa_binding_goes_before_the_rendezvous_and_the_plan_is_frozen():
@@ -81,8 +81,8 @@ def node_command(capsys, *flags: str) -> list[str]:
 
 def test_the_node_command_names_the_store_s_owner_first_then_torchrun(capsys):
     assert node_command(capsys, "--rdzv-owner=node1") == [
-        "node1", "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=c10d",
-        "--rdzv-endpoint=node1:29400", "--rdzv-id=42", "--rdzv-conf=join_timeout=60", "-m", "app.train"]
+        "node1", "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=static",
+        "--rdzv-endpoint=node1:29400", "--rdzv-id=42", "--rdzv-conf=timeout=60", "-m", "app.train"]
     assert node_command(capsys)[:2] == ["", "torchrun"]
 
 

@@ -1,0 +1,158 @@
+"""The sealed store: every value the job reads is one it wrote (app/common/signed_store.py). In-process, on a real
+TCPStore whose raw side plays the other user: it can list, read and rewrite every key, but not seal a value."""
+
+from __future__ import annotations
+
+import pickle
+from datetime import timedelta
+
+import pytest
+import torch.distributed as dist
+
+from app.common import exitcodes
+from app.common.signed_store import MAX_VALUE_BYTES, TAMPERED_MARK, SignedStore, StoreTampered, marked_tampered
+
+SECRET = "0123456789abcdef0123456789abcdef"
+
+
+class Exploit:
+    def __reduce__(self):
+        return (print, ("attacker code ran",))
+
+
+@pytest.fixture
+def server() -> dist.TCPStore:
+    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+
+
+def client(server: dist.TCPStore) -> dist.TCPStore:
+    # Connecting may take seconds on a loaded 2-core machine; the reads themselves never wait for a missing key
+    return dist.TCPStore("127.0.0.1", server.port, is_master=False, timeout=timedelta(seconds=60))
+
+
+def test_what_the_job_writes_it_reads_back_through_every_call(server: dist.TCPStore) -> None:
+    job = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    job.set("plan", '{"go": true}')
+    job.multi_set(["node/0", "node/1"], ["a", b"b"])
+    assert job.get("plan") == b'{"go": true}'
+    assert job.multi_get(["node/0", "node/1"]) == [b"a", b"b"]
+    assert job.compare_set("verdict", "", "mine") == b"mine"  # absent: set
+    assert job.compare_set("verdict", "", "theirs") == b"mine"  # present: kept
+    assert job.compare_set("verdict", "mine", "next") == b"next"
+    assert job.add("counter", 2) == 2 and job.check(["plan"]) and job.num_keys() >= 5
+    assert job.delete_key("counter") and not job.check(["counter"])
+    job.wait(["plan"], timedelta(seconds=1))
+
+
+def test_the_secret_is_in_no_key_name_and_no_value_in_the_clear_of_a_sealed_key_reveals_it(
+        server: dist.TCPStore) -> None:
+    job = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    job.set("plan", "x")
+    listed = client(server).list_keys()  # what any client of the port sees
+    assert listed and not [key for key in listed if SECRET in key]
+    assert SECRET.encode() not in client(server).get("app//plan")
+
+
+@pytest.mark.parametrize("forged", [
+    pickle.dumps(Exploit()),  # a crafted pickle
+    b"\x00garbage",  # garbage
+    b'{"go": false, "code": 3, "nodes": ["node1", "node2"]}',  # a well-formed forged plan, unsealed
+    b"ddp-hmac1:" + b"\x00" * 32 + b'{"go": false}',  # the format, without the secret
+], ids=["pickle", "garbage", "forged-json", "forged-tag"])
+def test_a_value_another_user_wrote_is_refused_with_the_store_exit_code(server: dist.TCPStore, forged: bytes,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    job = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    job.set("plan", '{"go": true}')
+    client(server).set("app//plan", forged)  # the name listed: PrefixStore joins with "/"
+    with pytest.raises(StoreTampered) as caught:
+        job.get("plan")
+    assert caught.value.exit_code == exitcodes.STORE == 10
+    assert "tampered with or is unreachable (key 'app//plan'" in str(caught.value)
+    assert "attacker code ran" not in capsys.readouterr().out
+
+
+def test_a_sealed_value_replayed_under_another_key_or_sealed_by_another_job_is_refused(server: dist.TCPStore) -> None:
+    job = SignedStore(client(server), SECRET)
+    job.set("app/node/0", '{"status": "FAIL"}')
+    raw = client(server).get("app/node/0")
+    client(server).set("app/node/1", raw)  # replayed under another key
+    with pytest.raises(StoreTampered):
+        job.get("app/node/1")
+    SignedStore(client(server), "another job's secret, 32 chars").set("app/node/2", "x")
+    with pytest.raises(StoreTampered):
+        job.get("app/node/2")
+    with pytest.raises(StoreTampered):
+        job.multi_get(["app/node/0", "app/node/1"])
+
+
+def test_an_oversized_value_is_refused_before_its_mac_is_computed(server: dist.TCPStore) -> None:
+    client(server).set("app/result/1", b"x" * (MAX_VALUE_BYTES + 100))
+    with pytest.raises(StoreTampered, match="more than the job ever writes"):
+        SignedStore(client(server), SECRET).get("app/result/1")
+
+
+def test_a_connection_closed_under_the_job_is_named_as_the_store_gone() -> None:
+    server = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    job = SignedStore(client(server), SECRET)
+    job.set("k", "v")
+    del server  # the store's host goes away (or another user's flood resets the connection)
+    with pytest.raises(StoreTampered, match="tampered with or is unreachable"):
+        for _ in range(50):
+            job.set("k", "v")
+
+
+def test_no_secret_no_signed_store() -> None:
+    with pytest.raises(ValueError):
+        SignedStore(dist.HashStore(), "")
+
+
+USER_SCRIPT = r"""
+import os
+from datetime import timedelta
+import torch, torch.distributed as dist
+from app.common.signed_store import init_process_group
+init_process_group("gloo")
+total = torch.ones(1) * (dist.get_rank() + 1)
+dist.all_reduce(total)
+dist.barrier()
+if dist.get_rank() == 0:  # what any client of the port reads: every value of the process group's keys sealed
+    raw = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False,
+                        timeout=timedelta(seconds=10))
+    values = [raw.get(key) for key in raw.list_keys() if key.startswith("user/")]
+    print("sealed", len(values) > 0 and all(v.startswith(b"ddp-hmac1:") for v in values), flush=True)
+dist.barrier()
+print("sum", int(total.item()), flush=True)
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.slow  # two interpreters importing torch (about 15 s)
+def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_keys_sealed(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from tests.launch import REPO, clean_env, free_port
+
+    port = str(free_port())
+    ranks = [subprocess.Popen([sys.executable, "-c", USER_SCRIPT], cwd=REPO, text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              env=clean_env(RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                                            DDP_STORE_SECRET=SECRET))
+             for rank in (0, 1)]
+    outputs = [rank.communicate(timeout=120)[0] for rank in ranks]
+    assert [rank.returncode for rank in ranks] == [0, 0], outputs
+    assert "sealed True" in outputs[0] and all("sum 3" in output for output in outputs), outputs
+
+
+def test_a_rank_that_stops_on_a_forged_value_leaves_a_mark_the_others_trust_and_no_one_else_can_forge(
+        server: dist.TCPStore) -> None:
+    """The mark keeps the other ranks' hang watch from taking the stopped rank for a dead node (and blaming it)."""
+    other_rank = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    assert not marked_tampered(other_rank)
+    client(server).set(TAMPERED_MARK, b"1")  # another user's mark
+    assert not marked_tampered(other_rank)
+    client(server).set("app//plan", b'{"go": false}')
+    with pytest.raises(StoreTampered):
+        dist.PrefixStore("app/", SignedStore(client(server), SECRET)).get("plan")
+    assert marked_tampered(other_rank)
+    assert not marked_tampered(client(server))  # a store that is not sealed has no mark
