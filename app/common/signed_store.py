@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import torch.distributed as dist
@@ -68,12 +68,17 @@ def tampered(what: str) -> StoreTampered:
     return StoreTampered(message)
 
 
-def end_for_tampering(err: StoreTampered) -> None:
+def end_for_tampering(err: StoreTampered, end_process: Callable[[int], None] = os._exit) -> None:
     """End this process at once with the tampering's line and exit code STORE: for a helper thread (the hang
     watch), where raising would end the thread and leave the job waiting. Snapshots are written atomically, so
-    the last one is intact."""
+    the last one is intact. `end_process`: the hang watch's own (a test's stands in for os._exit)."""
     print(f"error: {err}", file=sys.stderr, flush=True)
-    os._exit(exitcodes.STORE)
+    end_process(exitcodes.STORE)
+
+
+def forget_tampering() -> None:
+    """Forget the tampering this process saw (tests that tamper in-process, so the next test starts clean)."""
+    _SEEN.clear()
 
 
 def _as_bytes(value: str | bytes | bytearray | Sequence[int]) -> bytes:

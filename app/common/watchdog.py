@@ -190,8 +190,8 @@ class BoundedCalls:
     an `add` to a stopped server blocked past 100 s with a 1 s timeout). One thread, not one per call: at
     a thousand ranks in one process, a thread per call spent more time in the kernel than in the calls."""
 
-    def __init__(self, within_s: float) -> None:
-        self.within_s = within_s
+    def __init__(self, within_s: float, end_process: Callable[[int], None] = os._exit) -> None:
+        self.within_s, self.end_process = within_s, end_process
         self._calls: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]] = queue.SimpleQueue()
         self._busy = threading.Lock()  # held while a call has not answered: later calls give up at once
         threading.Thread(target=self._serve, name="app watchdog store calls", daemon=True).start()
@@ -202,7 +202,7 @@ class BoundedCalls:
             try:
                 answer.append(call())
             except StoreTampered as err:  # a value the job did not write: nothing to judge a hang by
-                end_for_tampering(err)
+                end_for_tampering(err, self.end_process)
             except _STORE_ERRORS:
                 pass
             finally:
@@ -256,7 +256,7 @@ class Watchdog:
         self.end_process = end_process
         self.interval_s = interval_s or min(5.0, max(0.2, deadline_s / 10))
         self.store = store
-        self._ask = BoundedCalls(within_s=max(2.0, 2 * self.interval_s))
+        self._ask = BoundedCalls(within_s=max(2.0, 2 * self.interval_s), end_process=end_process)
         self.position, self.where = 0, "start"
         self._count, self._round, self._reason = 0, 0, ""
         self._beaten = 0.0  # time.monotonic() of the last beat sent
@@ -453,7 +453,8 @@ class Watchdog:
         if self._ask(lambda: marked_tampered(self.store)) or tampering_seen():
             # A rank stopped on a tampered store value: it is silent for that, not for its node; blame no one
             end_for_tampering(StoreTampered(tampering_seen() or tampered("another rank stopped on a value the job "
-                                                                          "did not write").args[0]))
+                                                                          "did not write").args[0]), self.end_process)
+            return
         reporter = verdict.reporter == self.rank or (verdict.reporter < 0 and self.rank == self._first_answering())
         done_key = f"watchdog/round/{self._round}/reported"
         try:
