@@ -141,16 +141,21 @@ print(json.dumps({"cache_dir": cache_dir(), "default_cache_dir": default_cache_d
 """
 
 
+def your_script_under_the_node_wrapper(shared_tmp) -> subprocess.CompletedProcess[str]:
+    """YOUR_SCRIPT started by the real node wrapper, as the job scripts start your own script, in `shared_tmp`."""
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    return subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "", "",
+                           sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+
+
 @pytest.mark.parametrize("planting", [["mkdir", "-m", "0777"], ["mkdir", "-m", "0755"], ["ln", "-s", "/tmp"]],
                          ids=["writable", "theirs", "link"])
 def test_your_own_script_under_the_node_wrapper_never_uses_another_users_cache_directory(shared_tmp, planting):
     planted = shared_tmp / "torchinductor_root"
     as_other_user(*planting, str(planted))
-    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
-    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
-    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
-                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
+    result = your_script_under_the_node_wrapper(shared_tmp)
     assert result.returncode == 0, result.stderr
     resolved = json.loads(result.stdout.splitlines()[-1])
     assert_private_and_not_under(list(resolved.values()), planted)
@@ -161,11 +166,7 @@ def test_your_own_script_under_the_node_wrapper_never_uses_another_users_cache_d
 
 def test_your_own_script_under_the_node_wrapper_keeps_torchs_place_when_it_is_yours(shared_tmp):
     (shared_tmp / "torchinductor_root").mkdir(mode=0o700)
-    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME="root")
-    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
-    result = subprocess.run(["sh", str(REPO / "app" / "common" / "node_wrapper.sh"), str(shared_tmp / "stop"), "",
-                             "", sys.executable, "-c", YOUR_SCRIPT], env=env, cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
+    result = your_script_under_the_node_wrapper(shared_tmp)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[-1])["cache_dir"] == str(shared_tmp / "torchinductor_root")
     assert "warning" not in result.stderr

@@ -13,8 +13,8 @@ from app.diagnose import diagnose_lines
 from app.diagnose.causes import CAUSES
 from app.diagnose.layers import VERDICTS
 from tests.diagnose.component_source_lines import QUOTES, Quote
+from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 
-_LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
 #: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
 #: the shell.
 _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
@@ -40,15 +40,8 @@ def message_format(row: Quote) -> str:
     if row.fmt:
         return row.fmt
     source = re.sub(r'%"PRI\w+"', "%d", row.source)
-    first = _LITERAL.search(source)
-    assert first, f"{row.component} {row.path}: no string literal; give the row a fmt"
-    parts, at = [], first.start()
-    while (literal := _LITERAL.match(source, at)) is not None:
-        parts.append(literal.group(1).encode().decode("unicode_escape"))
-        at = literal.end()
-        while at < len(source) and source[at].isspace():
-            at += 1
-    return "".join(parts).rstrip("\n")
+    assert _LITERAL.search(source), f"{row.component} {row.path}: no string literal; give the row a fmt"
+    return format_string(source).rstrip("\n")
 
 
 def printed_pattern(fmt: str) -> re.Pattern[str]:

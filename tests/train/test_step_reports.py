@@ -62,11 +62,17 @@ class SlowOutputs:
         self.lines.append(record.step)
 
 
-def test_the_training_thread_waits_for_the_line_the_watchdog_is_writing_and_each_line_is_written_once():
+def step_one_held() -> tuple[SlowOutputs, StepReports]:
+    """Reports writing to SlowOutputs, holding step 1 (its figures in: the CPU has no device to wait for)."""
     plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
     outputs = SlowOutputs()
     reports = StepReports(plan, torch.device("cpu"), outputs, start_step=0)
     reports.hold(result(reports, 1))
+    return outputs, reports
+
+
+def test_the_training_thread_waits_for_the_line_the_watchdog_is_writing_and_each_line_is_written_once():
+    outputs, reports = step_one_held()
     watchdog = threading.Thread(target=reports.write_finished)
     watchdog.start()  # the watchdog writes step 1 while step 2 hangs...
     assert outputs.writing.wait(10)
@@ -82,10 +88,7 @@ def test_the_training_thread_waits_for_the_line_the_watchdog_is_writing_and_each
 
 
 def test_the_watchdog_never_waits_for_the_training_thread():
-    plan = SimpleNamespace(tokens_per_sample=0, dataset_size=100)
-    outputs = SlowOutputs()
-    reports = StepReports(plan, torch.device("cpu"), outputs, start_step=0)
-    reports.hold(result(reports, 1))
+    outputs, reports = step_one_held()
     training = threading.Thread(target=reports.report_held)
     training.start()
     assert outputs.writing.wait(10)
