@@ -97,7 +97,7 @@ def bench(session: nox.Session) -> None:
 @nox.session(default=False, venv_backend="none")
 def build_job(session: nox.Session) -> None:
     """Build the smoke image as a batch job on the Slurm test cluster, offline, as a user submits
-    jobscripts/build-image.sh (root; about 17 minutes: too slow for `make test`, which runs its refusals)."""
+    jobscripts/build-image.sh (root; 7 to 17 minutes on 2 cores: too slow for `make test`, which runs its refusals)."""
     session.run(sys.executable, "-m", "pytest", "-q", "tests/jobscripts/test_build_image_job.py", *session.posargs,
                 env={"DDP_TEST_BUILD_JOB": "1"}, external=True)
 

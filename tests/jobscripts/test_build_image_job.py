@@ -8,9 +8,10 @@ fakeroot cannot read a root-owned directory's private files). The mirror: the pi
 shared source mirror (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network:
 the locked wheels from PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same
 script finds the checkout and refuses a flavour of another architecture; the full build runs once, under Slurm.
-Cost on a loaded 2-core machine: the mirror about 5 minutes (pip re-checks the wheels), the build about 12 (DeepSpeed's
-CPU op compiles in it), each refusal seconds: the whole build is too slow for `make test` and runs in
-`nox -s build_job` (DDP_TEST_BUILD_JOB=1), the refusals in every run.
+Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels), the build 5 to 12 (DeepSpeed's CPU op
+compiles in it; 403 s for this module with the mirror made, on an otherwise idle machine), each refusal seconds:
+the whole build is too slow for `make test` and runs in `nox -s build_job` (DDP_TEST_BUILD_JOB=1), the refusals in
+every run.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def assert_built_offline(output: str, workdir: Path, node: str = "node") -> None
 
 
 @pytest.mark.skipif(os.environ.get("DDP_TEST_BUILD_JOB") != "1",
-                    reason="the whole build as a job takes about 17 minutes on 2 cores: `nox -s build_job` runs it")
+                    reason="the whole build as a job takes 7 to 17 minutes on 2 cores: `nox -s build_job` runs it")
 def test_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
     mirror = smoke_mirror()
     assert_the_nodes_reach_no_network()
