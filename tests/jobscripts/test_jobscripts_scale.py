@@ -42,8 +42,10 @@ NODES = 1024
 BUDGET_S = 1.0
 #: A whole job's plan, in the same CPU seconds: it asks app.launch 17 questions (Slurm; PBS 18), each a python3 start
 #: of about 0.05-0.1 s, and runs three steps through the stand-in launcher; measured at 1024 nodes on a 2-core machine
-#: at load 6: Slurm 1.34 s, PBS 1.47 s (medians of 8). A per-node loop in bash would still be many times this
-WHOLE_JOB_BUDGET_S = 2.0
+#: at load 6: Slurm 1.34 s, PBS 1.47 s (medians of 8); on 2026-11-28 the same kind of machine ran the old tests about
+#: 1.8x slower, and the revision before that day's changes took 2.64 s at load 3. A per-node loop in bash (1024
+#: starts of at least 10 ms each) would still be several times this
+WHOLE_JOB_BUDGET_S = 4.0
 #: A message a person reads: the nodes that matter, not the 1023 that are fine
 MESSAGE_CHARS = 2000
 
