@@ -37,14 +37,14 @@ budget=560
 dry=0
 py=${PYTHON:-python3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-out=$repo/gpu-session
+figures=$repo/gpu-session
 usage="usage: bash bench/gpu_session.sh [--budget SECONDS] [--out DIR] [--pairs CASES] [--mfu CASES] [--dry-run] [PART[:SECONDS]...]"
 while (($#)); do
     case $1 in
         --budget) [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "$usage (--budget takes whole seconds, e.g. --budget 560)" >&2; exit 2; }
                   budget=$2; shift 2 ;;
         --out) [[ -n ${2:-} ]] || { echo "$usage (--out takes a folder, e.g. --out gpu-session)" >&2; exit 2; }
-               out=$2; shift 2 ;;
+               figures=$2; shift 2 ;;
         --pairs) pairs_cases=${2:?$usage}; shift 2 ;;
         --mfu) mfu_cases=${2:?$usage}; shift 2 ;;
         --dry-run) dry=1; shift ;;
@@ -60,7 +60,7 @@ for spec in "$@"; do
     [[ ", $parts, " == *", ${spec%%:*}, "* ]] ||
         { echo "bash bench/gpu_session.sh: unknown part '${spec%%:*}' (parts: $parts)" >&2; exit 2; }
 done
-mkdir -p "$out" && out=$(cd "$out" && pwd)
+mkdir -p "$figures" && figures=$(cd "$figures" && pwd)
 cd "$repo" || exit
 export PYTHONUNBUFFERED=1
 deadline=$((SECONDS + budget))
@@ -75,8 +75,8 @@ work=$(mktemp -d "$repo/build/gpu-session-work.XXXXXX")  # one per session: two 
 basetemp=$work/tests
 mkdir -p "$basetemp"  # pytest makes only the last folder of --basetemp
 carry=$repo/build/gpu-carry
-log=$out/session.log
-results=$out/results.jsonl
+log=$figures/session.log
+results=$figures/results.jsonl
 : >"$log"
 : >"$results"
 runs=0
@@ -89,7 +89,7 @@ pytest_gpu() {  # pytest_gpu ARGS...: the GPU-marked tests, each test's time lis
   else nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader; fi
   "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
 "nccl", torch.cuda.nccl.version() if torch.cuda.is_available() else None)'
-  nproc; } 2>&1 | tee "$out/session-machine.txt"
+  nproc; } 2>&1 | tee "$figures/session-machine.txt"
 echo "work: $work" >>"$log"
 
 # nccl-tests, built while the parts before it run: only all_reduce_perf, only this GPU's architecture,
@@ -168,16 +168,16 @@ profile_part() {
                 "${hand_extra[@]}" || return
             "$py" -m bench.gpu_profile compare "$work/profile-compare.txt" "$work/profile-app.json" \
                 "$work/profile-hand.json"
-            cat "$work/profile-compare.txt" "$work/profile-app.txt" "$work/profile-hand.txt" >>"$out/profile.txt"
+            cat "$work/profile-compare.txt" "$work/profile-app.txt" "$work/profile-hand.txt" >>"$figures/profile.txt"
         elif [[ $kind == sharded && ! -e $work/profile-fsdp.json ]]; then
             echo "== profile: app.train under fsdp, $size at micro-batch $batch"
             profile_app fsdp "$size" "$batch" dist.strategy=fsdp train.compile_scope=blocks || return
-            cat "$work/profile-fsdp.txt" >>"$out/profile.txt"
+            cat "$work/profile-fsdp.txt" >>"$figures/profile.txt"
         fi
     done <<<"$misses"
     ((found)) || echo "profile: every measured case met its target; nothing to profile"
     for who in app hand fsdp; do
-        [[ -e $work/profile-$who.trace.json.gz ]] && mv "$work/profile-$who.trace.json.gz" "$out/"
+        [[ -e $work/profile-$who.trace.json.gz ]] && mv "$work/profile-$who.trace.json.gz" "$figures/"
     done
     return 0
 }
@@ -234,9 +234,9 @@ done
 
 # The rest in one archive: the run folders without snapshots (NCCL's logs, metrics, summaries), the profiler's
 # operator tables as JSON
-tar -czf "$out/session-runs.tgz" -C "$work" --exclude='*.pt' --exclude='*.distcp' --exclude='snapshots' \
+tar -czf "$figures/session-runs.tgz" -C "$work" --exclude='*.pt' --exclude='*.distcp' --exclude='snapshots' \
     --exclude='*.trace.json.gz' --exclude='nccl-tests' . 2>/dev/null
-for file in "$out"/*; do  # a file too large to copy off easily is said, not lost silently
+for file in "$figures"/*; do  # a file too large to copy off easily is said, not lost silently
     (($(stat -c %s "$file") > 16 * 2**20)) && echo "warning: $file is over 16 MiB" >>"$log"
 done
 rm -rf "$work"
