@@ -73,6 +73,10 @@ capped() { timeout -k 15 "$(left)" "$@"; }
 mkdir -p "$repo/build"
 work=$(mktemp -d "$repo/build/gpu-session-work.XXXXXX")  # one per session: two may run side by side
 basetemp=$work/tests
+# The compile caches and temporary files are the session's work too: kept in it and removed with it, whatever
+# the calling shell had (an inherited TORCHINDUCTOR_CACHE_DIR would put compiled code in a shared /tmp).
+export TMPDIR=$work/tmp TORCHINDUCTOR_CACHE_DIR=$work/compile-cache TRITON_CACHE_DIR=$work/compile-cache/triton
+mkdir -p "$TMPDIR"
 mkdir -p "$basetemp"  # pytest makes only the last folder of --basetemp
 carry=$repo/build/gpu-carry
 log=$figures/session.log

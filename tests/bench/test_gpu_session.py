@@ -24,6 +24,9 @@ pytestmark = pytest.mark.slow
 def session(tmp_path_factory):
     out = tmp_path_factory.mktemp("gpu-session")
     env = {**os.environ, "PYTHON": sys.executable}
+    # A compile cache in /tmp, as a shell (or a test worker) that trained before would pass on: the session keeps
+    # its caches in its work all the same
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("inherited-compile-cache"))
     # One pairs case and a budget that no loaded CI machine runs out of: the plumbing, not the timing, is tested
     result = subprocess.run(["bash", "bench/gpu_session.sh", "--dry-run", "--out", str(out), "--pairs", "gpt2:16",
                              "--budget", "1200"], cwd=REPO, env=env, capture_output=True, text=True, timeout=1300,
