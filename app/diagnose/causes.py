@@ -899,7 +899,7 @@ CAUSES: Tuple[Cause, ...] = (
         "port-in-use",
         "the rendezvous or store port is already taken on this node (another job or an earlier run still "
         "holds it)",
-        "pick another port: `RDZV_PORT=N` (the job scripts derive one from the job id), torchrun "
+        "pick another port: `RDZV_PORT=N` (the job scripts pick a free one on the head node at start), torchrun "
         "`--rdzv_endpoint HOST:PORT` or `MASTER_PORT`; on a shared node `--rdzv_endpoint localhost:0` lets "
         "torchrun pick a free one",
         (r"Address already in use", r"failed to listen on any local network address"),
