@@ -1250,6 +1250,47 @@ CAUSES: Tuple[Cause, ...] = (
         (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
         92,
     ),
+    Cause(
+        "ib-link-layers-mixed",
+        "NCCL was given network ports of two link types (InfiniBand and RoCE/Ethernet) to use together: the "
+        "HCAs it picked on this node, or on the two ends of a connection, do not speak the same protocol",
+        "select ports of one link type with `NCCL_IB_HCA` (`EXTRA_ENV=NCCL_IB_HCA==mlx5_0:1,mlx5_1:1`: `=` "
+        "matches the names exactly), the same on every node; `ibv_devinfo | grep -e hca_id -e link_layer` shows "
+        "each port's link layer; `python -m app.check` names the transport per node pair",
+        # NCCL v2.26.6-1 to v2.30.7-1 (src/transport/net_ib.cc, net_ib/connect.cc): WARN("NET/IB : Attempted to
+        # merge|connect incompatible devices: [%d]%s:%d/%s and [%d]%s:%d/%s. Try selecting NICs of only one link
+        # type using NCCL_IB_HCA") and WARN("NET/IB : Remote %s device is incompatible with the local
+        # [%d]%s:%d/%s. ..."); none of the three before 2.26.
+        (r"NET/IB ?: Attempted to (?:merge|connect) incompatible devices",
+         r"NET/IB ?: Remote \S+ device is incompatible with the local"),
+        88,
+    ),
+    Cause(
+        "nvlink-p2p-disabled",
+        "the driver reports peer-to-peer disabled between GPUs that NVLink connects: the node's NVLink fabric "
+        "is not up (on NVSwitch systems the Fabric Manager service is stopped or failed) or a link is faulty",
+        "run `nvidia-smi topo -p2p rw` and `nvidia-smi nvlink --status` on the node; on NVSwitch nodes (HGX "
+        "H100/H200 8-GPU) the admins check `systemctl status nvidia-fabricmanager`; resubmit without the node "
+        "(`--exclude=NODE`); `NCCL_IGNORE_DISABLED_P2P=1` only makes NCCL route around the GPUs' link, slower",
+        # NCCL v2.18.1-1 to v2.30.7-1 src/graph/paths.cc: WARN("P2P is disabled between NVLINK connected GPUs %d
+        # and %d. This should not be the case given their connectivity, and is probably due to a hardware issue.
+        # ...") when NVML's P2P status for the pair is not OK.
+        (r"P2P is disabled between NVLINK connected GPUs \d+ and \d+",),
+        87,
+    ),
+    Cause(
+        "p2p-peer-access-refused",
+        "CUDA refused peer-to-peer access between two GPUs of the node ({why}): GPUs under different PCIe root "
+        "complexes, PCIe ACS or an IOMMU that blocks peer traffic, or a virtual machine that hides it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (NCCL then copies through host memory); `nvidia-smi topo "
+        "-p2p r` shows which pairs can peer; the admins disable ACS on the PCIe switches and set the IOMMU to "
+        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide",
+        # NCCL v2.18.1-1 to v2.30.7-1 src/transport/p2p.cc: WARN("failed to peer with device %d(=%lx): %d %s",
+        # ..., err, cudaGetErrorString(err)) and src/transport/net.cc: WARN("failed to peer with device %d: %d
+        # %s", ...) when cudaDeviceEnablePeerAccess fails.
+        (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",),
+        86,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

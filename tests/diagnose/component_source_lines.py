@@ -108,6 +108,53 @@ QUOTES = (
           NCCL_WARN.format(where="misc/socket.cc:58") + "socketProgress: Connection closed by remote peer "
           "gpu-a-018<40122>", "layer-fabric-error", context=(FAILED,)),
 
+    Quote("NCCL", "v2.26.6-1", "src/transport/net_ib.cc", 1337,
+          'WARN("NET/IB : Attempted to connect incompatible devices: [%d]%s:%d/%s and [%d]%s:%d/%s. Try selecting '
+          'NICs of only one link type using NCCL_IB_HCA",',
+          NCCL_WARN.format(where="transport/net_ib.cc:1337") + "NET/IB : Attempted to connect incompatible devices: "
+          "[0]mlx5_0:1/IB and [1]mlx5_bond_0:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
+          "ib-link-layers-mixed"),
+    Quote("NCCL", "v2.26.6-1", "src/transport/net_ib.cc", 1376,
+          'WARN("NET/IB : Remote %s device is incompatible with the local [%d]%s:%d/%s. Try selecting NICs of only '
+          'one link type using NCCL_IB_HCA",',
+          NCCL_WARN.format(where="transport/net_ib.cc:1376") + "NET/IB : Remote RoCE device is incompatible with the "
+          "local [0]mlx5_0:1/IB. Try selecting NICs of only one link type using NCCL_IB_HCA", "ib-link-layers-mixed"),
+    Quote("NCCL", "v2.27.7-1", "src/transport/net_ib.cc", 588,
+          'WARN("NET/IB : Attempted to merge incompatible devices: [%d]%s:%d/%s and [%d]%s:%d/%s. Try selecting NICs '
+          'of only one link type using NCCL_IB_HCA",',
+          NCCL_WARN.format(where="transport/net_ib.cc:588") + "NET/IB : Attempted to merge incompatible devices: "
+          "[0]mlx5_0:1/IB and [4]mlx5_4:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
+          "ib-link-layers-mixed"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/connect.cc", 987,
+          'WARN("NET/IB : Attempted to connect incompatible devices: [%d]%s:%d/%s and [%d]%s:%d/%s. Try selecting '
+          'NICs of "\n"only one link type using NCCL_IB_HCA",',
+          NCCL_WARN.format(where="transport/net_ib/connect.cc:987") + "NET/IB : Attempted to connect incompatible "
+          "devices: [0]mlx5_0:1/IB and [1]mlx5_bond_0:1/RoCE. Try selecting NICs of only one link type using "
+          "NCCL_IB_HCA", "ib-link-layers-mixed"),
+    Quote("NCCL", "v2.18.1-1", "src/graph/paths.cc", 324,
+          'WARN("P2P is disabled between NVLINK connected GPUs %d and %d. This should not be the case given their '
+          'connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set '
+          'NCCL_IGNORE_DISABLED_P2P=1.", indexes[i-1], indexes[i-0]);',
+          NCCL_WARN.format(where="graph/paths.cc:324") + "P2P is disabled between NVLINK connected GPUs 1 and 3. This "
+          "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
+          "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.", "nvlink-p2p-disabled"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/paths.cc", 396,
+          'WARN("P2P is disabled between NVLINK connected GPUs %d and %d. This should not be the case given their "\n'
+          '"connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set "\n'
+          '"NCCL_IGNORE_DISABLED_P2P=1.",\nindexes[i - 1], indexes[i - 0]);',
+          NCCL_WARN.format(where="graph/paths.cc:396") + "P2P is disabled between NVLINK connected GPUs 0 and 1. This "
+          "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
+          "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.", "nvlink-p2p-disabled"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/p2p.cc", 309,
+          'WARN("failed to peer with device %d(=%lx): %d %s",\npeerInfo->cudaDev, peerInfo->busId, err, '
+          "cudaGetErrorString(err));",
+          NCCL_WARN.format(where="transport/p2p.cc:309") + "failed to peer with device 1(=1c000): 217 peer access is "
+          "not supported between these two devices", "p2p-peer-access-refused"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net.cc", 476,
+          'WARN("failed to peer with device %d: %d %s", map->cudaDev, err, cudaGetErrorString(err));',
+          NCCL_WARN.format(where="transport/net.cc:476") + "failed to peer with device 3: 711 peer mapping resources "
+          "exhausted", "p2p-peer-access-refused"),
+
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
           'NCCL_OFI_WARN("EFA provider requires at least libfabric version 1.22.0.");',

@@ -31,7 +31,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
-                "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused"}
+                "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused", "ib-link-layers-mixed",
+                "nvlink-p2p-disabled", "p2p-peer-access-refused"}
 
 
 def message_format(row: Quote) -> str:
