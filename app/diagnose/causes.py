@@ -246,6 +246,14 @@ _SOCKET_FIX = (
     "`python -m app.check` names the transport per node pair"
 )
 
+_MEMLOCK_FIX = (
+    "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
+    "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
+    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
+    "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
+    "`node: locked memory` line"
+)
+
 CAUSES: Tuple[Cause, ...] = (
     # --- the scheduler refused the job: nothing ran -----------------------------------------------------
     Cause(
@@ -858,11 +866,7 @@ CAUSES: Tuple[Cause, ...] = (
         "memlock-too-low",
         "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
         "low for RDMA (InfiniBand verbs, EFA)",
-        "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
-        "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
-        "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
-        "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
-        "`node: locked memory` line",
+        _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
          r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b"),
         83,
@@ -1290,6 +1294,43 @@ CAUSES: Tuple[Cause, ...] = (
         # %s", ...) when cudaDeviceEnablePeerAccess fails.
         (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",),
         86,
+    ),
+    Cause(
+        "memlock-limit-tiny",
+        "the job failed with a locked-memory limit (ulimit -l) of {limit} bytes, which libibverbs warned is too "
+        "low for RDMA: registering buffers with the network card (InfiniBand verbs, EFA) fails or is limited",
+        _MEMLOCK_FIX,
+        # rdma-core v28.0 to v59.0 libibverbs/init.c check_memlock_limit: fprintf(stderr, PFX "Warning:
+        # RLIMIT_MEMLOCK is %llu bytes.\n" ...) for a limit of 32 KiB or less (PFX "libibverbs: "). A warning
+        # every verbs program prints at start, so a cause only in a job that failed.
+        (r"libibverbs: Warning: RLIMIT_MEMLOCK is (?P<limit>\d+) bytes",),
+        80,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "enroot-no-gpu-hook",
+        "enroot (pyxis' container start) could not give the container the GPUs: nvidia-container-cli "
+        "(libnvidia-container) is not installed on the node, which enroot's GPU hook needs",
+        "the admins install libnvidia-container's `nvidia-container-cli` on the GPU nodes (enroot's 98-nvidia "
+        "hook calls it whenever NVIDIA_VISIBLE_DEVICES is set); meanwhile run with this project's Apptainer image "
+        "(`IMAGE=app.sif`, which uses `--nv` and not this hook)",
+        # enroot v3.1.0 to v4.1.2 conf/hooks/98-nvidia.sh: common::err "Command not found: nvidia-container-cli,
+        # see https://github.com/NVIDIA/libnvidia-container" (printed "[ERROR] ...", src/common.sh common::log).
+        (r"Command not found: nvidia-container-cli",),
+        90,
+    ),
+    Cause(
+        "enroot-hook-failed",
+        "enroot (pyxis' container start) stopped because one of its hooks failed: {hook}; the hook's own lines "
+        "just above say why",
+        "read the hook's lines above this one: 98-nvidia.sh is the GPU hook (libnvidia-container: the driver, "
+        "`nvidia-container-cli info` on the node), 99-mellanox.sh the InfiniBand one, 50-slurm-pmi.sh the PMI "
+        "one (it reads the Slurm configuration); the admins fix the hook or its tool on the node; meanwhile run "
+        "with this project's Apptainer image (`IMAGE=app.sif`)",
+        # enroot v3.1.0 to v4.1.2 src/common.sh common::runparts: "${file}" || common::err "${file} exited with
+        # return code $?" for each executable hook (src/runtime.sh runs them from hooks.d).
+        (r"(?P<hook>/\S{1,300}\.sh) exited with return code [1-9]\d*",),
+        60,
     ),
 )
 

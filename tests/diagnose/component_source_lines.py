@@ -216,6 +216,17 @@ QUOTES = (
           "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0",
           "no-verbs-driver"),
 
+    Quote("rdma-core", "v28.0", "libibverbs/init.c", 486,
+          'fprintf(stderr, PFX "Warning: RLIMIT_MEMLOCK is %llu bytes.\\n"\n'
+          '"    This will severely limit memory registrations.\\n",\n(unsigned long long)rlim.rlim_cur);',
+          "libibverbs: Warning: RLIMIT_MEMLOCK is 16384 bytes.", "memlock-limit-tiny",
+          context=(FAILED,), fmt="Warning: RLIMIT_MEMLOCK is %llu bytes."),
+    Quote("rdma-core", "v59.0", "libibverbs/init.c", 506,
+          'fprintf(stderr, PFX "Warning: RLIMIT_MEMLOCK is %llu bytes.\\n"\n'
+          '"    This will severely limit memory registrations.\\n",\n(unsigned long long)rlim.rlim_cur);',
+          "libibverbs: Warning: RLIMIT_MEMLOCK is 32768 bytes.", "memlock-limit-tiny",
+          context=(FAILED,), fmt="Warning: RLIMIT_MEMLOCK is %llu bytes."),
+
     # --- the CUDA driver and runtime, NVML, the NVIDIA kernel module (no public source) -------------------------------
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemDriverMismatch = 803)", 0,
           '"system has unsupported display driver / cuda driver combination"',
@@ -426,6 +437,22 @@ QUOTES = (
           'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
           "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+    Quote("enroot", "v3.1.0", "conf/hooks/98-nvidia.sh", 65,
+          'common::err "Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container"',
+          "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
+          "enroot-no-gpu-hook"),
+    Quote("enroot", "v4.1.2", "conf/hooks/98-nvidia.sh", 74,
+          'common::err "Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container"',
+          "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
+          "enroot-no-gpu-hook"),
+    Quote("enroot", "v3.1.0", "src/common.sh", 216,
+          '"${file}" || common::err "${file} exited with return code $?"',
+          "[ERROR] /etc/enroot/hooks.d/99-mellanox.sh exited with return code 1", "enroot-hook-failed",
+          fmt="${file} exited with return code ${?}"),
+    Quote("enroot", "v4.1.2", "src/common.sh", 216,
+          '"${file}" || common::err "${file} exited with return code $?"',
+          "slurmstepd: error: pyxis: [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",
+          "enroot-hook-failed", fmt="${file} exited with return code ${?}"),
 
     # --- DeepSpeed --------------------------------------------------------------------------------------------------
     Quote("DeepSpeed", "v0.19.5", "deepspeed/launcher/runner.py", 232,

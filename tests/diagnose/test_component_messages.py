@@ -32,7 +32,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
                 "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused", "ib-link-layers-mixed",
-                "nvlink-p2p-disabled", "p2p-peer-access-refused"}
+                "nvlink-p2p-disabled", "p2p-peer-access-refused", "memlock-limit-tiny", "enroot-no-gpu-hook",
+                "enroot-hook-failed"}
 
 
 def message_format(row: Quote) -> str:
@@ -90,6 +91,20 @@ def test_ranks_of_different_versions_in_a_run_that_did_not_fail_are_no_cause() -
     assert [f.key for f in diagnose_lines([*ranks, "Traceback (most recent call last):"])] == [
         "versions-differ-across-nodes"]
 
+
+
+def test_a_small_memlock_limit_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """libibverbs warns at every start under a 32 KiB limit; only a failed run makes the warning its cause."""
+    warned = "libibverbs: Warning: RLIMIT_MEMLOCK is 16384 bytes."
+    assert diagnose_lines([warned, "    This will severely limit memory registrations."]) == []
+    assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])] == ["memlock-limit-tiny"]
+
+
+def test_a_failed_enroot_hook_ranks_below_the_cause_its_own_lines_name() -> None:
+    """enroot's hook runner reports the hook's exit after the hook has printed why (here libnvidia-container)."""
+    lines = ["slurmstepd: error: pyxis: nvidia-container-cli: initialization error: nvml error: driver not loaded",
+             "slurmstepd: error: pyxis: [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1"]
+    assert [f.key for f in diagnose_lines(lines)][:2] == ["container-no-driver", "enroot-hook-failed"]
 
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
