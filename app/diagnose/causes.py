@@ -1332,6 +1332,33 @@ CAUSES: Tuple[Cause, ...] = (
         (r"(?P<hook>/\S{1,300}\.sh) exited with return code [1-9]\d*",),
         60,
     ),
+    Cause(
+        "slurm-fewer-tasks-than-nodes",
+        "srun was asked for fewer tasks ({tasks}) than nodes ({nodes}) and ran on {tasks} node(s) only: the other "
+        "nodes never started a task, so the ranks they should hold never joined",
+        "start one task per node: `srun -N NNODES --ntasks-per-node=1 torchrun ...` (or `-n` equal to the node "
+        "count), not `-n 1`; this project's jobscripts/slurm.sh and mn5.sh do it",
+        # Slurm 25.11.7 src/srun/opt.c line 1221 (also sbatch/opt.c, salloc/opt.c): warning("can't run %d
+        # processes on %d nodes, setting nnodes to %d", ...). Printed in healthy one-task steps too (`srun -n 1`
+        # in a two-node job), so a cause only in a job that failed.
+        (r"can't run (?P<tasks>\d+) processes on (?P<nodes>\d+) nodes, setting nnodes to \d+",),
+        92,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "slurm-ntasks-per-node-ignored",
+        "srun ignored --ntasks-per-node={per_node}: the {tasks} tasks asked for do not fit that many per node on "
+        "the nodes given, so nodes got more tasks (ranks) than planned, more than they have GPUs",
+        "make the counts agree: `-n` = nodes x `--ntasks-per-node` (or give only `-N` and `--ntasks-per-node`); "
+        "one torchrun per node: `srun -N NNODES --ntasks-per-node=1 torchrun --nproc_per_node=GPUS ...`",
+        # Slurm 25.11.7 src/srun/opt.c line 1269: warning("can't honor --ntasks-per-node set to %u which doesn't
+        # match the requested tasks %u with the maximum number of requested nodes %u. Ignoring
+        # --ntasks-per-node.", ...), and line 1278 for -m pack.
+        (r"can't honor --ntasks-per-node set to (?P<per_node>\d+) which doesn't match the requested tasks "
+         r"(?P<tasks>\d+)",),
+        86,
+        applies=lambda log: log.has(_FAILED),
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

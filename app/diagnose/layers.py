@@ -71,6 +71,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "memlock-limit-tiny": ("host", MEDIUM),
     "enroot-no-gpu-hook": ("container", HIGH),
     "enroot-hook-failed": ("container", MEDIUM),
+    "slurm-fewer-tasks-than-nodes": ("launch", HIGH),
+    "slurm-ntasks-per-node-ignored": ("launch", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

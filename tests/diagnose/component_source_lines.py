@@ -376,6 +376,27 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 386,
           '"Invalid qos specification",',
           "sbatch: error: Batch job submission failed: Invalid qos specification", "slurm-qos-account"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/opt.c", 1221,
+          'warning("can\'t run %d processes on %d nodes, setting nnodes to %d",\nopt.ntasks, opt.min_nodes, '
+          "opt.ntasks);",
+          "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1", "slurm-fewer-tasks-than-nodes",
+          context=(FAILED,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/sbatch/opt.c", 859,
+          'warning("can\'t run %d processes on %d nodes, setting nnodes to %d",\nopt.ntasks, opt.min_nodes, '
+          "opt.ntasks);",
+          "sbatch: warning: can't run 2 processes on 4 nodes, setting nnodes to 2", "slurm-fewer-tasks-than-nodes",
+          context=(FAILED,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/opt.c", 1269,
+          'warning("can\'t honor --ntasks-per-node set to %u which doesn\'t match the requested tasks %u with the '
+          'maximum number of requested nodes %u. Ignoring --ntasks-per-node.",',
+          "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 16 with the "
+          "maximum number of requested nodes 2. Ignoring --ntasks-per-node.", "slurm-ntasks-per-node-ignored",
+          context=(FAILED,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/opt.c", 1278,
+          'warning("can\'t honor --ntasks-per-node set to %u which doesn\'t match the requested tasks %u and '
+          '-mpack, which forces min number of nodes to 1",',
+          "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
+          "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
 
     # --- PBS (OpenPBS; PBS Pro prints the same texts) -----------------------------------------------------------------
     Quote("PBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 235,

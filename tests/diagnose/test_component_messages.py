@@ -33,7 +33,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
                 "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused", "ib-link-layers-mixed",
                 "nvlink-p2p-disabled", "p2p-peer-access-refused", "memlock-limit-tiny", "enroot-no-gpu-hook",
-                "enroot-hook-failed"}
+                "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored"}
 
 
 def message_format(row: Quote) -> str:
@@ -99,6 +99,15 @@ def test_a_small_memlock_limit_in_a_run_that_did_not_fail_is_no_cause() -> None:
     assert diagnose_lines([warned, "    This will severely limit memory registrations."]) == []
     assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])] == ["memlock-limit-tiny"]
 
+
+
+def test_a_one_task_step_in_a_larger_job_that_did_not_fail_is_no_cause() -> None:
+    """srun warns for any step of fewer tasks than the job's nodes (`srun -n 1 hostname` in a two-node job)."""
+    warned = "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1"
+    assert diagnose_lines([warned, "gpu-a-017"]) == []
+    timed_out = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
+    findings = diagnose_lines([warned, "Traceback (most recent call last):", timed_out])
+    assert findings[0].key == "slurm-fewer-tasks-than-nodes"
 
 def test_a_failed_enroot_hook_ranks_below_the_cause_its_own_lines_name() -> None:
     """enroot's hook runner reports the hook's exit after the hook has printed why (here libnvidia-container)."""
