@@ -1065,10 +1065,15 @@ CAUSES: Tuple[Cause, ...] = (
         "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
         "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
         "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
-        # Open MPI 4.1 (orte/mca/ess/pmi and opal/mca/pmix help text): "The application appears to have been direct
-        # launched using \"srun\", but OMPI was not built with SLURM's PMI support"; Slurm's PMI2 client: "PMI2_Init
-        # failed to intialize.  Return code: %d" (sic).
-        (r"OMPI was not built with SLURM's PMI support", r"PMI2_Init failed to intiali[sz]e"),
+        # Open MPI 4.1 (orte/mca/ess/base/help-ess-base.txt [slurm-error], [slurm-error2]): "The application
+        # appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's PMI support"
+        # and "... but OMPI was not built with SLURM support."; Open MPI 5.0.0 to 5.0.10
+        # (ompi/runtime/help-mpi-runtime.txt [no-pmi], [no-pmix-but]): "Open MPI requires access to a local PMIx
+        # server to execute." and "No PMIx server was reachable, but a PMI1/2 was detected."; Slurm's PMI2
+        # client: "PMI2_Init failed to intialize.  Return code: %d" (sic).
+        (r"OMPI was not built with SLURM(?:'s PMI)? support", r"PMI2_Init failed to intiali[sz]e",
+         r"Open MPI requires access to a local PMIx server to execute",
+         r"No PMIx server was reachable, but a PMI1/2 was detected"),
         90,
     ),
     Cause(
