@@ -1037,11 +1037,13 @@ CAUSES: Tuple[Cause, ...] = (
         "where there is room (`make image`) and copy the .sif",
         # Apptainer 1.3/1.4 wraps the OS error: sylog.Fatalf("While making image from oci registry: %v", err),
         # "While performing build: %v", "container creation failed: %s" (cmd/internal/cli/*.go), ending in the
-        # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device".
-        # Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before it), so that a long
-        # line is scanned once, not from every "FATAL:" in it.
-        (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|Unable to|container creation failed|Build failed)"
-         r"[^\n]{0,4000}?[Nn]o space left on device",),
+        # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device";
+        # Apptainer 1.1.9 to 1.5.3 sylog.Fatalf("while extracting %s: %s", image, err) when it unpacks a SIF
+        # into a temporary sandbox (cmd/internal/cli/actions_linux.go, later internal/pkg/runtime/launch/
+        # launcher_linux.go). Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before
+        # it), so that a long line is scanned once, not from every "FATAL:" in it.
+        (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
+         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",),
         93,
     ),
     Cause(

@@ -448,6 +448,14 @@ QUOTES = (
           'sylog.Fatalf("While performing build: %v", err)',
           "FATAL:   While performing build: while creating SIF: while creating squashfs: create command failed: "
           "exit status 1: Write failed because No space left on device", "apptainer-tmp-full"),
+    Quote("Apptainer", "v1.1.9", "cmd/internal/cli/actions_linux.go", 849,
+          'sylog.Fatalf("while extracting %s: %s", image, err)',
+          "FATAL:   while extracting /scratch/u1/app.sif: root filesystem extraction failed: write "
+          "/tmp/rootfs-817/opt/venv/lib/libtorch_cuda.so: no space left on device", "apptainer-tmp-full"),
+    Quote("Apptainer", "v1.5.3", "internal/pkg/runtime/launch/launcher_linux.go", 1219,
+          'sylog.Fatalf("while extracting %s: %s", image, err)',
+          "FATAL:   while extracting app.sif: root filesystem extraction failed: write /tmp/rootfs-1234/usr/lib/"
+          "libcudnn.so.9: no space left on device", "apptainer-tmp-full"),
     Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 834,
           'return fmt.Errorf("destination %s doesn\'t exist in container", mnt.Destination)',
           "FATAL:   container creation failed: mount hook function failure: mount /scratch->/scratch error: while "
