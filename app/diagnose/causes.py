@@ -1366,6 +1366,21 @@ CAUSES: Tuple[Cause, ...] = (
         86,
         applies=lambda log: log.has(_FAILED),
     ),
+    Cause(
+        "efa-gdr-unavailable",
+        "the libfabric plugin refused to run on an AWS instance type ({instance}) whose EFA supports GPUDirect "
+        "RDMA, because libfabric's EFA provider offered none: a libfabric without CUDA support ahead of the EFA "
+        "installer's, `FI_EFA_USE_DEVICE_RDMA=0`, or a node without GPU-memory registration (dma-buf or the "
+        "nvidia-peermem module)",
+        "use the EFA installer's libfabric (`/opt/amazon/efa/lib` first on LD_LIBRARY_PATH, not one from the "
+        "image or a conda environment), leave `FI_EFA_USE_DEVICE_RDMA` unset, and check `fi_info -p efa` on the "
+        "node; `OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK=1` only lets it run without GPUDirect, much slower",
+        # aws-ofi-nccl v1.18.0 src/platform-aws.cpp line 752: NCCL_OFI_WARN("GDR disabled on GDR-supported
+        # instance type %s", platform_data->name), when the EFA provider reports no FI_HMEM support on an
+        # instance type its platform table marks gdr_required (the check is older than 1.18, in C).
+        (r"GDR disabled on GDR-supported instance type (?P<instance>[\w.-]{1,40})",),
+        88,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

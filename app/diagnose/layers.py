@@ -73,6 +73,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "enroot-hook-failed": ("container", MEDIUM),
     "slurm-fewer-tasks-than-nodes": ("launch", HIGH),
     "slurm-ntasks-per-node-ignored": ("launch", MEDIUM),
+    "efa-gdr-unavailable": ("fabric", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

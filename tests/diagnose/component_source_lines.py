@@ -172,6 +172,10 @@ QUOTES = (
           'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
           "ip-10-0-1-17:2741:2790 [0] nccl_ofi_sendrecv.cpp:606 NCCL WARN NET/OFI Unable to register memory "
           "(type = 2) for device 0. RC: -12, Error: Cannot allocate memory", "memlock-too-low"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/platform-aws.cpp", 752,
+          'NCCL_OFI_WARN("GDR disabled on GDR-supported instance type %s", platform_data->name);',
+          "ip-10-0-1-17:2741:2790 [0] platform-aws.cpp:752 NCCL WARN NET/OFI GDR disabled on GDR-supported instance "
+          "type p5.48xlarge", "efa-gdr-unavailable"),
 
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
