@@ -1381,6 +1381,21 @@ CAUSES: Tuple[Cause, ...] = (
         (r"GDR disabled on GDR-supported instance type (?P<instance>[\w.-]{1,40})",),
         88,
     ),
+    Cause(
+        "mnnvl-imex-not-working",
+        "the GPUs are in a multi-node NVLink domain (MNNVL) but NCCL cannot share GPU memory across it: the job "
+        "has no IMEX channel, or the IMEX service is not running or not configured on every node of the domain",
+        "give the job an IMEX channel (a `/dev/nvidia-caps-imex-channels/channelN` inside the job and the "
+        "container: Slurm's switch/nvidia_imex plugin creates one per job) and run nvidia-imex on every node "
+        "(`nvidia-imex-ctl -N` shows each node's state); `EXTRA_ENV=NCCL_MNNVL_ENABLE=0` runs over the network "
+        "instead of multi-node NVLink meanwhile",
+        # NCCL src/mnnvl.cc: v2.25.1-1 and v2.26.6-1 WARN("MNNVL (cliqueSize %d) is available but not supported on
+        # this system. Check the IMEX configuration."); v2.27.7-1 to v2.30.7-1 "... is available but not working
+        # on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). ..." (no FABRIC
+        # memory) and "... Check the IMEX configuration (nvidia-imex-ctl -N). ..." (export or import failed).
+        (r"MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system",),
+        89,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

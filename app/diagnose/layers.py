@@ -74,6 +74,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-fewer-tasks-than-nodes": ("launch", HIGH),
     "slurm-ntasks-per-node-ignored": ("launch", MEDIUM),
     "efa-gdr-unavailable": ("fabric", MEDIUM),
+    "mnnvl-imex-not-working": ("host", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

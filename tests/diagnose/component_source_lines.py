@@ -154,6 +154,23 @@ QUOTES = (
           'WARN("failed to peer with device %d: %d %s", map->cudaDev, err, cudaGetErrorString(err));',
           NCCL_WARN.format(where="transport/net.cc:476") + "failed to peer with device 3: 711 peer mapping resources "
           "exhausted", "p2p-peer-access-refused"),
+    Quote("NCCL", "v2.25.1-1", "src/mnnvl.cc", 69,
+          'WARN("MNNVL (cliqueSize %d) is available but not supported on this system. Check the IMEX configuration.",'
+          "\ncomm->clique.size);",
+          NCCL_WARN.format(where="mnnvl.cc:69") + "MNNVL (cliqueSize 72) is available but not supported on this "
+          "system. Check the IMEX configuration.", "mnnvl-imex-not-working"),
+    Quote("NCCL", "v2.27.7-1", "src/mnnvl.cc", 63,
+          'WARN("MNNVL (cliqueSize %d) is available but not working on this system. Check the IMEX channel '
+          'configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",',
+          NCCL_WARN.format(where="mnnvl.cc:63") + "MNNVL (cliqueSize 72) is available but not working on this "
+          "system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 "
+          "to ignore this issue.", "mnnvl-imex-not-working"),
+    Quote("NCCL", "v2.30.7-1", "src/mnnvl.cc", 86,
+          'WARN("MNNVL (cliqueSize %d) is available but not working on this system. Check the IMEX configuration "\n'
+          '"(nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",',
+          NCCL_WARN.format(where="mnnvl.cc:86") + "MNNVL (cliqueSize 4) is available but not working on this system. "
+          "Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",
+          "mnnvl-imex-not-working"),
 
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
