@@ -1396,6 +1396,20 @@ CAUSES: Tuple[Cause, ...] = (
         (r"MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system",),
         89,
     ),
+    Cause(
+        "slurm-pmix-library-mismatch",
+        "Slurm's PMIx plugin found a libpmix of another major version ({loaded}) than it was built with "
+        "({required}): a libpmix.so.2 on the job's LD_LIBRARY_PATH (a module, a conda environment, an MPI "
+        "install) shadows Slurm's, so srun cannot start the step with PMIx",
+        "keep that library off srun's path: load the module or environment inside the task (after srun), not "
+        "before it, or drop its lib directory from LD_LIBRARY_PATH in the job script; `srun --mpi=list` shows "
+        "the PMIx versions Slurm has (pmix_v4, pmix_v5); a torchrun job needs no PMI: `srun --mpi=none`",
+        # Slurm 25.11.7 src/plugins/mpi/pmix/mpi_pmix.c line 152: PMIXP_ERROR("pmi/pmix: incorrect PMIx library
+        # version loaded %d was loaded, required %d version", ...) after dlopen("libpmix.so.2") without a full
+        # path (the plugin then fails: MPI: Cannot create context for mpi/pmix).
+        (r"incorrect PMIx library version loaded (?P<loaded>\d+) was loaded, required (?P<required>\d+) version",),
+        94,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -75,6 +75,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-ntasks-per-node-ignored": ("launch", MEDIUM),
     "efa-gdr-unavailable": ("fabric", MEDIUM),
     "mnnvl-imex-not-working": ("host", HIGH),
+    "slurm-pmix-library-mismatch": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

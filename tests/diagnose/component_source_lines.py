@@ -347,6 +347,12 @@ QUOTES = (
           "slurmstepd: error: _plugrack_foreach: unable to resolve MPI plugin offset from plugin_id=106. This error "
           "usually results from a job being submitted against an MPI plugin which was not compiled into slurmd but "
           "was for job submission command.", "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/mpi_pmix.c", 152,
+          'PMIXP_ERROR("pmi/pmix: incorrect PMIx library version loaded %d was loaded, required %d version",\n'
+          "pmixp_lib_get_version(), (int)HAVE_PMIX_VER);",
+          "srun: error:  mpi/pmix_v5: _libpmix_open: gpu-a-017 [0]: mpi_pmix.c:152: pmi/pmix: incorrect PMIx "
+          "library version loaded 4 was loaded, required 5 version", "slurm-pmix-library-mismatch",
+          context=("srun: error: MPI: Cannot create context for mpi/pmix_v5",)),
     Quote("Slurm", "slurm-25-11-7-1", "src/api/step_launch.c", 1590,
           'error("Task launch for %ps failed on node %s: %m",\n&ctx->step_req->step_id, ret_data->node_name);',
           "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid node name specified",

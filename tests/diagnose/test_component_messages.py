@@ -34,7 +34,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused", "ib-link-layers-mixed",
                 "nvlink-p2p-disabled", "p2p-peer-access-refused", "memlock-limit-tiny", "enroot-no-gpu-hook",
                 "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored",
-                "efa-gdr-unavailable", "mnnvl-imex-not-working"}
+                "efa-gdr-unavailable", "mnnvl-imex-not-working",
+                "slurm-pmix-library-mismatch"}
 
 
 def message_format(row: Quote) -> str:
