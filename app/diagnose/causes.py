@@ -957,8 +957,11 @@ CAUSES: Tuple[Cause, ...] = (
         "filesystem); `python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'` on each node "
         "says which it loads; an NCCL on LD_LIBRARY_PATH on some nodes only is the usual culprit",
         # NCCL src/init.cc (2.21.5 to 2.30.7): WARN("Mismatched NCCL version detected : rank %d version %d rank %d
-        # version %d", ...), then ncclInvalidUsage.
-        (r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",),
+        # version %d", ...), then ncclInvalidUsage; NCCL's RAS service (src/ras/ras.cc) WARN("NCCL version mismatch
+        # with remote peer %s (local: %d, remote %d)", ...) in 2.24.3 to 2.29.7, "(local: %s, remote %s)" (the
+        # version as text) in 2.30.7.
+        (r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",
+         r"NCCL version mismatch with remote peer \S+ \(local: [\d.]+, remote [\d.]+\)"),
         93,
     ),
     Cause(
@@ -1409,6 +1412,32 @@ CAUSES: Tuple[Cause, ...] = (
         # path (the plugin then fails: MPI: Cannot create context for mpi/pmix).
         (r"incorrect PMIx library version loaded (?P<loaded>\d+) was loaded, required (?P<required>\d+) version",),
         94,
+    ),
+    Cause(
+        "net-device-count-differs",
+        "the nodes offer NCCL different numbers of network devices (min {low}, max {high}): a network card down "
+        "or missing on some node, or NCCL_IB_HCA / NCCL_SOCKET_IFNAME choosing different sets on different nodes",
+        "`ibv_devinfo` on each node (every port PORT_ACTIVE) or `python -m app.check` on the allocation names the "
+        "node that lacks one: resubmit without it (`--exclude=NODE`); set NCCL_IB_HCA the same on every node; "
+        "`NCCL_IGNORE_NET_MISMATCH=1` lets NCCL go on with the uneven nodes",
+        # NCCL v2.30.7-1 src/init.cc line 1339: WARN("Detected mixed local Net device counts across ranks (min %d,
+        # max %d). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.", ...), then ncclSystemError.
+        (r"Detected mixed local Net device counts across ranks \(min (?P<low>\d+), max (?P<high>\d+)\)\. Set",),
+        88,
+    ),
+    Cause(
+        "ranks-disagree-on-size",
+        "the processes that met at NCCL's bootstrap root disagree on the job's size: processes of two launches met "
+        "at one root address (two jobs or an earlier run's leftover processes on the same rendezvous port), or "
+        "the ranks were started with different world sizes",
+        "give each run its own rendezvous port and make sure no step of an earlier run is still going (`squeue -s "
+        "-j JOBID` lists the steps); this project's job scripts pick a free port on the head node at start; start "
+        "every node with the same `--nnodes` and `--nproc_per_node`",
+        # NCCL src/bootstrap.cc: WARN("Bootstrap Root : mismatch in rank count from procs %d : %d", ...) in
+        # v2.18.1-1 to v2.22, WARN("Bootstrap Root : mismatch in info from procs, nranks %d vs %d, nroots %d vs
+        # %d, iroot %d vs %d", ...) from v2.23.4-1 (", offset %d vs %d" added in v2.29).
+        (r"Bootstrap Root : mismatch in (?:rank count|info) from procs",),
+        87,
     ),
 )
 

@@ -76,6 +76,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "efa-gdr-unavailable": ("fabric", MEDIUM),
     "mnnvl-imex-not-working": ("host", HIGH),
     "slurm-pmix-library-mismatch": ("launch", HIGH),
+    "net-device-count-differs": ("host", MEDIUM),
+    "ranks-disagree-on-size": ("rendezvous", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -171,6 +171,33 @@ QUOTES = (
           NCCL_WARN.format(where="mnnvl.cc:86") + "MNNVL (cliqueSize 4) is available but not working on this system. "
           "Check the IMEX configuration (nvidia-imex-ctl -N). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",
           "mnnvl-imex-not-working"),
+    Quote("NCCL", "v2.24.3-1", "src/ras/ras.cc", 391,
+          'WARN("NCCL version mismatch with remote peer %s (local: %d, remote %d)",',
+          NCCL_WARN.format(where="ras/ras.cc:391") + "NCCL version mismatch with remote peer 10.0.1.18<28028> "
+          "(local: 22403, remote 22105)", "nccl-version-across-ranks"),
+    Quote("NCCL", "v2.30.7-1", "src/ras/ras.cc", 415,
+          'WARN("NCCL version mismatch with remote peer %s (local: %s, remote %s)",',
+          NCCL_WARN.format(where="ras/ras.cc:415") + "NCCL version mismatch with remote peer 10.0.1.18<28028> "
+          "(local: 2.30.7, remote 2.27.5)", "nccl-version-across-ranks"),
+    Quote("NCCL", "v2.30.7-1", "src/init.cc", 1339,
+          'WARN("Detected mixed local Net device counts across ranks (min %d, max %d). Set NCCL_IGNORE_NET_MISMATCH=1 '
+          'to "\n"continue.",',
+          NCCL_WARN.format(where="init.cc:1339") + "Detected mixed local Net device counts across ranks (min 3, "
+          "max 4). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.", "net-device-count-differs"),
+    Quote("NCCL", "v2.18.1-1", "src/bootstrap.cc", 126,
+          'WARN("Bootstrap Root : mismatch in rank count from procs %d : %d", nranks, info.nranks);',
+          NCCL_WARN.format(where="bootstrap.cc:126") + "Bootstrap Root : mismatch in rank count from procs 8 : 16",
+          "ranks-disagree-on-size"),
+    Quote("NCCL", "v2.23.4-1", "src/bootstrap.cc", 310,
+          'WARN("Bootstrap Root : mismatch in info from procs, nranks %d vs %d, nroots %d vs %d, iroot %d vs %d", '
+          "nranks, info.nranks, nroots, info.nroots, iroot, info.iroot);",
+          NCCL_WARN.format(where="bootstrap.cc:310") + "Bootstrap Root : mismatch in info from procs, nranks 8 vs "
+          "16, nroots 1 vs 1, iroot 0 vs 0", "ranks-disagree-on-size"),
+    Quote("NCCL", "v2.30.7-1", "src/bootstrap.cc", 335,
+          'WARN("Bootstrap Root : mismatch in info from procs, nranks %d vs %d, nroots %d vs %d, iroot %d vs %d, '
+          'offset %d "\n"vs %d",',
+          NCCL_WARN.format(where="bootstrap.cc:335") + "Bootstrap Root : mismatch in info from procs, nranks 8 vs "
+          "16, nroots 1 vs 1, iroot 0 vs 0, offset 0 vs 0", "ranks-disagree-on-size"),
 
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,
