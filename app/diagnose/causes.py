@@ -1439,6 +1439,20 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Bootstrap Root : mismatch in (?:rank count|info) from procs",),
         87,
     ),
+    Cause(
+        "env-rendezvous-unset",
+        "torch.distributed found no {var} in the environment: the script was started with python (or `srun "
+        "python`) instead of a launcher that sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT",
+        "start it with torchrun (`srun --ntasks-per-node=1 torchrun --nnodes=NNODES --nproc_per_node=GPUS "
+        "--rdzv_backend=c10d --rdzv_endpoint=HEAD:PORT script.py`), as this project's job scripts do; with one "
+        "srun task per GPU instead, set the variables from SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID and the "
+        "first node of SLURM_JOB_NODELIST before init_process_group",
+        # torch v2.13.0 torch/distributed/rendezvous.py line 249 (_env_rendezvous_handler): _error(f"environment
+        # variable {var} expected, but not set"), raised as ValueError("Error initializing torch.distributed using
+        # env:// rendezvous: ...").
+        (r"env:// rendezvous: environment variable (?P<var>\w{1,40}) expected, but not set",),
+        91,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

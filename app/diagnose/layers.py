@@ -78,6 +78,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-pmix-library-mismatch": ("launch", HIGH),
     "net-device-count-differs": ("host", MEDIUM),
     "ranks-disagree-on-size": ("rendezvous", MEDIUM),
+    "env-rendezvous-unset": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

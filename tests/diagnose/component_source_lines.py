@@ -362,6 +362,10 @@ QUOTES = (
           '"failed (exitcode: %s) local_rank: %s (pid: %s) of binary: %s",',
           "E1128 10:02:11.482000 2741 torch/distributed/elastic/multiprocessing/api.py:1003] failed (exitcode: -9) "
           "local_rank: 0 (pid: 2741) of binary: /opt/venv/bin/python", "rank-sigkill"),
+    Quote("torch", "v2.13.0", "torch/distributed/rendezvous.py", 249,
+          'return _error(f"environment variable {var} expected, but not set")',
+          "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
+          "MASTER_ADDR expected, but not set", "env-rendezvous-unset"),
 
     # --- Slurm ------------------------------------------------------------------------------------------------------
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,

@@ -35,7 +35,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvlink-p2p-disabled", "p2p-peer-access-refused", "memlock-limit-tiny", "enroot-no-gpu-hook",
                 "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored",
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
-                "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size"}
+                "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",
+                "env-rendezvous-unset"}
 
 
 def message_format(row: Quote) -> str:
