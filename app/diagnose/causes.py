@@ -292,13 +292,17 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "pbs-request-refused",
-        "PBS refused the job: it asks for more (or less) than the queue allows, or names a queue that does not exist",
+        "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
+        "does not exist, or gives a resource a value PBS cannot read",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
         "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
-        "that allows it (`qstat -Q` lists the queues)",
+        "that allows it (`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` "
+        "shows them on each node: ngpus, not gpus), walltime as HH:MM:SS",
         # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
-        # limits", msg_unkque "Unknown queue"; src/cmds/qsub.c prints them as "qsub: %s".
-        (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue"),
+        # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
+        # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
+        (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
+         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
