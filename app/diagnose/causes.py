@@ -1457,6 +1457,21 @@ CAUSES: Tuple[Cause, ...] = (
         (r"env:// rendezvous: environment variable (?P<var>\w{1,40}) expected, but not set",),
         91,
     ),
+    Cause(
+        "deepspeed-hostfile-bad",
+        "the DeepSpeed launcher could not read its hostfile ({what}): a node listed twice, a line not of the form "
+        "`NODE slots=N`, or an empty file",
+        "write one `NODE slots=GPUS` line per node, each node once: `scontrol show hostnames "
+        "\"$SLURM_JOB_NODELIST\" | sed 's/$/ slots=4/' > hostfile` (PBS: `sort -u $PBS_NODEFILE`), or start one "
+        "launcher per node with srun and torchrun (this project's job scripts do)",
+        # DeepSpeed v0.10.3 to v0.19.5 deepspeed/launcher/runner.py _parse_hostfile: ValueError(f"Hostfile contains
+        # multiple entries for {host}, unable to proceed with launching"), (f"Hostfile contains a bad entry:
+        # {line}, unable to proceed with launching"), ("Hostfile is empty or not formatted correctly, unable to
+        # proceed with launching.").
+        (r"(?P<what>Hostfile contains (?:multiple entries for|a bad entry:)|Hostfile is empty or not formatted "
+         r"correctly)[^\n]{0,300}?, unable to proceed with launching",),
+        92,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -79,6 +79,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "net-device-count-differs": ("host", MEDIUM),
     "ranks-disagree-on-size": ("rendezvous", MEDIUM),
     "env-rendezvous-unset": ("launch", HIGH),
+    "deepspeed-hostfile-bad": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

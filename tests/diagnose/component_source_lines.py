@@ -565,6 +565,18 @@ QUOTES = (
           'logger.warning("Unable to find hostfile, will proceed with training "\n"with local resources only.")',
           "[2026-11-28 10:02:11,482] [WARNING] [runner.py:232:fetch_hostfile] Unable to find hostfile, will "
           "proceed with training with local resources only.", "deepspeed-no-hostfile", context=(TWO_NODES,)),
+    Quote("DeepSpeed", "v0.10.3", "deepspeed/launcher/runner.py", 233,
+          'raise ValueError(f"Hostfile contains multiple entries for {host}, unable to proceed with launching")',
+          "ValueError: Hostfile contains multiple entries for gpu-a-017, unable to proceed with launching",
+          "deepspeed-hostfile-bad"),
+    Quote("DeepSpeed", "v0.19.5", "deepspeed/launcher/runner.py", 266,
+          'raise ValueError(f"Hostfile contains a bad entry: {line}, unable to proceed with launching")',
+          "ValueError: Hostfile contains a bad entry: gpu-a-017 slots 4, unable to proceed with launching",
+          "deepspeed-hostfile-bad"),
+    Quote("DeepSpeed", "v0.19.5", "deepspeed/launcher/runner.py", 270,
+          'raise ValueError("Hostfile is empty or not formatted correctly, unable to proceed with launching.")',
+          "ValueError: Hostfile is empty or not formatted correctly, unable to proceed with launching.",
+          "deepspeed-hostfile-bad"),
     Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 51,
           'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
           "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
