@@ -1472,6 +1472,19 @@ CAUSES: Tuple[Cause, ...] = (
          r"correctly)[^\n]{0,300}?, unable to proceed with launching",),
         92,
     ),
+    Cause(
+        "cxi-match-entries-exhausted",
+        "the Slingshot NIC ran out of its hardware message-matching entries (many ranks or many small messages) "
+        "and libfabric's CXI provider, matching in hardware only, aborted the process",
+        "let the provider fall back to matching in software: "
+        f"`{policy.export_line('slingshot', 'FI_CXI_RX_MATCH_MODE')}` (this project's policy sets it on "
+        "Slingshot unless the job set it; `hybrid` keeps hardware matching until the entries run out)",
+        # libfabric v1.22.0 prov/cxi/src/cxip_msg_hpc.c lines 2014 and 2197: RXC_FATAL(rxc,
+        # FC_SW_ONLOAD_MSG_FATAL), "LE resources not recovered during flow control. FI_CXI_RX_MATCH_MODE=[hybrid|
+        # software] is required" behind "RXC (%#x:%u) PtlTE %u:[Fatal] " (prov/cxi/include/cxip.h).
+        (r"LE resources not recovered during flow control",),
+        90,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -80,6 +80,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "ranks-disagree-on-size": ("rendezvous", MEDIUM),
     "env-rendezvous-unset": ("launch", HIGH),
     "deepspeed-hostfile-bad": ("launch", HIGH),
+    "cxi-match-entries-exhausted": ("fabric", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

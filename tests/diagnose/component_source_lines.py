@@ -252,6 +252,12 @@ QUOTES = (
           'CXIP_WARN("Failed to open CXI Device, ret: %d\\n", ret);',
           "libfabric:2741:1700000000::cxi:core:cxip_get_if():154<warn> nid001: Failed to open CXI Device, ret: -2",
           "no-fabric-provider"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_msg_hpc.c", 30,
+          '#define FC_SW_ONLOAD_MSG_FATAL "LE resources not recovered during "\\\n"flow control. '
+          'FI_CXI_RX_MATCH_MODE=[hybrid|software] is required\\n"',
+          "libfabric:48213:1732790000::cxi:core:cxip_ux_onload_cb():2659<warn> nid001017: RXC (0x1a2:0) PtlTE "
+          "12:[Fatal] LE resources not recovered during flow control. FI_CXI_RX_MATCH_MODE=[hybrid|software] is "
+          "required", "cxi-match-entries-exhausted"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

@@ -36,7 +36,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored",
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",
-                "env-rendezvous-unset", "deepspeed-hostfile-bad"}
+                "env-rendezvous-unset", "deepspeed-hostfile-bad",
+                "cxi-match-entries-exhausted"}
 
 
 def message_format(row: Quote) -> str:
