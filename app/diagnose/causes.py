@@ -1485,6 +1485,19 @@ CAUSES: Tuple[Cause, ...] = (
         (r"LE resources not recovered during flow control",),
         90,
     ),
+    Cause(
+        "ib-device-not-accessible",
+        "NCCL found the InfiniBand card {device} but could not open it: the process cannot use /dev/infiniband (a "
+        "container started without it, or device files the user may not open), so NCCL falls back to TCP or "
+        "fails",
+        "`ls -l /dev/infiniband` inside the job (in the container) must list uverbs* readable and writable by "
+        "the user: Apptainer shares the host's /dev unless `--contain` (then add `--bind /dev/infiniband`), "
+        "Docker needs `--device=/dev/infiniband`; on the host the admins check the uverbs devices' permissions",
+        # NCCL v2.18.1-1 to v2.30.7-1 (src/transport/net_ib.cc, net_ib/init.cc): WARN("NET/IB : Unable to open
+        # device %s", devices[d]->name) when ibv_open_device fails.
+        (r"NET/IB : Unable to open device (?P<device>\S{1,60})",),
+        87,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -81,6 +81,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "env-rendezvous-unset": ("launch", HIGH),
     "deepspeed-hostfile-bad": ("launch", HIGH),
     "cxi-match-entries-exhausted": ("fabric", HIGH),
+    "ib-device-not-accessible": ("container", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

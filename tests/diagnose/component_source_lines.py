@@ -198,6 +198,14 @@ QUOTES = (
           'offset %d "\n"vs %d",',
           NCCL_WARN.format(where="bootstrap.cc:335") + "Bootstrap Root : mismatch in info from procs, nranks 8 vs "
           "16, nroots 1 vs 1, iroot 0 vs 0, offset 0 vs 0", "ranks-disagree-on-size"),
+    Quote("NCCL", "v2.18.1-1", "src/transport/net_ib.cc", 193,
+          'WARN("NET/IB : Unable to open device %s", devices[d]->name);',
+          NCCL_WARN.format(where="transport/net_ib.cc:193") + "NET/IB : Unable to open device mlx5_0",
+          "ib-device-not-accessible"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/init.cc", 334,
+          'WARN("NET/IB : Unable to open device %s", devices[d]->name);',
+          NCCL_WARN.format(where="transport/net_ib/init.cc:334") + "NET/IB : Unable to open device mlx5_2",
+          "ib-device-not-accessible"),
 
     # --- aws-ofi-nccl -----------------------------------------------------------------------------------------------
     Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 584,

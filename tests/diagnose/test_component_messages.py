@@ -37,7 +37,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",
                 "env-rendezvous-unset", "deepspeed-hostfile-bad",
-                "cxi-match-entries-exhausted"}
+                "cxi-match-entries-exhausted", "ib-device-not-accessible"}
 
 
 def message_format(row: Quote) -> str:
