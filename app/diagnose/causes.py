@@ -1498,6 +1498,21 @@ CAUSES: Tuple[Cause, ...] = (
         (r"NET/IB : Unable to open device (?P<device>\S{1,60})",),
         87,
     ),
+    Cause(
+        "apptainer-nv-no-host-driver",
+        "Apptainer's --nv found no NVIDIA driver {what} on this node to bind into the container: a node without "
+        "the GPU driver (a CPU or login node), or driver libraries the node's ldconfig cache does not list",
+        "run on GPU nodes (`--gres=gpu:4`, PBS `ngpus=4`) where `nvidia-smi` works; if it works there, the admins "
+        "check that `ldconfig -p | grep libcuda` lists the driver (Apptainer finds the libraries of "
+        "nvliblist.conf through it)",
+        # Apptainer v1.1.9 to v1.5.3 (cmd/internal/cli/actions_linux.go, later internal/pkg/runtime/launch/
+        # launcher_linux.go addGPUBinds): sylog.Warningf("Could not find any %s files on this host!", gpuPlatform)
+        # and ("Could not find any %s libraries on this host!", ...), gpuPlatform "nv" for --nv. A warning, so a
+        # cause only in a job that failed.
+        (r"Could not find any nv (?P<what>files|libraries) on this host!",),
+        92,
+        applies=lambda log: log.has(_FAILED),
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -82,6 +82,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "deepspeed-hostfile-bad": ("launch", HIGH),
     "cxi-match-entries-exhausted": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
+    "apptainer-nv-no-host-driver": ("host", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -534,6 +534,16 @@ QUOTES = (
           'sylog.Fatalf("while extracting %s: %s", image, err)',
           "FATAL:   while extracting app.sif: root filesystem extraction failed: write /tmp/rootfs-1234/usr/lib/"
           "libcudnn.so.9: no space left on device", "apptainer-tmp-full"),
+    Quote("Apptainer", "v1.1.9", "cmd/internal/cli/actions_linux.go", 1078,
+          'sylog.Warningf("Could not find any %s libraries on this host!", gpuPlatform)',
+          "WARNING: Could not find any nv libraries on this host!", "apptainer-nv-no-host-driver",
+          context=("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory",
+                   "Traceback (most recent call last):")),
+    Quote("Apptainer", "v1.5.3", "internal/pkg/runtime/launch/launcher_linux.go", 951,
+          'sylog.Warningf("Could not find any %s files on this host!", gpuPlatform)',
+          "WARNING: Could not find any nv files on this host!", "apptainer-nv-no-host-driver",
+          context=("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+                   "Traceback (most recent call last):")),
     Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 834,
           'return fmt.Errorf("destination %s doesn\'t exist in container", mnt.Destination)',
           "FATAL:   container creation failed: mount hook function failure: mount /scratch->/scratch error: while "

@@ -37,7 +37,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",
                 "env-rendezvous-unset", "deepspeed-hostfile-bad",
-                "cxi-match-entries-exhausted", "ib-device-not-accessible"}
+                "cxi-match-entries-exhausted", "ib-device-not-accessible",
+                "apptainer-nv-no-host-driver"}
 
 
 def message_format(row: Quote) -> str:
@@ -112,6 +113,11 @@ def test_a_one_task_step_in_a_larger_job_that_did_not_fail_is_no_cause() -> None
     timed_out = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
     findings = diagnose_lines([warned, "Traceback (most recent call last):", timed_out])
     assert findings[0].key == "slurm-fewer-tasks-than-nodes"
+
+
+def test_apptainer_finding_no_driver_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """--nv on a CPU node warns and the container runs: only a failed job makes the warning its cause."""
+    assert diagnose_lines(["WARNING: Could not find any nv libraries on this host!", "step 10 loss 2.31"]) == []
 
 def test_a_failed_enroot_hook_ranks_below_the_cause_its_own_lines_name() -> None:
     """enroot's hook runner reports the hook's exit after the hook has printed why (here libnvidia-container)."""
