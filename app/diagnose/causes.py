@@ -1513,6 +1513,19 @@ CAUSES: Tuple[Cause, ...] = (
         92,
         applies=lambda log: log.has(_FAILED),
     ),
+    Cause(
+        "apptainer-no-loop-device",
+        "Apptainer could not mount the image: it found no free loop device on the node (all in use by other "
+        "containers, or more than apptainer.conf's `max loop devices`)",
+        "the admins raise `max loop devices` in apptainer.conf (and the kernel's loop devices: `max_loop`); "
+        "meanwhile run the image without loop devices, through FUSE in a user namespace (`apptainer exec "
+        "--userns`, which mounts the SIF with squashfuse), or resubmit to other nodes (`--exclude=NODE`)",
+        # Apptainer v1.1.9 to v1.5.3 pkg/util/loop/loop.go: fmt.Errorf("no loop devices available"), wrapped by
+        # internal/pkg/runtime/engine/apptainer/container_linux.go as fmt.Errorf("failed to find loop device: %s",
+        # err) in "FATAL: container creation failed: ...".
+        (r"failed to find loop device: [^\n]{0,200}?no loop devices available",),
+        90,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -83,6 +83,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cxi-match-entries-exhausted": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
+    "apptainer-no-loop-device": ("container", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

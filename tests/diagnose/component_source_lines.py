@@ -544,6 +544,16 @@ QUOTES = (
           "WARNING: Could not find any nv files on this host!", "apptainer-nv-no-host-driver",
           context=("RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
                    "Traceback (most recent call last):")),
+    Quote("Apptainer", "v1.1.9", "pkg/util/loop/loop.go", 233,
+          'return fmt.Errorf("no loop devices available")',
+          "FATAL:   container creation failed: mount /proc/self/fd/3->/var/apptainer/mnt/session/rootfs error: "
+          "while mounting image /proc/self/fd/3: failed to find loop device: no loop devices available",
+          "apptainer-no-loop-device"),
+    Quote("Apptainer", "v1.5.3", "internal/pkg/runtime/engine/apptainer/container_linux.go", 1002,
+          'return fmt.Errorf("failed to find loop device: %s", err)',
+          "FATAL:   container creation failed: mount /proc/self/fd/3->/usr/local/var/apptainer/mnt/session/rootfs "
+          "error: while mounting image /proc/self/fd/3: failed to find loop device: no loop devices available",
+          "apptainer-no-loop-device"),
     Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 834,
           'return fmt.Errorf("destination %s doesn\'t exist in container", mnt.Destination)',
           "FATAL:   container creation failed: mount hook function failure: mount /scratch->/scratch error: while "
