@@ -1526,6 +1526,19 @@ CAUSES: Tuple[Cause, ...] = (
         (r"failed to find loop device: [^\n]{0,200}?no loop devices available",),
         90,
     ),
+    Cause(
+        "slurm-workdir-missing",
+        "the task could not enter its working directory {path} on the node ({why}): a directory that exists on "
+        "the login node only (a local disk, /tmp), or a shared filesystem not mounted there; it ran from /tmp, or "
+        "not at all",
+        "submit from a directory on a filesystem every node mounts (project or scratch, not /tmp or a local "
+        "disk), or give it: `sbatch --chdir=/path/on/shared/fs`; `srun -N NNODES ls -d DIR` checks each node",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/mgr.c lines 1877, 1883 and 2182: error("couldn't chdir to `%s': %m")
+        # for a container step, error("couldn't chdir to `%s': %m: going to /tmp instead", step->cwd) otherwise.
+        (r"couldn't chdir to `(?P<path>[^'\n]{1,400})': (?P<why>[^:\n]{1,80})",),
+        84,
+        applies=lambda log: log.has(_FAILED),
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -84,6 +84,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
+    "slurm-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

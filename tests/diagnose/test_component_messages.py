@@ -38,7 +38,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",
                 "env-rendezvous-unset", "deepspeed-hostfile-bad",
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
-                "apptainer-nv-no-host-driver", "apptainer-no-loop-device"}
+                "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
+                "slurm-workdir-missing"}
 
 
 def message_format(row: Quote) -> str:
