@@ -1539,6 +1539,21 @@ CAUSES: Tuple[Cause, ...] = (
         84,
         applies=lambda log: log.has(_FAILED),
     ),
+    Cause(
+        "mpirun-not-enough-slots",
+        "mpirun was asked for more processes than the allocation has slots: under Slurm or PBS a slot is a task "
+        "the job asked for, so `-np` (or processes per node) exceeds the tasks of the request",
+        "ask the scheduler for one task per process (`--ntasks-per-node=GPUS`, PBS `mpiprocs=GPUS`) and give "
+        "mpirun no more than that (`-np` = nodes x GPUs, or `--map-by ppr:GPUS:node`); with one torchrun per node "
+        "`mpirun -np NNODES --map-by ppr:1:node torchrun ...`",
+        # Open MPI v4.1.8 orte/mca/rmaps/base/help-orte-rmaps-base.txt [orte-rmaps-base:alloc-error] "There are not
+        # enough slots available in the system to satisfy the %d\nslots that were requested by the application:";
+        # orte/mca/rmaps/round_robin/help-orte-rmaps-rr.txt "There are not enough slots on the nodes in your
+        # allocation to satisfy your request to launch on a %d process-per-node basis".
+        (r"There are not enough slots available in the system to satisfy the \d+",
+         r"There are not enough slots on the nodes in your allocation to satisfy your request"),
+        90,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

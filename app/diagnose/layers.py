@@ -85,6 +85,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
     "slurm-workdir-missing": ("launch", HIGH),
+    "mpirun-not-enough-slots": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -516,6 +516,18 @@ QUOTES = (
           "No PMIx server was reachable, but a PMI1/2 was detected.",
           "No PMIx server was reachable, but a PMI1/2 was detected.", "mpi-without-pmi",
           fmt="No PMIx server was reachable, but a PMI1/2 was detected."),
+    Quote("Open MPI", "v4.1.8", "orte/mca/rmaps/base/help-orte-rmaps-base.txt", 26,
+          "There are not enough slots available in the system to satisfy the %d\nslots that were requested by the "
+          "application:",
+          "There are not enough slots available in the system to satisfy the 8", "mpirun-not-enough-slots",
+          fmt="There are not enough slots available in the system to satisfy the %d"),
+    Quote("Open MPI", "v4.1.8", "orte/mca/rmaps/round_robin/help-orte-rmaps-rr.txt", 40,
+          "There are not enough slots on the nodes in your allocation to satisfy your request to launch on a %d "
+          "process-per-node basis - only %d slots/node were available.",
+          "There are not enough slots on the nodes in your allocation to satisfy your request to launch on a 4 "
+          "process-per-node basis - only 1 slots/node were available.", "mpirun-not-enough-slots",
+          fmt="There are not enough slots on the nodes in your allocation to satisfy your request to launch on a %d "
+              "process-per-node basis - only %d slots/node were available."),
     Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: ERROR in file ../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c at "

@@ -39,7 +39,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "env-rendezvous-unset", "deepspeed-hostfile-bad",
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
-                "slurm-workdir-missing"}
+                "slurm-workdir-missing", "mpirun-not-enough-slots"}
 
 
 def message_format(row: Quote) -> str:
