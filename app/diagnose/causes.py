@@ -1554,6 +1554,19 @@ CAUSES: Tuple[Cause, ...] = (
          r"There are not enough slots on the nodes in your allocation to satisfy your request"),
         90,
     ),
+    Cause(
+        "enroot-image-file-bad",
+        "enroot (pyxis' container start) could not use the image file {image}: it is not there on the node (a "
+        "relative path, or a filesystem the node does not mount), or it is not a squashfs image (a .sif or a tar)",
+        "give `--container-image` the absolute path of a .sqsh file on a filesystem every node mounts, made by "
+        "`enroot import docker://...` (a registry image is written `nvcr.io#nvidia/pytorch:25.01-py3`); an "
+        "Apptainer .sif runs through this project's `IMAGE=app.sif` instead",
+        # enroot v3.4.1 to v4.1.2 src/runtime.sh (runtime::create): common::err "No such file or directory:
+        # ${image}" and common::err "Invalid image format: ${image}" (after `unsquashfs -s` refuses the file).
+        (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
+         r"Invalid image format: (?P<image>\S{1,400})"),
+        88,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

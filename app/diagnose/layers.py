@@ -86,6 +86,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "apptainer-no-loop-device": ("container", HIGH),
     "slurm-workdir-missing": ("launch", HIGH),
     "mpirun-not-enough-slots": ("launch", HIGH),
+    "enroot-image-file-bad": ("container", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -599,6 +599,13 @@ QUOTES = (
           'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
           "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+    Quote("enroot", "v3.4.1", "src/runtime.sh", 395,
+          'common::err "No such file or directory: ${image}"',
+          "slurmstepd: error: pyxis:     [ERROR] No such file or directory: /home/u1/images/pytorch-25.01.sqsh",
+          "enroot-image-file-bad"),
+    Quote("enroot", "v4.1.2", "src/runtime.sh", 405,
+          'common::err "Invalid image format: ${image}"',
+          "slurmstepd: error: pyxis:     [ERROR] Invalid image format: /scratch/u1/app.sif", "enroot-image-file-bad"),
     Quote("enroot", "v3.1.0", "conf/hooks/98-nvidia.sh", 65,
           'common::err "Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container"',
           "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",

@@ -39,7 +39,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "env-rendezvous-unset", "deepspeed-hostfile-bad",
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
-                "slurm-workdir-missing", "mpirun-not-enough-slots"}
+                "slurm-workdir-missing", "mpirun-not-enough-slots",
+                "enroot-image-file-bad"}
 
 
 def message_format(row: Quote) -> str:
