@@ -1305,8 +1305,10 @@ CAUSES: Tuple[Cause, ...] = (
         "passthrough (`iommu=pt`) per NCCL's troubleshooting guide",
         # NCCL v2.18.1-1 to v2.30.7-1 src/transport/p2p.cc: WARN("failed to peer with device %d(=%lx): %d %s",
         # ..., err, cudaGetErrorString(err)) and src/transport/net.cc: WARN("failed to peer with device %d: %d
-        # %s", ...) when cudaDeviceEnablePeerAccess fails.
-        (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",),
+        # %s", ...) when cudaDeviceEnablePeerAccess fails; torch's "CUDA error: %s" with CUDA's string for
+        # cudaErrorPeerAccessUnsupported (217). NCCL's shm.cc line of the same string is cumem-host-no-p2p.
+        (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",
+         r"CUDA error: (?P<why>peer access is not supported between these two devices)"),
         86,
     ),
     Cause(
