@@ -86,7 +86,7 @@ def make_run_dir(options: argparse.Namespace) -> None:
     """RUN_DIR created, or checked to be this user's alone (app/common/private_dir.py says why); its remedy names
     the scheduler's job id."""
     example = "$SCRATCH/runs/$" + ("PBS_JOBID" if options.scheduler == "pbs" else "SLURM_JOB_ID")
-    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example)
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example, parents=True)
 
 
 def ask_run_dir(job: Job, options: argparse.Namespace, words: List[str]) -> None:

@@ -161,3 +161,15 @@ def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers
                             capture_output=True, text=True, timeout=180)
     assert not (submit / "planted-module-ran").exists(), result.stderr[-3000:]
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+
+
+def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp_path: Path) -> None:
+    """A group member who can rename `runs/` in a group-writable submit directory, and make a new one, would receive
+    the later snapshots: the job stops at start, naming the directory, with the remedy."""
+    project = tmp_path / "project"
+    project.mkdir()
+    project.chmod(0o2775)  # a project directory: group-writable, setgid
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(project / "runs" / "42")})
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert str(project) in line and "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
