@@ -72,14 +72,17 @@ ddp_defaults() {
 }
 
 # ddp_workload KIND ARGV ARGS...: from the job's arguments, the workload's kind into KIND (train, check,
-# nccl-tests, module, script) and what torchrun runs into the array ARGV (app/launch/workload.py)
+# nccl-tests, module, script) and what torchrun runs into the array ARGV (app/launch/workload.py); exports where the
+# workers import from (app/launch/import_path.py)
 # shellcheck disable=SC2034  # OUT is the caller's variable (a nameref): shellcheck cannot see it read
 ddp_workload() {
     local -n workload_kind_out=$1 workload_out=$2
     ddp_plan workload_out workload --scheduler="$DDP_SCHEDULER" --config="$CONFIG" --run-dir="$RUN_DIR" \
         --check-site="$CHECK_SITE" --cwd="$PWD" -- "${@:3}"
+    local n=${workload_out[1]}
     workload_kind_out=${workload_out[0]}
-    workload_out=("${workload_out[@]:1}")
+    ddp_export "${workload_out[@]:2:n}"
+    workload_out=("${workload_out[@]:2+n}")
 }
 
 # ddp_nproc_per_node OUT: one process per GPU the scheduler gave this job on a node, into OUT (app/launch/gpus.py)

@@ -1,8 +1,10 @@
 """Exit codes shared by every entry point (`app.train`, `app.check`), documented in docs/training.md and docs/check.md.
 
 Job scripts branch on them: 75 means "snapshot written, requeue me"; 2 means "fix your input, do not
-retry". The check's codes follow NVIDIA NVSentinel's preflight idea: one code per failure class, so a
-scheduler prolog can tell a broken node from a slow fabric without parsing text.
+retry". Under torchrun they reach the job through the node wrapper (app/common/node_wrapper.sh), which ends each
+node with its first failed worker's code where torchrun itself would end 1. The check's codes follow NVIDIA
+NVSentinel's preflight idea: one code per failure class, so a scheduler prolog can tell a broken node from a slow
+fabric without parsing text.
 """
 
 OK = 0

@@ -22,6 +22,7 @@
 # POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
 # $3 = fabric policy candidates, the rest = the command.
 stop=$1 owner=$2 policies=$3; shift 3
+first=$1
 policy=
 old_ifs=$IFS; IFS=:
 set -f  # split on colons only: no file name globbing of the candidates
@@ -38,6 +39,18 @@ fi
 # task's PBS_NODENUM (the launch check reads the same), else the rank an MPI launcher gives its one task a node
 # (OpenMPI's OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK). torchrun reads --node-rank from PET_NODE_RANK when argv lacks
 # it (torch/distributed/argparse_util.py, class env).
+# torchrun_python PATH: the python of torchrun's #! line (#!/path/python or #!/usr/bin/env python3), or nothing
+torchrun_python() {
+    script=$(command -v "$1") || return 0
+    IFS= read -r line <"$script" 2>/dev/null || return 0
+    case $line in '#!'*) ;; *) return 0 ;; esac
+    set -f
+    # shellcheck disable=SC2086  # the #! line's words
+    set -- ${line#??}
+    set +f
+    if [ "${1##*/}" = env ] && [ -n "${2:-}" ]; then set -- "$(command -v "$2")"; fi
+    case ${1##*/} in python*) if [ -x "$1" ]; then echo "$1"; fi ;; esac
+}
 if [ "${1##*/}" = torchrun ]; then
     node_rank=${SLURM_NODEID:-${PALS_NODEID:-${PBS_NODENUM:-${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-}}}}}
     nnodes=1
@@ -65,6 +78,29 @@ if [ "${1##*/}" = torchrun ]; then
     # of exchanging the ranks through its store, where another user could rewrite them (_assign_worker_ranks,
     # torch/distributed/elastic/agent/server/api.py); kept when you set it.
     if [ -z "${TORCH_ELASTIC_WORKER_IDENTICAL:-}" ]; then TORCH_ELASTIC_WORKER_IDENTICAL=1; export TORCH_ELASTIC_WORKER_IDENTICAL; fi
+    # torchrun ends 1 whenever a worker fails, whatever the worker's code: its main (torch/distributed/run.py, under
+    # @record) lets ChildFailedError escape. The job scripts branch on the workers' own codes (app/common/exitcodes.py:
+    # 75 requeues, 10 blames no node), so torchrun's main runs here under its own interpreter and the node ends with
+    # the code of the first worker that failed (ChildFailedError.get_first_failure(), the "Root Cause" torchrun
+    # prints; a worker's code, or 128+N for a signal N as the shell reports one; torch 2.13
+    # torch/distributed/elastic/multiprocessing/errors/__init__.py). `-c` puts the working directory first on the
+    # path: taken off before anything is imported. A #! line this cannot read leaves torchrun as it is (exit 1).
+    python=$(torchrun_python "$1")
+    if [ -n "$python" ]; then
+        shift
+        set -- "$python" -c 'import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+from torch.distributed.run import main
+sys.argv[0] = "torchrun"
+try:
+    main()
+except ChildFailedError as failed:
+    print(f"{type(failed).__name__}: {failed}", file=sys.stderr, flush=True)
+    code = failed.get_first_failure()[1].exitcode
+    sys.exit(code if code > 0 else 128 - code)' "$@"
+    fi
 fi
 # children PID: the PIDs whose parent is PID (from /proc: procps may not be in the image).
 children() {
@@ -111,7 +147,6 @@ if [ -z "${TORCHINDUCTOR_CACHE_DIR:-}" ]; then
         export TMPDIR
     fi
 fi
-first=$1
 "$@" &
 child=$!
 while kill -0 "$child" 2>/dev/null; do

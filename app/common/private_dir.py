@@ -42,6 +42,32 @@ def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
     return None
 
 
+def why_parents_unsafe(directory: Path) -> Optional[str]:
+    """None when no user but this one (and root) can rename `directory` or any directory above it, else which
+    parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
+    place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
+    in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
+    links lead to are checked."""
+    me = os.geteuid()
+    absolute = Path(os.path.abspath(directory))
+    for path in (absolute, Path(os.path.realpath(directory))):
+        for parent, child in zip(path.parents, [path, *path.parents]):
+            info = os.stat(parent)
+            if info.st_uid not in (me, 0):
+                return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what "
+                        "is in it")
+            if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                continue
+            mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
+            if not info.st_mode & stat.S_ISVTX:
+                return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
+                        "make their own in its place")
+            if os.lstat(child).st_uid != me:
+                return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
+                        "what is in it")
+    return None
+
+
 def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun", planted: str = RUN_FILES) -> None:
     """`UsageError` naming `key` (and `example`, a value of it that works) unless `why_not_private(directory)` is
     None."""
@@ -51,9 +77,10 @@ def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun
 
 
 def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: str = "$SCRATCH/runs/myrun",
-                       planted: str = RUN_FILES) -> None:
-    """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`;
-    `key` names the setting in the one-line error, `example` a value that works."""
+                       planted: str = RUN_FILES, parents: bool = False) -> None:
+    """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`
+    (with `parents`, also `why_parents_unsafe`: a run's directory); `key` names the setting in the one-line error,
+    `example` a value that works."""
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
         os.mkdir(directory, mode)
@@ -63,6 +90,10 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
     except OSError as err:
         raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
                          f"example: {key}={example}") from None
+    why = why_parents_unsafe(directory) if parents else None
+    if why is not None:
+        raise UsageError(f"{key}={str(directory)!r} {why}; put it under a directory only you can write, example: "
+                         f"{key}={example}")
     check_private(directory, key, example, planted)
 
 

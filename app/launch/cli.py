@@ -21,7 +21,7 @@ from app.common.errors import UsageError
 from app.common.private_dir import ensure_private_dir
 from app.launch.allocation import allocation
 from app.launch.binds import container_binds
-from app.launch.checkout import POLICY_FILE, shell_text
+from app.launch.checkout import POLICY_FILE, REPO, shell_text
 from app.launch.config_check import config_check
 from app.launch.container import container
 from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
@@ -32,6 +32,7 @@ from app.launch.gpus import gpus_per_task, processes_per_node
 from app.launch.heal import HealJob, heal
 from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.launch.image_registry import resolve as resolve_image
+from app.launch.import_path import import_path_env
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
 from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
@@ -85,7 +86,7 @@ def make_run_dir(options: argparse.Namespace) -> None:
     """RUN_DIR created, or checked to be this user's alone (app/common/private_dir.py says why); its remedy names
     the scheduler's job id."""
     example = "$SCRATCH/runs/$" + ("PBS_JOBID" if options.scheduler == "pbs" else "SLURM_JOB_ID")
-    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example)
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example, parents=True)
 
 
 def ask_run_dir(job: Job, options: argparse.Namespace, words: List[str]) -> None:
@@ -164,7 +165,8 @@ def ask_launch_check(job: Job, options: argparse.Namespace, words: List[str]) ->
 def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> None:
     what = workload(words, options.config, options.run_dir, options.check_site, options.scheduler, job.script,
                     options.cwd)
-    job.answer([what.kind, *what.argv])
+    exports = import_path_env(what.kind, REPO, os.environ, job.log)
+    job.answer([what.kind, str(len(exports)), *exports, *what.argv])
 
 
 def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) -> None:

@@ -28,10 +28,18 @@ def program_python(program: str) -> str:
     return shutil.which("python3") or shutil.which("python") or ""
 
 
+#: Whether a python has what the workers import first: this project (from PYTHONPATH, which the job points at this
+#: checkout for its own workloads: app/launch/import_path.py, or installed) and the packages it cannot start without
+#: (pyproject.toml's), found without importing them (torch takes seconds)
+HAS_THE_PROJECT = ("import app.train, importlib.util, sys; "
+                   "sys.exit(any(importlib.util.find_spec(name) is None for name in ('torch', 'yaml', 'numpy')))")
+
+
 def imports_the_project(python: str) -> bool:
-    """Whether PYTHON, started in this directory (the submit directory, where the ranks start), imports app.train."""
+    """Whether PYTHON, started in this directory with the job's environment (as the ranks start), imports app.train
+    and finds its packages."""
     try:
-        return subprocess.call([python, "-c", "import app.train"], stdout=subprocess.DEVNULL,
+        return subprocess.call([python, "-c", HAS_THE_PROJECT], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL) == 0
     except OSError:
         return False
@@ -47,9 +55,9 @@ def host_python_preflight(program: str, workload_kind: str, preflight: str) -> T
         return preflight, ""
     shown = python or "python"
     if workload_kind in ("train", "check", ""):
-        raise UsageError(f"IMAGE=none runs {shown} from your environment, which cannot import this project (No module "
-                         f"named 'app'); install it there ({shown} -m pip install -e {REPO}) or run in the image "
-                         "(IMAGE=/path/to/app.sif)")
+        raise UsageError(f"IMAGE=none runs {shown} from your environment, which cannot import this project and its "
+                         f"packages (app, torch, yaml, numpy); install it there ({shown} -m pip install -e {REPO}) "
+                         "or run in the image (IMAGE=/path/to/app.sif)")
     if preflight != "1":
         return preflight, ""
     return "0", (f"no preflight: your environment's {shown} cannot import this project (app.check); your script runs "

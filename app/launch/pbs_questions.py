@@ -64,7 +64,8 @@ def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> int:
         raise UsageError("pbsdsh-run needs -- COMMAND...; example: -- hostname")
 
     # The step's environment, secrets included, goes to a file in RUN_DIR: only if RUN_DIR is yours alone
-    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), "$SCRATCH/runs/$PBS_JOBID")
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), "$SCRATCH/runs/$PBS_JOBID",
+                       parents=True)
     return run_on_each_node(job.log, lambda line: error_line(job.script, line), words, options.run_dir,
                             options.job_id, options.nodefile, options.cwd)
 

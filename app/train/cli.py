@@ -91,10 +91,11 @@ def resolve_config_path(name: str | None) -> str | None:
 
 def check_writable(directory: Path, key: str, mode: int = PRIVATE) -> None:
     """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here, or if
-    another user owns or can write the directory (app/common/private_dir.py); a new one is created `mode`."""
+    another user owns or can write the directory or can rename it or a directory above it
+    (app/common/private_dir.py); a new one is created `mode`."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{key}={str(directory)!r} is a file, not a directory; example: {key}=$SCRATCH/runs/demo")
-    ensure_private_dir(directory, key, mode)
+    ensure_private_dir(directory, key, mode, example="$SCRATCH/runs/demo", parents=True)
     probe_writable(directory, key)
 
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import run_lib
+from tests.jobscripts.test_jobscripts_lib import JOB, LIB, run_lib
 from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH_LAUNCHER, pbs_job  # noqa: F401  (a fixture)
 from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
+from tests.launch import free_port
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 OTHER_UID = 54321
@@ -129,3 +132,44 @@ def test_binds_of_absolute_paths_with_options_are_passed_on(tmp_path: Path) -> N
                                 "BINDS": "/data,/scratch/x:/in:ro"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[2:] == ["--bind", "/data", "--bind", "/scratch/x:/in:ro"]
+
+
+PLANTED = """
+import pathlib
+pathlib.Path(__file__).with_name("planted-module-ran").touch()
+raise ImportError("a module another user planted in the submit directory")
+"""
+
+
+@pytest.mark.parametrize("workload", [["train", "--dry-run"], ["check", "--node-only"]])
+def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers(tmp_path: Path,
+                                                                                 workload: list[str]) -> None:
+    """`python -m` puts the working directory (the submit directory, which a group may write) first on the path: a
+    `yaml.py` or `torch.py` there ran as the job's user in every worker. The job's own workloads import this
+    checkout instead."""
+    submit = tmp_path / "project"
+    submit.mkdir()
+    for planted in ("yaml.py", "torch.py"):  # what the trainer and the check import
+        (submit / planted).write_text(PLANTED)
+    torchrun = Path(sys.executable).parent / "torchrun"
+    snippet = ('ddp_defaults >/dev/null; ddp_workload kind argv "$@"\n'
+               f'sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/stop" "" "" {torchrun} --nnodes=1 --nproc-per-node=1 '
+               f'--rdzv-backend=static --rdzv-endpoint=127.0.0.1:{free_port()} --rdzv-id=42 "${{argv[@]}}"')
+    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}', "bash", *workload], cwd=submit,
+                            env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **JOB,
+                                 "DDP_SUBMIT_DIR": str(submit), "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
+                            capture_output=True, text=True, timeout=180)
+    assert not (submit / "planted-module-ran").exists(), result.stderr[-3000:]
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+
+
+def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp_path: Path) -> None:
+    """A group member who can rename `runs/` in a group-writable submit directory, and make a new one, would receive
+    the later snapshots: the job stops at start, naming the directory, with the remedy."""
+    project = tmp_path / "project"
+    project.mkdir()
+    project.chmod(0o2775)  # a project directory: group-writable, setgid
+    result = run_lib(HOSTFILE, {"RUN_DIR": str(project / "runs" / "42")})
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert str(project) in line and "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line

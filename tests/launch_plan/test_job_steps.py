@@ -221,7 +221,8 @@ def test_image_none_with_a_python_that_lacks_the_project_stops_train_with_the_in
     with pytest.raises(UsageError) as raised:
         host_checks.host_python_preflight("torchrun", "train", "1")
     assert str(raised.value) == (
-        f"IMAGE=none runs {bad} from your environment, which cannot import this project (No module named 'app'); "
+        f"IMAGE=none runs {bad} from your environment, which cannot import this project and its packages "
+        "(app, torch, yaml, numpy); "
         f"install it there ({bad} -m pip install -e {REPO}) or run in the image (IMAGE=/path/to/app.sif)")
 
 
@@ -318,7 +319,7 @@ def test_image_none_with_a_python_that_lacks_the_project_skips_the_check(bin_dir
     assert config_check.config_check(said.append, "train", "none", "apptainer", False, [], ["-m", "app.train"], 2,
                                      4) == 0
     assert said == ["no config check: the python in PATH cannot import this project"]
-    assert calls(bin_dir) == ["python -c import app.train"]
+    assert calls(bin_dir) == [f"python -c {host_checks.HAS_THE_PROJECT}"]
 
 
 # env_defaults.py

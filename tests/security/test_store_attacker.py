@@ -189,4 +189,8 @@ def test_another_user_on_the_port_runs_no_code_learns_no_secret_and_makes_the_jo
         problems.append(f"the job failed ({codes}) without naming the tampering: {tail}")
     elif "exitcode  : 10" not in "".join(logs):
         problems.append(f"the worker's exit code was not 10: {tail}")
+    else:  # the job scripts see the node's code: a node whose worker met the tampering ends 10, not torchrun's 1
+        met = [code for code, log in zip(codes, logs, strict=True) if TAMPERED in log]
+        if any(code != 10 for code in met):
+            problems.append(f"a node whose worker stopped for the tampering ended {met}, not 10: {tail}")
     assert not problems, "\n".join(problems)

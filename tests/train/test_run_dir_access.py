@@ -103,3 +103,41 @@ def test_a_sharded_snapshot_directory_others_can_write_is_not_resumed_from(tmp_p
     snapshot.chmod(0o700)
     os.chown(snapshot, OTHER_UID, OTHER_UID)
     assert layout.read(snapshot) is None
+
+
+@pytest.mark.parametrize(("parent_mode", "runs_owner", "refused"), [
+    (0o775, "me", True),  # a group-writable project directory: a member renames runs/ and makes their own
+    (0o777, "me", True),
+    (0o1777, "other", True),  # sticky, but runs/ is someone else's: they rename what is in it
+    (0o1777, "me", False),  # sticky (/tmp-like) and runs/ is mine: no one else can rename it
+    (0o755, "me", False),
+])
+def test_a_run_dir_under_a_parent_others_can_rename_it_in_is_refused(tmp_path, parent_mode, runs_owner, refused):
+    project = tmp_path / "project"
+    (project / "runs").mkdir(parents=True, mode=0o755)
+    project.chmod(parent_mode)
+    if runs_owner == "other":
+        os.chown(project / "runs", OTHER_UID, OTHER_UID)
+        (project / "runs").chmod(0o777)  # theirs, open to all: the run directory itself is still made and mine
+    run_dir = project / "runs" / "123"
+    if not refused:
+        check_writable(run_dir, "run.dir")
+        return
+    with pytest.raises(UsageError) as raised:
+        check_writable(run_dir, "run.dir")
+    message = str(raised.value)
+    assert "\n" not in message and "run.dir=$SCRATCH/runs/" in message
+    assert str(project if runs_owner == "me" else project / "runs") in message
+
+
+@pytest.mark.slow  # the trainer's interpreter, importing torch
+def test_the_trainer_refuses_a_run_dir_in_a_group_writable_directory_in_one_line_exit_2(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir(mode=0o775)
+    project.chmod(0o775)
+    result = run(train_command("--config", "regression", f"run.dir={project / 'runs' / '123'}",
+                               "train.max_steps=1"))
+    assert result.returncode == 2, result.stderr[-2000:]
+    error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and str(project) in error[0] and "run.dir=$SCRATCH/runs/" in error[0], result.stderr
+    assert "Traceback" not in result.stderr
