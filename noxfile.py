@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import nox
@@ -31,35 +30,18 @@ def _install(session: nox.Session, *extras: str) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to both pytest runs:
-    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, and beside
-    them the others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
+    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, then the
+    others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
     _install(session, "test", "image", "deepspeed")
-    python = sys.executable if session.venv_backend == "none" else os.path.join(session.bin, "python")
-    # Side by side: the machine-wide run spends much of its time waiting (image builds on the network and the
-    # disk, jobs that wait out a deadline), which the others fill (docs/development.md gives the times). The
-    # others' output goes to a file, printed once they end, so that the two runs' lines do not tangle.
-    # --durations: where CI's time goes. Exit code 5: the arguments selected no test of that kind.
-    os.makedirs("build", exist_ok=True)
-    others_log = os.path.join("build", "tests-others.log")
-    with open(others_log, "w") as log:
-        others = subprocess.Popen([python, "-m", "pytest", "--machine-wide=skip", "--numprocesses=auto",
-                                   "--durations=25", *session.posargs], stdout=log, stderr=subprocess.STDOUT)
     failed = []
-    try:
-        session.run("pytest", "--machine-wide=only", "--durations=25", *session.posargs, success_codes=[0, 5])
-    except nox.command.CommandFailed:
-        failed.append("--machine-wide=only")
-    except BaseException:  # interrupted: nothing left running
-        others.terminate()
-        raise
-    finally:
-        others_code = others.wait()
-    session.log(f"the others ({others_log}):")
-    with open(others_log) as log:
-        for line in log:
-            print(line, end="")
-    if others_code not in (0, 5):
-        failed.append("--machine-wide=skip")
+    # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
+    # the arguments selected no test of that kind.
+    for kind, workers in (("only", []), ("skip", ["--numprocesses=auto"])):
+        try:
+            session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
+                        success_codes=[0, 5])
+        except nox.command.CommandFailed:
+            failed.append(f"--machine-wide={kind}")
     if failed:
         session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
 
@@ -118,6 +100,18 @@ def build_job(session: nox.Session) -> None:
     jobscripts/build-image.sh (root; 7 to 17 minutes on 2 cores: too slow for `make test`, which runs its refusals)."""
     session.run(sys.executable, "-m", "pytest", "-q", "tests/jobscripts/test_build_image_job.py", *session.posargs,
                 env={"DDP_TEST_BUILD_JOB": "1"}, external=True)
+
+
+@nox.session(default=False, venv_backend="none")
+def image_twin(session: nox.Session) -> None:
+    """Build the CUDA flavour on the x86_64 NGC twin, offline from `make sources`' mirror, and run the tests of
+    that image: its parts, the Slingshot plugin against a Cray libfabric, forward compatibility, nccl-tests across
+    two Slurm nodes (root; about 25 minutes on 2 cores: too slow for `make test`, which builds the smoke image).
+
+    Run it before any change to containers/ lands, beside `nox -s image_aarch64`. Extra args go to pytest."""
+    session.run(sys.executable, "-m", "pytest", "-q", "tests/containers/test_offline_build.py",
+                "tests/containers/test_twin_image.py", "tests/jobscripts/test_nccl_tests_multinode.py",
+                *session.posargs, env={"DDP_TEST_TWIN": "1"}, external=True)
 
 
 @nox.session(default=False, venv_backend="none")
