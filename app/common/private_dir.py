@@ -62,7 +62,7 @@ def why_parents_unsafe(directory: Path) -> Optional[str]:
             if not info.st_mode & stat.S_ISVTX:
                 return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
                         "make their own in its place")
-            if os.lstat(child).st_uid != me:
+            if os.lstat(child).st_uid not in (me, 0):  # root's own, like the parents it owns, is trusted
                 return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
                         "what is in it")
     return None

@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +23,9 @@ from tests.train.test_snapshot_metadata import FIXTURE
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 
 OTHER_UID = 54321
+TEST_USER = os.environ.get("APPTAINER_TEST_USER", "ddpuser")
+REPO = Path(__file__).resolve().parents[2]
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/bin:/bin")
 
 
 @pytest.fixture
@@ -128,6 +134,30 @@ def test_a_run_dir_under_a_parent_others_can_rename_it_in_is_refused(tmp_path, p
     message = str(raised.value)
     assert "\n" not in message and "run.dir=$SCRATCH/runs/" in message
     assert str(project if runs_owner == "me" else project / "runs") in message
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or SYSTEM_PYTHON is None or
+                    subprocess.run(["id", TEST_USER], capture_output=True).returncode != 0,
+                    reason=f"needs root and the test user {TEST_USER} (tests/provision/system.sh)")
+def test_a_users_run_dir_in_a_directory_root_made_in_a_sticky_tmp_is_accepted():
+    """A site (or a job's prolog) makes a directory in /tmp as root and the user's runs/ in it: only root and the
+    user can rename anything on that path."""
+    made_by_root = Path(tempfile.mkdtemp(prefix="ddp-root-made-", dir="/tmp"))
+    try:
+        made_by_root.chmod(0o755)
+        (made_by_root / "runs").mkdir()
+        shutil.chown(made_by_root / "runs", TEST_USER)
+        probe = ("import sys; from pathlib import Path; from app.common.private_dir import why_parents_unsafe; "
+                 "print(why_parents_unsafe(Path(sys.argv[1])))")
+        # The system's python3: the module needs only the standard library, and the test user may not reach .venv's
+        result = subprocess.run(["runuser", "-u", TEST_USER, "--", SYSTEM_PYTHON, "-I", "-c",
+                                 f"import sys; sys.path.insert(0, {str(REPO)!r}); {probe}",
+                                 str(made_by_root / "runs" / "1")],
+                                capture_output=True, text=True, timeout=60, cwd="/tmp")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "None"
+    finally:
+        shutil.rmtree(made_by_root, ignore_errors=True)
 
 
 @pytest.mark.slow  # the trainer's interpreter, importing torch
