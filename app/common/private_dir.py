@@ -42,18 +42,33 @@ def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
     return None
 
 
+def _unmapped_owner() -> "tuple[int, ...]":
+    """The uid files of unmapped owners show inside a user namespace (an unprivileged Apptainer container maps only
+    its user, so root's /, /tmp and /gpfs show as the kernel's overflow uid, 65534): trusted as root is, since the
+    namespace cannot say whose they are; the job scripts check RUN_DIR's parents on the host before the container
+    starts. Outside a user namespace (the identity map): none."""
+    try:
+        with open("/proc/self/uid_map") as uid_map:
+            if uid_map.read().split() == ["0", "0", "4294967295"]:
+                return ()
+        with open("/proc/sys/kernel/overflowuid") as overflow:
+            return (int(overflow.read()),)
+    except (OSError, ValueError):
+        return ()
+
+
 def why_parents_unsafe(directory: Path) -> Optional[str]:
     """None when no user but this one (and root) can rename `directory` or any directory above it, else which
     parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
     place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
     in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
     links lead to are checked."""
-    me = os.geteuid()
+    trusted = {os.geteuid(), 0, *_unmapped_owner()}
     absolute = Path(os.path.abspath(directory))
     for path in (absolute, Path(os.path.realpath(directory))):
         for parent, child in zip(path.parents, [path, *path.parents]):
             info = os.stat(parent)
-            if info.st_uid not in (me, 0):
+            if info.st_uid not in trusted:
                 return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what "
                         "is in it")
             if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
@@ -62,7 +77,7 @@ def why_parents_unsafe(directory: Path) -> Optional[str]:
             if not info.st_mode & stat.S_ISVTX:
                 return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
                         "make their own in its place")
-            if os.lstat(child).st_uid not in (me, 0):  # root's own, like the parents it owns, is trusted
+            if os.lstat(child).st_uid not in trusted:  # root's own, like the parents it owns, is trusted
                 return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
                         "what is in it")
     return None
