@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from app.common import exitcodes
 from app.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
 
@@ -280,9 +281,9 @@ def test_a_job_that_finds_a_bad_node_every_time_stops_at_max_requeues(
         **TRAIN_ENV, **image_env, "APP_CHECK_FAULT": f"corrupt@host={NODE2_HOST},corrupt@host=node3",
         "MAX_REQUEUES": "1"})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
-    # The preflight step's code: torchrun's 1 for a failed worker, or 143 where srun --kill-on-bad-exit ended it
-    # first (app.check's own 7 is in its report)
-    assert job.state == "FAILED" and job.exit_code in ("1:0", "143:0"), job.output[-4000:]
+    # The preflight step's code: app.check's own for a corrupt all-reduce (the node wrapper hands on the worker's
+    # code), or 143 where srun --kill-on-bad-exit ended the step first
+    assert job.state == "FAILED" and job.exit_code in (f"{exitcodes.WRONG_RESULTS}:0", "143:0"), job.output[-4000:]
     last = job.output.strip().splitlines()[-1]
     assert "giving up after 1 requeue(s) in a row for bad nodes (MAX_REQUEUES=1)" in last and "node3" in last
     assert [(h["event"], h["excluded"]) for h in history(job)] == [("requeue", ["node2"]), ("gave-up", ["node3"])]
