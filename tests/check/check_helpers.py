@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ class Ranks:
     codes: list[int]
     outputs: list[str]
     seconds: float
+    #: The longest any rank ran after its first line of output: its life without the interpreter's start-up and
+    #: imports, which a loaded 2-core machine stretches by tens of seconds and no deadline of app.check covers.
+    seconds_after_first_line: float
 
     @property
     def report(self) -> str:
@@ -56,13 +60,45 @@ def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", launche
                 text=True,
             )
         )
-    outputs = []
+    readers = [_OutputReader(proc) for proc in procs]
     try:
+        for reader in readers:
+            reader.join(PROCESS_TIMEOUT_S)
         for proc in procs:
-            outputs.append(proc.communicate(timeout=PROCESS_TIMEOUT_S)[0])
+            proc.wait(timeout=PROCESS_TIMEOUT_S)
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
         shutil.rmtree(tmp, ignore_errors=True)
-    return Ranks([p.returncode for p in procs], outputs, time.monotonic() - start)
+    return Ranks(
+        [p.returncode for p in procs],
+        ["".join(reader.lines) for reader in readers],
+        time.monotonic() - start,
+        max(reader.seconds_after_first_line for reader in readers),
+    )
+
+
+class _OutputReader(threading.Thread):
+    """Collects one rank's output and notes when its first line came and when the output ended (the exit)."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        super().__init__(daemon=True)
+        self.proc = proc
+        self.lines: list[str] = []
+        self.first_line_at: float | None = None
+        self.ended_at: float | None = None
+        self.start()
+
+    def run(self) -> None:
+        for line in self.proc.stdout:
+            if self.first_line_at is None:
+                self.first_line_at = time.monotonic()
+            self.lines.append(line)
+        self.ended_at = time.monotonic()
+
+    @property
+    def seconds_after_first_line(self) -> float:
+        if self.first_line_at is None or self.ended_at is None:
+            return float("inf")  # a rank that printed nothing or never ended met no deadline
+        return self.ended_at - self.first_line_at

@@ -19,8 +19,9 @@ from tests.check.check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, 
 pytestmark = pytest.mark.slow
 
 DEADLINE = 10
-#: Interpreter start-up and imports on a loaded 2-core CI machine, on top of the deadline.
-STARTUP_MARGIN_S = 25
+#: What a rank may take past its deadline to report and exit, counted from its first line of output so that
+#: start-up on a loaded machine (36 s for four ranks under CI's load) is not charged to the deadline.
+EXIT_MARGIN_S = 10
 FAST = ["--sizes", "4K", "256K"]
 
 
@@ -145,7 +146,7 @@ def test_nonexistent_socket_interface_is_a_preflight_failure(variable):
     ranks = spawn_ranks(2, ["--deadline", str(DEADLINE)], **{variable: "nosuch0"})
     assert ranks.codes == [exitcodes.PREFLIGHT] * 2, ranks.report
     assert f"FAIL    network: {variable}" in ranks.report and "nosuch0 matches no interface" in ranks.report
-    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+    assert ranks.seconds_after_first_line < DEADLINE + EXIT_MARGIN_S
 
 
 def test_unreachable_master_addr_is_a_rendezvous_failure_within_the_deadline():
@@ -155,7 +156,7 @@ def test_unreachable_master_addr_is_a_rendezvous_failure_within_the_deadline():
     assert "is not an address of rank 0's node" in ranks.outputs[0]
     tcp = next(line for line in ranks.outputs[1].splitlines() if line.startswith("FAIL    rendezvous: TCP connect"))
     assert "10.255.255.1" in tcp and f"kept trying for {DEADLINE}s" in tcp
-    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+    assert ranks.seconds_after_first_line < DEADLINE + EXIT_MARGIN_S
 
 
 def test_rank_that_sleeps_forever_is_named_and_everyone_exits_with_timeout():
@@ -165,7 +166,7 @@ def test_rank_that_sleeps_forever_is_named_and_everyone_exits_with_timeout():
     host = os.uname().nodename
     assert f"rank 2 ({host}) at 'rendezvous: process group' stopped making progress while rank 0 waits" in ranks.report
     assert ranks.report.strip().splitlines()[-1].startswith("VERDICT: FAIL (a stage or collective exceeded")
-    assert ranks.seconds < DEADLINE + STARTUP_MARGIN_S
+    assert ranks.seconds_after_first_line < DEADLINE + EXIT_MARGIN_S
 
 
 def test_rank_that_hangs_before_reporting_its_node_is_named():
