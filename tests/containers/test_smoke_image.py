@@ -5,7 +5,6 @@ Built once per session by the `smoke_image` fixture (`make smoke-image`), run as
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -27,11 +26,7 @@ def labels_of(sif: Path) -> dict[str, str]:
 
 
 def test_node_check_runs_inside_the_image(run_in_image):
-    # app.check (issue: connectivity check) is merged separately; until then prove the package imports.
-    if importlib.util.find_spec("app.check") is not None:
-        result = run_in_image("python", "-m", "app.check", "--node-only")
-    else:
-        result = run_in_image("python", "-c", "import app, torch; print('app ok, torch', torch.__version__)")
+    result = run_in_image("python", "-m", "app.check", "--node-only")
     assert result.returncode == 0, result.stderr
 
 

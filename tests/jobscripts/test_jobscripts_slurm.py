@@ -8,18 +8,23 @@ instead. The uninterrupted run is shared by the training test and the tests that
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
 from app.common import exitcodes
 from app.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
+from tests.launch import clean_env, free_port
+from tests.security.test_store_attacker import ATTACKER, TAMPERED, as_attacker
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
@@ -30,6 +35,8 @@ TRAIN = ["train", "train.epochs=40"]
 TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
 #: What node2 calls itself (tests/slurm/up.sh): not its Slurm name, which is what leaving it out takes
 NODE2_HOST = "x1000c0s1b0n0"
+#: node1's address on the test cluster's fabric (ib0), where the head node's rendezvous store is reached
+NODE1_IB0 = "10.78.0.11"
 
 
 def rdzv_port(output: str) -> int:
@@ -193,8 +200,62 @@ def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_trai
     assert not (job.run_dir / "snapshots").exists() and not (job.run_dir / "history.jsonl").exists()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("app.check") is None,
-                    reason="app.check has not landed on this branch yet (issue: connectivity check)")
+@pytest.mark.parametrize("mode", ["replay", "forge", "garbage"])
+def test_another_user_on_a_third_node_runs_no_code_in_the_job_and_makes_it_act_on_nothing(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job, mode: str) -> None:
+    """Another user on node3 (not in the job) attacks the rendezvous port of a two-node job submitted as usual:
+    every key listed and read, then written back as read (replay), or with crafted pickles and well-formed forgeries
+    (a failing node report, a plan that stops the job, a hang verdict naming rank 1: forge), or with garbage and
+    6 MiB values, while it floods the port with connections (tests/security/test_store_attacker.py's attacker; the
+    port is what any user of node1 reads in /proc/net/tcp, given here). No code of its runs, nothing it can read
+    holds the secret, no node is left out, and the job ends as the unattacked one did or stops naming the
+    tampering with exit code 10."""
+    secret = "a7" * 16
+    port = free_port()
+    attacker_dir = Path(tempfile.mkdtemp(prefix="ddp-attacker-"))
+    attacker_dir.chmod(0o777)  # the attacker's own uid writes here
+    proof, seen = attacker_dir / "proof", attacker_dir / "seen.txt"
+    attacker = subprocess.Popen(
+        ["ip", "netns", "exec", "sln3", *as_attacker([sys.executable, "-c", ATTACKER, str(port), str(proof), mode,
+                                                       str(seen), NODE1_IB0])],
+        env=clean_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=(attacker_dir / "attacker.err").open("w"))
+    try:
+        workdir = slurm_cluster.workdir()
+        job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
+                                      env={**TRAIN_ENV, **image_env, "RDZV_PORT": str(port),
+                                           "DDP_STORE_SECRET": secret})
+        job = slurm_cluster.wait(job_id, workdir)
+    finally:
+        attacker.kill()
+        attacker.wait()
+    time.sleep(1)  # a command the attacker's pickle started would have run by now
+    read = seen.read_text(errors="replace") if seen.exists() else ""
+    problems = []  # every one found, so that a run on code without the protection shows all it allowed
+    if "key " not in read:
+        problems.append(f"the attacker listed no key: {(attacker_dir / 'attacker.err').read_text()[-2000:]}")
+    if proof.exists():
+        problems.append("the attacker's pickle ran as the job's user (its proof file appeared)")
+    if secret in read:
+        problems.append(f"the secret was in what the attacker read: {read[read.find(secret) - 80:][:160]}")
+    if secret in job.output:
+        problems.append("the secret was in the job's log")
+    exclude = job.run_dir / "nodes-to-exclude.txt"
+    if exclude.exists() and exclude.read_text().strip():
+        problems.append(f"a node was blamed: nodes-to-exclude.txt holds {exclude.read_text().strip()!r}")
+    if "Restarts=0" not in slurm_cluster.run("scontrol", "show", "job", job_id).stdout:
+        problems.append("the job was requeued")
+    if job.state == "COMPLETED":
+        if job.summary()["params_sha256"] != uninterrupted.summary()["params_sha256"]:
+            problems.append("the job completed with other parameters than the unattacked run's")
+    elif TAMPERED not in job.output:
+        problems.append(f"the job ended {job.state} {job.exit_code} without naming the tampering")
+    elif job.exit_code != f"{exitcodes.STORE}:0":
+        problems.append(f"the job named the tampering but ended {job.exit_code}, not {exitcodes.STORE}:0")
+    shutil.rmtree(attacker_dir, ignore_errors=True)
+    print(f"attacked job ({mode}): {job.state} {job.exit_code} in {job.elapsed_s:.0f} s")
+    assert not problems, "\n".join(problems) + "\n" + job.output[-5000:]
+
+
 def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "check",

@@ -37,6 +37,7 @@ from datetime import timedelta
 import torch.distributed as dist
 
 port, proof, mode, seen_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+host = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
 
 
 class Exploit:
@@ -56,7 +57,7 @@ def note(text):
 def connect():
     while True:
         try:
-            return dist.TCPStore("127.0.0.1", port, is_master=False, timeout=timedelta(seconds=2))
+            return dist.TCPStore(host, port, is_master=False, timeout=timedelta(seconds=2))
         except Exception:
             time.sleep(0.05)
 
@@ -68,6 +69,8 @@ def forged(key, raw):
         return body.replace(b'"PASS"', b'"FAIL"').replace(b'"OK"', b'"FAIL"')
     if key.endswith("plan"):
         return b'{"go": false, "code": 3, "nodes": ["localhost", "localhost"]}'
+    if key.endswith("verdict"):  # the hang watch's: a healthy rank named, for its node to be left out
+        return b'{"culprits": [1], "sentence": "rank 1 stopped answering", "reporter": 0}'
     return body
 
 
@@ -90,11 +93,16 @@ while True:
                 continue
             raw = store.get(key)
             note("value " + raw[:4096].decode(errors="replace"))
-            if mode == "forge":  # well-formed values only, the others replayed
+            if mode == "replay":  # every value written back as read: the job's own, at most a moment old
+                store.set(key, raw)
+            elif mode == "forge":  # well-formed values only, the others replayed
                 if "torch.rendezvous" in key and not raw.isdigit():  # c10d keeps its state base64-encoded
                     store.set(key, base64.b64encode(CRAFTED))
-                elif key.endswith(("node/1", "plan")):
+                elif key.endswith(("node/1", "plan", "verdict")):
                     store.set(key, forged(key, raw))
+                elif key.endswith("watchdog/beat/0"):  # a verdict posted ahead, for the hang watch's first round
+                    store.set(key.replace("beat/0", "round/1/verdict"), forged("verdict", raw))
+                    store.set(key, raw)
                 else:
                     store.set(key, raw)
             elif raw.isdigit():  # a counter: garbage there breaks the job's next add
@@ -107,7 +115,7 @@ while True:
                 store.set(key, b"x" * (6 * 2**20))
         if len(flood) < 200:  # connections held open beside the job's
             try:
-                flood.append(socket.create_connection(("127.0.0.1", port), timeout=1))
+                flood.append(socket.create_connection((host, port), timeout=1))
             except OSError:
                 pass
     except Exception as err:
