@@ -327,7 +327,7 @@ def _gib(value: float | None) -> str:
 
 
 def render(results: list[dict], args: argparse.Namespace) -> dict[str, str]:
-    from app.common.provenance import versions
+    from app.common.software_versions import versions
 
     vers = versions()
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else "CPU (dry run: the figures mean nothing)"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from app.common import scheduler_env
+
 
 def under_pbs(env: Mapping[str, str] | None = None) -> bool:
-    """PBS Pro sets PBS_JOBID in every task of a job (its reference guide, "Environment variables");
-    a Slurm job that also carries one (a PBS job's environment passed on by hand) is Slurm's."""
-    env = os.environ if env is None else env
-    return "PBS_JOBID" in env and "SLURM_JOB_ID" not in env
+    """A PBS job's, not a Slurm job's (app/common/scheduler_env.py says how it tells)."""
+    return scheduler_env.under_pbs(os.environ if env is None else env)
 
 
 def leave_out(what: str, site_task: str) -> str:

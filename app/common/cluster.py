@@ -24,8 +24,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from app.common import scheduler_env
 from app.common.errors import UsageError
-from app.launch.port import derive_port
+from app.common.rendezvous_port import launcher_port
+from app.common.scheduler_env import OpenMpiRanks, PmiRanks, variable_of
+from app.common.scheduler_env import Slurm as SlurmFacts
 
 
 def parse_hostlist(hostlist: str) -> list[str]:
@@ -119,15 +122,24 @@ class ClusterEnvironment:
     def _default_port(self) -> int:
         return 29500
 
-    def _first_host(self, *keys: str) -> str:
-        """The first host of the first Slurm hostlist variable among `keys` that is set."""
-        nodelist = next((self.env[key] for key in keys if self.env.get(key)), "")
+    def _first_host(self, *fields: str) -> str:
+        """The first host of the first Slurm hostlist among `fields` (of the Slurm record) that is set."""
+        slurm = scheduler_env.read_slurm(self.env)
+        nodelist = next((getattr(slurm, field) for field in fields if getattr(slurm, field)), "")
         if not nodelist:
-            raise UsageError(f"{self.name}: {keys[0]} is not set; example: MASTER_ADDR=node01")
+            unset = variable_of(SlurmFacts, fields[0])
+            raise UsageError(f"{self.name}: {unset} is not set; example: MASTER_ADDR=node01")
         return parse_hostlist(nodelist)[0]
 
+    def _fact(self, record_type: type, field: str, example: str, default: str | None = None) -> int:
+        """The scheduler's variable behind `field` of `record_type` (read by scheduler_env) as a whole number."""
+        value = getattr(scheduler_env.read(record_type, self.env), field)
+        return self._whole(variable_of(record_type, field), default if value is None else value, example)
+
     def _int(self, key: str, example: str, default: str | None = None) -> int:
-        raw = self.env.get(key, default)
+        return self._whole(key, self.env.get(key, default), example)
+
+    def _whole(self, key: str, raw: str | None, example: str) -> int:
         if raw is None:
             raise UsageError(f"{self.name}: {key} is not set; example: {key}={example}")
         try:
@@ -215,28 +227,28 @@ class OpenMpi(ClusterEnvironment):
 
     @staticmethod
     def detect(env: Mapping[str, str]) -> bool:
-        return "OMPI_COMM_WORLD_RANK" in env
+        return scheduler_env.read_open_mpi(env).rank is not None
 
     def rank(self) -> int:
-        return self._int("OMPI_COMM_WORLD_RANK", "0")
+        return self._fact(OpenMpiRanks, "rank", "0")
 
     def local_rank(self) -> int:
-        return self._int("OMPI_COMM_WORLD_LOCAL_RANK", "0")
+        return self._fact(OpenMpiRanks, "local_rank", "0")
 
     def world_size(self) -> int:
-        return self._int("OMPI_COMM_WORLD_SIZE", "8")
+        return self._fact(OpenMpiRanks, "size", "8")
 
     def local_world_size(self) -> int:
-        return self._int("OMPI_COMM_WORLD_LOCAL_SIZE", "4")
+        return self._fact(OpenMpiRanks, "local_size", "4")
 
     def _default_address(self) -> str:
-        if not self.env.get("SLURM_JOB_NODELIST"):
+        if not scheduler_env.read_slurm(self.env).job_nodelist:
             raise UsageError(f"{self.name}: mpirun gives no rendezvous address; export MASTER_ADDR=<first node> "
                              "before mpirun (and pass it on: mpirun -x MASTER_ADDR ...)")
-        return self._first_host("SLURM_JOB_NODELIST")
+        return self._first_host("job_nodelist")
 
     def _default_port(self) -> int:
-        return derive_port(self.env["SLURM_JOB_ID"]) if "SLURM_JOB_ID" in self.env else 29500
+        return launcher_port(scheduler_env.read_slurm(self.env).job_id)
 
 
 class Slurm(ClusterEnvironment):
@@ -246,35 +258,38 @@ class Slurm(ClusterEnvironment):
 
     @staticmethod
     def detect(env: Mapping[str, str]) -> bool:
-        return "SLURM_PROCID" in env and "SLURM_STEP_NUM_TASKS" in env
+        slurm = scheduler_env.read_slurm(env)
+        return slurm.procid is not None and slurm.step_num_tasks is not None
 
     def rank(self) -> int:
-        return self._int("SLURM_PROCID", "0")
+        return self._fact(SlurmFacts, "procid", "0")
 
     def local_rank(self) -> int:
-        return self._int("SLURM_LOCALID", "0")
+        return self._fact(SlurmFacts, "localid", "0")
 
     def world_size(self) -> int:
-        return self._int("SLURM_STEP_NUM_TASKS", "8")
+        return self._fact(SlurmFacts, "step_num_tasks", "8")
 
     def local_world_size(self) -> int:
         """This node's entry of SLURM_STEP_TASKS_PER_NODE ('4(x2),2' = 4, 4, 2), by SLURM_NODEID."""
-        spec = self.env.get("SLURM_STEP_TASKS_PER_NODE") or self.env.get("SLURM_TASKS_PER_NODE")
+        slurm = scheduler_env.read_slurm(self.env)
+        spec = slurm.step_tasks_per_node or slurm.tasks_per_node
         if not spec:
             raise UsageError(f"{self.name}: SLURM_STEP_TASKS_PER_NODE is not set (srun sets it); example: "
                              "SLURM_STEP_TASKS_PER_NODE=4(x2)")
         counts = parse_tasks_per_node(spec)
-        node = self._int("SLURM_NODEID", "0", "0")
+        node = self._fact(SlurmFacts, "nodeid", "0", "0")
         if node >= len(counts):
             raise UsageError(f"{self.name}: SLURM_NODEID={node} but SLURM_STEP_TASKS_PER_NODE={spec!r} lists "
                              f"{len(counts)} node(s)")
         return counts[node]
 
     def _default_address(self) -> str:
-        return self._first_host("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST")
+        return self._first_host("step_nodelist", "job_nodelist")
 
     def _default_port(self) -> int:
-        return derive_port(self.env.get("SLURM_JOB_ID", "0"))
+        job_id = scheduler_env.read_slurm(self.env).job_id
+        return launcher_port("0" if job_id is None else job_id)
 
 
 class Pbs(ClusterEnvironment):
@@ -284,28 +299,31 @@ class Pbs(ClusterEnvironment):
 
     @staticmethod
     def detect(env: Mapping[str, str]) -> bool:
-        return "PMI_RANK" in env and "PMI_SIZE" in env
+        ranks = scheduler_env.read_pmi(env)
+        return ranks.rank is not None and ranks.size is not None
 
     def rank(self) -> int:
-        return self._int("PMI_RANK", "0")
+        return self._fact(PmiRanks, "rank", "0")
 
     def local_rank(self) -> int:
-        for key in ("PMI_LOCAL_RANK", "PALS_LOCAL_RANKID", "MPI_LOCALRANKID"):
-            if key in self.env:
-                return self._int(key, "0")
-        return 0 if self.world_size() == 1 else self._int("PMI_LOCAL_RANK", "0")
+        ranks = scheduler_env.read_pmi(self.env)
+        for field in ("local_rank", "pals_local_rank", "hydra_local_rank"):
+            if getattr(ranks, field) is not None:
+                return self._fact(PmiRanks, field, "0")
+        return 0 if self.world_size() == 1 else self._fact(PmiRanks, "local_rank", "0")
 
     def world_size(self) -> int:
-        return self._int("PMI_SIZE", "8")
+        return self._fact(PmiRanks, "size", "8")
 
     def local_world_size(self) -> int:
-        for key in ("PMI_LOCAL_SIZE", "PALS_LOCAL_SIZE", "MPI_LOCALNRANKS"):
-            if key in self.env:
-                return self._int(key, "4")
-        return self.world_size() if self.world_size() == 1 else self._int("PMI_LOCAL_SIZE", "4")
+        ranks = scheduler_env.read_pmi(self.env)
+        for field in ("local_size", "pals_local_size", "hydra_local_size"):
+            if getattr(ranks, field) is not None:
+                return self._fact(PmiRanks, field, "4")
+        return self.world_size() if self.world_size() == 1 else self._fact(PmiRanks, "local_size", "4")
 
     def _default_address(self) -> str:
-        nodefile = self.env.get("PBS_NODEFILE")
+        nodefile = scheduler_env.read_pbs(self.env).nodefile
         if not nodefile:
             raise UsageError(
                 f"{self.name}: neither MASTER_ADDR nor PBS_NODEFILE is set; example: MASTER_ADDR=x1000c0s0b0n0"
@@ -319,7 +337,8 @@ class Pbs(ClusterEnvironment):
         return first[0]
 
     def _default_port(self) -> int:
-        return derive_port(self.env.get("PBS_JOBID", "0"))
+        job_id = scheduler_env.read_pbs(self.env).job_id
+        return launcher_port("0" if job_id is None else job_id)
 
 
 class SingleProcess(ClusterEnvironment):
@@ -342,11 +361,11 @@ class SingleProcess(ClusterEnvironment):
 #: Launchers in detection order; SingleProcess when none matches.
 ENVIRONMENTS: tuple[type[ClusterEnvironment], ...] = (Torchrun, OpenMpi, Slurm, Pbs)
 
-#: A rank from a launcher without the world size that must come with it: (variable, launcher, remedy).
+#: A rank from a launcher without the world size that must come with it: (PmiRanks field, launcher, remedy).
 _HALF_SET = (
-    ("PMI_RANK", "an MPICH/Cray PMI mpiexec", "PMI_SIZE is missing"),
-    ("PALS_RANKID", "Cray PALS mpiexec", "PMI_SIZE is missing (PALS sets it with Cray PMI: mpiexec --pmi=cray)"),
-    ("PMIX_RANK", "a PMIx launcher", "PMIx gives no world size in the environment"),
+    ("rank", "an MPICH/Cray PMI mpiexec", "PMI_SIZE is missing"),
+    ("pals_rank", "Cray PALS mpiexec", "PMI_SIZE is missing (PALS sets it with Cray PMI: mpiexec --pmi=cray)"),
+    ("pmix_rank", "a PMIx launcher", "PMIx gives no world size in the environment"),
 )
 
 
@@ -368,11 +387,12 @@ def detect_environment(env: Mapping[str, str]) -> ClusterEnvironment:
             environment = environment_class(env)
             environment.validate()
             return environment
-    for variable, launcher, missing in _HALF_SET:
-        if variable in env:
+    ranks = scheduler_env.read_pmi(env)
+    for field, launcher, missing in _HALF_SET:
+        if getattr(ranks, field) is not None:
             raise UsageError(
-                f"{variable}={env[variable]} says {launcher} started this process, but {missing}: each process "
-                "would train alone; start one torchrun per node instead (jobscripts/, or torchrun --nnodes=N "
-                "--nproc-per-node=G ...), or with srun --ntasks-per-node=G"
+                f"{variable_of(PmiRanks, field)}={getattr(ranks, field)} says {launcher} started this process, but "
+                f"{missing}: each process would train alone; start one torchrun per node instead (jobscripts/, or "
+                "torchrun --nnodes=N --nproc-per-node=G ...), or with srun --ntasks-per-node=G"
             )
     return SingleProcess(env)

@@ -22,13 +22,11 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from app.common import exitcodes
+from app.common import exitcodes, scheduler_env
 from app.common.jsonl import json_objects
 from app.common.private_dir import PRIVATE_FILE, group_readable_mode
 from app.common.provenance import image_provenance
 from app.common.regular_files import MAX_SUMMARY_BYTES, read_regular, require_regular
-
-JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID")
 
 
 def previous_ending(run_dir: Path, previous: Optional[Mapping[str, Any]]) -> Optional[str]:
@@ -104,7 +102,7 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: List[str], launcher
         "attempt": sum("attempt" in e for e in entries) + 1,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "started_unix": time.time(),
-        "job_id": next((env[k] for k in JOB_ID_VARIABLES if env.get(k)), None),
+        "job_id": scheduler_env.job_id(env),
         "hosts": sorted(set(hosts)),
         "launcher": launcher,
         "image": image.get("image"),

@@ -1,5 +1,6 @@
-"""Which image and which software is this process running? One reader of the image labels, one
-`versions()`, for the trainer's run manifest and the check's node report alike.
+"""Which image is this process running? One reader of the image labels, for the trainer's run manifest and the
+check's node report alike (standard library only: the job scripts' history line runs it on the batch host; which
+torch, CUDA and NCCL run is app/common/software_versions.py's, which imports torch).
 
 `make image` records every pinned version (app.pin.*), what the build actually installed
 (app.installed.*), the base digest, the git revision and the build date as labels; inside the
@@ -8,7 +9,6 @@ container Apptainer keeps them at /.singularity.d/labels.json.
 
 import json
 import os
-import platform
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -57,29 +57,3 @@ def registry_digest(image: Optional[str], environ: Mapping[str, str]) -> Dict[st
     if not (image and digest and pull) or Path(image).name != digest.replace(":", "-") + ".sif":
         return {}
     return {"digest": digest, "pull": pull}
-
-
-def nccl_version() -> str:
-    """The NCCL torch was built with, '' without CUDA."""
-    import torch
-
-    if not torch.cuda.is_available() or not hasattr(torch.cuda, "nccl"):
-        return ""
-    try:
-        version = torch.cuda.nccl.version()
-    except (RuntimeError, AttributeError):
-        return ""
-    return ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
-
-
-def versions() -> Dict[str, Optional[str]]:
-    """Python, torch, the CUDA runtime and NCCL torch was built with (None without CUDA), the machine."""
-    import torch
-
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "nccl": nccl_version() or None,
-        "machine": platform.machine(),
-    }

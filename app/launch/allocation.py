@@ -7,6 +7,7 @@ import subprocess
 from typing import List, Mapping, NamedTuple
 
 from app.common.errors import UsageError
+from app.common.scheduler_env import read_pbs, read_slurm
 from app.launch.pbs_nodes import job_nodes
 
 
@@ -48,7 +49,8 @@ def slurm_hostnames(node_list: str) -> List[str]:
 
 def allocation(scheduler: str, script: str, env: Mapping[str, str], cwd: str) -> Allocation:
     """The allocation of the job this script runs in; outside one, DRY_RUN=1's, else how to submit it."""
-    job_id = env.get("SLURM_JOB_ID" if scheduler == "slurm" else "PBS_JOBID", "")
+    slurm, pbs = read_slurm(env), read_pbs(env)
+    job_id = (slurm.job_id if scheduler == "slurm" else pbs.job_id) or ""
     if not job_id and env.get("DRY_RUN") == "1":
         return dry_run_allocation(env, cwd)
     plan = f"or see what it would run: DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/{script}"
@@ -56,9 +58,9 @@ def allocation(scheduler: str, script: str, env: Mapping[str, str], cwd: str) ->
         if not job_id:
             raise UsageError(f"not inside a Slurm job; submit it: sbatch [site flags] jobscripts/{script} [train "
                              f"[key=value ...] | check | SCRIPT.py ARGS] ({plan})")
-        return Allocation(job_id, env.get("SLURM_SUBMIT_DIR") or cwd, env.get("SLURM_GPUS_ON_NODE", ""),
-                          slurm_hostnames(env.get("SLURM_JOB_NODELIST", "")), "")
-    if not job_id or not env.get("PBS_NODEFILE"):
+        return Allocation(job_id, slurm.submit_dir or cwd, slurm.gpus_on_node or "",
+                          slurm_hostnames(slurm.job_nodelist or ""), "")
+    if not job_id or not pbs.nodefile:
         raise UsageError(f"not inside a PBS job (PBS_JOBID/PBS_NODEFILE unset); submit it: qsub -A PROJECT -q QUEUE "
                          f"[-v WORKLOAD=check] jobscripts/{script} ({plan})")
-    return Allocation(job_id, env.get("PBS_O_WORKDIR") or cwd, "", list(job_nodes(env["PBS_NODEFILE"]).nodes), "")
+    return Allocation(job_id, pbs.submit_dir or cwd, "", list(job_nodes(pbs.nodefile).nodes), "")

@@ -19,6 +19,7 @@ from typing import List, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.common.private_dir import ensure_private_dir
+from app.common.scheduler_env import gpus_per_task, job_id_variable
 from app.launch.allocation import allocation
 from app.launch.binds import container_binds
 from app.launch.checkout import POLICY_FILE, REPO, shell_text
@@ -28,7 +29,7 @@ from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_host
 from app.launch.env_defaults import env_defaults
 from app.launch.fabric import check_fabric, detect_fabric, flight_recorder_defaults, preview_policy
 from app.launch.finish import ending
-from app.launch.gpus import gpus_per_task, processes_per_node
+from app.launch.gpus import processes_per_node
 from app.launch.heal import HealJob, heal
 from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.launch.image_registry import resolve as resolve_image
@@ -85,7 +86,7 @@ def ask_knobs(job: Job, options: argparse.Namespace, words: List[str]) -> None:
 def make_run_dir(options: argparse.Namespace) -> None:
     """RUN_DIR created, or checked to be this user's alone (app/common/private_dir.py says why); its remedy names
     the scheduler's job id."""
-    example = "$SCRATCH/runs/$" + ("PBS_JOBID" if options.scheduler == "pbs" else "SLURM_JOB_ID")
+    example = "$SCRATCH/runs/$" + job_id_variable(options.scheduler)
     ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), example, parents=True)
 
 

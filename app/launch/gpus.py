@@ -1,26 +1,13 @@
-"""How many processes a node runs, and how many GPUs Slurm gives each task (standard library only)."""
+"""How many processes a node runs (standard library only); how many GPUs Slurm gives each task is read in
+app/common/scheduler_env.py."""
 
 import shutil
 import subprocess
 from typing import Callable, Mapping, Optional, Tuple
 
 from app.common.errors import UsageError
+from app.common.scheduler_env import gpus_per_task
 from app.launch.numbers import is_whole
-
-
-def gpus_per_task(env: Mapping[str, str]) -> str:
-    """The N of `srun --gpus-per-task=N` (sbatch's or the environment's), or ''. Slurm up to 23.05 exports
-    SLURM_GPUS_PER_TASK=N; from 23.11 only SLURM_TRES_PER_TASK, a list such as `cpu=4,gres/gpu=1` or
-    `gres/gpu:h100=2` (srun(1) of slurm-25-11-7-1: "If --cpus-per-task or --gpus-per-task is specified, it is
-    also set in SLURM_TRES_PER_TASK"). Anything but a whole number reads as ''."""
-    found = env.get("SLURM_GPUS_PER_TASK", "")
-    if not found:
-        for item in env.get("SLURM_TRES_PER_TASK", "").split(","):
-            name, _, count = item.partition("=")
-            if (name == "gres/gpu" or (name.startswith("gres/gpu:") and len(name) > len("gres/gpu:"))) and \
-                    is_whole(count):
-                found = count
-    return (found if is_whole(found) else "")
 
 
 def nvidia_smi_gpus() -> Optional[int]:

@@ -7,7 +7,7 @@ import secrets
 from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.common.errors import UsageError
-from app.launch.port import free_port
+from app.common.rendezvous_port import free_port
 
 
 class Facts(NamedTuple):
@@ -36,7 +36,7 @@ DEFAULTS = (
     ("GPUS_PER_NODE", lambda facts, given: ""),
     ("RDZV_HOST", lambda facts, given: ""),
     ("RDZV_IFACES", lambda facts, given: "ib0 hsn0"),
-    # One nothing listens on, at random, at each job start: a port derived from the public job id collides
+    # One nothing listens on, at random, at each job start (the policy: app/common/rendezvous_port.py)
     ("RDZV_PORT", lambda facts, given: str(free_port(given.get("DDP_PROBE_ROOT", "")))),
     ("RDZV_JOIN_TIMEOUT_S", lambda facts, given: "300"),
     ("SHUTDOWN_TIMEOUT_S", lambda facts, given: "60"),

@@ -21,6 +21,7 @@ from typing import List
 
 from app.common.errors import UsageError
 from app.common.private_dir import ensure_private_dir
+from app.common.scheduler_env import Pbs, variable_of
 from app.launch import pbs
 from app.launch.checkout import module_command
 from app.launch.env_defaults import env_defaults
@@ -31,6 +32,9 @@ from app.launch.pbsdsh import run_on_each_node
 from app.launch.requeue import pbs_submission_options
 from app.launch.say import error_line
 from app.launch.words import split_words
+
+#: The node file PBS names (bash hands its path on: --nodefile)
+NODEFILE = variable_of(Pbs, "nodefile")
 
 
 def ask_workload(job, options: argparse.Namespace, words: List[str]) -> None:
@@ -79,7 +83,7 @@ def add_questions(questions) -> None:
     launch.add_argument("--workload", required=True, help="the workload's kind")
     launch.add_argument("--nnodes", required=True, help="DDP_NNODES")
     launch.add_argument("--nproc", required=True, help="DDP_NPROC")
-    for flag, help_text in (("--run-dir", "RUN_DIR"), ("--job-id", "DDP_JOB_ID"), ("--nodefile", "PBS_NODEFILE")):
+    for flag, help_text in (("--run-dir", "RUN_DIR"), ("--job-id", "DDP_JOB_ID"), ("--nodefile", NODEFILE)):
         launch.add_argument(flag, default="", help=help_text + ", for pbsdsh")
     launch.set_defaults(ask=ask_launch)
     resubmit = questions.add_parser("pbs-resubmit", help="qsub's options that submit this job again as it was")
@@ -94,7 +98,7 @@ def add_questions(questions) -> None:
     pbsdsh = questions.add_parser("pbsdsh-run", help="-- COMMAND once on every node through pbsdsh; exit: the "
                                   "highest exit code of the tasks")
     for flag, help_text in (("--run-dir", "RUN_DIR, shared by the nodes"), ("--job-id", "DDP_JOB_ID"),
-                            ("--nodefile", "PBS_NODEFILE")):
+                            ("--nodefile", NODEFILE)):
         pbsdsh.add_argument(flag, required=True, help=help_text)
     pbsdsh.add_argument("--cwd", default=os.getcwd(), help="where the tasks start (here)")
     for added in (launch, pbsdsh):

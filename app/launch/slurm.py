@@ -8,6 +8,7 @@ each an MPI rank of the image's Open MPI, which learns its peers from Slurm's PM
 from typing import List, Mapping, NamedTuple
 
 from app.common.errors import UsageError
+from app.common.scheduler_env import read_slurm
 from app.launch.numbers import is_whole
 
 
@@ -23,7 +24,8 @@ class SlurmLaunch(NamedTuple):
 def slurm_launch(launch: str, workload_kind: str, nnodes: int, nproc: int, env: Mapping[str, str]) -> SlurmLaunch:
     """The srun command lines for LAUNCH and the workload, from the job's CPUs (SLURM_CPUS_PER_TASK,
     SLURM_CPUS_ON_NODE)."""
-    cpus_per_task, cpus_on_node = env.get("SLURM_CPUS_PER_TASK", ""), env.get("SLURM_CPUS_ON_NODE", "")
+    slurm = read_slurm(env)
+    cpus_per_task, cpus_on_node = slurm.cpus_per_task or "", slurm.cpus_on_node or ""
     if cpus_per_task and not is_whole(cpus_per_task):
         raise UsageError(f"SLURM_CPUS_PER_TASK={cpus_per_task} is not a whole number; unset it or give one, "
                          "example: sbatch --cpus-per-task=8")
@@ -60,7 +62,7 @@ def slurm_launch(launch: str, workload_kind: str, nnodes: int, nproc: int, env: 
 def cpus_warning(nproc: int, env: Mapping[str, str]) -> str:
     """Workers that share one CPU run many times slower, and nothing says so. Slurm gives a job one CPU per task
     unless it asks (sbatch --cpus-per-gpu, --cpus-per-task, --exclusive) or the site sets DefCpuPerGPU."""
-    cpus = env.get("SLURM_CPUS_ON_NODE", "")
+    cpus = read_slurm(env).cpus_on_node or ""
     if not is_whole(cpus) or int(cpus) >= nproc:
         return ""
     return (f"warning: {nproc} process(es) per node share {cpus} CPU(s) of this allocation; ask for CPUs: "

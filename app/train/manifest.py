@@ -9,7 +9,8 @@ from typing import Any
 
 import torch
 
-from app.common.provenance import image_provenance, versions
+from app.common.provenance import image_provenance
+from app.common.software_versions import versions
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

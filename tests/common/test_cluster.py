@@ -10,13 +10,13 @@ from app.common.cluster import (
     SingleProcess,
     Slurm,
     Torchrun,
-    derive_port,
     detect_environment,
     parse_hostlist,
     parse_tasks_per_node,
 )
 from app.common.distributed import device_index
 from app.common.errors import UsageError
+from app.common.rendezvous_port import derive_port
 
 
 @pytest.mark.parametrize(

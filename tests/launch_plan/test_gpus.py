@@ -1,25 +1,12 @@
-"""app/launch/gpus.py: processes per node and --gpus-per-task, from the scheduler's environment."""
+"""app/launch/gpus.py: processes per node, from the scheduler's environment (--gpus-per-task is read in
+app/common/scheduler_env.py: tests/common/test_scheduler_env.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.common.errors import UsageError
-from app.launch.gpus import gpus_per_task, processes_per_node
-
-
-@pytest.mark.parametrize(("env", "expected"), [
-    ({}, ""),
-    ({"SLURM_GPUS_PER_TASK": "2"}, "2"),  # Slurm up to 23.05
-    ({"SLURM_TRES_PER_TASK": "cpu=4,gres/gpu=1"}, "1"),  # from 23.11 only this
-    ({"SLURM_TRES_PER_TASK": "cpu=8,gres/gpu:h100=2"}, "2"),
-    ({"SLURM_TRES_PER_TASK": "cpu=8"}, ""),
-    ({"SLURM_TRES_PER_TASK": "gres/gpu:=2"}, ""),  # no type after the colon
-    ({"SLURM_GPUS_PER_TASK": "a100:1"}, ""),  # not a whole number
-    ({"SLURM_TRES_PER_TASK": "gres/gpu=١"}, ""),  # a digit, but not an ASCII one
-])
-def test_gpus_per_task_reads_either_slurm_variable(env, expected):
-    assert gpus_per_task(env) == expected
+from app.launch.gpus import processes_per_node
 
 
 def no_gpus_listed():

@@ -13,7 +13,7 @@ import torch
 
 from app.check.report import FAIL, OK, Check
 from app.common.gpu_presence import unusable_gpus
-from app.common.provenance import versions
+from app.common.software_versions import versions
 
 NVIDIA_SMI_TIMEOUT_S = 15.0
 

@@ -1,11 +1,19 @@
-"""app/launch/port.py: the rendezvous port, free and at random, and the one a job id derives."""
+"""app/common/rendezvous_port.py: the rendezvous port, free and at random, and the one a job id derives."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from app.launch.port import PORT_HIGH, PORT_LOW, derive_port, free_port, listening_ports
+from app.common.rendezvous_port import (
+    DEFAULT_PORT,
+    PORT_HIGH,
+    PORT_LOW,
+    derive_port,
+    free_port,
+    launcher_port,
+    listening_ports,
+)
 
 HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 
@@ -43,3 +51,8 @@ def test_a_derived_port_depends_on_the_whole_job_id():
     one, other = "1234567.aurora-pbs-0001", "1234568.aurora-pbs-0001"
     assert derive_port(one) == derive_port(one) != derive_port(other)
     assert all(PORT_LOW <= derive_port(job) < PORT_HIGH for job in (one, other, ""))
+
+
+def test_a_launch_without_a_chosen_port_derives_it_from_the_job_id_else_takes_torchs_default():
+    assert launcher_port("4242.pbs01") == derive_port("4242.pbs01")
+    assert launcher_port(None) == DEFAULT_PORT == 29500

@@ -1,9 +1,20 @@
-"""The rendezvous port: the range every port of the project comes from, and a free one of it (standard library
-only)."""
+"""The rendezvous port's policy, in one place (standard library only, Python 3.6: the job scripts' launcher and the
+trainer both import it). Which port the ranks of a job meet on, first that applies:
+
+1. RDZV_PORT when the user set it (app/launch/knobs.py hands it on);
+2. else the job scripts choose one at job start: free and at random on the head node (`free_port`), and pass it
+   to every node (torchrun's --rdzv-endpoint; MASTER_PORT for LAUNCH=srun);
+3. else MASTER_PORT (torchrun's, or the user's), read by app/common/cluster.py;
+4. else a launch without the job scripts (srun or mpiexec straight into the trainer) derives one from the job id,
+   alike on every rank (`launcher_port`); without a job id, torch's 29500.
+"""
 
 import hashlib
 import random
 from typing import Optional, Set
+
+#: torch's own default (torchrun's --master-port): a launch with neither a chosen port nor a job id
+DEFAULT_PORT = 29500
 
 #: Rendezvous ports lie in [PORT_LOW, PORT_HIGH): below the kernel's ephemeral range (net.ipv4.ip_local_port_range,
 #: 32768 by default: Documentation/networking/ip-sysctl.rst), where no outgoing connection takes one meanwhile.
@@ -64,3 +75,9 @@ def derive_port(job_id: str) -> int:
     the job scripts pick a free one at random on the head node and pass it on (RDZV_PORT, MASTER_PORT)."""
     digest = hashlib.sha256(job_id.encode()).digest()
     return PORT_LOW + int.from_bytes(digest[:4], "big") % (PORT_HIGH - PORT_LOW)
+
+
+def launcher_port(job_id: Optional[str]) -> int:
+    """The port of a launch that chose none (no job scripts, no MASTER_PORT): derived from the scheduler's job id,
+    DEFAULT_PORT without one."""
+    return DEFAULT_PORT if job_id is None else derive_port(job_id)
