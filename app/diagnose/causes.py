@@ -446,9 +446,11 @@ CAUSES: Tuple[Cause, ...] = (
         f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
         "is open",
         # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp: "The client socket has failed to connect to {} {}.",
-        # "... to any network address of ({}, {}).", "The client socket cannot be initialized to connect to {} {}."
+        # "... to any network address of ({}, {})." Not "The client socket cannot be initialized to connect to {} {}.":
+        # torch records that as a warning (`[W socket.cpp]`) for each address it cannot use (IPv6 on a host without
+        # it, errno 97, printed by healthy runs) and tries the next; the thrown error above quotes it when all fail.
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
-         r"The client socket has failed to connect to", r"The client socket cannot be initialized to connect to"),
+         r"The client socket has failed to connect to"),
         68,
     ),
     Cause(

@@ -153,3 +153,16 @@ def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler:
     for pattern in patterns:
         pattern.search(line)
     assert time.perf_counter() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"
+
+
+def test_torch_warning_that_one_address_family_failed_is_no_cause() -> None:
+    """torch's socket.cpp (2.1 to 2.13) records "The client socket cannot be initialized to connect to {} {}." as a
+    warning (`[W socket.cpp]`) for each address it cannot use (IPv6 on a host without it, errno 97) and tries the
+    next; only when every address failed does it throw "has failed to connect to any network address of"."""
+    warned = ("[W1128 10:02:11.482 socket.cpp:767] [c10d] The client socket cannot be initialized to connect to "
+              "[gpu-a-017]:29500 (errno: 97 - Address family not supported by protocol).")
+    assert diagnose_lines([warned, warned, "step 10 loss 2.31"]) == []
+    thrown = ("torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+              "(gpu-a-017, 29500). The client socket cannot be initialized to connect to gpu-a-017:29500 (errno: 1 - "
+              "Operation not permitted).")
+    assert [f.key for f in diagnose_lines([warned, thrown])][:1] == ["rendezvous-connect"]
