@@ -991,8 +991,9 @@ CAUSES: Tuple[Cause, ...] = (
         "resubmit without the node (`--exclude=NODE`) and tell the admins: they reboot it (or reload the nvidia "
         "kernel modules); `cat /proc/driver/nvidia/version` against `nvidia-smi` shows the two versions",
         # NVML's string for NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h, driver 525 to 580), printed by nvidia-smi
-        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s".
-        (r"Driver/library version mismatch",),
+        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s", lower-cased (its
+        # src/error.c error_vset() ends in strlower(): "nvml error: driver/library version mismatch").
+        (r"[Dd]river/library version mismatch",),
         95,
     ),
     Cause(

@@ -597,6 +597,11 @@ QUOTES = (
     Quote("libnvidia-container", "commit 09df17a", "src/cli/configure.c", 0,
           'warnx("initialization error: %s", nvc_error(nvc));',
           "nvidia-container-cli: initialization error: nvml error: driver not loaded", "container-no-driver"),
+    # NVML's strings reach the log lower-cased: error_vset() (src/error.c) ends in `strlower(err->msg)`.
+    Quote("libnvidia-container", "commit 417f41c", "src/driver.c call_nvml() and src/error.c error_vset()", 0,
+          'error_set_nvml((ctx)->err, (ctx)->nvml_dl, r_, "nvml error");',
+          "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+          "nvml-driver-mismatch", fmt="nvml error"),
 
     # --- enroot (pyxis imports images through it) --------------------------------------------------------------------
     Quote("enroot", "v4.1.2", "src/common.sh", 134,
