@@ -741,9 +741,14 @@ CAUSES: Tuple[Cause, ...] = (
         "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
-        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb"
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
+        # Slurm 25.11.7, where it polls memory itself (JobAcctGatherParams=OverMemoryKill) instead of a cgroup:
+        # src/interfaces/jobacct_gather.c "%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed" and the
+        # job notice "Exceeded job memory limit"; src/slurmd/slurmd/job_mem_limit.c "Job %u exceeded memory limit
+        # (%"PRIu64">%"PRIu64"), cancelling it".
         (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
-         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb"),
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
+         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit"),
         79,
     ),
     Cause(
@@ -1065,8 +1070,11 @@ CAUSES: Tuple[Cause, ...] = (
         "SLURM_MPI_TYPE in the environment sets it too",
         # Slurm 25.11.7 src/interfaces/mpi.c: error("MPI: Cannot create context for %s", plugin_name) and
         # "%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job being
-        # submitted against an MPI plugin which was not compiled into slurmd ..."
-        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+        # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
+        # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
+        # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
+        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)", r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
+         r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
          r"unable to resolve MPI plugin offset from plugin_id=\d+"),
         92,
     ),

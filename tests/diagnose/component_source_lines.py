@@ -389,6 +389,26 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,
           'error("MPI: Cannot create context for %s", plugin_name);',
           "srun: error: MPI: Cannot create context for mpi/pmix", "slurm-mpi-plugin-missing"),
+    # Slurm before the interfaces/ rewrite (17.11 to 20.11): the same missing plugin in older words.
+    Quote("Slurm", "commit 0398d71", "src/common/mpi.c", 0,
+          'error("cannot create %s context for %s", plugin_type, type);',
+          "srun: error: cannot create mpi context for mpi/pmix", "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "commit 00f0289", "src/srun/libsrun/opt.c", 0,
+          'error("\\"--mpi=%s\\" -- long invalid MPI type, "\n"--mpi=list for acceptable types.",',
+          'srun: error: "--mpi=pmix" -- long invalid MPI type, --mpi=list for acceptable types.',
+          "slurm-mpi-plugin-missing", fmt='"--mpi=%s" -- long invalid MPI type, --mpi=list for acceptable types.'),
+    # slurmstepd's memory enforcement (jobacct_gather, with JobAcctGatherParams=OverMemoryKill) and slurmd's.
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/jobacct_gather.c", 883,
+          'error("%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed",',
+          "slurmstepd: error: StepId=7518.0 exceeded memory limit (626359956 > 512000000), being killed", "host-oom",
+          fmt="%ps exceeded memory limit (%d > %d), being killed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/jobacct_gather.c", 290,
+          'notify_req.message     = "Exceeded job memory limit";',
+          "slurmstepd: error: Exceeded job memory limit", "host-oom"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/job_mem_limit.c", 276,
+          'info("Job %u exceeded memory limit "\n"(%"PRIu64">%"PRIu64"), cancelling it",',
+          "slurmd: Job 7518 exceeded memory limit (626359956>512000000), cancelling it", "host-oom",
+          fmt="Job %u exceeded memory limit (%d>%d), cancelling it"),
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 635,
           'error("%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job '
           'being submitted against an MPI plugin which was not compiled into slurmd but was for job submission '
