@@ -1172,9 +1172,12 @@ CAUSES: Tuple[Cause, ...] = (
         "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
         "that stopped it first",
         # libfabric 1.22.0 prov/efa/src/efa_errno.h: "Unresponsive remote (detected locally)" (status 13), and
-        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."
+        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."; libfabric
+        # 2.x (efa_errno.h, commit 31557ab) status 4126 "Unresponsive receiver (reachable by EFA device but handshake
+        # failed)": the device reaches the peer, the handshake does not come back (outbound rule, or no peer process).
         (r"Unresponsive remote \(detected locally\)",
-         r"most often due to incorrect inbound/outbound security group rules"),
+         r"most often due to incorrect inbound/outbound security group rules",
+         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)"),
         76,
     ),
     Cause(
@@ -1263,7 +1266,11 @@ CAUSES: Tuple[Cause, ...] = (
         "opens",
         # libfabric 1.22.0 prov/cxi/src/cxip_if.c lines 202 and 217: CXIP_WARN("cxil_get_svc with %s and rgroup_id
         # %d failed: %d:%s\n", ...) and CXIP_WARN("Invalid VNI %d for %s and svc_id %d\n", ...).
-        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed"),
+        # prov/cxi/src/cxip_dom.c line 1766 CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ...) (older releases print
+        # the number alone): -38 is -FI_ENOSYS, which cxip_gen_auth_key() returns when the NIC holds no default
+        # service for the process (cxip_info.c line 1525), i.e. no VNI was granted to it.
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
+         r"cxip_gen_auth_key failed: -38\b"),
         84,
     ),
     Cause(

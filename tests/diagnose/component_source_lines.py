@@ -235,6 +235,14 @@ QUOTES = (
           "libfabric:12345:1700000000::efa:cq:efa_rdm_cq_proc_ibv_recv_rdma_with_imm_completion():312<warn> "
           "Unresponsive remote (detected locally)", "efa-unreachable",
           fmt="Unresponsive remote (detected locally)"),
+    # Newer libfabric (2.x) names the receiver that never completed the handshake (status 4126); aws-ofi-nccl
+    # prints the string in its "Request %p completed with error. RC: %d. Error: %d (%s)" line.
+    Quote("libfabric", "commit 31557ab", "prov/efa/src/efa_errno.h", 0,
+          "_(4126, UNESTABLISHED_RECV_UNRESP,\tUnresponsive receiver (reachable by EFA device but handshake failed))",
+          "ip-10-0-1-17:2741:2790 [0] NCCL WARN NET/OFI Request 0x7f456c224810 completed with error. RC: 103. Error: "
+          "4126 (Unresponsive receiver (reachable by EFA device but handshake failed) My EFA addr: "
+          "fi_addr_efa://[fe80::c55:2eff:fe44:db5]:0:142160333", "efa-unreachable",
+          fmt="Unresponsive receiver (reachable by EFA device but handshake failed)"),
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_strerror.c", 71,
           'help = "This error is detected locally. "\n'
           '"The connection status is unknown or was never established via "\n'
@@ -256,6 +264,12 @@ QUOTES = (
           'CXIP_WARN("Invalid VNI %d for %s and svc_id %d\\n",\nvni, iface->dev->info.device_name,\nrgroup_id);',
           "libfabric:2741:1700000000::cxi:core:cxip_get_if_domain():217<warn> nid001: Invalid VNI 1024 for cxi0 and "
           "svc_id 2", "cxi-vni-not-granted"),
+    # cxip_gen_auth_key() (prov/cxi/src/cxip_info.c line 1507) returns -FI_ENOSYS when the NIC has no default
+    # service (rgroup) for the process: no VNI was granted to it.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_dom.c", 1766,
+          'CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ret,\nfi_strerror(-ret));',
+          "libfabric:2741:1700000000::cxi:core:cxip_domain():1766<warn> nid001: cxip_gen_auth_key failed: "
+          "-38:Function not implemented", "cxi-vni-not-granted"),
     Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 154,
           'CXIP_WARN("Failed to open CXI Device, ret: %d\\n", ret);',
           "libfabric:2741:1700000000::cxi:core:cxip_get_if():154<warn> nid001: Failed to open CXI Device, ret: -2",
