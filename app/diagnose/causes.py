@@ -813,8 +813,11 @@ CAUSES: Tuple[Cause, ...] = (
         "or one that does not match torch's CUDA",
         "use a CUDA toolkit of torch's version (`torch.version.cuda`) with nvcc and headers, and point "
         "`CUDA_HOME` at it, or prebuild the ops when installing (`DS_BUILD_OPS=1 pip install deepspeed`)",
+        # DeepSpeed 0.19.5 op_builder/builder.py line 130: the CUDA mismatch it refuses ends in "unable to compile";
+        # the same words without it (lines 119 and 125) are printed where it accepts the mismatch.
         (r"CUDA_HOME does not exist, unable to compile CUDA op", r"Error building extension '[\w.-]+'",
-         r"fatal error: [\w./-]+\.h: No such file or directory"),
+         r"fatal error: [\w./-]+\.h: No such file or directory",
+         r"does not match the version torch was compiled with \S+, unable to compile"),
         85,
         applies=lambda log: log.has(_OP_BUILD),
         context=(r"Installed CUDA version \S+ does not match the version torch was compiled with",),

@@ -683,6 +683,17 @@ QUOTES = (
           'raise ValueError("Hostfile is empty or not formatted correctly, unable to proceed with launching.")',
           "ValueError: Hostfile is empty or not formatted correctly, unable to proceed with launching.",
           "deepspeed-hostfile-bad"),
+    # The same mismatch is only printed where DeepSpeed accepts it (minor versions it knows compatible,
+    # DS_SKIP_CUDA_CHECK=1, lines 119 and 125); raised, it ends in "unable to compile".
+    Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 130,
+          'raise CUDAMismatchException(\nf">- DeepSpeed Op Builder: Installed CUDA version {sys_cuda_version} does '
+          'not match the "\nf"version torch was compiled with {torch.version.cuda}, unable to compile "\n'
+          '"cuda/cpp extensions without a matching cuda version.")',
+          "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version "
+          "12.2 does not match the version torch was compiled with 12.4, unable to compile cuda/cpp extensions "
+          "without a matching cuda version.", "deepspeed-op-build",
+          fmt=">- DeepSpeed Op Builder: Installed CUDA version {} does not match the version torch was compiled with "
+              "{}, unable to compile cuda/cpp extensions without a matching cuda version."),
     Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 51,
           'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
           "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "

@@ -73,7 +73,8 @@ def test_the_line_is_what_the_quoted_statement_prints(row: Quote) -> None:
     fmt = message_format(row)
     if row.fmt:  # the format's words are the statement's
         for piece in _CONVERSION.split(row.fmt):
-            assert " ".join(piece.split()) in " ".join(row.source.replace('"\n"', "").split()), (piece, row.source)
+            joined = row.source.replace('"\n"', "").replace('"\nf"', "")  # adjacent literals, f-strings too
+            assert " ".join(piece.split()) in " ".join(joined.split()), (piece, row.source)
     assert printed_pattern(fmt).search(row.printed), (fmt, row.printed)
 
 
@@ -166,3 +167,10 @@ def test_torch_warning_that_one_address_family_failed_is_no_cause() -> None:
               "(gpu-a-017, 29500). The client socket cannot be initialized to connect to gpu-a-017:29500 (errno: 1 - "
               "Operation not permitted).")
     assert [f.key for f in diagnose_lines([warned, thrown])][:1] == ["rendezvous-connect"]
+
+
+def test_a_cuda_mismatch_deepspeed_accepts_is_no_cause() -> None:
+    """DeepSpeed 0.19.5 op_builder/builder.py line 119 prints the mismatch it accepts (compatible minor versions)."""
+    accepted = ("Installed CUDA version 12.2 does not match the version torch was compiled with 12.4 but since the "
+                "APIs are compatible, accepting this combination")
+    assert diagnose_lines([accepted, "Traceback (most recent call last):", "ValueError: bad batch"]) == []
