@@ -206,6 +206,9 @@ _VIA_SOCKET = r"via NET/Socket"
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
+#: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
+_GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -225,7 +228,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD, _STEP_CREATED, _FAILED)
+         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1042,9 +1045,12 @@ CAUSES: Tuple[Cause, ...] = (
         "use this hook",
         # libnvidia-container src/cli/configure.c: warnx("initialization error: %s", nvc_error(nvc)), with
         # src/nvc.c's "nvml error: %s" (driver not loaded) or src/dxcore / driver.c "load library failed: %s".
+        # enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns "Kernel module nvidia_uvm is not loaded" and goes on:
+        # it shows this cause only where the GPU hook then failed.
         (r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|load library failed: "
-         r"libnvidia-ml\.so)",),
+         r"libnvidia-ml\.so)", r"Kernel module nvidia_uvm is not loaded"),
         92,
+        applies=lambda log: log.has(_GPU_HOOK_FAILED),
     ),
     Cause(
         "apptainer-tmp-full",

@@ -657,6 +657,13 @@ QUOTES = (
           'common::err "Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container"',
           "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
           "enroot-no-gpu-hook"),
+    # A warning on its own (a job that needs no GPU runs on); a cause once the GPU hook has failed.
+    Quote("enroot", "v4.1.2", "conf/hooks/98-nvidia.sh", 77,
+          'common::log WARN "Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed '
+          'and loaded."',
+          "slurmstepd: error: pyxis:     [WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device "
+          "driver is installed and loaded.", "container-no-driver",
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",)),
     Quote("enroot", "v3.1.0", "src/common.sh", 216,
           '"${file}" || common::err "${file} exited with return code $?"',
           "[ERROR] /etc/enroot/hooks.d/99-mellanox.sh exited with return code 1", "enroot-hook-failed",

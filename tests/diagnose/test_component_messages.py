@@ -174,3 +174,9 @@ def test_a_cuda_mismatch_deepspeed_accepts_is_no_cause() -> None:
     accepted = ("Installed CUDA version 12.2 does not match the version torch was compiled with 12.4 but since the "
                 "APIs are compatible, accepting this combination")
     assert diagnose_lines([accepted, "Traceback (most recent call last):", "ValueError: bad batch"]) == []
+
+
+def test_enroot_warning_that_nvidia_uvm_is_not_loaded_without_a_failed_hook_is_no_cause() -> None:
+    """enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns and goes on; only the hook's failure makes it the cause."""
+    warned = "[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded."
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
