@@ -209,6 +209,13 @@ _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
 #: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
 #: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
 _GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
+#: NCCL's queue pair to the other node timed out (src/misc/ibvwrap.cc: 2.24+ "failed with 110 Connection timed
+#: out", 2.21-2.23 "failed with error Connection timed out errno 110", v2.18.5-1 line 52 without the errno).
+_QP_TIMED_OUT = r"Call to ibv_modify_qp failed with (?:error Connection timed out|(?:error .{1,80}? errno )?110\b)"
+#: The network cards are RoCE: NCCL's "NET/IB : Using [0]mlx5_0:1/RoCE" (src/transport/net_ib.cc v2.18.5-1 line 259,
+#: v2.21.5-1 line 525), ibv_devinfo's "link_layer: Ethernet" and GID type "RoCE v2" (rdma-core v50.0
+#: libibverbs/examples/devinfo.c lines 173 and 635).
+_ROCE = r"/RoCE\b|, RoCE v2\b|link_layer:\s+Ethernet"
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -228,7 +235,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED)
+         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -946,10 +953,15 @@ CAUSES: Tuple[Cause, ...] = (
         "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
         "check the link between the nodes (`ibstat`, the subnet manager)",
         # ibv_modify_qp to RTR refused with EINVAL (22): the GID index names no GID of the port (NCCL_IB_GID_INDEX
-        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric.
+        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric (before 2.21,
+        # v2.18.5-1 line 52, strerror alone: "failed with error Invalid argument"). On a RoCE link layer a queue
+        # pair that times out (110) is read here too: a GID the nodes cannot route.
         (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
-         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b"),
+         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
+         r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT),
         67,
+        applies=lambda log: log.has(_ROCE) or not log.has(_QP_TIMED_OUT),
+        context=(_ROCE,),
     ),
     Cause(
         "rail-only-fabric",
@@ -958,9 +970,11 @@ CAUSES: Tuple[Cause, ...] = (
         "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
         "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
         # NCCL 2.24+: "failed with 110 Connection timed out, ..."; 2.21-2.23 (IBV_INT_CHECK_RET_ERRNO, ibvwrap.cc):
-        # "failed with error Connection timed out errno 110"
-        (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
+        # "failed with error Connection timed out errno 110"; before 2.21 "failed with error Connection timed out".
+        # On RoCE the same timeout reads as roce-gid-index.
+        (_QP_TIMED_OUT,),
         67,
+        applies=lambda log: not log.has(_ROCE),
     ),
 
     # --- from the components' sources: each message as its program prints it, at the version named ---------

@@ -61,6 +61,22 @@ QUOTES = (
           'INFO(NCCL_INIT, "cudaDriverVersion %d", driverVersion);',
           NCCL_INFO + "cudaDriverVersion 12080", "versions-differ-across-nodes",
           context=(NCCL_INFO.replace("gpu-a-017", "gpu-a-018") + "cudaDriverVersion 12020", FAILED)),
+    # Before 2.21 IBV_INT_CHECK_RET_ERRNO printed strerror alone, no errno (name is "ibv_modify_qp").
+    Quote("NCCL", "v2.18.5-1", "src/misc/ibvwrap.cc", 52,
+          'WARN("Call to " name " failed with error %s", strerror(ret));',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:52") + "Call to ibv_modify_qp failed with error Connection timed out",
+          "rail-only-fabric", fmt=" failed with error %s"),
+    Quote("NCCL", "v2.18.5-1", "src/misc/ibvwrap.cc", 52,
+          'WARN("Call to " name " failed with error %s", strerror(ret));',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:52") + "Call to ibv_modify_qp failed with error Invalid argument",
+          "roce-gid-index", fmt=" failed with error %s"),
+    # The link layer NCCL names per device: on RoCE a queue pair that times out is a GID the nodes cannot route.
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 259,
+          'snprintf(line+strlen(line), 1023-strlen(line), " [%d]%s:%d/%s", d, ncclIbDevs[d].devName,\n'
+          'ncclIbDevs[d].port, ncclIbDevs[d].link == IBV_LINK_LAYER_INFINIBAND ? "IB" : "RoCE");',
+          NCCL_INFO + "NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.17<0>", "roce-gid-index",
+          context=(NCCL_WARN.format(where="misc/ibvwrap.cc:52")
+                   + "Call to ibv_modify_qp failed with error Connection timed out",)),
     Quote("NCCL", "v2.21.5-1", "src/include/alloc.h", 186,
           'if (*ptr == nullptr) WARN("Failed to CUDA calloc %ld bytes", nelem*sizeof(T));',
           NCCL_WARN.format(where="alloc.h:186") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
