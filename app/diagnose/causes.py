@@ -1096,7 +1096,8 @@ CAUSES: Tuple[Cause, ...] = (
         # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
         # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
         # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
-        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)", r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
+        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
          r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
          r"unable to resolve MPI plugin offset from plugin_id=\d+"),
         92,

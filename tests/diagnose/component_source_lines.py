@@ -679,7 +679,8 @@ QUOTES = (
           'and loaded."',
           "slurmstepd: error: pyxis:     [WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device "
           "driver is installed and loaded.", "container-no-driver",
-          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1",)),
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return "
+                   "code 1",)),
     Quote("enroot", "v3.1.0", "src/common.sh", 216,
           '"${file}" || common::err "${file} exited with return code $?"',
           "[ERROR] /etc/enroot/hooks.d/99-mellanox.sh exited with return code 1", "enroot-hook-failed",

@@ -178,5 +178,6 @@ def test_a_cuda_mismatch_deepspeed_accepts_is_no_cause() -> None:
 
 def test_enroot_warning_that_nvidia_uvm_is_not_loaded_without_a_failed_hook_is_no_cause() -> None:
     """enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns and goes on; only the hook's failure makes it the cause."""
-    warned = "[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and loaded."
+    warned = ("[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and "
+              "loaded.")
     assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
