@@ -891,8 +891,11 @@ CAUSES: Tuple[Cause, ...] = (
         "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
         "low for RDMA (InfiniBand verbs, EFA)",
         _MEMLOCK_FIX,
+        # UCX (Open MPI's and NVSHMEM's verbs transport) words the same ENOMEM as "ibv_create_cq(cqe=%d) failed: %m"
+        # (src/uct/ib/base/ib_iface.c) and "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c).
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b"),
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b",
+         r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:cqe|address)=[^)]{0,200}\) failed: Cannot allocate memory"),
         83,
     ),
     Cause(

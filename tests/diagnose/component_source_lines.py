@@ -245,6 +245,17 @@ QUOTES = (
           "ip-10-0-1-17:2741:2790 [0] platform-aws.cpp:752 NCCL WARN NET/OFI GDR disabled on GDR-supported instance "
           "type p5.48xlarge", "efa-gdr-unavailable"),
 
+    # --- UCX (Open MPI's and NVSHMEM's InfiniBand transport) ------------------------------------------------------
+    Quote("UCX", "commit a9aeeea", "src/uct/ib/base/ib_iface.c", 0,
+          'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cqe);',
+          "[1700000000.123456] [gpu-a-017:2741:0]        ib_iface.c:640  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+          "Cannot allocate memory", "memlock-too-low"),
+    Quote("UCX", "commit 004eadf", "src/uct/ib/base/ib_md.c uct_ib_md_print_mem_reg_err_msg()", 0,
+          'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
+          "address, length, access_flags, strerror(err));",
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low"),
+
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",
