@@ -1186,8 +1186,11 @@ CAUSES: Tuple[Cause, ...] = (
         "the node (`--exclude=NODE`) and tell the admins if it persists",
         # Slurm 25.11.7 src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...);
         # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
+        # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
+        # "launch failed requeued held", "launch failure limit exceeded requeued held".
         (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
-         r"Unable to create step for job \d+: (?P<why>.{1,300})"),
+         r"Unable to create step for job \d+: (?P<why>.{1,300})",
+         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
         80,
     ),
     Cause(

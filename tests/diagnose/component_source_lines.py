@@ -450,6 +450,15 @@ QUOTES = (
           'info("Job %u exceeded memory limit "\n"(%"PRIu64">%"PRIu64"), cancelling it",',
           "slurmd: Job 7518 exceeded memory limit (626359956>512000000), cancelling it", "host-oom",
           fmt="Job %u exceeded memory limit (%d>%d), cancelling it"),
+    # slurmctld's reason for a batch job whose launch (or prolog) failed on its node, shown by squeue and
+    # scontrol show job; after MaxBatchRequeue such failures, the second.
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 18079,
+          'job_ptr->state_desc =\nxstrdup("launch failed requeued held");',
+          "   JobState=PENDING Reason=launch_failed_requeued_held Dependency=(null)    launch failed requeued held",
+          "slurm-task-launch-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 6075,
+          'job_ptr->state_desc =\nxstrdup("launch failure limit exceeded requeued held");',
+          "4512  acc  train  u1  PD  0:00  2 (launch failure limit exceeded requeued held)", "slurm-task-launch-failed"),
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 635,
           'error("%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job '
           'being submitted against an MPI plugin which was not compiled into slurmd but was for job submission '
