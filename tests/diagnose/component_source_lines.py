@@ -77,6 +77,21 @@ QUOTES = (
           NCCL_INFO + "NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.17<0>", "roce-gid-index",
           context=(NCCL_WARN.format(where="misc/ibvwrap.cc:52")
                    + "Call to ibv_modify_qp failed with error Connection timed out",)),
+    # NCCL before 2.21: the error strings torch quotes, without "(run with NCCL_DEBUG=INFO for details)".
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1520,
+          'case ncclInternalError          : return "internal error";',
+          "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+          "1275, internal error, NCCL version 2.14.3", "layer-nccl-internal"),
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1518,
+          'case ncclUnhandledCudaError     : return "unhandled cuda error";',
+          "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
+          "error, NCCL version 2.14.3", "layer-gpu-error"),
+    Quote("NCCL", "v2.18.5-1", "src/include/checks.h", 16,
+          'WARN("Cuda failure \'%s\'", cudaGetErrorString(err));',
+          NCCL_WARN.format(where="init.cc:426") + "Cuda failure 'operation not supported'", "layer-gpu-error"),
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
     Quote("NCCL", "v2.21.5-1", "src/include/alloc.h", 186,
           'if (*ptr == nullptr) WARN("Failed to CUDA calloc %ld bytes", nelem*sizeof(T));',
           NCCL_WARN.format(where="alloc.h:186") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
@@ -458,7 +473,8 @@ QUOTES = (
           "slurm-task-launch-failed"),
     Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 6075,
           'job_ptr->state_desc =\nxstrdup("launch failure limit exceeded requeued held");',
-          "4512  acc  train  u1  PD  0:00  2 (launch failure limit exceeded requeued held)", "slurm-task-launch-failed"),
+          "4512  acc  train  u1  PD  0:00  2 (launch failure limit exceeded requeued held)",
+          "slurm-task-launch-failed"),
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 635,
           'error("%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job '
           'being submitted against an MPI plugin which was not compiled into slurmd but was for job submission '
