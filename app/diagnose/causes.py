@@ -913,7 +913,12 @@ CAUSES: Tuple[Cause, ...] = (
         "NCCL's shared-memory transport shares host memory through cuMem, which fails between GPUs without "
         "peer access (consumer or PCIe-only GPUs; NCCL 2.27 in NVIDIA/nccl#1838)",
         "`EXTRA_ENV=NCCL_CUMEM_HOST_ENABLE=0` (NCCL falls back to its /dev/shm segments)",
-        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",),
+        # The driver API's check, src/include/cudawrap.h "Cuda failure %d '%s'" (2.19 to 2.30), with CUDA's 217: the
+        # p2p transport peers only GPUs that can (cudaDeviceCanAccessPeer) and words its refusal "failed to peer
+        # with device" (p2p-peer-access-refused); cuMem host memory (shm transport) does not ask first. torch
+        # repeats the line under "Last error:" without its location.
+        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",
+         r"Cuda failure 217 'peer access is not supported between these two devices'"),
         83,
     ),
     Cause(

@@ -92,6 +92,13 @@ QUOTES = (
     Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
           'WARN("Cuda failure %d \'%s\'", err, errStr);',
           NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
+    # The driver API's check (cuMem calls) with CUDA's 217: NCCL's p2p transport peers only GPUs that can
+    # (cudaDeviceCanAccessPeer) and words its own refusal "failed to peer with device"; the cuMem host memory
+    # of the shm transport does not ask first. torch repeats the line under "Last error:" without its location.
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          "Cuda failure 217 'peer access is not supported between these two devices'", "cumem-host-no-p2p",
+          context=("ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:")),
     Quote("NCCL", "v2.21.5-1", "src/include/alloc.h", 186,
           'if (*ptr == nullptr) WARN("Failed to CUDA calloc %ld bytes", nelem*sizeof(T));',
           NCCL_WARN.format(where="alloc.h:186") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
