@@ -720,8 +720,11 @@ CAUSES: Tuple[Cause, ...] = (
         "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
         "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
         "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
+        # CUDA's 222 (cudaErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): PTX from a compiler newer
+        # than the driver's JIT, the same too-old driver met when a kernel is compiled for the GPU at load time.
         (r"CUDA driver version is insufficient for CUDA runtime version",
-         r"The NVIDIA driver on your system is too old"),
+         r"The NVIDIA driver on your system is too old",
+         r"the provided PTX was compiled with an unsupported toolchain"),
         94,
     ),
     Cause(
