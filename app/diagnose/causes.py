@@ -941,7 +941,11 @@ CAUSES: Tuple[Cause, ...] = (
         "pick another port: `RDZV_PORT=N` (the job scripts pick a free one on the head node at start), torchrun "
         "`--rdzv_endpoint HOST:PORT` or `MASTER_PORT`; on a shared node `--rdzv_endpoint localhost:0` lets "
         "torchrun pick a free one",
-        (r"Address already in use", r"failed to listen on any local network address"),
+        # Not torch's per-address "The server socket has failed to bind to {} {}." (socket.cpp, 2.4 to 2.13): a
+        # warning it records and moves on from (under torchrun's agent store every worker prints it and TCPStore.cpp
+        # says "ignoring the error"); the thrown "failed to listen on any local network address" quotes it.
+        (r"^(?!.*The server socket has failed to bind to ).*Address already in use",
+         r"failed to listen on any local network address"),
         71,
     ),
     Cause(

@@ -181,3 +181,16 @@ def test_enroot_warning_that_nvidia_uvm_is_not_loaded_without_a_failed_hook_is_n
     warned = ("[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and "
               "loaded.")
     assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+
+
+def test_torch_agent_store_bind_warnings_in_a_healthy_run_are_no_cause() -> None:
+    """torch 2.4 to 2.13 under torchrun's agent store: each worker tries the store's port, records "The server socket
+    has failed to bind to {} {}." as a warning (socket.cpp) and TCPStore.cpp says "TORCHELASTIC_USE_AGENT_STORE is
+    enabled so ignoring the error"; only the thrown "failed to listen on any local network address" is a cause."""
+    lines = ["[W1128 10:02:11.482 socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 "
+             "- Address already in use).",
+             "[W1128 10:02:11.482 socket.cpp:464] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "
+             "(errno: 98 - Address already in use).",
+             "[E1128 10:02:11.482 TCPStore.cpp:277] [c10d] The server socket on 29500 has failed to bind. "
+             "TORCHELASTIC_USE_AGENT_STORE is enabled so ignoring the error.", "step 10 loss 2.31"]
+    assert diagnose_lines(lines) == []
