@@ -691,6 +691,26 @@ CAUSES: Tuple[Cause, ...] = (
         95,
     ),
     Cause(
+        "userns-restricted",
+        "the node does not let unprivileged users create user namespaces, which Apptainer (without setuid) and "
+        "enroot need to start the container: Ubuntu's AppArmor restriction (23.10 and later), "
+        "kernel.unprivileged_userns_clone=0, or user.max_user_namespaces=0",
+        "the admins allow them on the compute nodes: on Ubuntu an AppArmor profile for apptainer/enroot that "
+        "grants `userns` (or `kernel.apparmor_restrict_unprivileged_userns=0`), elsewhere "
+        "`kernel.unprivileged_userns_clone=1` and a non-zero `user.max_user_namespaces`; or a setuid Apptainer "
+        "(apptainer-suid); `unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user namespace: %s\n",
+        # nserror(errno, CLONE_NEWUSER)), nserror() (lines 455 to 530) wording EPERM and ENOSPC itself and EACCES
+        # (AppArmor) as strerror's "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE,
+        # "failed to create user namespace") with strerror (EINVAL there is enroot-uid-overflow).
+        (r"Failed to create user namespace: (?:Permission denied|Operation not permitted|user namespace requires "
+         r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
+         r"|user namespace disabled|user namespace not supported by your system)",
+         r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
+         r"|No space left on device)"),
+        94,
+    ),
+    Cause(
         "pyxis-runtime-full",
         "pyxis ran out of space where it unpacks the image (its runtime_path, /run/pyxis by default, a small "
         "tmpfs; or enroot's data and cache paths)",

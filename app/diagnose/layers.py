@@ -130,6 +130,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "bind-destination-missing": ("container", HIGH),
     "enroot-caps-missing": ("container", HIGH),
     "enroot-uid-overflow": ("container", MEDIUM),
+    "userns-restricted": ("host", HIGH),
     "pyxis-runtime-full": ("container", HIGH),
     "fabric-manager-down": ("host", HIGH),
     "driver-too-old": ("host", HIGH),

@@ -641,6 +641,19 @@ QUOTES = (
           "pmix-gds-mismatch"),
 
     # --- Apptainer --------------------------------------------------------------------------------------------------
+    # The starter's user namespace (unprivileged installs): nserror() words EPERM and ENOSPC itself, strerror
+    # the rest (EACCES from Ubuntu's AppArmor restriction: "Permission denied").
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1442,
+          'fatalf("Failed to create user namespace: %s\\n", nserror(errno, CLONE_NEWUSER));',
+          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted"),
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 520,
+          'snprintf(msg, MSG_SIZE-1, "user namespace requires to set %s to 1", path);',
+          "FATAL:   Failed to create user namespace: user namespace requires to set "
+          "/proc/sys/kernel/unprivileged_userns_clone to 1", "userns-restricted"),
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 510,
+          'snprintf(msg, MSG_SIZE-1, "maximum number of %s namespaces exceeded, check %s", name, path);',
+          "FATAL:   Failed to create user namespace: maximum number of user namespaces exceeded, check "
+          "/proc/sys/user/max_user_namespaces", "userns-restricted"),
     Quote("Apptainer", "v1.4.5", "cmd/internal/cli/pull.go", 334,
           'sylog.Fatalf("While making image from oci registry: %v", err)',
           "FATAL:   While making image from oci registry: error fetching image to cache: while building SIF from "
@@ -707,6 +720,9 @@ QUOTES = (
           'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
           "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+    Quote("enroot", "v4.1.2", "bin/enroot-nsenter.c", 167,
+          'err(EXIT_FAILURE, "failed to create user namespace");',
+          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted"),
     Quote("enroot", "v3.4.1", "src/runtime.sh", 395,
           'common::err "No such file or directory: ${image}"',
           "slurmstepd: error: pyxis:     [ERROR] No such file or directory: /home/u1/images/pytorch-25.01.sqsh",

@@ -40,7 +40,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
                 "slurm-workdir-missing", "mpirun-not-enough-slots",
-                "enroot-image-file-bad"}
+                "enroot-image-file-bad", "userns-restricted"}
 
 
 def message_format(row: Quote) -> str:
