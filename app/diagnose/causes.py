@@ -270,8 +270,11 @@ CAUSES: Tuple[Cause, ...] = (
         "slurm-gres",
         "Slurm refused the GPU request: the GRES name or count is not what the partition's nodes have",
         "ask for GPUs as the site names them (`sinfo -o '%P %G'` lists each partition's GRES), e.g. "
-        "`--gres=gpu:4` on MareNostrum 5 ACC, no more per node than a node has; a CPU partition takes no GRES",
-        (r"Invalid generic resource \(gres\) specification",),
+        "`--gres=gpu:4` on MareNostrum 5 ACC (or `--gpus-per-node=4`; a GPU type such as `gpu:h100:4` only where "
+        "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
+        # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
+        # ESLURM_INVALID_TRES (line 636).
+        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification"),
         100,
     ),
     Cause(

@@ -524,6 +524,12 @@ QUOTES = (
           'error("*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***",',
           "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
           "walltime"),
+    # --gpus, --gpus-per-node, --gpus-per-task and --tres-per-task requests are TRES: a GPU type or count the
+    # nodes do not have is refused in these words instead of the GRES ones.
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 636,
+          'ERRTAB_ENTRY(ESLURM_INVALID_TRES),\n"Invalid Trackable RESource (TRES) specification",',
+          "sbatch: error: Batch job submission failed: Invalid Trackable RESource (TRES) specification",
+          "slurm-gres"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 408,
           '"Requested time limit is invalid (missing or exceeds some limit)",',
           "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some "
