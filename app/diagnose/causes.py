@@ -523,7 +523,10 @@ CAUSES: Tuple[Cause, ...] = (
         "and later read with a deprecation warning)",
         # NCCL's own allocations: CUDACHECK's "Cuda failure 2 'out of memory'" (src/include/checks.h) and
         # "Failed to CUDA calloc %ld bytes" (src/include/alloc.h), 2.21 to 2.30.
+        # cuBLAS' CUBLAS_STATUS_ALLOC_FAILED ("usually caused by a cudaMalloc() failure", cuBLAS documentation), as
+        # torch's TORCH_CUDABLAS_CHECK prints it (aten/src/ATen/cuda/Exceptions.h).
         (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError",
+         r"CUBLAS_STATUS_ALLOC_FAILED",
          r"NCCL WARN Cuda failure (?:2 )?'out of memory'", r"NCCL WARN Failed to CUDA calloc \d+ bytes"),
         80,
     ),

@@ -433,6 +433,14 @@ QUOTES = (
           'prematurely.";',
           "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
           "layer-fabric-error"),
+    # cuBLAS' CUBLAS_STATUS_ALLOC_FAILED: "Resource allocation failed inside the cuBLAS library. This is usually
+    # caused by a cudaMalloc() failure" (cuBLAS documentation, cublasStatus_t), in torch's words.
+    Quote("torch", "2024 (a stored copy of main, commit not recorded)",
+          "aten/src/ATen/cuda/Exceptions.h TORCH_CUDABLAS_CHECK", 0,
+          'TORCH_CHECK(__err == CUBLAS_STATUS_SUCCESS,\n"CUDA error: ",\nat::cuda::blas::_cublasGetErrorEnum(__err),\n'
+          '" when calling `" #EXPR "`");',
+          "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", "cuda-oom",
+          fmt="CUDA error: {} when calling `{}`"),
     Quote("torch", "v2.13.0", "torch/cuda/__init__.py", 427,
           '"""\n{} with CUDA capability sm_{} is not compatible with the current PyTorch installation.',
           "UserWarning: NVIDIA GH200 480GB with CUDA capability sm_90 is not compatible with the current PyTorch "
