@@ -458,12 +458,14 @@ CAUSES: Tuple[Cause, ...] = (
         "firewall, or an address other nodes cannot reach)",
         f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
         "is open",
-        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp: "The client socket has failed to connect to {} {}.",
-        # "... to any network address of ({}, {})." Not "The client socket cannot be initialized to connect to {} {}.":
-        # torch records that as a warning (`[W socket.cpp]`) for each address it cannot use (IPv6 on a host without
-        # it, errno 97, printed by healthy runs) and tries the next; the thrown error above quotes it when all fail.
+        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp throws "The client socket has failed to connect to any
+        # network address of ({}, {})." once every address failed. The per-address "The client socket has failed
+        # to connect to {} {}." and "The client socket cannot be initialized to connect to {} {}." are warnings it
+        # records (`[W socket.cpp]`) before trying the next address: healthy runs print them for an address family
+        # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
+        # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
-         r"The client socket has failed to connect to"),
+         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)"),
         68,
     ),
     Cause(

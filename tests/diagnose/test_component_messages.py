@@ -163,6 +163,14 @@ def test_torch_warning_that_one_address_family_failed_is_no_cause() -> None:
     warned = ("[W1128 10:02:11.482 socket.cpp:767] [c10d] The client socket cannot be initialized to connect to "
               "[gpu-a-017]:29500 (errno: 97 - Address family not supported by protocol).")
     assert diagnose_lines([warned, warned, "step 10 loss 2.31"]) == []
+    # The same for an address of a family the host cannot use (recordError "The client socket has failed to connect
+    # to {} {}." with errno 99); an address that timed out (110) is a failure to reach the store.
+    refused = ("[W1128 10:02:11.482 socket.cpp:663] [c10d] The client socket has failed to connect to "
+               "[localhost]:29500 (errno: 99 - Cannot assign requested address).")
+    assert diagnose_lines([refused, "step 10 loss 2.31"]) == []
+    timed_out = refused.replace("[localhost]", "[gpu-a-017]").replace("99 - Cannot assign requested address",
+                                                                      "110 - Connection timed out")
+    assert [f.key for f in diagnose_lines([timed_out])] == ["rendezvous-connect"]
     thrown = ("torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
               "(gpu-a-017, 29500). The client socket cannot be initialized to connect to gpu-a-017:29500 (errno: 1 - "
               "Operation not permitted).")
