@@ -216,6 +216,13 @@ _QP_TIMED_OUT = r"Call to ibv_modify_qp failed with (?:error Connection timed ou
 #: v2.21.5-1 line 525), ibv_devinfo's "link_layer: Ethernet" and GID type "RoCE v2" (rdma-core v50.0
 #: libibverbs/examples/devinfo.c lines 173 and 635).
 _ROCE = r"/RoCE\b|, RoCE v2\b|link_layer:\s+Ethernet"
+#: PMIx's data store's lock files (gds/ds12, gds/ds21: gds_ds12_lock_pthread.c, gds_ds21_lock_pthread.c) and its
+#: store proper (dstore_*.c, out of resources).
+_PMIX_LOCK = r"PMIX ERROR: [\w-]+ in file \S*gds_ds\d+_lock"
+_PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-]+ in file \S*dstore"
+#: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
+#: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
+_MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -235,7 +242,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE)
+         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
+         _MPI_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -816,6 +824,9 @@ CAUSES: Tuple[Cause, ...] = (
          # the client cannot reach the server's rendezvous (a container that does not see its directory).
          r"PMIX ERROR: UNREACH\w* in file \S*ptl"),
         88,
+        # The ds12/ds21 lock files also log when pthread_rwlock_destroy fails at teardown, after programs ran fine
+        # (pmix_ds12_lock_finalize; open-mpi/ompi#7516, openpmix/openpmix#1716): alone, they count in a failed run.
+        applies=lambda log: not log.has(_PMIX_LOCK) or log.has(_MPI_FAILED) or log.has(_PMIX_STORE),
     ),
     Cause(
         "gpus-per-task-binding",

@@ -648,7 +648,7 @@ QUOTES = (
     Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: ERROR in file ../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c at "
-          "line 168", "pmix-gds-mismatch"),
+          "line 168", "pmix-gds-mismatch", context=("*** An error occurred in MPI_Init",)),
     Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: UNREACHABLE in file ../../../../../src/mca/ptl/tcp/ptl_tcp.c at line 790",

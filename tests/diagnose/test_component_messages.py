@@ -202,3 +202,14 @@ def test_torch_agent_store_bind_warnings_in_a_healthy_run_are_no_cause() -> None
              "[E1128 10:02:11.482 TCPStore.cpp:277] [c10d] The server socket on 29500 has failed to bind. "
              "TORCHELASTIC_USE_AGENT_STORE is enabled so ignoring the error.", "step 10 loss 2.31"]
     assert diagnose_lines(lines) == []
+
+
+def test_pmix_lock_teardown_error_in_a_run_that_worked_is_no_cause() -> None:
+    """PMIx's ds12 lock component logs PMIX_ERROR_LOG when pthread_rwlock_destroy fails at finalize
+    (pmix_ds12_lock_finalize, src/mca/gds/ds12/gds_ds12_lock_pthread.c); programs print it after running fine
+    (open-mpi/ompi#7516, openpmix/openpmix#1716). The data store's own errors (gds_dstore.c) still name the cause."""
+    lock = ("[gpu-a-017:12345] PMIX ERROR: ERROR in file ../../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c "
+            "at line 168")
+    assert diagnose_lines(["Hello world from rank 0", lock]) == []
+    store = "[gpu-a-017:12345] PMIX ERROR: OUT-OF-RESOURCE in file ../../src/mca/gds/ds12/gds_ds12_base.c at line 97"
+    assert [f.key for f in diagnose_lines([store])] == ["pmix-gds-mismatch"]
