@@ -1240,7 +1240,9 @@ CAUSES: Tuple[Cause, ...] = (
         # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
         # "launch failed requeued held", "launch failure limit exceeded requeued held".
         (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
-         r"Unable to create step for job \d+: (?P<why>.{1,300})",
+         # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
+         # asked for after the job ended, whose own lines say why it ended.
+         r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
          r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
         80,
     ),

@@ -213,3 +213,11 @@ def test_pmix_lock_teardown_error_in_a_run_that_worked_is_no_cause() -> None:
     assert diagnose_lines(["Hello world from rank 0", lock]) == []
     store = "[gpu-a-017:12345] PMIX ERROR: OUT-OF-RESOURCE in file ../../src/mca/gds/ds12/gds_ds12_base.c at line 97"
     assert [f.key for f in diagnose_lines([store])] == ["pmix-gds-mismatch"]
+
+
+def test_a_step_refused_because_the_job_was_already_ending_defers_to_why_it_ended() -> None:
+    """srun's "Unable to create step for job %u: %m" with ESLURM_ALREADY_DONE ("Job/step already completing or
+    completed", Slurm 25.11.7 src/common/slurm_errno.c) follows the job's end: the time limit says why."""
+    lines = ["slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
+             "srun: error: Unable to create step for job 4512: Job/step already completing or completed"]
+    assert [f.key for f in diagnose_lines(lines)] == ["walltime"]
