@@ -223,6 +223,14 @@ _PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-
 #: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
 #: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
 _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: UCX (Open MPI's and NVSHMEM's verbs transport) out of locked memory: "ibv_create_cq(cqe=%d) failed: %m"
+#: (src/uct/ib/base/ib_iface.c), "ibv_create_cq() failed: %m" (its device probes, rdmacm/rdmacm_cm.c) and
+#: "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c); NCCL's own words for it (src/misc/ibvwrap.cc,
+#: aws-ofi-nccl's "Unable to register memory").
+_UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address)=[^)]{0,200})?\) failed: "
+                     r"Cannot allocate memory")
+_NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
+                      r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -243,7 +251,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
-         _MPI_FAILED)
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -933,12 +941,12 @@ CAUSES: Tuple[Cause, ...] = (
         "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
         "low for RDMA (InfiniBand verbs, EFA)",
         _MEMLOCK_FIX,
-        # UCX (Open MPI's and NVSHMEM's verbs transport) words the same ENOMEM as "ibv_create_cq(cqe=%d) failed: %m"
-        # (src/uct/ib/base/ib_iface.c) and "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c).
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b",
-         r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:cqe|address)=[^)]{0,200}\) failed: Cannot allocate memory"),
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM),
         83,
+        # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
+        # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
+        applies=lambda log: not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM),
     ),
     Cause(
         "efa-installer-too-old",

@@ -36,6 +36,8 @@ TWO_NODES = "SLURM_JOB_NUM_NODES=2"
 FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
           "ProcessGroupNCCL.cpp:2057, internal error - please report this issue to the NCCL developers, NCCL version "
           "2.21.5")
+#: How Open MPI reports a rank that could not start (ompi/errhandler "*** An error occurred in %s").
+MPI_FAILED = "*** An error occurred in MPI_Init"
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -271,12 +273,16 @@ QUOTES = (
     Quote("UCX", "commit a9aeeea", "src/uct/ib/base/ib_iface.c", 0,
           'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cqe);',
           "[1700000000.123456] [gpu-a-017:2741:0]        ib_iface.c:640  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
-          "Cannot allocate memory", "memlock-too-low"),
+          "Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "commit 249682b", "src/uct/ib/rdmacm/rdmacm_cm.c", 0,
+          'ucs_error("ibv_create_cq() failed: %m");',
+          "[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
+          "allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
     Quote("UCX", "commit 004eadf", "src/uct/ib/base/ib_md.c uct_ib_md_print_mem_reg_err_msg()", 0,
           'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
           "address, length, access_flags, strerror(err));",
           "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
-          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low"),
+          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
 
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,

@@ -221,3 +221,11 @@ def test_a_step_refused_because_the_job_was_already_ending_defers_to_why_it_ende
     lines = ["slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
              "srun: error: Unable to create step for job 4512: Job/step already completing or completed"]
     assert [f.key for f in diagnose_lines(lines)] == ["walltime"]
+
+
+def test_ucx_skipping_a_device_it_cannot_use_in_a_run_that_completed_is_no_cause() -> None:
+    """UCX logs a verbs device it cannot open (ENOMEM under a small memlock limit) and goes on with shared memory:
+    only a failed run makes its line the cause."""
+    probe = ("[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
+             "allocate memory")
+    assert diagnose_lines([probe, "# OSU MPI Broadcast Latency Test v5.8", "1                       0.23"]) == []
