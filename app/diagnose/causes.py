@@ -750,8 +750,12 @@ CAUSES: Tuple[Cause, ...] = (
         "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
         "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
         "says it per node in its `gpu: Fabric Manager` line",
+        # The node's journal: systemd's "%s: Main process exited, code=%s, status=%i/%s" (src/core/service.c, the
+        # unit's name first) for Fabric Manager's unit, which exits at start when it cannot run (a version that does
+        # not match the driver's, a missing NVSwitch).
         (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
-         r"CUDA_ERROR_SYSTEM_NOT_READY"),
+         r"CUDA_ERROR_SYSTEM_NOT_READY",
+         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]"),
         94,
     ),
     Cause(

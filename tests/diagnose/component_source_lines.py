@@ -414,6 +414,12 @@ QUOTES = (
           "nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0027 address=0x7f3c00000 flags=0x0020]",
           "p2p-acs-iommu"),
 
+    # --- systemd (the journal of the node's services: NVIDIA Fabric Manager's unit) ------------------------------
+    Quote("systemd", "a stored copy (commit not recorded)", "src/core/service.c service_sigchld_event()", 0,
+          'LOG_UNIT_MESSAGE(u, "Main process exited, code=%s, status=%i/%s",',
+          "Nov 28 10:02:11 gpu-a-017 systemd[1]: nvidia-fabricmanager.service: Main process exited, code=exited, "
+          "status=1/FAILURE", "fabric-manager-down"),
+
     # --- torch ------------------------------------------------------------------------------------------------------
     Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
           '"Timed out after {} seconds waiting for clients. {}/{} clients joined."',

@@ -20,7 +20,8 @@ from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
 
 #: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
-COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
+COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
+              "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
