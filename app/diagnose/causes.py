@@ -206,6 +206,31 @@ _VIA_SOCKET = r"via NET/Socket"
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
+#: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
+_GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
+#: NCCL's queue pair to the other node timed out (src/misc/ibvwrap.cc: 2.24+ "failed with 110 Connection timed
+#: out", 2.21-2.23 "failed with error Connection timed out errno 110", v2.18.5-1 line 52 without the errno).
+_QP_TIMED_OUT = r"Call to ibv_modify_qp failed with (?:error Connection timed out|(?:error .{1,80}? errno )?110\b)"
+#: The network cards are RoCE: NCCL's "NET/IB : Using [0]mlx5_0:1/RoCE" (src/transport/net_ib.cc v2.18.5-1 line 259,
+#: v2.21.5-1 line 525), ibv_devinfo's "link_layer: Ethernet" and GID type "RoCE v2" (rdma-core v50.0
+#: libibverbs/examples/devinfo.c lines 173 and 635).
+_ROCE = r"/RoCE\b|, RoCE v2\b|link_layer:\s+Ethernet"
+#: PMIx's data store's lock files (gds/ds12, gds/ds21: gds_ds12_lock_pthread.c, gds_ds21_lock_pthread.c) and its
+#: store proper (dstore_*.c, out of resources).
+_PMIX_LOCK = r"PMIX ERROR: [\w-]+ in file \S*gds_ds\d+_lock"
+_PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-]+ in file \S*dstore"
+#: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
+#: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
+_MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: UCX (Open MPI's and NVSHMEM's verbs transport) out of locked memory: "ibv_create_cq(cqe=%d) failed: %m"
+#: (src/uct/ib/base/ib_iface.c), "ibv_create_cq() failed: %m" (its device probes, rdmacm/rdmacm_cm.c) and
+#: "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c); NCCL's own words for it (src/misc/ibvwrap.cc,
+#: aws-ofi-nccl's "Unable to register memory").
+_UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address)=[^)]{0,200})?\) failed: "
+                     r"Cannot allocate memory")
+_NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
+                      r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -225,7 +250,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 #: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
-         _OP_BUILD, _STEP_CREATED, _FAILED)
+         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -260,8 +286,11 @@ CAUSES: Tuple[Cause, ...] = (
         "slurm-gres",
         "Slurm refused the GPU request: the GRES name or count is not what the partition's nodes have",
         "ask for GPUs as the site names them (`sinfo -o '%P %G'` lists each partition's GRES), e.g. "
-        "`--gres=gpu:4` on MareNostrum 5 ACC, no more per node than a node has; a CPU partition takes no GRES",
-        (r"Invalid generic resource \(gres\) specification",),
+        "`--gres=gpu:4` on MareNostrum 5 ACC (or `--gpus-per-node=4`; a GPU type such as `gpu:h100:4` only where "
+        "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
+        # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
+        # ESLURM_INVALID_TRES (line 636).
+        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification"),
         100,
     ),
     Cause(
@@ -445,10 +474,14 @@ CAUSES: Tuple[Cause, ...] = (
         "firewall, or an address other nodes cannot reach)",
         f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
         "is open",
-        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp: "The client socket has failed to connect to {} {}.",
-        # "... to any network address of ({}, {}).", "The client socket cannot be initialized to connect to {} {}."
+        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp throws "The client socket has failed to connect to any
+        # network address of ({}, {})." once every address failed. The per-address "The client socket has failed
+        # to connect to {} {}." and "The client socket cannot be initialized to connect to {} {}." are warnings it
+        # records (`[W socket.cpp]`) before trying the next address: healthy runs print them for an address family
+        # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
+        # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
-         r"The client socket has failed to connect to", r"The client socket cannot be initialized to connect to"),
+         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)"),
         68,
     ),
     Cause(
@@ -508,7 +541,10 @@ CAUSES: Tuple[Cause, ...] = (
         "and later read with a deprecation warning)",
         # NCCL's own allocations: CUDACHECK's "Cuda failure 2 'out of memory'" (src/include/checks.h) and
         # "Failed to CUDA calloc %ld bytes" (src/include/alloc.h), 2.21 to 2.30.
+        # cuBLAS' CUBLAS_STATUS_ALLOC_FAILED ("usually caused by a cudaMalloc() failure", cuBLAS documentation), as
+        # torch's TORCH_CUDABLAS_CHECK prints it (aten/src/ATen/cuda/Exceptions.h).
         (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError",
+         r"CUBLAS_STATUS_ALLOC_FAILED",
          r"NCCL WARN Cuda failure (?:2 )?'out of memory'", r"NCCL WARN Failed to CUDA calloc \d+ bytes"),
         80,
     ),
@@ -679,6 +715,26 @@ CAUSES: Tuple[Cause, ...] = (
         95,
     ),
     Cause(
+        "userns-restricted",
+        "the node does not let unprivileged users create user namespaces, which Apptainer (without setuid) and "
+        "enroot need to start the container: Ubuntu's AppArmor restriction (23.10 and later), "
+        "kernel.unprivileged_userns_clone=0, or user.max_user_namespaces=0",
+        "the admins allow them on the compute nodes: on Ubuntu an AppArmor profile for apptainer/enroot that "
+        "grants `userns` (or `kernel.apparmor_restrict_unprivileged_userns=0`), elsewhere "
+        "`kernel.unprivileged_userns_clone=1` and a non-zero `user.max_user_namespaces`; or a setuid Apptainer "
+        "(apptainer-suid); `unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user namespace: %s\n",
+        # nserror(errno, CLONE_NEWUSER)), nserror() (lines 455 to 530) wording EPERM and ENOSPC itself and EACCES
+        # (AppArmor) as strerror's "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE,
+        # "failed to create user namespace") with strerror (EINVAL there is enroot-uid-overflow).
+        (r"Failed to create user namespace: (?:Permission denied|Operation not permitted|user namespace requires "
+         r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
+         r"|user namespace disabled|user namespace not supported by your system)",
+         r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
+         r"|No space left on device)"),
+        94,
+    ),
+    Cause(
         "pyxis-runtime-full",
         "pyxis ran out of space where it unpacks the image (its runtime_path, /run/pyxis by default, a small "
         "tmpfs; or enroot's data and cache paths)",
@@ -694,8 +750,12 @@ CAUSES: Tuple[Cause, ...] = (
         "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
         "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
         "says it per node in its `gpu: Fabric Manager` line",
+        # The node's journal: systemd's "%s: Main process exited, code=%s, status=%i/%s" (src/core/service.c, the
+        # unit's name first) for Fabric Manager's unit, which exits at start when it cannot run (a version that does
+        # not match the driver's, a missing NVSwitch).
         (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
-         r"CUDA_ERROR_SYSTEM_NOT_READY"),
+         r"CUDA_ERROR_SYSTEM_NOT_READY",
+         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]"),
         94,
     ),
     Cause(
@@ -708,8 +768,11 @@ CAUSES: Tuple[Cause, ...] = (
         "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
         "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
         "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
+        # CUDA's 222 (cudaErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): PTX from a compiler newer
+        # than the driver's JIT, the same too-old driver met when a kernel is compiled for the GPU at load time.
         (r"CUDA driver version is insufficient for CUDA runtime version",
-         r"The NVIDIA driver on your system is too old"),
+         r"The NVIDIA driver on your system is too old",
+         r"the provided PTX was compiled with an unsupported toolchain"),
         94,
     ),
     Cause(
@@ -739,9 +802,14 @@ CAUSES: Tuple[Cause, ...] = (
         "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
-        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb"
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
+        # Slurm 25.11.7, where it polls memory itself (JobAcctGatherParams=OverMemoryKill) instead of a cgroup:
+        # src/interfaces/jobacct_gather.c "%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed" and the
+        # job notice "Exceeded job memory limit"; src/slurmd/slurmd/job_mem_limit.c "Job %u exceeded memory limit
+        # (%"PRIu64">%"PRIu64"), cancelling it".
         (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
-         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb"),
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
+         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit"),
         79,
     ),
     Cause(
@@ -768,6 +836,9 @@ CAUSES: Tuple[Cause, ...] = (
          # the client cannot reach the server's rendezvous (a container that does not see its directory).
          r"PMIX ERROR: UNREACH\w* in file \S*ptl"),
         88,
+        # The ds12/ds21 lock files also log when pthread_rwlock_destroy fails at teardown, after programs ran fine
+        # (pmix_ds12_lock_finalize; open-mpi/ompi#7516, openpmix/openpmix#1716): alone, they count in a failed run.
+        applies=lambda log: not log.has(_PMIX_LOCK) or log.has(_MPI_FAILED) or log.has(_PMIX_STORE),
     ),
     Cause(
         "gpus-per-task-binding",
@@ -806,8 +877,11 @@ CAUSES: Tuple[Cause, ...] = (
         "or one that does not match torch's CUDA",
         "use a CUDA toolkit of torch's version (`torch.version.cuda`) with nvcc and headers, and point "
         "`CUDA_HOME` at it, or prebuild the ops when installing (`DS_BUILD_OPS=1 pip install deepspeed`)",
+        # DeepSpeed 0.19.5 op_builder/builder.py line 130: the CUDA mismatch it refuses ends in "unable to compile";
+        # the same words without it (lines 119 and 125) are printed where it accepts the mismatch.
         (r"CUDA_HOME does not exist, unable to compile CUDA op", r"Error building extension '[\w.-]+'",
-         r"fatal error: [\w./-]+\.h: No such file or directory"),
+         r"fatal error: [\w./-]+\.h: No such file or directory",
+         r"does not match the version torch was compiled with \S+, unable to compile"),
         85,
         applies=lambda log: log.has(_OP_BUILD),
         context=(r"Installed CUDA version \S+ does not match the version torch was compiled with",),
@@ -872,8 +946,11 @@ CAUSES: Tuple[Cause, ...] = (
         "low for RDMA (InfiniBand verbs, EFA)",
         _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b"),
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM),
         83,
+        # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
+        # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
+        applies=lambda log: not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM),
     ),
     Cause(
         "efa-installer-too-old",
@@ -890,7 +967,12 @@ CAUSES: Tuple[Cause, ...] = (
         "NCCL's shared-memory transport shares host memory through cuMem, which fails between GPUs without "
         "peer access (consumer or PCIe-only GPUs; NCCL 2.27 in NVIDIA/nccl#1838)",
         "`EXTRA_ENV=NCCL_CUMEM_HOST_ENABLE=0` (NCCL falls back to its /dev/shm segments)",
-        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",),
+        # The driver API's check, src/include/cudawrap.h "Cuda failure %d '%s'" (2.19 to 2.30), with CUDA's 217: the
+        # p2p transport peers only GPUs that can (cudaDeviceCanAccessPeer) and words its refusal "failed to peer
+        # with device" (p2p-peer-access-refused); cuMem host memory (shm transport) does not ask first. torch
+        # repeats the line under "Last error:" without its location.
+        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",
+         r"Cuda failure 217 'peer access is not supported between these two devices'"),
         83,
     ),
     Cause(
@@ -910,7 +992,11 @@ CAUSES: Tuple[Cause, ...] = (
         "pick another port: `RDZV_PORT=N` (the job scripts pick a free one on the head node at start), torchrun "
         "`--rdzv_endpoint HOST:PORT` or `MASTER_PORT`; on a shared node `--rdzv_endpoint localhost:0` lets "
         "torchrun pick a free one",
-        (r"Address already in use", r"failed to listen on any local network address"),
+        # Not torch's per-address "The server socket has failed to bind to {} {}." (socket.cpp, 2.4 to 2.13): a
+        # warning it records and moves on from (under torchrun's agent store every worker prints it and TCPStore.cpp
+        # says "ignoring the error"); the thrown "failed to listen on any local network address" quotes it.
+        (r"^(?!.*The server socket has failed to bind to ).*Address already in use",
+         r"failed to listen on any local network address"),
         71,
     ),
     Cause(
@@ -933,10 +1019,15 @@ CAUSES: Tuple[Cause, ...] = (
         "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
         "check the link between the nodes (`ibstat`, the subnet manager)",
         # ibv_modify_qp to RTR refused with EINVAL (22): the GID index names no GID of the port (NCCL_IB_GID_INDEX
-        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric.
+        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric (before 2.21,
+        # v2.18.5-1 line 52, strerror alone: "failed with error Invalid argument"). On a RoCE link layer a queue
+        # pair that times out (110) is read here too: a GID the nodes cannot route.
         (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
-         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b"),
+         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
+         r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT),
         67,
+        applies=lambda log: log.has(_ROCE) or not log.has(_QP_TIMED_OUT),
+        context=(_ROCE,),
     ),
     Cause(
         "rail-only-fabric",
@@ -945,9 +1036,11 @@ CAUSES: Tuple[Cause, ...] = (
         "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
         "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
         # NCCL 2.24+: "failed with 110 Connection timed out, ..."; 2.21-2.23 (IBV_INT_CHECK_RET_ERRNO, ibvwrap.cc):
-        # "failed with error Connection timed out errno 110"
-        (r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?110\b",),
+        # "failed with error Connection timed out errno 110"; before 2.21 "failed with error Connection timed out".
+        # On RoCE the same timeout reads as roce-gid-index.
+        (_QP_TIMED_OUT,),
         67,
+        applies=lambda log: not log.has(_ROCE),
     ),
 
     # --- from the components' sources: each message as its program prints it, at the version named ---------
@@ -989,8 +1082,9 @@ CAUSES: Tuple[Cause, ...] = (
         "resubmit without the node (`--exclude=NODE`) and tell the admins: they reboot it (or reload the nvidia "
         "kernel modules); `cat /proc/driver/nvidia/version` against `nvidia-smi` shows the two versions",
         # NVML's string for NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h, driver 525 to 580), printed by nvidia-smi
-        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s".
-        (r"Driver/library version mismatch",),
+        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s", lower-cased (its
+        # src/error.c error_vset() ends in strlower(): "nvml error: driver/library version mismatch").
+        (r"[Dd]river/library version mismatch",),
         95,
     ),
     Cause(
@@ -1031,9 +1125,12 @@ CAUSES: Tuple[Cause, ...] = (
         "use this hook",
         # libnvidia-container src/cli/configure.c: warnx("initialization error: %s", nvc_error(nvc)), with
         # src/nvc.c's "nvml error: %s" (driver not loaded) or src/dxcore / driver.c "load library failed: %s".
+        # enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns "Kernel module nvidia_uvm is not loaded" and goes on:
+        # it shows this cause only where the GPU hook then failed.
         (r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|load library failed: "
-         r"libnvidia-ml\.so)",),
+         r"libnvidia-ml\.so)", r"Kernel module nvidia_uvm is not loaded"),
         92,
+        applies=lambda log: log.has(_GPU_HOOK_FAILED),
     ),
     Cause(
         "apptainer-tmp-full",
@@ -1062,8 +1159,12 @@ CAUSES: Tuple[Cause, ...] = (
         "SLURM_MPI_TYPE in the environment sets it too",
         # Slurm 25.11.7 src/interfaces/mpi.c: error("MPI: Cannot create context for %s", plugin_name) and
         # "%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job being
-        # submitted against an MPI plugin which was not compiled into slurmd ..."
+        # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
+        # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
+        # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
         (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
+         r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
          r"unable to resolve MPI plugin offset from plugin_id=\d+"),
         92,
     ),
@@ -1148,8 +1249,13 @@ CAUSES: Tuple[Cause, ...] = (
         "the node (`--exclude=NODE`) and tell the admins if it persists",
         # Slurm 25.11.7 src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...);
         # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
+        # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
+        # "launch failed requeued held", "launch failure limit exceeded requeued held".
         (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
-         r"Unable to create step for job \d+: (?P<why>.{1,300})"),
+         # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
+         # asked for after the job ended, whose own lines say why it ended.
+         r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
+         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
         80,
     ),
     Cause(
@@ -1161,9 +1267,12 @@ CAUSES: Tuple[Cause, ...] = (
         "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
         "that stopped it first",
         # libfabric 1.22.0 prov/efa/src/efa_errno.h: "Unresponsive remote (detected locally)" (status 13), and
-        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."
+        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."; libfabric
+        # 2.x (efa_errno.h, commit 31557ab) status 4126 "Unresponsive receiver (reachable by EFA device but handshake
+        # failed)": the device reaches the peer, the handshake does not come back (outbound rule, or no peer process).
         (r"Unresponsive remote \(detected locally\)",
-         r"most often due to incorrect inbound/outbound security group rules"),
+         r"most often due to incorrect inbound/outbound security group rules",
+         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)"),
         76,
     ),
     Cause(
@@ -1252,7 +1361,11 @@ CAUSES: Tuple[Cause, ...] = (
         "opens",
         # libfabric 1.22.0 prov/cxi/src/cxip_if.c lines 202 and 217: CXIP_WARN("cxil_get_svc with %s and rgroup_id
         # %d failed: %d:%s\n", ...) and CXIP_WARN("Invalid VNI %d for %s and svc_id %d\n", ...).
-        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed"),
+        # prov/cxi/src/cxip_dom.c line 1766 CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ...) (older releases print
+        # the number alone): -38 is -FI_ENOSYS, which cxip_gen_auth_key() returns when the NIC holds no default
+        # service for the process (cxip_info.c line 1525), i.e. no VNI was granted to it.
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
+         r"cxip_gen_auth_key failed: -38\b"),
         84,
     ),
     Cause(

@@ -17,7 +17,14 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
-  WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host.
+  WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host;
+- NCCL before 2.21 (v2.7.8-1 to v2.20.5-1 src/init.cc): the same error strings without "(run with NCCL_DEBUG=INFO
+  for details)": `unhandled cuda error`, `unhandled system error`, `internal error` (2.21 and later `internal error
+  - please report this issue to the NCCL developers`), and torch's `ncclInternalError: Internal check failed.`;
+  NCCL's own CUDA checks, `Cuda failure '%s'` (src/include/checks.h, v2.7.8-1 to v2.30.7-1) and `Cuda failure %d
+  '%s'` (src/include/cudawrap.h, 2.19 and later); its InfiniBand transport's failed work completions, `NET/IB :
+  Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d` (src/transport/net_ib.cc, 2.12 to
+  2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator.
 """
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
@@ -123,6 +130,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "bind-destination-missing": ("container", HIGH),
     "enroot-caps-missing": ("container", HIGH),
     "enroot-uid-overflow": ("container", MEDIUM),
+    "userns-restricted": ("host", HIGH),
     "pyxis-runtime-full": ("container", HIGH),
     "fabric-manager-down": ("host", HIGH),
     "driver-too-old": ("host", HIGH),
@@ -180,6 +188,11 @@ def place(key: str) -> Tuple[str, str]:
 #: NCCL's communicators spanned several nodes (src/init.cc "comm %p rank %d nRanks %d nNodes %d"): a job that
 #: also has one-node communicators (tensor parallel, hybrid sharding) did run across its nodes.
 _NCCL_MULTI_NODE = r"\bnNodes (?:[2-9]|[1-9]\d+)\b"
+
+
+#: NCCL's InfiniBand transport got a work completion in error: the communicator fails with it (the WARN is the
+#: failure, not a warning of one).
+_IB_COMPLETION_ERROR = r"NET/IB ?: Got completion from peer \S{1,300} with (?:error \d|status=)"
 
 
 def _multi_node_failed(log: LogView) -> bool:
@@ -258,10 +271,10 @@ VERDICTS: Tuple[Cause, ...] = (
         (r"ncclSystemError: System call \(e\.g\. socket, malloc\) or external library call failed",
          r"NCCL WARN .{0,200}?(?:Connection closed by remote peer|Connection reset by peer)",
          r"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting",
-         r"unhandled system error \(run with NCCL_DEBUG=INFO for details\)",
-         r"remote process exited or there was a network error"),
+         r"unhandled system error\b", r"remote process exited or there was a network error",
+         _IB_COMPLETION_ERROR),
         20,
-        applies=lambda log: log.has(_FAILED),
+        applies=lambda log: log.has(_FAILED) or log.has(_IB_COMPLETION_ERROR),
     ),
     Cause(
         "layer-gpu-error",
@@ -269,9 +282,20 @@ VERDICTS: Tuple[Cause, ...] = (
         "driver or peer-to-peer path",
         "`nvidia-smi -q` (errors, ECC, Xid in `dmesg`) and `nvidia-smi topo -m` (the paths between GPUs) on the "
         f"node; {_NEXT_NCCL}; {_NEXT_CHECK}",
-        (r"ncclUnhandledCudaError: Call to CUDA function failed",
-         r"unhandled cuda error \(run with NCCL_DEBUG=INFO for details\)"),
+        (r"ncclUnhandledCudaError: Call to CUDA function failed", r"unhandled cuda error\b",
+         r"NCCL WARN Cuda failure (?:\d+ )?'"),
         18,
+    ),
+    Cause(
+        "layer-nccl-internal",
+        "no cause recognised; NCCL stopped at one of its own checks (ncclInternalError), most often while "
+        "searching the node's topology: the software layer, an NCCL too old for these GPUs or this topology",
+        "compare the NCCL version the job printed (`NCCL version`) with the GPUs (`nvidia-smi -L`): each GPU "
+        "generation needs a NCCL that knows it (NCCL's release notes); try the newest NCCL your torch accepts; "
+        f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,GRAPH')} (it says which check failed); "
+        "`nvidia-smi topo -m` shows the topology it read",
+        (r"NCCL error in: \S{1,300}, internal error\b", r"ncclInternalError: Internal check failed"),
+        17,
     ),
 )
 VERDICT_LAYER = {
@@ -281,6 +305,7 @@ VERDICT_LAYER = {
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
     "layer-gpu-error": "host",
+    "layer-nccl-internal": "software",
 }
 
-FACTS = (_NCCL_MULTI_NODE,)
+FACTS = (_NCCL_MULTI_NODE, _IB_COMPLETION_ERROR)

@@ -36,6 +36,8 @@ TWO_NODES = "SLURM_JOB_NUM_NODES=2"
 FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
           "ProcessGroupNCCL.cpp:2057, internal error - please report this issue to the NCCL developers, NCCL version "
           "2.21.5")
+#: How Open MPI reports a rank that could not start (ompi/errhandler "*** An error occurred in %s").
+MPI_FAILED = "*** An error occurred in MPI_Init"
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -61,6 +63,44 @@ QUOTES = (
           'INFO(NCCL_INIT, "cudaDriverVersion %d", driverVersion);',
           NCCL_INFO + "cudaDriverVersion 12080", "versions-differ-across-nodes",
           context=(NCCL_INFO.replace("gpu-a-017", "gpu-a-018") + "cudaDriverVersion 12020", FAILED)),
+    # Before 2.21 IBV_INT_CHECK_RET_ERRNO printed strerror alone, no errno (name is "ibv_modify_qp").
+    Quote("NCCL", "v2.18.5-1", "src/misc/ibvwrap.cc", 52,
+          'WARN("Call to " name " failed with error %s", strerror(ret));',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:52") + "Call to ibv_modify_qp failed with error Connection timed out",
+          "rail-only-fabric", fmt=" failed with error %s"),
+    Quote("NCCL", "v2.18.5-1", "src/misc/ibvwrap.cc", 52,
+          'WARN("Call to " name " failed with error %s", strerror(ret));',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:52") + "Call to ibv_modify_qp failed with error Invalid argument",
+          "roce-gid-index", fmt=" failed with error %s"),
+    # The link layer NCCL names per device: on RoCE a queue pair that times out is a GID the nodes cannot route.
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 259,
+          'snprintf(line+strlen(line), 1023-strlen(line), " [%d]%s:%d/%s", d, ncclIbDevs[d].devName,\n'
+          'ncclIbDevs[d].port, ncclIbDevs[d].link == IBV_LINK_LAYER_INFINIBAND ? "IB" : "RoCE");',
+          NCCL_INFO + "NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.17<0>", "roce-gid-index",
+          context=(NCCL_WARN.format(where="misc/ibvwrap.cc:52")
+                   + "Call to ibv_modify_qp failed with error Connection timed out",)),
+    # NCCL before 2.21: the error strings torch quotes, without "(run with NCCL_DEBUG=INFO for details)".
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1520,
+          'case ncclInternalError          : return "internal error";',
+          "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+          "1275, internal error, NCCL version 2.14.3", "layer-nccl-internal"),
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1518,
+          'case ncclUnhandledCudaError     : return "unhandled cuda error";',
+          "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
+          "error, NCCL version 2.14.3", "layer-gpu-error"),
+    Quote("NCCL", "v2.18.5-1", "src/include/checks.h", 16,
+          'WARN("Cuda failure \'%s\'", cudaGetErrorString(err));',
+          NCCL_WARN.format(where="init.cc:426") + "Cuda failure 'operation not supported'", "layer-gpu-error"),
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
+    # The driver API's check (cuMem calls) with CUDA's 217: NCCL's p2p transport peers only GPUs that can
+    # (cudaDeviceCanAccessPeer) and words its own refusal "failed to peer with device"; the cuMem host memory
+    # of the shm transport does not ask first. torch repeats the line under "Last error:" without its location.
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          "Cuda failure 217 'peer access is not supported between these two devices'", "cumem-host-no-p2p",
+          context=("ncclUnhandledCudaError: Call to CUDA function failed.", "Last error:")),
     Quote("NCCL", "v2.21.5-1", "src/include/alloc.h", 186,
           'if (*ptr == nullptr) WARN("Failed to CUDA calloc %ld bytes", nelem*sizeof(T));',
           NCCL_WARN.format(where="alloc.h:186") + "Failed to CUDA calloc 2097152 bytes", "cuda-oom"),
@@ -229,12 +269,35 @@ QUOTES = (
           "ip-10-0-1-17:2741:2790 [0] platform-aws.cpp:752 NCCL WARN NET/OFI GDR disabled on GDR-supported instance "
           "type p5.48xlarge", "efa-gdr-unavailable"),
 
+    # --- UCX (Open MPI's and NVSHMEM's InfiniBand transport) ------------------------------------------------------
+    Quote("UCX", "commit a9aeeea", "src/uct/ib/base/ib_iface.c", 0,
+          'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cqe);',
+          "[1700000000.123456] [gpu-a-017:2741:0]        ib_iface.c:640  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+          "Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "commit 249682b", "src/uct/ib/rdmacm/rdmacm_cm.c", 0,
+          'ucs_error("ibv_create_cq() failed: %m");',
+          "[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
+          "allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "commit 004eadf", "src/uct/ib/base/ib_md.c uct_ib_md_print_mem_reg_err_msg()", 0,
+          'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
+          "address, length, access_flags, strerror(err));",
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",
           "libfabric:12345:1700000000::efa:cq:efa_rdm_cq_proc_ibv_recv_rdma_with_imm_completion():312<warn> "
           "Unresponsive remote (detected locally)", "efa-unreachable",
           fmt="Unresponsive remote (detected locally)"),
+    # Newer libfabric (2.x) names the receiver that never completed the handshake (status 4126); aws-ofi-nccl
+    # prints the string in its "Request %p completed with error. RC: %d. Error: %d (%s)" line.
+    Quote("libfabric", "commit 31557ab", "prov/efa/src/efa_errno.h", 0,
+          "_(4126, UNESTABLISHED_RECV_UNRESP,\tUnresponsive receiver (reachable by EFA device but handshake failed))",
+          "ip-10-0-1-17:2741:2790 [0] NCCL WARN NET/OFI Request 0x7f456c224810 completed with error. RC: 103. Error: "
+          "4126 (Unresponsive receiver (reachable by EFA device but handshake failed) My EFA addr: "
+          "fi_addr_efa://[fe80::c55:2eff:fe44:db5]:0:142160333", "efa-unreachable",
+          fmt="Unresponsive receiver (reachable by EFA device but handshake failed)"),
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_strerror.c", 71,
           'help = "This error is detected locally. "\n'
           '"The connection status is unknown or was never established via "\n'
@@ -256,6 +319,12 @@ QUOTES = (
           'CXIP_WARN("Invalid VNI %d for %s and svc_id %d\\n",\nvni, iface->dev->info.device_name,\nrgroup_id);',
           "libfabric:2741:1700000000::cxi:core:cxip_get_if_domain():217<warn> nid001: Invalid VNI 1024 for cxi0 and "
           "svc_id 2", "cxi-vni-not-granted"),
+    # cxip_gen_auth_key() (prov/cxi/src/cxip_info.c line 1507) returns -FI_ENOSYS when the NIC has no default
+    # service (rgroup) for the process: no VNI was granted to it.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_dom.c", 1766,
+          'CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ret,\nfi_strerror(-ret));',
+          "libfabric:2741:1700000000::cxi:core:cxip_domain():1766<warn> nid001: cxip_gen_auth_key failed: "
+          "-38:Function not implemented", "cxi-vni-not-granted"),
     Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_if.c", 154,
           'CXIP_WARN("Failed to open CXI Device, ret: %d\\n", ret);',
           "libfabric:2741:1700000000::cxi:core:cxip_get_if():154<warn> nid001: Failed to open CXI Device, ret: -2",
@@ -311,6 +380,12 @@ QUOTES = (
           '"CUDA driver version is insufficient for CUDA runtime version"',
           "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
           "driver-too-old"),
+    # CUDA's documentation of 222: "the PTX was generated by a compiler newer than what is supported by the CUDA
+    # driver and PTX JIT compiler".
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorUnsupportedPtxVersion = 222)", 0,
+          '"the provided PTX was compiled with an unsupported toolchain."',
+          "torch.AcceleratorError: CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+          "driver-too-old"),
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoKernelImageForDevice = 209)", 0,
           '"no kernel image is available for execution on the device"',
           "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
@@ -339,6 +414,12 @@ QUOTES = (
           "nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0027 address=0x7f3c00000 flags=0x0020]",
           "p2p-acs-iommu"),
 
+    # --- systemd (the journal of the node's services: NVIDIA Fabric Manager's unit) ------------------------------
+    Quote("systemd", "a stored copy (commit not recorded)", "src/core/service.c service_sigchld_event()", 0,
+          'LOG_UNIT_MESSAGE(u, "Main process exited, code=%s, status=%i/%s",',
+          "Nov 28 10:02:11 gpu-a-017 systemd[1]: nvidia-fabricmanager.service: Main process exited, code=exited, "
+          "status=1/FAILURE", "fabric-manager-down"),
+
     # --- torch ------------------------------------------------------------------------------------------------------
     Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
           '"Timed out after {} seconds waiting for clients. {}/{} clients joined."',
@@ -364,6 +445,14 @@ QUOTES = (
           'prematurely.";',
           "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
           "layer-fabric-error"),
+    # cuBLAS' CUBLAS_STATUS_ALLOC_FAILED: "Resource allocation failed inside the cuBLAS library. This is usually
+    # caused by a cudaMalloc() failure" (cuBLAS documentation, cublasStatus_t), in torch's words.
+    Quote("torch", "2024 (a stored copy of main, commit not recorded)",
+          "aten/src/ATen/cuda/Exceptions.h TORCH_CUDABLAS_CHECK", 0,
+          'TORCH_CHECK(__err == CUBLAS_STATUS_SUCCESS,\n"CUDA error: ",\nat::cuda::blas::_cublasGetErrorEnum(__err),\n'
+          '" when calling `" #EXPR "`");',
+          "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", "cuda-oom",
+          fmt="CUDA error: {} when calling `{}`"),
     Quote("torch", "v2.13.0", "torch/cuda/__init__.py", 427,
           '"""\n{} with CUDA capability sm_{} is not compatible with the current PyTorch installation.',
           "UserWarning: NVIDIA GH200 480GB with CUDA capability sm_90 is not compatible with the current PyTorch "
@@ -389,6 +478,36 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,
           'error("MPI: Cannot create context for %s", plugin_name);',
           "srun: error: MPI: Cannot create context for mpi/pmix", "slurm-mpi-plugin-missing"),
+    # Slurm before the interfaces/ rewrite (17.11 to 20.11): the same missing plugin in older words.
+    Quote("Slurm", "commit 0398d71", "src/common/mpi.c", 0,
+          'error("cannot create %s context for %s", plugin_type, type);',
+          "srun: error: cannot create mpi context for mpi/pmix", "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "commit 00f0289", "src/srun/libsrun/opt.c", 0,
+          'error("\\"--mpi=%s\\" -- long invalid MPI type, "\n"--mpi=list for acceptable types.",',
+          'srun: error: "--mpi=pmix" -- long invalid MPI type, --mpi=list for acceptable types.',
+          "slurm-mpi-plugin-missing", fmt='"--mpi=%s" -- long invalid MPI type, --mpi=list for acceptable types.'),
+    # slurmstepd's memory enforcement (jobacct_gather, with JobAcctGatherParams=OverMemoryKill) and slurmd's.
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/jobacct_gather.c", 883,
+          'error("%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed",',
+          "slurmstepd: error: StepId=7518.0 exceeded memory limit (626359956 > 512000000), being killed", "host-oom",
+          fmt="%ps exceeded memory limit (%d > %d), being killed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/jobacct_gather.c", 290,
+          'notify_req.message     = "Exceeded job memory limit";',
+          "slurmstepd: error: Exceeded job memory limit", "host-oom"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/job_mem_limit.c", 276,
+          'info("Job %u exceeded memory limit "\n"(%"PRIu64">%"PRIu64"), cancelling it",',
+          "slurmd: Job 7518 exceeded memory limit (626359956>512000000), cancelling it", "host-oom",
+          fmt="Job %u exceeded memory limit (%d>%d), cancelling it"),
+    # slurmctld's reason for a batch job whose launch (or prolog) failed on its node, shown by squeue and
+    # scontrol show job; after MaxBatchRequeue such failures, the second.
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 18079,
+          'job_ptr->state_desc =\nxstrdup("launch failed requeued held");',
+          "   JobState=PENDING Reason=launch_failed_requeued_held Dependency=(null)    launch failed requeued held",
+          "slurm-task-launch-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 6075,
+          'job_ptr->state_desc =\nxstrdup("launch failure limit exceeded requeued held");',
+          "4512  acc  train  u1  PD  0:00  2 (launch failure limit exceeded requeued held)",
+          "slurm-task-launch-failed"),
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 635,
           'error("%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job '
           'being submitted against an MPI plugin which was not compiled into slurmd but was for job submission '
@@ -425,6 +544,12 @@ QUOTES = (
           'error("*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***",',
           "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
           "walltime"),
+    # --gpus, --gpus-per-node, --gpus-per-task and --tres-per-task requests are TRES: a GPU type or count the
+    # nodes do not have is refused in these words instead of the GRES ones.
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 636,
+          'ERRTAB_ENTRY(ESLURM_INVALID_TRES),\n"Invalid Trackable RESource (TRES) specification",',
+          "sbatch: error: Batch job submission failed: Invalid Trackable RESource (TRES) specification",
+          "slurm-gres"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 408,
           '"Requested time limit is invalid (missing or exceeds some limit)",',
           "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some "
@@ -535,13 +660,26 @@ QUOTES = (
     Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: ERROR in file ../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c at "
-          "line 168", "pmix-gds-mismatch"),
+          "line 168", "pmix-gds-mismatch", context=("*** An error occurred in MPI_Init",)),
     Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
           'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)), \\',
           "[gpu-a-017:02741] PMIX ERROR: UNREACHABLE in file ../../../../../src/mca/ptl/tcp/ptl_tcp.c at line 790",
           "pmix-gds-mismatch"),
 
     # --- Apptainer --------------------------------------------------------------------------------------------------
+    # The starter's user namespace (unprivileged installs): nserror() words EPERM and ENOSPC itself, strerror
+    # the rest (EACCES from Ubuntu's AppArmor restriction: "Permission denied").
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1442,
+          'fatalf("Failed to create user namespace: %s\\n", nserror(errno, CLONE_NEWUSER));',
+          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted"),
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 520,
+          'snprintf(msg, MSG_SIZE-1, "user namespace requires to set %s to 1", path);',
+          "FATAL:   Failed to create user namespace: user namespace requires to set "
+          "/proc/sys/kernel/unprivileged_userns_clone to 1", "userns-restricted"),
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 510,
+          'snprintf(msg, MSG_SIZE-1, "maximum number of %s namespaces exceeded, check %s", name, path);',
+          "FATAL:   Failed to create user namespace: maximum number of user namespaces exceeded, check "
+          "/proc/sys/user/max_user_namespaces", "userns-restricted"),
     Quote("Apptainer", "v1.4.5", "cmd/internal/cli/pull.go", 334,
           'sylog.Fatalf("While making image from oci registry: %v", err)',
           "FATAL:   While making image from oci registry: error fetching image to cache: while building SIF from "
@@ -597,12 +735,20 @@ QUOTES = (
     Quote("libnvidia-container", "commit 09df17a", "src/cli/configure.c", 0,
           'warnx("initialization error: %s", nvc_error(nvc));',
           "nvidia-container-cli: initialization error: nvml error: driver not loaded", "container-no-driver"),
+    # NVML's strings reach the log lower-cased: error_vset() (src/error.c) ends in `strlower(err->msg)`.
+    Quote("libnvidia-container", "commit 417f41c", "src/driver.c call_nvml() and src/error.c error_vset()", 0,
+          'error_set_nvml((ctx)->err, (ctx)->nvml_dl, r_, "nvml error");',
+          "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
+          "nvml-driver-mismatch", fmt="nvml error"),
 
     # --- enroot (pyxis imports images through it) --------------------------------------------------------------------
     Quote("enroot", "v4.1.2", "src/common.sh", 134,
           'common::err "URL ${@: -1} returned error code: ${code} ${status}"',
           "slurmstepd: error: pyxis:     [ERROR] URL https://nvcr.io/proxy_auth?scope=repository:nvidia/pytorch:pull "
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
+    Quote("enroot", "v4.1.2", "bin/enroot-nsenter.c", 167,
+          'err(EXIT_FAILURE, "failed to create user namespace");',
+          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted"),
     Quote("enroot", "v3.4.1", "src/runtime.sh", 395,
           'common::err "No such file or directory: ${image}"',
           "slurmstepd: error: pyxis:     [ERROR] No such file or directory: /home/u1/images/pytorch-25.01.sqsh",
@@ -618,6 +764,14 @@ QUOTES = (
           'common::err "Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container"',
           "[ERROR] Command not found: nvidia-container-cli, see https://github.com/NVIDIA/libnvidia-container",
           "enroot-no-gpu-hook"),
+    # A warning on its own (a job that needs no GPU runs on); a cause once the GPU hook has failed.
+    Quote("enroot", "v4.1.2", "conf/hooks/98-nvidia.sh", 77,
+          'common::log WARN "Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed '
+          'and loaded."',
+          "slurmstepd: error: pyxis:     [WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device "
+          "driver is installed and loaded.", "container-no-driver",
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return "
+                   "code 1",)),
     Quote("enroot", "v3.1.0", "src/common.sh", 216,
           '"${file}" || common::err "${file} exited with return code $?"',
           "[ERROR] /etc/enroot/hooks.d/99-mellanox.sh exited with return code 1", "enroot-hook-failed",
@@ -644,6 +798,17 @@ QUOTES = (
           'raise ValueError("Hostfile is empty or not formatted correctly, unable to proceed with launching.")',
           "ValueError: Hostfile is empty or not formatted correctly, unable to proceed with launching.",
           "deepspeed-hostfile-bad"),
+    # The same mismatch is only printed where DeepSpeed accepts it (minor versions it knows compatible,
+    # DS_SKIP_CUDA_CHECK=1, lines 119 and 125); raised, it ends in "unable to compile".
+    Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 130,
+          'raise CUDAMismatchException(\nf">- DeepSpeed Op Builder: Installed CUDA version {sys_cuda_version} does '
+          'not match the "\nf"version torch was compiled with {torch.version.cuda}, unable to compile "\n'
+          '"cuda/cpp extensions without a matching cuda version.")',
+          "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version "
+          "12.2 does not match the version torch was compiled with 12.4, unable to compile cuda/cpp extensions "
+          "without a matching cuda version.", "deepspeed-op-build",
+          fmt=">- DeepSpeed Op Builder: Installed CUDA version {} does not match the version torch was compiled with "
+              "{}, unable to compile cuda/cpp extensions without a matching cuda version."),
     Quote("DeepSpeed", "v0.19.5", "op_builder/builder.py", 51,
           'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
           "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "

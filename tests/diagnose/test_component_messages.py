@@ -20,7 +20,8 @@ from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
 
 #: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
-COMPONENTS = {"NCCL", "aws-ofi-nccl", "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
+COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
+              "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
@@ -40,7 +41,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
                 "slurm-workdir-missing", "mpirun-not-enough-slots",
-                "enroot-image-file-bad"}
+                "enroot-image-file-bad", "userns-restricted"}
 
 
 def message_format(row: Quote) -> str:
@@ -73,7 +74,8 @@ def test_the_line_is_what_the_quoted_statement_prints(row: Quote) -> None:
     fmt = message_format(row)
     if row.fmt:  # the format's words are the statement's
         for piece in _CONVERSION.split(row.fmt):
-            assert " ".join(piece.split()) in " ".join(row.source.replace('"\n"', "").split()), (piece, row.source)
+            joined = row.source.replace('"\n"', "").replace('"\nf"', "")  # adjacent literals, f-strings too
+            assert " ".join(piece.split()) in " ".join(joined.split()), (piece, row.source)
     assert printed_pattern(fmt).search(row.printed), (fmt, row.printed)
 
 
@@ -153,3 +155,78 @@ def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler:
     for pattern in patterns:
         pattern.search(line)
     assert time.perf_counter() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"
+
+
+def test_torch_warning_that_one_address_family_failed_is_no_cause() -> None:
+    """torch's socket.cpp (2.1 to 2.13) records "The client socket cannot be initialized to connect to {} {}." as a
+    warning (`[W socket.cpp]`) for each address it cannot use (IPv6 on a host without it, errno 97) and tries the
+    next; only when every address failed does it throw "has failed to connect to any network address of"."""
+    warned = ("[W1128 10:02:11.482 socket.cpp:767] [c10d] The client socket cannot be initialized to connect to "
+              "[gpu-a-017]:29500 (errno: 97 - Address family not supported by protocol).")
+    assert diagnose_lines([warned, warned, "step 10 loss 2.31"]) == []
+    # The same for an address of a family the host cannot use (recordError "The client socket has failed to connect
+    # to {} {}." with errno 99); an address that timed out (110) is a failure to reach the store.
+    refused = ("[W1128 10:02:11.482 socket.cpp:663] [c10d] The client socket has failed to connect to "
+               "[localhost]:29500 (errno: 99 - Cannot assign requested address).")
+    assert diagnose_lines([refused, "step 10 loss 2.31"]) == []
+    timed_out = refused.replace("[localhost]", "[gpu-a-017]").replace("99 - Cannot assign requested address",
+                                                                      "110 - Connection timed out")
+    assert [f.key for f in diagnose_lines([timed_out])] == ["rendezvous-connect"]
+    thrown = ("torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+              "(gpu-a-017, 29500). The client socket cannot be initialized to connect to gpu-a-017:29500 (errno: 1 - "
+              "Operation not permitted).")
+    assert [f.key for f in diagnose_lines([warned, thrown])][:1] == ["rendezvous-connect"]
+
+
+def test_a_cuda_mismatch_deepspeed_accepts_is_no_cause() -> None:
+    """DeepSpeed 0.19.5 op_builder/builder.py line 119 prints the mismatch it accepts (compatible minor versions)."""
+    accepted = ("Installed CUDA version 12.2 does not match the version torch was compiled with 12.4 but since the "
+                "APIs are compatible, accepting this combination")
+    assert diagnose_lines([accepted, "Traceback (most recent call last):", "ValueError: bad batch"]) == []
+
+
+def test_enroot_warning_that_nvidia_uvm_is_not_loaded_without_a_failed_hook_is_no_cause() -> None:
+    """enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns and goes on; only the hook's failure makes it the cause."""
+    warned = ("[WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and "
+              "loaded.")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+
+
+def test_torch_agent_store_bind_warnings_in_a_healthy_run_are_no_cause() -> None:
+    """torch 2.4 to 2.13 under torchrun's agent store: each worker tries the store's port, records "The server socket
+    has failed to bind to {} {}." as a warning (socket.cpp) and TCPStore.cpp says "TORCHELASTIC_USE_AGENT_STORE is
+    enabled so ignoring the error"; only the thrown "failed to listen on any local network address" is a cause."""
+    lines = ["[W1128 10:02:11.482 socket.cpp:464] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 "
+             "- Address already in use).",
+             "[W1128 10:02:11.482 socket.cpp:464] [c10d] The server socket has failed to bind to 0.0.0.0:29500 "
+             "(errno: 98 - Address already in use).",
+             "[E1128 10:02:11.482 TCPStore.cpp:277] [c10d] The server socket on 29500 has failed to bind. "
+             "TORCHELASTIC_USE_AGENT_STORE is enabled so ignoring the error.", "step 10 loss 2.31"]
+    assert diagnose_lines(lines) == []
+
+
+def test_pmix_lock_teardown_error_in_a_run_that_worked_is_no_cause() -> None:
+    """PMIx's ds12 lock component logs PMIX_ERROR_LOG when pthread_rwlock_destroy fails at finalize
+    (pmix_ds12_lock_finalize, src/mca/gds/ds12/gds_ds12_lock_pthread.c); programs print it after running fine
+    (open-mpi/ompi#7516, openpmix/openpmix#1716). The data store's own errors (gds_dstore.c) still name the cause."""
+    lock = ("[gpu-a-017:12345] PMIX ERROR: ERROR in file ../../../../../../src/mca/gds/ds12/gds_ds12_lock_pthread.c "
+            "at line 168")
+    assert diagnose_lines(["Hello world from rank 0", lock]) == []
+    store = "[gpu-a-017:12345] PMIX ERROR: OUT-OF-RESOURCE in file ../../src/mca/gds/ds12/gds_ds12_base.c at line 97"
+    assert [f.key for f in diagnose_lines([store])] == ["pmix-gds-mismatch"]
+
+
+def test_a_step_refused_because_the_job_was_already_ending_defers_to_why_it_ended() -> None:
+    """srun's "Unable to create step for job %u: %m" with ESLURM_ALREADY_DONE ("Job/step already completing or
+    completed", Slurm 25.11.7 src/common/slurm_errno.c) follows the job's end: the time limit says why."""
+    lines = ["slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-11-28T10:02:11 DUE TO TIME LIMIT ***",
+             "srun: error: Unable to create step for job 4512: Job/step already completing or completed"]
+    assert [f.key for f in diagnose_lines(lines)] == ["walltime"]
+
+
+def test_ucx_skipping_a_device_it_cannot_use_in_a_run_that_completed_is_no_cause() -> None:
+    """UCX logs a verbs device it cannot open (ENOMEM under a small memlock limit) and goes on with shared memory:
+    only a failed run makes its line the cause."""
+    probe = ("[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
+             "allocate memory")
+    assert diagnose_lines([probe, "# OSU MPI Broadcast Latency Test v5.8", "1                       0.23"]) == []

@@ -27,6 +27,25 @@ SYMPTOMS = [
      "layer-fabric-error", "NCCL src/init.cc ncclGetErrorString"),
     (["ncclUnhandledCudaError: Call to CUDA function failed."], "layer-gpu-error",
      "NCCL src/init.cc ncclGetErrorString"),
+    # NCCL to 2.20 (v2.18.5-1 src/init.cc): the error strings without "(run with NCCL_DEBUG=INFO for details)".
+    (["RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
+      "error, NCCL version 2.14.3"], "layer-gpu-error", "NCCL v2.14.3-1 src/init.cc line 1518"),
+    # NCCL's own CUDA checks (src/include/checks.h "Cuda failure '%s'", cudawrap.h "Cuda failure %d '%s'").
+    (["gpu-a-017:2741:2790 [0] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'"],
+     "layer-gpu-error", "NCCL v2.30.7-1 src/include/cudawrap.h line 37"),
+    (["gpu-a-017:2741:2741 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'"],
+     "layer-gpu-error", "NCCL v2.18.5-1 src/include/checks.h line 16"),
+    # NCCL's InfiniBand transport: a work completion in error fails the communicator (net_ib.cc, 2.18 to 2.30).
+    (["gpu-a-017:2741:2790 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+      "10.0.0.18<57888> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid fe80::1 remoteGids fe80::2"],
+     "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
+    (["gpu-a-017:2741:2790 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+      "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)"],
+     "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
+    # NCCL's internal checks (topology search, a GPU its version does not know): ncclInternalError.
+    (["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, "
+      "internal error, NCCL version 2.14.3", "ncclInternalError: Internal check failed."],
+     "layer-nccl-internal", "NCCL v2.14.3-1 src/init.cc line 1520"),
 ]
 
 
