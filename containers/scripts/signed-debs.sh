@@ -27,13 +27,13 @@ signed_debs::keep_lists() {
     local -a sums=()
     local deb list name prefix
     for deb in "$dest"/*.deb; do
-        [[ -e $deb ]] && sums+=("SHA256: $(sha256sum "$deb" | cut -d' ' -f1)")
+        [[ -e $deb ]] && sums+=(-e "SHA256: $(sha256sum "$deb" | cut -d' ' -f1)")
     done
     mkdir -p "$dest/lists"
     ((${#sums[@]})) || return 0
     for list in "$lists"/*_Packages; do
         [[ -e $list ]] || continue
-        grep -qxF -f <(printf '%s\n' "${sums[@]}") "$list" || continue
+        grep -qxF "${sums[@]}" "$list" || continue
         name=${list##*/}
         prefix=$(signed_debs::archive_of "$lists" "$name") ||
             die "apt's index $name has no Release file beside it in $lists; the base's apt source is not signed"
@@ -85,7 +85,7 @@ signed_debs::keyrings() {
             esac
         fi
         echo "$out/$n.gpg"
-    done < <(signed_debs::keyring_files "$root")
+    done <<<"$(signed_debs::keyring_files "$root")"
 }
 
 # signed_debs::keyring_files ROOT: the keyring files apt at ROOT is told to trust, one a line (any may be missing).
@@ -162,7 +162,7 @@ signed_debs::release_fresh() {
 # one line. WORK: a private directory (the verified copies of the indexes go there).
 signed_debs::verify() {
     local -r mirror=$1 debs=$2 root=$3 work=$4
-    local release prefix why packages name entry found deb package version arch sum size listed signed n=0
+    local release prefix why packages name entry found deb fields package version arch sum size listed signed n=0
     local -A verified=()
     compgen -G "$debs/*.deb" >/dev/null || return 0 # nothing to install, nothing to trust
     mkdir -p "$work/indexes"
@@ -214,22 +214,26 @@ signed_debs::verify() {
         [[ -n ${verified[${name%.gz}]:-} ]] ||
             die "the package mirror's $packages has no signed Release beside it; $signed_debs_regather"
     done
+    # each .deb's own fields, then its entry among the signed ones (one pass over the indexes, not one per .deb)
+    : >"$work/debs"
     for deb in "$debs"/*.deb; do
-        [[ -e $deb ]] || continue
         name=${deb##*/}
         # shellcheck disable=SC2016 # dpkg-deb's own ${Field} format, not the shell's
-        read -r package version arch < <(dpkg-deb --show --showformat '${Package} ${Version} ${Architecture}\n' \
-            "$deb" 2>/dev/null) || die "the package mirror's $name is not a .deb; $signed_debs_regather"
-        sum=$(sha256sum "$deb" | cut -d' ' -f1)
-        size=$(stat -c %s "$deb")
+        fields=$(dpkg-deb --show --showformat '${Package} ${Version} ${Architecture}' "$deb" 2>/dev/null) ||
+            die "the package mirror's $name is not a .deb; $signed_debs_regather"
+        echo "$name $fields $(stat -c %s "$deb") $(sha256sum "$deb" | cut -d' ' -f1)" >>"$work/debs"
+    done
+    awk 'NR == FNR { want[$2 " " $3 " " $4] = 1; next } ($1 " " $2 " " $3) in want' "$work/debs" "$work/signed" \
+        >"$work/signed-debs"
+    while read -r name package version arch size sum; do
         listed=$(awk -v p="$package" -v v="$version" -v a="$arch" '$1 == p && $2 == v && $3 == a { print $4, $5; exit }' \
-            "$work/signed")
+            "$work/signed-debs")
         [[ -n $listed ]] ||
             die "the package mirror's $name ($package $version $arch) is in no Packages index the distribution" \
                 "signed; $signed_debs_regather"
         [[ $listed == "$size $sum" ]] ||
             die "the package mirror's $name is not the $package $version $arch the distribution signed:" \
                 "size and SHA256 expected $listed, found $size $sum; $signed_debs_regather"
-    done
+    done <"$work/debs"
     return 0
 }
