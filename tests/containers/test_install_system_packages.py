@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.apptainer import missing_tool
+from tests.fixtures.missing import missing_tool
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "containers" / "scripts" / "install-system-packages.sh"
@@ -232,7 +232,7 @@ class SigningKey:
 def keys(tmp_path_factory: pytest.TempPathFactory):
     """The distribution's key and an attacker's (gpg makes them in about a second each)."""
     if not shutil.which("gpg"):
-        missing_tool("gpg (package gnupg) signs the stand-in archive's Release")
+        missing_tool("gpg (package gnupg) signs the stand-in archive's Release", "system.sh")
     home = tmp_path_factory.mktemp("gpg")
     made = {"archive": SigningKey(home / "archive", "Example Archive Automatic Signing Key"),
             "attacker": SigningKey(home / "attacker", "Example Archive Automatic Signing Key")}
