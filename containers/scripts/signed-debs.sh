@@ -165,6 +165,11 @@ signed_debs::verify() {
     local release prefix why packages name entry found deb fields package version arch sum size listed signed n=0
     local -A verified=()
     compgen -G "$debs/*.deb" >/dev/null || return 0 # nothing to install, nothing to trust
+    # apt's verifier on the bases in use (Ubuntu 24.04's and Debian 12's apt depend on gpgv); Debian 13's apt can
+    # verify with sqv instead, without gpgv installed
+    command -v gpgv >/dev/null ||
+        die "the base has no gpgv to verify the package mirror $mirror against its apt keys; a base whose apt" \
+            "verifies with sqv (Debian 13) is not supported offline yet: build online, or on a base with gpgv"
     mkdir -p "$work/indexes"
     signed_debs::keyrings "$root" "$work/keys" >"$work/keyrings"
     [[ -s $work/keyrings ]] ||

@@ -536,3 +536,10 @@ def test_offline_a_deb_no_signed_index_lists_is_refused(base, gathered, tmp_path
     line = one_error(base.run(DEB_MIRROR=str(gathered)))
     assert "libnuma1_1.0_amd64.deb" in line and "no Packages index the distribution signed" in line, line
     assert not installed(base)
+
+
+def test_offline_a_base_without_gpgv_stops_in_one_line_instead_of_trusting_the_mirror(base, gathered):
+    (base.bin / "gpgv").unlink()
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert "no gpgv" in line, line
+    assert not installed(base)
