@@ -36,7 +36,8 @@ signed_debs::keep_lists() {
         grep -qxF "${sums[@]}" "$list" || continue
         name=${list##*/}
         prefix=$(signed_debs::archive_of "$lists" "$name") ||
-            die "apt's index $name has no Release file beside it in $lists; the base's apt source is not signed"
+            die "apt's index $name has no Release file beside it in $lists: the base's apt takes it from an unsigned" \
+                "source ([trusted=yes]); gather from a base whose apt sources are all signed"
         gzip -9n <"$list" >"$dest/lists/$name.gz"
         for name in InRelease Release Release.gpg; do
             [[ -e $lists/$prefix$name ]] && cp "$lists/$prefix$name" "$dest/lists/"
