@@ -150,6 +150,15 @@ def test_a_file_another_user_owns_in_the_mirror_is_refused(tmp_path):
         check_mirror_owners(mirror)
 
 
+@pytest.mark.root
+def test_a_mirror_in_a_directory_another_user_owns_is_refused(tmp_path):
+    (tmp_path / "theirs").mkdir()
+    mirror = a_mirror(tmp_path / "theirs")
+    os.chown(tmp_path / "theirs", 65534, 65534)  # nobody's: it can rename mirror/ and put its own there
+    with pytest.raises(UsageError, match=r"lies in .*theirs, which belongs to another user \(uid 65534\)"):
+        check_mirror_owners(mirror)
+
+
 def test_the_check_before_an_offline_build_refuses_a_mirror_others_can_write_in_one_line(tmp_path):
     mirror = a_mirror(tmp_path)
     mirror.chmod(0o777)
