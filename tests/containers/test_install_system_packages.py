@@ -261,9 +261,9 @@ def release(packages: str, valid_until: str = "") -> str:
     """The archive's Release: the SHA256 and size of its Packages index (compressed names too, as Debian's)."""
     body = packages.encode()
     digest = hashlib.sha256(body).hexdigest()
-    return (f"Origin: Example\nSuite: stable\nCodename: stable\nDate: Sat, 28 Nov 2026 12:00:00 UTC\n"
-            f"{f'Valid-Until: {valid_until}{chr(10)}' if valid_until else ''}Architectures: amd64\n"
-            f"Components: main\nSHA256:\n {'0' * 64} 123 main/binary-amd64/Packages.xz\n"
+    until = f"Valid-Until: {valid_until}\n" if valid_until else ""
+    return (f"Origin: Example\nSuite: stable\nCodename: stable\nDate: Sat, 28 Nov 2026 12:00:00 UTC\n{until}"
+            f"Architectures: amd64\nComponents: main\nSHA256:\n {'0' * 64} 123 main/binary-amd64/Packages.xz\n"
             f" {digest} {len(body)} main/binary-amd64/Packages\n")
 
 
