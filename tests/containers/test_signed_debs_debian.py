@@ -7,7 +7,7 @@ step runs in a copy of that rootfs, as root in a chroot inside a network namespa
 the same name and version, with SHA256SUMS and the mirror's own Packages rewritten, is refused (the code before
 the chain of trust installed it). The stand-in
 archive of tests/containers/test_install_system_packages.py proves each refusal in `make test`; this proves the
-rules hold for what Debian really signs (clearsigned InRelease with two signatures, .asc keyrings in
+rules hold for what Debian really signs (a clearsigned InRelease with three signatures, .asc keyrings in
 trusted.gpg.d). About 2.5 minutes on a loaded 2-core machine (the download, two copies of the rootfs, apt
 installing 85 packages): `nox -s debian_mirror` (DDP_TEST_DEBIAN_MIRROR=1), not `make test`.
 """
