@@ -103,6 +103,14 @@ def build_job(session: nox.Session) -> None:
 
 
 @nox.session(default=False, venv_backend="none")
+def debian_mirror(session: nox.Session) -> None:
+    """Gather the smoke flavour's packages from Debian's real archive and install them offline, verified against
+    the rootfs's own keys, and refuse a rebuilt one (root and the network; about 2.5 minutes on 2 cores)."""
+    session.run(sys.executable, "-m", "pytest", "-q", "tests/containers/test_signed_debs_debian.py", *session.posargs,
+                env={"DDP_TEST_DEBIAN_MIRROR": "1"}, external=True)
+
+
+@nox.session(default=False, venv_backend="none")
 def image_twin(session: nox.Session) -> None:
     """Build the CUDA flavour on the x86_64 NGC twin, offline from `make sources`' mirror, and run the tests of
     that image: its parts, the Slingshot plugin against a Cray libfabric, forward compatibility, nccl-tests across

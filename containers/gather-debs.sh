@@ -3,8 +3,10 @@
 #   containers/gather-debs.sh FLAVOUR BASE DEST [PYTHON]       (`make sources` runs it; needs Apptainer)
 # The base itself is asked: the build's own probe (scripts/install-system-packages.sh) runs in it with
 # `apptainer exec`, resolves with the base's apt sources for the base's distribution and architecture, and
-# downloads what is missing with every dependency the base lacks (DEB_DOWNLOAD). DEST gets the .debs, an
-# index (Packages) and SHA256SUMS; `make image SOURCES=DIR` installs from there alone.
+# downloads what is missing with every dependency the base lacks (DEB_DOWNLOAD). DEST gets the .debs, the
+# mirror's own index (Packages) and SHA256SUMS, and in lists/ what the distribution signed for them (each
+# archive's InRelease and Packages, which the offline build verifies every .deb against with the base's keys);
+# `make image SOURCES=DIR` installs from there alone.
 set -euo pipefail
 usage="usage: gather-debs.sh FLAVOUR BASE DEST [PYTHON]     (BASE: a .sif or a root file system directory)"
 flavour=${1:?$usage}
@@ -20,6 +22,8 @@ arg() { sed -n "s/^$1=//p" <<<"$args"; }
     "(make base ARCH=$(arg ARCH), or name it: BASE=FILE)"
 
 # Written beside DEST and renamed when complete: an interrupted run never leaves a mirror that looks whole.
+# umask 022: `make image` refuses a mirror that others can write.
+umask 022
 work="$dest.partial"
 rm -rf "$work"
 mkdir -p "$work"

@@ -9,7 +9,8 @@ and is not part of the runtime `app` package.
   summary  lint, then print the base, every pinned version and the build command
   sources  --mirror DIR: download every pinned source archive DIR lacks and check its sha256
            (`make sources`); with --check, only check that DIR holds them all and the flavour's
-           distribution packages (debs-FLAVOUR/SHA256SUMS), before an offline build
+           distribution packages (debs-FLAVOUR/SHA256SUMS, lists/), and that no other user can write DIR,
+           before an offline build
   check-host  can this host build the flavour (--build-arch, --apptainer, --extra as for build), and is a local
            base (BOOTSTRAP=localimage) for the flavour's ARCH? Stops in one line with the fix; warns where
            the build works a weaker way; says the disk space it needs and where
@@ -35,7 +36,7 @@ from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, par
 from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
 from imagetool.definition import placeholders
 from imagetool.lint import lint_definition
-from imagetool.sources import check_debs, check_mirror, fill_mirror, pinned_sources
+from imagetool.sources import check_debs, check_mirror, check_mirror_owners, fill_mirror, pinned_sources
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,6 +87,7 @@ def _sources(args: Dict[str, str], flavour: str, mirror: Optional[Path], *, chec
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
     if check_only:
+        check_mirror_owners(mirror)
         check_mirror(sources, mirror)
         check_debs(mirror, flavour)
     else:  # checks each file it keeps or fetches

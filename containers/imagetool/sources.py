@@ -2,18 +2,20 @@
 a file in one directory, for builds on machines that cannot reach GitHub (`make sources`, then
 `make image SOURCES=DIR`). Files are named as `archive_name` says, the names shared/sources uses.
 Beside them, `make sources` writes wheelhouse-FLAVOUR/ (the locked wheels) and debs-FLAVOUR/ (the distribution
-packages FLAVOUR's base lacks, with SHA256SUMS: containers/gather-debs.sh).
+packages FLAVOUR's base lacks, with SHA256SUMS and lists/, what the distribution signed for them:
+containers/gather-debs.sh).
 """
 
 import hashlib
 import os
+import stat
 import tempfile
 import urllib.request
 from pathlib import Path
-from typing import BinaryIO, Dict, List, NamedTuple
+from typing import BinaryIO, Dict, List, NamedTuple, Optional, Set
 
 from app.common.errors import UsageError
-from imagetool.buildargs import render_build_args
+from imagetool.buildargs import CONTAINERS_DIR, render_build_args
 
 
 class Source(NamedTuple):
@@ -47,12 +49,62 @@ def check_mirror(sources: List[Source], mirror: Path) -> None:
 
 def check_debs(mirror: Path, flavour: str) -> None:
     """The mirror holds the distribution packages gathered from `flavour`'s base (debs-FLAVOUR/SHA256SUMS, empty
-    where the base lacks nothing), or a UsageError: the build would otherwise need the distribution's archive."""
-    if not (mirror / f"debs-{flavour}" / "SHA256SUMS").is_file():
-        arch = render_build_args(flavour)["ARCH"]
+    where the base lacks nothing) with what the distribution signed for them (lists/), or a UsageError: the build
+    would otherwise need the distribution's archive, or stop at its first .deb (the build verifies each one)."""
+    debs = mirror / f"debs-{flavour}"
+    arch = render_build_args(flavour)["ARCH"]
+    regather = (f"on a machine with a network, with the base at hand (make base ARCH={arch}, or BASE=FILE): make "
+                f"sources SOURCES={mirror} ARCH={arch}")
+    if not (debs / "SHA256SUMS").is_file():
         raise UsageError(f"the source mirror {mirror} has no debs-{flavour}/SHA256SUMS (the distribution packages "
-                         f"the base lacks); on a machine with a network, with the base at hand (make base "
-                         f"ARCH={arch}, or BASE=FILE): make sources SOURCES={mirror} ARCH={arch}")
+                         f"the base lacks); {regather}")
+    if any(debs.glob("*.deb")) and not any((debs / "lists").glob("*Release")):
+        raise UsageError(f"the source mirror {mirror} has .debs in debs-{flavour}/ but no lists/ (the Release and "
+                         f"Packages the distribution signed, which the build verifies them against; an older make "
+                         f"sources kept none); {regather}")
+
+
+def check_mirror_owners(mirror: Path) -> None:
+    """Nothing in `mirror` or above it can another user change: each file and directory in it belongs to a trusted
+    user and only its owner can write it, and no directory above lets another user swap it (as
+    app.common.private_dir has it for RUN_DIR), or a UsageError naming the first that fails. Trusted: this user,
+    root, and the owner of this checkout's containers/ (who writes the build's own scripts, so trusting them adds
+    no one: CI checkouts belong to a runner user while root builds). The build verifies what it can (pinned
+    sha256s, signed Releases); this keeps another user from making it act at all."""
+    trusted = {os.geteuid(), 0, os.stat(str(CONTAINERS_DIR)).st_uid}
+    why = _why_others_can_swap(mirror, trusted)
+    if why is not None:
+        raise UsageError(f"the source mirror {mirror} {why}; gather one where only you can write: make sources "
+                         f"SOURCES=$HOME/mirror")
+    for directory, names, files in os.walk(str(mirror)):
+        for path in [directory] + [os.path.join(directory, name) for name in names + files]:
+            info = os.lstat(path)
+            if info.st_uid not in trusted:
+                raise UsageError(f"{path} in the source mirror belongs to another user (uid {info.st_uid}), who can "
+                                 f"change what the build installs; gather your own: make sources SOURCES=DIR")
+            if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(info.st_mode):
+                raise UsageError(f"{path} in the source mirror is writable by other users (mode "
+                                 f"{stat.S_IMODE(info.st_mode):04o}), who can change what the build installs; "
+                                 f"chmod -R go-w {mirror}")
+
+
+def _why_others_can_swap(directory: Path, trusted: Set[int]) -> Optional[str]:
+    """app.common.private_dir.why_parents_unsafe with the build's `trusted` owners: None when no other user can
+    rename `directory` or a directory above it (as given, and where its links lead), else which parent and why."""
+    for path in (Path(os.path.abspath(str(directory))), Path(os.path.realpath(str(directory)))):
+        for parent, child in zip(path.parents, [path, *path.parents]):
+            info = os.stat(str(parent))
+            if info.st_uid not in trusted:
+                return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what is "
+                        "in it")
+            if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                continue
+            mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
+            if not info.st_mode & stat.S_ISVTX:
+                return f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/"
+            if os.lstat(str(child)).st_uid not in trusted:
+                return f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename it"
+    return None
 
 
 def fill_mirror(sources: List[Source], mirror: Path) -> List[str]:

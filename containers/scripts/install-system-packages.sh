@@ -13,13 +13,18 @@
 # Where the packages come from:
 #   neither variable set  the base's own apt sources (a build with a network)
 #   DEB_DOWNLOAD=DIR      `make sources` runs this script in the base itself (apptainer exec): the same probe,
-#                         then apt-get --download-only into DIR (every dependency the base lacks too), with an
-#                         index (Packages) and SHA256SUMS; nothing is installed
-#   DEB_MIRROR=DIR        an offline build: only DIR, as a local file repository, each .deb checked against
-#                         SHA256SUMS first; a missing file or package stops the build in one line
+#                         then apt-get --download-only into DIR (every dependency the base lacks too), with
+#                         what the distribution signed for them (lists/: each archive's InRelease and Packages),
+#                         the mirror's own index (Packages) and SHA256SUMS; nothing is installed
+#   DEB_MIRROR=DIR        an offline build: only DIR's .debs, each verified back to the distribution's keys in
+#                         the base (signed-debs.sh), installed from a private copy; SHA256SUMS is a quick check
+#                         that names a missing file; anything missing, altered or unsigned stops the build in
+#                         one line
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source=containers/scripts/signed-debs.sh
+source "$(dirname "$0")/signed-debs.sh"
 need WITH_CUDA FLAVOUR
 
 root=${PROBE_ROOT:-}
@@ -123,8 +128,8 @@ index_debs() {
     mv "$dir/SHA256SUMS.tmp" "$dir/SHA256SUMS"
 }
 
-# check_debs DIR: every file SHA256SUMS lists is there with its sha256 (apt checks them against the index too,
-# but the index is the mirror's own: this names the file in one line).
+# check_debs DIR: every file SHA256SUMS lists is there with its sha256: a quick check that names a missing file
+# in one line. Not the trust anchor (whoever can swap a .deb can rewrite SHA256SUMS): signed_debs::verify is.
 check_debs() {
     local -r dir=$1
     local sum name
@@ -151,14 +156,21 @@ if [[ -n ${DEB_DOWNLOAD:-}${DEB_MIRROR:-} ]]; then
     state=$(mktemp -d)
     mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts"
     # Debug::NoLocking: the base's dpkg lock is read-only under `apptainer exec`; Sandbox::User=root: the
-    # fakeroot namespace maps no _apt user to drop to.
+    # fakeroot namespace maps no _apt user to drop to; GzipIndexes=false: the lists stay as the signed Release
+    # hashes them, uncompressed (Docker-made bases set it true), for signed_debs::keep_lists.
     apt_options=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Debug::NoLocking=1
-        -o APT::Sandbox::User=root)
+        -o APT::Sandbox::User=root -o Acquire::GzipIndexes=false)
 fi
 if [[ -n ${DEB_MIRROR:-} ]]; then
     check_debs "$DEB_MIRROR"
-    # [trusted=yes]: the mirror has no signed Release file; each .deb was checked against SHA256SUMS above.
-    echo "deb [trusted=yes] file:$DEB_MIRROR ./" >"$state/mirror.list"
+    # The .debs are copied into a private directory first and verified there, so what apt installs is what was
+    # verified. [trusted=yes] for that copy only: its index is written from .debs whose SHA256 a Packages file
+    # lists that the distribution's signed Release covers (signed_debs::verify).
+    mkdir -p "$state/repo"
+    for deb in "$DEB_MIRROR"/*.deb; do [[ -e $deb ]] && cp "$deb" "$state/repo/"; done
+    signed_debs::verify "$DEB_MIRROR" "$state/repo" "$root" "$state/verify"
+    index_debs "$state/repo"
+    echo "deb [trusted=yes] file:$state/repo ./" >"$state/mirror.list"
     apt_options+=(-o "Dir::Etc::SourceList=$state/mirror.list" -o "Dir::Etc::SourceParts=$state/parts")
     where="the package mirror $DEB_MIRROR"
 else
@@ -186,7 +198,12 @@ if [[ -n ${DEB_DOWNLOAD:-} ]]; then
     log "downloading into $DEB_DOWNLOAD: ${install[*]} and what they need that the base lacks"
     apt-get install -y -qq --download-only --no-install-recommends "${apt_options[@]}" \
         -o "Dir::Cache::archives=$DEB_DOWNLOAD" "${install[@]}" >/dev/null
-    rm -rf "$state" "$DEB_DOWNLOAD/partial" "$DEB_DOWNLOAD/lock"
+    rm -rf "$DEB_DOWNLOAD/partial" "$DEB_DOWNLOAD/lock"
+    signed_debs::keep_lists "$state/lists" "$DEB_DOWNLOAD"
+    # What the offline build will check, checked now against the same base's keys: a mirror make sources
+    # wrote is one that installs.
+    signed_debs::verify "$DEB_DOWNLOAD" "$DEB_DOWNLOAD" "$root" "$state/verify"
+    rm -rf "$state"
     index_debs "$DEB_DOWNLOAD"
     exit 0
 fi

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from imagetool.buildargs import archive_name, render_build_args
-from imagetool.sources import Source, check_debs, check_mirror, fill_mirror, pinned_sources
+from imagetool.sources import Source, check_debs, check_mirror, check_mirror_owners, fill_mirror, pinned_sources
 
 from app.common.errors import UsageError
 
@@ -97,3 +98,72 @@ def test_make_sources_asks_each_flavours_base_for_its_distribution_packages(make
     assert result.returncode == 0, result.stderr
     found = re.findall(r"containers/gather-debs\.sh (\S+) (\S+) (\S+)", result.stdout)
     assert found == [(flavour, base, f"/mirror/debs-{flavour}") for flavour, base in gathered]
+
+
+def test_debs_gathered_without_what_the_distribution_signed_are_refused_before_the_build(tmp_path):
+    debs = tmp_path / "debs-x86_64"
+    debs.mkdir()
+    (debs / "numactl_2.0.16-1_amd64.deb").write_bytes(b"a .deb")
+    (debs / "SHA256SUMS").write_text("")
+    with pytest.raises(UsageError, match=r"no lists/ .*signed.*make sources SOURCES="):
+        check_debs(tmp_path, "x86_64")
+    (debs / "lists").mkdir()
+    (debs / "lists" / "deb.debian.org_debian_dists_bookworm_InRelease").write_text("signed")
+    check_debs(tmp_path, "x86_64")
+
+
+def a_mirror(tmp_path: Path) -> Path:
+    mirror = tmp_path / "mirror"
+    (mirror / "debs-x86_64" / "lists").mkdir(parents=True)
+    (mirror / "debs-x86_64" / "numactl_2.0.16-1_amd64.deb").write_bytes(b"a .deb")
+    for path in (mirror, mirror / "debs-x86_64", mirror / "debs-x86_64" / "lists"):
+        path.chmod(0o755)
+    return mirror
+
+
+@pytest.mark.parametrize(("writable", "mode"), [("", 0o777), ("debs-x86_64", 0o775),
+                                                 ("debs-x86_64/numactl_2.0.16-1_amd64.deb", 0o666)])
+def test_a_mirror_other_users_can_write_is_refused(tmp_path, writable, mode):
+    mirror = a_mirror(tmp_path)
+    check_mirror_owners(mirror)
+    (mirror / writable).chmod(mode)
+    with pytest.raises(UsageError, match=rf"{re.escape(str(mirror / writable).rstrip('/'))} .*writable by other "
+                                         rf"users \(mode {mode:04o}\).*chmod -R go-w"):
+        check_mirror_owners(mirror)
+
+
+def test_a_mirror_in_a_directory_other_users_can_write_is_refused(tmp_path):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o777)  # not sticky: anyone can rename mirror/ and put theirs in its place
+    mirror = a_mirror(tmp_path / "shared")
+    with pytest.raises(UsageError, match=r"lies in .*shared, which other users can write.*make sources SOURCES="):
+        check_mirror_owners(mirror)
+
+
+@pytest.mark.root
+def test_a_file_another_user_owns_in_the_mirror_is_refused(tmp_path):
+    mirror = a_mirror(tmp_path)
+    deb = mirror / "debs-x86_64" / "numactl_2.0.16-1_amd64.deb"
+    os.chown(deb, 65534, 65534)  # nobody's: it can rewrite the file whatever its mode
+    with pytest.raises(UsageError, match=r"numactl_2\.0\.16-1_amd64\.deb in the source mirror belongs to another "
+                                         r"user \(uid 65534\)"):
+        check_mirror_owners(mirror)
+
+
+@pytest.mark.root
+def test_a_mirror_in_a_directory_another_user_owns_is_refused(tmp_path):
+    (tmp_path / "theirs").mkdir()
+    mirror = a_mirror(tmp_path / "theirs")
+    os.chown(tmp_path / "theirs", 65534, 65534)  # nobody's: it can rename mirror/ and put its own there
+    with pytest.raises(UsageError, match=r"lies in .*theirs, which belongs to another user \(uid 65534\)"):
+        check_mirror_owners(mirror)
+
+
+def test_the_check_before_an_offline_build_refuses_a_mirror_others_can_write_in_one_line(tmp_path):
+    mirror = a_mirror(tmp_path)
+    mirror.chmod(0o777)
+    result = subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
+                             "--mirror", str(mirror)], cwd=REPO, capture_output=True, text=True, timeout=60,
+                            env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "writable by other users (mode 0777)" in result.stderr, result.stderr

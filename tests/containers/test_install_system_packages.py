@@ -10,12 +10,16 @@ rdma-core (versions such as 2404mlnx51-1.2404066, ai-dynamo/nixl#889).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.fixtures.missing import missing_tool
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "containers" / "scripts" / "install-system-packages.sh"
@@ -31,7 +35,7 @@ NGC_COMMANDS = ["ibv_devinfo", "numactl", "gcc", "g++", "make", "autoconf", "aut
 DOCA_VERSION = "2404mlnx51-1.2404066"
 #: Basic tools the script may call; everything else it finds (or not) in the stand-in base
 HOST_TOOLS = ["bash", "dirname", "dpkg-query", "grep", "uname", "sed", "sha256sum", "cut", "cat", "mktemp", "mkdir",
-              "dpkg-deb", "tar", "stat", "mv"]
+              "dpkg-deb", "tar", "stat", "mv", "cp", "gzip", "awk", "base64", "od", "head", "tr", "date", "gpgv"]
 
 
 class Base:
@@ -196,17 +200,111 @@ def _deb(directory: Path, package: str, body: str = "") -> Path:
     return deb
 
 
+class SigningKey:
+    """An archive's signing key, as a distribution's (gpg in a private home): what it signs, the base trusts
+    only where its apt would (trusted.gpg.d, or a Signed-By its sources name)."""
+
+    def __init__(self, home: Path, name: str) -> None:
+        self.home = home
+        home.mkdir(mode=0o700)
+        self._gpg("--passphrase", "", "--quick-gen-key", f"{name} <archive@example.org>", "ed25519", "sign", "never")
+
+    def _gpg(self, *args: str, stdin: str = "") -> str:
+        return subprocess.run(["gpg", "--batch", "--quiet", "--homedir", str(self.home), *args], input=stdin,
+                              capture_output=True, text=True, check=True, timeout=60).stdout
+
+    def clearsign(self, text: str) -> str:
+        return self._gpg("--clearsign", "--digest-algo", "SHA256", stdin=text)
+
+    def detach_sign(self, text: str) -> str:
+        return self._gpg("--armor", "--detach-sign", "--digest-algo", "SHA256", stdin=text)
+
+    def public(self, armor: bool) -> bytes:
+        armored = ["--armor"] if armor else []
+        return subprocess.run(["gpg", "--batch", "--homedir", str(self.home), "--export", *armored],
+                              capture_output=True, check=True, timeout=60).stdout
+
+    def close(self) -> None:
+        subprocess.run(["gpgconf", "--homedir", str(self.home), "--kill", "gpg-agent"], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory):
+    """The distribution's key and an attacker's (gpg makes them in about a second each)."""
+    if not shutil.which("gpg"):
+        missing_tool("gpg (package gnupg) signs the stand-in archive's Release", "system.sh")
+    home = tmp_path_factory.mktemp("gpg")
+    made = {"archive": SigningKey(home / "archive", "Example Archive Automatic Signing Key"),
+            "attacker": SigningKey(home / "attacker", "Example Archive Automatic Signing Key")}
+    yield made
+    for key in made.values():
+        key.close()
+
+
+#: apt's list names for the stand-in archive (URI_dists_SUITE_...), as `apt-get update` writes them
+LIST = "deb.example.org_debian_dists_stable_"
+PACKAGES = f"{LIST}main_binary-amd64_Packages"
+
+
+def packages_index(debs: list[Path]) -> str:
+    """The archive's Packages index of `debs`: each control file with Filename, Size and SHA256 (as dak writes)."""
+    stanzas = []
+    for deb in debs:
+        control = subprocess.run(["dpkg-deb", "--field", str(deb)], capture_output=True, text=True,
+                                 check=True).stdout
+        stanzas.append(f"{control}Filename: pool/main/{deb.name}\nSize: {deb.stat().st_size}\n"
+                       f"SHA256: {hashlib.sha256(deb.read_bytes()).hexdigest()}\n")
+    return "\n".join(stanzas)
+
+
+def release(packages: str, valid_until: str = "") -> str:
+    """The archive's Release: the SHA256 and size of its Packages index (compressed names too, as Debian's)."""
+    body = packages.encode()
+    digest = hashlib.sha256(body).hexdigest()
+    until = f"Valid-Until: {valid_until}\n" if valid_until else ""
+    return (f"Origin: Example\nSuite: stable\nCodename: stable\nDate: Sat, 28 Nov 2026 12:00:00 UTC\n{until}"
+            f"Architectures: amd64\nComponents: main\nSHA256:\n {'0' * 64} 123 main/binary-amd64/Packages.xz\n"
+            f" {digest} {len(body)} main/binary-amd64/Packages\n")
+
+
+def signed_lists(directory: Path, key: SigningKey, debs: list[Path], valid_until: str = "") -> None:
+    """What `apt-get update` leaves in its lists directory for an archive that holds `debs`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    packages = packages_index(debs)
+    (directory / PACKAGES).write_text(packages)
+    (directory / f"{LIST}InRelease").write_text(key.clearsign(release(packages, valid_until)))
+
+
+def trust(base: Base, key: SigningKey, *, where: str = "etc/apt/trusted.gpg.d/example-archive.asc") -> None:
+    """Put the archive's public key where the stand-in base keeps it (.asc: armored, as Debian's trusted.gpg.d)."""
+    path = base.root / "sysroot" / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(key.public(armor=where.endswith(".asc")))
+
+
+def downloading_apt(base: Base, tmp_path: Path) -> None:
+    """apt-get as `make sources` meets it in the base: `update` fills its lists directory with the archive's
+    (tmp_path/archive-lists), `install --download-only` its archives directory with the .debs (tmp_path/made)."""
+    base._tool("apt-get", f"""echo "$*" >>{tmp_path}/apt.log
+for arg; do case $arg in
+    Dir::Cache::archives=*) /bin/cp {tmp_path}/made/*.deb "${{arg#*=}}/" ;;
+    Dir::State::Lists=*) [ "$1" != update ] || /bin/cp {tmp_path}/archive-lists/* "${{arg#*=}}/" ;;
+esac; done""")
+
+
 @pytest.fixture
-def gathered(base: Base, tmp_path: Path) -> Path:
-    """A package mirror as `make sources` writes it (the script in download mode, in the base): apt-get
-    --download-only is stood in for by one real .deb of what it was asked for."""
+def gathered(base: Base, tmp_path: Path, keys) -> Path:
+    """A package mirror as `make sources` writes it (the script in download mode, in the base): `apt-get update`
+    is stood in for by the signed lists of an archive that holds one real .deb, apt-get --download-only by that
+    .deb; the base trusts the archive's key, as Debian's trusts debian-archive-keyring's."""
     mirror = tmp_path / "debs"
     mirror.mkdir()
     made = tmp_path / "made"
     made.mkdir()
-    _deb(made, "libcurl4t64")
-    base._tool("apt-get", f"""echo "$*" >>{tmp_path}/apt.log
-for arg; do case $arg in Dir::Cache::archives=*) /bin/cp {made}/*.deb "${{arg#*=}}/" ;; esac; done""")
+    deb = _deb(made, "libcurl4t64")
+    signed_lists(tmp_path / "archive-lists", keys["archive"], [deb])
+    trust(base, keys["archive"])
+    downloading_apt(base, tmp_path)
     base.ngc().remove(soname="libcurl.so.4")
     result = base.run(DEB_DOWNLOAD=str(mirror))
     assert result.returncode == 0, result.stderr
@@ -277,4 +375,171 @@ def test_offline_a_package_the_mirror_was_not_gathered_for_is_named_in_one_line(
     base.remove(soname="libnuma.so.1")
     line = one_error(base.run(DEB_MIRROR=str(gathered)))
     assert "libnuma1" in line and "libnuma.so.1" in line and "make sources" in line
+    assert not installed(base)
+
+
+DEB = "libcurl4t64_1.0_amd64.deb"
+
+
+def rewrite_mirror_index(mirror: Path) -> None:
+    """What anyone who can write the mirror can do besides swapping a .deb: make its SHA256SUMS and its own
+    Packages index match whatever .debs lie there now."""
+    debs = sorted(mirror.glob("*.deb"))
+    (mirror / "SHA256SUMS").write_text("".join(f"{hashlib.sha256(deb.read_bytes()).hexdigest()}  {deb.name}\n"
+                                               for deb in debs))
+    (mirror / "Packages").write_text(packages_index(debs).replace("pool/main/", "./"))
+
+
+def swap_deb(mirror: Path, tmp_path: Path) -> None:
+    """A libcurl4t64 1.0 of the attacker's, in place of the distribution's, with the mirror's own indexes to match."""
+    shutil.copy(_deb(tmp_path, "libcurl4t64", " (swapped)"), mirror / DEB)
+    rewrite_mirror_index(mirror)
+
+
+def rewrite_signed_packages(mirror: Path) -> bytes:
+    """The kept Packages index rewritten to list the .debs now in the mirror (what an attacker would do next)."""
+    text = packages_index(sorted(mirror.glob("*.deb")))
+    (mirror / "lists" / f"{PACKAGES}.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
+    return text.encode()
+
+
+def test_make_sources_keeps_what_the_distribution_signed_beside_the_debs(gathered):
+    kept = sorted(path.name for path in (gathered / "lists").iterdir())
+    assert kept == [f"{LIST}InRelease", f"{PACKAGES}.gz"]
+    assert "-----BEGIN PGP SIGNED MESSAGE-----" in (gathered / "lists" / f"{LIST}InRelease").read_text()
+    assert f"SHA256: {hashlib.sha256((gathered / DEB).read_bytes()).hexdigest()}" in gzip.decompress(
+        (gathered / "lists" / f"{PACKAGES}.gz").read_bytes()).decode()
+
+
+def test_make_sources_refuses_a_package_no_signed_index_lists(base, gathered, tmp_path):
+    """A base whose apt took the package from an archive that signed nothing ([trusted=yes]): make sources stops
+    instead of writing a mirror that looks whole."""
+    (tmp_path / "archive-lists" / f"{LIST}InRelease").unlink()
+    downloading_apt(base, tmp_path)
+    again = tmp_path / "again"
+    again.mkdir()
+    line = one_error(base.run(DEB_DOWNLOAD=str(again)))
+    assert PACKAGES in line and "no Release file" in line, line
+
+
+def test_offline_the_honest_mirror_installs_from_a_verified_private_copy(base, gathered):
+    result = base.run(DEB_MIRROR=str(gathered))
+    assert result.returncode == 0, result.stderr
+    assert installed(base) == ["libcurl4t64"]
+    lists = [line for line in base.apt if line.startswith("update")]
+    assert lists and f"file:{gathered}" not in " ".join(base.apt)
+
+
+def test_offline_a_swapped_deb_with_sha256sums_and_packages_rewritten_is_refused(base, gathered, tmp_path):
+    swap_deb(gathered, tmp_path)
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert DEB in line and "expected" in line and "found" in line and "make sources" in line, line
+    assert not installed(base)
+
+
+def test_offline_a_packages_index_altered_to_match_a_swapped_deb_is_refused(base, gathered, tmp_path):
+    swap_deb(gathered, tmp_path)
+    altered = rewrite_signed_packages(gathered)
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert f"{PACKAGES}.gz" in line and "signed Release" in line, line
+    assert f"found {hashlib.sha256(altered).hexdigest()} {len(altered)}" in line and "make sources" in line
+    assert not installed(base)
+
+
+def test_offline_an_inrelease_whose_signature_no_longer_matches_is_refused(base, gathered, tmp_path):
+    swap_deb(gathered, tmp_path)
+    altered = rewrite_signed_packages(gathered)
+    inrelease = gathered / "lists" / f"{LIST}InRelease"
+    text = inrelease.read_text()
+    old = re.search(r" ([0-9a-f]{64}) (\d+) main/binary-amd64/Packages\n", text)
+    inrelease.write_text(text.replace(old.group(0), f" {hashlib.sha256(altered).hexdigest()} {len(altered)} "
+                                                    "main/binary-amd64/Packages\n"))
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert f"{LIST}InRelease" in line and "bad signature" in line and "make sources" in line, line
+    assert not installed(base)
+
+
+def test_offline_an_inrelease_signed_by_a_key_the_base_does_not_trust_is_refused(base, gathered, tmp_path, keys):
+    swap_deb(gathered, tmp_path)
+    altered = rewrite_signed_packages(gathered).decode()
+    (gathered / "lists" / f"{LIST}InRelease").write_text(keys["attacker"].clearsign(release(altered)))
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert f"{LIST}InRelease" in line and "no key the base trusts" in line, line
+    assert not installed(base)
+
+
+def test_offline_a_key_the_base_keeps_but_its_apt_does_not_trust_signs_nothing(base, gathered):
+    """Debian's /usr/share/keyrings holds debian-archive-removed-keys.gpg: a keyring apt is not told to use."""
+    trusted = base.root / "sysroot" / "etc/apt/trusted.gpg.d/example-archive.asc"
+    kept = base.root / "sysroot" / "usr/share/keyrings/example-archive-removed-keys.gpg"
+    kept.parent.mkdir(parents=True)
+    trusted.rename(kept)
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert "no keyring its apt trusts" in line or "no key the base trusts" in line, line
+    assert not installed(base)
+
+
+def test_offline_a_keyring_the_bases_sources_name_with_signed_by_is_trusted(base, gathered, keys):
+    (base.root / "sysroot" / "etc/apt/trusted.gpg.d/example-archive.asc").unlink()
+    trust(base, keys["archive"], where="usr/share/keyrings/example-archive-keyring.gpg")
+    sources = base.root / "sysroot" / "etc/apt/sources.list.d/example.sources"
+    sources.parent.mkdir(parents=True)
+    sources.write_text("Types: deb\nURIs: http://deb.example.org/debian\nSuites: stable\nComponents: main\n"
+                       "Signed-By: /usr/share/keyrings/example-archive-keyring.gpg\n")
+    result = base.run(DEB_MIRROR=str(gathered))
+    assert result.returncode == 0, result.stderr
+    assert installed(base) == ["libcurl4t64"]
+
+
+def test_offline_an_expired_release_is_refused(base, gathered, keys):
+    """A genuine Release kept past its Valid-Until (Debian's security archive gives a week), as apt refuses it."""
+    packages = gzip.decompress((gathered / "lists" / f"{PACKAGES}.gz").read_bytes()).decode()
+    (gathered / "lists" / f"{LIST}InRelease").write_text(
+        keys["archive"].clearsign(release(packages, valid_until="Sat, 01 Jan 2022 00:00:00 UTC")))
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert f"{LIST}InRelease" in line and "expired" in line and "2022" in line and "make sources" in line, line
+    assert not installed(base)
+
+
+@pytest.mark.parametrize("unsigned", ["no signature at all", "unsigned text after the signature"])
+def test_offline_an_unsigned_release_is_refused(base, gathered, unsigned):
+    lists = gathered / "lists"
+    inrelease = lists / f"{LIST}InRelease"
+    if unsigned == "no signature at all":
+        packages = gzip.decompress((lists / f"{PACKAGES}.gz").read_bytes()).decode()
+        (lists / f"{LIST}Release").write_text(release(packages))
+        inrelease.unlink()
+        expected = "has no signature"
+    else:
+        inrelease.write_text(inrelease.read_text() + "Valid-Until: Sat, 01 Jan 2000 00:00:00 UTC\n")
+        expected = "not one clearsigned message"
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert expected in line, line
+    assert not installed(base)
+
+
+def test_offline_a_release_with_a_detached_signature_is_verified_too(base, gathered, keys):
+    lists = gathered / "lists"
+    packages = gzip.decompress((lists / f"{PACKAGES}.gz").read_bytes()).decode()
+    (lists / f"{LIST}Release").write_text(release(packages))
+    (lists / f"{LIST}Release.gpg").write_text(keys["archive"].detach_sign(release(packages)))
+    (lists / f"{LIST}InRelease").unlink()
+    result = base.run(DEB_MIRROR=str(gathered))
+    assert result.returncode == 0, result.stderr
+    (lists / f"{LIST}Release").write_text(release(packages).replace("Origin: Example", "Origin: Other"))
+    assert "bad signature" in one_error(base.run(DEB_MIRROR=str(gathered)))
+
+
+def test_offline_a_deb_no_signed_index_lists_is_refused(base, gathered, tmp_path):
+    _deb(gathered, "libnuma1")
+    rewrite_mirror_index(gathered)
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert "libnuma1_1.0_amd64.deb" in line and "no Packages index the distribution signed" in line, line
+    assert not installed(base)
+
+
+def test_offline_a_base_without_gpgv_stops_in_one_line_instead_of_trusting_the_mirror(base, gathered):
+    (base.bin / "gpgv").unlink()
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert "no gpgv" in line, line
     assert not installed(base)

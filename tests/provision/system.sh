@@ -9,8 +9,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 # openmpi-bin: the one-node nccl-tests command the job scripts print runs under a real mpirun
 # (tests/jobscripts/test_jobscripts_nccl_tests.py); docker-registry: the OCI registry (CNCF distribution) the
 # registry route pushes to and pulls from; its tests start their own on a free loopback port
-# (tests/fixtures/registry.py) and never use the service Debian may start on :5000
-want_debs=(shellcheck autoconf automake libtool openmpi-bin docker-registry)
+# (tests/fixtures/registry.py) and never use the service Debian may start on :5000; gnupg: gpg signs the stand-in
+# archive whose Release the offline build verifies (tests/containers/test_install_system_packages.py)
+want_debs=(shellcheck autoconf automake libtool openmpi-bin docker-registry gnupg)
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
     echo "provision: not root on Debian; tests needing ${want_debs[*]} may skip" >&2
