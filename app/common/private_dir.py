@@ -12,7 +12,7 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Set
 
 from app.common.errors import UsageError
 
@@ -57,13 +57,14 @@ def _unmapped_owner() -> "tuple[int, ...]":
         return ()
 
 
-def why_parents_unsafe(directory: Path) -> Optional[str]:
+def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> Optional[str]:
     """None when no user but this one (and root) can rename `directory` or any directory above it, else which
     parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
     place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
     in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
-    links lead to are checked."""
-    trusted = {os.geteuid(), 0, *_unmapped_owner()}
+    links lead to are checked. `trusted`: the owners trusted instead of this user and root (the image build's
+    mirror also trusts the checkout's owner)."""
+    trusted = {os.geteuid(), 0, *_unmapped_owner()} if trusted is None else trusted
     absolute = Path(os.path.abspath(directory))
     for path in (absolute, Path(os.path.realpath(directory))):
         for parent, child in zip(path.parents, [path, *path.parents]):

@@ -12,9 +12,10 @@ import stat
 import tempfile
 import urllib.request
 from pathlib import Path
-from typing import BinaryIO, Dict, List, NamedTuple, Optional, Set
+from typing import BinaryIO, Dict, List, NamedTuple
 
 from app.common.errors import UsageError
+from app.common.private_dir import why_parents_unsafe
 from imagetool.buildargs import CONTAINERS_DIR, render_build_args
 
 
@@ -72,7 +73,7 @@ def check_mirror_owners(mirror: Path) -> None:
     no one: CI checkouts belong to a runner user while root builds). The build verifies what it can (pinned
     sha256s, signed Releases); this keeps another user from making it act at all."""
     trusted = {os.geteuid(), 0, os.stat(str(CONTAINERS_DIR)).st_uid}
-    why = _why_others_can_swap(mirror, trusted)
+    why = why_parents_unsafe(mirror, trusted)
     if why is not None:
         raise UsageError(f"the source mirror {mirror} {why}; gather one where only you can write: make sources "
                          f"SOURCES=$HOME/mirror")
@@ -86,25 +87,6 @@ def check_mirror_owners(mirror: Path) -> None:
                 raise UsageError(f"{path} in the source mirror is writable by other users (mode "
                                  f"{stat.S_IMODE(info.st_mode):04o}), who can change what the build installs; "
                                  f"chmod -R go-w {mirror}")
-
-
-def _why_others_can_swap(directory: Path, trusted: Set[int]) -> Optional[str]:
-    """app.common.private_dir.why_parents_unsafe with the build's `trusted` owners: None when no other user can
-    rename `directory` or a directory above it (as given, and where its links lead), else which parent and why."""
-    for path in (Path(os.path.abspath(str(directory))), Path(os.path.realpath(str(directory)))):
-        for parent, child in zip(path.parents, [path, *path.parents]):
-            info = os.stat(str(parent))
-            if info.st_uid not in trusted:
-                return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what is "
-                        "in it")
-            if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                continue
-            mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
-            if not info.st_mode & stat.S_ISVTX:
-                return f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/"
-            if os.lstat(str(child)).st_uid not in trusted:
-                return f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename it"
-    return None
 
 
 def fill_mirror(sources: List[Source], mirror: Path) -> List[str]:
