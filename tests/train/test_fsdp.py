@@ -75,7 +75,9 @@ def test_fsdp_gathers_each_block_once_per_optimizer_step_and_learns_the_same_bit
 
 
 def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tmp_path):
-    args = [*FSDP, "train.max_steps=60", "snapshot.every=25", "model.dropout=0.1"]
+    # Two micro-batches a step: the blocks stay gathered through each step (dist.gather_once_per_step)
+    args = [*FSDP, "train.max_steps=60", "snapshot.every=25", "model.dropout=0.1", "train.grad_accum=2",
+            "data.tokens=400000"]
     reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'reference'}"))
     assert reference.returncode == 0, reference.stderr[-3000:]
 
