@@ -70,8 +70,8 @@ def test_the_sharded_part_runs_fsdp_with_each_gathering_named_and_holds_only_the
     args = argparse.Namespace(steps=4, warmup=1, size_scope="blocks", fsdp_gathering=["once", "per-micro-batch"])
     gpu_train.measure_sharded("gpt2", 8, args, tmp_path, records.append)
     assert [(r["who"], r["gathering"], r["ranks"], r["ratio"]) for r in records] == [
-        ("ddp", None, 1, None), ("fsdp", "once", 1, 0.95), ("fsdp", "per-micro-batch", 1, 0.4),
-        ("ddp", None, 2, None), ("fsdp", "once", 2, 0.95), ("fsdp", "per-micro-batch", 2, 0.4)]
+        ("ddp", None, 1, None), ("fsdp", "once", 1, 0.95), ("ddp", None, 2, None), ("fsdp", "once", 2, 0.95),
+        ("fsdp", "per-micro-batch", 1, 0.4), ("fsdp", "per-micro-batch", 2, 0.4)]
     assert gpu_train.misses(records) == []  # the per-micro-batch runs are the comparison, not the trainer
     assert gpu_train.misses([{**r, "ratio": 0.5} if r["gathering"] == "once" else r for r in records]) == [
         ("sharded", "gpt2", 8)]
