@@ -1,6 +1,6 @@
 """Benchmark: dist.strategy=fsdp against ddp on CPU (gloo), side by side in one run.
 
-    python -m bench.fsdp [--repeats 3] [--markdown BENCHMARKS.md]
+    python -m bench.fsdp [--repeats 3] [--parts bytes,throughput,accumulation,snapshots] [--markdown BENCHMARKS.md]
 
 1. Per-rank parameter + optimizer bytes (from summary.json) for the GPT `small` and `gpt2` presets on 2
    and 4 ranks, one step each (`model.block_size=128` for gpt2: the count of parameters barely moves and
@@ -10,7 +10,11 @@
    load drift hits all three; the figure is the median of each repeat's samples/s over steps 6 to the
    end, as a ratio to the same repeat's ddp.
    Target: >= 0.85x.
-3. Snapshot write and restore, gpt2 preset, 2 ranks: sharded (every rank writes its shard, DCP) against
+3. With gradient accumulation (GPT small, 2 ranks, 4 micro-batches of 2 a step, 24 steps): ddp, fsdp with
+   each block gathered once a step (`dist.gather_once_per_step=true`, the default) and in every
+   micro-batch (`false`), in turn as in 2; the figure is each fsdp's median samples/s against ddp's, and
+   the one against the other.
+4. Snapshot write and restore, gpt2 preset, 2 ranks: sharded (every rank writes its shard, DCP) against
    single-file (rank 0 writes; `snapshot.background=false` so both are the time the loop waits), then the
    same written in the background (the default): how long the loop waits for the copy off the training
    path; all from the trainer's own log lines.
@@ -88,6 +92,21 @@ def throughput(work: Path, repeats: int) -> dict[str, list[float]]:
     return ratios
 
 
+def accumulation(work: Path, repeats: int) -> dict[str, list[float]]:
+    settings = {"ddp": ["dist.strategy=ddp"],
+                "once": ["dist.strategy=fsdp", "dist.gather_once_per_step=true"],
+                "per-micro-batch": ["dist.strategy=fsdp", "dist.gather_once_per_step=false"]}
+    rates: dict[str, list[float]] = {name: [] for name in settings}
+    for index in range(repeats):
+        for name, extra in settings.items():
+            run_dir = work / f"accumulation-{name}-{index}"
+            train(2, run_dir, *SMALL, "train.batch_size=2", "train.grad_accum=4", "train.max_steps=24",
+                  "snapshot.every=0", *extra)
+            rates[name].append(steady_rate(run_dir))
+        print(f"  repeat {index}: " + ", ".join(f"{k} {v[-1]:.1f} samples/s" for k, v in rates.items()), flush=True)
+    return rates
+
+
 def snapshot_times(work: Path) -> dict[str, tuple[float, float, float, float]]:
     times = {}
     for strategy in ("ddp", "fsdp"):
@@ -111,7 +130,7 @@ def snapshot_times(work: Path) -> dict[str, tuple[float, float, float, float]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--parts", default="bytes,throughput,snapshots", help="which of the three to run")
+    parser.add_argument("--parts", default="bytes,throughput,accumulation,snapshots", help="which of the four to run")
     parser.add_argument("--markdown", type=Path, help="rewrite this file's sections (e.g. BENCHMARKS.md)")
     args = parser.parse_args(argv)
     parts = args.parts.split(",")
@@ -136,6 +155,24 @@ def main(argv: list[str] | None = None) -> int:
                 ", ".join(f"{r:.2f}" for r in ratios["zero3"]) + f"), ZeRO-2-like (`false`) "
                 f"**{median['zero2']:.2f}** (" + ", ".join(f"{r:.2f}" for r in ratios["zero2"]) + ")."])
             publish(text, args.markdown, "bench.fsdp.throughput")
+        if "accumulation" in parts:
+            rates = accumulation(work, args.repeats)
+            ratios = {name: [r / d for r, d in zip(rates[name], rates["ddp"], strict=True)]
+                      for name in ("once", "per-micro-batch")}
+            once_over = [o / p for o, p in zip(rates["once"], rates["per-micro-batch"], strict=True)]
+            text = "\n".join([
+                "## Sharded training: gradient accumulation, blocks gathered once a step", "",
+                command.format(part="accumulation"), "",
+                f"GPT small (6 blocks), 2 ranks, 4 micro-batches of 2 samples a step, fsdp / ddp samples/s (median "
+                f"of {args.repeats} repeats, run in turn): each block gathered once a step "
+                "(`dist.gather_once_per_step=true`, 7 all-gathers a step) "
+                f"**{statistics.median(ratios['once']):.2f}** ("
+                + ", ".join(f"{r:.2f}" for r in ratios["once"]) + "), in every micro-batch (`false`, 52) "
+                f"**{statistics.median(ratios['per-micro-batch']):.2f}** ("
+                + ", ".join(f"{r:.2f}" for r in ratios["per-micro-batch"]) + "); once a step against every "
+                f"micro-batch: **{statistics.median(once_over):.2f}x** ("
+                + ", ".join(f"{r:.2f}" for r in once_over) + ")."])
+            publish(text, args.markdown, "bench.fsdp.accumulation")
         if "snapshots" in parts:
             times = snapshot_times(work)
             text = "\n".join([

@@ -14,7 +14,9 @@
 # mfu:       gpt2-xl at sequence 2048, micro-batch 8 then 12, activation checkpointing only where the step does
 #            not fit without it (MFU >= 50%; bench.gpu_train --parts mfu);
 # sharded:   fsdp against ddp at world size 1, then 2 (two NCCL ranks on the one GPU, each its own
-#            NCCL_HOSTID), gpt2 at micro-batch 8, compile_scope blocks (fsdp / ddp >= 0.9);
+#            NCCL_HOSTID), gpt2 at micro-batch 8, 4 micro-batches a step, compile_scope blocks: fsdp with each
+#            block gathered once a step (the default) at both, then gathered in every micro-batch (the code
+#            before; each figure names its `gathering`) (fsdp / ddp >= 0.9, the default);
 # multirank: compiled fsdp on two ranks: killed with SIGKILL, restarted, bit-identical to the uninterrupted run
 #            (the demo model), then gpt2 trained compiled under fsdp (tests/gpu/test_gpu_ranks.py);
 # profile:   torch.profiler on one steady step of each case above that missed its target: app.train and the
@@ -30,7 +32,7 @@
 # snapshots, the profiler's operator tables as JSON).
 set -uo pipefail
 parts="pairs, mfu, sharded, multirank, profile, fabric, nccl-tests, ranks, paths, tests"
-plan=(pairs:150 mfu:120 sharded:150 multirank:150 profile)
+plan=(pairs:150 mfu:120 sharded:240 multirank:150 profile)
 pairs_cases="gpt2:16 gpt2-medium:16"  # SIZE:MICRO_BATCH..., in this order
 mfu_cases="gpt2-xl:8:2048 gpt2-xl:12:2048"  # SIZE:MICRO_BATCH:SEQUENCE..., in this order
 budget=560

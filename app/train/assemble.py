@@ -34,7 +34,7 @@ from app.train.optim import build_optimizer, build_scheduler
 from app.train.optimizer_step import OptimizerStep
 from app.train.outputs import RunOutputs, run_files_written
 from app.train.plan import Position, RunPlan, resolve_precision, unreachable_settings
-from app.train.sharding import ShardUnits, checkpoint_activations, compile_blocks, shard
+from app.train.sharding import Gathering, ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
 from app.train.snapshot import Snapshot, SnapshotManager, position_of, refuse_changed_settings
 from app.train.state import TrainingState
@@ -67,7 +67,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     stop = StopFlag().install()
     progress = watchdog.mark_step if watchdog is not None else _unwatched
     optimizer_step = OptimizerStep(state, model, workload.loss_fn, ctx, step_stats=step_stats, stop=stop,
-                                   progress=progress)
+                                   progress=progress, gathering=gathering(config))
     trainer = Trainer(state=state, steps=remaining_steps(state, workload.dataset, ctx.rank, ctx.device.type == "cuda"),
                       optimizer_step=optimizer_step, reports=reports, snapshots=snapshots, evaluator=evaluator,
                       stop=stop)
@@ -104,9 +104,14 @@ def build_model(config: Config, ctx: DistContext) -> tuple[Workload, torch.optim
     if config.train.activation_checkpointing:
         checkpoint_activations(model, workload.shard_units)
     if config.dist.strategy == "fsdp":  # in place, before the optimizer sees the parameters (they become DTensors)
-        shard(model, workload.shard_units, reshard_after_forward=config.dist.reshard_after_forward is not False,
+        shard(model, workload.shard_units, gathering=gathering(config),
               precision=resolve_precision(config.train.precision, ctx.device), device=ctx.device)
     return workload, build_optimizer(model, config.optim, ctx.device)
+
+
+def gathering(config: Config) -> Gathering:
+    """When fsdp gathers each unit (dist.reshard_after_forward, dist.gather_once_per_step)."""
+    return Gathering.of(config.dist.reshard_after_forward, config.dist.gather_once_per_step)
 
 
 def resume_or_start(config: Config, ctx: DistContext, workload: Workload, optimizer: torch.optim.Optimizer,

@@ -5,7 +5,9 @@ gigabytes, on a login node too (the dataset is built as the run would, for its l
 is an estimate for both strategies:
 - state: fp32 parameters and gradients (4 + 4 bytes each) and the optimizer's (AdamW 8, SGD with
   momentum 4); fsdp holds 1/N of each, plus the largest block gathered in the compute dtype (twice:
-  FSDP2 prefetches the next one);
+  FSDP2 prefetches the next one); with train.grad_accum > 1 fsdp also holds the whole unsharded gradient
+  between micro-batches (fp32, reduced once a step) and, with dist.gather_once_per_step (the default),
+  every block gathered through the step (app/train/sharding.py, Gathering.step);
 - activations of one micro-batch (GPT workload): about 34 x n_embd bytes per token per block in 16-bit
   (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models", with fused
   attention, which stores no attention matrix: their 5as/h term drops), twice that in fp32, plus the
@@ -123,10 +125,15 @@ def memory_estimate(config: Config, workload: Workload, params: int, world_size:
     largest_unit = max(sum(p.numel() for p in unit.parameters()) for unit in units)
     activations = _activation_bytes(config, workload, compute_bytes)
     estimate = {}
+    accumulating = config.train.grad_accum > 1
+    gathered = (compute_bytes * params if accumulating and config.dist.gather_once_per_step is not False
+                else 2 * compute_bytes * largest_unit)
     for strategy, share in (("ddp", 1.0), ("fsdp", 1.0 / world_size)):
-        parts = {"parameters": 4 * params * share, "gradients": 4 * params * share,
+        sharded = strategy == "fsdp"
+        parts = {"parameters": 4 * params * share,
+                 "gradients": 4 * params * (share + 1.0 if sharded and accumulating else share),
                  "optimizer": optimizer_per_param * params * share,
-                 "gathered blocks": 2 * compute_bytes * largest_unit if strategy == "fsdp" else 0.0,
+                 "gathered blocks": gathered if sharded else 0.0,
                  "activations": activations}
         parts["total"] = sum(parts.values())
         estimate[strategy] = parts

@@ -19,7 +19,7 @@ from app.common.distributed import DistContext
 from app.common.faults import fault_point
 from app.common.signals import StopFlag
 from app.train.metrics import Breakdown, StepClock, Stopwatch
-from app.train.sharding import gradient_sync, measure_and_clip
+from app.train.sharding import Gathering, gradient_sync, measure_and_clip
 from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 from app.train.step_reports import StepResult
@@ -41,10 +41,11 @@ class OptimizerStep:
 
     def __init__(self, state: TrainingState, model: torch.nn.Module, loss_fn: Callable[..., torch.Tensor],
                  ctx: DistContext, *, step_stats: StepStats, stop: StopFlag,
-                 progress: Progress = lambda step, phase: None) -> None:
+                 progress: Progress = lambda step, phase: None, gathering: Gathering | None = None) -> None:
         self.state, self.plan, self.model, self.loss_fn = state, state.plan, model, loss_fn
         self.rank, self.world_size, self.device = ctx.rank, ctx.world_size, ctx.device
         self.step_stats, self.stop, self.progress = step_stats, stop, progress
+        self.gathering = gathering or Gathering()  # fsdp's defaults (only fsdp reads it)
         self.breakdown = Breakdown() if self.plan.breakdown else None
         self.watch = Stopwatch(torch.cuda.synchronize if self.breakdown and self.device.type == "cuda" else None)
         # 0.0 and 1.0 made once: a new tensor per step is measurable on latency-bound steps.
@@ -74,19 +75,21 @@ class OptimizerStep:
 
     def _forward_backward(self, micro_batches: list[Any], global_samples: int) -> torch.Tensor:
         loss_sum: torch.Tensor | None = None
-        for i, (inputs, targets) in enumerate(micro_batches):
-            inputs = inputs.to(self.device, non_blocking=True)
-            targets = targets.to(self.device, non_blocking=True)
-            weight = len(inputs) * self.world_size / global_samples
-            last = i == len(micro_batches) - 1
-            with gradient_sync(getattr(self.model, "_orig_mod", self.model), last):  # compiled: the module inside
-                with self._autocast():
-                    loss = self.loss_fn(self.model(inputs), targets)
-                part = loss.detach().float() * len(inputs)
-                loss_sum = part if loss_sum is None else loss_sum + part
-                if last:  # summed across ranks together with this backward's gradients
-                    self.step_stats.submit(torch.stack([loss_sum, self._flag_values[self.stop.requested]]))
-                self.state.scaler.scale(loss * weight).backward()
+        module = getattr(self.model, "_orig_mod", self.model)  # compiled: the module inside
+        with self.gathering.step(module, len(micro_batches)):
+            for i, (inputs, targets) in enumerate(micro_batches):
+                inputs = inputs.to(self.device, non_blocking=True)
+                targets = targets.to(self.device, non_blocking=True)
+                weight = len(inputs) * self.world_size / global_samples
+                last = i == len(micro_batches) - 1
+                with gradient_sync(module, last):
+                    with self._autocast():
+                        loss = self.loss_fn(self.model(inputs), targets)
+                    part = loss.detach().float() * len(inputs)
+                    loss_sum = part if loss_sum is None else loss_sum + part
+                    if last:  # summed across ranks together with this backward's gradients
+                        self.step_stats.submit(torch.stack([loss_sum, self._flag_values[self.stop.requested]]))
+                    self.state.scaler.scale(loss * weight).backward()
         stats = self.step_stats.take()
         if self.device.type == "cuda":  # copy off the device without waiting; read next step
             stats = stats.to("cpu", non_blocking=True)

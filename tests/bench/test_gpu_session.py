@@ -52,9 +52,11 @@ def test_every_part_of_the_plan_ran_in_order_and_exited_zero(session):
     assert all(r["dry_run"] for r in results)
     pairs = [r["who"] for r in results if r["part"] == "pairs" and "exit" not in r]
     assert pairs == ["hand-plain", "app-model"]
-    sharded = [(r["who"], r["ranks"], r["ratio"] is not None)
+    sharded = [(r["who"], r["gathering"], r["ranks"], r["ratio"] is not None)
                for r in results if r["part"] == "sharded" and "exit" not in r]
-    assert sharded == [("ddp", 1, False), ("fsdp", 1, True), ("ddp", 2, False), ("fsdp", 2, True)]
+    assert sharded == [("ddp", None, 1, False), ("fsdp", "once", 1, True), ("ddp", None, 2, False),
+                       ("fsdp", "once", 2, True), ("fsdp", "per-micro-batch", 1, True),
+                       ("fsdp", "per-micro-batch", 2, True)]
     assert all(r["ratio"] > 0 for r in results if r["part"] == "pairs" and r.get("who", "hand-plain") != "hand-plain")
     (mfu,) = [r for r in results if r["part"] == "mfu" and "exit" not in r]
     assert mfu["tokens_per_s"] > 0 and mfu["activation_checkpointing"] is False

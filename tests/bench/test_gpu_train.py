@@ -54,3 +54,24 @@ def test_any_other_failure_of_the_trainer_is_not_retried(monkeypatch, tmp_path):
     with pytest.raises(RuntimeError, match="a config error"):
         gpu_train.measure_mfu("gpt2:16:1024", argparse.Namespace(steps=2, warmup=1, mfu_grad_accum=1), tmp_path,
                               print)
+
+
+def test_the_sharded_part_runs_fsdp_with_each_gathering_named_and_holds_only_the_default_to_its_target(
+        monkeypatch, tmp_path):
+    speeds = {"ddp": 100.0, "true": 95.0, "false": 40.0}  # the once-a-step fsdp meets 0.9, the other does not
+
+    def run_app(size, batch, steps, warmup, run_dir, *overrides, ranks=1, **shape):
+        gathering = [o.split("=")[1] for o in overrides if o.startswith("dist.gather_once_per_step=")]
+        strategy = "ddp" if "dist.strategy=ddp" in overrides else gathering[0]
+        return {"tokens_per_s": speeds[strategy], "peak_memory_gib": 1.0}
+
+    monkeypatch.setattr(gpu_train, "run_app", run_app)
+    records = []
+    args = argparse.Namespace(steps=4, warmup=1, size_scope="blocks", fsdp_gathering=["once", "per-micro-batch"])
+    gpu_train.measure_sharded("gpt2", 8, args, tmp_path, records.append)
+    assert [(r["who"], r["gathering"], r["ranks"], r["ratio"]) for r in records] == [
+        ("ddp", None, 1, None), ("fsdp", "once", 1, 0.95), ("ddp", None, 2, None), ("fsdp", "once", 2, 0.95),
+        ("fsdp", "per-micro-batch", 1, 0.4), ("fsdp", "per-micro-batch", 2, 0.4)]
+    assert gpu_train.misses(records) == []  # the per-micro-batch runs are the comparison, not the trainer
+    assert gpu_train.misses([{**r, "ratio": 0.5} if r["gathering"] == "once" else r for r in records]) == [
+        ("sharded", "gpt2", 8)]

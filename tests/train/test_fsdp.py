@@ -54,8 +54,30 @@ def test_fsdp_holds_half_the_state_per_rank_and_learns_what_ddp_learns(tmp_path)
         ".metadata", "__0_0.distcp", "__1_0.distcp", "extras.json"}
 
 
+def test_fsdp_gathers_each_block_once_per_optimizer_step_and_learns_the_same_bits(tmp_path):
+    """dist.gather_once_per_step, 4 micro-batches a step, 4 blocks: each block and the root are gathered once a
+    step (5 all-gathers), not before each micro-batch's forward and again before its backward (4 x (2 x 4 + 1)
+    = 36, what the setting false does and all the trainer did before it). Bit-identical, not just close: the
+    gathered parameters are the same bits however often they are gathered (nothing updates them within a
+    step), and the gradients accumulate and are reduced in the same order."""
+    args = [*FSDP, "model.n_layer=4", "train.grad_accum=4", "train.max_steps=4", "snapshot.every=0"]
+    gathers = {}
+    for once in ("true", "false"):
+        run_dir = tmp_path / once
+        command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "-m",
+                   "tests.train.counted_gathers", *args, f"run.dir={run_dir}", f"dist.gather_once_per_step={once}"]
+        result = run(command)
+        assert result.returncode == 0, result.stderr[-3000:]
+        gathers[once] = [json.loads((run_dir / f"gathers-rank{rank}.json").read_text()) for rank in (0, 1)]
+    assert gathers == {"true": [[5] * 4] * 2, "false": [[36] * 4] * 2}
+    assert [r["loss"] for r in metrics(tmp_path / "true")] == [r["loss"] for r in metrics(tmp_path / "false")]
+    assert summary(tmp_path / "true")["params_sha256"] == summary(tmp_path / "false")["params_sha256"]
+
+
 def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tmp_path):
-    args = [*FSDP, "train.max_steps=60", "snapshot.every=25", "model.dropout=0.1"]
+    # Two micro-batches a step: the blocks stay gathered through each step (dist.gather_once_per_step)
+    args = [*FSDP, "train.max_steps=60", "snapshot.every=25", "model.dropout=0.1", "train.grad_accum=2",
+            "data.tokens=400000"]
     reference = run(torchrun_command(2, *args, f"run.dir={tmp_path / 'reference'}"))
     assert reference.returncode == 0, reference.stderr[-3000:]
 

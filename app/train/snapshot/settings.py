@@ -18,6 +18,7 @@ MAY_CHANGE_ON_RESUME = (
     "data.workers", "data.val_tokens", "data.val_tokens_file", "train.eval_every", "train.eval_steps",
     "train.activation_checkpointing", "run.tensorboard", "run.wandb_project",
     "dist.backend", "dist.timeout_s", "dist.hang_timeout_s", "dist.strategy", "dist.reshard_after_forward",
+    "dist.gather_once_per_step",
 )
 
 
