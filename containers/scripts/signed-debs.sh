@@ -151,7 +151,8 @@ signed_debs::signed_part() {
 signed_debs::release_fresh() {
     local -r signed=$1
     local until
-    until=$(sed -n 's/^Valid-Until:[[:space:]]*//p' "$signed" | head -1)
+    # The first Valid-Until line; sed reads the file itself and quits there (no pipe to leave early under pipefail)
+    until=$(sed -n '/^Valid-Until:/{s/^Valid-Until:[[:space:]]*//p;q}' "$signed")
     [[ -n $until ]] || return 0
     local -r seconds=$(date -d "$until" +%s 2>/dev/null)
     [[ -n $seconds ]] || { echo "has a Valid-Until that cannot be read ($until)"; return 1; }
