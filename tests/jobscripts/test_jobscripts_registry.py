@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.containers.test_image_registry import pushed
 from tests.fixtures.registry import running_registry
 from tests.fixtures.slurm import JOB_USER, REPO, SlurmCluster
 
@@ -37,11 +38,7 @@ def test_a_job_with_image_oras_pulls_verifies_trains_and_records_the_digest(
     keys = keyring("group")
     image = tmp_path / "app.sif"
     shutil.copy(smoke_image, image)  # `make push` signs it in place
-    pushed = subprocess.run(["make", "-s", "-C", str(REPO), "push", f"REGISTRY=oras://{cluster_registry}/group",
-                             f"PUSH_IMAGE={image}", "ARCH=x86_64", f"KEYS_DIR={keys}", "IMAGE_NO_HTTPS=1"],
-                            capture_output=True, text=True, timeout=600)
-    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
-    pinned = pushed.stdout.strip().splitlines()[-1].removeprefix("IMAGE=")
+    pinned = pushed(image, cluster_registry, keys)  # `make push`, as the member types it
     digest = pinned.rsplit("@", 1)[1]
     tag = pinned.rsplit("@", 1)[0]  # oras://HOST:PORT/group/app:VERSION-x86_64: the tag, as a member names it
 
