@@ -208,8 +208,9 @@ ddp_run_step() {
     shift
     ddp_log "step: $(printf '%q ' "${DDP_LAUNCHER[@]}" "${DDP_CONTAINER[@]}" "$@")"
     [[ $DRY_RUN != 1 ]] || { ddp_log "DRY_RUN=1: not running it" && return 0; }
-    # A stop request of an earlier run (before a requeue) must not stop this one
-    rm -f "$DDP_STOP_FILE"
+    # A stop request of an earlier run (before a requeue) must not stop this one, nor its nodes' exit codes count
+    rm -rf "$DDP_STOP_FILE" "$DDP_STOP_FILE.codes"
+    mkdir "$DDP_STOP_FILE.codes"
     trap 'ddp_on_signal USR1' USR1
     trap 'ddp_on_signal TERM' TERM
     # In the background, so that the traps run at once: bash delays them until a foreground command ends
@@ -221,8 +222,23 @@ ddp_run_step() {
     # It may have ended between the interrupted wait and kill -0: bash kept its status
     if ((rc > 128)); then wait "$pid" 2>/dev/null && rc=0 || rc=$?; fi
     trap - USR1 TERM
+    ((rc == 0)) || rc=$(ddp_first_failure "$DDP_STOP_FILE.codes" "$rc")
     ddp_log "step finished with exit code $rc${DDP_PREEMPTED:+ after SIG$DDP_PREEMPTED}"
     return "$rc"
+}
+
+# ddp_first_failure DIR RC: the first non-zero code the node wrapper recorded in DIR (one file a node, oldest first),
+# else RC, the launcher's. Once a node fails, srun --kill-on-bad-exit ends the others with SIGTERM and reports the
+# signal over every exit code (src/srun/launch.c, _task_finish: a signalled task wins): 143 would hide the code the
+# job branches on (75 requeues, 10 blames no node). A node the launcher killed records nothing, or later.
+ddp_first_failure() {
+    local name code
+    while IFS= read -r name; do
+        [[ $name != *.part ]] || continue
+        read -r code <"$1/$name" || continue
+        if [[ $code =~ ^[0-9]+$ ]] && ((code != 0)); then echo "$code" && return; fi
+    done < <(ls -tr -- "$1" 2>/dev/null)
+    echo "$2"
 }
 
 # ddp_preflight: the trainer's --dry-run for this allocation (`train`), then python -m app.check --preflight

@@ -19,6 +19,7 @@
 # (the owner, node rank 0, serves the store there). Before torchrun starts, it
 # sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
 # the checkout's, for an image built before the policy moved there).
+# Its exit code is the command's, also written to <stop file>.codes/ when the job script made that directory.
 # POSIX sh, one check per second: $1 = stop file, $2 = rendezvous owner ('' = let torchrun decide),
 # $3 = fabric policy candidates, the rest = the command.
 stop=$1 owner=$2 policies=$3; shift 3
@@ -154,3 +155,13 @@ while kill -0 "$child" 2>/dev/null; do
     sleep 1
 done
 wait "$child"
+code=$?
+# The node's own exit code, for the job script (ddp_first_failure in jobscripts/lib.sh): srun reports a task it
+# killed after another node failed over any exit code, which would hide this one. Written whole, then renamed
+# (rename keeps the time it was written, which orders the nodes); only where the job script made the directory.
+codes=$stop.codes
+if [ -d "$codes" ]; then
+    record="$codes/$(uname -n).$$"
+    printf '%s\n' "$code" >"$record.part" && mv -f "$record.part" "$record"
+fi
+exit "$code"

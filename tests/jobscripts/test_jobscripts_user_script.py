@@ -125,6 +125,28 @@ def test_a_script_that_exits_0_after_sigterm_ends_the_job_without_a_requeue(
     assert not DONE.search(log), "the script ran on to its end instead of stopping"
 
 
+#: Rank 0 fails at once with its own code; every other rank would sleep until its node is killed
+FIRST_RANK_FAILS = """import os, sys, time
+if os.environ["RANK"] == "0":
+    sys.exit(3)
+time.sleep(300)
+"""
+
+
+def test_the_job_ends_with_the_code_of_the_node_that_failed_first_not_the_signal_that_ended_the_others(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    """srun's --kill-on-bad-exit ends node 1 with SIGTERM once node 0 fails, and srun reports a signalled task over
+    any exit code (src/srun/launch.c, _task_finish): the job must still end with node 0's code, 3, not 143."""
+    script = tmp_path / "first_rank_fails.py"
+    script.write_text(FIRST_RANK_FAILS)
+    workdir = slurm_cluster.workdir()
+    job = slurm_cluster.wait(submit_script(slurm_cluster, workdir, image_env, script=script), workdir)
+
+    assert job.exit_code == "3:0", f"{job.state} {job.exit_code}\n{job.output[-4000:]}"
+    assert "step finished with exit code 3" in job.output, job.output[-4000:]
+    assert "Restarts=0" in slurm_cluster.run("scontrol", "show", "job", job.job_id).stdout
+
+
 @pytest.fixture(scope="module")
 def accelerate_image(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Iterator[Path]:  # noqa: F811
     """The smoke image plus Accelerate, as docs/packages.md says: pip download, then make image-extend."""
