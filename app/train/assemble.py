@@ -239,8 +239,7 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
         try:
             with run_files_written(run_dir):
                 reports.write_finished()
-                if reports.outputs is not None:
-                    reports.outputs.flush()  # every step that completed, each line whole
+                reports.flush()  # every step that completed, each line whole
                 # The last step whose figures came back: on a GPU the host may have queued one more that never ends
                 if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
                                           reports.completed_step, ctx.world_size, attempt_started=started):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
 import time
 from types import SimpleNamespace
 
@@ -18,6 +19,8 @@ from app.common.errors import UsageError
 from app.common.watchdog import Verdict
 from app.train import summary
 from app.train.assemble import _watch_for_hangs
+from app.train.plan import Position
+from app.train.step_reports import StepReports, StepResult
 from app.train.faults import Fault, from_environment
 from app.train.summary import write_hang_summary
 from tests.bounded import within
@@ -76,7 +79,7 @@ def test_a_hang_whose_summary_meets_a_full_disk_says_so_in_one_line(tmp_path, mo
     config = SimpleNamespace(dist=SimpleNamespace(hang_timeout_s=60.0, timeout_s=120.0))
     ctx = DistContext(rank=0, local_rank=0, world_size=2, device=torch.device("cpu"), backend="gloo",
                       launcher="torchrun")
-    reports = SimpleNamespace(write_finished=lambda: None, outputs=None, completed_step=7)
+    reports = SimpleNamespace(write_finished=lambda: None, flush=lambda: None, outputs=None, completed_step=7)
     dog = _watch_for_hangs(config, ctx, dist.HashStore(), tmp_path, None, reports, ["node1", "node2"])
     try:
         dog.on_hang(Verdict([1], "rank 1 (node2) stopped answering", 0), True)
@@ -85,3 +88,48 @@ def test_a_hang_whose_summary_meets_a_full_disk_says_so_in_one_line(tmp_path, mo
     errors = [record.getMessage() for record in caplog.records if record.levelname == "ERROR"]
     assert errors[-1].startswith("the run's records") and f"no space left on the file system of {tmp_path}" in \
         errors[-1], errors
+
+
+class WritingOutputs:
+    """Run outputs whose writing of a line can be held (a slow file system), and which note a flush that came
+    while a line was half written."""
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+        self.in_write, self.release = threading.Event(), threading.Event()
+        self.flushed_mid_line: list[bool] = []
+
+    def step(self, record) -> None:
+        self.in_write.set()
+        self.release.wait(10)
+        self.lines.append(record.step)
+        self.in_write.clear()
+
+    def flush(self) -> None:
+        self.flushed_mid_line.append(self.in_write.is_set())
+
+
+def test_the_hang_reporters_flush_waits_for_the_line_the_training_thread_is_writing(tmp_path):
+    """The training thread writes step 1's line when the watchdog finds a hang: the watchdog's flush comes after
+    that line, not in the middle of it (the run's files are one thread's at a time)."""
+    config = SimpleNamespace(dist=SimpleNamespace(hang_timeout_s=60.0, timeout_s=120.0))
+    ctx = DistContext(rank=0, local_rank=0, world_size=2, device=torch.device("cpu"), backend="gloo",
+                      launcher="torchrun")
+    outputs = WritingOutputs()
+    reports = StepReports(SimpleNamespace(tokens_per_sample=0, dataset_size=100), ctx.device, outputs, start_step=0)
+    reports.hold(StepResult(torch.tensor([2.0, 0.0]), torch.tensor(1.0), reports.clock.mark(), step=1,
+                            position=Position(1, 0, 2), lr=0.1, global_samples=2))
+    training = threading.Thread(target=reports.report_held)
+    training.start()
+    assert outputs.in_write.wait(10)
+    dog = _watch_for_hangs(config, ctx, dist.HashStore(), tmp_path, None, reports, ["node1", "node2"])
+    hang = threading.Thread(target=dog.on_hang, args=(Verdict([1], "rank 1 (node2) stopped answering", 0), True))
+    try:
+        hang.start()
+        hang.join(0.5)
+        outputs.release.set()
+        hang.join(10)
+        training.join(10)
+    finally:
+        dog.stop()
+    assert outputs.lines == [1] and outputs.flushed_mid_line == [False]
