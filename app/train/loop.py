@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from app.common.faults import fault_point
+from app.common import injected_faults
 from app.common.signals import StopFlag
 from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
@@ -114,6 +114,6 @@ class Trainer:
     def _snapshot(self, step: int, last: bool = False) -> None:
         """The snapshot the manager said is due: every step before it on disk first."""
         self.progress(step, "snapshot")
-        fault_point("train.snapshot", step=step)  # test-only (app/train/faults.py); inert in a real run
+        injected_faults.point("train.snapshot", step=step)  # test-only; inert in a real run
         self.reports.flush()  # every step up to the snapshot is on disk before the snapshot is
         self.snapshots.save(self.state, step, last)

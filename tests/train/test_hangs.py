@@ -1,5 +1,5 @@
-"""The trainer's test-only fault switch that makes a hang, and the summary of one (naming the rank:
-tests/common/test_watchdog.py)."""
+"""The summary of a hang and the watchdog that writes it (naming the rank: tests/common/test_watchdog.py; the
+fault switch that makes one: tests/common/test_injected_faults.py)."""
 
 from __future__ import annotations
 
@@ -15,27 +15,13 @@ import torch
 import torch.distributed as dist
 
 from app.common.distributed import DistContext
-from app.common.errors import UsageError
 from app.common.watchdog import Verdict
 from app.train import summary
 from app.train.assemble import _watch_for_hangs
 from app.train.plan import Position
 from app.train.step_reports import StepReports, StepResult
-from app.train.faults import Fault, from_environment
 from app.train.summary import write_hang_summary
 from tests.bounded import within
-
-
-def test_the_trainer_fault_switch_targets_a_rank_or_every_rank_of_a_host():
-    by_rank = {"APP_TRAIN_FAULT": "stop@rank1:step8"}
-    assert from_environment(by_rank, 1, "node7") == Fault("stop", 1, 8)
-    assert from_environment(by_rank, 0, "node7") is None
-    by_host = {"APP_TRAIN_FAULT": "stop@host=node3:step20"}
-    assert from_environment(by_host, 0, "node3.cluster") == Fault("stop", 0, 20)
-    assert from_environment(by_host, 0, "node2") is None
-    for bad in ("stop@node3:step2", "stop@host=:step2", "nap@rank1:step2", "stop@rank1", "stop@rank1:8"):
-        with pytest.raises(UsageError, match=r"APP_TRAIN_FAULT item .* example: APP_TRAIN_FAULT=stop@rank1:step8"):
-            from_environment({"APP_TRAIN_FAULT": bad}, 0, "node7")
 
 
 def test_the_first_hang_report_of_an_attempt_stands(tmp_path):
