@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
-from app.check import faults
+from app.common import injected_faults
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "sendrecv")
 #: Message sizes in bytes: GPU sizes reach the fabric's plateau; CPU sizes keep the check under 30 s.
@@ -110,7 +110,7 @@ def check_correctness(
     me = ranks.index(rank)
     per = count // n if collective in ("all_gather", "reduce_scatter") else count
     base = _pattern(per, device)
-    mine = faults.contribution(base * (rank + 1))
+    mine = injected_faults.point("check.contribution", base * (rank + 1))  # test-only: a bad link or GPU
     bad: list[int] = []
     if collective == "all_reduce":
         out = mine.clone()
@@ -208,7 +208,7 @@ def time_op(op: Callable[[], None], iters: int, device: torch.device, group) -> 
         return start.elapsed_time(end) / 1e3 / iters
     begin = time.perf_counter()
     for _ in range(iters):
-        faults.slow_down()  # test-only: a node on a bad link
+        injected_faults.point("check.timed_call")  # test-only: a node on a bad link
         op()
     return (time.perf_counter() - begin) / iters
 

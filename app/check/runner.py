@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 from app.check import collectives as coll
-from app.check import faults, judge, localise, nccl_log, nccl_tests, plot, protocol, remedies
+from app.check import judge, localise, nccl_log, nccl_tests, plot, protocol, remedies
 from app.check.consistency import check_consistency
 from app.check.deadline import StageWatchdog
 from app.check.node.collect import Placement, collect, node_names
@@ -34,7 +34,7 @@ from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckSettings
 from app.check.protocol import MAX_TEXT, Measurement, NodeReport, Plan, RankResults
 from app.check.report import FAIL, OK, Check, Report, format_report
-from app.common import exchange, exitcodes
+from app.common import exchange, exitcodes, injected_faults
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import DistContext, init_distributed, open_store, shutdown
 from app.common.errors import RendezvousError, UserFacingError
@@ -58,7 +58,7 @@ def _every(records: list[T | None]) -> list[T] | None:
 def run_check(options: CheckSettings, probe: Probe, env: Mapping[str, str]) -> int:
     environment = detect_environment(env)
     rank, world_size = environment.rank(), environment.world_size()
-    faults.install(env.get("APP_CHECK_FAULT", ""), rank)  # test-only; see app/check/faults.py
+    injected_faults.arm("check", env, rank)  # test-only faults a test asked for; inert in a real run
     if torch.cuda.is_available():
         nccl_log.capture_to_files(os.environ)
     master = None if world_size == 1 or options.node_only else (environment.main_address(), environment.main_port())
@@ -214,7 +214,7 @@ class Session:
         """Arm the stage's deadline, then (test-only fault) maybe hang, then tell the others we are in it."""
         assert self.watchdog is not None
         self.watchdog.arm_stage(label or stage)
-        faults.hang_if_asked(stage, self.rank)
+        injected_faults.point("check.stage", stage=stage, rank=self.rank)
         self.watchdog.step(label or stage)
 
     def _gather_nodes(self) -> Plan:

@@ -20,12 +20,12 @@ import torch.distributed as dist
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 from torch.nn.parallel import DistributedDataParallel
 
+from app.common import injected_faults
 from app.common.distributed import DistContext, all_gather_strings, hostname
 from app.common.errors import CollectiveTimeout, StorageError, UsageError
 from app.common.signals import StopFlag
 from app.common.typedconfig import to_dict
 from app.common.watchdog import Verdict
-from app.train import faults
 from app.train.config import Config
 from app.train.evaluation import Evaluator
 from app.train.hangs import StepWatchdog
@@ -58,7 +58,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
     if state is None:  # the snapshot is at the run's last step
         return _already_complete(snapshot, run_dir, ctx)
     evaluator = _evaluator(config, workload, ctx, state.plan)  # bad input stops here, before any thread starts
-    faults.install(os.environ, ctx.rank)  # test-only; see app/train/faults.py
+    injected_faults.arm("train", os.environ, ctx.rank)  # test-only faults a test asked for; inert in a real run
     model, step_stats = wrap(config, ctx, state.model, workload.shard_units, sharded)
     hostnames = all_gather_strings(hostname(), ctx.device)
     outputs = open_outputs(config, ctx, run_dir, state, workload, hostnames) if ctx.is_main else None
@@ -239,8 +239,7 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
         try:
             with run_files_written(run_dir):
                 reports.write_finished()
-                if reports.outputs is not None:
-                    reports.outputs.flush()  # every step that completed, each line whole
+                reports.flush()  # every step that completed, each line whole
                 # The last step whose figures came back: on a GPU the host may have queued one more that never ends
                 if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
                                           reports.completed_step, ctx.world_size, attempt_started=started):

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from app.common.faults import fault_point
+from app.common import injected_faults
 from app.common.signals import StopFlag
 from app.train.evaluation import Evaluator
 from app.train.metrics import Breakdown
@@ -67,7 +67,7 @@ class Trainer:
     def train(self) -> TrainResult:
         started, steps_run, samples, stopping = time.perf_counter(), 0, 0, False
         last_step = self.state.plan.total_steps
-        self.reports.clock.restart()
+        self.reports.restart_clock()
         for step in self.steps:
             current = self.optimizer_step(step, self.reports.clock)
             steps_run, samples = steps_run + 1, samples + step.global_samples
@@ -84,7 +84,7 @@ class Trainer:
                 stopping = asked_to_stop(self.reports.report_held())
                 if snapshotting:
                     self._snapshot(step.number)
-                self.reports.clock.restart()  # the next step's time is its own, not the evaluation's or snapshot's
+                self.reports.restart_clock()  # the next step's time is its own, not the evaluation's or snapshot's
                 if stopping:
                     break
         if asked_to_stop(self.reports.report_held()):  # a stop request in the run's last step: not preempted
@@ -114,7 +114,6 @@ class Trainer:
     def _snapshot(self, step: int, last: bool = False) -> None:
         """The snapshot the manager said is due: every step before it on disk first."""
         self.progress(step, "snapshot")
-        fault_point("train.snapshot", step=step)  # test-only (app/train/faults.py); inert in a real run
-        if self.reports.outputs is not None:
-            self.reports.outputs.flush()  # every step up to the snapshot is on disk before the snapshot is
+        injected_faults.point("train.snapshot", step=step)  # test-only; inert in a real run
+        self.reports.flush()  # every step up to the snapshot is on disk before the snapshot is
         self.snapshots.save(self.state, step, last)

@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 
+from app.common import injected_faults
 from app.common.distributed import DistContext
-from app.common.faults import fault_point
 from app.common.signals import StopFlag
 from app.train.metrics import Breakdown, StepClock, Stopwatch
 from app.train.sharding import Gathering, gradient_sync, measure_and_clip
@@ -53,7 +53,7 @@ class OptimizerStep:
 
     def __call__(self, step: Step, clock: StepClock) -> StepResult:
         self.progress(step.number, "data")
-        fault_point("train.step", step=step.number)  # test-only (app/train/faults.py); inert in a real run
+        injected_faults.point("train.step", step=step.number)  # test-only; inert in a real run
         self.watch.lap()
         self._reseed(step_seed(self.plan.seed, self.rank, step.number - 1))
         micro_batches = [next(step.batches) for _ in range(self.plan.grad_accum)]

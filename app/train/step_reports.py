@@ -10,7 +10,10 @@ successor hangs (`write_finished`); one lock makes each step's line written once
 waits for a line the watchdog is writing (a snapshot must never be published before its steps' lines), while
 the watchdog never waits for the training thread (it must go on watching). `completed_step` is the last step
 whose figures came back: what a hang summary names, since on a GPU the host runs up to a step ahead of the
-device.
+device. It and `last_loss` are read across threads under a second lock, held only to copy them, so the
+watchdog reads them even while the training thread waits for the device under the first. A third lock makes
+the run's files one writer's at a time (a line, a flush: never a wait for the device), so the watchdog's
+flush before it ends the run waits for the line being written and never interleaves with it.
 """
 
 from __future__ import annotations
@@ -48,10 +51,28 @@ class StepReports:
     def __init__(self, plan: RunPlan, device: torch.device, outputs: RunOutputs | None, start_step: int) -> None:
         self.plan, self.device, self.outputs = plan, device, outputs
         self.clock = StepClock(device)
-        self.last_loss = float("nan")
-        self.completed_step = start_step  # the attempt's start until a step of its own comes back
+        self._last_loss = float("nan")
+        self._completed_step = start_step  # the attempt's start until a step of its own comes back
         self._held: StepResult | None = None
-        self._lock = threading.Lock()  # the held step and its writing: the training and watchdog threads
+        self._lock = threading.Lock()  # the held step, its writing and the clock: the training and watchdog threads
+        self._figures = threading.Lock()  # the two figures above, never held while waiting
+        self._writing = threading.Lock()  # the run's files (outputs), held only while writing to them
+
+    @property
+    def completed_step(self) -> int:
+        """The last step whose figures came back (the attempt's start before any)."""
+        with self._figures:
+            return self._completed_step
+
+    @property
+    def last_loss(self) -> float:
+        with self._figures:
+            return self._last_loss
+
+    def restart_clock(self) -> None:
+        """The next step's time starts now (at the attempt's start, after an evaluation or a snapshot)."""
+        with self._lock:
+            self.clock.restart()
 
     def hold(self, result: StepResult) -> StepResult | None:
         """Report the step held before (its figures are in by now) and hold this one; the step reported."""
@@ -81,6 +102,13 @@ class StepReports:
         finally:
             self._lock.release()
 
+    def flush(self) -> None:
+        """Every line written so far on disk, each whole (before a snapshot, and from the watchdog before the
+        run ends as hung): waits for a line being written, never for the device."""
+        if self.outputs is not None:
+            with self._writing:
+                self.outputs.flush()
+
     def _report(self, result: StepResult) -> None:
         """Under the lock: read the step's figures and write its line, once."""
         if result.reported:  # written by the watchdog's thread already
@@ -92,8 +120,9 @@ class StepReports:
                                    grad_norm=float(result.grad_norm), step_time_s=step_time,
                                    peak_memory_gib=peak_memory_gib(self.device), wall_time=time.time(),
                                    evaluation=result.evaluation)
-        self.last_loss = record.loss
         if self.outputs is not None:
-            self.outputs.step(record)
-        self.completed_step = record.step
+            with self._writing:
+                self.outputs.step(record)
+        with self._figures:
+            self._last_loss, self._completed_step = record.loss, record.step
         result.stop_requested, result.reported = stop > 0, True

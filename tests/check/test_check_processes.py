@@ -1,6 +1,6 @@
 """`python -m app.check` in real processes: 2 and 4 ranks on gloo (CPU), started by torchrun or, as srun
 and mpiexec would, one process per rank with RANK/WORLD_SIZE. Faults come from the test-only
-APP_CHECK_FAULT variable (app/check/faults.py). Every launch is bounded by PROCESS_TIMEOUT_S."""
+APP_CHECK_FAULT variable (app/common/injected_faults.py). Every launch is bounded by PROCESS_TIMEOUT_S."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from app.check import faults
 from app.check.collectives import (
     COLLECTIVES,
     Scope,
@@ -14,6 +13,7 @@ from app.check.collectives import (
     plan_scopes,
     time_op,
 )
+from app.common import injected_faults
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +61,11 @@ def test_known_values_come_back_right(single_rank_group, collective):
 
 @pytest.mark.parametrize("collective", ["all_reduce", "all_gather", "broadcast"])
 def test_a_corrupted_contribution_is_counted_element_by_element(single_rank_group, collective):
-    faults.install("corrupt@rank0", 0)
+    injected_faults.arm("check", {"APP_CHECK_FAULT": "corrupt@rank0"}, 0)
     try:
         result = check_correctness(collective, single_rank_group, None, 0, torch.device("cpu"), count=1000)
     finally:
-        faults.install("", 0)
+        injected_faults.arm("check", {}, 0)
     assert result.wrong == 1000
     if collective != "all_reduce":
         assert result.bad_sources == [0]

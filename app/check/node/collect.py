@@ -7,7 +7,6 @@ import socket
 from collections.abc import Mapping
 from typing import Any
 
-from app.check import faults
 from app.check.consistency import RELEVANT_ENV
 from app.check.node import (
     arch,
@@ -27,6 +26,7 @@ from app.check.node import (
 )
 from app.check.node.probe import Probe
 from app.check.report import Check
+from app.common import injected_faults
 from app.common.provenance import read_labels
 
 
@@ -53,7 +53,7 @@ def collect(env: Mapping[str, str], placement: Placement, probe: Probe, data_dir
     """Every node check of this rank; `data_dir`: the training data's directory, whose read speed is probed."""
     inventory = network.scan(probe)
     info = gpu.gpu_info()
-    versions = faults.reported_versions(gpu.agreed_versions())
+    versions = injected_faults.point("check.versions", gpu.agreed_versions())  # test-only: another image
     labels = read_labels(str(probe.root))
     versions["image"] = container.image_version(labels) or "none"
     checks: list[Check] = []
