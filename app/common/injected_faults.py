@@ -1,6 +1,6 @@
 """TEST-ONLY fault injection, in this one module: the suite proves each failure is caught for real by asking,
 through an environment variable, for a fault that this module alone reads, parses and acts out. Users never
-need it; no other module of app/ names the variables (tests/test_fault_seam.py fails if one does).
+need it; no other module of app/ names the variables (tests/common/test_injected_faults.py fails if one does).
 
 How a test asks: it sets, in the environment of the processes it starts (they may run on other nodes and in
 the image, so a variable is what travels),

@@ -48,7 +48,7 @@ def test_a_job_with_image_oras_pulls_verifies_trains_and_records_the_digest(
     shutil.copytree(keys, job_keys)
     subprocess.run(["chown", "-R", f"{JOB_USER}:{JOB_USER}", str(job_keys)], check=True)
     job_id = slurm_cluster.submit(workdir, "-N2", str(REPO / "jobscripts" / "slurm.sh"), "train", "train.max_steps=10",
-                                  env={"CONFIG": "regression", "GPUS_PER_NODE": "2", "IMAGE": tag,
+                                  env={"CONFIG": "regression", "GPUS_PER_NODE": "2", "IMAGE": tag, "PREFLIGHT": "0",
                                        "IMAGE_NO_HTTPS": "1", "IMAGE_CACHE": str(workdir / "images"),
                                        "APPTAINER_KEYSDIR": str(job_keys)})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=420)

@@ -33,6 +33,9 @@ PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 #: 16 steps per epoch on 4 ranks: long enough to be signalled mid-run, a few seconds of compute
 TRAIN = ["train", "train.epochs=40"]
 TRAIN_ENV = {"CONFIG": "regression", "GPUS_PER_NODE": "2"}
+#: For the jobs whose test is about something else: the preflight has tests of its own (the training test, a bad
+#: node, nodes without HCAs, the attacker), and each run of it costs a job about 15 s
+NO_PREFLIGHT = {"PREFLIGHT": "0"}
 #: What node2 calls itself (tests/slurm/up.sh): not its Slurm name, which is what leaving it out takes
 NODE2_HOST = "x1000c0s1b0n0"
 #: node1's address on the test cluster's fabric (ib0), where the head node's rendezvous store is reached
@@ -94,7 +97,7 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
-                                  env={**TRAIN_ENV, **image_env})
+                                  env={**TRAIN_ENV, **NO_PREFLIGHT, **image_env})
     metrics = workdir / "runs" / job_id / "metrics.jsonl"
 
     def steps_done() -> int:
@@ -124,7 +127,8 @@ def test_sharded_training_runs_through_the_job_script_unchanged(slurm_cluster: S
                                                                image_env: dict[str, str]) -> None:
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "train.max_steps=30",
-                                  "snapshot.every=15", "dist.strategy=fsdp", env={**TRAIN_ENV, **image_env})
+                                  "snapshot.every=15", "dist.strategy=fsdp",
+                                  env={**TRAIN_ENV, **NO_PREFLIGHT, **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     assert job.summary()["step"] == 30
@@ -136,7 +140,7 @@ def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, i
     workdir = slurm_cluster.workdir()
     shutil.copy(REPO / "tests" / "data" / "multinode_tutorial.py", workdir / "my_train.py")
     job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "my_train.py", "4", "2",
-                                  "--batch_size", "64", env={"GPUS_PER_NODE": "2", **image_env})
+                                  "--batch_size", "64", env={"GPUS_PER_NODE": "2", **NO_PREFLIGHT, **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     epochs = [line for line in job.output.splitlines() if line.startswith("epoch ")]
@@ -150,7 +154,8 @@ def test_srun_one_task_per_gpu_trains_across_both_nodes_without_torchrun(
     (LAUNCH=srun)."""
     workdir = slurm_cluster.workdir()
     job_id = slurm_cluster.submit(workdir, "-N2", "--gres=gpu:2", str(JOBSCRIPTS / "slurm.sh"), "train",
-                                  "train.max_steps=10", env={"CONFIG": "regression", "LAUNCH": "srun", **image_env})
+                                  "train.max_steps=10",
+                                  env={"CONFIG": "regression", "LAUNCH": "srun", **NO_PREFLIGHT, **image_env})
     job = slurm_cluster.wait(job_id, workdir)
     assert_completed(job)
     assert_trained_on_both_nodes(job)
@@ -321,7 +326,7 @@ def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to
     # Both ranks of node2 freeze (SIGSTOP) when they start step 300, like a node that went away
     job_id = slurm_cluster.submit(
         workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, "snapshot.every=100", "dist.hang_timeout_s=8",
-        env={**TRAIN_ENV, **image_env, "APP_TRAIN_FAULT": f"stop@host={NODE2_HOST}:step300"})
+        env={**TRAIN_ENV, **NO_PREFLIGHT, **image_env, "APP_TRAIN_FAULT": f"stop@host={NODE2_HOST}:step300"})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert f"({NODE2_HOST}) stopped answering" in job.output
