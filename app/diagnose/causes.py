@@ -229,6 +229,13 @@ _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Ini
 #: aws-ofi-nccl's "Unable to register memory").
 _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address)=[^)]{0,200})?\) failed: "
                      r"Cannot allocate memory")
+#: UCX's interface form, "ibv_create_cq(cqe=%d) failed: %m" (src/uct/ib/base/ib_iface.c, v1.12.0 line 1035;
+#: v1.16.0 line 1139 and v1.20.0 line 1364 print it at ERROR through uct_ib_check_memlock_limit_msg, prefixed with
+#: the device, "mlx5_0: ", and followed by ". Please set max locked memory ..."): the interface of a transport UCX
+#: chose, and ucp_worker_add_resource_ifaces (src/ucp/core/ucp_worker.c, v1.12.0 line 974, v1.20.0 line 1118) fails
+#: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
+#: since v1.15.0 and only the failed run makes them a cause.
+_UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
@@ -251,7 +258,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
-         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM)
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -950,7 +957,8 @@ CAUSES: Tuple[Cause, ...] = (
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
-        applies=lambda log: not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM),
+        applies=lambda log: (not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
+                             or log.has(_UCX_IFACE_CQ_ENOMEM)),
     ),
     Cause(
         "efa-installer-too-old",

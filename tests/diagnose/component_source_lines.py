@@ -274,6 +274,17 @@ QUOTES = (
           'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cqe);',
           "[1700000000.123456] [gpu-a-017:2741:0]        ib_iface.c:640  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
           "Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+    # The interface's CQ alone: ucp_worker_add_resource_ifaces fails the worker when one interface does not open.
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_iface.c", 1035,
+          'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cq_size);',
+          "[1652739463.054681] [gpu-a-017:2741:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+          "Cannot allocate memory", "memlock-too-low"),
+    Quote("UCX", "v1.20.0", "src/uct/ib/base/ib_iface.c", 1363,
+          "uct_ib_check_memlock_limit_msg(ibv_context, UCS_LOG_LEVEL_ERROR,\n"
+          '"ibv_create_cq(cqe=%d)", cq_size);',
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq(cqe=4096) "
+          "failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 "
+          "kbytes)", "memlock-too-low", fmt="ibv_create_cq(cqe=%d)"),
     Quote("UCX", "commit 249682b", "src/uct/ib/rdmacm/rdmacm_cm.c", 0,
           'ucs_error("ibv_create_cq() failed: %m");',
           "[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
