@@ -64,7 +64,8 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
-Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux):
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux, glibc,
+CPython):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -1155,7 +1156,12 @@ CAUSES: Tuple[Cause, ...] = (
         # launcher_linux.go). Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before
         # it), so that a long line is scanned once, not from every "FATAL:" in it.
         (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
-         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",),
+         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",
+         # Any program writing into Apptainer's own directories (the session's mounts under /var/apptainer/mnt,
+         # Singularity's /var/singularity/mnt, a build's build-temp-*): coreutils' cp "error writing '%s'" in a
+         # %post, or the copy of a build.
+         r"(?:/var/(?:lib/)?(?:singularity|apptainer)/mnt/|/build-temp-\d)\S{0,400}[^\n]{0,400}?No space left on "
+         r"device",),
         93,
     ),
     Cause(
@@ -1689,6 +1695,49 @@ CAUSES: Tuple[Cause, ...] = (
         (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
          r"Invalid image format: (?P<image>\S{1,400})"),
         88,
+    ),
+
+    # --- the C library's error strings (errno), as every program on the node prints them ----------------------------
+    # glibc sysdeps/gnu/errlist.h (commit 3d7d5c1; the same words since 2.19, when ESTALE lost its "NFS"): strerror
+    # and %m print these; CPython's OSError prints "[Errno %S] %S" (Objects/exceptions.c OSError_str), so a Python
+    # traceback ends "OSError: [Errno 28] No space left on device". What the errno means is the cause wherever it
+    # comes from; where a more specific cause explains the same line (/dev/shm, Apptainer's or pyxis' own
+    # directories) it outweighs these.
+    Cause(
+        "disk-full",
+        "a write failed because its filesystem is full or the user's quota there is used up: checkpoints, logs or "
+        "caches filled the disk",
+        "free space or write elsewhere: `df -h PATH` and the quota (`quota -s`, Lustre `lfs quota -hu $USER PATH`) "
+        "say which; put checkpoints and the run directory on project or scratch space (`RUN_DIR=`), caches "
+        "(`HF_HOME`, `TORCH_HOME`, `TRITON_CACHE_DIR`) and `TMPDIR` away from $HOME and /tmp, and keep fewer "
+        "checkpoints",
+        # ENOSPC "No space left on device", EDQUOT "Disk quota exceeded"; CPython's "[Errno 28]" and "[Errno 122]".
+        (r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]",),
+        72,
+    ),
+    Cause(
+        "open-files-limit",
+        "a process reached its limit of open files (RLIMIT_NOFILE, `ulimit -n`): DataLoader workers that pass "
+        "tensors through file descriptors, or many files held open at once",
+        "raise the soft limit to the hard one before the launcher (`ulimit -n $(ulimit -Hn)` in the job script; "
+        "the hard limit is the admins' /etc/security/limits.conf), or let DataLoader workers share tensors through "
+        "files: `torch.multiprocessing.set_sharing_strategy('file_system')`; fewer `num_workers` also helps",
+        # EMFILE "Too many open files", ENFILE "Too many open files in system", CPython's "[Errno 24]"; and
+        # CPython's Lib/multiprocessing/reduction.py recvfds(), which torch's DataLoader workers pass tensors
+        # through: raise RuntimeError('received %d items of ancdata' % len(ancdata)) when no descriptor came.
+        (r"Too many open files|\[Errno 24\]|received 0 items of ancdata",),
+        74,
+    ),
+    Cause(
+        "shared-cache-nfs-stale-handle",
+        "a file on a network filesystem (NFS) was deleted or replaced by another node while this one used it: a "
+        "cache directory that every node's processes write at once (Triton's kernels, torch_extensions, "
+        "Hugging Face's) in a shared $HOME",
+        "give each node its own cache on local disk: `TRITON_CACHE_DIR`, `TORCH_EXTENSIONS_DIR`, `HF_DATASETS_CACHE` "
+        "under node-local `$TMPDIR` (or build the cache once before the job), and rerun",
+        # ESTALE: "Stale file handle" (glibc 2.19 and later), "Stale NFS file handle" before; CPython's "[Errno 116]".
+        (r"Stale (?:NFS )?file handle|\[Errno 116\]",),
+        72,
     ),
 )
 

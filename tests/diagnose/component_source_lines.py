@@ -38,6 +38,7 @@ FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csr
           "2.21.5")
 #: How Open MPI reports a rank that could not start (ompi/errhandler "*** An error occurred in %s").
 MPI_FAILED = "*** An error occurred in MPI_Init"
+TRACEBACK = "Traceback (most recent call last):"
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -824,6 +825,30 @@ QUOTES = (
           'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
           "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
           "op(s)", "deepspeed-op-build"),
+
+    # --- glibc's error strings (strerror, %m) and CPython's OSError around them ---------------------------------------
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSPC)", 0,
+          '_S(ENOSPC, N_("No space left on device"))',
+          "OSError: [Errno 28] No space left on device", "disk-full", context=(TRACEBACK,)),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (EDQUOT)", 0,
+          '_S(EDQUOT, N_("Disk quota exceeded"))',
+          "cp: error writing '/home/u/ckpt/step_1000.pt': Disk quota exceeded", "disk-full"),
+    # The same errno in Apptainer's session directory (a tmpfs of `sessiondir max size`) is Apptainer's space.
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSPC)", 0,
+          '_S(ENOSPC, N_("No space left on device"))',
+          "cp: error writing '/var/apptainer/mnt/session/rootfs/etc/resolv.conf': No space left on device",
+          "apptainer-tmp-full"),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (EMFILE)", 0,
+          '_S(EMFILE, N_("Too many open files"))',
+          "OSError: [Errno 24] Too many open files: '/scratch/u/data/shard_0001.bin'", "open-files-limit",
+          context=(TRACEBACK,)),
+    Quote("CPython", "commit 007fda4", "Lib/multiprocessing/reduction.py recvfds()", 0,
+          "raise RuntimeError('received %d items of ancdata' %\nlen(ancdata))",
+          "RuntimeError: received 0 items of ancdata", "open-files-limit", context=(TRACEBACK,),
+          fmt="received %d items of ancdata"),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ESTALE)", 0,
+          '_S(ESTALE, N_("Stale file handle"))',
+          "OSError: [Errno 116] Stale file handle", "shared-cache-nfs-stale-handle", context=(TRACEBACK,)),
 
     # --- nccl-tests -------------------------------------------------------------------------------------------------
     Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
