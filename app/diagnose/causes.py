@@ -224,6 +224,22 @@ _PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-
 #: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
 #: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
 _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
+#: line 5728 internal_error (_("%s: command not found"), pathname) ("run.sh: line 10: NAME: command not found"), in
+#: the translations bash ships (po/*.po: zh_CN, de, fr, es, ja, ru, it, pt_BR, ko; LANG decides which it prints);
+#: dash 0.5.12 (Debian's and Ubuntu's /bin/sh) src/exec.c line 146 exerror(EXEND, "%s: %s", argv[0],
+#: errmsg(e, E_EXEC)) with src/error.c line 227 "not found" ("sh: 1: NAME: not found").
+_COMMAND_NOT_FOUND = (r"(?:^|[\s:/])(?P<command>{command})(?: ?: (?:command not found|未找到命令"
+                      r"|Kommando nicht gefunden|commande introuvable|orden no encontrada"
+                      r"|コマンドが見つかりません|команда не найдена"
+                      r"|comando non trovato|comando não encontrado|명령어를 찾을 수 없음)|: not found$)")
+
+
+def _not_found(command: str) -> str:
+    """_COMMAND_NOT_FOUND for the program names `command` matches (a pattern without groups)."""
+    return _COMMAND_NOT_FOUND.replace("{command}", command)
+
+
 #: UCX (Open MPI's and NVSHMEM's verbs transport) out of locked memory: "ibv_create_cq(cqe=%d) failed: %m"
 #: (src/uct/ib/base/ib_iface.c), "ibv_create_cq() failed: %m" (its device probes, rdmacm/rdmacm_cm.c) and
 #: "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c); NCCL's own words for it (src/misc/ibvwrap.cc,
@@ -1679,8 +1695,11 @@ CAUSES: Tuple[Cause, ...] = (
         # enough slots available in the system to satisfy the %d\nslots that were requested by the application:";
         # orte/mca/rmaps/round_robin/help-orte-rmaps-rr.txt "There are not enough slots on the nodes in your
         # allocation to satisfy your request to launch on a %d process-per-node basis".
+        # orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt line 53 [ppr-too-many-procs] "Your job has requested more
+        # processes than the ppr for\nthis topology can support:" (v4.1.6; --map-by ppr:N:node with -np above it).
         (r"There are not enough slots available in the system to satisfy the \d+",
-         r"There are not enough slots on the nodes in your allocation to satisfy your request"),
+         r"There are not enough slots on the nodes in your allocation to satisfy your request",
+         r"Your job has requested more processes than the ppr for"),
         90,
     ),
     Cause(
@@ -1695,6 +1714,80 @@ CAUSES: Tuple[Cause, ...] = (
         (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
          r"Invalid image format: (?P<image>\S{1,400})"),
         88,
+    ),
+
+    # --- the shells' "command not found" (bash, dash), by the program the job asked for ---------------------------
+    Cause(
+        "scontrol-missing-in-container",
+        "the job runs a Slurm command ({command}) where Slurm's commands are not installed: inside "
+        "the container image (pyxis/enroot, Apptainer), so what it should print (the master address, the node "
+        "list) is empty or an error",
+        "run Slurm's commands in the job script outside the container and pass the result in (`MASTER_ADDR=$(scontrol "
+        "show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)` exported before srun), or read what Slurm already sets "
+        "in every task (`SLURM_JOB_NODELIST`, `SLURM_NODEID`, `SLURM_PROCID`); this project's job scripts do the "
+        "former",
+        (_not_found(r"(?:\S{0,200}/)?(?:scontrol|sinfo|squeue|sbatch|srun|salloc|sacct|sstat)"),),
+        88,
+    ),
+    Cause(
+        "orted-not-on-remote-path",
+        "mpirun could not start its daemon on another node ({command} not found there): Open MPI is not "
+        "on that node's PATH for the non-interactive ssh login mpirun uses (installed elsewhere there, or set up "
+        "only for interactive shells)",
+        "`mpirun --prefix /path/to/openmpi` (the same path on every node; Open MPI built with "
+        "--enable-orterun-prefix-by-default does this itself), or set PATH and LD_LIBRARY_PATH in ~/.bashrc before "
+        "its interactive-only return; under Slurm or PBS let mpirun start its daemons through the scheduler (no "
+        "hostfile, no ssh); `ssh NODE which orted` checks a node",
+        (_not_found(r"(?:\S{0,200}/)?(?:orted|prted)"),
+         # Open MPI v4.1.6 orte/mca/errmgr/base/help-errmgr-base.txt line 36 [failed-daemon-launch]: its first
+         # reason is "not finding the required libraries and/or binaries on one or more nodes".
+         r"ORTE was unable to reliably start one or more daemons"),
+        86,
+    ),
+    Cause(
+        "mpirun-not-on-path",
+        "the job calls {command}, which is not on the PATH where it runs (no MPI module loaded in the "
+        "job, an environment activated only on the login node, or an MPI that names its launcher otherwise)",
+        "load the MPI in the job script before the launch (`module load openmpi`), give the launcher's full path, or "
+        "start the ranks with the scheduler's own launcher (`srun`, PBS' `mpiexec`); `which mpirun` in the job shows "
+        "what it finds",
+        (_not_found(r"(?:\S{0,200}/)?(?:mpirun|mpiexec|mpiexec\.hydra|orterun|prterun)"),),
+        86,
+    ),
+    Cause(
+        "launch-script-line-continuation",
+        "the shell ran an option ({command}) as a command: the line before it ended the command (a `\\` "
+        "followed by a space, or no `\\`), or the command's name was a variable that expanded to nothing "
+        "(`$(which mpirun)` where there is no mpirun)",
+        "end every continued line of the launch command with `\\` and nothing after it (`grep -n ' $' SCRIPT` finds "
+        "trailing spaces, `cat -A SCRIPT` shows them as ` $`), and check that the launcher's variable is set "
+        "(`echo \"$MPIRUN\"`, or `${MPIRUN:?not set}`)",
+        (_not_found(r"--?[A-Za-z][\w.=-]{0,200}"),),
+        86,
+    ),
+
+    # --- Open MPI's launcher refusing its options ------------------------------------------------------------------
+    Cause(
+        "mpirun-run-as-root",
+        "mpirun refuses to run as root (a container or a shell that runs as root)",
+        "run as a normal user; where root is wanted (a container), `mpirun --allow-run-as-root`, or set both "
+        "`OMPI_ALLOW_RUN_AS_ROOT=1` and `OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1`",
+        # Open MPI v4.1.6 orte/orted/orted_submit.c line 316 fprintf(stderr, "%s has detected an attempt to run as
+        # root.\n\n", orte_basename) (mpirun, orterun; prterun in v5).
+        (r"has detected an attempt to run as root",),
+        90,
+    ),
+    Cause(
+        "mpirun-conflicting-mapping",
+        "mpirun was given two {policy} policies (e.g. `--map-by node` and `--bynode`, or an MCA parameter and an "
+        "option), and refuses to choose",
+        "give one `--map-by` (and one `--bind-to`): look for the other in the command line, `OMPI_MCA_rmaps_base_"
+        "mapping_policy` / `OMPI_MCA_hwloc_base_binding_policy` in the environment and openmpi-mca-params.conf",
+        # Open MPI v2.1.6 to v4.1.6 orte/mca/rmaps/base/help-orte-rmaps-base.txt line 137 [redefining-policy]
+        # "Conflicting directives for %s policy are causing the policy\nto be redefined:" and
+        # opal/mca/hwloc/base/help-opal-hwloc-base.txt line 32, its binding twin.
+        (r"Conflicting directives for (?P<policy>\w+) policy are causing the policy",),
+        90,
     ),
 
     # --- the C library's error strings (errno), as every program on the node prints them ----------------------------

@@ -638,6 +638,46 @@ QUOTES = (
           'sprintf(log_buffer, "mem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
           "=>> PBS: job killed: mem 268435456kb exceeded limit 251658240kb", "host-oom"),
 
+    # --- Open MPI's launcher (its help texts print as the lines are in the file) -------------------------------------
+    Quote("Open MPI", "v4.1.6", "orte/orted/orted_submit.c", 316,
+          'fprintf(stderr, "%s has detected an attempt to run as root.\\n\\n", orte_basename);',
+          "mpirun has detected an attempt to run as root.", "mpirun-run-as-root"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/rmaps/base/help-orte-rmaps-base.txt", 137,
+          "Conflicting directives for %s policy are causing the policy\nto be redefined:",
+          "Conflicting directives for mapping policy are causing the policy", "mpirun-conflicting-mapping",
+          fmt="Conflicting directives for %s policy are causing the policy"),
+    Quote("Open MPI", "v4.1.6", "opal/mca/hwloc/base/help-opal-hwloc-base.txt", 32,
+          "Conflicting directives for binding policy are causing the policy\nto be redefined:",
+          "Conflicting directives for binding policy are causing the policy", "mpirun-conflicting-mapping",
+          fmt="Conflicting directives for binding policy are causing the policy"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt", 53,
+          "Your job has requested more processes than the ppr for\nthis topology can support:",
+          "Your job has requested more processes than the ppr for", "mpirun-not-enough-slots",
+          fmt="Your job has requested more processes than the ppr for"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/errmgr/base/help-errmgr-base.txt", 36,
+          "ORTE was unable to reliably start one or more daemons.",
+          "ORTE was unable to reliably start one or more daemons.", "orted-not-on-remote-path",
+          fmt="ORTE was unable to reliably start one or more daemons."),
+
+    # --- the shells: bash (and the translations it ships) and dash, Debian's and Ubuntu's /bin/sh --------------------
+    Quote("bash", "bash-5.2", "execute_cmd.c", 5728,
+          'internal_error (_("%s: command not found"), pathname);',
+          "/var/spool/slurmd/job4512/slurm_script: line 10: -np: command not found",
+          "launch-script-line-continuation"),
+    Quote("bash", "bash-5.2", "po/zh_CN.po", 1067,
+          'msgstr "%s: 未找到命令"',
+          "--deepspeed_multinode_launcher: 未找到命令", "launch-script-line-continuation", fmt="%s: 未找到命令"),
+    Quote("bash", "bash-5.2", "po/fr.po", 1059,
+          'msgstr "%s : commande introuvable"',
+          "run.sh : ligne 12 : mpirun : commande introuvable", "mpirun-not-on-path"),
+    Quote("bash", "bash-5.2", "execute_cmd.c", 5728,
+          'internal_error (_("%s: command not found"), pathname);',
+          "bash: orted: command not found", "orted-not-on-remote-path"),
+    # src/exec.c line 146 prints it after the program's name: exerror(EXEND, "%s: %s", argv[0], errmsg(e, E_EXEC)).
+    Quote("dash", "0.5.12", "src/error.c", 227,
+          'return "not found";',
+          "/bin/dash: 1: scontrol: not found", "scontrol-missing-in-container"),
+
     # --- Open MPI and PMIx ------------------------------------------------------------------------------------------
     Quote("Open MPI", "v4.1.8", "orte/mca/ess/base/help-ess-base.txt", 54,
           'The application appears to have been direct launched using "srun",\nbut OMPI was not built with SLURM\'s '

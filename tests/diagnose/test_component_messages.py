@@ -23,7 +23,7 @@ _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[dioux
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
-              "nccl-tests", "glibc", "CPython"}
+              "nccl-tests", "glibc", "CPython", "bash", "dash"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -42,7 +42,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
                 "slurm-workdir-missing", "mpirun-not-enough-slots",
                 "enroot-image-file-bad", "userns-restricted", "disk-full", "open-files-limit",
-                "shared-cache-nfs-stale-handle"}
+                "shared-cache-nfs-stale-handle", "scontrol-missing-in-container", "orted-not-on-remote-path",
+                "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
+                "mpirun-conflicting-mapping"}
 
 
 def message_format(row: Quote) -> str:
