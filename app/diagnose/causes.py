@@ -794,9 +794,13 @@ CAUSES: Tuple[Cause, ...] = (
         "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
         # CUDA's 222 (cudaErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): PTX from a compiler newer
         # than the driver's JIT, the same too-old driver met when a kernel is compiled for the GPU at load time.
+        # 804 (cudaErrorCompatNotSupportedOnDevice): the runtime is newer than the driver and the forward-compat
+        # libcuda it would need does not run on this GPU (data-center GPUs only, CUDA's compatibility guide): the
+        # driver is too old for it, and without the compat library the same run fails with 35.
         (r"CUDA driver version is insufficient for CUDA runtime version",
          r"The NVIDIA driver on your system is too old",
-         r"the provided PTX was compiled with an unsupported toolchain"),
+         r"the provided PTX was compiled with an unsupported toolchain",
+         r"forward compatibility was attempted on non supported HW", r"cudaErrorCompatNotSupportedOnDevice"),
         94,
     ),
     Cause(
@@ -890,9 +894,14 @@ CAUSES: Tuple[Cause, ...] = (
         "cuda-unavailable",
         "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
         "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
-        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which",
+        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which; where `nvidia-smi` "
+        "lists GPUs but CUDA finds none, CUDA_VISIBLE_DEVICES names GPUs the job does not have (leave it to the "
+        "scheduler), or the container sees other device files than the job's (Slurm's cgroup.conf "
+        "`ConstrainDevices=yes`); where `nvidia-smi` fails too, the driver's module is not loaded (a kernel update "
+        "without a reboot)",
+        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE.
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
-         r"No CUDA GPUs are available"),
+         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b"),
         84,
     ),
     Cause(
@@ -1121,7 +1130,9 @@ CAUSES: Tuple[Cause, ...] = (
         "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
         "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
         # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
-        # 804 (cudaErrorCompatNotSupportedOnDevice): the compat libcuda on a GPU it does not support.
+        # 804 (cudaErrorCompatNotSupportedOnDevice) is read here too, second to driver-too-old (same weight, earlier
+        # in the table): the compat libcuda on a GPU it does not support, which a container runtime that injects
+        # it also causes (DeepVAC/TorchPod#43: a newer nvidia-container-toolkit on a GeForce).
         (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
          r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", r"forward compatibility was attempted on non supported HW",
          r"cudaErrorCompatNotSupportedOnDevice"),
@@ -1268,7 +1279,9 @@ CAUSES: Tuple[Cause, ...] = (
         "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
         "earlier job goes with the admins",
         # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
-        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"cudaErrorDevicesUnavailable",
+        # CUDA before 11 worded 46 "all CUDA-capable devices are busy or unavailable".
+        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"all CUDA-capable devices are busy or unavailable",
+         r"cudaErrorDevicesUnavailable",
          r"CUDA_ERROR_DEVICE_UNAVAILABLE"),
         87,
     ),

@@ -406,7 +406,13 @@ QUOTES = (
           '"forward compatibility was attempted on non supported HW"',
           "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
           "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
-          "non supported HW", "cuda-driver-combination"),
+          "non supported HW", "driver-too-old"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoDevice = 100)", 0,
+          '"no CUDA-capable device is detected"',
+          "RuntimeError: CUDA error: no CUDA-capable device is detected", "cuda-unavailable"),
+    Quote("CUDA", "10.x", "cudaGetErrorString(cudaErrorDevicesUnavailable = 46), before CUDA 11", 0,
+          '"all CUDA-capable devices are busy or unavailable"',
+          "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "gpu-busy-exclusive"),
     Quote("NVML", "driver 535 to 580", "nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH)", 0,
           '"Driver/library version mismatch"',
           "Failed to initialize NVML: Driver/library version mismatch", "nvml-driver-mismatch"),

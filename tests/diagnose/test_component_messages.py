@@ -233,3 +233,10 @@ def test_ucx_skipping_a_device_it_cannot_use_in_a_run_that_completed_is_no_cause
     probe = ("[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
              "allocate memory")
     assert diagnose_lines([probe, "# OSU MPI Broadcast Latency Test v5.8", "1                       0.23"]) == []
+
+
+def test_cuda_forward_compatibility_on_a_gpu_without_it_names_the_old_driver_then_the_compat_library() -> None:
+    """804 means the runtime is newer than the driver and the compat libcuda cannot run on this GPU: a newer driver
+    is the usual fix, a container runtime that injected the compat library (or LD_LIBRARY_PATH) the other."""
+    line = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
+    assert [f.key for f in diagnose_lines([line])] == ["driver-too-old", "cuda-driver-combination"]
