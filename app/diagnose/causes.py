@@ -504,8 +504,13 @@ CAUSES: Tuple[Cause, ...] = (
         # records (`[W socket.cpp]`) before trying the next address: healthy runs print them for an address family
         # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
         # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
+        # torch 1.x before that socket.cpp, torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect():
+        # kConnectTimeoutMsg "connect() timed out." (later followed by " Original timeout was %d ms.") and, for an
+        # address that does not resolve, "host not found: " + gai_strerror(err).
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
-         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)"),
+         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
+         r"RuntimeError: connect\(\) timed out\.", r"host not found: (?:Name or service not known|Temporary failure "
+         r"in name resolution|No address associated with hostname)"),
         68,
     ),
     Cause(

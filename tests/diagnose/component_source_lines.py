@@ -492,6 +492,16 @@ QUOTES = (
           "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
           "MASTER_ADDR expected, but not set", "env-rendezvous-unset"),
 
+    # torch 1.x's store client (before socket.cpp): tcputil::connect() in torch/lib/c10d/Utils.cpp.
+    Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp kConnectTimeoutMsg", 0,
+          'const std::string kConnectTimeoutMsg = "connect() timed out.";',
+          "RuntimeError: connect() timed out. Original timeout was 60000 ms.", "rendezvous-connect",
+          context=(TRACEBACK,)),
+    Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp tcputil::connect()", 0,
+          'throw std::invalid_argument(\n"host not found: " + std::string(gai_strerror(err)));',
+          "ValueError: host not found: Name or service not known", "rendezvous-connect", context=(TRACEBACK,),
+          fmt="host not found: %s"),
+
     # --- Slurm ------------------------------------------------------------------------------------------------------
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,
           'error("MPI: Cannot create context for %s", plugin_name);',
