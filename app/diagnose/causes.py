@@ -1734,6 +1734,42 @@ CAUSES: Tuple[Cause, ...] = (
         88,
     ),
 
+    # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------
+    Cause(
+        "slurm-prolog-failure",
+        "the prolog (the admins' script Slurm runs on each node before the job) failed on {node}: Slurm drained "
+        "the node and revoked or requeued the job; nothing of the job ran there",
+        "resubmit (the drained node is left out; `sinfo -R` shows its reason) and send the admins the node and the "
+        "job id: the prolog's error is in that node's slurmd log",
+        # Slurm 21.08.8 src/slurmd/slurmd/req.c line 2731 and 25.11.7 line 2434: xstrfmtcat(buf, "Prolog failure on
+        # node %s", conf->node_name); slurm_notify_job(job_id, buf) (salloc and srun print it).
+        (r"Prolog failure on node (?P<node>\S{1,200})",),
+        92,
+    ),
+    Cause(
+        "gres-conf-duplicate-gpus",
+        "slurmd stopped: gres.conf describes the same {gres} devices twice (two lines for one device, or "
+        "`AutoDetect=nvml` and explicit `File=` lines together), so the node never offers its GPUs",
+        "keep one description per device in gres.conf (AutoDetect alone, or File= lines alone, each device once) "
+        "and restart slurmd; `slurmd -G` prints what the node detects",
+        # Slurm 21.08.8 src/common/gres.c line 1545 and 25.11.7 src/interfaces/gres.c line 1940:
+        # fatal("gres.conf duplicate records for %s", gres_ctx->gres_name).
+        (r"gres\.conf duplicate records for (?P<gres>\S{1,100})",),
+        92,
+    ),
+    Cause(
+        "slurm-node-memory-below-config",
+        "Slurm refused {node}'s registration: the node has less memory than its RealMemory in slurm.conf (a DIMM "
+        "lost, memory the kernel or a driver reserved since, or RealMemory set too high), so it drains the node",
+        "set RealMemory at or below what `slurmd -C` prints on the node (leave headroom), or have the hardware "
+        "checked if memory went missing; then `scontrol update nodename=NODE state=resume`",
+        # Slurm 20.02.7 src/slurmctld/node_mgr.c line 2474 error("Node %s has low real_memory size (%"PRIu64" <
+        # %"PRIu64")", ...) and 20.11.9 line 2585 (debug); 21.08.8 line 2822 to 25.11.7 line 3440 debug("Node %s
+        # has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%", ...) with MemSpecLimit's share.
+        (r"Node (?P<node>\S{1,200}) has low real_memory size \(\d+ [</] \d+\)",),
+        90,
+    ),
+
     # --- the shells' "command not found" (bash, dash), by the program the job asked for ---------------------------
     Cause(
         "scontrol-missing-in-container",

@@ -637,6 +637,22 @@ QUOTES = (
           "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
           "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
 
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/req.c", 2434,
+          'xstrfmtcat(buf, "Prolog failure on node %s",\nconf->node_name);',
+          "srun: Prolog failure on node gpu-a-017", "slurm-prolog-failure"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 1940,
+          'fatal("gres.conf duplicate records for %s",\ngres_ctx->gres_name);',
+          "Nov 28 10:02:11 gpu-a-017 slurmd[5712]: fatal: gres.conf duplicate records for gpu",
+          "gres-conf-duplicate-gpus"),
+    Quote("Slurm", "slurm-20-02-7-1", "src/slurmctld/node_mgr.c", 2474,
+          'error("Node %s has low real_memory size (%"PRIu64" < %"PRIu64")",',
+          "[2026-11-28T10:02:11.414] error: Node gpu-a-017 has low real_memory size (435161 < 443596)",
+          "slurm-node-memory-below-config"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/node_mgr.c", 3440,
+          'debug("Node %s has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%",',
+          "[2026-11-28T10:02:11.414] debug:  Node gpu-a-017 has low real_memory size (435161 / 443596) < 100.00%",
+          "slurm-node-memory-below-config"),
+
     # --- PBS (OpenPBS; PBS Pro prints the same texts) -----------------------------------------------------------------
     Quote("PBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 235,
           'char *msg_excqresc = "Job violates queue and/or server resource limits";',

@@ -44,7 +44,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-image-file-bad", "userns-restricted", "disk-full", "open-files-limit",
                 "shared-cache-nfs-stale-handle", "scontrol-missing-in-container", "orted-not-on-remote-path",
                 "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
-                "mpirun-conflicting-mapping"}
+                "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
+                "slurm-node-memory-below-config"}
 
 
 def message_format(row: Quote) -> str:
