@@ -354,8 +354,11 @@ CAUSES: Tuple[Cause, ...] = (
         # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
         # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
         # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
+        # msg_BadNodespec "node(s) specification error" (PBSE_BADNODESPEC, src/include/pbs_error.h line 154): a
+        # -l nodes= or select= PBS cannot read.
         (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
-         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value"),
+         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
+         r"qsub: node\(s\) specification error"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -439,7 +442,9 @@ CAUSES: Tuple[Cause, ...] = (
         "ibverbs-providers/libmlx5 in the image or environment",
         # rdma-core libibverbs/dynamic_driver.c (v50): `PFX "Warning: couldn't load driver '%s': %s\n"`; only the
         # HCA's own providers count (other providers that fail to load are harmless on a Mellanox or EFA node).
-        (r"libibverbs: Warning: no userspace device-specific driver found",
+        # v59.0 libibverbs/init.c line 614: PFX "Warning: no userspace device-specific driver found for %s\n"; its
+        # words are the program's own, so a line quoted without the "libibverbs: " prefix still counts.
+        (r"(?:libibverbs: )?Warning: no userspace device-specific driver found",
          r"libibverbs: Warning: couldn't load driver '(?:lib)?(?:mlx5|efa)[^']*'"),
         84,
         readme=("no userspace device-specific driver found",),
@@ -1732,6 +1737,34 @@ CAUSES: Tuple[Cause, ...] = (
         (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
          r"Invalid image format: (?P<image>\S{1,400})"),
         88,
+    ),
+
+    # --- container runtimes refusing their configuration --------------------------------------------------------
+    Cause(
+        "enroot-path-not-writable",
+        "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
+        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write",
+        "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
+        "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
+        "with the user's ownership in the prolog; `enroot start` by hand on the node shows the same error",
+        # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
+        # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
+        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix.
+        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory '(?P<path>[^']{1,400})': Permission denied",
+         r"mkdir: cannot create directory '(?P<path>[^']{0,400}/enroot\b[^']{0,400})': Permission denied"),
+        88,
+    ),
+    Cause(
+        "bind-spec-malformed",
+        "Apptainer refused a bind of {source}: its destination is not an absolute path (a `--bind`/`BINDS` entry "
+        "whose fields are out of order, such as `SRC:rw` read as the destination `rw`, or a relative destination)",
+        "write each bind as `SRC[:DEST[:OPTS]]` with absolute paths (`/scratch/u:/scratch/u:rw`, or `/scratch/u` "
+        "alone), separate binds with commas, and check APPTAINER_BINDPATH too",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 1782: fmt.Errorf("unable to
+        # add %s to mount list: %s", child, err), err from internal/pkg/util/fs/mount/mount_linux.go line 406
+        # "destination must be an absolute path".
+        (r"unable to add (?P<source>\S{1,400}) to mount list: destination must be an absolute path",),
+        95,
     ),
 
     # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------

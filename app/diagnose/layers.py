@@ -94,6 +94,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-workdir-missing": ("launch", HIGH),
     "mpirun-not-enough-slots": ("launch", HIGH),
     "enroot-image-file-bad": ("container", HIGH),
+    "enroot-path-not-writable": ("container", HIGH),
+    "bind-spec-malformed": ("container", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
     "slurm-node-memory-below-config": ("scheduler", HIGH),

@@ -653,6 +653,16 @@ QUOTES = (
           "[2026-11-28T10:02:11.414] debug:  Node gpu-a-017 has low real_memory size (435161 / 443596) < 100.00%",
           "slurm-node-memory-below-config"),
 
+    # --- enroot and Apptainer refusing their configuration ------------------------------------------------------------
+    Quote("enroot", "v4.1.2", "enroot.in", 106,
+          '(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")',
+          "slurmstepd: error: pyxis:     mkdir: cannot create directory '/run/enroot': Permission denied",
+          "enroot-path-not-writable", fmt="${ENROOT_RUNTIME_PATH}"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/util/fs/mount/mount_linux.go", 406,
+          'return fmt.Errorf("destination must be an absolute path")',
+          "FATAL:   container creation failed: unable to add /scratch/u to mount list: destination must be an "
+          "absolute path", "bind-spec-malformed"),
+
     # --- PBS (OpenPBS; PBS Pro prints the same texts) -----------------------------------------------------------------
     Quote("PBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 235,
           'char *msg_excqresc = "Job violates queue and/or server resource limits";',
@@ -669,6 +679,14 @@ QUOTES = (
     Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5969,
           'sprintf(log_buffer, "mem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
           "=>> PBS: job killed: mem 268435456kb exceeded limit 251658240kb", "host-oom"),
+
+    Quote("rdma-core", "v59.0", "libibverbs/init.c", 614,
+          'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",',
+          "Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0",
+          "no-verbs-driver"),
+    Quote("OpenPBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 269,
+          'char *msg_BadNodespec = "node(s) specification error";',
+          "qsub: node(s) specification error", "pbs-request-refused"),
 
     # --- Open MPI's launcher (its help texts print as the lines are in the file) -------------------------------------
     Quote("Open MPI", "v4.1.6", "orte/orted/orted_submit.c", 316,

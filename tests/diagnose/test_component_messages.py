@@ -45,7 +45,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "shared-cache-nfs-stale-handle", "scontrol-missing-in-container", "orted-not-on-remote-path",
                 "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
                 "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
-                "slurm-node-memory-below-config"}
+                "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed"}
 
 
 def message_format(row: Quote) -> str:
