@@ -236,7 +236,8 @@ _COMMAND_NOT_FOUND = (r"(?:^|[\s:/])(?P<command>{command})(?: ?: (?:command not 
 
 
 def _not_found(command: str) -> str:
-    """_COMMAND_NOT_FOUND for the program names `command` matches (a pattern without groups)."""
+    """_COMMAND_NOT_FOUND for the program names `command` matches (a pattern without groups); a full path's last
+    part is matched after its `/`."""
     return _COMMAND_NOT_FOUND.replace("{command}", command)
 
 
@@ -965,14 +966,19 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "shm-too-small",
-        "NCCL could not create its shared-memory segment in /dev/shm: it is too small or full (a container's "
-        "private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
+        "a process ran out of shared memory in /dev/shm (NCCL's segments, or the DataLoader workers' tensors): it "
+        "is too small or full (a container's private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
         "give the job the node's /dev/shm: drop `--contain`/`--containall` from `APPTAINER_ARGS` (Apptainer "
         "then shares the host's), or `BINDS=/dev/shm`; Docker/Kubernetes `--shm-size=1g` or `--ipc=host`; "
         "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's size in its `node: /dev/shm` "
         "line",
+        # torch's DataLoader (torch/csrc/DataLoader.cpp, commit 03d4ef6): the parent's "DataLoader worker (pid %d) is
+        # killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory." and the
+        # worker's own SIGBUS handler "ERROR: Unexpected bus error encountered in worker. This might be caused by
+        # insufficient shared memory (shm)."
         (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
-         r"Error while creating shared memory segment"),
+         r"Error while creating shared memory segment", r"dataloader's workers are out of shared memory",
+         r"bus error encountered in worker\. This might be caused by insufficient shared memory"),
         83,
     ),
     Cause(
@@ -1197,8 +1203,9 @@ CAUSES: Tuple[Cause, ...] = (
          # Any program writing into Apptainer's own directories (the session's mounts under /var/apptainer/mnt,
          # Singularity's /var/singularity/mnt, a build's build-temp-*): coreutils' cp "error writing '%s'" in a
          # %post, or the copy of a build.
-         r"(?:/var/(?:lib/)?(?:singularity|apptainer)/mnt/|/build-temp-\d)\S{0,400}[^\n]{0,400}?No space left on "
-         r"device",),
+         # Anchored too: from the line's start only, so a line of many such paths is scanned once.
+         r"^[^\n]{0,400}?(?:/var/(?:lib/)?(?:singularity|apptainer)/mnt/|/build-temp-\d)[^\n]{0,400}?No space "
+         r"left on device",),
         93,
     ),
     Cause(
@@ -1813,7 +1820,7 @@ CAUSES: Tuple[Cause, ...] = (
         "show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)` exported before srun), or read what Slurm already sets "
         "in every task (`SLURM_JOB_NODELIST`, `SLURM_NODEID`, `SLURM_PROCID`); this project's job scripts do the "
         "former",
-        (_not_found(r"(?:\S{0,200}/)?(?:scontrol|sinfo|squeue|sbatch|srun|salloc|sacct|sstat)"),),
+        (_not_found(r"(?:scontrol|sinfo|squeue|sbatch|srun|salloc|sacct|sstat)"),),
         88,
     ),
     Cause(
@@ -1825,7 +1832,7 @@ CAUSES: Tuple[Cause, ...] = (
         "--enable-orterun-prefix-by-default does this itself), or set PATH and LD_LIBRARY_PATH in ~/.bashrc before "
         "its interactive-only return; under Slurm or PBS let mpirun start its daemons through the scheduler (no "
         "hostfile, no ssh); `ssh NODE which orted` checks a node",
-        (_not_found(r"(?:\S{0,200}/)?(?:orted|prted)"),
+        (_not_found(r"(?:orted|prted)"),
          # Open MPI v4.1.6 orte/mca/errmgr/base/help-errmgr-base.txt line 36 [failed-daemon-launch]: its first
          # reason is "not finding the required libraries and/or binaries on one or more nodes".
          r"ORTE was unable to reliably start one or more daemons"),
@@ -1838,7 +1845,7 @@ CAUSES: Tuple[Cause, ...] = (
         "load the MPI in the job script before the launch (`module load openmpi`), give the launcher's full path, or "
         "start the ranks with the scheduler's own launcher (`srun`, PBS' `mpiexec`); `which mpirun` in the job shows "
         "what it finds",
-        (_not_found(r"(?:\S{0,200}/)?(?:mpirun|mpiexec|mpiexec\.hydra|orterun|prterun)"),),
+        (_not_found(r"(?:mpirun|mpiexec|mpiexec\.hydra|orterun|prterun)"),),
         86,
     ),
     Cause(

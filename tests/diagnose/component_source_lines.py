@@ -492,6 +492,16 @@ QUOTES = (
           "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
           "MASTER_ADDR expected, but not set", "env-rendezvous-unset"),
 
+    Quote("torch", "commit 03d4ef6", "torch/csrc/DataLoader.cpp THPModule_errorIfAnyWorkerFails()", 0,
+          'oss << "It is possible that dataloader\'s workers are out of shared memory. "',
+          "RuntimeError: DataLoader worker (pid 572) is killed by signal: Bus error. It is possible that "
+          "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+          "shm-too-small"),
+    Quote("torch", "commit 03d4ef6", "torch/csrc/DataLoader.cpp handler_SIGBUS", 0,
+          '"ERROR: Unexpected bus error encountered in worker. "\n'
+          '"This might be caused by insufficient shared memory (shm).\\n"',
+          "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
+          "(shm).", "shm-too-small"),
     # torch 1.x's store client (before socket.cpp): tcputil::connect() in torch/lib/c10d/Utils.cpp.
     Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp kConnectTimeoutMsg", 0,
           'const std::string kConnectTimeoutMsg = "connect() timed out.";',
