@@ -224,6 +224,8 @@ _PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-
 #: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
 #: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
 _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
+_GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
 #: line 5728 internal_error (_("%s: command not found"), pathname) ("run.sh: line 10: NAME: command not found"), in
 #: the translations bash ships (po/*.po: zh_CN, de, fr, es, ja, ru, it, pt_BR, ko; LANG decides which it prints);
@@ -276,7 +278,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
-         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM)
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _GLOO_MESH_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1772,6 +1775,57 @@ CAUSES: Tuple[Cause, ...] = (
         # "destination must be an absolute path".
         (r"unable to add (?P<source>\S{1,400}) to mount list: destination must be an absolute path",),
         95,
+    ),
+
+    # --- the software's builds and libraries ---------------------------------------------------------------------
+    Cause(
+        "python-dev-headers-missing",
+        "a C/C++ extension (DeepSpeed's ops, a torch extension, a pip package built from source) could not compile: "
+        "Python's development headers (Python.h) are not installed for the Python that builds it",
+        "install the headers of that Python (`apt install python3.X-dev`, `dnf install python3-devel`; a conda or "
+        "module Python has them), or use an image or wheel that has the extension prebuilt",
+        # The compiler's own words (GCC 12.2, observed: "<file>:1:10: fatal error: Python.h: No such file or
+        # directory"; clang: "fatal error: 'Python.h' file not found").
+        (r"fatal error: '?Python\.h'?: No such file or directory", r"fatal error: 'Python\.h' file not found"),
+        86,
+    ),
+    Cause(
+        "libcuda-stub-loaded",
+        "the process loaded the CUDA toolkit's stub libcuda (lib64/stubs, for linking only) instead of the driver's: "
+        "the stubs directory is on LD_LIBRARY_PATH (or in ld.so.conf) ahead of the driver's libcuda",
+        "remove `.../lib64/stubs` from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d) where programs run; "
+        "`ldconfig -p | grep libcuda` and `ldd $(which python)`-style checks show which libcuda.so.1 is found",
+        # CUDA's string for cudaErrorStubLibrary (34), CUDA_ERROR_STUB_LIBRARY; and the stub's own path in the
+        # loader's or Python's error for it.
+        (r"CUDA driver is a stub library", r"cudaErrorStubLibrary", r"CUDA_ERROR_STUB_LIBRARY",
+         r"/stubs/libcuda\.so\b"),
+        90,
+    ),
+    Cause(
+        "dmabuf-unsupported",
+        "NCCL registered GPU memory with the NIC through DMA-BUF and the InfiniBand driver refused it: the kernel or "
+        "the NIC's driver (inbox or MLNX_OFED) lacks DMA-BUF for GPU memory",
+        "set `NCCL_DMABUF_ENABLE=0` (NCCL then uses nvidia-peermem for GPUDirect RDMA: `lsmod | grep nvidia_peermem`), "
+        "or run a kernel and NIC driver with DMA-BUF (Linux 5.12 or later, with NVIDIA's open kernel modules)",
+        # NCCL v2.21.5-1 src/misc/ibvwrap.cc line 34 IBV_PTR_CHECK_ERRNO: WARN("Call to " name " failed with error
+        # %s", strerror(errno)) with name "ibv_reg_dmabuf_mr" (line 174); its probe in src/transport/net_ib.cc
+        # (line 590) takes EOPNOTSUPP and EPROTONOSUPPORT as "no DMA-BUF", so these errnos are that.
+        (r"Call to ibv_reg_dmabuf_mr failed with error (?:Operation not supported|Protocol not supported)",),
+        86,
+    ),
+    Cause(
+        "gloo-loopback-address",
+        "torch's Gloo backend could not resolve this host's name to an address and bound to the loopback address "
+        "(127.0.0.1), which the other nodes cannot reach, so Gloo's connections failed",
+        "set `GLOO_SOCKET_IFNAME` to the interface the nodes share (the one `ip -br addr` shows with the node's "
+        "address, e.g. `GLOO_SOCKET_IFNAME=ib0`), or make the host name resolve to that address (/etc/hosts, DNS)",
+        # torch torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice(): TORCH_WARN_ONCE("Unable to
+        # resolve hostname to a (local) address. ", "Using the loopback address as fallback. ", "Manually set the
+        # network interface to bind to with GLOO_SOCKET_IFNAME."). One-node runs print it and work: a cause only
+        # where Gloo's connections then failed ("Gloo connectFullMesh failed").
+        (r"Unable to resolve hostname to a \(local\) address",),
+        80,
+        applies=lambda log: log.has(_GLOO_MESH_FAILED),
     ),
 
     # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------

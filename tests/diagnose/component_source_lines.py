@@ -370,6 +370,17 @@ QUOTES = (
           "libibverbs: Warning: RLIMIT_MEMLOCK is 32768 bytes.", "memlock-limit-tiny",
           context=(FAILED,), fmt="Warning: RLIMIT_MEMLOCK is %llu bytes."),
 
+    # NCCL's WARN for a failed DMA-BUF registration (IBV_PTR_CHECK_ERRNO with name "ibv_reg_dmabuf_mr", line 174).
+    Quote("NCCL", "v2.21.5-1", "src/misc/ibvwrap.cc", 34,
+          'WARN("Call to " name " failed with error %s", strerror(errno)); \\',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:288") + "Call to ibv_reg_dmabuf_mr failed with error Operation not "
+          "supported", "dmabuf-unsupported", fmt=" failed with error %s"),
+    # The compiler's words for a missing header (GCC 12.2.0, Debian 12: run on `#include <Python.h>`).
+    Quote("GCC", "12.2.0", "libcpp (observed: gcc -x c - on #include <Python.h>)", 0,
+          '"fatal error: Python.h: No such file or directory"',
+          "/venv/lib/python3.10/site-packages/torch/include/torch/csrc/python_headers.h:12:10: fatal error: Python.h: "
+          "No such file or directory", "python-dev-headers-missing"),
+
     # --- the CUDA driver and runtime, NVML, the NVIDIA kernel module (no public source) -------------------------------
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemDriverMismatch = 803)", 0,
           '"system has unsupported display driver / cuda driver combination"',
@@ -407,6 +418,9 @@ QUOTES = (
           "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
           "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
           "non supported HW", "driver-too-old"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorStubLibrary = 34)", 0,
+          '"CUDA driver is a stub library"',
+          "RuntimeError: CUDA error: CUDA driver is a stub library", "libcuda-stub-loaded"),
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoDevice = 100)", 0,
           '"no CUDA-capable device is detected"',
           "RuntimeError: CUDA error: no CUDA-capable device is detected", "cuda-unavailable"),
@@ -502,6 +516,15 @@ QUOTES = (
           '"This might be caused by insufficient shared memory (shm).\\n"',
           "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
           "(shm).", "shm-too-small"),
+    Quote("torch", "commit f5ae37e", "torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice()", 0,
+          'TORCH_WARN_ONCE(\n"Unable to resolve hostname to a (local) address. ",\n'
+          '"Using the loopback address as fallback. ",\n'
+          '"Manually set the network interface to bind to with GLOO_SOCKET_IFNAME.");',
+          "[rank8]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using the "
+          "loopback address as fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. "
+          "(function operator())", "gloo-loopback-address",
+          context=("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144]"
+                   " no error",)),
     # torch 1.x's store client (before socket.cpp): tcputil::connect() in torch/lib/c10d/Utils.cpp.
     Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp kConnectTimeoutMsg", 0,
           'const std::string kConnectTimeoutMsg = "connect() timed out.";',

@@ -23,7 +23,7 @@ _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[dioux
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
-              "nccl-tests", "glibc", "CPython", "bash", "dash"}
+              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -45,7 +45,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "shared-cache-nfs-stale-handle", "scontrol-missing-in-container", "orted-not-on-remote-path",
                 "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
                 "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
-                "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed"}
+                "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed",
+                "python-dev-headers-missing", "libcuda-stub-loaded", "dmabuf-unsupported", "gloo-loopback-address"}
 
 
 def message_format(row: Quote) -> str:
@@ -242,3 +243,12 @@ def test_cuda_forward_compatibility_on_a_gpu_without_it_names_the_old_driver_the
     is the usual fix, a container runtime that injected the compat library (or LD_LIBRARY_PATH) the other."""
     line = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
     assert [f.key for f in diagnose_lines([line])] == ["driver-too-old", "cuda-driver-combination"]
+
+
+def test_gloo_falling_back_to_loopback_in_a_run_whose_gloo_connected_is_no_cause() -> None:
+    """torch warns once on any host whose name does not resolve (one-node runs print it and work); only Gloo's
+    failed connections make it the cause."""
+    warned = ("[rank0]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using "
+              "the loopback address as fallback. Manually set the network interface to bind to with "
+              "GLOO_SOCKET_IFNAME. (function operator())")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
