@@ -793,7 +793,9 @@ CAUSES: Tuple[Cause, ...] = (
         # not match the driver's, a missing NVSwitch).
         (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
          r"CUDA_ERROR_SYSTEM_NOT_READY",
-         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]"),
+         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]",
+         # Fabric Manager's own refusal to start (closed source; its log and journal line, 550 drivers).
+         r"NVIDIA GPU driver interface version \S+ don't match with driver version"),
         94,
     ),
     Cause(
@@ -1427,7 +1429,11 @@ CAUSES: Tuple[Cause, ...] = (
         # prov/cxi/src/cxip_dom.c line 1766 CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ...) (older releases print
         # the number alone): -38 is -FI_ENOSYS, which cxip_gen_auth_key() returns when the NIC holds no default
         # service for the process (cxip_info.c line 1525), i.e. no VNI was granted to it.
-        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
+        # The NIC's own return code for a packet whose VNI the target has no match for, as libfabric's cxi provider
+        # prints it: cxi_rc_to_str(C_RC_VNI_NOT_FOUND) "VNI_NOT_FOUND" (HewlettPackard/shs-cassini-headers
+        # include/cxi_prov_hw.h, commit 06f69b0), in "(err: %d, %s)".
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
+         r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
          r"cxip_gen_auth_key failed: -38\b"),
         84,
     ),

@@ -381,6 +381,15 @@ QUOTES = (
           "/venv/lib/python3.10/site-packages/torch/include/torch/csrc/python_headers.h:12:10: fatal error: Python.h: "
           "No such file or directory", "python-dev-headers-missing"),
 
+    Quote("NVIDIA Fabric Manager", "driver 550", "nv-fabricmanager's log (closed source)", 0,
+          '"NVIDIA GPU driver interface version %s don\'t match with driver version %s"',
+          "NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.54.15",
+          "fabric-manager-down", fmt="NVIDIA GPU driver interface version %s don't match with driver version %s"),
+    Quote("libfabric", "shs-cassini-headers commit 06f69b0", "include/cxi_prov_hw.h c_return_code_strs", 0,
+          '[C_RC_VNI_NOT_FOUND]\t\t= "VNI_NOT_FOUND",',
+          "Request dest_addr: 32 caddr.nic: 0X19D1 caddr.pid: 1 rxc_id: 0  error: 0x26c450f0 (err: 5, VNI_NOT_FOUND)",
+          "cxi-vni-not-granted"),
+
     # --- the CUDA driver and runtime, NVML, the NVIDIA kernel module (no public source) -------------------------------
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemDriverMismatch = 803)", 0,
           '"system has unsupported display driver / cuda driver combination"',
