@@ -224,6 +224,15 @@ _PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-
 #: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
 #: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
 _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: ENOSPC on a line a more specific cause explains (/dev/shm, pyxis' runtime path, Apptainer's own directories): the
+#: disk is then not the reading, and "disk-full" is left out rather than listed after that cause.
+_ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
+                     r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
+                     r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
+                     r"|/build-temp-\d[^\n]{0,400}?No space left on device"
+                     r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
+                     r"|Build failed)"
+                     r"[^\n]{0,4000}?No space left on device")
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
 _GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
@@ -279,7 +288,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
-         _GLOO_MESH_FAILED)
+         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1961,6 +1970,7 @@ CAUSES: Tuple[Cause, ...] = (
         # ENOSPC "No space left on device", EDQUOT "Disk quota exceeded"; CPython's "[Errno 28]" and "[Errno 122]".
         (r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]",),
         72,
+        applies=lambda log: not log.has(_ENOSPC_EXPLAINED),
     ),
     Cause(
         "open-files-limit",

@@ -252,3 +252,12 @@ def test_gloo_falling_back_to_loopback_in_a_run_whose_gloo_connected_is_no_cause
               "the loopback address as fallback. Manually set the network interface to bind to with "
               "GLOO_SOCKET_IFNAME. (function operator())")
     assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+
+
+def test_no_space_on_a_line_a_specific_cause_explains_is_not_also_a_full_disk() -> None:
+    """ENOSPC in /dev/shm or in Apptainer's session directory is that cause alone; elsewhere it is the disk."""
+    shm = "gpu-a-017:2741:2790 [0] NCCL WARN Call to posix_fallocate failed: No space left on device"
+    session = "cp: error writing '/var/apptainer/mnt/session/rootfs/etc/resolv.conf': No space left on device"
+    assert [f.key for f in diagnose_lines([shm])] == ["shm-too-small"]
+    assert [f.key for f in diagnose_lines([session])] == ["apptainer-tmp-full"]
+    assert [f.key for f in diagnose_lines(["OSError: [Errno 28] No space left on device"])] == ["disk-full"]
