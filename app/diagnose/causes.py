@@ -1845,6 +1845,22 @@ CAUSES: Tuple[Cause, ...] = (
 
     # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------
     Cause(
+        "slurm-controller-unreachable",
+        "a Slurm command got no answer from the controller ({why}): slurmctld is down or overloaded, or the "
+        "network between the node and the controller is failing; the job was not submitted (or not allocated)",
+        "retry after a while; `scontrol ping` says whether the controller answers and `sdiag` how busy it is; "
+        "if it persists, tell the admins (the slurmctld log, the network to the controller)",
+        # Slurm 25.11.7 src/common/slurm_errno.c lines 149 to 161 "Unable to contact slurm controller (connect
+        # failure)" (send, receive, shutdown) and line 1069 SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT "Socket timed out on
+        # send/recv operation", as the client commands print them after their name. srun's timeouts are its own
+        # messages to the nodes' slurmd (a task launch, "slurm_receive_msgs: [[node]:6818]"), not the controller's:
+        # only its "Unable to contact slurm controller" counts.
+        (r"\b(?:sbatch|salloc|squeue|sinfo|scontrol|sacct|scancel): (?:error: )?[^\n]{0,200}?"
+         r"(?P<why>Socket timed out on send/recv operation|Unable to contact slurm controller \(\w+ failure\))",
+         r"\bsrun: (?:error: )?[^\n]{0,200}?(?P<why>Unable to contact slurm controller \(\w+ failure\))"),
+        90,
+    ),
+    Cause(
         "slurm-prolog-failure",
         "the prolog (the admins' script Slurm runs on each node before the job) failed on {node}: Slurm drained "
         "the node and revoked or requeued the job; nothing of the job ran there",

@@ -100,6 +100,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "libcuda-stub-loaded": ("software", HIGH),
     "dmabuf-unsupported": ("fabric", HIGH),
     "gloo-loopback-address": ("rendezvous", MEDIUM),
+    "slurm-controller-unreachable": ("scheduler", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
     "slurm-node-memory-below-config": ("scheduler", HIGH),

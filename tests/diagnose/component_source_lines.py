@@ -679,6 +679,14 @@ QUOTES = (
           "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
           "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
 
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1069,
+          '"Socket timed out on send/recv operation",',
+          "salloc: error: Job submit/allocate failed: Socket timed out on send/recv operation",
+          "slurm-controller-unreachable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 149,
+          '"Unable to contact slurm controller (connect failure)",',
+          "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)",
+          "slurm-controller-unreachable"),
     Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/req.c", 2434,
           'xstrfmtcat(buf, "Prolog failure on node %s",\nconf->node_name);',
           "srun: Prolog failure on node gpu-a-017", "slurm-prolog-failure"),

@@ -46,7 +46,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
                 "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
                 "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed",
-                "python-dev-headers-missing", "libcuda-stub-loaded", "dmabuf-unsupported", "gloo-loopback-address"}
+                "python-dev-headers-missing", "libcuda-stub-loaded", "dmabuf-unsupported", "gloo-loopback-address",
+                "slurm-controller-unreachable"}
 
 
 def message_format(row: Quote) -> str:
@@ -261,3 +262,12 @@ def test_no_space_on_a_line_a_specific_cause_explains_is_not_also_a_full_disk() 
     assert [f.key for f in diagnose_lines([shm])] == ["shm-too-small"]
     assert [f.key for f in diagnose_lines([session])] == ["apptainer-tmp-full"]
     assert [f.key for f in diagnose_lines(["OSError: [Errno 28] No space left on device"])] == ["disk-full"]
+
+
+def test_srun_timing_out_on_a_node_is_not_the_controller() -> None:
+    """srun's own messages to a node's slurmd (port 6818) time out with the same errno string: that is the task
+    launch failing on that node, not the controller out of reach."""
+    lines = ["srun: error: slurm_receive_msgs: [[gpu-a-018]:6818] failed: Socket timed out on send/recv operation",
+             "srun: error: Task launch for StepId=34.0 failed on node gpu-a-018: Socket timed out on send/recv "
+             "operation"]
+    assert "slurm-controller-unreachable" not in [f.key for f in diagnose_lines(lines)]
