@@ -64,7 +64,8 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
-Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux):
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux, glibc,
+CPython):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -223,12 +224,47 @@ _PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-
 #: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
 #: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
 _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: ENOSPC on a line a more specific cause explains (/dev/shm, pyxis' runtime path, Apptainer's own directories): the
+#: disk is then not the reading, and "disk-full" is left out rather than listed after that cause.
+_ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
+                     r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
+                     r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
+                     r"|/build-temp-\d[^\n]{0,400}?No space left on device"
+                     r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
+                     r"|Build failed)"
+                     r"[^\n]{0,4000}?No space left on device")
+#: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
+_GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
+#: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
+#: line 5728 internal_error (_("%s: command not found"), pathname) ("run.sh: line 10: NAME: command not found"), in
+#: the translations bash ships (po/*.po: zh_CN, de, fr, es, ja, ru, it, pt_BR, ko; LANG decides which it prints);
+#: dash 0.5.12 (Debian's and Ubuntu's /bin/sh) src/exec.c line 146 exerror(EXEND, "%s: %s", argv[0],
+#: errmsg(e, E_EXEC)) with src/error.c line 227 "not found" ("sh: 1: NAME: not found").
+_COMMAND_NOT_FOUND = (r"(?:^|[\s:/])(?P<command>{command})(?: ?: (?:command not found|未找到命令"
+                      r"|Kommando nicht gefunden|commande introuvable|orden no encontrada"
+                      r"|コマンドが見つかりません|команда не найдена"
+                      r"|comando non trovato|comando não encontrado|명령어를 찾을 수 없음)|: not found$)")
+
+
+def _not_found(command: str) -> str:
+    """_COMMAND_NOT_FOUND for the program names `command` matches (a pattern without groups); a full path's last
+    part is matched after its `/`."""
+    return _COMMAND_NOT_FOUND.replace("{command}", command)
+
+
 #: UCX (Open MPI's and NVSHMEM's verbs transport) out of locked memory: "ibv_create_cq(cqe=%d) failed: %m"
 #: (src/uct/ib/base/ib_iface.c), "ibv_create_cq() failed: %m" (its device probes, rdmacm/rdmacm_cm.c) and
 #: "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c); NCCL's own words for it (src/misc/ibvwrap.cc,
 #: aws-ofi-nccl's "Unable to register memory").
 _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address)=[^)]{0,200})?\) failed: "
                      r"Cannot allocate memory")
+#: UCX's interface form, "ibv_create_cq(cqe=%d) failed: %m" (src/uct/ib/base/ib_iface.c, v1.12.0 line 1035;
+#: v1.16.0 line 1139 and v1.20.0 line 1364 print it at ERROR through uct_ib_check_memlock_limit_msg, prefixed with
+#: the device, "mlx5_0: ", and followed by ". Please set max locked memory ..."): the interface of a transport UCX
+#: chose, and ucp_worker_add_resource_ifaces (src/ucp/core/ucp_worker.c, v1.12.0 line 974, v1.20.0 line 1118) fails
+#: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
+#: since v1.15.0 and only the failed run makes them a cause.
+_UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
@@ -251,7 +287,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
-         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM)
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -330,8 +367,11 @@ CAUSES: Tuple[Cause, ...] = (
         # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
         # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
         # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
+        # msg_BadNodespec "node(s) specification error" (PBSE_BADNODESPEC, src/include/pbs_error.h line 154): a
+        # -l nodes= or select= PBS cannot read.
         (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
-         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value"),
+         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
+         r"qsub: node\(s\) specification error"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -415,7 +455,9 @@ CAUSES: Tuple[Cause, ...] = (
         "ibverbs-providers/libmlx5 in the image or environment",
         # rdma-core libibverbs/dynamic_driver.c (v50): `PFX "Warning: couldn't load driver '%s': %s\n"`; only the
         # HCA's own providers count (other providers that fail to load are harmless on a Mellanox or EFA node).
-        (r"libibverbs: Warning: no userspace device-specific driver found",
+        # v59.0 libibverbs/init.c line 614: PFX "Warning: no userspace device-specific driver found for %s\n"; its
+        # words are the program's own, so a line quoted without the "libibverbs: " prefix still counts.
+        (r"(?:libibverbs: )?Warning: no userspace device-specific driver found",
          r"libibverbs: Warning: couldn't load driver '(?:lib)?(?:mlx5|efa)[^']*'"),
         84,
         readme=("no userspace device-specific driver found",),
@@ -480,8 +522,13 @@ CAUSES: Tuple[Cause, ...] = (
         # records (`[W socket.cpp]`) before trying the next address: healthy runs print them for an address family
         # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
         # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
+        # torch 1.x before that socket.cpp, torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect():
+        # kConnectTimeoutMsg "connect() timed out." (later followed by " Original timeout was %d ms.") and, for an
+        # address that does not resolve, "host not found: " + gai_strerror(err).
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
-         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)"),
+         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
+         r"RuntimeError: connect\(\) timed out\.", r"host not found: (?:Name or service not known|Temporary failure "
+         r"in name resolution|No address associated with hostname)"),
         68,
     ),
     Cause(
@@ -755,7 +802,9 @@ CAUSES: Tuple[Cause, ...] = (
         # not match the driver's, a missing NVSwitch).
         (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
          r"CUDA_ERROR_SYSTEM_NOT_READY",
-         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]"),
+         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]",
+         # Fabric Manager's own refusal to start (closed source; its log and journal line, 550 drivers).
+         r"NVIDIA GPU driver interface version \S+ don't match with driver version"),
         94,
     ),
     Cause(
@@ -770,9 +819,13 @@ CAUSES: Tuple[Cause, ...] = (
         "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
         # CUDA's 222 (cudaErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): PTX from a compiler newer
         # than the driver's JIT, the same too-old driver met when a kernel is compiled for the GPU at load time.
+        # 804 (cudaErrorCompatNotSupportedOnDevice): the runtime is newer than the driver and the forward-compat
+        # libcuda it would need does not run on this GPU (data-center GPUs only, CUDA's compatibility guide): the
+        # driver is too old for it, and without the compat library the same run fails with 35.
         (r"CUDA driver version is insufficient for CUDA runtime version",
          r"The NVIDIA driver on your system is too old",
-         r"the provided PTX was compiled with an unsupported toolchain"),
+         r"the provided PTX was compiled with an unsupported toolchain",
+         r"forward compatibility was attempted on non supported HW", r"cudaErrorCompatNotSupportedOnDevice"),
         94,
     ),
     Cause(
@@ -866,9 +919,14 @@ CAUSES: Tuple[Cause, ...] = (
         "cuda-unavailable",
         "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
         "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
-        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which",
+        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which; where `nvidia-smi` "
+        "lists GPUs but CUDA finds none, CUDA_VISIBLE_DEVICES names GPUs the job does not have (leave it to the "
+        "scheduler), or the container sees other device files than the job's (Slurm's cgroup.conf "
+        "`ConstrainDevices=yes`); where `nvidia-smi` fails too, the driver's module is not loaded (a kernel update "
+        "without a reboot)",
+        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE.
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
-         r"No CUDA GPUs are available"),
+         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b"),
         84,
     ),
     Cause(
@@ -922,14 +980,19 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "shm-too-small",
-        "NCCL could not create its shared-memory segment in /dev/shm: it is too small or full (a container's "
-        "private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
+        "a process ran out of shared memory in /dev/shm (NCCL's segments, or the DataLoader workers' tensors): it "
+        "is too small or full (a container's private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
         "give the job the node's /dev/shm: drop `--contain`/`--containall` from `APPTAINER_ARGS` (Apptainer "
         "then shares the host's), or `BINDS=/dev/shm`; Docker/Kubernetes `--shm-size=1g` or `--ipc=host`; "
         "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's size in its `node: /dev/shm` "
         "line",
+        # torch's DataLoader (torch/csrc/DataLoader.cpp, commit 03d4ef6): the parent's "DataLoader worker (pid %d) is
+        # killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory." and the
+        # worker's own SIGBUS handler "ERROR: Unexpected bus error encountered in worker. This might be caused by
+        # insufficient shared memory (shm)."
         (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
-         r"Error while creating shared memory segment"),
+         r"Error while creating shared memory segment", r"dataloader's workers are out of shared memory",
+         r"bus error encountered in worker\. This might be caused by insufficient shared memory"),
         83,
     ),
     Cause(
@@ -950,7 +1013,8 @@ CAUSES: Tuple[Cause, ...] = (
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
-        applies=lambda log: not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM),
+        applies=lambda log: (not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
+                             or log.has(_UCX_IFACE_CQ_ENOMEM)),
     ),
     Cause(
         "efa-installer-too-old",
@@ -1096,7 +1160,9 @@ CAUSES: Tuple[Cause, ...] = (
         "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
         "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
         # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
-        # 804 (cudaErrorCompatNotSupportedOnDevice): the compat libcuda on a GPU it does not support.
+        # 804 (cudaErrorCompatNotSupportedOnDevice) is read here too, second to driver-too-old (same weight, earlier
+        # in the table): the compat libcuda on a GPU it does not support, which a container runtime that injects
+        # it also causes (DeepVAC/TorchPod#43: a newer nvidia-container-toolkit on a GeForce).
         (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
          r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", r"forward compatibility was attempted on non supported HW",
          r"cudaErrorCompatNotSupportedOnDevice"),
@@ -1147,7 +1213,13 @@ CAUSES: Tuple[Cause, ...] = (
         # launcher_linux.go). Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before
         # it), so that a long line is scanned once, not from every "FATAL:" in it.
         (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
-         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",),
+         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",
+         # Any program writing into Apptainer's own directories (the session's mounts under /var/apptainer/mnt,
+         # Singularity's /var/singularity/mnt, a build's build-temp-*): coreutils' cp "error writing '%s'" in a
+         # %post, or the copy of a build.
+         # Anchored too: from the line's start only, so a line of many such paths is scanned once.
+         r"^[^\n]{0,400}?(?:/var/(?:lib/)?(?:singularity|apptainer)/mnt/|/build-temp-\d)[^\n]{0,400}?No space "
+         r"left on device",),
         93,
     ),
     Cause(
@@ -1238,7 +1310,9 @@ CAUSES: Tuple[Cause, ...] = (
         "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
         "earlier job goes with the admins",
         # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
-        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"cudaErrorDevicesUnavailable",
+        # CUDA before 11 worded 46 "all CUDA-capable devices are busy or unavailable".
+        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"all CUDA-capable devices are busy or unavailable",
+         r"cudaErrorDevicesUnavailable",
          r"CUDA_ERROR_DEVICE_UNAVAILABLE"),
         87,
     ),
@@ -1364,7 +1438,11 @@ CAUSES: Tuple[Cause, ...] = (
         # prov/cxi/src/cxip_dom.c line 1766 CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ...) (older releases print
         # the number alone): -38 is -FI_ENOSYS, which cxip_gen_auth_key() returns when the NIC holds no default
         # service for the process (cxip_info.c line 1525), i.e. no VNI was granted to it.
-        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
+        # The NIC's own return code for a packet whose VNI the target has no match for, as libfabric's cxi provider
+        # prints it: cxi_rc_to_str(C_RC_VNI_NOT_FOUND) "VNI_NOT_FOUND" (HewlettPackard/shs-cassini-headers
+        # include/cxi_prov_hw.h, commit 06f69b0), in "(err: %d, %s)".
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
+         r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
          r"cxip_gen_auth_key failed: -38\b"),
         84,
     ),
@@ -1665,8 +1743,11 @@ CAUSES: Tuple[Cause, ...] = (
         # enough slots available in the system to satisfy the %d\nslots that were requested by the application:";
         # orte/mca/rmaps/round_robin/help-orte-rmaps-rr.txt "There are not enough slots on the nodes in your
         # allocation to satisfy your request to launch on a %d process-per-node basis".
+        # orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt line 53 [ppr-too-many-procs] "Your job has requested more
+        # processes than the ppr for\nthis topology can support:" (v4.1.6; --map-by ppr:N:node with -np above it).
         (r"There are not enough slots available in the system to satisfy the \d+",
-         r"There are not enough slots on the nodes in your allocation to satisfy your request"),
+         r"There are not enough slots on the nodes in your allocation to satisfy your request",
+         r"Your job has requested more processes than the ppr for"),
         90,
     ),
     Cause(
@@ -1681,6 +1762,255 @@ CAUSES: Tuple[Cause, ...] = (
         (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
          r"Invalid image format: (?P<image>\S{1,400})"),
         88,
+    ),
+
+    # --- container runtimes refusing their configuration --------------------------------------------------------
+    Cause(
+        "enroot-path-not-writable",
+        "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
+        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write",
+        "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
+        "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
+        "with the user's ownership in the prolog; `enroot start` by hand on the node shows the same error",
+        # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
+        # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
+        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix.
+        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory '(?P<path>[^']{1,400})': Permission denied",
+         r"mkdir: cannot create directory '(?P<path>[^']{0,400}/enroot\b[^']{0,400})': Permission denied"),
+        88,
+    ),
+    Cause(
+        "bind-spec-malformed",
+        "Apptainer refused a bind of {source}: its destination is not an absolute path (a `--bind`/`BINDS` entry "
+        "whose fields are out of order, such as `SRC:rw` read as the destination `rw`, or a relative destination)",
+        "write each bind as `SRC[:DEST[:OPTS]]` with absolute paths (`/scratch/u:/scratch/u:rw`, or `/scratch/u` "
+        "alone), separate binds with commas, and check APPTAINER_BINDPATH too",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 1782: fmt.Errorf("unable to
+        # add %s to mount list: %s", child, err), err from internal/pkg/util/fs/mount/mount_linux.go line 406
+        # "destination must be an absolute path".
+        (r"unable to add (?P<source>\S{1,400}) to mount list: destination must be an absolute path",),
+        95,
+    ),
+
+    # --- the software's builds and libraries ---------------------------------------------------------------------
+    Cause(
+        "python-dev-headers-missing",
+        "a C/C++ extension (DeepSpeed's ops, a torch extension, a pip package built from source) could not compile: "
+        "Python's development headers (Python.h) are not installed for the Python that builds it",
+        "install the headers of that Python (`apt install python3.X-dev`, `dnf install python3-devel`; a conda or "
+        "module Python has them), or use an image or wheel that has the extension prebuilt",
+        # The compiler's own words (GCC 12.2, observed: "<file>:1:10: fatal error: Python.h: No such file or
+        # directory"; clang: "fatal error: 'Python.h' file not found").
+        (r"fatal error: '?Python\.h'?: No such file or directory", r"fatal error: 'Python\.h' file not found"),
+        86,
+    ),
+    Cause(
+        "libcuda-stub-loaded",
+        "the process loaded the CUDA toolkit's stub libcuda (lib64/stubs, for linking only) instead of the driver's: "
+        "the stubs directory is on LD_LIBRARY_PATH (or in ld.so.conf) ahead of the driver's libcuda",
+        "remove `.../lib64/stubs` from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d) where programs run; "
+        "`ldconfig -p | grep libcuda` and `ldd $(which python)`-style checks show which libcuda.so.1 is found",
+        # CUDA's string for cudaErrorStubLibrary (34), CUDA_ERROR_STUB_LIBRARY; and the stub's own path in the
+        # loader's or Python's error for it.
+        (r"CUDA driver is a stub library", r"cudaErrorStubLibrary", r"CUDA_ERROR_STUB_LIBRARY",
+         r"/stubs/libcuda\.so\b"),
+        90,
+    ),
+    Cause(
+        "dmabuf-unsupported",
+        "NCCL registered GPU memory with the NIC through DMA-BUF and the InfiniBand driver refused it: the kernel or "
+        "the NIC's driver (inbox or MLNX_OFED) lacks DMA-BUF for GPU memory",
+        "set `NCCL_DMABUF_ENABLE=0` (NCCL then uses nvidia-peermem for GPUDirect RDMA: `lsmod | grep nvidia_peermem`), "
+        "or run a kernel and NIC driver with DMA-BUF (Linux 5.12 or later, with NVIDIA's open kernel modules)",
+        # NCCL v2.21.5-1 src/misc/ibvwrap.cc line 34 IBV_PTR_CHECK_ERRNO: WARN("Call to " name " failed with error
+        # %s", strerror(errno)) with name "ibv_reg_dmabuf_mr" (line 174); its probe in src/transport/net_ib.cc
+        # (line 590) takes EOPNOTSUPP and EPROTONOSUPPORT as "no DMA-BUF", so these errnos are that.
+        (r"Call to ibv_reg_dmabuf_mr failed with error (?:Operation not supported|Protocol not supported)",),
+        86,
+    ),
+    Cause(
+        "gloo-loopback-address",
+        "torch's Gloo backend could not resolve this host's name to an address and bound to the loopback address "
+        "(127.0.0.1), which the other nodes cannot reach, so Gloo's connections failed",
+        "set `GLOO_SOCKET_IFNAME` to the interface the nodes share (the one `ip -br addr` shows with the node's "
+        "address, e.g. `GLOO_SOCKET_IFNAME=ib0`), or make the host name resolve to that address (/etc/hosts, DNS)",
+        # torch torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice(): TORCH_WARN_ONCE("Unable to
+        # resolve hostname to a (local) address. ", "Using the loopback address as fallback. ", "Manually set the
+        # network interface to bind to with GLOO_SOCKET_IFNAME."). One-node runs print it and work: a cause only
+        # where Gloo's connections then failed ("Gloo connectFullMesh failed").
+        (r"Unable to resolve hostname to a \(local\) address",),
+        80,
+        applies=lambda log: log.has(_GLOO_MESH_FAILED),
+    ),
+
+    # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------
+    Cause(
+        "slurm-controller-unreachable",
+        "a Slurm command got no answer from the controller ({why}): slurmctld is down or overloaded, or the "
+        "network between the node and the controller is failing; the job was not submitted (or not allocated)",
+        "retry after a while; `scontrol ping` says whether the controller answers and `sdiag` how busy it is; "
+        "if it persists, tell the admins (the slurmctld log, the network to the controller)",
+        # Slurm 25.11.7 src/common/slurm_errno.c lines 149 to 161 "Unable to contact slurm controller (connect
+        # failure)" (send, receive, shutdown) and line 1069 SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT "Socket timed out on
+        # send/recv operation", as the client commands print them after their name. srun's timeouts are its own
+        # messages to the nodes' slurmd (a task launch, "slurm_receive_msgs: [[node]:6818]"), not the controller's:
+        # only its "Unable to contact slurm controller" counts.
+        (r"\b(?:sbatch|salloc|squeue|sinfo|scontrol|sacct|scancel): (?:error: )?[^\n]{0,200}?"
+         r"(?P<why>Socket timed out on send/recv operation|Unable to contact slurm controller \(\w+ failure\))",
+         r"\bsrun: (?:error: )?[^\n]{0,200}?(?P<why>Unable to contact slurm controller \(\w+ failure\))"),
+        90,
+    ),
+    Cause(
+        "slurm-prolog-failure",
+        "the prolog (the admins' script Slurm runs on each node before the job) failed on {node}: Slurm drained "
+        "the node and revoked or requeued the job; nothing of the job ran there",
+        "resubmit (the drained node is left out; `sinfo -R` shows its reason) and send the admins the node and the "
+        "job id: the prolog's error is in that node's slurmd log",
+        # Slurm 21.08.8 src/slurmd/slurmd/req.c line 2731 and 25.11.7 line 2434: xstrfmtcat(buf, "Prolog failure on
+        # node %s", conf->node_name); slurm_notify_job(job_id, buf) (salloc and srun print it).
+        (r"Prolog failure on node (?P<node>\S{1,200})",),
+        92,
+    ),
+    Cause(
+        "gres-conf-duplicate-gpus",
+        "slurmd stopped: gres.conf describes the same {gres} devices twice (two lines for one device, or "
+        "`AutoDetect=nvml` and explicit `File=` lines together), so the node never offers its GPUs",
+        "keep one description per device in gres.conf (AutoDetect alone, or File= lines alone, each device once) "
+        "and restart slurmd; `slurmd -G` prints what the node detects",
+        # Slurm 21.08.8 src/common/gres.c line 1545 and 25.11.7 src/interfaces/gres.c line 1940:
+        # fatal("gres.conf duplicate records for %s", gres_ctx->gres_name).
+        (r"gres\.conf duplicate records for (?P<gres>\S{1,100})",),
+        92,
+    ),
+    Cause(
+        "slurm-node-memory-below-config",
+        "Slurm refused {node}'s registration: the node has less memory than its RealMemory in slurm.conf (a DIMM "
+        "lost, memory the kernel or a driver reserved since, or RealMemory set too high), so it drains the node",
+        "set RealMemory at or below what `slurmd -C` prints on the node (leave headroom), or have the hardware "
+        "checked if memory went missing; then `scontrol update nodename=NODE state=resume`",
+        # Slurm 20.02.7 src/slurmctld/node_mgr.c line 2474 error("Node %s has low real_memory size (%"PRIu64" <
+        # %"PRIu64")", ...) and 20.11.9 line 2585 (debug); 21.08.8 line 2822 to 25.11.7 line 3440 debug("Node %s
+        # has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%", ...) with MemSpecLimit's share.
+        (r"Node (?P<node>\S{1,200}) has low real_memory size \(\d+ [</] \d+\)",),
+        90,
+    ),
+
+    # --- the shells' "command not found" (bash, dash), by the program the job asked for ---------------------------
+    Cause(
+        "scontrol-missing-in-container",
+        "the job runs a Slurm command ({command}) where Slurm's commands are not installed: inside "
+        "the container image (pyxis/enroot, Apptainer), so what it should print (the master address, the node "
+        "list) is empty or an error",
+        "run Slurm's commands in the job script outside the container and pass the result in (`MASTER_ADDR=$(scontrol "
+        "show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)` exported before srun), or read what Slurm already sets "
+        "in every task (`SLURM_JOB_NODELIST`, `SLURM_NODEID`, `SLURM_PROCID`); this project's job scripts do the "
+        "former",
+        (_not_found(r"(?:scontrol|sinfo|squeue|sbatch|srun|salloc|sacct|sstat)"),),
+        88,
+    ),
+    Cause(
+        "orted-not-on-remote-path",
+        "mpirun could not start its daemon on another node ({command} not found there): Open MPI is not "
+        "on that node's PATH for the non-interactive ssh login mpirun uses (installed elsewhere there, or set up "
+        "only for interactive shells)",
+        "`mpirun --prefix /path/to/openmpi` (the same path on every node; Open MPI built with "
+        "--enable-orterun-prefix-by-default does this itself), or set PATH and LD_LIBRARY_PATH in ~/.bashrc before "
+        "its interactive-only return; under Slurm or PBS let mpirun start its daemons through the scheduler (no "
+        "hostfile, no ssh); `ssh NODE which orted` checks a node",
+        (_not_found(r"(?:orted|prted)"),
+         # Open MPI v4.1.6 orte/mca/errmgr/base/help-errmgr-base.txt line 36 [failed-daemon-launch]: its first
+         # reason is "not finding the required libraries and/or binaries on one or more nodes".
+         r"ORTE was unable to reliably start one or more daemons"),
+        86,
+    ),
+    Cause(
+        "mpirun-not-on-path",
+        "the job calls {command}, which is not on the PATH where it runs (no MPI module loaded in the "
+        "job, an environment activated only on the login node, or an MPI that names its launcher otherwise)",
+        "load the MPI in the job script before the launch (`module load openmpi`), give the launcher's full path, or "
+        "start the ranks with the scheduler's own launcher (`srun`, PBS' `mpiexec`); `which mpirun` in the job shows "
+        "what it finds",
+        (_not_found(r"(?:mpirun|mpiexec|mpiexec\.hydra|orterun|prterun)"),),
+        86,
+    ),
+    Cause(
+        "launch-script-line-continuation",
+        "the shell ran an option ({command}) as a command: the line before it ended the command (a `\\` "
+        "followed by a space, or no `\\`), or the command's name was a variable that expanded to nothing "
+        "(`$(which mpirun)` where there is no mpirun)",
+        "end every continued line of the launch command with `\\` and nothing after it (`grep -n ' $' SCRIPT` finds "
+        "trailing spaces, `cat -A SCRIPT` shows them as ` $`), and check that the launcher's variable is set "
+        "(`echo \"$MPIRUN\"`, or `${MPIRUN:?not set}`)",
+        (_not_found(r"--?[A-Za-z][\w.=-]{0,200}"),),
+        86,
+    ),
+
+    # --- Open MPI's launcher refusing its options ------------------------------------------------------------------
+    Cause(
+        "mpirun-run-as-root",
+        "mpirun refuses to run as root (a container or a shell that runs as root)",
+        "run as a normal user; where root is wanted (a container), `mpirun --allow-run-as-root`, or set both "
+        "`OMPI_ALLOW_RUN_AS_ROOT=1` and `OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1`",
+        # Open MPI v4.1.6 orte/orted/orted_submit.c line 316 fprintf(stderr, "%s has detected an attempt to run as
+        # root.\n\n", orte_basename) (mpirun, orterun; prterun in v5).
+        (r"has detected an attempt to run as root",),
+        90,
+    ),
+    Cause(
+        "mpirun-conflicting-mapping",
+        "mpirun was given two {policy} policies (e.g. `--map-by node` and `--bynode`, or an MCA parameter and an "
+        "option), and refuses to choose",
+        "give one `--map-by` (and one `--bind-to`): look for the other in the command line, `OMPI_MCA_rmaps_base_"
+        "mapping_policy` / `OMPI_MCA_hwloc_base_binding_policy` in the environment and openmpi-mca-params.conf",
+        # Open MPI v2.1.6 to v4.1.6 orte/mca/rmaps/base/help-orte-rmaps-base.txt line 137 [redefining-policy]
+        # "Conflicting directives for %s policy are causing the policy\nto be redefined:" and
+        # opal/mca/hwloc/base/help-opal-hwloc-base.txt line 32, its binding twin.
+        (r"Conflicting directives for (?P<policy>\w+) policy are causing the policy",),
+        90,
+    ),
+
+    # --- the C library's error strings (errno), as every program on the node prints them ----------------------------
+    # glibc sysdeps/gnu/errlist.h (commit 3d7d5c1; the same words since 2.19, when ESTALE lost its "NFS"): strerror
+    # and %m print these; CPython's OSError prints "[Errno %S] %S" (Objects/exceptions.c OSError_str), so a Python
+    # traceback ends "OSError: [Errno 28] No space left on device". What the errno means is the cause wherever it
+    # comes from; where a more specific cause explains the same line (/dev/shm, Apptainer's or pyxis' own
+    # directories) it outweighs these.
+    Cause(
+        "disk-full",
+        "a write failed because its filesystem is full or the user's quota there is used up: checkpoints, logs or "
+        "caches filled the disk",
+        "free space or write elsewhere: `df -h PATH` and the quota (`quota -s`, Lustre `lfs quota -hu $USER PATH`) "
+        "say which; put checkpoints and the run directory on project or scratch space (`RUN_DIR=`), caches "
+        "(`HF_HOME`, `TORCH_HOME`, `TRITON_CACHE_DIR`) and `TMPDIR` away from $HOME and /tmp, and keep fewer "
+        "checkpoints",
+        # ENOSPC "No space left on device", EDQUOT "Disk quota exceeded"; CPython's "[Errno 28]" and "[Errno 122]".
+        (r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]",),
+        72,
+        applies=lambda log: not log.has(_ENOSPC_EXPLAINED),
+    ),
+    Cause(
+        "open-files-limit",
+        "a process reached its limit of open files (RLIMIT_NOFILE, `ulimit -n`): DataLoader workers that pass "
+        "tensors through file descriptors, or many files held open at once",
+        "raise the soft limit to the hard one before the launcher (`ulimit -n $(ulimit -Hn)` in the job script; "
+        "the hard limit is the admins' /etc/security/limits.conf), or let DataLoader workers share tensors through "
+        "files: `torch.multiprocessing.set_sharing_strategy('file_system')`; fewer `num_workers` also helps",
+        # EMFILE "Too many open files", ENFILE "Too many open files in system", CPython's "[Errno 24]"; and
+        # CPython's Lib/multiprocessing/reduction.py recvfds(), which torch's DataLoader workers pass tensors
+        # through: raise RuntimeError('received %d items of ancdata' % len(ancdata)) when no descriptor came.
+        (r"Too many open files|\[Errno 24\]|received 0 items of ancdata",),
+        74,
+    ),
+    Cause(
+        "shared-cache-nfs-stale-handle",
+        "a file on a network filesystem (NFS) was deleted or replaced by another node while this one used it: a "
+        "cache directory that every node's processes write at once (Triton's kernels, torch_extensions, "
+        "Hugging Face's) in a shared $HOME",
+        "give each node its own cache on local disk: `TRITON_CACHE_DIR`, `TORCH_EXTENSIONS_DIR`, `HF_DATASETS_CACHE` "
+        "under node-local `$TMPDIR` (or build the cache once before the job), and rerun",
+        # ESTALE: "Stale file handle" (glibc 2.19 and later), "Stale NFS file handle" before; CPython's "[Errno 116]".
+        (r"Stale (?:NFS )?file handle|\[Errno 116\]",),
+        72,
     ),
 )
 

@@ -80,7 +80,8 @@ def diagnose_lines(lines: Iterable[Union[Line, str]], causes: Sequence[Cause] = 
     """The causes `lines` show, most likely first: by the cause's weight, then by where it first shows."""
     engine = _Engine(causes)
     for number, line in enumerate(lines, start=1):
-        engine.feed(line if isinstance(line, Line) else Line("<log>", number, line))
+        line = line if isinstance(line, Line) else Line("<log>", number, line)
+        engine.feed(line._replace(text=without_colours(line.text)))
     return engine.findings()
 
 
@@ -145,6 +146,15 @@ class _Hits:
 
 
 _RANK = re.compile(r"\[Rank (\d+)\]")
+#: A terminal's colour and cursor codes (ECMA-48 CSI: ESC [ parameters final byte): Apptainer's sylog colours its
+#: "FATAL:" and "ERROR:" on a terminal, Python's rich and tqdm write them, and a log saved from a terminal (`script`,
+#: tmux) keeps them; the programs' words are what is between them.
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]")
+
+
+def without_colours(text: str) -> str:
+    """`text` without terminal colour codes (unchanged, and not copied, when it has none)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
 
 
 class _Engine:
@@ -164,6 +174,7 @@ class _Engine:
 
     def feed_block(self, source: str, block: List[Tuple[int, str]]) -> None:
         """Lines of one file: only those that hold a word some pattern or fact needs are looked at."""
+        block = [(number, without_colours(text)) for number, text in block]
         joined = "\n".join(text for _, text in block)
         lowered = joined.lower()
         if self.matcher.any_word is None or len(lowered) != len(joined):  # a letter whose lower case is longer

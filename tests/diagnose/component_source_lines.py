@@ -38,6 +38,7 @@ FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csr
           "2.21.5")
 #: How Open MPI reports a rank that could not start (ompi/errhandler "*** An error occurred in %s").
 MPI_FAILED = "*** An error occurred in MPI_Init"
+TRACEBACK = "Traceback (most recent call last):"
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -274,6 +275,17 @@ QUOTES = (
           'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cqe);',
           "[1700000000.123456] [gpu-a-017:2741:0]        ib_iface.c:640  UCX  ERROR ibv_create_cq(cqe=4096) failed: "
           "Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+    # The interface's CQ alone: ucp_worker_add_resource_ifaces fails the worker when one interface does not open.
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_iface.c", 1035,
+          'ucs_error("ibv_create_cq(cqe=%d) failed: %m", cq_size);',
+          "[1652739463.054681] [gpu-a-017:2741:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: "
+          "Cannot allocate memory", "memlock-too-low"),
+    Quote("UCX", "v1.20.0", "src/uct/ib/base/ib_iface.c", 1363,
+          "uct_ib_check_memlock_limit_msg(ibv_context, UCS_LOG_LEVEL_ERROR,\n"
+          '"ibv_create_cq(cqe=%d)", cq_size);',
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq(cqe=4096) "
+          "failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 "
+          "kbytes)", "memlock-too-low", fmt="ibv_create_cq(cqe=%d)"),
     Quote("UCX", "commit 249682b", "src/uct/ib/rdmacm/rdmacm_cm.c", 0,
           'ucs_error("ibv_create_cq() failed: %m");',
           "[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
@@ -358,6 +370,26 @@ QUOTES = (
           "libibverbs: Warning: RLIMIT_MEMLOCK is 32768 bytes.", "memlock-limit-tiny",
           context=(FAILED,), fmt="Warning: RLIMIT_MEMLOCK is %llu bytes."),
 
+    # NCCL's WARN for a failed DMA-BUF registration (IBV_PTR_CHECK_ERRNO with name "ibv_reg_dmabuf_mr", line 174).
+    Quote("NCCL", "v2.21.5-1", "src/misc/ibvwrap.cc", 34,
+          'WARN("Call to " name " failed with error %s", strerror(errno)); \\',
+          NCCL_WARN.format(where="misc/ibvwrap.cc:288") + "Call to ibv_reg_dmabuf_mr failed with error Operation not "
+          "supported", "dmabuf-unsupported", fmt=" failed with error %s"),
+    # The compiler's words for a missing header (GCC 12.2.0, Debian 12: run on `#include <Python.h>`).
+    Quote("GCC", "12.2.0", "libcpp (observed: gcc -x c - on #include <Python.h>)", 0,
+          '"fatal error: Python.h: No such file or directory"',
+          "/venv/lib/python3.10/site-packages/torch/include/torch/csrc/python_headers.h:12:10: fatal error: Python.h: "
+          "No such file or directory", "python-dev-headers-missing"),
+
+    Quote("NVIDIA Fabric Manager", "driver 550", "nv-fabricmanager's log (closed source)", 0,
+          '"NVIDIA GPU driver interface version %s don\'t match with driver version %s"',
+          "NVIDIA GPU driver interface version 550.90.07 don't match with driver version 550.54.15",
+          "fabric-manager-down", fmt="NVIDIA GPU driver interface version %s don't match with driver version %s"),
+    Quote("libfabric", "shs-cassini-headers commit 06f69b0", "include/cxi_prov_hw.h c_return_code_strs", 0,
+          '[C_RC_VNI_NOT_FOUND]\t\t= "VNI_NOT_FOUND",',
+          "Request dest_addr: 32 caddr.nic: 0X19D1 caddr.pid: 1 rxc_id: 0  error: 0x26c450f0 (err: 5, VNI_NOT_FOUND)",
+          "cxi-vni-not-granted"),
+
     # --- the CUDA driver and runtime, NVML, the NVIDIA kernel module (no public source) -------------------------------
     Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSystemDriverMismatch = 803)", 0,
           '"system has unsupported display driver / cuda driver combination"',
@@ -394,7 +426,16 @@ QUOTES = (
           '"forward compatibility was attempted on non supported HW"',
           "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
           "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
-          "non supported HW", "cuda-driver-combination"),
+          "non supported HW", "driver-too-old"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorStubLibrary = 34)", 0,
+          '"CUDA driver is a stub library"',
+          "RuntimeError: CUDA error: CUDA driver is a stub library", "libcuda-stub-loaded"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorNoDevice = 100)", 0,
+          '"no CUDA-capable device is detected"',
+          "RuntimeError: CUDA error: no CUDA-capable device is detected", "cuda-unavailable"),
+    Quote("CUDA", "10.x", "cudaGetErrorString(cudaErrorDevicesUnavailable = 46), before CUDA 11", 0,
+          '"all CUDA-capable devices are busy or unavailable"',
+          "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable", "gpu-busy-exclusive"),
     Quote("NVML", "driver 535 to 580", "nvmlErrorString(NVML_ERROR_LIB_RM_VERSION_MISMATCH)", 0,
           '"Driver/library version mismatch"',
           "Failed to initialize NVML: Driver/library version mismatch", "nvml-driver-mismatch"),
@@ -473,6 +514,35 @@ QUOTES = (
           'return _error(f"environment variable {var} expected, but not set")',
           "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
           "MASTER_ADDR expected, but not set", "env-rendezvous-unset"),
+
+    Quote("torch", "commit 03d4ef6", "torch/csrc/DataLoader.cpp THPModule_errorIfAnyWorkerFails()", 0,
+          'oss << "It is possible that dataloader\'s workers are out of shared memory. "',
+          "RuntimeError: DataLoader worker (pid 572) is killed by signal: Bus error. It is possible that "
+          "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+          "shm-too-small"),
+    Quote("torch", "commit 03d4ef6", "torch/csrc/DataLoader.cpp handler_SIGBUS", 0,
+          '"ERROR: Unexpected bus error encountered in worker. "\n'
+          '"This might be caused by insufficient shared memory (shm).\\n"',
+          "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
+          "(shm).", "shm-too-small"),
+    Quote("torch", "commit f5ae37e", "torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice()", 0,
+          'TORCH_WARN_ONCE(\n"Unable to resolve hostname to a (local) address. ",\n'
+          '"Using the loopback address as fallback. ",\n'
+          '"Manually set the network interface to bind to with GLOO_SOCKET_IFNAME.");',
+          "[rank8]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using the "
+          "loopback address as fallback. Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. "
+          "(function operator())", "gloo-loopback-address",
+          context=("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144]"
+                   " no error",)),
+    # torch 1.x's store client (before socket.cpp): tcputil::connect() in torch/lib/c10d/Utils.cpp.
+    Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp kConnectTimeoutMsg", 0,
+          'const std::string kConnectTimeoutMsg = "connect() timed out.";',
+          "RuntimeError: connect() timed out. Original timeout was 60000 ms.", "rendezvous-connect",
+          context=(TRACEBACK,)),
+    Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp tcputil::connect()", 0,
+          'throw std::invalid_argument(\n"host not found: " + std::string(gai_strerror(err)));',
+          "ValueError: host not found: Name or service not known", "rendezvous-connect", context=(TRACEBACK,),
+          fmt="host not found: %s"),
 
     # --- Slurm ------------------------------------------------------------------------------------------------------
     Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/mpi.c", 241,
@@ -609,6 +679,40 @@ QUOTES = (
           "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
           "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
 
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1069,
+          '"Socket timed out on send/recv operation",',
+          "salloc: error: Job submit/allocate failed: Socket timed out on send/recv operation",
+          "slurm-controller-unreachable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 149,
+          '"Unable to contact slurm controller (connect failure)",',
+          "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)",
+          "slurm-controller-unreachable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/req.c", 2434,
+          'xstrfmtcat(buf, "Prolog failure on node %s",\nconf->node_name);',
+          "srun: Prolog failure on node gpu-a-017", "slurm-prolog-failure"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 1940,
+          'fatal("gres.conf duplicate records for %s",\ngres_ctx->gres_name);',
+          "Nov 28 10:02:11 gpu-a-017 slurmd[5712]: fatal: gres.conf duplicate records for gpu",
+          "gres-conf-duplicate-gpus"),
+    Quote("Slurm", "slurm-20-02-7-1", "src/slurmctld/node_mgr.c", 2474,
+          'error("Node %s has low real_memory size (%"PRIu64" < %"PRIu64")",',
+          "[2026-11-28T10:02:11.414] error: Node gpu-a-017 has low real_memory size (435161 < 443596)",
+          "slurm-node-memory-below-config"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/node_mgr.c", 3440,
+          'debug("Node %s has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%",',
+          "[2026-11-28T10:02:11.414] debug:  Node gpu-a-017 has low real_memory size (435161 / 443596) < 100.00%",
+          "slurm-node-memory-below-config"),
+
+    # --- enroot and Apptainer refusing their configuration ------------------------------------------------------------
+    Quote("enroot", "v4.1.2", "enroot.in", 106,
+          '(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")',
+          "slurmstepd: error: pyxis:     mkdir: cannot create directory '/run/enroot': Permission denied",
+          "enroot-path-not-writable", fmt="${ENROOT_RUNTIME_PATH}"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/util/fs/mount/mount_linux.go", 406,
+          'return fmt.Errorf("destination must be an absolute path")',
+          "FATAL:   container creation failed: unable to add /scratch/u to mount list: destination must be an "
+          "absolute path", "bind-spec-malformed"),
+
     # --- PBS (OpenPBS; PBS Pro prints the same texts) -----------------------------------------------------------------
     Quote("PBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 235,
           'char *msg_excqresc = "Job violates queue and/or server resource limits";',
@@ -625,6 +729,54 @@ QUOTES = (
     Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5969,
           'sprintf(log_buffer, "mem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
           "=>> PBS: job killed: mem 268435456kb exceeded limit 251658240kb", "host-oom"),
+
+    Quote("rdma-core", "v59.0", "libibverbs/init.c", 614,
+          'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",',
+          "Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0",
+          "no-verbs-driver"),
+    Quote("OpenPBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 269,
+          'char *msg_BadNodespec = "node(s) specification error";',
+          "qsub: node(s) specification error", "pbs-request-refused"),
+
+    # --- Open MPI's launcher (its help texts print as the lines are in the file) -------------------------------------
+    Quote("Open MPI", "v4.1.6", "orte/orted/orted_submit.c", 316,
+          'fprintf(stderr, "%s has detected an attempt to run as root.\\n\\n", orte_basename);',
+          "mpirun has detected an attempt to run as root.", "mpirun-run-as-root"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/rmaps/base/help-orte-rmaps-base.txt", 137,
+          "Conflicting directives for %s policy are causing the policy\nto be redefined:",
+          "Conflicting directives for mapping policy are causing the policy", "mpirun-conflicting-mapping",
+          fmt="Conflicting directives for %s policy are causing the policy"),
+    Quote("Open MPI", "v4.1.6", "opal/mca/hwloc/base/help-opal-hwloc-base.txt", 32,
+          "Conflicting directives for binding policy are causing the policy\nto be redefined:",
+          "Conflicting directives for binding policy are causing the policy", "mpirun-conflicting-mapping",
+          fmt="Conflicting directives for binding policy are causing the policy"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt", 53,
+          "Your job has requested more processes than the ppr for\nthis topology can support:",
+          "Your job has requested more processes than the ppr for", "mpirun-not-enough-slots",
+          fmt="Your job has requested more processes than the ppr for"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/errmgr/base/help-errmgr-base.txt", 36,
+          "ORTE was unable to reliably start one or more daemons.",
+          "ORTE was unable to reliably start one or more daemons.", "orted-not-on-remote-path",
+          fmt="ORTE was unable to reliably start one or more daemons."),
+
+    # --- the shells: bash (and the translations it ships) and dash, Debian's and Ubuntu's /bin/sh --------------------
+    Quote("bash", "bash-5.2", "execute_cmd.c", 5728,
+          'internal_error (_("%s: command not found"), pathname);',
+          "/var/spool/slurmd/job4512/slurm_script: line 10: -np: command not found",
+          "launch-script-line-continuation"),
+    Quote("bash", "bash-5.2", "po/zh_CN.po", 1067,
+          'msgstr "%s: 未找到命令"',
+          "--deepspeed_multinode_launcher: 未找到命令", "launch-script-line-continuation", fmt="%s: 未找到命令"),
+    Quote("bash", "bash-5.2", "po/fr.po", 1059,
+          'msgstr "%s : commande introuvable"',
+          "run.sh : ligne 12 : mpirun : commande introuvable", "mpirun-not-on-path"),
+    Quote("bash", "bash-5.2", "execute_cmd.c", 5728,
+          'internal_error (_("%s: command not found"), pathname);',
+          "bash: orted: command not found", "orted-not-on-remote-path"),
+    # src/exec.c line 146 prints it after the program's name: exerror(EXEND, "%s: %s", argv[0], errmsg(e, E_EXEC)).
+    Quote("dash", "0.5.12", "src/error.c", 227,
+          'return "not found";',
+          "/bin/dash: 1: scontrol: not found", "scontrol-missing-in-container"),
 
     # --- Open MPI and PMIx ------------------------------------------------------------------------------------------
     Quote("Open MPI", "v4.1.8", "orte/mca/ess/base/help-ess-base.txt", 54,
@@ -813,6 +965,30 @@ QUOTES = (
           'raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
           "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA "
           "op(s)", "deepspeed-op-build"),
+
+    # --- glibc's error strings (strerror, %m) and CPython's OSError around them ---------------------------------------
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSPC)", 0,
+          '_S(ENOSPC, N_("No space left on device"))',
+          "OSError: [Errno 28] No space left on device", "disk-full", context=(TRACEBACK,)),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (EDQUOT)", 0,
+          '_S(EDQUOT, N_("Disk quota exceeded"))',
+          "cp: error writing '/home/u/ckpt/step_1000.pt': Disk quota exceeded", "disk-full"),
+    # The same errno in Apptainer's session directory (a tmpfs of `sessiondir max size`) is Apptainer's space.
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSPC)", 0,
+          '_S(ENOSPC, N_("No space left on device"))',
+          "cp: error writing '/var/apptainer/mnt/session/rootfs/etc/resolv.conf': No space left on device",
+          "apptainer-tmp-full"),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (EMFILE)", 0,
+          '_S(EMFILE, N_("Too many open files"))',
+          "OSError: [Errno 24] Too many open files: '/scratch/u/data/shard_0001.bin'", "open-files-limit",
+          context=(TRACEBACK,)),
+    Quote("CPython", "commit 007fda4", "Lib/multiprocessing/reduction.py recvfds()", 0,
+          "raise RuntimeError('received %d items of ancdata' %\nlen(ancdata))",
+          "RuntimeError: received 0 items of ancdata", "open-files-limit", context=(TRACEBACK,),
+          fmt="received %d items of ancdata"),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ESTALE)", 0,
+          '_S(ESTALE, N_("Stale file handle"))',
+          "OSError: [Errno 116] Stale file handle", "shared-cache-nfs-stale-handle", context=(TRACEBACK,)),
 
     # --- nccl-tests -------------------------------------------------------------------------------------------------
     Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,

@@ -23,7 +23,7 @@ _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[dioux
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
-              "nccl-tests"}
+              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -41,7 +41,13 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cxi-match-entries-exhausted", "ib-device-not-accessible",
                 "apptainer-nv-no-host-driver", "apptainer-no-loop-device",
                 "slurm-workdir-missing", "mpirun-not-enough-slots",
-                "enroot-image-file-bad", "userns-restricted"}
+                "enroot-image-file-bad", "userns-restricted", "disk-full", "open-files-limit",
+                "shared-cache-nfs-stale-handle", "scontrol-missing-in-container", "orted-not-on-remote-path",
+                "mpirun-not-on-path", "launch-script-line-continuation", "mpirun-run-as-root",
+                "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
+                "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed",
+                "python-dev-headers-missing", "libcuda-stub-loaded", "dmabuf-unsupported", "gloo-loopback-address",
+                "slurm-controller-unreachable"}
 
 
 def message_format(row: Quote) -> str:
@@ -145,7 +151,8 @@ def test_every_quote_names_where_it_comes_from() -> None:
 
 
 @pytest.mark.parametrize("filler", ["a", " ", "0", "-", "NCCL WARN ", "FATAL: While ", "URL ", "a:1:2 [0] ",
-                                    "Task launch for ", "exitcode ", "#  Rank  0 ", "with CUDA capability "])
+                                    "Task launch for ", "exitcode ", "#  Rank  0 ", "with CUDA capability ",
+                                    "/var/apptainer/mnt/", "/opt/bin/", ": 1: "])
 def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler: str) -> None:
     """A pattern searched from every position of a long line must not rescan what follows each one."""
     line = (filler * (200_000 // len(filler)))[:200_000]
@@ -230,3 +237,37 @@ def test_ucx_skipping_a_device_it_cannot_use_in_a_run_that_completed_is_no_cause
     probe = ("[1700000000.123456] [gpu-a-017:2741:0]     rdmacm_cm.c:120  UCX  ERROR ibv_create_cq() failed: Cannot "
              "allocate memory")
     assert diagnose_lines([probe, "# OSU MPI Broadcast Latency Test v5.8", "1                       0.23"]) == []
+
+
+def test_cuda_forward_compatibility_on_a_gpu_without_it_names_the_old_driver_then_the_compat_library() -> None:
+    """804 means the runtime is newer than the driver and the compat libcuda cannot run on this GPU: a newer driver
+    is the usual fix, a container runtime that injected the compat library (or LD_LIBRARY_PATH) the other."""
+    line = "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW"
+    assert [f.key for f in diagnose_lines([line])] == ["driver-too-old", "cuda-driver-combination"]
+
+
+def test_gloo_falling_back_to_loopback_in_a_run_whose_gloo_connected_is_no_cause() -> None:
+    """torch warns once on any host whose name does not resolve (one-node runs print it and work); only Gloo's
+    failed connections make it the cause."""
+    warned = ("[rank0]:[W ProcessGroupGloo.cpp:721] Warning: Unable to resolve hostname to a (local) address. Using "
+              "the loopback address as fallback. Manually set the network interface to bind to with "
+              "GLOO_SOCKET_IFNAME. (function operator())")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+
+
+def test_no_space_on_a_line_a_specific_cause_explains_is_not_also_a_full_disk() -> None:
+    """ENOSPC in /dev/shm or in Apptainer's session directory is that cause alone; elsewhere it is the disk."""
+    shm = "gpu-a-017:2741:2790 [0] NCCL WARN Call to posix_fallocate failed: No space left on device"
+    session = "cp: error writing '/var/apptainer/mnt/session/rootfs/etc/resolv.conf': No space left on device"
+    assert [f.key for f in diagnose_lines([shm])] == ["shm-too-small"]
+    assert [f.key for f in diagnose_lines([session])] == ["apptainer-tmp-full"]
+    assert [f.key for f in diagnose_lines(["OSError: [Errno 28] No space left on device"])] == ["disk-full"]
+
+
+def test_srun_timing_out_on_a_node_is_not_the_controller() -> None:
+    """srun's own messages to a node's slurmd (port 6818) time out with the same errno string: that is the task
+    launch failing on that node, not the controller out of reach."""
+    lines = ["srun: error: slurm_receive_msgs: [[gpu-a-018]:6818] failed: Socket timed out on send/recv operation",
+             "srun: error: Task launch for StepId=34.0 failed on node gpu-a-018: Socket timed out on send/recv "
+             "operation"]
+    assert "slurm-controller-unreachable" not in [f.key for f in diagnose_lines(lines)]

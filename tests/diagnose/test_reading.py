@@ -129,3 +129,15 @@ def test_a_finding_seen_on_many_lines_keeps_a_bounded_part_of_them() -> None:
     assert len(finding.evidence) == MAX_KEPT and finding.count == 5000
     assert "ranks that reported it: 0, 1, 2, " in finding.cause
     assert f"{MAX_RANKS - 1} and others ({5000 - MAX_RANKS} more mention(s))" in finding.cause
+
+
+def test_a_line_coloured_for_a_terminal_is_read_by_its_words(tmp_path) -> None:
+    """Apptainer colours "FATAL:" on a terminal, and a log saved from one keeps the codes: the cause anchored at the
+    line's start is still named, from a file and from lines in memory, and the evidence is quoted without them."""
+    coloured = ("\x1b[31mFATAL:  \x1b[0m While making image from oci registry: error fetching image: write "
+                "/tmp/build-temp-1/rootfs/usr/lib/libcudnn.so: no space left on device")
+    log = tmp_path / "ddp-4512.out"
+    log.write_text(coloured + "\n")
+    for findings in (diagnose_lines([coloured]), diagnose([log])):
+        assert findings[0].key == "apptainer-tmp-full"
+        assert "\x1b" not in findings[0].evidence[0].text
