@@ -158,10 +158,10 @@ def test_the_patterns_from_the_sources_read_a_200_kb_line_in_linear_time(filler:
     line = (filler * (200_000 // len(filler)))[:200_000]
     keys = FROM_SOURCES | {verdict.key for verdict in VERDICTS}
     patterns = [re.compile(p) for cause in (*CAUSES, *VERDICTS) if cause.key in keys for p in cause.patterns]
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU time: a loaded machine does not inflate it
     for pattern in patterns:
         pattern.search(line)
-    assert time.perf_counter() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"
+    assert time.thread_time() - start < 1.0, f"a pattern backtracks on a line of {filler!r}"
 
 
 def test_torch_warning_that_one_address_family_failed_is_no_cause() -> None:

@@ -137,10 +137,10 @@ def test_each_pattern_reads_a_200_kb_line_in_linear_time(filler: str) -> None:
     line = (filler * (200_000 // len(filler)))[:200_000]
     patterns = [re.compile(p) for cause in CAUSES if cause.key in KEYS for p in cause.patterns + cause.context]
     assert len({cause.key for cause in CAUSES if cause.key in KEYS}) == len(KEYS)
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU time: a loaded machine does not inflate it
     for pattern in patterns:
         pattern.search(line)
-    assert time.perf_counter() - start < 0.5, f"a pattern backtracks on a line of {filler!r}"
+    assert time.thread_time() - start < 0.5, f"a pattern backtracks on a line of {filler!r}"
 
 
 #: Causes that a node check settles, and the line of `python -m app.check` that does.

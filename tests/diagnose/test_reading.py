@@ -48,9 +48,9 @@ def test_a_line_made_of_every_patterns_words_is_diagnosed_fast() -> None:
                     for lit in (required_literals(p) or ())})
     unit = " ".join(words) + " "
     line = unit * (200_000 // len(unit) + 1)
-    started = time.monotonic()
+    started = time.thread_time()  # this thread's CPU time: a loaded machine does not inflate it
     diagnose_lines(["--nnodes=2", line])
-    assert time.monotonic() - started < 5
+    assert time.thread_time() - started < 5
 
 
 def test_a_file_beyond_the_cap_is_read_at_both_ends_with_true_line_numbers(tmp_path: Path,
