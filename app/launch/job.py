@@ -10,7 +10,7 @@ own code (app/common/exitcodes.py). Each part and why: docs/job-scripts.md ("Ins
 import os
 import time
 from pathlib import Path
-from typing import Dict, List, Mapping, NamedTuple, Sequence, Tuple
+from typing import List, Mapping, NamedTuple, Sequence, Tuple
 
 from app.common import exitcodes
 from app.common.errors import UsageError
@@ -151,19 +151,18 @@ class SlurmJob:
 
     def processes_per_node(self, alloc: Allocated) -> int:
         nproc, source = processes_per_node(self.knobs["GPUS_PER_NODE"], alloc.gpus_per_node, os.environ)
-        self.log("{} node(s) x {} process(es) per node (from {})".format(len(alloc.nodes), nproc, source))
+        self.log(f"{len(alloc.nodes)} node(s) x {nproc} process(es) per node (from {source})")
         return int(nproc)
 
     def deepspeed_hostfile(self, alloc: Allocated, nproc: int, kind: str) -> None:
         """RUN_DIR/hostfile for DeepSpeed's own launcher, and its launch line for a program of your own."""
         path, nnodes = os.path.join(self.knobs["RUN_DIR"], "hostfile"), len(alloc.nodes)
         if self.dry_run():
-            self.log("DRY_RUN=1: would write {} ({} line(s) like '{} slots={}')".format(path, nnodes, alloc.nodes[0],
-                                                                                         nproc))
+            self.log(f"DRY_RUN=1: would write {path} ({nnodes} line(s) like '{alloc.nodes[0]} slots={nproc}')")
         else:
             self.make_run_dir()
             write_hostfile(path, hostfile_text(alloc.nodes, nproc), group_readable=self.knobs["RUN_DIR_MODE"] == "750")
-            self.log("wrote {} for the deepspeed launcher ({} node(s) x {} slot(s))".format(path, nnodes, nproc))
+            self.log(f"wrote {path} for the deepspeed launcher ({nnodes} node(s) x {nproc} slot(s))")
         if kind in OWN_PROGRAMS:
             self.log(launch_line(path, "slurm", nnodes, alloc.nodes[0], self.knobs["RDZV_PORT"]))
 
@@ -179,7 +178,7 @@ class SlurmJob:
         for line in preview_policy(POLICY_FILE, dict(os.environ, **exports)):
             self.log(line)
         k["FABRIC"] = fabric.name
-        export(["{}={}".format(name, value) for name, value in exports.items()])
+        export([f"{name}={value}" for name, value in exports.items()])
         export(env_defaults(self.log, os.environ, flight_recorder_defaults(k["RUN_DIR"])))
 
     def container(self, kind: str) -> Tuple[List[str], str]:
@@ -278,7 +277,7 @@ class JobRun:
 
         def stopping(name: str) -> None:
             self.job.preempted = name
-            self.job.log("got SIG{}: asking the training processes on every node to snapshot and stop".format(name))
+            self.job.log(f"got SIG{name}: asking the training processes on every node to snapshot and stop")
 
         rc = run_step(node_command(launcher, self.run.container, self.cuda_compat, self.node_wrapper, stop_file,
                                    owner, self.run.policy, argv), stop_file, stopping)
@@ -315,8 +314,9 @@ class JobRun:
             raise JobEnds(rc)
         if k["PREFLIGHT"] != "1" or run.kind in ("check", "nccl-tests"):
             return
+        site = ["--site", k["CHECK_SITE"]] if k["CHECK_SITE"] else []
         check = ["-m", "app.check", "--preflight", "--exclude-file", self.exclude_file, "--json",
-                 os.path.join(k["RUN_DIR"], "preflight.json"), *(["--site", k["CHECK_SITE"]] if k["CHECK_SITE"] else [])]
+                 os.path.join(k["RUN_DIR"], "preflight.json"), *site]
         self.job.log("preflight: python -m app.check --preflight across the allocation (PREFLIGHT=0 skips it)")
         # Its own rendezvous id: the workload's, on the same port, comes right after. A dry run shows it and runs
         # neither.
@@ -327,15 +327,15 @@ class JobRun:
         self.forget_blame()
         rc = self.step(run.alloc.job_id + "-preflight", check)
         if rc == 0:
-            self.job.log("preflight passed in {}s".format(int(time.monotonic() - started)))
+            self.job.log(f"preflight passed in {int(time.monotonic() - started)}s")
             return
         if self.job.preempted:
             self.finish(rc)
         if self.blamed_nodes():
             self.heal(rc, "preflight failed (step exit {}; app.check's report above and in {}/preflight.json)".format(
                 rc, k["RUN_DIR"]))
-        error_line(self.job.script, "the preflight failed (step exit {}) without blaming a node; its report above "
-                   "says what and how to fix it; PREFLIGHT=0 starts the workload without it".format(rc))
+        error_line(self.job.script, f"the preflight failed (step exit {rc}) without blaming a node; its report above "
+                   "says what and how to fix it; PREFLIGHT=0 starts the workload without it")
         raise JobEnds(rc)
 
     def heal(self, rc: int, reason: str) -> None:
@@ -367,8 +367,8 @@ class JobRun:
         self.forget_blame()
         rc = self.step(self.run.alloc.job_id, self.run.workload)
         if rc and not self.job.preempted and self.blamed_nodes():
-            self.heal(rc, "the workload failed (exit {}) naming the nodes that stopped answering "
-                      "(summary.json)".format(rc))
+            self.heal(rc, f"the workload failed (exit {rc}) naming the nodes that stopped answering "
+                      "(summary.json)")
         self.finish(rc)
 
 
@@ -376,7 +376,7 @@ def plan(job: SlurmJob, args: Sequence[str]) -> Running:
     """Everything the steps run, from the allocation and the knobs."""
     for part in NODE_PARTS:
         if not os.access(os.path.join(REPO, part), os.R_OK):
-            raise UsageError("{}/{} is missing; run the job scripts from a whole checkout".format(REPO, part))
+            raise UsageError(f"{REPO}/{part} is missing; run the job scripts from a whole checkout")
     alloc = job.read_allocation()
     # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read it back
     # from the environment and refuse every step ("Invalid generic resource (gres) specification")

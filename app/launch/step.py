@@ -9,7 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Sequence
 
 #: The signals a step turns into a stop request: USR1 (sbatch --signal=B:USR1@90, the time limit's warning; PBS's
 #: timer) and TERM (scancel, a preemption)
@@ -28,7 +28,7 @@ def bash_quoted(word: str) -> str:
     if not word:
         return "''"
     if any(char < " " or char == "\x7f" for char in word):
-        return "$'" + "".join(_ANSI_C.get(char) or (char if " " <= char != "\x7f" else "\\%03o" % ord(char))
+        return "$'" + "".join(_ANSI_C.get(char) or (char if " " <= char != "\x7f" else f"\\{ord(char):03o}")
                               for char in word) + "'"
     quoted = []
     for index, char in enumerate(word):
