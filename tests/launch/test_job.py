@@ -80,3 +80,13 @@ def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_pat
                             "HOME": str(tmp_path)}, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stderr
     assert "set DDP_JOBSCRIPTS=/path/to/jobscripts" in result.stderr
+
+
+def test_jobscripts_linked_into_your_project_start_the_job_of_their_checkout(tmp_path: Path) -> None:
+    (tmp_path / "jobscripts").symlink_to(REPO / "jobscripts")
+    (tmp_path / "my_train.py").write_text("print('mine')\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none"}
+    result = subprocess.run(["bash", "jobscripts/slurm.sh", "train"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert f"] PYTHONPATH: {REPO} first (the workers import this checkout's app)" in result.stdout, result.stdout
