@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
-# The job scripts' library (mn5.sh, slurm.sh, gh200-pbs.sh source it; lib-slurm.sh and lib-pbs.sh hold each
-# scheduler's main). The job's plan is app/launch's (`python3 -m app.launch QUESTION`, standard library only, on the
+# The PBS job's library (gh200-pbs.sh sources it; lib-pbs.sh holds its main; lib-slurm.sh the bash Slurm main that
+# tests still drive: mn5.sh and slurm.sh start app/launch/job.py instead). The job's plan is app/launch's (`python3 -m app.launch QUESTION`, standard library only, on the
 # batch host's python3), asked through ddp_plan; bash keeps the traps, the wait loop, the PBS timer and the node
-# wrapper. Each function and why: docs/job-scripts.md ("Inside the library"); every knob: docs/knobs.md.
+# wrapper. Each function and why: docs/job-scripts.md ("Inside the job"); every knob: docs/knobs.md.
 set -euo pipefail
 
 # This checkout (physical: a jobscripts/ linked into your own project still finds it)

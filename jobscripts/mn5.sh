@@ -35,21 +35,21 @@
 #SBATCH --output=%x-%j.out
 #SBATCH --open-mode=append
 
-# sbatch runs a copy of this file from its spool directory: find lib.sh beside the file that was submitted.
+# sbatch runs a copy of this file from its spool directory: find the checkout above the file that was submitted.
 submitted=
 # `scontrol show job` prints Command= on a line of its own (Slurm src/api/job_info.c, slurm_sprint_job_info:
 # "Command=%s", then line_end); `-o` joins the lines with spaces, which the path may hold
 [[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" | sed -n 's/^[[:space:]]*Command=//p')
-DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
-[[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "mn5.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
-# shellcheck source=jobscripts/lib.sh
-source "$DDP_JOBSCRIPTS/lib.sh"
+export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
+# Physical: a jobscripts/ linked into your own project still finds its checkout
+checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
+[[ -r $checkout/app/launch/run_checkout.py ]] || { echo "mn5.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-DDP_SCRIPT=mn5.sh
 # ACC nodes have InfiniBand (mlx5): NCCL is told so, and fails at start if it cannot use it.
-FABRIC=${FABRIC:-infiniband}
+export FABRIC=${FABRIC:-infiniband}
 # Rendezvous on the head node's IPoIB address: its hostname resolves to the management network
-RDZV_IFACES=${RDZV_IFACES:-ib0}
+export RDZV_IFACES=${RDZV_IFACES:-ib0}
 # `check` holds the nodes to this site's bandwidth expectations (app/check/sites/mn5.yaml)
-CHECK_SITE=${CHECK_SITE-mn5}
-ddp_slurm_main "$@"
+export CHECK_SITE=${CHECK_SITE-mn5}
+# The job itself (app/launch/job.py), on the batch host's python3 with this checkout and the standard library only
+exec python3 -I -S -c "$(<"$checkout/app/launch/run_checkout.py")" "$checkout" app.launch --script=mn5.sh job -- "$@"

@@ -38,16 +38,17 @@
 #SBATCH --output=%x-%j.out
 #SBATCH --open-mode=append
 
-# sbatch runs a copy of this file from its spool directory: find lib.sh beside the file that was submitted.
+# sbatch runs a copy of this file from its spool directory: find the checkout above the file that was submitted.
 submitted=
 # `scontrol show job` prints Command= on a line of its own (Slurm src/api/job_info.c, slurm_sprint_job_info:
 # "Command=%s", then line_end); `-o` joins the lines with spaces, which the path may hold
 [[ -n ${SLURM_JOB_ID:-} ]] && submitted=$(scontrol show job "$SLURM_JOB_ID" | sed -n 's/^[[:space:]]*Command=//p')
-DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
-[[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "slurm.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
-# shellcheck source=jobscripts/lib.sh
-source "$DDP_JOBSCRIPTS/lib.sh"
+export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
+# Physical: a jobscripts/ linked into your own project still finds its checkout
+checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
+[[ -r $checkout/app/launch/run_checkout.py ]] || { echo "slurm.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-DDP_SCRIPT=slurm.sh
-FABRIC=${FABRIC:-auto}
-ddp_slurm_main "$@"
+# The site's default: the job reads it as one you set (docs/knobs.md)
+export FABRIC=${FABRIC:-auto}
+# The job itself (app/launch/job.py), on the batch host's python3 with this checkout and the standard library only
+exec python3 -I -S -c "$(<"$checkout/app/launch/run_checkout.py")" "$checkout" app.launch --script=slurm.sh job -- "$@"

@@ -54,6 +54,8 @@ class Slurm(NamedTuple):
     step_num_tasks: Optional[str]
     step_tasks_per_node: Optional[str]
     step_nodelist: Optional[str]
+    cpus_per_gpu: Optional[str]
+    restart_count: Optional[str]
 
     FACTS = (
         Fact("job_id", "SLURM_JOB_ID", BOTH),
@@ -72,6 +74,8 @@ class Slurm(NamedTuple):
         Fact("step_num_tasks", "SLURM_STEP_NUM_TASKS", SRUN),
         Fact("step_tasks_per_node", "SLURM_STEP_TASKS_PER_NODE", SRUN),
         Fact("step_nodelist", "SLURM_STEP_NODELIST", SRUN),
+        Fact("cpus_per_gpu", "SLURM_CPUS_PER_GPU", BOTH + " (only with --cpus-per-gpu)"),
+        Fact("restart_count", "SLURM_RESTART_COUNT", SBATCH + " (how often the job was requeued; unset before)"),
     )
 
 

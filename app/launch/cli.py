@@ -34,6 +34,7 @@ from app.launch.heal import HealJob, heal
 from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.launch.image_registry import resolve as resolve_image
 from app.launch.import_path import import_path_env
+from app.launch.job import run_slurm_job
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
 from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
@@ -261,6 +262,10 @@ def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[st
     job.answer([])
 
 
+def ask_job(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+    return run_slurm_job(job.script, words)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="python3 -m app.launch", description=__doc__.split("\n\n")[0].split(": ")[1],
                                   formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n")[1])
@@ -281,6 +286,8 @@ def parser() -> argparse.ArgumentParser:
         added.set_defaults(ask=ask)
         return added
 
+    question("job", ask_job, "the whole Slurm job: -- the job's arguments (jobscripts/slurm.sh, mn5.sh start it); "
+             "exit: the job's")
     question("allocation", ask_allocation, "the job's allocation; answer: JOB_ID SUBMIT_DIR GPUS_PER_NODE NODES...",
              "scheduler")
     question("knob-names", ask_knob_names, "the knobs the job script hands over when set (docs/knobs.md)")
