@@ -17,12 +17,17 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
   answering (frozen, killed, node gone) and is named, with the suspects that stopped within 1.5 beats of it
   (a node's ranks); a suspect that beat later than that was alive after the job stopped and is not named.
   A frozen rank's last beat is already a deadline old when the others' deadline passes, so its verdict
-  needs no second read (reading everyone twice, 1.5 beats apart, cost every verdict 1.5 beats). A clock
+  needs no second read of every beat, only one of the suspects a beat and a half after the first (below). A clock
   that runs ahead makes a rank a suspect until it beats again; one that runs behind by more than the
   deadline makes a late rank look silent;
   otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
   deadlock): they are named; if every rank is at the same place, the collective itself does not complete
   (network, fabric) and nobody is named.
+Another client of the store cannot forge a beat (every value is sealed), but it can delete one or write back
+an older one. A rank writes its beat with `compare_set` over the one it wrote last, so it finds either at its
+next beat and ends for the tampering (exit code STORE), leaving a last beat that says so; the judge watches a
+beat and a half before naming anyone (long enough for that), and takes a beat that vanished after it read it,
+a counter that went back, or a beat that says so, for tampering: nobody is named, no node left out.
 When the store itself does not answer (it lives in rank 0's process or its node's agent), rank 0's
 side is the one that stopped. The lowest rank whose heartbeat still moves reports (`on_hang` with
 `reporter=True`: the summary, the check's report); the others give it a grace period, then every rank
