@@ -105,7 +105,7 @@ def test_deleting_or_replaying_a_healthy_ranks_heartbeat_stops_the_job_for_tampe
     code, output, run_dir = run_tampered_training(tmp_path, mode)
     took = time.monotonic() - started
     tail = output[-3000:]
-    print(output[output.index("the attacker said"):][:2000])
+    print(output[-6000:])
     problems = []  # every one found, so that a run on code without the protection shows all it allowed
     hung = [line for line in output.splitlines() if "hang:" in line]
     if hung:
