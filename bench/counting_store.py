@@ -1,4 +1,4 @@
-"""A rank's store client that counts what it sends: requests by method (heartbeat `set`s apart, as `beat`), per
+"""A rank's store client that counts what it sends: requests by method (heartbeats apart, as `beat`), per
 rank, and the payload bytes (keys and values as the code passes them, plus the key prefix; TCP framing is not
 counted). One `Tally` a process, shared by its simulated ranks' clients (bench.control_plane,
 bench.watchdog_scale)."""
@@ -61,7 +61,7 @@ class Tally:
 
 
 class CountingStore:
-    """A rank's store client that counts each request it sends (heartbeat `set`s as `beat`) and its bytes."""
+    """A rank's store client that counts each request it sends (heartbeats as `beat`) and its bytes."""
 
     def __init__(self, store: dist.Store, rank: int, tally: Tally, prefix: str = "") -> None:
         self.store, self.rank, self.tally, self.prefix = store, rank, tally, len(prefix)
@@ -73,6 +73,12 @@ class CountingStore:
     def set(self, key: str, value: Any) -> None:
         self.tally.add(self.rank, "beat" if key == self.beat else "set", self._keys(key) + payload_size(value))
         self.store.set(key, value)
+
+    def compare_set(self, key: str, expected: Any, desired: Any) -> bytes:
+        """A heartbeat after the first is a compare_set over the rank's last beat (app.common.watchdog): a beat too."""
+        self.tally.add(self.rank, "beat" if key == self.beat else "compare_set",
+                       self._keys(key) + payload_size(expected) + payload_size(desired))
+        return self.store.compare_set(key, expected, desired)
 
     def get(self, key: str) -> bytes:
         value = self.store.get(key)

@@ -242,6 +242,15 @@ def init_process_group(backend: str | None = None, timeout: timedelta = timedelt
         raise
 
 
+def mark_tampered(store: dist.Store) -> None:
+    """Leave the sealed mark (see `TAMPERED_MARK`) in `store` (under any prefixes); nothing for a store that is not
+    sealed. For a rank that found tampering without reading a forged value (a deleted or replayed key)."""
+    while isinstance(store, dist.PrefixStore):
+        store = store.underlying_store
+    if isinstance(store, SignedStore):
+        store.set(TAMPERED_MARK, "1")
+
+
 def marked_tampered(store: dist.Store) -> bool:
     """Whether a rank of the job marked `store` (under any prefixes) as tampered with; False for a store that is not
     sealed."""

@@ -17,12 +17,17 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
   answering (frozen, killed, node gone) and is named, with the suspects that stopped within 1.5 beats of it
   (a node's ranks); a suspect that beat later than that was alive after the job stopped and is not named.
   A frozen rank's last beat is already a deadline old when the others' deadline passes, so its verdict
-  needs no second read (reading everyone twice, 1.5 beats apart, cost every verdict 1.5 beats). A clock
+  needs no second read of every beat, only one of the suspects a beat and a half after the first (below). A clock
   that runs ahead makes a rank a suspect until it beats again; one that runs behind by more than the
   deadline makes a late rank look silent;
   otherwise the ranks furthest behind hold the others up (a stuck data loader, a slow snapshot, a
   deadlock): they are named; if every rank is at the same place, the collective itself does not complete
   (network, fabric) and nobody is named.
+Another client of the store cannot forge a beat (every value is sealed), but it can delete one or write back
+an older one. A rank writes its beat with `compare_set` over the one it wrote last, so it finds either at its
+next beat and ends for the tampering (exit code STORE), leaving a last beat that says so; the judge watches a
+beat and a half before naming anyone (long enough for that), and takes a beat that vanished after it read it,
+a counter that went back, or a beat that says so, for tampering: nobody is named, no node left out.
 When the store itself does not answer (it lives in rank 0's process or its node's agent), rank 0's
 side is the one that stopped. The lowest rank whose heartbeat still moves reports (`on_hang` with
 `reporter=True`: the summary, the check's report); the others give it a grace period, then every rank
@@ -32,6 +37,7 @@ interrupts (`sys.exit` would wait for it).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -49,7 +55,14 @@ import torch.distributed as dist
 
 from app.common import exchange, exitcodes
 from app.common.exchange import require, text, whole
-from app.common.signed_store import StoreTampered, end_for_tampering, marked_tampered, tampered, tampering_seen
+from app.common.signed_store import (
+    StoreTampered,
+    end_for_tampering,
+    mark_tampered,
+    marked_tampered,
+    tampered,
+    tampering_seen,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +74,11 @@ AWAIT_POLL_S = 1.0
 OVERSLEPT_S = 1.0
 #: The last beat of a rank whose work is done (`finish`): it stops beating and is never named for it.
 FINISHED = "finished"
+#: The last beat of a rank that found its own heartbeat deleted or replaced by an older one (`_write_beat`): the
+#: judge takes it for tampering, never for a hang.
+TAMPERED_BEAT = "store tampered"
+#: How many of its own beat writes a rank remembers as perhaps stored (the call raised: it may have reached the store)
+UNSURE_WRITES = 8
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 _STORE_ERRORS = (RuntimeError, dist.DistError, ValueError, KeyError)
 #: Bounds on what a beat or a verdict read back may hold (a position's words, a verdict's sentence).
@@ -260,6 +278,8 @@ class Watchdog:
         self.position, self.where = 0, "start"
         self._count, self._round, self._reason = 0, 0, ""
         self._beaten = 0.0  # time.monotonic() of the last beat sent
+        self._written: str | None = None  # the beat this rank last wrote (the store holds it, unless tampered with)
+        self._unsure: list[str] = []  # beats whose write raised: each may be what the store holds
         self._expires: float | None = None
         self._stopped, self._wake = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._run, name="app watchdog", daemon=True)
@@ -326,7 +346,37 @@ class Watchdog:
         self._count += 1
         self._beaten = time.monotonic()
         beat = Beat(self.rank, self._count, self.position, self.where, self.host, self._reason, time.time())
-        self._ask(lambda: self.store.set(beat_key(self.rank), beat.to_json()))  # its host may be the rank that died
+        self._ask(lambda: self._write_beat(beat.to_json()))  # its host may be the rank that died
+
+    def _write_beat(self, beat: str) -> None:
+        """Write this rank's beat over the one it wrote last, atomically on the store's server (`compare_set`):
+        a reply other than the new beat means another client deleted the key (the server then answers with the
+        expected value, or the judge's "never") or wrote back an older sealed beat (it answers with that). A
+        healthy rank would then look silent and be named as hung: it ends for the tampering instead, within a beat,
+        and leaves a last beat that says so. Runs on the store-call thread, one call at a time, in order."""
+        key = beat_key(self.rank)
+        if self._written is None:  # the first: whatever an earlier use of the key left there is overwritten
+            self.store.set(key, beat)
+            self._written = beat
+            return
+        try:
+            now = _text(self.store.compare_set(key, self._written, beat))
+            if now != beat and now in self._unsure:  # a write that raised had reached the store after all
+                now = _text(self.store.compare_set(key, now, beat))
+        except _STORE_ERRORS:
+            self._unsure = [*self._unsure[-UNSURE_WRITES + 1:], beat]  # it may have been applied
+            raise
+        self._unsure = []
+        if now == beat:
+            self._written = beat
+            return
+        # A sealed store lets through nothing the job did not write: any other value is an older beat of its own
+        how = "deleted" if now in (self._written, "never") else "replaced by an older one"
+        with contextlib.suppress(*_STORE_ERRORS):  # said where the judge reads beats; the key may be deleted again
+            self.store.set(key, Beat(self.rank, self._count, self.position, TAMPERED_BEAT, self.host,
+                                     f"rank {self.rank}'s heartbeat was {how}", time.time()).to_json())
+            mark_tampered(self.store)
+        raise tampered(f"rank {self.rank}'s heartbeat {key!r} was {how} by another client")
 
     def _verdict(self) -> Verdict:
         """This round's verdict: judged here if this rank claims the round first, else read from the judge."""
@@ -349,6 +399,8 @@ class Watchdog:
             if posted_verdict is not None:
                 return posted_verdict
         verdict = self._judge()  # first to claim, or the judge went quiet
+        if self._stopped.is_set():  # it found tampering (a test's end_process returned): nothing to post
+            return verdict
         # Posted only where none is yet: a rank that judged for itself because it heard the verdict late (its
         # process starved) judged ranks that had already heard it and stopped beating; it takes the posted one.
         mine = verdict.to_json()
@@ -394,25 +446,39 @@ class Watchdog:
         first = self._read()
         if first is None:
             return STORE_GONE
+        told = next((b for b in first if b is not None and b.where == TAMPERED_BEAT), None)
+        if told is not None:  # a rank found its own beat deleted or replayed, and stopped: it is not hung
+            return self._stop_for_tampering(told.reason)
         watched, now = time.monotonic(), time.time()
         # As if read again: a rank that beat in the last 1.5 beats has moved; the others stay suspects
         fresh = 1.5 * self.interval_s
         second = [_counted_as_moved(b)
                   if b is not None and b.where != FINISHED and 0.0 <= now - b.at < fresh else b for b in first]
-        self._wait_out_late_beats(first, second, watched)
+        tampering = self._wait_out_late_beats(first, second, watched)
+        if tampering:
+            return self._stop_for_tampering(tampering)
         return judge(first, second)
 
-    def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float) -> None:
-        """Re-read the ranks whose counter did not move (in `second`, in place) until each has moved or the
-        longest silent has been silent for `deadline_s`: a rank that beats late is slow, not gone (see the
-        module's docstring)."""
+    def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float) -> str:
+        """Re-read the ranks whose counter did not move and those that never beat (in `second`, in place) until
+        each has moved or the longest silent has been silent for `deadline_s`: a rank that beats late is slow, not
+        gone (see the module's docstring). '' or what shows that another client tampered with the beats.
+
+        Nobody is named before this judge has watched for a beat and a half (one more read of the suspects when the
+        first read found them silent long enough): another client can delete a healthy rank's beat or write back
+        an older one just before the judge reads (it sees the round's claim key appear), and the rank finds out
+        only at its next beat (`_write_beat`), then says so in its key. A beat that vanished after the first read
+        (only a deletion removes one: the first read left "never" where there was none) or whose counter went
+        back (an older beat written back) is tampering too; a frozen rank leaves its last beat in place."""
         suspects = [b.rank for a, b in zip(first, second, strict=True)
                     if a and b and a.count == b.count and b.where != FINISHED]  # a finished rank waits for no one
-        while suspects and not self._stopped.is_set():
+        missing = [rank for rank, b in enumerate(second) if b is None]
+        confirm_s = 1.5 * self.interval_s
+        while (suspects or missing) and not self._stopped.is_set():
             silent_for = time.monotonic() - watched
             ages = {rank: max(silent_for, time.time() - (second[rank].at or 0.0)) for rank in suspects}  # type: ignore[union-attr]
-            longest = max(ages.values())
-            if longest >= self.deadline_s:
+            longest = max(ages.values(), default=self.deadline_s)
+            if longest >= self.deadline_s and silent_for >= confirm_s:
                 # The job stopped when the longest silent rank did. A rank whose last beat came more than 1.5 beats
                 # after that one's was alive after the job stopped: not why it stopped, so not named, and its next
                 # beat is not waited for (a slow node's, at 4096 simulated ranks, cost the verdict up to 9 s).
@@ -420,25 +486,52 @@ class Watchdog:
                 for rank in suspects:
                     if ages[rank] < longest - 1.5 * self.interval_s:
                         second[rank] = _counted_as_moved(second[rank])  # type: ignore[arg-type]
-                return
-            time.sleep(self.interval_s)
+                return ""
+            # Silent long enough already: only the rest of the beat and a half to watch
+            time.sleep(self.interval_s if longest < self.deadline_s else max(0.0, confirm_s - silent_for))
             self._publish()
-            fresh = self._read(suspects)
-            if fresh is None:
-                return
-            for beat in fresh:
-                if beat is not None and beat.count != second[beat.rank].count:  # type: ignore[union-attr]
-                    second[beat.rank] = beat
+            ranks = suspects + missing
+            fresh = self._read(ranks, seen=True)
+            if fresh is None:  # the store does not answer, or a key vanished (the call ended the process)
+                return tampering_seen()
+            for rank, beat in zip(ranks, fresh, strict=True):
+                before = second[rank]
+                if beat is None:
+                    if before is not None:
+                        return f"rank {rank}'s heartbeat vanished after the hang watch had read it"
+                    continue
+                if beat.where == TAMPERED_BEAT:
+                    return beat.reason
+                if before is not None and beat.count < before.count:
+                    return (f"rank {rank}'s heartbeat went back from beat {before.count} to beat {beat.count}: an "
+                            "older one was written back")
+                if before is None or beat.count != before.count:
+                    second[rank] = beat
             suspects = [rank for rank in suspects if first[rank].count == second[rank].count]  # type: ignore[union-attr]
+            missing = [rank for rank in missing if second[rank] is None]
+        return ""
 
-    def _read(self, ranks: list[int] | None = None) -> list[Beat | None] | None:
+    def _stop_for_tampering(self, what: str) -> Verdict:
+        """End this process for tampering with the beats (exit code STORE, its line), after leaving the sealed mark
+        for the other ranks' `_end`; nobody is named."""
+        self._ask(lambda: mark_tampered(self.store))
+        end_for_tampering(StoreTampered(what) if what == tampering_seen() else tampered(what), self.end_process)
+        self.stop()  # where end_process returns (a test's), this watch ends here
+        return Verdict([], f"the store was tampered with: {what}", -1)
+
+    def _read(self, ranks: list[int] | None = None, seen: bool = False) -> list[Beat | None] | None:
         """Every rank's heartbeat (or `ranks`') in one request (None: never sent); None when the store does
-        not answer."""
+        not answer. `seen`: every key was there at an earlier read (a beat or "never"), so a missing one was
+        deleted: the store call ends the process for tampering."""
         ranks = list(range(self.world_size)) if ranks is None else ranks
         keys = [beat_key(rank) for rank in ranks]
 
         def read() -> list[bytes]:
             if not self.store.check(keys):
+                if seen:
+                    gone = next((key for key in keys if not self.store.check([key])), "")
+                    mark_tampered(self.store)
+                    raise tampered(f"{gone or 'a heartbeat'} vanished after the hang watch had read it")
                 # multi_get waits for missing keys: mark a rank that never beat (rare, so one request each).
                 for key in keys:
                     self.store.compare_set(key, "", "never")

@@ -31,3 +31,15 @@ def test_a_prefix_counts_once_a_key():
     client.set("k", "v")
     client.multi_get(["k", "k"])
     assert tally.snapshot()["bytes"] == (1 + 4 + 1) + (2 + 2 * 4 + 2)  # key, prefix, value
+
+
+def test_a_heartbeat_written_with_compare_set_is_a_beat_and_other_compare_sets_are_not():
+    """The hang watch writes every beat after its first with compare_set over the last (app.common.watchdog)."""
+    tally = Tally()
+    client = CountingStore(dist.HashStore(), 3, tally)
+    client.set(beat_key(3), "b1")
+    assert client.compare_set(beat_key(3), "b1", "b2") == b"b2"
+    assert client.compare_set("verdict", "", "v") == b"v"
+    counts = tally.snapshot()
+    assert counts["requests"] == {"beat": 2, "compare_set": 1}
+    assert counts["bytes"] == (len(beat_key(3)) + 2) + (len(beat_key(3)) + 2 + 2) + (7 + 0 + 1)

@@ -241,7 +241,9 @@ def test_a_rank_that_beat_long_after_the_silent_one_is_not_named_and_not_waited_
     the slow node's next beat."""
     verdict, took_s = _judged({2: 10.0, 3: 1.5}, deadline_s=2.0, interval_s=0.5)
     assert verdict.culprits == [2], verdict
-    assert took_s < 0.5, took_s  # not a beat's wait, let alone the 0.5 s until rank 3 has been silent 2 s
+    # The beat and a half every verdict watches before naming a rank (one read of the suspects: a healthy rank
+    # whose beat another client deleted or wrote back finds out meanwhile), and no more
+    assert took_s < 1.5 * 0.5 + 0.4, took_s
 
 
 def test_ranks_that_stopped_within_a_beat_and_a_half_of_the_silent_one_are_named_with_it():
