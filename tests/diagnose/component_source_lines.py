@@ -541,7 +541,8 @@ QUOTES = (
           context=(TRACEBACK,)),
     Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp tcputil::connect()", 0,
           'throw std::invalid_argument(\n"host not found: " + std::string(gai_strerror(err)));',
-          "ValueError: host not found: Name or service not known", "rendezvous-connect", context=(TRACEBACK,),
+          "ValueError: host not found: Name or service not known", "rendezvous-name-not-resolvable",
+          context=(TRACEBACK,),
           fmt="host not found: %s"),
 
     # --- Slurm ------------------------------------------------------------------------------------------------------
@@ -1000,4 +1001,106 @@ QUOTES = (
     Quote("nccl-tests", "v2.17.6", "src/util.cu", 643,
           'PRINT("# Out of bounds values : %d %s\\n", errors[0], errors[0] ? "FAILED" : "OK");',
           "# Out of bounds values : 12 FAILED", "p2p-acs-iommu"),
+    # --- host names that do not resolve, or resolve to loopback ----------------------------------------------------
+    Quote("torch", "2.x", "torch/csrc/distributed/c10d/socket.cpp (SocketConnectOp::tryConnect)", 0,
+          'recordError(\n"The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {}).",\n'
+          'family == AF_INET ? "IPv4 " : family == AF_INET6 ? "IPv6 " : "",\nhost_,\nport_,\nr,\ngai_err);',
+          "[W1128 10:02:11.482 socket.cpp:833] [c10d] The IPv4 network addresses of (gpu-a-017, 29500) cannot be "
+          "retrieved (gai error: -2 - Name or service not known).", "rendezvous-name-not-resolvable",
+          context=("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying "
+                   "to connect to (gpu-a-017, 29500).",)),
+    # socket.gaierror(errno, gai_strerror(errno)) from Modules/socketmodule.c set_gaierror(), printed as an OSError.
+    Quote("CPython", "v3.11.7", "Objects/exceptions.c (OSError_str)", 0,
+          'return PyUnicode_FromFormat("[Errno %S] %S",\nself->myerrno, self->strerror);',
+          "socket.gaierror: [Errno -3] Temporary failure in name resolution", "rendezvous-name-not-resolvable",
+          context=(TRACEBACK,), fmt="[Errno "),
+    Quote("NCCL", "v2.21.5-1", "src/misc/socket.cc", 267,
+          'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
+          NCCL_WARN.format(where="misc/socket.cc:267") + "Net : error encountered when getting address info : Name or "
+          "service not known", "rendezvous-name-not-resolvable", context=(FAILED,)),
+    Quote("NCCL", "v2.30.7-1", "src/misc/socket.cc", 257,
+          'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
+          NCCL_WARN.format(where="misc/socket.cc:257") + "Net : error encountered when getting address info : "
+          "Temporary failure in name resolution", "rendezvous-name-not-resolvable", context=(FAILED,)),
+    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/pair.cc", 723,
+          'signalAndThrowException(\nGLOO_ERROR_MSG("connect ", peer_.str(), ": ", strerror(optval)));',
+          "  what():  [/opt/conda/conda-bld/pytorch/work/third_party/gloo/gloo/transport/tcp/pair.cc:723] connect "
+          "[127.0.1.1]:3210: Connection refused", "hostname-resolves-to-loopback", fmt="connect "),
+    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/error.cc", 26,
+          'ss << syscall_ << ": " << strerror(error_) << ", remote=" << remote_.str();',
+          "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
+          "connect: Connection refused, remote=[127.0.0.1]:48213", "hostname-resolves-to-loopback",
+          context=(TWO_NODES,), fmt=", remote="),
+    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/pair.h", 311,
+          'signalAndThrowException(\nGLOO_ERROR_MSG("Connect timeout ", peer_.str()));',
+          "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] Connect timeout [127.0.1.1]:60119",
+          "hostname-resolves-to-loopback", fmt="Connect timeout "),
+    # --- OpenSSH's host keys --------------------------------------------------------------------------------------
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1646,
+          'error("@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @");',
+          "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @", "ssh-host-key-changed"),
+    Quote("OpenSSH", "V_7_4_P1", "sshconnect.c", 1099,
+          'error("%s host key for %.200s has changed and you have "\n"requested strict checking.", type, host);',
+          "RSA host key for gpu-a-018 has changed and you have requested strict checking.", "ssh-host-key-changed",
+          context=("Host key verification failed.",)),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1301,
+          'error("Host key for %.200s has changed and you have "\n"requested strict checking.", host);',
+          "Host key for gpu-a-018 has changed and you have requested strict checking.", "ssh-host-key-changed",
+          context=("Host key verification failed.",)),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1147,
+          'error("No %s host key is known for %.200s and you "\n"have requested strict checking.", type, host);',
+          "No ED25519 host key is known for gpu-a-018 and you have requested strict checking.",
+          "ssh-host-key-unknown"),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect2.c", 105,
+          'fatal("Host key verification failed.");',
+          "Host key verification failed.", "ssh-host-key-unknown"),
+    # --- Cray MPICH's GPU transport layer, an mpiexec that is not Open MPI's -----------------------------------------
+    Quote("Cray MPICH", "8.1", "libmpi_cray (closed source; the string MPIDI_CRAY_init prints)", 0,
+          '"MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"',
+          "MPICH ERROR [Rank 0] [job id 4512.0] [Sun Nov 29 03:50:00 2026] [nid001234] - Abort(-1) (rank 0 in comm 0): "
+          "MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked", "cray-gtl-not-linked"),
+    Quote("glibc", "2.38", "elf/dl-load.c (_dl_map_object)", 0,
+          '_dl_signal_error (errcode, name, NULL, "cannot open shared object file");',
+          "ImportError: libmpi_gtl_cuda.so.0: cannot open shared object file: No such file or directory",
+          "cray-gtl-not-linked", fmt="cannot open shared object file"),
+    Quote("glibc", "2.26", "posix/getopt.c (process_long_option)", 0,
+          'fprintf (stderr, _("%s: unrecognized option \'%s%s\'\\n"),\nargv[0], prefix, d->__nextchar);',
+          "mpiexec: unrecognized option '--map-by'", "pals-mpiexec-openmpi-options"),
+    # --- enroot/pyxis and Apptainer starting a container --------------------------------------------------------
+    Quote("enroot", "v4.1.2", "src/runtime.sh", 250,
+          'flock -w 30 "${_lock}" > /dev/null 2>&1 || common::err "Could not acquire rootfs lock"',
+          "58: slurmstepd: error: pyxis: [ERROR] Could not acquire rootfs lock", "enroot-rootfs-lock-timeout",
+          fmt="Could not acquire rootfs lock"),
+    Quote("enroot", "v4.1.2", "bin/enroot-switchroot.c", 726,
+          'err(EXIT_FAILURE, "failed to execute: %s", shell);',
+          "enroot-switchroot: failed to execute: /bin/sh: No such file or directory", "image-no-shell"),
+    Quote("pyxis", "v0.24.0", "pyxis_slurmstepd.c", 1670,
+          'slurm_error("pyxis: seccomp filter failed: %s", strerror(errno));',
+          "slurmstepd: error: pyxis: seccomp filter failed: Invalid argument", "pyxis-seccomp-flag-unsupported"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 417,
+          'return fmt.Errorf("failed to resolve session directory %s: %s", buildcfg.SESSIONDIR, err)',
+          "FATAL:   container creation failed: failed to resolve session directory /var/lib/apptainer/mnt/session: "
+          "lstat /var/lib/apptainer: no such file or directory", "apptainer-session-dir-missing"),
+    # --- the adapter's limits, the driver's state -----------------------------------------------------------------
+    Quote("Linux", "v5.4", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_check)", 0,
+          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\\n",\n'
+          "mlx5_command_str(opcode), opcode, op_mod,\ncmd_status_str(status), status, syndrome);",
+          "[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) "
+          "failed, status limits exceeded(0x8), syndrome (0x5a7939)", "hca-resources-exhausted"),
+    Quote("Linux", "v6.6", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_out_err)", 0,
+          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) uid(%d) failed, status %s(0x%x), syndrome (0x%x), err(%d)\\n",'
+          "\nmlx5_command_str(opcode), opcode, op_mod, uid,\ncmd_status_str(status), status, syndrome, err);",
+          "mlx5_core 0000:61:00.0: mlx5_cmd_out_err:838:(pid 53945): CREATE_QP(0x500) op_mod(0x0) uid(0) failed, "
+          "status limits exceeded(0x8), syndrome (0x2a4e9b), err(-12)", "hca-resources-exhausted"),
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl)", 0,
+          'TORCH_WARN(\n"CUDA unknown error - this may be due to an "\n"incorrectly set up environment, e.g. changing '
+          'env "\n"variable CUDA_VISIBLE_DEVICES after program start. "\n"Setting the available devices to be zero.");',
+          "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
+          "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
+          "devices to be zero. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+          "driver-broken-after-suspend"),
+    Quote("CUDA", "12.x", "cuGetErrorName(CUDA_ERROR_UNKNOWN = 999), as XLA's cuda_driver.cc prints cuInit's", 0,
+          '"failed call to cuInit: " + ToString(res)',
+          "2023-10-04 12:33:47.594219: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to "
+          "cuInit: CUDA_ERROR_UNKNOWN: unknown error", "driver-broken-after-suspend", fmt="failed call to cuInit: "),
 )
