@@ -2055,9 +2055,9 @@ CAUSES: Tuple[Cause, ...] = (
         "set `GLOO_SOCKET_IFNAME` (and `NCCL_SOCKET_IFNAME`) to the interface the nodes share (`ip -br addr` shows "
         "it, e.g. `GLOO_SOCKET_IFNAME=ib0`), or have the host name resolve to the node's network address (the "
         "127.0.1.1 line of /etc/hosts replaced by the real address); `getent hosts $(hostname)` on each node shows it",
-        # Gloo 1d9e62a (2018, torch 1.0 to 1.x) gloo/transport/tcp/pair.cc line 723 GLOO_ERROR_MSG("connect ",
+        # Gloo 1d9e62a (2018, torch 1.0 to 1.x) gloo/transport/tcp/pair.cc line 722 GLOO_ERROR_MSG("connect ",
         # peer_.str(), ": ", strerror(optval)); Gloo cc44198 (2025) gloo/transport/tcp/error.cc line 26 SystemError
-        # "<syscall>: <strerror>, remote=<peer>" and pair.h line 311 GLOO_ERROR_MSG("Connect timeout ", peer_.str()).
+        # "<syscall>: <strerror>, remote=<peer>" and pair.h line 310 GLOO_ERROR_MSG("Connect timeout ", peer_.str()).
         # A loopback peer in a one-node job is right: 127.0.1.1 (never a fallback) or a job of several nodes.
         (r"(?:\bconnect |Connect timeout |, remote=)(?P<address>\[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]:\d+)",),
         80,
@@ -2193,9 +2193,10 @@ CAUSES: Tuple[Cause, ...] = (
         "touch MPI/UCX), or have the admins raise the adapter's limits (mlxconfig's `LOG_MAX_QUEUE`, more UARs per "
         "function; open-mpi/ompi#6854); UCX can share resources across ranks (`UCX_IB_NUM_PATHS`, fewer "
         "transports via `UCX_TLS`)",
-        # Linux v5.4 drivers/net/ethernet/mellanox/mlx5/core/cmd.c mlx5_cmd_check(): mlx5_core_err_rl(dev, "%s(0x%x)
-        # op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\n", ...); later kernels add ", err(%d)" and
-        # (mlx5_cmd_out_err) " uid(%d)"; cmd_status_str(MLX5_CMD_STAT_LIM_ERR, 0x8) is "limits exceeded".
+        # Linux 5.x drivers/net/ethernet/mellanox/mlx5/core/cmd.c mlx5_cmd_check(): mlx5_core_err_rl(dev, "%s(0x%x)
+        # op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\n", ...); 6.x's mlx5_cmd_out_err() adds ", err(%d)"
+        # and its debug twin " uid(%d)" before "failed"; cmd_status_str(MLX5_CMD_STAT_LIM_ERR, 0x8) is "limits
+        # exceeded".
         (r"\b(?P<command>[A-Z][A-Z_]{1,60})\(0x[0-9a-f]{1,8}\) op_mod\(0x[0-9a-f]{1,8}\) (?:uid\(\d{1,10}\) )?failed, "
          r"status limits exceeded\(0x8\)",),
         88,
@@ -2208,10 +2209,10 @@ CAUSES: Tuple[Cause, ...] = (
         "reload the unified-memory module (`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) or reboot the node; "
         "on a cluster, report the node to the admins and resubmit excluding it (`--exclude=NODE`); `nvidia-smi` and "
         "`dmesg | grep -i nvrm` show the driver's state",
-        # CUDA's cuInit result CUDA_ERROR_UNKNOWN as its callers print it (XLA's "failed call to cuInit: %s" with
-        # cuGetErrorName); torch c10/cuda/CUDAFunctions.cpp (2.x) TORCH_WARN for cudaErrorUnknown at device count:
-        # "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable
-        # CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero."
+        # cuInit's CUDA_ERROR_UNKNOWN (999) by name, as XLA's stream executor logs it ("failed call to cuInit: ");
+        # torch c10/cuda/CUDAFunctions.cpp (2.x) device_count_impl's TORCH_CHECK for cudaErrorUnknown, "CUDA unknown
+        # error - this may be due to an incorrectly set up environment, ...", which torch/cuda/__init__.py turns
+        # into the warning "CUDA initialization: ...".
         (r"failed call to cuInit: CUDA_ERROR_UNKNOWN",
          r"CUDA unknown error - this may be due to an incorrectly set up environment"),
         82,

@@ -1022,7 +1022,7 @@ QUOTES = (
           'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
           NCCL_WARN.format(where="misc/socket.cc:257") + "Net : error encountered when getting address info : "
           "Temporary failure in name resolution", "rendezvous-name-not-resolvable", context=(FAILED,)),
-    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/pair.cc", 723,
+    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/pair.cc", 722,
           'signalAndThrowException(\nGLOO_ERROR_MSG("connect ", peer_.str(), ": ", strerror(optval)));',
           "  what():  [/opt/conda/conda-bld/pytorch/work/third_party/gloo/gloo/transport/tcp/pair.cc:723] connect "
           "[127.0.1.1]:3210: Connection refused", "hostname-resolves-to-loopback", fmt="connect "),
@@ -1031,7 +1031,7 @@ QUOTES = (
           "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
           "connect: Connection refused, remote=[127.0.0.1]:48213", "hostname-resolves-to-loopback",
           context=(TWO_NODES,), fmt=", remote="),
-    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/pair.h", 311,
+    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/pair.h", 310,
           'signalAndThrowException(\nGLOO_ERROR_MSG("Connect timeout ", peer_.str()));',
           "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] Connect timeout [127.0.1.1]:60119",
           "hostname-resolves-to-loopback", fmt="Connect timeout "),
@@ -1059,8 +1059,8 @@ QUOTES = (
           '"MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"',
           "MPICH ERROR [Rank 0] [job id 4512.0] [Sun Nov 29 03:50:00 2026] [nid001234] - Abort(-1) (rank 0 in comm 0): "
           "MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked", "cray-gtl-not-linked"),
-    Quote("glibc", "2.38", "elf/dl-load.c (_dl_map_object)", 0,
-          '_dl_signal_error (errcode, name, NULL, "cannot open shared object file");',
+    Quote("glibc", "2.3x", "elf/dl-load.c (_dl_map_object)", 0,
+          '_dl_signal_error (errno, name, NULL,\nN_("cannot open shared object file"));',
           "ImportError: libmpi_gtl_cuda.so.0: cannot open shared object file: No such file or directory",
           "cray-gtl-not-linked", fmt="cannot open shared object file"),
     Quote("glibc", "2.26", "posix/getopt.c (process_long_option)", 0,
@@ -1082,25 +1082,31 @@ QUOTES = (
           "FATAL:   container creation failed: failed to resolve session directory /var/lib/apptainer/mnt/session: "
           "lstat /var/lib/apptainer: no such file or directory", "apptainer-session-dir-missing"),
     # --- the adapter's limits, the driver's state -----------------------------------------------------------------
-    Quote("Linux", "v5.4", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_check)", 0,
+    # Read in a stored copy of the file (5.x, before mlx5_cmd_out_err), not at a tag.
+    Quote("Linux", "5.x", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_check)", 0,
           'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\\n",\n'
           "mlx5_command_str(opcode), opcode, op_mod,\ncmd_status_str(status), status, syndrome);",
           "[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) "
           "failed, status limits exceeded(0x8), syndrome (0x5a7939)", "hca-resources-exhausted"),
-    Quote("Linux", "v6.6", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_out_err)", 0,
-          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) uid(%d) failed, status %s(0x%x), syndrome (0x%x), err(%d)\\n",'
-          "\nmlx5_command_str(opcode), opcode, op_mod, uid,\ncmd_status_str(status), status, syndrome, err);",
-          "mlx5_core 0000:61:00.0: mlx5_cmd_out_err:838:(pid 53945): CREATE_QP(0x500) op_mod(0x0) uid(0) failed, "
-          "status limits exceeded(0x8), syndrome (0x2a4e9b), err(-12)", "hca-resources-exhausted"),
-    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl)", 0,
-          'TORCH_WARN(\n"CUDA unknown error - this may be due to an "\n"incorrectly set up environment, e.g. changing '
-          'env "\n"variable CUDA_VISIBLE_DEVICES after program start. "\n"Setting the available devices to be zero.");',
+    # Read in the patch that added mlx5_cmd_out_err (Linux 6.x, "net/mlx5: cmdif, ..."), not at a tag.
+    Quote("Linux", "6.x", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_out_err)", 0,
+          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x), err(%d)\\n",\n'
+          "mlx5_command_str(opcode), opcode, op_mod,\ncmd_status_str(status), status, syndrome, "
+          "cmd_status_to_err(status));",
+          "mlx5_core 0000:61:00.0: mlx5_cmd_out_err:838:(pid 53945): CREATE_QP(0x500) op_mod(0x0) failed, status "
+          "limits exceeded(0x8), syndrome (0x2a4e9b), err(-12)", "hca-resources-exhausted"),
+    # torch/cuda/__init__.py warns "CUDA initialization: " + the error this check raises.
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorUnknown)", 0,
+          'TORCH_CHECK(\nfalse,\n"CUDA unknown error - this may be due to an "\n"incorrectly set up environment, e.g. '
+          'changing env "\n"variable CUDA_VISIBLE_DEVICES after program start. "\n"Setting the available devices to '
+          'be zero.");',
           "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
           "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
           "devices to be zero. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
           "driver-broken-after-suspend"),
-    Quote("CUDA", "12.x", "cuGetErrorName(CUDA_ERROR_UNKNOWN = 999), as XLA's cuda_driver.cc prints cuInit's", 0,
-          '"failed call to cuInit: " + ToString(res)',
+    # cuInit's result by its name, as XLA's stream executor logs it (cuda_driver.cc "failed call to cuInit: ").
+    Quote("CUDA", "12.x", "cuda.h (enum cudaError_enum)", 0,
+          "CUDA_ERROR_UNKNOWN = 999",
           "2023-10-04 12:33:47.594219: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to "
-          "cuInit: CUDA_ERROR_UNKNOWN: unknown error", "driver-broken-after-suspend", fmt="failed call to cuInit: "),
+          "cuInit: CUDA_ERROR_UNKNOWN: unknown error", "driver-broken-after-suspend", fmt="CUDA_ERROR_UNKNOWN"),
 )
