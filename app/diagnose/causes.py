@@ -1283,17 +1283,24 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "p2p-acs-iommu",
-        "GPU peer-to-peer traffic over PCIe is broken on this node (wrong results or IOMMU faults): PCIe Access "
-        "Control Services (ACS) or the IOMMU redirect peer traffic through the root complex, which drops or "
-        "corrupts it",
-        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1`: if the errors go away, the admins disable ACS on the PCIe "
-        "switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting guide; "
-        "`nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        "peer-to-peer traffic over PCIe is broken on this node, between GPUs or between the network card and a GPU "
+        "(GPUDirect RDMA) (wrong results, IOMMU faults, or the card's accesses to GPU memory refused as local "
+        "protection errors): PCIe Access Control Services (ACS) or the IOMMU redirect peer traffic through the root "
+        "complex, which drops or corrupts it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (between GPUs) or `EXTRA_ENV=NCCL_NET_GDR_LEVEL=LOC` (no "
+        "GPUDirect RDMA, for the network's local protection errors): if the errors go away, the admins disable ACS "
+        "on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting "
+        "guide; `nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
         # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
         # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
         # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
+        # NCCL's InfiniBand transport with the work completion's IBV_WC_LOC_PROT_ERR (4), the card refused access to
+        # the registered (GPU) memory: v2.18.5-1 src/transport/net_ib.cc line 1295 "... with error %d, opcode %d,
+        # ...", v2.21.5-1 line 1909 "... with status=%d opcode=%d ...", v2.30.7-1 src/transport/net_ib/p2p.cc line
+        # 688 "NET/IB: Got completion from peer %s with status=%s(%d) ..." (ibvWcStatusStr, src/misc/ibvwrap.cc).
         (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
-         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device"),
+         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
+         r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))"),
         87,
     ),
     Cause(

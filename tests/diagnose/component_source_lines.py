@@ -1109,4 +1109,19 @@ QUOTES = (
           "CUDA_ERROR_UNKNOWN = 999",
           "2023-10-04 12:33:47.594219: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to "
           "cuInit: CUDA_ERROR_UNKNOWN: unknown error", "driver-broken-after-suspend", fmt="CUDA_ERROR_UNKNOWN"),
+    # --- NCCL's InfiniBand completions refused as local protection errors (GPUDirect RDMA through ACS) -----------
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 1295,
+          'WARN("NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d (%s)%s%s%s%s",',
+          "H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+          "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)",
+          "p2p-acs-iommu"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 1909,
+          'WARN("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s)%s%s%s%s",',
+          NCCL_WARN.format(where="transport/net_ib.cc:1909") + "NET/IB : Got completion from peer 10.0.0.18<47212> "
+          "with status=4 opcode=0 len=0 vendor err 81 (Send)", "p2p-acs-iommu"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/p2p.cc", 688,
+          'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s%s%s%s hca %s", '
+          "sockStr,",
+          NCCL_WARN.format(where="transport/net_ib/p2p.cc:688") + "NET/IB: Got completion from peer 10.0.0.18<47212> "
+          "with status=IBV_WC_LOC_PROT_ERR(4) opcode=IBV_WC_SEND(0) vendor_err=81  hca mlx5_0", "p2p-acs-iommu"),
 )
