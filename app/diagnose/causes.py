@@ -244,6 +244,8 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
+_NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
 _GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
@@ -299,7 +301,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
-         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED)
+         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
+         _NCCL_SMEM_REFUSED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2223,6 +2226,23 @@ CAUSES: Tuple[Cause, ...] = (
         (r"failed call to cuInit: CUDA_ERROR_UNKNOWN",
          r"CUDA unknown error - this may be due to an incorrectly set up environment"),
         82,
+    ),
+    Cause(
+        "nccl-too-old-for-gpu",
+        "this NCCL is older than the GPU (architecture {arch}): its kernels ask for more shared memory than the GPU "
+        "gives them, so NCCL's kernels cannot start (a container or wheel whose NCCL predates the GPU)",
+        "use an NCCL that supports the GPU (2.26.2 or newer for Blackwell's consumer GPUs; each NCCL release note "
+        "lists the architectures it adds): a newer container image or torch wheel, or `LD_LIBRARY_PATH`/`LD_PRELOAD` "
+        "pointing at a newer libnccl.so.2; `python -c 'import torch; print(torch.cuda.nccl.version())'` shows the "
+        "one in use",
+        # NCCL v2.26.2-1 src/enqueue.cc line 50 WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem
+        # %zu", ...) and v2.30.7-1 line 81 WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)
+        # fail with ncclSystemError; v2.25.1-1 line 52 INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn
+        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run.
+        (r"cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem \d+",
+         r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
+        84,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED),
     ),
 )
 

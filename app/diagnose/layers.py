@@ -125,6 +125,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "apptainer-session-dir-missing": ("container", HIGH),
     "hca-resources-exhausted": ("fabric", HIGH),
     "driver-broken-after-suspend": ("host", MEDIUM),
+    "nccl-too-old-for-gpu": ("software", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -1124,4 +1124,20 @@ QUOTES = (
           "sockStr,",
           NCCL_WARN.format(where="transport/net_ib/p2p.cc:688") + "NET/IB: Got completion from peer 10.0.0.18<47212> "
           "with status=IBV_WC_LOC_PROT_ERR(4) opcode=IBV_WC_SEND(0) vendor_err=81  hca mlx5_0", "p2p-acs-iommu"),
+    # --- NCCL older than the GPU: its kernels' shared memory ------------------------------------------------------
+    Quote("NCCL", "v2.26.2-1", "src/enqueue.cc", 50,
+          'WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "cudaArch, sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_WARN.format(where="enqueue.cc:50") + "cudaArch 1200 ncclMaxSharedMem 82240 exceeds device/fn "
+          "maxSharedMem 79856", "nccl-too-old-for-gpu"),
+    Quote("NCCL", "v2.30.7-1", "src/enqueue.cc", 81,
+          'WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", cudaArch, '
+          "ncclShmemDynamicSize(cudaArch),\nmaxDynamicSmem);",
+          NCCL_WARN.format(where="enqueue.cc:81") + "cudaArch 1210 dynamic smem 82240 exceeds device/fn maxSharedMem "
+          "79856", "nccl-too-old-for-gpu"),
+    Quote("NCCL", "v2.25.1-1", "src/enqueue.cc", 52,
+          'INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
+          context=(FAILED,)),
 )

@@ -50,7 +50,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-controller-unreachable", "rendezvous-name-not-resolvable", "hostname-resolves-to-loopback",
                 "ssh-host-key-changed", "ssh-host-key-unknown", "cray-gtl-not-linked", "pals-mpiexec-openmpi-options",
                 "enroot-rootfs-lock-timeout", "image-no-shell", "pyxis-seccomp-flag-unsupported",
-                "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend"}
+                "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend",
+                "nccl-too-old-for-gpu"}
 
 
 def message_format(row: Quote) -> str:
@@ -301,3 +302,9 @@ def test_ssh_refusing_a_changed_key_is_not_also_an_unknown_one() -> None:
              "Host key for gpu-a-018 has changed and you have requested strict checking.",
              "Host key verification failed."]
     assert [f.key for f in diagnose_lines(lines)] == ["ssh-host-key-changed"]
+
+
+def test_nccl_shrinking_its_shared_memory_in_a_run_that_went_on_is_no_cause() -> None:
+    """NCCL 2.25.1 (src/enqueue.cc line 52) logs the shrink as INFO and goes on; 2.26 and later refuse the GPU."""
+    shrunk = "gpu-a-017:2741:2790 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856"
+    assert diagnose_lines([shrunk, "step 10 loss 2.31"]) == []
