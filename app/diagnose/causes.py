@@ -365,7 +365,9 @@ CAUSES: Tuple[Cause, ...] = (
         # resources: ".
         (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
-         r"|Invalid partition name specified|More processors requested than permitted"
+         # a step's refusal ("Unable to create step for job %u: ", "unable to create step: ") is the step's size:
+         # "srun-step-exceeds-allocation"
+         r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
          r"|Invalid feature specification)",),
         100,
@@ -2243,6 +2245,36 @@ CAUSES: Tuple[Cause, ...] = (
          r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
         84,
         applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED),
+    ),
+
+    # --- a launch that asked for more than the allocation or the launcher reads -----------------------------------
+    Cause(
+        "srun-step-exceeds-allocation",
+        "srun refused the step: it asks for more than the job's allocation holds ({why}), e.g. a program that "
+        "starts more srun tasks or more CPUs or memory per task than the job requested",
+        "ask for the step's size in the job (`--ntasks`, `--cpus-per-task`, `--mem-per-cpu`/`--mem` in #SBATCH), or "
+        "start the step within it (`srun -n` no more than `$SLURM_NTASKS`, `--cpus-per-task` no more than "
+        "`$SLURM_CPUS_PER_TASK`); `scontrol show job $SLURM_JOB_ID` shows what the job holds",
+        # Slurm 25.11.7 src/srun/launch.c line 1258 error("Unable to create step for job %u: %m", ...) with
+        # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
+        # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
+        # words its prefix "unable to create step".
+        (r"(?:Unable to create step for job \d+|[Uu]nable to create step): (?P<why>More processors requested than "
+         r"permitted|Memory required by task is not available)",),
+        84,
+    ),
+    Cause(
+        "openmpi-host-slots-unsupported",
+        "ssh was asked for a host named {host}: the MPI launcher took a `host:slots` entry for a host name (an "
+        "Open MPI too old for the `-H host:N` form, or another MPI's launcher), so it tried to reach a host that "
+        "does not exist",
+        "give the slots the way the launcher reads them: a hostfile with `NODE slots=N` (Open MPI) or `NODE:N` "
+        "(MPICH's Hydra) and `--hostfile FILE`, or update Open MPI (4.x reads `-H NODE:N`); `mpirun --version` "
+        "says which launcher runs; under Slurm or PBS `srun` or PBS' `mpiexec` need no host list",
+        # OpenSSH V_9_6_P1 ssh.c line 277 do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,
+        # host, ssh_gai_strerror(gaierr)); a name that ends in ":N" is a slot count (horovod's `-H host:4`).
+        (r"ssh: Could not resolve hostname (?P<host>[^\s:]{1,100}:\d{1,5}): ",),
+        86,
     ),
 )
 

@@ -126,6 +126,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "hca-resources-exhausted": ("fabric", HIGH),
     "driver-broken-after-suspend": ("host", MEDIUM),
     "nccl-too-old-for-gpu": ("software", HIGH),
+    "srun-step-exceeds-allocation": ("launch", HIGH),
+    "openmpi-host-slots-unsupported": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -599,7 +599,7 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1258,
           'error("Unable to create step for job %u: %m",\nstep_req->step_id.job_id);',
           "srun: error: Unable to create step for job 4512: Memory required by task is not available",
-          "slurm-task-launch-failed"),
+          "srun-step-exceeds-allocation"),
     Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 429,
           'error("%s: %s %s: Exited with exit code %d",\nhosts, task_str, tasks, rc);',
           "srun: error: gpu-a-018: tasks 4-7: Exited with exit code 1", "layer-one-node-error",
@@ -1140,4 +1140,18 @@ QUOTES = (
           "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
           NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
           context=(FAILED,)),
+    # --- srun refusing a step larger than the allocation; ssh given a host:slots entry ---------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 204,
+          '"More processors requested than permitted",',
+          "srun: error: Unable to create step for job 4512: More processors requested than permitted",
+          "srun-step-exceeds-allocation"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 370,
+          '"Memory required by task is not available",',
+          "srun: error: Unable to create step for job 4512: Memory required by task is not available",
+          "srun-step-exceeds-allocation"),
+    Quote("OpenSSH", "V_9_6_P1", "ssh.c", 277,
+          'do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,\n'
+          "host, ssh_gai_strerror(gaierr));",
+          "ssh: Could not resolve hostname localhost:4: Temporary failure in name resolution",
+          "openmpi-host-slots-unsupported"),
 )
