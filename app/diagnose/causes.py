@@ -2276,6 +2276,34 @@ CAUSES: Tuple[Cause, ...] = (
         (r"ssh: Could not resolve hostname (?P<host>[^\s:]{1,100}:\d{1,5}): ",),
         86,
     ),
+
+    # --- a container's bind mounts and image reference, as the runtimes check them --------------------------------
+    Cause(
+        "mount-source-missing",
+        "a bind mount's source ({source}) does not exist on the node where the task started: a path only the login "
+        "node has, a node-local directory not yet created, or a typo in --container-mounts / --bind",
+        "bind paths every compute node has (the shared filesystems: `/gpfs/...`, `$SCRATCH`), create node-local "
+        "ones in the job before the launch (`srun --ntasks-per-node=1 mkdir -p DIR`), and check the spelling; "
+        "`srun ls -d PATH` shows what the nodes see",
+        # pyxis v0.24.0 pyxis_slurmstepd.c line 984 slurm_error("pyxis: --container-mounts: source path does not
+        # exist: %s", source); Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 715
+        # fmt.Errorf("mount source %s doesn't exist", source) (a --bind or bind path's source).
+        (r"pyxis: --container-mounts: source path does not exist: (?P<source>\S{1,300})",
+         r"mount source (?P<source>/\S{0,300}) doesn't exist"),
+        90,
+    ),
+    Cause(
+        "enroot-image-reference-invalid",
+        "enroot could not read the image reference {uri}: enroot (and pyxis' --container-image) name a registry "
+        "with `#`, not `/` (`nvcr.io#nvidia/pytorch:24.05-py3`), and take lower-case names and one tag",
+        "write the image as `[USER@][REGISTRY#]IMAGE[:TAG]`: `--container-image=nvcr.io#nvidia/pytorch:24.05-py3`, "
+        "`enroot import docker://nvcr.io#nvidia/pytorch:24.05-py3`; an image on Docker Hub needs no registry "
+        "(`ubuntu:24.04`)",
+        # enroot v4.1.2 src/docker.sh lines 291 and 570 (v3.4.1 lines 271 and 359): common::err "Invalid image
+        # reference: ${uri}" when the reference does not match docker://[USER@][REGISTRY#]IMAGE[:TAG].
+        (r"\[ERROR\] Invalid image reference: (?P<uri>\S{1,300})",),
+        90,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

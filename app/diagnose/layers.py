@@ -128,6 +128,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "nccl-too-old-for-gpu": ("software", HIGH),
     "srun-step-exceeds-allocation": ("launch", HIGH),
     "openmpi-host-slots-unsupported": ("launch", HIGH),
+    "mount-source-missing": ("container", HIGH),
+    "enroot-image-reference-invalid": ("container", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

@@ -1154,4 +1154,17 @@ QUOTES = (
           "host, ssh_gai_strerror(gaierr));",
           "ssh: Could not resolve hostname localhost:4: Temporary failure in name resolution",
           "openmpi-host-slots-unsupported"),
+    # --- a bind mount's missing source (pyxis, Apptainer), enroot's image reference ---------------------------------
+    Quote("pyxis", "v0.24.0", "pyxis_slurmstepd.c", 984,
+          'slurm_error("pyxis: --container-mounts: source path does not exist: %s", source);',
+          "slurmstepd: error: pyxis: --container-mounts: source path does not exist: /local/scratch/u1234",
+          "mount-source-missing"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 715,
+          'return fmt.Errorf("mount source %s doesn\'t exist", source)',
+          "FATAL:   container creation failed: mount hook function failure: mount /scratch/u1234->/data error: while "
+          "mounting /scratch/u1234: mount source /scratch/u1234 doesn't exist", "mount-source-missing"),
+    Quote("enroot", "v4.1.2", "src/docker.sh", 291,
+          'common::err "Invalid image reference: ${uri}"',
+          "slurmstepd: error: pyxis:     [ERROR] Invalid image reference: docker://nvcr.io/nvidia/PyTorch:24.05-py3",
+          "enroot-image-reference-invalid"),
 )

@@ -51,7 +51,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "ssh-host-key-changed", "ssh-host-key-unknown", "cray-gtl-not-linked", "pals-mpiexec-openmpi-options",
                 "enroot-rootfs-lock-timeout", "image-no-shell", "pyxis-seccomp-flag-unsupported",
                 "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend",
-                "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported"}
+                "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
+                "mount-source-missing", "enroot-image-reference-invalid"}
 
 
 def message_format(row: Quote) -> str:
