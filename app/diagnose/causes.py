@@ -2304,6 +2304,24 @@ CAUSES: Tuple[Cause, ...] = (
         (r"\[ERROR\] Invalid image reference: (?P<uri>\S{1,300})",),
         90,
     ),
+
+    # --- Open MPI's daemons that never called back to mpirun -------------------------------------------------------
+    Cause(
+        "mpirun-daemon-callback-failed",
+        "Open MPI's daemon on another node started but never connected back to mpirun: no TCP route between the "
+        "nodes on the interfaces Open MPI chose (a firewall, a virtual interface such as docker0 or virbr0 taken "
+        "for the nodes' network, different subnets), or the daemon died as it started",
+        "name the interface the nodes share: `mpirun --mca oob_tcp_if_include ib0 --mca btl_tcp_if_include ib0` (or "
+        "its subnet, `10.0.0.0/16`; `ip -br addr` lists them), ask the admins whether a firewall blocks the nodes' "
+        "ports; under Slurm or PBS let mpirun start its daemons through the scheduler, or start the ranks with "
+        "srun/PBS' mpiexec",
+        # Open MPI orte/mca/errmgr/base/help-errmgr-base.txt (read at commit 097df599, v4.x) line 55 [failed-daemon]
+        # "An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun. This could
+        # be caused by a number\nof factors, including an inability to create a connection back\nto mpirun due to a
+        # lack of common network interfaces and/or no\nroute found between them."
+        (r"An ORTE daemon has unexpectedly failed after launch and before",),
+        80,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -130,6 +130,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "openmpi-host-slots-unsupported": ("launch", HIGH),
     "mount-source-missing": ("container", HIGH),
     "enroot-image-reference-invalid": ("container", HIGH),
+    "mpirun-daemon-callback-failed": ("launch", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),

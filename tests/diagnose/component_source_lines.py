@@ -1167,4 +1167,9 @@ QUOTES = (
           'common::err "Invalid image reference: ${uri}"',
           "slurmstepd: error: pyxis:     [ERROR] Invalid image reference: docker://nvcr.io/nvidia/PyTorch:24.05-py3",
           "enroot-image-reference-invalid"),
+    # --- Open MPI's daemon that never called back (the help text's first line, as mpirun prints it) ------------------
+    Quote("Open MPI", "commit 097df599 (v4.x)", "orte/mca/errmgr/base/help-errmgr-base.txt", 55,
+          "[failed-daemon]\nAn ORTE daemon has unexpectedly failed after launch and before",
+          "An ORTE daemon has unexpectedly failed after launch and before", "mpirun-daemon-callback-failed",
+          fmt="An ORTE daemon has unexpectedly failed after launch and before"),
 )

@@ -52,7 +52,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-rootfs-lock-timeout", "image-no-shell", "pyxis-seccomp-flag-unsupported",
                 "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend",
                 "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
-                "mount-source-missing", "enroot-image-reference-invalid"}
+                "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed"}
 
 
 def message_format(row: Quote) -> str:
