@@ -233,9 +233,9 @@ _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to
                      r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
                      r"|Build failed)"
                      r"[^\n]{0,4000}?No space left on device")
-#: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", CPython's
-#: socket.gaierror, torch 2.x's give-up after retrying (socket.cpp throwTimeoutError).
-_NAME_LOOKUP_GAVE_UP = r"host not found: |socket\.gaierror: |The client socket has timed out after"
+#: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
+#: give-up after retrying (socket.cpp throwTimeoutError).
+_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
 #: The address Debian and Ubuntu's installers map the host's own name to in /etc/hosts (not the loopback fallback
 #: 127.0.0.1 a program picks itself): a peer that advertised it resolved its name to loopback.
 _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
@@ -2048,13 +2048,13 @@ CAUSES: Tuple[Cause, ...] = (
         # gai_strerror(err). torch 2.x torch/csrc/distributed/c10d/socket.cpp SocketConnectOp::tryConnect records
         # "The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {})." as a warning and retries
         # until its timeout: EAI_NONAME (-2), EAI_AGAIN (-3) and EAI_NODATA (-5) only, the answers for a name, not
-        # for an address family the host lacks. CPython Modules/socketmodule.c set_gaierror() raises
-        # socket.gaierror(errno, gai_strerror(errno)). NCCL v2.21.5-1 src/misc/socket.cc line 267 (v2.30.7-1 line
-        # 257): WARN("Net : error encountered when getting address info : %s", gai_strerror(rv)).
+        # for an address family the host lacks. NCCL v2.21.5-1 src/misc/socket.cc line 267 (v2.30.7-1 line 257):
+        # WARN("Net : error encountered when getting address info : %s", gai_strerror(rv)). Not CPython's bare
+        # socket.gaierror: a compute node without a route to the internet prints it for every download (a model
+        # hub's name), which is not the ranks' address.
         (r"host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated "
          r"with hostname)",
          r"network addresses of \([^,\s]{1,300}, \d+\) cannot be retrieved \(gai error: -[235] - ",
-         r"socket\.gaierror: \[Errno -[235]\] ",
          r"Net : error encountered when getting address info : (?:Name or service not known|Temporary failure in name "
          r"resolution|No address associated with hostname)"),
         72,

@@ -1009,11 +1009,6 @@ QUOTES = (
           "retrieved (gai error: -2 - Name or service not known).", "rendezvous-name-not-resolvable",
           context=("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying "
                    "to connect to (gpu-a-017, 29500).",)),
-    # socket.gaierror(errno, gai_strerror(errno)) from Modules/socketmodule.c set_gaierror(), printed as an OSError.
-    Quote("CPython", "v3.11.7", "Objects/exceptions.c (OSError_str)", 0,
-          'return PyUnicode_FromFormat("[Errno %S] %S",\nself->myerrno, self->strerror);',
-          "socket.gaierror: [Errno -3] Temporary failure in name resolution", "rendezvous-name-not-resolvable",
-          context=(TRACEBACK,), fmt="[Errno "),
     Quote("NCCL", "v2.21.5-1", "src/misc/socket.cc", 267,
           'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
           NCCL_WARN.format(where="misc/socket.cc:267") + "Net : error encountered when getting address info : Name or "

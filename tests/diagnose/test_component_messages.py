@@ -309,3 +309,13 @@ def test_nccl_shrinking_its_shared_memory_in_a_run_that_went_on_is_no_cause() ->
     """NCCL 2.25.1 (src/enqueue.cc line 52) logs the shrink as INFO and goes on; 2.26 and later refuse the GPU."""
     shrunk = "gpu-a-017:2741:2790 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856"
     assert diagnose_lines([shrunk, "step 10 loss 2.31"]) == []
+
+
+def test_a_download_whose_host_name_did_not_resolve_is_not_the_ranks_address() -> None:
+    """Compute nodes without a route out fail every download by name (CPython's socket.gaierror): that is no
+    rendezvous address."""
+    lines = ["Traceback (most recent call last):",
+             "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+             "exceeded"]
+    assert "rendezvous-name-not-resolvable" not in [f.key for f in diagnose_lines(lines)]
