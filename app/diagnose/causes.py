@@ -793,7 +793,11 @@ CAUSES: Tuple[Cause, ...] = (
          r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
          r"|user namespace disabled|user namespace not supported by your system)",
          r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
-         r"|No space left on device)"),
+         r"|No space left on device)",
+         # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
+         # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
+         # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
+         r"Could not write info to setgroups: Permission denied"),
         94,
     ),
     Cause(

@@ -1167,4 +1167,8 @@ QUOTES = (
           "[failed-daemon]\nAn ORTE daemon has unexpectedly failed after launch and before",
           "An ORTE daemon has unexpectedly failed after launch and before", "mpirun-daemon-callback-failed",
           fmt="An ORTE daemon has unexpectedly failed after launch and before"),
+    # --- Apptainer's user namespace without capabilities (AppArmor on Ubuntu 24.04) ------------------------------
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 692,
+          'fatalf("Could not write info to setgroups: %s\\n", strerror(errno));',
+          "ERROR  : Could not write info to setgroups: Permission denied", "userns-restricted"),
 )
