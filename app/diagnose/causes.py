@@ -1307,9 +1307,13 @@ CAUSES: Tuple[Cause, ...] = (
         # the registered (GPU) memory: v2.18.5-1 src/transport/net_ib.cc line 1295 "... with error %d, opcode %d,
         # ...", v2.21.5-1 line 1909 "... with status=%d opcode=%d ...", v2.30.7-1 src/transport/net_ib/p2p.cc line
         # 688 "NET/IB: Got completion from peer %s with status=%s(%d) ..." (ibvWcStatusStr, src/misc/ibvwrap.cc).
+        # NCCL's own reading, v2.30.7-1 src/transport/net_ib/common.h line 615 printIbWcStatusHint(): for
+        # IBV_WC_LOC_PROT_ERR INFO "HINT: In many cases this error occurs when ACS is enabled which would break GPU
+        # Direct RDMA protocol." (the switch falls through to the other statuses' hints, which are not read).
         (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
          r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
-         r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))"),
+         r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))",
+         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA"),
         87,
     ),
     Cause(

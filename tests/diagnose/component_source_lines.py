@@ -1171,4 +1171,9 @@ QUOTES = (
     Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 692,
           'fatalf("Could not write info to setgroups: %s\\n", strerror(errno));',
           "ERROR  : Could not write info to setgroups: Permission denied", "userns-restricted"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.h", 615,
+          'INFO(NCCL_NET,\n"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct '
+          'RDMA protocol.");',
+          NCCL_INFO + "HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA "
+          "protocol.", "p2p-acs-iommu"),
 )
