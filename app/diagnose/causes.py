@@ -64,8 +64,8 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
-Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, libnvidia-container, DeepSpeed, nccl-tests, torch, Linux, glibc,
-CPython):
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
+OpenSSH, Cray MPICH, Linux, glibc, CPython):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -233,6 +233,19 @@ _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to
                      r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
                      r"|Build failed)"
                      r"[^\n]{0,4000}?No space left on device")
+#: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
+#: give-up after retrying (socket.cpp throwTimeoutError).
+_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
+#: The address Debian and Ubuntu's installers map the host's own name to in /etc/hosts (not the loopback fallback
+#: 127.0.0.1 a program picks itself): a peer that advertised it resolved its name to loopback.
+_DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
+#: OpenSSH's changed or revoked host key (sshconnect.c, V_7_4_P1 to V_9_9_P1): a more specific reading of its
+#: "Host key verification failed."
+_SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
+                         r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
+                         r"strict checking")
+#: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
+_NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
 _GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
@@ -288,7 +301,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
-         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED)
+         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
+         _NCCL_SMEM_REFUSED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -351,7 +365,9 @@ CAUSES: Tuple[Cause, ...] = (
         # resources: ".
         (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
-         r"|Invalid partition name specified|More processors requested than permitted"
+         # a step's refusal ("Unable to create step for job %u: ", "unable to create step: ") is the step's size:
+         # "srun-step-exceeds-allocation"
+         r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
          r"|Invalid feature specification)",),
         100,
@@ -523,12 +539,11 @@ CAUSES: Tuple[Cause, ...] = (
         # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
         # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
         # torch 1.x before that socket.cpp, torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect():
-        # kConnectTimeoutMsg "connect() timed out." (later followed by " Original timeout was %d ms.") and, for an
-        # address that does not resolve, "host not found: " + gai_strerror(err).
+        # kConnectTimeoutMsg "connect() timed out." (later followed by " Original timeout was %d ms."); a name that
+        # does not resolve is "rendezvous-name-not-resolvable".
         (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
          r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
-         r"RuntimeError: connect\(\) timed out\.", r"host not found: (?:Name or service not known|Temporary failure "
-         r"in name resolution|No address associated with hostname)"),
+         r"RuntimeError: connect\(\) timed out\."),
         68,
     ),
     Cause(
@@ -778,7 +793,11 @@ CAUSES: Tuple[Cause, ...] = (
          r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
          r"|user namespace disabled|user namespace not supported by your system)",
          r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
-         r"|No space left on device)"),
+         r"|No space left on device)",
+         # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
+         # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
+         # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
+         r"Could not write info to setgroups: Permission denied"),
         94,
     ),
     Cause(
@@ -1273,17 +1292,28 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "p2p-acs-iommu",
-        "GPU peer-to-peer traffic over PCIe is broken on this node (wrong results or IOMMU faults): PCIe Access "
-        "Control Services (ACS) or the IOMMU redirect peer traffic through the root complex, which drops or "
-        "corrupts it",
-        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1`: if the errors go away, the admins disable ACS on the PCIe "
-        "switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting guide; "
-        "`nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        "peer-to-peer traffic over PCIe is broken on this node, between GPUs or between the network card and a GPU "
+        "(GPUDirect RDMA) (wrong results, IOMMU faults, or the card's accesses to GPU memory refused as local "
+        "protection errors): PCIe Access Control Services (ACS) or the IOMMU redirect peer traffic through the root "
+        "complex, which drops or corrupts it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (between GPUs) or `EXTRA_ENV=NCCL_NET_GDR_LEVEL=LOC` (no "
+        "GPUDirect RDMA, for the network's local protection errors): if the errors go away, the admins disable ACS "
+        "on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting "
+        "guide; `nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
         # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
         # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
         # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
+        # NCCL's InfiniBand transport with the work completion's IBV_WC_LOC_PROT_ERR (4), the card refused access to
+        # the registered (GPU) memory: v2.18.5-1 src/transport/net_ib.cc line 1295 "... with error %d, opcode %d,
+        # ...", v2.21.5-1 line 1909 "... with status=%d opcode=%d ...", v2.30.7-1 src/transport/net_ib/p2p.cc line
+        # 688 "NET/IB: Got completion from peer %s with status=%s(%d) ..." (ibvWcStatusStr, src/misc/ibvwrap.cc).
+        # NCCL's own reading, v2.30.7-1 src/transport/net_ib/common.h line 615 printIbWcStatusHint(): for
+        # IBV_WC_LOC_PROT_ERR INFO "HINT: In many cases this error occurs when ACS is enabled which would break GPU
+        # Direct RDMA protocol." (the switch falls through to the other statuses' hints, which are not read).
         (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
-         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device"),
+         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
+         r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))",
+         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA"),
         87,
     ),
     Cause(
@@ -2011,6 +2041,294 @@ CAUSES: Tuple[Cause, ...] = (
         # ESTALE: "Stale file handle" (glibc 2.19 and later), "Stale NFS file handle" before; CPython's "[Errno 116]".
         (r"Stale (?:NFS )?file handle|\[Errno 116\]",),
         72,
+    ),
+    # --- host names: a name the job was given that does not resolve, or resolves to loopback -----------------------
+    Cause(
+        "rendezvous-name-not-resolvable",
+        "a host name the ranks had to reach did not resolve (the master or rendezvous address, NCCL's bootstrap "
+        "address): a name only the login node knows, a typo, a short name the nodes' resolver does not complete, "
+        "or, in containers and Kubernetes, a name whose DNS record did not exist yet when the ranks started",
+        "give the ranks an address every node resolves: `MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" "
+        "| head -n 1)` (PBS: the first line of `$PBS_NODEFILE`) or the head node's IP address on the fast network; "
+        "`getent hosts NAME` on a compute node checks it; where the name's record appears after the pods start, "
+        "make the workers wait for it (an init step that loops on `getent hosts NAME`)",
+        # torch 1.x torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect() throws "host not found: " +
+        # gai_strerror(err). torch 2.x torch/csrc/distributed/c10d/socket.cpp SocketConnectOp::tryConnect records
+        # "The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {})." as a warning and retries
+        # until its timeout: EAI_NONAME (-2), EAI_AGAIN (-3) and EAI_NODATA (-5) only, the answers for a name, not
+        # for an address family the host lacks. NCCL v2.21.5-1 src/misc/socket.cc line 267 (v2.30.7-1 line 257):
+        # WARN("Net : error encountered when getting address info : %s", gai_strerror(rv)). Not CPython's bare
+        # socket.gaierror: a compute node without a route to the internet prints it for every download (a model
+        # hub's name), which is not the ranks' address.
+        (r"host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated "
+         r"with hostname)",
+         r"network addresses of \([^,\s]{1,300}, \d+\) cannot be retrieved \(gai error: -[235] - ",
+         r"Net : error encountered when getting address info : (?:Name or service not known|Temporary failure in name "
+         r"resolution|No address associated with hostname)"),
+        72,
+        applies=lambda log: log.has(_FAILED) or log.has(_NAME_LOOKUP_GAVE_UP),
+    ),
+    Cause(
+        "hostname-resolves-to-loopback",
+        "a rank advertised a loopback address ({address}) to the others: its host name resolves to 127.0.1.1 or "
+        "127.0.0.1 (the line Debian and Ubuntu put in /etc/hosts), so the other nodes' connections to it failed",
+        "set `GLOO_SOCKET_IFNAME` (and `NCCL_SOCKET_IFNAME`) to the interface the nodes share (`ip -br addr` shows "
+        "it, e.g. `GLOO_SOCKET_IFNAME=ib0`), or have the host name resolve to the node's network address (the "
+        "127.0.1.1 line of /etc/hosts replaced by the real address); `getent hosts $(hostname)` on each node shows it",
+        # Gloo 1d9e62a (2018, torch 1.0 to 1.x) gloo/transport/tcp/pair.cc line 722 GLOO_ERROR_MSG("connect ",
+        # peer_.str(), ": ", strerror(optval)); Gloo cc44198 (2025) gloo/transport/tcp/error.cc line 26 SystemError
+        # "<syscall>: <strerror>, remote=<peer>" and pair.h line 310 GLOO_ERROR_MSG("Connect timeout ", peer_.str()).
+        # A loopback peer in a one-node job is right: 127.0.1.1 (never a fallback) or a job of several nodes.
+        (r"(?:\bconnect |Connect timeout |, remote=)(?P<address>\[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]:\d+)",),
+        80,
+        applies=lambda log: log.has(_DEBIAN_HOSTNAME_ADDRESS) or _multi_node(log),
+    ),
+
+    # --- OpenSSH refusing a node's host key (mpirun's and DeepSpeed's ssh launches, pdsh) ----------------------------
+    Cause(
+        "ssh-host-key-changed",
+        "ssh refused to connect to a node because its host key is not the one in known_hosts (the node was "
+        "reinstalled or its name now points to another machine) and ssh checks host keys strictly; a launcher that "
+        "starts ranks over ssh (mpirun, DeepSpeed, pdsh) then fails on that node",
+        "remove the stale key: `ssh-keygen -R NODE` (the line `Offending ... key in ~/.ssh/known_hosts:N` names it), "
+        "then `ssh NODE true` once to record the new key; the admins can publish the nodes' keys in "
+        "/etc/ssh/ssh_known_hosts so no user has to; or start the ranks with srun/PBS' mpiexec, without ssh",
+        # OpenSSH V_7_4_P1 sshconnect.c line 1466 and V_9_6_P1 line 1646 error("@    WARNING: REMOTE HOST
+        # IDENTIFICATION HAS CHANGED!     @"); V_7_4_P1 line 1099 "%s host key for %.200s has changed and you have
+        # requested strict checking.", V_9_6_P1 line 1301 "Host key for %.200s has changed and you have requested
+        # strict checking.", and the revoked key's "%s host key for %.200s was revoked and you have requested strict
+        # checking." (V_9_6_P1 line 1245).
+        (_SSH_HOST_KEY_CHANGED,),
+        88,
+    ),
+    Cause(
+        "ssh-host-key-unknown",
+        "ssh refused to connect to a node whose host key it has never recorded: it checks host keys strictly "
+        "(StrictHostKeyChecking, or BatchMode where it cannot ask), so a launcher that starts ranks over ssh "
+        "(mpirun, DeepSpeed, pdsh) fails on every node not yet in known_hosts",
+        "record the nodes' keys once (`ssh-keyscan NODE1 NODE2 >> ~/.ssh/known_hosts`, or `ssh NODE true` and "
+        "answer yes), or have the admins publish them in /etc/ssh/ssh_known_hosts; or start the ranks with srun/PBS' "
+        "mpiexec, without ssh",
+        # OpenSSH V_9_6_P1 sshconnect.c line 1147 error("No %s host key is known for %.200s and you have requested
+        # strict checking.") (V_7_4_P1 line 956); sshconnect2.c line 105 fatal("Host key verification failed.")
+        # (V_7_4_P1 line 99), which also follows a changed key: that reading is "ssh-host-key-changed".
+        (r"No \w{1,20} host key is known for \S{1,200} and you have requested strict checking",
+         r"^(?:\S{1,200}: )?Host key verification failed\.\s*$"),
+        86,
+        applies=lambda log: not log.has(_SSH_HOST_KEY_CHANGED),
+    ),
+
+    # --- MPI launchers: Cray MPICH's GPU transport, an mpiexec that is not Open MPI's ------------------------------
+    Cause(
+        "cray-gtl-not-linked",
+        "Cray MPICH was asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) but the program (or a Python module "
+        "that loads libmpi, such as mpi4py) was built without Cray's GPU transport layer library (libmpi_gtl_cuda), "
+        "so MPI_Init aborts",
+        "build with the accelerator target loaded so the compiler wrappers link the GTL (`module load "
+        "craype-accel-nvidia90` on GH200, `nvidia80` on A100, or `export CRAY_ACCEL_TARGET=nvidia90`) and rebuild "
+        "mpi4py the same way (`MPICC=cc pip install --no-binary=mpi4py mpi4py`); or preload it "
+        "(`LD_PRELOAD=$CRAY_MPICH_ROOTDIR/gtl/lib/libmpi_gtl_cuda.so`); a job that passes no GPU buffers to MPI "
+        "(torch DDP over NCCL) can set `MPICH_GPU_SUPPORT_ENABLED=0`",
+        # Cray MPICH 8.1 (closed source; the string as libmpi_cray prints it from MPIDI_CRAY_init, quoted in
+        # HPE's and the centres' documentation); glibc's loader for the library itself.
+        (r"GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+         r"libmpi_gtl_(?:cuda|hsa)\.so[.\d]{0,20}: cannot open shared object file"),
+        90,
+    ),
+    Cause(
+        "pals-mpiexec-openmpi-options",
+        "the mpiexec on the PATH is not Open MPI's (HPE Cray PALS on PBS systems, or MPICH's Hydra) and refused "
+        "an Open MPI option ({option}): the launch line was written for Open MPI's mpirun",
+        "give the options of the mpiexec that runs (`mpiexec --version` says which): Cray PALS `mpiexec -n N --ppn "
+        "P --hosts ... --cpu-bind ...` (this project's jobscripts/gh200-pbs.sh), MPICH Hydra `-ppn P -f hostfile "
+        "-bind-to core`; or load the Open MPI module so its mpirun comes first on the PATH",
+        # glibc posix/getopt.c (2.26 and later) "%s: unrecognized option '%s%s'\n", the words PALS' getopt-based
+        # mpiexec prints; Open MPI's own mpiexec says `Error: unknown option "--foo"` instead (opal/util/cmd_line.c),
+        # so an Open MPI-only option refused in getopt's words is another launcher's.
+        (r"\bmpiexec: unrecognized option '(?P<option>--?(?:map-by|bind-to|rank-by|npernode|npersocket|oversubscribe"
+         r"|report-bindings|display-map|allow-run-as-root|mca|tag-output|timestamp-output|hostfile|machinefile))\b",),
+        90,
+    ),
+
+    # --- enroot/pyxis and Apptainer starting a container ----------------------------------------------------------
+    Cause(
+        "enroot-rootfs-lock-timeout",
+        "enroot waited 30 s for the lock on the container's root filesystem and gave up: many tasks started the same "
+        "named container at once, or its root filesystem is on a shared filesystem where every node's tasks contend "
+        "for one lock (ENROOT_DATA_PATH on NFS/Lustre)",
+        "keep enroot's data off the shared filesystem (`ENROOT_DATA_PATH` and `ENROOT_RUNTIME_PATH` on node-local "
+        "disk or /tmp, the admins' enroot.conf), and with pyxis let each node create its own container "
+        "(`--container-image` without a shared `--container-name`, or one task per node creating it first)",
+        # enroot v3.4.1 to v4.1.2 src/runtime.sh (line 250 at v4.1.2): flock -w 30 "${_lock}" ... || common::err
+        # "Could not acquire rootfs lock"; common::err logs it as "[ERROR] %s" (src/common.sh line 61).
+        (r"\[ERROR\] Could not acquire rootfs lock",),
+        90,
+    ),
+    Cause(
+        "image-no-shell",
+        "the container image has no shell ({shell} not found in it): enroot starts every container through a shell, "
+        "so an image built FROM scratch or distroless cannot run under enroot/pyxis",
+        "use an image with /bin/sh (a slim distribution base rather than scratch/distroless), or add a static shell "
+        "(busybox) to the image; `enroot export`/`unsquashfs -l` lists what the image holds",
+        # enroot v4.1.2 bin/enroot-switchroot.c line 726: err(EXIT_FAILURE, "failed to execute: %s", shell), which
+        # err(3) prints as "enroot-switchroot: failed to execute: /bin/sh: No such file or directory".
+        (r"enroot-switchroot: failed to execute: (?P<shell>/\S{1,200}): No such file or directory",),
+        90,
+    ),
+    Cause(
+        "pyxis-seccomp-flag-unsupported",
+        "pyxis could not install its seccomp filter (the one that lets root inside the container run package "
+        "managers): the node's kernel refused it with EINVAL, a pyxis older than 0.8 asking for a flag the kernel "
+        "predates (Linux before 4.17) or a kernel built without seccomp filters",
+        "the admins: update pyxis (0.8 and later retry without the flag) or the kernel; meanwhile run without "
+        "`--container-remap-root` where the job does not need root in the container",
+        # pyxis v0.21.0 pyxis_slurmstepd.c line 1396 and v0.24.0 line 1670: slurm_error("pyxis: seccomp filter
+        # failed: %s", strerror(errno)); v0.8.1 seccomp_filter.h line 72 retries without
+        # SECCOMP_FILTER_FLAG_SPEC_ALLOW on EINVAL (NVIDIA/pyxis#17).
+        (r"pyxis: seccomp filter failed: Invalid argument",),
+        90,
+    ),
+    Cause(
+        "apptainer-session-dir-missing",
+        "Apptainer's session directory ({path}) does not exist: the installation's state directory was never "
+        "created (an install under another prefix, a package manager's store, a relocated unprivileged install), "
+        "so no container can start",
+        "create it as the installation expects (`sudo mkdir -p PATH`, the path in the message), or use an "
+        "installation whose `localstatedir` exists (the distribution's package, or the admins' module); "
+        "`apptainer buildcfg | grep SESSIONDIR` shows the path compiled in",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 417: fmt.Errorf("failed to
+        # resolve session directory %s: %s", buildcfg.SESSIONDIR, err), after "container creation failed: "
+        # (internal/app/starter/master_linux.go line 53).
+        (r"failed to resolve session directory (?P<path>/\S{1,300}): lstat \S{1,300}: no such file or directory",),
+        90,
+    ),
+
+    # --- the adapter and the driver: resources exhausted, a driver left in a bad state -----------------------------
+    Cause(
+        "hca-resources-exhausted",
+        "the InfiniBand/RoCE adapter ran out of a per-function resource ({command} refused: limits exceeded): "
+        "too many processes per node opened it (each takes user access regions, queue pairs and memory keys), so "
+        "opening the device or creating queues failed with ENOMEM",
+        "run fewer processes per node that open the adapter (one rank per GPU, DataLoader workers that do not "
+        "touch MPI/UCX), or have the admins raise the adapter's limits (mlxconfig's `LOG_MAX_QUEUE`, more UARs per "
+        "function; open-mpi/ompi#6854); UCX can share resources across ranks (`UCX_IB_NUM_PATHS`, fewer "
+        "transports via `UCX_TLS`)",
+        # Linux 5.x drivers/net/ethernet/mellanox/mlx5/core/cmd.c mlx5_cmd_check(): mlx5_core_err_rl(dev, "%s(0x%x)
+        # op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\n", ...); 6.x's mlx5_cmd_out_err() adds ", err(%d)"
+        # and its debug twin " uid(%d)" before "failed"; cmd_status_str(MLX5_CMD_STAT_LIM_ERR, 0x8) is "limits
+        # exceeded".
+        (r"\b(?P<command>[A-Z][A-Z_]{1,60})\(0x[0-9a-f]{1,8}\) op_mod\(0x[0-9a-f]{1,8}\) (?:uid\(\d{1,10}\) )?failed, "
+         r"status limits exceeded\(0x8\)",),
+        88,
+    ),
+    Cause(
+        "driver-broken-after-suspend",
+        "the CUDA driver failed to initialise with an unknown error (CUDA_ERROR_UNKNOWN, 999) although the GPU is "
+        "there: the NVIDIA kernel modules are in a bad state, most often nvidia_uvm after a suspend and resume, or "
+        "a driver updated under running processes",
+        "reload the unified-memory module (`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) or reboot the node; "
+        "on a cluster, report the node to the admins and resubmit excluding it (`--exclude=NODE`); `nvidia-smi` and "
+        "`dmesg | grep -i nvrm` show the driver's state",
+        # cuInit's CUDA_ERROR_UNKNOWN (999) by name, as XLA's stream executor logs it ("failed call to cuInit: ");
+        # torch c10/cuda/CUDAFunctions.cpp (2.x) device_count_impl's TORCH_CHECK for cudaErrorUnknown, "CUDA unknown
+        # error - this may be due to an incorrectly set up environment, ...", which torch/cuda/__init__.py turns
+        # into the warning "CUDA initialization: ...".
+        (r"failed call to cuInit: CUDA_ERROR_UNKNOWN",
+         r"CUDA unknown error - this may be due to an incorrectly set up environment"),
+        82,
+    ),
+    Cause(
+        "nccl-too-old-for-gpu",
+        "this NCCL is older than the GPU (architecture {arch}): its kernels ask for more shared memory than the GPU "
+        "gives them, so NCCL's kernels cannot start (a container or wheel whose NCCL predates the GPU)",
+        "use an NCCL that supports the GPU (2.26.2 or newer for Blackwell's consumer GPUs; each NCCL release note "
+        "lists the architectures it adds): a newer container image or torch wheel, or `LD_LIBRARY_PATH`/`LD_PRELOAD` "
+        "pointing at a newer libnccl.so.2; `python -c 'import torch; print(torch.cuda.nccl.version())'` shows the "
+        "one in use",
+        # NCCL v2.26.2-1 src/enqueue.cc line 50 WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem
+        # %zu", ...) and v2.30.7-1 line 81 WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)
+        # fail with ncclSystemError; v2.25.1-1 line 52 INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn
+        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run.
+        (r"cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem \d+",
+         r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
+        84,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED),
+    ),
+
+    # --- a launch that asked for more than the allocation or the launcher reads -----------------------------------
+    Cause(
+        "srun-step-exceeds-allocation",
+        "srun refused the step: it asks for more than the job's allocation holds ({why}), e.g. a program that "
+        "starts more srun tasks or more CPUs or memory per task than the job requested",
+        "ask for the step's size in the job (`--ntasks`, `--cpus-per-task`, `--mem-per-cpu`/`--mem` in #SBATCH), or "
+        "start the step within it (`srun -n` no more than `$SLURM_NTASKS`, `--cpus-per-task` no more than "
+        "`$SLURM_CPUS_PER_TASK`); `scontrol show job $SLURM_JOB_ID` shows what the job holds",
+        # Slurm 25.11.7 src/srun/launch.c line 1258 error("Unable to create step for job %u: %m", ...) with
+        # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
+        # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
+        # words its prefix "unable to create step".
+        (r"(?:Unable to create step for job \d+|[Uu]nable to create step): (?P<why>More processors requested than "
+         r"permitted|Memory required by task is not available)",),
+        84,
+    ),
+    Cause(
+        "openmpi-host-slots-unsupported",
+        "ssh was asked for a host named {host}: the MPI launcher took a `host:slots` entry for a host name (an "
+        "Open MPI too old for the `-H host:N` form, or another MPI's launcher), so it tried to reach a host that "
+        "does not exist",
+        "give the slots the way the launcher reads them: a hostfile with `NODE slots=N` (Open MPI) or `NODE:N` "
+        "(MPICH's Hydra) and `--hostfile FILE`, or update Open MPI (4.x reads `-H NODE:N`); `mpirun --version` "
+        "says which launcher runs; under Slurm or PBS `srun` or PBS' `mpiexec` need no host list",
+        # OpenSSH V_9_6_P1 ssh.c line 277 do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,
+        # host, ssh_gai_strerror(gaierr)); a name that ends in ":N" is a slot count (horovod's `-H host:4`).
+        (r"ssh: Could not resolve hostname (?P<host>[^\s:]{1,100}:\d{1,5}): ",),
+        86,
+    ),
+
+    # --- a container's bind mounts and image reference, as the runtimes check them --------------------------------
+    Cause(
+        "mount-source-missing",
+        "a bind mount's source ({source}) does not exist on the node where the task started: a path only the login "
+        "node has, a node-local directory not yet created, or a typo in --container-mounts / --bind",
+        "bind paths every compute node has (the shared filesystems: `/gpfs/...`, `$SCRATCH`), create node-local "
+        "ones in the job before the launch (`srun --ntasks-per-node=1 mkdir -p DIR`), and check the spelling; "
+        "`srun ls -d PATH` shows what the nodes see",
+        # pyxis v0.24.0 pyxis_slurmstepd.c line 984 slurm_error("pyxis: --container-mounts: source path does not
+        # exist: %s", source); Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 715
+        # fmt.Errorf("mount source %s doesn't exist", source) (a --bind or bind path's source).
+        (r"pyxis: --container-mounts: source path does not exist: (?P<source>\S{1,300})",
+         r"mount source (?P<source>/\S{0,300}) doesn't exist"),
+        90,
+    ),
+    Cause(
+        "enroot-image-reference-invalid",
+        "enroot could not read the image reference {uri}: enroot (and pyxis' --container-image) name a registry "
+        "with `#`, not `/` (`nvcr.io#nvidia/pytorch:24.05-py3`), and take lower-case names and one tag",
+        "write the image as `[USER@][REGISTRY#]IMAGE[:TAG]`: `--container-image=nvcr.io#nvidia/pytorch:24.05-py3`, "
+        "`enroot import docker://nvcr.io#nvidia/pytorch:24.05-py3`; an image on Docker Hub needs no registry "
+        "(`ubuntu:24.04`)",
+        # enroot v4.1.2 src/docker.sh lines 291 and 570 (v3.4.1 lines 271 and 359): common::err "Invalid image
+        # reference: ${uri}" when the reference does not match docker://[USER@][REGISTRY#]IMAGE[:TAG].
+        (r"\[ERROR\] Invalid image reference: (?P<uri>\S{1,300})",),
+        90,
+    ),
+
+    # --- Open MPI's daemons that never called back to mpirun -------------------------------------------------------
+    Cause(
+        "mpirun-daemon-callback-failed",
+        "Open MPI's daemon on another node started but never connected back to mpirun: no TCP route between the "
+        "nodes on the interfaces Open MPI chose (a firewall, a virtual interface such as docker0 or virbr0 taken "
+        "for the nodes' network, different subnets), or the daemon died as it started",
+        "name the interface the nodes share: `mpirun --mca oob_tcp_if_include ib0 --mca btl_tcp_if_include ib0` (or "
+        "its subnet, `10.0.0.0/16`; `ip -br addr` lists them), ask the admins whether a firewall blocks the nodes' "
+        "ports; under Slurm or PBS let mpirun start its daemons through the scheduler, or start the ranks with "
+        "srun/PBS' mpiexec",
+        # Open MPI orte/mca/errmgr/base/help-errmgr-base.txt (read at commit 097df599, v4.x) line 55 [failed-daemon]
+        # "An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun. This could
+        # be caused by a number\nof factors, including an inability to create a connection back\nto mpirun due to a
+        # lack of common network interfaces and/or no\nroute found between them."
+        (r"An ORTE daemon has unexpectedly failed after launch and before",),
+        80,
     ),
 )
 

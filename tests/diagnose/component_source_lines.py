@@ -541,7 +541,8 @@ QUOTES = (
           context=(TRACEBACK,)),
     Quote("torch", "commit 0106cc7", "torch/lib/c10d/Utils.cpp tcputil::connect()", 0,
           'throw std::invalid_argument(\n"host not found: " + std::string(gai_strerror(err)));',
-          "ValueError: host not found: Name or service not known", "rendezvous-connect", context=(TRACEBACK,),
+          "ValueError: host not found: Name or service not known", "rendezvous-name-not-resolvable",
+          context=(TRACEBACK,),
           fmt="host not found: %s"),
 
     # --- Slurm ------------------------------------------------------------------------------------------------------
@@ -598,7 +599,7 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1258,
           'error("Unable to create step for job %u: %m",\nstep_req->step_id.job_id);',
           "srun: error: Unable to create step for job 4512: Memory required by task is not available",
-          "slurm-task-launch-failed"),
+          "srun-step-exceeds-allocation"),
     Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 429,
           'error("%s: %s %s: Exited with exit code %d",\nhosts, task_str, tasks, rc);',
           "srun: error: gpu-a-018: tasks 4-7: Exited with exit code 1", "layer-one-node-error",
@@ -1000,4 +1001,179 @@ QUOTES = (
     Quote("nccl-tests", "v2.17.6", "src/util.cu", 643,
           'PRINT("# Out of bounds values : %d %s\\n", errors[0], errors[0] ? "FAILED" : "OK");',
           "# Out of bounds values : 12 FAILED", "p2p-acs-iommu"),
+    # --- host names that do not resolve, or resolve to loopback ----------------------------------------------------
+    Quote("torch", "2.x", "torch/csrc/distributed/c10d/socket.cpp (SocketConnectOp::tryConnect)", 0,
+          'recordError(\n"The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {}).",\n'
+          'family == AF_INET ? "IPv4 " : family == AF_INET6 ? "IPv6 " : "",\nhost_,\nport_,\nr,\ngai_err);',
+          "[W1128 10:02:11.482 socket.cpp:833] [c10d] The IPv4 network addresses of (gpu-a-017, 29500) cannot be "
+          "retrieved (gai error: -2 - Name or service not known).", "rendezvous-name-not-resolvable",
+          context=("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying "
+                   "to connect to (gpu-a-017, 29500).",)),
+    Quote("NCCL", "v2.21.5-1", "src/misc/socket.cc", 267,
+          'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
+          NCCL_WARN.format(where="misc/socket.cc:267") + "Net : error encountered when getting address info : Name or "
+          "service not known", "rendezvous-name-not-resolvable", context=(FAILED,)),
+    Quote("NCCL", "v2.30.7-1", "src/misc/socket.cc", 257,
+          'WARN("Net : error encountered when getting address info : %s", gai_strerror(rv));',
+          NCCL_WARN.format(where="misc/socket.cc:257") + "Net : error encountered when getting address info : "
+          "Temporary failure in name resolution", "rendezvous-name-not-resolvable", context=(FAILED,)),
+    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/pair.cc", 722,
+          'signalAndThrowException(\nGLOO_ERROR_MSG("connect ", peer_.str(), ": ", strerror(optval)));',
+          "  what():  [/opt/conda/conda-bld/pytorch/work/third_party/gloo/gloo/transport/tcp/pair.cc:723] connect "
+          "[127.0.1.1]:3210: Connection refused", "hostname-resolves-to-loopback", fmt="connect "),
+    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/error.cc", 26,
+          'ss << syscall_ << ": " << strerror(error_) << ", remote=" << remote_.str();',
+          "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
+          "connect: Connection refused, remote=[127.0.0.1]:48213", "hostname-resolves-to-loopback",
+          context=(TWO_NODES,), fmt=", remote="),
+    Quote("Gloo", "commit cc44198", "gloo/transport/tcp/pair.h", 310,
+          'signalAndThrowException(\nGLOO_ERROR_MSG("Connect timeout ", peer_.str()));',
+          "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] Connect timeout [127.0.1.1]:60119",
+          "hostname-resolves-to-loopback", fmt="Connect timeout "),
+    # --- OpenSSH's host keys --------------------------------------------------------------------------------------
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1646,
+          'error("@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @");',
+          "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @", "ssh-host-key-changed"),
+    Quote("OpenSSH", "V_7_4_P1", "sshconnect.c", 1099,
+          'error("%s host key for %.200s has changed and you have "\n"requested strict checking.", type, host);',
+          "RSA host key for gpu-a-018 has changed and you have requested strict checking.", "ssh-host-key-changed",
+          context=("Host key verification failed.",)),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1301,
+          'error("Host key for %.200s has changed and you have "\n"requested strict checking.", host);',
+          "Host key for gpu-a-018 has changed and you have requested strict checking.", "ssh-host-key-changed",
+          context=("Host key verification failed.",)),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1147,
+          'error("No %s host key is known for %.200s and you "\n"have requested strict checking.", type, host);',
+          "No ED25519 host key is known for gpu-a-018 and you have requested strict checking.",
+          "ssh-host-key-unknown"),
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect2.c", 105,
+          'fatal("Host key verification failed.");',
+          "Host key verification failed.", "ssh-host-key-unknown"),
+    # --- Cray MPICH's GPU transport layer, an mpiexec that is not Open MPI's -----------------------------------------
+    Quote("Cray MPICH", "8.1", "libmpi_cray (closed source; the string MPIDI_CRAY_init prints)", 0,
+          '"MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked"',
+          "MPICH ERROR [Rank 0] [job id 4512.0] [Sun Nov 29 03:50:00 2026] [nid001234] - Abort(-1) (rank 0 in comm 0): "
+          "MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked", "cray-gtl-not-linked"),
+    Quote("glibc", "2.3x", "elf/dl-load.c (_dl_map_object)", 0,
+          '_dl_signal_error (errno, name, NULL,\nN_("cannot open shared object file"));',
+          "ImportError: libmpi_gtl_cuda.so.0: cannot open shared object file: No such file or directory",
+          "cray-gtl-not-linked", fmt="cannot open shared object file"),
+    Quote("glibc", "2.26", "posix/getopt.c (process_long_option)", 0,
+          'fprintf (stderr, _("%s: unrecognized option \'%s%s\'\\n"),\nargv[0], prefix, d->__nextchar);',
+          "mpiexec: unrecognized option '--map-by'", "pals-mpiexec-openmpi-options"),
+    # --- enroot/pyxis and Apptainer starting a container --------------------------------------------------------
+    Quote("enroot", "v4.1.2", "src/runtime.sh", 250,
+          'flock -w 30 "${_lock}" > /dev/null 2>&1 || common::err "Could not acquire rootfs lock"',
+          "58: slurmstepd: error: pyxis: [ERROR] Could not acquire rootfs lock", "enroot-rootfs-lock-timeout",
+          fmt="Could not acquire rootfs lock"),
+    Quote("enroot", "v4.1.2", "bin/enroot-switchroot.c", 726,
+          'err(EXIT_FAILURE, "failed to execute: %s", shell);',
+          "enroot-switchroot: failed to execute: /bin/sh: No such file or directory", "image-no-shell"),
+    Quote("pyxis", "v0.24.0", "pyxis_slurmstepd.c", 1670,
+          'slurm_error("pyxis: seccomp filter failed: %s", strerror(errno));',
+          "slurmstepd: error: pyxis: seccomp filter failed: Invalid argument", "pyxis-seccomp-flag-unsupported"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 417,
+          'return fmt.Errorf("failed to resolve session directory %s: %s", buildcfg.SESSIONDIR, err)',
+          "FATAL:   container creation failed: failed to resolve session directory /var/lib/apptainer/mnt/session: "
+          "lstat /var/lib/apptainer: no such file or directory", "apptainer-session-dir-missing"),
+    # --- the adapter's limits, the driver's state -----------------------------------------------------------------
+    # Read in a stored copy of the file (5.x, before mlx5_cmd_out_err), not at a tag.
+    Quote("Linux", "5.x", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_check)", 0,
+          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\\n",\n'
+          "mlx5_command_str(opcode), opcode, op_mod,\ncmd_status_str(status), status, syndrome);",
+          "[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) "
+          "failed, status limits exceeded(0x8), syndrome (0x5a7939)", "hca-resources-exhausted"),
+    # Read in the patch that added mlx5_cmd_out_err (Linux 6.x, "net/mlx5: cmdif, ..."), not at a tag.
+    Quote("Linux", "6.x", "drivers/net/ethernet/mellanox/mlx5/core/cmd.c (mlx5_cmd_out_err)", 0,
+          'mlx5_core_err_rl(dev,\n"%s(0x%x) op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x), err(%d)\\n",\n'
+          "mlx5_command_str(opcode), opcode, op_mod,\ncmd_status_str(status), status, syndrome, "
+          "cmd_status_to_err(status));",
+          "mlx5_core 0000:61:00.0: mlx5_cmd_out_err:838:(pid 53945): CREATE_QP(0x500) op_mod(0x0) failed, status "
+          "limits exceeded(0x8), syndrome (0x2a4e9b), err(-12)", "hca-resources-exhausted"),
+    # torch/cuda/__init__.py warns "CUDA initialization: " + the error this check raises.
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorUnknown)", 0,
+          'TORCH_CHECK(\nfalse,\n"CUDA unknown error - this may be due to an "\n"incorrectly set up environment, e.g. '
+          'changing env "\n"variable CUDA_VISIBLE_DEVICES after program start. "\n"Setting the available devices to '
+          'be zero.");',
+          "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up "
+          "environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available "
+          "devices to be zero. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+          "driver-broken-after-suspend"),
+    # cuInit's result by its name, as XLA's stream executor logs it (cuda_driver.cc "failed call to cuInit: ").
+    Quote("CUDA", "12.x", "cuda.h (enum cudaError_enum)", 0,
+          "CUDA_ERROR_UNKNOWN = 999",
+          "2023-10-04 12:33:47.594219: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to "
+          "cuInit: CUDA_ERROR_UNKNOWN: unknown error", "driver-broken-after-suspend", fmt="CUDA_ERROR_UNKNOWN"),
+    # --- NCCL's InfiniBand completions refused as local protection errors (GPUDirect RDMA through ACS) -----------
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 1295,
+          'WARN("NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d (%s)%s%s%s%s",',
+          "H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+          "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)",
+          "p2p-acs-iommu"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 1909,
+          'WARN("NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d (%s)%s%s%s%s",',
+          NCCL_WARN.format(where="transport/net_ib.cc:1909") + "NET/IB : Got completion from peer 10.0.0.18<47212> "
+          "with status=4 opcode=0 len=0 vendor err 81 (Send)", "p2p-acs-iommu"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/p2p.cc", 688,
+          'WARN("NET/IB: Got completion from peer %s with status=%s(%d) opcode=%s(%d) vendor_err=%u %s%s%s%s hca %s", '
+          "sockStr,",
+          NCCL_WARN.format(where="transport/net_ib/p2p.cc:688") + "NET/IB: Got completion from peer 10.0.0.18<47212> "
+          "with status=IBV_WC_LOC_PROT_ERR(4) opcode=IBV_WC_SEND(0) vendor_err=81  hca mlx5_0", "p2p-acs-iommu"),
+    # --- NCCL older than the GPU: its kernels' shared memory ------------------------------------------------------
+    Quote("NCCL", "v2.26.2-1", "src/enqueue.cc", 50,
+          'WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "cudaArch, sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_WARN.format(where="enqueue.cc:50") + "cudaArch 1200 ncclMaxSharedMem 82240 exceeds device/fn "
+          "maxSharedMem 79856", "nccl-too-old-for-gpu"),
+    Quote("NCCL", "v2.30.7-1", "src/enqueue.cc", 81,
+          'WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", cudaArch, '
+          "ncclShmemDynamicSize(cudaArch),\nmaxDynamicSmem);",
+          NCCL_WARN.format(where="enqueue.cc:81") + "cudaArch 1210 dynamic smem 82240 exceeds device/fn maxSharedMem "
+          "79856", "nccl-too-old-for-gpu"),
+    Quote("NCCL", "v2.25.1-1", "src/enqueue.cc", 52,
+          'INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
+          context=(FAILED,)),
+    # --- srun refusing a step larger than the allocation; ssh given a host:slots entry ---------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 204,
+          '"More processors requested than permitted",',
+          "srun: error: Unable to create step for job 4512: More processors requested than permitted",
+          "srun-step-exceeds-allocation"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 370,
+          '"Memory required by task is not available",',
+          "srun: error: Unable to create step for job 4512: Memory required by task is not available",
+          "srun-step-exceeds-allocation"),
+    Quote("OpenSSH", "V_9_6_P1", "ssh.c", 277,
+          'do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,\n'
+          "host, ssh_gai_strerror(gaierr));",
+          "ssh: Could not resolve hostname localhost:4: Temporary failure in name resolution",
+          "openmpi-host-slots-unsupported"),
+    # --- a bind mount's missing source (pyxis, Apptainer), enroot's image reference ---------------------------------
+    Quote("pyxis", "v0.24.0", "pyxis_slurmstepd.c", 984,
+          'slurm_error("pyxis: --container-mounts: source path does not exist: %s", source);',
+          "slurmstepd: error: pyxis: --container-mounts: source path does not exist: /local/scratch/u1234",
+          "mount-source-missing"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 715,
+          'return fmt.Errorf("mount source %s doesn\'t exist", source)',
+          "FATAL:   container creation failed: mount hook function failure: mount /scratch/u1234->/data error: while "
+          "mounting /scratch/u1234: mount source /scratch/u1234 doesn't exist", "mount-source-missing"),
+    Quote("enroot", "v4.1.2", "src/docker.sh", 291,
+          'common::err "Invalid image reference: ${uri}"',
+          "slurmstepd: error: pyxis:     [ERROR] Invalid image reference: docker://nvcr.io/nvidia/PyTorch:24.05-py3",
+          "enroot-image-reference-invalid"),
+    # --- Open MPI's daemon that never called back (the help text's first line, as mpirun prints it) ------------------
+    Quote("Open MPI", "commit 097df599 (v4.x)", "orte/mca/errmgr/base/help-errmgr-base.txt", 55,
+          "[failed-daemon]\nAn ORTE daemon has unexpectedly failed after launch and before",
+          "An ORTE daemon has unexpectedly failed after launch and before", "mpirun-daemon-callback-failed",
+          fmt="An ORTE daemon has unexpectedly failed after launch and before"),
+    # --- Apptainer's user namespace without capabilities (AppArmor on Ubuntu 24.04) ------------------------------
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 692,
+          'fatalf("Could not write info to setgroups: %s\\n", strerror(errno));',
+          "ERROR  : Could not write info to setgroups: Permission denied", "userns-restricted"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.h", 615,
+          'INFO(NCCL_NET,\n"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct '
+          'RDMA protocol.");',
+          NCCL_INFO + "HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA "
+          "protocol.", "p2p-acs-iommu"),
 )

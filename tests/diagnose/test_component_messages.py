@@ -12,7 +12,7 @@ import pytest
 from app.diagnose import diagnose_lines
 from app.diagnose.causes import CAUSES
 from app.diagnose.layers import VERDICTS
-from tests.diagnose.component_source_lines import QUOTES, Quote
+from tests.diagnose.component_source_lines import QUOTES, TWO_NODES, Quote
 from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 
 #: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
@@ -23,7 +23,7 @@ _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[dioux
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
-              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC"}
+              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -47,7 +47,12 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mpirun-conflicting-mapping", "slurm-prolog-failure", "gres-conf-duplicate-gpus",
                 "slurm-node-memory-below-config", "enroot-path-not-writable", "bind-spec-malformed",
                 "python-dev-headers-missing", "libcuda-stub-loaded", "dmabuf-unsupported", "gloo-loopback-address",
-                "slurm-controller-unreachable"}
+                "slurm-controller-unreachable", "rendezvous-name-not-resolvable", "hostname-resolves-to-loopback",
+                "ssh-host-key-changed", "ssh-host-key-unknown", "cray-gtl-not-linked", "pals-mpiexec-openmpi-options",
+                "enroot-rootfs-lock-timeout", "image-no-shell", "pyxis-seccomp-flag-unsupported",
+                "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend",
+                "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
+                "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed"}
 
 
 def message_format(row: Quote) -> str:
@@ -271,3 +276,46 @@ def test_srun_timing_out_on_a_node_is_not_the_controller() -> None:
              "srun: error: Task launch for StepId=34.0 failed on node gpu-a-018: Socket timed out on send/recv "
              "operation"]
     assert "slurm-controller-unreachable" not in [f.key for f in diagnose_lines(lines)]
+
+
+def test_a_name_lookup_that_failed_once_in_a_run_that_went_on_is_no_cause() -> None:
+    """torch 2.x records each failed lookup as a warning and retries (socket.cpp): a name whose record appeared a
+    moment later (a pod's DNS entry) is a healthy run; only a failed run or the give-up makes it the cause."""
+    warned = ("[W1128 10:02:11.482 socket.cpp:833] [c10d] The IPv4 network addresses of (gpu-a-017, 29500) cannot be "
+              "retrieved (gai error: -3 - Temporary failure in name resolution).")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+    # An address family the host lacks is not a name that does not resolve (EAI_ADDRFAMILY, -9).
+    family = warned.replace("IPv4", "IPv6").replace("-3 - Temporary failure in name resolution",
+                                                    "-9 - Address family for hostname not supported")
+    assert diagnose_lines([family, "Traceback (most recent call last):"]) == []
+
+
+def test_a_loopback_peer_in_a_one_node_job_is_not_a_host_name_on_loopback() -> None:
+    """Ranks of one node meet on 127.0.0.1 by design: a refused connection there is a peer that died."""
+    refused = "RuntimeError: [../gloo/transport/tcp/pair.cc:144] connect: Connection refused, remote=[127.0.0.1]:48213"
+    assert "hostname-resolves-to-loopback" not in [f.key for f in diagnose_lines([refused])]
+    assert [f.key for f in diagnose_lines([TWO_NODES, refused])][:1] == ["hostname-resolves-to-loopback"]
+
+
+def test_ssh_refusing_a_changed_key_is_not_also_an_unknown_one() -> None:
+    """OpenSSH ends both refusals with "Host key verification failed.": after a changed key only that is named."""
+    lines = ["@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @",
+             "Host key for gpu-a-018 has changed and you have requested strict checking.",
+             "Host key verification failed."]
+    assert [f.key for f in diagnose_lines(lines)] == ["ssh-host-key-changed"]
+
+
+def test_nccl_shrinking_its_shared_memory_in_a_run_that_went_on_is_no_cause() -> None:
+    """NCCL 2.25.1 (src/enqueue.cc line 52) logs the shrink as INFO and goes on; 2.26 and later refuse the GPU."""
+    shrunk = "gpu-a-017:2741:2790 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856"
+    assert diagnose_lines([shrunk, "step 10 loss 2.31"]) == []
+
+
+def test_a_download_whose_host_name_did_not_resolve_is_not_the_ranks_address() -> None:
+    """Compute nodes without a route out fail every download by name (CPython's socket.gaierror): that is no
+    rendezvous address."""
+    lines = ["Traceback (most recent call last):",
+             "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+             "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
+             "exceeded"]
+    assert "rendezvous-name-not-resolvable" not in [f.key for f in diagnose_lines(lines)]

@@ -39,8 +39,9 @@ SYMPTOMS = [
     (["gpu-a-017:2741:2790 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
       "10.0.0.18<57888> with status=5 opcode=1 len=0 vendor err 249 (Recv) localGid fe80::1 remoteGids fe80::2"],
      "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
+    # (error 4, a local protection error, is a cause: p2p-acs-iommu; 10 is the remote side's access error.)
     (["gpu-a-017:2741:2790 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
-      "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)"],
+      "fe80::966d:ae03:8b:df78%ib0<53249> with error 10, opcode 32564, len 32564, vendor err 136 (Send)"],
      "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
     # NCCL's internal checks (topology search, a GPU its version does not know): ncclInternalError.
     (["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, "
