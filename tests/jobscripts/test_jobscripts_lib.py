@@ -576,39 +576,6 @@ def test_an_rdzv_host_no_node_owns_is_refused_before_any_rank_starts(head_node_b
         "RDZV_HOST=10.0.0.5, or unset RDZV_HOST to use its address on the first of RDZV_IFACES (hsn0 ib0)")
 
 
-def launcher_stub(bin_dir: Path, nodes: dict[str, str], stderr: str = "") -> Path:
-    """A launcher running its command once per (hostname, scheduler name), with `uname -n` and SLURMD_NODENAME
-    as each node would give them, after writing STDERR as srun's notices do."""
-    runs = "\n".join(f'printf "%s\\n" "{host}" >"$d/uname-n"; SLURMD_NODENAME={name} PATH="$d:$PATH" "$@"'
-                     for host, name in nodes.items())
-    script = bin_dir / "launch"
-    script.write_text(f'#!/bin/bash\nd=$(mktemp -d)\nprintf \'#!/bin/sh\\ncat %s/uname-n\\n\' "$d" >"$d/uname"\n'
-                      f'chmod +x "$d/uname"\nprintf "{stderr}" >&2\n{runs}\n')
-    script.chmod(0o755)
-    return script
-
-
-def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_their_scheduler_names(
-        tmp_path: Path) -> None:
-    launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
-                           stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
-                                  "srun: Step created for StepId=17.0\n")
-    result = run_lib(f'ddp_defaults; DDP_NODES=(node1 node3); ddp_check_launcher {launch}; '
-                     'printf "%s\\n" "${DDP_NODE_NAMES[@]}"')
-    assert result.returncode == 0, result.stderr
-    assert "launcher check: one process on each of node1 x1000c0s2b0n0" in result.stdout
-    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/launch/heal.py)
-    assert result.stdout.splitlines()[-4:] == ["node1", "node1", "x1000c0s2b0n0", "node3"]
-
-
-def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: Path) -> None:
-    launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
-    result = run_lib(f"ddp_defaults; DDP_NODES=(node1 node2); ddp_check_launcher {launch}")
-    assert result.returncode == 2
-    assert "started 1 process(es) on 1 node(s) (none on node2) but this job has 2 nodes" in result.stderr
-    assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
-
-
 def test_the_node_wrapper_file_turns_the_stop_file_into_sigterm_for_its_command_alone(tmp_path: Path) -> None:
     """app/common/node_wrapper.sh run as a file, as shellcheck reads it (the job scripts hand its text to sh -c)."""
     stop = tmp_path / "stop"
