@@ -1,10 +1,12 @@
-"""The job scripts at 1024 nodes, timed: hostlists, the launcher check, exclude lists, history.jsonl, whole jobs.
+"""The jobs at 1024 nodes, timed: hostlists, the launcher check, exclude lists, history.jsonl, whole jobs.
 
-Each function of jobscripts/lib*.sh (and the app.launch questions it asks) runs for real in bash, in a generated
-Slurm or PBS environment of N nodes with stand-ins for the scheduler's commands (tests/fixtures/job_world.py says
-how each behaves; the tests in tests/jobscripts/test_jobscripts_scale.py run the same calls).
+The Slurm job (jobscripts/mn5.sh, or one part of the program it starts, app/launch/job.py) and each function of the
+PBS job's jobscripts/lib*.sh (in bash, with the app.launch questions it asks) run for real, in a generated Slurm or
+PBS environment of N nodes with stand-ins for the scheduler's commands (tests/fixtures/job_world.py says how each
+behaves; the tests in tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
-Timed inside bash (EPOCHREALTIME around the call, after `source lib.sh`), median of --repeats runs:
+Timed inside the job's process (bash: EPOCHREALTIME after `source lib.sh`; Slurm's python3: after its imports; a
+whole Slurm job: the whole `bash mn5.sh`), median of --repeats runs:
 
     python -m bench.jobscripts_scale [--nodes 1024] [--repeats 5] [--markdown BENCHMARKS.md]
 """
@@ -36,9 +38,9 @@ from tests.fixtures.job_world import (
     pbs_env,
     pbs_gh200,
     pbs_nodes_seen,
+    run_job_part,
     run_lib,
     slurm_env,
-    slurm_job,
     slurm_nodes_seen,
     srun_per_node,
     whole_job,
@@ -48,7 +50,7 @@ from tests.fixtures.job_world import (
 # ------------------------------------------------------------------------------------------- bench
 
 
-#: A function's budget; a whole job's plan (a dozen python3 starts, three launches) gets WHOLE_JOB_S
+#: A function's budget; a whole job (PBS: a dozen python3 starts; either: three launches) gets WHOLE_JOB_S
 FUNCTION_S, WHOLE_JOB_S = 1.0, 5.0
 
 
@@ -67,14 +69,14 @@ def measure(world: World, nodes: int, repeats: int,
             raise RuntimeError(f"exit {run.returncode}, wanted {ok}: {run.stderr[-2000:]}")
         return run.seconds
 
-    rows.append(_time("`ddp_slurm_main` to the workload: `scontrol show hostnames` (real client), head node, "
+    rows.append(_time("Slurm job's start (`SlurmJob.start`): `scontrol show hostnames` (real client), head node, "
                       "defaults (MareNostrum 5 names)", "one `scontrol`", repeats,
                       lambda: seconds(slurm_nodes_seen(world, mn5)[0])))
     rows.append(_time("`ddp_pbs_main` to the workload: node file (4 lines a node), head node, defaults",
                       "one `awk`", repeats, lambda: seconds(pbs_nodes_seen(world, pbs)[0])))
-    rows.append(_time("`ddp_check_launcher` through `srun`, every node answers (stand-in included)",
-                      "one launch; O(N) in bash", repeats, lambda: seconds(check_launcher(world, cray))))
-    rows.append(_time("`ddp_check_launcher`, one node missing: named in the error",
+    rows.append(_time("Slurm job's launch check through `srun`, every node answers (stand-in included)",
+                      "one launch; O(N) in Python", repeats, lambda: seconds(check_launcher(world, cray))))
+    rows.append(_time("Slurm job's launch check, one node missing: named in the error",
                       "as above", repeats,
                       lambda: seconds(check_launcher(world, cray, skip=[cray.nodes[517]]), ok=2)))
     rows.append(_time("`ddp_check_launcher` through PALS `mpiexec` (PBS, FQDN node file)",
@@ -83,11 +85,10 @@ def measure(world: World, nodes: int, repeats: int,
     rows.append(_time("(the `srun` stand-in alone, included above)", "", repeats, lambda: _timed_process(
         ["srun", *srun_per_node(nodes).split()[1:], "/bin/sh", "-c", "echo $0 $(uname -n)", "x"],
         launcher_alone)))
-    rows.append(_time("`ddp_launch` + `ddp_node_cmd` (srun lines, rendezvous, torchrun)", "O(1)", repeats,
-                      lambda: seconds(run_lib(world, f"{slurm_job(cray)}DDP_NPROC=4 DDP_WORKLOAD_KIND=train\n"
-                                              'ddp_launch slurm-launch --launch=torchrun >/dev/null\n'
-                                              'ddp_node_cmd cmd "$DDP_JOB_ID" -m app.train >/dev/null',
-                                              world.env(**slurm_env(cray, world.root))))))
+    rows.append(_time("Slurm job's whole plan (allocation to srun lines, rendezvous) and torchrun's line", "O(N)",
+                      repeats, lambda: seconds(run_job_part(world, "run = JobRun(job, plan(job, []))\n"
+                                                                   "run.program('4242', ['-m', 'app.train'])",
+                                                            world.env(**slurm_env(cray, world.root))))))
     hosts = cray.nodes
     write_history(world.root / "run", hosts, history_attempts, 2)
     size = (world.root / "run" / "history.jsonl").stat().st_size
@@ -107,14 +108,14 @@ def measure(world: World, nodes: int, repeats: int,
                                               f'--hosts-from - --excluded {pbs.nodes[5]}',
                                               event_env))))
     bad = [cray.nodes[3], cray.nodes[517], cray.nodes[1000]]
-    rows.append(_time(f"`ddp_heal` (requeue without them): 3 bad of {nodes}, history of "
+    rows.append(_time(f"Slurm job's heal (requeue without them): 3 bad of {nodes}, history of "
                       f"{2 * history_attempts} lines", "1 python3, 4 scontrol", repeats,
                       lambda: (write_history(world.root / "run", hosts, history_attempts, 1),
                                seconds(heal(world, cray, bad, "nid[001100-001101]"), ok=75))[1]))
-    rows.append(_time("`ddp_slurm_main`, the whole job: check, preflight and workload steps (launched by the "
+    rows.append(_time("`mn5.sh`, the whole Slurm job: check, preflight and workload steps (launched by the "
                       "stand-in, not run)", "3 launches", repeats, lambda: seconds(whole_job(world, cray)),
                       WHOLE_JOB_S))
-    rows.append(_time("`ddp_slurm_main` with LAUNCH=srun, `4(x1024)`: 4096 tasks", "3 launches", repeats,
+    rows.append(_time("`mn5.sh` with LAUNCH=srun, `4(x1024)`: 4096 tasks", "3 launches", repeats,
                       lambda: seconds(whole_job(world, cray, "slurm", LAUNCH="srun", TASKS_PER_NODE="4")),
                       WHOLE_JOB_S))
     rows.append(_time("`ddp_pbs_main`, the whole job (PALS `mpiexec`)", "3 launches", repeats,
@@ -148,11 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     command = (f"python -m bench.jobscripts_scale --nodes {args.nodes} --repeats {args.repeats} "
                f"--history-attempts {args.history_attempts}")
     body = "\n".join([
-        f"## Job scripts at {args.nodes} nodes (jobscripts/lib*.sh and app.launch, stand-in launchers)",
+        f"## Job scripts at {args.nodes} nodes (the Slurm job, the PBS job's jobscripts/lib*.sh, stand-in launchers)",
         "",
         f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, bash "
         f"{subprocess.run(['bash', '-c', 'echo $BASH_VERSION'], capture_output=True, text=True).stdout.strip()}; "
-        "each function timed inside bash after `source lib.sh`; `scontrol show hostnames` is the real Slurm "
+        "PBS functions timed inside bash after `source lib.sh`, Slurm parts inside the job's python3 after its "
+        "imports, a whole Slurm job as all of `bash mn5.sh`; `scontrol show hostnames` is the real Slurm "
         f"client{'' if world.real_scontrol else ' (absent here: parse_hostlist stood in)'}; `srun`/`mpiexec` "
         "are stand-ins that print what every node's task would, in no particular order, with srun's stderr "
         "notices). Tests: tests/jobscripts/test_jobscripts_scale.py.",
@@ -162,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         *table,
         "",
         f"Every function stays under {FUNCTION_S:.0f} s at this size, a whole job's plan under {WHOLE_JOB_S:.0f} s "
-        "(each of its dozen app.launch questions is a python3 start)." if not slow else
+        "(PBS: a dozen app.launch questions, a python3 start each; Slurm: one python3)." if not slow else
         f"Over budget: {'; '.join(slow)}.",
         "The real launcher's own start of 1024 tasks (srun step creation, PALS) is not in these figures: it comes "
         "on top of the launcher check's and of each step's time.",

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
-# The PBS job's library (gh200-pbs.sh sources it; lib-pbs.sh holds its main; lib-slurm.sh the bash Slurm main that
-# tests still drive: mn5.sh and slurm.sh start app/launch/job.py instead). The job's plan is app/launch's (`python3 -m app.launch QUESTION`, standard library only, on the
-# batch host's python3), asked through ddp_plan; bash keeps the traps, the wait loop, the PBS timer and the node
-# wrapper. Each function and why: docs/job-scripts.md ("Inside the job"); every knob: docs/knobs.md.
+# The PBS job's library (gh200-pbs.sh sources it; lib-pbs.sh holds its main; mn5.sh and slurm.sh start the Slurm
+# job in Python instead, app/launch/job.py). The job's plan is app/launch's (`python3 -m app.launch QUESTION`,
+# standard library only, on the batch host's python3), asked through ddp_plan; bash keeps the traps, the wait loop,
+# the PBS timer and the node wrapper. Each function and why: docs/job-scripts.md ("Inside the job"); every knob: docs/knobs.md.
 set -euo pipefail
 
 # This checkout (physical: a jobscripts/ linked into your own project still finds it)
@@ -303,7 +303,5 @@ ddp_finish() {
 # ddp_jobscript: this job script's path, for a PBS resubmission
 ddp_jobscript() { echo "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-${DDP_SUBMIT_DIR:-$PWD}/jobscripts}/$DDP_SCRIPT}"; }
 
-# shellcheck source=jobscripts/lib-slurm.sh
-source "$DDP_REPO/jobscripts/lib-slurm.sh"
 # shellcheck source=jobscripts/lib-pbs.sh
 source "$DDP_REPO/jobscripts/lib-pbs.sh"

@@ -1,8 +1,11 @@
-"""`python3 -m app.launch`: the job's plan for the job scripts (jobscripts/lib.sh), one question a call.
+"""`python3 -m app.launch`: the Slurm job, and the PBS job's plan one question a call.
 
+    python3 -m app.launch --script NAME job -- ARGS...          the whole Slurm job (app/launch/job.py), as
+                                                                jobscripts/slurm.sh and mn5.sh start it
     python3 -m app.launch [--script NAME] [--answer-fd FD] QUESTION [OPTIONS] [-- WORDS...]
+                                                                one question of the PBS job's jobscripts/lib.sh
 
-The answer is a list of words: with --answer-fd, each ends in a NUL on that descriptor (bash reads them with
+A question's answer is a list of words: with --answer-fd, each ends in a NUL on that descriptor (bash reads them with
 `mapfile -d ''`, never evaluating them); without, one shell-quoted word a line on stdout. Log lines go to stdout
 as the job's log writes them ("[HH:MM:SS NAME] ..."); bad input is one line "NAME: error: ..." on stderr and
 exit 2, no traceback. Standard library only: it runs on the batch host's python3 (SLES 15: 3.6), outside the image.
@@ -19,7 +22,7 @@ from typing import List, Optional, Sequence
 from app.common import exitcodes
 from app.common.errors import UsageError
 from app.common.private_dir import ensure_private_dir
-from app.common.scheduler_env import gpus_per_task, job_id_variable
+from app.common.scheduler_env import job_id_variable
 from app.launch.allocation import allocation
 from app.launch.binds import container_binds
 from app.launch.checkout import POLICY_FILE, REPO, shell_text
@@ -37,7 +40,6 @@ from app.launch.import_path import import_path_env
 from app.launch.job import run_slurm_job
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
-from app.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.launch.numa import numa_binding
 from app.launch.numbers import whole
 from app.launch.pbs_questions import add_questions as add_pbs_questions
@@ -45,7 +47,6 @@ from app.launch.plan import Plan
 from app.launch.rendezvous import rendezvous
 from app.launch.requeue import requeue
 from app.launch.say import error_line, log_line
-from app.launch.slurm import cpus_warning, slurm_launch
 from app.launch.workload import workload
 
 
@@ -169,19 +170,6 @@ def ask_workload(job: Job, options: argparse.Namespace, words: List[str]) -> Non
                     options.cwd)
     exports = import_path_env(what.kind, REPO, os.environ, job.log)
     job.answer([what.kind, str(len(exports)), *exports, *what.argv])
-
-
-def ask_slurm_launch(job: Job, options: argparse.Namespace, words: List[str]) -> None:
-    nproc = whole("DDP_NPROC", options.nproc)
-    warning = cpus_warning(nproc, os.environ)
-    if warning:
-        job.log(warning)
-    launch = slurm_launch(options.launch, options.workload, whole("DDP_NNODES", options.nnodes), nproc, os.environ)
-    if options.workload == "nccl-tests" and options.dry_run != "1":
-        require_pmix(nproc)
-    exports = env_defaults(job.log, os.environ, mpi_rank_defaults(options.workload, gpus_per_task(os.environ)))
-    job.answer([launch.step, str(len(launch.per_node)), str(len(launch.launcher)), *launch.per_node,
-                *launch.launcher, *exports])
 
 
 def said_binds(job: Job, options: argparse.Namespace) -> List[str]:
@@ -308,9 +296,6 @@ def parser() -> argparse.ArgumentParser:
     what = question("workload", ask_workload, "what runs on every node: -- the job's arguments; answer: KIND then "
                     "torchrun's trailing arguments (or the MPI program)", "run-dir", config="demo|CONFIG",
                     check_site="|CHECK_SITE", cwd=".|where a SCRIPT.py is looked for")
-    question("slurm-launch", ask_slurm_launch, "Slurm's srun command lines; answer: STEP (torchrun, task, mpi), N, "
-             "M, the per-node launcher's N words, the step's M, then NAME=VALUE to export", "workload", "nnodes",
-             "nproc", launch="torchrun|LAUNCH", dry_run="0|DRY_RUN")
     question("binds", ask_binds, "what the container binds (the run directory, the fabric's devices and host "
                      "libraries, BINDS), as apptainer arguments", "fabric", "run-dir", binds="|BINDS",
                      probe_root="|prefix for /dev and the host's libraries (tests)",

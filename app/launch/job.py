@@ -10,7 +10,7 @@ own code (app/common/exitcodes.py). Each part and why: docs/job-scripts.md ("Ins
 import os
 import time
 from pathlib import Path
-from typing import List, Mapping, NamedTuple, Sequence, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Sequence, Tuple
 
 from app.common import exitcodes
 from app.common.errors import UsageError
@@ -110,6 +110,20 @@ class SlurmJob:
             self.log(found.said)
         os.chdir(found.submit_dir)
         return Allocated(found.job_id, found.submit_dir, found.gpus_per_node, tuple(found.nodes))
+
+    def start(self) -> Allocated:
+        """The allocation as this job understands it, every knob, and the job's first line."""
+        alloc = self.read_allocation()
+        # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read it
+        # back from the environment and refuse every step ("Invalid generic resource (gres) specification")
+        if not alloc.gpus_per_node:
+            os.environ.pop(variable_of(Slurm, "cpus_per_gpu"), None)
+        self.resolve_knobs(alloc)
+        slurm = read_slurm(os.environ)
+        restarts = slurm.restart_count if (slurm.restart_count or "").isdigit() else "0"
+        self.log("job {} on {}, run #{}, run directory {}".format(
+            alloc.job_id, slurm.job_nodelist or ",".join(alloc.nodes), int(restarts) + 1, self.knobs["RUN_DIR"]))
+        return alloc
 
     def resolve_knobs(self, alloc: Allocated) -> None:
         """Every knob, the ones you set (or the site script set) taken as given; what the job exports, exported."""
@@ -377,16 +391,7 @@ def plan(job: SlurmJob, args: Sequence[str]) -> Running:
     for part in NODE_PARTS:
         if not os.access(os.path.join(REPO, part), os.R_OK):
             raise UsageError(f"{REPO}/{part} is missing; run the job scripts from a whole checkout")
-    alloc = job.read_allocation()
-    # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read it back
-    # from the environment and refuse every step ("Invalid generic resource (gres) specification")
-    if not alloc.gpus_per_node:
-        os.environ.pop(variable_of(Slurm, "cpus_per_gpu"), None)
-    job.resolve_knobs(alloc)
-    slurm = read_slurm(os.environ)
-    restarts = slurm.restart_count if (slurm.restart_count or "").isdigit() else "0"
-    job.log("job {} on {}, run #{}, run directory {}".format(alloc.job_id, slurm.job_nodelist or ",".join(alloc.nodes),
-                                                            int(restarts) + 1, job.knobs["RUN_DIR"]))
+    alloc = job.start()
     job.pull_image()
     kind, argv = job.plan_workload(args)
     nproc = job.processes_per_node(alloc)
@@ -399,8 +404,14 @@ def plan(job: SlurmJob, args: Sequence[str]) -> Running:
 def run_slurm_job(script: str, args: Sequence[str]) -> int:
     """The whole job; its exit code (app/common/exitcodes.py). Bad input: one line on stderr, exit 2."""
     job = SlurmJob(script)
+    return job_code(script, lambda: JobRun(job, plan(job, args)).run_job())
+
+
+def job_code(script: str, part: Callable[[], None]) -> int:
+    """PART of the job run to its end, as the job's exit code: the code it ends with, or 0 if it ends without one;
+    bad input: one line on stderr, exit 2."""
     try:
-        JobRun(job, plan(job, args)).run_job()
+        part()
     except JobEnds as end:
         return end.code
     except UsageError as error:

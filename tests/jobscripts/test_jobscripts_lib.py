@@ -1,4 +1,5 @@
-"""jobscripts/lib.sh, function by function, without a scheduler: fabric settings, binds, workload, counts.
+"""jobscripts/lib.sh (the PBS job's library), function by function, without a scheduler: fabric settings, binds,
+workload, counts. The Slurm job is app/launch/job.py (tests/launch/test_job.py).
 
 Each test sources the library in a fresh bash with a controlled environment. Fabric hardware is a fake
 tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/net/ib0, host libraries);
@@ -348,84 +349,9 @@ def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) ->
     assert "built for x86_64 but this node is aarch64; build it with 'make image ARCH=aarch64'" in result.stderr
 
 
-#: The torchrun command of a job of the kind `set --` gives, one line a word: planned as the Slurm main does
-#: (workload, launch, rendezvous), 4 processes a node
-TORCHRUN_OF = ('ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv "$1"; DDP_NPROC=4; '
-               'ddp_launch slurm-launch --launch="$LAUNCH"; ddp_node_cmd torchrun "$DDP_JOB_ID" "${argv[@]}"; '
-               'ddp_log "step: ${torchrun[*]:1}"; printf "%s\\n" "${torchrun[@]:1}"')
 #: Where torchrun meets, and the node that hosts the store
 RDZV_OF = ('declare -a r; ddp_plan r rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" '
            '--ifaces="$RDZV_IFACES"; echo "host=${r[0]} owner=${r[1]}"')
-
-
-def test_torchrun_meets_on_the_head_node_with_the_job_id() -> None:
-    snippet = "set -- check; " + TORCHRUN_OF
-    result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1", "RDZV_JOIN_TIMEOUT_S": "60", "RDZV_PORT": "20042"})
-    assert result.returncode == 0, result.stderr
-    assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
-        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=static", "--rdzv-endpoint=127.0.0.1:20042",
-        "--rdzv-id=42", "--rdzv-conf=timeout=60", "-m", "app.check",
-    ]
-
-
-def gpu_node(root: Path, cpus_per_numa_node: list[str], gpu_numa_nodes: list[int]) -> Path:
-    """A node's sysfs as torch's NUMA binding reads it (torch/numa/binding.py): each NUMA node's cpulist, and
-    each NVIDIA GPU's PCI numa_node. A GH200 node: four NUMA nodes with 72 CPUs each, GPU i on node i, and
-    the GPUs' memory as NUMA nodes without CPUs."""
-    for index, cpus in enumerate(cpus_per_numa_node):
-        node = root / f"sys/devices/system/node/node{index}"
-        node.mkdir(parents=True)
-        (node / "cpulist").write_text(cpus + "\n")
-    for index, numa_node in enumerate(gpu_numa_nodes):
-        device = root / f"sys/bus/pci/devices/0009:0{index}:00.0"
-        device.mkdir(parents=True)
-        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("numa_node", str(numa_node))):
-            (device / name).write_text(value + "\n")
-    return root
-
-
-GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"] + [""] * 4
-
-
-def torchrun_args(root: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib("set -- train; " + TORCHRUN_OF,
-                   {"RDZV_HOST": "127.0.0.1", "DDP_PROBE_ROOT": str(root), "IMAGE": "/images/app.sif", **env})
-
-
-def test_gh200_workers_are_bound_to_their_gpus_numa_node(tmp_path: Path) -> None:
-    result = torchrun_args(gpu_node(tmp_path, GH200_CPUS, [0, 1, 2, 3]))
-    assert result.returncode == 0, result.stderr
-    assert "--numa-binding=node" in result.stdout.splitlines()
-    assert "(auto: 4 NUMA nodes with CPUs, 4 GPUs;" in result.stdout
-
-
-@pytest.mark.parametrize(("cpus", "gpus", "env", "said"), [
-    (["0-31"], [0, 0], {}, None),  # one NUMA node: nothing to choose
-    (["0-31", "32-63"], [], {}, None),  # no GPU: the CPU-only workers are not tied to one
-    (["0-31", "32-63"], [-1, -1], {}, "the GPUs' NUMA node is unknown (numa_node -1 in sysfs)"),
-    (GH200_CPUS, [0, 1, 2, 3], {"NUMA_BINDING": "none"}, None),
-    (GH200_CPUS, [0, 1, 2, 3], {"LAUNCH": "srun"}, None),
-])
-def test_no_numa_binding_where_it_cannot_help_or_is_not_wanted(tmp_path: Path, cpus, gpus, env, said) -> None:
-    result = torchrun_args(gpu_node(tmp_path, cpus, gpus), **env)
-    assert result.returncode == 0, result.stderr
-    assert "numa-binding" not in result.stdout.replace("no --numa-binding", "")
-    if said:
-        assert said in result.stdout
-
-
-def test_a_numa_binding_you_name_is_passed_on_and_said_as_yours(tmp_path: Path) -> None:
-    result = torchrun_args(gpu_node(tmp_path, ["0-31"], [0]), NUMA_BINDING="socket")
-    assert result.returncode == 0, result.stderr
-    assert "--numa-binding=socket" in result.stdout.splitlines()
-    assert "(NUMA_BINDING=socket; NUMA_BINDING=none turns it off)" in result.stdout
-
-
-def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp_path: Path) -> None:
-    result = torchrun_args(gpu_node(tmp_path, GH200_CPUS, [0, 1, 2, 3]), NUMA_BINDING="grace")
-    assert result.returncode == 2
-    assert result.stderr.strip() == ("test.sh: error: NUMA_BINDING=grace is not one of auto, none, node, socket, "
-                                     "exclusive, core-complex; example: NUMA_BINDING=node")
 
 
 def listening(root: Path, ports: range, free: int) -> Path:
@@ -458,23 +384,6 @@ def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: 
     result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_PROBE_ROOT": str(root)})
     assert "port=23456\n" in result.stdout, result.stderr
     assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
-
-
-def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed() -> None:
-    """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
-    job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
-    snippet = "set -- check; " + TORCHRUN_OF + '; echo "exported: $(printenv DDP_STORE_SECRET)"'
-    secrets = []
-    for _ in range(2):
-        result = run_lib(snippet, {"RDZV_HOST": "127.0.0.1"})
-        assert result.returncode == 0, result.stderr
-        secret = re.search(r"^exported: (.*)$", result.stdout, re.M).group(1)
-        assert re.fullmatch(r"[0-9a-f]{32}", secret), result.stdout
-        printed = [line for line in result.stdout.splitlines() if not line.startswith("exported: ")]
-        assert not [line for line in printed + result.stderr.splitlines() if secret in line]
-        assert "--rdzv-id=42 " in result.stdout  # the step's own name, public
-        secrets.append(secret)
-    assert secrets[0] != secrets[1]
 
 
 def torchrun_stub(bin_dir: Path, host: str = "this-node") -> None:
@@ -574,39 +483,6 @@ def test_an_rdzv_host_no_node_owns_is_refused_before_any_rank_starts(head_node_b
         "test.sh: error: RDZV_HOST=10.9.9.9 is not an address of the head node nid001000, where rank 0 and the "
         "rendezvous store run (its addresses: 127.0.0.1 10.0.0.5 10.1.2.3 ); give one of them, e.g. "
         "RDZV_HOST=10.0.0.5, or unset RDZV_HOST to use its address on the first of RDZV_IFACES (hsn0 ib0)")
-
-
-def launcher_stub(bin_dir: Path, nodes: dict[str, str], stderr: str = "") -> Path:
-    """A launcher running its command once per (hostname, scheduler name), with `uname -n` and SLURMD_NODENAME
-    as each node would give them, after writing STDERR as srun's notices do."""
-    runs = "\n".join(f'printf "%s\\n" "{host}" >"$d/uname-n"; SLURMD_NODENAME={name} PATH="$d:$PATH" "$@"'
-                     for host, name in nodes.items())
-    script = bin_dir / "launch"
-    script.write_text(f'#!/bin/bash\nd=$(mktemp -d)\nprintf \'#!/bin/sh\\ncat %s/uname-n\\n\' "$d" >"$d/uname"\n'
-                      f'chmod +x "$d/uname"\nprintf "{stderr}" >&2\n{runs}\n')
-    script.chmod(0o755)
-    return script
-
-
-def test_the_launcher_check_counts_nodes_not_the_launchers_notices_and_learns_their_scheduler_names(
-        tmp_path: Path) -> None:
-    launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
-                           stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
-                                  "srun: Step created for StepId=17.0\n")
-    result = run_lib(f'ddp_defaults; DDP_NODES=(node1 node3); ddp_check_launcher {launch}; '
-                     'printf "%s\\n" "${DDP_NODE_NAMES[@]}"')
-    assert result.returncode == 0, result.stderr
-    assert "launcher check: one process on each of node1 x1000c0s2b0n0" in result.stdout
-    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/launch/heal.py)
-    assert result.stdout.splitlines()[-4:] == ["node1", "node1", "x1000c0s2b0n0", "node3"]
-
-
-def test_a_launcher_that_misses_a_node_is_reported_with_what_it_said(tmp_path: Path) -> None:
-    launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
-    result = run_lib(f"ddp_defaults; DDP_NODES=(node1 node2); ddp_check_launcher {launch}")
-    assert result.returncode == 2
-    assert "started 1 process(es) on 1 node(s) (none on node2) but this job has 2 nodes" in result.stderr
-    assert result.stderr.rstrip().endswith("it said on stderr: srun: warning: something")
 
 
 def test_the_node_wrapper_file_turns_the_stop_file_into_sigterm_for_its_command_alone(tmp_path: Path) -> None:

@@ -4,10 +4,14 @@ tests/jobscripts/test_jobscripts_slurm.py and test_jobscripts_user_script.py).""
 
 from __future__ import annotations
 
+import re
+import shlex
 import signal
 import subprocess
 import time
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,3 +94,121 @@ def test_jobscripts_linked_into_your_project_start_the_job_of_their_checkout(tmp
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert f"] PYTHONPATH: {REPO} first (the workers import this checkout's app)" in result.stdout, result.stdout
+
+
+def planned_step(tmp_path: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """`DRY_RUN=1 bash jobscripts/slurm.sh ARGS` inside a job of two nodes with 4 GPUs each (id 42): the run, and the
+    words of the last step it shows (the workload's) from its program on (torchrun, or python for LAUNCH=srun)."""
+    job_dir = tmp_path / "job"
+    job_dir.mkdir(exist_ok=True)
+    stub(job_dir / "bin", "scontrol", SCONTROL)
+    job = {"PATH": f"{job_dir / 'bin'}:/usr/bin:/bin", "HOME": str(job_dir), "SLURM_JOB_ID": "42",
+           "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_SUBMIT_DIR": str(job_dir), "SLURM_GPUS_ON_NODE": "4",
+           "DDP_JOBSCRIPTS": str(REPO / "jobscripts"), "DRY_RUN": "1", "FABRIC": "none", "RDZV_HOST": "127.0.0.1",
+           "IMAGE": "/images/app.sif", "SCONTROL_CALLS": str(job_dir / "scontrol.calls"), **env}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), *args], env=job, cwd=job_dir,
+                            capture_output=True, text=True, timeout=120)
+    steps = [line.split("] step: ", 1)[1] for line in result.stdout.splitlines() if "] step: " in line]
+    words = shlex.split(steps[-1]) if steps else []
+    program = next((i for i, word in enumerate(words) if word in ("torchrun", "python")), len(words))
+    return result, words[program:]
+
+
+def test_torchrun_meets_on_the_head_node_with_the_job_id(tmp_path: Path) -> None:
+    result, torchrun = planned_step(tmp_path, "check", RDZV_JOIN_TIMEOUT_S="60", RDZV_PORT="20042")
+    assert result.returncode == 0, result.stderr
+    assert torchrun == [
+        "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=static", "--rdzv-endpoint=127.0.0.1:20042",
+        "--rdzv-id=42", "--rdzv-conf=timeout=60", "-m", "app.check",
+    ]
+
+
+def gpu_node(root: Path, cpus_per_numa_node: list[str], gpu_numa_nodes: list[int]) -> Path:
+    """A node's sysfs as torch's NUMA binding reads it (torch/numa/binding.py): each NUMA node's cpulist, and
+    each NVIDIA GPU's PCI numa_node. A GH200 node: four NUMA nodes with 72 CPUs each, GPU i on node i, and
+    the GPUs' memory as NUMA nodes without CPUs."""
+    for index, cpus in enumerate(cpus_per_numa_node):
+        node = root / f"sys/devices/system/node/node{index}"
+        node.mkdir(parents=True)
+        (node / "cpulist").write_text(cpus + "\n")
+    for index, numa_node in enumerate(gpu_numa_nodes):
+        device = root / f"sys/bus/pci/devices/0009:0{index}:00.0"
+        device.mkdir(parents=True)
+        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("numa_node", str(numa_node))):
+            (device / name).write_text(value + "\n")
+    return root
+
+
+GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"] + [""] * 4
+
+
+def torchrun_args(tmp_path: Path, cpus: list[str], gpus: list[int],
+                  **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The training step's words on a node (DDP_PROBE_ROOT) of CPUS a NUMA node and GPUs on GPUS's NUMA nodes."""
+    return planned_step(tmp_path, "train", DDP_PROBE_ROOT=str(gpu_node(tmp_path / "node", cpus, gpus)), **env)
+
+
+def test_gh200_workers_are_bound_to_their_gpus_numa_node(tmp_path: Path) -> None:
+    result, torchrun = torchrun_args(tmp_path, GH200_CPUS, [0, 1, 2, 3])
+    assert result.returncode == 0, result.stderr
+    assert "--numa-binding=node" in torchrun
+    assert "(auto: 4 NUMA nodes with CPUs, 4 GPUs;" in result.stdout
+
+
+@pytest.mark.parametrize(("cpus", "gpus", "env", "said"), [
+    (["0-31"], [0, 0], {}, None),  # one NUMA node: nothing to choose
+    (["0-31", "32-63"], [], {}, None),  # no GPU: the CPU-only workers are not tied to one
+    (["0-31", "32-63"], [-1, -1], {}, "the GPUs' NUMA node is unknown (numa_node -1 in sysfs)"),
+    (GH200_CPUS, [0, 1, 2, 3], {"NUMA_BINDING": "none"}, None),
+    (GH200_CPUS, [0, 1, 2, 3], {"LAUNCH": "srun", "SLURM_NTASKS_PER_NODE": "4"}, None),
+])
+def test_no_numa_binding_where_it_cannot_help_or_is_not_wanted(tmp_path: Path, cpus, gpus, env, said) -> None:
+    result, step = torchrun_args(tmp_path, cpus, gpus, **env)
+    assert result.returncode == 0, result.stderr
+    assert step[:1] == (["python"] if env.get("LAUNCH") == "srun" else ["torchrun"])
+    assert "numa-binding" not in result.stdout.replace("no --numa-binding", "")
+    if said:
+        assert said in result.stdout
+
+
+def test_a_numa_binding_you_name_is_passed_on_and_said_as_yours(tmp_path: Path) -> None:
+    result, torchrun = torchrun_args(tmp_path, ["0-31"], [0], NUMA_BINDING="socket")
+    assert result.returncode == 0, result.stderr
+    assert "--numa-binding=socket" in torchrun
+    assert "(NUMA_BINDING=socket; NUMA_BINDING=none turns it off)" in result.stdout
+
+
+def test_a_numa_binding_mode_torch_does_not_know_is_refused_with_the_choices(tmp_path: Path) -> None:
+    result, _ = torchrun_args(tmp_path, GH200_CPUS, [0, 1, 2, 3], NUMA_BINDING="grace")
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("slurm.sh: error: NUMA_BINDING=grace is not one of auto, none, node, socket, "
+                                     "exclusive, core-complex; example: NUMA_BINDING=node")
+
+
+#: srun's stand-in for a step that only shows what reached the nodes: the store's secret, from the environment
+SRUN_SECRET = '#!/bin/sh\nprintf "%s\\n" "$DDP_STORE_SECRET" >>"$SECRETS"\n'
+
+
+def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed(tmp_path: Path) -> None:
+    """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
+    job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
+    bin_dir, secrets = tmp_path / "bin", tmp_path / "secrets"
+    for name, text in (("srun", SRUN_SECRET), ("scontrol", SCONTROL), ("torchrun", "#!/bin/sh\nexit 0\n")):
+        stub(bin_dir, name, text)
+    (tmp_path / "my_script.py").write_text("print('mine')\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "SLURM_JOB_ID": "42",
+           "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_GPUS_ON_NODE": "1",
+           "DDP_JOBSCRIPTS": str(REPO / "jobscripts"), "IMAGE": "none", "PREFLIGHT": "0", "LAUNCH_CHECK": "0",
+           "FABRIC": "none", "RDZV_HOST": "127.0.0.1", "SECRETS": str(secrets),
+           "SCONTROL_CALLS": str(tmp_path / "scontrol.calls")}
+    said = []
+    for _ in range(2):
+        result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_script.py"], env=env,
+                                cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert "--rdzv-id=42 " in result.stdout  # the step's own name, public
+        said.append(result.stdout + result.stderr)
+    first, second = secrets.read_text().splitlines()
+    assert re.fullmatch(r"[0-9a-f]{32}", first) and re.fullmatch(r"[0-9a-f]{32}", second)
+    assert first != second
+    assert not [text for text in said for secret in (first, second) if secret in text]

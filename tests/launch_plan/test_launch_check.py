@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
-from app.launch.launch_check import MARKER, passed, read_reports, scheduler_names, verdict
+from app.common.errors import UsageError
+from app.launch.launch_check import MARKER, passed, read_reports, run_launch_check, scheduler_names, verdict
 
 NODES = [f"nid{n:06d}" for n in range(1000, 2024)]
 
@@ -58,3 +60,35 @@ def test_without_a_node_list_the_hosts_seen_are_named():
 ])
 def test_blamed_hosts_become_the_names_the_scheduler_leaves_out(hosts, name_of, names):
     assert scheduler_names(hosts, name_of) == names
+
+
+def launcher_stub(bin_dir: Path, nodes: dict[str, str], stderr: str = "") -> Path:
+    """A launcher running its command once per (hostname, scheduler name), with `uname -n` and SLURMD_NODENAME
+    as each node would give them, after writing STDERR as srun's notices do."""
+    runs = "\n".join(f'printf "%s\\n" "{host}" >"$d/uname-n"; SLURMD_NODENAME={name} PATH="$d:$PATH" "$@"'
+                     for host, name in nodes.items())
+    script = bin_dir / "launch"
+    script.write_text(f'#!/bin/bash\nd=$(mktemp -d)\nprintf \'#!/bin/sh\\ncat %s/uname-n\\n\' "$d" >"$d/uname"\n'
+                      f'chmod +x "$d/uname"\nprintf "{stderr}" >&2\n{runs}\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_the_launch_check_runs_the_report_through_the_launcher_and_learns_each_nodes_scheduler_name(
+        tmp_path: Path) -> None:
+    """The launcher's notices on stderr are not processes; each node's report pairs its hostname with its name."""
+    launch = launcher_stub(tmp_path, {"node1": "node1", "x1000c0s2b0n0": "node3"},
+                           stderr="srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+                                  "srun: Step created for StepId=17.0\n")
+    check = run_launch_check([str(launch)], ["node1", "node3"], 2)
+    assert passed(check, 2) == "launcher check: one process on each of node1 x1000c0s2b0n0"
+    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/launch/heal.py)
+    assert check.names == {"node1": "node1", "x1000c0s2b0n0": "node3"}
+
+
+def test_a_launcher_that_misses_a_node_is_refused_with_what_it_said(tmp_path: Path) -> None:
+    launch = launcher_stub(tmp_path, {"node1": "node1"}, stderr="srun: warning: something\n")
+    with pytest.raises(UsageError) as refused:
+        run_launch_check([str(launch)], ["node1", "node2"], 2)
+    assert "started 1 process(es) on 1 node(s) (none on node2) but this job has 2 nodes" in str(refused.value)
+    assert str(refused.value).endswith("it said on stderr: srun: warning: something")
