@@ -37,16 +37,21 @@ def stub(directory: Path, name: str, text: str) -> None:
     (directory / name).chmod(0o755)
 
 
-def test_usr1_during_the_workload_stops_it_requeues_the_job_and_ends_with_75(tmp_path: Path) -> None:
+def fake_slurm_job(tmp_path: Path, srun: str, **extra: str) -> dict[str, str]:
+    """A two-node Slurm job (id 42) of stand-ins: SRUN as srun, scontrol and torchrun stubs, my_script.py in the
+    submit directory; the environment slurm.sh starts in, plus EXTRA."""
     bin_dir = tmp_path / "bin"
-    for name, text in (("srun", SRUN), ("scontrol", SCONTROL), ("torchrun", "#!/bin/sh\nexit 0\n")):
+    for name, text in (("srun", srun), ("scontrol", SCONTROL), ("torchrun", "#!/bin/sh\nexit 0\n")):
         stub(bin_dir, name, text)
     (tmp_path / "my_script.py").write_text("print('mine')\n")
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "SLURM_JOB_ID": "42",
-           "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_GPUS_ON_NODE": "1",
-           "DDP_JOBSCRIPTS": str(REPO / "jobscripts"), "IMAGE": "none", "PREFLIGHT": "0", "LAUNCH_CHECK": "0",
-           "FABRIC": "none", "SRUN_CALLS": str(tmp_path / "srun.calls"),
-           "SCONTROL_CALLS": str(tmp_path / "scontrol.calls")}
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "SLURM_JOB_ID": "42",
+            "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_GPUS_ON_NODE": "1",
+            "DDP_JOBSCRIPTS": str(REPO / "jobscripts"), "IMAGE": "none", "PREFLIGHT": "0", "LAUNCH_CHECK": "0",
+            "FABRIC": "none", "SCONTROL_CALLS": str(tmp_path / "scontrol.calls"), **extra}
+
+
+def test_usr1_during_the_workload_stops_it_requeues_the_job_and_ends_with_75(tmp_path: Path) -> None:
+    env = fake_slurm_job(tmp_path, SRUN, SRUN_CALLS=str(tmp_path / "srun.calls"))
     job = subprocess.Popen(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_script.py", "--name", "a b"],
                            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -192,15 +197,8 @@ SRUN_SECRET = '#!/bin/sh\nprintf "%s\\n" "$DDP_STORE_SECRET" >>"$SECRETS"\n'
 def test_each_job_start_makes_a_secret_for_the_store_exported_to_the_nodes_and_never_printed(tmp_path: Path) -> None:
     """The rendezvous id and the project's store keys derive from a secret only this job's processes hold (the
     job id, its nodes and its port are public); it travels in the environment, which `ps` does not show."""
-    bin_dir, secrets = tmp_path / "bin", tmp_path / "secrets"
-    for name, text in (("srun", SRUN_SECRET), ("scontrol", SCONTROL), ("torchrun", "#!/bin/sh\nexit 0\n")):
-        stub(bin_dir, name, text)
-    (tmp_path / "my_script.py").write_text("print('mine')\n")
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "SLURM_JOB_ID": "42",
-           "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_SUBMIT_DIR": str(tmp_path), "SLURM_GPUS_ON_NODE": "1",
-           "DDP_JOBSCRIPTS": str(REPO / "jobscripts"), "IMAGE": "none", "PREFLIGHT": "0", "LAUNCH_CHECK": "0",
-           "FABRIC": "none", "RDZV_HOST": "127.0.0.1", "SECRETS": str(secrets),
-           "SCONTROL_CALLS": str(tmp_path / "scontrol.calls")}
+    secrets = tmp_path / "secrets"
+    env = fake_slurm_job(tmp_path, SRUN_SECRET, RDZV_HOST="127.0.0.1", SECRETS=str(secrets))
     said = []
     for _ in range(2):
         result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_script.py"], env=env,
