@@ -244,6 +244,11 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
+_TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
+#: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
+_NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
+                r"|unhandled system error|internal error|unhandled cuda error")
 #: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
 _NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
@@ -302,7 +307,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
-         _NCCL_SMEM_REFUSED)
+         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -369,7 +374,15 @@ CAUSES: Tuple[Cause, ...] = (
          # "srun-step-exceeds-allocation"
          r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
-         r"|Invalid feature specification)",),
+         r"|Invalid feature specification)",
+         # A site's job_submit filter (its Lua script's slurm.log_user()) rejecting the request in its own words:
+         # Slurm 25.11.7 src/common/slurm_protocol_pack.c line 8367 prints the reply's err_msg with
+         # print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR), each line "sbatch: error: %s" ("salloc: error:").
+         # Read by the words a refusal uses (also where a tool quotes sbatch's lines): "partition 'x' is not valid
+         # for this job", "Parameter --gres=gpu:1 no longer acceptable, please switch to --gpus=1" (a site's filter,
+         # facebookincubator/submitit#1710).
+         r"(?:^|[\s:])(?:sbatch|salloc): error: (?P<what>.{0,200}?(?:is not valid for|no longer acceptable"
+         r"|please switch to|job setup is not valid).{0,200})"),
         100,
     ),
     Cause(
@@ -777,6 +790,26 @@ CAUSES: Tuple[Cause, ...] = (
         95,
     ),
     Cause(
+        "userns-restricted-apparmor",
+        "a Linux security module refused to let an unprivileged user create a user namespace (EACCES), which "
+        "Apptainer (without setuid) and enroot need to start the container: Ubuntu's AppArmor restriction of "
+        "unprivileged user namespaces (23.10 and later) for a program without an AppArmor profile that allows "
+        "them, or an SELinux policy",
+        "the admins install the runtime's AppArmor profile that grants `userns` (Apptainer's packages ship "
+        "/etc/apparmor.d/apptainer; for enroot a profile with `userns,` for its binaries), or set "
+        "`kernel.apparmor_restrict_unprivileged_userns=0`; or a setuid Apptainer (apptainer-suid); "
+        "`unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # The kernel's sysctls refuse with EPERM or ENOSPC (kernel/user_namespace.c, "userns-restricted"); EACCES
+        # comes from the LSM hook security_create_user_ns (AppArmor's userns mediation, Linux 6.7 and Ubuntu's
+        # kernels before it). Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user
+        # namespace: %s\n", nserror(errno, CLONE_NEWUSER)), whose nserror() prints EACCES as strerror's
+        # "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE, "failed to create user
+        # namespace") with strerror.
+        (r"Failed to create user namespace: Permission denied",
+         r"enroot-[\w-]+: failed to create user namespace: Permission denied"),
+        94,
+    ),
+    Cause(
         "userns-restricted",
         "the node does not let unprivileged users create user namespaces, which Apptainer (without setuid) and "
         "enroot need to start the container: Ubuntu's AppArmor restriction (23.10 and later), "
@@ -789,11 +822,11 @@ CAUSES: Tuple[Cause, ...] = (
         # nserror(errno, CLONE_NEWUSER)), nserror() (lines 455 to 530) wording EPERM and ENOSPC itself and EACCES
         # (AppArmor) as strerror's "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE,
         # "failed to create user namespace") with strerror (EINVAL there is enroot-uid-overflow).
-        (r"Failed to create user namespace: (?:Permission denied|Operation not permitted|user namespace requires "
+        # EACCES ("Permission denied") is a security module's refusal: "userns-restricted-apparmor".
+        (r"Failed to create user namespace: (?:Operation not permitted|user namespace requires "
          r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
          r"|user namespace disabled|user namespace not supported by your system)",
-         r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
-         r"|No space left on device)",
+         r"enroot-[\w-]+: failed to create user namespace: (?:Operation not permitted|No space left on device)",
          # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
          # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
          # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
@@ -886,12 +919,17 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "fabric-manager-restarted",
-        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('invalid argument'): NVIDIA Fabric Manager was "
-        "restarted while the GPUs held its resources, and the GPUs need a reset",
+        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('{error}'): NVIDIA Fabric Manager was restarted while "
+        "the GPUs held its resources, and the GPUs need a reset",
         "the admins reset the GPUs or reboot the node (Fabric Manager user guide: reset the GPUs after FM is "
         "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`; "
         "`python -m app.check` shows the fabric's state per node in its `gpu: Fabric Manager` line",
-        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'",),
+        # Any CUDA failure in NCCL's NVLS transport (src/transport/nvls.cc, CUCHECK through src/include/cudawrap.h
+        # "Cuda failure %d '%s'", v2.19 to v2.30.7-1): the multicast objects it creates live on the NVSwitches that
+        # Fabric Manager programs, and NCCL's maintainers read the WARN as FM restarted without a GPU reset, whatever
+        # CUDA's error ('invalid argument', 'unknown error': NVIDIA/nccl-tests#276). A log cut inside the quote
+        # still counts.
+        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'(?P<error>[^']{1,80})",),
         89,
     ),
     Cause(
@@ -1024,11 +1062,17 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "memlock-too-low",
-        "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
-        "low for RDMA (InfiniBand verbs, EFA)",
+        "the locked-memory limit (ulimit -l) is too low for RDMA (InfiniBand verbs, EFA): registering memory with "
+        "the network card fails (ENOMEM)",
         _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM),
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM,
+         # The limit as the node shows it, below 100 MB: Linux fs/proc/base.c proc_pid_limits() (v6.8)
+         # "%-25s %-20lu " per limit, lnames[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" } (/proc/PID/limits,
+         # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
+         # "%-20s %20s" with "(%s, -%c) " and the value, "max locked memory (kbytes, -l) 64" (`ulimit -a`).
+         r"^\s{0,8}Max locked memory +\d{1,8} +(?:\d+|unlimited) +bytes",
+         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1064,8 +1108,18 @@ CAUSES: Tuple[Cause, ...] = (
         "machine, often preset by a VM image or /etc/nccl.conf)",
         "unset `NCCL_GRAPH_FILE` and `NCCL_TOPO_FILE` (and remove them from /etc/nccl.conf), or use the file "
         "written for this node type; Apptainer passes the host's environment into the container",
-        (r"XML Import Channel : dev \d+ not found",),
-        83,
+        # NCCL v2.18.5-1 to v2.30.7-1: src/graph/search.cc WARN("XML Import Channel : dev %d not found.", ...) (a
+        # graph file's channel names a device this node lacks); src/graph/xml.h WARN("Attribute %s of node %s not
+        # found", ...) (line 85 in v2.18.5-1, 107 in v2.30.7-1): a topology or graph file that lacks what NCCL
+        # reads, such as a net plugin's static topology (aws-ofi-nccl's p5.48xl-topo.xml before 1.11,
+        # aws/aws-ofi-nccl#785). NCCL_GRAPH_FILE (src/graph/search.cc INFO "NCCL_GRAPH_FILE set by environment to
+        # %s") in a run NCCL failed: NCCL's maintainers answer that it "should never be set in production"
+        # (NVIDIA/nccl#1240); NCCL_TOPO_FILE alone is not read so, VM images set it rightly.
+        (r"XML Import Channel : dev \d+ not found", r"NCCL WARN Attribute \w+ of node \w+ not found",
+         r"NCCL_GRAPH_FILE set by environment to \S"),
+        # Below the causes a failure's own lines name (a graph file set is a suspect, not the failure's words).
+        62,
+        applies=lambda log: log.has(_TOPO_FILE_UNREADABLE) or log.has(_NCCL_FAILED),
         context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
     ),
     Cause(
@@ -2329,6 +2383,55 @@ CAUSES: Tuple[Cause, ...] = (
         # lack of common network interfaces and/or no\nroute found between them."
         (r"An ORTE daemon has unexpectedly failed after launch and before",),
         80,
+    ),
+
+    # --- GPUDirect: peer-to-peer between GPUs and between GPUs and the network card, and what turns it off ---------
+    Cause(
+        "gpudirect-rdma-disabled",
+        "NCCL runs over InfiniBand without GPUDirect RDMA on {hca}: it found neither the GPU peer-memory kernel "
+        "module (nvidia-peermem, nv_peer_mem) nor DMA-BUF support, so every transfer between nodes is staged "
+        "through host memory (several times slower, and more so on the nodes without it)",
+        "load the module on every node (`modprobe nvidia-peermem`; `lsmod | grep -e nvidia_peermem -e nv_peer_mem` "
+        "shows it) or use a driver and kernel with DMA-BUF; NCCL before 2.23 does not see the nvidia-peermem "
+        "module (it looks for nv_peer_mem's files), so also use NCCL 2.23 or newer; with `NCCL_DEBUG=INFO "
+        "NCCL_DEBUG_SUBSYS=INIT,NET` NCCL then says `GPU Direct RDMA Enabled` and its channels `via NET/IB/N/GDRDMA`",
+        # NCCL v2.18.5-1 src/graph/topo.cc line 643 and v2.30.7-1 line 1653: INFO(NCCL_NET, "NET/%s : GPU Direct
+        # RDMA %s for HCA %d '%s'", name, gdrSupport ? "Enabled" : "Disabled", n, props.name): Disabled when the
+        # net's ptrSupport lacks NCCL_PTR_CUDA (src/transport/net_ib.cc ncclIbGdrSupport(): v2.19 to v2.22.3 check
+        # /sys/kernel/mm/memory_peers/nv_mem{,_nc}/version only, v2.23.4-1 also /sys/module/nvidia_peermem) and
+        # DMA-BUF is unsupported. Not NET/Socket, which never has it.
+        (r"NET/IB(?:ext\w{0,12})? : GPU Direct RDMA Disabled for HCA \d+ '(?P<hca>[^']{1,64})'",),
+        45,
+    ),
+    Cause(
+        "p2p-disabled-by-env",
+        "the job's environment turned NCCL's peer-to-peer transport off ({setting}): the GPUs of a node exchange "
+        "data through host shared memory instead of NVLink or PCIe peer access, several times slower (and NVLink "
+        "SHARP, which needs it, is off too)",
+        "unset `NCCL_P2P_DISABLE` and `NCCL_P2P_LEVEL` (look in the job script, the modules it loads, the image's "
+        "environment and /etc/nccl.conf); if it was set to get around a hang or wrong results, fix that cause "
+        "instead (PCIe ACS or the IOMMU: see `p2p-acs-iommu`); `nvidia-smi topo -m` shows the links NCCL could use",
+        # NCCL src/graph/paths.cc ncclGetLevel(): v2.21.5-1 line 244 INFO(NCCL_ALL, "%s set by environment to %s",
+        # levelEnv, topoPathTypeStr[l]), NCCL_P2P_DISABLE=1 also printed as "NCCL_P2P_LEVEL ... LOC" (level 0);
+        # v2.30.7-1 line 252 INFO(NCCL_ALL, "%s set by environment to %d", disableEnv, disable) and line 274 for
+        # the level.
+        (r"(?P<setting>NCCL_P2P_LEVEL set by environment to LOC|NCCL_P2P_DISABLE set by environment to 1)\b",),
+        44,
+    ),
+    Cause(
+        "peermem-module-unloadable",
+        "the GPU peer-memory kernel module ({module}) cannot be loaded: it was built against another InfiniBand "
+        "stack than the one running (MLNX_OFED or the kernel's rdma modules changed under it), so the kernel "
+        "lacks a symbol it needs and GPUDirect RDMA is off",
+        "the admins rebuild it against the running InfiniBand stack: reinstall MLNX_OFED (or DOCA-OFED) and then "
+        "the nv_peer_mem package, or use the NVIDIA driver's own nvidia-peermem (built with the driver after OFED "
+        "is installed); `modprobe nvidia-peermem` and `dmesg | grep -i peer` show whether it loads",
+        # Linux v6.8 kernel/module/main.c simplify_symbols(): pr_warn("%s: Unknown symbol %s (err %d)\n",
+        # mod->name, name, ret) (kernel/module.c before 5.19); kmod 31 tools/modprobe.c ERR("could not insert
+        # '%s': %s\n", ...) with "Unknown symbol in module, or unknown parameter (see dmesg)" for ENOENT.
+        (r"(?P<module>nv_peer_mem|nvidia_peermem): Unknown symbol (?P<symbol>\w{1,80})",
+         r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
+        85,
     ),
 )
 

@@ -211,6 +211,10 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "efa-libfabric-too-old": ("fabric", HIGH),
     "deepspeed-no-hostfile": ("launch", HIGH),
     "rank-sigkill": ("host", MEDIUM),
+    "userns-restricted-apparmor": ("host", HIGH),
+    "gpudirect-rdma-disabled": ("fabric", MEDIUM),
+    "p2p-disabled-by-env": ("launch", MEDIUM),
+    "peermem-module-unloadable": ("host", HIGH),
 }
 
 

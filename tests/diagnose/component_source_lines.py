@@ -94,7 +94,11 @@ QUOTES = (
           NCCL_WARN.format(where="init.cc:426") + "Cuda failure 'operation not supported'", "layer-gpu-error"),
     Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
           'WARN("Cuda failure %d \'%s\'", err, errStr);',
-          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
+          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'",
+          "fabric-manager-restarted"),
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          NCCL_WARN.format(where="transport/p2p.cc:391") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
     # The driver API's check (cuMem calls) with CUDA's 217: NCCL's p2p transport peers only GPUs that can
     # (cudaDeviceCanAccessPeer) and words its own refusal "failed to peer with device"; the cuMem host memory
     # of the shm transport does not ask first. torch repeats the line under "Last error:" without its location.
@@ -821,10 +825,10 @@ QUOTES = (
 
     # --- Apptainer --------------------------------------------------------------------------------------------------
     # The starter's user namespace (unprivileged installs): nserror() words EPERM and ENOSPC itself, strerror
-    # the rest (EACCES from Ubuntu's AppArmor restriction: "Permission denied").
+    # the rest (EACCES, a security module's refusal such as Ubuntu's AppArmor restriction: "Permission denied").
     Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1442,
           'fatalf("Failed to create user namespace: %s\\n", nserror(errno, CLONE_NEWUSER));',
-          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted"),
+          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted-apparmor"),
     Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 520,
           'snprintf(msg, MSG_SIZE-1, "user namespace requires to set %s to 1", path);',
           "FATAL:   Failed to create user namespace: user namespace requires to set "
@@ -901,7 +905,7 @@ QUOTES = (
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
     Quote("enroot", "v4.1.2", "bin/enroot-nsenter.c", 167,
           'err(EXIT_FAILURE, "failed to create user namespace");',
-          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted"),
+          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted-apparmor"),
     Quote("enroot", "v3.4.1", "src/runtime.sh", 395,
           'common::err "No such file or directory: ${image}"',
           "slurmstepd: error: pyxis:     [ERROR] No such file or directory: /home/u1/images/pytorch-25.01.sqsh",
@@ -1176,4 +1180,59 @@ QUOTES = (
           'RDMA protocol.");',
           NCCL_INFO + "HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA "
           "protocol.", "p2p-acs-iommu"),
+
+    # --- GPUDirect RDMA and peer-to-peer, as NCCL reports them and the kernel loads them -------------------------
+    Quote("NCCL", "v2.18.5-1", "src/graph/topo.cc", 643,
+          'INFO(NCCL_NET,"NET/%s : GPU Direct RDMA %s for HCA %d \'%s\'", comm->ncclNet->name, gdrSupport ? '
+          '"Enabled" : "Disabled", n, props.name);',
+          NCCL_INFO + "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "gpudirect-rdma-disabled"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/topo.cc", 1653,
+          'INFO(NCCL_NET, "NET/%s : GPU Direct RDMA %s for HCA %d \'%s\'", netInfo->name, gdrSupport ? "Enabled" : '
+          '"Disabled", n,\nprops.name);',
+          NCCL_INFO + "NET/IB : GPU Direct RDMA Disabled for HCA 2 'mlx5_2'", "gpudirect-rdma-disabled"),
+    Quote("NCCL", "v2.21.5-1", "src/graph/paths.cc", 244,
+          'if (l >= 0) INFO(NCCL_ALL, "%s set by environment to %s", levelEnv, topoPathTypeStr[l]);',
+          NCCL_INFO + "NCCL_P2P_LEVEL set by environment to LOC", "p2p-disabled-by-env"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/paths.cc", 252,
+          'if (l >= 0) INFO(NCCL_ALL, "%s set by environment to %d", disableEnv, disable);',
+          NCCL_INFO + "NCCL_P2P_DISABLE set by environment to 1", "p2p-disabled-by-env"),
+    Quote("Linux", "v6.8", "kernel/module/main.c (simplify_symbols)", 0,
+          'pr_warn("%s: Unknown symbol %s (err %d)\\n",\nmod->name, name, ret);',
+          "[  612.334190] nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err -2)",
+          "peermem-module-unloadable"),
+    Quote("kmod", "v31", "tools/modprobe.c (insmod)", 0,
+          'ERR("could not insert \'%s\': %s\\n", modname, err);',
+          "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see "
+          "dmesg)", "peermem-module-unloadable"),
+
+    # --- a topology or graph file NCCL was given -------------------------------------------------------------------
+    Quote("NCCL", "v2.21.5-1", "src/graph/xml.h", 101,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          NCCL_WARN.format(where="graph/xml.h:101") + "Attribute arch of node cpu not found", "topo-file-preset"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/xml.h", 107,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          NCCL_WARN.format(where="graph/xml.h:107") + "Attribute vendor of node cpu not found", "topo-file-preset"),
+    Quote("NCCL", "v2.21.5-1", "src/graph/search.cc", 880,
+          'INFO(NCCL_ENV, "NCCL_GRAPH_FILE set by environment to %s", str);',
+          NCCL_INFO + "NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml", "topo-file-preset",
+          context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+                   "error.",)),
+
+    # --- the locked-memory limit as the node shows it --------------------------------------------------------------
+    Quote("Linux", "v6.8", "fs/proc/base.c (proc_pid_limits)", 0,
+          'seq_printf(m, "%-25s %-20lu ",\nlnames[i].name, rlim[i].rlim_cur);',
+          "Max locked memory         65536                65536                bytes     ", "memlock-too-low"),
+    Quote("bash", "bash-5.2", "builtins/ulimit.def (printone)", 0,
+          'printf ("%-20s %20s", limits[limind].description, unitstr);',
+          "max locked memory           (kbytes, -l) 64", "memlock-too-low"),
+
+    # --- a site's job_submit filter refusing the request --------------------------------------------------------
+    Quote("Slurm", "25.11.7", "src/common/slurm_protocol_pack.c", 8367,
+          "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
+          "sbatch: error: *** Error partition 'h200_courant' is not valid for this job", "slurm-request-refused",
+          fmt="%s"),
+    Quote("Slurm", "25.11.7", "src/common/slurm_protocol_pack.c", 8367,
+          "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
+          "submitit.core.utils.FailedJobError: sbatch: error: Parameter --gres=gpu:1 no longer acceptable, please "
+          "switch to --gpus=1", "slurm-request-refused", fmt="%s"),
 )

@@ -31,7 +31,7 @@ SYMPTOMS = [
     (["RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
       "error, NCCL version 2.14.3"], "layer-gpu-error", "NCCL v2.14.3-1 src/init.cc line 1518"),
     # NCCL's own CUDA checks (src/include/checks.h "Cuda failure '%s'", cudawrap.h "Cuda failure %d '%s'").
-    (["gpu-a-017:2741:2790 [0] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'"],
+    (["gpu-a-017:2741:2790 [0] transport/p2p.cc:391 NCCL WARN Cuda failure 999 'unknown error'"],
      "layer-gpu-error", "NCCL v2.30.7-1 src/include/cudawrap.h line 37"),
     (["gpu-a-017:2741:2741 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'"],
      "layer-gpu-error", "NCCL v2.18.5-1 src/include/checks.h line 16"),
