@@ -244,6 +244,8 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: srun ignored a one-task-per-node layout (Slurm 25.11.7 src/srun/opt.c line 1269's warning with 1).
+_ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
 #: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
 _TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
 #: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
@@ -307,7 +309,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
-         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED)
+         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1418,9 +1420,9 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "efa-unreachable",
-        "libfabric's EFA provider got no answer from the other instance (unresponsive remote): the security group "
-        "does not let the instances talk to each other (or they are in different subnets), or the peer process "
-        "had already exited",
+        "libfabric's EFA provider could not reach the other instance (an unresponsive remote, or a peer address it "
+        "could not add): the security group does not let the instances talk to each other (its outbound rule as "
+        "well as its inbound one), or they are in different subnets, or the peer process had already exited",
         "the instances' security group must allow all inbound and outbound traffic to and from itself, in one "
         "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
         "that stopped it first",
@@ -1430,8 +1432,14 @@ CAUSES: Tuple[Cause, ...] = (
         # failed)": the device reaches the peer, the handshake does not come back (outbound rule, or no peer process).
         (r"Unresponsive remote \(detected locally\)",
          r"most often due to incorrect inbound/outbound security group rules",
-         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)"),
+         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)",
+         # aws-ofi-nccl 1.18.0 NCCL_OFI_WARN("Unable to insert remote address into address vector for device %d. RC:
+         # %s", ...) when fi_av_insert() adds no address (src/nccl_ofi_rdma.cpp line 2201, src/nccl_ofi_sendrecv.cpp
+         # line 1323; "RC: %d" at line 2007 and in older plugins): the EFA device could not make an address handle
+         # for the peer (aws/aws-ofi-nccl#663: the security group's outbound rule). Not on Slingshot's cxi.
+         r"NET/OFI Unable to insert remote address into address vector for device \d+"),
         76,
+        applies=lambda log: not log.has(_SLINGSHOT),
     ),
     Cause(
         "efa-libfabric-too-old",
@@ -1648,7 +1656,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"can't honor --ntasks-per-node set to (?P<per_node>\d+) which doesn't match the requested tasks "
          r"(?P<tasks>\d+)",),
         86,
-        applies=lambda log: log.has(_FAILED),
+        # In a run that failed; or ignoring --ntasks-per-node=1, the one-launcher-per-node layout (one torchrun per
+        # node): launchers then share a node, which never works (NVIDIA/cloudai#729's 16 tasks on 2 nodes).
+        applies=lambda log: log.has(_FAILED) or log.has(_ONE_PER_NODE_IGNORED),
     ),
     Cause(
         "efa-gdr-unavailable",

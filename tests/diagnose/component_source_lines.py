@@ -683,6 +683,12 @@ QUOTES = (
           '-mpack, which forces min number of nodes to 1",',
           "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
           "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
+    # One task per node ignored: the launchers (one torchrun per node) share nodes, a cause without a failure line.
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/opt.c", 1269,
+          'warning("can\'t honor --ntasks-per-node set to %u which doesn\'t match the requested tasks %u with the '
+          'maximum number of requested nodes %u. Ignoring --ntasks-per-node.",',
+          "srun: warning: can't honor --ntasks-per-node set to 1 which doesn't match the requested tasks 16 with the "
+          "maximum number of requested nodes 2. Ignoring --ntasks-per-node.", "slurm-ntasks-per-node-ignored"),
 
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1069,
           '"Socket timed out on send/recv operation",',
@@ -1204,6 +1210,16 @@ QUOTES = (
           'ERR("could not insert \'%s\': %s\\n", modname, err);',
           "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see "
           "dmesg)", "peermem-module-unloadable"),
+
+    # --- aws-ofi-nccl could not add the peer's address (EFA) ----------------------------------------------------
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 2201,
+          'NCCL_OFI_WARN("Unable to insert remote address into address vector "\n"for device %d. RC: %s",',
+          "gpu-a-017:2741:2790 [1] NCCL WARN NET/OFI Unable to insert remote address into address vector for device "
+          "1. RC: Invalid argument", "efa-unreachable"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 2007,
+          'NCCL_OFI_WARN("Unable to insert remote address into address vector for device %d. RC: %d",',
+          "[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0",
+          "efa-unreachable", context=(FAILED,)),
 
     # --- a topology or graph file NCCL was given -------------------------------------------------------------------
     Quote("NCCL", "v2.21.5-1", "src/graph/xml.h", 101,

@@ -350,3 +350,15 @@ def test_a_graph_file_in_a_run_that_failed_of_a_known_cause_ranks_below_it() -> 
     lines = ["gpu-a-017:2741:2790 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /etc/graph.xml",
              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "ncclSystemError"]
     assert diagnose_lines(lines)[0].key == "cuda-oom"
+
+
+def test_ignoring_a_layout_of_more_than_one_task_per_node_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """Only one task per node (one launcher per node) makes the ignored option a cause by itself."""
+    assert diagnose_lines(["srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested "
+                           "tasks 16 with the maximum number of requested nodes 2. Ignoring --ntasks-per-node."]) == []
+
+
+def test_an_address_the_plugin_could_not_add_on_slingshot_is_not_efa() -> None:
+    lines = ["NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)",
+             "NCCL WARN NET/OFI Unable to insert remote address into address vector for device 1. RC: 0"]
+    assert "efa-unreachable" not in [f.key for f in diagnose_lines(lines)]
