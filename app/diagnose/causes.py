@@ -244,6 +244,11 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: Slurm's cgroup memory failcnt notice, also printed by runs that finished (host-oom's condition).
+_MEMORY_FAILCNT = r"Exceeded (?:step|job) memory limit at some point"
+#: A process was killed for memory: the kernel's OOM killer, Slurm's cgroup or its polling, PBS' mom.
+_HOST_OOM_KILL = (r"Detected \d+ oom[-_]kill event|: Out Of Memory|PBS: job killed: v?mem|exceeded memory limit \("
+                  r"|out of memory: Kill(?:ed)? process \d+")
 #: srun ignored a one-task-per-node layout (Slurm 25.11.7 src/srun/opt.c line 1269's warning with 1).
 _ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
 #: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
@@ -309,7 +314,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
-         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED)
+         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
+         _MEMORY_FAILCNT, _HOST_OOM_KILL)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -916,8 +922,18 @@ CAUSES: Tuple[Cause, ...] = (
         # (%"PRIu64">%"PRIu64"), cancelling it".
         (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
          r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
-         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit"),
+         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit",
+         # The kernel's OOM killer (Linux v6.8 mm/oom_kill.c __oom_kill_process() pr_err("%s: Killed process %d
+         # (%s) total-vm:%lukB, ...", message, ...) with "Out of memory" or "Memory cgroup out of memory"; before
+         # 4.19 oom_kill_process() also "%s: Kill process %d (%s) score %u or sacrifice child"), as dmesg and the
+         # node's journal show it.
+         r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",
+         # Slurm 17.02 to 19.05 task/cgroup (task_cgroup_memory.c) info("Exceeded step memory limit at some
+         # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
+         # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
+         r"Exceeded (?:step|job) memory limit at some point"),
         79,
+        applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
     ),
     Cause(
         "fabric-manager-restarted",

@@ -1234,6 +1234,22 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- a process killed for memory ---------------------------------------------------------------------------
+    Quote("Linux", "v6.8", "mm/oom_kill.c (__oom_kill_process)", 0,
+          'pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, '
+          'UID:%u pgtables:%lukB oom_score_adj:%hd\\n",',
+          "[81234.567890] Out of memory: Killed process 41235 (python) total-vm:98765432kB, anon-rss:61234567kB, "
+          "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0", "host-oom"),
+    Quote("Linux", "v6.8", "mm/oom_kill.c (__oom_kill_process)", 0,
+          'pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, '
+          'UID:%u pgtables:%lukB oom_score_adj:%hd\\n",',
+          "Memory cgroup out of memory: Killed process 41235 (python) total-vm:98765432kB, anon-rss:61234567kB, "
+          "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0", "host-oom"),
+    Quote("Slurm", "slurm-19-05-8-1", "src/plugins/task/cgroup/task_cgroup_memory.c (failcnt_non_zero)", 0,
+          'info("Exceeded step memory limit at some point.");',
+          "slurmstepd: error: Exceeded step memory limit at some point.", "host-oom",
+          context=("srun: error: gpu-a-017: task 0: Exited with exit code 1",)),
+
     # --- the locked-memory limit as the node shows it --------------------------------------------------------------
     Quote("Linux", "v6.8", "fs/proc/base.c (proc_pid_limits)", 0,
           'seq_printf(m, "%-25s %-20lu ",\nlnames[i].name, rlim[i].rlim_cur);',

@@ -362,3 +362,8 @@ def test_an_address_the_plugin_could_not_add_on_slingshot_is_not_efa() -> None:
     lines = ["NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)",
              "NCCL WARN NET/OFI Unable to insert remote address into address vector for device 1. RC: 0"]
     assert "efa-unreachable" not in [f.key for f in diagnose_lines(lines)]
+
+
+def test_slurms_failcnt_notice_in_a_run_that_finished_is_no_cause() -> None:
+    """Old Slurm printed it from the cgroup's failcnt, page cache included, also for runs that ended well."""
+    assert diagnose_lines(["slurmstepd: error: Exceeded step memory limit at some point."]) == []
