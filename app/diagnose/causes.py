@@ -928,7 +928,8 @@ CAUSES: Tuple[Cause, ...] = (
          # 4.19 oom_kill_process() also "%s: Kill process %d (%s) score %u or sacrifice child"), as dmesg and the
          # node's journal show it.
          r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",
-         # Slurm 17.02 to 19.05 task/cgroup (task_cgroup_memory.c) info("Exceeded step memory limit at some
+         # Older Slurm's task/cgroup (task_cgroup_memory.c task_cgroup_memory_check_oom(), read in a stored copy
+         # whose version is not recorded; newer ones count oom_kill events) info("Exceeded step memory limit at some
          # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
          # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
          r"Exceeded (?:step|job) memory limit at some point"),

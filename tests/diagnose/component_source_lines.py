@@ -1245,7 +1245,8 @@ QUOTES = (
           'UID:%u pgtables:%lukB oom_score_adj:%hd\\n",',
           "Memory cgroup out of memory: Killed process 41235 (python) total-vm:98765432kB, anon-rss:61234567kB, "
           "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0", "host-oom"),
-    Quote("Slurm", "slurm-19-05-8-1", "src/plugins/task/cgroup/task_cgroup_memory.c (failcnt_non_zero)", 0,
+    Quote("Slurm", "before the oom_kill count (a stored copy, version not recorded)",
+          "src/plugins/task/cgroup/task_cgroup_memory.c (task_cgroup_memory_check_oom)", 0,
           'info("Exceeded step memory limit at some point.");',
           "slurmstepd: error: Exceeded step memory limit at some point.", "host-oom",
           context=("srun: error: gpu-a-017: task 0: Exited with exit code 1",)),
