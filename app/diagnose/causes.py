@@ -2454,8 +2454,9 @@ CAUSES: Tuple[Cause, ...] = (
         "the nv_peer_mem package, or use the NVIDIA driver's own nvidia-peermem (built with the driver after OFED "
         "is installed); `modprobe nvidia-peermem` and `dmesg | grep -i peer` show whether it loads",
         # Linux v6.8 kernel/module/main.c simplify_symbols(): pr_warn("%s: Unknown symbol %s (err %d)\n",
-        # mod->name, name, ret) (kernel/module.c before 5.19); kmod 31 tools/modprobe.c ERR("could not insert
-        # '%s': %s\n", ...) with "Unknown symbol in module, or unknown parameter (see dmesg)" for ENOENT.
+        # mod->name, name, ret) (kernel/module.c before 5.19); kmod's tools/modprobe.c insmod_insert() (a stored
+        # copy) for ENOENT: ERR("could not insert '%s': Unknown symbol in module, or unknown parameter (see
+        # dmesg)\n", ...).
         (r"(?P<module>nv_peer_mem|nvidia_peermem): Unknown symbol (?P<symbol>\w{1,80})",
          r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
         85,

@@ -1206,8 +1206,8 @@ QUOTES = (
           'pr_warn("%s: Unknown symbol %s (err %d)\\n",\nmod->name, name, ret);',
           "[  612.334190] nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err -2)",
           "peermem-module-unloadable"),
-    Quote("kmod", "v31", "tools/modprobe.c (insmod)", 0,
-          'ERR("could not insert \'%s\': %s\\n", modname, err);',
+    Quote("kmod", "a stored copy, version not recorded", "tools/modprobe.c (insmod_insert)", 0,
+          'ERR("could not insert \'%s\': Unknown symbol in module, "\n"or unknown parameter (see dmesg)\\n",',
           "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see "
           "dmesg)", "peermem-module-unloadable"),
 
