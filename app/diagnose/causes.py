@@ -2461,6 +2461,51 @@ CAUSES: Tuple[Cause, ...] = (
          r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
         85,
     ),
+
+    # --- the InfiniBand card's own events, as NCCL reports them ----------------------------------------------------
+    Cause(
+        "ib-port-down",
+        "an InfiniBand port the job used went down while it ran ({port}): a cable, a switch port or the fabric's "
+        "subnet manager took the link away, and the connections over it failed",
+        "`ibstat` / `ibv_devinfo` on the node show the port's state (`PORT_ACTIVE` when up) and `ibdiagnet` or the "
+        "switch's logs why it went down; resubmit without the node (`--exclude=NODE`) and tell the admins which "
+        "node and port; the job scripts' resume (`RUN_DIR=runs/<jobid>`) continues from the last snapshot",
+        # NCCL's async event thread with rdma-core's ibv_event_type_str() (libibverbs/enum_strs.c, IBV_EVENT_PORT_ERR
+        # "port error"): v2.18.5-1 src/transport/net_ib.cc line 95 WARN("NET/IB : Got async event : %s", str),
+        # v2.21.5-1 line 101 WARN("NET/IB : %s:%d Got async event : %s", ...), v2.23.4-1 line 171 "NET/IB : %s:%d Got
+        # async error event: %s", v2.30.7-1 src/transport/net_ib/common.cc line 179 "NET/IB : %s:%d Got non-fatal
+        # async event: %s(%d)".
+        (r"NET/IB : (?:(?P<port>[\w.-]{1,64}:\d+) )?Got (?:async event :|async error event:|non-fatal async "
+         r"event:) port error",),
+        84,
+    ),
+    Cause(
+        "hca-fatal-error",
+        "the network card (HCA) {device} hit a fatal error (IBV_EVENT_DEVICE_FATAL): its firmware or driver "
+        "stopped it, and every connection on it failed",
+        "the node needs its card reset or a reboot (the admins: `mlxfwreset`, or a reboot, and `dmesg` for the "
+        "mlx5_core messages that explain it); resubmit without the node (`--exclude=NODE`)",
+        # IBV_EVENT_DEVICE_FATAL, "local catastrophic error" (rdma-core libibverbs/enum_strs.c): NCCL v2.18.5-1 and
+        # v2.21.5-1 print it as any async event (above), v2.23.4-1 src/transport/net_ib.cc line 140 and v2.30.7-1
+        # src/transport/net_ib/common.cc line 123 WARN("NET/IB : %s:%d async fatal event: %s", ...).
+        (r"NET/IB : (?:(?P<device>[\w.-]{1,64}:\d+) )?(?:Got async event :|async fatal event:) local catastrophic "
+         r"error",),
+        86,
+    ),
+
+    # --- the scheduler ended the job for another's sake ------------------------------------------------------------
+    Cause(
+        "slurm-preempted",
+        "Slurm ended the job to give its nodes to another job ({why}): a preemptible partition or QOS, not a "
+        "failure of the job",
+        "submit to a partition or QOS that is not preemptible, or make the job resumable and let Slurm requeue it "
+        "(`--requeue`; the job scripts resume from `RUN_DIR=runs/<jobid>`); `sacct -j JOBID -o JobID,State,Reason` "
+        "says PREEMPTED",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/req.c line 929 error("*** %s ON %s CANCELLED AT %s DUE TO PREEMPTION
+        # ***", ...) and line 938 "... DUE TO JOB REQUEUE ***".
+        (r"CANCELLED AT \S+ DUE TO (?P<why>PREEMPTION|JOB REQUEUE) \*\*\*",),
+        58,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

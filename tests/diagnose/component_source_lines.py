@@ -1234,6 +1234,41 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- the InfiniBand card's async events (rdma-core libibverbs/enum_strs.c ibv_event_type_str()) -------------
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 95,
+          'WARN("NET/IB : Got async event : %s", str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:95") + "NET/IB : Got async event : port error", "ib-port-down"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 101,
+          'WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:101") + "NET/IB : mlx5_2:1 Got async event : port error",
+          "ib-port-down"),
+    Quote("NCCL", "v2.23.4-1", "src/transport/net_ib.cc", 171,
+          'WARN("NET/IB : %s:%d Got async error event: %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:171") + "NET/IB : mlx5_2:1 Got async error event: port error",
+          "ib-port-down"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.cc", 179,
+          'WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", dev->devName, dev->portNum, str, '
+          'event.event_type);',
+          NCCL_WARN.format(where="transport/net_ib/common.cc:179") + "NET/IB : mlx5_2:1 Got non-fatal async event: "
+          "port error(10)", "ib-port-down"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 101,
+          'WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:101") + "NET/IB : mlx5_0:1 Got async event : local "
+          "catastrophic error", "hca-fatal-error"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.cc", 123,
+          'WARN("NET/IB : %s:%d async fatal event: %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib/common.cc:123") + "NET/IB : mlx5_0:1 async fatal event: local "
+          "catastrophic error", "hca-fatal-error"),
+    # --- Slurm ending a job for another's sake ------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/req.c", 929,
+          'error("*** %s ON %s CANCELLED AT %s DUE TO PREEMPTION ***",',
+          "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-03-02T11:04:12 DUE TO PREEMPTION ***",
+          "slurm-preempted", context=(FAILED,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/req.c", 938,
+          'error("*** %s ON %s CANCELLED AT %s DUE TO JOB REQUEUE ***",',
+          "slurmstepd: error: *** STEP 4512.0 ON gpu-a-017 CANCELLED AT 2026-03-02T11:04:12 DUE TO JOB REQUEUE ***",
+          "slurm-preempted"),
+
     # --- a process killed for memory ---------------------------------------------------------------------------
     Quote("Linux", "v6.8", "mm/oom_kill.c (__oom_kill_process)", 0,
           'pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, '

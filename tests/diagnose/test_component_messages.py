@@ -55,7 +55,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
-                "peermem-module-unloadable"}
+                "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted"}
 
 
 def message_format(row: Quote) -> str:
