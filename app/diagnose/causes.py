@@ -249,6 +249,8 @@ _MEMORY_FAILCNT = r"Exceeded (?:step|job) memory limit at some point"
 #: A process was killed for memory: the kernel's OOM killer, Slurm's cgroup or its polling, PBS' mom.
 _HOST_OOM_KILL = (r"Detected \d+ oom[-_]kill event|: Out Of Memory|PBS: job killed: v?mem|exceeded memory limit \("
                   r"|out of memory: Kill(?:ed)? process \d+")
+#: PMIx's component report names the security framework (help-pmix-mca-base.txt "Framework: %s").
+_PSEC_FRAMEWORK = r"^\s{0,8}Framework: +psec\b"
 #: srun ignored a one-task-per-node layout (Slurm 25.11.7 src/srun/opt.c line 1269's warning with 1).
 _ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
 #: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
@@ -315,7 +317,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
-         _MEMORY_FAILCNT, _HOST_OOM_KILL)
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2460,6 +2462,26 @@ CAUSES: Tuple[Cause, ...] = (
         (r"(?P<module>nv_peer_mem|nvidia_peermem): Unknown symbol (?P<symbol>\w{1,80})",
          r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
         85,
+    ),
+
+    # --- PMIx's security component under srun --mpi=pmix -----------------------------------------------------------
+    Cause(
+        "pmix-munge-unavailable",
+        "the PMIx library in the job (the image's, or a conda MPI's) could not open its munge security component, "
+        "which Slurm's PMIx server asks for: munge's library is not where the program runs, or that PMIx was "
+        "built without it",
+        "run with the site's MPI (its module, built against Slurm's PMIx) instead of a generic conda or pip MPI "
+        "(conda-forge's `openmpi=X.Y.*=external_*`), or install munge's library in the image (`libmunge2` / "
+        "`munge-libs`), or tell PMIx to use another component (`export PMIX_MCA_psec=^munge`); `srun --mpi=list` "
+        "shows the PMIx Slurm offers",
+        # PMIx v4.2.9 and v5.0.8 src/mca/base/help-pmix-mca-base.txt [find-available:not-valid] line 25 "A requested
+        # component was not found, or was unable to be opened. ..." with "Framework: %s" (line 32) and
+        # "Component: %s" (line 33): the psec framework's munge component (openpmix issues, open-mpi/ompi#12571).
+        # Alone the report is a warning: a PMIx that finds another security component goes on (EESSI/
+        # compatibility-layer#216, every rank ran), so it counts where PMIx or MPI then failed to start.
+        (r"^\s{0,8}Component: +munge\b",),
+        88,
+        applies=lambda log: log.has(_PSEC_FRAMEWORK) and log.has(_MPI_FAILED),
     ),
 
     # --- the InfiniBand card's own events, as NCCL reports them ----------------------------------------------------

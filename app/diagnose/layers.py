@@ -215,6 +215,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "gpudirect-rdma-disabled": ("fabric", MEDIUM),
     "p2p-disabled-by-env": ("launch", MEDIUM),
     "peermem-module-unloadable": ("host", HIGH),
+    "pmix-munge-unavailable": ("launch", HIGH),
     "ib-port-down": ("fabric", HIGH),
     "hca-fatal-error": ("host", HIGH),
     "slurm-preempted": ("scheduler", HIGH),

@@ -1234,6 +1234,13 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- PMIx's security component (srun --mpi=pmix) --------------------------------------------------------------
+    Quote("PMIx", "v4.2.9", "src/mca/base/help-pmix-mca-base.txt [find-available:not-valid]", 33,
+          "Component: %s", "Component: munge", "pmix-munge-unavailable",
+          context=("PMIx stopped checking at the first component that it did not find.", "Host:      gpu1",
+                   "Framework: psec", "It looks like pmix_init failed for some reason; your parallel process is"),
+          fmt="Component: %s"),
+
     # --- the InfiniBand card's async events (rdma-core libibverbs/enum_strs.c ibv_event_type_str()) -------------
     Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 95,
           'WARN("NET/IB : Got async event : %s", str);',

@@ -55,7 +55,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
-                "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted"}
+                "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
+                "pmix-munge-unavailable"}
 
 
 def message_format(row: Quote) -> str:
@@ -367,3 +368,7 @@ def test_an_address_the_plugin_could_not_add_on_slingshot_is_not_efa() -> None:
 def test_slurms_failcnt_notice_in_a_run_that_finished_is_no_cause() -> None:
     """Old Slurm printed it from the cgroup's failcnt, page cache included, also for runs that ended well."""
     assert diagnose_lines(["slurmstepd: error: Exceeded step memory limit at some point."]) == []
+
+
+def test_a_component_named_munge_outside_pmix_security_framework_is_no_cause() -> None:
+    assert diagnose_lines(["Framework: btl", "Component: munge"]) == []
