@@ -65,7 +65,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
 Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
-OpenSSH, Cray MPICH, Linux, glibc, CPython):
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
