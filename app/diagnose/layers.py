@@ -16,6 +16,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   library call failed or device error.`, `ncclRemoteError: A call failed possibly due to a network error or a
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
+- Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
+  MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
   WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host;
 - NCCL before 2.21 (v2.7.8-1 to v2.20.5-1 src/init.cc): the same error strings without "(run with NCCL_DEBUG=INFO
@@ -268,6 +270,19 @@ VERDICTS: Tuple[Cause, ...] = (
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
+        "layer-mpi-init-failed",
+        "no cause recognised; MPI could not start on the ranks (MPI_Init failed): the launch layer, the way the "
+        "launcher hands MPI its process-management interface (PMI or PMIx)",
+        "`srun --mpi=list` shows the PMI types Slurm offers: start with the one the MPI was built for "
+        "(`srun --mpi=pmix` or `--mpi=pmi2`; `ompi_info | grep -i pmix` says which), or use the MPI's own "
+        "`mpirun` inside the allocation; in a container the image's MPI must be built for that PMI; read the "
+        "lines above MPI's for the first error; `OMPI_MCA_pmix_base_verbose=10` (Open MPI) logs what PMIx did",
+        # Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c line 330 and v5.0.8 line 449: out("*** An error
+        # occurred in %s\n", arg) with the failing call, MPI_Init or MPI_Init_thread.
+        (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b",),
+        28,
+    ),
+    Cause(
         "layer-one-node-error",
         "no cause recognised; every failure line names one node, {node}: the host layer of that node (its GPUs, "
         "driver, memory or network card) is the first suspect (unless the log holds that node's output only)",
@@ -345,6 +360,7 @@ VERDICTS: Tuple[Cause, ...] = (
 )
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
+    "layer-mpi-init-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",
     "layer-hang-after-init": "fabric",

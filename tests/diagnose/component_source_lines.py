@@ -1234,6 +1234,15 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- Open MPI that could not start (a layer verdict: no PMI cause named) ------------------------------------
+    Quote("Open MPI", "v4.1.6", "ompi/errhandler/errhandler_predefined.c", 330,
+          'out("*** An error occurred in %s\\n", arg);',
+          "[hpl:21881] *** An error occurred in MPI_Init", "layer-mpi-init-failed",
+          context=("[hpl:21881] *** on a NULL communicator",)),
+    Quote("Open MPI", "v5.0.8", "ompi/errhandler/errhandler_predefined.c", 449,
+          'out("*** An error occurred in %s\\n", arg);',
+          "*** An error occurred in MPI_Init_thread", "layer-mpi-init-failed"),
+
     # --- PMIx's security component (srun --mpi=pmix) --------------------------------------------------------------
     Quote("PMIx", "v4.2.9", "src/mca/base/help-pmix-mca-base.txt [find-available:not-valid]", 33,
           "Component: %s", "Component: munge", "pmix-munge-unavailable",
