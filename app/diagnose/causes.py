@@ -2464,6 +2464,23 @@ CAUSES: Tuple[Cause, ...] = (
         85,
     ),
 
+    # --- a bind mount whose two ends are not the same kind ------------------------------------------------------
+    Cause(
+        "bind-kind-mismatch",
+        "Apptainer could not bind {path} into the container: one end is a file and the other a directory (a "
+        "file bound onto a directory, or the reverse, often through a symlink in the image such as "
+        "/etc/localtime pointing at a directory)",
+        "bind a file onto a file and a directory onto a directory (`--bind SRC:DST`, `APPTAINER_BINDPATH`); for a "
+        "path Apptainer binds by itself (/etc/localtime, /etc/hosts) leave it out with `--no-mount "
+        "/etc/localtime`, or fix the path in the image; `ls -ld` of both ends (in the image: `apptainer exec IMAGE "
+        "ls -ld DST`) shows their kinds",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 895 fmt.Errorf("could not
+        # mount %s: %s", mnt.Source, err) with mount(2)'s ENOTDIR, "not a directory" (line 891 words the same as a
+        # warning for a mount marked skip-on-error: not read).
+        (r"^(?!\s{0,8}WARNING).{0,400}?could not mount (?P<path>/\S{0,300}): not a directory",),
+        88,
+    ),
+
     # --- PMIx's security component under srun --mpi=pmix -----------------------------------------------------------
     Cause(
         "pmix-munge-unavailable",

@@ -218,6 +218,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "p2p-disabled-by-env": ("launch", MEDIUM),
     "peermem-module-unloadable": ("host", HIGH),
     "pmix-munge-unavailable": ("launch", HIGH),
+    "bind-kind-mismatch": ("container", HIGH),
     "ib-port-down": ("fabric", HIGH),
     "hca-fatal-error": ("host", HIGH),
     "slurm-preempted": ("scheduler", HIGH),

@@ -1234,6 +1234,12 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- Apptainer binding a file onto a directory ---------------------------------------------------------------
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 895,
+          'return fmt.Errorf("could not mount %s: %s", mnt.Source, err)',
+          "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+          "/etc/localtime: could not mount /etc/localtime: not a directory", "bind-kind-mismatch"),
+
     # --- Open MPI that could not start (a layer verdict: no PMI cause named) ------------------------------------
     Quote("Open MPI", "v4.1.6", "ompi/errhandler/errhandler_predefined.c", 330,
           'out("*** An error occurred in %s\\n", arg);',

@@ -56,7 +56,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
                 "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
-                "pmix-munge-unavailable"}
+                "pmix-munge-unavailable", "bind-kind-mismatch"}
 
 
 def message_format(row: Quote) -> str:
@@ -372,3 +372,7 @@ def test_slurms_failcnt_notice_in_a_run_that_finished_is_no_cause() -> None:
 
 def test_a_component_named_munge_outside_pmix_security_framework_is_no_cause() -> None:
     assert diagnose_lines(["Framework: btl", "Component: munge"]) == []
+
+
+def test_apptainer_skipping_a_bind_it_may_skip_is_no_cause() -> None:
+    assert diagnose_lines(["WARNING: could not mount /etc/localtime: not a directory"]) == []
