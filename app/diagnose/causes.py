@@ -1400,10 +1400,11 @@ CAUSES: Tuple[Cause, ...] = (
         "judges each GPU",
         # CUDA's strings for cudaErrorECCUncorrectable (214) and CUDA_ERROR_ECC_UNCORRECTABLE; the NVIDIA kernel
         # module's "NVRM: Xid (PCI:%s): %d, ..." with the hardware Xids (48 double-bit ECC, 74 NVLink, 79 fallen
-        # off the bus, 94/95 contained/uncontained ECC; NVIDIA's Xid catalogue); nvidia-smi's "Unable to determine
-        # the device handle for GPU%s: %s: Unknown Error".
+        # off the bus, 94/95 contained/uncontained ECC, 119/120 the GSP firmware timed out or failed, 154 the
+        # driver asks for a GPU reset or a reboot; NVIDIA's Xid catalogue, docs.nvidia.com/deploy/xid-errors);
+        # nvidia-smi's "Unable to determine the device handle for GPU%s: %s: Unknown Error".
         (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
-         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95)\b",
+         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95|119|120|154)\b",
          r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
         95,
     ),

@@ -447,6 +447,19 @@ QUOTES = (
           '"NVRM: Xid (PCI:%s): %d, pid=%d, name=%s, GPU has fallen off the bus."',
           "NVRM: Xid (PCI:0000:3b:00): 79, pid=2741, name=python, GPU has fallen off the bus.",
           "gpu-hardware-fault"),
+    # The GSP RPC timeout's words, from NVIDIA/open-gpu-kernel-modules (a stored copy, version not recorded), reported
+    # as Xid 119 (NVIDIA's Xid catalogue).
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules, a stored copy (version not recorded)",
+          "src/nvidia (NV_ERROR_LOG GSP_RPC_TIMEOUT, reported as Xid 119)", 0,
+          'NV_ERROR_LOG(pGpu, GSP_RPC_TIMEOUT,\n"Timeout after %llus of waiting for RPC response from GPU%d GSP! '
+          'Expected function %d (%s) (0x%llx 0x%llx).",',
+          "NVRM: Xid (PCI:0000:3b:00): 119, pid=2741, name=python, Timeout after 6s of waiting for RPC response "
+          "from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4).", "gpu-hardware-fault"),
+    Quote("NVIDIA kernel module", "driver 550 and later (the words as public logs print them)",
+          "NVRM Xid report (NVIDIA's Xid catalogue: 154, GPU recovery action)", 0,
+          '"NVRM: Xid (PCI:%s): %d, GPU recovery action changed from %s to %s"',
+          "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
+          "Required)", "gpu-hardware-fault"),
 
     # --- Linux (the IOMMU's fault reports, as dmesg shows them) ----------------------------------------------------
     Quote("Linux", "v6.8", "drivers/iommu/intel/dmar.c", 0,
