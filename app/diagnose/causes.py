@@ -1472,6 +1472,19 @@ CAUSES: Tuple[Cause, ...] = (
         90,
     ),
     Cause(
+        "deepspeed-pdsh-ssh-args-bug",
+        "DeepSpeed's pdsh launcher failed on its own bug: with --ssh_port it appends to PDSH_SSH_ARGS_APPEND, which "
+        "is not set (DeepSpeed 0.11.0 to 0.14.0)",
+        "update DeepSpeed to 0.14.1 or newer; or set the variable before the launch (`export "
+        "PDSH_SSH_ARGS_APPEND=\"\"`); or drop `--ssh_port` and give the port in ~/.ssh/config (`Host node*` / "
+        "`Port 2222`)",
+        # DeepSpeed v0.11.0 deepspeed/launcher/multinode_runner.py line 69 (v0.14.0 line 77)
+        # environment["PDSH_SSH_ARGS_APPEND"] += f" -p {self.args.ssh_port}", a KeyError when the variable is not
+        # in the environment; v0.14.1 reads it with environment.get(..., '').
+        (r"KeyError: 'PDSH_SSH_ARGS_APPEND'",),
+        90,
+    ),
+    Cause(
         "deepspeed-no-hostfile",
         "the DeepSpeed launcher found no hostfile and started the training on the first node only, in a job that "
         "has several nodes",

@@ -219,6 +219,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "peermem-module-unloadable": ("host", HIGH),
     "pmix-munge-unavailable": ("launch", HIGH),
     "bind-kind-mismatch": ("container", HIGH),
+    "deepspeed-pdsh-ssh-args-bug": ("launch", HIGH),
     "ib-port-down": ("fabric", HIGH),
     "hca-fatal-error": ("host", HIGH),
     "slurm-preempted": ("scheduler", HIGH),

@@ -1247,6 +1247,14 @@ QUOTES = (
           context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
                    "error.",)),
 
+    # --- DeepSpeed's pdsh launcher with --ssh_port (0.11.0 to 0.14.0) --------------------------------------------
+    Quote("DeepSpeed", "v0.14.0", "deepspeed/launcher/multinode_runner.py", 77,
+          'environment["PDSH_SSH_ARGS_APPEND"] += f" -p {self.args.ssh_port}"',
+          "KeyError: 'PDSH_SSH_ARGS_APPEND'", "deepspeed-pdsh-ssh-args-bug",
+          context=(TRACEBACK, '  File "/opt/conda/lib/python3.10/site-packages/deepspeed/launcher/'
+                              'multinode_runner.py", line 77, in get_cmd'),
+          fmt="PDSH_SSH_ARGS_APPEND"),
+
     # --- Apptainer binding a file onto a directory ---------------------------------------------------------------
     Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 895,
           'return fmt.Errorf("could not mount %s: %s", mnt.Source, err)',

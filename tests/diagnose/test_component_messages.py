@@ -56,7 +56,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
                 "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
-                "pmix-munge-unavailable", "bind-kind-mismatch"}
+                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug"}
 
 
 def message_format(row: Quote) -> str:
