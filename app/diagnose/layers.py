@@ -20,6 +20,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
   WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host;
+- NCCL's bootstrap (src/bootstrap.cc, v2.18.5-1 to v2.30.7-1): `Message truncated : received %d bytes instead of
+  %d`, ranks that disagree on a message's size;
 - NCCL before 2.21 (v2.7.8-1 to v2.20.5-1 src/init.cc): the same error strings without "(run with NCCL_DEBUG=INFO
   for details)": `unhandled cuda error`, `unhandled system error`, `internal error` (2.21 and later `internal error
   - please report this issue to the NCCL developers`), and torch's `ncclInternalError: Internal check failed.`;
@@ -339,6 +341,19 @@ VERDICTS: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_FAILED) or log.has(_IB_COMPLETION_ERROR),
     ),
     Cause(
+        "layer-nccl-bootstrap-mismatch",
+        "no cause recognised; NCCL's ranks exchanged bootstrap messages of different sizes: the software layer, "
+        "most often ranks that load different NCCL builds (a container on one node, a wheel on another), or a "
+        "NCCL release's own bug",
+        "compare the NCCL each rank loads (`NCCL_DEBUG=VERSION`, or the `NCCL version` line of every rank with "
+        "`NCCL_DEBUG=INFO`) and use one build on every node (the same image, the same torch wheel); if they agree, "
+        "try another NCCL release (NVIDIA/nccl#1176: 2.19's bootstrap); " + _NEXT_CHECK,
+        # NCCL src/bootstrap.cc WARN("Message truncated : received %d bytes instead of %d", ...): v2.18.5-1 line 73,
+        # v2.21.5-1 lines 77 and 87, v2.30.7-1 lines 224 and 236 (line 249 "received %d,%d bytes instead of %d,%d").
+        (r"NCCL WARN Message truncated : received [\d,]+ bytes instead of [\d,]+",),
+        19,
+    ),
+    Cause(
         "layer-gpu-error",
         "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
         "driver or peer-to-peer path",
@@ -367,6 +382,7 @@ VERDICT_LAYER = {
     "layer-rendezvous-timeout": "rendezvous",
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
+    "layer-nccl-bootstrap-mismatch": "software",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
 }

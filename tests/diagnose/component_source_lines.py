@@ -1261,6 +1261,17 @@ QUOTES = (
           "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
           "/etc/localtime: could not mount /etc/localtime: not a directory", "bind-kind-mismatch"),
 
+    # --- NCCL ranks that disagree on a bootstrap message's size (a layer verdict) ------------------------------
+    Quote("NCCL", "v2.21.5-1", "src/bootstrap.cc", 77,
+          'WARN("Message truncated : received %d bytes instead of %d", recvSize, size);',
+          "1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
+          "bytes instead of 4", "layer-nccl-bootstrap-mismatch"),
+    Quote("NCCL", "v2.30.7-1", "src/bootstrap.cc", 249,
+          'WARN("Message truncated : received %d,%d bytes instead of %d,%d", senderRecvSize1, senderRecvSize2, '
+          'ops[1].size,',
+          NCCL_WARN.format(where="bootstrap.cc:249") + "Message truncated : received 64,8 bytes instead of 32,8",
+          "layer-nccl-bootstrap-mismatch"),
+
     # --- Open MPI that could not start (a layer verdict: no PMI cause named) ------------------------------------
     Quote("Open MPI", "v4.1.6", "ompi/errhandler/errhandler_predefined.c", 330,
           'out("*** An error occurred in %s\\n", arg);',
