@@ -279,11 +279,16 @@ VERDICTS: Tuple[Cause, ...] = (
         "launcher hands MPI its process-management interface (PMI or PMIx)",
         "`srun --mpi=list` shows the PMI types Slurm offers: start with the one the MPI was built for "
         "(`srun --mpi=pmix` or `--mpi=pmi2`; `ompi_info | grep -i pmix` says which), or use the MPI's own "
-        "`mpirun` inside the allocation; in a container the image's MPI must be built for that PMI; read the "
-        "lines above MPI's for the first error; `OMPI_MCA_pmix_base_verbose=10` (Open MPI) logs what PMIx did",
+        "`mpirun` inside the allocation; in a container the image's MPI must be built for that PMI, and a host "
+        "`mpirun` starting a container's MPI must be the same MPI at a compatible version; read the lines above "
+        "MPI's for the first error; `OMPI_MCA_pmix_base_verbose=10` (Open MPI) logs what PMIx did",
         # Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c line 330 and v5.0.8 line 449: out("*** An error
-        # occurred in %s\n", arg) with the failing call, MPI_Init or MPI_Init_thread.
-        (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b",),
+        # occurred in %s\n", arg) with the failing call, MPI_Init or MPI_Init_thread; v4.1.6
+        # ompi/runtime/ompi_mpi_init.c line 519 error = "ompi_mpi_init: ompi_rte_init failed", shown through
+        # help-mpi-runtime.txt [mpi_init:startup:internal-failure] line 25 "It looks like %s failed for some
+        # reason; ..." with MPI_INIT.
+        (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b", r"ompi_mpi_init: ompi_rte_init failed",
+         r"It looks like MPI_INIT failed for some reason"),
         28,
     ),
     Cause(

@@ -1280,6 +1280,14 @@ QUOTES = (
     Quote("Open MPI", "v5.0.8", "ompi/errhandler/errhandler_predefined.c", 449,
           'out("*** An error occurred in %s\\n", arg);',
           "*** An error occurred in MPI_Init_thread", "layer-mpi-init-failed"),
+    Quote("Open MPI", "v4.1.6", "ompi/runtime/ompi_mpi_init.c", 519,
+          'error = "ompi_mpi_init: ompi_rte_init failed";',
+          "  ompi_mpi_init: ompi_rte_init failed", "layer-mpi-init-failed",
+          context=('  --> Returned "(null)" (-43) instead of "Success" (0)',)),
+    Quote("Open MPI", "v4.1.6", "ompi/runtime/help-mpi-runtime.txt [mpi_init:startup:internal-failure]", 25,
+          "It looks like %s failed for some reason; your parallel process is",
+          "It looks like MPI_INIT failed for some reason; your parallel process is", "layer-mpi-init-failed",
+          fmt="It looks like %s failed for some reason; your parallel process is"),
 
     # --- PMIx's security component (srun --mpi=pmix) --------------------------------------------------------------
     Quote("PMIx", "v4.2.9", "src/mca/base/help-pmix-mca-base.txt [find-available:not-valid]", 33,
