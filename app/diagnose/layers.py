@@ -18,6 +18,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
 - Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
   MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
+- Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
+  collective timeout seq=%d`, `Unable to connect to %d`, `Cannot establish the connection`;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
   WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host;
 - NCCL's bootstrap (src/bootstrap.cc, v2.18.5-1 to v2.30.7-1): `Message truncated : received %d bytes instead of
@@ -292,6 +294,24 @@ VERDICTS: Tuple[Cause, ...] = (
         28,
     ),
     Cause(
+        "layer-pmix-exchange-failed",
+        "no cause recognised; Slurm's PMIx plugin could not exchange the ranks' data between the nodes' slurmstepds "
+        "(a send that ran out of retries, a collective that timed out): the launch layer, the network between the "
+        "nodes' slurmstepds or a node whose ranks never joined",
+        "read every node's first error (a rank that died early leaves the others waiting); `srun --mpi=pmix -N 2 "
+        "hostname` on the allocation shows whether the exchange itself works; Slurm's PMIx plugin opens direct "
+        "connections between nodes: `SLURM_PMIX_DIRECT_CONN=false` sends through slurmd instead (and "
+        "`SLURM_PMIX_DIRECT_CONN_UCX=false` leaves UCX out), to tell a blocked port from a dead rank; " + _NEXT_CHECK,
+        # Slurm 25.11.7 src/plugins/mpi/pmix: PMIXP_ERROR (pmixp_debug.h line 56, error(" %s: %s: %s [%d]: %s:%d: "
+        # format, plugin_type, __func__, host, nodeid, file, line)) with pmixp_utils.c line 447 "send failed, rc=%d,
+        # exceeded the retry limit", pmixp_coll_tree.c line 1314 and pmixp_coll_ring.c line 736 "%p: collective
+        # timeout seq=%d", pmixp_server.c line 734 "Unable to connect to %d", pmixp_dconn_tcp.c line 151 "Cannot
+        # establish the connection".
+        (r"mpi/pmix\w{0,4}: .{0,400}?(?:send failed, rc=\d+, exceeded the retry limit|collective timeout seq=\d+"
+         r"|Unable to connect to \d+|Cannot establish the connection)",),
+        27,
+    ),
+    Cause(
         "layer-one-node-error",
         "no cause recognised; every failure line names one node, {node}: the host layer of that node (its GPUs, "
         "driver, memory or network card) is the first suspect (unless the log holds that node's output only)",
@@ -383,6 +403,7 @@ VERDICTS: Tuple[Cause, ...] = (
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
     "layer-mpi-init-failed": "launch",
+    "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",
     "layer-hang-after-init": "fabric",

@@ -1261,6 +1261,20 @@ QUOTES = (
           "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
           "/etc/localtime: could not mount /etc/localtime: not a directory", "bind-kind-mismatch"),
 
+    # --- Slurm's PMIx plugin between the nodes' slurmstepds (a layer verdict) -----------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_utils.c", 447,
+          'PMIXP_ERROR("send failed, rc=%d, exceeded the retry limit", rc);',
+          "slurmstepd: error:  mpi/pmix_v4: pmixp_p2p_send: gpu-a-018 [1]: pmixp_utils.c:447: send failed, "
+          "rc=1001, exceeded the retry limit", "layer-pmix-exchange-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_coll_ring.c", 736,
+          'PMIXP_ERROR("%p: collective timeout seq=%d",',
+          "slurmstepd: error:  mpi/pmix_v5: pmixp_coll_ring_check: gpu-a-017 [0]: pmixp_coll_ring.c:736: "
+          "0x1550c0000c10: collective timeout seq=0", "layer-pmix-exchange-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_server.c", 734,
+          'PMIXP_ERROR("Unable to connect to %d", dconn->nodeid);',
+          "slurmstepd: error:  mpi/pmix_v4: _process_server_request: gpu-a-017 [0]: pmixp_server.c:734: Unable to "
+          "connect to 1", "layer-pmix-exchange-failed"),
+
     # --- NCCL ranks that disagree on a bootstrap message's size (a layer verdict) ------------------------------
     Quote("NCCL", "v2.21.5-1", "src/bootstrap.cc", 77,
           'WARN("Message truncated : received %d bytes instead of %d", recvSize, size);',
