@@ -2445,6 +2445,9 @@ CAUSES: Tuple[Cause, ...] = (
         # DMA-BUF is unsupported. Not NET/Socket, which never has it.
         (r"NET/IB(?:ext\w{0,12})? : GPU Direct RDMA Disabled for HCA \d+ '(?P<hca>[^']{1,64})'",),
         45,
+        # A reading of a slow run: it makes transfers slower, never fails them, so a failed run's cause is elsewhere
+        # (the layer verdicts then say where to look).
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
     ),
     Cause(
         "p2p-disabled-by-env",
@@ -2460,6 +2463,8 @@ CAUSES: Tuple[Cause, ...] = (
         # the level.
         (r"(?P<setting>NCCL_P2P_LEVEL set by environment to LOC|NCCL_P2P_DISABLE set by environment to 1)\b",),
         44,
+        # A slow run's reading, as gpudirect-rdma-disabled: never a failed run's cause.
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
     ),
     Cause(
         "peermem-module-unloadable",

@@ -376,3 +376,11 @@ def test_a_component_named_munge_outside_pmix_security_framework_is_no_cause() -
 
 def test_apptainer_skipping_a_bind_it_may_skip_is_no_cause() -> None:
     assert diagnose_lines(["WARNING: could not mount /etc/localtime: not a directory"]) == []
+
+
+def test_transports_turned_off_are_no_cause_of_a_run_that_failed() -> None:
+    """P2P off by the environment or no GPUDirect RDMA make a run slower; a failed run's cause is elsewhere."""
+    failed = "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error."
+    for line in ("gpu-a-017:1:2 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
+                 "gpu-a-017:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"):
+        assert [f.key for f in diagnose_lines([line, failed])] == ["layer-fabric-error"]
