@@ -65,7 +65,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
 Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
-OpenSSH, Cray MPICH, Linux, glibc, CPython):
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -244,6 +244,20 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: Slurm's cgroup memory failcnt notice, also printed by runs that finished (host-oom's condition).
+_MEMORY_FAILCNT = r"Exceeded (?:step|job) memory limit at some point"
+#: A process was killed for memory: the kernel's OOM killer, Slurm's cgroup or its polling, PBS' mom.
+_HOST_OOM_KILL = (r"Detected \d+ oom[-_]kill event|: Out Of Memory|PBS: job killed: v?mem|exceeded memory limit \("
+                  r"|out of memory: Kill(?:ed)? process \d+")
+#: PMIx's component report names the security framework (help-pmix-mca-base.txt "Framework: %s").
+_PSEC_FRAMEWORK = r"^\s{0,8}Framework: +psec\b"
+#: srun ignored a one-task-per-node layout (Slurm 25.11.7 src/srun/opt.c line 1269's warning with 1).
+_ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
+#: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
+_TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
+#: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
+_NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
+                r"|unhandled system error|internal error|unhandled cuda error")
 #: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
 _NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
@@ -302,7 +316,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
-         _NCCL_SMEM_REFUSED)
+         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -369,7 +384,15 @@ CAUSES: Tuple[Cause, ...] = (
          # "srun-step-exceeds-allocation"
          r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
-         r"|Invalid feature specification)",),
+         r"|Invalid feature specification)",
+         # A site's job_submit filter (its Lua script's slurm.log_user()) rejecting the request in its own words:
+         # Slurm 25.11.7 src/common/slurm_protocol_pack.c line 8367 prints the reply's err_msg with
+         # print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR), each line "sbatch: error: %s" ("salloc: error:").
+         # Read by the words a refusal uses (also where a tool quotes sbatch's lines): "partition 'x' is not valid
+         # for this job", "Parameter --gres=gpu:1 no longer acceptable, please switch to --gpus=1" (a site's filter,
+         # facebookincubator/submitit#1710).
+         r"(?:^|[\s:])(?:sbatch|salloc): error: (?P<what>.{0,200}?(?:is not valid for|no longer acceptable"
+         r"|please switch to|job setup is not valid).{0,200})"),
         100,
     ),
     Cause(
@@ -777,6 +800,26 @@ CAUSES: Tuple[Cause, ...] = (
         95,
     ),
     Cause(
+        "userns-restricted-apparmor",
+        "a Linux security module refused to let an unprivileged user create a user namespace (EACCES), which "
+        "Apptainer (without setuid) and enroot need to start the container: Ubuntu's AppArmor restriction of "
+        "unprivileged user namespaces (23.10 and later) for a program without an AppArmor profile that allows "
+        "them, or an SELinux policy",
+        "the admins install the runtime's AppArmor profile that grants `userns` (Apptainer's packages ship "
+        "/etc/apparmor.d/apptainer; for enroot a profile with `userns,` for its binaries), or set "
+        "`kernel.apparmor_restrict_unprivileged_userns=0`; or a setuid Apptainer (apptainer-suid); "
+        "`unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # The kernel's sysctls refuse with EPERM or ENOSPC (kernel/user_namespace.c, "userns-restricted"); EACCES
+        # comes from the LSM hook security_create_user_ns (AppArmor's userns mediation, Linux 6.7 and Ubuntu's
+        # kernels before it). Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user
+        # namespace: %s\n", nserror(errno, CLONE_NEWUSER)), whose nserror() prints EACCES as strerror's
+        # "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE, "failed to create user
+        # namespace") with strerror.
+        (r"Failed to create user namespace: Permission denied",
+         r"enroot-[\w-]+: failed to create user namespace: Permission denied"),
+        94,
+    ),
+    Cause(
         "userns-restricted",
         "the node does not let unprivileged users create user namespaces, which Apptainer (without setuid) and "
         "enroot need to start the container: Ubuntu's AppArmor restriction (23.10 and later), "
@@ -789,11 +832,11 @@ CAUSES: Tuple[Cause, ...] = (
         # nserror(errno, CLONE_NEWUSER)), nserror() (lines 455 to 530) wording EPERM and ENOSPC itself and EACCES
         # (AppArmor) as strerror's "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE,
         # "failed to create user namespace") with strerror (EINVAL there is enroot-uid-overflow).
-        (r"Failed to create user namespace: (?:Permission denied|Operation not permitted|user namespace requires "
+        # EACCES ("Permission denied") is a security module's refusal: "userns-restricted-apparmor".
+        (r"Failed to create user namespace: (?:Operation not permitted|user namespace requires "
          r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
          r"|user namespace disabled|user namespace not supported by your system)",
-         r"enroot-[\w-]+: failed to create user namespace: (?:Permission denied|Operation not permitted"
-         r"|No space left on device)",
+         r"enroot-[\w-]+: failed to create user namespace: (?:Operation not permitted|No space left on device)",
          # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
          # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
          # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
@@ -881,17 +924,33 @@ CAUSES: Tuple[Cause, ...] = (
         # (%"PRIu64">%"PRIu64"), cancelling it".
         (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
          r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
-         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit"),
+         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit",
+         # The kernel's OOM killer (Linux v6.8 mm/oom_kill.c __oom_kill_process() pr_err("%s: Killed process %d
+         # (%s) total-vm:%lukB, ...", message, ...) with "Out of memory" or "Memory cgroup out of memory"; before
+         # 4.19 oom_kill_process() also "%s: Kill process %d (%s) score %u or sacrifice child"), as dmesg and the
+         # node's journal show it.
+         r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",
+         # Older Slurm's task/cgroup (task_cgroup_memory.c task_cgroup_memory_check_oom(), read in a stored copy
+         # whose version is not recorded; newer ones count oom_kill events) info("Exceeded step memory limit at some
+         # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
+         # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
+         r"Exceeded (?:step|job) memory limit at some point"),
         79,
+        applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
     ),
     Cause(
         "fabric-manager-restarted",
-        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('invalid argument'): NVIDIA Fabric Manager was "
-        "restarted while the GPUs held its resources, and the GPUs need a reset",
+        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('{error}'): NVIDIA Fabric Manager was restarted while "
+        "the GPUs held its resources, and the GPUs need a reset",
         "the admins reset the GPUs or reboot the node (Fabric Manager user guide: reset the GPUs after FM is "
         "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`; "
         "`python -m app.check` shows the fabric's state per node in its `gpu: Fabric Manager` line",
-        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'invalid argument'",),
+        # Any CUDA failure in NCCL's NVLS transport (src/transport/nvls.cc, CUCHECK through src/include/cudawrap.h
+        # "Cuda failure %d '%s'", v2.19 to v2.30.7-1): the multicast objects it creates live on the NVSwitches that
+        # Fabric Manager programs, and NCCL's maintainers read the WARN as FM restarted without a GPU reset, whatever
+        # CUDA's error ('invalid argument', 'unknown error': NVIDIA/nccl-tests#276). A log cut inside the quote
+        # still counts.
+        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'(?P<error>[^']{1,80})",),
         89,
     ),
     Cause(
@@ -1024,11 +1083,17 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "memlock-too-low",
-        "registering memory with the network card failed (ENOMEM): the locked-memory limit (ulimit -l) is too "
-        "low for RDMA (InfiniBand verbs, EFA)",
+        "the locked-memory limit (ulimit -l) is too low for RDMA (InfiniBand verbs, EFA): registering memory with "
+        "the network card fails (ENOMEM)",
         _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM),
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM,
+         # The limit as the node shows it, below 100 MB: Linux fs/proc/base.c proc_pid_limits() (v6.8)
+         # "%-25s %-20lu " per limit, lnames[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" } (/proc/PID/limits,
+         # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
+         # "%-20s %20s" with "(%s, -%c) " and the value, "max locked memory (kbytes, -l) 64" (`ulimit -a`).
+         r"^\s{0,8}Max locked memory +\d{1,8} +(?:\d+|unlimited) +bytes",
+         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1064,8 +1129,18 @@ CAUSES: Tuple[Cause, ...] = (
         "machine, often preset by a VM image or /etc/nccl.conf)",
         "unset `NCCL_GRAPH_FILE` and `NCCL_TOPO_FILE` (and remove them from /etc/nccl.conf), or use the file "
         "written for this node type; Apptainer passes the host's environment into the container",
-        (r"XML Import Channel : dev \d+ not found",),
-        83,
+        # NCCL v2.18.5-1 to v2.30.7-1: src/graph/search.cc WARN("XML Import Channel : dev %d not found.", ...) (a
+        # graph file's channel names a device this node lacks); src/graph/xml.h WARN("Attribute %s of node %s not
+        # found", ...) (line 85 in v2.18.5-1, 107 in v2.30.7-1): a topology or graph file that lacks what NCCL
+        # reads, such as a net plugin's static topology (aws-ofi-nccl's p5.48xl-topo.xml before 1.11,
+        # aws/aws-ofi-nccl#785). NCCL_GRAPH_FILE (src/graph/search.cc INFO "NCCL_GRAPH_FILE set by environment to
+        # %s") in a run NCCL failed: NCCL's maintainers answer that it "should never be set in production"
+        # (NVIDIA/nccl#1240); NCCL_TOPO_FILE alone is not read so, VM images set it rightly.
+        (r"XML Import Channel : dev \d+ not found", r"NCCL WARN Attribute \w+ of node \w+ not found",
+         r"NCCL_GRAPH_FILE set by environment to \S"),
+        # Below the causes a failure's own lines name (a graph file set is a suspect, not the failure's words).
+        62,
+        applies=lambda log: log.has(_TOPO_FILE_UNREADABLE) or log.has(_NCCL_FAILED),
         context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
     ),
     Cause(
@@ -1325,10 +1400,11 @@ CAUSES: Tuple[Cause, ...] = (
         "judges each GPU",
         # CUDA's strings for cudaErrorECCUncorrectable (214) and CUDA_ERROR_ECC_UNCORRECTABLE; the NVIDIA kernel
         # module's "NVRM: Xid (PCI:%s): %d, ..." with the hardware Xids (48 double-bit ECC, 74 NVLink, 79 fallen
-        # off the bus, 94/95 contained/uncontained ECC; NVIDIA's Xid catalogue); nvidia-smi's "Unable to determine
-        # the device handle for GPU%s: %s: Unknown Error".
+        # off the bus, 94/95 contained/uncontained ECC, 119/120 the GSP firmware timed out or failed, 154 the
+        # driver asks for a GPU reset or a reboot; NVIDIA's Xid catalogue, docs.nvidia.com/deploy/xid-errors);
+        # nvidia-smi's "Unable to determine the device handle for GPU%s: %s: Unknown Error".
         (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
-         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95)\b",
+         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95|119|120|154)\b",
          r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
         95,
     ),
@@ -1364,9 +1440,9 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "efa-unreachable",
-        "libfabric's EFA provider got no answer from the other instance (unresponsive remote): the security group "
-        "does not let the instances talk to each other (or they are in different subnets), or the peer process "
-        "had already exited",
+        "libfabric's EFA provider could not reach the other instance (an unresponsive remote, or a peer address it "
+        "could not add): the security group does not let the instances talk to each other (its outbound rule as "
+        "well as its inbound one), or they are in different subnets, or the peer process had already exited",
         "the instances' security group must allow all inbound and outbound traffic to and from itself, in one "
         "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
         "that stopped it first",
@@ -1376,8 +1452,14 @@ CAUSES: Tuple[Cause, ...] = (
         # failed)": the device reaches the peer, the handshake does not come back (outbound rule, or no peer process).
         (r"Unresponsive remote \(detected locally\)",
          r"most often due to incorrect inbound/outbound security group rules",
-         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)"),
+         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)",
+         # aws-ofi-nccl 1.18.0 NCCL_OFI_WARN("Unable to insert remote address into address vector for device %d. RC:
+         # %s", ...) when fi_av_insert() adds no address (src/nccl_ofi_rdma.cpp line 2201, src/nccl_ofi_sendrecv.cpp
+         # line 1323; "RC: %d" at line 2007 and in older plugins): the EFA device could not make an address handle
+         # for the peer (aws/aws-ofi-nccl#663: the security group's outbound rule). Not on Slingshot's cxi.
+         r"NET/OFI Unable to insert remote address into address vector for device \d+"),
         76,
+        applies=lambda log: not log.has(_SLINGSHOT),
     ),
     Cause(
         "efa-libfabric-too-old",
@@ -1387,6 +1469,19 @@ CAUSES: Tuple[Cause, ...] = (
         # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: NCCL_OFI_WARN("EFA provider requires at least libfabric version
         # 1.22.0.")
         (r"EFA provider requires at least libfabric version",),
+        90,
+    ),
+    Cause(
+        "deepspeed-pdsh-ssh-args-bug",
+        "DeepSpeed's pdsh launcher failed on its own bug: with --ssh_port it appends to PDSH_SSH_ARGS_APPEND, which "
+        "is not set (DeepSpeed 0.11.0 to 0.14.0)",
+        "update DeepSpeed to 0.14.1 or newer; or set the variable before the launch (`export "
+        "PDSH_SSH_ARGS_APPEND=\"\"`); or drop `--ssh_port` and give the port in ~/.ssh/config (`Host node*` / "
+        "`Port 2222`)",
+        # DeepSpeed v0.11.0 deepspeed/launcher/multinode_runner.py line 69 (v0.14.0 line 77)
+        # environment["PDSH_SSH_ARGS_APPEND"] += f" -p {self.args.ssh_port}", a KeyError when the variable is not
+        # in the environment; v0.14.1 reads it with environment.get(..., '').
+        (r"KeyError: 'PDSH_SSH_ARGS_APPEND'",),
         90,
     ),
     Cause(
@@ -1594,7 +1689,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"can't honor --ntasks-per-node set to (?P<per_node>\d+) which doesn't match the requested tasks "
          r"(?P<tasks>\d+)",),
         86,
-        applies=lambda log: log.has(_FAILED),
+        # In a run that failed; or ignoring --ntasks-per-node=1, the one-launcher-per-node layout (one torchrun per
+        # node): launchers then share a node, which never works (NVIDIA/cloudai#729's 16 tasks on 2 nodes).
+        applies=lambda log: log.has(_FAILED) or log.has(_ONE_PER_NODE_IGNORED),
     ),
     Cause(
         "efa-gdr-unavailable",
@@ -2329,6 +2426,143 @@ CAUSES: Tuple[Cause, ...] = (
         # lack of common network interfaces and/or no\nroute found between them."
         (r"An ORTE daemon has unexpectedly failed after launch and before",),
         80,
+    ),
+
+    # --- GPUDirect: peer-to-peer between GPUs and between GPUs and the network card, and what turns it off ---------
+    Cause(
+        "gpudirect-rdma-disabled",
+        "NCCL runs over InfiniBand without GPUDirect RDMA on {hca}: it found neither the GPU peer-memory kernel "
+        "module (nvidia-peermem, nv_peer_mem) nor DMA-BUF support, so every transfer between nodes is staged "
+        "through host memory (several times slower, and more so on the nodes without it)",
+        "load the module on every node (`modprobe nvidia-peermem`; `lsmod | grep -e nvidia_peermem -e nv_peer_mem` "
+        "shows it) or use a driver and kernel with DMA-BUF; NCCL before 2.23 does not see the nvidia-peermem "
+        "module (it looks for nv_peer_mem's files), so also use NCCL 2.23 or newer; with `NCCL_DEBUG=INFO "
+        "NCCL_DEBUG_SUBSYS=INIT,NET` NCCL then says `GPU Direct RDMA Enabled` and its channels `via NET/IB/N/GDRDMA`",
+        # NCCL v2.18.5-1 src/graph/topo.cc line 643 and v2.30.7-1 line 1653: INFO(NCCL_NET, "NET/%s : GPU Direct
+        # RDMA %s for HCA %d '%s'", name, gdrSupport ? "Enabled" : "Disabled", n, props.name): Disabled when the
+        # net's ptrSupport lacks NCCL_PTR_CUDA (src/transport/net_ib.cc ncclIbGdrSupport(): v2.19 to v2.22.3 check
+        # /sys/kernel/mm/memory_peers/nv_mem{,_nc}/version only, v2.23.4-1 also /sys/module/nvidia_peermem) and
+        # DMA-BUF is unsupported. Not NET/Socket, which never has it.
+        (r"NET/IB(?:ext\w{0,12})? : GPU Direct RDMA Disabled for HCA \d+ '(?P<hca>[^']{1,64})'",),
+        45,
+        # A reading of a slow run: it makes transfers slower, never fails them, so a failed run's cause is elsewhere
+        # (the layer verdicts then say where to look).
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
+    ),
+    Cause(
+        "p2p-disabled-by-env",
+        "the job's environment turned NCCL's peer-to-peer transport off ({setting}): the GPUs of a node exchange "
+        "data through host shared memory instead of NVLink or PCIe peer access, several times slower (and NVLink "
+        "SHARP, which needs it, is off too)",
+        "unset `NCCL_P2P_DISABLE` and `NCCL_P2P_LEVEL` (look in the job script, the modules it loads, the image's "
+        "environment and /etc/nccl.conf); if it was set to get around a hang or wrong results, fix that cause "
+        "instead (PCIe ACS or the IOMMU: see `p2p-acs-iommu`); `nvidia-smi topo -m` shows the links NCCL could use",
+        # NCCL src/graph/paths.cc ncclGetLevel(): v2.21.5-1 line 244 INFO(NCCL_ALL, "%s set by environment to %s",
+        # levelEnv, topoPathTypeStr[l]), NCCL_P2P_DISABLE=1 also printed as "NCCL_P2P_LEVEL ... LOC" (level 0);
+        # v2.30.7-1 line 252 INFO(NCCL_ALL, "%s set by environment to %d", disableEnv, disable) and line 274 for
+        # the level.
+        (r"(?P<setting>NCCL_P2P_LEVEL set by environment to LOC|NCCL_P2P_DISABLE set by environment to 1)\b",),
+        44,
+        # A slow run's reading, as gpudirect-rdma-disabled: never a failed run's cause.
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
+    ),
+    Cause(
+        "peermem-module-unloadable",
+        "the GPU peer-memory kernel module ({module}) cannot be loaded: it was built against another InfiniBand "
+        "stack than the one running (MLNX_OFED or the kernel's rdma modules changed under it), so the kernel "
+        "lacks a symbol it needs and GPUDirect RDMA is off",
+        "the admins rebuild it against the running InfiniBand stack: reinstall MLNX_OFED (or DOCA-OFED) and then "
+        "the nv_peer_mem package, or use the NVIDIA driver's own nvidia-peermem (built with the driver after OFED "
+        "is installed); `modprobe nvidia-peermem` and `dmesg | grep -i peer` show whether it loads",
+        # Linux v6.8 kernel/module/main.c simplify_symbols(): pr_warn("%s: Unknown symbol %s (err %d)\n",
+        # mod->name, name, ret) (kernel/module.c before 5.19); kmod's tools/modprobe.c insmod_insert() (a stored
+        # copy) for ENOENT: ERR("could not insert '%s': Unknown symbol in module, or unknown parameter (see
+        # dmesg)\n", ...).
+        (r"(?P<module>nv_peer_mem|nvidia_peermem): Unknown symbol (?P<symbol>\w{1,80})",
+         r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
+        85,
+    ),
+
+    # --- a bind mount whose two ends are not the same kind ------------------------------------------------------
+    Cause(
+        "bind-kind-mismatch",
+        "Apptainer could not bind {path} into the container: one end is a file and the other a directory (a "
+        "file bound onto a directory, or the reverse, often through a symlink in the image such as "
+        "/etc/localtime pointing at a directory)",
+        "bind a file onto a file and a directory onto a directory (`--bind SRC:DST`, `APPTAINER_BINDPATH`); for a "
+        "path Apptainer binds by itself (/etc/localtime, /etc/hosts) leave it out with `--no-mount "
+        "/etc/localtime`, or fix the path in the image; `ls -ld` of both ends (in the image: `apptainer exec IMAGE "
+        "ls -ld DST`) shows their kinds",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 895 fmt.Errorf("could not
+        # mount %s: %s", mnt.Source, err) with mount(2)'s ENOTDIR, "not a directory" (line 891 words the same as a
+        # warning for a mount marked skip-on-error: not read).
+        (r"^(?!\s{0,8}WARNING).{0,400}?could not mount (?P<path>/\S{0,300}): not a directory",),
+        88,
+    ),
+
+    # --- PMIx's security component under srun --mpi=pmix -----------------------------------------------------------
+    Cause(
+        "pmix-munge-unavailable",
+        "the PMIx library in the job (the image's, or a conda MPI's) could not open its munge security component, "
+        "which Slurm's PMIx server asks for: munge's library is not where the program runs, or that PMIx was "
+        "built without it",
+        "run with the site's MPI (its module, built against Slurm's PMIx) instead of a generic conda or pip MPI "
+        "(conda-forge's `openmpi=X.Y.*=external_*`), or install munge's library in the image (`libmunge2` / "
+        "`munge-libs`), or tell PMIx to use another component (`export PMIX_MCA_psec=^munge`); `srun --mpi=list` "
+        "shows the PMIx Slurm offers",
+        # PMIx v4.2.9 and v5.0.8 src/mca/base/help-pmix-mca-base.txt [find-available:not-valid] line 25 "A requested
+        # component was not found, or was unable to be opened. ..." with "Framework: %s" (line 32) and
+        # "Component: %s" (line 33): the psec framework's munge component (openpmix issues, open-mpi/ompi#12571).
+        # Alone the report is a warning: a PMIx that finds another security component goes on (EESSI/
+        # compatibility-layer#216, every rank ran), so it counts where PMIx or MPI then failed to start.
+        (r"^\s{0,8}Component: +munge\b",),
+        88,
+        applies=lambda log: log.has(_PSEC_FRAMEWORK) and log.has(_MPI_FAILED),
+    ),
+
+    # --- the InfiniBand card's own events, as NCCL reports them ----------------------------------------------------
+    Cause(
+        "ib-port-down",
+        "an InfiniBand port the job used went down while it ran ({port}): a cable, a switch port or the fabric's "
+        "subnet manager took the link away, and the connections over it failed",
+        "`ibstat` / `ibv_devinfo` on the node show the port's state (`PORT_ACTIVE` when up) and `ibdiagnet` or the "
+        "switch's logs why it went down; resubmit without the node (`--exclude=NODE`) and tell the admins which "
+        "node and port; the job scripts' resume (`RUN_DIR=runs/<jobid>`) continues from the last snapshot",
+        # NCCL's async event thread with rdma-core's ibv_event_type_str() (libibverbs/enum_strs.c, IBV_EVENT_PORT_ERR
+        # "port error"): v2.18.5-1 src/transport/net_ib.cc line 95 WARN("NET/IB : Got async event : %s", str),
+        # v2.21.5-1 line 101 WARN("NET/IB : %s:%d Got async event : %s", ...), v2.23.4-1 line 171 "NET/IB : %s:%d Got
+        # async error event: %s", v2.30.7-1 src/transport/net_ib/common.cc line 179 "NET/IB : %s:%d Got non-fatal
+        # async event: %s(%d)".
+        (r"NET/IB : (?:(?P<port>[\w.-]{1,64}:\d+) )?Got (?:async event :|async error event:|non-fatal async "
+         r"event:) port error",),
+        84,
+    ),
+    Cause(
+        "hca-fatal-error",
+        "the network card (HCA) {device} hit a fatal error (IBV_EVENT_DEVICE_FATAL): its firmware or driver "
+        "stopped it, and every connection on it failed",
+        "the node needs its card reset or a reboot (the admins: `mlxfwreset`, or a reboot, and `dmesg` for the "
+        "mlx5_core messages that explain it); resubmit without the node (`--exclude=NODE`)",
+        # IBV_EVENT_DEVICE_FATAL, "local catastrophic error" (rdma-core libibverbs/enum_strs.c): NCCL v2.18.5-1 and
+        # v2.21.5-1 print it as any async event (above), v2.23.4-1 src/transport/net_ib.cc line 140 and v2.30.7-1
+        # src/transport/net_ib/common.cc line 123 WARN("NET/IB : %s:%d async fatal event: %s", ...).
+        (r"NET/IB : (?:(?P<device>[\w.-]{1,64}:\d+) )?(?:Got async event :|async fatal event:) local catastrophic "
+         r"error",),
+        86,
+    ),
+
+    # --- the scheduler ended the job for another's sake ------------------------------------------------------------
+    Cause(
+        "slurm-preempted",
+        "Slurm ended the job to give its nodes to another job ({why}): a preemptible partition or QOS, not a "
+        "failure of the job",
+        "submit to a partition or QOS that is not preemptible, or make the job resumable and let Slurm requeue it "
+        "(`--requeue`; the job scripts resume from `RUN_DIR=runs/<jobid>`); `sacct -j JOBID -o JobID,State,Reason` "
+        "says PREEMPTED",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/req.c line 929 error("*** %s ON %s CANCELLED AT %s DUE TO PREEMPTION
+        # ***", ...) and line 938 "... DUE TO JOB REQUEUE ***".
+        (r"CANCELLED AT \S+ DUE TO (?P<why>PREEMPTION|JOB REQUEUE) \*\*\*",),
+        58,
     ),
 )
 

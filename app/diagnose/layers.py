@@ -16,8 +16,14 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   library call failed or device error.`, `ncclRemoteError: A call failed possibly due to a network error or a
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
+- Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
+  MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
+- Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
+  collective timeout seq=%d`, `Unable to connect to %d`, `Cannot establish the connection`;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
   WARN header `%s:%d:%d [%d] %s:%d NCCL WARN ` (src/debug.cc), which names the host;
+- NCCL's bootstrap (src/bootstrap.cc, v2.18.5-1 to v2.30.7-1): `Message truncated : received %d bytes instead of
+  %d`, ranks that disagree on a message's size;
 - NCCL before 2.21 (v2.7.8-1 to v2.20.5-1 src/init.cc): the same error strings without "(run with NCCL_DEBUG=INFO
   for details)": `unhandled cuda error`, `unhandled system error`, `internal error` (2.21 and later `internal error
   - please report this issue to the NCCL developers`), and torch's `ncclInternalError: Internal check failed.`;
@@ -211,6 +217,16 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "efa-libfabric-too-old": ("fabric", HIGH),
     "deepspeed-no-hostfile": ("launch", HIGH),
     "rank-sigkill": ("host", MEDIUM),
+    "userns-restricted-apparmor": ("host", HIGH),
+    "gpudirect-rdma-disabled": ("fabric", MEDIUM),
+    "p2p-disabled-by-env": ("launch", MEDIUM),
+    "peermem-module-unloadable": ("host", HIGH),
+    "pmix-munge-unavailable": ("launch", HIGH),
+    "bind-kind-mismatch": ("container", HIGH),
+    "deepspeed-pdsh-ssh-args-bug": ("launch", HIGH),
+    "ib-port-down": ("fabric", HIGH),
+    "hca-fatal-error": ("host", HIGH),
+    "slurm-preempted": ("scheduler", HIGH),
 }
 
 
@@ -258,6 +274,42 @@ VERDICTS: Tuple[Cause, ...] = (
         30,
         applies=lambda log: log.has(_NODE_COUNT_MULTI) and not log.has(_NCCL_MULTI_NODE),
         context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "layer-mpi-init-failed",
+        "no cause recognised; MPI could not start on the ranks (MPI_Init failed): the launch layer, the way the "
+        "launcher hands MPI its process-management interface (PMI or PMIx)",
+        "`srun --mpi=list` shows the PMI types Slurm offers: start with the one the MPI was built for "
+        "(`srun --mpi=pmix` or `--mpi=pmi2`; `ompi_info | grep -i pmix` says which), or use the MPI's own "
+        "`mpirun` inside the allocation; in a container the image's MPI must be built for that PMI, and a host "
+        "`mpirun` starting a container's MPI must be the same MPI at a compatible version; read the lines above "
+        "MPI's for the first error; `OMPI_MCA_pmix_base_verbose=10` (Open MPI) logs what PMIx did",
+        # Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c line 330 and v5.0.8 line 449: out("*** An error
+        # occurred in %s\n", arg) with the failing call, MPI_Init or MPI_Init_thread; v4.1.6
+        # ompi/runtime/ompi_mpi_init.c line 519 error = "ompi_mpi_init: ompi_rte_init failed", shown through
+        # help-mpi-runtime.txt [mpi_init:startup:internal-failure] line 25 "It looks like %s failed for some
+        # reason; ..." with MPI_INIT.
+        (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b", r"ompi_mpi_init: ompi_rte_init failed",
+         r"It looks like MPI_INIT failed for some reason"),
+        28,
+    ),
+    Cause(
+        "layer-pmix-exchange-failed",
+        "no cause recognised; Slurm's PMIx plugin could not exchange the ranks' data between the nodes' slurmstepds "
+        "(a send that ran out of retries, a collective that timed out): the launch layer, the network between the "
+        "nodes' slurmstepds or a node whose ranks never joined",
+        "read every node's first error (a rank that died early leaves the others waiting); `srun --mpi=pmix -N 2 "
+        "hostname` on the allocation shows whether the exchange itself works; Slurm's PMIx plugin opens direct "
+        "connections between nodes: `SLURM_PMIX_DIRECT_CONN=false` sends through slurmd instead (and "
+        "`SLURM_PMIX_DIRECT_CONN_UCX=false` leaves UCX out), to tell a blocked port from a dead rank; " + _NEXT_CHECK,
+        # Slurm 25.11.7 src/plugins/mpi/pmix: PMIXP_ERROR (pmixp_debug.h line 56, error(" %s: %s: %s [%d]: %s:%d: "
+        # format, plugin_type, __func__, host, nodeid, file, line)) with pmixp_utils.c line 447 "send failed, rc=%d,
+        # exceeded the retry limit", pmixp_coll_tree.c line 1314 and pmixp_coll_ring.c line 736 "%p: collective
+        # timeout seq=%d", pmixp_server.c line 734 "Unable to connect to %d", pmixp_dconn_tcp.c line 151 "Cannot
+        # establish the connection".
+        (r"mpi/pmix\w{0,4}: .{0,400}?(?:send failed, rc=\d+, exceeded the retry limit|collective timeout seq=\d+"
+         r"|Unable to connect to \d+|Cannot establish the connection)",),
+        27,
     ),
     Cause(
         "layer-one-node-error",
@@ -314,6 +366,19 @@ VERDICTS: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_FAILED) or log.has(_IB_COMPLETION_ERROR),
     ),
     Cause(
+        "layer-nccl-bootstrap-mismatch",
+        "no cause recognised; NCCL's ranks exchanged bootstrap messages of different sizes: the software layer, "
+        "most often ranks that load different NCCL builds (a container on one node, a wheel on another), or a "
+        "NCCL release's own bug",
+        "compare the NCCL each rank loads (`NCCL_DEBUG=VERSION`, or the `NCCL version` line of every rank with "
+        "`NCCL_DEBUG=INFO`) and use one build on every node (the same image, the same torch wheel); if they agree, "
+        "try another NCCL release (NVIDIA/nccl#1176: 2.19's bootstrap); " + _NEXT_CHECK,
+        # NCCL src/bootstrap.cc WARN("Message truncated : received %d bytes instead of %d", ...): v2.18.5-1 line 73,
+        # v2.21.5-1 lines 77 and 87, v2.30.7-1 lines 224 and 236 (line 249 "received %d,%d bytes instead of %d,%d").
+        (r"NCCL WARN Message truncated : received [\d,]+ bytes instead of [\d,]+",),
+        19,
+    ),
+    Cause(
         "layer-gpu-error",
         "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
         "driver or peer-to-peer path",
@@ -337,10 +402,13 @@ VERDICTS: Tuple[Cause, ...] = (
 )
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
+    "layer-mpi-init-failed": "launch",
+    "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
+    "layer-nccl-bootstrap-mismatch": "software",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
 }

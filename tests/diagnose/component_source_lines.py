@@ -94,7 +94,11 @@ QUOTES = (
           NCCL_WARN.format(where="init.cc:426") + "Cuda failure 'operation not supported'", "layer-gpu-error"),
     Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
           'WARN("Cuda failure %d \'%s\'", err, errStr);',
-          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
+          NCCL_WARN.format(where="transport/nvls.cc:223") + "Cuda failure 999 'unknown error'",
+          "fabric-manager-restarted"),
+    Quote("NCCL", "v2.30.7-1", "src/include/cudawrap.h", 37,
+          'WARN("Cuda failure %d \'%s\'", err, errStr);',
+          NCCL_WARN.format(where="transport/p2p.cc:391") + "Cuda failure 999 'unknown error'", "layer-gpu-error"),
     # The driver API's check (cuMem calls) with CUDA's 217: NCCL's p2p transport peers only GPUs that can
     # (cudaDeviceCanAccessPeer) and words its own refusal "failed to peer with device"; the cuMem host memory
     # of the shm transport does not ask first. torch repeats the line under "Last error:" without its location.
@@ -443,6 +447,19 @@ QUOTES = (
           '"NVRM: Xid (PCI:%s): %d, pid=%d, name=%s, GPU has fallen off the bus."',
           "NVRM: Xid (PCI:0000:3b:00): 79, pid=2741, name=python, GPU has fallen off the bus.",
           "gpu-hardware-fault"),
+    # The GSP RPC timeout's words, from NVIDIA/open-gpu-kernel-modules (a stored copy, version not recorded), reported
+    # as Xid 119 (NVIDIA's Xid catalogue).
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules, a stored copy (version not recorded)",
+          "src/nvidia (NV_ERROR_LOG GSP_RPC_TIMEOUT, reported as Xid 119)", 0,
+          'NV_ERROR_LOG(pGpu, GSP_RPC_TIMEOUT,\n"Timeout after %llus of waiting for RPC response from GPU%d GSP! '
+          'Expected function %d (%s) (0x%llx 0x%llx).",',
+          "NVRM: Xid (PCI:0000:3b:00): 119, pid=2741, name=python, Timeout after 6s of waiting for RPC response "
+          "from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20800a4c 0x4).", "gpu-hardware-fault"),
+    Quote("NVIDIA kernel module", "driver 550 and later (the words as public logs print them)",
+          "NVRM Xid report (NVIDIA's Xid catalogue: 154, GPU recovery action)", 0,
+          '"NVRM: Xid (PCI:%s): %d, GPU recovery action changed from %s to %s"',
+          "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset "
+          "Required)", "gpu-hardware-fault"),
 
     # --- Linux (the IOMMU's fault reports, as dmesg shows them) ----------------------------------------------------
     Quote("Linux", "v6.8", "drivers/iommu/intel/dmar.c", 0,
@@ -679,6 +696,12 @@ QUOTES = (
           '-mpack, which forces min number of nodes to 1",',
           "srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested tasks 8 and "
           "-mpack, which forces min number of nodes to 1", "slurm-ntasks-per-node-ignored", context=(FAILED,)),
+    # One task per node ignored: the launchers (one torchrun per node) share nodes, a cause without a failure line.
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/opt.c", 1269,
+          'warning("can\'t honor --ntasks-per-node set to %u which doesn\'t match the requested tasks %u with the '
+          'maximum number of requested nodes %u. Ignoring --ntasks-per-node.",',
+          "srun: warning: can't honor --ntasks-per-node set to 1 which doesn't match the requested tasks 16 with the "
+          "maximum number of requested nodes 2. Ignoring --ntasks-per-node.", "slurm-ntasks-per-node-ignored"),
 
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1069,
           '"Socket timed out on send/recv operation",',
@@ -821,10 +844,10 @@ QUOTES = (
 
     # --- Apptainer --------------------------------------------------------------------------------------------------
     # The starter's user namespace (unprivileged installs): nserror() words EPERM and ENOSPC itself, strerror
-    # the rest (EACCES from Ubuntu's AppArmor restriction: "Permission denied").
+    # the rest (EACCES, a security module's refusal such as Ubuntu's AppArmor restriction: "Permission denied").
     Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1442,
           'fatalf("Failed to create user namespace: %s\\n", nserror(errno, CLONE_NEWUSER));',
-          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted"),
+          "ERROR  : Failed to create user namespace: Permission denied", "userns-restricted-apparmor"),
     Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 520,
           'snprintf(msg, MSG_SIZE-1, "user namespace requires to set %s to 1", path);',
           "FATAL:   Failed to create user namespace: user namespace requires to set "
@@ -901,7 +924,7 @@ QUOTES = (
           "returned error code: 401 Unauthorized", "enroot-registry-refused"),
     Quote("enroot", "v4.1.2", "bin/enroot-nsenter.c", 167,
           'err(EXIT_FAILURE, "failed to create user namespace");',
-          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted"),
+          "enroot-nsenter: failed to create user namespace: Permission denied", "userns-restricted-apparmor"),
     Quote("enroot", "v3.4.1", "src/runtime.sh", 395,
           'common::err "No such file or directory: ${image}"',
           "slurmstepd: error: pyxis:     [ERROR] No such file or directory: /home/u1/images/pytorch-25.01.sqsh",
@@ -1176,4 +1199,184 @@ QUOTES = (
           'RDMA protocol.");',
           NCCL_INFO + "HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA "
           "protocol.", "p2p-acs-iommu"),
+
+    # --- GPUDirect RDMA and peer-to-peer, as NCCL reports them and the kernel loads them -------------------------
+    Quote("NCCL", "v2.18.5-1", "src/graph/topo.cc", 643,
+          'INFO(NCCL_NET,"NET/%s : GPU Direct RDMA %s for HCA %d \'%s\'", comm->ncclNet->name, gdrSupport ? '
+          '"Enabled" : "Disabled", n, props.name);',
+          NCCL_INFO + "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'", "gpudirect-rdma-disabled"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/topo.cc", 1653,
+          'INFO(NCCL_NET, "NET/%s : GPU Direct RDMA %s for HCA %d \'%s\'", netInfo->name, gdrSupport ? "Enabled" : '
+          '"Disabled", n,\nprops.name);',
+          NCCL_INFO + "NET/IB : GPU Direct RDMA Disabled for HCA 2 'mlx5_2'", "gpudirect-rdma-disabled"),
+    Quote("NCCL", "v2.21.5-1", "src/graph/paths.cc", 244,
+          'if (l >= 0) INFO(NCCL_ALL, "%s set by environment to %s", levelEnv, topoPathTypeStr[l]);',
+          NCCL_INFO + "NCCL_P2P_LEVEL set by environment to LOC", "p2p-disabled-by-env"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/paths.cc", 252,
+          'if (l >= 0) INFO(NCCL_ALL, "%s set by environment to %d", disableEnv, disable);',
+          NCCL_INFO + "NCCL_P2P_DISABLE set by environment to 1", "p2p-disabled-by-env"),
+    Quote("Linux", "v6.8", "kernel/module/main.c (simplify_symbols)", 0,
+          'pr_warn("%s: Unknown symbol %s (err %d)\\n",\nmod->name, name, ret);',
+          "[  612.334190] nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err -2)",
+          "peermem-module-unloadable"),
+    Quote("kmod", "a stored copy, version not recorded", "tools/modprobe.c (insmod_insert)", 0,
+          'ERR("could not insert \'%s\': Unknown symbol in module, "\n"or unknown parameter (see dmesg)\\n",',
+          "modprobe: ERROR: could not insert 'nv_peer_mem': Unknown symbol in module, or unknown parameter (see "
+          "dmesg)", "peermem-module-unloadable"),
+
+    # --- aws-ofi-nccl could not add the peer's address (EFA) ----------------------------------------------------
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 2201,
+          'NCCL_OFI_WARN("Unable to insert remote address into address vector "\n"for device %d. RC: %s",',
+          "gpu-a-017:2741:2790 [1] NCCL WARN NET/OFI Unable to insert remote address into address vector for device "
+          "1. RC: Invalid argument", "efa-unreachable"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 2007,
+          'NCCL_OFI_WARN("Unable to insert remote address into address vector for device %d. RC: %d",',
+          "[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0",
+          "efa-unreachable", context=(FAILED,)),
+
+    # --- a topology or graph file NCCL was given -------------------------------------------------------------------
+    Quote("NCCL", "v2.21.5-1", "src/graph/xml.h", 101,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          NCCL_WARN.format(where="graph/xml.h:101") + "Attribute arch of node cpu not found", "topo-file-preset"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/xml.h", 107,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          NCCL_WARN.format(where="graph/xml.h:107") + "Attribute vendor of node cpu not found", "topo-file-preset"),
+    Quote("NCCL", "v2.21.5-1", "src/graph/search.cc", 880,
+          'INFO(NCCL_ENV, "NCCL_GRAPH_FILE set by environment to %s", str);',
+          NCCL_INFO + "NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml", "topo-file-preset",
+          context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+                   "error.",)),
+
+    # --- DeepSpeed's pdsh launcher with --ssh_port (0.11.0 to 0.14.0) --------------------------------------------
+    Quote("DeepSpeed", "v0.14.0", "deepspeed/launcher/multinode_runner.py", 77,
+          'environment["PDSH_SSH_ARGS_APPEND"] += f" -p {self.args.ssh_port}"',
+          "KeyError: 'PDSH_SSH_ARGS_APPEND'", "deepspeed-pdsh-ssh-args-bug",
+          context=(TRACEBACK, '  File "/opt/conda/lib/python3.10/site-packages/deepspeed/launcher/'
+                              'multinode_runner.py", line 77, in get_cmd'),
+          fmt="PDSH_SSH_ARGS_APPEND"),
+
+    # --- Apptainer binding a file onto a directory ---------------------------------------------------------------
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 895,
+          'return fmt.Errorf("could not mount %s: %s", mnt.Source, err)',
+          "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+          "/etc/localtime: could not mount /etc/localtime: not a directory", "bind-kind-mismatch"),
+
+    # --- Slurm's PMIx plugin between the nodes' slurmstepds (a layer verdict) -----------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_utils.c", 447,
+          'PMIXP_ERROR("send failed, rc=%d, exceeded the retry limit", rc);',
+          "slurmstepd: error:  mpi/pmix_v4: pmixp_p2p_send: gpu-a-018 [1]: pmixp_utils.c:447: send failed, "
+          "rc=1001, exceeded the retry limit", "layer-pmix-exchange-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_coll_ring.c", 736,
+          'PMIXP_ERROR("%p: collective timeout seq=%d",',
+          "slurmstepd: error:  mpi/pmix_v5: pmixp_coll_ring_check: gpu-a-017 [0]: pmixp_coll_ring.c:736: "
+          "0x1550c0000c10: collective timeout seq=0", "layer-pmix-exchange-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/pmixp_server.c", 734,
+          'PMIXP_ERROR("Unable to connect to %d", dconn->nodeid);',
+          "slurmstepd: error:  mpi/pmix_v4: _process_server_request: gpu-a-017 [0]: pmixp_server.c:734: Unable to "
+          "connect to 1", "layer-pmix-exchange-failed"),
+
+    # --- NCCL ranks that disagree on a bootstrap message's size (a layer verdict) ------------------------------
+    Quote("NCCL", "v2.21.5-1", "src/bootstrap.cc", 77,
+          'WARN("Message truncated : received %d bytes instead of %d", recvSize, size);',
+          "1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 "
+          "bytes instead of 4", "layer-nccl-bootstrap-mismatch"),
+    Quote("NCCL", "v2.30.7-1", "src/bootstrap.cc", 249,
+          'WARN("Message truncated : received %d,%d bytes instead of %d,%d", senderRecvSize1, senderRecvSize2, '
+          'ops[1].size,',
+          NCCL_WARN.format(where="bootstrap.cc:249") + "Message truncated : received 64,8 bytes instead of 32,8",
+          "layer-nccl-bootstrap-mismatch"),
+
+    # --- Open MPI that could not start (a layer verdict: no PMI cause named) ------------------------------------
+    Quote("Open MPI", "v4.1.6", "ompi/errhandler/errhandler_predefined.c", 330,
+          'out("*** An error occurred in %s\\n", arg);',
+          "[hpl:21881] *** An error occurred in MPI_Init", "layer-mpi-init-failed",
+          context=("[hpl:21881] *** on a NULL communicator",)),
+    Quote("Open MPI", "v5.0.8", "ompi/errhandler/errhandler_predefined.c", 449,
+          'out("*** An error occurred in %s\\n", arg);',
+          "*** An error occurred in MPI_Init_thread", "layer-mpi-init-failed"),
+    Quote("Open MPI", "v4.1.6", "ompi/runtime/ompi_mpi_init.c", 519,
+          'error = "ompi_mpi_init: ompi_rte_init failed";',
+          "  ompi_mpi_init: ompi_rte_init failed", "layer-mpi-init-failed",
+          context=('  --> Returned "(null)" (-43) instead of "Success" (0)',)),
+    Quote("Open MPI", "v4.1.6", "ompi/runtime/help-mpi-runtime.txt [mpi_init:startup:internal-failure]", 25,
+          "It looks like %s failed for some reason; your parallel process is",
+          "It looks like MPI_INIT failed for some reason; your parallel process is", "layer-mpi-init-failed",
+          fmt="It looks like %s failed for some reason; your parallel process is"),
+
+    # --- PMIx's security component (srun --mpi=pmix) --------------------------------------------------------------
+    Quote("PMIx", "v4.2.9", "src/mca/base/help-pmix-mca-base.txt [find-available:not-valid]", 33,
+          "Component: %s", "Component: munge", "pmix-munge-unavailable",
+          context=("PMIx stopped checking at the first component that it did not find.", "Host:      gpu1",
+                   "Framework: psec", "It looks like pmix_init failed for some reason; your parallel process is"),
+          fmt="Component: %s"),
+
+    # --- the InfiniBand card's async events (rdma-core libibverbs/enum_strs.c ibv_event_type_str()) -------------
+    Quote("NCCL", "v2.18.5-1", "src/transport/net_ib.cc", 95,
+          'WARN("NET/IB : Got async event : %s", str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:95") + "NET/IB : Got async event : port error", "ib-port-down"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 101,
+          'WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:101") + "NET/IB : mlx5_2:1 Got async event : port error",
+          "ib-port-down"),
+    Quote("NCCL", "v2.23.4-1", "src/transport/net_ib.cc", 171,
+          'WARN("NET/IB : %s:%d Got async error event: %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:171") + "NET/IB : mlx5_2:1 Got async error event: port error",
+          "ib-port-down"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.cc", 179,
+          'WARN("NET/IB : %s:%d Got non-fatal async event: %s(%d)", dev->devName, dev->portNum, str, '
+          'event.event_type);',
+          NCCL_WARN.format(where="transport/net_ib/common.cc:179") + "NET/IB : mlx5_2:1 Got non-fatal async event: "
+          "port error(10)", "ib-port-down"),
+    Quote("NCCL", "v2.21.5-1", "src/transport/net_ib.cc", 101,
+          'WARN("NET/IB : %s:%d Got async event : %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib.cc:101") + "NET/IB : mlx5_0:1 Got async event : local "
+          "catastrophic error", "hca-fatal-error"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_ib/common.cc", 123,
+          'WARN("NET/IB : %s:%d async fatal event: %s", dev->devName, dev->portNum, str);',
+          NCCL_WARN.format(where="transport/net_ib/common.cc:123") + "NET/IB : mlx5_0:1 async fatal event: local "
+          "catastrophic error", "hca-fatal-error"),
+    # --- Slurm ending a job for another's sake ------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/req.c", 929,
+          'error("*** %s ON %s CANCELLED AT %s DUE TO PREEMPTION ***",',
+          "slurmstepd: error: *** JOB 4512 ON gpu-a-017 CANCELLED AT 2026-03-02T11:04:12 DUE TO PREEMPTION ***",
+          "slurm-preempted", context=(FAILED,)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/req.c", 938,
+          'error("*** %s ON %s CANCELLED AT %s DUE TO JOB REQUEUE ***",',
+          "slurmstepd: error: *** STEP 4512.0 ON gpu-a-017 CANCELLED AT 2026-03-02T11:04:12 DUE TO JOB REQUEUE ***",
+          "slurm-preempted"),
+
+    # --- a process killed for memory ---------------------------------------------------------------------------
+    Quote("Linux", "v6.8", "mm/oom_kill.c (__oom_kill_process)", 0,
+          'pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, '
+          'UID:%u pgtables:%lukB oom_score_adj:%hd\\n",',
+          "[81234.567890] Out of memory: Killed process 41235 (python) total-vm:98765432kB, anon-rss:61234567kB, "
+          "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0", "host-oom"),
+    Quote("Linux", "v6.8", "mm/oom_kill.c (__oom_kill_process)", 0,
+          'pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, shmem-rss:%lukB, '
+          'UID:%u pgtables:%lukB oom_score_adj:%hd\\n",',
+          "Memory cgroup out of memory: Killed process 41235 (python) total-vm:98765432kB, anon-rss:61234567kB, "
+          "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:123456kB oom_score_adj:0", "host-oom"),
+    Quote("Slurm", "before the oom_kill count (a stored copy, version not recorded)",
+          "src/plugins/task/cgroup/task_cgroup_memory.c (task_cgroup_memory_check_oom)", 0,
+          'info("Exceeded step memory limit at some point.");',
+          "slurmstepd: error: Exceeded step memory limit at some point.", "host-oom",
+          context=("srun: error: gpu-a-017: task 0: Exited with exit code 1",)),
+
+    # --- the locked-memory limit as the node shows it --------------------------------------------------------------
+    Quote("Linux", "v6.8", "fs/proc/base.c (proc_pid_limits)", 0,
+          'seq_printf(m, "%-25s %-20lu ",\nlnames[i].name, rlim[i].rlim_cur);',
+          "Max locked memory         65536                65536                bytes     ", "memlock-too-low"),
+    Quote("bash", "bash-5.2", "builtins/ulimit.def (printone)", 0,
+          'printf ("%-20s %20s", limits[limind].description, unitstr);',
+          "max locked memory           (kbytes, -l) 64", "memlock-too-low"),
+
+    # --- a site's job_submit filter refusing the request --------------------------------------------------------
+    Quote("Slurm", "25.11.7", "src/common/slurm_protocol_pack.c", 8367,
+          "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
+          "sbatch: error: *** Error partition 'h200_courant' is not valid for this job", "slurm-request-refused",
+          fmt="%s"),
+    Quote("Slurm", "25.11.7", "src/common/slurm_protocol_pack.c", 8367,
+          "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
+          "submitit.core.utils.FailedJobError: sbatch: error: Parameter --gres=gpu:1 no longer acceptable, please "
+          "switch to --gpus=1", "slurm-request-refused", fmt="%s"),
 )

@@ -23,7 +23,8 @@ _CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[dioux
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
-              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis"}
+              "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
+              "kmod"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -52,7 +53,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-rootfs-lock-timeout", "image-no-shell", "pyxis-seccomp-flag-unsupported",
                 "apptainer-session-dir-missing", "hca-resources-exhausted", "driver-broken-after-suspend",
                 "nccl-too-old-for-gpu", "srun-step-exceeds-allocation", "openmpi-host-slots-unsupported",
-                "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed"}
+                "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
+                "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
+                "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
+                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug"}
 
 
 def message_format(row: Quote) -> str:
@@ -319,3 +323,64 @@ def test_a_download_whose_host_name_did_not_resolve_is_not_the_ranks_address() -
              "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries "
              "exceeded"]
     assert "rendezvous-name-not-resolvable" not in [f.key for f in diagnose_lines(lines)]
+
+
+def test_a_graph_file_in_a_run_nccl_did_not_fail_and_a_topology_file_in_one_it_did_are_no_cause() -> None:
+    """NCCL_GRAPH_FILE counts only in a run NCCL failed; NCCL_TOPO_FILE, which VM images set rightly, never alone."""
+    graph = "gpu-a-017:2741:2790 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /opt/microsoft/ncv4/graph.xml"
+    topo = "gpu-a-017:2741:2790 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/microsoft/ncv4/topo.xml"
+    failed = "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error."
+    assert diagnose_lines([graph]) == []
+    assert [f.key for f in diagnose_lines([topo, failed])] == ["layer-fabric-error"]
+
+
+def test_gpudirect_rdma_off_on_the_socket_transport_is_no_cause() -> None:
+    """NCCL's socket transport never has GPUDirect RDMA (src/graph/topo.cc prints it Disabled for every net)."""
+    assert diagnose_lines(["gpu-a-017:2741:2790 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 "
+                           "'eth0'"]) == []
+
+
+def test_a_locked_memory_limit_of_a_gigabyte_or_unlimited_is_no_cause() -> None:
+    assert diagnose_lines(["Max locked memory         unlimited            unlimited            bytes     ",
+                           "Max locked memory         1073741824           1073741824           bytes     ",
+                           "max locked memory           (kbytes, -l) unlimited"]) == []
+
+
+def test_a_graph_file_in_a_run_that_failed_of_a_known_cause_ranks_below_it() -> None:
+    """A topology file set is a suspect only; a cause the failure's own lines name comes first."""
+    lines = ["gpu-a-017:2741:2790 [0] NCCL INFO NCCL_GRAPH_FILE set by environment to /etc/graph.xml",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "ncclSystemError"]
+    assert diagnose_lines(lines)[0].key == "cuda-oom"
+
+
+def test_ignoring_a_layout_of_more_than_one_task_per_node_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """Only one task per node (one launcher per node) makes the ignored option a cause by itself."""
+    assert diagnose_lines(["srun: warning: can't honor --ntasks-per-node set to 4 which doesn't match the requested "
+                           "tasks 16 with the maximum number of requested nodes 2. Ignoring --ntasks-per-node."]) == []
+
+
+def test_an_address_the_plugin_could_not_add_on_slingshot_is_not_efa() -> None:
+    lines = ["NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)",
+             "NCCL WARN NET/OFI Unable to insert remote address into address vector for device 1. RC: 0"]
+    assert "efa-unreachable" not in [f.key for f in diagnose_lines(lines)]
+
+
+def test_slurms_failcnt_notice_in_a_run_that_finished_is_no_cause() -> None:
+    """Old Slurm printed it from the cgroup's failcnt, page cache included, also for runs that ended well."""
+    assert diagnose_lines(["slurmstepd: error: Exceeded step memory limit at some point."]) == []
+
+
+def test_a_component_named_munge_outside_pmix_security_framework_is_no_cause() -> None:
+    assert diagnose_lines(["Framework: btl", "Component: munge"]) == []
+
+
+def test_apptainer_skipping_a_bind_it_may_skip_is_no_cause() -> None:
+    assert diagnose_lines(["WARNING: could not mount /etc/localtime: not a directory"]) == []
+
+
+def test_transports_turned_off_are_no_cause_of_a_run_that_failed() -> None:
+    """P2P off by the environment or no GPUDirect RDMA make a run slower; a failed run's cause is elsewhere."""
+    failed = "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error."
+    for line in ("gpu-a-017:1:2 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
+                 "gpu-a-017:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"):
+        assert [f.key for f in diagnose_lines([line, failed])] == ["layer-fabric-error"]

@@ -14,6 +14,9 @@ TWO_NODES = "SLURM_JOB_NUM_NODES=2"
 SYMPTOMS = [
     ([TWO_NODES, "nid001:4521:4590 [0] NCCL INFO comm 0x55d0c0ffee00 rank 0 nRanks 4 nNodes 1 localRanks 4 "
       "localRank 0 MNNVL 0"], "layer-one-node-only", "NCCL src/init.cc"),
+    (["*** An error occurred in MPI_Init", "*** on a NULL communicator",
+      "srun: error: hpl: task 0: Exited with exit code 1"], "layer-mpi-init-failed",
+     "Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c"),
     ([TWO_NODES, "srun: error: gpu017: tasks 4-7: Exited with exit code 1"], "layer-one-node-error",
      "Slurm src/srun/launch.c"),
     (["torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined."],
@@ -31,7 +34,7 @@ SYMPTOMS = [
     (["RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1191, unhandled cuda "
       "error, NCCL version 2.14.3"], "layer-gpu-error", "NCCL v2.14.3-1 src/init.cc line 1518"),
     # NCCL's own CUDA checks (src/include/checks.h "Cuda failure '%s'", cudawrap.h "Cuda failure %d '%s'").
-    (["gpu-a-017:2741:2790 [0] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'"],
+    (["gpu-a-017:2741:2790 [0] transport/p2p.cc:391 NCCL WARN Cuda failure 999 'unknown error'"],
      "layer-gpu-error", "NCCL v2.30.7-1 src/include/cudawrap.h line 37"),
     (["gpu-a-017:2741:2741 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'"],
      "layer-gpu-error", "NCCL v2.18.5-1 src/include/checks.h line 16"),
@@ -102,3 +105,8 @@ def test_a_verdict_alone_exits_as_nothing_recognised_and_says_what_to_run(tmp_pa
     assert main([str(log)]) == 8
     out = capsys.readouterr().out
     assert "[layer-gpu-error]" in out and "layer: host; confidence: layer only" in out and "nvidia-smi topo -m" in out
+
+
+def test_mpi_that_could_not_start_gives_way_to_the_pmi_cause_its_lines_name() -> None:
+    lines = ["*** An error occurred in MPI_Init", "PMI2_Init failed to intialize.  Return code: 1"]
+    assert [f.key for f in diagnose_lines(lines)] == ["mpi-without-pmi"]
