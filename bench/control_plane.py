@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import copy
 import ctypes
+import dataclasses
 import functools
 import io
 import json
@@ -105,13 +106,18 @@ class Ranks:
         self.connect_s = time.monotonic() - started
         self.attempt = 1
 
-    def _each(self, work: Callable[[int, Any], Any], timeout_s: float) -> list[Any]:
-        """`work(rank, client)` on every rank at once, one thread each (they block in store calls)."""
+    def _each(self, work: Callable[[int, Any], Any], timeout_s: float, phase: str = "") -> list[Any]:
+        """`work(rank, client)` on every rank at once, one thread each (they block in store calls); the ranks
+        `--profile` names run under cProfile."""
         results: list[Any] = [None] * len(self.ranks)
+        profiled = _profiled_ranks()
 
         def run(i: int) -> None:
             try:
-                results[i] = work(self.ranks[i], self.clients[i])
+                if self.ranks[i] in profiled:
+                    results[i] = _profile(work, self.ranks[i], self.clients[i], phase)
+                else:
+                    results[i] = work(self.ranks[i], self.clients[i])
             except Exception as err:
                 results[i] = err
         threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(self.ranks))]
@@ -125,7 +131,7 @@ class Ranks:
     # -- phases -----------------------------------------------------------------------------------------
     def agree(self, timeout_s: float) -> dict[str, Any]:
         results = self._each(lambda rank, client: agree_on_attempt(
-            CountingStore(client, rank, self.tally), rank, self.world_size, timeout_s), timeout_s + 30)
+            CountingStore(client, rank, self.tally), rank, self.world_size, timeout_s), timeout_s + 30, "agreement")
         errors = [str(r) for r in results if not isinstance(r, int)]
         self.attempt = next((r for r in results if isinstance(r, int)), 1)
         return {"errors": errors[:3], "attempts": sorted({r for r in results if isinstance(r, int)})}
@@ -149,7 +155,7 @@ class Ranks:
                                   judge=functools.partial(_all_gathered, self.world_size))
 
         with contextlib.redirect_stdout(io.StringIO()):  # rank 0's report
-            results = self._each(one, timeout_s)
+            results = self._each(one, timeout_s, "check")
         errors = [repr(r) for r in results if not isinstance(r, int)]
         return {"errors": errors[:3], "codes": dict(Counter(r for r in results if isinstance(r, int))),
                 "hangs": hangs[:3]}
@@ -193,6 +199,25 @@ class Ranks:
         for dog in dogs:
             dog.stop()
         return {"stalled": stalled, "heard": heard, "ended": ended}
+
+
+#: Set by `--profile DIR`: the ranks whose phases run under cProfile, and where their statistics go
+_PROFILE = "BENCH_CONTROL_PLANE_PROFILE"
+
+
+def _profiled_ranks() -> set[int]:
+    ranks, _, _ = os.environ.get(_PROFILE, "").partition(":")
+    return {int(rank) for rank in ranks.split(",") if rank}
+
+
+def _profile(work: Callable[[int, Any], Any], rank: int, client: Any, phase: str) -> Any:
+    """`work(rank, client)` under cProfile; its statistics to <DIR>/<phase>-rank<rank>.prof (`pstats` reads them)."""
+    import cProfile
+    profile = cProfile.Profile()
+    try:
+        return profile.runcall(work, rank, client)
+    finally:
+        profile.dump_stats(Path(os.environ[_PROFILE].partition(":")[2]) / f"{phase}-rank{rank}.prof")
 
 
 @functools.lru_cache(maxsize=1)
@@ -298,6 +323,7 @@ class Phase:
     first_verdict_s: float = float("nan")
     ok: bool = True
     note: str = ""
+    families: dict[str, int] = field(default_factory=dict)  # requests by method and key family (bench.counting_store)
 
 
 @dataclass
@@ -389,16 +415,19 @@ def simulate(ranks: int, deadline_s: float, interval_s: float, per_process: int 
     def phase(name: str, outs: list[dict], **extra: Any) -> Phase:
         requests: Counter[str] = Counter()
         by_rank: Counter[int] = Counter()
+        families: Counter[str] = Counter()
         for out in outs:
             requests.update(out["tally"]["requests"])
             by_rank.update(out["tally"]["by_rank"])
+            families.update(out["tally"]["families"])
         samples = probe.samples.get(name, [])
         result = Phase(name, max(out["seconds"] for out in outs), sum(requests.values()) - requests["beat"],
                        requests["beat"], sum(out["tally"]["bytes"] for out in outs),
                        max(by_rank.values(), default=0), 1e3 * _percentile(samples, 0.5),
-                       1e3 * _percentile(samples, 0.99), **extra)
+                       1e3 * _percentile(samples, 0.99), families=dict(families.most_common()), **extra)
         world.phases.append(result)
-        log(f"  {ranks} ranks, {name}: {result}")
+        log(f"  {ranks} ranks, {name}: {dataclasses.replace(result, families={})}")
+        log("    requests by method and key: " + ", ".join(f"{k} {n}" for k, n in families.most_common()))
         return result
 
     try:
@@ -543,9 +572,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", help="rewrite this benchmark's section of this file")
     parser.add_argument("--section", default="bench.control_plane", help="the section's name in that file")
     parser.add_argument("--json", help="write every phase's figures here")
+    parser.add_argument("--profile", metavar="RANKS:DIR",
+                        help="run these ranks' agreement and check under cProfile, statistics into DIR (0,1:/tmp/prof)")
     parser.add_argument("--system-dns", action="store_true",
                         help="keep the machine's resolver (by default a private one where possible, see below)")
     args = parser.parse_args(argv)
+    if args.profile:
+        os.environ[_PROFILE] = args.profile  # the workers inherit it
     worlds = [simulate(n, args.deadline, args.interval, args.ranks_per_process, tuple(args.faults), args.steady,
                        check=not args.no_check) for n in args.ranks]
     rows = [row for world in worlds for row in _rows(world)]

@@ -349,9 +349,8 @@ class Session:
             exchange.put(self.store, protocol.VERDICT, code)
             exchange.wait_for(self.store, self._acks(), time.monotonic() + ACK_WAIT_S)
         else:
-            exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
-            present = exchange.present(self.store, protocol.VERDICT)
-            code = protocol.receive_code(self.store, protocol.VERDICT) if present else None
+            missing = exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
+            code = None if missing else protocol.receive_code(self.store, protocol.VERDICT)
             code = exitcodes.TIMEOUT if code is None else code
             exchange.put(self.store, protocol.ack_key(self.rank), 1)
             if code:
