@@ -94,15 +94,18 @@ BENCH_SECRET = "b" * 32
 class Ranks:
     """The ranks of one worker process and the phases they run on command."""
 
-    def __init__(self, port: int, ranks: list[int], world_size: int, node_report: dict[str, Any]) -> None:
+    def __init__(self, port: int, ranks: list[int], world_size: int, node_report: dict[str, Any],
+                 check: bool) -> None:
         self.ranks, self.world_size, self.node_report = ranks, world_size, node_report
         self.tally = Tally()
         first = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=timedelta(seconds=300))
         started = time.monotonic()
         with ThreadPoolExecutor(min(len(ranks), 64)) as pool:
-            self.clients = list(pool.map(lambda _: first.clone(), ranks))  # a socket per rank
+            # A socket per rank, and (the check's phase) one more for its hang watch, as `app.check` has
+            connections = list(pool.map(lambda _: first.clone(), ranks * (2 if check else 1)))
         # Sealed as a rank's store is (app/common/distributed.py): every value's HMAC made and checked in the rank
-        self.clients = [SignedStore(client, BENCH_SECRET) for client in self.clients]
+        sealed = [SignedStore(client, BENCH_SECRET) for client in connections]
+        self.clients, self.watch_clients = sealed[:len(ranks)], sealed[len(ranks):]
         self.connect_s = time.monotonic() - started
         self.attempt = 1
 
@@ -141,6 +144,8 @@ class Ranks:
         options = CheckSettings(deadline_s=deadline_s, preflight=True)
         hangs: list[str] = []
 
+        watch_clients = dict(zip(self.ranks, self.watch_clients, strict=True))
+
         def one(rank: int, client: dist.Store) -> int:
             facts = {**copy.deepcopy(self.node_report["facts"]), "rank": rank, "local_rank": rank % RANKS_PER_NODE,
                      "hostname": host(rank), "world_size": self.world_size}
@@ -148,7 +153,8 @@ class Ranks:
             session = runner.Session(options, _Environment(rank, self.world_size),
                                      Report(checks=[Check("launch", OK, "simulated"), *checks]), facts)
             store = CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix)
-            watchdog = StageWatchdog(store, rank, self.world_size, host(rank), deadline_s,
+            watch_store = CountingStore(dist.PrefixStore(prefix, watch_clients[rank]), rank, self.tally, prefix)
+            watchdog = StageWatchdog(watch_store, rank, self.world_size, host(rank), deadline_s,
                                      lambda verdict, _: hangs.append(verdict.sentence),
                                      end_process=lambda _: None).start()
             return session.stages(store, watchdog, join=lambda: True, measure=lambda: _results(session, rank),
@@ -258,10 +264,10 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def _worker(port: int, ranks: list[int], world_size: int, node_report: dict[str, Any], commands: Any,
+def _worker(port: int, ranks: list[int], world_size: int, node_report: dict[str, Any], check: bool, commands: Any,
             replies: Any) -> None:
     _die_with_parent()
-    world = Ranks(port, ranks, world_size, node_report)
+    world = Ranks(port, ranks, world_size, node_report, check)
     replies.put(("connected", world.connect_s))
     while True:
         command, kwargs = commands.get()
@@ -369,7 +375,7 @@ def simulate(ranks: int, deadline_s: float, interval_s: float, per_process: int 
     replies = [spawn.Queue() for _ in shares]
     commands = [spawn.Queue() for _ in shares]
     report = _node_report()
-    workers = [spawn.Process(target=_worker, args=(server.port, share, ranks, report, commands[i], replies[i]),
+    workers = [spawn.Process(target=_worker, args=(server.port, share, ranks, report, check, commands[i], replies[i]),
                              daemon=True) for i, share in enumerate(shares)]
     for worker in workers:
         worker.start()

@@ -15,7 +15,6 @@ import torch.distributed as dist
 
 from app.common.watchdog import beat_key
 
-
 _NUMBER = re.compile(r"\d+")
 
 
