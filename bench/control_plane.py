@@ -226,10 +226,19 @@ def _profile(work: Callable[[int, Any], Any], rank: int, client: Any, phase: str
         profile.dump_stats(Path(os.environ[_PROFILE].partition(":")[2]) / f"{phase}-rank{rank}.prof")
 
 
-@functools.lru_cache(maxsize=1)
+_PLANNING = threading.Lock()
+
+
 def _planned(nodes: tuple[str, ...]) -> tuple[list[coll.Scope], dict[int, list[coll.Scope]]]:
     """The real planners' scopes (every rank plans the same: planned once a process here, where 512 ranks
-    share two cores) and each rank's own."""
+    share two cores) and each rank's own. One thread plans while the others wait: the ranks hear the plan at
+    once, and a cache alone let each of 512 threads plan (24 ms each at 1024 ranks, 12 s of a process's CPU)."""
+    with _PLANNING:
+        return _plan_once(nodes)
+
+
+@functools.lru_cache(maxsize=1)
+def _plan_once(nodes: tuple[str, ...]) -> tuple[list[coll.Scope], dict[int, list[coll.Scope]]]:
     scopes = coll.plan_scopes(nodes) + localise.pair_scopes(nodes)
     own: dict[int, list[coll.Scope]] = {}
     for scope in scopes:
