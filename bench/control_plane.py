@@ -15,8 +15,11 @@ project's own functions, phase by phase:
   verdict must name the faulty rank(s), and not the slow node.
 
 Store requests and payload bytes are counted by a thin wrapper around each rank's client (bench.counting_store:
-keys and values as the code passes them, plus the attempt prefix; TCP framing is not counted); the store's
-latency under that load by a probe client in the main process (`get` of one small key every 20 ms).
+keys and values as the code passes them, plus the attempt prefix; TCP framing is not counted), also by method and
+key family (each phase's `families`, and a log line); the store's latency under that load by a probe client in
+the main process (`get` of one small key every 20 ms). In the check's phase each rank's hang watch has a
+connection of its own, as in `app.check`. `--profile 0,1:DIR` runs ranks 0 and 1's agreement and check under
+cProfile (DIR/check-rank0.prof, ...).
 
     python -m bench.control_plane --ranks 256 1024 4096 [--markdown BENCHMARKS.md]
 """
@@ -618,7 +621,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *HEADER, *rows,
         "",
-        "Each simulated rank is a thread with its own TCPStore client socket to one libuv TCPStore server, "
+        "Each simulated rank is a thread with its own TCPStore client socket (and in the check a second one for "
+        "its hang watch, as `app.check` has) to one libuv TCPStore server, "
         f"{args.ranks_per_process} ranks a process; each fault's rank(s) in a process of their own. Requests and "
         "payload bytes (keys and values as the code passes them, plus the key prefix; TCP framing not counted) are "
         "counted by a wrapper around each rank's client; heartbeat `set`s are counted apart as beats. Probe: a "
