@@ -15,8 +15,11 @@ project's own functions, phase by phase:
   verdict must name the faulty rank(s), and not the slow node.
 
 Store requests and payload bytes are counted by a thin wrapper around each rank's client (bench.counting_store:
-keys and values as the code passes them, plus the attempt prefix; TCP framing is not counted); the store's
-latency under that load by a probe client in the main process (`get` of one small key every 20 ms).
+keys and values as the code passes them, plus the attempt prefix; TCP framing is not counted), also by method and
+key family (each phase's `families`, and a log line); the store's latency under that load by a probe client in
+the main process (`get` of one small key every 20 ms). In the check's phase each rank's hang watch has a
+connection of its own, as in `app.check`. `--profile 0,1:DIR` runs ranks 0 and 1's agreement and check under
+cProfile (DIR/check-rank0.prof, ...).
 
     python -m bench.control_plane --ranks 256 1024 4096 [--markdown BENCHMARKS.md]
 """
@@ -27,6 +30,7 @@ import argparse
 import contextlib
 import copy
 import ctypes
+import dataclasses
 import functools
 import io
 import json
@@ -93,25 +97,33 @@ BENCH_SECRET = "b" * 32
 class Ranks:
     """The ranks of one worker process and the phases they run on command."""
 
-    def __init__(self, port: int, ranks: list[int], world_size: int, node_report: dict[str, Any]) -> None:
+    def __init__(self, port: int, ranks: list[int], world_size: int, node_report: dict[str, Any],
+                 check: bool) -> None:
         self.ranks, self.world_size, self.node_report = ranks, world_size, node_report
         self.tally = Tally()
         first = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=timedelta(seconds=300))
         started = time.monotonic()
         with ThreadPoolExecutor(min(len(ranks), 64)) as pool:
-            self.clients = list(pool.map(lambda _: first.clone(), ranks))  # a socket per rank
+            # A socket per rank, and (the check's phase) one more for its hang watch, as `app.check` has
+            connections = list(pool.map(lambda _: first.clone(), ranks * (2 if check else 1)))
         # Sealed as a rank's store is (app/common/distributed.py): every value's HMAC made and checked in the rank
-        self.clients = [SignedStore(client, BENCH_SECRET) for client in self.clients]
+        sealed = [SignedStore(client, BENCH_SECRET) for client in connections]
+        self.clients, self.watch_clients = sealed[:len(ranks)], sealed[len(ranks):]
         self.connect_s = time.monotonic() - started
         self.attempt = 1
 
-    def _each(self, work: Callable[[int, Any], Any], timeout_s: float) -> list[Any]:
-        """`work(rank, client)` on every rank at once, one thread each (they block in store calls)."""
+    def _each(self, work: Callable[[int, Any], Any], timeout_s: float, phase: str = "") -> list[Any]:
+        """`work(rank, client)` on every rank at once, one thread each (they block in store calls); the ranks
+        `--profile` names run under cProfile."""
         results: list[Any] = [None] * len(self.ranks)
+        profiled = _profiled_ranks()
 
         def run(i: int) -> None:
             try:
-                results[i] = work(self.ranks[i], self.clients[i])
+                if self.ranks[i] in profiled:
+                    results[i] = _profile(work, self.ranks[i], self.clients[i], phase)
+                else:
+                    results[i] = work(self.ranks[i], self.clients[i])
             except Exception as err:
                 results[i] = err
         threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(self.ranks))]
@@ -125,7 +137,7 @@ class Ranks:
     # -- phases -----------------------------------------------------------------------------------------
     def agree(self, timeout_s: float) -> dict[str, Any]:
         results = self._each(lambda rank, client: agree_on_attempt(
-            CountingStore(client, rank, self.tally), rank, self.world_size, timeout_s), timeout_s + 30)
+            CountingStore(client, rank, self.tally), rank, self.world_size, timeout_s), timeout_s + 30, "agreement")
         errors = [str(r) for r in results if not isinstance(r, int)]
         self.attempt = next((r for r in results if isinstance(r, int)), 1)
         return {"errors": errors[:3], "attempts": sorted({r for r in results if isinstance(r, int)})}
@@ -135,6 +147,8 @@ class Ranks:
         options = CheckSettings(deadline_s=deadline_s, preflight=True)
         hangs: list[str] = []
 
+        watch_clients = dict(zip(self.ranks, self.watch_clients, strict=True))
+
         def one(rank: int, client: dist.Store) -> int:
             facts = {**copy.deepcopy(self.node_report["facts"]), "rank": rank, "local_rank": rank % RANKS_PER_NODE,
                      "hostname": host(rank), "world_size": self.world_size}
@@ -142,14 +156,15 @@ class Ranks:
             session = runner.Session(options, _Environment(rank, self.world_size),
                                      Report(checks=[Check("launch", OK, "simulated"), *checks]), facts)
             store = CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix)
-            watchdog = StageWatchdog(store, rank, self.world_size, host(rank), deadline_s,
+            watch_store = CountingStore(dist.PrefixStore(prefix, watch_clients[rank]), rank, self.tally, prefix)
+            watchdog = StageWatchdog(watch_store, rank, self.world_size, host(rank), deadline_s,
                                      lambda verdict, _: hangs.append(verdict.sentence),
                                      end_process=lambda _: None).start()
             return session.stages(store, watchdog, join=lambda: True, measure=lambda: _results(session, rank),
                                   judge=functools.partial(_all_gathered, self.world_size))
 
         with contextlib.redirect_stdout(io.StringIO()):  # rank 0's report
-            results = self._each(one, timeout_s)
+            results = self._each(one, timeout_s, "check")
         errors = [repr(r) for r in results if not isinstance(r, int)]
         return {"errors": errors[:3], "codes": dict(Counter(r for r in results if isinstance(r, int))),
                 "hangs": hangs[:3]}
@@ -195,10 +210,38 @@ class Ranks:
         return {"stalled": stalled, "heard": heard, "ended": ended}
 
 
-@functools.lru_cache(maxsize=1)
+#: Set by `--profile DIR`: the ranks whose phases run under cProfile, and where their statistics go
+_PROFILE = "BENCH_CONTROL_PLANE_PROFILE"
+
+
+def _profiled_ranks() -> set[int]:
+    ranks, _, _ = os.environ.get(_PROFILE, "").partition(":")
+    return {int(rank) for rank in ranks.split(",") if rank}
+
+
+def _profile(work: Callable[[int, Any], Any], rank: int, client: Any, phase: str) -> Any:
+    """`work(rank, client)` under cProfile; its statistics to <DIR>/<phase>-rank<rank>.prof (`pstats` reads them)."""
+    import cProfile
+    profile = cProfile.Profile()
+    try:
+        return profile.runcall(work, rank, client)
+    finally:
+        profile.dump_stats(Path(os.environ[_PROFILE].partition(":")[2]) / f"{phase}-rank{rank}.prof")
+
+
+_PLANNING = threading.Lock()
+
+
 def _planned(nodes: tuple[str, ...]) -> tuple[list[coll.Scope], dict[int, list[coll.Scope]]]:
     """The real planners' scopes (every rank plans the same: planned once a process here, where 512 ranks
-    share two cores) and each rank's own."""
+    share two cores) and each rank's own. One thread plans while the others wait: the ranks hear the plan at
+    once, and a cache alone let each of 512 threads plan (24 ms each at 1024 ranks, 12 s of a process's CPU)."""
+    with _PLANNING:
+        return _plan_once(nodes)
+
+
+@functools.lru_cache(maxsize=1)
+def _plan_once(nodes: tuple[str, ...]) -> tuple[list[coll.Scope], dict[int, list[coll.Scope]]]:
     scopes = coll.plan_scopes(nodes) + localise.pair_scopes(nodes)
     own: dict[int, list[coll.Scope]] = {}
     for scope in scopes:
@@ -233,10 +276,10 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def _worker(port: int, ranks: list[int], world_size: int, node_report: dict[str, Any], commands: Any,
+def _worker(port: int, ranks: list[int], world_size: int, node_report: dict[str, Any], check: bool, commands: Any,
             replies: Any) -> None:
     _die_with_parent()
-    world = Ranks(port, ranks, world_size, node_report)
+    world = Ranks(port, ranks, world_size, node_report, check)
     replies.put(("connected", world.connect_s))
     while True:
         command, kwargs = commands.get()
@@ -298,6 +341,7 @@ class Phase:
     first_verdict_s: float = float("nan")
     ok: bool = True
     note: str = ""
+    families: dict[str, int] = field(default_factory=dict)  # requests by method and key family (bench.counting_store)
 
 
 @dataclass
@@ -343,7 +387,7 @@ def simulate(ranks: int, deadline_s: float, interval_s: float, per_process: int 
     replies = [spawn.Queue() for _ in shares]
     commands = [spawn.Queue() for _ in shares]
     report = _node_report()
-    workers = [spawn.Process(target=_worker, args=(server.port, share, ranks, report, commands[i], replies[i]),
+    workers = [spawn.Process(target=_worker, args=(server.port, share, ranks, report, check, commands[i], replies[i]),
                              daemon=True) for i, share in enumerate(shares)]
     for worker in workers:
         worker.start()
@@ -389,16 +433,19 @@ def simulate(ranks: int, deadline_s: float, interval_s: float, per_process: int 
     def phase(name: str, outs: list[dict], **extra: Any) -> Phase:
         requests: Counter[str] = Counter()
         by_rank: Counter[int] = Counter()
+        families: Counter[str] = Counter()
         for out in outs:
             requests.update(out["tally"]["requests"])
             by_rank.update(out["tally"]["by_rank"])
+            families.update(out["tally"]["families"])
         samples = probe.samples.get(name, [])
         result = Phase(name, max(out["seconds"] for out in outs), sum(requests.values()) - requests["beat"],
                        requests["beat"], sum(out["tally"]["bytes"] for out in outs),
                        max(by_rank.values(), default=0), 1e3 * _percentile(samples, 0.5),
-                       1e3 * _percentile(samples, 0.99), **extra)
+                       1e3 * _percentile(samples, 0.99), families=dict(families.most_common()), **extra)
         world.phases.append(result)
-        log(f"  {ranks} ranks, {name}: {result}")
+        log(f"  {ranks} ranks, {name}: {dataclasses.replace(result, families={})}")
+        log("    requests by method and key: " + ", ".join(f"{k} {n}" for k, n in families.most_common()))
         return result
 
     try:
@@ -543,9 +590,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", help="rewrite this benchmark's section of this file")
     parser.add_argument("--section", default="bench.control_plane", help="the section's name in that file")
     parser.add_argument("--json", help="write every phase's figures here")
+    parser.add_argument("--profile", metavar="RANKS:DIR",
+                        help="run these ranks' agreement and check under cProfile, statistics into DIR (0,1:/tmp/prof)")
     parser.add_argument("--system-dns", action="store_true",
                         help="keep the machine's resolver (by default a private one where possible, see below)")
     args = parser.parse_args(argv)
+    if args.profile:
+        os.environ[_PROFILE] = args.profile  # the workers inherit it
     worlds = [simulate(n, args.deadline, args.interval, args.ranks_per_process, tuple(args.faults), args.steady,
                        check=not args.no_check) for n in args.ranks]
     rows = [row for world in worlds for row in _rows(world)]
@@ -570,7 +621,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *HEADER, *rows,
         "",
-        "Each simulated rank is a thread with its own TCPStore client socket to one libuv TCPStore server, "
+        "Each simulated rank is a thread with its own TCPStore client socket (and in the check a second one for "
+        "its hang watch, as `app.check` has) to one libuv TCPStore server, "
         f"{args.ranks_per_process} ranks a process; each fault's rank(s) in a process of their own. Requests and "
         "payload bytes (keys and values as the code passes them, plus the key prefix; TCP framing not counted) are "
         "counted by a wrapper around each rank's client; heartbeat `set`s are counted apart as beats. Probe: a "

@@ -36,7 +36,7 @@ from app.check.protocol import MAX_TEXT, Measurement, NodeReport, Plan, RankResu
 from app.check.report import FAIL, OK, Check, Report, format_report
 from app.common import exchange, exitcodes, injected_faults
 from app.common.cluster import ClusterEnvironment, detect_environment
-from app.common.distributed import DistContext, init_distributed, open_store, shutdown
+from app.common.distributed import DistContext, init_distributed, open_store, shutdown, store_client
 from app.common.errors import RendezvousError, UserFacingError
 from app.common.exchange import text
 from app.common.signed_store import StoreTampered
@@ -44,6 +44,8 @@ from app.common.watchdog import Verdict
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0
+#: The hang watch's own connection gives up on a request after this long, as the trainer's (app/train/cli.py)
+WATCH_STORE_TIMEOUT_S = 10.0
 #: How often a rank reads a record again that it found malformed (a rank's own record, rewritten or not)
 READ_AGAIN_S = 1.0
 
@@ -117,7 +119,15 @@ class Session:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
         self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
-        self.watchdog = StageWatchdog(self.store, self.rank, self.world_size, self.facts["hostname"],
+        try:
+            # The hang watch beats on a connection of its own, as the trainer's does: a connection carries one
+            # request at a time, and the exchanges (exchange.wait_for) and the process group's rendezvous block in
+            # the store's `wait` on this one
+            watch_connection = store_client(self.environment, WATCH_STORE_TIMEOUT_S)
+        except RendezvousError as err:
+            return self._rendezvous_failed(str(err))
+        watch_store = self.store if watch_connection is None else dist.PrefixStore(protocol.PREFIX, watch_connection)
+        self.watchdog = StageWatchdog(watch_store, self.rank, self.world_size, self.facts["hostname"],
                                       self.options.deadline_s, self._timed_out).start()
         code = self.stages(self.store, self.watchdog, join=lambda: self._join(rendezvous_store),
                            measure=self._measure, judge=self._evaluate)
@@ -349,9 +359,8 @@ class Session:
             exchange.put(self.store, protocol.VERDICT, code)
             exchange.wait_for(self.store, self._acks(), time.monotonic() + ACK_WAIT_S)
         else:
-            exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
-            present = exchange.present(self.store, protocol.VERDICT)
-            code = protocol.receive_code(self.store, protocol.VERDICT) if present else None
+            missing = exchange.wait_for(self.store, [protocol.VERDICT], time.monotonic() + self.options.deadline_s)
+            code = None if missing else protocol.receive_code(self.store, protocol.VERDICT)
             code = exitcodes.TIMEOUT if code is None else code
             exchange.put(self.store, protocol.ack_key(self.rank), 1)
             if code:
