@@ -1,8 +1,6 @@
 """app.launch.pbs: `qstat -f` as PBS Pro prints it, the walltime, the options of a resubmission, the timer's delay.
 
-The samples are folded the way OpenPBS's qstat folds them (prt_attr, src/cmds/qstat.c: a value is cut at its commas
-into lines of at most CHAR_LINE_LIMIT = 78 columns, a piece longer than a line is cut anywhere, and every line after
-the first starts with a tab), by `fold_like_qstat` below, a line-by-line port of that function. This directory has
+The samples are folded the way OpenPBS's qstat folds them (tests/fixtures/qstat.py). This directory has
 no __init__.py: tests/launch.py, the trainer's launch helpers, already holds the name `tests.launch`.
 """
 
@@ -18,53 +16,9 @@ import pytest
 
 from app.common.errors import UsageError
 from app.launch import pbs
+from tests.fixtures.qstat import CHAR_LINE_LIMIT, OLIVIA, qstat_f
 
 REPO = Path(__file__).resolve().parents[2]
-CHAR_LINE_LIMIT = 78
-
-
-def fold_like_qstat(name: str, value: str) -> str:
-    """One attribute as `qstat -f` (without -w) prints it: OpenPBS prt_attr(), the branch for one_line == 0,
-    including its quirks (the comma between pieces is not counted; a piece that fills the line ends it)."""
-    out, start, first = f"    {name} = ", len(name) + 7, True
-    pieces = [piece for piece in value.split(",") if piece]  # strtok skips empty pieces
-    for i, piece in enumerate(pieces):
-        if len(piece) + start < CHAR_LINE_LIMIT:
-            out += piece
-            start += len(piece)
-        else:
-            if not first:
-                out += "\n\t"
-                start = 9
-            for ch in piece:
-                out += ch
-                start += 1
-                if start > CHAR_LINE_LIMIT:
-                    start = 8
-                    out += "\n\t"
-        if i + 1 < len(pieces):
-            first = False
-            out += ","
-    return out + "\n"
-
-
-def qstat_f(job_id: str, attributes: dict[str, str]) -> str:
-    return f"Job Id: {job_id}\n" + "".join(fold_like_qstat(k, v) for k, v in attributes.items()) + "\n"
-
-
-EXEC_HOST = "+".join(f"x1000c{i // 4}s{i % 4}b0n0/0*72" for i in range(16))
-EXEC_VNODE = "+".join(f"(x1000c{i // 4}s{i % 4}b0n0:ncpus=72:ngpus=4:mem=503gb)" for i in range(16))
-VARIABLES = ",".join(f"PBS_O_{name}=/home/alice/{name.lower()}" for name in ("HOME", "PATH", "WORKDIR", "SHELL"))
-#: An Olivia-style 16-node job (the tutorial's select with a site resource, scatter placement).
-OLIVIA = {
-    "Job_Name": "ddp", "Job_Owner": "alice@login1", "job_state": "R", "queue": "blanca",
-    "Account_Name": "ehpc00", "exec_host": EXEC_HOST, "exec_vnode": EXEC_VNODE,
-    "Resource_List.mem": "8048gb", "Resource_List.ncpus": "1152", "Resource_List.ngpus": "64",
-    "Resource_List.nodect": "16", "Resource_List.place": "scatter:excl",
-    "Resource_List.select": "16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca", "Resource_List.walltime": "72:00:00",
-    "Variable_List": VARIABLES,
-}
-
 
 def test_the_port_folds_long_values_onto_tab_lines_as_qstat_does():
     """The stand-in itself: every line fits 80 columns (a tab counts as 8), a long exec_vnode is cut inside a
