@@ -1,9 +1,11 @@
-"""`python3 -m app.launch`: the Slurm job, and the PBS job's plan one question a call.
+"""`python3 -m app.launch`: the job, and its parts one question a call.
 
-    python3 -m app.launch --script NAME job -- ARGS...          the whole Slurm job (app/launch/job.py), as
-                                                                jobscripts/slurm.sh and mn5.sh start it
+    python3 -m app.launch --script NAME job [--scheduler pbs] -- ARGS...
+                                                                the whole job (app/launch/job.py), as
+                                                                jobscripts/slurm.sh, mn5.sh and gh200-pbs.sh start it
     python3 -m app.launch [--script NAME] [--answer-fd FD] QUESTION [OPTIONS] [-- WORDS...]
-                                                                one question of the PBS job's jobscripts/lib.sh
+                                                                one part: pbsdsh-run (the PBS job's launcher under
+                                                                LAUNCHER=pbsdsh); the others, jobscripts/lib.sh's
 
 A question's answer is a list of words: with --answer-fd, each ends in a NUL on that descriptor (bash reads them with
 `mapfile -d ''`, never evaluating them); without, one shell-quoted word a line on stdout. Log lines go to stdout

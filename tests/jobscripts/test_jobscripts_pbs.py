@@ -1,9 +1,9 @@
-"""gh200-pbs.sh and jobscripts/lib-pbs.sh under PBS Pro and Cray PALS as they behave.
+"""gh200-pbs.sh (the PBS job, app/launch/pbs_job.py) under PBS Pro and Cray PALS as they behave.
 
-Fast tests first: lib-pbs.sh's functions in a fresh bash, with stubs that copy what OpenPBS pbsdsh and HPE
-PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then the job script on the
-real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node file of FQDNs,
-one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
+Fast tests first: the pbsdsh launcher and lib.sh's launch check in a fresh bash, with stubs that copy what
+OpenPBS pbsdsh and HPE PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then
+the job script on the real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node
+file of FQDNs, one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
 """
 
 from __future__ import annotations
@@ -89,10 +89,11 @@ def pbs_job(tmp_path: Path) -> dict[str, str]:
 
 
 PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
-#: The pbsdsh launcher into the array L, as the PBS main gets it (app/launch/pbs_launch.py)
-PBSDSH_LAUNCHER = ('declare -a L; ddp_plan L pbs-launch --launcher=pbsdsh --workload=train --nnodes="$DDP_NNODES" '
-                   '--nproc=1 --run-dir="$RUN_DIR" --job-id="$DDP_JOB_ID" --nodefile="$PBS_NODEFILE"; '
-                   'L=("${L[@]:3:L[1]}"); ')
+#: The pbsdsh launcher into the array L, as the PBS job builds it under LAUNCHER=pbsdsh (PbsSide.launch, whose
+#: words tests/launch/test_pbs_job.py pins): this checkout's pbsdsh-run with the job's facts
+PBSDSH_LAUNCHER = ('L=(python3 -I -S -c "$(<"$DDP_REPO/app/launch/run_checkout.py")" "$DDP_REPO" app.launch '
+                   '--script=gh200-pbs.sh pbsdsh-run --run-dir="$RUN_DIR" --run-dir-mode=700 --job-id="$DDP_JOB_ID" '
+                   '--nodefile="$PBS_NODEFILE" --); ')
 
 
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],

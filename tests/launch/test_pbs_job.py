@@ -168,9 +168,19 @@ def test_the_pbsdsh_launcher_is_this_checkouts_pbsdsh_run_with_the_jobs_facts(tm
                         RUN_DIR_MODE="750")
     launch = PBS.launch(job, ALLOC, "train", 4)
     assert launch.per_node == launch.launcher
-    assert launch.per_node[0] == sys.executable and launch.per_node[5:] == [
+    assert launch.per_node[:4] == [sys.executable, "-I", "-S", "-c"] and launch.per_node[5:] == [
         str(REPO), "app.launch", "--script=gh200-pbs.sh", "pbsdsh-run", f"--run-dir={tmp_path}/run",
         "--run-dir-mode=750", "--job-id=7.pbs", "--nodefile=/var/spool/pbs/aux/7.pbs", "--"]
+    # Nothing is made before the launcher runs: pbsdsh-run makes RUN_DIR private itself
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_mpi_setting_you_made_is_kept_and_said_so(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("LAUNCHER", "mpiexec")
+    monkeypatch.setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "cma")
+    PBS.launch(pbs_job_facts(tmp_path, monkeypatch, RDZV_PORT="29555"), ALLOC, "nccl-tests", 4)
+    assert os.environ["OMPI_MCA_btl_vader_single_copy_mechanism"] == "cma"  # noqa: SIM112 (Open MPI's name)
+    assert "keeping OMPI_MCA_btl_vader_single_copy_mechanism=cma (set by you)" in capsys.readouterr().out
 
 
 def test_nccl_tests_are_one_mpi_rank_per_gpu_through_pals_and_need_no_rendezvous(tmp_path, monkeypatch,
@@ -183,7 +193,8 @@ def test_nccl_tests_are_one_mpi_rank_per_gpu_through_pals_and_need_no_rendezvous
     assert (launch.step, launch.rdzv_host) == ("mpi", "")
     assert launch.launcher == ["mpiexec", "-n", "8", "--ppn", "4", "--pmi=pmix", "--cpu-bind", "none"]
     assert os.environ["OMPI_MCA_btl_vader_single_copy_mechanism"] == "none"  # noqa: SIM112 (Open MPI's name)
-    assert "rendezvous" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "setting OMPI_MCA_btl_vader_single_copy_mechanism=none (no CMA across" in out and "rendezvous" not in out
 
 
 def test_the_pbs_side_starts_nothing_at_import() -> None:
