@@ -281,3 +281,22 @@ def test_a_bad_workload_stops_the_job_in_one_line_with_the_scripts_name(tmp_path
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("gh200-pbs.sh: error: WORKLOAD=train.py 'a: no closing quotation;")
     assert "Traceback" not in result.stderr and "step:" not in result.stdout
+
+
+def test_the_whole_job_runs_on_the_batch_hosts_python_3_6_under_a_c_locale(tmp_path: Path) -> None:
+    """SLES 15's python3 (3.6) is the one `exec python3` finds there, and a batch job may have no LANG: the timer,
+    the stop, the resubmission and a workload word with an é all the same."""
+    from tests.test_login_tools import login_python
+
+    old = login_python()
+    if old is None:
+        pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
+    env = fake_pbs_job(tmp_path, WALLTIME_S="92", PREEMPT_MARGIN_S="90", STOP_WAIT="1",
+                       WORKLOAD="my_script.py --name 'caf\u00e9 b'")
+    (tmp_path / "bin" / "python3").symlink_to(old)
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 75, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "] step finished with exit code 75 after SIGUSR1" in result.stdout
+    assert (tmp_path / "mpiexec.calls").read_text().split("\0")[-2] == "caf\u00e9 b"
+    assert (tmp_path / "qsub.calls").read_text().splitlines()[-1] == f"{REPO}/jobscripts/gh200-pbs.sh"
