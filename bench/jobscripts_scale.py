@@ -1,12 +1,12 @@
 """The jobs at 1024 nodes, timed: hostlists, the launcher check, exclude lists, history.jsonl, whole jobs.
 
-The Slurm job (jobscripts/mn5.sh, or one part of the program it starts, app/launch/job.py) and each function of the
-PBS job's jobscripts/lib*.sh (in bash, with the app.launch questions it asks) run for real, in a generated Slurm or
-PBS environment of N nodes with stand-ins for the scheduler's commands (tests/fixtures/job_world.py says how each
-behaves; the tests in tests/jobscripts/test_jobscripts_scale.py run the same calls).
+The Slurm and PBS jobs (jobscripts/mn5.sh and gh200-pbs.sh, or one part of the program they start,
+app/launch/job.py) run for real, in a generated Slurm or PBS environment of N nodes with stand-ins for the
+scheduler's commands (tests/fixtures/job_world.py says how each behaves; the tests in
+tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
-Timed inside the job's process (bash: EPOCHREALTIME after `source lib.sh`; Slurm's python3: after its imports; a
-whole Slurm job: the whole `bash mn5.sh`), median of --repeats runs:
+Timed inside the job's process (the job's python3: after its imports; the history rows' bash: EPOCHREALTIME after
+`source lib.sh`; a whole job: the whole `bash mn5.sh` or `bash gh200-pbs.sh`), median of --repeats runs:
 
     python -m bench.jobscripts_scale [--nodes 1024] [--repeats 5] [--markdown BENCHMARKS.md]
 """
@@ -50,7 +50,7 @@ from tests.fixtures.job_world import (
 # ------------------------------------------------------------------------------------------- bench
 
 
-#: A function's budget; a whole job (PBS: a dozen python3 starts; either: three launches) gets WHOLE_JOB_S
+#: A function's budget; a whole job (three launches) gets WHOLE_JOB_S
 FUNCTION_S, WHOLE_JOB_S = 1.0, 5.0
 
 
@@ -69,18 +69,18 @@ def measure(world: World, nodes: int, repeats: int,
             raise RuntimeError(f"exit {run.returncode}, wanted {ok}: {run.stderr[-2000:]}")
         return run.seconds
 
-    rows.append(_time("Slurm job's start (`SlurmJob.start`): `scontrol show hostnames` (real client), head node, "
+    rows.append(_time("Slurm job's start (`Job.start`): `scontrol show hostnames` (real client), head node, "
                       "defaults (MareNostrum 5 names)", "one `scontrol`", repeats,
                       lambda: seconds(slurm_nodes_seen(world, mn5)[0])))
-    rows.append(_time("`ddp_pbs_main` to the workload: node file (4 lines a node), head node, defaults",
-                      "one `awk`", repeats, lambda: seconds(pbs_nodes_seen(world, pbs)[0])))
+    rows.append(_time("PBS job's start (`Job.start`): node file (4 lines a node), head node, defaults",
+                      "one read of the file", repeats, lambda: seconds(pbs_nodes_seen(world, pbs)[0])))
     rows.append(_time("Slurm job's launch check through `srun`, every node answers (stand-in included)",
                       "one launch; O(N) in Python", repeats, lambda: seconds(check_launcher(world, cray))))
     rows.append(_time("Slurm job's launch check, one node missing: named in the error",
                       "as above", repeats,
                       lambda: seconds(check_launcher(world, cray, skip=[cray.nodes[517]]), ok=2)))
-    rows.append(_time("`ddp_check_launcher` through PALS `mpiexec` (PBS, FQDN node file)",
-                      "one launch; O(N) in bash", repeats, lambda: seconds(check_launcher_pbs(world, pbs))))
+    rows.append(_time("PBS job's launch check through PALS `mpiexec` (FQDN node file)",
+                      "one launch; O(N) in Python", repeats, lambda: seconds(check_launcher_pbs(world, pbs))))
     launcher_alone = world.env(**slurm_env(cray, world.root))
     rows.append(_time("(the `srun` stand-in alone, included above)", "", repeats, lambda: _timed_process(
         ["srun", *srun_per_node(nodes).split()[1:], "/bin/sh", "-c", "echo $0 $(uname -n)", "x"],
@@ -118,7 +118,7 @@ def measure(world: World, nodes: int, repeats: int,
     rows.append(_time("`mn5.sh` with LAUNCH=srun, `4(x1024)`: 4096 tasks", "3 launches", repeats,
                       lambda: seconds(whole_job(world, cray, "slurm", LAUNCH="srun", TASKS_PER_NODE="4")),
                       WHOLE_JOB_S))
-    rows.append(_time("`ddp_pbs_main`, the whole job (PALS `mpiexec`)", "3 launches", repeats,
+    rows.append(_time("`gh200-pbs.sh`, the whole PBS job (PALS `mpiexec`)", "3 launches", repeats,
                       lambda: seconds(whole_job(world, pbs, "pbs")), WHOLE_JOB_S))
     return rows
 
@@ -149,15 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     command = (f"python -m bench.jobscripts_scale --nodes {args.nodes} --repeats {args.repeats} "
                f"--history-attempts {args.history_attempts}")
     body = "\n".join([
-        f"## Job scripts at {args.nodes} nodes (the Slurm job, the PBS job's jobscripts/lib*.sh, stand-in launchers)",
+        f"## Job scripts at {args.nodes} nodes (the Slurm and PBS jobs, stand-in launchers)",
         "",
         f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, bash "
         f"{subprocess.run(['bash', '-c', 'echo $BASH_VERSION'], capture_output=True, text=True).stdout.strip()}; "
-        "PBS functions timed inside bash after `source lib.sh`, Slurm parts inside the job's python3 after its "
-        "imports, a whole Slurm job as all of `bash mn5.sh`; `scontrol show hostnames` is the real Slurm "
-        f"client{'' if world.real_scontrol else ' (absent here: parse_hostlist stood in)'}; `srun`/`mpiexec` "
-        "are stand-ins that print what every node's task would, in no particular order, with srun's stderr "
-        "notices). Tests: tests/jobscripts/test_jobscripts_scale.py.",
+        "the jobs' parts timed inside the job's python3 after its imports, the history rows inside bash after "
+        "`source lib.sh`, a whole job as all of `bash mn5.sh` or `bash gh200-pbs.sh`; `scontrol show hostnames` is "
+        f"the real Slurm client{'' if world.real_scontrol else ' (absent here: parse_hostlist stood in)'}; "
+        "`srun`/`mpiexec` are stand-ins that print what every node's task would, in no particular order, with "
+        "srun's stderr notices). Tests: tests/jobscripts/test_jobscripts_scale.py.",
         "",
         "| function | cost grows as | median (ms) | max (ms) |",
         "|---|---|---:|---:|",

@@ -6,7 +6,7 @@
 #   qsub -A PROJECT -q QUEUE -v WORKLOAD="multinode.py 50 10" jobscripts/gh200-pbs.sh   your own script
 #   qsub -A PROJECT -q QUEUE -l select=4:ncpus=288:ngpus=4 jobscripts/gh200-pbs.sh      4 nodes
 #
-# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (jobscripts/lib.sh,
+# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (its app/launch,
 # ./app.sif) or set DDP_JOBSCRIPTS and IMAGE. One `mpiexec --ppn 1` process per node of $PBS_NODEFILE runs
 # torchrun in the image with the host's Slingshot stack bound; they meet on the head node's hsn0 address.
 # Log: the PBS output file; results: runs/$PBS_JOBID/.
@@ -22,7 +22,7 @@
 # Two whole nodes, each with its 4 GH200 (72 Grace cores each); scatter = one chunk per node
 #PBS -l select=2:ncpus=288:ngpus=4
 #PBS -l place=scatter:excl
-# Wall time; a timer in lib.sh sends USR1 PREEMPT_MARGIN_S before it, for a snapshot
+# Wall time; the job's timer (app/launch/pbs_job.py) sends USR1 PREEMPT_MARGIN_S before it, for a snapshot
 #PBS -l walltime=02:00:00
 # Rerunnable after a node failure or a preemption (PBS' counterpart of sbatch --requeue)
 #PBS -r y
@@ -35,18 +35,20 @@
 # environment variables ... in the user's login environment where qsub is run are exported to the job"
 #PBS -V
 
-# qsub runs a copy of this file: lib.sh is found in the submit directory's jobscripts/ (or DDP_JOBSCRIPTS).
-DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:+$PBS_O_WORKDIR/jobscripts}}
+# qsub runs a copy of this file: the checkout is found above the submit directory's jobscripts/ (or DDP_JOBSCRIPTS)
+export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:+$PBS_O_WORKDIR/jobscripts}}
 DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "$0")}  # run directly (bash jobscripts/gh200-pbs.sh, DRY_RUN=1)
-[[ -r $DDP_JOBSCRIPTS/lib.sh ]] || { echo "gh200-pbs.sh: error: $DDP_JOBSCRIPTS/lib.sh not found; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
-# shellcheck source=jobscripts/lib.sh
-source "$DDP_JOBSCRIPTS/lib.sh"
+# Physical: a jobscripts/ linked into your own project still finds its checkout
+checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
+[[ -r $checkout/app/launch/run_checkout.py ]] || { echo "gh200-pbs.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-DDP_SCRIPT=gh200-pbs.sh
+# The site's defaults: the job reads them as ones you set (docs/knobs.md)
 # Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
-FABRIC=${FABRIC:-slingshot}
+export FABRIC=${FABRIC:-slingshot}
 # Rendezvous on the head node's first Slingshot NIC: its hostname resolves to the management network
-RDZV_IFACES=${RDZV_IFACES:-hsn0}
+export RDZV_IFACES=${RDZV_IFACES:-hsn0}
 # `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
-CHECK_SITE=${CHECK_SITE-slingshot-gh200}
-ddp_pbs_main "$@"
+export CHECK_SITE=${CHECK_SITE-slingshot-gh200}
+# The job itself (app/launch/job.py, pbs_job.py), on the batch host's python3 with this checkout and the standard
+# library only; qsub passes no arguments (WORKLOAD carries them), a direct run may
+exec python3 -I -S -c "$(<"$checkout/app/launch/run_checkout.py")" "$checkout" app.launch --script=gh200-pbs.sh job --scheduler=pbs -- "$@"

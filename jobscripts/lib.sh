@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2153  # the knobs (LAUNCH, ...) are assigned by ddp_defaults, from app/launch/knobs.py
-# The PBS job's library (gh200-pbs.sh sources it; lib-pbs.sh holds its main; mn5.sh and slurm.sh start the Slurm
-# job in Python instead, app/launch/job.py). The job's plan is app/launch's (`python3 -m app.launch QUESTION`,
-# standard library only, on the batch host's python3), asked through ddp_plan; bash keeps the traps, the wait loop,
-# the PBS timer and the node wrapper. Each function and why: docs/job-scripts.md ("Inside the job"); every knob: docs/knobs.md.
+# No job script runs this any more: slurm.sh, mn5.sh and gh200-pbs.sh start the job in Python (app/launch/job.py,
+# pbs_job.py). What is left are bash wrappers of app.launch's questions (`python3 -m app.launch QUESTION`, asked
+# through ddp_plan) that tests/jobscripts/ and a few other tests still drive function by function; they go when
+# those tests become tests of the Python records. Every knob: docs/knobs.md.
 set -euo pipefail
 
 # This checkout (physical: a jobscripts/ linked into your own project still finds it)
@@ -302,6 +302,3 @@ ddp_finish() {
 
 # ddp_jobscript: this job script's path, for a PBS resubmission
 ddp_jobscript() { echo "${DDP_JOBSCRIPT:-${DDP_JOBSCRIPTS:-${DDP_SUBMIT_DIR:-$PWD}/jobscripts}/$DDP_SCRIPT}"; }
-
-# shellcheck source=jobscripts/lib-pbs.sh
-source "$DDP_REPO/jobscripts/lib-pbs.sh"

@@ -164,9 +164,10 @@ def strip_picture(text: str) -> list[str]:
                     "install 3.6) to run the plan under it")
 def test_the_jobs_plan_is_computed_alike_under_python_3_6(tmp_path):
     env = {**clean_env(), "PYTHONPATH": str(REPO), "GPUS_PER_NODE": "4", "DRY_RUN": "1",
-           "DRY_RUN_NODES": "caf\u00e9-1,node2"}
+           "DRY_RUN_NODES": "caf\u00e9-1,node2", "IMAGE": "none", "FABRIC": "none", "LAUNCHER": "mpiexec"}
     questions = (["nproc", "--gpus-per-node=4"], ["--help"], ["allocation", "--scheduler=slurm"],
-                 ["pbs-launch", "--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4"],
+                 # The PBS job's plan, nccl-tests through PALS: one MPI rank per GPU, nothing of torchrun's
+                 ["--script=gh200-pbs.sh", "job", "--scheduler=pbs", "--", "nccl-tests"],
                  ["node-command", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-owner=node1",
                   "--rdzv-port=29400", "--join-timeout=60", "--", "42", "-m", "app.train", "run.dir=/runs/a b"])
     for argv in questions:

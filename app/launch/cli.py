@@ -1,9 +1,11 @@
-"""`python3 -m app.launch`: the Slurm job, and the PBS job's plan one question a call.
+"""`python3 -m app.launch`: the job, and its parts one question a call.
 
-    python3 -m app.launch --script NAME job -- ARGS...          the whole Slurm job (app/launch/job.py), as
-                                                                jobscripts/slurm.sh and mn5.sh start it
+    python3 -m app.launch --script NAME job [--scheduler pbs] -- ARGS...
+                                                                the whole job (app/launch/job.py), as
+                                                                jobscripts/slurm.sh, mn5.sh and gh200-pbs.sh start it
     python3 -m app.launch [--script NAME] [--answer-fd FD] QUESTION [OPTIONS] [-- WORDS...]
-                                                                one question of the PBS job's jobscripts/lib.sh
+                                                                one part: pbsdsh-run (the PBS job's launcher under
+                                                                LAUNCHER=pbsdsh); the others, jobscripts/lib.sh's
 
 A question's answer is a list of words: with --answer-fd, each ends in a NUL on that descriptor (bash reads them with
 `mapfile -d ''`, never evaluating them); without, one shell-quoted word a line on stdout. Log lines go to stdout
@@ -37,11 +39,12 @@ from app.launch.heal import HealJob, heal
 from app.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.launch.image_registry import resolve as resolve_image
 from app.launch.import_path import import_path_env
-from app.launch.job import run_slurm_job
+from app.launch.job import SLURM, run_job
 from app.launch.knobs import NAMES, Facts, answer_words, read_given, resolve
 from app.launch.launch_check import passed, run_launch_check
 from app.launch.numa import numa_binding
 from app.launch.numbers import whole
+from app.launch.pbs_job import PBS
 from app.launch.pbs_questions import add_questions as add_pbs_questions
 from app.launch.plan import Plan
 from app.launch.rendezvous import rendezvous
@@ -251,7 +254,7 @@ def ask_deepspeed_hostfile(job: Job, options: argparse.Namespace, words: List[st
 
 
 def ask_job(job: Job, options: argparse.Namespace, words: List[str]) -> int:
-    return run_slurm_job(job.script, words)
+    return run_job(job.script, PBS if options.scheduler == "pbs" else SLURM, words)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -274,8 +277,8 @@ def parser() -> argparse.ArgumentParser:
         added.set_defaults(ask=ask)
         return added
 
-    question("job", ask_job, "the whole Slurm job: -- the job's arguments (jobscripts/slurm.sh, mn5.sh start it); "
-             "exit: the job's")
+    whole_job = question("job", ask_job, "the whole job: -- the job's arguments (jobscripts/slurm.sh, mn5.sh and, "
+                         "with --scheduler=pbs, gh200-pbs.sh start it); exit: the job's")
     question("allocation", ask_allocation, "the job's allocation; answer: JOB_ID SUBMIT_DIR GPUS_PER_NODE NODES...",
              "scheduler")
     question("knob-names", ask_knob_names, "the knobs the job script hands over when set (docs/knobs.md)")
@@ -333,7 +336,7 @@ def parser() -> argparse.ArgumentParser:
              "stdin: the launch check's pairs; exit: 75 or RC", "rc", "reason", "max-requeues", "job-id", "run-dir",
              image="|IMAGE, for history.jsonl", jobscript="|this job script, for a PBS resubmission")
     add_pbs_questions(questions)
-    for added in (what, hostfile, *(questions.choices[name] for name in ("finish", "heal", "container"))):
+    for added in (whole_job, what, hostfile, *(questions.choices[name] for name in ("finish", "heal", "container"))):
         added.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="DDP_SCHEDULER")
     return top
 

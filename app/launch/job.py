@@ -1,16 +1,18 @@
-"""`python3 -m app.launch --script=slurm.sh job -- ARGS`: the whole Slurm job as one program (standard library only,
-Python 3.6: the batch host's python3 runs it, isolated, through app/launch/run_checkout.py).
+"""`python3 -m app.launch --script=slurm.sh job [--scheduler=pbs] -- ARGS`: the whole job as one program (standard
+library only, Python 3.6: the batch host's python3 runs it, isolated, through app/launch/run_checkout.py).
 
-The site script (jobscripts/slurm.sh, mn5.sh) is its #SBATCH header, its site defaults and the line that starts
-this. Here: the allocation (app/common/scheduler_env.py), every knob (knobs.py), the plan (the image, the workload,
-processes per node, the fabric, the container, srun's command lines, the rendezvous), then the launch check, the
-preflight, the workload's step, and the end: heal and requeue, a requeue after a time-limit snapshot, or the step's
-own code (app/common/exitcodes.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
+The site script (jobscripts/slurm.sh, mn5.sh, gh200-pbs.sh) is its scheduler's header, its site defaults and the
+line that starts this. Here: the allocation (app/common/scheduler_env.py), every knob (knobs.py), the plan (the
+image, the workload, processes per node, the fabric, the container, the launcher's command lines, the rendezvous),
+then the launch check, the preflight, the workload's step, and the end: heal and requeue, a requeue after a
+time-limit snapshot, or the step's own code (app/common/exitcodes.py). What differs between the schedulers is a
+Side (SLURM here, PBS in app/launch/pbs_job.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
 
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Callable, List, Mapping, NamedTuple, Sequence, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.common import exitcodes
 from app.common.errors import UsageError
@@ -88,11 +90,34 @@ def jobscript(script: str, submit_dir: str, env: Mapping[str, str]) -> str:
     return env.get("DDP_JOBSCRIPT") or (env.get("DDP_JOBSCRIPTS") or submit_dir + "/jobscripts") + "/" + script
 
 
-class SlurmJob:
+class Side:
+    """What the job does its scheduler's way: its name (slurm, pbs), the job's arguments, the allocation's first
+    log line, the launcher's command lines and the rendezvous, and a timer that warns before the time limit."""
+
+    name = ""
+
+    def arguments(self, args: Sequence[str], env: Mapping[str, str]) -> List[str]:
+        return list(args)
+
+    def started(self, job: "Job", alloc: Allocated) -> None:
+        """The knobs resolved: the job's first line."""
+
+    def launch(self, job: "Job", alloc: Allocated, kind: str, nproc: int) -> Launch:
+        raise NotImplementedError
+
+    def arm_timer(self, job: "Job", job_id: str) -> Optional[threading.Timer]:
+        """What warns the job before its time limit when the scheduler does not (None: nothing to cancel)."""
+        return None
+
+
+class Job:
     """One run of the job: the facts it learns in order, and each part of it."""
 
-    def __init__(self, script: str) -> None:
+    def __init__(self, script: str, side: Side) -> None:
         self.script = script
+        self.side = side
+        #: When the job program started: the walltime counts from here (bash's $SECONDS did)
+        self.started_at = time.monotonic()
         self.knobs = {}  # type: Dict[str, str]
         #: The signal that asked for a snapshot and a stop, if any
         self.preempted = ""
@@ -105,7 +130,7 @@ class SlurmJob:
     # The allocation and the knobs
 
     def read_allocation(self) -> Allocated:
-        found = allocation("slurm", self.script, os.environ, os.getcwd())
+        found = allocation(self.side.name, self.script, os.environ, os.getcwd())
         if found.said:
             self.log(found.said)
         os.chdir(found.submit_dir)
@@ -114,15 +139,8 @@ class SlurmJob:
     def start(self) -> Allocated:
         """The allocation as this job understands it, every knob, and the job's first line."""
         alloc = self.read_allocation()
-        # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read it
-        # back from the environment and refuse every step ("Invalid generic resource (gres) specification")
-        if not alloc.gpus_per_node:
-            os.environ.pop(variable_of(Slurm, "cpus_per_gpu"), None)
         self.resolve_knobs(alloc)
-        slurm = read_slurm(os.environ)
-        restarts = slurm.restart_count if (slurm.restart_count or "").isdigit() else "0"
-        self.log("job {} on {}, run #{}, run directory {}".format(
-            alloc.job_id, slurm.job_nodelist or ",".join(alloc.nodes), int(restarts) + 1, self.knobs["RUN_DIR"]))
+        self.side.started(self, alloc)
         return alloc
 
     def resolve_knobs(self, alloc: Allocated) -> None:
@@ -140,7 +158,7 @@ class SlurmJob:
     def make_run_dir(self) -> None:
         """RUN_DIR created, or checked to be yours alone (app/common/private_dir.py)."""
         ensure_private_dir(Path(self.knobs["RUN_DIR"]), "RUN_DIR", int(self.knobs["RUN_DIR_MODE"], 8),
-                           "$SCRATCH/runs/$" + job_id_variable("slurm"), parents=True)
+                           "$SCRATCH/runs/$" + job_id_variable(self.side.name), parents=True)
 
     # The plan
 
@@ -159,7 +177,8 @@ class SlurmJob:
 
     def plan_workload(self, args: Sequence[str]) -> Tuple[str, List[str]]:
         k = self.knobs
-        what = workload(list(args), k["CONFIG"], k["RUN_DIR"], k["CHECK_SITE"], "slurm", self.script, os.getcwd())
+        what = workload(list(args), k["CONFIG"], k["RUN_DIR"], k["CHECK_SITE"], self.side.name, self.script,
+                        os.getcwd())
         export(import_path_env(what.kind, REPO, os.environ, self.log))
         return what.kind, list(what.argv)
 
@@ -178,7 +197,7 @@ class SlurmJob:
             write_hostfile(path, hostfile_text(alloc.nodes, nproc), group_readable=self.knobs["RUN_DIR_MODE"] == "750")
             self.log(f"wrote {path} for the deepspeed launcher ({nnodes} node(s) x {nproc} slot(s))")
         if kind in OWN_PROGRAMS:
-            self.log(launch_line(path, "slurm", nnodes, alloc.nodes[0], self.knobs["RDZV_PORT"]))
+            self.log(launch_line(path, self.side.name, nnodes, alloc.nodes[0], self.knobs["RDZV_PORT"]))
 
     def fabric(self, nnodes: int) -> None:
         """FABRIC checked (auto: detected on this node); the policy every node applies, previewed."""
@@ -194,6 +213,14 @@ class SlurmJob:
         k["FABRIC"] = fabric.name
         export([f"{name}={value}" for name, value in exports.items()])
         export(env_defaults(self.log, os.environ, flight_recorder_defaults(k["RUN_DIR"])))
+
+    def meet(self, alloc: Allocated) -> Tuple[str, str]:
+        """Where torchrun meets (the head node's address) and the node that hosts the store, said in the log."""
+        k = self.knobs
+        meeting = rendezvous(alloc.nodes[0], k["RDZV_PORT"], k["RDZV_HOST"], k["RDZV_IFACES"],
+                             alloc.job_id == "dry-run")
+        self.log(meeting.said)
+        return meeting.host, meeting.owner
 
     def container(self, kind: str) -> Tuple[List[str], str]:
         """The container command of every step (empty with IMAGE=none), and the fabric policy files the node
@@ -218,29 +245,10 @@ class SlurmJob:
             check_image_arch(plan.runtime, k["IMAGE"], os.environ)
         if argv and kind == "nccl-tests":
             argv = ["/bin/sh", "-c", shell_text("app/launch/pmix_binds.sh"), "ddp-pmix-binds",
-                    slurm_tmpfs("slurm", os.environ), *argv]
+                    slurm_tmpfs(self.side.name, os.environ), *argv]
         k["APPTAINER"] = plan.runtime
         return argv, plan.policy
 
-    def launch(self, alloc: Allocated, kind: str, nproc: int) -> Launch:
-        """srun's command lines for the step, the MPI ranks' defaults, and where torchrun meets."""
-        k, nnodes = self.knobs, len(alloc.nodes)
-        warning = cpus_warning(nproc, os.environ)
-        if warning:
-            self.log(warning)
-        srun = slurm_launch(k["LAUNCH"], kind, nnodes, nproc, os.environ)
-        if kind == "nccl-tests" and not self.dry_run():
-            require_pmix(nproc)
-        export(env_defaults(self.log, os.environ, mpi_rank_defaults(kind, gpus_per_task(os.environ))))
-        if srun.step == "mpi":
-            return Launch(srun.step, srun.per_node, srun.launcher, "", "")
-        meeting = rendezvous(alloc.nodes[0], k["RDZV_PORT"], k["RDZV_HOST"], k["RDZV_IFACES"],
-                             alloc.job_id == "dry-run")
-        self.log(meeting.said)
-        if srun.step == "task":
-            export(env_defaults(self.log, os.environ, [("MASTER_ADDR", meeting.host, "rank 0's rendezvous address"),
-                                                       ("MASTER_PORT", k["RDZV_PORT"], "rank 0's rendezvous port")]))
-        return Launch(srun.step, srun.per_node, srun.launcher, meeting.host, meeting.owner)
 
 
 class Running(NamedTuple):
@@ -258,7 +266,7 @@ class Running(NamedTuple):
 class JobRun:
     """The steps of a planned job and its end."""
 
-    def __init__(self, job: SlurmJob, run: Running) -> None:
+    def __init__(self, job: Job, run: Running) -> None:
         self.job, self.run, self.k = job, run, job.knobs
         self.exclude_file = os.path.join(self.k["RUN_DIR"], "nodes-to-exclude.txt")
         self.cuda_compat = text("app/common/cuda_compat.sh").rstrip("\n")
@@ -358,7 +366,7 @@ class JobRun:
         ignore_the_requeues_signals()
         run = self.run
         raise JobEnds(heal(self.job.log, self.job.script,
-                           HealJob("slurm", self.k["RUN_DIR"], run.alloc.job_id, self.k["IMAGE"],
+                           HealJob(self.job.side.name, self.k["RUN_DIR"], run.alloc.job_id, self.k["IMAGE"],
                                    jobscript(self.job.script, run.alloc.submit_dir, os.environ), run.alloc.nodes,
                                    self.job.name_of), rc, reason, self.k["MAX_REQUEUES"]))
 
@@ -369,41 +377,87 @@ class JobRun:
         if end.said:
             self.job.log(end.said)
         if end.requeue:
-            requeue(self.job.log, self.job.script, "slurm", self.run.alloc.job_id, [], self.k["RUN_DIR"],
+            requeue(self.job.log, self.job.script, self.job.side.name, self.run.alloc.job_id, [], self.k["RUN_DIR"],
                     jobscript(self.job.script, self.run.alloc.submit_dir, os.environ))
         raise JobEnds(end.exit_code)
 
     def run_job(self) -> None:
-        """The launch check, the preflight, the workload (rendezvous id: the job id), then heal or finish."""
-        self.launch_check()
-        self.preflight()
-        # A hang the workload names starts a fresh exclude file: an earlier attempt's must not blame a node
-        self.forget_blame()
-        rc = self.step(self.run.alloc.job_id, self.run.workload)
+        """The launch check, the preflight, the workload (rendezvous id: the job id), then heal or finish; the
+        scheduler's timer (PBS) runs from before the launch check until the workload's step ends."""
+        timer = self.job.side.arm_timer(self.job, self.run.alloc.job_id)
+        try:
+            self.launch_check()
+            self.preflight()
+            # A hang the workload names starts a fresh exclude file: an earlier attempt's must not blame a node
+            self.forget_blame()
+            rc = self.step(self.run.alloc.job_id, self.run.workload)
+        finally:
+            # Its USR1 would find no step to stop: the heal or the requeue that follows must not be interrupted
+            if timer is not None:
+                timer.cancel()
         if rc and not self.job.preempted and self.blamed_nodes():
             self.heal(rc, f"the workload failed (exit {rc}) naming the nodes that stopped answering "
                       "(summary.json)")
         self.finish(rc)
 
 
-def plan(job: SlurmJob, args: Sequence[str]) -> Running:
+class SlurmSide(Side):
+    """Slurm: srun starts the steps, sbatch --signal warns before the time limit, scontrol requeues."""
+
+    name = "slurm"
+
+    def started(self, job: Job, alloc: Allocated) -> None:
+        if not alloc.gpus_per_node:
+            # A job without GPUs submitted with --cpus-per-gpu (which sbatch accepts before 23.02): srun would read
+            # it back from the environment and refuse every step ("Invalid generic resource (gres) specification")
+            os.environ.pop(variable_of(Slurm, "cpus_per_gpu"), None)
+        slurm = read_slurm(os.environ)
+        restarts = slurm.restart_count if (slurm.restart_count or "").isdigit() else "0"
+        job.log("job {} on {}, run #{}, run directory {}".format(
+            alloc.job_id, slurm.job_nodelist or ",".join(alloc.nodes), int(restarts) + 1, job.knobs["RUN_DIR"]))
+
+    def launch(self, job: Job, alloc: Allocated, kind: str, nproc: int) -> Launch:
+        """srun's command lines for the step, the MPI ranks' defaults, and where torchrun meets."""
+        k, nnodes = job.knobs, len(alloc.nodes)
+        warning = cpus_warning(nproc, os.environ)
+        if warning:
+            job.log(warning)
+        srun = slurm_launch(k["LAUNCH"], kind, nnodes, nproc, os.environ)
+        if kind == "nccl-tests" and not job.dry_run():
+            require_pmix(nproc)
+        export(env_defaults(job.log, os.environ, mpi_rank_defaults(kind, gpus_per_task(os.environ))))
+        if srun.step == "mpi":
+            return Launch(srun.step, srun.per_node, srun.launcher, "", "")
+        host, owner = job.meet(alloc)
+        if srun.step == "task":
+            export(env_defaults(job.log, os.environ, [("MASTER_ADDR", host, "rank 0's rendezvous address"),
+                                                      ("MASTER_PORT", k["RDZV_PORT"], "rank 0's rendezvous port")]))
+        return Launch(srun.step, srun.per_node, srun.launcher, host, owner)
+
+
+SLURM = SlurmSide()
+
+
+def plan(job: Job, args: Sequence[str]) -> Running:
     """Everything the steps run, from the allocation and the knobs."""
     for part in NODE_PARTS:
         if not os.access(os.path.join(REPO, part), os.R_OK):
             raise UsageError(f"{REPO}/{part} is missing; run the job scripts from a whole checkout")
     alloc = job.start()
+    args = job.side.arguments(args, os.environ)
     job.pull_image()
     kind, argv = job.plan_workload(args)
     nproc = job.processes_per_node(alloc)
     job.deepspeed_hostfile(alloc, nproc, kind)
     job.fabric(len(alloc.nodes))
     box, policy = job.container(kind)
-    return Running(alloc, kind, argv, nproc, box, policy, job.launch(alloc, kind, nproc))
+    return Running(alloc, kind, argv, nproc, box, policy, job.side.launch(job, alloc, kind, nproc))
 
 
-def run_slurm_job(script: str, args: Sequence[str]) -> int:
-    """The whole job; its exit code (app/common/exitcodes.py). Bad input: one line on stderr, exit 2."""
-    job = SlurmJob(script)
+def run_job(script: str, side: Side, args: Sequence[str]) -> int:
+    """The whole job under SIDE's scheduler; its exit code (app/common/exitcodes.py). Bad input: one line on
+    stderr, exit 2."""
+    job = Job(script, side)
     return job_code(script, lambda: JobRun(job, plan(job, args)).run_job())
 
 

@@ -1,7 +1,6 @@
-"""PBS Pro facts for jobscripts/lib-pbs.sh: this job's `qstat -f` read, the options of its resubmission, and the
-delay of the timer that sends USR1 before the walltime ends (bash keeps the timer itself, the trap and qsub).
-Asked through `python3 -m app.launch pbs-resubmit | pbs-timer` (app/launch/pbs_questions.py). Standard library
-only, Python 3.6 on: it runs on the batch host's python3 (SLES 15: 3.6), outside the image.
+"""PBS Pro facts for the PBS job (app/launch/pbs_job.py, requeue.py): this job's `qstat -f` read, the options of its
+resubmission, and the delay of the timer that sends USR1 before the walltime ends. Standard library only, Python
+3.6 on: it runs on the batch host's python3 (SLES 15: 3.6), outside the image.
 """
 
 import collections

@@ -1,6 +1,6 @@
 """A command once on every node of a PBS job through OpenPBS pbsdsh, and the highest of their exit codes
-(`python3 -m app.launch pbsdsh-run`, the launcher of jobscripts/lib-pbs.sh under LAUNCHER=pbsdsh; standard library
-only).
+(`python3 -m app.launch pbsdsh-run`, the PBS job's launcher under LAUNCHER=pbsdsh: app/launch/pbs_job.py; standard
+library only).
 
 pbsdsh (OpenPBS src/cmds/pbsdsh.c, getopt "c:n:svo"; "c:n:h:svo" on master) has no "once per node": TORQUE's -u
 is an invalid option there, and without -n it "runs one task for each line in the $PBS_NODEFILE" (pbsdsh(1B)),

@@ -20,11 +20,17 @@ Log = Callable[[str], None]
 
 
 def _run(argv: Sequence[str], capture: bool = False) -> "subprocess.CompletedProcess[str]":
+    """ARGV run, its stdout read when CAPTURE. Words and output as UTF-8 bytes, undecodable ones kept as they came:
+    Python 3.6 under a batch job's C locale encodes a str argument as ASCII and stopped with a traceback at a job
+    name `qstat -f` shows with an é (seen under 3.6.15, LANG unset)."""
+    words = [word.encode("utf-8", "surrogateescape") for word in argv]
     try:
-        return subprocess.run(list(argv), stdin=subprocess.DEVNULL, universal_newlines=True,  # noqa: UP021 (3.6)
-                              stdout=subprocess.PIPE if capture else None, check=False)
+        done = subprocess.run(words, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if capture else None,
+                              check=False)
     except OSError as cause:
         return subprocess.CompletedProcess(list(argv), 127, "", str(cause))
+    return subprocess.CompletedProcess(list(argv), done.returncode,
+                                       (done.stdout or b"").decode("utf-8", "surrogateescape"))
 
 
 def ignore_the_requeues_signals() -> None:

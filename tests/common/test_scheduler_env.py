@@ -35,13 +35,12 @@ READING_CALLS = {"get", "getenv", "pop", "setdefault", "putenv", "unsetenv"}
 #: What still reads them outside Python, and why each cannot go through scheduler_env. Every file named here
 #: must still read one (a stale entry fails), and no other shell file under app/ or jobscripts/ may.
 SHELL_READERS = {
-    # The submitted copy finds its checkout (app/launch, and lib.sh for PBS) through these: before them
+    # The submitted copy finds its checkout (app/launch) through these: before them
     # there is no Python of this project to ask (sbatch runs a spool copy of the script; qsub runs it in $HOME).
     "jobscripts/slurm.sh": "finds the checkout from the submitted script (SLURM_JOB_ID, scontrol show job)",
     "jobscripts/mn5.sh": "finds the checkout from the submitted script (SLURM_JOB_ID, scontrol show job)",
     "jobscripts/gh200-pbs.sh": "finds the checkout in the submit directory (PBS_O_WORKDIR)",
     "jobscripts/build-image.sh": "finds the checkout in the submit directory (PBS_O_WORKDIR, SLURM_SUBMIT_DIR)",
-    "jobscripts/lib-pbs.sh": "hands PBS_JOBID and PBS_NODEFILE to app.launch as flags (goes with lib.sh)",
     # On each node, in the task, before any Python of the job starts
     "app/common/node_wrapper.sh": "the node's index for torchrun's --node-rank, in the container before torchrun",
     "app/launch/pmix_binds.sh": "the step's PMIx directories, in each srun task before the container starts",

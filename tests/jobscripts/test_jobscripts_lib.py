@@ -603,20 +603,6 @@ def test_extra_env_must_be_key_value_pairs() -> None:
     assert result.returncode == 2 and "EXTRA_ENV item 'oops' is not K=V" in result.stderr
 
 
-def test_pbs_timer_sends_usr1_the_margin_before_the_walltime() -> None:
-    # PBS has no --signal=B:USR1@90: a timer does it. Walltime 92 s with a 90 s margin: USR1 after ~2 s.
-    snippet = ('ddp_defaults; got=; trap "got=yes" USR1; PBS_JOBID=7; set_at=$SECONDS; ddp_pbs_timer timer; '
-               'for _ in $(seq 100); do [[ -n $got ]] && break; sleep 0.1; done; '
-               'echo "usr1=$got after $((SECONDS - set_at))s"')
-    result = run_lib(snippet, {"WALLTIME_S": "92", "PREEMPT_MARGIN_S": "90", "DDP_SCHEDULER": "pbs"})
-    assert result.returncode == 0, result.stderr
-    # 2 s less the seconds the script had already run (SECONDS counts whole seconds; a loaded machine: 1)
-    assert re.search(r"USR1 in [12]s \(walltime 92s minus 90s margin\)", result.stdout), result.stdout
-    assert "usr1=yes after " in result.stdout
-    # Counted from the timer's start, not the script's: a loaded machine's python3 start-up is not the timer's
-    assert int(result.stdout.split("usr1=yes after ")[1].split("s")[0]) <= 4
-
-
 @pytest.mark.parametrize(("args", "expected"), [
     (["check"], ["-m", "app.check", "--site", "mn5"]),
     (["check", "--site", "mine.yaml"], ["-m", "app.check", "--site", "mine.yaml"]),
@@ -626,53 +612,6 @@ def test_check_uses_the_scripts_site_profile_unless_you_name_one(args: list[str]
                             env={"PATH": os.environ["PATH"], **JOB, "CHECK_SITE": "mn5"},
                             capture_output=True, text=True)
     assert result.stdout.splitlines() == expected
-
-
-QSTAT_F = """Job Id: 1234.pbs01
-    Job_Name = ddp
-    Job_Owner = alice@login1
-    job_state = R
-    queue = blanca
-    Account_Name = ehpc00
-    Resource_List.ncpus = 1152
-    Resource_List.ngpus = 16
-    Resource_List.nodect = 4
-    Resource_List.place = scatter:excl
-    Resource_List.select = 4:ncpus=288:ngpus=4:mpiprocs=2:sales_op=blan
-\tca
-    Resource_List.walltime = 03:00:00
-    Variable_List = PBS_O_HOME=/home/alice,PBS_O_LANG=en_US.UTF-8,PBS_O_LOGNAME=alic
-\te,PBS_O_WORKDIR=/home/alice/project
-"""
-
-
-def test_a_pbs_resubmission_carries_the_jobs_own_submission(tmp_path: Path) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (tmp_path / "qstat-f.txt").write_text(QSTAT_F)
-    (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 1234.pbs01" ] && cat "{tmp_path}/qstat-f.txt"\n')
-    (bin_dir / "qstat").chmod(0o755)
-    result = run_lib('declare -a found; ddp_plan found pbs-resubmit --job-id="$PBS_JOBID"; '
-                     'printf "%s\\n" "${found[@]}"',
-                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "PBS_JOBID": "1234.pbs01"})
-    assert result.returncode == 0, result.stderr
-    assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
-        "-A", "ehpc00", "-q", "blanca", "-N", "ddp", "-l", "place=scatter:excl",
-        "-l", "select=4:ncpus=288:ngpus=4:mpiprocs=2:sales_op=blanca", "-l", "walltime=03:00:00"]
-
-
-def test_the_walltime_timer_leaves_no_sleep_behind_when_the_step_ends_first() -> None:
-    snippet = ('DRY_RUN=0; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer timer; sleep 0.3; '
-               'child=$(pgrep -P "$timer"); [ -n "$child" ] || echo "no timer child"; '
-               'kill "$timer"; sleep 0.5; state=$(ps -o stat= -p "$child" || true); '
-               'case $state in ""|Z*) echo "no sleep left" ;; *) echo "orphan $state" ;; esac')
-    result = run_lib(snippet)
-    assert "no sleep left" in result.stdout, result.stdout
-
-
-def test_dry_run_arms_no_walltime_timer() -> None:
-    result = run_lib("DRY_RUN=1; PBS_JOBID=1; WALLTIME_S=3600; ddp_pbs_timer timer; echo \"timer=${timer:-none}\"")
-    assert "timer=none" in result.stdout and "DRY_RUN=1: no walltime timer" in result.stdout
 
 
 def test_the_nccl_flight_recorder_dumps_into_the_run_directory_unless_you_chose(tmp_path: Path) -> None:

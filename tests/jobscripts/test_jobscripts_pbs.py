@@ -1,15 +1,16 @@
-"""gh200-pbs.sh and jobscripts/lib-pbs.sh under PBS Pro and Cray PALS as they behave.
+"""gh200-pbs.sh (the PBS job, app/launch/pbs_job.py) under PBS Pro and Cray PALS as they behave.
 
-Fast tests first: lib-pbs.sh's functions in a fresh bash, with stubs that copy what OpenPBS pbsdsh and HPE
-PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then the job script on the
-real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node file of FQDNs,
-one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
+Fast tests first: the pbsdsh launcher and lib.sh's launch check in a fresh bash, with stubs that copy what
+OpenPBS pbsdsh and HPE PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then
+the job script on the real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node
+file of FQDNs, one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -89,17 +90,37 @@ def pbs_job(tmp_path: Path) -> dict[str, str]:
 
 
 PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
-#: The pbsdsh launcher into the array L, as the PBS main gets it (app/launch/pbs_launch.py)
-PBSDSH_LAUNCHER = ('declare -a L; ddp_plan L pbs-launch --launcher=pbsdsh --workload=train --nnodes="$DDP_NNODES" '
-                   '--nproc=1 --run-dir="$RUN_DIR" --job-id="$DDP_JOB_ID" --nodefile="$PBS_NODEFILE"; '
-                   'L=("${L[@]:3:L[1]}"); ')
+#: The pbsdsh launcher into the array L, as the PBS job builds it under LAUNCHER=pbsdsh (PbsSide.launch, whose
+#: words tests/launch/test_pbs_job.py pins): this checkout's pbsdsh-run with the job's facts
+PBSDSH_LAUNCHER = ('L=(python3 -I -S -c "$(<"$DDP_REPO/app/launch/run_checkout.py")" "$DDP_REPO" app.launch '
+                   '--script=gh200-pbs.sh pbsdsh-run --run-dir="$RUN_DIR" --run-dir-mode=700 --job-id="$DDP_JOB_ID" '
+                   '--nodefile="$PBS_NODEFILE" --); ')
+
+
+#: The PBS job's launch check (JobRun.launch_check: app/launch/launch_check.py) through the launcher "$@", for the
+#: nodes of DDP_NODES_LIST; exit 2 with its one line when it fails
+LAUNCH_CHECK = """import os, sys
+from app.common.errors import UsageError
+from app.launch.launch_check import passed, run_launch_check
+nodes = os.environ["DDP_NODES_LIST"].split()
+try:
+    print(passed(run_launch_check(sys.argv[1:], nodes, len(nodes)), len(nodes)))
+except UsageError as error:
+    print("gh200-pbs.sh: error: " + str(error), file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def launch_check(snippet: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """SNIPPET (which leaves the launcher in the array L), then the job's launch check through it."""
+    return run_lib(f'{snippet}PYTHONPATH="$DDP_REPO" python3 -c {shlex.quote(LAUNCH_CHECK)} "${{L[@]}}"', env,
+                   cwd=cwd)
 
 
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
                                                                             tmp_path: Path) -> None:
     """TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
-    result = run_lib(PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER + 'ddp_check_launcher "${L[@]}"',
-                     pbs_job, cwd=tmp_path)
+    result = launch_check(PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER, pbs_job, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     calls = Path(pbs_job["PBSDSH_CALLS"]).read_text().splitlines()
     assert sorted(calls) == ["-n 0 --", "-n 2 --"]
@@ -148,8 +169,7 @@ def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_
     launch = stub(tmp_path / "bin", "mpiexec-one-node",
                   '#!/bin/bash\nd=$(mktemp -d); printf \'#!/bin/sh\\necho x1000c0s0b0n0\\n\' >"$d/uname"; '
                   'chmod +x "$d/uname"; PALS_NODEID=0 PBS_NODENUM=0 PATH="$d:$PATH" "$@"\n')
-    result = run_lib(PBS_NODES + f'ddp_defaults; ddp_check_launcher {launch}',
-                     {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
+    result = launch_check(f"L=({launch}); ", {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (none on node2.example.org) but this job has 2 nodes" in result.stderr
 

@@ -3,7 +3,8 @@ rendezvous settings, each correct and under a second.
 
 Generated Slurm environments (SLURM_JOB_NODELIST as Cray EX and MareNostrum 5 name their nodes,
 SLURM_TASKS_PER_NODE=`4(x1024)`, ...) for the Slurm job (jobscripts/mn5.sh, which starts app/launch/job.py, or one
-part of that program) and PBS ones (a node file of FQDNs, a line per MPI slot) for the PBS job's bash functions. The
+part of that program) and PBS ones (a node file of FQDNs, a line per MPI slot) for the PBS job (gh200-pbs.sh, the
+same program with app/launch/pbs_job.py's side). The
 scheduler's commands are stand-ins modelled on the real ones, `scontrol show hostnames` the real Slurm
 client where it is installed (tests/fixtures/job_world.py describes each; `python -m bench.jobscripts_scale`
 times the same calls).
@@ -38,15 +39,14 @@ from tests.fixtures.job_world import (
 )
 
 NODES = 1024
-#: Every part here, in CPU seconds of the job's process and its children (PBS: bash after `source lib.sh`; Slurm:
-#: the job's python3 after its imports): what a loaded shared machine does not inflate; bench/jobscripts_scale.py
+#: Every part here, in CPU seconds of the job's process and its children (the job's python3 after its imports; the
+#: history rows: bash after `source lib.sh`): what a loaded shared machine does not inflate; bench/jobscripts_scale.py
 #: reports the wall-clock
 BUDGET_S = 1.0
-#: A whole job, in the same CPU seconds (Slurm: all of `bash mn5.sh`). PBS asks app.launch 18 questions, each a
-#: python3 start of about 0.05-0.1 s, and runs three steps through the stand-in launcher: 1.47 s at 1024 nodes on a
-#: 2-core machine at load 6 (median of 8). The Slurm job is one python3 and the same three launches: 0.31-0.37 s at
-#: load 3 (3 runs; the bash main it replaced took 1.34 s at load 6). A per-node loop in bash (1024 starts of at least
-#: 10 ms each) would still be several times this
+#: A whole job, in the same CPU seconds (all of `bash mn5.sh` or `bash gh200-pbs.sh`): one python3 and three steps
+#: through the stand-in launcher. The Slurm job: 0.31-0.37 s at load 3 (3 runs; the bash main it replaced took
+#: 1.34 s at load 6); the PBS bash main, 18 python3 starts, took 1.47 s at 1024 nodes on a 2-core machine at load 6.
+#: A per-node loop in bash (1024 starts of at least 10 ms each) would still be several times this
 WHOLE_JOB_BUDGET_S = 4.0
 #: A message a person reads: the nodes that matter, not the 1023 that are fine
 MESSAGE_CHARS = 2000

@@ -1,8 +1,6 @@
 """app.launch.pbs: `qstat -f` as PBS Pro prints it, the walltime, the options of a resubmission, the timer's delay.
 
-The samples are folded the way OpenPBS's qstat folds them (prt_attr, src/cmds/qstat.c: a value is cut at its commas
-into lines of at most CHAR_LINE_LIMIT = 78 columns, a piece longer than a line is cut anywhere, and every line after
-the first starts with a tab), by `fold_like_qstat` below, a line-by-line port of that function. This directory has
+The samples are folded the way OpenPBS's qstat folds them (tests/fixtures/qstat.py). This directory has
 no __init__.py: tests/launch.py, the trainer's launch helpers, already holds the name `tests.launch`.
 """
 
@@ -18,53 +16,10 @@ import pytest
 
 from app.common.errors import UsageError
 from app.launch import pbs
+from app.launch.requeue import pbs_submission_options
+from tests.fixtures.qstat import CHAR_LINE_LIMIT, OLIVIA, qstat_f
 
 REPO = Path(__file__).resolve().parents[2]
-CHAR_LINE_LIMIT = 78
-
-
-def fold_like_qstat(name: str, value: str) -> str:
-    """One attribute as `qstat -f` (without -w) prints it: OpenPBS prt_attr(), the branch for one_line == 0,
-    including its quirks (the comma between pieces is not counted; a piece that fills the line ends it)."""
-    out, start, first = f"    {name} = ", len(name) + 7, True
-    pieces = [piece for piece in value.split(",") if piece]  # strtok skips empty pieces
-    for i, piece in enumerate(pieces):
-        if len(piece) + start < CHAR_LINE_LIMIT:
-            out += piece
-            start += len(piece)
-        else:
-            if not first:
-                out += "\n\t"
-                start = 9
-            for ch in piece:
-                out += ch
-                start += 1
-                if start > CHAR_LINE_LIMIT:
-                    start = 8
-                    out += "\n\t"
-        if i + 1 < len(pieces):
-            first = False
-            out += ","
-    return out + "\n"
-
-
-def qstat_f(job_id: str, attributes: dict[str, str]) -> str:
-    return f"Job Id: {job_id}\n" + "".join(fold_like_qstat(k, v) for k, v in attributes.items()) + "\n"
-
-
-EXEC_HOST = "+".join(f"x1000c{i // 4}s{i % 4}b0n0/0*72" for i in range(16))
-EXEC_VNODE = "+".join(f"(x1000c{i // 4}s{i % 4}b0n0:ncpus=72:ngpus=4:mem=503gb)" for i in range(16))
-VARIABLES = ",".join(f"PBS_O_{name}=/home/alice/{name.lower()}" for name in ("HOME", "PATH", "WORKDIR", "SHELL"))
-#: An Olivia-style 16-node job (the tutorial's select with a site resource, scatter placement).
-OLIVIA = {
-    "Job_Name": "ddp", "Job_Owner": "alice@login1", "job_state": "R", "queue": "blanca",
-    "Account_Name": "ehpc00", "exec_host": EXEC_HOST, "exec_vnode": EXEC_VNODE,
-    "Resource_List.mem": "8048gb", "Resource_List.ncpus": "1152", "Resource_List.ngpus": "64",
-    "Resource_List.nodect": "16", "Resource_List.place": "scatter:excl",
-    "Resource_List.select": "16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca", "Resource_List.walltime": "72:00:00",
-    "Variable_List": VARIABLES,
-}
-
 
 def test_the_port_folds_long_values_onto_tab_lines_as_qstat_does():
     """The stand-in itself: every line fits 80 columns (a tab counts as 8), a long exec_vnode is cut inside a
@@ -182,153 +137,116 @@ def test_knobs_that_are_not_whole_seconds_stop_with_an_example(walltime, margin,
     assert named in str(raised.value) and "example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90" in str(raised.value)
 
 
-def ask(question: list[str], qstat_text: str | None, tmp_path: Path,
-        python: str = sys.executable) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """`python3 -m app.launch --script gh200-pbs.sh QUESTION...` as lib.sh's ddp_plan runs it, with a `qstat` that
-    prints QSTAT_TEXT for `qstat -f 7.pbs` (None: no qstat at all); the run and its answer's words."""
+def with_qstat(tmp_path: Path, qstat_text: str | None, monkeypatch) -> Path:
+    """PATH with a `qstat` that prints QSTAT_TEXT for `qstat -f 7.pbs` (None: no qstat at all); its directory."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     if qstat_text is not None:
         (tmp_path / "qstat-f.txt").write_text(qstat_text)
         (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 7.pbs" ] && cat "{tmp_path}/qstat-f.txt"\n')
         (bin_dir / "qstat").chmod(0o755)
-    read, write = os.pipe()
-    result = subprocess.run([python, "-m", "app.launch", "--script", "gh200-pbs.sh", "--answer-fd", str(write),
-                             *question], env={"PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHONPATH": str(REPO)},
-                            cwd=tmp_path, pass_fds=(write,), capture_output=True, timeout=60)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        words = answer.read().decode().split("\0")[:-1]
-    return result, words
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    return bin_dir
 
 
-RESUBMIT = ["pbs-resubmit", "--job-id=7.pbs"]
+def submission_options(qstat_text: str | None, tmp_path: Path, monkeypatch) -> tuple[list[str], list[str]]:
+    """The options the PBS job resubmits itself with (requeue.pbs_submission_options, as its finish and its heal
+    ask), and its log lines."""
+    with_qstat(tmp_path, qstat_text, monkeypatch)
+    said: list[str] = []
+    return pbs_submission_options(said.append, "gh200-pbs.sh", "7.pbs"), said
 
 
-def test_the_resubmission_answer_is_data_whatever_qstat_shows(tmp_path):
+def test_the_resubmission_options_are_data_whatever_qstat_shows(tmp_path, monkeypatch):
     hostile = {"Job_Name": f"x$(touch {tmp_path}/pwned)`touch {tmp_path}/also`'\"; echo no", "queue": "work q",
                "Account_Name": "caf\u00e9", "Resource_List.walltime": "01:00:00"}
-    result, words = ask(RESUBMIT, qstat_f("7.pbs", hostile), tmp_path)
-    assert result.returncode == 0, result.stderr.decode()
+    words, said = submission_options(qstat_f("7.pbs", hostile), tmp_path, monkeypatch)
     assert words == ["-A", "caf\u00e9", "-q", "work q", "-N", hostile["Job_Name"], "-l", "walltime=01:00:00"]
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "also").exists()
-    assert f"resubmitting with this job's options: {shlex.join(words)}\n" in result.stdout.decode()
+    assert said == [f"resubmitting with this job's options: {shlex.join(words)}"]
 
 
 @pytest.mark.parametrize("qstat_text", ["", None])
-def test_without_a_word_from_qstat_the_resubmission_keeps_the_scripts_defaults_and_says_so(tmp_path, qstat_text):
-    result, words = ask(RESUBMIT, qstat_text, tmp_path)
-    assert result.returncode == 0 and words == [], result.stderr.decode()
-    assert ("warning: qstat -f 7.pbs said nothing: resubmitting with the script's #PBS defaults only"
-            in result.stdout.decode())
+def test_without_a_word_from_qstat_the_resubmission_keeps_the_scripts_defaults_and_says_so(tmp_path, monkeypatch,
+                                                                                          qstat_text):
+    words, said = submission_options(qstat_text, tmp_path, monkeypatch)
+    assert words == [] and said == [
+        "warning: qstat -f 7.pbs said nothing: resubmitting with the script's #PBS defaults only"]
 
 
-def test_qstat_output_that_is_not_qstat_f_is_named_in_one_line_and_the_job_still_resubmits(tmp_path):
-    result, words = ask(RESUBMIT, "Job Id: 7.pbs\ngarbage\n", tmp_path)
-    assert result.returncode == 0 and words == []
-    assert result.stderr.decode().splitlines() == [
+def test_qstat_output_that_is_not_qstat_f_is_named_in_one_line_and_the_job_still_resubmits(tmp_path, monkeypatch,
+                                                                                          capsys):
+    words, said = submission_options("Job Id: 7.pbs\ngarbage\n", tmp_path, monkeypatch)
+    assert words == []
+    assert capsys.readouterr().err.splitlines() == [
         "gh200-pbs.sh: error: qstat -f line 2 is not 'Job Id: ID', '    Name = value' or a continuation (a tab "
         "first): 'garbage'; run qstat -f yourself to see what prints it (a site wrapper?)"]
-    assert "resubmitting with the script's #PBS defaults only" in result.stdout.decode()
+    assert "resubmitting with the script's #PBS defaults only" in said[-1]
 
 
-def test_the_timer_answer_gives_the_delay_from_qstat_and_logs_the_note(tmp_path):
-    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=30"],
-                        qstat_f("7.pbs", {"Resource_List.walltime": "00:10:00"}), tmp_path)
-    assert result.returncode == 0, result.stderr.decode()
-    assert words == ["480"]
-    assert "USR1 in 480s (walltime 600s minus 90s margin) for a snapshot before the limit" in result.stdout.decode()
+#: The PBS job's end after a snapshot USR1 asked for (JobRun.finish, app/launch/job.py): argv[1] the run directory
+FINISH = """import sys
+from app.launch.job import Allocated, Job, JobRun, Launch, Running, job_code
+from app.launch.pbs_job import PBS
+job = Job("gh200-pbs.sh", PBS)
+job.knobs, job.preempted = {"RUN_DIR": sys.argv[1], "REQUEUE": "1"}, "USR1"
+alloc = Allocated("7.pbs", sys.argv[1], "", ("node1", "node2"))
+run = JobRun(job, Running(alloc, "train", [], 4, [], "", Launch("torchrun", [], [], "node1", "node1")))
+sys.exit(job_code(job.script, lambda: run.finish(75)))
+"""
 
 
-def test_without_a_walltime_the_timer_answers_nothing_and_says_how_to_set_one(tmp_path):
-    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=0"], None, tmp_path)
-    assert result.returncode == 0 and words == [], result.stderr.decode()
-    assert "no snapshot before the limit; WALLTIME_S=SECONDS sets it" in result.stdout.decode()
-
-
-def test_a_walltime_s_that_is_no_number_exits_2_with_one_line(tmp_path):
-    result, words = ask(["pbs-timer", "--job-id=7.pbs", "--walltime-s=1h", "--margin-s=90", "--elapsed-s=0"], "",
-                        tmp_path)
-    assert result.returncode == 2 and words == []
-    assert result.stderr.decode().splitlines() == [
-        "gh200-pbs.sh: error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
-
-
-def test_the_questions_run_under_the_login_nodes_python_3_6(tmp_path):
-    """SLES 15's python3 runs the job scripts' plan: the same answer as the newest."""
-    from tests.test_login_tools import login_python
-
-    old = login_python()
-    if old is None:
-        pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
-    text = qstat_f("7.pbs", {**OLIVIA, "Job_Name": "caf\u00e9 $(x)"})
-    for question in (RESUBMIT, ["pbs-timer", "--job-id=7.pbs", "--margin-s=90", "--elapsed-s=3"]):
-        assert ask(question, text, tmp_path, python=old)[1] == ask(question, text, tmp_path)[1] != []
-
-
-def lib_pbs(snippet: str, qstat_text: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
-    """SNIPPET after `source jobscripts/lib.sh`, with a `qstat` that prints QSTAT_TEXT for `qstat -f 7.pbs`."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    (tmp_path / "qstat-f.txt").write_text(qstat_text)
-    (bin_dir / "qstat").write_text(f'#!/bin/sh\n[ "$1 $2" = "-f 7.pbs" ] && cat "{tmp_path}/qstat-f.txt"\n')
-    (bin_dir / "qstat").chmod(0o755)
-    full_env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "PBS_JOBID": "7.pbs",
-                "DDP_SCRIPT": "gh200-pbs.sh", "DDP_SCHEDULER": "pbs", **env}
-    return subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=full_env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
-
-
-def resubmit(qstat_text: str, tmp_path: Path, qsub_exit: int = 0) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """lib.sh's ddp_finish after a snapshot USR1 asked for (exit 75) on PBS, with a `qsub` that records its arguments
-    one a line and exits QSUB_EXIT; the run and qsub's arguments (none: it did not run)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
+def resubmit(qstat_text: str, tmp_path: Path, monkeypatch, qsub_exit: int = 0,
+             python: str = sys.executable) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The PBS job's finish after a snapshot USR1 asked for (exit 75), with a `qsub` that records its arguments one
+    a line and exits QSUB_EXIT; the run and qsub's arguments (none: it did not run)."""
+    bin_dir = with_qstat(tmp_path, qstat_text, monkeypatch)
     (bin_dir / "qsub").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >"{tmp_path}/qsub-args"\nexit {qsub_exit}\n')
     (bin_dir / "qsub").chmod(0o755)
-    result = lib_pbs('DDP_JOB_ID=7.pbs RUN_DIR="$HOME/run" REQUEUE=1 DDP_PREEMPTED=USR1 '
-                     'DDP_JOBSCRIPT=/jobs/gh200-pbs.sh; ddp_finish 75', qstat_text, tmp_path)
+    result = subprocess.run([python, "-c", FINISH, str(tmp_path / "run")], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60, env={"PATH": os.environ["PATH"], "HOME": str(tmp_path),
+                                                        "PYTHONPATH": str(REPO),
+                                                        "DDP_JOBSCRIPT": "/jobs/gh200-pbs.sh"})
     calls = tmp_path / "qsub-args"
     return result, calls.read_text().splitlines() if calls.exists() else []
 
 
-def test_the_job_script_resubmits_with_what_qstat_shows_and_runs_none_of_it(tmp_path):
+def test_the_job_resubmits_with_what_qstat_shows_and_runs_none_of_it(tmp_path, monkeypatch):
     name = f"ddp$(touch {tmp_path}/pwned)"
-    result, qsub_args = resubmit(qstat_f("7.pbs", {**OLIVIA, "Job_Name": name}), tmp_path)
+    result, qsub_args = resubmit(qstat_f("7.pbs", {**OLIVIA, "Job_Name": name}), tmp_path, monkeypatch)
     assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL)
     assert qsub_args == [
         "-A", "ehpc00", "-q", "blanca", "-N", name, "-l", "place=scatter:excl",
         "-l", "select=16:ncpus=72:ngpus=4:mpiprocs=4:sales_op=blanca", "-l", "walltime=72:00:00",
         "-V", "-W", "depend=afterany:7.pbs", "/jobs/gh200-pbs.sh"]
     assert not (tmp_path / "pwned").exists()
+    assert f"] requeueing job 7.pbs; it resumes from the newest snapshot in {tmp_path}/run\n" in result.stdout
 
 
-def test_the_job_script_resubmits_with_its_defaults_when_qstat_prints_what_is_not_qstat_f(tmp_path):
-    result, qsub_args = resubmit("Job Id: 7.pbs\nwarning: license server slow\n", tmp_path)
+def test_the_job_resubmits_with_its_defaults_when_qstat_prints_what_is_not_qstat_f(tmp_path, monkeypatch):
+    result, qsub_args = resubmit("Job Id: 7.pbs\nwarning: license server slow\n", tmp_path, monkeypatch)
     assert result.returncode == 75, result.stderr
     assert qsub_args == ["-V", "-W", "depend=afterany:7.pbs", "/jobs/gh200-pbs.sh"]
     assert "error: qstat -f line 2 is not 'Job Id: ID'" in result.stderr
     assert "resubmitting with the script's #PBS defaults only" in result.stdout
 
 
-def test_a_failed_resubmission_stops_in_one_line_that_says_how_to_resume(tmp_path):
-    result, qsub_args = resubmit(qstat_f("7.pbs", OLIVIA), tmp_path, qsub_exit=1)
+def test_a_failed_resubmission_stops_in_one_line_that_says_how_to_resume(tmp_path, monkeypatch):
+    result, qsub_args = resubmit(qstat_f("7.pbs", OLIVIA), tmp_path, monkeypatch, qsub_exit=1)
     assert result.returncode == 2 and qsub_args[-1] == "/jobs/gh200-pbs.sh"
     assert result.stderr.splitlines() == [
         f"gh200-pbs.sh: error: resubmission failed (qsub above); resubmit by hand with qsub and "
         f"RUN_DIR={tmp_path}/run to resume"]
 
 
-def test_the_job_scripts_timer_takes_the_walltime_from_qstat(tmp_path):
-    result = lib_pbs('DRY_RUN=0; ddp_pbs_timer timer; kill "$timer"',
-                     qstat_f("7.pbs", {"Resource_List.walltime": "00:10:00"}), tmp_path, PREEMPT_MARGIN_S="60")
-    assert result.returncode == 0, result.stderr
-    assert "USR1 in 540s (walltime 600s minus 60s margin)" in result.stdout or \
-        "USR1 in 539s (walltime 600s minus 60s margin)" in result.stdout, result.stdout
+def test_the_resubmission_runs_under_the_login_nodes_python_3_6(tmp_path, monkeypatch):
+    """SLES 15's python3 runs the PBS job: the same resubmission as the newest."""
+    from tests.test_login_tools import login_python
 
-
-def test_the_job_scripts_timer_stops_the_job_on_a_walltime_s_that_is_no_number(tmp_path):
-    result = lib_pbs('DRY_RUN=0; ddp_pbs_timer timer; echo "still running"', "", tmp_path, WALLTIME_S="1h")
-    assert result.returncode == 2 and "still running" not in result.stdout
-    assert result.stderr.splitlines() == [
-        "gh200-pbs.sh: error: WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"]
+    old = login_python()
+    if old is None:
+        pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
+    text = qstat_f("7.pbs", {**OLIVIA, "Job_Name": "caf\u00e9 $(x)"})
+    old_run, old_args = resubmit(text, tmp_path, monkeypatch, python=old)
+    new_run, new_args = resubmit(text, tmp_path, monkeypatch)
+    assert old_run.returncode == new_run.returncode == 75 and old_args == new_args != [], old_run.stderr

@@ -1,11 +1,9 @@
-"""app.launch's PBS plan: the node file read (pbs_nodes), WORKLOAD's words (words), the launchers (pbs_launch), and
-the questions lib-pbs.sh asks (pbs_questions) through `python3 -m app.launch`."""
+"""app.launch's PBS plan: the node file read (pbs_nodes), WORKLOAD's words (words) and the launchers (pbs_launch);
+the PBS job that asks for them: tests/launch/test_pbs_job.py."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -105,8 +103,8 @@ def test_unbalanced_quotes_stop_with_one_line_and_an_example(text):
     assert message.endswith("quote each argument once, example: WORKLOAD=\"train.py --name 'a b'\"")
 
 
-#: The command that runs a command once on every node through pbsdsh (the pbs-launch question passes this
-#: checkout's `python3 -m app.launch pbsdsh-run ... --`)
+#: The command that runs a command once on every node through pbsdsh (the PBS job passes this checkout's
+#: `python3 -m app.launch pbsdsh-run ... --`: tests/launch/test_pbs_job.py)
 PBSDSH = ["python3", "-m", "app.launch", "pbsdsh-run", "--run-dir=/r", "--job-id=7.pbs", "--nodefile=/n", "--"]
 
 
@@ -132,57 +130,3 @@ def test_a_launcher_pbs_does_not_have_is_named_with_an_example():
     with pytest.raises(UsageError) as raised:
         pbs_launch("srun", "train", 2, 4)
     assert str(raised.value) == "LAUNCHER=srun is not mpiexec or pbsdsh; example: LAUNCHER=mpiexec"
-
-
-def ask_pbs_launch(*flags: str, **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
-    """The pbs-launch question as lib.sh's ddp_launch asks it (the answer NUL-separated on a descriptor)."""
-    read, write = os.pipe()
-    result = subprocess.run([sys.executable, "-m", "app.launch", "--script=gh200-pbs.sh", "--answer-fd", str(write),
-                             "pbs-launch", *flags], env={"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO), **env},
-                            pass_fds=(write,), capture_output=True, text=True, timeout=60)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        return result, answer.read().decode().split("\0")[:-1]
-
-
-def test_the_launch_answer_is_step_counts_per_node_launcher_then_exports():
-    result, words = ask_pbs_launch("--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4")
-    assert result.returncode == 0, result.stderr
-    assert words == [
-        "mpi", "7", "8", "mpiexec", "-n", "2", "--ppn", "1", "--cpu-bind", "none",
-        "mpiexec", "-n", "8", "--ppn", "4", "--pmi=pmix", "--cpu-bind", "none",
-        "OMPI_MCA_btl_vader_single_copy_mechanism=none"]
-    assert "setting OMPI_MCA_btl_vader_single_copy_mechanism=none (no CMA across" in result.stdout
-
-
-def test_an_mpi_setting_you_made_is_kept_and_said_so():
-    result, words = ask_pbs_launch("--launcher=mpiexec", "--workload=nccl-tests", "--nnodes=2", "--nproc=4",
-                                   OMPI_MCA_btl_vader_single_copy_mechanism="cma")
-    assert result.returncode == 0 and words[-2:] == ["--cpu-bind", "none"], words
-    assert not any(word.startswith("OMPI_MCA_") for word in words)
-    assert "keeping OMPI_MCA_btl_vader_single_copy_mechanism=cma (set by you)" in result.stdout
-
-
-def test_the_pbsdsh_launcher_is_this_checkouts_pbsdsh_run_with_the_jobs_facts(tmp_path):
-    result, words = ask_pbs_launch("--launcher=pbsdsh", "--workload=train", "--nnodes=2", "--nproc=4",
-                                   f"--run-dir={tmp_path}/run", "--run-dir-mode=750", "--job-id=7.pbs",
-                                   "--nodefile=/var/spool/pbs/aux/7.pbs")
-    assert result.returncode == 0, result.stderr
-    step, n, m = words[0], int(words[1]), int(words[2])
-    per_node, launcher = words[3:3 + n], words[3 + n:3 + n + m]
-    assert step == "torchrun" and per_node == launcher and words[3 + n + m:] == []
-    assert per_node[-8:] == ["app.launch", "--script=gh200-pbs.sh", "pbsdsh-run", f"--run-dir={tmp_path}/run",
-                             "--run-dir-mode=750", "--job-id=7.pbs", "--nodefile=/var/spool/pbs/aux/7.pbs", "--"]
-    assert per_node[1:4] == ["-I", "-S", "-c"] and per_node[5] == str(REPO)
-    # Nothing is made before the launcher runs: pbsdsh-run makes RUN_DIR private itself
-    assert not (tmp_path / "run").exists()
-
-
-def test_bad_workload_quotes_exit_2_with_the_scripts_name_and_no_traceback():
-    result = subprocess.run([sys.executable, "-m", "app.launch", "--script", "gh200-pbs.sh", "pbs-workload", "--",
-                             "train.py 'a"], env={"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)},
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.splitlines() == [
-        "gh200-pbs.sh: error: WORKLOAD=train.py 'a: no closing quotation; quote each argument once, example: "
-        "WORKLOAD=\"train.py --name 'a b'\""]
