@@ -2,7 +2,7 @@
 
 The Slurm job (jobscripts/mn5.sh, or one part of the program it starts, app/launch/job.py) and each function of the
 PBS job's jobscripts/lib*.sh (in bash, with the app.launch questions it asks) run for real, in a generated Slurm or
-PBS environment of N nodes with stand-ins for the scheduler's commands (tests/fixtures/job_world.py says how each
+PBS environment of N nodes with stand-ins for the scheduler's commands (bench/job_world.py says how each
 behaves; the tests in tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
 Timed inside the job's process (bash: EPOCHREALTIME after `source lib.sh`; Slurm's python3: after its imports; a
@@ -25,8 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.markdown import publish
-from tests.fixtures.job_world import (
+from bench.job_world import (
     Run,
     World,
     check_launcher,
@@ -46,6 +45,7 @@ from tests.fixtures.job_world import (
     whole_job,
     write_history,
 )
+from bench.markdown import publish
 
 # ------------------------------------------------------------------------------------------- bench
 

@@ -5,7 +5,7 @@ Generated Slurm environments (SLURM_JOB_NODELIST as Cray EX and MareNostrum 5 na
 SLURM_TASKS_PER_NODE=`4(x1024)`, ...) for the Slurm job (jobscripts/mn5.sh, which starts app/launch/job.py, or one
 part of that program) and PBS ones (a node file of FQDNs, a line per MPI slot) for the PBS job's bash functions. The
 scheduler's commands are stand-ins modelled on the real ones, `scontrol show hostnames` the real Slurm
-client where it is installed (tests/fixtures/job_world.py describes each; `python -m bench.jobscripts_scale`
+client where it is installed (bench/job_world.py describes each; `python -m bench.jobscripts_scale`
 times the same calls).
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.job_world import (
+from bench.job_world import (
     ALLOCATIONS,
     Allocation,
     World,
