@@ -3,7 +3,7 @@
     python -m bench.diagnose_corpus [--corpus tests/diagnose/corpus] [--markdown BENCHMARKS.md]
     python -m bench.diagnose_corpus --corpus tests/diagnose/held_out [--markdown BENCHMARKS.md]
 
-The cases and how each is judged: tests/fixtures/diagnose_corpus.py. Each corpus has its own section.
+The cases and how each is judged: bench/diagnose_cases.py. Each corpus has its own section.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from app.diagnose.causes import BY_KEY
 from app.diagnose.layers import VERDICT_LAYER
+from bench.diagnose_cases import CORPUS, HELD_OUT, NEGATIVE, CorpusError, Tally, Verdict, load_cases, measure
 from bench.markdown import publish
-from tests.fixtures.diagnose_corpus import CORPUS, HELD_OUT, NEGATIVE, CorpusError, Tally, Verdict, load_cases, measure
 
 SECTION = "bench.diagnose_corpus"
 #: What each corpus measures, said under its table

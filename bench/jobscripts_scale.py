@@ -2,7 +2,7 @@
 
 The Slurm and PBS jobs (jobscripts/mn5.sh and gh200-pbs.sh, or one part of the program they start,
 app/launch/job.py) run for real, in a generated Slurm or PBS environment of N nodes with stand-ins for the
-scheduler's commands (tests/fixtures/job_world.py says how each behaves; the tests in
+scheduler's commands (bench/job_world.py says how each behaves; the tests in
 tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
 Timed inside the job's process (the job's python3: after its imports; the history rows' bash: EPOCHREALTIME after
@@ -25,8 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.markdown import publish
-from tests.fixtures.job_world import (
+from bench.job_world import (
     Run,
     World,
     check_launcher,
@@ -46,6 +45,7 @@ from tests.fixtures.job_world import (
     whole_job,
     write_history,
 )
+from bench.markdown import publish
 
 # ------------------------------------------------------------------------------------------- bench
 

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from bench.markdown import publish
-from tests.fixtures.read_audit import install_hook, opened
+from bench.read_audit import install_hook, opened
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,6 +7,7 @@ from the fixtures it uses: `make check` (nox -s fast) leaves it out without a ma
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable
 
 import pytest
@@ -65,6 +66,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (kept if is_machine_wide(item) == (wanted == "only") else left).append(item)
     config.hook.pytest_deselected(items=left)
     items[:] = kept
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker (a worker a core) trains in one thread, as torchrun gives each rank
+    (OMP_NUM_THREADS=1): torch's default, a thread a core, put two spinning OpenMP teams on each core, and a tiny
+    GPT's step in tests/train/test_resume.py took a second instead of milliseconds on 2 busy cores. The processes
+    the tests start keep their own thread counts."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch  # here, not at the top: `pytest --collect-only` of one module need not load it
+
+        torch.set_num_threads(1)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -5,6 +5,8 @@
 - What the batch host and the login node run (every module of `app/launch`, `app/diagnose`, the job scripts'
   own `python3 -m` modules, and every app module those import, transitively) imports the standard library and
   this project only: their python3 is the system's, with no torch, yaml or numpy.
+- `bench/` imports nothing of `tests/`: a benchmark runs from a checkout without the test suite's plugins, and a
+  measurement the tests also use lives in `bench/` (the tests import it from there).
 """
 
 from __future__ import annotations
@@ -88,6 +90,14 @@ def test_the_batch_host_and_login_node_modules_import_the_standard_library_only(
     assert beyond == {}, (f"modules the batch host or login node run import beyond the standard library: {beyond}; "
                           "their python3 is the system's (no torch, yaml, numpy): keep such imports in app/train, "
                           "app/check or a module only those import")
+
+
+def test_no_bench_module_imports_the_tests():
+    offenders = {module_name(path): sorted(n for n in imports(path) if n == "tests" or n.startswith("tests."))
+                 for path in sorted((REPO / "bench").rglob("*.py"))}
+    offenders = {name: found for name, found in offenders.items() if found}
+    assert offenders == {}, (f"bench/ imports the test suite: {offenders}; move what both need into bench/ (a "
+                             "measurement or instrument) or app/ (a feature), and let the tests import it from there")
 
 
 def test_the_closure_sees_an_import_inside_a_function_and_a_relative_one(tmp_path, monkeypatch):

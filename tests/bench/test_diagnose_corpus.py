@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.diagnose_cases import CorpusError, load_cases, measure
 from bench.diagnose_corpus import main
-from tests.fixtures.diagnose_corpus import CorpusError, load_cases, measure
 
 TIME_LIMIT = "slurmstepd: error: *** JOB 18886 ON n1 CANCELLED AT 2023-11-24T10:25:54 DUE TO TIME LIMIT ***"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"

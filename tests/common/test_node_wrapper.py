@@ -12,6 +12,9 @@ import pytest
 from app.common import exitcodes
 from tests.launch import REPO, clean_env, free_port
 
+#: Each test starts a real torchrun and its workers (two interpreters loading torch: seconds each on 2 cores)
+pytestmark = pytest.mark.slow
+
 WRAPPER = REPO / "app" / "common" / "node_wrapper.sh"
 TORCHRUN = Path(sys.executable).parent / "torchrun"
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from app.diagnose import diagnose_lines
-from tests.fixtures.diagnose_corpus import CORPUS, HELD_OUT, NEGATIVE, load_cases, measure
+from bench.diagnose_cases import CORPUS, HELD_OUT, NEGATIVE, load_cases, measure
 
 CASES = load_cases(CORPUS)
 NEGATIVES = [case for case in CASES if case.cause == NEGATIVE]

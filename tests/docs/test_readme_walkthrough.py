@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown import README, fenced_commands, quotes
-from tests.fixtures.slurm import JOB_USER, REPO, SLURM_DIR, Job, SlurmCluster
+from tests.fixtures.slurm import JOB_USER, REPO, Job, SlurmCluster
 from tests.jobscripts.test_jobscripts_pbs import fake_slingshot_node
 
 #: The README's placeholders, as a user fills them in; the test cluster takes any account, QOS and queue name
@@ -118,7 +118,7 @@ def gh200_pbs_checkout(cluster: SlurmCluster, image: Path) -> tuple[Path, dict[s
     host's libfabric and libcxi, and PBS' commands (the qsub stand-in) first in PATH."""
     checkout = readme_checkout(cluster, image)
     probe_root = fake_slingshot_node(checkout / "fake-node")
-    path = f"{SLURM_DIR / 'pbs-bin'}:{cluster.env['PATH']}"
+    path = f"{cluster.pbs_bin}:{cluster.env['PATH']}"
     return checkout, {**STAND_INS, "GPUS_PER_NODE": "2", "DDP_PROBE_ROOT": str(probe_root), "PATH": path}
 
 

@@ -33,7 +33,7 @@ WAIT_S = 420
 def test_a_deepspeed_zero2_script_runs_unchanged_across_both_nodes(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:  # noqa: F811 (the imported fixture)
     if image_env["IMAGE"] == "none":
-        pytest.skip("DDP_SLURM_TEST_IMAGE=none: build/job-venv is built without DeepSpeed (tests/fixtures/slurm.py "
+        pytest.skip("DDP_SLURM_TEST_IMAGE=none: build/job-venv is built without DeepSpeed (bench/slurm_cluster.py "
                     "installs the project without its deepspeed extra)")
     workdir = slurm_cluster.workdir()
     shutil.copy(SCRIPT, workdir / "deepspeed_zero2.py")

@@ -566,6 +566,7 @@ store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]),
 """
 
 
+@pytest.mark.slow  # a real torchrun and its worker, each loading torch
 def test_a_real_torchrun_meets_statically_and_the_secret_is_in_no_argv_key_or_log_line(tmp_path: Path) -> None:
     worker = tmp_path / "worker.py"
     worker.write_text(RUN_ID_WORKER)

@@ -6,7 +6,7 @@ SLURM_TASKS_PER_NODE=`4(x1024)`, ...) for the Slurm job (jobscripts/mn5.sh, whic
 part of that program) and PBS ones (a node file of FQDNs, a line per MPI slot) for the PBS job (gh200-pbs.sh, the
 same program with app/launch/pbs_job.py's side). The
 scheduler's commands are stand-ins modelled on the real ones, `scontrol show hostnames` the real Slurm
-client where it is installed (tests/fixtures/job_world.py describes each; `python -m bench.jobscripts_scale`
+client where it is installed (bench/job_world.py describes each; `python -m bench.jobscripts_scale`
 times the same calls).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.job_world import (
+from bench.job_world import (
     ALLOCATIONS,
     Allocation,
     World,

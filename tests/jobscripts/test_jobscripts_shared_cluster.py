@@ -141,6 +141,7 @@ raise ImportError("a module another user planted in the submit directory")
 """
 
 
+@pytest.mark.slow  # a real torchrun and its worker, the trainer or the check, each
 @pytest.mark.parametrize("workload", [["train", "--dry-run"], ["check", "--node-only"]])
 def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers(tmp_path: Path,
                                                                                  workload: list[str]) -> None:

@@ -1,7 +1,7 @@
 """A restart reads the snapshot from the run directory once, not once per rank: at 4096 ranks and a 1.5 GB
 snapshot, one read per rank is 6 TB from the shared filesystem, all at once. Which rank opens which
 snapshot file is seen from outside the trainer: a `sitecustomize` installs a Python audit hook (PEP 578;
-every `open()` raises the `open` event, torch.load's and DCP's included; tests/fixtures/read_audit.py) that logs
+every `open()` raises the `open` event, torch.load's and DCP's included; bench/read_audit.py) that logs
 each file under the run's snapshots/ a rank opens for reading.
 
 Sharded (DCP) snapshots grow with the ranks in two ways a restart would pay for at every rank: `.metadata`
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.read_audit import install_hook, opened
+from bench.read_audit import install_hook, opened
 from tests.launch import clean_env, run, summary, torchrun_command
 
 pytestmark = pytest.mark.slow
