@@ -65,7 +65,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
 Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
-OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython):
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython, munge):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -1093,7 +1093,12 @@ CAUSES: Tuple[Cause, ...] = (
          # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
          # "%-20s %20s" with "(%s, -%c) " and the value, "max locked memory (kbytes, -l) 64" (`ulimit -a`).
          r"^\s{0,8}Max locked memory +\d{1,8} +(?:\d+|unlimited) +bytes",
-         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$"),
+         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$",
+         # libfabric v1.22.0 prov/efa/src/efa_base_ep.c line 439 "Libfabric EFA provider has encountered an internal
+         # error:\n\nLibfabric error: (%zd) %s\n" (the only "Libfabric error: (" in libfabric): ENOMEM from EFA's
+         # memory registration, e.g. its receive buffers (efa_errno.h 4112 "Failure to post internal receive
+         # buffers"), is the locked-memory limit (awslabs' EFA guides: `ulimit -l unlimited`).
+         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1872,7 +1877,9 @@ CAUSES: Tuple[Cause, ...] = (
         # allocation to satisfy your request to launch on a %d process-per-node basis".
         # orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt line 53 [ppr-too-many-procs] "Your job has requested more
         # processes than the ppr for\nthis topology can support:" (v4.1.6; --map-by ppr:N:node with -np above it).
+        # The help text's second line alone (its first cut off, or wrapped differently) is the same message.
         (r"There are not enough slots available in the system to satisfy the \d+",
+         r"^\s{0,8}slots that were requested by the application:$",
          r"There are not enough slots on the nodes in your allocation to satisfy your request",
          r"Your job has requested more processes than the ppr for"),
         90,
@@ -2563,6 +2570,148 @@ CAUSES: Tuple[Cause, ...] = (
         # ***", ...) and line 938 "... DUE TO JOB REQUEUE ***".
         (r"CANCELLED AT \S+ DUE TO (?P<why>PREEMPTION|JOB REQUEUE) \*\*\*",),
         58,
+    ),
+
+    # --- Gloo's TCP device: the address each rank binds and advertises -------------------------------------------
+    # Gloo (pytorch/gloo, torch's third_party/gloo) gloo/common/logging.cc EnforceNotMet: "[enforce fail at
+    # FILE:LINE] CONDITION. MESSAGE"; GLOO_ENFORCE_EQ adds "X vs Y" (gloo/common/logging.h). The lines are those of
+    # gloo/transport/tcp/device.cc at commit 70dc360 (2026); commit 1d9e62a (2018, torch 1.x) prints the same words.
+    Cause(
+        "gloo-socket-ifname-invalid",
+        "torch's Gloo backend found no interface called {iface} with an address on this node: GLOO_SOCKET_IFNAME "
+        "names an interface the node lacks (another machine's name, a typo) or is written in NCCL's syntax "
+        "(`^lo,docker`, prefixes), which Gloo does not take: it wants exact interface names",
+        "set `GLOO_SOCKET_IFNAME` to the exact name of the interface with the node's address on every node "
+        "(`ip -br addr` lists them, e.g. `GLOO_SOCKET_IFNAME=ib0`; several are comma-separated, never `^` "
+        "exclusions), or unset it so Gloo binds the host name's address",
+        # device.cc line 84 (lookupAddrForIface) GLOO_ENFORCE(ifa != nullptr, "Unable to find address for: ",
+        # attr.iface); gloo/transport/uv/device.cc line 165 GLOO_ENFORCE(false, "Unable to find address for: ",
+        # attr.iface) on the uv transport (Windows, macOS).
+        (r"\b(?:ifa != nullptr|false)\. Unable to find address for: (?P<iface>\S{1,100})",),
+        86,
+    ),
+    Cause(
+        "gloo-hostname-unresolved",
+        "torch's Gloo backend could not bind an address of this host's name ({host}): the name does not resolve "
+        "on the node (no DNS or /etc/hosts entry, a container's own host name), or resolves to an address that "
+        "is not on the node; Gloo binds the host name's address when GLOO_SOCKET_IFNAME is not set",
+        "set `GLOO_SOCKET_IFNAME` to the interface with the node's address (`ip -br addr`, e.g. "
+        "`GLOO_SOCKET_IFNAME=ib0`): Gloo then uses that interface's address, not the host name's; or make the name "
+        "resolve to the node's address (`getent hosts $(hostname)` on the node shows what it resolves to)",
+        # device.cc (lookupAddrForHostname) line 99 GLOO_ENFORCE_EQ(rv, 0) on getaddrinfo's result ("rv == 0. -2 vs
+        # 0": EAI_NONAME; -3 EAI_AGAIN, -5 EAI_NODATA), line 128 GLOO_ENFORCE(bind_rv == 0, "Unable to find address
+        # for ", attr.hostname, "; bind(2) for ", bind_addr, " failed with: ", strerror(bind_errno)), line 138
+        # GLOO_ENFORCE(rp != nullptr, "Unable to find address for: ", attr.hostname) (1d9e62a line 124, the same
+        # words; gloo/transport/uv/device.cc line 154 too).
+        (r"\brp != nullptr\. Unable to find address for: (?P<host>\S{1,255})",
+         r"\bbind_rv == 0\. Unable to find address for (?P<host>[^;\s]{1,255}); bind\(2\) for \S{1,100} failed with: ",
+         r"/device\.cc:\d{1,5}\] rv == 0\. -(?:2|3|5) vs 0\b"),
+        86,
+    ),
+    Cause(
+        "gloo-address-family-mismatch",
+        "torch's Gloo backend paired an IPv4 address (family 2) with an IPv6 one (family 10): on hosts with both "
+        "families the ranks bound addresses of different families (their host names or interfaces resolve "
+        "differently), and Gloo connects a pair only within one family",
+        "give every rank the same family: set `GLOO_SOCKET_IFNAME` to an interface that has an IPv4 address on "
+        "every node (`ip -br addr`), or have every node's host name resolve to its IPv4 address first (/etc/hosts, "
+        "or `precedence ::ffff:0:0/96 100` in /etc/gai.conf); `getent ahosts $(hostname)` on each node shows the "
+        "order",
+        # device.cc line 288 (Device::isInitiator) GLOO_ENFORCE_EQ(ss1.ss_family, ss2.ss_family): "ss1.ss_family ==
+        # ss2.ss_family. 2 vs 10" (AF_INET 2, AF_INET6 10; the uv transport's device.cc line 261 the same).
+        (r"\bss1\.ss_family == ss2\.ss_family\. (?:2 vs 10|10 vs 2)\b",),
+        86,
+    ),
+
+    # --- PMIx's rendezvous: the socket and the contact file its server writes --------------------------------------
+    Cause(
+        "pmix-socket-path-too-long",
+        "the PMIx server's rendezvous socket would be longer than a Unix-domain socket's path may be (108 bytes on "
+        "Linux, 104 on macOS): it is made under the temporary directory (TMPDIR, or Open MPI's session directory "
+        "under it), which is too deep, so MPI could not start",
+        "point TMPDIR at a short path before the launch (`export TMPDIR=/tmp`; inside a container too), or give "
+        "Open MPI a short session directory (`--mca orte_tmpdir_base /tmp`, Open MPI 5: `--prtemca "
+        "prte_tmpdir_base /tmp`)",
+        # PMIx 1.1.2 (Open MPI v2.1.6 opal/mca/pmix/pmix112/pmix/src/server/pmix_server.c line 238) fprintf(stderr,
+        # "PMIx has detected a temporary directory name that results\n"); PMIx v3.2.5 and v4.2.9
+        # src/server/help-pmix-server.txt line 11 [rnd-path-too-long] "The PMIx server was unable to setup a
+        # rendezvous file due to your\nsystem's restriction for Unix's socket's path-length."
+        (r"PMIx has detected a temporary directory name that results",
+         r"The PMIx server was unable to setup a rendezvous file due to your"),
+        88,
+        context=(r"^\s{0,8}Temp(?:orary)? dir(?:ectory)?: ",),
+    ),
+    Cause(
+        "pmix-rendezvous-file-unusable",
+        "the PMIx server could not create its rendezvous (contact) file{path}: a file of that name is already "
+        "there, left by an earlier job or owned by another user (a fixed path in a directory every job shares, "
+        "such as /tmp), or the directory is not writable; the server did not start, so MPI could not start",
+        "remove the stale file if it is yours (`ls -l` the path named), and give each job its own directory: a "
+        "per-job TMPDIR (`export TMPDIR=/tmp/$USER.$SLURM_JOB_ID` or the job's scratch), or an Open MPI/PMIx "
+        "release that puts the contact file in the job's session directory",
+        # PMIx v4.2.9 src/mca/ptl/base/ptl_base_listener.c line 217 (the rendezvous files) and line 597 (the URI
+        # report file) pmix_output(0, "Impossible to open the file %s in write mode\n", ...);
+        # src/server/help-pmix-server.txt line 20 [listener-failed-start] "The PMIx server was unable to setup a
+        # rendezvous point. This is\nusually due to a conflicting stale named pipe from a prior failed\njob, ...".
+        (r"Impossible to open the file(?P<path> \S{1,300}) in write mode",
+         r"The PMIx server was unable to setup a rendezvous point\. This is"),
+        86,
+    ),
+
+    # --- Slurm's munge authentication between the nodes and the controller -----------------------------------------
+    Cause(
+        "munge-credential-invalid",
+        "Slurm's daemons rejected a munge credential as invalid: the hosts do not share the same munge key "
+        "(/etc/munge/munge.key differs, or munged was restarted on one host with a new key), so messages between "
+        "them fail authentication",
+        "the admins: the same /etc/munge/munge.key on every host (controller, login and compute nodes; owned by "
+        "munge, mode 0400), then restart munged and the Slurm daemons; `munge -n | ssh NODE unmunge` tests a pair "
+        "of hosts",
+        # Slurm 25.11.7 src/plugins/auth/munge/auth_munge.c line 552 error("Munge decode failed: %s",
+        # munge_ctx_strerror(ctx)); munge-0.5.18 src/libmunge/strerror.c line 68 EMUNGE_CRED_INVALID "Invalid
+        # credential" (the MAC check failed: another key).
+        (r"\bMunge decode failed: Invalid credential\b",),
+        84,
+    ),
+    Cause(
+        "munge-clock-skew",
+        "Slurm's daemons rejected a munge credential as {why}: the hosts' clocks disagree (a credential is valid "
+        "for a few minutes from when it was made), so messages between them fail authentication",
+        "the admins: synchronise the hosts' clocks (chrony/ntpd on every node; `date` on the controller and the "
+        "node shows the gap), then retry",
+        # Slurm 25.11.7 auth_munge.c line 552 "Munge decode failed: %s" and, for a rewound credential, line 556
+        # error("Check for out of sync clocks"); munge-0.5.18 strerror.c line 70 "Expired credential", line 72
+        # "Rewound credential".
+        (r"\bMunge decode failed: (?P<why>Expired credential|Rewound credential)\b",),
+        84,
+    ),
+    Cause(
+        "munged-unreachable",
+        "Slurm could not reach the munge daemon on this host to sign or check a credential ({why}): munged is not "
+        "running there, or its socket is elsewhere than Slurm looks (a container without /run/munge)",
+        "the admins: start munged on the host (`systemctl status munge`); in a container that runs Slurm commands, "
+        "bind the host's socket (`--bind /run/munge`) or use Slurm's commands outside it",
+        # Slurm 25.11.7 auth_munge.c line 246 error("Munge encode failed: %s", ...) and line 552 (decode);
+        # munge-0.5.18 src/libmunge/m_msg_client.c line 183 strdupf("Failed to access \"%s\": %s (%s)", ...) and
+        # strerror.c "Socket communication error" (EMUNGE_SOCKET).
+        (r"\bMunge (?:en|de)code failed: (?P<why>Failed to access \"[^\"]{1,200}\": [^\n]{1,100}|Socket "
+         r"communication error)",),
+        84,
+    ),
+
+    # --- Slurm's gres.conf that slurmd cannot map onto the node ------------------------------------------------------
+    Cause(
+        "gres-conf-invalid-cores-spec",
+        "Slurm could not read the cores gres.conf gives a {gres} device ({cores}) on {node}: the list is not core "
+        "indices of that node (CPU ids of hyperthreads, the old CPUs= values, cores beyond the node's count), so "
+        "the node's GPUs are not registered as configured",
+        "the admins: give each GPU's cores with `Cores=` as core indices of the node (0 to cores-1; `slurmd -C` "
+        "and `nvidia-smi topo -m` show the layout), or let Slurm find them (`AutoDetect=nvml`), then restart slurmd",
+        # Slurm 25.11.7 src/interfaces/gres.c line 3881 error("%s: %s: invalid GRES core specification (%s) on node
+        # %s", __func__, gres_ctx->gres_type, gres_slurmd_conf->cpus, rebuild_topo->node_name).
+        (r"\b(?P<gres>gres/\w{1,40}): invalid GRES core specification \((?P<cores>[^)\n]{1,200})\) on node "
+         r"(?P<node>\S{1,100})",),
+        84,
     ),
 )
 

@@ -1379,4 +1379,91 @@ QUOTES = (
           "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
           "submitit.core.utils.FailedJobError: sbatch: error: Parameter --gres=gpu:1 no longer acceptable, please "
           "switch to --gpus=1", "slurm-request-refused", fmt="%s"),
+
+    # --- Gloo's TCP device: the address each rank binds (gloo/common/logging.cc: "[enforce fail at F:L] COND. MSG") --
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 84,
+          'GLOO_ENFORCE(ifa != nullptr, "Unable to find address for: ", attr.iface);',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable "
+          "to find address for: ^lo", "gloo-socket-ifname-invalid"),
+    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/device.cc", 85,
+          'GLOO_ENFORCE(\nifa != nullptr,\n"Unable to find address for: ",\nattr.iface);',
+          "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:88] ifa != nullptr. "
+          "Unable to find address for: eth1", "gloo-socket-ifname-invalid"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 138,
+          'GLOO_ENFORCE(rp != nullptr, "Unable to find address for: ", attr.hostname);',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:138] rp != nullptr. Unable "
+          "to find address for: gpu-a-017.cluster", "gloo-hostname-unresolved"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 128,
+          'GLOO_ENFORCE(\nbind_rv == 0,\n"Unable to find address for ",\nattr.hostname,\n"; bind(2) for ",\n'
+          'bind_addr,\n" failed with: ",\nstrerror(bind_errno));',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:129] bind_rv == 0. Unable "
+          "to find address for gpu-a-017; bind(2) for [10.1.0.17]:0 failed with: Cannot assign requested address",
+          "gloo-hostname-unresolved", fmt="Unable to find address for %s; bind(2) for %s failed with: %s"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 99,
+          "GLOO_ENFORCE_EQ(rv, 0);",
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:99] rv == 0. -2 vs 0",
+          "gloo-hostname-unresolved", fmt="rv%s0"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 288,
+          "GLOO_ENFORCE_EQ(ss1.ss_family, ss2.ss_family);",
+          "[rank1]: RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:288] "
+          "ss1.ss_family == ss2.ss_family. 10 vs 2", "gloo-address-family-mismatch",
+          fmt="ss1.ss_family%sss2.ss_family"),
+
+    # --- PMIx's rendezvous socket and contact file -----------------------------------------------------------------
+    Quote("PMIx", "1.1.2 (Open MPI v2.1.6)", "opal/mca/pmix/pmix112/pmix/src/server/pmix_server.c", 238,
+          'fprintf(stderr, "PMIx has detected a temporary directory name that results\\n");',
+          "PMIx has detected a temporary directory name that results", "pmix-socket-path-too-long",
+          context=("in a path that is too long for the Unix domain socket:", "",
+                   "    Temp dir: /scratch/project/u/wd/77/openmpi-sessions-326421@cmp216_0/46869")),
+    Quote("PMIx", "v4.2.9", "src/server/help-pmix-server.txt", 12,
+          "The PMIx server was unable to setup a rendezvous file due to your",
+          "The PMIx server was unable to setup a rendezvous file due to your", "pmix-socket-path-too-long",
+          fmt="The PMIx server was unable to setup a rendezvous file due to your"),
+    Quote("PMIx", "v4.2.9", "src/mca/ptl/base/ptl_base_listener.c", 217,
+          'pmix_output(0, "Impossible to open the file %s in write mode\\n", filename);',
+          "[gpu-a-017:10716] Impossible to open the file /tmp/pmix-contact.txt in write mode",
+          "pmix-rendezvous-file-unusable"),
+    Quote("PMIx", "v4.2.9", "src/server/help-pmix-server.txt", 21,
+          "The PMIx server was unable to setup a rendezvous point. This is",
+          "The PMIx server was unable to setup a rendezvous point. This is", "pmix-rendezvous-file-unusable",
+          fmt="The PMIx server was unable to setup a rendezvous point. This is"),
+
+    # --- Slurm's munge authentication (the strings from munge's libmunge) ------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/munge/auth_munge.c", 552,
+          'error("Munge decode failed: %s",\nmunge_ctx_strerror(ctx));',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Invalid credential", "munge-credential-invalid"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/strerror.c", 72,
+          'return ("Rewound credential");',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Rewound credential", "munge-clock-skew"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/strerror.c", 70,
+          'return ("Expired credential");',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Expired credential", "munge-clock-skew"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/munge/auth_munge.c", 246,
+          'error("Munge encode failed: %s", munge_ctx_strerror(ctx));',
+          'sinfo: error: Munge encode failed: Failed to access "/run/munge/munge.socket.2": No such file or directory '
+          "(Did you start munged?)", "munged-unreachable"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/m_msg_client.c", 183,
+          'strdupf ("Failed to access \\"%s\\": %s (%s)",\npath, strerror (errno), "Did you start munged?"));',
+          'srun: error: Munge encode failed: Failed to access "/var/run/munge/munge.socket.2": No such file or '
+          "directory (Did you start munged?)", "munged-unreachable", fmt="Failed to access %s: %s (%s)"),
+
+    # --- Slurm's gres.conf cores ------------------------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3881,
+          'error("%s: %s: invalid GRES core specification (%s) on node %s",\n__func__, gres_ctx->gres_type,\n'
+          "gres_slurmd_conf->cpus,\nrebuild_topo->node_name);",
+          "[2026-11-28T09:46:22.044] error: _node_config_validate: gres/gpu: invalid GRES core specification "
+          "(48-63,176-191) on node gpu-a-017", "gres-conf-invalid-cores-spec"),
+
+    # --- libfabric's EFA provider out of locked memory ---------------------------------------------------------------
+    Quote("libfabric", "v1.22.0", "prov/efa/src/efa_base_ep.c", 439,
+          '"Libfabric EFA provider has encountered an internal error:\\n\\n"\n"Libfabric error: (%zd) %s\\n"',
+          "Libfabric error: (-12) Cannot allocate memory", "memlock-too-low",
+          context=("Libfabric EFA provider has encountered an internal error:", "",
+                   "EFA internal error: (4112) Failure to post internal receive buffers"),
+          fmt="Libfabric error: (%zd) %s"),
+    # --- Open MPI's slots, the help text's second line ---------------------------------------------------------------
+    Quote("Open MPI", "v4.1.8", "orte/mca/rmaps/base/help-orte-rmaps-base.txt", 27,
+          "slots that were requested by the application:",
+          "slots that were requested by the application:", "mpirun-not-enough-slots",
+          fmt="slots that were requested by the application:"),
 )

@@ -24,7 +24,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
-              "kmod"}
+              "kmod", "munge"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -56,7 +56,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
                 "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
-                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug"}
+                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug",
+                "gloo-socket-ifname-invalid", "gloo-hostname-unresolved", "gloo-address-family-mismatch",
+                "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
+                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec"}
 
 
 def message_format(row: Quote) -> str:
