@@ -380,9 +380,9 @@ CAUSES: Tuple[Cause, ...] = (
         # resources: ".
         (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
-         # a step's refusal ("Unable to create step for job %u: ", "unable to create step: ") is the step's size:
-         # "srun-step-exceeds-allocation"
-         r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
+         # only after "Batch job submission failed: " / "Unable to allocate resources: ": a step's refusal ("Unable
+         # to create step for job %u: ", "unable to create step: ") is the step's size, "srun-step-exceeds-allocation"
+         r"|Invalid partition name specified|(?:(?<=failed: )|(?<=resources: ))More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
          r"|Invalid feature specification)",
          # A site's job_submit filter (its Lua script's slurm.log_user()) rejecting the request in its own words:
@@ -2371,8 +2371,9 @@ CAUSES: Tuple[Cause, ...] = (
         # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
         # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
         # words its prefix "unable to create step".
-        (r"(?:Unable to create step for job \d+|[Uu]nable to create step): (?P<why>More processors requested than "
-         r"permitted|Memory required by task is not available)",),
+        # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
+        (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
+         r"requested than permitted|Memory required by task is not available)",),
         84,
     ),
     Cause(

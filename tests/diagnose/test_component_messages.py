@@ -387,3 +387,13 @@ def test_transports_turned_off_are_no_cause_of_a_run_that_failed() -> None:
     for line in ("gpu-a-017:1:2 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
                  "gpu-a-017:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"):
         assert [f.key for f in diagnose_lines([line, failed])] == ["layer-fabric-error"]
+
+
+def test_a_step_refused_for_its_size_is_the_step_even_with_its_job_id_masked() -> None:
+    """srun's "Unable to create step for job %u: %m" (Slurm 25.11.7 src/srun/launch.c line 1258) is the step's size
+    whatever the job id reads (threads mask it); the same error after sbatch's "Batch job submission failed: " is
+    the job's request."""
+    masked = "srun: error: Unable to create step for job NNNNN: More processors requested than permitted"
+    assert [f.key for f in diagnose_lines([masked])][:1] == ["srun-step-exceeds-allocation"]
+    refused = "sbatch: error: Batch job submission failed: More processors requested than permitted"
+    assert [f.key for f in diagnose_lines([refused])][:1] == ["slurm-request-refused"]
