@@ -398,7 +398,8 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
-        "does not exist, or gives a resource a value PBS cannot read",
+        "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
+        "filter's own message, printed just before, says what it wants)",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
         "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
         "that allows it (`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` "
@@ -410,7 +411,12 @@ CAUSES: Tuple[Cause, ...] = (
         # -l nodes= or select= PBS cannot read.
         (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
          r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
-         r"qsub: node\(s\) specification error"),
+         r"qsub: node\(s\) specification error",
+         # Torque v5.1.1 src/cmds/qsub_functions.c: the site's submit filter (torque.cfg SUBMITFILTER) exited
+         # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
+         # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
+         r"qsub: submit filter returned an error code, aborting job submission",
+         r"qsub: Your job has been administratively rejected by the queueing system"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -1902,15 +1908,25 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "enroot-path-not-writable",
         "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
-        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write",
+        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write (the runtime path's default "
+        "is under XDG_RUNTIME_DIR, /run/user/UID, which a job takes from the login session's environment but "
+        "which only a login session creates on a node)",
         "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
         "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
-        "with the user's ownership in the prolog; `enroot start` by hand on the node shows the same error",
+        "with the user's ownership in the prolog; for /run/user/UID, set `XDG_RUNTIME_DIR` in the job to a "
+        "directory it may create (`export XDG_RUNTIME_DIR=/tmp/$(id -u)-run`) or have the prolog create it; "
+        "`enroot start` by hand on the node shows the same error",
         # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
         # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
-        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix.
-        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory '(?P<path>[^']{1,400})': Permission denied",
-         r"mkdir: cannot create directory '(?P<path>[^']{0,400}/enroot\b[^']{0,400})': Permission denied"),
+        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix. mkdir quotes the name
+        # with gnulib's quotearg: '...' in the C locale, \u2018...\u2019 in a UTF-8 one. enroot v4.1.2 enroot.in
+        # line 76 config::export XDG_RUNTIME_DIR "/run", line 80 ENROOT_RUNTIME_PATH "${XDG_RUNTIME_DIR}/enroot":
+        # `mkdir -p` of /run/user/UID/enroot names the first level it cannot create, /run/user/UID.
+        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{1,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{0,400}/enroot\b[^'\u2019]{0,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>/run/user/\d{1,10})['\u2019]: Permission denied"),
         88,
     ),
     Cause(

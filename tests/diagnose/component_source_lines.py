@@ -1466,4 +1466,18 @@ QUOTES = (
           "slots that were requested by the application:",
           "slots that were requested by the application:", "mpirun-not-enough-slots",
           fmt="slots that were requested by the application:"),
+
+    # --- Torque's qsub and the site's submit filter ---------------------------------------------------------------
+    Quote("Torque", "v5.1.1", "src/cmds/qsub_functions.c", 1122,
+          'fprintf(stderr, "qsub: submit filter returned an error code, aborting job submission.\\n");',
+          "qsub: submit filter returned an error code, aborting job submission.", "pbs-request-refused",
+          context=('Must request at least one GPU to use the "gpu" queue!',)),
+    Quote("Torque", "v5.1.1", "src/cmds/qsub_functions.c", 1112,
+          'fprintf(stderr, "qsub: Your job has been administratively rejected by the queueing system.\\n");',
+          "qsub: Your job has been administratively rejected by the queueing system.", "pbs-request-refused"),
+    # --- coreutils' mkdir under enroot, in a UTF-8 locale (gnulib quotearg) ------------------------------------------
+    Quote("enroot", "v4.1.2", "enroot.in", 106,
+          '(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")',
+          "mkdir: cannot create directory \u2018/run/user/140196\u2019: Permission denied", "enroot-path-not-writable",
+          fmt="${ENROOT_RUNTIME_PATH}"),
 )
