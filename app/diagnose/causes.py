@@ -294,6 +294,9 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: libibverbs reporting a verbs provider it could not load, and going on without it (rdma-core v59.0
+#: libibverbs/dynamic_driver.c line 207 "Warning: couldn't load driver '%s': %s").
+_IBV_PROVIDER_SKIPPED = r"libibverbs: Warning: couldn't load driver"
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -317,7 +320,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
-         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK)
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -440,6 +443,27 @@ CAUSES: Tuple[Cause, ...] = (
         "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
         (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
         95,
+    ),
+    Cause(
+        "rdma-core-abi",
+        "a program or library that uses rdma-core (libfabric's EFA or verbs provider, an NCCL net plugin, UCX, MPI) "
+        "was built against a newer rdma-core than the one it loads: the loaded libefa/libibverbs/libmlx5 lacks "
+        "symbol version {abi} (an image whose rdma-core is older than the libfabric or plugin put in it, or a host "
+        "library bound into the image); IBVERBS_PRIVATE_N: a verbs provider and libibverbs from two rdma-core "
+        "releases",
+        "use one rdma-core, at least as new as what the libraries were built against: upgrade it in the image "
+        "(`rdma-core`, `libibverbs`, `ibverbs-providers`/`libibverbs1`) or build the libraries against the one there; "
+        "do not bind the host's libibverbs or providers into an image without the rest of its rdma-core; `ldd` of "
+        "the library named in `(required by ...)` shows which copy it loads",
+        # rdma-core v59.0 providers/efa/libefa.map line 27 `EFA_1.4 {` (EFA_1.0 to 1.4), libibverbs/libibverbs.map.in
+        # line 177 `IBVERBS_PRIVATE_@IBVERBS_PABI_VERSION@ {` (59 at v59.0: a provider must come from the same
+        # release), providers/mlx5/libmlx5.map MLX5_1.0 to 1.25; the glibc loader's "version `%s' not found
+        # (required by %s)" (elf/dl-version.c match_symbol).
+        (r"version [`'](?P<abi>(?:EFA|IBVERBS|MLX5|MLX4|RDMACM|HNS|BNXT_RE|MANA)_\d{1,3}\.\d{1,3}"
+         r"|IBVERBS_PRIVATE_\d{1,3})' not found",),
+        95,
+        # A provider libibverbs skipped is a cause where the run then failed.
+        applies=lambda log: not log.has(_IBV_PROVIDER_SKIPPED) or log.has(_FAILED),
     ),
     Cause(
         "efa-on-slingshot",

@@ -148,6 +148,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
+    "rdma-core-abi": ("software", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
     "no-ofi-plugin": ("fabric", MEDIUM),
     "no-ib-network": ("fabric", MEDIUM),

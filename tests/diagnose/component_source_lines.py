@@ -1480,4 +1480,15 @@ QUOTES = (
           '(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")',
           "mkdir: cannot create directory \u2018/run/user/140196\u2019: Permission denied", "enroot-path-not-writable",
           fmt="${ENROOT_RUNTIME_PATH}"),
+
+    # --- rdma-core's symbol versions, as the loader reports one missing ---------------------------------------------
+    Quote("rdma-core", "v59.0", "providers/efa/libefa.map", 27,
+          "EFA_1.4 {",
+          "/usr/lib/x86_64-linux-gnu/libefa.so.1: version `EFA_1.4' not found (required by "
+          "/opt/amazon/efa/lib/libfabric.so.1)", "rdma-core-abi", fmt="EFA_1.4"),
+    Quote("rdma-core", "v59.0", "libibverbs/libibverbs.map.in", 177,
+          "IBVERBS_PRIVATE_@IBVERBS_PABI_VERSION@ {",
+          "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': /lib64/libmlx5.so.1: version "
+          "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libmlx5-rdmav34.so)", "rdma-core-abi",
+          context=(FAILED,), fmt="IBVERBS_PRIVATE_%s"),
 )

@@ -59,7 +59,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug",
                 "gloo-socket-ifname-invalid", "gloo-hostname-unresolved", "gloo-address-family-mismatch",
                 "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
-                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec"}
+                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi"}
 
 
 def message_format(row: Quote) -> str:
@@ -397,3 +397,12 @@ def test_a_step_refused_for_its_size_is_the_step_even_with_its_job_id_masked() -
     assert [f.key for f in diagnose_lines([masked])][:1] == ["srun-step-exceeds-allocation"]
     refused = "sbatch: error: Batch job submission failed: More processors requested than permitted"
     assert [f.key for f in diagnose_lines([refused])][:1] == ["slurm-request-refused"]
+
+
+def test_a_verbs_provider_of_another_rdma_core_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """libibverbs warns about a provider it cannot load and goes on with the others (rdma-core v59.0
+    libibverbs/dynamic_driver.c line 207): only a failed run makes the missing symbol version its cause."""
+    warned = ("libibverbs: Warning: couldn't load driver 'libhns-rdmav34.so': /lib64/libhns.so.1: version "
+              "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libhns-rdmav34.so)")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+    assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])][:1] == ["rdma-core-abi"]
