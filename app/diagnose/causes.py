@@ -294,6 +294,21 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
+#: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
+#: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
+#: end "# Avg bus bandwidth    : %g %s" (line 644). Ranks listed and no result: the first collective never ended.
+_NCCL_TESTS_RANK = r"^#\s{1,4}Rank +\d+ +(?:Group +\d+ +)?Pid +\d+ on +(?P<node>\S{1,100}) device"
+_NCCL_TESTS_RESULT = "|".join(
+    [r"# Avg bus bandwidth"] + [r"^\s{0,12}\d{1,14}\s{1,14}\d{1,14}\s{1,10}" + name + r"\s" for name in (
+        "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32", "int64", "uint64", "f8e4m3",
+        "f8e5m2")])
+
+
+def _nccl_tests_gave_no_result(log: LogView) -> bool:
+    return log.has(_NCCL_TESTS_RANK) and not log.has(_NCCL_TESTS_RESULT)
+
+
 #: libibverbs reporting a verbs provider it could not load, and going on without it (rdma-core v59.0
 #: libibverbs/dynamic_driver.c line 207 "Warning: couldn't load driver '%s': %s").
 _IBV_PROVIDER_SKIPPED = r"libibverbs: Warning: couldn't load driver"
@@ -320,7 +335,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
-         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED)
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
+         _NCCL_TESTS_RESULT)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2392,11 +2408,12 @@ CAUSES: Tuple[Cause, ...] = (
         # NCCL v2.26.2-1 src/enqueue.cc line 50 WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem
         # %zu", ...) and v2.30.7-1 line 81 WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)
         # fail with ncclSystemError; v2.25.1-1 line 52 INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn
-        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run.
+        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run (an
+        # nccl-tests run whose first collective never ended is one).
         (r"cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem \d+",
          r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
         84,
-        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED),
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED) or _nccl_tests_gave_no_result(log),
     ),
 
     # --- a launch that asked for more than the allocation or the launcher reads -----------------------------------

@@ -30,12 +30,15 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   NCCL's own CUDA checks, `Cuda failure '%s'` (src/include/checks.h, v2.7.8-1 to v2.30.7-1) and `Cuda failure %d
   '%s'` (src/include/cudawrap.h, 2.19 and later); its InfiniBand transport's failed work completions, `NET/IB :
   Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d` (src/transport/net_ib.cc, 2.12 to
-  2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator.
+  2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator;
+- nccl-tests (v2.17.6 src/util.cu): the ranks' list `#  Rank %2d Group %2d Pid %6d on %10s device %2d ...` with no
+  result row after it (`%12li  %12li  %8s  %6s  %6s`, `# Avg bus bandwidth`): its first collective never ended,
+  within one node (the host's GPU path) or across several (the fabric).
 """
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
 
-from app.diagnose.causes import _FAILED, _NODE_COUNT_MULTI, Cause
+from app.diagnose.causes import _FAILED, _NCCL_TESTS_RANK, _NODE_COUNT_MULTI, Cause, _nccl_tests_gave_no_result
 from app.diagnose.logview import LogView
 
 
@@ -389,6 +392,37 @@ VERDICTS: Tuple[Cause, ...] = (
         19,
     ),
     Cause(
+        "layer-nccl-tests-hang-in-node",
+        "no cause recognised; nccl-tests started its ranks, all on {node}, and never printed a result: its first "
+        "collective did not complete inside one node, which points to the host layer, the path between its "
+        "GPUs (PCIe peer-to-peer through the IOMMU or PCIe ACS, or shared memory)",
+        "rerun with `NCCL_P2P_DISABLE=1`: if it then completes, peer-to-peer is the fault (NCCL's troubleshooting "
+        "guide: the IOMMU in passthrough, `iommu=pt`, or off, and PCIe ACS disabled on the switches, which the "
+        "admins set in the BIOS or with setpci; `dmesg | grep -i -e DMAR -e AMD-Vi -e IO_PAGE_FAULT` shows faults, "
+        "`lspci -vvv | grep ACSCtl` the ACS state); `nvidia-smi topo -m` shows the path between the GPUs; "
+        f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,P2P,SHM')}",
+        # nccl-tests v2.17.6 src/util.cu line 566, the ranks' list (the host each runs on); no result row (line 424)
+        # nor "# Avg bus bandwidth" (line 644) followed.
+        (_NCCL_TESTS_RANK,),
+        21,
+        applies=_nccl_tests_gave_no_result,
+        hits_show=lambda found: _one_node(found),
+    ),
+    Cause(
+        "layer-nccl-tests-hang",
+        "no cause recognised; nccl-tests started its ranks on several nodes ({node} and others) and never printed "
+        "a result: its first collective did not complete, which points to the fabric between the nodes (or a "
+        "node's own GPU path)",
+        "run it on each node alone (`-g` GPUs, one node): a node that hangs alone has a host fault (rerun it with "
+        "`NCCL_P2P_DISABLE=1`); if each completes alone, the fabric: `ibv_devinfo` (port state, link layer), "
+        f"`fi_info -p PROVIDER` on libfabric systems, {_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,NET')}; "
+        f"{_NEXT_CHECK}",
+        (_NCCL_TESTS_RANK,),
+        20,
+        applies=_nccl_tests_gave_no_result,
+        hits_show=lambda found: not _one_node(found),
+    ),
+    Cause(
         "layer-gpu-error",
         "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
         "driver or peer-to-peer path",
@@ -419,6 +453,8 @@ VERDICT_LAYER = {
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
     "layer-nccl-bootstrap-mismatch": "software",
+    "layer-nccl-tests-hang-in-node": "host",
+    "layer-nccl-tests-hang": "fabric",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
 }

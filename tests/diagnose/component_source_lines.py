@@ -1491,4 +1491,24 @@ QUOTES = (
           "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': /lib64/libmlx5.so.1: version "
           "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libmlx5-rdmav34.so)", "rdma-core-abi",
           context=(FAILED,), fmt="IBVERBS_PRIVATE_%s"),
+
+    # --- nccl-tests that listed its ranks and printed no result (a layer verdict; NCCL too old for the GPU) -------
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
+          'len += snprintf(line+len, MAX_LINE-len, "#  Rank %2d Group %2d Pid %6d on %10s device %2d '
+          '[%04x:%02x:%02x] %s\\n",',
+          "#  Rank  1 Group  0 Pid   2741 on  gpu-a-017 device  1 [0000:41:00] NVIDIA RTX A6000",
+          "layer-nccl-tests-hang-in-node",
+          context=("#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:01:00] NVIDIA RTX A6000",
+                   NCCL_INFO + "Using network Socket")),
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
+          'len += snprintf(line+len, MAX_LINE-len, "#  Rank %2d Group %2d Pid %6d on %10s device %2d '
+          '[%04x:%02x:%02x] %s\\n",',
+          "#  Rank  8 Group  0 Pid   3120 on  gpu-a-018 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+          "layer-nccl-tests-hang",
+          context=("#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",)),
+    Quote("NCCL", "v2.25.1-1", "src/enqueue.cc", 52,
+          'INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
+          context=("#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0000:01:00] NVIDIA GeForce RTX 5090",)),
 )
