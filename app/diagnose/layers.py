@@ -440,7 +440,15 @@ VERDICTS: Tuple[Cause, ...] = (
         "generation needs a NCCL that knows it (NCCL's release notes); try the newest NCCL your torch accepts; "
         f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,GRAPH')} (it says which check failed); "
         "`nvidia-smi topo -m` shows the topology it read",
-        (r"NCCL error in: \S{1,300}, internal error\b", r"ncclInternalError: Internal check failed"),
+        # NCCL's topology and graph checks (src/graph/rings.cc v2.14.3-1 and v2.18.5-1 line 38, v2.30.7-1 line 51
+        # WARN("Error : ring %d does not loop back to start (%d != %d)", ...), line 51/64 "Error : ring %d does not
+        # contain rank %d"; src/graph/paths.cc v2.18.5-1 line 167, v2.30.7-1 line 192 "Error : could not find CPU
+        # close to GPU %d"), each failing the communicator with ncclInternalError; nccl-tests v2.17.6 src/common.h
+        # line 46 NCCLCHECK printf("%s: Test NCCL failure %s:%d '%s / %s'\n", ...) with NCCL's error string.
+        (r"NCCL error in: \S{1,300}, internal error\b", r"ncclInternalError: Internal check failed",
+         r"NCCL WARN Error : (?:ring \d+ does not (?:loop back to start|contain rank \d+)|could not find CPU close to "
+         r"GPU \d+)",
+         r"\bTest NCCL failure \S{1,300}:\d+ 'internal error\b"),
         17,
     ),
 )

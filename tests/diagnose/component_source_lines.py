@@ -1511,4 +1511,18 @@ QUOTES = (
           "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
           NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
           context=("#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0000:01:00] NVIDIA GeForce RTX 5090",)),
+
+    # --- NCCL's graph checks and nccl-tests' report of NCCL's error (a layer verdict: NCCL's own check) -----------
+    Quote("NCCL", "v2.18.5-1", "src/graph/rings.cc", 38,
+          'WARN("Error : ring %d does not loop back to start (%d != %d)", r, current, rank);',
+          "gpu-a-017:2741:2790 [7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15).",
+          "layer-nccl-internal"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/paths.cc", 192,
+          'WARN("Error : could not find CPU close to GPU %d", gpu);',
+          NCCL_WARN.format(where="graph/paths.cc:192") + "Error : could not find CPU close to GPU 3",
+          "layer-nccl-internal"),
+    Quote("nccl-tests", "v2.17.6", "src/common.h", 46,
+          'printf("%s: Test NCCL failure %s:%d "           \\\n"\'%s / %s\'\\n",',
+          "gpu-a-017: Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL "
+          "developers / '", "layer-nccl-internal", fmt="%s: Test NCCL failure %s:%d '%s / %s'"),
 )
