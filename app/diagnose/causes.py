@@ -1040,6 +1040,18 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: not log.has(_GPUS_PER_TASK),
     ),
     Cause(
+        "device-from-global-rank",
+        "a rank chose its GPU by its global rank (`torch.cuda.set_device(rank)`, `cuda:{rank}`): on the second "
+        "node and later the number is past the node's GPUs, so CUDA refuses the device (the first node runs)",
+        "choose the GPU by the rank on the node: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` (torchrun "
+        "sets LOCAL_RANK; under srun without torchrun, SLURM_LOCALID), or `rank % torch.cuda.device_count()`",
+        # The same CUDA string as too-many-ranks-per-node (cudaErrorInvalidDevice): the second reading of it, which
+        # only the program's code tells apart (a device index above the node's GPU count on node 2 and later).
+        (r"invalid device ordinal",),
+        84,
+        applies=lambda log: not log.has(_GPUS_PER_TASK),
+    ),
+    Cause(
         "cuda-unavailable",
         "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
         "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "

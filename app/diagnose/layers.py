@@ -197,6 +197,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pmix-gds-mismatch": ("container", MEDIUM),
     "gpus-per-task-binding": ("launch", HIGH),
     "too-many-ranks-per-node": ("launch", MEDIUM),
+    "device-from-global-rank": ("launch", MEDIUM),
     "cuda-unavailable": ("launch", MEDIUM),
     "deepspeed-op-build": ("software", HIGH),
     "hostfile-unresolvable": ("launch", HIGH),
