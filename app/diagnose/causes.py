@@ -2096,6 +2096,22 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Node (?P<node>\S{1,200}) has low real_memory size \(\d+ [</] \d+\)",),
         90,
     ),
+    Cause(
+        "gres-count-below-config",
+        "Slurm drained a node because its slurmd found fewer {gres} devices ({found}) than slurm.conf gives it "
+        "({configured}): a GPU fell off the bus or failed, the NVIDIA driver is not loaded, or gres.conf (File=, "
+        "AutoDetect) and slurm.conf's Gres= disagree; jobs that need the node wait or are refused",
+        "the admins: `nvidia-smi -L` on the node (every GPU there? `dmesg | grep -i xid` for one that fell off), "
+        "`slurmd -G` (the GRES slurmd finds) against slurm.conf's `Gres=gpu:N`, then `scontrol update "
+        "nodename=NODE state=resume`; meanwhile `--exclude=NODE`",
+        # Slurm 25.11.7 src/interfaces/gres.c line 4072 xstrfmtcat(*reason_down, "%s count reported lower than
+        # configured (%"PRIu64" < %"PRIu64")", ...), line 4333 "%s count too low (%"PRIu64" < %"PRIu64")" and line
+        # 3775 "%s:%s count too low (%"PRIu64" < %"PRIu64")" (a typed GRES): the node's down reason, which sinfo -R,
+        # scontrol show node and slurmctld's log print.
+        (r"\b(?P<gres>[\w/]{1,40}) count reported lower than configured \((?P<found>\d+) < (?P<configured>\d+)\)",
+         r"\b(?P<gres>(?:gres/)?gpu(?::[\w.-]{1,40})?) count too low \((?P<found>\d+) < (?P<configured>\d+)\)"),
+        90,
+    ),
 
     # --- the shells' "command not found" (bash, dash), by the program the job asked for ---------------------------
     Cause(

@@ -122,6 +122,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
     "slurm-node-memory-below-config": ("scheduler", HIGH),
+    "gres-count-below-config": ("scheduler", HIGH),
     "scontrol-missing-in-container": ("container", HIGH),
     "orted-not-on-remote-path": ("launch", MEDIUM),
     "mpirun-not-on-path": ("launch", HIGH),

@@ -1525,4 +1525,14 @@ QUOTES = (
           'printf("%s: Test NCCL failure %s:%d "           \\\n"\'%s / %s\'\\n",',
           "gpu-a-017: Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL "
           "developers / '", "layer-nccl-internal", fmt="%s: Test NCCL failure %s:%d '%s / %s'"),
+
+    # --- Slurm draining a node whose GRES count is below slurm.conf's ---------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 4071,
+          'xstrfmtcat(*reason_down,\n"%s count reported lower than configured "\n"(%"PRIu64" < %"PRIu64")",',
+          "   Reason=gpu count reported lower than configured (2 < 4) [slurm@2026-11-28T08:50:15]",
+          "gres-count-below-config", fmt="%s count reported lower than configured (%d < %d)"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3774,
+          'xstrfmtcat(*reason_down,\n"%s:%s count too low (%"PRIu64" < %"PRIu64")",',
+          "gpu-a-017     1   gpu*  drained  gpu:h100 count too low (3 < 4)", "gres-count-below-config",
+          fmt="%s:%s count too low (%d < %d)"),
 )

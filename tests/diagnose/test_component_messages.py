@@ -59,7 +59,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug",
                 "gloo-socket-ifname-invalid", "gloo-hostname-unresolved", "gloo-address-family-mismatch",
                 "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
-                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi"}
+                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
+                "gres-count-below-config"}
 
 
 def message_format(row: Quote) -> str:
