@@ -294,6 +294,9 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
+#: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
+_OMPI_WDIR_LINE = r"^change to the specified working directory:"
 #: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
 #: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
 #: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
@@ -336,7 +339,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
-         _NCCL_TESTS_RESULT)
+         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2519,6 +2522,36 @@ CAUSES: Tuple[Cause, ...] = (
         # lack of common network interfaces and/or no\nroute found between them."
         (r"An ORTE daemon has unexpectedly failed after launch and before",),
         80,
+    ),
+    Cause(
+        "mpirun-executable-not-found",
+        "mpirun could not start the program on a node: the executable is not at that path there (a file on the "
+        "login node's or the first node's local disk, not on a filesystem every node mounts; a relative path "
+        "resolved in another directory), is not executable, or a mistyped mpirun option was taken as the program",
+        "give the program by an absolute path on a filesystem every node mounts (`ls -l PATH` on the node the "
+        "message names), make it executable (`chmod +x`), and check the options before it (mpirun takes the first "
+        "word it does not know as the program); for a Python program run `python3 /abs/path/train.py`",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 268 [orterun:exe-not-found] "%s was unable to
+        # find the specified executable file, and therefore\ndid not launch the job." and line 280
+        # [orterun:exe-not-accessible] "%s was unable to launch the specified application as it could not access\nor
+        # execute an executable:" (%s: mpirun, mpiexec or orterun).
+        (r"\bwas unable to find the specified executable file, and therefore",
+         r"\bwas unable to launch the specified application as it could not access$"),
+        86,
+        context=(r"^\s{0,8}(?:Node|Executable): +\S",),
+    ),
+    Cause(
+        "mpirun-workdir-missing",
+        "mpirun could not start a rank on a node because the working directory does not exist there (the "
+        "directory mpirun ran in, or `-wdir`, is on a disk that node does not mount)",
+        "run mpirun from a directory every node mounts (the shared home or scratch), or give `-wdir` such a "
+        "directory; `ls -ld DIR` on the node the message names",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 259 [orterun:wdir-not-found] "%s was unable to
+        # launch the specified application as it could not\nchange to the specified working directory:".
+        (r"\bwas unable to launch the specified application as it could not$",),
+        86,
+        applies=lambda log: log.has(_OMPI_WDIR_LINE),
+        context=(r"^\s{0,8}(?:Working directory|Node): +\S",),
     ),
 
     # --- GPUDirect: peer-to-peer between GPUs and between GPUs and the network card, and what turns it off ---------

@@ -150,6 +150,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mount-source-missing": ("container", HIGH),
     "enroot-image-reference-invalid": ("container", HIGH),
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
+    "mpirun-executable-not-found": ("launch", HIGH),
+    "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
     "rdma-core-abi": ("software", HIGH),

@@ -1535,4 +1535,23 @@ QUOTES = (
           'xstrfmtcat(*reason_down,\n"%s:%s count too low (%"PRIu64" < %"PRIu64")",',
           "gpu-a-017     1   gpu*  drained  gpu:h100 count too low (3 < 4)", "gres-count-below-config",
           fmt="%s:%s count too low (%d < %d)"),
+
+    # --- Open MPI's mpirun that could not start the program on a node (its help texts, as printed) ----------------
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 268,
+          "%s was unable to find the specified executable file, and therefore\ndid not launch the job.",
+          "mpirun was unable to find the specified executable file, and therefore", "mpirun-executable-not-found",
+          context=("Node:       gpu-a-018", "Executable: ./train.py"),
+          fmt="%s was unable to find the specified executable file, and therefore"),
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 280,
+          "%s was unable to launch the specified application as it could not access\nor execute an executable:",
+          "mpirun was unable to launch the specified application as it could not access",
+          "mpirun-executable-not-found",
+          fmt="%s was unable to launch the specified application as it could not access"),
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 259,
+          "%s was unable to launch the specified application as it could not\nchange to the specified working "
+          "directory:",
+          "mpirun was unable to launch the specified application as it could not", "mpirun-workdir-missing",
+          context=("change to the specified working directory:", "", "Working directory: /local/u/run",
+                   "Node: gpu-a-018"),
+          fmt="%s was unable to launch the specified application as it could not"),
 )
