@@ -2772,8 +2772,10 @@ CAUSES: Tuple[Cause, ...] = (
         # report file) pmix_output(0, "Impossible to open the file %s in write mode\n", ...);
         # src/server/help-pmix-server.txt line 20 [listener-failed-start] "The PMIx server was unable to setup a
         # rendezvous point. This is\nusually due to a conflicting stale named pipe from a prior failed\njob, ...".
+        # Line 205: the directory for it, pmix_output(0, "System tmpdir %s could not be created\n", dirname).
         (r"Impossible to open the file(?P<path> \S{1,300}) in write mode",
-         r"The PMIx server was unable to setup a rendezvous point\. This is"),
+         r"The PMIx server was unable to setup a rendezvous point\. This is",
+         r"System tmpdir(?P<path> \S{1,300}) could not be created"),
         86,
     ),
 

@@ -1554,4 +1554,8 @@ QUOTES = (
           context=("change to the specified working directory:", "", "Working directory: /local/u/run",
                    "Node: gpu-a-018"),
           fmt="%s was unable to launch the specified application as it could not"),
+
+    Quote("PMIx", "v4.2.9", "src/mca/ptl/base/ptl_base_listener.c", 205,
+          'pmix_output(0, "System tmpdir %s could not be created\\n", dirname);',
+          "[gpu-a-017:10716] System tmpdir /tmp/pmix-system could not be created", "pmix-rendezvous-file-unusable"),
 )
