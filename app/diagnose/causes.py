@@ -2795,6 +2795,22 @@ CAUSES: Tuple[Cause, ...] = (
         84,
     ),
     Cause(
+        "slurm-job-credential-refused",
+        "slurmd on {node} refused the job's credential when Slurm launched the tasks ({why}): an expired or "
+        "revoked credential is a node whose clock is ahead of the controller's (or a launch that took longer than "
+        "the credential lives), an invalid one a node that does not share the controller's credential key (munge "
+        "key, or slurm.key with auth/slurm)",
+        "the admins: synchronise the node's clock with the controller's (chrony/ntpd; `date` on both), and give "
+        "every host the same key (/etc/munge/munge.key or slurm.key), then restart slurmd; meanwhile resubmit with "
+        "`--exclude=NODE`",
+        # Slurm 25.11.7 src/api/step_launch.c error("Task launch for %ps failed on node %s: %m", ...) with
+        # src/common/slurm_errno.c line 978 ESLURMD_INVALID_JOB_CREDENTIAL "Invalid job credential", line 982
+        # "Job credential revoked", line 986 "Job credential expired".
+        (r"Task launch for \S{1,100} failed on node (?P<node>[\w.-]{1,100}): (?P<why>Invalid job credential|Job "
+         r"credential revoked|Job credential expired)",),
+        84,
+    ),
+    Cause(
         "munge-clock-skew",
         "Slurm's daemons rejected a munge credential as {why}: the hosts' clocks disagree (a credential is valid "
         "for a few minutes from when it was made), so messages between them fail authentication",

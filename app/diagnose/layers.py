@@ -116,6 +116,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pmix-rendezvous-file-unusable": ("launch", MEDIUM),
     "munge-credential-invalid": ("scheduler", HIGH),
     "munge-clock-skew": ("scheduler", HIGH),
+    "slurm-job-credential-refused": ("scheduler", MEDIUM),
     "munged-unreachable": ("scheduler", HIGH),
     "gres-conf-invalid-cores-spec": ("scheduler", HIGH),
     "slurm-controller-unreachable": ("scheduler", HIGH),

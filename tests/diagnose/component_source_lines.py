@@ -1558,4 +1558,13 @@ QUOTES = (
     Quote("PMIx", "v4.2.9", "src/mca/ptl/base/ptl_base_listener.c", 205,
           'pmix_output(0, "System tmpdir %s could not be created\\n", dirname);',
           "[gpu-a-017:10716] System tmpdir /tmp/pmix-system could not be created", "pmix-rendezvous-file-unusable"),
+
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 986,
+          '"Job credential expired",',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Job credential expired",
+          "slurm-job-credential-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 978,
+          '"Invalid job credential",',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid job credential",
+          "slurm-job-credential-refused"),
 )

@@ -60,7 +60,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "gloo-socket-ifname-invalid", "gloo-hostname-unresolved", "gloo-address-family-mismatch",
                 "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
                 "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
-                "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing"}
+                "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
+                "slurm-job-credential-refused"}
 
 
 def message_format(row: Quote) -> str:
