@@ -31,6 +31,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   '%s'` (src/include/cudawrap.h, 2.19 and later); its InfiniBand transport's failed work completions, `NET/IB :
   Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d` (src/transport/net_ib.cc, 2.12 to
   2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator;
+- torch (2.13 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py): `RendezvousClosedError`, another
+  agent closed the rendezvous;
 - nccl-tests (v2.17.6 src/util.cu): the ranks' list `#  Rank %2d Group %2d Pid %6d on %10s device %2d ...` with no
   result row after it (`%12li  %12li  %8s  %6s  %6s`, `# Avg bus bandwidth`): its first collective never ended,
   within one node (the host's GPU path) or across several (the fabric).
@@ -358,6 +360,20 @@ VERDICTS: Tuple[Cause, ...] = (
         24,
     ),
     Cause(
+        "layer-rendezvous-closed",
+        "no cause recognised; torchrun's rendezvous was closed under this node's agent: another node's agent "
+        "closed it when its own ranks failed or it gave up (its restarts spent), so the cause is in the first "
+        "node that failed; the launch layer",
+        "read every node's output for the first error in time (the node whose ranks failed first, or whose "
+        "torchrun exited first: `grep -n -m1 -e Traceback -e Error` per node's lines); `--max-restarts` gives "
+        "failed ranks another try; a fixed `--rdzv_id` shared with an earlier job on a store that outlived it "
+        f"(etcd) finds that job's closed rendezvous: give each job its own (`$SLURM_JOB_ID`); {_NEXT_CHECK}",
+        # torch 2.13 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py line 677 `raise
+        # RendezvousClosedError` (api.py line 39, no message) when the rendezvous state says closed.
+        (r"\bRendezvousClosedError\b",),
+        23,
+    ),
+    Cause(
         "layer-hang-after-init",
         "no cause recognised; a collective stopped after the communicators were set up (torch's watchdog or "
         "heartbeat monitor gave up): the fabric layer or a rank that stopped making progress",
@@ -463,6 +479,7 @@ VERDICT_LAYER = {
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",
+    "layer-rendezvous-closed": "launch",
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
     "layer-nccl-bootstrap-mismatch": "software",

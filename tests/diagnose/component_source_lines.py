@@ -1567,4 +1567,10 @@ QUOTES = (
           '"Invalid job credential",',
           "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid job credential",
           "slurm-job-credential-refused"),
+
+    # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
+          "raise RendezvousClosedError",
+          "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "layer-rendezvous-closed",
+          context=(TRACEBACK,), fmt="RendezvousClosedError"),
 )

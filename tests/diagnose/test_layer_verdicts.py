@@ -46,6 +46,8 @@ SYMPTOMS = [
     (["gpu-a-017:2741:2790 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
       "fe80::966d:ae03:8b:df78%ib0<53249> with error 10, opcode 32564, len 32564, vendor err 136 (Send)"],
      "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
+    (["Traceback (most recent call last):", "torch.distributed.elastic.rendezvous.api.RendezvousClosedError"],
+     "layer-rendezvous-closed", "torch elastic/rendezvous/dynamic_rendezvous.py"),
     # nccl-tests listed its ranks (v2.17.6 src/util.cu line 566; before groups, without "Group") and printed no
     # result: within one node the host's GPU path, across nodes the fabric.
     (["#   Rank  0 Pid  28329 on   SAIS1020 device  0 [0x01] NVIDIA RTX A6000",
