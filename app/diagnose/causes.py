@@ -294,6 +294,12 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
+#: src/os/linux.cc v2.30.7-1 line 293), which are a cause only in a run that failed.
+_NCCL_CONNECT_FAILED = (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed"
+                        r"|^\s{0,8}socket\w{0,24}: [Cc]onnect to \S{1,300} failed : "
+                        r"|\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, exceeded error retry count")
+_NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, retrying \("
 #: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
 #: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
 _OMPI_WDIR_LINE = r"^change to the specified working directory:"
@@ -339,7 +345,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
-         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE)
+         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
+         _NCCL_CONNECT_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -625,8 +632,14 @@ CAUSES: Tuple[Cause, ...] = (
         remedies.PROCESS_GROUP,
         # NCCL to 2.26: "%s: Connect to %s failed : %s" (src/misc/socket.cc); 2.27 and later "%s: connect to %s
         # failed : %s" and "...PollConnect to %s failed with error %s" (src/misc/socket.cc, src/os/linux.cc).
-        (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed",),
+        # The same texts as NCCL's last error, which torch prints bare after "Last error:" (v2.18.5-1
+        # src/misc/socket.cc line 483 "socketStartConnect: Connect to %s failed : %s"; v2.30.7-1 src/os/linux.cc
+        # line 302 "%s: connect to %s failed : %s", line 288 "%s: connect to %s returned %s, exceeded error retry
+        # count after %d attempts"); its retries (line 293 INFO "%s: connect to %s returned %s, retrying (%d/%ld)
+        # ...", v2.21.5-1 socket.cc the same words) only in a run that then failed.
+        (_NCCL_CONNECT_FAILED, _NCCL_CONNECT_RETRY),
         66,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_CONNECT_FAILED) or not log.has(_NCCL_CONNECT_RETRY),
     ),
     Cause(
         "duplicate-gpu",

@@ -1573,4 +1573,23 @@ QUOTES = (
           "raise RendezvousClosedError",
           "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "layer-rendezvous-closed",
           context=(TRACEBACK,), fmt="RendezvousClosedError"),
+
+    # --- NCCL's socket connects as its last error (torch prints it bare after "Last error:") and its retries --------
+    Quote("NCCL", "v2.18.5-1", "src/misc/socket.cc", 483,
+          'WARN("socketStartConnect: Connect to %s failed : %s", ncclSocketToString(&sock->addr, line), '
+          "strerror(errno));",
+          "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host", "nccl-connect",
+          context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+                   "error. ", "Last error:")),
+    Quote("NCCL", "v2.30.7-1", "src/os/linux.cc", 288,
+          'WARN("%s: connect to %s returned %s, exceeded error retry count after %d attempts", funcName,\n'
+          "ncclSocketToString(&sock->addr, line), strerror(errCode), sock->errorRetries);",
+          NCCL_WARN.format(where="os/linux.cc:288") + "socketPollConnect: connect to 10.1.0.18<43117> returned "
+          "Connection refused, exceeded error retry count after 35 attempts", "nccl-connect"),
+    Quote("NCCL", "v2.30.7-1", "src/os/linux.cc", 293,
+          'INFO(NCCL_NET | NCCL_INIT, "%s: connect to %s returned %s, retrying (%d/%ld) after sleep for %u msec", '
+          "funcName,",
+          NCCL_INFO + "socketPollConnect: connect to 169.254.170.23<40125> returned Connection refused, retrying "
+          "(13/34) after sleep for 1300 msec", "nccl-connect",
+          context=("RuntimeError: NCCL error: remote process exited or there was a network error",)),
 )

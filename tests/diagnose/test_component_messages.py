@@ -408,3 +408,11 @@ def test_a_verbs_provider_of_another_rdma_core_in_a_run_that_did_not_fail_is_no_
               "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libhns-rdmav34.so)")
     assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
     assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])][:1] == ["rdma-core-abi"]
+
+
+def test_nccl_retrying_a_connection_in_a_run_that_went_on_is_no_cause() -> None:
+    """NCCL retries a refused connection (v2.30.7-1 src/os/linux.cc line 293, INFO) while the peer starts: only a
+    run that then failed makes the retries a cause."""
+    retry = ("gpu-a-017:2741:2790 [0] NCCL INFO socketPollConnect: connect to 10.1.0.18<43117> returned Connection "
+             "refused, retrying (1/34) after sleep for 100 msec")
+    assert diagnose_lines([retry, "step 10 loss 2.31"]) == []
