@@ -415,8 +415,9 @@ VERDICTS: Tuple[Cause, ...] = (
     Cause(
         "layer-nccl-tests-hang-in-node",
         "no cause recognised; nccl-tests started its ranks, all on {node}, and never printed a result: its first "
-        "collective did not complete inside one node, which points to the host layer, the path between its "
-        "GPUs (PCIe peer-to-peer through the IOMMU or PCIe ACS, or shared memory)",
+        "collective did not complete inside one node (it hung, or failed with the error above), which points to "
+        "the host layer, the path between its GPUs (PCIe peer-to-peer through the IOMMU or PCIe ACS, or shared "
+        "memory)",
         "rerun with `NCCL_P2P_DISABLE=1`: if it then completes, peer-to-peer is the fault (NCCL's troubleshooting "
         "guide: the IOMMU in passthrough, `iommu=pt`, or off, and PCIe ACS disabled on the switches, which the "
         "admins set in the BIOS or with setpci; `dmesg | grep -i -e DMAR -e AMD-Vi -e IO_PAGE_FAULT` shows faults, "
@@ -432,8 +433,8 @@ VERDICTS: Tuple[Cause, ...] = (
     Cause(
         "layer-nccl-tests-hang",
         "no cause recognised; nccl-tests started its ranks on several nodes ({node} and others) and never printed "
-        "a result: its first collective did not complete, which points to the fabric between the nodes (or a "
-        "node's own GPU path)",
+        "a result: its first collective did not complete (it hung, or failed with the error above), which points "
+        "to the fabric between the nodes (or a node's own GPU path)",
         "run it on each node alone (`-g` GPUs, one node): a node that hangs alone has a host fault (rerun it with "
         "`NCCL_P2P_DISABLE=1`); if each completes alone, the fabric: `ibv_devinfo` (port state, link layer), "
         f"`fi_info -p PROVIDER` on libfabric systems, {_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,NET')}; "
