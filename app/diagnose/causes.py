@@ -65,7 +65,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
 Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
-OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython):
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython, munge):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -294,6 +294,33 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
+#: src/os/linux.cc v2.30.7-1 line 293), which are a cause only in a run that failed.
+_NCCL_CONNECT_FAILED = (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed"
+                        r"|^\s{0,8}socket\w{0,24}: [Cc]onnect to \S{1,300} failed : "
+                        r"|\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, exceeded error retry count")
+_NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, retrying \("
+#: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
+#: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
+_OMPI_WDIR_LINE = r"^change to the specified working directory:"
+#: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
+#: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
+#: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
+#: end "# Avg bus bandwidth    : %g %s" (line 644). Ranks listed and no result: the first collective never ended.
+_NCCL_TESTS_RANK = r"^#\s{1,4}Rank +\d+ +(?:Group +\d+ +)?Pid +\d+ on +(?P<node>\S{1,100}) device"
+_NCCL_TESTS_RESULT = "|".join(
+    [r"# Avg bus bandwidth"] + [r"^\s{0,12}\d{1,14}\s{1,14}\d{1,14}\s{1,10}" + name + r"\s" for name in (
+        "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32", "int64", "uint64", "f8e4m3",
+        "f8e5m2")])
+
+
+def _nccl_tests_gave_no_result(log: LogView) -> bool:
+    return log.has(_NCCL_TESTS_RANK) and not log.has(_NCCL_TESTS_RESULT)
+
+
+#: libibverbs reporting a verbs provider it could not load, and going on without it (rdma-core v59.0
+#: libibverbs/dynamic_driver.c line 207 "Warning: couldn't load driver '%s': %s").
+_IBV_PROVIDER_SKIPPED = r"libibverbs: Warning: couldn't load driver"
 #: A compiler error means DeepSpeed's op build only where the log shows that build.
 _OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
 
@@ -317,7 +344,9 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
-         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK)
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
+         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
+         _NCCL_CONNECT_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -380,9 +409,9 @@ CAUSES: Tuple[Cause, ...] = (
         # resources: ".
         (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
-         # a step's refusal ("Unable to create step for job %u: ", "unable to create step: ") is the step's size:
-         # "srun-step-exceeds-allocation"
-         r"|Invalid partition name specified|(?<!\d: )(?<!step: )More processors requested than permitted"
+         # only after "Batch job submission failed: " / "Unable to allocate resources: ": a step's refusal ("Unable
+         # to create step for job %u: ", "unable to create step: ") is the step's size, "srun-step-exceeds-allocation"
+         r"|Invalid partition name specified|(?:(?<=failed: )|(?<=resources: ))More processors requested than permitted"
          r"|Node count specification invalid|Requested partition configuration not available now"
          r"|Invalid feature specification)",
          # A site's job_submit filter (its Lua script's slurm.log_user()) rejecting the request in its own words:
@@ -398,7 +427,8 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
-        "does not exist, or gives a resource a value PBS cannot read",
+        "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
+        "filter's own message, printed just before, says what it wants)",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
         "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
         "that allows it (`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` "
@@ -410,7 +440,12 @@ CAUSES: Tuple[Cause, ...] = (
         # -l nodes= or select= PBS cannot read.
         (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
          r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
-         r"qsub: node\(s\) specification error"),
+         r"qsub: node\(s\) specification error",
+         # Torque v5.1.1 src/cmds/qsub_functions.c: the site's submit filter (torque.cfg SUBMITFILTER) exited
+         # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
+         # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
+         r"qsub: submit filter returned an error code, aborting job submission",
+         r"qsub: Your job has been administratively rejected by the queueing system"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -434,6 +469,27 @@ CAUSES: Tuple[Cause, ...] = (
         "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
         (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
         95,
+    ),
+    Cause(
+        "rdma-core-abi",
+        "a program or library that uses rdma-core (libfabric's EFA or verbs provider, an NCCL net plugin, UCX, MPI) "
+        "was built against a newer rdma-core than the one it loads: the loaded libefa/libibverbs/libmlx5 lacks "
+        "symbol version {abi} (an image whose rdma-core is older than the libfabric or plugin put in it, or a host "
+        "library bound into the image); IBVERBS_PRIVATE_N: a verbs provider and libibverbs from two rdma-core "
+        "releases",
+        "use one rdma-core, at least as new as what the libraries were built against: upgrade it in the image "
+        "(`rdma-core`, `libibverbs`, `ibverbs-providers`/`libibverbs1`) or build the libraries against the one there; "
+        "do not bind the host's libibverbs or providers into an image without the rest of its rdma-core; `ldd` of "
+        "the library named in `(required by ...)` shows which copy it loads",
+        # rdma-core v59.0 providers/efa/libefa.map line 27 `EFA_1.4 {` (EFA_1.0 to 1.4), libibverbs/libibverbs.map.in
+        # line 177 `IBVERBS_PRIVATE_@IBVERBS_PABI_VERSION@ {` (59 at v59.0: a provider must come from the same
+        # release), providers/mlx5/libmlx5.map MLX5_1.0 to 1.25; the glibc loader's "version `%s' not found
+        # (required by %s)" (elf/dl-version.c match_symbol).
+        (r"version [`'](?P<abi>(?:EFA|IBVERBS|MLX5|MLX4|RDMACM|HNS|BNXT_RE|MANA)_\d{1,3}\.\d{1,3}"
+         r"|IBVERBS_PRIVATE_\d{1,3})' not found",),
+        95,
+        # A provider libibverbs skipped is a cause where the run then failed.
+        applies=lambda log: not log.has(_IBV_PROVIDER_SKIPPED) or log.has(_FAILED),
     ),
     Cause(
         "efa-on-slingshot",
@@ -576,8 +632,14 @@ CAUSES: Tuple[Cause, ...] = (
         remedies.PROCESS_GROUP,
         # NCCL to 2.26: "%s: Connect to %s failed : %s" (src/misc/socket.cc); 2.27 and later "%s: connect to %s
         # failed : %s" and "...PollConnect to %s failed with error %s" (src/misc/socket.cc, src/os/linux.cc).
-        (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed",),
+        # The same texts as NCCL's last error, which torch prints bare after "Last error:" (v2.18.5-1
+        # src/misc/socket.cc line 483 "socketStartConnect: Connect to %s failed : %s"; v2.30.7-1 src/os/linux.cc
+        # line 302 "%s: connect to %s failed : %s", line 288 "%s: connect to %s returned %s, exceeded error retry
+        # count after %d attempts"); its retries (line 293 INFO "%s: connect to %s returned %s, retrying (%d/%ld)
+        # ...", v2.21.5-1 socket.cc the same words) only in a run that then failed.
+        (_NCCL_CONNECT_FAILED, _NCCL_CONNECT_RETRY),
         66,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_CONNECT_FAILED) or not log.has(_NCCL_CONNECT_RETRY),
     ),
     Cause(
         "duplicate-gpu",
@@ -994,6 +1056,18 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: not log.has(_GPUS_PER_TASK),
     ),
     Cause(
+        "device-from-global-rank",
+        "a rank chose its GPU by its global rank (`torch.cuda.set_device(rank)`, `cuda:{rank}`): on the second "
+        "node and later the number is past the node's GPUs, so CUDA refuses the device (the first node runs)",
+        "choose the GPU by the rank on the node: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` (torchrun "
+        "sets LOCAL_RANK; under srun without torchrun, SLURM_LOCALID), or `rank % torch.cuda.device_count()`",
+        # The same CUDA string as too-many-ranks-per-node (cudaErrorInvalidDevice): the second reading of it, which
+        # only the program's code tells apart (a device index above the node's GPU count on node 2 and later).
+        (r"invalid device ordinal",),
+        84,
+        applies=lambda log: not log.has(_GPUS_PER_TASK),
+    ),
+    Cause(
         "cuda-unavailable",
         "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
         "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
@@ -1093,7 +1167,12 @@ CAUSES: Tuple[Cause, ...] = (
          # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
          # "%-20s %20s" with "(%s, -%c) " and the value, "max locked memory (kbytes, -l) 64" (`ulimit -a`).
          r"^\s{0,8}Max locked memory +\d{1,8} +(?:\d+|unlimited) +bytes",
-         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$"),
+         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$",
+         # libfabric v1.22.0 prov/efa/src/efa_base_ep.c line 439 "Libfabric EFA provider has encountered an internal
+         # error:\n\nLibfabric error: (%zd) %s\n" (the only "Libfabric error: (" in libfabric): ENOMEM from EFA's
+         # memory registration, e.g. its receive buffers (efa_errno.h 4112 "Failure to post internal receive
+         # buffers"), is the locked-memory limit (awslabs' EFA guides: `ulimit -l unlimited`).
+         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1872,7 +1951,9 @@ CAUSES: Tuple[Cause, ...] = (
         # allocation to satisfy your request to launch on a %d process-per-node basis".
         # orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt line 53 [ppr-too-many-procs] "Your job has requested more
         # processes than the ppr for\nthis topology can support:" (v4.1.6; --map-by ppr:N:node with -np above it).
+        # The help text's second line alone (its first cut off, or wrapped differently) is the same message.
         (r"There are not enough slots available in the system to satisfy the \d+",
+         r"^\s{0,8}slots that were requested by the application:$",
          r"There are not enough slots on the nodes in your allocation to satisfy your request",
          r"Your job has requested more processes than the ppr for"),
         90,
@@ -1895,15 +1976,25 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "enroot-path-not-writable",
         "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
-        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write",
+        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write (the runtime path's default "
+        "is under XDG_RUNTIME_DIR, /run/user/UID, which a job takes from the login session's environment but "
+        "which only a login session creates on a node)",
         "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
         "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
-        "with the user's ownership in the prolog; `enroot start` by hand on the node shows the same error",
+        "with the user's ownership in the prolog; for /run/user/UID, set `XDG_RUNTIME_DIR` in the job to a "
+        "directory it may create (`export XDG_RUNTIME_DIR=/tmp/$(id -u)-run`) or have the prolog create it; "
+        "`enroot start` by hand on the node shows the same error",
         # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
         # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
-        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix.
-        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory '(?P<path>[^']{1,400})': Permission denied",
-         r"mkdir: cannot create directory '(?P<path>[^']{0,400}/enroot\b[^']{0,400})': Permission denied"),
+        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix. mkdir quotes the name
+        # with gnulib's quotearg: '...' in the C locale, \u2018...\u2019 in a UTF-8 one. enroot v4.1.2 enroot.in
+        # line 76 config::export XDG_RUNTIME_DIR "/run", line 80 ENROOT_RUNTIME_PATH "${XDG_RUNTIME_DIR}/enroot":
+        # `mkdir -p` of /run/user/UID/enroot names the first level it cannot create, /run/user/UID.
+        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{1,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{0,400}/enroot\b[^'\u2019]{0,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>/run/user/\d{1,10})['\u2019]: Permission denied"),
         88,
     ),
     Cause(
@@ -2019,6 +2110,22 @@ CAUSES: Tuple[Cause, ...] = (
         # %"PRIu64")", ...) and 20.11.9 line 2585 (debug); 21.08.8 line 2822 to 25.11.7 line 3440 debug("Node %s
         # has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%", ...) with MemSpecLimit's share.
         (r"Node (?P<node>\S{1,200}) has low real_memory size \(\d+ [</] \d+\)",),
+        90,
+    ),
+    Cause(
+        "gres-count-below-config",
+        "Slurm drained a node because its slurmd found fewer {gres} devices ({found}) than slurm.conf gives it "
+        "({configured}): a GPU fell off the bus or failed, the NVIDIA driver is not loaded, or gres.conf (File=, "
+        "AutoDetect) and slurm.conf's Gres= disagree; jobs that need the node wait or are refused",
+        "the admins: `nvidia-smi -L` on the node (every GPU there? `dmesg | grep -i xid` for one that fell off), "
+        "`slurmd -G` (the GRES slurmd finds) against slurm.conf's `Gres=gpu:N`, then `scontrol update "
+        "nodename=NODE state=resume`; meanwhile `--exclude=NODE`",
+        # Slurm 25.11.7 src/interfaces/gres.c line 4072 xstrfmtcat(*reason_down, "%s count reported lower than
+        # configured (%"PRIu64" < %"PRIu64")", ...), line 4333 "%s count too low (%"PRIu64" < %"PRIu64")" and line
+        # 3775 "%s:%s count too low (%"PRIu64" < %"PRIu64")" (a typed GRES): the node's down reason, which sinfo -R,
+        # scontrol show node and slurmctld's log print.
+        (r"\b(?P<gres>[\w/]{1,40}) count reported lower than configured \((?P<found>\d+) < (?P<configured>\d+)\)",
+         r"\b(?P<gres>(?:gres/)?gpu(?::[\w.-]{1,40})?) count too low \((?P<found>\d+) < (?P<configured>\d+)\)"),
         90,
     ),
 
@@ -2345,11 +2452,12 @@ CAUSES: Tuple[Cause, ...] = (
         # NCCL v2.26.2-1 src/enqueue.cc line 50 WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem
         # %zu", ...) and v2.30.7-1 line 81 WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)
         # fail with ncclSystemError; v2.25.1-1 line 52 INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn
-        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run.
+        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run (an
+        # nccl-tests run whose first collective never ended is one).
         (r"cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem \d+",
          r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
         84,
-        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED),
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED) or _nccl_tests_gave_no_result(log),
     ),
 
     # --- a launch that asked for more than the allocation or the launcher reads -----------------------------------
@@ -2364,8 +2472,9 @@ CAUSES: Tuple[Cause, ...] = (
         # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
         # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
         # words its prefix "unable to create step".
-        (r"(?:Unable to create step for job \d+|[Uu]nable to create step): (?P<why>More processors requested than "
-         r"permitted|Memory required by task is not available)",),
+        # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
+        (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
+         r"requested than permitted|Memory required by task is not available)",),
         84,
     ),
     Cause(
@@ -2426,6 +2535,36 @@ CAUSES: Tuple[Cause, ...] = (
         # lack of common network interfaces and/or no\nroute found between them."
         (r"An ORTE daemon has unexpectedly failed after launch and before",),
         80,
+    ),
+    Cause(
+        "mpirun-executable-not-found",
+        "mpirun could not start the program on a node: the executable is not at that path there (a file on the "
+        "login node's or the first node's local disk, not on a filesystem every node mounts; a relative path "
+        "resolved in another directory), is not executable, or a mistyped mpirun option was taken as the program",
+        "give the program by an absolute path on a filesystem every node mounts (`ls -l PATH` on the node the "
+        "message names), make it executable (`chmod +x`), and check the options before it (mpirun takes the first "
+        "word it does not know as the program); for a Python program run `python3 /abs/path/train.py`",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 268 [orterun:exe-not-found] "%s was unable to
+        # find the specified executable file, and therefore\ndid not launch the job." and line 280
+        # [orterun:exe-not-accessible] "%s was unable to launch the specified application as it could not access\nor
+        # execute an executable:" (%s: mpirun, mpiexec or orterun).
+        (r"\bwas unable to find the specified executable file, and therefore",
+         r"\bwas unable to launch the specified application as it could not access$"),
+        86,
+        context=(r"^\s{0,8}(?:Node|Executable): +\S",),
+    ),
+    Cause(
+        "mpirun-workdir-missing",
+        "mpirun could not start a rank on a node because the working directory does not exist there (the "
+        "directory mpirun ran in, or `-wdir`, is on a disk that node does not mount)",
+        "run mpirun from a directory every node mounts (the shared home or scratch), or give `-wdir` such a "
+        "directory; `ls -ld DIR` on the node the message names",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 259 [orterun:wdir-not-found] "%s was unable to
+        # launch the specified application as it could not\nchange to the specified working directory:".
+        (r"\bwas unable to launch the specified application as it could not$",),
+        86,
+        applies=lambda log: log.has(_OMPI_WDIR_LINE),
+        context=(r"^\s{0,8}(?:Working directory|Node): +\S",),
     ),
 
     # --- GPUDirect: peer-to-peer between GPUs and between GPUs and the network card, and what turns it off ---------
@@ -2563,6 +2702,166 @@ CAUSES: Tuple[Cause, ...] = (
         # ***", ...) and line 938 "... DUE TO JOB REQUEUE ***".
         (r"CANCELLED AT \S+ DUE TO (?P<why>PREEMPTION|JOB REQUEUE) \*\*\*",),
         58,
+    ),
+
+    # --- Gloo's TCP device: the address each rank binds and advertises -------------------------------------------
+    # Gloo (pytorch/gloo, torch's third_party/gloo) gloo/common/logging.cc EnforceNotMet: "[enforce fail at
+    # FILE:LINE] CONDITION. MESSAGE"; GLOO_ENFORCE_EQ adds "X vs Y" (gloo/common/logging.h). The lines are those of
+    # gloo/transport/tcp/device.cc at commit 70dc360 (2026); commit 1d9e62a (2018, torch 1.x) prints the same words.
+    Cause(
+        "gloo-socket-ifname-invalid",
+        "torch's Gloo backend found no interface called {iface} with an address on this node: GLOO_SOCKET_IFNAME "
+        "names an interface the node lacks (another machine's name, a typo) or is written in NCCL's syntax "
+        "(`^lo,docker`, prefixes), which Gloo does not take: it wants exact interface names",
+        "set `GLOO_SOCKET_IFNAME` to the exact name of the interface with the node's address on every node "
+        "(`ip -br addr` lists them, e.g. `GLOO_SOCKET_IFNAME=ib0`; several are comma-separated, never `^` "
+        "exclusions), or unset it so Gloo binds the host name's address",
+        # device.cc line 84 (lookupAddrForIface) GLOO_ENFORCE(ifa != nullptr, "Unable to find address for: ",
+        # attr.iface); gloo/transport/uv/device.cc line 165 GLOO_ENFORCE(false, "Unable to find address for: ",
+        # attr.iface) on the uv transport (Windows, macOS).
+        (r"\b(?:ifa != nullptr|false)\. Unable to find address for: (?P<iface>\S{1,100})",),
+        86,
+    ),
+    Cause(
+        "gloo-hostname-unresolved",
+        "torch's Gloo backend could not bind an address of this host's name ({host}): the name does not resolve "
+        "on the node (no DNS or /etc/hosts entry, a container's own host name), or resolves to an address that "
+        "is not on the node; Gloo binds the host name's address when GLOO_SOCKET_IFNAME is not set",
+        "set `GLOO_SOCKET_IFNAME` to the interface with the node's address (`ip -br addr`, e.g. "
+        "`GLOO_SOCKET_IFNAME=ib0`): Gloo then uses that interface's address, not the host name's; or make the name "
+        "resolve to the node's address (`getent hosts $(hostname)` on the node shows what it resolves to)",
+        # device.cc (lookupAddrForHostname) line 99 GLOO_ENFORCE_EQ(rv, 0) on getaddrinfo's result ("rv == 0. -2 vs
+        # 0": EAI_NONAME; -3 EAI_AGAIN, -5 EAI_NODATA), line 128 GLOO_ENFORCE(bind_rv == 0, "Unable to find address
+        # for ", attr.hostname, "; bind(2) for ", bind_addr, " failed with: ", strerror(bind_errno)), line 138
+        # GLOO_ENFORCE(rp != nullptr, "Unable to find address for: ", attr.hostname) (1d9e62a line 124, the same
+        # words; gloo/transport/uv/device.cc line 154 too).
+        (r"\brp != nullptr\. Unable to find address for: (?P<host>\S{1,255})",
+         r"\bbind_rv == 0\. Unable to find address for (?P<host>[^;\s]{1,255}); bind\(2\) for \S{1,100} failed with: ",
+         r"/device\.cc:\d{1,5}\] rv == 0\. -(?:2|3|5) vs 0\b"),
+        86,
+    ),
+    Cause(
+        "gloo-address-family-mismatch",
+        "torch's Gloo backend paired an IPv4 address (family 2) with an IPv6 one (family 10): on hosts with both "
+        "families the ranks bound addresses of different families (their host names or interfaces resolve "
+        "differently), and Gloo connects a pair only within one family",
+        "give every rank the same family: set `GLOO_SOCKET_IFNAME` to an interface that has an IPv4 address on "
+        "every node (`ip -br addr`), or have every node's host name resolve to its IPv4 address first (/etc/hosts, "
+        "or `precedence ::ffff:0:0/96 100` in /etc/gai.conf); `getent ahosts $(hostname)` on each node shows the "
+        "order",
+        # device.cc line 288 (Device::isInitiator) GLOO_ENFORCE_EQ(ss1.ss_family, ss2.ss_family): "ss1.ss_family ==
+        # ss2.ss_family. 2 vs 10" (AF_INET 2, AF_INET6 10; the uv transport's device.cc line 261 the same).
+        (r"\bss1\.ss_family == ss2\.ss_family\. (?:2 vs 10|10 vs 2)\b",),
+        86,
+    ),
+
+    # --- PMIx's rendezvous: the socket and the contact file its server writes --------------------------------------
+    Cause(
+        "pmix-socket-path-too-long",
+        "the PMIx server's rendezvous socket would be longer than a Unix-domain socket's path may be (108 bytes on "
+        "Linux, 104 on macOS): it is made under the temporary directory (TMPDIR, or Open MPI's session directory "
+        "under it), which is too deep, so MPI could not start",
+        "point TMPDIR at a short path before the launch (`export TMPDIR=/tmp`; inside a container too), or give "
+        "Open MPI a short session directory (`--mca orte_tmpdir_base /tmp`, Open MPI 5: `--prtemca "
+        "prte_tmpdir_base /tmp`)",
+        # PMIx 1.1.2 (Open MPI v2.1.6 opal/mca/pmix/pmix112/pmix/src/server/pmix_server.c line 238) fprintf(stderr,
+        # "PMIx has detected a temporary directory name that results\n"); PMIx v3.2.5 and v4.2.9
+        # src/server/help-pmix-server.txt line 11 [rnd-path-too-long] "The PMIx server was unable to setup a
+        # rendezvous file due to your\nsystem's restriction for Unix's socket's path-length."
+        (r"PMIx has detected a temporary directory name that results",
+         r"The PMIx server was unable to setup a rendezvous file due to your"),
+        88,
+        context=(r"^\s{0,8}Temp(?:orary)? dir(?:ectory)?: ",),
+    ),
+    Cause(
+        "pmix-rendezvous-file-unusable",
+        "the PMIx server could not create its rendezvous (contact) file{path}: a file of that name is already "
+        "there, left by an earlier job or owned by another user (a fixed path in a directory every job shares, "
+        "such as /tmp), or the directory is not writable; the server did not start, so MPI could not start",
+        "remove the stale file if it is yours (`ls -l` the path named), and give each job its own directory: a "
+        "per-job TMPDIR (`export TMPDIR=/tmp/$USER.$SLURM_JOB_ID` or the job's scratch), or an Open MPI/PMIx "
+        "release that puts the contact file in the job's session directory",
+        # PMIx v4.2.9 src/mca/ptl/base/ptl_base_listener.c line 217 (the rendezvous files) and line 597 (the URI
+        # report file) pmix_output(0, "Impossible to open the file %s in write mode\n", ...);
+        # src/server/help-pmix-server.txt line 20 [listener-failed-start] "The PMIx server was unable to setup a
+        # rendezvous point. This is\nusually due to a conflicting stale named pipe from a prior failed\njob, ...".
+        # Line 205: the directory for it, pmix_output(0, "System tmpdir %s could not be created\n", dirname).
+        (r"Impossible to open the file(?P<path> \S{1,300}) in write mode",
+         r"The PMIx server was unable to setup a rendezvous point\. This is",
+         r"System tmpdir(?P<path> \S{1,300}) could not be created"),
+        86,
+    ),
+
+    # --- Slurm's munge authentication between the nodes and the controller -----------------------------------------
+    Cause(
+        "munge-credential-invalid",
+        "Slurm's daemons rejected a munge credential as invalid: the hosts do not share the same munge key "
+        "(/etc/munge/munge.key differs, or munged was restarted on one host with a new key), so messages between "
+        "them fail authentication",
+        "the admins: the same /etc/munge/munge.key on every host (controller, login and compute nodes; owned by "
+        "munge, mode 0400), then restart munged and the Slurm daemons; `munge -n | ssh NODE unmunge` tests a pair "
+        "of hosts",
+        # Slurm 25.11.7 src/plugins/auth/munge/auth_munge.c line 552 error("Munge decode failed: %s",
+        # munge_ctx_strerror(ctx)); munge-0.5.18 src/libmunge/strerror.c line 68 EMUNGE_CRED_INVALID "Invalid
+        # credential" (the MAC check failed: another key).
+        (r"\bMunge decode failed: Invalid credential\b",),
+        84,
+    ),
+    Cause(
+        "slurm-job-credential-refused",
+        "slurmd on {node} refused the job's credential when Slurm launched the tasks ({why}): an expired or "
+        "revoked credential is a node whose clock is ahead of the controller's (or a launch that took longer than "
+        "the credential lives), an invalid one a node that does not share the controller's credential key (munge "
+        "key, or slurm.key with auth/slurm)",
+        "the admins: synchronise the node's clock with the controller's (chrony/ntpd; `date` on both), and give "
+        "every host the same key (/etc/munge/munge.key or slurm.key), then restart slurmd; meanwhile resubmit with "
+        "`--exclude=NODE`",
+        # Slurm 25.11.7 src/api/step_launch.c error("Task launch for %ps failed on node %s: %m", ...) with
+        # src/common/slurm_errno.c line 978 ESLURMD_INVALID_JOB_CREDENTIAL "Invalid job credential", line 982
+        # "Job credential revoked", line 986 "Job credential expired".
+        (r"Task launch for \S{1,100} failed on node (?P<node>[\w.-]{1,100}): (?P<why>Invalid job credential|Job "
+         r"credential revoked|Job credential expired)",),
+        84,
+    ),
+    Cause(
+        "munge-clock-skew",
+        "Slurm's daemons rejected a munge credential as {why}: the hosts' clocks disagree (a credential is valid "
+        "for a few minutes from when it was made), so messages between them fail authentication",
+        "the admins: synchronise the hosts' clocks (chrony/ntpd on every node; `date` on the controller and the "
+        "node shows the gap), then retry",
+        # Slurm 25.11.7 auth_munge.c line 552 "Munge decode failed: %s" and, for a rewound credential, line 556
+        # error("Check for out of sync clocks"); munge-0.5.18 strerror.c line 70 "Expired credential", line 72
+        # "Rewound credential".
+        (r"\bMunge decode failed: (?P<why>Expired credential|Rewound credential)\b",),
+        84,
+    ),
+    Cause(
+        "munged-unreachable",
+        "Slurm could not reach the munge daemon on this host to sign or check a credential ({why}): munged is not "
+        "running there, or its socket is elsewhere than Slurm looks (a container without /run/munge)",
+        "the admins: start munged on the host (`systemctl status munge`); in a container that runs Slurm commands, "
+        "bind the host's socket (`--bind /run/munge`) or use Slurm's commands outside it",
+        # Slurm 25.11.7 auth_munge.c line 246 error("Munge encode failed: %s", ...) and line 552 (decode);
+        # munge-0.5.18 src/libmunge/m_msg_client.c line 183 strdupf("Failed to access \"%s\": %s (%s)", ...) and
+        # strerror.c "Socket communication error" (EMUNGE_SOCKET).
+        (r"\bMunge (?:en|de)code failed: (?P<why>Failed to access \"[^\"]{1,200}\": [^\n]{1,100}|Socket "
+         r"communication error)",),
+        84,
+    ),
+
+    # --- Slurm's gres.conf that slurmd cannot map onto the node ------------------------------------------------------
+    Cause(
+        "gres-conf-invalid-cores-spec",
+        "Slurm could not read the cores gres.conf gives a {gres} device ({cores}) on {node}: the list is not core "
+        "indices of that node (CPU ids of hyperthreads, the old CPUs= values, cores beyond the node's count), so "
+        "the node's GPUs are not registered as configured",
+        "the admins: give each GPU's cores with `Cores=` as core indices of the node (0 to cores-1; `slurmd -C` "
+        "and `nvidia-smi topo -m` show the layout), or let Slurm find them (`AutoDetect=nvml`), then restart slurmd",
+        # Slurm 25.11.7 src/interfaces/gres.c line 3881 error("%s: %s: invalid GRES core specification (%s) on node
+        # %s", __func__, gres_ctx->gres_type, gres_slurmd_conf->cpus, rebuild_topo->node_name).
+        (r"\b(?P<gres>gres/\w{1,40}): invalid GRES core specification \((?P<cores>[^)\n]{1,200})\) on node "
+         r"(?P<node>\S{1,100})",),
+        84,
     ),
 )
 

@@ -30,12 +30,17 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   NCCL's own CUDA checks, `Cuda failure '%s'` (src/include/checks.h, v2.7.8-1 to v2.30.7-1) and `Cuda failure %d
   '%s'` (src/include/cudawrap.h, 2.19 and later); its InfiniBand transport's failed work completions, `NET/IB :
   Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d` (src/transport/net_ib.cc, 2.12 to
-  2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator.
+  2.18) and `... with status=%d opcode=%d len=%d vendor err %d` (2.19 and later), which fail the communicator;
+- torch (2.13 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py): `RendezvousClosedError`, another
+  agent closed the rendezvous;
+- nccl-tests (v2.17.6 src/util.cu): the ranks' list `#  Rank %2d Group %2d Pid %6d on %10s device %2d ...` with no
+  result row after it (`%12li  %12li  %8s  %6s  %6s`, `# Avg bus bandwidth`): its first collective never ended,
+  within one node (the host's GPU path) or across several (the fabric).
 """
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
 
-from app.diagnose.causes import _FAILED, _NODE_COUNT_MULTI, Cause
+from app.diagnose.causes import _FAILED, _NCCL_TESTS_RANK, _NODE_COUNT_MULTI, Cause, _nccl_tests_gave_no_result
 from app.diagnose.logview import LogView
 
 
@@ -106,10 +111,21 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "libcuda-stub-loaded": ("software", HIGH),
     "dmabuf-unsupported": ("fabric", HIGH),
     "gloo-loopback-address": ("rendezvous", MEDIUM),
+    "gloo-socket-ifname-invalid": ("rendezvous", HIGH),
+    "gloo-hostname-unresolved": ("rendezvous", HIGH),
+    "gloo-address-family-mismatch": ("rendezvous", HIGH),
+    "pmix-socket-path-too-long": ("launch", HIGH),
+    "pmix-rendezvous-file-unusable": ("launch", MEDIUM),
+    "munge-credential-invalid": ("scheduler", HIGH),
+    "munge-clock-skew": ("scheduler", HIGH),
+    "slurm-job-credential-refused": ("scheduler", MEDIUM),
+    "munged-unreachable": ("scheduler", HIGH),
+    "gres-conf-invalid-cores-spec": ("scheduler", HIGH),
     "slurm-controller-unreachable": ("scheduler", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
     "slurm-node-memory-below-config": ("scheduler", HIGH),
+    "gres-count-below-config": ("scheduler", HIGH),
     "scontrol-missing-in-container": ("container", HIGH),
     "orted-not-on-remote-path": ("launch", MEDIUM),
     "mpirun-not-on-path": ("launch", HIGH),
@@ -137,8 +153,11 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mount-source-missing": ("container", HIGH),
     "enroot-image-reference-invalid": ("container", HIGH),
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
+    "mpirun-executable-not-found": ("launch", HIGH),
+    "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
+    "rdma-core-abi": ("software", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
     "no-ofi-plugin": ("fabric", MEDIUM),
     "no-ib-network": ("fabric", MEDIUM),
@@ -184,6 +203,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pmix-gds-mismatch": ("container", MEDIUM),
     "gpus-per-task-binding": ("launch", HIGH),
     "too-many-ranks-per-node": ("launch", MEDIUM),
+    "device-from-global-rank": ("launch", MEDIUM),
     "cuda-unavailable": ("launch", MEDIUM),
     "deepspeed-op-build": ("software", HIGH),
     "hostfile-unresolvable": ("launch", HIGH),
@@ -340,6 +360,20 @@ VERDICTS: Tuple[Cause, ...] = (
         24,
     ),
     Cause(
+        "layer-rendezvous-closed",
+        "no cause recognised; torchrun's rendezvous was closed under this node's agent: another node's agent "
+        "closed it when its own ranks failed or it gave up (its restarts spent), so the cause is in the first "
+        "node that failed; the launch layer",
+        "read every node's output for the first error in time (the node whose ranks failed first, or whose "
+        "torchrun exited first: `grep -n -m1 -e Traceback -e Error` per node's lines); `--max-restarts` gives "
+        "failed ranks another try; a fixed `--rdzv_id` shared with an earlier job on a store that outlived it "
+        f"(etcd) finds that job's closed rendezvous: give each job its own (`$SLURM_JOB_ID`); {_NEXT_CHECK}",
+        # torch 2.13 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py line 677 `raise
+        # RendezvousClosedError` (api.py line 39, no message) when the rendezvous state says closed.
+        (r"\bRendezvousClosedError\b",),
+        23,
+    ),
+    Cause(
         "layer-hang-after-init",
         "no cause recognised; a collective stopped after the communicators were set up (torch's watchdog or "
         "heartbeat monitor gave up): the fabric layer or a rank that stopped making progress",
@@ -379,6 +413,38 @@ VERDICTS: Tuple[Cause, ...] = (
         19,
     ),
     Cause(
+        "layer-nccl-tests-hang-in-node",
+        "no cause recognised; nccl-tests started its ranks, all on {node}, and never printed a result: its first "
+        "collective did not complete inside one node (it hung, or failed with the error above), which points to "
+        "the host layer, the path between its GPUs (PCIe peer-to-peer through the IOMMU or PCIe ACS, or shared "
+        "memory)",
+        "rerun with `NCCL_P2P_DISABLE=1`: if it then completes, peer-to-peer is the fault (NCCL's troubleshooting "
+        "guide: the IOMMU in passthrough, `iommu=pt`, or off, and PCIe ACS disabled on the switches, which the "
+        "admins set in the BIOS or with setpci; `dmesg | grep -i -e DMAR -e AMD-Vi -e IO_PAGE_FAULT` shows faults, "
+        "`lspci -vvv | grep ACSCtl` the ACS state); `nvidia-smi topo -m` shows the path between the GPUs; "
+        f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,P2P,SHM')}",
+        # nccl-tests v2.17.6 src/util.cu line 566, the ranks' list (the host each runs on); no result row (line 424)
+        # nor "# Avg bus bandwidth" (line 644) followed.
+        (_NCCL_TESTS_RANK,),
+        21,
+        applies=_nccl_tests_gave_no_result,
+        hits_show=lambda found: _one_node(found),
+    ),
+    Cause(
+        "layer-nccl-tests-hang",
+        "no cause recognised; nccl-tests started its ranks on several nodes ({node} and others) and never printed "
+        "a result: its first collective did not complete (it hung, or failed with the error above), which points "
+        "to the fabric between the nodes (or a node's own GPU path)",
+        "run it on each node alone (`-g` GPUs, one node): a node that hangs alone has a host fault (rerun it with "
+        "`NCCL_P2P_DISABLE=1`); if each completes alone, the fabric: `ibv_devinfo` (port state, link layer), "
+        f"`fi_info -p PROVIDER` on libfabric systems, {_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,NET')}; "
+        f"{_NEXT_CHECK}",
+        (_NCCL_TESTS_RANK,),
+        20,
+        applies=_nccl_tests_gave_no_result,
+        hits_show=lambda found: not _one_node(found),
+    ),
+    Cause(
         "layer-gpu-error",
         "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
         "driver or peer-to-peer path",
@@ -396,7 +462,15 @@ VERDICTS: Tuple[Cause, ...] = (
         "generation needs a NCCL that knows it (NCCL's release notes); try the newest NCCL your torch accepts; "
         f"{_NEXT_NCCL.replace('INIT,NET,BOOTSTRAP', 'INIT,GRAPH')} (it says which check failed); "
         "`nvidia-smi topo -m` shows the topology it read",
-        (r"NCCL error in: \S{1,300}, internal error\b", r"ncclInternalError: Internal check failed"),
+        # NCCL's topology and graph checks (src/graph/rings.cc v2.14.3-1 and v2.18.5-1 line 38, v2.30.7-1 line 51
+        # WARN("Error : ring %d does not loop back to start (%d != %d)", ...), line 51/64 "Error : ring %d does not
+        # contain rank %d"; src/graph/paths.cc v2.18.5-1 line 167, v2.30.7-1 line 192 "Error : could not find CPU
+        # close to GPU %d"), each failing the communicator with ncclInternalError; nccl-tests v2.17.6 src/common.h
+        # line 46 NCCLCHECK printf("%s: Test NCCL failure %s:%d '%s / %s'\n", ...) with NCCL's error string.
+        (r"NCCL error in: \S{1,300}, internal error\b", r"ncclInternalError: Internal check failed",
+         r"NCCL WARN Error : (?:ring \d+ does not (?:loop back to start|contain rank \d+)|could not find CPU close to "
+         r"GPU \d+)",
+         r"\bTest NCCL failure \S{1,300}:\d+ 'internal error\b"),
         17,
     ),
 )
@@ -406,9 +480,12 @@ VERDICT_LAYER = {
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",
+    "layer-rendezvous-closed": "launch",
     "layer-hang-after-init": "fabric",
     "layer-fabric-error": "fabric",
     "layer-nccl-bootstrap-mismatch": "software",
+    "layer-nccl-tests-hang-in-node": "host",
+    "layer-nccl-tests-hang": "fabric",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
 }

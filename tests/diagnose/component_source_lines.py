@@ -1379,4 +1379,217 @@ QUOTES = (
           "print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR);",
           "submitit.core.utils.FailedJobError: sbatch: error: Parameter --gres=gpu:1 no longer acceptable, please "
           "switch to --gpus=1", "slurm-request-refused", fmt="%s"),
+
+    # --- Gloo's TCP device: the address each rank binds (gloo/common/logging.cc: "[enforce fail at F:L] COND. MSG") --
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 84,
+          'GLOO_ENFORCE(ifa != nullptr, "Unable to find address for: ", attr.iface);',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable "
+          "to find address for: ^lo", "gloo-socket-ifname-invalid"),
+    Quote("Gloo", "commit 1d9e62a", "gloo/transport/tcp/device.cc", 85,
+          'GLOO_ENFORCE(\nifa != nullptr,\n"Unable to find address for: ",\nattr.iface);',
+          "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:88] ifa != nullptr. "
+          "Unable to find address for: eth1", "gloo-socket-ifname-invalid"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 138,
+          'GLOO_ENFORCE(rp != nullptr, "Unable to find address for: ", attr.hostname);',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:138] rp != nullptr. Unable "
+          "to find address for: gpu-a-017.cluster", "gloo-hostname-unresolved"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 128,
+          'GLOO_ENFORCE(\nbind_rv == 0,\n"Unable to find address for ",\nattr.hostname,\n"; bind(2) for ",\n'
+          'bind_addr,\n" failed with: ",\nstrerror(bind_errno));',
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:129] bind_rv == 0. Unable "
+          "to find address for gpu-a-017; bind(2) for [10.1.0.17]:0 failed with: Cannot assign requested address",
+          "gloo-hostname-unresolved", fmt="Unable to find address for %s; bind(2) for %s failed with: %s"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 99,
+          "GLOO_ENFORCE_EQ(rv, 0);",
+          "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:99] rv == 0. -2 vs 0",
+          "gloo-hostname-unresolved", fmt="rv%s0"),
+    Quote("Gloo", "commit 70dc360", "gloo/transport/tcp/device.cc", 288,
+          "GLOO_ENFORCE_EQ(ss1.ss_family, ss2.ss_family);",
+          "[rank1]: RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:288] "
+          "ss1.ss_family == ss2.ss_family. 10 vs 2", "gloo-address-family-mismatch",
+          fmt="ss1.ss_family%sss2.ss_family"),
+
+    # --- PMIx's rendezvous socket and contact file -----------------------------------------------------------------
+    Quote("PMIx", "1.1.2 (Open MPI v2.1.6)", "opal/mca/pmix/pmix112/pmix/src/server/pmix_server.c", 238,
+          'fprintf(stderr, "PMIx has detected a temporary directory name that results\\n");',
+          "PMIx has detected a temporary directory name that results", "pmix-socket-path-too-long",
+          context=("in a path that is too long for the Unix domain socket:", "",
+                   "    Temp dir: /scratch/project/u/wd/77/openmpi-sessions-326421@cmp216_0/46869")),
+    Quote("PMIx", "v4.2.9", "src/server/help-pmix-server.txt", 12,
+          "The PMIx server was unable to setup a rendezvous file due to your",
+          "The PMIx server was unable to setup a rendezvous file due to your", "pmix-socket-path-too-long",
+          fmt="The PMIx server was unable to setup a rendezvous file due to your"),
+    Quote("PMIx", "v4.2.9", "src/mca/ptl/base/ptl_base_listener.c", 217,
+          'pmix_output(0, "Impossible to open the file %s in write mode\\n", filename);',
+          "[gpu-a-017:10716] Impossible to open the file /tmp/pmix-contact.txt in write mode",
+          "pmix-rendezvous-file-unusable"),
+    Quote("PMIx", "v4.2.9", "src/server/help-pmix-server.txt", 21,
+          "The PMIx server was unable to setup a rendezvous point. This is",
+          "The PMIx server was unable to setup a rendezvous point. This is", "pmix-rendezvous-file-unusable",
+          fmt="The PMIx server was unable to setup a rendezvous point. This is"),
+
+    # --- Slurm's munge authentication (the strings from munge's libmunge) ------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/munge/auth_munge.c", 552,
+          'error("Munge decode failed: %s",\nmunge_ctx_strerror(ctx));',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Invalid credential", "munge-credential-invalid"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/strerror.c", 72,
+          'return ("Rewound credential");',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Rewound credential", "munge-clock-skew"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/strerror.c", 70,
+          'return ("Expired credential");',
+          "[2026-11-28T08:50:15.259] error: Munge decode failed: Expired credential", "munge-clock-skew"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/munge/auth_munge.c", 246,
+          'error("Munge encode failed: %s", munge_ctx_strerror(ctx));',
+          'sinfo: error: Munge encode failed: Failed to access "/run/munge/munge.socket.2": No such file or directory '
+          "(Did you start munged?)", "munged-unreachable"),
+    Quote("munge", "munge-0.5.18", "src/libmunge/m_msg_client.c", 183,
+          'strdupf ("Failed to access \\"%s\\": %s (%s)",\npath, strerror (errno), "Did you start munged?"));',
+          'srun: error: Munge encode failed: Failed to access "/var/run/munge/munge.socket.2": No such file or '
+          "directory (Did you start munged?)", "munged-unreachable", fmt="Failed to access %s: %s (%s)"),
+
+    # --- Slurm's gres.conf cores ------------------------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3881,
+          'error("%s: %s: invalid GRES core specification (%s) on node %s",\n__func__, gres_ctx->gres_type,\n'
+          "gres_slurmd_conf->cpus,\nrebuild_topo->node_name);",
+          "[2026-11-28T09:46:22.044] error: _node_config_validate: gres/gpu: invalid GRES core specification "
+          "(48-63,176-191) on node gpu-a-017", "gres-conf-invalid-cores-spec"),
+
+    # --- libfabric's EFA provider out of locked memory ---------------------------------------------------------------
+    Quote("libfabric", "v1.22.0", "prov/efa/src/efa_base_ep.c", 439,
+          '"Libfabric EFA provider has encountered an internal error:\\n\\n"\n"Libfabric error: (%zd) %s\\n"',
+          "Libfabric error: (-12) Cannot allocate memory", "memlock-too-low",
+          context=("Libfabric EFA provider has encountered an internal error:", "",
+                   "EFA internal error: (4112) Failure to post internal receive buffers"),
+          fmt="Libfabric error: (%zd) %s"),
+    # --- Open MPI's slots, the help text's second line ---------------------------------------------------------------
+    Quote("Open MPI", "v4.1.8", "orte/mca/rmaps/base/help-orte-rmaps-base.txt", 27,
+          "slots that were requested by the application:",
+          "slots that were requested by the application:", "mpirun-not-enough-slots",
+          fmt="slots that were requested by the application:"),
+
+    # --- Torque's qsub and the site's submit filter ---------------------------------------------------------------
+    Quote("Torque", "v5.1.1", "src/cmds/qsub_functions.c", 1122,
+          'fprintf(stderr, "qsub: submit filter returned an error code, aborting job submission.\\n");',
+          "qsub: submit filter returned an error code, aborting job submission.", "pbs-request-refused",
+          context=('Must request at least one GPU to use the "gpu" queue!',)),
+    Quote("Torque", "v5.1.1", "src/cmds/qsub_functions.c", 1112,
+          'fprintf(stderr, "qsub: Your job has been administratively rejected by the queueing system.\\n");',
+          "qsub: Your job has been administratively rejected by the queueing system.", "pbs-request-refused"),
+    # --- coreutils' mkdir under enroot, in a UTF-8 locale (gnulib quotearg) ------------------------------------------
+    Quote("enroot", "v4.1.2", "enroot.in", 106,
+          '(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")',
+          "mkdir: cannot create directory \u2018/run/user/140196\u2019: Permission denied", "enroot-path-not-writable",
+          fmt="${ENROOT_RUNTIME_PATH}"),
+
+    # --- rdma-core's symbol versions, as the loader reports one missing ---------------------------------------------
+    Quote("rdma-core", "v59.0", "providers/efa/libefa.map", 27,
+          "EFA_1.4 {",
+          "/usr/lib/x86_64-linux-gnu/libefa.so.1: version `EFA_1.4' not found (required by "
+          "/opt/amazon/efa/lib/libfabric.so.1)", "rdma-core-abi", fmt="EFA_1.4"),
+    Quote("rdma-core", "v59.0", "libibverbs/libibverbs.map.in", 177,
+          "IBVERBS_PRIVATE_@IBVERBS_PABI_VERSION@ {",
+          "libibverbs: Warning: couldn't load driver 'libmlx5-rdmav34.so': /lib64/libmlx5.so.1: version "
+          "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libmlx5-rdmav34.so)", "rdma-core-abi",
+          context=(FAILED,), fmt="IBVERBS_PRIVATE_%s"),
+
+    # --- nccl-tests that listed its ranks and printed no result (a layer verdict; NCCL too old for the GPU) -------
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
+          'len += snprintf(line+len, MAX_LINE-len, "#  Rank %2d Group %2d Pid %6d on %10s device %2d '
+          '[%04x:%02x:%02x] %s\\n",',
+          "#  Rank  1 Group  0 Pid   2741 on  gpu-a-017 device  1 [0000:41:00] NVIDIA RTX A6000",
+          "layer-nccl-tests-hang-in-node",
+          context=("#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:01:00] NVIDIA RTX A6000",
+                   NCCL_INFO + "Using network Socket")),
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 566,
+          'len += snprintf(line+len, MAX_LINE-len, "#  Rank %2d Group %2d Pid %6d on %10s device %2d '
+          '[%04x:%02x:%02x] %s\\n",',
+          "#  Rank  8 Group  0 Pid   3120 on  gpu-a-018 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+          "layer-nccl-tests-hang",
+          context=("#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",)),
+    Quote("NCCL", "v2.25.1-1", "src/enqueue.cc", 52,
+          'INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
+          "sharedMemSize, maxSharedMem-attr.sharedSizeBytes);",
+          NCCL_INFO + "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856", "nccl-too-old-for-gpu",
+          context=("#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0000:01:00] NVIDIA GeForce RTX 5090",)),
+
+    # --- NCCL's graph checks and nccl-tests' report of NCCL's error (a layer verdict: NCCL's own check) -----------
+    Quote("NCCL", "v2.18.5-1", "src/graph/rings.cc", 38,
+          'WARN("Error : ring %d does not loop back to start (%d != %d)", r, current, rank);',
+          "gpu-a-017:2741:2790 [7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15).",
+          "layer-nccl-internal"),
+    Quote("NCCL", "v2.30.7-1", "src/graph/paths.cc", 192,
+          'WARN("Error : could not find CPU close to GPU %d", gpu);',
+          NCCL_WARN.format(where="graph/paths.cc:192") + "Error : could not find CPU close to GPU 3",
+          "layer-nccl-internal"),
+    Quote("nccl-tests", "v2.17.6", "src/common.h", 46,
+          'printf("%s: Test NCCL failure %s:%d "           \\\n"\'%s / %s\'\\n",',
+          "gpu-a-017: Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL "
+          "developers / '", "layer-nccl-internal", fmt="%s: Test NCCL failure %s:%d '%s / %s'"),
+
+    # --- Slurm draining a node whose GRES count is below slurm.conf's ---------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 4071,
+          'xstrfmtcat(*reason_down,\n"%s count reported lower than configured "\n"(%"PRIu64" < %"PRIu64")",',
+          "   Reason=gpu count reported lower than configured (2 < 4) [slurm@2026-11-28T08:50:15]",
+          "gres-count-below-config", fmt="%s count reported lower than configured (%d < %d)"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3774,
+          'xstrfmtcat(*reason_down,\n"%s:%s count too low (%"PRIu64" < %"PRIu64")",',
+          "gpu-a-017     1   gpu*  drained  gpu:h100 count too low (3 < 4)", "gres-count-below-config",
+          fmt="%s:%s count too low (%d < %d)"),
+
+    # --- Open MPI's mpirun that could not start the program on a node (its help texts, as printed) ----------------
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 268,
+          "%s was unable to find the specified executable file, and therefore\ndid not launch the job.",
+          "mpirun was unable to find the specified executable file, and therefore", "mpirun-executable-not-found",
+          context=("Node:       gpu-a-018", "Executable: ./train.py"),
+          fmt="%s was unable to find the specified executable file, and therefore"),
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 280,
+          "%s was unable to launch the specified application as it could not access\nor execute an executable:",
+          "mpirun was unable to launch the specified application as it could not access",
+          "mpirun-executable-not-found",
+          fmt="%s was unable to launch the specified application as it could not access"),
+    Quote("Open MPI", "v4.1.6", "orte/tools/orterun/help-orterun.txt", 259,
+          "%s was unable to launch the specified application as it could not\nchange to the specified working "
+          "directory:",
+          "mpirun was unable to launch the specified application as it could not", "mpirun-workdir-missing",
+          context=("change to the specified working directory:", "", "Working directory: /local/u/run",
+                   "Node: gpu-a-018"),
+          fmt="%s was unable to launch the specified application as it could not"),
+
+    Quote("PMIx", "v4.2.9", "src/mca/ptl/base/ptl_base_listener.c", 205,
+          'pmix_output(0, "System tmpdir %s could not be created\\n", dirname);',
+          "[gpu-a-017:10716] System tmpdir /tmp/pmix-system could not be created", "pmix-rendezvous-file-unusable"),
+
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 986,
+          '"Job credential expired",',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Job credential expired",
+          "slurm-job-credential-refused"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 978,
+          '"Invalid job credential",',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid job credential",
+          "slurm-job-credential-refused"),
+
+    # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
+          "raise RendezvousClosedError",
+          "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "layer-rendezvous-closed",
+          context=(TRACEBACK,), fmt="RendezvousClosedError"),
+
+    # --- NCCL's socket connects as its last error (torch prints it bare after "Last error:") and its retries --------
+    Quote("NCCL", "v2.18.5-1", "src/misc/socket.cc", 483,
+          'WARN("socketStartConnect: Connect to %s failed : %s", ncclSocketToString(&sock->addr, line), '
+          "strerror(errno));",
+          "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host", "nccl-connect",
+          context=("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+                   "error. ", "Last error:")),
+    Quote("NCCL", "v2.30.7-1", "src/os/linux.cc", 288,
+          'WARN("%s: connect to %s returned %s, exceeded error retry count after %d attempts", funcName,\n'
+          "ncclSocketToString(&sock->addr, line), strerror(errCode), sock->errorRetries);",
+          NCCL_WARN.format(where="os/linux.cc:288") + "socketPollConnect: connect to 10.1.0.18<43117> returned "
+          "Connection refused, exceeded error retry count after 35 attempts", "nccl-connect"),
+    Quote("NCCL", "v2.30.7-1", "src/os/linux.cc", 293,
+          'INFO(NCCL_NET | NCCL_INIT, "%s: connect to %s returned %s, retrying (%d/%ld) after sleep for %u msec", '
+          "funcName,",
+          NCCL_INFO + "socketPollConnect: connect to 169.254.170.23<40125> returned Connection refused, retrying "
+          "(13/34) after sleep for 1300 msec", "nccl-connect",
+          context=("RuntimeError: NCCL error: remote process exited or there was a network error",)),
 )

@@ -24,7 +24,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
-              "kmod"}
+              "kmod", "munge", "Torque"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -56,7 +56,12 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mount-source-missing", "enroot-image-reference-invalid", "mpirun-daemon-callback-failed",
                 "userns-restricted-apparmor", "gpudirect-rdma-disabled", "p2p-disabled-by-env",
                 "peermem-module-unloadable", "ib-port-down", "hca-fatal-error", "slurm-preempted",
-                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug"}
+                "pmix-munge-unavailable", "bind-kind-mismatch", "deepspeed-pdsh-ssh-args-bug",
+                "gloo-socket-ifname-invalid", "gloo-hostname-unresolved", "gloo-address-family-mismatch",
+                "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
+                "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
+                "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
+                "slurm-job-credential-refused"}
 
 
 def message_format(row: Quote) -> str:
@@ -384,3 +389,30 @@ def test_transports_turned_off_are_no_cause_of_a_run_that_failed() -> None:
     for line in ("gpu-a-017:1:2 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC",
                  "gpu-a-017:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"):
         assert [f.key for f in diagnose_lines([line, failed])] == ["layer-fabric-error"]
+
+
+def test_a_step_refused_for_its_size_is_the_step_even_with_its_job_id_masked() -> None:
+    """srun's "Unable to create step for job %u: %m" (Slurm 25.11.7 src/srun/launch.c line 1258) is the step's size
+    whatever the job id reads (threads mask it); the same error after sbatch's "Batch job submission failed: " is
+    the job's request."""
+    masked = "srun: error: Unable to create step for job NNNNN: More processors requested than permitted"
+    assert [f.key for f in diagnose_lines([masked])][:1] == ["srun-step-exceeds-allocation"]
+    refused = "sbatch: error: Batch job submission failed: More processors requested than permitted"
+    assert [f.key for f in diagnose_lines([refused])][:1] == ["slurm-request-refused"]
+
+
+def test_a_verbs_provider_of_another_rdma_core_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """libibverbs warns about a provider it cannot load and goes on with the others (rdma-core v59.0
+    libibverbs/dynamic_driver.c line 207): only a failed run makes the missing symbol version its cause."""
+    warned = ("libibverbs: Warning: couldn't load driver 'libhns-rdmav34.so': /lib64/libhns.so.1: version "
+              "`IBVERBS_PRIVATE_34' not found (required by /usr/lib/libibverbs/libhns-rdmav34.so)")
+    assert diagnose_lines([warned, "step 10 loss 2.31"]) == []
+    assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])][:1] == ["rdma-core-abi"]
+
+
+def test_nccl_retrying_a_connection_in_a_run_that_went_on_is_no_cause() -> None:
+    """NCCL retries a refused connection (v2.30.7-1 src/os/linux.cc line 293, INFO) while the peer starts: only a
+    run that then failed makes the retries a cause."""
+    retry = ("gpu-a-017:2741:2790 [0] NCCL INFO socketPollConnect: connect to 10.1.0.18<43117> returned Connection "
+             "refused, retrying (1/34) after sleep for 100 msec")
+    assert diagnose_lines([retry, "step 10 loss 2.31"]) == []

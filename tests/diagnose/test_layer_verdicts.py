@@ -46,6 +46,17 @@ SYMPTOMS = [
     (["gpu-a-017:2741:2790 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
       "fe80::966d:ae03:8b:df78%ib0<53249> with error 10, opcode 32564, len 32564, vendor err 136 (Send)"],
      "layer-fabric-error", "NCCL v2.18.5-1 src/transport/net_ib.cc"),
+    (["Traceback (most recent call last):", "torch.distributed.elastic.rendezvous.api.RendezvousClosedError"],
+     "layer-rendezvous-closed", "torch elastic/rendezvous/dynamic_rendezvous.py"),
+    # nccl-tests listed its ranks (v2.17.6 src/util.cu line 566; before groups, without "Group") and printed no
+    # result: within one node the host's GPU path, across nodes the fabric.
+    (["#   Rank  0 Pid  28329 on   SAIS1020 device  0 [0x01] NVIDIA RTX A6000",
+      "#   Rank  1 Pid  28330 on   SAIS1020 device  1 [0x41] NVIDIA RTX A6000",
+      "SAIS1020:28329:28341 [0] NCCL INFO Using network Socket"], "layer-nccl-tests-hang-in-node",
+     "nccl-tests src/util.cu"),
+    (["#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+      "#  Rank  4 Group  0 Pid   3120 on  gpu-a-018 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3"],
+     "layer-nccl-tests-hang", "nccl-tests src/util.cu"),
     # NCCL's internal checks (topology search, a GPU its version does not know): ncclInternalError.
     (["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, "
       "internal error, NCCL version 2.14.3", "ncclInternalError: Internal check failed."],
@@ -110,3 +121,14 @@ def test_a_verdict_alone_exits_as_nothing_recognised_and_says_what_to_run(tmp_pa
 def test_mpi_that_could_not_start_gives_way_to_the_pmi_cause_its_lines_name() -> None:
     lines = ["*** An error occurred in MPI_Init", "PMI2_Init failed to intialize.  Return code: 1"]
     assert [f.key for f in diagnose_lines(lines)] == ["mpi-without-pmi"]
+
+
+def test_nccl_tests_that_printed_its_results_is_no_hang() -> None:
+    """A result row (nccl-tests v2.17.6 src/util.cu line 424) or the closing average (line 644) means the
+    collectives completed: the ranks' list is then no symptom."""
+    ranks = ["#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+             "#  Rank  1 Group  0 Pid   2741 on  gpu-a-017 device  1 [0000:2b:00] NVIDIA H100 80GB HBM3"]
+    row = ("           8             2     float     sum      -1    28.41    0.00    0.00      0    27.98    0.00    "
+           "0.00      0")
+    assert diagnose_lines([*ranks, row]) == []
+    assert diagnose_lines([*ranks, "# Avg bus bandwidth    : 112.4 "]) == []

@@ -166,3 +166,10 @@ def test_a_driver_older_than_the_images_cuda_points_at_forward_compatibility_bef
     fix = BY_KEY["driver-too-old"].fix
     assert "APP_CUDA_COMPAT" in fix and "data-center" in fix and "/opt/app/cuda_compat.sh" in fix, fix
     assert fix.index("APP_CUDA_COMPAT") < fix.index("newer driver"), fix
+
+
+def test_an_invalid_device_ordinal_gives_both_of_its_readings() -> None:
+    """CUDA's cudaErrorInvalidDevice is more ranks per node than GPUs, or a device chosen by the global rank: both
+    are given, the first most likely (the program's code tells them apart)."""
+    keys = [f.key for f in diagnose_lines(["RuntimeError: CUDA error: invalid device ordinal"])]
+    assert keys[:2] == ["too-many-ranks-per-node", "device-from-global-rank"]
