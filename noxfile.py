@@ -46,10 +46,8 @@ def tests(session: nox.Session) -> None:
     bin_dir = None if session.venv_backend == "none" else session.bin
     pytest = shutil.which("pytest", path=bin_dir) or "pytest"
     with open(log_path, "w") as log:
-        # as session.run would start it: nox's own variables over the environment, None meaning unset
-        env = {key: value for key, value in {**os.environ, **(session.env or {})}.items() if value is not None}
         machine_wide = subprocess.Popen([pytest, "--machine-wide=only", *both], stdout=log,
-                                        stderr=subprocess.STDOUT, env=env)
+                                        stderr=subprocess.STDOUT, env={**os.environ, **(session.env or {})})
     failed = []
     try:
         session.run("pytest", "--machine-wide=skip", "--numprocesses=auto", *both, success_codes=[0, 5])
