@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 
 import nox
@@ -32,33 +30,18 @@ def _install(session: nox.Session, *extras: str) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to both pytest runs:
-    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, and beside
-    them the others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
+    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, then the
+    others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
     _install(session, "test", "image", "deepspeed")
+    failed = []
     # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
     # the arguments selected no test of that kind.
-    both = ["--durations=25", *session.posargs]
-    # Side by side, not one after the other: the one-at-a-time tests spend much of their time waiting (on
-    # slurmctld, srun, a job's sleep, a registry), and on 2 cores the others fill that time (at most 3 busy
-    # processes on 2 cores). Their log goes to a file and is printed when both have ended, not interleaved.
-    os.makedirs("build", exist_ok=True)
-    log_path = os.path.join("build", "tests-machine-wide.log")
-    bin_dir = None if session.venv_backend == "none" else session.bin
-    pytest = shutil.which("pytest", path=bin_dir) or "pytest"
-    with open(log_path, "w") as log:
-        machine_wide = subprocess.Popen([pytest, "--machine-wide=only", *both], stdout=log,
-                                        stderr=subprocess.STDOUT, env={**os.environ, **(session.env or {})})
-    failed = []
-    try:
-        session.run("pytest", "--machine-wide=skip", "--numprocesses=auto", *both, success_codes=[0, 5])
-    except nox.command.CommandFailed:
-        failed.append("--machine-wide=skip")
-    finally:
-        code = machine_wide.wait()
-        with open(log_path) as log:
-            session.log(f"the one-at-a-time tests (--machine-wide=only, {log_path}):\n{log.read()}")
-    if code not in (0, 5):
-        failed.append("--machine-wide=only")
+    for kind, workers in (("only", []), ("skip", ["--numprocesses=auto"])):
+        try:
+            session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
+                        success_codes=[0, 5])
+        except nox.command.CommandFailed:
+            failed.append(f"--machine-wide={kind}")
     if failed:
         session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
 
