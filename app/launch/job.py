@@ -8,6 +8,7 @@ then the launch check, the preflight, the workload's step, and the end: heal and
 time-limit snapshot, or the step's own code (app/common/exitcodes.py). What differs between the schedulers is a
 Side (SLURM here, PBS in app/launch/pbs_job.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
 
+import abc
 import os
 import threading
 import time
@@ -90,7 +91,7 @@ def jobscript(script: str, submit_dir: str, env: Mapping[str, str]) -> str:
     return env.get("DDP_JOBSCRIPT") or (env.get("DDP_JOBSCRIPTS") or submit_dir + "/jobscripts") + "/" + script
 
 
-class Side:
+class Side(abc.ABC):
     """What the job does its scheduler's way: its name (slurm, pbs), the job's arguments, the allocation's first
     log line, the launcher's command lines and the rendezvous, and a timer that warns before the time limit."""
 
@@ -100,10 +101,12 @@ class Side:
         return list(args)
 
     def started(self, job: "Job", alloc: Allocated) -> None:
-        """The knobs resolved: the job's first line."""
+        """The knobs resolved: the job's first line (none unless a side says one)."""
+        return None
 
+    @abc.abstractmethod
     def launch(self, job: "Job", alloc: Allocated, kind: str, nproc: int) -> Launch:
-        raise NotImplementedError
+        """The step's launcher: each scheduler's side says how it starts one process a node."""
 
     def arm_timer(self, job: "Job", job_id: str) -> Optional[threading.Timer]:
         """What warns the job before its time limit when the scheduler does not (None: nothing to cancel)."""
