@@ -1982,7 +1982,8 @@ CAUSES: Tuple[Cause, ...] = (
         "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
         "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
         "with the user's ownership in the prolog; for /run/user/UID, set `XDG_RUNTIME_DIR` in the job to a "
-        "directory it may create (`export XDG_RUNTIME_DIR=/tmp/$(id -u)-run`) or have the prolog create it; "
+        "directory it may create (`export XDG_RUNTIME_DIR=$(mktemp -d)`, a fresh private directory) or have the "
+        "prolog create it; "
         "`enroot start` by hand on the node shows the same error",
         # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
         # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
@@ -2779,7 +2780,7 @@ CAUSES: Tuple[Cause, ...] = (
         "there, left by an earlier job or owned by another user (a fixed path in a directory every job shares, "
         "such as /tmp), or the directory is not writable; the server did not start, so MPI could not start",
         "remove the stale file if it is yours (`ls -l` the path named), and give each job its own directory: a "
-        "per-job TMPDIR (`export TMPDIR=/tmp/$USER.$SLURM_JOB_ID` or the job's scratch), or an Open MPI/PMIx "
+        "per-job TMPDIR (`export TMPDIR=$(mktemp -d)` or the job's scratch), or an Open MPI/PMIx "
         "release that puts the contact file in the job's session directory",
         # PMIx v4.2.9 src/mca/ptl/base/ptl_base_listener.c line 217 (the rendezvous files) and line 597 (the URI
         # report file) pmix_output(0, "Impossible to open the file %s in write mode\n", ...);
