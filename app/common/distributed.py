@@ -96,11 +96,13 @@ def choose_backend(requested: str, device: torch.device) -> str:
 
 
 def store_endpoint(environment: ClusterEnvironment) -> tuple[str, int]:
-    """Where the rendezvous store is served."""
-    address, port = environment.main_address(), environment.main_port()
-    if _own_store_beside_torchruns(environment):
-        port += 1
-    return address, port
+    """Where the rendezvous store is served: MASTER_ADDR:MASTER_PORT in every case. When torchrun's agent does
+    not share its store (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1, or an agent without a store to share), torch
+    picked MASTER_PORT on rank 0's host as a port nobody listens on and serves nothing there
+    (torch/distributed/elastic/rendezvous/api.py, `RendezvousStoreInfo.build` -> `get_free_port`), so rank 0
+    serves the job's store on it. MASTER_PORT+1, used before, was checked by nobody: another socket on the
+    node held it in two CI runs (EADDRINUSE) and the job failed."""
+    return environment.main_address(), environment.main_port()
 
 
 def _agent_store(environment: ClusterEnvironment) -> bool:
@@ -110,12 +112,6 @@ def _agent_store(environment: ClusterEnvironment) -> bool:
     fixed MASTER_PORT+1 was taken by another socket on the head node once in a CI run (EADDRINUSE), and the
     job failed."""
     return isinstance(environment, Torchrun) and environment.is_elastic() and environment.uses_agent_store()
-
-
-def _own_store_beside_torchruns(environment: ClusterEnvironment) -> bool:
-    """An elastic torchrun that does not share its store (TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1): rank 0
-    serves a fresh store per attempt beside it."""
-    return isinstance(environment, Torchrun) and environment.is_elastic() and not _agent_store(environment)
 
 
 def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> dist.Store:
@@ -215,6 +211,13 @@ def _stop_if_tampered() -> None:
 
 def _rendezvous_message(err: BaseException, where: str, rank: int, world_size: int, timeout_s: float) -> str:
     first_line = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+    if "EADDRINUSE" in first_line or "ddress already in use" in first_line:
+        return (
+            f"rank {rank} of {world_size} could not serve the rendezvous store at {where}: another process on "
+            f"this host already listens on port {where.rsplit(':', 1)[1]} ({first_line}); start the job again "
+            f"(torchrun picks a fresh port per attempt), or give a free port: MASTER_PORT=29517 under srun or "
+            f"mpiexec, `torchrun --rdzv-endpoint=HOST:29517` under torchrun"
+        )
     return (
         f"rank {rank} of {world_size} could not join the process group at {where} within {timeout_s:.0f}s "
         f"({first_line}); check that every node started its processes (one launcher per node), that "
