@@ -316,20 +316,21 @@ def test_a_pbs_node_file_no_host_answers_to_stops_the_job_with_the_fix_before_an
 def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resumes(
         slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
     """The Olivia tutorial's submission (account, queue, select with a site resource, scatter placement) with a short
-    walltime: the timer stops the job for a snapshot 50 s before the limit, the job resubmits itself, and
+    walltime: the timer stops the job for a snapshot 40 s before the limit, the job resubmits itself, and
     the resubmitted job must carry every option (read back as `qstat -f` shows them) and resume."""
     workdir = slurm_cluster.workdir()
     probe_root = fake_slingshot_node(workdir / "fake-node")
     options = {"Account_Name": "ehpc00", "queue": "blanca",
                "Resource_List.select": "2:ncpus=288:ngpus=4:sales_op=blanca", "Resource_List.place": "scatter",
-               "Resource_List.walltime": "00:01:30"}
+               "Resource_List.walltime": "00:01:40"}
     first = slurm_cluster.qsub(
         workdir, "-A", options["Account_Name"], "-q", options["queue"],
         "-l", f"select={options['Resource_List.select']}", "-l", f"place={options['Resource_List.place']}",
         "-l", f"walltime={options['Resource_List.walltime']}", str(JOBSCRIPTS / "gh200-pbs.sh"),
-        # No preflight: the 40 s before the timer fires are for training to reach a snapshot (it joined its
-        # process group 10 to 18 s into the job on a loaded machine)
-        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "50",
+        # No preflight: the 60 s before the timer fires are for training to reach a snapshot (it joined its
+        # process group 10 to 18 s into the job on a loaded machine; a CI run under heavy load was still
+        # importing torch when a timer at 40 s fired). 40 s after it are for the snapshot and the resubmission.
+        env={**TRAIN_ENV, **image_env, "WORKLOAD": "train train.epochs=400", "PREEMPT_MARGIN_S": "40",
              "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0"})
     try:
         job = slurm_cluster.wait(first, workdir, timeout_s=180, log=PBS_LOG)
