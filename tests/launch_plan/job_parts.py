@@ -9,9 +9,10 @@ The knobs first (Job.resolve_knobs, from the environment as the job reads it), t
 (pull_image), workload (plan_workload of ARGS), nproc (processes_per_node), hostfile (deepspeed_hostfile),
 fabric, container, launch (the side's: srun's or PBS's command lines, then the rendezvous), meet (the rendezvous
 alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch check's NAMES), finish (JobRun.finish
-of RC after PREEMPTED). FILE gets the records as JSON: the knobs, each part's answer and the environment the job
-leaves for its steps. Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr
-and exit 2 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
+of RC after PREEMPTED), step (JobRun.step: ARGS as one MPI program, no launcher and no container, as a node runs it
+inside the image; its exit code ends the run). FILE gets the records as JSON: the knobs, each part's answer and
+the environment the job leaves for its steps. Log lines go to stdout; the job's end is the exit code, a bad setting
+its one line on stderr and exit 2 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
 """
 
 import argparse
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from app.launch.job import SLURM, Allocated, Job, JobRun, Launch, Running, job_code
+from app.launch.job import SLURM, Allocated, Job, JobEnds, JobRun, Launch, Running, job_code
 from app.launch.pbs_job import PBS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,6 +65,9 @@ def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: Lis
             if part == "heal":
                 ended.heal(options.rc, options.reason)
             ended.finish(options.rc)
+        elif part == "step":
+            raise JobEnds(JobRun(job, Running(alloc, kind, [], nproc, [], "", Launch("mpi", [], [], "", "")))
+                          .step(alloc.job_id, args))
         else:
             raise SystemExit("job_parts: no part " + repr(part))
 
