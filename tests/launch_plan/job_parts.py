@@ -12,7 +12,8 @@ alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch c
 of RC after PREEMPTED), step (JobRun.step: ARGS as one MPI program, no launcher and no container, as a node runs it
 inside the image; its exit code ends the run). FILE gets the records as JSON: the knobs, each part's answer and
 the environment the job leaves for its steps. Log lines go to stdout; the job's end is the exit code, a bad setting
-its one line on stderr and exit 2 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
+its one line on stderr and exit 2 (job.job_code). Standard library only and Python 3.6's grammar: the login
+node's python runs it too.
 """
 
 import argparse
