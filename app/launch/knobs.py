@@ -4,7 +4,7 @@ every knob with its default applied, or one line that names the bad knob, its va
 
 import re
 import secrets
-from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
 
 from app.common.errors import UsageError
 from app.common.rendezvous_port import free_port
@@ -138,21 +138,6 @@ def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
     exported.append((STORE_SECRET, secret))
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place
     exported.append(("RUN_DIR", values["RUN_DIR"]))
-    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
+    # Preemption requests reach the nodes through this file on the shared filesystem (JobRun.step's stopping)
     values["DDP_STOP_FILE"] = values["RUN_DIR"] + "/.stop-requested"
     return Knobs(values=tuple(values.items()), exported=tuple(exported))
-
-
-def read_given(data: bytes) -> Dict[str, str]:
-    """The NUL-separated NAME=VALUE words the job script writes: the knobs the user set."""
-    given = {}
-    for word in data.split(b"\0"):
-        if word:
-            name, _, value = word.decode("utf-8", "surrogateescape").partition("=")
-            given[name] = value
-    return given
-
-
-def answer_words(knobs: Knobs) -> Sequence[str]:
-    """The answer for bash: how many NAME=VALUE words to assign, those, then the ones to export."""
-    return [str(len(knobs.values))] + [f"{n}={v}" for n, v in knobs.values] + [f"{n}={v}" for n, v in knobs.exported]

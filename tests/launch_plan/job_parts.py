@@ -3,14 +3,15 @@ what a part said, where it stopped and the records it left, without a scheduler.
 
     python -m tests.launch_plan.job_parts --out FILE [--script S] [--scheduler slurm|pbs] [--nodes A,B]
         [--job-id ID] [--submit-dir DIR] [--gpus N] [--rc RC] [--reason TEXT] [--preempted SIG]
-        [--names HOST=NAME,...] PART... [-- ARGS...]
+        [--names HOST=NAME,...] [--kind KIND] [--launch-step torchrun|task|mpi] PART... [-- ARGS...]
 
 The knobs first (Job.resolve_knobs, from the environment as the job reads it), then each PART in order: image
 (pull_image), workload (plan_workload of ARGS), nproc (processes_per_node), hostfile (deepspeed_hostfile),
 fabric, container, launch (the side's: srun's or PBS's command lines, then the rendezvous), meet (the rendezvous
 alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch check's NAMES), finish (JobRun.finish
-of RC after PREEMPTED), step (JobRun.step: ARGS as one MPI program, no launcher and no container, as a node runs it
-inside the image; its exit code ends the run). FILE gets the records as JSON: the knobs, each part's answer and
+of RC after PREEMPTED), step (JobRun.step of ARGS for a workload of KIND (unless the workload part said one), as
+LAUNCH-STEP starts it, with no launcher and no container, as a node runs it inside the image; its exit code ends the
+run). FILE gets the records as JSON: the knobs, each part's answer and
 the environment the job leaves for its steps. Log lines go to stdout; the job's end is the exit code, a bad setting
 its one line on stderr and exit 2 (job.job_code). Standard library only and Python 3.6's grammar: the login
 node's python runs it too.
@@ -37,7 +38,7 @@ def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: Lis
     the answers before it)."""
     job.resolve_knobs(alloc)
     found["knobs"] = job.knobs
-    kind, nproc = "", 1
+    kind, nproc = options.kind, 1
     for part in options.parts:
         if part == "image":
             job.pull_image()
@@ -67,8 +68,8 @@ def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: Lis
                 ended.heal(options.rc, options.reason)
             ended.finish(options.rc)
         elif part == "step":
-            raise JobEnds(JobRun(job, Running(alloc, kind, [], nproc, [], "", Launch("mpi", [], [], "", "")))
-                          .step(alloc.job_id, args))
+            launch = Launch(options.launch_step, [], [], alloc.nodes[0], "")
+            raise JobEnds(JobRun(job, Running(alloc, kind, [], nproc, [], "", launch)).step(alloc.job_id, args))
         else:
             raise SystemExit("job_parts: no part " + repr(part))
 
@@ -89,6 +90,8 @@ def main() -> int:
     parser.add_argument("--reason", default="the workload failed")
     parser.add_argument("--preempted", default="")
     parser.add_argument("--names", default="", help="the launch check's pairs: HOST=NAME,...")
+    parser.add_argument("--kind", default="", help="the workload's kind when the workload part does not run")
+    parser.add_argument("--launch-step", default="mpi", choices=("torchrun", "task", "mpi"))
     parser.add_argument("parts", nargs="*")
     options = parser.parse_args(argv)
     job = Job(options.script, PBS if options.scheduler == "pbs" else SLURM)
@@ -118,7 +121,7 @@ class Ran(NamedTuple):
 
 def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[Path] = None,
               out: Optional[Path] = None, python: str = sys.executable, prefix: Tuple[str, ...] = (),
-              **options: str) -> Ran:
+              timeout_s: float = 120, **options: str) -> Ran:
     """PARTS of the job (--OPTION=VALUE for each of OPTIONS: nodes, script, scheduler, ...) in a fresh process
     with only ENV (PATH, HOME and PYTHONPATH unless ENV names them), ARGS the job's arguments; PREFIX runs it as
     another user (OUT: a file that user can write)."""
@@ -128,7 +131,7 @@ def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[P
     full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO), **env}
     command = [*prefix, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), python, "-m",
                "tests.launch_plan.job_parts", "--out=" + str(out), *flags, *parts, "--", *args]
-    result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=timeout_s)
     found = {}  # type: Dict[str, Any]
     if out.exists():
         found = json.loads(out.read_text())
