@@ -1,7 +1,7 @@
 """The registry route, against a real registry on loopback (tests/fixtures/registry.py): `make push` signs and
-pushes, `make pull` and the job scripts' `ddp_image` pull once per digest into the cache and verify the signature;
-a moved tag, a pinned digest, a wrong digest, a stranger's, a missing and a broken signature, and an aarch64 image
-pulled on this x86_64 "login node" (app/launch/image_registry.py, oci_registry.py, image_signature.py).
+pushes, `make pull` and the job's own pull (Job.pull_image) pull once per digest into the cache and verify the
+signature; a moved tag, a pinned digest, a wrong digest, a stranger's, a missing and a broken signature, and an
+aarch64 image pulled on this x86_64 "login node" (app/launch/image_registry.py, oci_registry.py, image_signature.py).
 
 The images are SIFs of a few kB built in the test (a text file and the label app.arch, as `make image` writes it):
 what is checked is the route, not the image's contents. About 15 s in all on 2 cores.
