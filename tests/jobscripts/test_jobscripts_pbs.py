@@ -253,10 +253,10 @@ def test_the_pbs_script_takes_the_submit_environment_and_writes_its_log_as_it_ru
 
 # ------------------------------------------------------------------------ on the Slurm test cluster
 def fake_slingshot_node(root: Path) -> Path:
-    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
+    """A fake node tree with the host's libfabric and libcxi, which the job binds into the container.
 
     No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
-    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
+    (the binds of /dev/cxi* are checked in tests/launch_plan/test_job_parts.py)."""
     for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
         (root / directory).mkdir(parents=True)
     (root / "usr/lib64/libcxi.so.1").touch()
