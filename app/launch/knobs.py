@@ -92,6 +92,11 @@ def extra_env(text: str) -> List[Tuple[str, str]]:
     return pairs
 
 
+#: The knobs that are whole numbers, each with a value that works as the example of its remedy
+WHOLE_EXAMPLES = {"DDP_NNODES": "2", "RDZV_PORT": "29500", "RDZV_JOIN_TIMEOUT_S": "600", "SHUTDOWN_TIMEOUT_S": "60",
+                  "MAX_REQUEUES": "3"}
+
+
 def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
             new_secret: Optional[Callable[[], str]] = None) -> Knobs:
     """Every knob of the job from the values the user set (`given`, NAME -> value, only the ones set), its log
@@ -103,10 +108,9 @@ def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
     # pbsdsh's tasks (started in $HOME) and the image's bind (Apptainer refuses a relative one) see one path
     if not values["RUN_DIR"].startswith("/"):
         values["RUN_DIR"] = facts.submit_dir + "/" + values["RUN_DIR"]
-    whole = ("RDZV_PORT", "RDZV_JOIN_TIMEOUT_S", "SHUTDOWN_TIMEOUT_S", "MAX_REQUEUES")
-    for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in whole)):
+    for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in WHOLE_EXAMPLES if n != "DDP_NNODES")):
         if not _WHOLE.fullmatch(value):
-            raise UsageError(f"{name}={value} is not a whole number; example: {name}=60")
+            raise UsageError(f"{name}={value} is not a whole number; example: {name}={WHOLE_EXAMPLES[name]}")
     if values["RUN_DIR_MODE"] not in ("700", "750"):
         raise UsageError(f"RUN_DIR_MODE={values['RUN_DIR_MODE']} is not 700 or 750 (no one but you may write the run "
                          "directory); example: RUN_DIR_MODE=750 (your group may read it)")

@@ -192,7 +192,7 @@ def test_at_max_requeues_it_gives_up_with_the_steps_exit_code_and_requeues_nothi
 
 
 @pytest.mark.parametrize(("blamed", "max_requeues", "message"), [
-    ("node2\n", "three", "t.sh: error: MAX_REQUEUES=three is not a whole number; example: MAX_REQUEUES=60"),
+    ("node2\n", "three", "t.sh: error: MAX_REQUEUES=three is not a whole number; example: MAX_REQUEUES=3"),
     ("node2\nnode$(reboot)\n", "3", "t.sh: error: 'node$(reboot)' is not a node name (letters, digits, . _ -, a "
      "letter or digit first); the blamed nodes come from nodes-to-exclude.txt in the run directory"),
     (None, "3", "t.sh: error: {run}/nodes-to-exclude.txt: No such file or directory; history.jsonl and "
