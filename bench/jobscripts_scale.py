@@ -5,8 +5,8 @@ app/launch/job.py) run for real, in a generated Slurm or PBS environment of N no
 scheduler's commands (bench/job_world.py says how each behaves; the tests in
 tests/jobscripts/test_jobscripts_scale.py run the same calls).
 
-Timed inside the job's process (the job's python3: after its imports; the history rows' bash: EPOCHREALTIME after
-`source lib.sh`; a whole job: the whole `bash mn5.sh` or `bash gh200-pbs.sh`), median of --repeats runs:
+Timed inside the job's process (the job's python3: after its imports; a whole job: the whole `bash mn5.sh` or
+`bash gh200-pbs.sh`), median of --repeats runs:
 
     python -m bench.jobscripts_scale [--nodes 1024] [--repeats 5] [--markdown BENCHMARKS.md]
 """
@@ -32,13 +32,14 @@ from bench.job_world import (
     check_launcher_pbs,
     cray_nids,
     heal,
+    history_event,
     make_world,
     marenostrum5,
     pbs_env,
     pbs_gh200,
     pbs_nodes_seen,
+    requeues_in_a_row,
     run_job_part,
-    run_lib,
     slurm_env,
     slurm_nodes_seen,
     srun_per_node,
@@ -94,19 +95,12 @@ def measure(world: World, nodes: int, repeats: int,
     size = (world.root / "run" / "history.jsonl").stat().st_size
     rows.append(_time(f"history's requeues in a row, history.jsonl of {2 * history_attempts} lines "
                       f"({size / 1e6:.0f} MB: every line names {nodes} hosts)",
-                      "one python3; O(file size)", repeats, lambda: seconds(run_lib(
-                          world, 'ddp_python app.common.history requeues-in-a-row "$RUN_DIR" >/dev/null',
-                          world.env()))))
+                      "O(file size)", repeats, lambda: seconds(run_job_part(
+                          world, requeues_in_a_row(), world.env(RUN_DIR=str(world.root / "run"))))))
     event_env = world.env(**pbs_env(pbs, world.root), RUN_DIR=str(world.root / "run"))
     names_kb = sum(len(n) + 1 for n in pbs.nodes) / 1e3
-    rows.append(_time(f"a history.jsonl event, {nodes} FQDNs ({names_kb:.0f} KB) on its stdin",
-                      "one python3; O(N)", repeats,
-                      lambda: seconds(run_lib(world, 'mapfile -t DDP_NODES < <(awk \'NF && !seen[$1]++ {print $1}\' '
-                                              '"$PBS_NODEFILE")\nDDP_JOB_ID=1 IMAGE=app.sif\n__mark\n'
-                                              "printf '%s\\n' \"${DDP_NODES[@]}\" | "
-                                              'ddp_python app.common.history event "$RUN_DIR" requeue hung '
-                                              f'--hosts-from - --excluded {pbs.nodes[5]}',
-                                              event_env))))
+    rows.append(_time(f"a history.jsonl event naming the PBS job's {nodes} FQDNs ({names_kb:.0f} KB)", "O(N)",
+                      repeats, lambda: seconds(run_job_part(world, history_event(pbs.nodes[5]), event_env, "pbs"))))
     bad = [cray.nodes[3], cray.nodes[517], cray.nodes[1000]]
     rows.append(_time(f"Slurm job's heal (requeue without them): 3 bad of {nodes}, history of "
                       f"{2 * history_attempts} lines", "1 python3, 4 scontrol", repeats,
@@ -153,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Command: `{command}` ({platform.machine()}, {os.cpu_count()} CPUs, bash "
         f"{subprocess.run(['bash', '-c', 'echo $BASH_VERSION'], capture_output=True, text=True).stdout.strip()}; "
-        "the jobs' parts timed inside the job's python3 after its imports, the history rows inside bash after "
-        "`source lib.sh`, a whole job as all of `bash mn5.sh` or `bash gh200-pbs.sh`; `scontrol show hostnames` is "
+        "the jobs' parts timed inside the job's python3 after its imports, a whole job as all of `bash mn5.sh` or "
+        "`bash gh200-pbs.sh`; `scontrol show hostnames` is "
         f"the real Slurm client{'' if world.real_scontrol else ' (absent here: parse_hostlist stood in)'}; "
         "`srun`/`mpiexec` are stand-ins that print what every node's task would, in no particular order, with "
         "srun's stderr notices). Tests: tests/jobscripts/test_jobscripts_scale.py.",
@@ -164,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         *table,
         "",
         f"Every function stays under {FUNCTION_S:.0f} s at this size, a whole job's plan under {WHOLE_JOB_S:.0f} s "
-        "(PBS: a dozen app.launch questions, a python3 start each; Slurm: one python3)." if not slow else
+        "(one python3 each)." if not slow else
         f"Over budget: {'; '.join(slow)}.",
         "The real launcher's own start of 1024 tasks (srun step creation, PALS) is not in these figures: it comes "
         "on top of the launcher check's and of each step's time.",
@@ -175,8 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         "not the 1023 that answered; its log line on success gives the count from 17 nodes on.",
         "- LAUNCH=srun in a job submitted as `--ntasks-per-node=4 --cpus-per-task=20` (SLURM_TASKS_PER_NODE="
         "`4(x1024)`) shares out SLURM_CPUS_ON_NODE: each of the 4096 tasks gets its 20 CPUs, not 20 / 4.",
-        "- A requeue's history event takes the job's nodes on its stdin (`--hosts-from -`): 4096 FQDNs of 35 "
-        "characters are 143 KB, more than one argument holds (MAX_ARG_STRLEN, 128 KiB).",
+        "- A requeue's history event names all of the job's nodes: 4096 FQDNs of 35 characters are 143 KB, written "
+        "by the job's own python3, never one argument of a command (Linux caps one at 128 KiB, MAX_ARG_STRLEN).",
     ])
     publish(body, Path(args.markdown) if args.markdown else None, "bench.jobscripts_scale")
     return 1 if slow else 0

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tests.launch import REPO
 
-#: The modules the job scripts run on the batch host's python3 besides `app.launch` (jobscripts/lib.sh ddp_python)
+#: The modules the job runs on the batch host's python3 besides `app.launch` (app/launch/checkout.py module_command)
 JOB_SCRIPT_MODULES = ("app.common.history",)
 #: The packages whose every module runs on the batch host or the login node
 HOST_PACKAGES = ("app/launch", "app/diagnose")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # CUDA forward compatibility under Apptainer: `sh cuda_compat.sh COMMAND [ARGS...]` decides, then execs COMMAND.
-# The image's %runscript (as /opt/app/cuda_compat.sh) and the job scripts' step (its text to `sh -c`,
-# jobscripts/lib.sh DDP_CUDA_COMPAT) start every command through it.
+# The image's %runscript (as /opt/app/cuda_compat.sh) and the job's step (its text to `sh -c`,
+# app/launch/step.py node_command) start every command through it.
 #
 # Why: the NGC base's CUDA needs the driver its compat libraries come from (CUDA 13.2: the 595 branch). On an
 # older driver, NGC's own entrypoint (nvidia_entrypoint.sh, /etc/shinit_v2) puts /usr/local/cuda/compat/lib.real

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The node wrapper: runs on every node around torchrun (inside the container). The job scripts pass this
-# file's text to `sh -c` (jobscripts/lib.sh, DDP_NODE_WRAPPER), so it needs no path inside the image.
+# The node wrapper: runs on every node around torchrun (inside the container). The job passes this file's
+# text to `sh -c` (app/launch/job.py JobRun.step, app/launch/step.py node_command), so it needs no path inside
+# the image.
 #
 # When the stop file appears on the shared filesystem, SIGTERM goes to torchrun's workers (its direct
 # children), and to torchrun itself only if they have not ended within TORCH_ELASTIC_SHUTDOWN_TIMEOUT
@@ -156,9 +157,9 @@ while kill -0 "$child" 2>/dev/null; do
 done
 wait "$child"
 code=$?
-# The node's own exit code, for the job script (ddp_first_failure in jobscripts/lib.sh): srun reports a task it
-# killed after another node failed over any exit code, which would hide this one. Written whole, then renamed
-# (rename keeps the time it was written, which orders the nodes); only where the job script made the directory.
+# The node's own exit code, for the job (app/launch/step.py first_failure): srun reports a task it killed after
+# another node failed over any exit code, which would hide this one. Written whole, then renamed (rename keeps
+# the time it was written, which orders the nodes); only where the job made the directory.
 codes=$stop.codes
 if [ -d "$codes" ]; then
     record="$codes/$(uname -n).$$"

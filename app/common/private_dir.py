@@ -4,8 +4,8 @@ What a resume trusts lies in them (snapshots, the stop file, history.jsonl), and
 group-writable project directory at a predictable name (`runs/<job id>`): another user could create the
 next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
 lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
-neither group nor others can write it. The job scripts apply it to RUN_DIR before any step
-(`python3 -m app.launch run-dir`).
+neither group nor others can write it. The job applies it to RUN_DIR before any step (app/launch/job.py
+make_run_dir).
 """
 
 import os

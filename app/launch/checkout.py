@@ -25,5 +25,5 @@ def shell_text(relative: str) -> str:
 
 
 def module_command(module: str, *args: str) -> List[str]:
-    """`python3 -m MODULE ARGS...` of this checkout, isolated as jobscripts/lib.sh's ddp_python runs it."""
+    """`python3 -m MODULE ARGS...` of this checkout, isolated as the job scripts start the job."""
     return [sys.executable, "-I", "-S", "-c", text("app/launch/run_checkout.py"), REPO, module, *args]

@@ -3,10 +3,8 @@ RUN_DIR/nodes-to-exclude.txt; the job is requeued without them (exclude), requeu
 cannot leave a node out (requeue), or, after MAX_REQUEUES such requeues in a row with no training progress between,
 it gives up (give-up). Each is a line of history.jsonl, beside the trainer's line per attempt.
 
-    python3 -m app.launch heal --scheduler slurm|pbs --rc RC --reason TEXT --max-requeues M --job-id ID \\
-        --run-dir RUN_DIR [--image IMAGE] [--jobscript PATH] -- NODES...     (stdin: the launch check's pairs)
-
-exits 75 after a requeue, RC after giving up (its line on stderr); bad input: one line on stderr, exit 2.
+The job (app/launch/job.py JobRun.heal) ends with heal()'s code: 75 after a requeue, RC after giving up (its line
+on stderr); bad input raises UsageError (one line on stderr, exit 2).
 """
 
 import collections

@@ -4,7 +4,7 @@ every knob with its default applied, or one line that names the bad knob, its va
 
 import re
 import secrets
-from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
 
 from app.common.errors import UsageError
 from app.common.rendezvous_port import free_port
@@ -92,6 +92,11 @@ def extra_env(text: str) -> List[Tuple[str, str]]:
     return pairs
 
 
+#: The knobs that are whole numbers, each with a value that works as the example of its remedy
+WHOLE_EXAMPLES = {"DDP_NNODES": "2", "RDZV_PORT": "29500", "RDZV_JOIN_TIMEOUT_S": "600", "SHUTDOWN_TIMEOUT_S": "60",
+                  "MAX_REQUEUES": "3"}
+
+
 def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
             new_secret: Optional[Callable[[], str]] = None) -> Knobs:
     """Every knob of the job from the values the user set (`given`, NAME -> value, only the ones set), its log
@@ -103,10 +108,9 @@ def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
     # pbsdsh's tasks (started in $HOME) and the image's bind (Apptainer refuses a relative one) see one path
     if not values["RUN_DIR"].startswith("/"):
         values["RUN_DIR"] = facts.submit_dir + "/" + values["RUN_DIR"]
-    whole = ("RDZV_PORT", "RDZV_JOIN_TIMEOUT_S", "SHUTDOWN_TIMEOUT_S", "MAX_REQUEUES")
-    for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in whole)):
+    for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in WHOLE_EXAMPLES if n != "DDP_NNODES")):
         if not _WHOLE.fullmatch(value):
-            raise UsageError(f"{name}={value} is not a whole number; example: {name}=60")
+            raise UsageError(f"{name}={value} is not a whole number; example: {name}={WHOLE_EXAMPLES[name]}")
     if values["RUN_DIR_MODE"] not in ("700", "750"):
         raise UsageError(f"RUN_DIR_MODE={values['RUN_DIR_MODE']} is not 700 or 750 (no one but you may write the run "
                          "directory); example: RUN_DIR_MODE=750 (your group may read it)")
@@ -138,21 +142,6 @@ def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
     exported.append((STORE_SECRET, secret))
     # The trainer writes here; a user's own script can read it to put its snapshots in the same place
     exported.append(("RUN_DIR", values["RUN_DIR"]))
-    # Preemption requests reach the nodes through this file on the shared filesystem (ddp_on_signal)
+    # Preemption requests reach the nodes through this file on the shared filesystem (JobRun.step's stopping)
     values["DDP_STOP_FILE"] = values["RUN_DIR"] + "/.stop-requested"
     return Knobs(values=tuple(values.items()), exported=tuple(exported))
-
-
-def read_given(data: bytes) -> Dict[str, str]:
-    """The NUL-separated NAME=VALUE words the job script writes: the knobs the user set."""
-    given = {}
-    for word in data.split(b"\0"):
-        if word:
-            name, _, value = word.decode("utf-8", "surrogateescape").partition("=")
-            given[name] = value
-    return given
-
-
-def answer_words(knobs: Knobs) -> Sequence[str]:
-    """The answer for bash: how many NAME=VALUE words to assign, those, then the ones to export."""
-    return [str(len(knobs.values))] + [f"{n}={v}" for n, v in knobs.values] + [f"{n}={v}" for n, v in knobs.exported]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.launch_plan.job_parts import REPO, Ran, job_parts
+
 HELPER = REPO / "app" / "common" / "cuda_compat.sh"
 IMAGE_DRIVER = "595.45.04"  # the driver the image's CUDA 13.2 compat libraries come from
 H100 = "NVIDIA H100 80GB HBM3"
@@ -47,7 +48,7 @@ def run(root: Path, env: dict[str, str] | None = None, smi: str | None = None) -
     return subprocess.run(["sh", str(HELPER), "env"], env=full_env, capture_output=True, text=True, timeout=30)
 
 
-def library_path(result: subprocess.CompletedProcess) -> str:
+def library_path(result: subprocess.CompletedProcess | Ran) -> str:
     values = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
     return values.get("LD_LIBRARY_PATH", "")
 
@@ -235,17 +236,15 @@ def test_apptainer_run_refuses_a_geforce_before_the_command_starts(tmp_path: Pat
     assert "forward compatibility does not support NVIDIA GeForce RTX 4090" in result.stderr
 
 
-def job_step(root: Path, tmp_path: Path) -> subprocess.CompletedProcess:
-    """lib.sh's ddp_run_step with no launcher and no container (as on the node inside the image), running `env`."""
-    snippet = (f'source "{REPO}/jobscripts/lib.sh"; DRY_RUN=0; DDP_LAUNCHER=(); DDP_CONTAINER=(); '
-               f'DDP_NODE_POLICY=; DDP_STOP_FILE="{tmp_path}/stop"; ddp_run_step "" env')
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "APP_CUDA_COMPAT_ROOT": str(root),
-           "DDP_SCRIPT": "test.sh", "DDP_NNODES": "1", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
-           "DDP_SUBMIT_DIR": str(tmp_path), "DDP_SCHEDULER": "slurm"}
-    return subprocess.run(["bash", "-c", snippet], env=env, capture_output=True, text=True, timeout=60)
+def job_step(root: Path, tmp_path: Path) -> Ran:
+    """The job's step (app/launch/job.py JobRun.step) with no launcher and no container (as on the node inside the
+    image), running `env`."""
+    (tmp_path / "run").mkdir()
+    return job_parts(["step"], {"HOME": str(tmp_path), "APP_CUDA_COMPAT_ROOT": str(root),
+                                "RUN_DIR": str(tmp_path / "run")}, "env", nodes="node1", submit_dir=str(tmp_path))
 
 
-def test_the_job_scripts_step_starts_torchrun_with_compat_on_an_older_driver(tmp_path: Path) -> None:
+def test_the_jobs_step_starts_its_program_with_compat_on_an_older_driver(tmp_path: Path) -> None:
     (tmp_path / "node").mkdir()
     root = fake_node(tmp_path / "node", "570.124.06")
     result = job_step(root, tmp_path)
@@ -253,7 +252,7 @@ def test_the_job_scripts_step_starts_torchrun_with_compat_on_an_older_driver(tmp
     assert library_path(result).startswith(f"{root}/usr/local/cuda/compat/lib.real")
 
 
-def test_the_job_scripts_step_stops_with_the_one_line_where_compat_cannot_help(tmp_path: Path) -> None:
+def test_the_jobs_step_stops_with_the_one_line_where_compat_cannot_help(tmp_path: Path) -> None:
     (tmp_path / "node").mkdir()
     root = fake_node(tmp_path / "node", "525.147.05")
     result = job_step(root, tmp_path)

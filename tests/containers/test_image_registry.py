@@ -1,7 +1,7 @@
 """The registry route, against a real registry on loopback (tests/fixtures/registry.py): `make push` signs and
-pushes, `make pull` and the job scripts' `ddp_image` pull once per digest into the cache and verify the signature;
-a moved tag, a pinned digest, a wrong digest, a stranger's, a missing and a broken signature, and an aarch64 image
-pulled on this x86_64 "login node" (app/launch/image_registry.py, oci_registry.py, image_signature.py).
+pushes, `make pull` and the job's own pull (Job.pull_image) pull once per digest into the cache and verify the
+signature; a moved tag, a pinned digest, a wrong digest, a stranger's, a missing and a broken signature, and an
+aarch64 image pulled on this x86_64 "login node" (app/launch/image_registry.py, oci_registry.py, image_signature.py).
 
 The images are SIFs of a few kB built in the test (a text file and the label app.arch, as `make image` writes it):
 what is checked is the route, not the image's contents. About 15 s in all on 2 cores.
@@ -21,6 +21,7 @@ import pytest
 
 from app.common.errors import UsageError
 from app.launch.host_checks import check_image_arch
+from tests.launch_plan.job_parts import job_parts
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = next(line.split('"')[1] for line in (REPO / "pyproject.toml").read_text().splitlines()
@@ -176,23 +177,21 @@ def test_an_x86_64_login_node_pulls_the_aarch64_image_and_the_node_checks_its_ar
         check_image_arch("apptainer", str(image), {"DDP_NODE_ARCH": "x86_64"})
 
 
-def test_the_job_scripts_pull_before_any_step_and_export_the_digest_the_run_records(oci_registry, keyring, tiny_sif,
-                                                                                     tmp_path):
-    """lib.sh's ddp_image, as ddp_plan_job calls it on the head node: IMAGE becomes the cached file, and every
-    process of the job gets the digest and the reference that pulls it again."""
+def test_the_job_pulls_before_any_step_and_exports_the_digest_the_run_records(oci_registry, keyring, tiny_sif,
+                                                                              tmp_path):
+    """The job's image part (app/launch/job.py Job.pull_image), first of its plan on the head node: IMAGE becomes the
+    cached file, and every process of the job gets the digest and the reference that pulls it again."""
     keys = keyring("group")
     pinned = pushed(tiny_sif("job"), oci_registry, keys)
-    script = (f'source {REPO}/jobscripts/lib.sh; ddp_image; '
-              'printf "%s\\n" "$IMAGE" "$DDP_IMAGE_DIGEST" "$DDP_IMAGE_PULL"; env | grep -c "^DDP_IMAGE_"')
-    env = {**os.environ, "DDP_SCRIPT": "slurm.sh", "IMAGE": f"oras://{oci_registry}/group/app:{VERSION}-x86_64",
-           "APPTAINER": "apptainer", "IMAGE_VERIFY": "auto", "IMAGE_NO_HTTPS": "1", "IMAGE_CACHE": str(tmp_path / "c"),
-           "DRY_RUN": "0", "APPTAINER_KEYSDIR": str(keys)}
-    done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "IMAGE": f"oras://{oci_registry}/group/app:{VERSION}-x86_64", "APPTAINER": "apptainer",
+           "IMAGE_VERIFY": "auto", "IMAGE_NO_HTTPS": "1", "IMAGE_CACHE": str(tmp_path / "c"), "DRY_RUN": "0",
+           "APPTAINER_KEYSDIR": str(keys)}
+    done = job_parts(["image"], env, script="slurm.sh")
     assert done.returncode == 0, done.stdout + done.stderr
-    image, digest, pull_again, exported = done.stdout.strip().splitlines()[-4:]
-    assert (image, digest, pull_again, exported) == (
-        str(tmp_path / "c" / (pinned.rsplit("@", 1)[1].replace(":", "-") + ".sif")), pinned.rsplit("@", 1)[1],
-        pinned, "2")
+    exported = {name: value for name, value in done.env.items() if name.startswith("DDP_IMAGE_")}
+    assert (done.found["knobs"]["IMAGE"], exported) == (
+        str(tmp_path / "c" / (pinned.rsplit("@", 1)[1].replace(":", "-") + ".sif")),
+        {"DDP_IMAGE_DIGEST": pinned.rsplit("@", 1)[1], "DDP_IMAGE_PULL": pinned})
     env["APPTAINER_KEYSDIR"] = str(keyring("mallory"))  # a keyring without the group's key: the job stops
-    refused = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    refused = job_parts(["image"], env, script="slurm.sh")
     assert refused.returncode == 2 and "failed its signature check" in refused.stderr, refused.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app.launch.binds import container_binds
 from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
 from tests.fixtures.apptainer import TEST_USER, user_dir
 from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
@@ -85,18 +86,11 @@ def test_the_plugin_needs_no_libfabric_abi_newer_than_the_oldest_supported_host(
 
 def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabric(in_twin, cray_host_libfabric,
                                                                                   user_dir):
-    """The job scripts' own binds (app/launch/binds.py, asked as the job scripts ask) and the fabric policy: the
+    """The job's own binds (app/launch/binds.py, as the job's container part asks them) and the fabric policy: the
     loader takes libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
     (cray_host_libfabric / "dev").mkdir(exist_ok=True)
     (cray_host_libfabric / "dev" / "cxi0").touch()
-    snippet = ('declare -a binds; ddp_plan binds binds --fabric="$FABRIC" --run-dir="$RUN_DIR" --binds="$BINDS" '
-               '--probe-root="$DDP_PROBE_ROOT"; printf "%s\\n" "${binds[@]}"')
-    env = {"PATH": os.environ["PATH"], "FABRIC": "slingshot", "DDP_PROBE_ROOT": str(cray_host_libfabric),
-           "RUN_DIR": str(user_dir), "BINDS": ""}
-    result = subprocess.run(["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\n{snippet}'], env=env,
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    args = result.stdout.split()
+    args = container_binds("slingshot", str(user_dir), "", str(cray_host_libfabric), "", "").args
     binds = tuple(args[i + 1] for i, arg in enumerate(args) if arg == "--bind" and "/dev/cxi" not in args[i + 1])
     assert any(bind.endswith("/opt/cray/libfabric/1.22.0:/opt/libfabric") for bind in binds), binds
     result = in_twin(f". /opt/app/fabric_policy.env; ldd -r {PLUGIN}", binds=binds)

@@ -15,11 +15,9 @@ from tests.docs.markdown import DOCS, REPO, documentation
 
 JOBSCRIPTS = REPO / "jobscripts"
 KNOBS_PAGE = DOCS / "knobs.md"
-#: What the scripts read that is not a user's knob: the schedulers' and launchers' own variables, the library's
-#: job facts (jobscripts/lib.sh, "the job's facts") and variables the scripts only pass on or extend.
-NOT_KNOBS = re.compile(r"(SLURM|SLURMD|PBS|PALS|PMIX)_.*|CUDA_VISIBLE_DEVICES|LD_LIBRARY_PATH|FI_PROVIDER"
-                       r"|DDP_(ALLOC_GPUS_PER_NODE|JOBSCRIPT|NODE_ARCH|SCHEDULER|SCRIPT|WORKLOAD_KIND|HEAD_NODE"
-                       r"|JOB_ID|NNODES|PREEMPTED|SUBMIT_DIR|RDZV_HOST|RDZV_OWNER|STEP|TIMER)")
+#: What the scripts read that is not a user's knob: the schedulers' and launchers' own variables and variables the
+#: scripts only pass on or extend.
+NOT_KNOBS = re.compile(r"(SLURM|SLURMD|PBS|PALS|PMIX)_.*|CUDA_VISIBLE_DEVICES|LD_LIBRARY_PATH|FI_PROVIDER")
 
 
 def job_script_text() -> str:

@@ -1,4 +1,4 @@
-"""jobscripts/lib.sh's ddp_write_deepspeed_hostfile: RUN_DIR/hostfile for users of the `deepspeed` launcher.
+"""The job's RUN_DIR/hostfile for users of the `deepspeed` launcher (app/launch/job.py Job.deepspeed_hostfile).
 
 MareNostrum 5's guide (seed 000) builds a hostfile from `scontrol show hostnames` alone; DeepSpeed's launcher
 reads `NODE slots=N` lines, and refuses a line without slots=. The job scripts write it for every Slurm job;
@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import REPO, run_lib
+from tests.launch_plan.job_parts import REPO, Ran, job_parts
 
 
-def write_hostfile(run_dir: Path, nodes: list[str], nproc: int, **env: str) -> subprocess.CompletedProcess:
-    """`ddp_defaults`, then the function, with DDP_NODES and DDP_NPROC as the Slurm path has them."""
-    snippet = f"ddp_defaults\nDDP_NODES=({' '.join(nodes)})\nDDP_NPROC={nproc}\nddp_write_deepspeed_hostfile"
-    return run_lib(snippet, {"RUN_DIR": str(run_dir), "DDP_NNODES": str(len(nodes)), **env})
+def write_hostfile(run_dir: Path, nodes: list[str], nproc: int, scheduler: str = "slurm", **env: str) -> Ran:
+    """The job's hostfile part for NODES with NPROC processes a node (GPUS_PER_NODE) for a module of your own."""
+    return job_parts(["workload", "nproc", "hostfile"], {"RUN_DIR": str(run_dir), "GPUS_PER_NODE": str(nproc), **env},
+                     "-m", "my_pkg.train", cwd=run_dir, nodes=",".join(nodes), scheduler=scheduler)
 
 
 def test_the_hostfile_has_one_line_per_node_with_its_processes_as_slots(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_the_launch_it_prints_needs_no_ssh_on_any_node(tmp_path: Path, scheduler
     and its --launcher slurm needs `sinfo`, which the image lacks (deepspeed/launcher/runner.py and
     multinode_runner.py, v0.19.8). The printed launch, read by DeepSpeed's own parser, takes neither path."""
     runner = pytest.importorskip("deepspeed.launcher.runner", reason="needs deepspeed: pip install -e '.[deepspeed]'")
-    result = write_hostfile(tmp_path, ["gpu01", "gpu02"], 4, DDP_SCHEDULER=scheduler, RDZV_PORT="29400")
+    result = write_hostfile(tmp_path, ["gpu01", "gpu02"], 4, scheduler, RDZV_PORT="29400")
     assert result.returncode == 0, result.stderr
     (line,) = [line for line in result.stdout.splitlines() if "deepspeed --hostfile" in line]
     launch = shlex.split(line[line.index("deepspeed --hostfile"):])

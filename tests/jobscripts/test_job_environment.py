@@ -1,16 +1,15 @@
 """What a training process sees inside the container in a job, scenario by scenario.
 
-The job script's own path, for real: lib.sh chooses the fabric and builds `apptainer exec` with its
-binds (ddp_fabric_env, ddp_container_cmd), then each node's wrapper sources the fabric policy inside the
-smoke image and starts the command; here the command prints its environment, or loads libfabric the
-way aws-ofi-nccl does. Run as the unprivileged test user, as on a cluster.
+The job's own path, for real: the job chooses the fabric and builds `apptainer exec` with its binds (its fabric
+and container parts, app/launch/job.py), then each node's wrapper sources the fabric policy inside the smoke image
+and starts the command; here the command prints its environment, or loads libfabric the way aws-ofi-nccl does.
+Run as the unprivileged test user, as on a cluster, on the host's python3 as the job runs.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,10 +18,12 @@ import pytest
 
 from app.common.fabric_policy import settings
 from tests.fixtures.apptainer import REPO, TEST_USER  # REPO: where TEST_USER can read the checkout
+from tests.launch_plan.job_parts import job_parts
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 
-JOB = {"DDP_SCRIPT": "test.sh", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1", "DDP_SCHEDULER": "slurm"}
+#: The job's nodes, by how many
+NODES = {1: "node1", 2: "node1,node2"}
 CRAY_LIBFABRIC = "opt/cray/libfabric/1.22.0/lib64"
 
 
@@ -33,16 +34,20 @@ def policy(fabric: str, nnodes: int) -> dict[str, str]:
             if s.fabric == fabric and not s.opt_in and (s.when != "multi-node" or nnodes > 1)}
 
 
-def in_job_container(smoke_image: Path, workdir: Path, command: str, env: dict[str, str]) -> dict[str, str]:
-    """Run COMMAND through lib.sh's container and node wrapper; return the NCCL_*/FI_*/LD_* environment it saw,
+def in_job_container(smoke_image: Path, workdir: Path, command: str, env: dict[str, str],
+                     nnodes: int = 2) -> dict[str, str]:
+    """Run COMMAND through the job's container and node wrapper; return the NCCL_*/FI_*/LD_* environment it saw,
     plus its stdout lines under 'stdout'."""
-    snippet = (f'source "{REPO}/jobscripts/lib.sh"; ddp_defaults; ddp_fabric_env; ddp_container_cmd container policy; '
-               f'"${{container[@]}}" /bin/sh -c "$DDP_NODE_WRAPPER" ddp-node "$RUN_DIR/stop" "" '
-               f'"$policy" /bin/sh -c {shlex.quote(command)}')
-    full_env = {"PATH": os.environ["PATH"], "HOME": str(workdir), **JOB, "DDP_SUBMIT_DIR": str(workdir),
+    full_env = {"PATH": os.environ["PATH"], "HOME": str(workdir), "PYTHONPATH": str(REPO),
                 "IMAGE": str(smoke_image), "RUN_DIR": str(workdir / "run"), **env}
-    as_user = ["runuser", "-u", TEST_USER, "--"] if os.geteuid() == 0 else []
-    result = subprocess.run([*as_user, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), "bash", "-c", snippet],
+    as_user = ("runuser", "-u", TEST_USER, "--") if os.geteuid() == 0 else ()
+    ran = job_parts(["fabric", "container"], full_env, cwd=workdir, out=workdir / "job-parts.json", python="python3",
+                    prefix=as_user, submit_dir=str(workdir), nodes=NODES[nnodes])
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    wrapper = (REPO / "app" / "common" / "node_wrapper.sh").read_text()
+    step = [*ran.found["container"]["argv"], "/bin/sh", "-c", wrapper, "ddp-node", f"{workdir}/run/stop", "",
+            ran.found["container"]["policy"], "/bin/sh", "-c", command]
+    result = subprocess.run([*as_user, "env", "-i", *(f"{k}={v}" for k, v in ran.env.items()), *step],
                             cwd=workdir, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
@@ -82,8 +87,8 @@ SCENARIOS = [
 @pytest.mark.parametrize(("fabric", "nnodes", "users"), [s[1:] for s in SCENARIOS], ids=[s[0] for s in SCENARIOS])
 def test_the_training_process_sees_exactly_the_policy_and_the_users_own_values(
         smoke_image: Path, user_dir: Path, node: Path, fabric: str, nnodes: int, users: dict[str, str]) -> None:
-    env = in_job_container(smoke_image, user_dir, "env", {"FABRIC": fabric, "DDP_NNODES": str(nnodes),
-                                                           "DDP_PROBE_ROOT": str(node), **users})
+    env = in_job_container(smoke_image, user_dir, "env", {"FABRIC": fabric, "DDP_PROBE_ROOT": str(node), **users},
+                           nnodes)
     fabric_env = {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_"))}
     assert fabric_env == {**policy(fabric, nnodes), **users}
 
@@ -93,6 +98,5 @@ def test_a_cray_lib64_host_libfabric_is_the_one_the_plugin_loads_in_the_containe
     # What NCCL does with aws-ofi-nccl: dlopen, and the plugin's libfabric.so.1 comes from the loader's search.
     load = ('python3 -c "import ctypes; ctypes.CDLL(\'libfabric.so.1\'); '
             'print(next(line.split()[-1] for line in open(\'/proc/self/maps\') if \'libfabric\' in line))"')
-    env = in_job_container(smoke_image, user_dir, load, {"FABRIC": "slingshot", "DDP_NNODES": "2",
-                                                         "DDP_PROBE_ROOT": str(node)})
+    env = in_job_container(smoke_image, user_dir, load, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(node)})
     assert env["stdout"].splitlines()[-1] == "/opt/libfabric/lib64/libfabric.so.1.22.0"

@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 from app.launch.workload import nccl_tests_one_node
-from tests.jobscripts.test_jobscripts_lib import REPO
+from tests.launch_plan.job_parts import REPO
 
 HERE = socket.gethostname()
 #: What `mpirun` in a job of one task per node sees of Slurm (Open MPI's ras/slurm reads these): this node alone,

@@ -1,6 +1,7 @@
 """gh200-pbs.sh (the PBS job, app/launch/pbs_job.py) under PBS Pro and Cray PALS as they behave.
 
-Fast tests first: the pbsdsh launcher and lib.sh's launch check in a fresh bash, with stubs that copy what
+Fast tests first: the pbsdsh launcher and the launch check as the PBS job plans them (PbsSide.launch), with stubs
+that copy what
 OpenPBS pbsdsh and HPE PALS mpiexec do (tests/slurm/pbs-bin has the full stand-ins, with their sources). Then
 the job script on the real Slurm test cluster under the emulated PBS job (tests/slurm/pbs-emulation.sh): a node
 file of FQDNs, one line per MPI slot, the stand-ins for mpiexec, pbsdsh, qsub and qstat.
@@ -10,37 +11,29 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.fixtures.slurm import REPO, SlurmCluster
-from tests.jobscripts.test_jobscripts_lib import RDZV_OF
 from tests.jobscripts.test_jobscripts_slurm import (
     TRAIN_ENV,
     assert_completed,
     assert_trained_on_both_nodes,
     rdzv_port,
 )
+from tests.launch_plan.job_parts import Ran, job_parts
 
 JOBSCRIPTS = REPO / "jobscripts"
-LIB = JOBSCRIPTS / "lib.sh"
 PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 PBS_BIN = REPO / "tests" / "slurm" / "pbs-bin"
 #: The log of a job submitted with qsub, as PBS names it: <job name>.o<sequence number> in the submit directory
 PBS_LOG = "ddp.o{job_id}"
-JOB = {"DDP_SCRIPT": "gh200-pbs.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "7.pbs", "DDP_HEAD_NODE": "node1.example.org",
-       "DDP_SUBMIT_DIR": "/tmp", "DDP_SCHEDULER": "pbs"}
-
-
-def run_lib(snippet: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`source lib.sh; SNIPPET` in bash with only JOB, PATH, HOME and `env` in the environment."""
-    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **JOB, **env}
-    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=full_env, cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+#: The two-node PBS job (id 7.pbs) the fast tests plan, as tests/launch_plan/job_parts.py takes it
+JOB = {"script": "gh200-pbs.sh", "scheduler": "pbs", "job_id": "7.pbs", "nodes": "node1.example.org,node2.example.org"}
 
 
 def node_file(path: Path, *nodes: str, slots: int = 2) -> Path:
@@ -81,20 +74,30 @@ exit 0
 
 @pytest.fixture
 def pbs_job(tmp_path: Path) -> dict[str, str]:
-    """A two-node PBS job's environment for lib.sh: node file, run directory, pbsdsh stub, job output file."""
+    """A two-node PBS job's environment under LAUNCHER=pbsdsh: node file, run directory, pbsdsh stub, job output
+    file."""
     stub(tmp_path / "bin", "pbsdsh", PBSDSH)
     return {"PBS_NODEFILE": str(node_file(tmp_path / "nodefile", "node1.example.org", "node2.example.org")),
             "PBS_JOBID": "7.pbs", "PBS_NODENUM": "0", "PBS_TASKNUM": "1", "RUN_DIR": str(tmp_path / "run"),
             "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "PBSDSH_CALLS": str(tmp_path / "calls"),
-            "JOB_OUTPUT": str(tmp_path / "job.out"), "DDP_NODES_LIST": "node1.example.org node2.example.org"}
+            "JOB_OUTPUT": str(tmp_path / "job.out"), "DDP_NODES_LIST": "node1.example.org node2.example.org",
+            "LAUNCHER": "pbsdsh", "FABRIC": "none"}
 
 
-PBS_NODES = 'read -ra DDP_NODES <<<"$DDP_NODES_LIST"; '
-#: The pbsdsh launcher into the array L, as the PBS job builds it under LAUNCHER=pbsdsh (PbsSide.launch, whose
-#: words tests/launch/test_pbs_job.py pins): this checkout's pbsdsh-run with the job's facts
-PBSDSH_LAUNCHER = ('L=(python3 -I -S -c "$(<"$DDP_REPO/app/launch/run_checkout.py")" "$DDP_REPO" app.launch '
-                   '--script=gh200-pbs.sh pbsdsh-run --run-dir="$RUN_DIR" --run-dir-mode=700 --job-id="$DDP_JOB_ID" '
-                   '--nodefile="$PBS_NODEFILE" --); ')
+def pbsdsh_launcher(env: dict[str, str], cwd: Path) -> Ran:
+    """The PBS job planned under ENV (LAUNCHER=pbsdsh): found["launch"]["per_node"] is the one-task-a-node launcher
+    (this checkout's pbsdsh-run with the job's facts: tests/launch/test_pbs_job.py pins its words), ran.env the
+    environment the job leaves for its steps."""
+    ran = job_parts(["launch"], env, cwd=cwd, submit_dir=str(cwd), **JOB)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran
+
+
+def through_pbsdsh(ran: Ran, command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """The shell COMMAND on every node through the job's pbsdsh launcher, in the environment the job left (umask
+    022, as a login shell leaves it)."""
+    return subprocess.run([*ran.found["launch"]["per_node"], "/bin/sh", "-c", command], env={**ran.env, **env},
+                          cwd=cwd, capture_output=True, text=True, timeout=60, umask=0o022)
 
 
 #: The PBS job's launch check (JobRun.launch_check: app/launch/launch_check.py) through the launcher "$@", for the
@@ -111,16 +114,19 @@ except UsageError as error:
 """
 
 
-def launch_check(snippet: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """SNIPPET (which leaves the launcher in the array L), then the job's launch check through it."""
-    return run_lib(f'{snippet}PYTHONPATH="$DDP_REPO" python3 -c {shlex.quote(LAUNCH_CHECK)} "${{L[@]}}"', env,
-                   cwd=cwd)
+def launch_check(launcher: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The job's launch check through LAUNCHER, in ENV."""
+    return subprocess.run([sys.executable, "-c", LAUNCH_CHECK, *launcher],
+                          env={"PATH": os.environ["PATH"], **env, "PYTHONPATH": str(REPO)}, cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
 
 
 def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs_job: dict[str, str],
                                                                             tmp_path: Path) -> None:
     """TORQUE's `pbsdsh -u` is an invalid option on OpenPBS; one `pbsdsh -n INDEX` per node."""
-    result = launch_check(PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER, pbs_job, cwd=tmp_path)
+    ran = pbsdsh_launcher(pbs_job, tmp_path)
+    result = launch_check(ran.found["launch"]["per_node"], {**ran.env, "DDP_NODES_LIST": pbs_job["DDP_NODES_LIST"]},
+                          cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     calls = Path(pbs_job["PBSDSH_CALLS"]).read_text().splitlines()
     assert sorted(calls) == ["-n 0 --", "-n 2 --"]
@@ -131,11 +137,11 @@ def test_the_pbsdsh_launcher_starts_one_task_per_node_not_per_node_file_line(pbs
 def test_the_pbsdsh_tasks_get_the_jobs_store_secret(pbs_job: dict[str, str], tmp_path: Path) -> None:
     """pbsdsh's tasks read the batch script's environment from a file: the store's secret is in it. That the file
     is its owner's alone and gone after the step: test_jobscripts_shared_cluster.py."""
-    snippet = (PBS_NODES + 'umask 022; ddp_defaults; ' + PBSDSH_LAUNCHER
-               + '"${L[@]}" /bin/sh -c \'echo "secret=$DDP_STORE_SECRET"\'; echo "batch=$DDP_STORE_SECRET"')
-    result = run_lib(snippet, pbs_job, cwd=tmp_path)
+    ran = pbsdsh_launcher(pbs_job, tmp_path)
+    result = through_pbsdsh(ran, 'echo "secret=$DDP_STORE_SECRET"', tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    batch = re.search(r"^batch=(\w+)$", result.stdout, re.M).group(1)
+    batch = ran.env["DDP_STORE_SECRET"]
+    assert re.fullmatch(r"\w+", batch)
     assert [line for line in result.stdout.splitlines() if line.startswith("secret=")] == [f"secret={batch}"] * 2
 
 
@@ -143,9 +149,8 @@ def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], t
     """A pbsdsh task starts with the job's initial environment, not the step's: the grace the node wrapper and
     torchrun read (TORCH_ELASTIC_SHUTDOWN_TIMEOUT, SHUTDOWN_TIMEOUT_S) must reach it through the launcher's
     environment file, or every node falls back to 30 s."""
-    snippet = (PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER
-               + '"${L[@]}" /bin/sh -c \'echo "grace=${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-unset}"\'')
-    result = run_lib(snippet, {**pbs_job, "SHUTDOWN_TIMEOUT_S": "90"}, cwd=tmp_path)
+    ran = pbsdsh_launcher({**pbs_job, "SHUTDOWN_TIMEOUT_S": "90"}, tmp_path)
+    result = through_pbsdsh(ran, 'echo "grace=${TORCH_ELASTIC_SHUTDOWN_TIMEOUT:-unset}"', tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("grace=")] == ["grace=90"] * 2
 
@@ -153,11 +158,9 @@ def test_the_pbsdsh_tasks_get_the_jobs_snapshot_grace(pbs_job: dict[str, str], t
 def test_the_pbsdsh_launcher_returns_the_highest_exit_code_of_its_tasks(pbs_job: dict[str, str],
                                                                        tmp_path: Path) -> None:
     """pbsdsh itself exits 0 whatever its tasks returned: the launcher must not."""
-    snippet = (PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER
-               + '"${L[@]}" /bin/sh -c \'echo "out of $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM + 3))\' '
-               '|| echo "rc=$?"')
-    result = run_lib(snippet, pbs_job, cwd=tmp_path)
-    assert "rc=4\n" in result.stdout, result.stdout + result.stderr
+    ran = pbsdsh_launcher(pbs_job, tmp_path)
+    result = through_pbsdsh(ran, 'echo "out of $PBS_NODENUM in $PWD"; exit $((PBS_NODENUM + 3))', tmp_path)
+    assert result.returncode == 4, result.stdout + result.stderr
     # The tasks' stdout comes back to the caller, from the submit directory, not $HOME
     assert f"out of 0 in {tmp_path}\n" in result.stdout and f"out of 1 in {tmp_path}\n" in result.stdout
 
@@ -169,7 +172,7 @@ def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_
     launch = stub(tmp_path / "bin", "mpiexec-one-node",
                   '#!/bin/bash\nd=$(mktemp -d); printf \'#!/bin/sh\\necho x1000c0s0b0n0\\n\' >"$d/uname"; '
                   'chmod +x "$d/uname"; PALS_NODEID=0 PBS_NODENUM=0 PATH="$d:$PATH" "$@"\n')
-    result = launch_check(f"L=({launch}); ", {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
+    result = launch_check([str(launch)], {"DDP_NODES_LIST": "node1.example.org node2.example.org"})
     assert result.returncode == 2
     assert "started 1 process(es) on 1 node(s) (none on node2.example.org) but this job has 2 nodes" in result.stderr
 
@@ -181,9 +184,8 @@ def test_the_head_node_hosts_the_store_even_when_the_rendezvous_falls_back_to_it
     node, so this node hosts the store (the owner, node 0) unconditionally."""
     bin_dir = tmp_path / "bin"
     stub(bin_dir, "uname", '#!/bin/sh\n[ "$1" = -n ] && echo x1000c0s0b0n0\n')
-    result = run_lib('ddp_defaults; ' + RDZV_OF,
-                     {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "no-such-nic0"})
-    assert "host=node1.example.org owner=x1000c0s0b0n0\n" in result.stdout, result.stdout + result.stderr
+    result = job_parts(["meet"], {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "no-such-nic0"}, **JOB)
+    assert result.found.get("meet") == ["node1.example.org", "x1000c0s0b0n0"], result.stdout + result.stderr
 
 
 def run_script(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
@@ -251,10 +253,10 @@ def test_the_pbs_script_takes_the_submit_environment_and_writes_its_log_as_it_ru
 
 # ------------------------------------------------------------------------ on the Slurm test cluster
 def fake_slingshot_node(root: Path) -> Path:
-    """A fake node tree with the host's libfabric and libcxi, which lib.sh binds into the container.
+    """A fake node tree with the host's libfabric and libcxi, which the job binds into the container.
 
     No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
-    (the binds of /dev/cxi* are checked in test_jobscripts_lib.py)."""
+    (the binds of /dev/cxi* are checked in tests/launch_plan/test_job_parts.py)."""
     for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
         (root / directory).mkdir(parents=True)
     (root / "usr/lib64/libcxi.so.1").touch()

@@ -10,11 +10,12 @@ binds /tmp but not /var/spool: on a real node the rank inside the container find
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import run_lib
+from tests.launch_plan.job_parts import job_parts
 
 
 def rank_container(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:
@@ -28,12 +29,12 @@ def rank_container(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") ->
                     "env | grep '^PMIX_MCA_' | sed 's/^/env:/'\n")
     stub.chmod(0o755)
     (tmp_path / "app.sif").touch()
-    snippet = ("ddp_defaults >/dev/null; DDP_WORKLOAD_KIND=nccl-tests; ddp_container_cmd container policy >/dev/null\n"
-               'env "${TASK[@]}" "${container[@]}" all_reduce_perf -g 1')
     env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "IMAGE": str(tmp_path / "app.sif"),
-           "RUN_DIR": str(tmp_path / "run"), "DDP_PMIX_TMPFS": tmpfs}
-    task = " ".join(f"{k}={v}" for k, v in task_env.items())
-    result = run_lib(f"TASK=({task})\n{snippet}", env)
+           "RUN_DIR": str(tmp_path / "run"), "DDP_PMIX_TMPFS": tmpfs, "FABRIC": "none"}
+    ran = job_parts(["container"], env, kind="nccl-tests")
+    assert ran.returncode == 0, ran.stderr
+    result = subprocess.run(["env", *(f"{k}={v}" for k, v in task_env.items()), *ran.found["container"]["argv"],
+                             "all_reduce_perf", "-g", "1"], env=ran.env, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 

@@ -9,28 +9,22 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tests.jobscripts.test_jobscripts_lib import RDZV_OF, REPO, head_node_bin, rdzv, run_lib  # noqa: F401  (a fixture)
-from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH, PBSDSH_LAUNCHER, node_file, stub
-from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
+from tests.jobscripts.test_jobscripts_pbs import PBSDSH, node_file, pbsdsh_launcher, stub, through_pbsdsh
+from tests.launch_plan.job_parts import REPO, job_parts
+from tests.launch_plan.test_job_parts import NODE_WRAPPER, head_node_bin, rdzv  # noqa: F401  (a fixture)
 
 
 def test_extra_env_values_are_not_globbed(tmp_path: Path) -> None:
     (tmp_path / "NCCL_DEBUG_SUBSYS=planted").touch()
-    result = run_lib('ddp_defaults; echo "subsys=$NCCL_DEBUG_SUBSYS"', {"EXTRA_ENV": "NCCL_DEBUG_SUBSYS=*"},
-                     cwd=tmp_path)
+    result = job_parts([], {"EXTRA_ENV": "NCCL_DEBUG_SUBSYS=*"}, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "subsys=*\n" in result.stdout
+    assert result.env["NCCL_DEBUG_SUBSYS"] == "*"
 
 
 def test_rdzv_ifaces_are_not_globbed(head_node_bin: Path, tmp_path: Path) -> None:  # noqa: F811
     """A file named ib0 in the submit directory must not turn RDZV_IFACES='i?0' into the interface ib0."""
     (tmp_path / "ib0").touch()
-    result = subprocess.run(
-        ["bash", "-c", f'source "{REPO}/jobscripts/lib.sh"\nddp_defaults; {RDZV_OF}'],
-        env={"PATH": f"{head_node_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "RDZV_IFACES": "i?0",
-             "DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
-             "DDP_SUBMIT_DIR": str(tmp_path), "DDP_SCHEDULER": "slurm"},
-        cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    result = rdzv(head_node_bin, cwd=tmp_path, HOME=str(tmp_path), RDZV_IFACES="i?0")
     assert result.returncode == 0, result.stderr
     assert "host=node1 " in result.stdout, result.stdout
 
@@ -43,12 +37,11 @@ def test_a_tasks_exit_code_file_is_never_evaluated_as_code(tmp_path: Path) -> No
     stub(tmp_path / "bin", "pbsdsh", pbsdsh)
     job = {"PBS_NODEFILE": str(node_file(tmp_path / "nodefile", "node1.example.org", "node2.example.org")),
            "PBS_JOBID": "7.pbs", "RUN_DIR": str(tmp_path / "run"), "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
-           "PBSDSH_CALLS": str(tmp_path / "calls"), "JOB_OUTPUT": str(tmp_path / "job.out"),
-           "DDP_NODES_LIST": "node1.example.org node2.example.org"}
-    snippet = PBS_NODES + 'ddp_defaults; ' + PBSDSH_LAUNCHER + '"${L[@]}" true || echo "rc=$?"'
-    result = run_pbs_lib(snippet, job, cwd=tmp_path)
+           "PBSDSH_CALLS": str(tmp_path / "calls"), "JOB_OUTPUT": str(tmp_path / "job.out"), "LAUNCHER": "pbsdsh",
+           "FABRIC": "none"}
+    result = through_pbsdsh(pbsdsh_launcher(job, tmp_path), "true", tmp_path)
     assert not marker.exists(), "an exit-code file's content ran as a command"
-    assert "rc=1\n" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
 
 
 def test_workload_keeps_quoted_arguments_whole(tmp_path: Path) -> None:
@@ -64,9 +57,9 @@ def test_workload_keeps_quoted_arguments_whole(tmp_path: Path) -> None:
     assert r"train.py --name a\ b \*" in step, step
 
 
-def test_a_submitted_script_path_with_spaces_finds_its_library(tmp_path: Path) -> None:
-    """sbatch runs a spool copy of the script; it finds lib.sh beside the submitted file, which `scontrol show
-    job` names on its `Command=` line, spaces and all."""
+def test_a_submitted_script_path_with_spaces_finds_its_checkout(tmp_path: Path) -> None:
+    """sbatch runs a spool copy of the script; it finds its checkout above the submitted file, which `scontrol
+    show job` names on its `Command=` line, spaces and all."""
     project = tmp_path / "my project"
     shutil.copytree(REPO / "jobscripts", project / "jobscripts")
     for package in ("common", "launch"):  # the fabric policy, the node wrapper; the job's plan
@@ -85,15 +78,15 @@ def test_a_submitted_script_path_with_spaces_finds_its_library(tmp_path: Path) -
            "SLURM_JOB_NODELIST": "node1", "SLURM_JOB_NUM_NODES": "1", "DRY_RUN": "1"}
     result = subprocess.run(["bash", str(spool / "slurm_script")], env=env, cwd=tmp_path, capture_output=True,
                             text=True, timeout=60)
-    assert "lib.sh not found" not in result.stderr, result.stderr
     assert "job 42 on node1" in result.stdout, result.stdout + result.stderr
 
 
 def test_the_node_wrappers_policy_list_is_not_globbed(tmp_path: Path) -> None:
     """The wrapper sources the first readable file of a colon-separated list: a `*` in it matches nothing."""
     (tmp_path / "policy-planted.env").write_text("export PLANTED=1\n")
-    result = run_lib(f'sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "{tmp_path}/pol*:/nonexistent" env',
-                     cwd=tmp_path)
+    result = subprocess.run(["sh", "-c", NODE_WRAPPER, "ddp-node", f"{tmp_path}/no-stop", "",
+                             f"{tmp_path}/pol*:/nonexistent", "env"], env={"PATH": os.environ["PATH"]}, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=30)
     assert "PLANTED=1" not in result.stdout
     assert "no fabric policy readable" in result.stderr
 

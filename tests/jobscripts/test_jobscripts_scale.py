@@ -28,20 +28,21 @@ from bench.job_world import (
     cray_nids,
     heal,
     heal_pbs,
+    history_event,
     make_world,
     pbs_env,
     pbs_gh200,
     pbs_nodes_seen,
-    run_lib,
+    requeues_in_a_row,
+    run_job_part,
     slurm_nodes_seen,
     whole_job,
     write_history,
 )
 
 NODES = 1024
-#: Every part here, in CPU seconds of the job's process and its children (the job's python3 after its imports; the
-#: history rows: bash after `source lib.sh`): what a loaded shared machine does not inflate; bench/jobscripts_scale.py
-#: reports the wall-clock
+#: Every part here, in CPU seconds of the job's process and its children (the job's python3 after its imports): what
+#: a loaded shared machine does not inflate; bench/jobscripts_scale.py reports the wall-clock
 BUDGET_S = 1.0
 #: A whole job, in the same CPU seconds (all of `bash mn5.sh` or `bash gh200-pbs.sh`): one python3 and three steps
 #: through the stand-in launcher. The Slurm job: 0.31-0.37 s at load 3 (3 runs; the bash main it replaced took
@@ -191,26 +192,18 @@ def test_requeues_in_a_row_are_counted_right_over_a_long_history_of_1024_node_li
     two made no progress. Every line names all 1024 hosts: a file of about 13 MB."""
     run_dir = world.root / "history-run"
     write_history(run_dir, cray.nodes, attempts=500, requeues_at_the_end=2)
-    run = run_lib(world, 'ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', world.env(RUN_DIR=str(run_dir)))
+    run = run_job_part(world, requeues_in_a_row(), world.env(RUN_DIR=str(run_dir)))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "2"
     assert run.cpu_seconds < BUDGET_S
-
-
-def history_event(excluded: str) -> str:
-    """A requeue's line in history.jsonl for the PBS job's nodes, which go on stdin: Linux caps one argument at
-    128 KiB (MAX_ARG_STRLEN), 1024 of these names are 35 KB, 4096 are 143 KB."""
-    return ('DDP_SCRIPT=gh200-pbs.sh DDP_SCHEDULER=pbs\nddp_allocation >/dev/null\n'
-            'ddp_python app.common.history event "$RUN_DIR" requeue hung --hosts-from - '
-            f'--excluded {excluded} --job-id "$DDP_JOB_ID" --image app.sif < <(printf "%s\\n" "${{DDP_NODES[@]}}")')
 
 
 def test_a_history_event_takes_1024_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(NODES)
     run_dir = world.root / "event-run"
     run_dir.mkdir(exist_ok=True)
-    run = run_lib(world, history_event(alloc.nodes[5]),
-                  world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)))
+    run = run_job_part(world, history_event(alloc.nodes[5]),
+                       world.env(**pbs_env(alloc, world.root), RUN_DIR=str(run_dir)), "pbs")
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
@@ -221,8 +214,8 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
     alloc = pbs_gh200(4096)
     run_dir = world.root / "event-run-4096"
     run_dir.mkdir(exist_ok=True)
-    run = run_lib(world, history_event(alloc.nodes[5]),
-                  world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)))
+    run = run_job_part(world, history_event(alloc.nodes[5]),
+                       world.env(**pbs_env(alloc, world.root, mpiprocs=1), RUN_DIR=str(run_dir)), "pbs")
     assert run.returncode == 0, run.stderr
     entry = json.loads((run_dir / "history.jsonl").read_text())
     assert entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[5]]
@@ -248,24 +241,6 @@ def test_a_4096_node_pbs_job_is_submitted_again_as_it_was_and_its_history_names_
     entry = json.loads((world.root / "run" / "history.jsonl").read_text())
     assert entry["event"] == "requeue" and entry["hosts"] == alloc.nodes and entry["excluded"] == [alloc.nodes[700]]
     assert run.cpu_seconds < BUDGET_S
-
-
-#: An answer as ddp_plan reads one (mapfile from a process substitution), from a python3 that goes on for 0.3 CPU
-#: seconds after it closed its stdout: bash reaps such a process whenever it gets to it, maybe after the mark
-QUESTION = ("mapfile -t answer < <(python3 -c 'import os, time; print(1, flush=True); os.close(1)\n"
-            "started = time.process_time()\nwhile time.process_time() - started < 0.3: pass')\n")
-
-
-def test_the_cpu_figure_counts_a_question_still_running_when_the_snippet_ends(world: World) -> None:
-    run = run_lib(world, QUESTION, world.env())
-    assert run.returncode == 0, run.stderr
-    assert run.cpu_seconds >= 0.3
-
-
-def test_the_cpu_figure_leaves_out_a_question_asked_before_the_mark(world: World) -> None:
-    run = run_lib(world, f"{QUESTION}__mark\nwait", world.env())
-    assert run.returncode == 0, run.stderr
-    assert run.cpu_seconds < 0.1
 
 
 def _torchrun_args(argv: list[str]) -> dict[str, str]:

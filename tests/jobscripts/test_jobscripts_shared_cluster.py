@@ -1,6 +1,7 @@
 """The job scripts on a shared cluster: what another user can write (a run directory under a group-writable
 project directory, a file in the submit directory) changes nothing, and what the job writes (its environment,
-its hostfile) only its owner can read. Each test sources jobscripts/lib.sh in a fresh bash."""
+its hostfile) only its owner can read. Each test runs the job's parts in a fresh process
+(tests/launch_plan/job_parts.py)."""
 
 from __future__ import annotations
 
@@ -12,33 +13,41 @@ from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import JOB, LIB, run_lib
-from tests.jobscripts.test_jobscripts_pbs import PBS_NODES, PBSDSH_LAUNCHER, pbs_job  # noqa: F401  (a fixture)
-from tests.jobscripts.test_jobscripts_pbs import run_lib as run_pbs_lib
+from app.common.errors import UsageError
+from app.launch.binds import container_binds
+from tests.jobscripts.test_jobscripts_pbs import pbs_job, pbsdsh_launcher, through_pbsdsh  # noqa: F401  (a fixture)
 from tests.launch import free_port
+from tests.launch_plan.job_parts import REPO, Ran, job_parts
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 OTHER_UID = 54321
-#: Writes RUN_DIR/hostfile: the first thing a job writes into its run directory.
-HOSTFILE = "umask 022; ddp_defaults; DDP_NODES=(node1 node2); DDP_NPROC=4; ddp_write_deepspeed_hostfile"
+#: What runs the job's parts under umask 022, as a login shell leaves it
+UMASK_022 = ("sh", "-c", 'umask 022 && exec "$@"', "umask-022")
+
+
+def hostfile(env: dict[str, str], cwd: Path) -> Ran:
+    """The job's plan up to RUN_DIR/hostfile (two nodes of 4 processes, a module of yours), under umask 022: the
+    first thing a job writes into its run directory."""
+    return job_parts(["workload", "nproc", "hostfile"], {"GPUS_PER_NODE": "4", **env}, "-m", "my_pkg.train",
+                     cwd=cwd, prefix=UMASK_022)
 
 
 def test_a_new_run_dir_is_private_to_its_owner_under_umask_022(tmp_path: Path) -> None:
     run_dir = tmp_path / "runs" / "42"
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    result = hostfile({"RUN_DIR": str(run_dir)}, tmp_path)
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
 
 
 def test_run_dir_mode_750_lets_the_group_read(tmp_path: Path) -> None:
     run_dir = tmp_path / "runs" / "42"
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": "750"})
+    result = hostfile({"RUN_DIR": str(run_dir), "RUN_DIR_MODE": "750"}, tmp_path)
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o750
 
 
 def test_a_run_dir_mode_that_lets_others_write_is_refused() -> None:
-    result = run_lib("ddp_defaults", {"RUN_DIR_MODE": "777"})
+    result = job_parts([], {"RUN_DIR_MODE": "777"})
     assert result.returncode == 2 and "RUN_DIR_MODE=777" in result.stderr and "example" in result.stderr
 
 
@@ -47,7 +56,7 @@ def test_a_run_dir_another_user_created_first_is_refused_in_one_line(tmp_path: P
     run_dir = tmp_path / "runs" / "42"
     run_dir.mkdir(parents=True)
     os.chown(run_dir, OTHER_UID, OTHER_UID)
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    result = hostfile({"RUN_DIR": str(run_dir)}, tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and f"uid {OTHER_UID}" in result.stderr and "RUN_DIR=" in result.stderr
     assert list(run_dir.iterdir()) == []
@@ -60,7 +69,7 @@ def test_a_symbolic_link_another_user_planted_as_the_run_dir_is_refused(tmp_path
     link = tmp_path / "42"
     link.symlink_to(mine)
     os.lchown(link, OTHER_UID, OTHER_UID)
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(link)})
+    result = hostfile({"RUN_DIR": str(link)}, tmp_path)
     assert result.returncode == 2 and "symbolic link" in result.stderr, result.stderr
     assert list(mine.iterdir()) == []
 
@@ -69,7 +78,7 @@ def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_
     run_dir = tmp_path / "42"
     run_dir.mkdir()
     run_dir.chmod(0o777)
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir)})
+    result = hostfile({"RUN_DIR": str(run_dir)}, tmp_path)
     assert result.returncode == 2 and "chmod go-w" in result.stderr, result.stderr
     assert list(run_dir.iterdir()) == []
 
@@ -80,9 +89,8 @@ def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_de
     in RUN_DIR: it holds every exported secret (a token), so it is 0600 under umask 022 and gone after the step."""
     run_dir = Path(pbs_job["RUN_DIR"])
     listing = 'find "$RUN_DIR" -type f -exec grep -l s3cr3t-token {} + | xargs -r stat -c "mode=%a %n"'
-    snippet = (PBS_NODES + "umask 022; export HF_TOKEN=s3cr3t-token; ddp_defaults; " + PBSDSH_LAUNCHER
-               + f"\"${{L[@]}}\" /bin/sh -c '{listing}'")
-    result = run_pbs_lib(snippet, pbs_job, cwd=tmp_path)
+    ran = pbsdsh_launcher({**pbs_job, "HF_TOKEN": "s3cr3t-token"}, tmp_path)
+    result = through_pbsdsh(ran, listing, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     modes = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("mode=")]
     assert modes and set(modes) == {"mode=600"}, result.stdout
@@ -94,14 +102,14 @@ def test_pbsdsh_hands_the_environment_over_in_a_file_only_the_owner_reads_and_de
 def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, run_dir_mode: str,
                                                                 file_mode: int) -> None:
     run_dir = tmp_path / "runs" / "42"
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(run_dir), "RUN_DIR_MODE": run_dir_mode})
+    result = hostfile({"RUN_DIR": str(run_dir), "RUN_DIR_MODE": run_dir_mode}, tmp_path)
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE((run_dir / "hostfile").stat().st_mode) == file_mode
 
 
-#: The binds the container gets, one argument a line.
-BINDS_OF = ('ddp_defaults >/dev/null; declare -a b; ddp_plan b binds --fabric="$FABRIC" --run-dir="$RUN_DIR" '
-            '--binds="${BINDS:-}"; printf "%s\\n" "${b[@]}"')
+def binds_of(run_dir: Path, binds: str = "") -> list[str]:
+    """The binds the job's container gets (app/launch/binds.py, as Job.container asks it) on a node of no fabric."""
+    return container_binds("none", str(run_dir), binds).args
 
 
 @pytest.mark.parametrize("name", ["lr=1e-3,bs=32", "a:b", 'q"x,y'])
@@ -109,29 +117,25 @@ def test_a_run_dir_with_a_comma_or_colon_is_bound_whole(tmp_path: Path, name: st
     """`apptainer --bind` splits at `,` (binds) and `:` (source, destination): the run directory is bound with
     --mount, its fields CSV-quoted (tested with Apptainer 1.4.5: the directory is seen whole inside)."""
     run_dir = tmp_path / name
-    result = run_lib(BINDS_OF, {"RUN_DIR": str(run_dir), "FABRIC": "none"})
-    assert result.returncode == 0, result.stderr
     quoted = str(run_dir).replace('"', '""')
-    assert result.stdout.splitlines() == ["--mount", f'type=bind,"src={quoted}","dst={quoted}"'], result.stdout
+    assert binds_of(run_dir) == ["--mount", f'type=bind,"src={quoted}","dst={quoted}"']
 
 
 def test_a_plain_run_dir_is_bound_as_before(tmp_path: Path) -> None:
-    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none"})
-    assert result.stdout.splitlines() == ["--bind", str(tmp_path / "run")], result.stdout + result.stderr
+    assert binds_of(tmp_path / "run") == ["--bind", str(tmp_path / "run")]
 
 
 @pytest.mark.parametrize("binds", ["/data/lr=1e-3,bs=32", "/data/a:b", "/data:/in:rx"])
 def test_binds_that_apptainer_would_split_elsewhere_are_refused_with_the_remedy(tmp_path: Path, binds: str) -> None:
-    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none", "BINDS": binds})
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert result.stderr.count("\n") == 1 and "BINDS" in result.stderr and "--mount" in result.stderr, result.stderr
+    with pytest.raises(UsageError) as refused:  # the job's one line, exit 2 (job.job_code)
+        binds_of(tmp_path / "run", binds)
+    line = str(refused.value)
+    assert "\n" not in line and "BINDS" in line and "--mount" in line, line
 
 
 def test_binds_of_absolute_paths_with_options_are_passed_on(tmp_path: Path) -> None:
-    result = run_lib(BINDS_OF, {"RUN_DIR": str(tmp_path / "run"), "FABRIC": "none",
-                                "BINDS": "/data,/scratch/x:/in:ro"})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[2:] == ["--bind", "/data", "--bind", "/scratch/x:/in:ro"]
+    assert binds_of(tmp_path / "run", "/data,/scratch/x:/in:ro")[2:] == ["--bind", "/data", "--bind",
+                                                                          "/scratch/x:/in:ro"]
 
 
 PLANTED = """
@@ -153,12 +157,14 @@ def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers
     for planted in ("yaml.py", "torch.py"):  # what the trainer and the check import
         (submit / planted).write_text(PLANTED)
     torchrun = Path(sys.executable).parent / "torchrun"
-    snippet = ('ddp_defaults >/dev/null; ddp_workload kind argv "$@"\n'
-               f'sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/stop" "" "" {torchrun} --nnodes=1 --nproc-per-node=1 '
-               f'--rdzv-backend=static --rdzv-endpoint=127.0.0.1:{free_port()} --rdzv-id=42 "${{argv[@]}}"')
-    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}', "bash", *workload], cwd=submit,
-                            env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), **JOB,
-                                 "DDP_SUBMIT_DIR": str(submit), "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
+    planned = job_parts(["workload"], {"HOME": str(tmp_path)}, *workload, cwd=submit, submit_dir=str(submit))
+    assert planned.returncode == 0, planned.stderr
+    wrapper = (REPO / "app" / "common" / "node_wrapper.sh").read_text()
+    result = subprocess.run(["sh", "-c", wrapper, "ddp-node", f"{submit}/stop", "", "", str(torchrun), "--nnodes=1",
+                             "--nproc-per-node=1", "--rdzv-backend=static",
+                             f"--rdzv-endpoint=127.0.0.1:{free_port()}", "--rdzv-id=42",
+                             *planned.found["workload"]["argv"]],
+                            cwd=submit, env={**planned.env, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""},
                             capture_output=True, text=True, timeout=180)
     assert not (submit / "planted-module-ran").exists(), result.stderr[-3000:]
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
@@ -170,7 +176,7 @@ def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp
     project = tmp_path / "project"
     project.mkdir()
     project.chmod(0o2775)  # a project directory: group-writable, setgid
-    result = run_lib(HOSTFILE, {"RUN_DIR": str(project / "runs" / "42")})
+    result = hostfile({"RUN_DIR": str(project / "runs" / "42")}, tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert str(project) in line and "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line

@@ -10,30 +10,26 @@ which the image does not carry and srun without --mpi does not serve.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.jobscripts.test_jobscripts_lib import JOB, LIB
 from tests.launch import free_port
+from tests.launch_plan.job_parts import Ran, job_parts
 
 #: The sixth of eight tasks, the second on its node, as srun starts it
 TASK = {"SLURM_PROCID": "5", "SLURM_STEP_NUM_TASKS": "8", "SLURM_LOCALID": "1", "SLURM_NODEID": "1",
         "SLURM_STEP_TASKS_PER_NODE": "4(x2)", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29400"}
 
 
-def task_step(tmp_path: Path, kind: str, program: str, task: dict[str, str],
-              timeout_s: float = 30) -> subprocess.CompletedProcess:
-    """ddp_step of LAUNCH=srun as one srun task runs it (no launcher, no container), for a workload of KIND."""
-    snippet = (f"DDP_LAUNCHER=() DDP_CONTAINER=() DDP_NODE_POLICY= DDP_NPROC=4 DDP_WORKLOAD_KIND={kind} DRY_RUN=0 "
-               f"DDP_PREEMPTED= DDP_STOP_FILE={tmp_path}/stop DDP_STEP=task LAUNCH=srun IMAGE=none DDP_PROBE_ROOT= "
-               f"RDZV_PORT=29400 RDZV_JOIN_TIMEOUT_S=60\nddp_step rdzv {program}")
-    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": os.environ.get("HOME", "/tmp"),
-           **JOB, **task}
-    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=env, capture_output=True, text=True,
-                          timeout=timeout_s)
+def task_step(tmp_path: Path, kind: str, program: list[str], task: dict[str, str], timeout_s: float = 30) -> Ran:
+    """The job's step of LAUNCH=srun (4 processes a node) as one srun task runs it (no launcher, no container), for
+    a workload of KIND."""
+    (tmp_path / "run").mkdir(exist_ok=True)
+    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "LAUNCH": "srun", "IMAGE": "none",
+           "GPUS_PER_NODE": "4", "RUN_DIR": str(tmp_path / "run"), **task}
+    return job_parts(["nproc", "step"], env, *program, timeout_s=timeout_s, kind=kind, launch_step="task")
 
 
 @pytest.mark.parametrize("kind", ["script", "module"])
@@ -41,7 +37,7 @@ def test_your_own_script_under_srun_gets_torchruns_rank_variables(tmp_path: Path
     show = tmp_path / "show.py"
     show.write_text("import os\nfor k in ('RANK', 'WORLD_SIZE', 'LOCAL_RANK', 'LOCAL_WORLD_SIZE'):\n"
                     "    print(f'{k}={os.environ.get(k)}')\n")
-    program = str(show) if kind == "script" else f"-c 'import runpy; runpy.run_path(\"{show}\")'"
+    program = [str(show)] if kind == "script" else ["-c", f"import runpy; runpy.run_path('{show}')"]
     result = task_step(tmp_path, kind, program, TASK)
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stdout.splitlines() if not line.startswith("[")] == [
@@ -62,7 +58,7 @@ def test_a_deepspeed_script_under_srun_initialises_without_mpi(tmp_path: Path) -
     one_task = {"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
                 "SLURM_STEP_TASKS_PER_NODE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()),
                 "DS_ACCELERATOR": "cpu"}
-    result = task_step(tmp_path, "script", str(script), one_task, timeout_s=300)
+    result = task_step(tmp_path, "script", [str(script)], one_task, timeout_s=300)
     assert "mpi4py" not in result.stderr, result.stderr[-2000:]
     assert result.returncode == 0, result.stderr[-2000:]
     assert "deepspeed rank 0 of 1" in result.stdout

@@ -1,8 +1,8 @@
 """app.launch.heal: after a step that blamed nodes, requeue without them, requeue as before, or give up.
 
-The decision is a pure function of the facts (tested as a table); the heal question reads the blamed nodes from the
-run directory, records the decision in history.jsonl and runs the scheduler's requeue itself (tested with stand-in
-scontrol, qstat and qsub that record their arguments), as lib.sh's ddp_heal asks it (tested through bash itself).
+The decision is a pure function of the facts (tested as a table); the job's heal (app/launch/job.py JobRun.heal)
+reads the blamed nodes from the run directory, records the decision in history.jsonl and runs the scheduler's
+requeue itself (tested with stand-in scontrol, qstat and qsub that record their arguments).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 from app.common.errors import UsageError
 from app.common.history import append_event
 from app.launch import heal
+from tests.launch_plan.job_parts import job_parts
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -120,12 +121,12 @@ def stand_ins(bin_dir: Path, calls: Path) -> None:
         tool.chmod(0o755)
 
 
-def heal_question(tmp_path: Path, scheduler: str, reason: str, blamed: str = "node2\n", in_a_row: int = 0,
-                  pairs: tuple[str, ...] = (), python: str = sys.executable,
-                  max_requeues: str = "3") -> tuple[subprocess.CompletedProcess, list[str], list[str]]:
-    """The heal question as lib.sh's ddp_heal asks it (RC 1; the job's nodes node1 node2; the launch check's pairs on
-    stdin; the answer on a descriptor), after IN_A_ROW bad-node requeues; the run, the calls of the stand-ins and the
-    answer's words."""
+def job_heals(tmp_path: Path, scheduler: str, reason: str, blamed: str | None = "node2\n", in_a_row: int = 0,
+              pairs: tuple[str, ...] = (), python: str = sys.executable,
+              max_requeues: str = "3") -> tuple[subprocess.CompletedProcess, list[str]]:
+    """The job's heal after a step that failed (RC 1; the job's nodes node1 node2; PAIRS: the launch check's, what
+    each node calls itself then its scheduler name), after IN_A_ROW bad-node requeues; the run and the calls of the
+    stand-ins."""
     run_dir, calls = tmp_path / "run", tmp_path / "calls"
     run_dir.mkdir()
     if blamed is not None:
@@ -135,18 +136,13 @@ def heal_question(tmp_path: Path, scheduler: str, reason: str, blamed: str = "no
                      job_id="41", image=None)
     stand_ins(tmp_path / "bin", calls)
     job_id = "7.pbs" if scheduler == "pbs" else "42"
-    read, write = os.pipe()
-    env = {"PATH": f"{tmp_path}/bin:{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [python, "-m", "app.launch", "--script=t.sh", "--answer-fd", str(write), "heal", f"--scheduler={scheduler}",
-         "--rc=1", f"--reason={reason}", f"--max-requeues={max_requeues}", f"--job-id={job_id}",
-         f"--run-dir={run_dir}", "--image=app.sif", "--jobscript=/jobs/t.sh", "--", "node1", "node2"],
-        input="".join(word + "\0" for word in pairs).encode(), env=env, cwd=tmp_path, pass_fds=(write,),
-        capture_output=True, timeout=60)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        words = answer.read().decode().split("\0")[:-1]
-    return result, calls.read_text().splitlines() if calls.exists() else [], words
+    env = {"PATH": f"{tmp_path}/bin:{os.environ['PATH']}", "HOME": str(tmp_path), "RUN_DIR": str(run_dir),
+           "IMAGE": "app.sif", "MAX_REQUEUES": max_requeues, "DDP_JOBSCRIPT": "/jobs/t.sh"}
+    names = ",".join(f"{host}={name}" for host, name in zip(pairs[0::2], pairs[1::2], strict=True))
+    ran = job_parts(["heal"], env, cwd=tmp_path, python=python, script="t.sh", scheduler=scheduler, job_id=job_id,
+                    rc="1", reason=reason, names=names)
+    result = subprocess.CompletedProcess([], ran.returncode, ran.stdout.encode(), ran.stderr.encode())
+    return result, calls.read_text().splitlines() if calls.exists() else []
 
 
 def history(tmp_path: Path) -> list[dict]:
@@ -155,9 +151,9 @@ def history(tmp_path: Path) -> list[dict]:
 
 def test_the_heal_says_and_records_the_decision_word_for_word_whatever_the_reason_holds(tmp_path):
     reason = f"preflight failed $(touch {tmp_path}/pwned) `touch {tmp_path}/also` 'caf\u00e9\" ;\nsecond line"
-    result, calls, words = heal_question(tmp_path, "slurm", reason, in_a_row=1)
+    result, calls = job_heals(tmp_path, "slurm", reason, in_a_row=1)
     assert result.returncode == 75, result.stderr.decode()  # requeued (EX_TEMPFAIL)
-    assert words == [] and result.stderr == b""
+    assert result.stderr == b""
     assert f"] {reason}: leaving out node2 and requeueing (2 of at most 3 in a row)\n" in result.stdout.decode()
     assert history(tmp_path)[-1] | {"time": None} == {
         "event": "requeue", "time": None, "job_id": "42", "hosts": ["node1", "node2"], "image": "app.sif",
@@ -169,7 +165,7 @@ def test_the_heal_says_and_records_the_decision_word_for_word_whatever_the_reaso
 
 
 def test_blamed_hostnames_are_left_out_by_their_scheduler_names(tmp_path):
-    result, calls, _ = heal_question(tmp_path, "slurm", "hang", blamed="x1000c0s1b0n0.hsn.example.org\n",
+    result, calls = job_heals(tmp_path, "slurm", "hang", blamed="x1000c0s1b0n0.hsn.example.org\n",
                                      pairs=("x1000c0s1b0n0", "nid001003", "x1000c0s0b0n0", "nid001002"))
     assert result.returncode == 75, result.stderr.decode()
     assert ("the blamed hosts x1000c0s1b0n0.hsn.example.org are slurm node(s) nid001003"
@@ -179,14 +175,14 @@ def test_blamed_hostnames_are_left_out_by_their_scheduler_names(tmp_path):
 
 
 def test_a_pbs_job_is_resubmitted_as_it_was_after_it_ends(tmp_path):
-    result, calls, _ = heal_question(tmp_path, "pbs", "hang")
+    result, calls = job_heals(tmp_path, "pbs", "hang")
     assert result.returncode == 75, result.stderr.decode()
     assert calls == ["qstat -f 7.pbs", "qsub -V -W depend=afterany:7.pbs /jobs/t.sh"]
     assert "hang: requeueing as before (1 of at most 3 in a row); PBS cannot leave node2 out" in result.stdout.decode()
 
 
 def test_at_max_requeues_it_gives_up_with_the_steps_exit_code_and_requeues_nothing(tmp_path):
-    result, calls, _ = heal_question(tmp_path, "slurm", "hang", in_a_row=3)
+    result, calls = job_heals(tmp_path, "slurm", "hang", in_a_row=3)
     assert result.returncode == 1 and calls == []
     assert result.stderr.decode().splitlines() == [
         "t.sh: error: giving up after 3 requeue(s) in a row for bad nodes (MAX_REQUEUES=3): hang, blaming node2; "
@@ -205,8 +201,8 @@ def test_at_max_requeues_it_gives_up_with_the_steps_exit_code_and_requeues_nothi
 ])
 def test_bad_input_exits_2_with_one_line_and_no_traceback_and_requeues_nothing(tmp_path, blamed, max_requeues,
                                                                                 message):
-    result, calls, words = heal_question(tmp_path, "slurm", "hang", blamed=blamed, max_requeues=max_requeues)
-    assert result.returncode == 2 and result.stdout == b"" and words == [] and calls == []
+    result, calls = job_heals(tmp_path, "slurm", "hang", blamed=blamed, max_requeues=max_requeues)
+    assert result.returncode == 2 and b"requeue" not in result.stdout and calls == []
     assert result.stderr.decode().splitlines() == [message.format(run=tmp_path / "run")]
     assert not (tmp_path / "run" / "history.jsonl").exists()
 
@@ -227,7 +223,7 @@ def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
         for python in (old, sys.executable):
             where = tmp_path / f"{scheduler}-{in_a_row}-{Path(python).name}"
             where.mkdir()
-            result, calls, _ = heal_question(where, scheduler, "hang at step 5 (caf\u00e9)", "node2,node3\n",
+            result, calls = job_heals(where, scheduler, "hang at step 5 (caf\u00e9)", "node2,node3\n",
                                              in_a_row, python=python)
             said = [without_clock(out.decode()).replace(str(where), "WHERE")
                     for out in (result.stdout, result.stderr)]
@@ -235,37 +231,23 @@ def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
         assert runs[0] == runs[1] and runs[1][0] in (1, 75), runs
 
 
-def ddp_heal(tmp_path: Path, scheduler: str, reason: str, node_names: str = "") -> subprocess.CompletedProcess:
-    """lib.sh's ddp_heal under `set -euo pipefail`, node2 blamed (twice), with the stand-in scontrol, qstat and
-    qsub on PATH (their calls go to tmp_path/calls); NODE_NAMES: the launch check's pairs, as bash words."""
-    run_dir = tmp_path / "run"
-    run_dir.mkdir(exist_ok=True)
-    (run_dir / "nodes-to-exclude.txt").write_text("node2\n\nnode2\n")
-    stand_ins(tmp_path / "bin", tmp_path / "calls")
-    job_id = "7.pbs" if scheduler == "pbs" else "42"
-    script = ('set -euo pipefail; source jobscripts/lib.sh; DDP_NODES=(node1 node2); IMAGE=none MAX_REQUEUES=3 '
-              f'DDP_SCRIPT=gh200-pbs.sh DDP_JOB_ID={job_id} DDP_JOBSCRIPT=/jobs/gh200-pbs.sh '
-              f'DDP_NODE_NAMES=({node_names}); DDP_SCHEDULER={scheduler}; ddp_heal 1 "$REASON"')
-    env = {"PATH": f"{tmp_path}/bin:{os.environ['PATH']}", "HOME": str(tmp_path), "RUN_DIR": str(run_dir),
-           "REASON": reason}
-    return subprocess.run(["bash", "-c", script], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
-
-
-def test_the_job_script_requeues_a_pbs_job_as_it_was_and_runs_nothing_of_the_reason(tmp_path):
+def test_the_job_requeues_a_pbs_job_as_it_was_and_runs_nothing_of_the_reason(tmp_path):
+    """node2 blamed twice in the exclude file; the job script's path from DDP_JOBSCRIPT."""
     reason = f"the workload failed $(touch {tmp_path}/pwned)"
-    result = ddp_heal(tmp_path, "pbs", reason)
+    result, calls = job_heals(tmp_path, "pbs", reason, blamed="node2\n\nnode2\n")
+    result = subprocess.CompletedProcess([], result.returncode, result.stdout.decode(), result.stderr.decode())
     assert result.returncode == 75, result.stderr  # requeued (EX_TEMPFAIL)
-    assert (tmp_path / "calls").read_text().splitlines() == [
-        "qstat -f 7.pbs", "qsub -V -W depend=afterany:7.pbs /jobs/gh200-pbs.sh"]
+    assert calls == ["qstat -f 7.pbs", "qsub -V -W depend=afterany:7.pbs /jobs/t.sh"]
     assert f"{reason}: requeueing as before (1 of at most 3 in a row); PBS cannot leave node2 out" in result.stdout
     history = (tmp_path / "run" / "history.jsonl").read_text().splitlines()
     assert '"excluded": ["node2"]' in history[-1] and "(PBS cannot leave it out)" in history[-1]
     assert not (tmp_path / "pwned").exists()
 
 
-def test_the_job_script_requeues_a_slurm_job_without_the_blamed_node_by_its_slurm_name(tmp_path):
-    result = ddp_heal(tmp_path, "slurm", "the workload failed (exit 1)", "node1 n001 node2 n002")
+def test_the_job_requeues_a_slurm_job_without_the_blamed_node_by_its_slurm_name(tmp_path):
+    result, calls = job_heals(tmp_path, "slurm", "the workload failed (exit 1)", blamed="node2\n\nnode2\n",
+                              pairs=("node1", "n001", "node2", "n002"))
     assert result.returncode == 75, result.stderr
-    assert (tmp_path / "calls").read_text().splitlines()[-2:] == [
-        "scontrol requeue 42", "scontrol update JobId=42 ExcNodeList=node9,n002"]
-    assert "the workload failed (exit 1): leaving out n002 and requeueing (1 of at most 3 in a row)" in result.stdout
+    assert calls[-2:] == ["scontrol requeue 42", "scontrol update JobId=42 ExcNodeList=node9,n002"]
+    assert ("the workload failed (exit 1): leaving out n002 and requeueing (1 of at most 3 in a row)"
+            in result.stdout.decode())

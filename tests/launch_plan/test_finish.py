@@ -1,15 +1,15 @@
-"""app/launch/finish.py and lib.sh's ddp_finish: a job stopped for a snapshot is requeued; any other ends as it ran."""
+"""app/launch/finish.py and the job's end (app/launch/job.py JobRun.finish): a job stopped for a snapshot is
+requeued; any other ends as it ran."""
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from app.launch.finish import Ending, ending
-from tests.launch import REPO
+from tests.launch_plan.job_parts import Ran, job_parts
 
 RUN_DIR = "/scratch/runs/42"
 
@@ -26,17 +26,16 @@ def test_only_a_snapshot_asked_by_usr1_is_requeued(rc, preempted, requeue, expec
     assert ending(rc, preempted, requeue, "42", RUN_DIR) == expected
 
 
-def finish(tmp_path: Path, preempted: str, requeue: str, scontrol_exit: int) -> subprocess.CompletedProcess:
-    """ddp_finish 75 with a stand-in scontrol that records its arguments and exits SCONTROL_EXIT."""
+def finish(tmp_path: Path, preempted: str, requeue: str, scontrol_exit: int) -> Ran:
+    """The job's end after a step that exited 75 (PREEMPTED: the signal that asked for a snapshot), with a stand-in
+    scontrol that records its arguments and exits SCONTROL_EXIT."""
     (tmp_path / "scontrol").write_text(f'#!/bin/sh\necho "scontrol $*" >> {tmp_path}/calls\nexit {scontrol_exit}\n')
     (tmp_path / "scontrol").chmod(0o755)
-    script = (f'source jobscripts/lib.sh; DDP_SCRIPT=t.sh DDP_SCHEDULER=slurm DDP_JOB_ID=42 RUN_DIR={RUN_DIR} '
-              f'REQUEUE={requeue} DDP_PREEMPTED={preempted}; ddp_finish 75')
-    return subprocess.run(["bash", "-c", script], env={"PATH": f"{tmp_path}:{os.environ['PATH']}"}, cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    return job_parts(["finish"], {"PATH": f"{tmp_path}:{os.environ['PATH']}", "RUN_DIR": RUN_DIR, "REQUEUE": requeue},
+                     script="t.sh", rc="75", preempted=preempted)
 
 
-def test_the_job_script_runs_the_requeue_and_exits_75(tmp_path):
+def test_the_job_runs_the_requeue_and_exits_75(tmp_path):
     result = finish(tmp_path, "USR1", "1", 0)
     assert result.returncode == 75, result.stderr
     assert "requeueing job 42" in result.stdout

@@ -5,10 +5,7 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from app.launch import allocation, config_check, host_checks, mpi_ranks, requeue
 from app.launch.checkout import REPO
 from app.launch.cli import main
 from app.launch.env_defaults import env_defaults
+from tests.launch_plan.job_parts import job_parts
 
 
 @pytest.fixture
@@ -76,13 +74,13 @@ def test_dry_run_nodes_that_name_no_node_get_an_example():
      "PBS_NODEFILE unset); submit it: qsub -A PROJECT -q QUEUE [-v WORKLOAD=check] jobscripts/gh200-pbs.sh (or see "
      "what it would run: DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/gh200-pbs.sh)"),
 ])
-def test_outside_a_job_the_allocation_question_says_how_to_submit_in_one_line_exit_2(monkeypatch, capsys, scheduler,
-                                                                                     script, env, line):
+def test_outside_a_job_the_job_says_how_to_submit_in_one_line_exit_2(monkeypatch, capsys, scheduler, script, env,
+                                                                      line):
     for name in ("SLURM_JOB_ID", "PBS_JOBID", "PBS_NODEFILE", "DRY_RUN"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert main(["--script", script, "allocation", f"--scheduler={scheduler}"]) == 2
+    assert main(["--script", script, "job", f"--scheduler={scheduler}"]) == 2
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [line] and captured.out == ""
 
@@ -187,11 +185,7 @@ def test_the_requeue_s_own_signals_do_not_stop_the_exclude_list_that_follows(bin
              '[ "$1" = show ] && echo "JobId=42 ExcNodeList=(null)"; exit 0')
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "nodes-to-exclude.txt").write_text("node2\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "app.launch", "--script=t.sh", "heal", "--rc=1", "--reason=hang",
-         "--max-requeues=3", "--job-id=42", f"--run-dir={tmp_path}/run", "--", "node1", "node2"],
-        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL, capture_output=True,
-        text=True, timeout=60)
+    result = job_parts(["heal"], {"RUN_DIR": f"{tmp_path}/run", "MAX_REQUEUES": "3"}, script="t.sh", reason="hang")
     assert result.returncode == 75, result.stderr
     assert calls(bin_dir)[-2:] == ["scontrol requeue 42", "scontrol update JobId=42 ExcNodeList=node2"]
 
@@ -276,25 +270,27 @@ def test_mpi_confs_pmix_client_base_comes_before_tmpfs(bin_dir):
 
 # config_check.py
 
-def config_question(*flags: str) -> list[str]:
-    return ["--script=t.sh", "config-check", "--workload=train", "--image=/images/app.sif", "--nnodes=2",
-            "--nproc=4", *flags]
+def config_checked(container: list[str], workload: list[str]) -> tuple[int, list[str]]:
+    """The job's config check of train (two nodes of 4 processes, /images/app.sif) in CONTAINER; its code and lines."""
+    said: list[str] = []
+    return config_check.config_check(said.append, "train", "/images/app.sif", "apptainer", False, container, workload,
+                                     2, 4), said
 
 
-def test_train_s_config_is_checked_once_for_the_whole_world_and_its_failure_is_the_job_s_exit(bin_dir, capsys):
+def test_train_s_config_is_checked_once_for_the_whole_world_and_its_failure_is_the_job_s_exit(bin_dir):
     runtime = stand_in(bin_dir, "apptainer", "exit 2")
-    assert main(config_question("--container-words=3", "--", str(runtime), "exec", "/images/app.sif", "-m",
-                                "app.train", "run.steps=5")) == 2
+    rc, said = config_checked([str(runtime), "exec", "/images/app.sif"], ["-m", "app.train", "run.steps=5"])
+    assert rc == 2
     assert calls(bin_dir) == ["apptainer exec /images/app.sif python -m app.train run.steps=5 --dry-run --world-size "
                               "8 --nodes 2"]
-    out = capsys.readouterr().out
+    out = "\n".join(said)
     assert "config check: python -m app.train run.steps=5 --dry-run for 8 ranks" in out
     assert "the config check failed (exit 2; its line above says how to fix it): nothing was started" in out
 
 
 def test_a_passing_config_check_lets_the_job_go_on(bin_dir):
     runtime = stand_in(bin_dir, "apptainer", "exit 0")
-    assert main(config_question("--container-words=1", "--", str(runtime), "-m", "app.train")) == 0
+    assert config_checked([str(runtime)], ["-m", "app.train"])[0] == 0
     assert len(calls(bin_dir)) == 1
 
 

@@ -1,16 +1,16 @@
-"""app/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how bash gets it."""
+"""app/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how the job reads the
+ones you set."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 
 from app.common.errors import UsageError
-from app.launch.knobs import DEFAULTS, NAMES, Facts, answer_words, read_given, resolve
-from tests.launch import REPO, clean_env
+from app.launch.knobs import DEFAULTS, NAMES, Facts, resolve
+from tests.launch import REPO
+from tests.launch_plan.job_parts import job_parts
 
 FACTS = Facts(job_id="42", submit_dir="/home/u/proj", nnodes="2")
 
@@ -50,7 +50,7 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
 
 
 @pytest.mark.parametrize("name, value, message", [
-    ("RDZV_PORT", "x", "RDZV_PORT=x is not a whole number; example: RDZV_PORT=60"),
+    ("RDZV_PORT", "x", "RDZV_PORT=x is not a whole number; example: RDZV_PORT=29500"),
     ("MAX_REQUEUES", "-1", "MAX_REQUEUES=-1 is not a whole number"),
     ("SHUTDOWN_TIMEOUT_S", "\u00b2", "SHUTDOWN_TIMEOUT_S=\u00b2 is not a whole number"),  # a digit, not 0-9
     ("RUN_DIR_MODE", "777", "RUN_DIR_MODE=777 is not 700 or 750"),
@@ -93,26 +93,15 @@ def test_the_record_is_frozen():
     assert resolved.value("RDZV_PORT") == "1" and resolved.value("RUN_DIR") == "/home/u/proj/runs/42"
 
 
-def test_bash_gets_the_values_to_assign_then_the_ones_to_export():
-    resolved = resolve(FACTS, read_given(b"CONFIG=a b\0RDZV_PORT=7\0\0"), print, new_secret=lambda: "s" * 32)
-    words = answer_words(resolved)
-    assigned = int(words[0])
-    assert "CONFIG=a b" in words[1:assigned + 1]
-    assert words[assigned] == "DDP_STOP_FILE=/home/u/proj/runs/42/.stop-requested"
-    assert words[assigned + 1:] == ["TORCH_ELASTIC_SHUTDOWN_TIMEOUT=60", "DDP_STORE_SECRET=" + "s" * 32,
-                                    "RUN_DIR=/home/u/proj/runs/42"]
-
-
-def test_the_knobs_question_reads_stdin_and_answers_one_line_on_bad_input(tmp_path):
-    command = [sys.executable, "-m", "app.launch", "--script=t.sh", "knobs", "--job-id=1", "--submit-dir=/s",
-               "--nnodes=1"]
-    env = {**clean_env(), "PYTHONPATH": str(REPO)}
-    bad = subprocess.run(command, input=b"PREFLIGHT=yes\0", env=env, cwd=tmp_path, capture_output=True, timeout=60)
-    assert (bad.returncode, bad.stderr.decode()) == (
+def test_a_bad_knob_you_set_stops_the_job_in_one_line_and_a_secret_you_set_is_read(tmp_path):
+    """The job reads every knob of NAMES from its environment (DDP_STORE_SECRET among them: yours is kept)."""
+    bad = job_parts([], {"PREFLIGHT": "yes"}, cwd=tmp_path, script="t.sh")
+    assert (bad.returncode, bad.stderr) == (
         2, "t.sh: error: PREFLIGHT=yes is not 0 or 1; example: PREFLIGHT=0 (no check before training)\n")
-    names = subprocess.run([*command[:3], "knob-names"], env=env, cwd=tmp_path, capture_output=True, timeout=60,
-                           check=True)
-    assert names.stdout.decode().split() == list(NAMES) and "DDP_STORE_SECRET" in NAMES
+    assert "DDP_STORE_SECRET" in NAMES
+    kept = job_parts([], {"DDP_STORE_SECRET": "s" * 32}, cwd=tmp_path, script="t.sh")
+    assert kept.env["DDP_STORE_SECRET"] == "s" * 32
+    assert "keeping DDP_STORE_SECRET (set by you; not shown)" in kept.stdout
 
 
 def test_docs_knobs_lists_every_knob_with_the_default_this_module_gives():

@@ -1,20 +1,14 @@
-"""app/launch/plan.py and `python3 -m app.launch`: the torchrun command every node runs (the node-command question:
-the node that hosts the store, then the command), and how bash reads it."""
+"""app/launch/plan.py and the job's program for each launcher task (app/launch/job.py JobRun.program): the torchrun
+command every node runs, after the node that hosts the store; `python3 -m app.launch --help`."""
 
 from __future__ import annotations
-
-import os
-import re
-import shlex
-import subprocess
-import sys
 
 import pytest
 
 from app.launch.checkout import shell_text
 from app.launch.cli import main
+from app.launch.job import SLURM, Allocated, Job, JobRun, Launch, Running
 from app.launch.plan import Plan
-from tests.launch import REPO, clean_env
 
 PLAN = Plan(nnodes=1024, nproc=4, rdzv_host="10.0.0.1", rdzv_port=29400, join_timeout_s=300)
 
@@ -32,58 +26,32 @@ def test_the_numa_binding_goes_before_the_rendezvous_and_the_plan_is_frozen():
         plan.nproc = 8
 
 
-def test_the_answer_is_data_nul_separated_never_code(tmp_path):
-    """A word with quotes, $( ), a newline and a space arrives in bash as itself."""
-    hostile = "$(touch pwned)'\"\n; `id` *"
-    read, write = os.pipe()
-    result = subprocess.run(
-        [sys.executable, "-m", "app.launch", "--answer-fd", str(write), "node-command", "--nnodes=2", "--nproc=1",
-         "--rdzv-host=h", "--rdzv-owner=node1", "--rdzv-port=1", "--join-timeout=5", "--numa-binding=none", "--",
-         "id", hostile],
-        env={**clean_env(), "PYTHONPATH": str(REPO)}, cwd=tmp_path, pass_fds=(write,), capture_output=True,
-        timeout=60, check=False)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        words = answer.read().split(b"\0")
-    assert result.returncode == 0, result.stderr
-    assert words[0] == b"node1" and words[1] == b"torchrun" and "--rdzv-id=id" in [w.decode() for w in words]
-    assert words[-1] == b"" and words[-2].decode() == hostile and not (tmp_path / "pwned").exists()
-
-
-@pytest.mark.parametrize(("argv", "message"), [
-    (["node-command", "--nnodes=2", "--nproc=x", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5",
-      "--numa-binding=none", "--", "1", "a"],
-     "t.sh: error: DDP_NPROC=x is not a whole number; example: DDP_NPROC=4\n"),
-    (["node-command", "--nnodes=\u00b2", "--nproc=1", "--rdzv-host=h", "--rdzv-port=1", "--join-timeout=5",
-      "--numa-binding=none", "--", "1", "a"],  # a digit to str.isdigit, not to int()
-     "t.sh: error: DDP_NNODES=\u00b2 is not a whole number; example: DDP_NNODES=4\n"),
-    (["nproc", "--gpus-per-node=four"],
-     "t.sh: error: GPUS_PER_NODE=four is not a positive whole number; example: GPUS_PER_NODE=4\n"),
-])
-def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
-    assert main(["--script", "t.sh", *argv]) == 2
-    assert capsys.readouterr().err == message
-
-
-def test_help_answers(capsys):
+def test_help_says_what_app_launch_runs(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--help"])
-    assert done.value.code == 0 and "torchrun" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and "the whole job" in out and "pbsdsh-run" in out
 
 
-def node_command(capsys, *flags: str) -> list[str]:
-    """The node-command question's answer for RDZV_ID 42 and PROGRAM `-m app.train` (without --answer-fd: one
-    shell-quoted word a line, after any log line)."""
-    assert main(["node-command", "--nnodes=2", "--nproc=4", "--rdzv-host=node1", "--rdzv-port=29400",
-                 "--join-timeout=60", "--numa-binding=none", *flags, "--", "42", "-m", "app.train"]) == 0
-    return shlex.split(re.sub(r"(?m)^\[\d\d:\d\d:\d\d .*\n", "", capsys.readouterr().out))
+def program(monkeypatch, step: str, kind: str, owner: str = "") -> list[str]:
+    """What one launcher task of the planned job (two nodes of 4 processes, torchrun meeting at node1:29400 within
+    60 s) runs for RDZV_ID 42 and PROGRAM `-m app.train`, after the node that hosts the store (app/launch/job.py
+    JobRun.program)."""
+    monkeypatch.setenv("NUMA_BINDING", "none")
+    job = Job("t.sh", SLURM)
+    job.knobs = {"LAUNCH": "torchrun", "IMAGE": "none", "DDP_PROBE_ROOT": "", "RDZV_PORT": "29400",
+                 "RDZV_JOIN_TIMEOUT_S": "60", "RUN_DIR": "/runs/42"}
+    running = Running(Allocated("42", "/s", "4", ("node1", "node2")), kind, [], 4, [], "",
+                      Launch(step, [], [], "node1", owner))
+    owner_said, argv = JobRun(job, running).program("42", ["-m", "app.train"])
+    return [owner_said, *argv]
 
 
-def test_the_node_command_names_the_store_s_owner_first_then_torchrun(capsys):
-    assert node_command(capsys, "--rdzv-owner=node1") == [
+def test_the_node_command_names_the_store_s_owner_first_then_torchrun(monkeypatch):
+    assert program(monkeypatch, "torchrun", "train", "node1") == [
         "node1", "torchrun", "--nnodes=2", "--nproc-per-node=4", "--rdzv-backend=static",
         "--rdzv-endpoint=node1:29400", "--rdzv-id=42", "--rdzv-conf=timeout=60", "-m", "app.train"]
-    assert node_command(capsys)[:2] == ["", "torchrun"]
+    assert program(monkeypatch, "torchrun", "train")[:2] == ["", "torchrun"]
 
 
 @pytest.mark.parametrize(("step", "workload", "expected"), [
@@ -92,11 +60,11 @@ def test_the_node_command_names_the_store_s_owner_first_then_torchrun(capsys):
     # LAUNCH=srun: one srun task per GPU runs python itself
     ("task", "train", ["", "python", "-m", "app.train"]),
 ])
-def test_an_mpi_or_srun_task_step_runs_the_program_without_torchrun(capsys, step, workload, expected):
-    assert node_command(capsys, f"--step={step}", f"--workload={workload}") == expected
+def test_an_mpi_or_srun_task_step_runs_the_program_without_torchrun(monkeypatch, step, workload, expected):
+    assert program(monkeypatch, step, workload) == expected
 
 
-def test_a_task_step_of_your_own_script_gets_torchrun_s_environment_from_the_task(capsys):
-    assert node_command(capsys, "--step=task", "--workload=module") == [
+def test_a_task_step_of_your_own_script_gets_torchrun_s_environment_from_the_task(monkeypatch):
+    assert program(monkeypatch, "task", "module") == [
         "", "/bin/sh", "-c", shell_text("app/launch/srun_task_env.sh"), "ddp-task", "4", "python",
         "-m", "app.train"]

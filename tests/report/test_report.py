@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from app.launch.checkout import module_command
 from tests.launch import REPO, children, clean_env, finish, run, start, torchrun_command, wait_for_step
 
 pytestmark = pytest.mark.slow
@@ -39,12 +40,12 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     wait_for_step(run_dir, 30, agent)
     os.kill(children(agent.pid)[-1], signal.SIGKILL)
     assert "resuming from" in finish(agent) and agent.returncode == 0
-    # A job script leaves node2 out and requeues (the heal writes the line as the job scripts run it), attempt 3
-    heal = subprocess.run(["bash", "-c", 'source jobscripts/lib.sh && ddp_python app.common.history event '
-                           '"$RUN_DIR" requeue "preflight: node2 slow" --hosts node1,node2 --excluded node2 '
-                           '--job-id 42 --image none'],
-                          env={**clean_env(), "RUN_DIR": str(run_dir)}, cwd=REPO, capture_output=True, text=True,
-                          timeout=60, check=False)
+    # A job leaves node2 out and requeues (the line as the history's command writes it, on the host's python3 as
+    # the job runs its modules), attempt 3
+    heal = subprocess.run(module_command("app.common.history", "event", str(run_dir), "requeue",
+                                         "preflight: node2 slow", "--hosts", "node1,node2", "--excluded", "node2",
+                                         "--job-id", "42", "--image", "none"),
+                          env=clean_env(), cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
     assert heal.returncode == 0, heal.stderr
     third = start(torchrun_command(2, *GPT, "train.max_steps=2000", "train.epochs=30", f"run.dir={run_dir}"))
     try:

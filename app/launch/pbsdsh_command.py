@@ -1,5 +1,5 @@
-"""The PBS question of `python3 -m app.launch` (app/launch/cli.py): the launcher the PBS job (app/launch/pbs_job.py)
-starts under LAUNCHER=pbsdsh, as a command of its own on every step's line.
+"""`python3 -m app.launch pbsdsh-run` (app/launch/cli.py): the launcher the PBS job (app/launch/pbs_job.py) starts
+under LAUNCHER=pbsdsh, as a command of its own on every step's line.
 
     pbsdsh-run --run-dir= --job-id= --nodefile= --cwd= -- COMMAND...
                                             COMMAND once on every node through pbsdsh (app/launch/pbsdsh.py);
@@ -23,7 +23,7 @@ from app.launch.say import error_line
 NODEFILE = variable_of(Pbs, "nodefile")
 
 
-def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> int:
+def run_pbsdsh(job, options: argparse.Namespace, words: List[str]) -> int:
     if not words:
         raise UsageError("pbsdsh-run needs -- COMMAND...; example: -- hostname")
 
@@ -34,13 +34,13 @@ def ask_pbsdsh_run(job, options: argparse.Namespace, words: List[str]) -> int:
                             options.job_id, options.nodefile, options.cwd)
 
 
-def add_questions(questions) -> None:
-    """The PBS question, added to app.launch's subparsers."""
-    pbsdsh = questions.add_parser("pbsdsh-run", help="-- COMMAND once on every node through pbsdsh; exit: the "
+def add_command(commands) -> None:
+    """pbsdsh-run, added to app.launch's subparsers."""
+    pbsdsh = commands.add_parser("pbsdsh-run", help="-- COMMAND once on every node through pbsdsh; exit: the "
                                   "highest exit code of the tasks")
     for flag, help_text in (("--run-dir", "RUN_DIR, shared by the nodes"), ("--job-id", "the job's id"),
                             ("--nodefile", NODEFILE)):
         pbsdsh.add_argument(flag, required=True, help=help_text)
     pbsdsh.add_argument("--cwd", default=os.getcwd(), help="where the tasks start (here)")
     pbsdsh.add_argument("--run-dir-mode", default="700", help="RUN_DIR_MODE")
-    pbsdsh.set_defaults(ask=ask_pbsdsh_run)
+    pbsdsh.set_defaults(ask=run_pbsdsh)

@@ -1,9 +1,10 @@
-"""jobscripts/lib.sh (the PBS job's library), function by function, without a scheduler: fabric settings, binds,
-workload, counts. The Slurm job is app/launch/job.py (tests/launch/test_job.py).
+"""The job's plan (app/launch/job.py) part by part, without a scheduler: fabric settings, binds, workload, counts,
+the rendezvous, each the job's own method in a fresh process (tests/launch_plan/job_parts.py), and what a node's
+wrapper (app/common/node_wrapper.sh) makes of the environment the job leaves. The whole job: tests/launch/test_job.py;
+end to end on the cluster: tests/jobscripts/test_jobscripts_slurm.py.
 
-Each test sources the library in a fresh bash with a controlled environment. Fabric hardware is a fake
-tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/net/ib0, host libraries);
-`apptainer` is a stub that answers `inspect --labels`. The end-to-end behaviour is in test_jobscripts_slurm.py.
+Fabric hardware is a fake tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/net/ib0,
+host libraries); `apptainer` is a stub that answers `inspect --labels`.
 """
 
 from __future__ import annotations
@@ -18,28 +19,41 @@ from pathlib import Path
 
 import pytest
 
+from app.launch.checkout import module_command
 from tests.launch import free_port
+from tests.launch_plan.job_parts import REPO, Ran, job_parts
 
-REPO = Path(__file__).resolve().parents[2]
-LIB = REPO / "jobscripts" / "lib.sh"
-
-JOB = {"DDP_SCRIPT": "test.sh", "DDP_NNODES": "2", "DDP_JOB_ID": "42", "DDP_HEAD_NODE": "node1",
-       "DDP_SUBMIT_DIR": "/tmp", "DDP_SCHEDULER": "slurm"}
-
-
-def run_lib(snippet: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`source lib.sh; SNIPPET` in bash with only JOB, PATH and `env` in the environment."""
-    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), **JOB, **(env or {})}
-    return subprocess.run(["bash", "-c", f'source "{LIB}"\n{snippet}'], env=full_env, cwd=cwd,
-                          capture_output=True, text=True, timeout=30)
+#: The node wrapper's text as every step hands it to `sh -c` (app/launch/job.py, JobRun)
+NODE_WRAPPER = (REPO / "app" / "common" / "node_wrapper.sh").read_text()
+POLICY = str(REPO / "app" / "common" / "fabric_policy.env")
 
 
-def exported(snippet: str, env: dict[str, str] | None = None, names: tuple[str, ...] = ()) -> dict[str, str]:
-    """Run SNIPPET, then return the NCCL_*/FI_* (and NAMES) variables it left exported."""
-    result = run_lib(f"{snippet}\nenv", env)
-    assert result.returncode == 0, result.stderr
-    values = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
-    return {k: v for k, v in values.items() if k.startswith(("NCCL_", "FI_")) or k in names}
+def fabric_settings(env: dict[str, str], names: tuple[str, ...] = ()) -> dict[str, str]:
+    """The NCCL_*/FI_* (and NAMES) variables of ENV."""
+    return {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_")) or k in names}
+
+
+def planned(env: dict[str, str], names: tuple[str, ...] = ()) -> dict[str, str]:
+    """The fabric part of the job under ENV; the NCCL_*/FI_* (and NAMES) variables it leaves for the steps."""
+    ran = job_parts(["fabric"], env)
+    assert ran.returncode == 0, ran.stderr
+    return fabric_settings(ran.env, names)
+
+
+def on_node(ran: Ran, *command: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """COMMAND under the node wrapper (no stop file, no store on this node, this checkout's policy) in the
+    environment the job left for its steps, as a training process sees it on a node (IMAGE=none)."""
+    return subprocess.run(["sh", "-c", NODE_WRAPPER, "ddp-node", "/nonexistent/no-stop", "", POLICY, *command],
+                          env=ran.env, cwd=cwd, capture_output=True, text=True, timeout=30)
+
+
+def on_node_settings(env: dict[str, str], nodes: str = "node1,node2") -> dict[str, str]:
+    """The NCCL_*/FI_* variables a training process sees on a node of a job planned under ENV."""
+    ran = job_parts(["fabric"], env, nodes=nodes)
+    assert ran.returncode == 0, ran.stderr
+    seen = on_node(ran, "env")
+    assert seen.returncode == 0, seen.stderr
+    return fabric_settings(dict(line.split("=", 1) for line in seen.stdout.splitlines() if "=" in line))
 
 
 def make_tree(root: Path, *files: str) -> Path:
@@ -62,14 +76,15 @@ def slingshot_node(tmp_path: Path) -> Path:
                      "usr/lib64/libnl-3.so.200", "usr/lib64/libnl-route-3.so.200")
 
 
-FABRIC = "ddp_defaults; ddp_fabric_env"
-#: What a training process sees on a node (IMAGE=none): the wrapper that starts torchrun, running `env`.
-ON_NODE = f'{FABRIC}; sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop" "" "$DDP_REPO/app/common/fabric_policy.env" env'
+def batch_host_sets_no_fabric_variable(env: dict[str, str], nodes: str = "node1,node2") -> None:
+    """The job previews the policy but exports nothing itself: one policy, applied on the node."""
+    ran = job_parts(["fabric"], env, nodes=nodes)
+    assert ran.returncode == 0, ran.stderr
+    assert fabric_settings(ran.env) == fabric_settings(env)
 
 
-def batch_host_sets_no_fabric_variable(env: dict[str, str]) -> None:
-    """The batch script previews the policy but exports nothing itself: one policy, applied on the node."""
-    assert exported(FABRIC, env) == {k: v for k, v in env.items() if k.startswith(("NCCL_", "FI_"))}
+#: The job's nodes, by how many
+NODES = {"1": "node1", "2": "node1,node2"}
 
 
 @pytest.mark.parametrize(("nnodes", "expected"), [
@@ -79,30 +94,31 @@ def batch_host_sets_no_fabric_variable(env: dict[str, str]) -> None:
 ])
 def test_infiniband_settings_name_the_hcas_and_fail_fast_multi_node(infiniband_node: Path, nnodes: str,
                                                                      expected: dict[str, str]) -> None:
-    env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "DDP_NNODES": nnodes}
-    assert exported(ON_NODE, env) == expected
-    batch_host_sets_no_fabric_variable(env)
+    env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node)}
+    assert on_node_settings(env, NODES[nnodes]) == expected
+    batch_host_sets_no_fabric_variable(env, NODES[nnodes])
 
 
 def test_settings_the_user_made_are_kept(infiniband_node: Path) -> None:
     env = {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(infiniband_node), "NCCL_IB_HCA": "mlx5_0:1",
            "NCCL_SOCKET_IFNAME": ""}
-    result = run_lib(ON_NODE, env)
+    ran = job_parts(["fabric"], env)
+    result = on_node(ran, "env")
     assert "NCCL_IB_HCA=mlx5_0:1\n" in result.stdout and "NCCL_SOCKET_IFNAME=\n" in result.stdout
-    assert "keeping NCCL_IB_HCA=mlx5_0:1 (set by you)" in result.stdout
+    assert "keeping NCCL_IB_HCA=mlx5_0:1 (set by you)" in ran.stdout
 
 
 def test_infiniband_without_ipoib_leaves_the_socket_interface_to_nccl(tmp_path: Path) -> None:
     node = make_tree(tmp_path, "sys/class/infiniband/mlx5_0/ports")
-    assert "NCCL_SOCKET_IFNAME" not in exported(ON_NODE, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node)})
+    assert "NCCL_SOCKET_IFNAME" not in on_node_settings({"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node)})
 
 
 @pytest.mark.parametrize("nnodes", ["1", "2"])
 def test_slingshot_settings_use_cxi_and_require_the_plugin_only_multi_node(slingshot_node: Path,
                                                                            nnodes: str) -> None:
-    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NNODES": nnodes}
-    batch_host_sets_no_fabric_variable(env)
-    settings = exported(ON_NODE, env)
+    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node)}
+    batch_host_sets_no_fabric_variable(env, NODES[nnodes])
+    settings = on_node_settings(env, NODES[nnodes])
     assert settings["FI_PROVIDER"] == "cxi"
     assert settings["NCCL_SOCKET_IFNAME"] == "hsn"
     assert settings["NCCL_PROTO"] == "^LL128"
@@ -111,14 +127,13 @@ def test_slingshot_settings_use_cxi_and_require_the_plugin_only_multi_node(sling
 
 
 def test_an_opt_in_group_the_user_names_reaches_the_node(slingshot_node: Path) -> None:
-    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NNODES": "2",
-           "APP_FABRIC_OPT_IN": "cxi-no-eager"}
-    settings = exported(ON_NODE, env)
+    env = {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "APP_FABRIC_OPT_IN": "cxi-no-eager"}
+    settings = on_node_settings(env)
     assert (settings["FI_CXI_RDZV_GET_MIN"], settings["FI_CXI_RDZV_THRESHOLD"]) == ("0", "0")
 
 
 def test_efa_provider_on_slingshot_is_refused_with_the_fix(slingshot_node: Path) -> None:
-    result = run_lib(FABRIC, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "FI_PROVIDER": "efa"})
+    result = job_parts(["fabric"], {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "FI_PROVIDER": "efa"})
     assert result.returncode == 2
     assert "FI_PROVIDER=efa is AWS's provider" in result.stderr and "FI_PROVIDER=cxi" in result.stderr
 
@@ -131,8 +146,8 @@ def test_efa_provider_on_slingshot_is_refused_with_the_fix(slingshot_node: Path)
 def test_auto_fabric_detects_the_node(tmp_path: Path, tree: tuple[str, ...], detected: str) -> None:
     node = make_tree(tmp_path / "node", *tree)
     node.mkdir(exist_ok=True)
-    result = run_lib(f"{FABRIC}\necho \"fabric=$FABRIC\"", {"DDP_PROBE_ROOT": str(node)})
-    assert f"fabric={detected}\n" in result.stdout
+    ran = job_parts(["fabric"], {"DDP_PROBE_ROOT": str(node)})
+    assert ran.found["knobs"]["FABRIC"] == detected, ran.stderr
 
 
 @pytest.mark.parametrize(("layers", "detected"), [(("Ethernet", "Ethernet"), "roce"),
@@ -142,16 +157,23 @@ def test_auto_fabric_tells_roce_from_infiniband_by_the_ports_link_layer(tmp_path
         port = tmp_path / f"sys/class/infiniband/mlx5_{i}/ports/1"
         port.mkdir(parents=True)
         (port / "link_layer").write_text(layer + "\n")
-    result = run_lib(f"{FABRIC}\necho \"fabric=$FABRIC\"", {"DDP_PROBE_ROOT": str(tmp_path)})
-    assert f"fabric={detected}\n" in result.stdout
+    ran = job_parts(["fabric"], {"DDP_PROBE_ROOT": str(tmp_path)})
+    assert ran.found["knobs"]["FABRIC"] == detected, ran.stderr
 
 
 def test_unknown_fabric_is_refused_with_the_choices() -> None:
-    result = run_lib(FABRIC, {"FABRIC": "ethernet"})
+    result = job_parts(["fabric"], {"FABRIC": "ethernet"})
     assert result.returncode == 2 and "infiniband, roce, slingshot, auto, none" in result.stderr
 
 
-WORKLOAD = 'ddp_defaults >/dev/null; ddp_workload kind argv "$@" >/dev/null; printf "%s\\n" "${argv[@]}"'
+def workload(cwd: Path, *args: str, env: dict[str, str] | None = None, **options: str) -> Ran:
+    """The workload part of the job for the job's ARGS, run in CWD (where a SCRIPT.py is looked for)."""
+    return job_parts(["workload"], env or {}, *args, cwd=cwd, **options)
+
+
+def planned_argv(ran: Ran) -> list[str]:
+    assert ran.returncode == 0, ran.stderr
+    return ran.found["workload"]["argv"]
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -165,21 +187,18 @@ WORKLOAD = 'ddp_defaults >/dev/null; ddp_workload kind argv "$@" >/dev/null; pri
 ])
 def test_workload_is_train_check_or_your_own_script(tmp_path: Path, args: list[str], expected: list[str]) -> None:
     (tmp_path / "my_train.py").touch()
-    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args], cwd=tmp_path,
-                            env={"PATH": os.environ["PATH"], **JOB}, capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == expected
+    assert planned_argv(workload(tmp_path, *args)) == expected
 
 
 def test_a_script_that_does_not_exist_is_reported_with_the_usage(tmp_path: Path) -> None:
-    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", "trian"], cwd=tmp_path,
-                            env={"PATH": os.environ["PATH"], **JOB}, capture_output=True, text=True)
+    result = workload(tmp_path, "trian")
     assert result.returncode == 2
     assert "'trian' is neither train, check, nccl-tests nor a script file" in result.stderr
     assert "usage: sbatch test.sh [train" in result.stderr
 
 
-PBS_JOB = {**JOB, "DDP_SCRIPT": "gh200-pbs.sh", "DDP_SCHEDULER": "pbs"}
+#: The PBS job's script and side
+PBS_JOB = {"script": "gh200-pbs.sh", "scheduler": "pbs"}
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -189,19 +208,18 @@ PBS_JOB = {**JOB, "DDP_SCRIPT": "gh200-pbs.sh", "DDP_SCHEDULER": "pbs"}
 ])
 def test_under_pbs_the_usage_names_qsub_and_the_workload_variable(tmp_path: Path, args, expected) -> None:
     """qsub passes a batch script no arguments: the workload goes in WORKLOAD, and no message says sbatch."""
-    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args], cwd=tmp_path,
-                            env={"PATH": os.environ["PATH"], **PBS_JOB}, capture_output=True, text=True)
+    result = workload(tmp_path, *args, **PBS_JOB)
     assert result.returncode == 2
     assert expected in result.stderr and "sbatch" not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    ({"GPUS_PER_NODE": "3", "DDP_ALLOC_GPUS_PER_NODE": "4"}, "3 process(es) per node (from GPUS_PER_NODE)"),
-    ({"DDP_ALLOC_GPUS_PER_NODE": "4", "CUDA_VISIBLE_DEVICES": "0,1"}, "4 process(es) per node (from the allocation)"),
-    ({"CUDA_VISIBLE_DEVICES": "0,1"}, "2 process(es) per node (from CUDA_VISIBLE_DEVICES)"),
+@pytest.mark.parametrize(("env", "gpus", "expected"), [
+    ({"GPUS_PER_NODE": "3"}, "4", "3 process(es) per node (from GPUS_PER_NODE)"),
+    ({"CUDA_VISIBLE_DEVICES": "0,1"}, "4", "4 process(es) per node (from the allocation)"),
+    ({"CUDA_VISIBLE_DEVICES": "0,1"}, "", "2 process(es) per node (from CUDA_VISIBLE_DEVICES)"),
 ])
-def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expected: str) -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {**env, "PATH": "/usr/bin:/bin"})
+def test_processes_per_node_come_from_the_allocation(env: dict[str, str], gpus: str, expected: str) -> None:
+    result = job_parts(["nproc"], {**env, "PATH": "/usr/bin:/bin"}, gpus=gpus)
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
 
@@ -212,7 +230,7 @@ def test_processes_per_node_come_from_the_allocation(env: dict[str, str], expect
     {"SLURM_TRES_PER_TASK": "gres/gpu:h100=8"},
 ])
 def test_more_gpus_per_task_than_a_node_has_is_refused_before_any_rank_starts(env: dict[str, str]) -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {"GPUS_PER_NODE": "4", **env})
+    result = job_parts(["nproc"], {"GPUS_PER_NODE": "4", **env})
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "test.sh: error: --gpus-per-task=8 but a node of this job has 4 GPU(s): no task could start; ask for at "
@@ -221,8 +239,7 @@ def test_more_gpus_per_task_than_a_node_has_is_refused_before_any_rank_starts(en
 
 
 def test_gpus_per_task_a_node_can_give_are_accepted() -> None:
-    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc",
-                     {"GPUS_PER_NODE": "4", "SLURM_TRES_PER_TASK": "gres/gpu=1"})
+    result = job_parts(["nproc"], {"GPUS_PER_NODE": "4", "SLURM_TRES_PER_TASK": "gres/gpu=1"})
     assert result.returncode == 0, result.stderr
 
 
@@ -237,13 +254,13 @@ def test_an_allocation_without_gpus_is_reported_with_the_fix(env: dict[str, str]
     smi.write_text("#!/bin/sh\necho \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
                    "driver. Make sure that the latest NVIDIA driver is installed and running.\"\nexit 9\n")
     smi.chmod(0o755)
-    result = run_lib("ddp_defaults; ddp_nproc_per_node nproc", {**env, "PATH": f"{tmp_path}:/usr/bin:/bin"})
+    result = job_parts(["nproc"], {**env, "PATH": f"{tmp_path}:/usr/bin:/bin"})
     assert result.returncode == 2 and message in result.stderr
 
 
 def test_a_missing_image_says_how_to_build_it(tmp_path: Path) -> None:
-    result = run_lib("ddp_defaults; FABRIC=none; ddp_container_cmd container policy",
-                     {"IMAGE": str(tmp_path / "app.sif"), "RUN_DIR": str(tmp_path / "run")})
+    result = job_parts(["container"], {"FABRIC": "none", "IMAGE": str(tmp_path / "app.sif"),
+                                       "RUN_DIR": str(tmp_path / "run")})
     assert result.returncode == 2
     assert f"image {tmp_path}/app.sif not found; build it with 'make image'" in result.stderr
 
@@ -260,18 +277,20 @@ def fake_apptainer(tmp_path: Path) -> Path:
     return tmp_path
 
 
-CONTAINER = 'ddp_defaults >/dev/null; ddp_container_cmd container policy; printf "%s\\n" "${container[@]}"'
+def container(env: dict[str, str]) -> Ran:
+    """The container part of the job under ENV (its command is found["container"]["argv"])."""
+    return job_parts(["container"], env)
 
 
 def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, slingshot_node: Path) -> None:
     root = str(slingshot_node)
     run_dir = fake_apptainer / "run"
-    result = run_lib(CONTAINER, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": root, "DDP_NODE_ARCH": "x86_64",
+    result = container({"FABRIC": "slingshot", "DDP_PROBE_ROOT": root, "DDP_NODE_ARCH": "x86_64",
                                  "IMAGE": str(fake_apptainer / "app.sif"), "BINDS": "/scratch,/data:/mnt:ro",
                                  "RUN_DIR": str(run_dir),
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert result.found["container"]["argv"] == [
         "apptainer", "exec", "--nv", "--bind", str(run_dir),
         "--bind", f"{root}/dev/cxi0:/dev/cxi0", "--bind", f"{root}/dev/cxi1:/dev/cxi1",
         "--bind", f"{root}/opt/cray/libfabric/1.22.0:/opt/libfabric",
@@ -285,21 +304,22 @@ def test_slingshot_container_gets_the_host_fabric_stack(fake_apptainer: Path, sl
 
 def test_the_sites_default_libfabric_is_bound_not_merely_the_newest(fake_apptainer: Path, slingshot_node: Path) -> None:
     """`module load libfabric/1.20.1` puts the site's choice on LD_LIBRARY_PATH; 1.22.0 is also installed."""
-    result = run_lib(CONTAINER, {"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node),
+    result = container({"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node),
                                  "DDP_NODE_ARCH": "x86_64", "IMAGE": str(fake_apptainer / "app.sif"),
                                  "RUN_DIR": str(fake_apptainer / "run"),
                                  "LD_LIBRARY_PATH": f"/nowhere:{slingshot_node}/opt/cray/libfabric/1.20.1/lib64",
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
-    assert f"{slingshot_node}/opt/cray/libfabric/1.20.1:/opt/libfabric" in result.stdout.splitlines()
+    assert f"{slingshot_node}/opt/cray/libfabric/1.20.1:/opt/libfabric" in result.found["container"]["argv"]
 
 
 def test_infiniband_container_binds_the_verbs_devices(fake_apptainer: Path, tmp_path: Path) -> None:
     node = make_tree(tmp_path / "ib", "dev/infiniband/uverbs0", "sys/class/infiniband/mlx5_0/ports")
-    result = run_lib(CONTAINER, {"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node), "DDP_NODE_ARCH": "x86_64",
+    result = container({"FABRIC": "infiniband", "DDP_PROBE_ROOT": str(node), "DDP_NODE_ARCH": "x86_64",
                                  "IMAGE": str(fake_apptainer / "app.sif"), "RUN_DIR": str(tmp_path / "run"),
                                  "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
-    assert f"--bind\n{node}/dev/infiniband:/dev/infiniband\n" in result.stdout
+    argv = result.found["container"]["argv"]
+    assert argv[argv.index(f"{node}/dev/infiniband:/dev/infiniband") - 1] == "--bind", result.stderr
 
 
 @pytest.fixture
@@ -309,14 +329,13 @@ def environment_without_the_project(tmp_path: Path) -> dict[str, str]:
     bin_dir.mkdir()
     (bin_dir / "torchrun").write_text("#!/usr/bin/python3\n# torchrun stand-in\n")
     (bin_dir / "torchrun").chmod(0o755)
-    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "IMAGE": "none", "DDP_SUBMIT_DIR": str(tmp_path)}
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "IMAGE": "none"}
 
 
 def test_image_none_in_an_environment_without_the_project_stops_train_with_the_fix(
         tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
-    result = run_lib("ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv train; ddp_container_cmd container policy",
-                     environment_without_the_project,
-                     cwd=tmp_path)
+    result = job_parts(["workload", "container"], environment_without_the_project, "train", cwd=tmp_path,
+                       submit_dir=str(tmp_path))
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "test.sh: error: IMAGE=none runs /usr/bin/python3 from your environment, which cannot import this project "
@@ -327,31 +346,18 @@ def test_image_none_in_an_environment_without_the_project_stops_train_with_the_f
 def test_image_none_runs_your_own_script_without_the_project_and_without_the_preflight(
         tmp_path: Path, environment_without_the_project: dict[str, str]) -> None:
     (tmp_path / "my_train.py").touch()
-    result = run_lib('ddp_defaults; ddp_workload DDP_WORKLOAD_KIND argv my_train.py 4 2; ddp_container_cmd c p; '
-                     'echo "preflight=$PREFLIGHT"',
-                     environment_without_the_project, cwd=tmp_path)
+    result = job_parts(["workload", "container"], environment_without_the_project, "my_train.py", "4", "2",
+                       cwd=tmp_path, submit_dir=str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert "no preflight: your environment's /usr/bin/python3 cannot import this project" in result.stdout
-    assert result.stdout.strip().endswith("preflight=0")
-
-
-def test_jobscripts_linked_into_your_project_still_find_the_checkout(tmp_path: Path) -> None:
-    (tmp_path / "jobscripts").symlink_to(REPO / "jobscripts")
-    result = subprocess.run(["bash", "-c", 'source jobscripts/lib.sh; echo "$DDP_REPO"'], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=30)
-    assert result.stdout.strip() == str(REPO), result.stderr
+    assert result.found["knobs"]["PREFLIGHT"] == "0"
 
 
 def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) -> None:
-    result = run_lib(CONTAINER, {"FABRIC": "none", "DDP_NODE_ARCH": "aarch64", "IMAGE": str(fake_apptainer / "app.sif"),
-                                 "RUN_DIR": str(fake_apptainer / "run"), "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    result = container({"FABRIC": "none", "DDP_NODE_ARCH": "aarch64", "IMAGE": str(fake_apptainer / "app.sif"),
+                        "RUN_DIR": str(fake_apptainer / "run"), "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
     assert result.returncode == 2
     assert "built for x86_64 but this node is aarch64; build it with 'make image ARCH=aarch64'" in result.stderr
-
-
-#: Where torchrun meets, and the node that hosts the store
-RDZV_OF = ('declare -a r; ddp_plan r rendezvous --head-node="$DDP_HEAD_NODE" --port="$RDZV_PORT" --given="$RDZV_HOST" '
-           '--ifaces="$RDZV_IFACES"; echo "host=${r[0]} owner=${r[1]}"')
 
 
 def listening(root: Path, ports: range, free: int) -> Path:
@@ -373,17 +379,17 @@ def test_the_rendezvous_port_is_chosen_at_random_on_the_head_node_not_derived_fr
     gave 20001): each job start picks its own, below the kernel's ephemeral range."""
     ports = set()
     for _ in range(6):
-        result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_JOB_ID": job_id})
+        result = job_parts([], {}, job_id=job_id)
         assert result.returncode == 0, result.stderr
-        ports.add(int(re.search(r"^port=(\d+)$", result.stdout, re.M).group(1)))
+        ports.add(int(result.found["knobs"]["RDZV_PORT"]))
     assert len(ports) > 1 and all(20000 <= port < 32768 for port in ports), ports
 
 
 def test_the_rendezvous_port_is_one_nothing_listens_on_and_yours_wins(tmp_path: Path) -> None:
     root = listening(tmp_path, range(20000, 32768), free=23456)
-    result = run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"DDP_PROBE_ROOT": str(root)})
-    assert "port=23456\n" in result.stdout, result.stderr
-    assert "port=29500\n" in run_lib('ddp_defaults; echo "port=$RDZV_PORT"', {"RDZV_PORT": "29500"}).stdout
+    result = job_parts([], {"DDP_PROBE_ROOT": str(root)})
+    assert result.found["knobs"]["RDZV_PORT"] == "23456", result.stderr
+    assert job_parts([], {"RDZV_PORT": "29500"}).found["knobs"]["RDZV_PORT"] == "29500"
 
 
 def torchrun_stub(bin_dir: Path, host: str = "this-node") -> None:
@@ -398,8 +404,12 @@ def torchrun_stub(bin_dir: Path, host: str = "this-node") -> None:
         (bin_dir / stub).chmod(0o755)
 
 
-WRAPPED_TORCHRUN = ('sh -c "$DDP_NODE_WRAPPER" ddp-node "$PWD/no-stop-file" "$OWNER" "" torchrun --nnodes=2 '
-                    '--rdzv-backend=static --rdzv-id=42-preflight --rdzv-conf=timeout=60 -m app.check')
+def wrapped_torchrun(owner: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """A step's torchrun under the node wrapper as the job hands it to `sh -c` (OWNER: the node that hosts the
+    store), in ENV alone."""
+    return subprocess.run(["sh", "-c", NODE_WRAPPER, "ddp-node", f"{cwd}/no-stop-file", owner, "", "torchrun",
+                           "--nnodes=2", "--rdzv-backend=static", "--rdzv-id=42-preflight", "--rdzv-conf=timeout=60",
+                           "-m", "app.check"], env=env, cwd=cwd, capture_output=True, text=True, timeout=30)
 
 
 @pytest.mark.parametrize(("owner", "node_id", "env_name"), [
@@ -411,8 +421,8 @@ def test_each_nodes_wrapper_gives_torchrun_the_schedulers_node_rank_and_no_secre
     read from the store), the rendezvous id the public step name; the job's secret in neither argv nor PET_RDZV_ID."""
     torchrun_stub(tmp_path / "bin")
     secret = "0123456789abcdef0123456789abcdef"
-    result = run_lib(WRAPPED_TORCHRUN, {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "OWNER": owner,
-                                        env_name: node_id, "DDP_STORE_SECRET": secret})
+    result = wrapped_torchrun(owner, {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", env_name: node_id,
+                                      "DDP_STORE_SECRET": secret}, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         f"PET_NODE_RANK={node_id} PET_RDZV_ID=unset TORCH_ELASTIC_WORKER_IDENTICAL=1", "--nnodes=2",
@@ -427,10 +437,10 @@ def test_each_nodes_wrapper_gives_torchrun_the_schedulers_node_rank_and_no_secre
 def test_a_node_rank_that_would_leave_no_node_serving_the_store_is_refused_in_one_line(
         tmp_path: Path, owner: str, node_id: str, wanted: str) -> None:
     torchrun_stub(tmp_path / "bin")
-    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin", "OWNER": owner}
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
     if node_id:
         env["SLURM_NODEID"] = node_id
-    result = run_lib(WRAPPED_TORCHRUN, env)
+    result = wrapped_torchrun(owner, env, tmp_path)
     assert result.returncode == 2, result.stdout
     assert result.stdout == ""
     assert result.stderr.startswith(wanted) and len(result.stderr.strip().splitlines()) == 1, result.stderr
@@ -454,9 +464,15 @@ def head_node_bin(tmp_path: Path) -> Path:
     return bin_dir
 
 
-def rdzv(bin_dir: Path, **env: str) -> subprocess.CompletedProcess:
-    return run_lib('ddp_defaults; ' + RDZV_OF,
-                   {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0", **env})
+def rdzv(bin_dir: Path, head: str = "node1", cwd: Path | None = None, **env: str) -> Ran:
+    """Where torchrun meets and the node that hosts the store (the job's meet), on a head node of BIN_DIR's
+    stubs that the job's node list calls HEAD; stdout ends in "host=HOST owner=OWNER"."""
+    ran = job_parts(["meet"], {"PATH": f"{bin_dir}:/usr/bin:/bin", "RDZV_IFACES": "hsn0 ib0", **env},
+                    nodes=f"{head},node2", cwd=cwd)
+    if ran.returncode:
+        return ran
+    host, owner = ran.found["meet"]
+    return ran._replace(stdout=ran.stdout + f"host={host} owner={owner}\n")
 
 
 @pytest.mark.parametrize("head", ["node1", "x1000c0s0b0n0", "nid001000.hpc.example.org"])
@@ -464,7 +480,7 @@ def test_the_head_nodes_fast_interface_is_the_rendezvous_address_whatever_the_no
         head_node_bin: Path, head: str) -> None:
     """The batch script runs on the head node: its ib0 address is used and it owns the store, whether the
     node file names it as its hostname says or not (an xname, an FQDN)."""
-    result = rdzv(head_node_bin, DDP_HEAD_NODE=head)
+    result = rdzv(head_node_bin, head)
     assert "host=10.1.2.3 owner=nid001000\n" in result.stdout, result.stdout + result.stderr
     assert f"(ib0 of head node {head};" in result.stdout
 
@@ -600,7 +616,7 @@ def test_scripts_run_outside_a_job_say_how_to_submit_them(script: str, message: 
 
 
 def test_extra_env_must_be_key_value_pairs() -> None:
-    result = run_lib("ddp_defaults", {"EXTRA_ENV": "NCCL_DEBUG=INFO oops"})
+    result = job_parts([], {"EXTRA_ENV": "NCCL_DEBUG=INFO oops"})
     assert result.returncode == 2 and "EXTRA_ENV item 'oops' is not K=V" in result.stderr
 
 
@@ -608,20 +624,18 @@ def test_extra_env_must_be_key_value_pairs() -> None:
     (["check"], ["-m", "app.check", "--site", "mn5"]),
     (["check", "--site", "mine.yaml"], ["-m", "app.check", "--site", "mine.yaml"]),
 ])
-def test_check_uses_the_scripts_site_profile_unless_you_name_one(args: list[str], expected: list[str]) -> None:
-    result = subprocess.run(["bash", "-c", f'source "{LIB}"\n{WORKLOAD}', "bash", *args],
-                            env={"PATH": os.environ["PATH"], **JOB, "CHECK_SITE": "mn5"},
-                            capture_output=True, text=True)
-    assert result.stdout.splitlines() == expected
+def test_check_uses_the_scripts_site_profile_unless_you_name_one(tmp_path: Path, args: list[str],
+                                                                expected: list[str]) -> None:
+    assert planned_argv(workload(tmp_path, *args, env={"CHECK_SITE": "mn5"})) == expected
 
 
 def test_the_nccl_flight_recorder_dumps_into_the_run_directory_unless_you_chose(tmp_path: Path) -> None:
     # The buffer size is torch's own default (2000); its old name, TORCH_NCCL_TRACE_BUFFER_SIZE, only warns
     names = ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_FR_DUMP_TEMP_FILE")
     env = {"RUN_DIR": str(tmp_path / "run")}
-    assert {k: v for k, v in exported(FABRIC, env, names).items() if k in names} == {
+    assert {k: v for k, v in planned(env, names).items() if k in names} == {
         "TORCH_NCCL_DUMP_ON_TIMEOUT": "1", "TORCH_FR_DUMP_TEMP_FILE": f"{tmp_path}/run/nccl-flight-recorder-rank"}
-    mine = exported(FABRIC, {**env, "TORCH_NCCL_DUMP_ON_TIMEOUT": "0"}, names)
+    mine = planned({**env, "TORCH_NCCL_DUMP_ON_TIMEOUT": "0"}, names)
     assert mine["TORCH_NCCL_DUMP_ON_TIMEOUT"] == "0"
 
 
@@ -636,18 +650,22 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
     counts = []
     for end in (3, 4, 6, 7):
         (tmp_path / "history.jsonl").write_text("\n".join(lines[:end]) + "\n")
-        result = run_lib('ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', {"RUN_DIR": str(tmp_path)})
+        result = subprocess.run(module_command("app.common.history", "requeues-in-a-row", str(tmp_path)),
+                                capture_output=True, text=True, timeout=30)
         counts.append(int(result.stdout))
     assert counts == [2, 0, 1, 2]
 
 
 def test_a_requeue_event_is_one_json_line_whatever_its_reason_says(tmp_path: Path) -> None:
     reason = 'preflight: "gpu07" said C:\\path\\x; rc=3'
-    result = run_lib(f"printf '%s\\n' gpu07 gpu08 | ddp_python app.common.history event \"$RUN_DIR\" requeue "
-                     f"'{reason}' --hosts-from - --excluded gpu07 --job-id 42 --image app.sif\n"
-                     'ddp_python app.common.history requeues-in-a-row "$RUN_DIR"', {"RUN_DIR": str(tmp_path)})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "1"
+    event = subprocess.run(module_command("app.common.history", "event", str(tmp_path), "requeue", reason,
+                                          "--hosts-from", "-", "--excluded", "gpu07", "--job-id", "42", "--image",
+                                          "app.sif"),
+                           input="gpu07\ngpu08\n", capture_output=True, text=True, timeout=30)
+    assert event.returncode == 0, event.stderr
+    result = subprocess.run(module_command("app.common.history", "requeues-in-a-row", str(tmp_path)),
+                            capture_output=True, text=True, timeout=30)
+    assert result.stdout.strip() == "1", result.stderr
     (line,) = (tmp_path / "history.jsonl").read_text().splitlines()
     entry = json.loads(line)
     assert entry["reason"] == reason and entry["excluded"] == ["gpu07"] and entry["hosts"] == ["gpu07", "gpu08"]
@@ -706,7 +724,6 @@ def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> N
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
-    result = run_lib('ddp_plan none run-dir --run-dir="$RUN_DIR" --run-dir-mode=700 --scheduler=pbs',
-                     env={**PBS_JOB, "RUN_DIR": str(shared), "RUN_DIR_MODE": "700"})
+    result = job_parts(["run-dir"], {"RUN_DIR": str(shared), "RUN_DIR_MODE": "700"}, **PBS_JOB)
     assert result.returncode == 2, result.stderr
     assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr

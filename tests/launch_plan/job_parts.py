@@ -1,0 +1,144 @@
+"""The job (app/launch/job.py) part by part, in a fresh process, each part the job's own method: tests assert on
+what a part said, where it stopped and the records it left, without a scheduler.
+
+    python -m tests.launch_plan.job_parts --out FILE [--script S] [--scheduler slurm|pbs] [--nodes A,B]
+        [--job-id ID] [--submit-dir DIR] [--gpus N] [--rc RC] [--reason TEXT] [--preempted SIG]
+        [--names HOST=NAME,...] [--kind KIND] [--launch-step torchrun|task|mpi] PART... [-- ARGS...]
+
+The knobs first (Job.resolve_knobs, from the environment as the job reads it), then each PART in order: image
+(pull_image), workload (plan_workload of ARGS), nproc (processes_per_node), hostfile (deepspeed_hostfile),
+fabric, container, launch (the side's: srun's or PBS's command lines, then the rendezvous), meet (the rendezvous
+alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch check's NAMES), finish (JobRun.finish
+of RC after PREEMPTED), step (JobRun.step of ARGS for a workload of KIND (unless the workload part said one), as
+LAUNCH-STEP starts it, with no launcher and no container, as a node runs it inside the image; its exit code ends the
+run). FILE gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps.
+Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2
+(job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+
+from app.launch.job import SLURM, Allocated, Job, JobEnds, JobRun, Launch, Running, job_code
+from app.launch.pbs_job import PBS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: List[str],
+              found: Dict[str, Any]) -> None:
+    """The parts OPTIONS name, for ALLOC; their answers into FOUND as they come (a part that ends the job leaves
+    the answers before it)."""
+    job.resolve_knobs(alloc)
+    found["knobs"] = job.knobs
+    kind, nproc = options.kind, 1
+    for part in options.parts:
+        if part == "image":
+            job.pull_image()
+        elif part == "workload":
+            kind, argv = job.plan_workload(job.side.arguments(args, os.environ))
+            found["workload"] = {"kind": kind, "argv": argv}
+        elif part == "nproc":
+            nproc = found["nproc"] = job.processes_per_node(alloc)
+        elif part == "hostfile":
+            job.deepspeed_hostfile(alloc, nproc, kind)
+        elif part == "fabric":
+            job.fabric(len(alloc.nodes))
+        elif part == "container":
+            argv, policy = job.container(kind)
+            found["container"] = {"argv": argv, "policy": policy}
+        elif part == "launch":
+            found["launch"] = job.side.launch(job, alloc, kind, nproc)._asdict()
+        elif part == "meet":
+            found["meet"] = list(job.meet(alloc))
+        elif part == "run-dir":
+            job.make_run_dir()
+        elif part in ("heal", "finish"):
+            job.preempted = options.preempted
+            job.name_of = dict(pair.split("=", 1) for pair in options.names.split(",") if pair)
+            ended = JobRun(job, Running(alloc, kind, [], nproc, [], "", Launch("torchrun", [], [], "", "")))
+            if part == "heal":
+                ended.heal(options.rc, options.reason)
+            ended.finish(options.rc)
+        elif part == "step":
+            launch = Launch(options.launch_step, [], [], alloc.nodes[0], "")
+            raise JobEnds(JobRun(job, Running(alloc, kind, [], nproc, [], "", launch)).step(alloc.job_id, args))
+        else:
+            raise SystemExit("job_parts: no part " + repr(part))
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    args = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(prog="python -m tests.launch_plan.job_parts")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--script", default="test.sh")
+    parser.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"))
+    parser.add_argument("--nodes", default="node1,node2")
+    parser.add_argument("--job-id", default="42")
+    parser.add_argument("--submit-dir", default="/tmp")
+    parser.add_argument("--gpus", default="", help="GPUs a node as the scheduler gave them")
+    parser.add_argument("--rc", type=int, default=1)
+    parser.add_argument("--reason", default="the workload failed")
+    parser.add_argument("--preempted", default="")
+    parser.add_argument("--names", default="", help="the launch check's pairs: HOST=NAME,...")
+    parser.add_argument("--kind", default="", help="the workload's kind when the workload part does not run")
+    parser.add_argument("--launch-step", default="mpi", choices=("torchrun", "task", "mpi"))
+    parser.add_argument("parts", nargs="*")
+    options = parser.parse_args(argv)
+    job = Job(options.script, PBS if options.scheduler == "pbs" else SLURM)
+    alloc = Allocated(options.job_id, options.submit_dir, options.gpus, tuple(options.nodes.split(",")))
+    found = {}  # type: Dict[str, Any]
+    try:
+        return job_code(options.script, lambda: run_parts(job, alloc, options, args, found))
+    finally:
+        found["env"] = dict(os.environ)
+        with open(options.out, "w") as out:
+            json.dump(found, out)
+
+
+class Ran(NamedTuple):
+    """What a run of the job's parts did: its exit code, its log (stdout), its errors (stderr) and the records."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    found: Dict[str, Any]
+
+    @property
+    def env(self) -> Dict[str, str]:
+        """The environment the job leaves for its steps (what every launcher passes on to the nodes)."""
+        return self.found["env"]
+
+
+def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[Path] = None,
+              out: Optional[Path] = None, python: str = sys.executable, prefix: Tuple[str, ...] = (),
+              timeout_s: float = 120, **options: str) -> Ran:
+    """PARTS of the job (--OPTION=VALUE for each of OPTIONS: nodes, script, scheduler, ...) in a fresh process
+    with only ENV (PATH, HOME and PYTHONPATH unless ENV names them), ARGS the job's arguments; PREFIX runs it as
+    another user (OUT: a file that user can write)."""
+    scratch = None if out else Path(tempfile.mkdtemp())
+    out = out or scratch / "found.json"
+    flags = ["--{}={}".format(name.replace("_", "-"), value) for name, value in options.items()]
+    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO), **env}
+    command = [*prefix, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), python, "-m",
+               "tests.launch_plan.job_parts", "--out=" + str(out), *flags, *parts, "--", *args]
+    result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=timeout_s)
+    found = {}  # type: Dict[str, Any]
+    if out.exists():
+        found = json.loads(out.read_text())
+        out.unlink()
+    if scratch:
+        scratch.rmdir()
+    return Ran(result.returncode, result.stdout, result.stderr, found)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
