@@ -93,6 +93,16 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
             in uninterrupted.output)
 
 
+def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight(uninterrupted: Job) -> None:
+    """The config check (app/launch/config_check.py) of the training job, which runs the preflight: on the head
+    node, for the allocation's world size, before the preflight starts (the refusals are in
+    tests/jobscripts/test_jobscripts_config_check.py)."""
+    assert_completed(uninterrupted)
+    log = uninterrupted.output
+    assert "# dry run: nothing started" in log and "4 (--world-size)" in log, log[-4000:]
+    assert log.index("config check: python -m app.train") < log.index("preflight: python -m app.check")
+
+
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
