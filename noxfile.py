@@ -88,6 +88,15 @@ def proofs(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def gpu_session_dry(session: nox.Session) -> None:
+    """Run bench/gpu_session.sh's whole plan dry on the CPU, as the GPU procedure does before a GPU session
+    (minutes: developer tooling, too slow for `make test`, which runs its cheap tests); extra args go to pytest."""
+    _install(session, "test")
+    session.run("pytest", "tests/bench/test_gpu_session.py", *session.posargs,
+                env={"APP_GPU_SESSION_DRY_RUN": "1"})
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Run the benchmarks side by side and rewrite BENCHMARKS.md (slow: minutes)."""
     _install(session, "test")

@@ -8,6 +8,8 @@
 # --out: where the figures go (default gpu-session/ in the checkout); the work in between (run folders, the
 #   tests' temporary folders, the nccl-tests build) goes to build/gpu-session-work.*/ and is removed at the end.
 # --dry-run: the same plumbing on a CPU, tiny sizes, no compilation (tests/bench); its figures mean nothing.
+#   Before a GPU session, run `.venv/bin/nox -s gpu_session_dry` here: the whole plan dry, minutes on 2 cores
+#   (too slow for `make test`, which runs only the cap and refusal tests of tests/bench/test_gpu_session.py).
 # The plan, the issue's targets first (the figures each is set against in brackets):
 # pairs:     app.train against the hand loop without DDP at world size 1, gpt2 then gpt2-medium, micro-batch 16
 #            (app.train / hand loop >= 1.0; bench.gpu_train --parts pairs);

@@ -19,6 +19,8 @@ pytest_plugins = [
     "tests.fixtures.slurm",
     # The registry route: `oci_registry` (a registry on loopback), `keyring`, `tiny_sif`.
     "tests.fixtures.registry",
+    # `extended_image`: the smoke image plus a user's wheel and Accelerate, built once for every test that needs it.
+    "tests.fixtures.extended_image",
 ]
 
 #: The markers (pyproject.toml) a test gets from each fixture it uses, directly or through another fixture
@@ -26,6 +28,7 @@ MARKERS_OF_FIXTURE = {
     "slurm_cluster": ("slurm", "root"),  # slurmd in network namespaces, jobs submitted as another user
     "smoke_image": ("apptainer",),  # built as root; run as the test user where it is already built
     "run_in_image": ("apptainer",),
+    "extended_image": ("apptainer",),
     "twin_image": ("apptainer", "root"),  # built with debootstrap and --fakeroot
     "oci_registry": ("apptainer",),  # a registry on a loopback port, one a machine
     "keyring": ("apptainer",),

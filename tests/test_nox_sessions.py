@@ -1,5 +1,5 @@
-"""noxfile.py: the emulated aarch64 image build and the whole build as a job are sessions of their own that plain
-`nox` (CI) never starts."""
+"""noxfile.py: the emulated aarch64 image build, the whole build as a job and the GPU session's whole dry plan are
+sessions of their own that plain `nox` (CI) never starts."""
 
 from __future__ import annotations
 
@@ -22,4 +22,5 @@ def test_the_slow_image_builds_are_listed_but_not_run_by_default():
     listed = {line[2:].split(" -> ")[0]: line[0] for line in result.stdout.splitlines() if " -> " in line}
     assert listed.get("image_aarch64") == "-", result.stdout
     assert listed.get("build_job") == "-", result.stdout
+    assert listed.get("gpu_session_dry") == "-", result.stdout
     assert listed.get("tests") == "*"

@@ -1,7 +1,8 @@
 """`make image-extend`: a built image plus a user's own wheels (containers/extend-image.sh, containers/extend.def).
 
-The wheel is built here from a tiny local project (`pip wheel`, no network); the image is the smoke image. The
-bad-input tests need neither Apptainer nor an image: extend-image.sh stops before the build.
+The wheel is built from a tiny local project (`pip wheel`, no network); the image is the smoke image, extended once
+for the session's tests (tests/fixtures/extended_image.py). The bad-input tests need neither Apptainer nor an image:
+extend-image.sh stops before the build.
 """
 
 from __future__ import annotations
@@ -10,37 +11,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.extended_image import ExtendedImage, extend, tiny_wheel
+
 REPO = Path(__file__).resolve().parents[2]
 EXTEND = REPO / "containers" / "extend-image.sh"
 TEST_USER = os.environ.get("APPTAINER_TEST_USER", "ddpuser")
-BUILD_TIMEOUT_S = 900
-
-
-def tiny_wheel(tmp_path: Path, name: str, requires: list[str]) -> Path:
-    """A wheel of a one-module project NAME that needs REQUIRES, in tmp_path/wheels."""
-    project = tmp_path / f"src-{name}"
-    (project / name).mkdir(parents=True)
-    (project / name / "__init__.py").write_text("def greet() -> str:\n    return 'hello from your package'\n")
-    (project / "pyproject.toml").write_text(
-        f'[build-system]\nrequires = ["setuptools>=70.1"]\nbuild-backend = "setuptools.build_meta"\n\n'
-        f'[project]\nname = "{name}"\nversion = "0.1"\ndependencies = {json.dumps(requires)}\n')
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "-w", str(wheels), str(project)], check=True, capture_output=True, timeout=120)
-    return wheels
-
-
-def extend(image: Path, wheels: Path, out: Path, packages: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
-                           f"OUT={out}", f"PACKAGES={packages}"], capture_output=True, text=True,
-                          timeout=BUILD_TIMEOUT_S)
 
 
 def labels_of(sif: Path) -> dict[str, str]:
@@ -99,13 +80,11 @@ def test_bad_input_stops_before_the_build_with_one_line_and_exit_2(tmp_path: Pat
 @pytest.mark.apptainer
 @pytest.mark.slow
 def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own_packages(
-        smoke_image: Path, image_dir: Path, tmp_path: Path) -> None:
-    # numpy: a dependency the image has and the wheels directory lacks, taken from the image
-    wheels = tiny_wheel(tmp_path, "ddp_hello", ["numpy"])
-    out = image_dir / "my.sif"
-    result = extend(smoke_image, wheels, out)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "installed ddp-hello 0.1" in result.stdout + result.stderr
+        extended_image: ExtendedImage) -> None:
+    # The session's one extended image (tests/fixtures/extended_image.py): ddp_hello needs numpy, a dependency the
+    # image has and the wheels directory lacks, taken from the image; Accelerate beside it where it could be had
+    assert "installed ddp-hello 0.1" in extended_image.build_output
+    out, smoke_image = extended_image.path, extended_image.base
 
     probe = "import ddp_hello, numpy, torch; print(ddp_hello.greet(), numpy.__version__, torch.__version__)"
     extended = exec_as_user(out, "python", "-c", probe)
@@ -113,7 +92,8 @@ def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own
     base = exec_as_user(smoke_image, "python", "-c", "import numpy, torch; print(numpy.__version__, torch.__version__)")
     assert extended.stdout.split() == ["hello", "from", "your", "package", *base.stdout.split()]
     labels = labels_of(out)
-    assert labels["app.extended.packages"] == "ddp-hello"
+    assert labels["app.extended.packages"] == " ".join(extended_image.packages)
+    assert labels["app.extended.packages"].split()[0] == "ddp-hello"
     assert labels["app.pin.torch"] == labels_of(smoke_image)["app.pin.torch"], "the base's labels were lost"
 
 
@@ -191,3 +171,21 @@ def test_a_runtime_too_old_for_the_templated_definition_stops_before_the_build(t
 def test_the_oldest_runtimes_that_read_it_go_on_to_the_build(tmp_path: Path, version_line: str) -> None:
     result = extend_with(fake_runtime(tmp_path, version_line), tmp_path)
     assert "build --force --fakeroot" in (tmp_path / "calls.txt").read_text(), result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user the /etc/subuid check runs first")
+def test_without_packages_the_project_of_every_wheel_is_installed_by_its_normalised_name(tmp_path: Path) -> None:
+    """PACKAGES empty: each wheel's project, PEP 503-normalised (the shared extended image names its packages, so
+    this is where the default is held)."""
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"not built")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for name in ("ddp_hello-0.1-py3-none-any.whl", "Zope.Interface-7.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+                 "ddp_hello-0.1-1-py3-none-any.whl"):
+        (wheels / name).write_bytes(b"")
+    runtime = fake_runtime(tmp_path, "apptainer version 1.4.0")
+    subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
+                    f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}"], capture_output=True, text=True, timeout=120)
+    build = (tmp_path / "calls.txt").read_text()
+    assert "--build-arg PACKAGES=ddp-hello zope-interface " in build, build

@@ -10,6 +10,10 @@ tests/jobscripts/test_jobscripts_slurm.py and test_jobscripts_pbs.py do: an ACC 
 (`DDP_PROBE_ROOT`), the smoke image for the CUDA one, two GPUs per node, the regression workload for speed; the
 preflight reads the real node, which has neither an HCA nor a Slingshot NIC, so it is off. Under PBS they reach the
 job as the README says a `module load` does: through the script's `#PBS -V`.
+
+The first job of the MareNostrum 5 and GH200 PBS walkthroughs is also the site test of its script (mn5.sh with
+the site values on the command line; gh200-pbs.sh with PALS' mpiexec): one job makes both sets of assertions, as a
+job of its own for each cost the machine-wide tier a whole two-node job.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import pytest
 from tests.docs.markdown import README, fenced_commands, quotes
 from tests.fixtures.slurm import JOB_USER, REPO, Job, SlurmCluster
 from tests.jobscripts.test_jobscripts_pbs import fake_slingshot_node
+from tests.jobscripts.test_jobscripts_slurm import NODE1_IB0, assert_trained_on_both_nodes, rdzv_port
 
 #: The README's placeholders, as a user fills them in; the test cluster takes any account, QOS and queue name
 PLACEHOLDERS = {"<account>": "ehpc00", "<project>": "ehpc00", "<queue>": "workq", "$USER": JOB_USER}
@@ -137,6 +142,32 @@ def assert_resumed_in(job: Job, old_run_dir: Path) -> None:
     assert not job.run_dir.exists(), f"the resumed job wrote a run directory of its own, {job.run_dir}"
 
 
+def assert_mn5_site_job(job: Job) -> None:
+    """What mn5.sh does with the site values on the command line (-A, -q) and an ACC node's files: 2 nodes x the 4
+    GPUs of its own #SBATCH --gres, InfiniBand's NCCL settings, the rendezvous on the head node's IPoIB address."""
+    assert_trained_on_both_nodes(job, world_size=8)
+    assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output, job.output[-6000:]
+    for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
+        assert f"setting {setting} " in job.output, job.output[-6000:]
+    assert (f"rendezvous on {NODE1_IB0}:{rdzv_port(job.output)} (ib0 of head node node1; node1 hosts the store"
+            in job.output), job.output[-6000:]
+
+
+def assert_gh200_pbs_site_job(job: Job, probe_root: Path) -> None:
+    """What gh200-pbs.sh does under PBS Pro with PALS (its default launcher) on GH200 nodes: a node file of FQDNs
+    (node1.ddptest.local, twice each) turned into one mpiexec process a node, the Slingshot NCCL settings, the
+    rendezvous on the head node's hsn0, the host's libfabric bound into the image."""
+    assert_trained_on_both_nodes(job)
+    assert "step: mpiexec -n 2 --ppn 1" in job.output, job.output[-6000:]
+    assert "launcher check: one process on each of node1 x1000c0s1b0n0" in job.output
+    assert "on 2 node(s): node1.ddptest.local node2.ddptest.local, run directory" in job.output
+    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric", "NCCL_PROTO=^LL128"):
+        assert f"setting {setting} " in job.output, job.output[-6000:]
+    assert (f"rendezvous on 10.79.0.11:{rdzv_port(job.output)} (hsn0 of head node node1.ddptest.local; node1 hosts "
+            "the store") in job.output
+    assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
+
+
 @pytest.mark.slurm
 @pytest.mark.slow
 def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
@@ -160,6 +191,7 @@ def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_sa
     # lines are looked for in the whole log, and tail -f must have followed it to the end.
     followed = follow.communicate(timeout=30)[0]
     assert "step finished with exit code 0" in followed, f"tail -f did not follow the log to its end:\n{followed}"
+    assert_mn5_site_job(job)
     for line in _quoted_block(walkthrough_section("Watch it")):
         assert quotes(line, job.output.splitlines()), f"the log has no README line {line!r}:\n{job.output[-6000:]}"
     listing = run_as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"ls \S+", jobid=job_id), {})
@@ -199,8 +231,8 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
         os.killpg(follow.pid, 15)
     followed = follow.communicate(timeout=30)[0]
     assert "completed at step " in followed and "step finished with exit code 0" in followed, followed[-6000:]
-    for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric"):
-        assert f"setting {setting} " in job.output, job.output[-6000:]
+    job.run_dir = checkout / "runs" / job_id
+    assert_gh200_pbs_site_job(job, Path(stand_ins["DDP_PROBE_ROOT"]))
     listing = run_as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"ls \S+", jobid=job_id), {})
     assert "summary.json" in listing.split(), listing
     report = run_as_the_user(slurm_cluster, checkout,

@@ -4,7 +4,9 @@
 A bad key, or a dashboard whose package the run cannot import (run.tensorboard, run.wandb_project: the images ship
 neither), stops the job in one line before the preflight, the launcher check and the rendezvous; under DRY_RUN=1
 the same check runs on a login node, where it also prints the trainer's plan. Here with IMAGE=none: this
-checkout's trainer on the test's interpreter, tensorboard hidden where a case needs it to be missing.
+checkout's trainer on the test's interpreter, tensorboard hidden where a case needs it to be missing. A valid
+config in a job is planned before the preflight: held on the training job of tests/jobscripts/test_jobscripts_slurm.py
+(test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight), not on a job of its own.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import pytest
 
 from tests.jobscripts.test_jobscripts_slurm import (  # image_env: the module's fixture, found here by name
     JOBSCRIPTS,
-    assert_completed,
     image_env,  # noqa: F401
 )
 from tests.launch import REPO
@@ -92,15 +93,3 @@ def test_in_a_job_a_dashboard_the_image_lacks_fails_in_seconds_naming_the_image_
     assert error.startswith("error: run.tensorboard=true needs the tensorboard package: the image ")
     assert f"make image-extend IMAGE={image_env['IMAGE']} WHEELS=DIR OUT=my.sif PACKAGES=tensorboard" in error
     assert "preflight:" not in job.output and "] step: " not in job.output, job.output[-4000:]
-
-
-def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight(
-        slurm_cluster, image_env) -> None:  # noqa: F811
-    workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "train.max_steps=5",
-                                  env={"CONFIG": "regression", "GPUS_PER_NODE": "2", **image_env})
-    job = slurm_cluster.wait(job_id, workdir)
-    assert_completed(job)
-    log = job.output
-    assert "# dry run: nothing started" in log and "4 (--world-size)" in log, log[-4000:]
-    assert log.index("config check: python -m app.train") < log.index("preflight: python -m app.check")

@@ -93,6 +93,16 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
             in uninterrupted.output)
 
 
+def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight(uninterrupted: Job) -> None:
+    """The config check (app/launch/config_check.py) of the training job, which runs the preflight: on the head
+    node, for the allocation's world size, before the preflight starts (the refusals are in
+    tests/jobscripts/test_jobscripts_config_check.py)."""
+    assert_completed(uninterrupted)
+    log = uninterrupted.output
+    assert "# dry run: nothing started" in log and "4 (--world-size)" in log, log[-4000:]
+    assert log.index("config check: python -m app.train") < log.index("preflight: python -m app.check")
+
+
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
@@ -164,29 +174,6 @@ def test_srun_one_task_per_gpu_trains_across_both_nodes_without_torchrun(
     assert "step: srun --kill-on-bad-exit=1 --nodes=2 --ntasks=4 --ntasks-per-node=2" in job.output
     assert "setting MASTER_ADDR=10.78.0.11 " in job.output  # rank 0's store on the head node's ib0
     assert "torchrun" not in job.output.split("step: ")[1].splitlines()[0]
-
-
-def test_mn5_script_runs_unchanged_with_site_values_on_the_command_line(
-        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
-    workdir = slurm_cluster.workdir()
-    # An ACC node's sysfs as the fabric policy probes it: ConnectX (mlx5) HCAs and IPoIB
-    probe_root = workdir / "fake-node"
-    for directory in ("sys/class/infiniband/mlx5_0/ports/1", "sys/class/net/ib0"):
-        (probe_root / directory).mkdir(parents=True)
-    # Account, QOS and partition: the site values a MareNostrum user gives. GPUs come from --gres=gpu:4.
-    job_id = slurm_cluster.submit(workdir, "--account=ehpc00", "--qos=acc_debug", "--partition=debug",
-                                  str(JOBSCRIPTS / "mn5.sh"), "train", "train.max_steps=10",
-                                  # The preflight reads the real node, which has no HCA (the next test)
-                                  env={"CONFIG": "regression", "DDP_PROBE_ROOT": str(probe_root), "PREFLIGHT": "0",
-                                       **image_env})
-    job = slurm_cluster.wait(job_id, workdir)
-    assert_completed(job)
-    assert_trained_on_both_nodes(job, world_size=8)
-    assert "2 node(s) x 4 process(es) per node (from the allocation)" in job.output
-    for setting in ("NCCL_IB_DISABLE=0", "NCCL_IB_HCA=mlx5", "NCCL_NET=IB"):
-        assert f"setting {setting} " in job.output
-    port = rdzv_port(job.output)
-    assert f"rendezvous on 10.78.0.11:{port} (ib0 of head node node1; node1 hosts the store" in job.output
 
 
 def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_training(

@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.extended_image import ExtendedImage
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
 from tests.jobscripts.test_jobscripts_slurm import (  # image_env: the module's fixture, found here by name
     JOBSCRIPTS,
@@ -147,36 +144,17 @@ def test_the_job_ends_with_the_code_of_the_node_that_failed_first_not_the_signal
     assert "Restarts=0" in slurm_cluster.run("scontrol", "show", "job", job.job_id).stdout
 
 
-@pytest.fixture(scope="module")
-def accelerate_image(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> Iterator[Path]:  # noqa: F811
-    """The smoke image plus Accelerate, as docs/packages.md says: pip download, then make image-extend."""
+def test_an_accelerate_script_runs_unchanged_in_the_extended_image_and_resumes_from_run_dir(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], request: pytest.FixtureRequest) -> None:  # noqa: F811
+    """The session's extended image (tests/fixtures/extended_image.py): the smoke image plus Accelerate, as
+    docs/packages.md says (pip download, then make image-extend), and a wheel of another test's."""
     if image_env["IMAGE"] == "none":
         pytest.skip("DDP_SLURM_TEST_IMAGE=none: no image to extend")
-    directory = slurm_cluster.workdir()
-    wheels = directory / "wheels"
-    download = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "accelerate", "--only-binary=:all:",
-                               "--python-version", "3.11", "--platform", "manylinux_2_28_x86_64", "-d", str(wheels)],
-                              capture_output=True, text=True, timeout=600)
-    if download.returncode != 0:
-        pytest.skip(f"no accelerate wheels from the configured package index: {download.stderr.strip()[-300:]}")
-    # Apptainer as root with --fakeroot cannot write into a directory of the job user's: the image goes into one
-    # of root's that the job user can read
-    images = Path(tempfile.mkdtemp(prefix="ddp-extended-", dir="/tmp"))
-    images.chmod(0o755)
-    out = images / "smoke-accelerate.sif"
-    built = subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image_env['IMAGE']}",
-                            f"WHEELS={wheels}", f"OUT={out}", "PACKAGES=accelerate"], capture_output=True, text=True,
-                           timeout=900)
-    shutil.rmtree(wheels)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    yield out
-    shutil.rmtree(images, ignore_errors=True)
-
-
-def test_an_accelerate_script_runs_unchanged_in_the_extended_image_and_resumes_from_run_dir(
-        slurm_cluster: SlurmCluster, accelerate_image: Path) -> None:
+    extended_image: ExtendedImage = request.getfixturevalue("extended_image")
+    if extended_image.without_accelerate:
+        pytest.skip(extended_image.without_accelerate)
     workdir = slurm_cluster.workdir()
-    env = {"IMAGE": str(accelerate_image)}
+    env = {"IMAGE": str(extended_image.path)}
     first_id = submit_script(slurm_cluster, workdir, env, "--steps", "20", script=ACCELERATE_EXAMPLE)
     first_job = slurm_cluster.wait(first_id, workdir, timeout_s=300)
     assert_completed(first_job)
