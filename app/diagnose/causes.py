@@ -258,8 +258,31 @@ _TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attri
 #: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
 _NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
                 r"|unhandled system error|internal error|unhandled cuda error")
+#: NCCL's error string for ncclInvalidUsage (src/init.cc ncclGetErrorString, "invalid usage" and since 2.21 "invalid
+#: usage (run with NCCL_DEBUG=WARN for details)"), and the "NCCL WARN" prefix its checks print with.
+_NCCL_INVALID_USAGE = r"\binvalid usage\b|NCCL WARN Duplicate GPU|NCCL WARN Multiple ranks"
 #: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
 _NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
+#: torch's watchdog line names the collective it gave up on: torch 2.2 to 2.13 ProcessGroupNCCL.cpp operator<<(WorkNCCL)
+#: c10::str("WorkNCCL(", "SeqNum=", seq_, ", OpType=", ..., ", Timeout(ms)=", opTimeout_.count(), ")"), seq_ counting
+#: the group's collectives from 1. One of the group's first collectives (up to the fifth) timed out:
+_WATCHDOG_EARLY = r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=[0-5],"
+#: ... or a later one (or a torch before 2.2, whose WorkNCCL(OpType=..., Timeout(ms)=...) names no SeqNum).
+_WATCHDOG_LATER = (r"Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?:[6-9]|\d\d+)|OpType=)"
+                   r"|Watchdog caught hanging process")
+#: A progress bar the program itself printed (tqdm's "n/total [elapsed<remaining" meter, tqdm/std.py
+#: format_meter) that had counted ten steps or more: its loop ran on while the process group was idle.
+_OWN_PROGRESS = r"\b[1-9]\d+/\d+ \[(?:\d+:)?\d+:\d\d<"
+
+
+def _waited_for_own_work(log: LogView) -> bool:
+    """The timed-out collective was one of the group's first, while a progress bar of the program's own had
+    counted ten steps or more: the loop it shows ran no collectives (ten steps of a DDP training loop are ten
+    all-reduces, SeqNum 10 or more), so the other ranks waited for one rank's own work (preparing data,
+    evaluating on rank 0) longer than the timeout. The program's timing, not the infrastructure."""
+    return log.has(_OWN_PROGRESS) and log.has(_WATCHDOG_EARLY) and not log.has(_WATCHDOG_LATER)
+
+
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
 _GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
@@ -346,7 +369,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
-         _NCCL_CONNECT_FAILED)
+         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS,
+         _NCCL_INVALID_USAGE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -654,6 +678,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Duplicate GPU detected : (?P<which>rank \d+ and rank \d+ both on CUDA device \w+)",
          r"(?P<which>Multiple [Rr]anks (?:detected using|are using) the same GPU)"),
         90,
+        # NCCL prints it as it fails the communicator's init (ncclInvalidUsage): a line quoted without any sign
+        # that the job failed (NCCL's error, a traceback, a failed task) is not read as the job's cause.
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_FAILED) or log.has(_NCCL_INVALID_USAGE),
     ),
     # --- the run died while training ------------------------------------------------------------------------
     Cause(
@@ -704,6 +731,25 @@ CAUSES: Tuple[Cause, ...] = (
         78,
     ),
     Cause(
+        "pg-timeout-too-short",
+        "a collective timed out after {ms} ms, a timeout the program gave its process group far below torch's "
+        "defaults (10 minutes for NCCL, 30 for the other backends): a rank that spent longer in work of its own "
+        "(evaluation on rank 0, a checkpoint, data preparation) left the others' collective to time out",
+        "leave `init_process_group` its default timeout or give it one longer than the slowest single-rank step "
+        "(`timeout=datetime.timedelta(minutes=30)`); if every rank was in the collective, the collective itself "
+        "hung: `NCCL_DEBUG=INFO` and `TORCH_NCCL_DUMP_ON_TIMEOUT=1` say which",
+        # torch 2.2 to 2.13 ProcessGroupNCCL.cpp: the watchdog's "Watchdog caught collective operation timeout: "
+        # with operator<<(WorkNCCL) "WorkNCCL(SeqNum=%d, OpType=%s, NumelIn=%d, NumelOut=%d, Timeout(ms)=%d)" and
+        # " ran for %d milliseconds before timing out."; torch 1.8 to 2.1 "WorkNCCL(OpType=%s, Timeout(ms)=%d)"
+        # (with TensorShape= in some). The default: ProcessGroupNCCL.hpp kProcessGroupNCCLDefaultTimeout
+        # milliseconds(10 * 60 * 1000), torch/distributed/constants.py default_pg_timeout (30 minutes, and NCCL's
+        # before torch 2.2). Under five minutes the program set it.
+        (r"Watchdog caught collective operation timeout: WorkNCCL\([^)]{0,300}?Timeout\(ms\)=(?P<ms>\d{1,12})\) "
+         r"ran for \d+ milliseconds before timing out",),
+        61,
+        hits_show=lambda found: all(int(m.group("ms")) < 300000 for m in found),
+    ),
+    Cause(
         "nccl-watchdog",
         "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
         "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
@@ -714,6 +760,7 @@ CAUSES: Tuple[Cause, ...] = (
         f"`{policy.opt_in_line('slingshot', 'cxi-no-eager')}`",
         (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
         60,
+        applies=lambda log: not _waited_for_own_work(log),
     ),
     Cause(
         "walltime",

@@ -176,6 +176,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cuda-oom": ("training", HIGH),
     "node-failure": ("scheduler", HIGH),
     "nccl-watchdog": ("training", MEDIUM),
+    "pg-timeout-too-short": ("training", MEDIUM),
     "walltime": ("scheduler", HIGH),
     "socket-not-fabric": ("fabric", MEDIUM),
     "no-image": ("job-scripts", HIGH),
