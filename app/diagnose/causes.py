@@ -394,7 +394,8 @@ _SOCKET_FIX = (
 _MEMLOCK_FIX = (
     "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
     "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
-    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
+    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`; PBS and Torque jobs inherit pbs_mom's, "
+    "set by `ulimit -l unlimited` in its start-up script); Docker `--ulimit memlock=-1`; "
     "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
     "`node: locked memory` line"
 )
@@ -1023,7 +1024,8 @@ CAUSES: Tuple[Cause, ...] = (
         "host-oom",
         "a task used more host memory than the job may: the kernel's OOM killer in Slurm's cgroup, or PBS' "
         "memory limit",
-        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
+        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node; PBS and "
+        "Torque `-l mem=`, whose queue default applies when a job asks for none), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
         # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
@@ -1043,7 +1045,12 @@ CAUSES: Tuple[Cause, ...] = (
          # whose version is not recorded; newer ones count oom_kill events) info("Exceeded step memory limit at some
          # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
          # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
-         r"Exceeded (?:step|job) memory limit at some point"),
+         r"Exceeded (?:step|job) memory limit at some point",
+         # Moab (and Maui) under Torque, the job-deletion notice of its resource-limit policy (closed source; the
+         # line as the deletion mail and the job's output show it: "job 10086535 exceeded MEM usage hard limit (516
+         # > 140)", in MB; DCCN's Torque guide, cBio's cluster): the job used more memory than it asked for (or than
+         # the queue's default when it asked for none).
+         r"\bexceeded MEM usage (?:hard|soft) limit \(\d+ > \d+\)"),
         79,
         applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
     ),
@@ -1219,7 +1226,10 @@ CAUSES: Tuple[Cause, ...] = (
          # error:\n\nLibfabric error: (%zd) %s\n" (the only "Libfabric error: (" in libfabric): ENOMEM from EFA's
          # memory registration, e.g. its receive buffers (efa_errno.h 4112 "Failure to post internal receive
          # buffers"), is the locked-memory limit (awslabs' EFA guides: `ulimit -l unlimited`).
-         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory"),
+         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory",
+         # Intel MPI's DAPL fabric (closed source; the line as its ranks print it, "[0] DAPL startup: RLIMIT_MEMLOCK
+         # too small", firemodels/fds#6023): it checks the limit at start and stops below what it needs.
+         r"\bDAPL startup: RLIMIT_MEMLOCK too small"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1531,7 +1541,12 @@ CAUSES: Tuple[Cause, ...] = (
         # nvidia-smi's "Unable to determine the device handle for GPU%s: %s: Unknown Error".
         (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
          r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95|119|120|154)\b",
-         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
+         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error",
+         # The kernel module's own status codes, as its NVRM lines print them ("Reset required
+         # [NV_ERR_RESET_REQUIRED] (0x00000062)"): open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h
+         # (commit 307159f) NV_ERR_RESET_REQUIRED 0x62 "Reset required", NV_ERR_GPU_IS_LOST 0x0F "GPU lost from
+         # the bus": the GPU needs a reset, or left the bus, whatever call met it first.
+         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
         95,
     ),
     Cause(
@@ -1557,7 +1572,10 @@ CAUSES: Tuple[Cause, ...] = (
         # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
         # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
         # "launch failed requeued held", "launch failure limit exceeded requeued held".
+        # src/api/step_launch.c line 1071: error("task %u launch failed: %s", ..., slurm_strerror(rc)) for each
+        # task of a node whose slurmd answered the launch with an error.
         (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
+         r"srun: error: task \d+ launch failed: (?P<why>.{1,300})",
          # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
          # asked for after the job ended, whose own lines say why it ended.
          r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
@@ -2581,7 +2599,10 @@ CAUSES: Tuple[Cause, ...] = (
         # "An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun. This could
         # be caused by a number\nof factors, including an inability to create a connection back\nto mpirun due to a
         # lack of common network interfaces and/or no\nroute found between them."
-        (r"An ORTE daemon has unexpectedly failed after launch and before",),
+        # PRRTE (Open MPI 5's runtime) src/mca/errmgr/base/help-errmgr-base.txt (commit 0f79f3a) line 54
+        # [failed-daemon] "An PRTE daemon has unexpectedly failed after launch and before\ncommunicating back to
+        # mpirun. ...", the same text with PRTE for ORTE.
+        (r"An [OP]RTE daemon has unexpectedly failed after launch and before",),
         80,
     ),
     Cause(

@@ -1568,6 +1568,33 @@ QUOTES = (
           "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid job credential",
           "slurm-job-credential-refused"),
 
+    # --- the NVIDIA kernel module's status codes of a GPU that needs a reset or left the bus --------------------------
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules commit 307159f", "src/common/sdk/nvidia/inc/nvstatuscodes.h",
+          127, 'NV_STATUS_CODE(NV_ERR_RESET_REQUIRED,                  0x00000062, "Reset required")',
+          "[Tue Mar  3 04:12:55 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+          "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874", "gpu-hardware-fault",
+          context=("'CUDA-capable device(s) is/are busy or unavailable'",)),
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules commit 307159f", "src/common/sdk/nvidia/inc/nvstatuscodes.h",
+          44, 'NV_STATUS_CODE(NV_ERR_GPU_IS_LOST,                     0x0000000F, "GPU lost from the bus")',
+          "[ 9021.114310] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] "
+          "(0x0000000F) returned from status @ gpu_mgr.c:412", "gpu-hardware-fault"),
+
+    # --- a job over its locked-memory or memory limit, in the words of closed schedulers and MPIs -------------------
+    Quote("Intel MPI", "4.x and 5.x (closed source)", "its DAPL fabric's start-up check, as firemodels/fds#6023 quotes",
+          0, '"DAPL startup: RLIMIT_MEMLOCK too small"', "[3] DAPL startup: RLIMIT_MEMLOCK too small",
+          "memlock-too-low"),
+    Quote("Moab", "under Torque (closed source)", "its resource-limit policy's job deletion, as DCCN's Torque guide "
+          "quotes the mail", 0, '"job %s exceeded MEM usage hard limit (%d > %d)"',
+          "job 3132467 exceeded MEM usage hard limit (2528 > 1126)", "host-oom"),
+
+    # --- Open MPI 5's runtime (PRRTE) on a daemon that never called back, Slurm on a task it could not start --------
+    Quote("Open MPI", "PRRTE commit 0f79f3a (Open MPI 5)", "src/mca/errmgr/base/help-errmgr-base.txt [failed-daemon]",
+          54, '"An PRTE daemon has unexpectedly failed after launch and before"',
+          "An PRTE daemon has unexpectedly failed after launch and before", "mpirun-daemon-callback-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/api/step_launch.c", 1071,
+          'error("task %u launch failed: %s",\nmsg->task_ids[i],\nslurm_strerror(msg->return_code));',
+          "srun: error: task 7 launch failed: Slurmd could not execve job", "slurm-task-launch-failed"),
+
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
           "raise RendezvousClosedError",
