@@ -2276,6 +2276,24 @@ CAUSES: Tuple[Cause, ...] = (
     # comes from; where a more specific cause explains the same line (/dev/shm, Apptainer's or pyxis' own
     # directories) it outweighs these.
     Cause(
+        "hdf5-file-locking-unsupported",
+        "HDF5 could not lock a file it opened (errno {errno}): the file system it is on (Lustre mounted without flock, "
+        "NFS without a lock daemon, some parallel file systems) does not support the lock HDF5 1.10 and later take "
+        "on every open",
+        "turn HDF5's file locking off for the job: `export HDF5_USE_FILE_LOCKING=FALSE` in the job script (this "
+        "project's job scripts: `EXTRA_ENV=HDF5_USE_FILE_LOCKING=FALSE`); h5py 3.5 and later also take "
+        "`h5py.File(path, locking=False)`; or keep the files where locks work (node-local scratch), or ask the admins "
+        "to mount the file system with flock",
+        # HDF5 (1.10 and later) src/H5FDsec2.c H5FD__sec2_lock() (H5FD_sec2_lock() in 1.10), as read in a 1.14
+        # copy: HSYS_GOTO_ERROR(H5E_VFL, H5E_CANTLOCKFILE, FAIL, "unable to lock file"), and src/H5Eprivate.h
+        # HSYS_GOTO_ERROR's "%s, errno = %d, error message = '%s'"; h5py raises it as "OSError: Unable to open file
+        # (unable to lock file, errno = 38, error message = 'Function not implemented')". The errnos of a file system
+        # without the lock: ENOSYS 38, EOPNOTSUPP 95, the kernel's ENOTSUPP 524, ENOLCK 37; not EAGAIN 11, another
+        # process holding the file open.
+        (r"unable to lock file, errno = (?P<errno>37|38|95|524)\b",),
+        74,
+    ),
+    Cause(
         "disk-full",
         "a write failed because its filesystem is full or the user's quota there is used up: checkpoints, logs or "
         "caches filled the disk",

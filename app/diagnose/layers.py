@@ -133,6 +133,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mpirun-run-as-root": ("launch", HIGH),
     "mpirun-conflicting-mapping": ("launch", HIGH),
     "disk-full": ("host", HIGH),
+    "hdf5-file-locking-unsupported": ("host", HIGH),
     "open-files-limit": ("host", HIGH),
     "shared-cache-nfs-stale-handle": ("host", MEDIUM),
     "rendezvous-name-not-resolvable": ("rendezvous", HIGH),

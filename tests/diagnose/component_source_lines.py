@@ -1595,6 +1595,26 @@ QUOTES = (
           'error("task %u launch failed: %s",\nmsg->task_ids[i],\nslurm_strerror(msg->return_code));',
           "srun: error: task 7 launch failed: Slurmd could not execve job", "slurm-task-launch-failed"),
 
+    # --- torch's watchdog names the collective and the group's timeout -------------------------------------------
+    Quote("torch", "2.x (a stored copy whose tag is not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp operator<<(WorkNCCL)", 0,
+          'workInfo = c10::str(\n"WorkNCCL(",\n"SeqNum=",\nworkNCCL.seq_,\n", OpType=",\n'
+          'opTypeToString(workNCCL.opType_),\n", NumelIn=",\nworkNCCL.numelIn_,\n", NumelOut=",\n'
+          'workNCCL.numelOut_,\n", Timeout(ms)=",\nworkNCCL.opTimeout_.count(),\n")");',
+          "[rank3]:[E ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=1207, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=120000) ran for 120041 "
+          "milliseconds before timing out.", "pg-timeout-too-short", fmt=", Timeout(ms)="),
+
+    # --- HDF5's file lock on a file system without locks ---------------------------------------------------------
+    Quote("HDF5", "1.14 (a stored copy whose tag is not recorded)", "src/H5FDsec2.c H5FD__sec2_lock()", 0,
+          'HSYS_GOTO_ERROR(H5E_VFL, H5E_CANTLOCKFILE, FAIL, "unable to lock file")',
+          "OSError: Unable to open file (unable to lock file, errno = 38, error message = 'Function not implemented')",
+          "hdf5-file-locking-unsupported"),
+    Quote("HDF5", "1.14 (a stored copy whose tag is not recorded)", "src/H5Eprivate.h HSYS_GOTO_ERROR", 0,
+          'HGOTO_ERROR(majorcode, minorcode, retcode, "%s, errno = %d, error message = \'%s\'", str, myerrno,',
+          "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
+          "'Unknown error 524'", "hdf5-file-locking-unsupported"),
+
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
           "raise RendezvousClosedError",
