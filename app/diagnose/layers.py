@@ -17,7 +17,10 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
 - Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
-  MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
+  MPI_Init or MPI_Init_thread, a rank whose MPI could not start; MPICH and Cray MPICH (src/mpi/errhan/errutil.c):
+  `Fatal error in %s: ` with PMPI_Init, and its error stack's `PMI_Init returned %d`;
+- NCCL's `invalid usage` (src/init.cc ncclGetErrorString, "(run with NCCL_DEBUG=WARN for details)" since 2.21):
+  NCCL refused how it was called, with no WARN line in the log to say which check;
 - Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
   collective timeout seq=%d`, `Unable to connect to %d`, `Cannot establish the connection`;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
@@ -312,8 +315,31 @@ VERDICTS: Tuple[Cause, ...] = (
         # help-mpi-runtime.txt [mpi_init:startup:internal-failure] line 25 "It looks like %s failed for some
         # reason; ..." with MPI_INIT.
         (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b", r"ompi_mpi_init: ompi_rte_init failed",
-         r"It looks like MPI_INIT failed for some reason"),
+         r"It looks like MPI_INIT failed for some reason",
+         # MPICH (and Cray MPICH, which prints "MPICH ERROR [Rank N] ... - Abort(...)" before it), in stored copies
+         # whose tags are not recorded: src/mpi/errhan/errutil.c MPL_snprintf(error_msg, MAX_ERRMSG_STRING, "Fatal
+         # error in %s: ", fcname) with PMPI_Init or PMPI_Init_thread (MPI_Init in older ones), and the error stack's
+         # PMI step, src/mpi/errhan/errnames.txt "**pmi_init %d:PMI_Init returned %d" (defmsg.h long_spc "PMI_Init
+         # returned %d") under MPIR_pmi_init.
+         r"Fatal error in P?MPI_Init(?:_thread)?: ", r"MPIR_pmi_init\(\d+\)\.*: PMI_Init returned \d+"),
         28,
+    ),
+    Cause(
+        "layer-nccl-invalid-usage",
+        "no cause recognised; NCCL refused how it was called (ncclInvalidUsage): the launch layer, most often two "
+        "ranks on one GPU (more ranks on a node than GPUs it lets them see), or ranks that disagree on the "
+        "communicator (its size, their rank numbers, the order of their collectives)",
+        "rerun with `NCCL_DEBUG=WARN`: NCCL's WARN line names the check that failed (`Duplicate GPU detected`, a "
+        "rank or size out of range); compare the ranks per node with the GPUs each sees (`nvidia-smi -L` and "
+        "`CUDA_VISIBLE_DEVICES` in each task) and give each rank its own GPU; " + _NEXT_CHECK,
+        # NCCL src/init.cc ncclGetErrorString: v2.14.3-1 line 1522 "invalid usage", v2.21.5-1 line 2264 "invalid
+        # usage (run with NCCL_DEBUG=WARN for details)"; as torch reports it ("NCCL error in: FILE:LINE, invalid
+        # usage ...", and getNcclErrorDetailStr's "ncclInvalidUsage: This usually reflects invalid usage of NCCL
+        # library."), as nccl-tests does (v2.17.6 src/common.h "Test NCCL failure %s:%d '%s / %s'") and as programs
+        # print the string after their own prefix ("[NCCL ERROR]: invalid usage", "NCCL error: invalid usage").
+        (r"NCCL error in: \S{1,300}, invalid usage\b", r"\bncclInvalidUsage: This usually reflects invalid usage",
+         r"\bTest NCCL failure \S{1,300}:\d+ 'invalid usage\b", r"NCCL (?:ERROR\]|[Ee]rror):? invalid usage\b"),
+        25,
     ),
     Cause(
         "layer-pmix-exchange-failed",
@@ -479,6 +505,7 @@ VERDICTS: Tuple[Cause, ...] = (
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
     "layer-mpi-init-failed": "launch",
+    "layer-nccl-invalid-usage": "launch",
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",

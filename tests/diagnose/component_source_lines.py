@@ -1615,6 +1615,23 @@ QUOTES = (
           "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
           "'Unknown error 524'", "hdf5-file-locking-unsupported"),
 
+    # --- NCCL refusing how it was called, and MPICH's MPI_Init that could not start (layer verdicts) ---------------
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 2264,
+          'case ncclInvalidUsage           : return "invalid usage (run with NCCL_DEBUG=WARN for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+          "268, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+          "layer-nccl-invalid-usage"),
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1522,
+          'case ncclInvalidUsage           : return "invalid usage";',
+          "[NCCL ERROR]: invalid usage", "layer-nccl-invalid-usage",
+          context=("terminate called after throwing an instance of 'std::runtime_error'",)),
+    Quote("Cray MPICH", "MPICH (a stored copy whose tag is not recorded)", "src/mpi/errhan/errutil.c "
+          "MPIR_Handle_fatal_error()", 0, 'MPL_snprintf(error_msg, MAX_ERRMSG_STRING, "Fatal error in %s: ", fcname);',
+          "Fatal error in PMPI_Init: Other MPI error, error stack:", "layer-mpi-init-failed"),
+    Quote("Cray MPICH", "MPICH (a stored copy whose tag is not recorded)", "src/mpi/errhan/errnames.txt (defmsg.h)",
+          0, 'static const char long_spc102[]  = "PMI_Init returned %d";', "MPIR_pmi_init(110)...: PMI_Init returned 1",
+          "layer-mpi-init-failed"),
+
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
           "raise RendezvousClosedError",

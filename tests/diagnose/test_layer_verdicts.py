@@ -17,6 +17,13 @@ SYMPTOMS = [
     (["*** An error occurred in MPI_Init", "*** on a NULL communicator",
       "srun: error: hpl: task 0: Exited with exit code 1"], "layer-mpi-init-failed",
      "Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c"),
+    # MPICH's (Cray MPICH's) words for the same: MPI_Init stopped at its PMI step.
+    (["MPICH ERROR [Rank 0] [job id unknown] [Fri Apr 28 23:00:59 2023] [nid001] - Abort(1091855) (rank 0 in comm 0): "
+      "Fatal error in PMPI_Init: Other MPI error, error stack:", "MPIR_pmi_init(110)...: PMI_Init returned 1"],
+     "layer-mpi-init-failed", "MPICH src/mpi/errhan/errutil.c"),
+    # NCCL refused its call (ncclInvalidUsage) and no WARN line says why.
+    (["Found 1 GPUs", "[NCCL ERROR]: invalid usage", "terminate called after throwing an instance of "
+      "'std::runtime_error'"], "layer-nccl-invalid-usage", "NCCL src/init.cc ncclGetErrorString"),
     ([TWO_NODES, "srun: error: gpu017: tasks 4-7: Exited with exit code 1"], "layer-one-node-error",
      "Slurm src/srun/launch.c"),
     (["torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined."],
