@@ -19,6 +19,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
 - Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
   MPI_Init or MPI_Init_thread, a rank whose MPI could not start; MPICH and Cray MPICH (src/mpi/errhan/errutil.c):
   `Fatal error in %s: ` with PMPI_Init, and its error stack's `PMI_Init returned %d`;
+- Lightning (1.x and later): `initializing ddp: GLOBAL_RANK: %d, MEMBER: %d/%d` (later `Initializing
+  distributed: ...`), each process as it joins: a rank that appears twice before every rank appeared once;
 - NCCL's `invalid usage` (src/init.cc ncclGetErrorString, "(run with NCCL_DEBUG=WARN for details)" since 2.21):
   NCCL refused how it was called, with no WARN line in the log to say which check;
 - Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
@@ -277,6 +279,18 @@ def _multi_node_failed(log: LogView) -> bool:
     return log.has(_NODE_COUNT_MULTI) and log.has(_FAILED)
 
 
+def _a_rank_started_twice(matches: Sequence[Match[str]]) -> bool:
+    """A global rank announced itself again before every rank of its world had announced itself once: two
+    processes took one rank. (A job that restarted whole announces every rank once, then again.)"""
+    seen = set()
+    for match in matches:
+        rank, world = int(match.group("rank")), int(match.group("world"))
+        if (rank, world) in seen and len({r for r, w in seen if w == world}) < world:
+            return True
+        seen.add((rank, world))
+    return False
+
+
 def _one_node(matches: Sequence[Match[str]]) -> bool:
     """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
     return len({m.group("node") for m in matches}) == 1
@@ -340,6 +354,24 @@ VERDICTS: Tuple[Cause, ...] = (
         (r"NCCL error in: \S{1,300}, invalid usage\b", r"\bncclInvalidUsage: This usually reflects invalid usage",
          r"\bTest NCCL failure \S{1,300}:\d+ 'invalid usage\b", r"NCCL (?:ERROR\]|[Ee]rror):? invalid usage\b"),
         25,
+    ),
+    Cause(
+        "layer-rank-started-twice",
+        "no cause recognised; global rank {rank} of {world} started in two processes before every rank had started "
+        "once: the launch layer started more processes than the program's world (the scheduler's nodes and tasks per "
+        "node against the program's own count of nodes and devices), so ranks collide",
+        "make the two agree: under Slurm `--nodes` and `--ntasks-per-node` equal to the program's nodes and GPUs per "
+        "node (Lightning's `num_nodes` and `devices`), or one torchrun per node with `--nproc_per_node` = its GPUs; "
+        "`srun -l hostname` in the job shows how many tasks each node starts; " + _NEXT_CHECK,
+        # Lightning 1.x (pytorch_lightning's DDP plugin, init_ddp_connection) log.info(f"initializing ddp:
+        # GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}"), and its later strategies
+        # (_logger.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank +
+        # 1}/{world_size}")), each process once as it joins the process group; read in stored copies whose tags
+        # are not recorded.
+        (r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: \d+/(?P<world>\d+)",),
+        26,
+        applies=lambda log: log.has(_FAILED),
+        hits_show=_a_rank_started_twice,
     ),
     Cause(
         "layer-pmix-exchange-failed",
@@ -506,6 +538,7 @@ VERDICT_LAYER = {
     "layer-one-node-only": "launch",
     "layer-mpi-init-failed": "launch",
     "layer-nccl-invalid-usage": "launch",
+    "layer-rank-started-twice": "launch",
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",

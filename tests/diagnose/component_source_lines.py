@@ -1632,6 +1632,18 @@ QUOTES = (
           0, 'static const char long_spc102[]  = "PMI_Init returned %d";', "MPIR_pmi_init(110)...: PMI_Init returned 1",
           "layer-mpi-init-failed"),
 
+    # --- Lightning's processes joining, each under its global rank (a layer verdict when one rank joins twice) ------
+    Quote("Lightning", "1.x (a stored copy whose tag is not recorded)", "pytorch_lightning DDP plugin "
+          "init_ddp_connection()", 0,
+          'log.info(f"initializing ddp: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}")',
+          "initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8", "layer-rank-started-twice",
+          context=("initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8", "Traceback (most recent call last):")),
+    Quote("Lightning", "2.x (a stored copy whose tag is not recorded)", "Lightning's DDP strategy setup_distributed()",
+          0, '_logger.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + '
+          '1}/{world_size}")',
+          "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "layer-rank-started-twice",
+          context=("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "Traceback (most recent call last):")),
+
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
           "raise RendezvousClosedError",

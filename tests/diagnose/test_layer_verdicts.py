@@ -21,6 +21,9 @@ SYMPTOMS = [
     (["MPICH ERROR [Rank 0] [job id unknown] [Fri Apr 28 23:00:59 2023] [nid001] - Abort(1091855) (rank 0 in comm 0): "
       "Fatal error in PMPI_Init: Other MPI error, error stack:", "MPIR_pmi_init(110)...: PMI_Init returned 1"],
      "layer-mpi-init-failed", "MPICH src/mpi/errhan/errutil.c"),
+    # Lightning: rank 1 of 8 joined twice before ranks 2 to 7 joined once (Slurm started two tasks per rank).
+    ([*[f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8" for r in (1, 1, 0, 0)],
+      "Traceback (most recent call last):"], "layer-rank-started-twice", "Lightning's DDP plugin"),
     # NCCL refused its call (ncclInvalidUsage) and no WARN line says why.
     (["Found 1 GPUs", "[NCCL ERROR]: invalid usage", "terminate called after throwing an instance of "
       "'std::runtime_error'"], "layer-nccl-invalid-usage", "NCCL src/init.cc ncclGetErrorString"),
@@ -139,3 +142,8 @@ def test_nccl_tests_that_printed_its_results_is_no_hang() -> None:
            "0.00      0")
     assert diagnose_lines([*ranks, row]) == []
     assert diagnose_lines([*ranks, "# Avg bus bandwidth    : 112.4 "]) == []
+
+
+def test_every_rank_joining_once_and_then_again_is_a_restart_not_a_rank_started_twice() -> None:
+    joined = [f"Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/2" for r in (0, 1, 1, 0)]
+    assert diagnose_lines([*joined, "Traceback (most recent call last):"]) == []
