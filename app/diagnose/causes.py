@@ -409,8 +409,13 @@ CAUSES: Tuple[Cause, ...] = (
         "`--gres=gpu:4` on MareNostrum 5 ACC (or `--gpus-per-node=4`; a GPU type such as `gpu:h100:4` only where "
         "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
         # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
-        # ESLURM_INVALID_TRES (line 636).
-        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification"),
+        # ESLURM_INVALID_TRES (line 636); the same request's other refusals: ESLURM_DUPLICATE_GRES (line 593),
+        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without), ESLURM_UNSUPPORTED_GRES
+        # (line 665, a --gpus option the cluster's SelectType does not take).
+        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification",
+         r"Duplicate generic resource \(gres\) specification",
+         r"Invalid GRES specification \(with and without type identification\)",
+         r"Requested GRES option unsupported by configured SelectType plugin"),
         100,
     ),
     Cause(
@@ -2551,14 +2556,17 @@ CAUSES: Tuple[Cause, ...] = (
         "starts more srun tasks or more CPUs or memory per task than the job requested",
         "ask for the step's size in the job (`--ntasks`, `--cpus-per-task`, `--mem-per-cpu`/`--mem` in #SBATCH), or "
         "start the step within it (`srun -n` no more than `$SLURM_NTASKS`, `--cpus-per-task` no more than "
-        "`$SLURM_CPUS_PER_TASK`); `scontrol show job $SLURM_JOB_ID` shows what the job holds",
+        "`$SLURM_CPUS_PER_TASK`, GPUs no more than the job's `--gres`/`--gpus`); `scontrol show job $SLURM_JOB_ID` "
+        "shows what the job holds",
         # Slurm 25.11.7 src/srun/launch.c line 1258 error("Unable to create step for job %u: %m", ...) with
         # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
-        # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
-        # words its prefix "unable to create step".
+        # permitted", line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available" and line 714
+        # ESLURM_INSUFFICIENT_GRES "Insufficient GRES available in allocation" (a step asking more GPUs than the job
+        # holds); older srun words its prefix "unable to create step".
         # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
         (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
-         r"requested than permitted|Memory required by task is not available)",),
+         r"requested than permitted|Memory required by task is not available|Insufficient GRES available in "
+         r"allocation)",),
         84,
     ),
     Cause(
