@@ -1016,6 +1016,23 @@ CAUSES: Tuple[Cause, ...] = (
         94,
     ),
     Cause(
+        "cuda-library-missing",
+        "a CUDA library the program was built against, {lib}, was not found when it loaded: the job's environment "
+        "lacks that CUDA (the module or conda environment of the build not loaded where the job runs, "
+        "LD_LIBRARY_PATH not passed to the tasks, or a build for a newer CUDA than the one installed)",
+        "give the job the CUDA the program was built with: `module load` it in the job script (not only on the "
+        "login node), keep the submit environment (`sbatch` passes it unless `--export=NONE`; PBS `qsub -V`), or use "
+        "a build that carries its CUDA libraries (pip's torch wheels, the project's image); `ldd` on the library "
+        "that failed to load lists every dependency `not found`",
+        # glibc 2.3x elf/dl-load.c (_dl_map_object): _dl_signal_error (errno, name, NULL, N_("cannot open shared
+        # object file")), as CPython's ImportError/OSError and the dynamic loader print it, for the libraries of
+        # the CUDA toolkit and NCCL (libcudart, libcublas, libcublasLt, libcudnn*, libnccl, libcufft, libcurand,
+        # libcusparse, libcusolver, libnvrtc, libnvJitLink, libcupti). Not libcuda.so, the driver's (apptainer-no-nv).
+        (r"\b(?P<lib>lib(?:cudart|cublas(?:Lt)?|cudnn\w{0,30}|nccl|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink"
+         r"|cupti)\.so(?:\.[\d.]{1,20})?): cannot open shared object file",),
+        76,
+    ),
+    Cause(
         "apptainer-no-nv",
         "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
         "binds the host's driver into it, or a node without a GPU driver",

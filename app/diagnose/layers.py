@@ -205,6 +205,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "driver-too-old": ("host", HIGH),
     "nccl-version-mismatch": ("software", HIGH),
     "apptainer-no-nv": ("container", MEDIUM),
+    "cuda-library-missing": ("software", HIGH),
     "host-oom": ("scheduler", HIGH),
     "fabric-manager-restarted": ("host", MEDIUM),
     "pmix-gds-mismatch": ("container", MEDIUM),

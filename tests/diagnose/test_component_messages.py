@@ -61,7 +61,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
                 "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
                 "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
-                "slurm-job-credential-refused", "hdf5-file-locking-unsupported",
+                "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
                 "pg-timeout-too-short"}
 
 
@@ -425,3 +425,9 @@ def test_an_hdf5_lock_is_a_cause_only_where_the_file_system_cannot_lock(errno, k
     """EAGAIN (11) is another process holding the file, which says nothing about the file system."""
     line = f"OSError: Unable to open file (unable to lock file, errno = {errno}, error message = '...')"
     assert [f.key for f in diagnose_lines([line])] == keys
+
+
+def test_the_drivers_own_library_missing_is_not_read_as_a_missing_cuda_toolkit() -> None:
+    """libcuda.so.1 comes with the driver (the host's, bound in by --nv): its absence is another cause."""
+    keys = [f.key for f in diagnose_lines(["OSError: libcuda.so.1: cannot open shared object file: No such file"])]
+    assert "cuda-library-missing" not in keys and keys[0] == "apptainer-no-nv"
