@@ -1039,7 +1039,11 @@ CAUSES: Tuple[Cause, ...] = (
         "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
         "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
         "`python -m app.check` warns in its `container: GPU devices` line",
-        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so"),
+        # torch c10/cuda/CUDAFunctions.cpp device_count_impl (2.x), for cudaErrorInsufficientDriver with no driver
+        # version at all (no libcuda loaded): "Found no NVIDIA driver on your system. Please check that you have an
+        # NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx".
+        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so",
+         r"Found no NVIDIA driver on your system"),
         91,
     ),
     Cause(

@@ -415,9 +415,20 @@ VERDICTS: Tuple[Cause, ...] = (
         "no cause recognised; the ranks timed out waiting for each other at torch's store (the rendezvous): the "
         "launch layer did not start every rank, or the rendezvous layer cannot connect them",
         f"check that every node started its ranks (the job's output per node) and can reach the store's host and "
-        f"port (`MASTER_ADDR`/`--rdzv_endpoint`); {_NEXT_CHECK}",
+        f"port (`MASTER_ADDR`/`--rdzv_endpoint`); where the ranks waited for NCCL's id from rank 0, read rank 0's "
+        f"output first (a rank 0 that failed or stalled before init leaves the others waiting); {_NEXT_CHECK}",
+        # torch v2.13.0 torch/distributed/distributed_c10d.py line 1082 (_store_based_barrier) "Timed out
+        # initializing process group in store based barrier on rank {rank}, ..." ("on rank: N" before 2.1); and
+        # ProcessGroupNCCL.cpp broadcastUniqueNCCLID() (2.x, stored copies whose tags are not recorded):
+        # c10::str("[", rank_, "] is setting up NCCL communicator and " "retrieving ncclUniqueId from [0] via c10d
+        # key-value store by key '", storeKey, "', but store->get('", storeKey, "') got error: ") ("retreiving" in
+        # older ones) with the store's timeout, "Socket Timeout" or "wait timeout after %dms": rank 0 never
+        # published NCCL's id (it failed or stalled before init, or the others cannot reach its store).
         (r"Timed out after \d+ seconds waiting for clients\. \d+/\d+ clients joined",
-         r"DistStoreError: wait timeout after \d+ ?ms"),
+         r"DistStoreError: wait timeout after \d+ ?ms",
+         r"Timed out initializing process group in store based barrier on rank:? \d+",
+         r"is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[0\] via c10d key-value store by "
+         r"key '[^']{1,100}', but store->get\('[^']{1,100}'\) got error: (?:Socket Timeout|wait timeout after)"),
         24,
     ),
     Cause(

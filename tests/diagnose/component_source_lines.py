@@ -1638,6 +1638,26 @@ QUOTES = (
           "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
           "'Unknown error 524'", "hdf5-file-locking-unsupported"),
 
+    # --- torch without a driver; ranks that never all reached the store (a layer verdict) -------------------------
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorInsufficientDriver)", 0,
+          'TORCH_CHECK(\nfalse,\n"Found no NVIDIA driver on your system. Please check that you "\n'
+          '"have an NVIDIA GPU and installed a driver from "\n"http://www.nvidia.com/Download/index.aspx");',
+          "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+          "a driver from http://www.nvidia.com/Download/index.aspx", "apptainer-no-nv"),
+    Quote("torch", "v2.13.0", "torch/distributed/distributed_c10d.py", 1082,
+          '"Timed out initializing process group in store based barrier on "\nf"rank {rank}, for key: {store_key} '
+          '(world_size={world_size}, "',
+          "torch.distributed.DistStoreError: Timed out initializing process group in store based barrier on rank 3, "
+          "for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=4, timeout=0:30:00 error=...)",
+          "layer-rendezvous-timeout", fmt="Timed out initializing process group in store based barrier on "),
+    Quote("torch", "2.x (a stored copy whose tag is not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp broadcastUniqueNCCLID()", 0,
+          'std::string exceptionMsg = c10::str(\n"[",\nrank_,\n"] is setting up NCCL communicator and "\n'
+          '"retrieving ncclUniqueId from [0] via c10d key-value store by key \'",',
+          "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from "
+          "[0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 300000ms",
+          "layer-rendezvous-timeout", fmt="retrieving ncclUniqueId from [0] via c10d key-value store by key "),
+
     # --- NCCL refusing how it was called, and MPICH's MPI_Init that could not start (layer verdicts) ---------------
     Quote("NCCL", "v2.21.5-1", "src/init.cc", 2264,
           'case ncclInvalidUsage           : return "invalid usage (run with NCCL_DEBUG=WARN for details)";',
