@@ -227,6 +227,7 @@ _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Ini
 #: ENOSPC on a line a more specific cause explains (/dev/shm, pyxis' runtime path, Apptainer's own directories): the
 #: disk is then not the reading, and "disk-full" is left out rather than listed after that cause.
 _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
+                     r"|unable to write to file </torch_"
                      r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
                      r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
                      r"|/build-temp-\d[^\n]{0,400}?No space left on device"
@@ -475,7 +476,10 @@ CAUSES: Tuple[Cause, ...] = (
          # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
          # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
          r"qsub: submit filter returned an error code, aborting job submission",
-         r"qsub: Your job has been administratively rejected by the queueing system"),
+         r"qsub: Your job has been administratively rejected by the queueing system",
+         # Torque src/include/pbs_error_db.h PbsErrClient(PBSE_EXCQRESC, "Job exceeds queue resource limits"), which
+         # qsub prints with the server's reason after "MSG=".
+         r"qsub: Job exceeds queue resource limits"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -1224,7 +1228,11 @@ CAUSES: Tuple[Cause, ...] = (
         # insufficient shared memory (shm)."
         (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
          r"Error while creating shared memory segment", r"dataloader's workers are out of shared memory",
-         r"bus error encountered in worker\. This might be caused by insufficient shared memory"),
+         r"bus error encountered in worker\. This might be caused by insufficient shared memory",
+         # torch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp, the string in the 2.13.0 wheel's
+         # libtorch_cpu.so): "unable to write to file <" NAME ">: " strerror " (" errno ")", for the /torch_PID_...
+         # segments the DataLoader's workers hand their batches over in, which live in /dev/shm.
+         r"unable to write to file </torch_\w{1,80}>: No space left on device"),
         83,
     ),
     Cause(
@@ -1679,7 +1687,10 @@ CAUSES: Tuple[Cause, ...] = (
         # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
         # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
         (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
-         r"process \d+ terminated with signal SIGKILL"),
+         r"process \d+ terminated with signal SIGKILL",
+         # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
+         # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
+         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b"),
         57,
     ),
     Cause(

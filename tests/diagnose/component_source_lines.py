@@ -1638,6 +1638,21 @@ QUOTES = (
           "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
           "'Unknown error 524'", "hdf5-file-locking-unsupported"),
 
+    # --- torch's shared memory full, a rank killed under mpirun, Torque's queue limits ----------------------------
+    Quote("torch", "v2.13.0", "aten/src/ATen/MapAllocator.cpp (the string in the wheel's libtorch_cpu.so)", 0,
+          '"unable to write to file <"',
+          "RuntimeError: unable to write to file </torch_2731_1829433570_1>: No space left on device (28)",
+          "shm-too-small"),
+    Quote("Open MPI", "PRRTE (a stored copy whose tag is not recorded)",
+          "src/tools/prun/help-prun.txt [prun:proc-aborted-strsignal]", 0,
+          '"%s noticed that process rank %lu with PID %lu on node %s exited on signal %d (%s)."',
+          "mpirun noticed that process rank 5 with PID 31337 on node gpu-a-018 exited on signal 9 (Killed).",
+          "rank-sigkill"),
+    Quote("Torque", "a stored copy whose tag is not recorded", "src/include/pbs_error_db.h (PBSE_EXCQRESC)", 0,
+          'PbsErrClient(PBSE_EXCQRESC,          "Job exceeds queue resource limits")',
+          "qsub: Job exceeds queue resource limits MSG=cannot satisfy queue max ngpus requirement",
+          "pbs-request-refused"),
+
     # --- torch without a driver; ranks that never all reached the store (a layer verdict) -------------------------
     Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorInsufficientDriver)", 0,
           'TORCH_CHECK(\nfalse,\n"Found no NVIDIA driver on your system. Please check that you "\n'
