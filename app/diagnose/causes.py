@@ -1488,8 +1488,8 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "slurm-mpi-plugin-missing",
-        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, or the "
-        "nodes' slurmd lack it",
+        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, the "
+        "nodes' slurmd lack it, or the plugin could not load the library it needs (Slurm's PMIx plugin and libpmix)",
         "`srun --mpi=list` shows the plugins this Slurm has: pick one of them (`--mpi=pmix` only where listed), or "
         "`--mpi=none` for torchrun jobs (they need no PMI: this project's job scripts start torchrun without it); "
         "SLURM_MPI_TYPE in the environment sets it too",
@@ -1498,7 +1498,12 @@ CAUSES: Tuple[Cause, ...] = (
         # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
         # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
         # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
+        # src/common/plugin.c line 374 error("Couldn't load specified plugin name for %s: %s", c->type, ...) (the
+        # plugin's init failed, or it is for another Slurm); src/plugins/mpi/pmix/mpi_pmix.c line 199 PMIXP_ERROR
+        # (pmixp_debug.h " %s: %s: %s [%d]: %s:%d: " format, plugin_type first) "pmi/pmix: can not load PMIx library".
         (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"Couldn't load specified plugin name for (?P<plugin>mpi/[\w-]+): ",
+         r"(?P<plugin>mpi/pmix\w{0,4}): \w{1,40}: .{0,300}?pmi/pmix: can not load PMIx library",
          r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
          r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
          r"unable to resolve MPI plugin offset from plugin_id=\d+"),

@@ -1638,6 +1638,16 @@ QUOTES = (
           "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
           "'Unknown error 524'", "hdf5-file-locking-unsupported"),
 
+    # --- Slurm's MPI plugin that would not load --------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 374,
+          'error("Couldn\'t load specified plugin name for %s: %s",\nc->type, slurm_strerror(errno));',
+          "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback failed",
+          "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/mpi_pmix.c", 199,
+          'PMIXP_ERROR("pmi/pmix: can not load PMIx library");',
+          "srun: error:  mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:199: pmi/pmix: can not load PMIx library",
+          "slurm-mpi-plugin-missing"),
+
     # --- torch's shared memory full, a rank killed under mpirun, Torque's queue limits ----------------------------
     Quote("torch", "v2.13.0", "aten/src/ATen/MapAllocator.cpp (the string in the wheel's libtorch_cpu.so)", 0,
           '"unable to write to file <"',
