@@ -21,6 +21,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   `Fatal error in %s: ` with PMPI_Init, and its error stack's `PMI_Init returned %d`;
 - Lightning (1.x and later): `initializing ddp: GLOBAL_RANK: %d, MEMBER: %d/%d` (later `Initializing
   distributed: ...`), each process as it joins: a rank that appears twice before every rank appeared once;
+- pyxis (src/pyxis_slurmstepd.c): `pyxis: container start failed with error code: %d`, `pyxis: container
+  exited too soon`, enroot that could not start the container;
 - NCCL's `invalid usage` (src/init.cc ncclGetErrorString, "(run with NCCL_DEBUG=WARN for details)" since 2.21):
   NCCL refused how it was called, with no WARN line in the log to say which check;
 - Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
@@ -375,6 +377,20 @@ VERDICTS: Tuple[Cause, ...] = (
         hits_show=_a_rank_started_twice,
     ),
     Cause(
+        "layer-container-start-failed",
+        "no cause recognised; pyxis could not start the task's container (enroot failed): the container layer, the "
+        "image, enroot's configuration and hooks on the node, or the runtime path it unpacks into",
+        "read the enroot log pyxis prints after it (`pyxis: printing enroot log file:`, its `[ERROR]` lines name the "
+        "hook or step that failed); on the node, `enroot import docker://IMAGE` then `enroot create` and `enroot "
+        "start` by hand show the same failure; `srun --container-image=... true` on one node retries it; "
+        + _NEXT_CHECK,
+        # pyxis src/pyxis_slurmstepd.c enroot_container_start() (a stored copy whose tag is not recorded):
+        # slurm_error("pyxis: container start failed with error code: %d", ret) when enroot exited non-zero, and
+        # "pyxis: container exited too soon" (later "..., possibly due to an unusual entrypoint in the image").
+        (r"pyxis: container start failed with error code: \d+", r"pyxis: container exited too soon"),
+        25,
+    ),
+    Cause(
         "layer-pmix-exchange-failed",
         "no cause recognised; Slurm's PMIx plugin could not exchange the ranks' data between the nodes' slurmstepds "
         "(a send that ran out of retries, a collective that timed out): the launch layer, the network between the "
@@ -551,6 +567,7 @@ VERDICT_LAYER = {
     "layer-mpi-init-failed": "launch",
     "layer-nccl-invalid-usage": "launch",
     "layer-rank-started-twice": "launch",
+    "layer-container-start-failed": "container",
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",

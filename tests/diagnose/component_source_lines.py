@@ -1638,6 +1638,12 @@ QUOTES = (
           "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
           "'Unknown error 524'", "hdf5-file-locking-unsupported"),
 
+    # --- pyxis on a container enroot could not start (a layer verdict when the enroot log names no cause) ----------
+    Quote("pyxis", "a stored copy whose tag is not recorded", "src/pyxis_slurmstepd.c enroot_container_start()", 0,
+          'slurm_error("pyxis: container start failed with error code: %d", ret);',
+          "slurmstepd: error: pyxis: container start failed with error code: 1", "layer-container-start-failed",
+          context=("slurmstepd: error: pyxis: printing enroot log file:",)),
+
     # --- Slurm's MPI plugin that would not load --------------------------------------------------------------------
     Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 374,
           'error("Couldn\'t load specified plugin name for %s: %s",\nc->type, slurm_strerror(errno));',

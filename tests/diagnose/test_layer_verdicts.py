@@ -24,6 +24,10 @@ SYMPTOMS = [
     # Lightning: rank 1 of 8 joined twice before ranks 2 to 7 joined once (Slurm started two tasks per rank).
     ([*[f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8" for r in (1, 1, 0, 0)],
       "Traceback (most recent call last):"], "layer-rank-started-twice", "Lightning's DDP plugin"),
+    # pyxis could not start the container and the enroot log it printed names nothing known.
+    (["slurmstepd: error: pyxis: container start failed with error code: 1",
+      "slurmstepd: error: pyxis: printing enroot log file:", "slurmstepd: error: pyxis:     [ERROR] unexpected"],
+     "layer-container-start-failed", "pyxis src/pyxis_slurmstepd.c"),
     # NCCL refused its call (ncclInvalidUsage) and no WARN line says why.
     (["Found 1 GPUs", "[NCCL ERROR]: invalid usage", "terminate called after throwing an instance of "
       "'std::runtime_error'"], "layer-nccl-invalid-usage", "NCCL src/init.cc ncclGetErrorString"),
