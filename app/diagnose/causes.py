@@ -227,6 +227,7 @@ _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Ini
 #: ENOSPC on a line a more specific cause explains (/dev/shm, pyxis' runtime path, Apptainer's own directories): the
 #: disk is then not the reading, and "disk-full" is left out rather than listed after that cause.
 _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
+                     r"|unable to write to file </torch_"
                      r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
                      r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
                      r"|/build-temp-\d[^\n]{0,400}?No space left on device"
@@ -258,8 +259,31 @@ _TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attri
 #: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
 _NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
                 r"|unhandled system error|internal error|unhandled cuda error")
+#: NCCL's error string for ncclInvalidUsage (src/init.cc ncclGetErrorString, "invalid usage" and since 2.21 "invalid
+#: usage (run with NCCL_DEBUG=WARN for details)"), and the "NCCL WARN" prefix its checks print with.
+_NCCL_INVALID_USAGE = r"\binvalid usage\b|NCCL WARN Duplicate GPU|NCCL WARN Multiple ranks"
 #: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
 _NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
+#: torch's watchdog line names the collective it gave up on: torch 2.2 to 2.13 ProcessGroupNCCL.cpp operator<<(WorkNCCL)
+#: c10::str("WorkNCCL(", "SeqNum=", seq_, ", OpType=", ..., ", Timeout(ms)=", opTimeout_.count(), ")"), seq_ counting
+#: the group's collectives from 1. One of the group's first collectives (up to the fifth) timed out:
+_WATCHDOG_EARLY = r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=[0-5],"
+#: ... or a later one (or a torch before 2.2, whose WorkNCCL(OpType=..., Timeout(ms)=...) names no SeqNum).
+_WATCHDOG_LATER = (r"Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?:[6-9]|\d\d+)|OpType=)"
+                   r"|Watchdog caught hanging process")
+#: A progress bar the program itself printed (tqdm's "n/total [elapsed<remaining" meter, tqdm/std.py
+#: format_meter) that had counted ten steps or more: its loop ran on while the process group was idle.
+_OWN_PROGRESS = r"\b[1-9]\d+/\d+ \[(?:\d+:)?\d+:\d\d<"
+
+
+def _waited_for_own_work(log: LogView) -> bool:
+    """The timed-out collective was one of the group's first, while a progress bar of the program's own had
+    counted ten steps or more: the loop it shows ran no collectives (ten steps of a DDP training loop are ten
+    all-reduces, SeqNum 10 or more), so the other ranks waited for one rank's own work (preparing data,
+    evaluating on rank 0) longer than the timeout. The program's timing, not the infrastructure."""
+    return log.has(_OWN_PROGRESS) and log.has(_WATCHDOG_EARLY) and not log.has(_WATCHDOG_LATER)
+
+
 #: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
 _GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
 #: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
@@ -346,7 +370,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
-         _NCCL_CONNECT_FAILED)
+         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS,
+         _NCCL_INVALID_USAGE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -370,7 +395,8 @@ _SOCKET_FIX = (
 _MEMLOCK_FIX = (
     "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
     "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
-    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`); Docker `--ulimit memlock=-1`; "
+    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`; PBS and Torque jobs inherit pbs_mom's, "
+    "set by `ulimit -l unlimited` in its start-up script); Docker `--ulimit memlock=-1`; "
     "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
     "`node: locked memory` line"
 )
@@ -384,8 +410,13 @@ CAUSES: Tuple[Cause, ...] = (
         "`--gres=gpu:4` on MareNostrum 5 ACC (or `--gpus-per-node=4`; a GPU type such as `gpu:h100:4` only where "
         "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
         # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
-        # ESLURM_INVALID_TRES (line 636).
-        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification"),
+        # ESLURM_INVALID_TRES (line 636); the same request's other refusals: ESLURM_DUPLICATE_GRES (line 593),
+        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without), ESLURM_UNSUPPORTED_GRES
+        # (line 665, a --gpus option the cluster's SelectType does not take).
+        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification",
+         r"Duplicate generic resource \(gres\) specification",
+         r"Invalid GRES specification \(with and without type identification\)",
+         r"Requested GRES option unsupported by configured SelectType plugin"),
         100,
     ),
     Cause(
@@ -445,7 +476,10 @@ CAUSES: Tuple[Cause, ...] = (
          # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
          # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
          r"qsub: submit filter returned an error code, aborting job submission",
-         r"qsub: Your job has been administratively rejected by the queueing system"),
+         r"qsub: Your job has been administratively rejected by the queueing system",
+         # Torque src/include/pbs_error_db.h PbsErrClient(PBSE_EXCQRESC, "Job exceeds queue resource limits"), which
+         # qsub prints with the server's reason after "MSG=".
+         r"qsub: Job exceeds queue resource limits"),
         100,
     ),
     # --- the software cannot run on this node ---------------------------------------------------------
@@ -654,6 +688,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Duplicate GPU detected : (?P<which>rank \d+ and rank \d+ both on CUDA device \w+)",
          r"(?P<which>Multiple [Rr]anks (?:detected using|are using) the same GPU)"),
         90,
+        # NCCL prints it as it fails the communicator's init (ncclInvalidUsage): a line quoted without any sign
+        # that the job failed (NCCL's error, a traceback, a failed task) is not read as the job's cause.
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_FAILED) or log.has(_NCCL_INVALID_USAGE),
     ),
     # --- the run died while training ------------------------------------------------------------------------
     Cause(
@@ -704,6 +741,25 @@ CAUSES: Tuple[Cause, ...] = (
         78,
     ),
     Cause(
+        "pg-timeout-too-short",
+        "a collective timed out after {ms} ms, a timeout the program gave its process group far below torch's "
+        "defaults (10 minutes for NCCL, 30 for the other backends): a rank that spent longer in work of its own "
+        "(evaluation on rank 0, a checkpoint, data preparation) left the others' collective to time out",
+        "leave `init_process_group` its default timeout or give it one longer than the slowest single-rank step "
+        "(`timeout=datetime.timedelta(minutes=30)`); if every rank was in the collective, the collective itself "
+        "hung: `NCCL_DEBUG=INFO` and `TORCH_NCCL_DUMP_ON_TIMEOUT=1` say which",
+        # torch 2.2 to 2.13 ProcessGroupNCCL.cpp: the watchdog's "Watchdog caught collective operation timeout: "
+        # with operator<<(WorkNCCL) "WorkNCCL(SeqNum=%d, OpType=%s, NumelIn=%d, NumelOut=%d, Timeout(ms)=%d)" and
+        # " ran for %d milliseconds before timing out."; torch 1.8 to 2.1 "WorkNCCL(OpType=%s, Timeout(ms)=%d)"
+        # (with TensorShape= in some). The default: ProcessGroupNCCL.hpp kProcessGroupNCCLDefaultTimeout
+        # milliseconds(10 * 60 * 1000), torch/distributed/constants.py default_pg_timeout (30 minutes, and NCCL's
+        # before torch 2.2). Under five minutes the program set it.
+        (r"Watchdog caught collective operation timeout: WorkNCCL\([^)]{0,300}?Timeout\(ms\)=(?P<ms>\d{1,12})\) "
+         r"ran for \d+ milliseconds before timing out",),
+        61,
+        hits_show=lambda found: all(int(m.group("ms")) < 300000 for m in found),
+    ),
+    Cause(
         "nccl-watchdog",
         "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
         "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
@@ -714,6 +770,7 @@ CAUSES: Tuple[Cause, ...] = (
         f"`{policy.opt_in_line('slingshot', 'cxi-no-eager')}`",
         (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
         60,
+        applies=lambda log: not _waited_for_own_work(log),
     ),
     Cause(
         "walltime",
@@ -963,20 +1020,42 @@ CAUSES: Tuple[Cause, ...] = (
         94,
     ),
     Cause(
+        "cuda-library-missing",
+        "a CUDA library the program was built against, {lib}, was not found when it loaded: the job's environment "
+        "lacks that CUDA (the module or conda environment of the build not loaded where the job runs, "
+        "LD_LIBRARY_PATH not passed to the tasks, or a build for a newer CUDA than the one installed)",
+        "give the job the CUDA the program was built with: `module load` it in the job script (not only on the "
+        "login node), keep the submit environment (`sbatch` passes it unless `--export=NONE`; PBS `qsub -V`), or use "
+        "a build that carries its CUDA libraries (pip's torch wheels, the project's image); `ldd` on the library "
+        "that failed to load lists every dependency `not found`",
+        # glibc 2.3x elf/dl-load.c (_dl_map_object): _dl_signal_error (errno, name, NULL, N_("cannot open shared
+        # object file")), as CPython's ImportError/OSError and the dynamic loader print it, for the libraries of
+        # the CUDA toolkit and NCCL (libcudart, libcublas, libcublasLt, libcudnn*, libnccl, libcufft, libcurand,
+        # libcusparse, libcusolver, libnvrtc, libnvJitLink, libcupti). Not libcuda.so, the driver's (apptainer-no-nv).
+        (r"\b(?P<lib>lib(?:cudart|cublas(?:Lt)?|cudnn\w{0,30}|nccl|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink"
+         r"|cupti)\.so(?:\.[\d.]{1,20})?): cannot open shared object file",),
+        76,
+    ),
+    Cause(
         "apptainer-no-nv",
         "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
         "binds the host's driver into it, or a node without a GPU driver",
         "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
         "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
         "`python -m app.check` warns in its `container: GPU devices` line",
-        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so"),
+        # torch c10/cuda/CUDAFunctions.cpp device_count_impl (2.x), for cudaErrorInsufficientDriver with no driver
+        # version at all (no libcuda loaded): "Found no NVIDIA driver on your system. Please check that you have an
+        # NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx".
+        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so",
+         r"Found no NVIDIA driver on your system"),
         91,
     ),
     Cause(
         "host-oom",
         "a task used more host memory than the job may: the kernel's OOM killer in Slurm's cgroup, or PBS' "
         "memory limit",
-        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node), or "
+        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node; PBS and "
+        "Torque `-l mem=`, whose queue default applies when a job asks for none), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
         # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
@@ -996,7 +1075,12 @@ CAUSES: Tuple[Cause, ...] = (
          # whose version is not recorded; newer ones count oom_kill events) info("Exceeded step memory limit at some
          # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
          # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
-         r"Exceeded (?:step|job) memory limit at some point"),
+         r"Exceeded (?:step|job) memory limit at some point",
+         # Moab (and Maui) under Torque, the job-deletion notice of its resource-limit policy (closed source; the
+         # line as the deletion mail and the job's output show it: "job 10086535 exceeded MEM usage hard limit (516
+         # > 140)", in MB; DCCN's Torque guide, cBio's cluster): the job used more memory than it asked for (or than
+         # the queue's default when it asked for none).
+         r"\bexceeded MEM usage (?:hard|soft) limit \(\d+ > \d+\)"),
         79,
         applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
     ),
@@ -1144,7 +1228,11 @@ CAUSES: Tuple[Cause, ...] = (
         # insufficient shared memory (shm)."
         (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
          r"Error while creating shared memory segment", r"dataloader's workers are out of shared memory",
-         r"bus error encountered in worker\. This might be caused by insufficient shared memory"),
+         r"bus error encountered in worker\. This might be caused by insufficient shared memory",
+         # torch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp, the string in the 2.13.0 wheel's
+         # libtorch_cpu.so): "unable to write to file <" NAME ">: " strerror " (" errno ")", for the /torch_PID_...
+         # segments the DataLoader's workers hand their batches over in, which live in /dev/shm.
+         r"unable to write to file </torch_\w{1,80}>: No space left on device"),
         83,
     ),
     Cause(
@@ -1172,7 +1260,10 @@ CAUSES: Tuple[Cause, ...] = (
          # error:\n\nLibfabric error: (%zd) %s\n" (the only "Libfabric error: (" in libfabric): ENOMEM from EFA's
          # memory registration, e.g. its receive buffers (efa_errno.h 4112 "Failure to post internal receive
          # buffers"), is the locked-memory limit (awslabs' EFA guides: `ulimit -l unlimited`).
-         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory"),
+         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory",
+         # Intel MPI's DAPL fabric (closed source; the line as its ranks print it, "[0] DAPL startup: RLIMIT_MEMLOCK
+         # too small", firemodels/fds#6023): it checks the limit at start and stops below what it needs.
+         r"\bDAPL startup: RLIMIT_MEMLOCK too small"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
@@ -1397,8 +1488,8 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "slurm-mpi-plugin-missing",
-        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, or the "
-        "nodes' slurmd lack it",
+        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, the "
+        "nodes' slurmd lack it, or the plugin could not load the library it needs (Slurm's PMIx plugin and libpmix)",
         "`srun --mpi=list` shows the plugins this Slurm has: pick one of them (`--mpi=pmix` only where listed), or "
         "`--mpi=none` for torchrun jobs (they need no PMI: this project's job scripts start torchrun without it); "
         "SLURM_MPI_TYPE in the environment sets it too",
@@ -1407,7 +1498,12 @@ CAUSES: Tuple[Cause, ...] = (
         # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
         # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
         # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
+        # src/common/plugin.c line 374 error("Couldn't load specified plugin name for %s: %s", c->type, ...) (the
+        # plugin's init failed, or it is for another Slurm); src/plugins/mpi/pmix/mpi_pmix.c line 199 PMIXP_ERROR
+        # (pmixp_debug.h " %s: %s: %s [%d]: %s:%d: " format, plugin_type first) "pmi/pmix: can not load PMIx library".
         (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"Couldn't load specified plugin name for (?P<plugin>mpi/[\w-]+): ",
+         r"(?P<plugin>mpi/pmix\w{0,4}): \w{1,40}: .{0,300}?pmi/pmix: can not load PMIx library",
          r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
          r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
          r"unable to resolve MPI plugin offset from plugin_id=\d+"),
@@ -1484,7 +1580,12 @@ CAUSES: Tuple[Cause, ...] = (
         # nvidia-smi's "Unable to determine the device handle for GPU%s: %s: Unknown Error".
         (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
          r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95|119|120|154)\b",
-         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error"),
+         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error",
+         # The kernel module's own status codes, as its NVRM lines print them ("Reset required
+         # [NV_ERR_RESET_REQUIRED] (0x00000062)"): open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h
+         # (commit 307159f) NV_ERR_RESET_REQUIRED 0x62 "Reset required", NV_ERR_GPU_IS_LOST 0x0F "GPU lost from
+         # the bus": the GPU needs a reset, or left the bus, whatever call met it first.
+         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
         95,
     ),
     Cause(
@@ -1510,7 +1611,10 @@ CAUSES: Tuple[Cause, ...] = (
         # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
         # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
         # "launch failed requeued held", "launch failure limit exceeded requeued held".
+        # src/api/step_launch.c line 1071: error("task %u launch failed: %s", ..., slurm_strerror(rc)) for each
+        # task of a node whose slurmd answered the launch with an error.
         (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
+         r"srun: error: task \d+ launch failed: (?P<why>.{1,300})",
          # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
          # asked for after the job ended, whose own lines say why it ended.
          r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
@@ -1588,7 +1692,10 @@ CAUSES: Tuple[Cause, ...] = (
         # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
         # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
         (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
-         r"process \d+ terminated with signal SIGKILL"),
+         r"process \d+ terminated with signal SIGKILL",
+         # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
+         # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
+         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b"),
         57,
     ),
     Cause(
@@ -2211,6 +2318,24 @@ CAUSES: Tuple[Cause, ...] = (
     # comes from; where a more specific cause explains the same line (/dev/shm, Apptainer's or pyxis' own
     # directories) it outweighs these.
     Cause(
+        "hdf5-file-locking-unsupported",
+        "HDF5 could not lock a file it opened (errno {errno}): the file system it is on (Lustre mounted without flock, "
+        "NFS without a lock daemon, some parallel file systems) does not support the lock HDF5 1.10 and later take "
+        "on every open",
+        "turn HDF5's file locking off for the job: `export HDF5_USE_FILE_LOCKING=FALSE` in the job script (this "
+        "project's job scripts: `EXTRA_ENV=HDF5_USE_FILE_LOCKING=FALSE`); h5py 3.5 and later also take "
+        "`h5py.File(path, locking=False)`; or keep the files where locks work (node-local scratch), or ask the admins "
+        "to mount the file system with flock",
+        # HDF5 (1.10 and later) src/H5FDsec2.c H5FD__sec2_lock() (H5FD_sec2_lock() in 1.10), as read in a 1.14
+        # copy: HSYS_GOTO_ERROR(H5E_VFL, H5E_CANTLOCKFILE, FAIL, "unable to lock file"), and src/H5Eprivate.h
+        # HSYS_GOTO_ERROR's "%s, errno = %d, error message = '%s'"; h5py raises it as "OSError: Unable to open file
+        # (unable to lock file, errno = 38, error message = 'Function not implemented')". The errnos of a file system
+        # without the lock: ENOSYS 38, EOPNOTSUPP 95, the kernel's ENOTSUPP 524, ENOLCK 37; not EAGAIN 11, another
+        # process holding the file open.
+        (r"unable to lock file, errno = (?P<errno>37|38|95|524)\b",),
+        74,
+    ),
+    Cause(
         "disk-full",
         "a write failed because its filesystem is full or the user's quota there is used up: checkpoints, logs or "
         "caches filled the disk",
@@ -2468,14 +2593,17 @@ CAUSES: Tuple[Cause, ...] = (
         "starts more srun tasks or more CPUs or memory per task than the job requested",
         "ask for the step's size in the job (`--ntasks`, `--cpus-per-task`, `--mem-per-cpu`/`--mem` in #SBATCH), or "
         "start the step within it (`srun -n` no more than `$SLURM_NTASKS`, `--cpus-per-task` no more than "
-        "`$SLURM_CPUS_PER_TASK`); `scontrol show job $SLURM_JOB_ID` shows what the job holds",
+        "`$SLURM_CPUS_PER_TASK`, GPUs no more than the job's `--gres`/`--gpus`); `scontrol show job $SLURM_JOB_ID` "
+        "shows what the job holds",
         # Slurm 25.11.7 src/srun/launch.c line 1258 error("Unable to create step for job %u: %m", ...) with
         # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
-        # permitted" and line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available"; older srun
-        # words its prefix "unable to create step".
+        # permitted", line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available" and line 714
+        # ESLURM_INSUFFICIENT_GRES "Insufficient GRES available in allocation" (a step asking more GPUs than the job
+        # holds); older srun words its prefix "unable to create step".
         # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
         (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
-         r"requested than permitted|Memory required by task is not available)",),
+         r"requested than permitted|Memory required by task is not available|Insufficient GRES available in "
+         r"allocation)",),
         84,
     ),
     Cause(
@@ -2534,7 +2662,10 @@ CAUSES: Tuple[Cause, ...] = (
         # "An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun. This could
         # be caused by a number\nof factors, including an inability to create a connection back\nto mpirun due to a
         # lack of common network interfaces and/or no\nroute found between them."
-        (r"An ORTE daemon has unexpectedly failed after launch and before",),
+        # PRRTE (Open MPI 5's runtime) src/mca/errmgr/base/help-errmgr-base.txt (commit 0f79f3a) line 54
+        # [failed-daemon] "An PRTE daemon has unexpectedly failed after launch and before\ncommunicating back to
+        # mpirun. ...", the same text with PRTE for ORTE.
+        (r"An [OP]RTE daemon has unexpectedly failed after launch and before",),
         80,
     ),
     Cause(

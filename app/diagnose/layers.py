@@ -17,7 +17,14 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   remote process exiting prematurely.`, `ncclUnhandledCudaError: Call to CUDA function failed.`; NCCL's INFO
   line `comm %p rank %d nRanks %d nNodes %d` (src/init.cc);
 - Open MPI (v4.1.6 and v5.0.8 ompi/errhandler/errhandler_predefined.c): `*** An error occurred in %s` with
-  MPI_Init or MPI_Init_thread, a rank whose MPI could not start;
+  MPI_Init or MPI_Init_thread, a rank whose MPI could not start; MPICH and Cray MPICH (src/mpi/errhan/errutil.c):
+  `Fatal error in %s: ` with PMPI_Init, and its error stack's `PMI_Init returned %d`;
+- Lightning (1.x and later): `initializing ddp: GLOBAL_RANK: %d, MEMBER: %d/%d` (later `Initializing
+  distributed: ...`), each process as it joins: a rank that appears twice before every rank appeared once;
+- pyxis (src/pyxis_slurmstepd.c): `pyxis: container start failed with error code: %d`, `pyxis: container
+  exited too soon`, enroot that could not start the container;
+- NCCL's `invalid usage` (src/init.cc ncclGetErrorString, "(run with NCCL_DEBUG=WARN for details)" since 2.21):
+  NCCL refused how it was called, with no WARN line in the log to say which check;
 - Slurm 25.11.7's PMIx plugin (src/plugins/mpi/pmix): `send failed, rc=%d, exceeded the retry limit`, `%p:
   collective timeout seq=%d`, `Unable to connect to %d`, `Cannot establish the connection`;
 - Slurm 25.11.7 srun (src/srun/launch.c): `%s: %s %s: Exited with exit code %d`, `%s: %s %s: Killed`; NCCL's
@@ -133,6 +140,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mpirun-run-as-root": ("launch", HIGH),
     "mpirun-conflicting-mapping": ("launch", HIGH),
     "disk-full": ("host", HIGH),
+    "hdf5-file-locking-unsupported": ("host", HIGH),
     "open-files-limit": ("host", HIGH),
     "shared-cache-nfs-stale-handle": ("host", MEDIUM),
     "rendezvous-name-not-resolvable": ("rendezvous", HIGH),
@@ -176,6 +184,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cuda-oom": ("training", HIGH),
     "node-failure": ("scheduler", HIGH),
     "nccl-watchdog": ("training", MEDIUM),
+    "pg-timeout-too-short": ("training", MEDIUM),
     "walltime": ("scheduler", HIGH),
     "socket-not-fabric": ("fabric", MEDIUM),
     "no-image": ("job-scripts", HIGH),
@@ -198,6 +207,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "driver-too-old": ("host", HIGH),
     "nccl-version-mismatch": ("software", HIGH),
     "apptainer-no-nv": ("container", MEDIUM),
+    "cuda-library-missing": ("software", HIGH),
     "host-oom": ("scheduler", HIGH),
     "fabric-manager-restarted": ("host", MEDIUM),
     "pmix-gds-mismatch": ("container", MEDIUM),
@@ -272,6 +282,18 @@ def _multi_node_failed(log: LogView) -> bool:
     return log.has(_NODE_COUNT_MULTI) and log.has(_FAILED)
 
 
+def _a_rank_started_twice(matches: Sequence[Match[str]]) -> bool:
+    """A global rank announced itself again before every rank of its world had announced itself once: two
+    processes took one rank. (A job that restarted whole announces every rank once, then again.)"""
+    seen = set()
+    for match in matches:
+        rank, world = int(match.group("rank")), int(match.group("world"))
+        if (rank, world) in seen and len({r for r, w in seen if w == world}) < world:
+            return True
+        seen.add((rank, world))
+    return False
+
+
 def _one_node(matches: Sequence[Match[str]]) -> bool:
     """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
     return len({m.group("node") for m in matches}) == 1
@@ -310,8 +332,63 @@ VERDICTS: Tuple[Cause, ...] = (
         # help-mpi-runtime.txt [mpi_init:startup:internal-failure] line 25 "It looks like %s failed for some
         # reason; ..." with MPI_INIT.
         (r"\*\*\* An error occurred in MPI_Init(?:_thread)?\b", r"ompi_mpi_init: ompi_rte_init failed",
-         r"It looks like MPI_INIT failed for some reason"),
+         r"It looks like MPI_INIT failed for some reason",
+         # MPICH (and Cray MPICH, which prints "MPICH ERROR [Rank N] ... - Abort(...)" before it), in stored copies
+         # whose tags are not recorded: src/mpi/errhan/errutil.c MPL_snprintf(error_msg, MAX_ERRMSG_STRING, "Fatal
+         # error in %s: ", fcname) with PMPI_Init or PMPI_Init_thread (MPI_Init in older ones), and the error stack's
+         # PMI step, src/mpi/errhan/errnames.txt "**pmi_init %d:PMI_Init returned %d" (defmsg.h long_spc "PMI_Init
+         # returned %d") under MPIR_pmi_init.
+         r"Fatal error in P?MPI_Init(?:_thread)?: ", r"MPIR_pmi_init\(\d+\)\.*: PMI_Init returned \d+"),
         28,
+    ),
+    Cause(
+        "layer-nccl-invalid-usage",
+        "no cause recognised; NCCL refused how it was called (ncclInvalidUsage): the launch layer, most often two "
+        "ranks on one GPU (more ranks on a node than GPUs it lets them see), or ranks that disagree on the "
+        "communicator (its size, their rank numbers, the order of their collectives)",
+        "rerun with `NCCL_DEBUG=WARN`: NCCL's WARN line names the check that failed (`Duplicate GPU detected`, a "
+        "rank or size out of range); compare the ranks per node with the GPUs each sees (`nvidia-smi -L` and "
+        "`CUDA_VISIBLE_DEVICES` in each task) and give each rank its own GPU; " + _NEXT_CHECK,
+        # NCCL src/init.cc ncclGetErrorString: v2.14.3-1 line 1522 "invalid usage", v2.21.5-1 line 2264 "invalid
+        # usage (run with NCCL_DEBUG=WARN for details)"; as torch reports it ("NCCL error in: FILE:LINE, invalid
+        # usage ...", and getNcclErrorDetailStr's "ncclInvalidUsage: This usually reflects invalid usage of NCCL
+        # library."), as nccl-tests does (v2.17.6 src/common.h "Test NCCL failure %s:%d '%s / %s'") and as programs
+        # print the string after their own prefix ("[NCCL ERROR]: invalid usage", "NCCL error: invalid usage").
+        (r"NCCL error in: \S{1,300}, invalid usage\b", r"\bncclInvalidUsage: This usually reflects invalid usage",
+         r"\bTest NCCL failure \S{1,300}:\d+ 'invalid usage\b", r"NCCL (?:ERROR\]|[Ee]rror):? invalid usage\b"),
+        25,
+    ),
+    Cause(
+        "layer-rank-started-twice",
+        "no cause recognised; global rank {rank} of {world} started in two processes before every rank had started "
+        "once: the launch layer started more processes than the program's world (the scheduler's nodes and tasks per "
+        "node against the program's own count of nodes and devices), so ranks collide",
+        "make the two agree: under Slurm `--nodes` and `--ntasks-per-node` equal to the program's nodes and GPUs per "
+        "node (Lightning's `num_nodes` and `devices`), or one torchrun per node with `--nproc_per_node` = its GPUs; "
+        "`srun -l hostname` in the job shows how many tasks each node starts; " + _NEXT_CHECK,
+        # Lightning 1.x (pytorch_lightning's DDP plugin, init_ddp_connection) log.info(f"initializing ddp:
+        # GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}"), and its later strategies
+        # (_logger.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank +
+        # 1}/{world_size}")), each process once as it joins the process group; read in stored copies whose tags
+        # are not recorded.
+        (r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: \d+/(?P<world>\d+)",),
+        26,
+        applies=lambda log: log.has(_FAILED),
+        hits_show=_a_rank_started_twice,
+    ),
+    Cause(
+        "layer-container-start-failed",
+        "no cause recognised; pyxis could not start the task's container (enroot failed): the container layer, the "
+        "image, enroot's configuration and hooks on the node, or the runtime path it unpacks into",
+        "read the enroot log pyxis prints after it (`pyxis: printing enroot log file:`, its `[ERROR]` lines name the "
+        "hook or step that failed); on the node, `enroot import docker://IMAGE` then `enroot create` and `enroot "
+        "start` by hand show the same failure; `srun --container-image=... true` on one node retries it; "
+        + _NEXT_CHECK,
+        # pyxis src/pyxis_slurmstepd.c enroot_container_start() (a stored copy whose tag is not recorded):
+        # slurm_error("pyxis: container start failed with error code: %d", ret) when enroot exited non-zero, and
+        # "pyxis: container exited too soon" (later "..., possibly due to an unusual entrypoint in the image").
+        (r"pyxis: container start failed with error code: \d+", r"pyxis: container exited too soon"),
+        25,
     ),
     Cause(
         "layer-pmix-exchange-failed",
@@ -354,9 +431,20 @@ VERDICTS: Tuple[Cause, ...] = (
         "no cause recognised; the ranks timed out waiting for each other at torch's store (the rendezvous): the "
         "launch layer did not start every rank, or the rendezvous layer cannot connect them",
         f"check that every node started its ranks (the job's output per node) and can reach the store's host and "
-        f"port (`MASTER_ADDR`/`--rdzv_endpoint`); {_NEXT_CHECK}",
+        f"port (`MASTER_ADDR`/`--rdzv_endpoint`); where the ranks waited for NCCL's id from rank 0, read rank 0's "
+        f"output first (a rank 0 that failed or stalled before init leaves the others waiting); {_NEXT_CHECK}",
+        # torch v2.13.0 torch/distributed/distributed_c10d.py line 1082 (_store_based_barrier) "Timed out
+        # initializing process group in store based barrier on rank {rank}, ..." ("on rank: N" before 2.1); and
+        # ProcessGroupNCCL.cpp broadcastUniqueNCCLID() (2.x, stored copies whose tags are not recorded):
+        # c10::str("[", rank_, "] is setting up NCCL communicator and " "retrieving ncclUniqueId from [0] via c10d
+        # key-value store by key '", storeKey, "', but store->get('", storeKey, "') got error: ") ("retreiving" in
+        # older ones) with the store's timeout, "Socket Timeout" or "wait timeout after %dms": rank 0 never
+        # published NCCL's id (it failed or stalled before init, or the others cannot reach its store).
         (r"Timed out after \d+ seconds waiting for clients\. \d+/\d+ clients joined",
-         r"DistStoreError: wait timeout after \d+ ?ms"),
+         r"DistStoreError: wait timeout after \d+ ?ms",
+         r"Timed out initializing process group in store based barrier on rank:? \d+",
+         r"is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[0\] via c10d key-value store by "
+         r"key '[^']{1,100}', but store->get\('[^']{1,100}'\) got error: (?:Socket Timeout|wait timeout after)"),
         24,
     ),
     Cause(
@@ -477,6 +565,9 @@ VERDICTS: Tuple[Cause, ...] = (
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
     "layer-mpi-init-failed": "launch",
+    "layer-nccl-invalid-usage": "launch",
+    "layer-rank-started-twice": "launch",
+    "layer-container-start-failed": "container",
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
     "layer-rendezvous-timeout": "rendezvous",

@@ -662,6 +662,21 @@ QUOTES = (
           '"Invalid generic resource (gres) specification",',
           "sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification",
           "slurm-gres"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 653,
+          '"Invalid GRES specification (with and without type identification)",',
+          "srun: error: Unable to allocate resources: Invalid GRES specification (with and without type "
+          "identification)", "slurm-gres"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 593,
+          '"Duplicate generic resource (gres) specification",',
+          "sbatch: error: Batch job submission failed: Duplicate generic resource (gres) specification", "slurm-gres"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 665,
+          '"Requested GRES option unsupported by configured SelectType plugin",',
+          "sbatch: error: Batch job submission failed: Requested GRES option unsupported by configured SelectType "
+          "plugin", "slurm-gres"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 714,
+          '"Insufficient GRES available in allocation",',
+          "srun: error: Unable to create step for job 4512: Insufficient GRES available in allocation",
+          "srun-step-exceeds-allocation"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 386,
           '"Invalid qos specification",',
           "sbatch: error: Batch job submission failed: Invalid qos specification", "slurm-qos-account"),
@@ -1081,6 +1096,14 @@ QUOTES = (
           '_dl_signal_error (errno, name, NULL,\nN_("cannot open shared object file"));',
           "ImportError: libmpi_gtl_cuda.so.0: cannot open shared object file: No such file or directory",
           "cray-gtl-not-linked", fmt="cannot open shared object file"),
+    Quote("glibc", "2.3x", "elf/dl-load.c (_dl_map_object)", 0,
+          '_dl_signal_error (errno, name, NULL,\nN_("cannot open shared object file"));',
+          "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+          "cuda-library-missing", fmt="cannot open shared object file"),
+    Quote("glibc", "2.3x", "elf/dl-load.c (_dl_map_object)", 0,
+          '_dl_signal_error (errno, name, NULL,\nN_("cannot open shared object file"));',
+          "OSError: libcudnn_cnn_infer.so.8: cannot open shared object file: No such file or directory",
+          "cuda-library-missing", fmt="cannot open shared object file"),
     Quote("glibc", "2.26", "posix/getopt.c (process_long_option)", 0,
           'fprintf (stderr, _("%s: unrecognized option \'%s%s\'\\n"),\nargv[0], prefix, d->__nextchar);',
           "mpiexec: unrecognized option '--map-by'", "pals-mpiexec-openmpi-options"),
@@ -1567,6 +1590,133 @@ QUOTES = (
           '"Invalid job credential",',
           "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-018: Invalid job credential",
           "slurm-job-credential-refused"),
+
+    # --- the NVIDIA kernel module's status codes of a GPU that needs a reset or left the bus --------------------------
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules commit 307159f", "src/common/sdk/nvidia/inc/nvstatuscodes.h",
+          127, 'NV_STATUS_CODE(NV_ERR_RESET_REQUIRED,                  0x00000062, "Reset required")',
+          "[Tue Mar  3 04:12:55 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required "
+          "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from status @ kernel_channel.c:2874", "gpu-hardware-fault",
+          context=("'CUDA-capable device(s) is/are busy or unavailable'",)),
+    Quote("NVIDIA kernel module", "open-gpu-kernel-modules commit 307159f", "src/common/sdk/nvidia/inc/nvstatuscodes.h",
+          44, 'NV_STATUS_CODE(NV_ERR_GPU_IS_LOST,                     0x0000000F, "GPU lost from the bus")',
+          "[ 9021.114310] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] "
+          "(0x0000000F) returned from status @ gpu_mgr.c:412", "gpu-hardware-fault"),
+
+    # --- a job over its locked-memory or memory limit, in the words of closed schedulers and MPIs -------------------
+    Quote("Intel MPI", "4.x and 5.x (closed source)", "its DAPL fabric's start-up check, as firemodels/fds#6023 quotes",
+          0, '"DAPL startup: RLIMIT_MEMLOCK too small"', "[3] DAPL startup: RLIMIT_MEMLOCK too small",
+          "memlock-too-low"),
+    Quote("Moab", "under Torque (closed source)", "its resource-limit policy's job deletion, as DCCN's Torque guide "
+          "quotes the mail", 0, '"job %s exceeded MEM usage hard limit (%d > %d)"',
+          "job 3132467 exceeded MEM usage hard limit (2528 > 1126)", "host-oom"),
+
+    # --- Open MPI 5's runtime (PRRTE) on a daemon that never called back, Slurm on a task it could not start --------
+    Quote("Open MPI", "PRRTE commit 0f79f3a (Open MPI 5)", "src/mca/errmgr/base/help-errmgr-base.txt [failed-daemon]",
+          54, '"An PRTE daemon has unexpectedly failed after launch and before"',
+          "An PRTE daemon has unexpectedly failed after launch and before", "mpirun-daemon-callback-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/api/step_launch.c", 1071,
+          'error("task %u launch failed: %s",\nmsg->task_ids[i],\nslurm_strerror(msg->return_code));',
+          "srun: error: task 7 launch failed: Slurmd could not execve job", "slurm-task-launch-failed"),
+
+    # --- torch's watchdog names the collective and the group's timeout -------------------------------------------
+    Quote("torch", "2.x (a stored copy whose tag is not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp operator<<(WorkNCCL)", 0,
+          'workInfo = c10::str(\n"WorkNCCL(",\n"SeqNum=",\nworkNCCL.seq_,\n", OpType=",\n'
+          'opTypeToString(workNCCL.opType_),\n", NumelIn=",\nworkNCCL.numelIn_,\n", NumelOut=",\n'
+          'workNCCL.numelOut_,\n", Timeout(ms)=",\nworkNCCL.opTimeout_.count(),\n")");',
+          "[rank3]:[E ProcessGroupNCCL.cpp:632] [Rank 3] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=1207, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=120000) ran for 120041 "
+          "milliseconds before timing out.", "pg-timeout-too-short", fmt=", Timeout(ms)="),
+
+    # --- HDF5's file lock on a file system without locks ---------------------------------------------------------
+    Quote("HDF5", "1.14 (a stored copy whose tag is not recorded)", "src/H5FDsec2.c H5FD__sec2_lock()", 0,
+          'HSYS_GOTO_ERROR(H5E_VFL, H5E_CANTLOCKFILE, FAIL, "unable to lock file")',
+          "OSError: Unable to open file (unable to lock file, errno = 38, error message = 'Function not implemented')",
+          "hdf5-file-locking-unsupported"),
+    Quote("HDF5", "1.14 (a stored copy whose tag is not recorded)", "src/H5Eprivate.h HSYS_GOTO_ERROR", 0,
+          'HGOTO_ERROR(majorcode, minorcode, retcode, "%s, errno = %d, error message = \'%s\'", str, myerrno,',
+          "  #008: H5FDsec2.c line 1002 in H5FD__sec2_lock(): unable to lock file, errno = 524, error message = "
+          "'Unknown error 524'", "hdf5-file-locking-unsupported"),
+
+    # --- pyxis on a container enroot could not start (a layer verdict when the enroot log names no cause) ----------
+    Quote("pyxis", "a stored copy whose tag is not recorded", "src/pyxis_slurmstepd.c enroot_container_start()", 0,
+          'slurm_error("pyxis: container start failed with error code: %d", ret);',
+          "slurmstepd: error: pyxis: container start failed with error code: 1", "layer-container-start-failed",
+          context=("slurmstepd: error: pyxis: printing enroot log file:",)),
+
+    # --- Slurm's MPI plugin that would not load --------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 374,
+          'error("Couldn\'t load specified plugin name for %s: %s",\nc->type, slurm_strerror(errno));',
+          "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback failed",
+          "slurm-mpi-plugin-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/mpi/pmix/mpi_pmix.c", 199,
+          'PMIXP_ERROR("pmi/pmix: can not load PMIx library");',
+          "srun: error:  mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:199: pmi/pmix: can not load PMIx library",
+          "slurm-mpi-plugin-missing"),
+
+    # --- torch's shared memory full, a rank killed under mpirun, Torque's queue limits ----------------------------
+    Quote("torch", "v2.13.0", "aten/src/ATen/MapAllocator.cpp (the string in the wheel's libtorch_cpu.so)", 0,
+          '"unable to write to file <"',
+          "RuntimeError: unable to write to file </torch_2731_1829433570_1>: No space left on device (28)",
+          "shm-too-small"),
+    Quote("Open MPI", "PRRTE (a stored copy whose tag is not recorded)",
+          "src/tools/prun/help-prun.txt [prun:proc-aborted-strsignal]", 0,
+          '"%s noticed that process rank %lu with PID %lu on node %s exited on signal %d (%s)."',
+          "mpirun noticed that process rank 5 with PID 31337 on node gpu-a-018 exited on signal 9 (Killed).",
+          "rank-sigkill"),
+    Quote("Torque", "a stored copy whose tag is not recorded", "src/include/pbs_error_db.h (PBSE_EXCQRESC)", 0,
+          'PbsErrClient(PBSE_EXCQRESC,          "Job exceeds queue resource limits")',
+          "qsub: Job exceeds queue resource limits MSG=cannot satisfy queue max ngpus requirement",
+          "pbs-request-refused"),
+
+    # --- torch without a driver; ranks that never all reached the store (a layer verdict) -------------------------
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorInsufficientDriver)", 0,
+          'TORCH_CHECK(\nfalse,\n"Found no NVIDIA driver on your system. Please check that you "\n'
+          '"have an NVIDIA GPU and installed a driver from "\n"http://www.nvidia.com/Download/index.aspx");',
+          "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+          "a driver from http://www.nvidia.com/Download/index.aspx", "apptainer-no-nv"),
+    Quote("torch", "v2.13.0", "torch/distributed/distributed_c10d.py", 1082,
+          '"Timed out initializing process group in store based barrier on "\nf"rank {rank}, for key: {store_key} '
+          '(world_size={world_size}, "',
+          "torch.distributed.DistStoreError: Timed out initializing process group in store based barrier on rank 3, "
+          "for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=4, timeout=0:30:00 error=...)",
+          "layer-rendezvous-timeout", fmt="Timed out initializing process group in store based barrier on "),
+    Quote("torch", "2.x (a stored copy whose tag is not recorded)",
+          "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp broadcastUniqueNCCLID()", 0,
+          'std::string exceptionMsg = c10::str(\n"[",\nrank_,\n"] is setting up NCCL communicator and "\n'
+          '"retrieving ncclUniqueId from [0] via c10d key-value store by key \'",',
+          "torch.distributed.DistBackendError: [3] is setting up NCCL communicator and retrieving ncclUniqueId from "
+          "[0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 300000ms",
+          "layer-rendezvous-timeout", fmt="retrieving ncclUniqueId from [0] via c10d key-value store by key "),
+
+    # --- NCCL refusing how it was called, and MPICH's MPI_Init that could not start (layer verdicts) ---------------
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 2264,
+          'case ncclInvalidUsage           : return "invalid usage (run with NCCL_DEBUG=WARN for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+          "268, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+          "layer-nccl-invalid-usage"),
+    Quote("NCCL", "v2.14.3-1", "src/init.cc", 1522,
+          'case ncclInvalidUsage           : return "invalid usage";',
+          "[NCCL ERROR]: invalid usage", "layer-nccl-invalid-usage",
+          context=("terminate called after throwing an instance of 'std::runtime_error'",)),
+    Quote("Cray MPICH", "MPICH (a stored copy whose tag is not recorded)", "src/mpi/errhan/errutil.c "
+          "MPIR_Handle_fatal_error()", 0, 'MPL_snprintf(error_msg, MAX_ERRMSG_STRING, "Fatal error in %s: ", fcname);',
+          "Fatal error in PMPI_Init: Other MPI error, error stack:", "layer-mpi-init-failed"),
+    Quote("Cray MPICH", "MPICH (a stored copy whose tag is not recorded)", "src/mpi/errhan/errnames.txt (defmsg.h)",
+          0, 'static const char long_spc102[]  = "PMI_Init returned %d";', "MPIR_pmi_init(110)...: PMI_Init returned 1",
+          "layer-mpi-init-failed"),
+
+    # --- Lightning's processes joining, each under its global rank (a layer verdict when one rank joins twice) ------
+    Quote("Lightning", "1.x (a stored copy whose tag is not recorded)", "pytorch_lightning DDP plugin "
+          "init_ddp_connection()", 0,
+          'log.info(f"initializing ddp: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}")',
+          "initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8", "layer-rank-started-twice",
+          context=("initializing ddp: GLOBAL_RANK: 3, MEMBER: 4/8", "Traceback (most recent call last):")),
+    Quote("Lightning", "2.x (a stored copy whose tag is not recorded)", "Lightning's DDP strategy setup_distributed()",
+          0, '_logger.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + '
+          '1}/{world_size}")',
+          "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "layer-rank-started-twice",
+          context=("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "Traceback (most recent call last):")),
 
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,

@@ -24,7 +24,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
-              "kmod", "munge", "Torque"}
+              "kmod", "munge", "Torque", "HDF5"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -61,7 +61,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pmix-socket-path-too-long", "pmix-rendezvous-file-unusable", "munge-credential-invalid",
                 "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
                 "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
-                "slurm-job-credential-refused"}
+                "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
+                "pg-timeout-too-short"}
 
 
 def message_format(row: Quote) -> str:
@@ -416,3 +417,17 @@ def test_nccl_retrying_a_connection_in_a_run_that_went_on_is_no_cause() -> None:
     retry = ("gpu-a-017:2741:2790 [0] NCCL INFO socketPollConnect: connect to 10.1.0.18<43117> returned Connection "
              "refused, retrying (1/34) after sleep for 100 msec")
     assert diagnose_lines([retry, "step 10 loss 2.31"]) == []
+
+
+@pytest.mark.parametrize("errno,keys", [(38, ["hdf5-file-locking-unsupported"]),
+                                        (524, ["hdf5-file-locking-unsupported"]), (11, [])])
+def test_an_hdf5_lock_is_a_cause_only_where_the_file_system_cannot_lock(errno, keys) -> None:
+    """EAGAIN (11) is another process holding the file, which says nothing about the file system."""
+    line = f"OSError: Unable to open file (unable to lock file, errno = {errno}, error message = '...')"
+    assert [f.key for f in diagnose_lines([line])] == keys
+
+
+def test_the_drivers_own_library_missing_is_not_read_as_a_missing_cuda_toolkit() -> None:
+    """libcuda.so.1 comes with the driver (the host's, bound in by --nv): its absence is another cause."""
+    keys = [f.key for f in diagnose_lines(["OSError: libcuda.so.1: cannot open shared object file: No such file"])]
+    assert "cuda-library-missing" not in keys and keys[0] == "apptainer-no-nv"

@@ -50,6 +50,17 @@ def test_no_cause_is_named_for_a_healthy_run_or_an_error_in_the_users_own_code(c
     assert [finding.key for finding in diagnose_lines(case.log.splitlines())] == []
 
 
+#: The held-out corpora already scored, now development sets (tests/diagnose/held_out*/README.md): their negatives
+#: must stay without a cause too. The corpus frozen for the next scoring is not read here.
+SPENT = [HELD_OUT, *(HELD_OUT.with_name(f"held_out_{n}") for n in (2, 3, 4))]
+SPENT_NEGATIVES = [(corpus.name, case) for corpus in SPENT for case in load_cases(corpus) if case.cause == NEGATIVE]
+
+
+@pytest.mark.parametrize("corpus,case", SPENT_NEGATIVES, ids=[f"{c}/{case.name}" for c, case in SPENT_NEGATIVES])
+def test_no_cause_is_named_for_a_negative_of_a_spent_held_out_corpus(corpus, case) -> None:
+    assert [finding.key for finding in diagnose_lines(case.log.splitlines())] == []
+
+
 def test_the_causes_named_right_do_not_drop_below_the_measured_floor() -> None:
     tally = measure(CASES)
     assert tally.right >= RIGHT_FIRST_FLOOR, [v.case.name for v in tally.verdicts if v.outcome == "right"]

@@ -158,14 +158,29 @@ def test_the_net_plugin_failure_with_no_context_is_still_recognised():
     "NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
 ])
 def test_two_ranks_on_one_gpu_is_recognised_in_each_nccl_versions_words(line):
-    [finding] = diagnose_lines([line])
+    [finding] = diagnose_lines([INVALID_USAGE, line])
     assert finding.key == "duplicate-gpu" and "{" not in finding.cause
+
+
+#: How torch reports the init NCCL failed (tests/diagnose/logs/torchtitan-1224-duplicate-gpu.log).
+INVALID_USAGE = ("[rank2]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+                 "NCCLUtils.cpp:77, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.26.5")
+
+
+@pytest.mark.parametrize("lines", [
+    ["Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40"],
+    ["Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40", "Epoch 3: loss 0.41"],
+])
+def test_a_duplicate_gpu_line_with_no_failure_in_the_log_names_no_cause(lines):
+    # NCCL prints it as it fails the init; quoted alone, with nothing that says the job failed, it is not read as
+    # the job's cause (a user's own change that put two ranks on one GPU, reported as a bare line).
+    assert diagnose_lines(lines) == []
 
 
 def test_the_duplicate_gpu_fix_works_under_srun():
     # Under srun, --gpus-per-task implies --gpu-bind=per_task (Slurm's srun/sbatch docs): each task sees its
     # one GPU as device 0, and srun sets no LOCAL_RANK (SLURM_LOCALID instead).
-    [finding] = diagnose_lines(["Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000"])
+    [finding] = diagnose_lines([INVALID_USAGE, "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 6000"])
     assert "SLURM_LOCALID" in finding.fix and "cuda:0" in finding.fix
     under_srun = finding.fix.split("under srun")[1]
     assert "LOCAL_RANK']" not in under_srun and "SLURM_LOCALID" in under_srun
@@ -175,6 +190,37 @@ def test_the_watchdog_fix_names_the_variable_that_dumps_the_flight_recorder():
     # torch's flight recorder buffer is on by default (2000 entries); TORCH_NCCL_DUMP_ON_TIMEOUT=1 dumps it.
     [finding] = diagnose_lines(["[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5)"])
     assert "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in finding.fix and "TRACE_BUFFER_SIZE" not in finding.fix
+
+
+def _watchdog(seq: int, timeout_ms: int) -> str:
+    # torch 2.2 to 2.13 ProcessGroupNCCL.cpp: the watchdog's message with operator<<(WorkNCCL).
+    return (f"[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation timeout: "
+            f"WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)={timeout_ms}) "
+            f"ran for {timeout_ms + 8} milliseconds before timing out.")
+
+
+#: tqdm's meter (tqdm/std.py format_meter) as a program's own loop prints it.
+PROGRESS = "Preparing test set...:  39%|###9      | 26/67 [24:51<30:30, 44.65s/it]"
+
+
+@pytest.mark.parametrize("lines,keys", [
+    # A timeout the program set, far below torch's defaults: the short timeout first, the watchdog after it.
+    ([_watchdog(812, 60000)], ["pg-timeout-too-short", "nccl-watchdog"]),
+    # torch before 2.2 names no SeqNum.
+    (["[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=BROADCAST, Timeout(ms)=60000) ran for "
+      "69479 milliseconds before timing out."], ["pg-timeout-too-short", "nccl-watchdog"]),
+    # The default timeout: the collective stopped, no short timeout to blame.
+    ([_watchdog(812, 1800000)], ["nccl-watchdog"]),
+    ([PROGRESS, _watchdog(812, 1800000)], ["nccl-watchdog"]),
+    ([_watchdog(3, 1800000)], ["nccl-watchdog"]),
+    # One of the group's first collectives timed out while the program's own loop counted 26 steps: the others
+    # waited for that rank's own work (preparing data), the program's timing, no infrastructure cause.
+    ([PROGRESS, _watchdog(3, 1800000)], []),
+    (["Preparing test set...:   2%|2         | 1/67 [00:41<45:00, 41.87s/it]", _watchdog(3, 1800000)],
+     ["nccl-watchdog"]),
+])
+def test_a_watchdog_timeout_is_read_with_the_timeout_and_the_collective_it_names(lines, keys):
+    assert [finding.key for finding in diagnose_lines(lines)] == keys
 
 
 def test_the_out_of_memory_fix_names_the_allocator_variable_torch_reads_today():

@@ -17,6 +17,20 @@ SYMPTOMS = [
     (["*** An error occurred in MPI_Init", "*** on a NULL communicator",
       "srun: error: hpl: task 0: Exited with exit code 1"], "layer-mpi-init-failed",
      "Open MPI v4.1.6 ompi/errhandler/errhandler_predefined.c"),
+    # MPICH's (Cray MPICH's) words for the same: MPI_Init stopped at its PMI step.
+    (["MPICH ERROR [Rank 0] [job id unknown] [Fri Apr 28 23:00:59 2023] [nid001] - Abort(1091855) (rank 0 in comm 0): "
+      "Fatal error in PMPI_Init: Other MPI error, error stack:", "MPIR_pmi_init(110)...: PMI_Init returned 1"],
+     "layer-mpi-init-failed", "MPICH src/mpi/errhan/errutil.c"),
+    # Lightning: rank 1 of 8 joined twice before ranks 2 to 7 joined once (Slurm started two tasks per rank).
+    ([*[f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8" for r in (1, 1, 0, 0)],
+      "Traceback (most recent call last):"], "layer-rank-started-twice", "Lightning's DDP plugin"),
+    # pyxis could not start the container and the enroot log it printed names nothing known.
+    (["slurmstepd: error: pyxis: container start failed with error code: 1",
+      "slurmstepd: error: pyxis: printing enroot log file:", "slurmstepd: error: pyxis:     [ERROR] unexpected"],
+     "layer-container-start-failed", "pyxis src/pyxis_slurmstepd.c"),
+    # NCCL refused its call (ncclInvalidUsage) and no WARN line says why.
+    (["Found 1 GPUs", "[NCCL ERROR]: invalid usage", "terminate called after throwing an instance of "
+      "'std::runtime_error'"], "layer-nccl-invalid-usage", "NCCL src/init.cc ncclGetErrorString"),
     ([TWO_NODES, "srun: error: gpu017: tasks 4-7: Exited with exit code 1"], "layer-one-node-error",
      "Slurm src/srun/launch.c"),
     (["torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined."],
@@ -132,3 +146,8 @@ def test_nccl_tests_that_printed_its_results_is_no_hang() -> None:
            "0.00      0")
     assert diagnose_lines([*ranks, row]) == []
     assert diagnose_lines([*ranks, "# Avg bus bandwidth    : 112.4 "]) == []
+
+
+def test_every_rank_joining_once_and_then_again_is_a_restart_not_a_rank_started_twice() -> None:
+    joined = [f"Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/2" for r in (0, 1, 1, 0)]
+    assert diagnose_lines([*joined, "Traceback (most recent call last):"]) == []
