@@ -58,7 +58,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   import of its MPI discovery (comm/comm.py), its launcher's `ssh HOST hostname -I` (launcher/runner.py);
   OpenSSH's `ssh: Could not resolve hostname %s: %s`; glibc's loader (`undefined symbol: nccl...`,
   pytorch/pytorch#119932);
-- this project: the job scripts' `<script>: error: ...` lines (jobscripts/lib.sh `ddp_die`), app.check's
+- this project: the job scripts' `<script>: error: ...` lines (app/launch/say.py), app.check's
   `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
   `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
 
