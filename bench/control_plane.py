@@ -63,7 +63,7 @@ from app.check.options import CheckSettings
 from app.check.protocol import Measurement
 from app.check.report import OK, Check, Report
 from app.common.attempts import agree_on_attempt
-from app.common.signed_store import SignedStore
+from app.common.signed_store import SignedStore, prefixed
 from app.common.watchdog import Verdict, Watchdog
 from bench import markdown
 from bench.counting_store import CountingStore, Tally
@@ -155,8 +155,8 @@ class Ranks:
             checks = [Check.from_dict(c) for c in self.node_report["checks"]]
             session = runner.Session(options, _Environment(rank, self.world_size),
                                      Report(checks=[Check("launch", OK, "simulated"), *checks]), facts)
-            store = CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix)
-            watch_store = CountingStore(dist.PrefixStore(prefix, watch_clients[rank]), rank, self.tally, prefix)
+            store = CountingStore(prefixed(client, prefix), rank, self.tally, prefix)
+            watch_store = CountingStore(prefixed(watch_clients[rank], prefix), rank, self.tally, prefix)
             watchdog = StageWatchdog(watch_store, rank, self.world_size, host(rank), deadline_s,
                                      lambda verdict, _: hangs.append(verdict.sentence),
                                      end_process=lambda _: None).start()
@@ -186,7 +186,7 @@ class Ranks:
             with lock:
                 ended.append(time.monotonic())
 
-        dogs = [Watchdog(CountingStore(dist.PrefixStore(prefix, client), rank, self.tally, prefix), rank,
+        dogs = [Watchdog(CountingStore(prefixed(client, prefix), rank, self.tally, prefix), rank,
                          self.world_size, host(rank), deadline_s, on_hang(rank), end_process=end,
                          interval_s=interval_s)
                 for rank, client in zip(self.ranks, self.clients, strict=True)]

@@ -39,7 +39,7 @@ from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import DistContext, init_distributed, open_store, shutdown, store_client
 from app.common.errors import RendezvousError, UserFacingError
 from app.common.exchange import text
-from app.common.signed_store import StoreTampered
+from app.common.signed_store import StoreTampered, prefixed
 from app.common.watchdog import Verdict
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
@@ -118,7 +118,7 @@ class Session:
         except RendezvousError as err:
             return self._rendezvous_failed(str(err))
         # The check's own keys (node reports, progress, verdict) apart from the process group's.
-        self.store = dist.PrefixStore(protocol.PREFIX, rendezvous_store)
+        self.store = prefixed(rendezvous_store, protocol.PREFIX)
         try:
             # The hang watch beats on a connection of its own, as the trainer's does: a connection carries one
             # request at a time, and the exchanges (exchange.wait_for) and the process group's rendezvous block in
@@ -126,7 +126,7 @@ class Session:
             watch_connection = store_client(self.environment, WATCH_STORE_TIMEOUT_S)
         except RendezvousError as err:
             return self._rendezvous_failed(str(err))
-        watch_store = self.store if watch_connection is None else dist.PrefixStore(protocol.PREFIX, watch_connection)
+        watch_store = self.store if watch_connection is None else prefixed(watch_connection, protocol.PREFIX)
         self.watchdog = StageWatchdog(watch_store, self.rank, self.world_size, self.facts["hostname"],
                                       self.options.deadline_s, self._timed_out).start()
         code = self.stages(self.store, self.watchdog, join=lambda: self._join(rendezvous_store),

@@ -36,6 +36,7 @@ from datetime import timedelta
 import torch.distributed as dist
 
 from app.common import exchange
+from app.common.signed_store import SignedStore
 
 COUNTER = "app/attempts/counter"
 FLIGHT_RECORDER_FLAG = "exception_dump"  # kStoreDumpKey: see the module's docstring
@@ -80,10 +81,11 @@ def _published(store: dist.Store) -> int | None:
 
 
 def _root(store: dist.Store) -> dist.Store:
-    """The store under every prefix: where the process group raises its flight-recorder flag."""
+    """The store under every prefix: where the process group raises its flight-recorder flag (a sealed store's
+    prefixes are joined in Python; app.common.signed_store.for_process_groups makes them C++ PrefixStores)."""
     while isinstance(store, dist.PrefixStore):
         store = store.underlying_store
-    return store
+    return store.root() if isinstance(store, SignedStore) else store
 
 
 def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:

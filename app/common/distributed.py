@@ -25,7 +25,7 @@ from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.errors import RendezvousError, UsageError
 from app.common.gpu_presence import unusable_gpus
 from app.common.scheduler_env import gpus_per_task
-from app.common.signed_store import StoreTampered, sign, tampering_seen
+from app.common.signed_store import StoreTampered, for_process_groups, prefixed, sign, tampering_seen
 
 log = logging.getLogger(__name__)
 
@@ -122,9 +122,9 @@ def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> 
                                           timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
-    store = dist.PrefixStore(JOB_SCOPE, sign(store, environment.store_secret()))
+    store = prefixed(sign(store, environment.store_secret()), JOB_SCOPE)
     if _agent_store(environment):
-        store = dist.PrefixStore(f"attempt-{_agreed_attempt(store, environment, timeout_s)}/", store)
+        store = prefixed(store, f"attempt-{_agreed_attempt(store, environment, timeout_s)}/")
     return store
 
 
@@ -194,7 +194,7 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
     if store is None:
         store = open_store(environment, timeout_s)
     try:
-        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
+        dist.init_process_group(backend, store=for_process_groups(store), rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=timeout_s), **device_kwargs)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         _stop_if_tampered()

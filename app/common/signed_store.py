@@ -10,6 +10,15 @@ deterministic (compare_set needs the stored bytes of `expected`), so a key can b
 wrote there earlier. Counters (`add`) cannot be sealed, and no one can stop another user from deleting keys,
 filling memory or closing connections: such tampering ends the job with `StoreTampered` (exit code STORE), never
 with a forged value acted on. Nothing read from a store is unpickled here, and no value is passed on unopened.
+
+The project's own code puts a sealed store's keys under prefixes with `prefixed`, which joins them in Python (as
+torch's PrefixStore does: prefix, "/", key; the seal covers the same full name, byte for byte), not with a C++
+PrefixStore: torch's bindings let go of the interpreter lock around every store call (`py::gil_scoped_release`),
+and its trampoline takes it again to call a Python store from C++ (`PythonStore`'s `gil_scoped_acquire`; both in
+torch/csrc/distributed/c10d/init.cpp, torch 2.13), so a sealed request through C++ prefixes waited for the lock
+three times instead of once, each wait up to the switch interval (5 ms) among the check's threads
+(bench.store_gil). The process groups, which call the store from C++, get the same prefixes as C++ PrefixStores
+(`for_process_groups`).
 """
 
 from __future__ import annotations
@@ -96,15 +105,31 @@ _LIVE: list[SignedStore] = []
 class SignedStore(dist.Store):
     """`inner` with every value sealed on set and opened on get (see the module's docstring)."""
 
-    def __init__(self, inner: dist.Store, secret: str) -> None:
+    def __init__(self, inner: dist.Store, secret: str, prefixes: tuple[str, ...] = ()) -> None:
         super().__init__()
         if not secret:
             raise ValueError("a SignedStore needs the job's secret")
         self.inner = inner
         self._secret = secret
         self._key = hashlib.sha256(b"ddp-store-key\0" + secret.encode()).digest()
+        #: The prefixes every key is under, in the order they were added (see `prefixed`), and their join
+        self.prefixes = prefixes
+        self._prefix = "".join(f"{prefix}/" for prefix in prefixes)
         self.set_timeout(inner.timeout)
         _LIVE.append(self)
+
+    def prefixed(self, prefix: str) -> SignedStore:
+        """This store with every key under `prefix` too, joined as `dist.PrefixStore(prefix, self)` joins it (the
+        full name, and so every seal, is the same), but in Python: see the module's docstring."""
+        return SignedStore(self.inner, self._secret, (*self.prefixes, prefix))
+
+    def root(self) -> SignedStore:
+        """This store without its prefixes: the store's root (where NCCL raises its flight-recorder flag)."""
+        return SignedStore(self.inner, self._secret) if self.prefixes else self
+
+    def _name(self, key: str) -> str:
+        """`key`'s full name, under this store's prefixes: the name the seal covers and the TCPStore keeps."""
+        return self._prefix + key
 
     # Sealing -------------------------------------------------------------------------------------------------
 
@@ -150,51 +175,66 @@ class SignedStore(dist.Store):
     # Store methods: torch's C++ calls these too --------------------------------------------------------------
 
     def set(self, key: str, value: str | bytes) -> None:
-        self._call(self.inner.set, key, self.seal(key, value))
+        name = self._name(key)
+        self._call(self.inner.set, name, self.seal(name, value))
 
     def get(self, key: str) -> bytes:
-        return self._refuse(key, self._call(self.inner.get, key))
+        name = self._name(key)
+        return self._refuse(name, self._call(self.inner.get, name))
 
     def multi_set(self, keys: list[str], values: list[str | bytes]) -> None:
-        self._call(self.inner.multi_set, keys, [self.seal(key, value) for key, value in zip(keys, values, strict=True)])
+        names = [self._name(key) for key in keys]
+        self._call(self.inner.multi_set, names,
+                   [self.seal(name, value) for name, value in zip(names, values, strict=True)])
 
     def multi_get(self, keys: list[str]) -> list[bytes]:
-        return [self._refuse(key, raw) for key, raw in zip(keys, self._call(self.inner.multi_get, keys), strict=True)]
+        names = [self._name(key) for key in keys]
+        return [self._refuse(name, raw) for name, raw in zip(names, self._call(self.inner.multi_get, names),
+                                                              strict=True)]
 
     def compare_set(self, key: str, expected: str | bytes, desired: str | bytes) -> bytes:
         # "" means "only if absent" to TCPStore; otherwise the stored bytes of `expected` are its seal
-        stored = self.seal(key, expected) if _as_bytes(expected) else b""
-        return self._refuse(key, self._call(self.inner.compare_set, key, stored, self.seal(key, desired)))
+        name = self._name(key)
+        stored = self.seal(name, expected) if _as_bytes(expected) else b""
+        return self._refuse(name, self._call(self.inner.compare_set, name, stored, self.seal(name, desired)))
 
     def add(self, key: str, amount: int) -> int:
         """A counter: not sealed (the server adds to it), so another user can change it; callers use counters
         only where a wrong count stops or slows the job and cannot make it act on a forged value."""
-        return int(self._call(self.inner.add, key, amount))
+        return int(self._call(self.inner.add, self._name(key), amount))
 
     def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
+        names = [self._name(key) for key in keys]
         if timeout is None:
-            self._call(self.inner.wait, keys)
+            self._call(self.inner.wait, names)
         else:
-            self._call(self.inner.wait, keys, timeout)
+            self._call(self.inner.wait, names, timeout)
 
     def check(self, keys: list[str]) -> bool:
-        return bool(self._call(self.inner.check, keys))
+        return bool(self._call(self.inner.check, [self._name(key) for key in keys]))
 
     def delete_key(self, key: str) -> bool:
-        return bool(self._call(self.inner.delete_key, key))
+        return bool(self._call(self.inner.delete_key, self._name(key)))
 
     def num_keys(self) -> int:
+        """Every key of the store, as a PrefixStore counts them (its prefixes do not narrow the count)."""
         return int(self._call(self.inner.num_keys))
 
     def append(self, key: str, value: str | bytes) -> None:
         raise NotImplementedError("appending to a sealed value would break its seal; use set")
 
     def list_keys(self) -> list[str]:
-        return list(self._call(self.inner.list_keys))
+        """The keys under this store's prefixes, named within them."""
+        return [key[len(self._prefix):] for key in self._call(self.inner.list_keys) if key.startswith(self._prefix)]
 
     def clone(self) -> SignedStore:
-        """A store on a connection of its own (gloo takes one for a process group it makes), sealed alike."""
-        return SignedStore(self._call(self.inner.clone), self._secret)
+        """A store on a connection of its own (gloo takes one for a process group it makes), sealed and prefixed
+        alike."""
+        return SignedStore(self._call(self.inner.clone), self._secret, self.prefixes)
+
+    def leave_mark(self) -> None:
+        """Seal "1" under `TAMPERED_MARK` at the store's root, whatever this store's prefixes."""
+        self._call(self.inner.set, TAMPERED_MARK, self.seal(TAMPERED_MARK, "1"))
 
     # The names torch's C++ (PrefixStore, the process groups) looks up on a Python store (PYBIND11_OVERLOAD_PURE
     # takes the C++ method's name)
@@ -211,6 +251,24 @@ class SignedStore(dist.Store):
             return method(*args)
         except dist.DistNetworkError as err:  # a reset or closed connection: not a slow peer (that is a timeout)
             raise tampered(f"the connection failed: {str(err).strip().splitlines()[0][:120]}") from None
+
+
+def prefixed(store: dist.Store, prefix: str) -> dist.Store:
+    """`store` with every key under `prefix`, as `dist.PrefixStore(prefix, store)` puts it (prefix, "/", key); for
+    a sealed store the prefix is joined in Python (one call into C++ per request: see the module's docstring)."""
+    return store.prefixed(prefix) if isinstance(store, SignedStore) else dist.PrefixStore(prefix, store)
+
+
+def for_process_groups(store: dist.Store) -> dist.Store:
+    """`store` as the process groups get it: a sealed store's prefixes as C++ PrefixStores over its root, the same
+    keys and seals, so that torch's C++ finds the store under its prefixes where it looks for it (NCCL raises its
+    flight-recorder flag in the first store under every PrefixStore: app/common/attempts.py)."""
+    if not isinstance(store, SignedStore) or not store.prefixes:
+        return store
+    chained: dist.Store = store.root()
+    for prefix in store.prefixes:
+        chained = dist.PrefixStore(prefix, chained)
+    return chained
 
 
 def sign(store: dist.Store, secret: str) -> dist.Store:
@@ -248,7 +306,7 @@ def mark_tampered(store: dist.Store) -> None:
     while isinstance(store, dist.PrefixStore):
         store = store.underlying_store
     if isinstance(store, SignedStore):
-        store.set(TAMPERED_MARK, "1")
+        store.leave_mark()
 
 
 def marked_tampered(store: dist.Store) -> bool:
