@@ -5,8 +5,9 @@ client. Every store call from Python releases the interpreter lock while it wait
 (`py::gil_scoped_release` around `store.get` in torch/csrc/distributed/c10d/init.cpp, torch 2.13), and has to take
 it back to return; a Python `Store` subclass (the sealed store) called from C++, as a C++ PrefixStore calls it, takes
 the lock again in torch's trampoline (`PythonStore::get`: `gil_scoped_acquire`, same file). A sealed get through C++
-prefixes thus waits for the lock three times, an unsealed one once, and with hundreds of threads runnable each wait
-can last the switch interval (`sys.getswitchinterval()`, 5 ms). The variants, side by side in one run:
+prefixes thus takes the lock three times, an unsealed one once; with hundreds of threads runnable a take may wait
+for the switch interval (`sys.getswitchinterval()`, 5 ms: `--switch-interval-ms` changes it, to tell that wait from
+the Python work of sealing). The variants, side by side in one run:
 
 - unsealed: C++ PrefixStores over the TCPStore client (the store before values were sealed);
 - sealed, C++ prefixes: C++ PrefixStores over a SignedStore (how the job's store was built);
