@@ -30,7 +30,8 @@ PREFIXES = ("app/", "attempt-3/", "app.check/")  # the check's, under torchrun's
 
 @pytest.fixture
 def server() -> dist.TCPStore:
-    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    # 60 s: the server connects a client of its own, which took over 5 s on a loaded CI machine
+    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
 
 
 def client(server: dist.TCPStore) -> dist.TCPStore:
