@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import time
 
 import nox
 
@@ -17,6 +20,8 @@ SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 #: markers; tests/conftest.py gives the last three to each test that asks for the cluster or an image, and
 #: `--machine-wide=skip` leaves them out)
 FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
+#: What the smoke image's background build printed (`nox -s tests` on the whole suite)
+SMOKE_BUILD_LOG = os.path.join("build", "smoke-image-beside-tests.log")
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -30,13 +35,17 @@ def _install(session: nox.Session, *extras: str) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to both pytest runs:
-    the tests that use the machine's one cluster, build directory or root's namespaces, one at a time, then the
-    others with a worker a core (tests/conftest.py, MACHINE_WIDE)."""
+    the tests that need no machine-wide resource, with a worker a core, then those that use the machine's one
+    cluster, build directory or root's namespaces, one at a time (tests/conftest.py, MACHINE_WIDE). The whole
+    suite builds the smoke image beside the first run (_build_smoke_image_beside)."""
     _install(session, "test", "image", "deepspeed")
+    smoke_build = _build_smoke_image_beside(session)
     failed = []
     # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
     # the arguments selected no test of that kind.
-    for kind, workers in (("only", []), ("skip", ["--numprocesses=auto"])):
+    for kind, workers in (("skip", ["--numprocesses=auto"]), ("only", [])):
+        if kind == "only" and smoke_build is not None:
+            _await_smoke_image(session, *smoke_build)
         try:
             session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
                         success_codes=[0, 5])
@@ -44,6 +53,31 @@ def tests(session: nox.Session) -> None:
             failed.append(f"--machine-wide={kind}")
     if failed:
         session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
+
+
+def _build_smoke_image_beside(session: nox.Session) -> tuple[subprocess.Popen, float] | None:
+    """Start `make smoke-image` in the background for the whole suite as root, where Apptainer is: the build is
+    one core's work for minutes (pip, then one C++ compile for DeepSpeed's CPU op), which left the other core of a
+    2-core CI machine idle while the machine-wide tests waited for it. It runs beside the tests that use no
+    machine-wide resource (none of them touches build/); the image fixture's own `make smoke-image` then finds it
+    up to date, or builds it and shows why it failed."""
+    if session.posargs or os.geteuid() != 0 or shutil.which("apptainer") is None:
+        return None
+    os.makedirs("build", exist_ok=True)
+    with open(SMOKE_BUILD_LOG, "w") as log:
+        build = subprocess.Popen(["make", "smoke-image"], stdout=log, stderr=subprocess.STDOUT)
+    session.log(f"building the smoke image beside the first run (pid {build.pid}, log {SMOKE_BUILD_LOG})")
+    return build, time.monotonic()
+
+
+def _await_smoke_image(session: nox.Session, build: subprocess.Popen, started: float) -> None:
+    code = build.wait()
+    took = time.monotonic() - started
+    if code == 0:
+        session.log(f"the smoke image was ready {took:.0f} s after its build started")
+    else:
+        session.warn(f"make smoke-image failed in the background (exit {code}, {SMOKE_BUILD_LOG}); the image "
+                     "tests build it again and show why")
 
 
 @nox.session
