@@ -1,8 +1,8 @@
 """Who may import whom, read from the source with `ast` (imports inside functions count: they run too).
 
-- `app/common` is what the trainer and the launcher share: it imports nothing of `app/launch`, so the trainer
+- `app/common` is what the trainer and the launcher share: it imports nothing of `app/host/launch`, so the trainer
   never loads the launcher, and whatever the launcher needs from both lives in `app/common`.
-- What the batch host and the login node run (every module of `app/launch`, `app/diagnose`, the job scripts'
+- What the batch host and the login node run (every module of `app/host/launch`, `app/host/diagnose`, the job scripts'
   own `python3 -m` modules, and every app module those import, transitively) imports the standard library and
   this project only: their python3 is the system's, with no torch, yaml or numpy.
 - `bench/` imports nothing of `tests/`: a benchmark runs from a checkout without the test suite's plugins, and a
@@ -17,10 +17,10 @@ from pathlib import Path
 
 from tests.launch import REPO
 
-#: The modules the job runs on the batch host's python3 besides `app.launch` (app/launch/checkout.py module_command)
-JOB_SCRIPT_MODULES = ("app.common.history",)
+#: The modules the job runs on the batch host's python3 besides `app.launch` (app/host/launch/checkout.py module_command)
+JOB_SCRIPT_MODULES = ("app.host.common.history",)
 #: The packages whose every module runs on the batch host or the login node
-HOST_PACKAGES = ("app/launch", "app/diagnose")
+HOST_PACKAGES = ("app/host/launch", "app/host/diagnose")
 
 
 def module_file(name: str) -> Path | None:
@@ -72,18 +72,18 @@ def host_closure() -> dict[str, set[str]]:
 
 
 def test_no_module_of_app_common_imports_the_launcher():
-    offenders = {module_name(path): sorted(n for n in imports(path) if n == "app.launch" or
+    offenders = {module_name(path): sorted(n for n in imports(path) if n == "app.host.launch" or
                                            n.startswith("app.launch."))
                  for path in sorted((REPO / "app" / "common").rglob("*.py"))}
     offenders = {name: found for name, found in offenders.items() if found}
-    assert offenders == {}, (f"app/common imports app/launch: {offenders}; move what both need into app/common "
+    assert offenders == {}, (f"app/common imports app/host/launch: {offenders}; move what both need into app/common "
                              "(the launcher may import app/common, never the reverse)")
 
 
 def test_the_batch_host_and_login_node_modules_import_the_standard_library_only():
     closure = host_closure()
-    assert {"app.launch.cli", "app.launch.plan", "app.diagnose.causes", "app.common.history",
-            "app.common.scheduler_env", "app.common.rendezvous_port", "app.common.errors"} <= closure.keys()
+    assert {"app.host.launch.cli", "app.host.launch.plan", "app.host.diagnose.causes", "app.host.common.history",
+            "app.host.common.scheduler_env", "app.host.common.rendezvous_port", "app.host.common.errors"} <= closure.keys()
     beyond = {name: sorted(found - set(sys.stdlib_module_names) - {"__future__"})
               for name, found in closure.items()}
     beyond = {name: found for name, found in beyond.items() if found}
@@ -102,9 +102,9 @@ def test_no_bench_module_imports_the_tests():
 
 def test_the_closure_sees_an_import_inside_a_function_and_a_relative_one(tmp_path, monkeypatch):
     """The rule's own reader: a torch imported lazily, or `from . import x`, is still an import."""
-    package = tmp_path / "app" / "launch"
+    package = tmp_path / "app" / "host" / "launch"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "lazy.py").write_text("def f():\n    import torch\n    from . import other\n    return torch\n")
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
-    assert {"torch", "app.launch", "app.launch.other"} <= imports(package / "lazy.py")
+    assert {"torch", "app.host.launch", "app.host.launch.other"} <= imports(package / "lazy.py")

@@ -22,9 +22,9 @@ import pytest
 from tests.launch import REPO, clean_env
 
 #: app.launch runs the job on the batch host (jobscripts/*.sh start it), whose python3 is the same system one
-ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
-#: What the job runs on the nodes' own python3 (app/launch/checkout.py module_command), SLES 15's 3.6 too.
-JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs", "app.common.history", "app.launch.image_registry")
+ENTRY_POINTS = ("app.host.diagnose", "app.host.report", "app.host.launch")
+#: What the job runs on the nodes' own python3 (app/host/launch/checkout.py module_command), SLES 15's 3.6 too.
+JOB_SCRIPT_MODULES = ("app.host.launch.heal", "app.host.launch.pbs", "app.host.common.history", "app.host.launch.image_registry")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
 
@@ -76,12 +76,12 @@ def write_run(run_dir: Path) -> Path:
 
 def test_the_closure_holds_the_entry_points_and_what_they_share():
     files = {str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS)}
-    assert {"app/__init__.py", "app/diagnose/__main__.py", "app/diagnose/causes.py", "app/report/__main__.py",
-            "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py", "app/launch/cli.py",
-            "app/launch/plan.py", "app/launch/gpus.py"} <= files, files
+    assert {"app/__init__.py", "app/host/diagnose/__main__.py", "app/host/diagnose/causes.py", "app/host/report/__main__.py",
+            "app/host/report/run_record.py", "app/host/common/errors.py", "app/host/common/remedies.py", "app/host/launch/cli.py",
+            "app/host/launch/plan.py", "app/host/launch/gpus.py"} <= files, files
     job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
-    assert {"app/launch/heal.py", "app/launch/pbs.py", "app/launch/requeue.py", "app/common/errors.py",
-            "app/common/history.py", "app/common/private_dir.py", "app/common/provenance.py"} <= job_script_files, \
+    assert {"app/host/launch/heal.py", "app/host/launch/pbs.py", "app/host/launch/requeue.py", "app/host/common/errors.py",
+            "app/host/common/history.py", "app/host/common/private_dir.py", "app/host/common/provenance.py"} <= job_script_files, \
         job_script_files
 
 
@@ -114,7 +114,7 @@ def test_running_the_login_tools_imports_no_torch(tmp_path):
     driver = (
         "import runpy, sys\n"
         f"for argv in ([{str(A_LOG)!r}], [{str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
-        "    module = 'app.diagnose' if len(argv) == 1 else 'app.report'\n"
+        "    module = 'app.host.diagnose' if len(argv) == 1 else 'app.host.report'\n"
         "    sys.argv = [module, *argv]\n"
         "    try:\n"
         "        runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
@@ -147,7 +147,7 @@ def login_python() -> str | None:
 def test_the_login_tools_run_under_python_3_6(tmp_path):
     run_dir = write_run(tmp_path / "run")
     env = {**clean_env(), "PYTHONPATH": str(REPO)}
-    for argv in (["app.diagnose", str(A_LOG)], ["app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
+    for argv in (["app.host.diagnose", str(A_LOG)], ["app.host.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
         old = subprocess.run([login_python(), "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120, check=False)
         new = subprocess.run([sys.executable, "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
