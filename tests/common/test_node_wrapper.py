@@ -26,7 +26,8 @@ sys.exit(int(sys.argv[1]))
 
 def wrapped_torchrun(tmp_path: Path, program: list[str], nproc: int = 1, cwd: Path | None = None,
                      **env: str) -> subprocess.CompletedProcess:
-    """PROGRAM under torchrun (one node, static rendezvous, as app/host/launch/plan.py builds it) under the node wrapper."""
+    """PROGRAM under torchrun (one node, static rendezvous, as app/host/launch/plan.py builds it) under the node
+    wrapper."""
     argv = [str(TORCHRUN), "--nnodes=1", f"--nproc-per-node={nproc}", "--rdzv-backend=static",
             f"--rdzv-endpoint=127.0.0.1:{free_port()}", "--rdzv-id=42", "--rdzv-conf=timeout=60", *program]
     return subprocess.run(["sh", str(WRAPPER), str(tmp_path / "stop"), "", "", *argv],

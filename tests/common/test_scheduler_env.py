@@ -49,8 +49,10 @@ SHELL_READERS = {
 #: Python modules that hand shell text to each node's task (run there by sh, not read here)
 SHELL_TEXT_IN_PYTHON = {
     "app/host/launch/launch_check.py": "each node's task prints its name and PALS_NODEID / PBS_NODENUM",
-    "app/host/launch/pbsdsh.py": "each pbsdsh task keeps its own PBS_NODENUM / PBS_TASKNUM across the job's environment",
-    "app/host/launch/deepspeed_hostfile.py": "the DeepSpeed launch line a user runs: each task's SLURM_NODEID / PALS_NODEID",
+    "app/host/launch/pbsdsh.py":
+        "each pbsdsh task keeps its own PBS_NODENUM / PBS_TASKNUM across the job's environment",
+    "app/host/launch/deepspeed_hostfile.py":
+        "the DeepSpeed launch line a user runs: each task's SLURM_NODEID / PALS_NODEID",
 }
 
 

@@ -108,7 +108,8 @@ def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, 
 
 
 def binds_of(run_dir: Path, binds: str = "") -> list[str]:
-    """The binds the job's container gets (app/host/launch/binds.py, as Job.container asks it) on a node of no fabric."""
+    """The binds the job's container gets (app/host/launch/binds.py, as Job.container asks it) on a node of no
+    fabric."""
     return container_binds("none", str(run_dir), binds).args
 
 

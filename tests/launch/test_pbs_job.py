@@ -1,5 +1,5 @@
-"""The PBS job as one program (app/host/launch/job.py with app/host/launch/pbs_job.py's side): its records one by one, then
-the whole job started the way qsub starts it, `bash jobscripts/gh200-pbs.sh` inside a job's environment with
+"""The PBS job as one program (app/host/launch/job.py with app/host/launch/pbs_job.py's side): its records one by one,
+then the whole job started the way qsub starts it, `bash jobscripts/gh200-pbs.sh` inside a job's environment with
 stand-ins for PALS' mpiexec, qstat and qsub (the emulated PBS on the Slurm test cluster:
 tests/jobscripts/test_jobscripts_pbs.py)."""
 

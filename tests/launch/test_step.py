@@ -1,5 +1,5 @@
-"""A step of the Slurm job (app/host/launch/step.py): its log line as bash's %q wrote it, the code of the node that failed
-first, and USR1/TERM turned into the stop file while the step runs on."""
+"""A step of the Slurm job (app/host/launch/step.py): its log line as bash's %q wrote it, the code of the node that
+failed first, and USR1/TERM turned into the stop file while the step runs on."""
 
 from __future__ import annotations
 

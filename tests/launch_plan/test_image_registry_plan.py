@@ -1,5 +1,5 @@
-"""The registry route without Apptainer (app/host/launch/oci_registry.py, image_registry.py): references parsed, the cache
-and keyring refused where others can write, and the token login a registry with accounts asks for, against a small
+"""The registry route without Apptainer (app/host/launch/oci_registry.py, image_registry.py): references parsed, the
+cache and keyring refused where others can write, and the token login a registry with accounts asks for, against a small
 registry served here (the real registry's tests, which CI's registry without accounts cannot cover:
 tests/containers/test_image_registry.py)."""
 

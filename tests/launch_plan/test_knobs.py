@@ -1,5 +1,5 @@
-"""app/host/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how the job reads the
-ones you set."""
+"""app/host/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how the job reads
+the ones you set."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""app/host/launch/plan.py and the job's program for each launcher task (app/host/launch/job.py JobRun.program): the torchrun
-command every node runs, after the node that hosts the store; `python3 -m app.launch --help`."""
+"""app/host/launch/plan.py and the job's program for each launcher task (app/host/launch/job.py JobRun.program): the
+torchrun command every node runs, after the node that hosts the store; `python3 -m app.launch --help`."""
 
 from __future__ import annotations
 

@@ -26,13 +26,13 @@ Exit codes:
        without logs (exitcodes.USAGE); one line on stderr says which and what to give instead, no traceback
 
 One source for each fix: the patterns and fixes live in app/host/diagnose/causes.py; fixes the project already words
-are imported from app/host/common/remedies.py and the fabric policy (app/host/common/fabric_policy.py). The symptom tables of
-docs/job-scripts.md are tested against that table, not generated from it (tests/diagnose/test_readme_tables.py): every
-row whose symptom is a log line must be recognised by the rule that names it, and every command or setting quoted in
-the row's fix must appear in the rule's fix. Why tested: the tables' rows are per-site prose, while a rule's fix also
-has to serve jobs that never used this project's scripts.
+are imported from app/host/common/remedies.py and the fabric policy (app/host/common/fabric_policy.py). The symptom
+tables of docs/job-scripts.md are tested against that table, not generated from it
+(tests/diagnose/test_readme_tables.py): every row whose symptom is a log line must be recognised by the rule that names
+it, and every command or setting quoted in the row's fix must appear in the rule's fix. Why tested: the tables' rows
+are per-site prose, while a rule's fix also has to serve jobs that never used this project's scripts.
 
-API (no torch import; standard library and app.common only): `diagnose(paths) -> list[Finding]` and
+API (no torch import; standard library and app.host only): `diagnose(paths) -> list[Finding]` and
 `diagnose_lines(lines) -> list[Finding]`; a Finding has `key`, `cause`, `fix` and `evidence` (file, line, text).
 `Limits` bounds what is read of each file (its size, its lines); `Reading(limits).lines_of(paths)` streams the
 lines and says what it left out. Only regular files are read: a FIFO or device given as LOG is refused (exit 2).

@@ -29,8 +29,8 @@ def program_python(program: str) -> str:
 
 
 #: Whether a python has what the workers import first: this project (from PYTHONPATH, which the job points at this
-#: checkout for its own workloads: app/host/launch/import_path.py, or installed) and the packages it cannot start without
-#: (pyproject.toml's), found without importing them (torch takes seconds)
+#: checkout for its own workloads: app/host/launch/import_path.py, or installed) and the packages it cannot start
+#: without (pyproject.toml's), found without importing them (torch takes seconds)
 HAS_THE_PROJECT = ("import app.train, importlib.util, sys; "
                    "sys.exit(any(importlib.util.find_spec(name) is None for name in ('torch', 'yaml', 'numpy')))")
 

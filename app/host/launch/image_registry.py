@@ -189,7 +189,8 @@ def push(sif: str, registry: str, tag: str, runtime: str, no_https: bool, enviro
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m app.host.launch.image_registry", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 -m app.host.launch.image_registry",
+                                     description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command")
     commands.required = True
     get = commands.add_parser("pull", help="pull IMAGE (oras://...) into the cache and verify its signature")

@@ -1,5 +1,5 @@
-"""PBS Pro facts for the PBS job (app/host/launch/pbs_job.py, requeue.py): this job's `qstat -f` read, the options of its
-resubmission, and the delay of the timer that sends USR1 before the walltime ends. Standard library only, Python
+"""PBS Pro facts for the PBS job (app/host/launch/pbs_job.py, requeue.py): this job's `qstat -f` read, the options of
+its resubmission, and the delay of the timer that sends USR1 before the walltime ends. Standard library only, Python
 3.6 on: it runs on the batch host's python3 (SLES 15: 3.6), outside the image.
 """
 

@@ -1,8 +1,8 @@
 """The PBS job's side of app/host/launch/job.py (standard library only, Python 3.6): what PBS Pro and Cray PALS do
 otherwise than Slurm. qsub passes a batch script no arguments, so the workload comes in WORKLOAD; one launcher
 process per node is PALS' `mpiexec --ppn 1` or OpenPBS' pbsdsh (app/host/launch/pbs_launch.py); PBS has no
-`sbatch --signal`, so a timer sends the job USR1 PREEMPT_MARGIN_S before the walltime (app/host/launch/pbs.py); a requeue
-is a resubmission with the job's own qsub options (qrerun needs operator rights: app/host/launch/requeue.py)."""
+`sbatch --signal`, so a timer sends the job USR1 PREEMPT_MARGIN_S before the walltime (app/host/launch/pbs.py); a
+requeue is a resubmission with the job's own qsub options (qrerun needs operator rights: app/host/launch/requeue.py)."""
 
 import os
 import signal

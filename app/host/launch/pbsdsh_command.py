@@ -1,5 +1,5 @@
-"""`python3 -m app.launch pbsdsh-run` (app/host/launch/cli.py): the launcher the PBS job (app/host/launch/pbs_job.py) starts
-under LAUNCHER=pbsdsh, as a command of its own on every step's line.
+"""`python3 -m app.launch pbsdsh-run` (app/host/launch/cli.py): the launcher the PBS job (app/host/launch/pbs_job.py)
+starts under LAUNCHER=pbsdsh, as a command of its own on every step's line.
 
     pbsdsh-run --run-dir= --job-id= --nodefile= --cwd= -- COMMAND...
                                             COMMAND once on every node through pbsdsh (app/host/launch/pbsdsh.py);
