@@ -1,7 +1,7 @@
 """What runs outside the image, app/host (the job on the batch host; `python -m app.diagnose` and `python -m
 app.report` on login nodes), runs on the system's python3: SLES 15 on HPE systems ships 3.6, with no torch. The
-directory is the set: every module under it (and the packages above it and the commands users type, app/launch,
-app/diagnose, app/report) parses for Python 3.6 (vermin reads the syntax and the standard library names used), ruff
+directory is the set: every module under it (and the packages above it and the commands users type, app.launch,
+app.diagnose, app.report) parses for Python 3.6 (vermin reads the syntax and the standard library names used), ruff
 holds each to its oldest Python, running the login tools imports no torch, and, where a Python 3.6 interpreter is
 found (LOGIN_PYTHON, PATH, pyenv), the tools and the job's plan run under it and print what the newest Python prints.
 What each imports is tests/test_import_rules.py's."""
@@ -107,8 +107,10 @@ def test_running_the_login_tools_imports_no_torch(tmp_path):
     run_dir = write_run(tmp_path / "run")
     driver = (
         "import runpy, sys\n"
-        f"for argv in ([{str(A_LOG)!r}], [{str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
-        "    module = 'app.diagnose' if len(argv) == 1 else 'app.report'\n"
+        # The commands as users type them (`-m app.diagnose`), through the packages app.diagnose, app.report to app/host
+        f"for command in (['-m', 'app.diagnose', {str(A_LOG)!r}],\n"
+        f"                ['-m', 'app.report', {str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
+        "    module, argv = command[1], command[2:]\n"
         "    sys.argv = [module, *argv]\n"
         "    try:\n"
         "        runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
@@ -141,11 +143,12 @@ def login_python() -> str | None:
 def test_the_login_tools_run_under_python_3_6(tmp_path):
     run_dir = write_run(tmp_path / "run")
     env = {**clean_env(), "PYTHONPATH": str(REPO)}
-    # The commands as users type them: through app/diagnose and app/report to app/host, under 3.6 too
-    for argv in (["app.diagnose", str(A_LOG)], ["app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
-        old = subprocess.run([login_python(), "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+    # The commands as users type them: through the packages app.diagnose and app.report to app/host, under 3.6 too
+    for argv in (["-m", "app.diagnose", str(A_LOG)],
+                 ["-m", "app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
+        old = subprocess.run([login_python(), *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120, check=False)
-        new = subprocess.run([sys.executable, "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+        new = subprocess.run([sys.executable, *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120, check=False)
         assert old.returncode == new.returncode == 0, old.stderr
         # The same words; only the picture may be missing (no matplotlib there)
