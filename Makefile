@@ -267,7 +267,7 @@ KEYS_DIR ?=
 
 KEYS_ENV      = $(if $(KEYS_DIR),APPTAINER_KEYSDIR=$(abspath $(KEYS_DIR)))
 # Standard library only: the system python3 of any login node, no .venv
-REGISTRY_TOOL = $(KEYS_ENV) $(PYTHON) -m app.launch.image_registry
+REGISTRY_TOOL = $(KEYS_ENV) $(PYTHON) -m app.host.launch.image_registry
 NO_HTTPS_FLAG = $(if $(filter 1,$(IMAGE_NO_HTTPS)),--no-https)
 
 .PHONY: keys

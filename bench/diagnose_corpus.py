@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.diagnose.causes import BY_KEY
-from app.diagnose.layers import VERDICT_LAYER
+from app.host.diagnose.causes import BY_KEY
+from app.host.diagnose.layers import VERDICT_LAYER
 from bench.diagnose_cases import CORPUS, HELD_OUT, NEGATIVE, CorpusError, Tally, Verdict, load_cases, measure
 from bench.markdown import publish
 
@@ -21,7 +21,7 @@ SECTION = "bench.diagnose_corpus"
 #: What each corpus measures, said under its table
 ABOUT = {
     CORPUS: "Most causes were written from these same logs' sources (the programs' messages, cited in "
-            "app/diagnose/causes.py), so this is recall on the logs the rules were shaped by.",
+            "app/host/diagnose/causes.py), so this is recall on the logs the rules were shaped by.",
     HELD_OUT: "Gathered apart from the tool by two gatherers who never ran it, each case's cause set from the "
               "thread's words and the vocabulary's one-line descriptions (a new id where no key fits), frozen in "
               "the repository (tests/diagnose/held_out/README.md) and then scored once: recall on failures the "

@@ -1,7 +1,7 @@
 """The jobs at 1024 nodes, timed: hostlists, the launcher check, exclude lists, history.jsonl, whole jobs.
 
 The Slurm and PBS jobs (jobscripts/mn5.sh and gh200-pbs.sh, or one part of the program they start,
-app/launch/job.py) run for real, in a generated Slurm or PBS environment of N nodes with stand-ins for the
+app/host/launch/job.py) run for real, in a generated Slurm or PBS environment of N nodes with stand-ins for the
 scheduler's commands (bench/job_world.py says how each behaves; the tests in
 tests/jobscripts/test_jobscripts_scale.py run the same calls).
 

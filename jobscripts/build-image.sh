@@ -41,7 +41,7 @@
 set -euo pipefail
 
 say() { echo "build-image.sh: $*"; }
-# Exit 2 (app/common/exitcodes.py USAGE): the input or the node cannot do this build; do not resubmit as is.
+# Exit 2 (app/host/common/exitcodes.py USAGE): the input or the node cannot do this build; do not resubmit as is.
 die() { echo "build-image.sh: error: $*" >&2; exit 2; }
 
 # The batch system runs a copy of this file: the checkout is CHECKOUT, else the submit directory (run directly:

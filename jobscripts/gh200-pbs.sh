@@ -6,7 +6,7 @@
 #   qsub -A PROJECT -q QUEUE -v WORKLOAD="multinode.py 50 10" jobscripts/gh200-pbs.sh   your own script
 #   qsub -A PROJECT -q QUEUE -l select=4:ncpus=288:ngpus=4 jobscripts/gh200-pbs.sh      4 nodes
 #
-# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (its app/launch,
+# qsub gives a batch script no arguments, hence WORKLOAD. Submit from the project directory (its app/host/launch,
 # ./app.sif) or set DDP_JOBSCRIPTS and IMAGE. One `mpiexec --ppn 1` process per node of $PBS_NODEFILE runs
 # torchrun in the image with the host's Slingshot stack bound; they meet on the head node's hsn0 address.
 # Log: the PBS output file; results: runs/$PBS_JOBID/.
@@ -22,7 +22,7 @@
 # Two whole nodes, each with its 4 GH200 (72 Grace cores each); scatter = one chunk per node
 #PBS -l select=2:ncpus=288:ngpus=4
 #PBS -l place=scatter:excl
-# Wall time; the job's timer (app/launch/pbs_job.py) sends USR1 PREEMPT_MARGIN_S before it, for a snapshot
+# Wall time; the job's timer (app/host/launch/pbs_job.py) sends USR1 PREEMPT_MARGIN_S before it, for a snapshot
 #PBS -l walltime=02:00:00
 # Rerunnable after a node failure or a preemption (PBS' counterpart of sbatch --requeue)
 #PBS -r y
@@ -40,7 +40,7 @@ export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-${PBS_O_WORKDIR:+$PBS_O_WORKDIR/jobscrip
 DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "$0")}  # run directly (bash jobscripts/gh200-pbs.sh, DRY_RUN=1)
 # Physical: a jobscripts/ linked into your own project still finds its checkout
 checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
-[[ -r $checkout/app/launch/run_checkout.py ]] || { echo "gh200-pbs.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
+[[ -r $checkout/app/host/launch/run_checkout.py ]] || { echo "gh200-pbs.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
 # The site's defaults: the job reads them as ones you set (docs/knobs.md)
 # Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
@@ -49,6 +49,6 @@ export FABRIC=${FABRIC:-slingshot}
 export RDZV_IFACES=${RDZV_IFACES:-hsn0}
 # `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
 export CHECK_SITE=${CHECK_SITE-slingshot-gh200}
-# The job itself (app/launch/job.py, pbs_job.py), on the batch host's python3 with this checkout and the standard
+# The job itself (app/host/launch/job.py, pbs_job.py), on the batch host's python3 with this checkout and the standard
 # library only; qsub passes no arguments (WORKLOAD carries them), a direct run may
-exec python3 -I -S -c "$(<"$checkout/app/launch/run_checkout.py")" "$checkout" app.launch --script=gh200-pbs.sh job --scheduler=pbs -- "$@"
+exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=gh200-pbs.sh job --scheduler=pbs -- "$@"

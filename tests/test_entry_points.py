@@ -44,8 +44,8 @@ def _scripts() -> dict[str, str]:
 
 
 # Each installed command, and the module `python -m` runs for it.
-_COMMANDS = {"app-train": "app.train", "app-check": "app.check", "app-diagnose": "app.diagnose",
-             "app-report": "app.report", "app-export": "app.train.export"}
+_COMMANDS = {"app-train": "app.train", "app-check": "app.check", "app-diagnose": "app.host.diagnose",
+             "app-report": "app.host.report", "app-export": "app.train.export"}
 
 
 def test_every_command_is_installed_as_its_modules_command_function():

@@ -1,10 +1,12 @@
 """Who may import whom, read from the source with `ast` (imports inside functions count: they run too).
 
-- `app/common` is what the trainer and the launcher share: it imports nothing of `app/launch`, so the trainer
-  never loads the launcher, and whatever the launcher needs from both lives in `app/common`.
-- What the batch host and the login node run (every module of `app/launch`, `app/diagnose`, the job scripts'
-  own `python3 -m` modules, and every app module those import, transitively) imports the standard library and
-  this project only: their python3 is the system's, with no torch, yaml or numpy.
+- `app/host` is what runs outside the image, on the login node's and the job's batch host's python3 (the system's:
+  3.6+, no torch, yaml or numpy): every module under it imports the standard library and `app.host.*` only, so a
+  module of `app/common`, `app/check` or `app/train` can never be pulled onto the host by an import.
+- The trainer's side (`app/common`, `app/check`, `app/train`) may import `app.host.common`, never the job
+  (`app.host.launch`) or the login tools (`app.host.diagnose`, `app.host.report`): the trainer never loads them.
+- The commands users type from before the move (`python -m app.diagnose`, `app.report`, `python3 -m app.launch`) are
+  packages of an `__init__.py` and a `__main__.py` that import their `app.host` package and nothing else.
 - `bench/` imports nothing of `tests/`: a benchmark runs from a checkout without the test suite's plugins, and a
   measurement the tests also use lives in `bench/` (the tests import it from there).
 """
@@ -17,18 +19,13 @@ from pathlib import Path
 
 from tests.launch import REPO
 
-#: The modules the job runs on the batch host's python3 besides `app.launch` (app/launch/checkout.py module_command)
-JOB_SCRIPT_MODULES = ("app.common.history",)
-#: The packages whose every module runs on the batch host or the login node
-HOST_PACKAGES = ("app/launch", "app/diagnose")
-
-
-def module_file(name: str) -> Path | None:
-    """The file of module `name` of this checkout (a package's __init__.py), None when it is not one."""
-    path = REPO.joinpath(*name.split("."))
-    if (path / "__init__.py").is_file():
-        return path / "__init__.py"
-    return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
+#: The packages of the commands users type, each running its namesake under app/host
+COMMAND_PACKAGES = ("launch", "diagnose", "report")
+#: The trainer's side: what runs in the image, with torch
+TRAINER_SIDE = ("common", "check", "train")
+#: Imports beyond the standard library a host module may make, each inside a function and only when importable:
+#: the report's picture (STYLE 16: matplotlib where the login node has it, else the report says how to get it)
+OPTIONAL = {"app.host.report.figure": {"matplotlib"}}
 
 
 def module_name(path: Path) -> str:
@@ -53,43 +50,57 @@ def imports(path: Path) -> set[str]:
     return names
 
 
-def host_closure() -> dict[str, set[str]]:
-    """Each module the batch host or the login node may load -> the modules outside this project it imports."""
-    todo = [module_name(path) for package in HOST_PACKAGES for path in sorted((REPO / package).glob("*.py"))]
-    todo += JOB_SCRIPT_MODULES
-    outside: dict[str, set[str]] = {}
-    while todo:
-        name = todo.pop()
-        if name in outside:
-            continue
-        found = imports(module_file(name))
-        ours = {n for n in found if n.split(".")[0] == "app" and module_file(n)}
-        # The packages above each module run first (their __init__.py)
-        ours |= {".".join(n.split(".")[:i]) for n in ours for i in range(1, n.count(".") + 1)}
-        outside[name] = {n.split(".")[0] for n in found if n.split(".")[0] != "app"}
-        todo.extend(ours - outside.keys())
-    return outside
+def host_modules() -> list[Path]:
+    """Every Python file under app/host, and app/__init__.py (run first by every import of app.host)."""
+    return [REPO / "app" / "__init__.py", *sorted((REPO / "app" / "host").rglob("*.py"))]
 
 
-def test_no_module_of_app_common_imports_the_launcher():
-    offenders = {module_name(path): sorted(n for n in imports(path) if n == "app.launch" or
-                                           n.startswith("app.launch."))
-                 for path in sorted((REPO / "app" / "common").rglob("*.py"))}
-    offenders = {name: found for name, found in offenders.items() if found}
-    assert offenders == {}, (f"app/common imports app/launch: {offenders}; move what both need into app/common "
-                             "(the launcher may import app/common, never the reverse)")
+def beyond_the_host(path: Path) -> list[str]:
+    """The imports of `path` that are neither the standard library nor app.host (the packages above it, `app` and
+    `app.host`, run first and are checked as host files themselves)."""
+    found = set()
+    for name in imports(path):
+        top = name.split(".")[0]
+        if top == "app":
+            if name not in ("app", "app.host") and not name.startswith("app.host."):
+                found.add(name)
+        elif top not in sys.stdlib_module_names and top != "__future__":
+            found.add(top)
+    return sorted(found - OPTIONAL.get(module_name(path), set()))
 
 
-def test_the_batch_host_and_login_node_modules_import_the_standard_library_only():
-    closure = host_closure()
-    assert {"app.launch.cli", "app.launch.plan", "app.diagnose.causes", "app.common.history",
-            "app.common.scheduler_env", "app.common.rendezvous_port", "app.common.errors"} <= closure.keys()
-    beyond = {name: sorted(found - set(sys.stdlib_module_names) - {"__future__"})
-              for name, found in closure.items()}
-    beyond = {name: found for name, found in beyond.items() if found}
-    assert beyond == {}, (f"modules the batch host or login node run import beyond the standard library: {beyond}; "
-                          "their python3 is the system's (no torch, yaml, numpy): keep such imports in app/train, "
-                          "app/check or a module only those import")
+def test_the_host_part_imports_the_standard_library_and_itself_only():
+    files = host_modules()
+    assert {"app.host.launch.cli", "app.host.launch.plan", "app.host.diagnose.causes", "app.host.report.cli",
+            "app.host.common.history", "app.host.common.errors"} <= {module_name(path) for path in files}
+    beyond = {module_name(path): found for path in files for found in [beyond_the_host(path)] if found}
+    assert beyond == {}, (f"app/host imports beyond the standard library and app.host: {beyond}; it runs on the "
+                          "host's system python3 (no torch, yaml, numpy; nothing of app/common, app/check or "
+                          "app/train): move what it needs into app/host/common, standard library only")
+
+
+def test_the_trainers_side_imports_only_app_host_common_of_the_host_part():
+    offenders = {}
+    for side in TRAINER_SIDE:
+        for path in sorted((REPO / "app" / side).rglob("*.py")):
+            found = sorted(name for name in imports(path) if name.startswith("app.host.") and
+                           name != "app.host.common" and not name.startswith("app.host.common."))
+            if found:
+                offenders[module_name(path)] = found
+    assert offenders == {}, (f"the trainer's side imports the job or a login tool: {offenders}; move what both need "
+                             "into app/host/common (the trainer may import it, the host part never imports back)")
+
+
+def test_the_old_command_packages_only_run_their_moved_package():
+    for command in COMMAND_PACKAGES:
+        package = REPO / "app" / command
+        files = sorted(path.name for path in package.iterdir() if path.name != "__pycache__")
+        assert files == ["__init__.py", "__main__.py"], (
+            f"app/{command} holds {files}: its modules live in app/host/{command} (app/{command} only keeps "
+            f"`python -m app.{command}` working)")
+        found = imports(package / "__main__.py") | imports(package / "__init__.py")
+        others = sorted(name for name in found if not name.startswith(f"app.host.{command}."))
+        assert others == [], f"app/{command} imports {others}: it only runs app.host.{command}"
 
 
 def test_no_bench_module_imports_the_tests():
@@ -100,11 +111,11 @@ def test_no_bench_module_imports_the_tests():
                              "measurement or instrument) or app/ (a feature), and let the tests import it from there")
 
 
-def test_the_closure_sees_an_import_inside_a_function_and_a_relative_one(tmp_path, monkeypatch):
+def test_the_reader_sees_an_import_inside_a_function_and_a_relative_one(tmp_path, monkeypatch):
     """The rule's own reader: a torch imported lazily, or `from . import x`, is still an import."""
-    package = tmp_path / "app" / "launch"
+    package = tmp_path / "app" / "host" / "launch"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "lazy.py").write_text("def f():\n    import torch\n    from . import other\n    return torch\n")
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
-    assert {"torch", "app.launch", "app.launch.other"} <= imports(package / "lazy.py")
+    assert {"torch", "app.host.launch", "app.host.launch.other"} <= imports(package / "lazy.py")

@@ -1,12 +1,13 @@
-"""`python -m app.diagnose` and `python -m app.report` run where failed jobs are read: on login nodes, whose Python
-is the system's (SLES 15 on HPE systems ships 3.6) and which have no torch. Checked three ways: every module the two
-entry points import parses for Python 3.6 (vermin reads the syntax and the standard library names used), running
-them imports no torch, and, where a Python 3.6 interpreter is found (LOGIN_PYTHON, PATH, pyenv), they run under
-it and print what the newest Python prints."""
+"""What runs outside the image, app/host (the job on the batch host; `python -m app.diagnose` and `python -m
+app.report` on login nodes), runs on the system's python3: SLES 15 on HPE systems ships 3.6, with no torch. The
+directory is the set: every module under it (and the packages above it and the commands users type, app.launch,
+app.diagnose, app.report) parses for Python 3.6 (vermin reads the syntax and the standard library names used), ruff
+holds each to its oldest Python, running the login tools imports no torch, and, where a Python 3.6 interpreter is
+found (LOGIN_PYTHON, PATH, pyenv), the tools and the job's plan run under it and print what the newest Python prints.
+What each imports is tests/test_import_rules.py's."""
 
 from __future__ import annotations
 
-import ast
 import fnmatch
 import functools
 import json
@@ -21,46 +22,34 @@ import pytest
 
 from tests.launch import REPO, clean_env
 
-#: app.launch runs the job on the batch host (jobscripts/*.sh start it), whose python3 is the same system one
-ENTRY_POINTS = ("app.diagnose", "app.report", "app.launch")
-#: What the job runs on the nodes' own python3 (app/launch/checkout.py module_command), SLES 15's 3.6 too.
-JOB_SCRIPT_MODULES = ("app.launch.heal", "app.launch.pbs", "app.common.history", "app.launch.image_registry")
+#: The packages of the commands users type (`python -m app.diagnose`), each running its namesake under app/host
+COMMAND_PACKAGES = ("launch", "diagnose", "report")
 OLDEST_LOGIN_PYTHON = "3.6"
 A_LOG = REPO / "tests" / "diagnose" / "logs" / "pytorch-118369-watchdog.log"
 
 
+def host_files() -> list[Path]:
+    """What the host's python3 runs: app/host, app/__init__.py above it, and the command packages."""
+    return [REPO / "app" / "__init__.py", *sorted((REPO / "app" / "host").rglob("*.py")),
+            *(path for command in COMMAND_PACKAGES for path in sorted((REPO / "app" / command).glob("*.py")))]
+
+
+def modules_the_host_starts() -> set[str]:
+    """The modules the job scripts' launch line and the job's own commands (app/host/launch/checkout.py
+    module_command) run on the host's python3, read from their source."""
+    scripts = "".join(path.read_text() for path in sorted((REPO / "jobscripts").glob("*.sh")))
+    launched = set(re.findall(r'"\$checkout" (app\.[\w.]+) ', scripts))
+    for path in sorted((REPO / "app" / "host").rglob("*.py")):
+        launched |= set(re.findall(r'module_command\(\s*"(app\.[\w.]+)"', path.read_text()))
+    return launched
+
+
 def module_file(name: str) -> Path | None:
-    """The file of module `name` of this checkout (a package's __init__.py), None when it is not one."""
+    """The file `python -m NAME` runs in this checkout (a package's __main__.py), None when there is none."""
     path = REPO.joinpath(*name.split("."))
-    if (path / "__init__.py").is_file():
-        return path / "__init__.py"
+    if (path / "__main__.py").is_file():
+        return path / "__main__.py"
     return path.with_suffix(".py") if path.with_suffix(".py").is_file() else None
-
-
-def imported_app_modules(module: str) -> set[str]:
-    """The names of the app modules `module` imports, at its top or inside its functions (both run on a login
-    node), and the packages above each of them (Python imports those first)."""
-    tree = ast.parse(module_file(module).read_text(), module)
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    found = {name for name in names if name.split(".")[0] == "app" and module_file(name)}
-    return found | {".".join(name.split(".")[:i]) for name in found for i in range(1, name.count(".") + 1)}
-
-
-def import_closure(entries, modules=()) -> list[Path]:
-    """The files of the entry points (packages run with -m), the modules, and every app module they import."""
-    seen, todo = set(), [f"{entry}.__main__" for entry in entries] + list(entries) + list(modules)
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(imported_app_modules(name) - seen)
-    return sorted(module_file(name) for name in seen)
 
 
 def write_run(run_dir: Path) -> Path:
@@ -74,33 +63,38 @@ def write_run(run_dir: Path) -> Path:
     return run_dir
 
 
-def test_the_closure_holds_the_entry_points_and_what_they_share():
-    files = {str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS)}
-    assert {"app/__init__.py", "app/diagnose/__main__.py", "app/diagnose/causes.py", "app/report/__main__.py",
-            "app/report/run_record.py", "app/common/errors.py", "app/check/remedies.py", "app/launch/cli.py",
-            "app/launch/plan.py", "app/launch/gpus.py"} <= files, files
-    job_script_files = {str(path.relative_to(REPO)) for path in import_closure((), JOB_SCRIPT_MODULES)}
-    assert {"app/launch/heal.py", "app/launch/pbs.py", "app/launch/requeue.py", "app/common/errors.py",
-            "app/common/history.py", "app/common/private_dir.py", "app/common/provenance.py"} <= job_script_files, \
-        job_script_files
+def test_what_the_host_starts_lives_under_app_host():
+    started = modules_the_host_starts()
+    assert "app.host.launch" in started, started
+    files = {module: module_file(module) for module in sorted(started)}
+    outside = {module: file for module, file in files.items()
+               if file is None or not file.is_relative_to(REPO / "app" / "host")}
+    assert outside == {}, (f"the job starts modules outside app/host: {outside}; what runs on the host's python3 "
+                           "lives in app/host")
 
 
-def test_ruff_holds_every_module_of_the_closure_to_its_oldest_python():
-    """pyproject.toml's per-file-target-version names each file (py37: the oldest ruff knows), so that ruff's
-    pyupgrade rules never turn one into syntax SLES 15's 3.6 cannot run."""
+def test_ruff_holds_every_module_of_the_host_to_its_oldest_python():
+    """pyproject.toml's per-file-target-version names app/host and the few files beside it (py37: the oldest ruff
+    knows), so that ruff's pyupgrade rules never turn one into syntax SLES 15's 3.6 cannot run."""
     tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
     targets = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]["per-file-target-version"]
-    files = [str(path.relative_to(REPO)) for path in import_closure(ENTRY_POINTS, JOB_SCRIPT_MODULES)]
-    unnamed = [name for name in files if not any(fnmatch.fnmatchcase(name, glob) for glob in targets)]
+    assert targets.get("app/host/**/*.py") == "py37", targets
+
+    def named(name: str, glob: str) -> bool:  # ruff's globs: `**/` also matches no directory at all
+        return fnmatch.fnmatchcase(name, glob) or fnmatch.fnmatchcase(name, glob.replace("**/", ""))
+
+    files = [str(path.relative_to(REPO)) for path in host_files()]
+    unnamed = [name for name in files if not any(named(name, glob) for glob in targets)]
     assert unnamed == [], f"add each to [tool.ruff.per-file-target-version] as \"py37\": {unnamed}"
     assert {targets[glob] for glob in targets} == {"py37"}, targets
 
 
-def test_every_module_the_login_tools_import_parses_for_python_3_6():
+def test_every_module_of_the_host_parses_for_python_3_6():
     vermin = shutil.which("vermin", path=str(Path(sys.executable).parent)) or shutil.which("vermin")
     if vermin is None:
         pytest.fail("vermin is not installed: pip install -e '.[test]'")
-    files = [str(path) for path in import_closure(ENTRY_POINTS, JOB_SCRIPT_MODULES)]
+    files = [str(path) for path in host_files()]
+    assert len(files) > 60, files  # the job, the login tools and what they share, not an empty glob
     # --eval-annotations: without `from __future__ import annotations` (3.7+) Python evaluates every annotation
     # when the function is defined, so `list[str]` fails on 3.6 as surely as a 3.9 call would.
     result = subprocess.run([vermin, f"--target={OLDEST_LOGIN_PYTHON}-", "--no-tips", "--violations",
@@ -113,8 +107,10 @@ def test_running_the_login_tools_imports_no_torch(tmp_path):
     run_dir = write_run(tmp_path / "run")
     driver = (
         "import runpy, sys\n"
-        f"for argv in ([{str(A_LOG)!r}], [{str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
-        "    module = 'app.diagnose' if len(argv) == 1 else 'app.report'\n"
+        # The commands as users type them (`-m app.diagnose`), through the packages app.diagnose, app.report to app/host
+        f"for command in (['-m', 'app.diagnose', {str(A_LOG)!r}],\n"
+        f"                ['-m', 'app.report', {str(run_dir)!r}, '--png', {str(tmp_path / 'r.png')!r}]):\n"
+        "    module, argv = command[1], command[2:]\n"
         "    sys.argv = [module, *argv]\n"
         "    try:\n"
         "        runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
@@ -147,10 +143,12 @@ def login_python() -> str | None:
 def test_the_login_tools_run_under_python_3_6(tmp_path):
     run_dir = write_run(tmp_path / "run")
     env = {**clean_env(), "PYTHONPATH": str(REPO)}
-    for argv in (["app.diagnose", str(A_LOG)], ["app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
-        old = subprocess.run([login_python(), "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+    # The commands as users type them: through the packages app.diagnose and app.report to app/host, under 3.6 too
+    for argv in (["-m", "app.diagnose", str(A_LOG)],
+                 ["-m", "app.report", str(run_dir), "--png", str(tmp_path / "r.png")]):
+        old = subprocess.run([login_python(), *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120, check=False)
-        new = subprocess.run([sys.executable, "-m", *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
+        new = subprocess.run([sys.executable, *argv], env=env, cwd=tmp_path, capture_output=True, text=True,
                              timeout=120, check=False)
         assert old.returncode == new.returncode == 0, old.stderr
         # The same words; only the picture may be missing (no matplotlib there)

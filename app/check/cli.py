@@ -19,9 +19,9 @@ from app.check.runner import run_check
 from app.common.cluster import detect_environment
 from app.common.compile_cache import private_compile_caches
 from app.common.distributed import hostname
-from app.common.errors import exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
+from app.host.common.errors import exits_cleanly
 
 
 @exits_cleanly

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from app.check import collectives as coll
-from app.check import localise, remedies
+from app.check import localise
 from app.check.protocol import RankResults
 from app.check.report import FAIL, OK, BandwidthRow, Check
+from app.host.common import remedies
 
 
 def bandwidth_table(scope: coll.Scope, results: Sequence[RankResults]) -> list[BandwidthRow]:

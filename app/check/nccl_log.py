@@ -26,7 +26,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from app.check.report import FAIL, OK, WARN, Check
-from app.common import fabric_policy as policy
+from app.host.common import fabric_policy as policy
 
 LOG_DIR_DEFAULT = "/tmp"
 #: What is read of a log: the transports and the network are logged as the communicators connect, within the

@@ -18,9 +18,9 @@ from typing import NoReturn
 
 from app.check.collectives import COLLECTIVES
 from app.check.node.probe import Probe
-from app.common import exitcodes
-from app.common.errors import UsageError
 from app.common.typedconfig import describe, load_config
+from app.host.common import exitcodes
+from app.host.common.errors import UsageError
 
 SITES_DIR = Path(__file__).with_name("sites")
 SCOPES = ("intra", "inter", "all")

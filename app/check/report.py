@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.check.scheduler_words import check_job_example
-from app.common import exitcodes
+from app.host.common import exitcodes
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 #: Version of the `--json` document; a key renamed or removed raises it (docs/check.md, "Reading the report").

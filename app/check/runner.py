@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 from app.check import collectives as coll
-from app.check import judge, localise, nccl_log, nccl_tests, plot, protocol, remedies
+from app.check import judge, localise, nccl_log, nccl_tests, plot, protocol
 from app.check.consistency import check_consistency
 from app.check.deadline import StageWatchdog
 from app.check.node.collect import Placement, collect, node_names
@@ -34,13 +34,14 @@ from app.check.node.rendezvous import wait_until_reachable
 from app.check.options import CheckSettings
 from app.check.protocol import MAX_TEXT, Measurement, NodeReport, Plan, RankResults
 from app.check.report import FAIL, OK, Check, Report, format_report
-from app.common import exchange, exitcodes, injected_faults
+from app.common import exchange, injected_faults
 from app.common.cluster import ClusterEnvironment, detect_environment
 from app.common.distributed import DistContext, init_distributed, open_store, shutdown, store_client
-from app.common.errors import RendezvousError, UserFacingError
 from app.common.exchange import text
 from app.common.signed_store import StoreTampered, prefixed
 from app.common.watchdog import Verdict
+from app.host.common import exitcodes, remedies
+from app.host.common.errors import RendezvousError, UserFacingError
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from app.common import scheduler_env
+from app.host.common import scheduler_env
 
 
 def under_pbs(env: Mapping[str, str] | None = None) -> bool:
-    """A PBS job's, not a Slurm job's (app/common/scheduler_env.py says how it tells)."""
+    """A PBS job's, not a Slurm job's (app/host/common/scheduler_env.py says how it tells)."""
     return scheduler_env.under_pbs(os.environ if env is None else env)
 
 

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from app.common.private_dir import PRIVATE_FILE, group_readable_mode
-from app.common.regular_files import open_regular
+from app.host.common.private_dir import PRIVATE_FILE, group_readable_mode
+from app.host.common.regular_files import open_regular
 
 
 class _HashingWriter:

@@ -24,11 +24,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.common import scheduler_env
-from app.common.errors import UsageError
-from app.common.rendezvous_port import launcher_port
-from app.common.scheduler_env import OpenMpiRanks, PmiRanks, variable_of
-from app.common.scheduler_env import Slurm as SlurmFacts
+from app.host.common import scheduler_env
+from app.host.common.errors import UsageError
+from app.host.common.rendezvous_port import launcher_port
+from app.host.common.scheduler_env import OpenMpiRanks, PmiRanks, variable_of
+from app.host.common.scheduler_env import Slurm as SlurmFacts
 
 
 def parse_hostlist(hostlist: str) -> list[str]:

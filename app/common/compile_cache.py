@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 
-from app.common.private_dir import ensure_private_dir, why_not_private
+from app.host.common.private_dir import ensure_private_dir, why_not_private
 
 INDUCTOR, TRITON = "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"
 #: What another user's cache directory could hold (for the one-line messages)

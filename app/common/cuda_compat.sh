@@ -1,7 +1,7 @@
 #!/bin/sh
 # CUDA forward compatibility under Apptainer: `sh cuda_compat.sh COMMAND [ARGS...]` decides, then execs COMMAND.
 # The image's %runscript (as /opt/app/cuda_compat.sh) and the job's step (its text to `sh -c`,
-# app/launch/step.py node_command) start every command through it.
+# app/host/launch/step.py node_command) start every command through it.
 #
 # Why: the NGC base's CUDA needs the driver its compat libraries come from (CUDA 13.2: the 595 branch). On an
 # older driver, NGC's own entrypoint (nvidia_entrypoint.sh, /etc/shinit_v2) puts /usr/local/cuda/compat/lib.real
@@ -30,7 +30,7 @@
 #   off   leave LD_LIBRARY_PATH alone (your own setup, or to start anyway)
 # Exported for app.check (app/check/node/driver.py), so its remedy never sends you back here:
 #   APP_CUDA_COMPAT_DONE=on|native|off|kept|none  what this helper did (kept: compat already in effect)
-# Exit codes: 7 (app/common/exitcodes.py PREFLIGHT) where compat cannot help; 2 for a bad APP_CUDA_COMPAT.
+# Exit codes: 7 (app/host/common/exitcodes.py PREFLIGHT) where compat cannot help; 2 for a bad APP_CUDA_COMPAT.
 # APP_CUDA_COMPAT_ROOT: a directory standing for / (tests give a fake node and image); empty on real nodes.
 root=${APP_CUDA_COMPAT_ROOT:-}
 mode=$(printf '%s' "${APP_CUDA_COMPAT:-auto}" | tr '[:upper:]' '[:lower:]')

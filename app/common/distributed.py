@@ -22,10 +22,10 @@ import torch.distributed as dist
 
 from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
-from app.common.errors import RendezvousError, UsageError
 from app.common.gpu_presence import unusable_gpus
-from app.common.scheduler_env import gpus_per_task
 from app.common.signed_store import StoreTampered, for_process_groups, prefixed, sign, tampering_seen
+from app.host.common.errors import RendezvousError, UsageError
+from app.host.common.scheduler_env import gpus_per_task
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
-from app.common.fabric_policy import POLICY_FILE
+from app.host.common.fabric_policy import POLICY_FILE
 
 APPLIED_MARKER = "APP_FABRIC_POLICY"
 # Read by the dynamic loader when the process starts: a change needs a new process image to count.

@@ -5,7 +5,7 @@ on the CPU with gloo, four ranks to a node, with nothing but a slow step to show
 The node's GPUs are read from what the host's driver shows to every process, a container's included:
 `/proc/driver/nvidia/gpus/<PCI address>` (one directory per GPU the driver manages) and `/dev/nvidia<N>`
 (Apptainer binds the host's /dev by default; `--nv` adds the driver's libraries, not the devices).
-`APP_PROBE_ROOT` prefixes both paths, for the tests' fake nodes (as in app/common/fabric_policy.env).
+`APP_PROBE_ROOT` prefixes both paths, for the tests' fake nodes (as in app/host/common/fabric_policy.env).
 """
 
 from __future__ import annotations

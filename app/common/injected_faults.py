@@ -42,7 +42,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 VARIABLES = {"train": "APP_TRAIN_FAULT", "check": "APP_CHECK_FAULT"}
 SLOW_SNAPSHOT_S = 12.0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The node wrapper: runs on every node around torchrun (inside the container). The job passes this file's
-# text to `sh -c` (app/launch/job.py JobRun.step, app/launch/step.py node_command), so it needs no path inside
+# text to `sh -c` (app/host/launch/job.py JobRun.step, app/host/launch/step.py node_command), so it needs no path inside
 # the image.
 #
 # When the stop file appears on the shared filesystem, SIGTERM goes to torchrun's workers (its direct
@@ -15,7 +15,7 @@
 # the step, including Apptainer's squashfuse_ll, whose exit unmounts the image under the running
 # trainer (Bus error, failed imports; seen on the test cluster). And SIGTERM, not USR1, for torchrun:
 # its agent handles SIGTERM/SIGINT/SIGHUP/SIGQUIT by forwarding and waiting; an unhandled USR1 kills it.
-# torchrun meets through the static rendezvous (app/launch/plan.py says why): the wrapper gives it the node's rank
+# torchrun meets through the static rendezvous (app/host/launch/plan.py says why): the wrapper gives it the node's rank
 # from the scheduler (PET_NODE_RANK) and refuses a node rank that disagrees with who owns the rendezvous address
 # (the owner, node rank 0, serves the store there). Before torchrun starts, it
 # sources the fabric policy: the first readable file of a colon-separated list (the image's copy, then
@@ -33,7 +33,7 @@ for candidate in $policies; do
 done
 IFS=$old_ifs
 set +f  # children() below globs /proc
-# shellcheck disable=SC1090  # the image's copy of app/common/fabric_policy.env, or the checkout's
+# shellcheck disable=SC1090  # the image's copy of app/host/common/fabric_policy.env, or the checkout's
 if [ -n "$policy" ]; then . "$policy"
 elif [ -n "$policies" ]; then echo "warning: no fabric policy readable at $policies: NCCL/libfabric defaults not set" >&2
 fi
@@ -81,7 +81,7 @@ if [ "${1##*/}" = torchrun ]; then
     # torch/distributed/elastic/agent/server/api.py); kept when you set it.
     if [ -z "${TORCH_ELASTIC_WORKER_IDENTICAL:-}" ]; then TORCH_ELASTIC_WORKER_IDENTICAL=1; export TORCH_ELASTIC_WORKER_IDENTICAL; fi
     # torchrun ends 1 whenever a worker fails, whatever the worker's code: its main (torch/distributed/run.py, under
-    # @record) lets ChildFailedError escape. The job scripts branch on the workers' own codes (app/common/exitcodes.py:
+    # @record) lets ChildFailedError escape. The job scripts branch on the workers' own codes (app/host/common/exitcodes.py:
     # 75 requeues, 10 blames no node), so torchrun's main runs here under its own interpreter and the node ends with
     # the code of the first worker that failed (ChildFailedError.get_first_failure(), the "Root Cause" torchrun
     # prints; a worker's code, or 128+N for a signal N as the shell reports one; torch 2.13
@@ -157,7 +157,7 @@ while kill -0 "$child" 2>/dev/null; do
 done
 wait "$child"
 code=$?
-# The node's own exit code, for the job (app/launch/step.py first_failure): srun reports a task it killed after
+# The node's own exit code, for the job (app/host/launch/step.py first_failure): srun reports a task it killed after
 # another node failed over any exit code, which would hide this one. Written whole, then renamed (rename keeps
 # the time it was written, which orders the nodes); only where the job made the directory.
 codes=$stop.codes

@@ -33,8 +33,8 @@ from datetime import timedelta
 
 import torch.distributed as dist
 
-from app.common import exitcodes
-from app.common.errors import UserFacingError
+from app.host.common import exitcodes
+from app.host.common.errors import UserFacingError
 
 #: Sealed values start with this: a version, so that a later format is told from this one.
 MAGIC = b"ddp-hmac1:"

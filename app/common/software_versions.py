@@ -1,6 +1,6 @@
 """Which software is this process running: Python, torch, the CUDA runtime and the NCCL torch was built with, for
 the trainer's run manifest and the check's node report alike (imports torch: the trainer's and the check's side
-only, never the batch host's; the image's labels are app/common/provenance.py's)."""
+only, never the batch host's; the image's labels are app/host/common/provenance.py's)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 T = TypeVar("T")
 #: The longest config file read (the shipped ones are under 2 KB): parsing takes time and memory in its size.

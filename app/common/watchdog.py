@@ -53,7 +53,7 @@ from typing import Any
 
 import torch.distributed as dist
 
-from app.common import exchange, exitcodes
+from app.common import exchange
 from app.common.exchange import require, text, whole
 from app.common.signed_store import (
     StoreTampered,
@@ -63,6 +63,7 @@ from app.common.signed_store import (
     tampered,
     tampering_seen,
 )
+from app.host.common import exitcodes
 
 log = logging.getLogger(__name__)
 

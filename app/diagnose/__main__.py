@@ -1,5 +1,5 @@
-"""`python -m app.diagnose`: see app/diagnose/__init__.py."""
+"""`python -m app.diagnose`: runs `python -m app.host.diagnose` (see __init__.py)."""
 
-from app.diagnose.cli import command
+from app.host.diagnose.cli import command
 
 command()

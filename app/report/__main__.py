@@ -1,5 +1,5 @@
-"""`python -m app.report`: see app/report/cli.py."""
+"""`python -m app.report`: runs `python -m app.host.report` (see __init__.py)."""
 
-from app.report.cli import command
+from app.host.report.cli import command
 
 command()

@@ -22,10 +22,10 @@ from torch.nn.parallel import DistributedDataParallel
 
 from app.common import injected_faults
 from app.common.distributed import DistContext, all_gather_strings, hostname
-from app.common.errors import CollectiveTimeout, StorageError, UsageError
 from app.common.signals import StopFlag
 from app.common.typedconfig import to_dict
 from app.common.watchdog import Verdict
+from app.host.common.errors import CollectiveTimeout, StorageError, UsageError
 from app.train.config import Config
 from app.train.evaluation import Evaluator
 from app.train.hangs import StepWatchdog

@@ -24,15 +24,15 @@ import os
 from pathlib import Path
 from typing import NoReturn
 
-from app.common import exitcodes
 from app.common.cluster import detect_environment
 from app.common.compile_cache import private_compile_caches
 from app.common.distributed import end_process, hostname, init_distributed, shutdown, store_client
-from app.common.errors import UsageError, exits_cleanly
 from app.common.fabric_env import ensure_fabric_policy
 from app.common.logs import setup_logging
-from app.common.private_dir import PRIVATE, ensure_private_dir, group_readable_mode, probe_writable
 from app.common.typedconfig import describe, load_config
+from app.host.common import exitcodes
+from app.host.common.errors import UsageError, exits_cleanly
+from app.host.common.private_dir import PRIVATE, ensure_private_dir, group_readable_mode, probe_writable
 from app.train import failure_budget as budget
 from app.train.config import Config
 from app.train.sinks import missing_libraries
@@ -92,7 +92,7 @@ def resolve_config_path(name: str | None) -> str | None:
 def check_writable(directory: Path, key: str, mode: int = PRIVATE) -> None:
     """Fail before joining the job (not at the first snapshot, an hour in) if we cannot write here, or if
     another user owns or can write the directory or can rename it or a directory above it
-    (app/common/private_dir.py); a new one is created `mode`."""
+    (app/host/common/private_dir.py); a new one is created `mode`."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{key}={str(directory)!r} is a file, not a directory; example: {key}=$SCRATCH/runs/demo")
     ensure_private_dir(directory, key, mode, example="$SCRATCH/runs/demo", parents=True)

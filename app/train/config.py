@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 
 def _require(ok: bool, key: str, value: object, rule: str, example: str) -> None:

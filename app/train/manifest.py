@@ -9,8 +9,8 @@ from typing import Any
 
 import torch
 
-from app.common.provenance import image_provenance
 from app.common.software_versions import versions
+from app.host.common.provenance import image_provenance
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

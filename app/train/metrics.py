@@ -15,8 +15,8 @@ from typing import Any, TextIO
 
 import torch
 
-from app.common.private_dir import PRIVATE_FILE, group_readable_mode
-from app.common.rates import format_rate
+from app.host.common.private_dir import PRIVATE_FILE, group_readable_mode
+from app.host.common.rates import format_rate
 
 #: A batch log's progress lines go through the log, so they carry its time and host:rank like every other line.
 progress_log = logging.getLogger("app.train.progress")

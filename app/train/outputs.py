@@ -19,10 +19,10 @@ import yaml
 
 from app.common.atomic import write_text_atomic
 from app.common.distributed import DistContext
-from app.common.errors import UsageError
-from app.common.history import append_attempt
-from app.common.jsonl import json_object
-from app.common.regular_files import NotARegularFile, open_regular
+from app.host.common.errors import UsageError
+from app.host.common.history import append_attempt
+from app.host.common.jsonl import json_object
+from app.host.common.regular_files import NotARegularFile, open_regular
 from app.train.manifest import build_manifest
 from app.train.metrics import JsonLines, ProgressDisplay
 from app.train.sinks import MetricsSink

@@ -29,7 +29,7 @@ from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 #: The workload's blocks (Workload.shard_units): what fsdp shards, checkpointing recomputes and
 #: train.compile_scope=blocks compiles, one by one.

@@ -3,7 +3,7 @@
 
 Rank 0 writes one line per optimizer step, once that step's figures are back from the device
 (app/train/step_reports.py); the TensorBoard and W&B sinks and the progress display get the same keys.
-An optional field (None) is left out of the line. Readers: app/report, app/diagnose, bench/.
+An optional field (None) is left out of the line. Readers: app/host/report, app/host/diagnose, bench/.
 """
 
 from __future__ import annotations

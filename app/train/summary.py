@@ -14,7 +14,7 @@ import torch
 
 from app.common.atomic import write_text_atomic
 from app.common.distributed import DistContext
-from app.common.regular_files import read_regular
+from app.host.common.regular_files import read_regular
 from app.train.loop import TrainResult
 from app.train.metrics import format_rate, peak_memory_gib
 from app.train.sharding import local_bytes, optimizer_tensors

@@ -28,8 +28,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from app.common import exitcodes
-from app.common.errors import UsageError, exits_cleanly
+from app.host.common import exitcodes
+from app.host.common.errors import UsageError, exits_cleanly
 from imagetool.apptainer import build_command, pull_command, read_runtime
 from imagetool.basearch import check_base_arch
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from typing import List, NamedTuple, Tuple
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 #: Templated definitions (`{{ VAR }}`, `--build-arg-file`) came with Apptainer 1.2.0 and SingularityCE 4.0.0
 #: (their CHANGELOGs); older releases stop at the first `{{` with a parse error.

@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 from typing import Optional
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 #: SIF global header: 32 bytes of launch script, "SIF_MAGIC\0", a 3-byte version, then a 3-byte architecture code
 #: (apptainer/sif pkg/sif/arch.go), named here as `uname -m` does

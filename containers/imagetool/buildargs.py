@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Match, Optional
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 CONTAINERS_DIR = Path(__file__).resolve().parents[1]  # the definitions this tool renders and lints
 VERSIONS_FILE = "versions.env"

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from imagetool.apptainer import Runtime, check_cross_build
 
 GIB = 1 << 30

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _SECTION = re.compile(r"^%([A-Za-z]+)\b")

@@ -13,7 +13,7 @@ What is checked, and why:
      plus the base digest, the git revision and the build date;
   5. no NCCL_NET_PLUGIN is left set: nothing assigns it, the fabric policy unsets it and the build
      runs remove-stale-plugins;
-  6. the fabric policy (app/common/fabric_policy.env, copied to /opt/app) sets every NCCL_*/FI_*
+  6. the fabric policy (app/host/common/fabric_policy.env, copied to /opt/app) sets every NCCL_*/FI_*
      variable only if unset, through `app_setting`, each with a comment line above it saying why.
      %runscript sources it and %environment sets no NCCL_*/FI_* variable: Apptainer (1.4) evaluates
      %environment without the host's variables and lets its exports override them, so "only if
@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from app.common.fabric_policy import POLICY_FILE
+from app.host.common.fabric_policy import POLICY_FILE
 from imagetool.definition import Definition, DefinitionError, parse_with_spython, spython_installed, substitute
 
 REQUIRED_SECTIONS = ("files", "post", "environment", "runscript", "labels", "help", "test")
@@ -109,9 +109,9 @@ def _check_environment(rendered: Definition, runtime_env: Optional[str], scripts
         problems.append(f"%runscript does not source /opt/app/{RUNTIME_ENV}; the fabric defaults must be "
                         "applied where the user's own values are visible")
     if not any(RUNTIME_ENV in line for line in rendered.body("files")):
-        problems.append(f"%files does not copy app/common/{RUNTIME_ENV} into the image")
+        problems.append(f"%files does not copy app/host/common/{RUNTIME_ENV} into the image")
     if runtime_env is None:
-        return [*problems, f"app/common/{RUNTIME_ENV} is missing"]
+        return [*problems, f"app/host/common/{RUNTIME_ENV} is missing"]
     for line in environment:
         if re.search(r"\b(NCCL|FI)_[A-Z0-9_]+=", line) or "app_default" in line or RUNTIME_ENV in line:
             problems.append(f"%environment sets fabric variables ({line!r}); Apptainer evaluates it without the "

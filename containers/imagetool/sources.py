@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 from typing import BinaryIO, Dict, List, NamedTuple
 
-from app.common.errors import UsageError
-from app.common.private_dir import why_parents_unsafe
+from app.host.common.errors import UsageError
+from app.host.common.private_dir import why_parents_unsafe
 from imagetool.buildargs import CONTAINERS_DIR, render_build_args
 
 
@@ -68,7 +68,7 @@ def check_debs(mirror: Path, flavour: str) -> None:
 def check_mirror_owners(mirror: Path) -> None:
     """Nothing in `mirror` or above it can another user change: each file and directory in it belongs to a trusted
     user and only its owner can write it, and no directory above lets another user swap it (as
-    app.common.private_dir has it for RUN_DIR), or a UsageError naming the first that fails. Trusted: this user,
+    app.host.common.private_dir has it for RUN_DIR), or a UsageError naming the first that fails. Trusted: this user,
     root, and the owner of this checkout's containers/ (who writes the build's own scripts, so trusting them adds
     no one: CI checkouts belong to a runner user while root builds). The build verifies what it can (pinned
     sha256s, signed Releases); this keeps another user from making it act at all."""

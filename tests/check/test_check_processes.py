@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from app.common import exitcodes
+from app.host.common import exitcodes
 from tests.check.check_helpers import DATA, PROCESS_TIMEOUT_S, REPO, clean_env, free_port, spawn_ranks
 
 pytestmark = pytest.mark.slow

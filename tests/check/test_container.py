@@ -2,7 +2,7 @@ from app.check.node.container import check_container, in_apptainer
 from app.check.node.network import scan
 from app.check.node.probe import Probe
 from app.check.report import FAIL, OK, WARN
-from app.common.provenance import read_labels
+from app.host.common.provenance import read_labels
 from tests.check.check_helpers import DATA
 
 

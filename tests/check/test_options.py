@@ -4,7 +4,7 @@ import sys
 import pytest
 
 from app.check.options import load_site, parse_options, parse_size, parse_threshold
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from tests.check.check_helpers import REPO, clean_env
 
 

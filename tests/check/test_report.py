@@ -3,7 +3,7 @@ import json
 import pytest
 
 from app.check.report import FAIL, OK, WARN, BandwidthRow, Check, Report, format_report, format_table
-from app.common import exitcodes
+from app.host.common import exitcodes
 
 
 def test_exit_code_is_that_of_the_earliest_failing_stage():

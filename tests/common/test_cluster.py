@@ -15,8 +15,8 @@ from app.common.cluster import (
     parse_tasks_per_node,
 )
 from app.common.distributed import device_index
-from app.common.errors import UsageError
-from app.common.rendezvous_port import derive_port
+from app.host.common.errors import UsageError
+from app.host.common.rendezvous_port import derive_port
 
 
 @pytest.mark.parametrize(

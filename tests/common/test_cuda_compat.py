@@ -207,7 +207,7 @@ def runscript() -> str:
     """containers/app.def's %runscript, with the image's /opt/app files taken from this checkout."""
     text = (REPO / "containers" / "app.def").read_text()
     body = text.split("%runscript\n", 1)[1].split("\n%", 1)[0]
-    return (body.replace("/opt/app/fabric_policy.env", str(REPO / "app/common/fabric_policy.env"))
+    return (body.replace("/opt/app/fabric_policy.env", str(REPO / "app/host/common/fabric_policy.env"))
             .replace("/opt/app/cuda_compat.sh", str(HELPER)))
 
 
@@ -237,7 +237,7 @@ def test_apptainer_run_refuses_a_geforce_before_the_command_starts(tmp_path: Pat
 
 
 def job_step(root: Path, tmp_path: Path) -> Ran:
-    """The job's step (app/launch/job.py JobRun.step) with no launcher and no container (as on the node inside the
+    """The job's step (app/host/launch/job.py JobRun.step) with no launcher and no container (as on the node inside the
     image), running `env`."""
     (tmp_path / "run").mkdir()
     return job_parts(["step"], {"HOME": str(tmp_path), "APP_CUDA_COMPAT_ROOT": str(root),

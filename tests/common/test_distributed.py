@@ -11,8 +11,8 @@ import torch.distributed as dist
 
 from app.common.cluster import detect_environment
 from app.common.distributed import open_store
-from app.common.errors import RendezvousError
 from app.common.signed_store import StoreTampered
+from app.host.common.errors import RendezvousError
 from tests.launch import REPO, clean_env, free_port
 
 #: Output to buffered (piped) stdout, a log record and an exit code: what end_process must not lose.

@@ -1,4 +1,4 @@
-"""app/common/fabric_policy.env: fabric defaults by fabric and node count, each only if unset (fake /dev and
+"""app/host/common/fabric_policy.env: fabric defaults by fabric and node count, each only if unset (fake /dev and
 /sys trees), and its Python reader."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.common.fabric_policy import POLICY_FILE, export_line, recommended, settings
+from app.host.common.fabric_policy import POLICY_FILE, export_line, recommended, settings
 
 REPO = Path(__file__).resolve().parents[2]
 SLINGSHOT = {"FI_PROVIDER": "cxi", "NCCL_SOCKET_IFNAME": "hsn", "NCCL_CROSS_NIC": "0", "NCCL_PROTO": "^LL128",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common import exitcodes
 from app.common.gpu_presence import unusable_gpus
+from app.host.common import exitcodes
 from tests.launch import REPO, clean_env, run, train_command
 
 

@@ -1,12 +1,12 @@
-"""history.jsonl's one writer (app.common.history): the count the job scripts' requeue limit reads."""
+"""history.jsonl's one writer (app.host.common.history): the count the job scripts' requeue limit reads."""
 
 from __future__ import annotations
 
 import json
 import os
 
-from app.common import history
-from app.common.history import append_attempt, main, requeues_in_a_row
+from app.host.common import history
+from app.host.common.history import append_attempt, main, requeues_in_a_row
 from tests.bounded import within
 
 

@@ -12,8 +12,8 @@ import signal
 import pytest
 
 from app.common import injected_faults
-from app.common.errors import UsageError
 from app.common.injected_faults import CheckFaults, Fault, check_faults, train_fault
+from app.host.common.errors import UsageError
 from app.train.optimizer_step import OptimizerStep
 from tests.launch import REPO
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.common import exitcodes
+from app.host.common import exitcodes
 from tests.launch import REPO, clean_env, free_port
 
 #: Each test starts a real torchrun and its workers (two interpreters loading torch: seconds each on 2 cores)
@@ -26,7 +26,8 @@ sys.exit(int(sys.argv[1]))
 
 def wrapped_torchrun(tmp_path: Path, program: list[str], nproc: int = 1, cwd: Path | None = None,
                      **env: str) -> subprocess.CompletedProcess:
-    """PROGRAM under torchrun (one node, static rendezvous, as app/launch/plan.py builds it) under the node wrapper."""
+    """PROGRAM under torchrun (one node, static rendezvous, as app/host/launch/plan.py builds it) under the node
+    wrapper."""
     argv = [str(TORCHRUN), "--nnodes=1", f"--nproc-per-node={nproc}", "--rdzv-backend=static",
             f"--rdzv-endpoint=127.0.0.1:{free_port()}", "--rdzv-id=42", "--rdzv-conf=timeout=60", *program]
     return subprocess.run(["sh", str(WRAPPER), str(tmp_path / "stop"), "", "", *argv],

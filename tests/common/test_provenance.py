@@ -1,10 +1,10 @@
-"""app.common.provenance: the running image's labels, or None outside a container."""
+"""app.host.common.provenance: the running image's labels, or None outside a container."""
 
 from __future__ import annotations
 
 import json
 
-from app.common.provenance import image_provenance
+from app.host.common.provenance import image_provenance
 
 
 def test_outside_a_container_there_is_no_provenance(tmp_path):

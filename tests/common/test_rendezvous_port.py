@@ -1,11 +1,11 @@
-"""app/common/rendezvous_port.py: the rendezvous port, free and at random, and the one a job id derives."""
+"""app/host/common/rendezvous_port.py: the rendezvous port, free and at random, and the one a job id derives."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from app.common.rendezvous_port import (
+from app.host.common.rendezvous_port import (
     DEFAULT_PORT,
     PORT_HIGH,
     PORT_LOW,

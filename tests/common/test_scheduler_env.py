@@ -1,4 +1,4 @@
-"""app/common/scheduler_env.py: every Slurm, PBS, PALS and MPI variable the project reads, in one table, and
+"""app/host/common/scheduler_env.py: every Slurm, PBS, PALS and MPI variable the project reads, in one table, and
 nothing else reading them (checked on the source with `ast`), with the shell that must stay shell named here."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common import scheduler_env
-from app.common.scheduler_env import (
+from app.host.common import scheduler_env
+from app.host.common.scheduler_env import (
     OpenMpiRanks,
     Pbs,
     PmiRanks,
@@ -35,7 +35,7 @@ READING_CALLS = {"get", "getenv", "pop", "setdefault", "putenv", "unsetenv"}
 #: What still reads them outside Python, and why each cannot go through scheduler_env. Every file named here
 #: must still read one (a stale entry fails), and no other shell file under app/ or jobscripts/ may.
 SHELL_READERS = {
-    # The submitted copy finds its checkout (app/launch) through these: before them
+    # The submitted copy finds its checkout (app/host/launch) through these: before them
     # there is no Python of this project to ask (sbatch runs a spool copy of the script; qsub runs it in $HOME).
     "jobscripts/slurm.sh": "finds the checkout from the submitted script (SLURM_JOB_ID, scontrol show job)",
     "jobscripts/mn5.sh": "finds the checkout from the submitted script (SLURM_JOB_ID, scontrol show job)",
@@ -43,20 +43,22 @@ SHELL_READERS = {
     "jobscripts/build-image.sh": "finds the checkout in the submit directory (PBS_O_WORKDIR, SLURM_SUBMIT_DIR)",
     # On each node, in the task, before any Python of the job starts
     "app/common/node_wrapper.sh": "the node's index for torchrun's --node-rank, in the container before torchrun",
-    "app/launch/pmix_binds.sh": "the step's PMIx directories, in each srun task before the container starts",
-    "app/launch/srun_task_env.sh": "a task's rank as torch's RANK/LOCAL_RANK, before a user's own script starts",
+    "app/host/launch/pmix_binds.sh": "the step's PMIx directories, in each srun task before the container starts",
+    "app/host/launch/srun_task_env.sh": "a task's rank as torch's RANK/LOCAL_RANK, before a user's own script starts",
 }
 #: Python modules that hand shell text to each node's task (run there by sh, not read here)
 SHELL_TEXT_IN_PYTHON = {
-    "app/launch/launch_check.py": "each node's task prints its name and PALS_NODEID / PBS_NODENUM",
-    "app/launch/pbsdsh.py": "each pbsdsh task keeps its own PBS_NODENUM / PBS_TASKNUM across the job's environment",
-    "app/launch/deepspeed_hostfile.py": "the DeepSpeed launch line a user runs: each task's SLURM_NODEID / PALS_NODEID",
+    "app/host/launch/launch_check.py": "each node's task prints its name and PALS_NODEID / PBS_NODENUM",
+    "app/host/launch/pbsdsh.py":
+        "each pbsdsh task keeps its own PBS_NODENUM / PBS_TASKNUM across the job's environment",
+    "app/host/launch/deepspeed_hostfile.py":
+        "the DeepSpeed launch line a user runs: each task's SLURM_NODEID / PALS_NODEID",
 }
 
 
 #: The one reader; the stand-in world, which writes a scheduler's environment for the jobs it runs; and the test
 #: cluster's driver, whose SLURM_TEST_*, SLURM_CURRENT_* and PBS_EMULATION_* names are its own settings
-NOT_READERS = (REPO / "app" / "common" / "scheduler_env.py", REPO / "bench" / "job_world.py",
+NOT_READERS = (REPO / "app" / "host" / "common" / "scheduler_env.py", REPO / "bench" / "job_world.py",
                REPO / "bench" / "slurm_cluster.py")
 
 
@@ -111,7 +113,7 @@ def test_no_python_module_but_scheduler_env_reads_a_scheduler_variable():
     texts = {path: path.read_text() for path in python_files()}
     reads = [read for path, text in texts.items() if SCHEDULER_VARIABLE.search(text)
              for read in scheduler_reads(text, str(path.relative_to(REPO)))]
-    assert reads == [], ("read these through app/common/scheduler_env.py (add the variable to its table, with its "
+    assert reads == [], ("read these through app/host/common/scheduler_env.py (add the variable to its table, with its "
                          f"source): {reads}")
 
 
@@ -145,7 +147,7 @@ def test_the_shell_that_reads_them_is_listed_with_its_reason():
     readers = {str(path.relative_to(REPO)) for path in shell_files if shell_reads(path.read_text())}
     assert readers == set(SHELL_READERS), (
         f"unlisted: {sorted(readers - set(SHELL_READERS))}, listed but no longer reading: "
-        f"{sorted(set(SHELL_READERS) - readers)}; read it in Python through app/common/scheduler_env.py, or add "
+        f"{sorted(set(SHELL_READERS) - readers)}; read it in Python through app/host/common/scheduler_env.py, or add "
         "the file to SHELL_READERS with why it cannot")
     for path in SHELL_TEXT_IN_PYTHON:
         texts = [node.value for node in ast.walk(ast.parse((REPO / path).read_text()))

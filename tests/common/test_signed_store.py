@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 import torch.distributed as dist
 
-from app.common import exitcodes
 from app.common.signed_store import MAX_VALUE_BYTES, TAMPERED_MARK, SignedStore, StoreTampered, marked_tampered
+from app.host.common import exitcodes
 
 SECRET = "0123456789abcdef0123456789abcdef"
 

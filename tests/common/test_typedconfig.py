@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.common.errors import UsageError
 from app.common.typedconfig import describe, load_config
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from tests.bounded import within
 

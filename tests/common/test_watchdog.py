@@ -9,8 +9,8 @@ import time
 import pytest
 import torch.distributed as dist
 
-from app.common import exitcodes
 from app.common.watchdog import FINISHED, Beat, BoundedCalls, Verdict, Watchdog, beat_key, judge, name_the_hang
+from app.host.common import exitcodes
 
 
 def beat(rank: int, count: int, position: int, where: str, reason: str = "") -> Beat:

@@ -12,9 +12,9 @@ from datetime import timedelta
 import pytest
 import torch.distributed as dist
 
-from app.common import exitcodes
 from app.common.signed_store import TAMPERED_MARK, SignedStore, marked_tampered, tampering_seen
 from app.common.watchdog import TAMPERED_BEAT, Beat, Verdict, Watchdog, beat_key
+from app.host.common import exitcodes
 
 SECRET = "0123456789abcdef0123456789abcdef"
 INTERVAL_S = 0.1

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from imagetool.apptainer import Runtime, build_command, parse_version, pull_command, read_runtime
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from tests.fixtures.apptainer import missing_tool
 
 REPO = Path(__file__).resolve().parents[2]

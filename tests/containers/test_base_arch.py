@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from imagetool.basearch import base_arch, check_base_arch
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 from imagetool.apptainer import parse_version
 from imagetool.buildhost import GIB, Host, build_needs, check_host, pull_needs
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 APPTAINER_13 = parse_version("apptainer version 1.3.6", "apptainer")

@@ -15,7 +15,7 @@ from imagetool.buildargs import render_build_args
 from imagetool.definition import DefinitionError, placeholders
 from imagetool.lint import lint_definition
 
-from app.common.fabric_policy import POLICY_FILE
+from app.host.common.fabric_policy import POLICY_FILE
 
 REPO = Path(__file__).resolve().parents[2]
 CONTAINERS = REPO / "containers"

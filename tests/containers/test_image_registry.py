@@ -1,7 +1,8 @@
 """The registry route, against a real registry on loopback (tests/fixtures/registry.py): `make push` signs and
 pushes, `make pull` and the job's own pull (Job.pull_image) pull once per digest into the cache and verify the
 signature; a moved tag, a pinned digest, a wrong digest, a stranger's, a missing and a broken signature, and an
-aarch64 image pulled on this x86_64 "login node" (app/launch/image_registry.py, oci_registry.py, image_signature.py).
+aarch64 image pulled on this x86_64 "login node" (app/host/launch/image_registry.py, oci_registry.py,
+image_signature.py).
 
 The images are SIFs of a few kB built in the test (a text file and the label app.arch, as `make image` writes it):
 what is checked is the route, not the image's contents. About 15 s in all on 2 cores.
@@ -19,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.host_checks import check_image_arch
+from app.host.common.errors import UsageError
+from app.host.launch.host_checks import check_image_arch
 from tests.launch_plan.job_parts import job_parts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -179,8 +180,8 @@ def test_an_x86_64_login_node_pulls_the_aarch64_image_and_the_node_checks_its_ar
 
 def test_the_job_pulls_before_any_step_and_exports_the_digest_the_run_records(oci_registry, keyring, tiny_sif,
                                                                               tmp_path):
-    """The job's image part (app/launch/job.py Job.pull_image), first of its plan on the head node: IMAGE becomes the
-    cached file, and every process of the job gets the digest and the reference that pulls it again."""
+    """The job's image part (app/host/launch/job.py Job.pull_image), first of its plan on the head node: IMAGE becomes
+    the cached file, and every process of the job gets the digest and the reference that pulls it again."""
     keys = keyring("group")
     pinned = pushed(tiny_sif("job"), oci_registry, keys)
     env = {**os.environ, "IMAGE": f"oras://{oci_registry}/group/app:{VERSION}-x86_64", "APPTAINER": "apptainer",

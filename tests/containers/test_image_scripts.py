@@ -29,8 +29,8 @@ def test_fabric_policy_passes_shellcheck_as_posix_sh():
     """Apptainer sources it with its built-in POSIX shell interpreter: no bash-isms."""
     if shutil.which("shellcheck") is None:
         missing_tool("shellcheck is not installed")
-    result = subprocess.run(["shellcheck", "--severity=style", "--shell=sh", "app/common/fabric_policy.env"], cwd=REPO,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(["shellcheck", "--severity=style", "--shell=sh", "app/host/common/fabric_policy.env"],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout
 
 

@@ -13,7 +13,7 @@ import pytest
 from imagetool.buildargs import archive_name, render_build_args
 from imagetool.sources import Source, check_debs, check_mirror, check_mirror_owners, fill_mirror, pinned_sources
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 

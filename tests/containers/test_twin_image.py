@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.binds import container_binds
+from app.host.launch.binds import container_binds
 from tests.fixtures.apptainer import REPO as USER_VISIBLE_REPO
 from tests.fixtures.apptainer import TEST_USER, user_dir
 from tests.fixtures.twin import ARGS, REPO, source_mirror, twin_base, twin_image
@@ -86,7 +86,7 @@ def test_the_plugin_needs_no_libfabric_abi_newer_than_the_oldest_supported_host(
 
 def test_on_a_slingshot_node_the_plugin_resolves_against_the_bound_cray_libfabric(in_twin, cray_host_libfabric,
                                                                                   user_dir):
-    """The job's own binds (app/launch/binds.py, as the job's container part asks them) and the fabric policy: the
+    """The job's own binds (app/host/launch/binds.py, as the job's container part asks them) and the fabric policy: the
     loader takes libfabric from the host's /opt/cray/libfabric/1.22.0/lib64, with no library or version missing."""
     (cray_host_libfabric / "dev").mkdir(exist_ok=True)
     (cray_host_libfabric / "dev" / "cxi0").touch()

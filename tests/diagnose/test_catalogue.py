@@ -1,20 +1,20 @@
-"""docs/diagnose.md is what `python -m app.diagnose.catalogue` renders from the tables, and every cause has a
-layer and a confidence (app/diagnose/layers.py)."""
+"""docs/diagnose.md is what `python -m app.host.diagnose.catalogue` renders from the tables, and every cause has a
+layer and a confidence (app/host/diagnose/layers.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from app.diagnose.catalogue import main, render
-from app.diagnose.causes import CAUSES
-from app.diagnose.layers import BY_LAYER, HIGH, MEDIUM, PLACES, VERDICT_LAYER, VERDICTS
+from app.host.diagnose.catalogue import main, render
+from app.host.diagnose.causes import CAUSES
+from app.host.diagnose.layers import BY_LAYER, HIGH, MEDIUM, PLACES, VERDICT_LAYER, VERDICTS
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_catalogue_is_the_generated_one() -> None:
     committed = (REPO / "docs/diagnose.md").read_text()
-    assert committed == render(), "regenerate it: python -m app.diagnose.catalogue --write docs/diagnose.md"
+    assert committed == render(), "regenerate it: python -m app.host.diagnose.catalogue --write docs/diagnose.md"
 
 
 def test_every_cause_and_verdict_is_listed_once() -> None:

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from app.diagnose import diagnose_lines
-from app.diagnose.causes import CAUSES
-from app.diagnose.layers import VERDICTS
+from app.host.diagnose import diagnose_lines
+from app.host.diagnose.causes import CAUSES
+from app.host.diagnose.layers import VERDICTS
 from tests.diagnose.component_source_lines import QUOTES, TWO_NODES, Quote
 from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 
@@ -25,7 +25,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5"}
-#: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
+#: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
                 "slurm-mpi-plugin-missing", "mpi-without-pmi", "nccl-tests-without-mpi", "p2p-acs-iommu",

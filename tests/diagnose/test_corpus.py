@@ -13,7 +13,7 @@ import re
 import pytest
 import yaml
 
-from app.diagnose import diagnose_lines
+from app.host.diagnose import diagnose_lines
 from bench.diagnose_cases import CORPUS, HELD_OUT, NEGATIVE, load_cases, measure
 
 CASES = load_cases(CORPUS)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.diagnose import Line, diagnose, diagnose_lines
-from app.diagnose.causes import CAUSES
-from app.diagnose.cli import FOUND, NOTHING_RECOGNISED, UNREADABLE, main
+from app.host.diagnose import Line, diagnose, diagnose_lines
+from app.host.diagnose.causes import CAUSES
+from app.host.diagnose.cli import FOUND, NOTHING_RECOGNISED, UNREADABLE, main
 
 LOGS = Path(__file__).with_name("logs")
 REPO = Path(__file__).resolve().parents[2]

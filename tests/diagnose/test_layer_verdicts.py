@@ -1,12 +1,12 @@
 """Layer verdicts: when a log shows a failure but no cause fits, app.diagnose names the layer the symptom points
-to and what to run next there, and never a cause (app/diagnose/layers.py)."""
+to and what to run next there, and never a cause (app/host/diagnose/layers.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.diagnose import diagnose_lines
-from app.diagnose.cli import main
+from app.host.diagnose import diagnose_lines
+from app.host.diagnose.cli import main
 
 TWO_NODES = "SLURM_JOB_NUM_NODES=2"
 

@@ -3,7 +3,7 @@
 The statements come from NCCL's source at each release tag (tests/diagnose/nccl_source_lines.py). Each is
 rendered into the line NCCL prints (its format string, with sample values, after NCCL's `NCCL WARN ` /
 `NCCL INFO ` prefix) and given to the project's readers: app.diagnose's causes and facts, app.check's NCCL log
-reader (app/check/nccl_log.py), and the messages the job scripts quote (app/launch/fabric.py).
+reader (app/check/nccl_log.py), and the messages the job scripts quote (app/host/launch/fabric.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.check import nccl_log
-from app.diagnose import diagnose_lines
+from app.host.diagnose import diagnose_lines
 from tests.diagnose.nccl_source_lines import SOURCES, TAGS, NcclSource
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ def test_every_supported_version_has_a_net_failure_message_the_project_reads() -
 
 
 def test_the_job_scripts_quote_the_net_failure_in_each_versions_words() -> None:
-    script = (REPO / "app/launch/fabric.py").read_text()
+    script = (REPO / "app/host/launch/fabric.py").read_text()
     for row in SOURCES:
         if row.message == "no-net-plugin":
             assert f"'{render(row.source)}'" in script, row.tag

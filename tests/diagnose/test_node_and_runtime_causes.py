@@ -13,8 +13,8 @@ import time
 import pytest
 
 from app.check.node import driver, fabric_manager, memlock, shm
-from app.diagnose import diagnose_lines
-from app.diagnose.causes import BY_KEY, CAUSES
+from app.host.diagnose import diagnose_lines
+from app.host.diagnose.causes import BY_KEY, CAUSES
 
 # (the lines, the cause named first, where the lines come from)
 LINES = [

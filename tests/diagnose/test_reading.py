@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.diagnose import diagnose, diagnose_lines
-from app.diagnose.cli import UNREADABLE, main
+from app.host.diagnose import diagnose, diagnose_lines
+from app.host.diagnose.cli import UNREADABLE, main
 
 REPO = Path(__file__).resolve().parents[2]
 RDZV_TIMEOUT = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
@@ -42,8 +42,8 @@ def test_a_200_kb_srun_line_is_diagnosed_in_well_under_a_second(tmp_path: Path) 
 def test_a_line_made_of_every_patterns_words_is_diagnosed_fast() -> None:
     """Each pattern's literal parts, repeated over 200 KB: a pattern that rescans the line from every
     occurrence of its first words is quadratic here."""
-    from app.diagnose.causes import CAUSES
-    from app.diagnose.prefilter import required_literals
+    from app.host.diagnose.causes import CAUSES
+    from app.host.diagnose.prefilter import required_literals
     words = sorted({lit for cause in CAUSES for p in (*cause.patterns, *cause.context)
                     for lit in (required_literals(p) or ())})
     unit = " ".join(words) + " "
@@ -58,7 +58,7 @@ def test_a_file_beyond_the_cap_is_read_at_both_ends_with_true_line_numbers(tmp_p
     log = tmp_path / "ddp-1.out"
     filler = "".join(f"step {i} loss 2.0\n" for i in range(20_000))
     log.write_text("srun --nnodes=2 train.py\n" + filler + RDZV_TIMEOUT + "\n")
-    from app.diagnose import Limits
+    from app.host.diagnose import Limits
     limits = Limits(max_file_bytes=64 * 1024, max_line_bytes=4096)
     [finding] = diagnose([log], limits=limits)
     assert finding.key == "rendezvous-one-node"
@@ -72,7 +72,7 @@ def test_a_line_beyond_the_line_cap_is_cut_and_the_next_lines_keep_their_numbers
     log = tmp_path / "ddp-1.out"
     log.write_text("torch.OutOfMemoryError: CUDA out of memory." + "x" * 100_000 + "\n" + "--nnodes=2\n"
                    + RDZV_TIMEOUT + "\n")
-    from app.diagnose import Limits
+    from app.host.diagnose import Limits
     findings = {f.key: f for f in diagnose([log], limits=Limits(max_file_bytes=1 << 20, max_line_bytes=4096))}
     assert findings["cuda-oom"].evidence[0].number == 1 and len(findings["cuda-oom"].evidence[0].text) <= 4096
     assert findings["rendezvous-one-node"].evidence[0].number == 3
@@ -87,8 +87,8 @@ def _every_test_log_line() -> list[str]:
 def test_the_word_prefilter_never_hides_a_line_a_pattern_matches() -> None:
     import re
 
-    from app.diagnose.causes import CAUSES, FACTS
-    from app.diagnose.prefilter import required_literals
+    from app.host.diagnose.causes import CAUSES, FACTS
+    from app.host.diagnose.prefilter import required_literals
     patterns = [(p, 0) for c in CAUSES for p in c.patterns] + [(p, re.I) for c in CAUSES for p in c.context]
     patterns += [(f, re.I) for f in FACTS if isinstance(f, str)]
     checked = 0
@@ -102,14 +102,14 @@ def test_the_word_prefilter_never_hides_a_line_a_pattern_matches() -> None:
 
 
 def test_every_pattern_has_words_to_look_for() -> None:
-    from app.diagnose.causes import CAUSES
-    from app.diagnose.prefilter import required_literals
+    from app.host.diagnose.causes import CAUSES
+    from app.host.diagnose.prefilter import required_literals
     assert not [p for c in CAUSES for p in c.patterns if not required_literals(p)]
 
 
 @pytest.mark.parametrize("cap", [64 * 1024 + delta for delta in range(-3, 4)])
 def test_the_lines_after_a_skipped_middle_keep_their_numbers_wherever_the_cut_falls(tmp_path: Path, cap: int) -> None:
-    from app.diagnose import Limits, Reading
+    from app.host.diagnose import Limits, Reading
     log = tmp_path / "ddp-1.out"
     log.write_text("".join(f"line {i:07d}\n" for i in range(1, 30_001)))  # 13 bytes a line
     lines = list(Reading(Limits(max_file_bytes=cap, max_line_bytes=4096)).lines_of([log]))
@@ -123,7 +123,7 @@ def test_the_lines_after_a_skipped_middle_keep_their_numbers_wherever_the_cut_fa
 
 
 def test_a_finding_seen_on_many_lines_keeps_a_bounded_part_of_them() -> None:
-    from app.diagnose.core import MAX_KEPT, MAX_RANKS
+    from app.host.diagnose.core import MAX_KEPT, MAX_RANKS
     lines = [f"[Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9)" for r in range(5000)]
     [finding] = diagnose_lines(lines)
     assert len(finding.evidence) == MAX_KEPT and finding.count == 5000

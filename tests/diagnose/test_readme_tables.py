@@ -1,7 +1,7 @@
 """The documentation's symptom tables (`| symptom | cause | fix |`, README.md and docs/) against app.diagnose's one
 table of causes.
 
-Tested, not generated (see app/diagnose/__init__.py): every row whose symptom is a log line is claimed by a rule
+Tested, not generated (see app/host/diagnose/__init__.py): every row whose symptom is a log line is claimed by a rule
 (`Cause.readme`), that rule recognises the line, and each command or setting the row's fix quotes in backticks
 appears in the rule's fix (a fix without backticks must appear as a whole)."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.diagnose import diagnose_lines
-from app.diagnose.causes import CAUSES
+from app.host.diagnose import diagnose_lines
+from app.host.diagnose.causes import CAUSES
 
 REPO = Path(__file__).resolve().parents[2]
 #: Where the tables live: the README and every page of docs/ (the site tables are in docs/job-scripts.md)
@@ -61,7 +61,7 @@ def test_the_readme_has_symptom_tables() -> None:
 @pytest.mark.parametrize(("symptom", "fix"), ROWS, ids=[s[:40] for s, _ in ROWS])
 def test_each_readme_symptom_is_recognised_with_the_readme_fix(symptom: str, fix: str) -> None:
     claiming = [c for c in CAUSES if any(text in symptom for text in c.readme)]
-    assert len(claiming) == 1, f"no single rule in app/diagnose/causes.py names the README row {symptom!r}"
+    assert len(claiming) == 1, f"no single rule in app/host/diagnose/causes.py names the README row {symptom!r}"
     [cause] = claiming
     line = _example_line(symptom)
     assert any(re.search(p, line) for p in cause.patterns), f"{cause.key} does not match {line!r}"

@@ -21,8 +21,8 @@ NOT_KNOBS = re.compile(r"(SLURM|SLURMD|PBS|PALS|PMIX)_.*|CUDA_VISIBLE_DEVICES|LD
 
 
 def job_script_text() -> str:
-    """The job scripts' bash, and the job's plan they ask (app/launch), which reads knobs from the environment."""
-    return "".join(p.read_text() for p in [*JOBSCRIPTS.glob("*.sh"), *(REPO / "app" / "launch").glob("*.py")])
+    """The job scripts' bash, and the job's plan they ask (app/host/launch), which reads knobs from the environment."""
+    return "".join(p.read_text() for p in [*JOBSCRIPTS.glob("*.sh"), *(REPO / "app" / "host" / "launch").glob("*.py")])
 
 
 def script_knobs() -> set[str]:
@@ -140,7 +140,7 @@ def test_the_model_sizes_the_help_and_the_docs_give_are_the_real_ones() -> None:
 
 def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
     """A fix that sends the reader to a page's symptom table names a page that has one."""
-    from app.diagnose.causes import CAUSES
+    from app.host.diagnose.causes import CAUSES
 
     for cause in CAUSES:
         for page in re.findall(r"\b(README|docs/[\w-]+\.md)\b", cause.fix):

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.knobs import NAMES as KNOB_NAMES
+from app.host.launch.knobs import NAMES as KNOB_NAMES
 from tests.docs.markdown import README, REPO, anchors, fenced_commands, links, quotes
 
 MAKEFILE = (REPO / "Makefile").read_text()
 JOBSCRIPTS = REPO / "jobscripts"
 #: The variables the job scripts read with a default (`${NAME:-...}`, `${NAME-...}`, `${NAME:=...}`)
 SCRIPT_KNOBS = set(re.findall(r"\$\{([A-Z][A-Z0-9_]*):?[-=]", "".join(p.read_text() for p in JOBSCRIPTS.glob("*.sh"))))
-SCRIPT_KNOBS |= set(KNOB_NAMES)  # the knobs app/launch/knobs.py resolves for every job script
+SCRIPT_KNOBS |= set(KNOB_NAMES)  # the knobs app/host/launch/knobs.py resolves for every job script
 #: and the ones the job's plan reads from the environment itself (env.get("NAME"), env["NAME"], "NAME" in env)
-_PLAN_TEXT = "".join(p.read_text() for p in (REPO / "app" / "launch").glob("*.py"))
+_PLAN_TEXT = "".join(p.read_text() for p in (REPO / "app" / "host" / "launch").glob("*.py"))
 _READ_FROM_ENV = r'env(?:iron)?(?:\.get\(|\[)"([A-Z][A-Z0-9_]*)"|"([A-Z][A-Z0-9_]*)" in env'
 SCRIPT_KNOBS |= {name for pair in re.findall(_READ_FROM_ENV, _PLAN_TEXT) for name in pair if name}
 #: Programs a README command may start with besides make, the schedulers, the image runtime and python: the

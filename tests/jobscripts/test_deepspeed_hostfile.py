@@ -1,4 +1,4 @@
-"""The job's RUN_DIR/hostfile for users of the `deepspeed` launcher (app/launch/job.py Job.deepspeed_hostfile).
+"""The job's RUN_DIR/hostfile for users of the `deepspeed` launcher (app/host/launch/job.py Job.deepspeed_hostfile).
 
 MareNostrum 5's guide (seed 000) builds a hostfile from `scontrol show hostnames` alone; DeepSpeed's launcher
 reads `NODE slots=N` lines, and refuses a line without slots=. The job scripts write it for every Slurm job;

@@ -1,7 +1,7 @@
 """What a training process sees inside the container in a job, scenario by scenario.
 
 The job's own path, for real: the job chooses the fabric and builds `apptainer exec` with its binds (its fabric
-and container parts, app/launch/job.py), then each node's wrapper sources the fabric policy inside the smoke image
+and container parts, app/host/launch/job.py), then each node's wrapper sources the fabric policy inside the smoke image
 and starts the command; here the command prints its environment, or loads libfabric the way aws-ofi-nccl does.
 Run as the unprivileged test user, as on a cluster, on the host's python3 as the job runs.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.common.fabric_policy import settings
+from app.host.common.fabric_policy import settings
 from tests.fixtures.apptainer import REPO, TEST_USER  # REPO: where TEST_USER can read the checkout
 from tests.launch_plan.job_parts import job_parts
 

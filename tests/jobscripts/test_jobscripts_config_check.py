@@ -1,5 +1,5 @@
 """The trainer's config, checked by the job scripts on the head node before anything starts
-(app/launch/config_check.py).
+(app/host/launch/config_check.py).
 
 A bad key, or a dashboard whose package the run cannot import (run.tensorboard, run.wandb_project: the images ship
 neither), stops the job in one line before the preflight, the launcher check and the rendezvous; under DRY_RUN=1

@@ -1,4 +1,4 @@
-"""The job's heal (app/launch/job.py JobRun.heal) with a stand-in scontrol: the requeue step on a run directory as
+"""The job's heal (app/host/launch/job.py JobRun.heal) with a stand-in scontrol: the requeue step on a run directory as
 a crash may leave it. The end-to-end healing (a node left out, the job requeued) is in test_jobscripts_slurm.py."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from app.launch.workload import nccl_tests_one_node
+from app.host.launch.workload import nccl_tests_one_node
 from tests.launch_plan.job_parts import REPO
 
 HERE = socket.gethostname()

@@ -1,4 +1,4 @@
-"""gh200-pbs.sh (the PBS job, app/launch/pbs_job.py) under PBS Pro and Cray PALS as they behave.
+"""gh200-pbs.sh (the PBS job, app/host/launch/pbs_job.py) under PBS Pro and Cray PALS as they behave.
 
 Fast tests first: the pbsdsh launcher and the launch check as the PBS job plans them (PbsSide.launch), with stubs
 that copy what
@@ -100,11 +100,11 @@ def through_pbsdsh(ran: Ran, command: str, cwd: Path, **env: str) -> subprocess.
                           cwd=cwd, capture_output=True, text=True, timeout=60, umask=0o022)
 
 
-#: The PBS job's launch check (JobRun.launch_check: app/launch/launch_check.py) through the launcher "$@", for the
+#: The PBS job's launch check (JobRun.launch_check: app/host/launch/launch_check.py) through the launcher "$@", for the
 #: nodes of DDP_NODES_LIST; exit 2 with its one line when it fails
 LAUNCH_CHECK = """import os, sys
-from app.common.errors import UsageError
-from app.launch.launch_check import passed, run_launch_check
+from app.host.common.errors import UsageError
+from app.host.launch.launch_check import passed, run_launch_check
 nodes = os.environ["DDP_NODES_LIST"].split()
 try:
     print(passed(run_launch_check(sys.argv[1:], nodes, len(nodes)), len(nodes)))

@@ -62,7 +62,7 @@ def test_a_submitted_script_path_with_spaces_finds_its_checkout(tmp_path: Path) 
     show job` names on its `Command=` line, spaces and all."""
     project = tmp_path / "my project"
     shutil.copytree(REPO / "jobscripts", project / "jobscripts")
-    for package in ("common", "launch"):  # the fabric policy, the node wrapper; the job's plan
+    for package in ("common", "host"):  # the node wrapper; the job's plan and the fabric policy
         shutil.copytree(REPO / "app" / package, project / "app" / package, ignore=shutil.ignore_patterns("__pycache__"))
     spool = tmp_path / "spool"
     spool.mkdir()

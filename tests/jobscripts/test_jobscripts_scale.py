@@ -2,9 +2,9 @@
 rendezvous settings, each correct and under a second.
 
 Generated Slurm environments (SLURM_JOB_NODELIST as Cray EX and MareNostrum 5 name their nodes,
-SLURM_TASKS_PER_NODE=`4(x1024)`, ...) for the Slurm job (jobscripts/mn5.sh, which starts app/launch/job.py, or one
+SLURM_TASKS_PER_NODE=`4(x1024)`, ...) for the Slurm job (jobscripts/mn5.sh, which starts app/host/launch/job.py, or one
 part of that program) and PBS ones (a node file of FQDNs, a line per MPI slot) for the PBS job (gh200-pbs.sh, the
-same program with app/launch/pbs_job.py's side). The
+same program with app/host/launch/pbs_job.py's side). The
 scheduler's commands are stand-ins modelled on the real ones, `scontrol show hostnames` the real Slurm
 client where it is installed (bench/job_world.py describes each; `python -m bench.jobscripts_scale`
 times the same calls).

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.binds import container_binds
+from app.host.common.errors import UsageError
+from app.host.launch.binds import container_binds
 from tests.jobscripts.test_jobscripts_pbs import pbs_job, pbsdsh_launcher, through_pbsdsh  # noqa: F401  (a fixture)
 from tests.launch import free_port
 from tests.launch_plan.job_parts import REPO, Ran, job_parts
@@ -108,7 +108,8 @@ def test_the_hostfile_is_readable_by_whom_the_run_dir_mode_says(tmp_path: Path, 
 
 
 def binds_of(run_dir: Path, binds: str = "") -> list[str]:
-    """The binds the job's container gets (app/launch/binds.py, as Job.container asks it) on a node of no fabric."""
+    """The binds the job's container gets (app/host/launch/binds.py, as Job.container asks it) on a node of no
+    fabric."""
     return container_binds("none", str(run_dir), binds).args
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common import exitcodes
-from app.diagnose import diagnose
+from app.host.common import exitcodes
+from app.host.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
 from tests.launch import clean_env, free_port
 from tests.security.test_store_attacker import ATTACKER, TAMPERED, as_attacker
@@ -94,7 +94,7 @@ def test_slurm_script_trains_across_both_nodes_to_a_snapshot_with_decreasing_los
 
 
 def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_preflight(uninterrupted: Job) -> None:
-    """The config check (app/launch/config_check.py) of the training job, which runs the preflight: on the head
+    """The config check (app/host/launch/config_check.py) of the training job, which runs the preflight: on the head
     node, for the allocation's world size, before the preflight starts (the refusals are in
     tests/jobscripts/test_jobscripts_config_check.py)."""
     assert_completed(uninterrupted)

@@ -1,6 +1,6 @@
-"""app.launch.heal: after a step that blamed nodes, requeue without them, requeue as before, or give up.
+"""app.host.launch.heal: after a step that blamed nodes, requeue without them, requeue as before, or give up.
 
-The decision is a pure function of the facts (tested as a table); the job's heal (app/launch/job.py JobRun.heal)
+The decision is a pure function of the facts (tested as a table); the job's heal (app/host/launch/job.py JobRun.heal)
 reads the blamed nodes from the run directory, records the decision in history.jsonl and runs the scheduler's
 requeue itself (tested with stand-in scontrol, qstat and qsub that record their arguments).
 """
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.common.history import append_event
-from app.launch import heal
+from app.host.common.errors import UsageError
+from app.host.common.history import append_event
+from app.host.launch import heal
 from tests.launch_plan.job_parts import job_parts
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The Slurm job as one program (app/launch/job.py), started the way sbatch starts it: `bash jobscripts/slurm.sh`
+"""The Slurm job as one program (app/host/launch/job.py), started the way sbatch starts it: `bash jobscripts/slurm.sh`
 inside a job's environment, with stand-ins for Slurm's commands (the real cluster's tests:
 tests/jobscripts/test_jobscripts_slurm.py and test_jobscripts_user_script.py)."""
 

@@ -1,4 +1,4 @@
-"""app.launch.pbs: `qstat -f` as PBS Pro prints it, the walltime, the options of a resubmission, the timer's delay.
+"""app.host.launch.pbs: `qstat -f` as PBS Pro prints it, the walltime, the options of a resubmission, the timer's delay.
 
 The samples are folded the way OpenPBS's qstat folds them (tests/fixtures/qstat.py). This directory has
 no __init__.py: tests/launch.py, the trainer's launch helpers, already holds the name `tests.launch`.
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch import pbs
-from app.launch.requeue import pbs_submission_options
+from app.host.common.errors import UsageError
+from app.host.launch import pbs
+from app.host.launch.requeue import pbs_submission_options
 from tests.fixtures.qstat import CHAR_LINE_LIMIT, OLIVIA, qstat_f
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,10 +184,10 @@ def test_qstat_output_that_is_not_qstat_f_is_named_in_one_line_and_the_job_still
     assert "resubmitting with the script's #PBS defaults only" in said[-1]
 
 
-#: The PBS job's end after a snapshot USR1 asked for (JobRun.finish, app/launch/job.py): argv[1] the run directory
+#: The PBS job's end after a snapshot USR1 asked for (JobRun.finish, app/host/launch/job.py): argv[1] the run directory
 FINISH = """import sys
-from app.launch.job import Allocated, Job, JobRun, Launch, Running, job_code
-from app.launch.pbs_job import PBS
+from app.host.launch.job import Allocated, Job, JobRun, Launch, Running, job_code
+from app.host.launch.pbs_job import PBS
 job = Job("gh200-pbs.sh", PBS)
 job.knobs, job.preempted = {"RUN_DIR": sys.argv[1], "REQUEUE": "1"}, "USR1"
 alloc = Allocated("7.pbs", sys.argv[1], "", ("node1", "node2"))

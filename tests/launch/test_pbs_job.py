@@ -1,5 +1,5 @@
-"""The PBS job as one program (app/launch/job.py with app/launch/pbs_job.py's side): its records one by one, then
-the whole job started the way qsub starts it, `bash jobscripts/gh200-pbs.sh` inside a job's environment with
+"""The PBS job as one program (app/host/launch/job.py with app/host/launch/pbs_job.py's side): its records one by one,
+then the whole job started the way qsub starts it, `bash jobscripts/gh200-pbs.sh` inside a job's environment with
 stand-ins for PALS' mpiexec, qstat and qsub (the emulated PBS on the Slurm test cluster:
 tests/jobscripts/test_jobscripts_pbs.py)."""
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch import pbs_job
-from app.launch.job import Allocated, Job
-from app.launch.pbs_job import PBS, first_line, usr1_timer, workload_arguments
+from app.host.common.errors import UsageError
+from app.host.launch import pbs_job
+from app.host.launch.job import Allocated, Job
+from app.host.launch.pbs_job import PBS, first_line, usr1_timer, workload_arguments
 from tests.fixtures.qstat import OLIVIA, qstat_f
 
 REPO = Path(__file__).resolve().parents[2]
@@ -169,7 +169,7 @@ def test_the_pbsdsh_launcher_is_this_checkouts_pbsdsh_run_with_the_jobs_facts(tm
     launch = PBS.launch(job, ALLOC, "train", 4)
     assert launch.per_node == launch.launcher
     assert launch.per_node[:4] == [sys.executable, "-I", "-S", "-c"] and launch.per_node[5:] == [
-        str(REPO), "app.launch", "--script=gh200-pbs.sh", "pbsdsh-run", f"--run-dir={tmp_path}/run",
+        str(REPO), "app.host.launch", "--script=gh200-pbs.sh", "pbsdsh-run", f"--run-dir={tmp_path}/run",
         "--run-dir-mode=750", "--job-id=7.pbs", "--nodefile=/var/spool/pbs/aux/7.pbs", "--"]
     # Nothing is made before the launcher runs: pbsdsh-run makes RUN_DIR private itself
     assert not (tmp_path / "run").exists()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch import pbs_nodes
-from app.launch.pbs_launch import pbs_launch
-from app.launch.words import split_words
+from app.host.common.errors import UsageError
+from app.host.launch import pbs_nodes
+from app.host.launch.pbs_launch import pbs_launch
+from app.host.launch.words import split_words
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""app/launch/pbsdsh.py in-process: the environment file a TM task sources, the exit codes it leaves, the output
+"""app/host/launch/pbsdsh.py in-process: the environment file a TM task sources, the exit codes it leaves, the output
 copied a line at a time; `python3 -m app.launch pbsdsh-run` (the pbsdsh launcher) with a local pbsdsh: its exit
 code and RUN_DIR's privacy. The fan-out through a pbsdsh that behaves as OpenPBS's: tests/jobscripts/
 test_jobscripts_pbs.py and the emulated PBS job there."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.launch import pbsdsh
+from app.host.launch import pbsdsh
 from tests.launch import REPO
 
 

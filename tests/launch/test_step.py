@@ -1,5 +1,5 @@
-"""A step of the Slurm job (app/launch/step.py): its log line as bash's %q wrote it, the code of the node that failed
-first, and USR1/TERM turned into the stop file while the step runs on."""
+"""A step of the Slurm job (app/host/launch/step.py): its log line as bash's %q wrote it, the code of the node that
+failed first, and USR1/TERM turned into the stop file while the step runs on."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.step import bash_quoted, first_failure, run_step, step_line
+from app.host.launch.step import bash_quoted, first_failure, run_step, step_line
 
 WORDS = ["srun", "--nodes=2", "", "a b", "*", "x\ny", "it's", "~/home", "a=~b", "#not", "a#b", "$HOME", "`id`",
          "a,b", "{1..2}", "tab\there", "é", "\x1b[0m", "100%", "back\\slash", "semi;colon", "--opt=va l"]

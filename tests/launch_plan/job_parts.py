@@ -1,4 +1,4 @@
-"""The job (app/launch/job.py) part by part, in a fresh process, each part the job's own method: tests assert on
+"""The job (app/host/launch/job.py) part by part, in a fresh process, each part the job's own method: tests assert on
 what a part said, where it stopped and the records it left, without a scheduler.
 
     python -m tests.launch_plan.job_parts --out FILE [--script S] [--scheduler slurm|pbs] [--nodes A,B]
@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from app.launch.job import SLURM, Allocated, Job, JobEnds, JobRun, Launch, Running, job_code
-from app.launch.pbs_job import PBS
+from app.host.launch.job import SLURM, Allocated, Job, JobEnds, JobRun, Launch, Running, job_code
+from app.host.launch.pbs_job import PBS
 
 REPO = Path(__file__).resolve().parents[2]
 

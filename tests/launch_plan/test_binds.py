@@ -1,4 +1,4 @@
-"""app/launch/binds.py: what the container binds from the host, with the host's tools answering as given."""
+"""app/host/launch/binds.py: what the container binds from the host, with the host's tools answering as given."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.binds import container_binds, host_libfabric_dir, host_libfabric_needs, version_key
+from app.host.common.errors import UsageError
+from app.host.launch.binds import container_binds, host_libfabric_dir, host_libfabric_needs, version_key
 
 
 def tree(root: Path, *files: str) -> str:

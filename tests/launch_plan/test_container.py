@@ -1,13 +1,13 @@
-"""app/launch/container.py: the container command of every step, or none, with the host's PATH as given."""
+"""app/host/launch/container.py: the container command of every step, or none, with the host's PATH as given."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.container import container
+from app.host.common.errors import UsageError
+from app.host.launch.container import container
 
-POLICY = "/repo/app/common/fabric_policy.env"
+POLICY = "/repo/app/host/common/fabric_policy.env"
 
 
 def which(*found: str):

@@ -1,4 +1,4 @@
-"""app/launch/deepspeed_hostfile.py: the hostfile DeepSpeed's launcher reads, and the launch that needs no SSH."""
+"""app/host/launch/deepspeed_hostfile.py: the hostfile DeepSpeed's launcher reads, and the launch that needs no SSH."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from app.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
+from app.host.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
 
 
 @pytest.mark.parametrize(("group_readable", "mode"), [(False, 0o600), (True, 0o640)])

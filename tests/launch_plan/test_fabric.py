@@ -1,4 +1,4 @@
-"""app/launch/fabric.py: FABRIC checked against the head node before any step."""
+"""app/host/launch/fabric.py: FABRIC checked against the head node before any step."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.fabric import check_fabric
+from app.host.common.errors import UsageError
+from app.host.launch.fabric import check_fabric
 
 
 def node(root: Path, *files: str) -> str:

@@ -1,4 +1,4 @@
-"""app/launch/finish.py and the job's end (app/launch/job.py JobRun.finish): a job stopped for a snapshot is
+"""app/host/launch/finish.py and the job's end (app/host/launch/job.py JobRun.finish): a job stopped for a snapshot is
 requeued; any other ends as it ran."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.finish import Ending, ending
+from app.host.launch.finish import Ending, ending
 from tests.launch_plan.job_parts import Ran, job_parts
 
 RUN_DIR = "/scratch/runs/42"

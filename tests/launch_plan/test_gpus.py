@@ -1,12 +1,12 @@
-"""app/launch/gpus.py: processes per node, from the scheduler's environment (--gpus-per-task is read in
-app/common/scheduler_env.py: tests/common/test_scheduler_env.py)."""
+"""app/host/launch/gpus.py: processes per node, from the scheduler's environment (--gpus-per-task is read in
+app/host/common/scheduler_env.py: tests/common/test_scheduler_env.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.gpus import processes_per_node
+from app.host.common.errors import UsageError
+from app.host.launch.gpus import processes_per_node
 
 
 def no_gpus_listed():

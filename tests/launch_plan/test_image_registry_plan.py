@@ -1,5 +1,5 @@
-"""The registry route without Apptainer (app/launch/oci_registry.py, image_registry.py): references parsed, the cache
-and keyring refused where others can write, and the token login a registry with accounts asks for, against a small
+"""The registry route without Apptainer (app/host/launch/oci_registry.py, image_registry.py): references parsed, the
+cache and keyring refused where others can write, and the token login a registry with accounts asks for, against a small
 registry served here (the real registry's tests, which CI's registry without accounts cannot cover:
 tests/containers/test_image_registry.py)."""
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.image_registry import cache_dir, main, pull, resolve
-from app.launch.image_signature import check_keyring_owned
-from app.launch.oci_registry import MANIFEST_TYPE, SIF_LAYER_TYPE, Reference, parse_reference
+from app.host.common.errors import UsageError
+from app.host.launch.image_registry import cache_dir, main, pull, resolve
+from app.host.launch.image_signature import check_keyring_owned
+from app.host.launch.oci_registry import MANIFEST_TYPE, SIF_LAYER_TYPE, Reference, parse_reference
 
 DIGEST = "sha256:" + "a" * 64
 

@@ -1,10 +1,10 @@
-"""app/launch/import_path.py: where the workers of each workload import from."""
+"""app/host/launch/import_path.py: where the workers of each workload import from."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.launch.import_path import import_path_env
+from app.host.launch.import_path import import_path_env
 
 REPO = "/gpfs/projects/p1/ddp"
 

@@ -1,4 +1,4 @@
-"""The job's plan (app/launch/job.py) part by part, without a scheduler: fabric settings, binds, workload, counts,
+"""The job's plan (app/host/launch/job.py) part by part, without a scheduler: fabric settings, binds, workload, counts,
 the rendezvous, each the job's own method in a fresh process (tests/launch_plan/job_parts.py), and what a node's
 wrapper (app/common/node_wrapper.sh) makes of the environment the job leaves. The whole job: tests/launch/test_job.py;
 end to end on the cluster: tests/jobscripts/test_jobscripts_slurm.py.
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.checkout import module_command
+from app.host.launch.checkout import module_command
 from tests.launch import free_port
 from tests.launch_plan.job_parts import REPO, Ran, job_parts
 
-#: The node wrapper's text as every step hands it to `sh -c` (app/launch/job.py, JobRun)
+#: The node wrapper's text as every step hands it to `sh -c` (app/host/launch/job.py, JobRun)
 NODE_WRAPPER = (REPO / "app" / "common" / "node_wrapper.sh").read_text()
-POLICY = str(REPO / "app" / "common" / "fabric_policy.env")
+POLICY = str(REPO / "app" / "host" / "common" / "fabric_policy.env")
 
 
 def fabric_settings(env: dict[str, str], names: tuple[str, ...] = ()) -> dict[str, str]:
@@ -650,7 +650,7 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
     counts = []
     for end in (3, 4, 6, 7):
         (tmp_path / "history.jsonl").write_text("\n".join(lines[:end]) + "\n")
-        result = subprocess.run(module_command("app.common.history", "requeues-in-a-row", str(tmp_path)),
+        result = subprocess.run(module_command("app.host.common.history", "requeues-in-a-row", str(tmp_path)),
                                 capture_output=True, text=True, timeout=30)
         counts.append(int(result.stdout))
     assert counts == [2, 0, 1, 2]
@@ -658,12 +658,12 @@ def test_bad_node_requeues_count_in_a_row_until_training_gets_past_its_snapshot(
 
 def test_a_requeue_event_is_one_json_line_whatever_its_reason_says(tmp_path: Path) -> None:
     reason = 'preflight: "gpu07" said C:\\path\\x; rc=3'
-    event = subprocess.run(module_command("app.common.history", "event", str(tmp_path), "requeue", reason,
+    event = subprocess.run(module_command("app.host.common.history", "event", str(tmp_path), "requeue", reason,
                                           "--hosts-from", "-", "--excluded", "gpu07", "--job-id", "42", "--image",
                                           "app.sif"),
                            input="gpu07\ngpu08\n", capture_output=True, text=True, timeout=30)
     assert event.returncode == 0, event.stderr
-    result = subprocess.run(module_command("app.common.history", "requeues-in-a-row", str(tmp_path)),
+    result = subprocess.run(module_command("app.host.common.history", "requeues-in-a-row", str(tmp_path)),
                             capture_output=True, text=True, timeout=30)
     assert result.stdout.strip() == "1", result.stderr
     (line,) = (tmp_path / "history.jsonl").read_text().splitlines()

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch import allocation, config_check, host_checks, mpi_ranks, requeue
-from app.launch.checkout import REPO
-from app.launch.cli import main
-from app.launch.env_defaults import env_defaults
+from app.host.common.errors import UsageError
+from app.host.launch import allocation, config_check, host_checks, mpi_ranks, requeue
+from app.host.launch.checkout import REPO
+from app.host.launch.cli import main
+from app.host.launch.env_defaults import env_defaults
 from tests.launch_plan.job_parts import job_parts
 
 

@@ -1,5 +1,5 @@
-"""app/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how the job reads the
-ones you set."""
+"""app/host/launch/knobs.py: each knob's default and check, resolved once into a frozen record, and how the job reads
+the ones you set."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.knobs import DEFAULTS, NAMES, Facts, resolve
+from app.host.common.errors import UsageError
+from app.host.launch.knobs import DEFAULTS, NAMES, Facts, resolve
 from tests.launch import REPO
 from tests.launch_plan.job_parts import job_parts
 

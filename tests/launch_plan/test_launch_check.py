@@ -1,4 +1,4 @@
-"""app/launch/launch_check.py: one process on every node, judged from the launcher's reports, at 1024 nodes too."""
+"""app/host/launch/launch_check.py: one process on every node, judged from the launcher's reports, at 1024 nodes too."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.launch_check import MARKER, passed, read_reports, run_launch_check, scheduler_names, verdict
+from app.host.common.errors import UsageError
+from app.host.launch.launch_check import MARKER, passed, read_reports, run_launch_check, scheduler_names, verdict
 
 NODES = [f"nid{n:06d}" for n in range(1000, 2024)]
 
@@ -82,7 +82,7 @@ def test_the_launch_check_runs_the_report_through_the_launcher_and_learns_each_n
                                   "srun: Step created for StepId=17.0\n")
     check = run_launch_check([str(launch)], ["node1", "node3"], 2)
     assert passed(check, 2) == "launcher check: one process on each of node1 x1000c0s2b0n0"
-    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/launch/heal.py)
+    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/host/launch/heal.py)
     assert check.names == {"node1": "node1", "x1000c0s2b0n0": "node3"}
 
 

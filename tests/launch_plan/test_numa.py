@@ -1,4 +1,4 @@
-"""app/launch/numa.py: torchrun's --numa-binding from the node's sysfs."""
+"""app/host/launch/numa.py: torchrun's --numa-binding from the node's sysfs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.numa import numa_binding
+from app.host.common.errors import UsageError
+from app.host.launch.numa import numa_binding
 
 GH200_CPUS = ["0-71", "72-143", "144-215", "216-287"]
 

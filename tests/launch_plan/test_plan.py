@@ -1,14 +1,14 @@
-"""app/launch/plan.py and the job's program for each launcher task (app/launch/job.py JobRun.program): the torchrun
-command every node runs, after the node that hosts the store; `python3 -m app.launch --help`."""
+"""app/host/launch/plan.py and the job's program for each launcher task (app/host/launch/job.py JobRun.program): the
+torchrun command every node runs, after the node that hosts the store; `python3 -m app.launch --help`."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.launch.checkout import shell_text
-from app.launch.cli import main
-from app.launch.job import SLURM, Allocated, Job, JobRun, Launch, Running
-from app.launch.plan import Plan
+from app.host.launch.checkout import shell_text
+from app.host.launch.cli import main
+from app.host.launch.job import SLURM, Allocated, Job, JobRun, Launch, Running
+from app.host.launch.plan import Plan
 
 PLAN = Plan(nnodes=1024, nproc=4, rdzv_host="10.0.0.1", rdzv_port=29400, join_timeout_s=300)
 
@@ -35,7 +35,7 @@ def test_help_says_what_app_launch_runs(capsys):
 
 def program(monkeypatch, step: str, kind: str, owner: str = "") -> list[str]:
     """What one launcher task of the planned job (two nodes of 4 processes, torchrun meeting at node1:29400 within
-    60 s) runs for RDZV_ID 42 and PROGRAM `-m app.train`, after the node that hosts the store (app/launch/job.py
+    60 s) runs for RDZV_ID 42 and PROGRAM `-m app.train`, after the node that hosts the store (app/host/launch/job.py
     JobRun.program)."""
     monkeypatch.setenv("NUMA_BINDING", "none")
     job = Job("t.sh", SLURM)
@@ -66,5 +66,5 @@ def test_an_mpi_or_srun_task_step_runs_the_program_without_torchrun(monkeypatch,
 
 def test_a_task_step_of_your_own_script_gets_torchrun_s_environment_from_the_task(monkeypatch):
     assert program(monkeypatch, "task", "module") == [
-        "", "/bin/sh", "-c", shell_text("app/launch/srun_task_env.sh"), "ddp-task", "4", "python",
+        "", "/bin/sh", "-c", shell_text("app/host/launch/srun_task_env.sh"), "ddp-task", "4", "python",
         "-m", "app.train"]

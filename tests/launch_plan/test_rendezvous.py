@@ -1,11 +1,11 @@
-"""app/launch/rendezvous.py: the head node's fast address, or the one you give, and who hosts the store."""
+"""app/host/launch/rendezvous.py: the head node's fast address, or the one you give, and who hosts the store."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.rendezvous import rendezvous
+from app.host.common.errors import UsageError
+from app.host.launch.rendezvous import rendezvous
 
 IP = {"lo": "1: lo    inet 127.0.0.1/8 scope host lo", "eth0": "2: eth0    inet 10.0.0.5/24 scope global eth0",
       "ib0": "3: ib0    inet 10.1.2.3/16 brd 10.1.255.255 scope global ib0"}

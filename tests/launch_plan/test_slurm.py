@@ -1,11 +1,11 @@
-"""app/launch/slurm.py: the srun command lines of a step, from LAUNCH, the workload and the job's CPUs."""
+"""app/host/launch/slurm.py: the srun command lines of a step, from LAUNCH, the workload and the job's CPUs."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.slurm import cpus_warning, slurm_launch
+from app.host.common.errors import UsageError
+from app.host.launch.slurm import cpus_warning, slurm_launch
 
 PER_NODE = ["srun", "--kill-on-bad-exit=1", "--nodes=1024", "--ntasks=1024", "--ntasks-per-node=1"]
 

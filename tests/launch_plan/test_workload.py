@@ -1,4 +1,4 @@
-"""app/launch/workload.py: what runs on every node, from the job's arguments."""
+"""app/host/launch/workload.py: what runs on every node, from the job's arguments."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import shlex
 
 import pytest
 
-from app.common.errors import UsageError
-from app.launch.workload import nccl_tests_one_node, workload
+from app.host.common.errors import UsageError
+from app.host.launch.workload import nccl_tests_one_node, workload
 
 JOB = {"config": "demo", "run_dir": "/runs/42", "check_site": "mn5", "scheduler": "slurm", "script": "mn5.sh"}
 

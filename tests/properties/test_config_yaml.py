@@ -7,8 +7,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.check.options import CheckSettings
-from app.common.errors import UsageError
 from app.common.typedconfig import load_config
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from tests.bounded import within
 from tests.properties.strategies import SECONDS_PER_EXAMPLE, fresh_directory, json_values

@@ -8,8 +8,8 @@ import json
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from app.common.history import append_attempt, main, requeues_in_a_row
-from app.common.jsonl import MAX_LINE_BYTES, json_object, json_objects
+from app.host.common.history import append_attempt, main, requeues_in_a_row
+from app.host.common.jsonl import MAX_LINE_BYTES, json_object, json_objects
 from app.train.outputs import _metrics_truncated_to
 from tests.bounded import within
 from tests.properties.strategies import (

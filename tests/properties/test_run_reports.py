@@ -1,4 +1,4 @@
-"""app.report's reading of a run directory (app/report/run_record.py) and its text, on any metrics, history and
+"""app.report's reading of a run directory (app/host/report/run_record.py) and its text, on any metrics, history and
 summary files: the report's lines or the one-line UsageError of a directory that is not a run."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.common.errors import UsageError
-from app.report.run_record import read_run
-from app.report.text import summary_lines
+from app.host.common.errors import UsageError
+from app.host.report.run_record import read_run
+from app.host.report.text import summary_lines
 from tests.bounded import within
 from tests.properties.strategies import (
     SECONDS_PER_EXAMPLE,

@@ -1,5 +1,5 @@
 """The readers of an earlier summary.json, whatever it holds: the trainer's hang report (app/train/summary.py)
-and the next attempt's line in history.jsonl (app/common/history.py, how the previous attempt ended)."""
+and the next attempt's line in history.jsonl (app/host/common/history.py, how the previous attempt ended)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.common.history import previous_ending
+from app.host.common.history import previous_ending
 from app.train.summary import write_hang_summary
 from tests.bounded import within
 from tests.properties.strategies import (

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from app.launch.checkout import module_command
+from app.host.launch.checkout import module_command
 from tests.launch import REPO, children, clean_env, finish, run, start, torchrun_command, wait_for_step
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     assert "resuming from" in finish(agent) and agent.returncode == 0
     # A job leaves node2 out and requeues (the line as the history's command writes it, on the host's python3 as
     # the job runs its modules), attempt 3
-    heal = subprocess.run(module_command("app.common.history", "event", str(run_dir), "requeue",
+    heal = subprocess.run(module_command("app.host.common.history", "event", str(run_dir), "requeue",
                                          "preflight: node2 slow", "--hosts", "node1,node2", "--excluded", "node2",
                                          "--job-id", "42", "--image", "none"),
                           env=clean_env(), cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
@@ -65,7 +65,7 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     import matplotlib.image
 
     assert matplotlib.image.imread(str(png)).shape[:2] == (700, 1000)
-    from app.report.figure import REQUEUE_COLOUR, RESTART_COLOUR, TRAIN_COLOUR, VALIDATION_COLOUR
+    from app.host.report.figure import REQUEUE_COLOUR, RESTART_COLOUR, TRAIN_COLOUR, VALIDATION_COLOUR
 
     for colour in (TRAIN_COLOUR, VALIDATION_COLOUR, RESTART_COLOUR, REQUEUE_COLOUR):
         assert pixels_of(png, colour) > 100, colour

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from app.report.cli import main
+from app.host.report.cli import main
 from tests.bounded import within
 
 STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
@@ -82,8 +82,8 @@ def test_a_line_that_is_both_an_attempt_and_an_event_is_checked_as_both(tmp_path
 def test_a_long_run_is_read_in_memory_that_does_not_grow_with_it(tmp_path, capsys):
     import tracemalloc
 
-    from app.report.run_record import MAX_POINTS, read_run
-    from app.report.text import summary_lines
+    from app.host.report.run_record import MAX_POINTS, read_run
+    from app.host.report.text import summary_lines
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from app.launch.plan import Plan
+from app.host.launch.plan import Plan
 from tests.launch import REPO, clean_env, free_port, wait_for_step
 from tests.security.test_store_attacker import SECRET, TAMPERED, as_attacker
 

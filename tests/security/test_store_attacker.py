@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from app.launch.plan import Plan
+from app.host.launch.plan import Plan
 from tests.launch import REPO, clean_env, free_port
 
 SECRET = "5e" * 16

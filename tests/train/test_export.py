@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import os
 
-from app.common import exitcodes
+from app.host.common import exitcodes
 from app.train.snapshot import export
 from tests.launch import REPO
 

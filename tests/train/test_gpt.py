@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from app.common.errors import UsageError
 from app.common.typedconfig import load_config
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from app.train.workloads import build_workload
 from app.train.workloads.gpt import GPT, PRESETS

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from tests.bounded import within
 from tests.train.in_process import train_here
 

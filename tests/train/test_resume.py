@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from tests.launch import REPO
 from tests.train.in_process import params, train_here
 

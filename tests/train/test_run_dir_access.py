@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.cli import check_writable
 from app.train.snapshot import layout
 from tests.launch import run, train_command
@@ -147,7 +147,7 @@ def test_a_users_run_dir_in_a_directory_root_made_in_a_sticky_tmp_is_accepted():
         made_by_root.chmod(0o755)
         (made_by_root / "runs").mkdir()
         shutil.chown(made_by_root / "runs", TEST_USER)
-        probe = ("import sys; from pathlib import Path; from app.common.private_dir import why_parents_unsafe; "
+        probe = ("import sys; from pathlib import Path; from app.host.common.private_dir import why_parents_unsafe; "
                  "print(why_parents_unsafe(Path(sys.argv[1])))")
         # The system's python3: the module needs only the standard library, and the test user may not reach .venv's
         result = subprocess.run(["runuser", "-u", TEST_USER, "--", SYSTEM_PYTHON, "-I", "-c",

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from app.common import exitcodes
 from app.common.distributed import DistContext
-from app.common.errors import StorageError
+from app.host.common import exitcodes
+from app.host.common.errors import StorageError
 from app.train.outputs import RunOutputs, run_files_written
 from app.train.step_record import StepRecord
 

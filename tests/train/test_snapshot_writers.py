@@ -9,8 +9,8 @@ import warnings
 
 import pytest
 
-from app.common import exitcodes
-from app.common.errors import StorageError, UsageError
+from app.host.common import exitcodes
+from app.host.common.errors import StorageError, UsageError
 from app.train.snapshot import SnapshotManager
 from tests.train.test_snapshots import training_state
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from app.common.errors import UsageError
 from app.common.typedconfig import load_config
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from app.train.plan import Position, RunPlan
 from app.train.snapshot import SnapshotManager, layout

@@ -27,7 +27,7 @@ from app.check.node import (
 from app.check.node.probe import Probe
 from app.check.report import Check
 from app.common import injected_faults
-from app.common.provenance import read_labels
+from app.host.common.provenance import read_labels
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from app.check.node.network import NetworkInventory
 from app.check.node.probe import HOST, Probe
 from app.check.report import FAIL, OK, WARN, Check
-from app.common.provenance import read_labels
+from app.host.common.provenance import read_labels
 
 
 def in_apptainer(env: Mapping[str, str], root: str = "/") -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 from app.check.node.network import NetworkInventory
 from app.check.node.probe import HOST, Probe
 from app.check.report import FAIL, OK, WARN, Check
-from app.common import fabric_policy as policy
+from app.host.common import fabric_policy as policy
 
 #: Where the dynamic loader looks besides LD_LIBRARY_PATH (Debian/Ubuntu multiarch, RHEL, NGC images).
 SYSTEM_LIBRARY_DIRS = (

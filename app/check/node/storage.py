@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from app.check.report import FAIL, OK, WARN, Check
-from app.common.regular_files import open_regular
+from app.host.common.regular_files import open_regular
 
 CHUNK = 4 << 20
 

@@ -21,7 +21,7 @@ from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlan
 from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
 from app.common.atomic import write_atomic
-from app.common.errors import UsageError, exits_cleanly
+from app.host.common.errors import UsageError, exits_cleanly
 from app.train.snapshot import dcp_metadata, layout
 from app.train.snapshot.write_failures import FILE_SYSTEM_FAILED, storage_error
 

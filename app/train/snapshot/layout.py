@@ -38,8 +38,8 @@ from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
 from torch.distributed.checkpoint.metadata import StorageMeta
 
 from app.common.atomic import sha256_of
-from app.common.private_dir import why_not_private
-from app.common.regular_files import read_regular
+from app.host.common.private_dir import why_not_private
+from app.host.common.regular_files import read_regular
 from app.train.snapshot import dcp_metadata
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ def verify(path: Path) -> str | None:
 
 
 def _foreign(path: Path) -> str | None:
-    """Why a sharded snapshot's directory may hold another user's files (see app/common/private_dir.py)."""
+    """Why a sharded snapshot's directory may hold another user's files (see app/host/common/private_dir.py)."""
     why = why_not_private(path) if is_sharded(path) and path.exists() else None
     return None if why is None else f"its directory {why}"
 

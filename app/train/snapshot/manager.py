@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.distributed as dist
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from app.train.plan import Position
 from app.train.snapshot import format, layout

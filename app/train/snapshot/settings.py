@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.snapshot import format
 from app.train.snapshot.layout import Snapshot
 

@@ -30,7 +30,7 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
 
 from app.common.atomic import fsync_dir, sha256_of, write_atomic, write_text_atomic
-from app.common.private_dir import make_private_dir, make_private_files
+from app.host.common.private_dir import make_private_dir, make_private_files
 from app.train.snapshot import layout
 from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure, raise_on_every_rank
 

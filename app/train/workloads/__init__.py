@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.config import Config
 
 #: Held-out (validation) data is drawn with run.seed + this: other samples of the same distribution.

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.config import Config
 from app.train.workloads import Workload
 from app.train.workloads.tokens import TokenWindows, load_token_file, synthetic_token_stream

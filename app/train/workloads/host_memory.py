@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 
 
 def physical_memory_bytes() -> int:

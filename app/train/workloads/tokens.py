@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from app.common.errors import UsageError
+from app.host.common.errors import UsageError
 from app.train.workloads import VALIDATION_SEED_OFFSET
 from app.train.workloads.host_memory import require_fits
 

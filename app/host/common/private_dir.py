@@ -1,0 +1,148 @@
+"""Directories only their owner can write: a run's, its snapshots'.
+
+What a resume trusts lies in them (snapshots, the stop file, history.jsonl), and they are often made under a
+group-writable project directory at a predictable name (`runs/<job id>`): another user could create the
+next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
+lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
+neither group nor others can write it. The job applies it to RUN_DIR before any step (app/host/launch/job.py
+make_run_dir).
+"""
+
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Optional, Set
+
+from app.host.common.errors import UsageError
+
+PRIVATE, PRIVATE_FILE = 0o700, 0o600
+
+
+#: What another user's directory could hold, by default: a run directory's
+RUN_FILES = "snapshots or a stop file"
+
+
+def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
+    """None when `directory` is a directory this user owns that neither group nor others can write (a symbolic
+    link counts only when this user made it), else why not (`planted`: what another user could plant there)."""
+    me = os.geteuid()
+    info = os.lstat(directory)
+    if stat.S_ISLNK(info.st_mode):
+        if info.st_uid != me:
+            return f"is a symbolic link made by another user (uid {info.st_uid})"
+        info = os.stat(directory)
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a directory"
+    if info.st_uid != me:
+        return f"belongs to another user (uid {info.st_uid}), who could have planted {planted} in it"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}), who could plant {planted} "
+                f"in it (if it holds only your files: chmod go-w {directory})")
+    return None
+
+
+def _unmapped_owner() -> "tuple[int, ...]":
+    """The uid files of unmapped owners show inside a user namespace (an unprivileged Apptainer container maps only
+    its user, so root's /, /tmp and /gpfs show as the kernel's overflow uid, 65534): trusted as root is, since the
+    namespace cannot say whose they are; the job scripts check RUN_DIR's parents on the host before the container
+    starts. Outside a user namespace (the identity map): none."""
+    try:
+        with open("/proc/self/uid_map") as uid_map:
+            if uid_map.read().split() == ["0", "0", "4294967295"]:
+                return ()
+        with open("/proc/sys/kernel/overflowuid") as overflow:
+            return (int(overflow.read()),)
+    except (OSError, ValueError):
+        return ()
+
+
+def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> Optional[str]:
+    """None when no user but this one (and root) can rename `directory` or any directory above it, else which
+    parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
+    place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
+    in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
+    links lead to are checked. `trusted`: the owners trusted instead of this user and root (the image build's
+    mirror also trusts the checkout's owner)."""
+    trusted = {os.geteuid(), 0, *_unmapped_owner()} if trusted is None else trusted
+    absolute = Path(os.path.abspath(directory))
+    for path in (absolute, Path(os.path.realpath(directory))):
+        for parent, child in zip(path.parents, [path, *path.parents]):
+            info = os.stat(parent)
+            if info.st_uid not in trusted:
+                return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what "
+                        "is in it")
+            if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                continue
+            mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
+            if not info.st_mode & stat.S_ISVTX:
+                return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
+                        "make their own in its place")
+            if os.lstat(child).st_uid not in trusted:  # root's own, like the parents it owns, is trusted
+                return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
+                        "what is in it")
+    return None
+
+
+def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun", planted: str = RUN_FILES) -> None:
+    """`UsageError` naming `key` (and `example`, a value of it that works) unless `why_not_private(directory)` is
+    None."""
+    why = why_not_private(directory, planted)
+    if why is not None:
+        raise UsageError(f"{key}={str(directory)!r} {why}; give a directory of your own, example: {key}={example}")
+
+
+def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: str = "$SCRATCH/runs/myrun",
+                       planted: str = RUN_FILES, parents: bool = False) -> None:
+    """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`
+    (with `parents`, also `why_parents_unsafe`: a run's directory); `key` names the setting in the one-line error,
+    `example` a value that works."""
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(directory, mode)
+        os.chmod(directory, mode)  # mkdir's mode is masked by the umask
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
+                         f"example: {key}={example}") from None
+    why = why_parents_unsafe(directory) if parents else None
+    if why is not None:
+        raise UsageError(f"{key}={str(directory)!r} {why}; put it under a directory only you can write, example: "
+                         f"{key}={example}")
+    check_private(directory, key, example, planted)
+
+
+def probe_writable(directory: Path, key: str) -> None:
+    """Write and remove a file under an unpredictable name, following no link (`O_EXCL | O_NOFOLLOW`)."""
+    probe = directory / f".write-test-{secrets.token_hex(8)}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        probe.unlink()
+    except OSError as err:
+        raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
+                         f"example: {key}=$SCRATCH/runs/myrun") from None
+
+
+def make_private_dir(directory: Path) -> None:
+    """mkdir `directory` with `group_readable_mode` of its parent, exactly (the umask does not apply)."""
+    mode = group_readable_mode(directory.parent, PRIVATE)
+    os.mkdir(directory, mode)
+    os.chmod(directory, mode)
+
+
+def make_private_files(directory: Path) -> None:
+    """chmod the files right under `directory` to `group_readable_mode` of it (what a library wrote with the
+    umask's mode: DCP's shards)."""
+    mode = group_readable_mode(directory, PRIVATE_FILE)
+    for path in directory.iterdir():
+        if path.is_file() and not path.is_symlink():
+            os.chmod(path, mode)
+
+
+def group_readable_mode(directory: Path, private: int) -> int:
+    """`private` (a file's 0600 or a directory's 0700) plus the group's read (and search) bits when `directory`
+    lets its group read: what is created inside a run directory opens to no one the directory does not."""
+    if os.stat(directory).st_mode & stat.S_IRGRP:
+        return private | (private >> 3 & 0o050)
+    return private

@@ -1,0 +1,3000 @@
+"""The one table of what `python -m app.diagnose` recognises: each known cause, the log lines that show it, and
+its fix.
+
+Every pattern is a message its program really prints, taken from that program's source or from logs quoted
+in public issue threads (tests/diagnose/logs/ keeps the quotes with their sources):
+
+- torch: `RendezvousTimeoutError` (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py),
+  `[Rank N] Watchdog caught collective operation timeout: WorkNCCL(...)` (ProcessGroupNCCL.cpp),
+  `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ...` (c10/cuda/CUDACachingAllocator.cpp);
+- NCCL: `Duplicate GPU detected : rank A and rank B both on CUDA device X` (src/init.cc to 2.29),
+  `Multiple ranks detected using the same GPU on this node` (src/graph/topo.cc, 2.30.4), `Multiple Ranks are
+  using the same GPU/Partition` (src/init.cc, 2.30.7),
+  `NCCL WARN Error: network AWS Libfabric not found.` (src/plugin/net.cc to 2.26) and its successor
+  `NCCL WARN Failed to initialize any NET plugin` (2.27 and later), `Using network Socket`,
+  `via NET/Socket/0`, `NET/IB : No device found`;
+- aws-ofi-nccl 1.18.0: `NET/OFI Selected provider is cxi` (src/nccl_ofi_net.cpp), `OFI fi_getinfo() call
+  failed: No data available` (src/nccl_ofi_rdma.cpp);
+- libfabric 1.22.0: `fi_getinfo: provider efa output empty list` (src/fabric.c);
+- glibc's loader: ``version `FABRIC_1.8' not found (required by .../libnccl-net.so)``;
+- libibverbs: `libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0`;
+- Slurm 25.11.7: `*** JOB 12 ON node1 CANCELLED AT ... DUE TO TIME LIMIT ***` and `... DUE TO NODE FAILURE, SEE
+  SLURMCTLD LOG FOR DETAILS ***` (src/slurmd/slurmstepd/req.c), `srun: error: Node failure on node1`
+  (src/srun/allocate.c), `Invalid generic resource (gres) specification`, `Invalid qos specification`,
+  `Invalid account or account/partition combination specified` (src/common/slurm_errno.c);
+- PBS Pro / OpenPBS: `=>> PBS: job killed: walltime 7230 exceeded limit 7200`;
+- the node and runtime causes at the end of the table, each message at its source:
+  NCCL (v2.21.5-1 and v2.30.4-1): `Error: failed to extend %s to %ld bytes`, `Error while creating shared memory
+  segment %s (size %ld), error: %s` and `unlink shared memory %s failed` (src/misc/shmutils.cc, src/os/linux.cc),
+  `Bootstrap : no socket interface found`, `NET/Socket : No usable listening interface found` (src/bootstrap.cc),
+  `ncclSocketInit: ... is neither AF_INET(2) nor AF_INET6(10)` (src/misc/socket.cc), `Call to ibv_reg_mr failed
+  with error %s`, `Call to ibv_modify_qp failed with %d %s` (src/misc/ibvwrap.cc), `NET/IB : Got completion from
+  peer %s with status=%d ...` (src/transport/net_ib.cc; net_ib/p2p.cc prints the status by name), `XML Import
+  Channel : dev %ld not found.` (src/graph/search.cc), `Cuda failure %d '%s'` (src/include/cudawrap.h, from
+  transport/nvls.cc and transport/shm.cc); the shm errors' older form `Call to posix_fallocate failed`, `Call to
+  shm_open failed` (include/shm.h, NVIDIA/nccl#342, #328); the causes: NVIDIA/nccl#976 and #1488 (NVLS after a
+  Fabric Manager restart), #1838 (cuMem host memory without P2P), #2013 (rail-only fabric, NCCL_CROSS_NIC=0), #426
+  (RoCE GID, error 12), #210 and #1837 (bootstrap interface), NVIDIA/nccl-tests#206 (memlock) and #264 (Fabric
+  Manager down), NCCL's troubleshooting guide (/dev/shm size, systemd RemoveIPC);
+  aws-ofi-nccl: `Unable to register memory (type = %d) for device %d. RC: %d, Error: %s` (src/nccl_ofi_rdma.cpp),
+  awslabs/awsome-distributed-ai#203 (EINVAL: EFA installer before 1.29.1);
+  CUDA's error strings `system not yet initialized` (802, cudaErrorSystemNotReady), `invalid device ordinal` and
+  `CUDA driver version is insufficient for CUDA runtime version` (35); torch's `The NVIDIA driver on your system
+  is too old (found version %d)` (c10/cuda/CUDAFunctions.cpp);
+  torch: `ProcessGroupNCCL is only supported with GPUs, no GPUs found!` (ProcessGroupNCCL.cpp), `The server socket
+  has failed to listen on any local network address` (c10d/socket.cpp), `Torch not compiled with CUDA enabled`;
+  Slurm: `Requested node configuration is not available` (src/common/slurm_errno.c), `Detected %u oom-kill
+  event(s) in %s` and, since 22.05, `Detected %lu oom_kill event%s in %ps` (task/cgroup), srun's `task %d: Out Of
+  Memory`; --gpus-per-task implies --gpu-bind=per_task (srun man page);
+  Apptainer 1.4: `destination %s doesn't exist in container` (internal/pkg/runtime/engine/apptainer/
+  container_linux.go, which also gives --contain a private /dev/shm tmpfs), `image targets '%s', cannot run on
+  '%s'` (.../process_linux.go), `SIF image %s is corrupted: wrong partition size` (pkg/image/sif.go);
+  apptainer/singularity#5935 (--nv and libcuda.so.1);
+  enroot 4.1: `failed to set capabilities`, `failed to create user namespace` (bin/enroot-*.c), NVIDIA/enroot#141
+  (enroot+caps), #195 (a large uid); NVIDIA/pyxis#41 (runtime_path full, mksquashfs' `Write failed because %s`);
+  PMIx: `PMIX ERROR: %s in file %s at line %d` (src/util/error.h), openpmix/openpmix#3204 and
+  apptainer/singularity#5195 (`PMIX_MCA_gds=hash`);
+  DeepSpeed 0.19: `CUDA_HOME does not exist, unable to compile CUDA op(s)` (op_builder/builder.py), the mpi4py
+  import of its MPI discovery (comm/comm.py), its launcher's `ssh HOST hostname -I` (launcher/runner.py);
+  OpenSSH's `ssh: Could not resolve hostname %s: %s`; glibc's loader (`undefined symbol: nccl...`,
+  pytorch/pytorch#119932);
+- this project: the job scripts' `<script>: error: ...` lines (app/host/launch/say.py), app.check's
+  `VERDICT: FAIL (...): ... Fix: ... exit code N` (app/check/report.py), the trainer's hang verdict
+  `hang: rank 1 (node2) stopped answering ...` (app/train/assemble.py, also in summary.json).
+
+The last section of the table, "from the components' sources", reads messages taken from each component's
+source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
+Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython, munge):
+tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
+beside it checks the printed line against the statement and the cause named. Where each cause sits in the
+stack and how sure its reading is: app/host/diagnose/layers.py, which also holds the layer verdicts given when no
+cause fits; docs/diagnose.md lists both, generated (app/host/diagnose/catalogue.py).
+
+Fixes are written here once. Where the project already words one (app/host/common/remedies.py, the fabric policy's
+values through app/host/common/fabric_policy.py) it is imported, not retyped. The symptom tables of docs/job-scripts.md
+are tested against this table (tests/diagnose/test_readme_tables.py): each row whose symptom is a log line names,
+in `readme`, the rule that must recognise it, and every command or setting the row's fix column quotes must
+appear in that rule's fix. Tested rather than generated, because the tables' rows are prose written per site
+(MareNostrum 5, any Slurm, GH200 on PBS), while a rule's fix must also serve logs of jobs that never used this
+project's scripts.
+"""
+
+import re
+from typing import Callable, Match, NamedTuple, Optional, Sequence, Tuple
+
+from app.host.common import fabric_policy as policy
+from app.host.common import remedies
+from app.host.diagnose.logview import LineFact, LogView
+
+
+class Cause(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
+    key: str
+    """A short name, stable for tests and scripts (`--list` shows them)."""
+    cause: str
+    """The cause in one sentence; `{name}` fields are filled from the first matching line's named groups."""
+    fix: str
+    """What to change: the setting, the command, or the job-script option."""
+    patterns: Tuple[str, ...]
+    """Regular expressions (searched, case-sensitive) for the lines that show the cause."""
+    weight: int
+    """Order among the findings of one log: a root cause outranks its consequences (higher first)."""
+    applies: Optional[Callable[[LogView], bool]] = None
+    """A condition on the whole log, for lines that mean this cause only in some contexts."""
+    readme: Tuple[str, ...] = ()
+    """Text of the symptom cells (docs/job-scripts.md's `| symptom | cause | fix |` tables) this rule answers."""
+    context: Tuple[str, ...] = ()
+    """Patterns (case-insensitive) for lines that support the reading, quoted after the lines that show it."""
+    hits_show: Optional[Callable[[Sequence[Match[str]]], bool]] = None
+    """A condition on the lines that matched (the first MAX_KEPT), for a reading that needs several of them:
+    one node named in every line, two versions among them."""
+
+
+def _atomic(name: str, pattern: str) -> str:
+    """`(?>pattern)` for Python 3.6 (atomic groups are 3.11+): a lookahead keeps what `pattern` matched and never
+    backtracks into it, the backreference `name` consumes it; the same match and the same linear time."""
+    return f"(?=(?P<{name}>{pattern}))(?P={name})"
+
+
+# --- the context the conditional rules read ------------------------------------------------------------------
+
+_SLINGSHOT = r"/dev/cxi|\bcxi\d|provider is cxi|\bhsn\d|slingshot|\.cray\.com|/opt/cray/"
+_FAST_FABRIC = (r"\bmlx5_\d|\bhsn\d|/dev/cxi|provider is cxi|\bib\d\b|/dev/infiniband"
+                r"|NCCL_SOCKET_IFNAME=(?:hsn|ib)|slingshot|infiniband")
+_LAUNCHER = re.compile(r"\b(?:mpiexec|mpirun|srun|pbsdsh|pdsh|clush|aprun)\b", re.IGNORECASE)
+_TORCHRUN = re.compile(r"\btorchrun\b", re.IGNORECASE)
+
+
+def _launches_per_node(text: str) -> bool:
+    """A launcher that starts one process per node, with torchrun later on the same line (or this project's
+    launcher check). Two searches, not one `launcher.*torchrun` pattern: that one rescans the rest of the line
+    from every launcher word, quadratic on a long `srun ...` line."""
+    launcher = _LAUNCHER.search(text)
+    if launcher and _TORCHRUN.search(text, launcher.end()):
+        return True
+    return "launcher check: one process on each" in text
+
+
+_per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: one process on each"))
+
+
+#: srun's one-GPU-per-task binding, which makes every task's GPU device 0 (Slurm docs: --gpus-per-task implies
+#: --gpu-bind=per_task).
+_GPUS_PER_TASK = r"--gpus-per-task|SLURM_GPUS_PER_TASK"
+
+_NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
+               r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)|--num_nodes[= ](\d+)")
+
+
+#: The same, for counts above one: the job had more than one node (also the lines quoted as context).
+_NODE_COUNT_MULTI = _NODE_COUNT.replace(r"(\d+)", r"([2-9]|[1-9]\d+)\b")
+
+
+def _multi_node(log: LogView) -> bool:
+    """The job had more than one node: torchrun's --nnodes, a node count the job printed, PBS select=, Slurm's."""
+    return log.has(_NODE_COUNT_MULTI)
+
+
+def _one_launcher(log: LogView) -> bool:
+    return _multi_node(log) and not log.has(_per_node_launch)
+
+
+def _rendezvous_unreachable(log: LogView) -> bool:
+    return not _one_launcher(log)
+
+
+#: NCCL 2.27 and later: `WARN("Failed to initialize any NET plugin")` (nccl src/plugin/net.cc, v2.27.3-1 to
+#: v2.30.7-1), which no longer names the network; up to 2.26 `WARN("Error: network %s not found.")`
+#: (src/net.cc to v2.25.1-1, src/plugin/net.cc at v2.26.6-1).
+_NO_NET = r"NCCL WARN Failed to initialize any NET plugin"
+#: The network the job asked NCCL for: this project's policy preview (`setting NCCL_NET=IB`), an `export`, or
+#: an environment dump.
+_NCCL_NET_IB = r"\bNCCL_NET=[\"']?IB\b"
+_NCCL_NET_OFI = r"\bNCCL_NET=[\"']?(?:AWS )?Libfabric"
+#: NCCL_DEBUG=INFO lines that say which network failed: with NCCL_NET=IB NCCL probes the IB devices and finds
+#: none (src/transport/net_ib); the plugin's `NET/Plugin: Could not find:` is also printed there, so it counts
+#: only where no IB probe failed.
+_IB_PROBE_FAILED = r"NET/IB : No device found"
+#: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
+#: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
+_IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
+#: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
+#: abort, NCCL's error strings. Readings of lines that healthy runs may also print (NCCL's WARN lines, its
+#: socket errors at shutdown, the versions each rank logs) need one.
+_FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
+           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
+           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: srun got its step after waiting: Slurm 25.11.7 src/srun/launch.c line 1245, info("Step created for %ps", ...).
+_STEP_CREATED = r"Step created for \S"
+#: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
+#: (src/net.cc, src/plugin/plugin_open.cc).
+_OFI_HINTS = _SLINGSHOT + r"|NET/Plugin: Could not find|NET/Plugin: No plugin found|NET/OFI|aws-ofi-nccl"
+
+
+def _net_asked_for(log: LogView) -> str:
+    """Which network a `Failed to initialize any NET plugin` was about: "ib" or "ofi" (also when the log
+    does not say: the libfabric plugin is the network NCCL is most often told to use and cannot find)."""
+    if log.has(_NCCL_NET_IB):
+        return "ib"
+    if log.has(_NCCL_NET_OFI):
+        return "ofi"
+    if log.has(_IB_PROBE_FAILED):
+        return "ib"
+    return "ofi"
+
+
+_VIA_SOCKET = r"via NET/Socket"
+_NO_LIBIBVERBS = r"Failed to open libibverbs"
+_SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
+_EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
+#: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
+_GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
+#: NCCL's queue pair to the other node timed out (src/misc/ibvwrap.cc: 2.24+ "failed with 110 Connection timed
+#: out", 2.21-2.23 "failed with error Connection timed out errno 110", v2.18.5-1 line 52 without the errno).
+_QP_TIMED_OUT = r"Call to ibv_modify_qp failed with (?:error Connection timed out|(?:error .{1,80}? errno )?110\b)"
+#: The network cards are RoCE: NCCL's "NET/IB : Using [0]mlx5_0:1/RoCE" (src/transport/net_ib.cc v2.18.5-1 line 259,
+#: v2.21.5-1 line 525), ibv_devinfo's "link_layer: Ethernet" and GID type "RoCE v2" (rdma-core v50.0
+#: libibverbs/examples/devinfo.c lines 173 and 635).
+_ROCE = r"/RoCE\b|, RoCE v2\b|link_layer:\s+Ethernet"
+#: PMIx's data store's lock files (gds/ds12, gds/ds21: gds_ds12_lock_pthread.c, gds_ds21_lock_pthread.c) and its
+#: store proper (dstore_*.c, out of resources).
+_PMIX_LOCK = r"PMIX ERROR: [\w-]+ in file \S*gds_ds\d+_lock"
+_PMIX_STORE = r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE|PMIX ERROR: [\w-]+ in file \S*dstore"
+#: An MPI program failed to start: Open MPI's "*** An error occurred in %s" (ompi/errhandler), its runtime's
+#: ORTE_ERROR_LOG, PMIx's client "PMIx_Init failed", or any failure _FAILED knows.
+_MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Init failed|MPI_ABORT was invoked"
+#: ENOSPC on a line a more specific cause explains (/dev/shm, pyxis' runtime path, Apptainer's own directories): the
+#: disk is then not the reading, and "disk-full" is left out rather than listed after that cause.
+_ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
+                     r"|unable to write to file </torch_"
+                     r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
+                     r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
+                     r"|/build-temp-\d[^\n]{0,400}?No space left on device"
+                     r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
+                     r"|Build failed)"
+                     r"[^\n]{0,4000}?No space left on device")
+#: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
+#: give-up after retrying (socket.cpp throwTimeoutError).
+_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
+#: The address Debian and Ubuntu's installers map the host's own name to in /etc/hosts (not the loopback fallback
+#: 127.0.0.1 a program picks itself): a peer that advertised it resolved its name to loopback.
+_DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
+#: OpenSSH's changed or revoked host key (sshconnect.c, V_7_4_P1 to V_9_9_P1): a more specific reading of its
+#: "Host key verification failed."
+_SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
+                         r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
+                         r"strict checking")
+#: Slurm's cgroup memory failcnt notice, also printed by runs that finished (host-oom's condition).
+_MEMORY_FAILCNT = r"Exceeded (?:step|job) memory limit at some point"
+#: A process was killed for memory: the kernel's OOM killer, Slurm's cgroup or its polling, PBS' mom.
+_HOST_OOM_KILL = (r"Detected \d+ oom[-_]kill event|: Out Of Memory|PBS: job killed: v?mem|exceeded memory limit \("
+                  r"|out of memory: Kill(?:ed)? process \d+")
+#: PMIx's component report names the security framework (help-pmix-mca-base.txt "Framework: %s").
+_PSEC_FRAMEWORK = r"^\s{0,8}Framework: +psec\b"
+#: srun ignored a one-task-per-node layout (Slurm 25.11.7 src/srun/opt.c line 1269's warning with 1).
+_ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
+#: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
+_TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
+#: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
+_NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
+                r"|unhandled system error|internal error|unhandled cuda error")
+#: NCCL's error string for ncclInvalidUsage (src/init.cc ncclGetErrorString, "invalid usage" and since 2.21 "invalid
+#: usage (run with NCCL_DEBUG=WARN for details)"), and the "NCCL WARN" prefix its checks print with.
+_NCCL_INVALID_USAGE = r"\binvalid usage\b|NCCL WARN Duplicate GPU|NCCL WARN Multiple ranks"
+#: NCCL 2.26 and later refuse a GPU whose shared memory its kernels exceed (src/enqueue.cc, a WARN and an error).
+_NCCL_SMEM_REFUSED = r"cudaArch \d+ (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem"
+#: torch's watchdog line names the collective it gave up on: torch 2.2 to 2.13 ProcessGroupNCCL.cpp operator<<(WorkNCCL)
+#: c10::str("WorkNCCL(", "SeqNum=", seq_, ", OpType=", ..., ", Timeout(ms)=", opTimeout_.count(), ")"), seq_ counting
+#: the group's collectives from 1. One of the group's first collectives (up to the fifth) timed out:
+_WATCHDOG_EARLY = r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=[0-5],"
+#: ... or a later one (or a torch before 2.2, whose WorkNCCL(OpType=..., Timeout(ms)=...) names no SeqNum).
+_WATCHDOG_LATER = (r"Watchdog caught collective operation timeout: WorkNCCL\((?:SeqNum=(?:[6-9]|\d\d+)|OpType=)"
+                   r"|Watchdog caught hanging process")
+#: A progress bar the program itself printed (tqdm's "n/total [elapsed<remaining" meter, tqdm/std.py
+#: format_meter) that had counted ten steps or more: its loop ran on while the process group was idle.
+_OWN_PROGRESS = r"\b[1-9]\d+/\d+ \[(?:\d+:)?\d+:\d\d<"
+
+
+def _waited_for_own_work(log: LogView) -> bool:
+    """The timed-out collective was one of the group's first, while a progress bar of the program's own had
+    counted ten steps or more: the loop it shows ran no collectives (ten steps of a DDP training loop are ten
+    all-reduces, SeqNum 10 or more), so the other ranks waited for one rank's own work (preparing data,
+    evaluating on rank 0) longer than the timeout. The program's timing, not the infrastructure."""
+    return log.has(_OWN_PROGRESS) and log.has(_WATCHDOG_EARLY) and not log.has(_WATCHDOG_LATER)
+
+
+#: torch's Gloo pairs could not connect (ProcessGroupGloo.cpp: "Gloo connectFullMesh failed with ...").
+_GLOO_MESH_FAILED = r"Gloo connectFullMesh failed"
+#: A shell that found no program of a name, `{command}` filled with the name's pattern: bash 5.2 execute_cmd.c
+#: line 5728 internal_error (_("%s: command not found"), pathname) ("run.sh: line 10: NAME: command not found"), in
+#: the translations bash ships (po/*.po: zh_CN, de, fr, es, ja, ru, it, pt_BR, ko; LANG decides which it prints);
+#: dash 0.5.12 (Debian's and Ubuntu's /bin/sh) src/exec.c line 146 exerror(EXEND, "%s: %s", argv[0],
+#: errmsg(e, E_EXEC)) with src/error.c line 227 "not found" ("sh: 1: NAME: not found").
+_COMMAND_NOT_FOUND = (r"(?:^|[\s:/])(?P<command>{command})(?: ?: (?:command not found|未找到命令"
+                      r"|Kommando nicht gefunden|commande introuvable|orden no encontrada"
+                      r"|コマンドが見つかりません|команда не найдена"
+                      r"|comando non trovato|comando não encontrado|명령어를 찾을 수 없음)|: not found$)")
+
+
+def _not_found(command: str) -> str:
+    """_COMMAND_NOT_FOUND for the program names `command` matches (a pattern without groups); a full path's last
+    part is matched after its `/`."""
+    return _COMMAND_NOT_FOUND.replace("{command}", command)
+
+
+#: UCX (Open MPI's and NVSHMEM's verbs transport) out of locked memory: "ibv_create_cq(cqe=%d) failed: %m"
+#: (src/uct/ib/base/ib_iface.c), "ibv_create_cq() failed: %m" (its device probes, rdmacm/rdmacm_cm.c) and
+#: "%s(address=%p, length=%zu, access=0x%lx) failed: %s" (ib_md.c); NCCL's own words for it (src/misc/ibvwrap.cc,
+#: aws-ofi-nccl's "Unable to register memory").
+_UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address)=[^)]{0,200})?\) failed: "
+                     r"Cannot allocate memory")
+#: UCX's interface form, "ibv_create_cq(cqe=%d) failed: %m" (src/uct/ib/base/ib_iface.c, v1.12.0 line 1035;
+#: v1.16.0 line 1139 and v1.20.0 line 1364 print it at ERROR through uct_ib_check_memlock_limit_msg, prefixed with
+#: the device, "mlx5_0: ", and followed by ". Please set max locked memory ..."): the interface of a transport UCX
+#: chose, and ucp_worker_add_resource_ifaces (src/ucp/core/ucp_worker.c, v1.12.0 line 974, v1.20.0 line 1118) fails
+#: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
+#: since v1.15.0 and only the failed run makes them a cause.
+_UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
+_NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
+                      r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
+#: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
+#: src/os/linux.cc v2.30.7-1 line 293), which are a cause only in a run that failed.
+_NCCL_CONNECT_FAILED = (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed"
+                        r"|^\s{0,8}socket\w{0,24}: [Cc]onnect to \S{1,300} failed : "
+                        r"|\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, exceeded error retry count")
+_NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, retrying \("
+#: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
+#: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
+_OMPI_WDIR_LINE = r"^change to the specified working directory:"
+#: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
+#: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
+#: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
+#: end "# Avg bus bandwidth    : %g %s" (line 644). Ranks listed and no result: the first collective never ended.
+_NCCL_TESTS_RANK = r"^#\s{1,4}Rank +\d+ +(?:Group +\d+ +)?Pid +\d+ on +(?P<node>\S{1,100}) device"
+_NCCL_TESTS_RESULT = "|".join(
+    [r"# Avg bus bandwidth"] + [r"^\s{0,12}\d{1,14}\s{1,14}\d{1,14}\s{1,10}" + name + r"\s" for name in (
+        "float", "double", "half", "bfloat16", "int8", "uint8", "int32", "uint32", "int64", "uint64", "f8e4m3",
+        "f8e5m2")])
+
+
+def _nccl_tests_gave_no_result(log: LogView) -> bool:
+    return log.has(_NCCL_TESTS_RANK) and not log.has(_NCCL_TESTS_RESULT)
+
+
+#: libibverbs reporting a verbs provider it could not load, and going on without it (rdma-core v59.0
+#: libibverbs/dynamic_driver.c line 207 "Warning: couldn't load driver '%s': %s").
+_IBV_PROVIDER_SKIPPED = r"libibverbs: Warning: couldn't load driver"
+#: A compiler error means DeepSpeed's op build only where the log shows that build.
+_OP_BUILD = r"torch_extensions|deepspeed|op_builder|unable to compile CUDA op|Error building extension"
+
+
+def _socket_instead_of_fabric(log: LogView) -> bool:
+    # Without libibverbs NCCL cannot use IB on any node count: the image lacks it (sgl-project/sglang#1427).
+    inter_node = log.has(_VIA_SOCKET) or _multi_node(log) or log.has(_NO_LIBIBVERBS)
+    return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
+
+
+def _distinct(found: Sequence[Match[str]], *names: str) -> int:
+    """How many different values the named groups took in the lines that matched (a line without them: none)."""
+    values = {tuple(m.groupdict().get(name) for name in names) for m in found}
+    return len({value for value in values if None not in value})
+
+
+#: Every fact the conditions above ask the whole log about (LogView looks for them while reading).
+FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
+         _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
+         _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
+         _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
+         _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
+         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
+         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS,
+         _NCCL_INVALID_USAGE)
+
+
+# --- fixes -------------------------------------------------------------------------------------------------
+
+_ONE_TORCHRUN_PER_NODE = (
+    "start one torchrun per node, not one in the batch script (which runs on the first node only): PBS "
+    "`mpiexec -n NNODES --ppn 1 torchrun ...` (Cray PALS) or `pbsdsh`, Slurm `srun --ntasks-per-node=1 torchrun ...`; "
+    "this project's jobscripts/gh200-pbs.sh and slurm.sh do it, and stop in seconds with `the launcher started 1 "
+    "process(es) on 1 node(s) ... needs exactly one torchrun per node` if a launcher does not. Also: "
+    f"{remedies.STORE}"
+)
+_SOCKET_FIX = (
+    "make NCCL use the fabric: InfiniBand "
+    f"`{policy.export_line('infiniband', 'NCCL_IB_DISABLE', 'NCCL_IB_HCA', 'NCCL_NET', 'NCCL_SOCKET_IFNAME')}` "
+    "(libibverbs and libmlx5 in the image); Slingshot "
+    f"`{policy.export_line('slingshot', 'NCCL_NET', 'FI_PROVIDER', 'NCCL_SOCKET_IFNAME')}` (aws-ofi-nccl on "
+    "LD_LIBRARY_PATH); NCCL_NET makes a missing transport fail at start instead of falling back to TCP. "
+    "`python -m app.check` names the transport per node pair"
+)
+
+_MEMLOCK_FIX = (
+    "the limit must be unlimited where the tasks run: admins set `memlock unlimited` in "
+    "/etc/security/limits.conf and slurmd's LimitMEMLOCK=infinity (Slurm copies the submitting shell's "
+    "limit unless slurm.conf has `PropagateResourceLimitsExcept=MEMLOCK`; PBS and Torque jobs inherit pbs_mom's, "
+    "set by `ulimit -l unlimited` in its start-up script); Docker `--ulimit memlock=-1`; "
+    "check with `srun bash -c 'ulimit -l'`; `python -m app.check` judges each node's in its "
+    "`node: locked memory` line"
+)
+
+CAUSES: Tuple[Cause, ...] = (
+    # --- the scheduler refused the job: nothing ran -----------------------------------------------------
+    Cause(
+        "slurm-gres",
+        "Slurm refused the GPU request: the GRES name or count is not what the partition's nodes have",
+        "ask for GPUs as the site names them (`sinfo -o '%P %G'` lists each partition's GRES), e.g. "
+        "`--gres=gpu:4` on MareNostrum 5 ACC (or `--gpus-per-node=4`; a GPU type such as `gpu:h100:4` only where "
+        "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
+        # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
+        # ESLURM_INVALID_TRES (line 636); the same request's other refusals: ESLURM_DUPLICATE_GRES (line 593),
+        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without), ESLURM_UNSUPPORTED_GRES
+        # (line 665, a --gpus option the cluster's SelectType does not take).
+        (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification",
+         r"Duplicate generic resource \(gres\) specification",
+         r"Invalid GRES specification \(with and without type identification\)",
+         r"Requested GRES option unsupported by configured SelectType plugin"),
+        100,
+    ),
+    Cause(
+        "slurm-qos-account",
+        "Slurm refused the job's QOS or account: it is not one this user may submit to",
+        "submit with your project and a QOS it may use: `-A` with your project and `-q` with its QOS (MareNostrum 5: "
+        "`-q acc_debug`); `sacctmgr show assoc user=$USER format=account,partition,qos` lists them",
+        (r"Invalid qos specification", r"Invalid account or account/partition combination specified",
+         r"Invalid account"),
+        100,
+        readme=("Invalid qos specification",),
+    ),
+    Cause(
+        "slurm-request-refused",
+        "Slurm refused the job's request: {what}",
+        "ask within the partition's and QOS' limits: `sinfo -p PART -o '%P %l %D %c %G'` shows the time limit, "
+        "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
+        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more",
+        # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
+        # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
+        # resources: ".
+        (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
+         r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
+         # only after "Batch job submission failed: " / "Unable to allocate resources: ": a step's refusal ("Unable
+         # to create step for job %u: ", "unable to create step: ") is the step's size, "srun-step-exceeds-allocation"
+         r"|Invalid partition name specified|(?:(?<=failed: )|(?<=resources: ))More processors requested than permitted"
+         r"|Node count specification invalid|Requested partition configuration not available now"
+         r"|Invalid feature specification)",
+         # A site's job_submit filter (its Lua script's slurm.log_user()) rejecting the request in its own words:
+         # Slurm 25.11.7 src/common/slurm_protocol_pack.c line 8367 prints the reply's err_msg with
+         # print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR), each line "sbatch: error: %s" ("salloc: error:").
+         # Read by the words a refusal uses (also where a tool quotes sbatch's lines): "partition 'x' is not valid
+         # for this job", "Parameter --gres=gpu:1 no longer acceptable, please switch to --gpus=1" (a site's filter,
+         # facebookincubator/submitit#1710).
+         r"(?:^|[\s:])(?:sbatch|salloc): error: (?P<what>.{0,200}?(?:is not valid for|no longer acceptable"
+         r"|please switch to|job setup is not valid).{0,200})"),
+        100,
+    ),
+    Cause(
+        "pbs-request-refused",
+        "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
+        "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
+        "filter's own message, printed just before, says what it wants)",
+        "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
+        "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
+        "that allows it (`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` "
+        "shows them on each node: ngpus, not gpus), walltime as HH:MM:SS",
+        # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
+        # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
+        # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
+        # msg_BadNodespec "node(s) specification error" (PBSE_BADNODESPEC, src/include/pbs_error.h line 154): a
+        # -l nodes= or select= PBS cannot read.
+        (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
+         r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
+         r"qsub: node\(s\) specification error",
+         # Torque v5.1.1 src/cmds/qsub_functions.c: the site's submit filter (torque.cfg SUBMITFILTER) exited
+         # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
+         # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
+         r"qsub: submit filter returned an error code, aborting job submission",
+         r"qsub: Your job has been administratively rejected by the queueing system",
+         # Torque src/include/pbs_error_db.h PbsErrClient(PBSE_EXCQRESC, "Job exceeds queue resource limits"), which
+         # qsub prints with the server's reason after "MSG=".
+         r"qsub: Job exceeds queue resource limits"),
+        100,
+    ),
+    # --- the software cannot run on this node ---------------------------------------------------------
+    Cause(
+        "image-arch",
+        "the container image (or a binary in it) is for another CPU architecture: an x86_64 image on an aarch64 "
+        "(GH200) node",
+        "build or pull the image for the node: `make image ARCH=aarch64` on GH200 (`uname -m` on a compute node "
+        "says which); the job scripts refuse a mismatched image before starting it",
+        (r"(?i)exec format error", r"is built for (?P<image>\S{1,200}) but this node is (?P<node>\w+)",
+         r"image targets '?(?P<target>\w+)'?, cannot run on '?(?P<host>\w+)"),
+        96,
+        readme=("exec format error",),
+    ),
+    Cause(
+        "libfabric-abi",
+        "the NCCL network plugin (aws-ofi-nccl) was linked against a newer libfabric than the one it loads: the "
+        "host's libfabric lacks symbol version {abi}",
+        "use a plugin built against the host's libfabric or an older one (this project's image links libfabric "
+        "1.22.0, which needs nothing newer than FABRIC_1.7), or bind a host libfabric that new enough: "
+        "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
+        95,
+    ),
+    Cause(
+        "rdma-core-abi",
+        "a program or library that uses rdma-core (libfabric's EFA or verbs provider, an NCCL net plugin, UCX, MPI) "
+        "was built against a newer rdma-core than the one it loads: the loaded libefa/libibverbs/libmlx5 lacks "
+        "symbol version {abi} (an image whose rdma-core is older than the libfabric or plugin put in it, or a host "
+        "library bound into the image); IBVERBS_PRIVATE_N: a verbs provider and libibverbs from two rdma-core "
+        "releases",
+        "use one rdma-core, at least as new as what the libraries were built against: upgrade it in the image "
+        "(`rdma-core`, `libibverbs`, `ibverbs-providers`/`libibverbs1`) or build the libraries against the one there; "
+        "do not bind the host's libibverbs or providers into an image without the rest of its rdma-core; `ldd` of "
+        "the library named in `(required by ...)` shows which copy it loads",
+        # rdma-core v59.0 providers/efa/libefa.map line 27 `EFA_1.4 {` (EFA_1.0 to 1.4), libibverbs/libibverbs.map.in
+        # line 177 `IBVERBS_PRIVATE_@IBVERBS_PABI_VERSION@ {` (59 at v59.0: a provider must come from the same
+        # release), providers/mlx5/libmlx5.map MLX5_1.0 to 1.25; the glibc loader's "version `%s' not found
+        # (required by %s)" (elf/dl-version.c match_symbol).
+        (r"version [`'](?P<abi>(?:EFA|IBVERBS|MLX5|MLX4|RDMACM|HNS|BNXT_RE|MANA)_\d{1,3}\.\d{1,3}"
+         r"|IBVERBS_PRIVATE_\d{1,3})' not found",),
+        95,
+        # A provider libibverbs skipped is a cause where the run then failed.
+        applies=lambda log: not log.has(_IBV_PROVIDER_SKIPPED) or log.has(_FAILED),
+    ),
+    Cause(
+        "efa-on-slingshot",
+        "FI_PROVIDER=efa selects AWS's EFA provider, which does not exist on this HPE Slingshot (cxi) system: "
+        "libfabric then offers no provider and the NCCL plugin cannot use the network",
+        f"unset `FI_PROVIDER`, or set it for Slingshot: `{policy.export_line('slingshot', 'FI_PROVIDER')}` "
+        "(this project's policy sets `cxi`)",
+        (r"FI_PROVIDER=[\"']?efa\b", r"FI_PROVIDER=efa is AWS's provider",
+         r"fi_getinfo: provider efa output empty list"),
+        90,
+        applies=lambda log: log.has(_SLINGSHOT) or log.has(_EFA_REFUSED),
+        context=(_SLINGSHOT,),
+        readme=("FI_PROVIDER=efa is AWS's provider",),
+    ),
+    Cause(
+        "no-ofi-plugin",
+        "NCCL was told to use the libfabric plugin (NCCL_NET=\"AWS Libfabric\") but could not load aws-ofi-nccl "
+        "(not on the library path, or it cannot load its libfabric)",
+        "use the project's aarch64 image (it carries aws-ofi-nccl); otherwise put libnccl-net.so on "
+        "LD_LIBRARY_PATH (CSCS uenvs: `module load aws-ofi-nccl`); with a host libfabric check "
+        "`HOST_LIBFABRIC_DIR`; `NCCL_DEBUG=INFO` shows `NET/OFI Initializing aws-ofi-nccl` when it loads (NCCL "
+        "2.27 and later do not name the network that failed: if the job set NCCL_NET=IB, see `no-ib-network`)",
+        (r"network (?:AWS )?Libfabric not found", _NO_NET),
+        86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ofi",
+        context=(_NCCL_NET_OFI, _OFI_HINTS),
+        readme=("network AWS Libfabric not found",),
+    ),
+    Cause(
+        "no-ib-network",
+        "NCCL was told to use InfiniBand (NCCL_NET=IB) but found no usable IB device: no HCA in these nodes, or no "
+        "libibverbs/libmlx5 in the image",
+        "check the partition (ACC); rebuild the image with rdma-core (libibverbs + libmlx5); in a container the "
+        "/dev/infiniband devices must be visible",
+        (r"NCCL WARN.{0,80}network IB not found", _NO_NET),
+        86,
+        applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ib",
+        context=(_NCCL_NET_IB, _IB_PROBE_FAILED),
+        readme=("network IB not found",),
+    ),
+    Cause(
+        "ib-hca-filter-empty",
+        "NCCL found no InfiniBand device because NCCL_IB_HCA names none this node has (a name from another "
+        "system, a typo, or a port that is down)",
+        "set `NCCL_IB_HCA` to HCAs this node has (`ibv_devinfo -l` lists them, e.g. `mlx5_0,mlx5_1` or the "
+        "prefix `mlx5`; `=mlx5_0` matches exactly, `^mlx5_4` excludes), or unset it and let NCCL use every active "
+        "HCA; `ibv_devinfo` shows each port's state (PORT_ACTIVE)",
+        (_IB_PROBE_FAILED,),
+        87,
+        applies=lambda log: log.has(_IB_HCA_SET),
+        context=(_IB_HCA_SET,),
+    ),
+    Cause(
+        "no-verbs-driver",
+        "libibverbs found the HCA but no userspace driver for it (libmlx5 from rdma-core missing): NCCL cannot use "
+        "InfiniBand and falls back to TCP or fails",
+        "rebuild the image (`make image`: it installs rdma-core's ibverbs-providers); elsewhere install "
+        "ibverbs-providers/libmlx5 in the image or environment",
+        # rdma-core libibverbs/dynamic_driver.c (v50): `PFX "Warning: couldn't load driver '%s': %s\n"`; only the
+        # HCA's own providers count (other providers that fail to load are harmless on a Mellanox or EFA node).
+        # v59.0 libibverbs/init.c line 614: PFX "Warning: no userspace device-specific driver found for %s\n"; its
+        # words are the program's own, so a line quoted without the "libibverbs: " prefix still counts.
+        (r"(?:libibverbs: )?Warning: no userspace device-specific driver found",
+         r"libibverbs: Warning: couldn't load driver '(?:lib)?(?:mlx5|efa)[^']*'"),
+        84,
+        readme=("no userspace device-specific driver found",),
+    ),
+    Cause(
+        "no-fabric-provider",
+        "libfabric found no usable provider: no cxi provider in the libfabric that was loaded, or no /dev/cxi* "
+        "(Slingshot) or EFA device visible",
+        "bind the site's libfabric: `HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`; run on Slingshot nodes; in a "
+        "container bind each /dev/cxi*; `fi_info -p cxi` on the node lists the provider",
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: no protocol (RDMA, SENDRECV) found a provider it can use.
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c line 154: CXIP_WARN("Failed to open CXI Device, ret: %d\n", ret).
+        (r"fi_getinfo: -61", r"fi_getinfo\(\) call failed: No data available",
+         r"Unable to find a protocol that worked", r"Failed to open CXI Device, ret: -?\d+"),
+        82,
+        readme=("fi_getinfo: -61",),
+    ),
+    # --- the ranks never met ----------------------------------------------------------------------------
+    Cause(
+        "launcher-one-node",
+        "the launcher started too few processes: {started} process(es) on {nodes} node(s) where the job needs "
+        "one torchrun per node",
+        "use the job script's own launcher line (PBS: `mpiexec -n NNODES --ppn 1`; Slurm: "
+        "`srun --ntasks-per-node=1`); a wrapper that changed it runs torchrun on one node only; use the script's "
+        "own srun line",
+        (r"launcher\b.{0,200}?started (?P<started>\d+) process\(es\) on (?P<nodes>\d+) node\(s\)",),
+        93,
+        readme=("started 1 process(es) on 1 node(s)",),
+    ),
+    Cause(
+        "rendezvous-one-node",
+        "torchrun was started on one node only: the job has several nodes, but the batch script (which runs on "
+        "the first node) starts torchrun itself, so the rendezvous waits for the other nodes until it times out",
+        _ONE_TORCHRUN_PER_NODE,
+        (r"RendezvousTimeoutError",),
+        92,
+        applies=_one_launcher,
+        readme=("after 10 min (a job script that runs `torchrun` once",),
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "rendezvous-unreachable",
+        "the rendezvous timed out: a node's torchrun could not reach the head node's rendezvous port, or was "
+        "never started there",
+        "open `RDZV_PORT` between nodes, or set `RDZV_HOST`/`RDZV_IFACES` to a reachable network (plain torchrun: "
+        "`--rdzv_endpoint` on an address every node reaches, e.g. the head's hsn0/ib0 address); make sure a "
+        "torchrun runs on every node",
+        (r"RendezvousTimeoutError",),
+        70,
+        applies=_rendezvous_unreachable,
+        readme=("RDZV_JOIN_TIMEOUT_S",),
+    ),
+    Cause(
+        "rendezvous-connect",
+        "torchrun could not connect to the rendezvous store at --rdzv_endpoint (nothing listens there yet, a "
+        "firewall, or an address other nodes cannot reach)",
+        f"{remedies.STORE}; give `--rdzv_endpoint` the head node's address on the fast network and check the port "
+        "is open",
+        # torch 2.13.0 torch/csrc/distributed/c10d/socket.cpp throws "The client socket has failed to connect to any
+        # network address of ({}, {})." once every address failed. The per-address "The client socket has failed
+        # to connect to {} {}." and "The client socket cannot be initialized to connect to {} {}." are warnings it
+        # records (`[W socket.cpp]`) before trying the next address: healthy runs print them for an address family
+        # the host cannot use (errno 97 EAFNOSUPPORT: no IPv6; 99 EADDRNOTAVAIL: localhost's other address), so
+        # only an address that did not answer (timed out, unreachable, refused, invalid) counts.
+        # torch 1.x before that socket.cpp, torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect():
+        # kConnectTimeoutMsg "connect() timed out." (later followed by " Original timeout was %d ms."); a name that
+        # does not resolve is "rendezvous-name-not-resolvable".
+        (r"RendezvousConnectionError", r"The client socket has timed out after \d+m?s while trying to connect to",
+         r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
+         r"RuntimeError: connect\(\) timed out\."),
+        68,
+    ),
+    Cause(
+        "nccl-connect",
+        "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
+        "NCCL chose",
+        remedies.PROCESS_GROUP,
+        # NCCL to 2.26: "%s: Connect to %s failed : %s" (src/misc/socket.cc); 2.27 and later "%s: connect to %s
+        # failed : %s" and "...PollConnect to %s failed with error %s" (src/misc/socket.cc, src/os/linux.cc).
+        # The same texts as NCCL's last error, which torch prints bare after "Last error:" (v2.18.5-1
+        # src/misc/socket.cc line 483 "socketStartConnect: Connect to %s failed : %s"; v2.30.7-1 src/os/linux.cc
+        # line 302 "%s: connect to %s failed : %s", line 288 "%s: connect to %s returned %s, exceeded error retry
+        # count after %d attempts"); its retries (line 293 INFO "%s: connect to %s returned %s, retrying (%d/%ld)
+        # ...", v2.21.5-1 socket.cc the same words) only in a run that then failed.
+        (_NCCL_CONNECT_FAILED, _NCCL_CONNECT_RETRY),
+        66,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_CONNECT_FAILED) or not log.has(_NCCL_CONNECT_RETRY),
+    ),
+    Cause(
+        "duplicate-gpu",
+        "two ranks on one node use the same GPU (NCCL: {which}): each process must select its own GPU",
+        "under torchrun: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` before `init_process_group`; "
+        "under srun (one task per GPU, no torchrun) srun sets no LOCAL_RANK: with every GPU visible to every task "
+        "use `SLURM_LOCALID`; with `--gpus-per-task=1` (which implies `--gpu-bind=per_task`, Slurm's srun docs) each "
+        "task sees only its own GPU, as `cuda:0`. Do not hard-code a device or set CUDA_VISIBLE_DEVICES to one GPU "
+        "for every task; this project's app.train picks the GPU for both (app/common/distributed.py)",
+        # NCCL 2.21-2.29: src/init.cc; 2.30.4: src/graph/topo.cc (and init.cc when NVLS is forced);
+        # 2.30.7: src/init.cc.
+        (r"Duplicate GPU detected : (?P<which>rank \d+ and rank \d+ both on CUDA device \w+)",
+         r"(?P<which>Multiple [Rr]anks (?:detected using|are using) the same GPU)"),
+        90,
+        # NCCL prints it as it fails the communicator's init (ncclInvalidUsage): a line quoted without any sign
+        # that the job failed (NCCL's error, a traceback, a failed task) is not read as the job's cause.
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_FAILED) or log.has(_NCCL_INVALID_USAGE),
+    ),
+    # --- the run died while training ------------------------------------------------------------------------
+    Cause(
+        "hang-named",
+        "the hang watchdog named who held the job up: {who}",
+        remedies.TIMEOUT + "; the job scripts leave the node out and requeue (nodes-to-exclude.txt)",
+        (r"hang: (?P<who>" + _atomic("who_all", r"(?:(?!; no progress for).){1,2000}") + r"); no progress for",),
+        88,
+    ),
+    Cause(
+        "check-verdict",
+        "app.check failed: {what}",
+        "{fix}",
+        (r"VERDICT: FAIL \([^)]{0,200}\): (?P<what>" + _atomic("what_all", r"(?:(?!\. Fix: ).){1,1000}")
+         + r")\. Fix: (?P<fix>" + _atomic("fix_all", r"(?:(?!\. exit code).){1,2000}") + r")\. exit code \d+",),
+        87,
+    ),
+    Cause(
+        "gave-up",
+        "the job scripts stopped requeueing: a bad node was found on every attempt (MAX_REQUEUES reached)",
+        "read the reasons in the run directory's history.jsonl, report the nodes to the admins, and resubmit with "
+        "them excluded (`--exclude=`); raise `MAX_REQUEUES` to allow more attempts",
+        (r"\"event\": \"gave-up\"", r"giving up after \d+ requeue\(s\) in a row for bad nodes"),
+        86,
+    ),
+    Cause(
+        "cuda-oom",
+        "a rank ran out of GPU memory (CUDA out of memory); the other ranks then wait for it",
+        "lower the per-GPU batch size, train in bf16, or shard parameters and optimizer state (FSDP); check with "
+        "`nvidia-smi` that no other process holds the GPU; for fragmentation "
+        "`PYTORCH_ALLOC_CONF=expandable_segments:True` (torch before 2.9: PYTORCH_CUDA_ALLOC_CONF, which torch 2.9 "
+        "and later read with a deprecation warning)",
+        # NCCL's own allocations: CUDACHECK's "Cuda failure 2 'out of memory'" (src/include/checks.h) and
+        # "Failed to CUDA calloc %ld bytes" (src/include/alloc.h), 2.21 to 2.30.
+        # cuBLAS' CUBLAS_STATUS_ALLOC_FAILED ("usually caused by a cudaMalloc() failure", cuBLAS documentation), as
+        # torch's TORCH_CUDABLAS_CHECK prints it (aten/src/ATen/cuda/Exceptions.h).
+        (r"CUDA out of memory", r"CUDA error: out of memory", r"torch\.(?:cuda\.)?OutOfMemoryError",
+         r"CUBLAS_STATUS_ALLOC_FAILED",
+         r"NCCL WARN Cuda failure (?:2 )?'out of memory'", r"NCCL WARN Failed to CUDA calloc \d+ bytes"),
+        80,
+    ),
+    Cause(
+        "node-failure",
+        "a node of the job failed (Slurm NODE_FAIL): the scheduler cancelled the job",
+        "resubmit without the node (`sbatch --exclude=NODE`) and report it to the admins; the project's job "
+        "scripts resume from the last snapshot (`RUN_DIR=runs/<jobid>`)",
+        (r"DUE TO NODE FAILURE", r"srun: error: Node failure on \S", r"\bNODE_FAIL\b"),
+        78,
+    ),
+    Cause(
+        "pg-timeout-too-short",
+        "a collective timed out after {ms} ms, a timeout the program gave its process group far below torch's "
+        "defaults (10 minutes for NCCL, 30 for the other backends): a rank that spent longer in work of its own "
+        "(evaluation on rank 0, a checkpoint, data preparation) left the others' collective to time out",
+        "leave `init_process_group` its default timeout or give it one longer than the slowest single-rank step "
+        "(`timeout=datetime.timedelta(minutes=30)`); if every rank was in the collective, the collective itself "
+        "hung: `NCCL_DEBUG=INFO` and `TORCH_NCCL_DUMP_ON_TIMEOUT=1` say which",
+        # torch 2.2 to 2.13 ProcessGroupNCCL.cpp: the watchdog's "Watchdog caught collective operation timeout: "
+        # with operator<<(WorkNCCL) "WorkNCCL(SeqNum=%d, OpType=%s, NumelIn=%d, NumelOut=%d, Timeout(ms)=%d)" and
+        # " ran for %d milliseconds before timing out."; torch 1.8 to 2.1 "WorkNCCL(OpType=%s, Timeout(ms)=%d)"
+        # (with TensorShape= in some). The default: ProcessGroupNCCL.hpp kProcessGroupNCCLDefaultTimeout
+        # milliseconds(10 * 60 * 1000), torch/distributed/constants.py default_pg_timeout (30 minutes, and NCCL's
+        # before torch 2.2). Under five minutes the program set it.
+        (r"Watchdog caught collective operation timeout: WorkNCCL\([^)]{0,300}?Timeout\(ms\)=(?P<ms>\d{1,12})\) "
+         r"ran for \d+ milliseconds before timing out",),
+        61,
+        hits_show=lambda found: all(int(m.group("ms")) < 300000 for m in found),
+    ),
+    Cause(
+        "nccl-watchdog",
+        "a collective did not finish within the process group's timeout (ranks that reported it: {ranks}); a rank "
+        "stopped or fell behind, often starved by the filesystem (data read from GPFS/Lustre) or hung",
+        f"{remedies.TIMEOUT}; move the data to fast scratch and give the DataLoader more workers with "
+        "`pin_memory=True`; `TORCH_NCCL_DUMP_ON_TIMEOUT=1` (dumps torch's flight recorder, whose buffer is on by "
+        "default; this project's job scripts set it) and `NCCL_DEBUG=INFO` say which collective; on HPE Slingshot, "
+        "when no rank was slower than the others, CSCS' workaround for NCCL hangs: "
+        f"`{policy.opt_in_line('slingshot', 'cxi-no-eager')}`",
+        (r"Watchdog caught collective operation timeout", r"Watchdog caught hanging process"),
+        60,
+        applies=lambda log: not _waited_for_own_work(log),
+    ),
+    Cause(
+        "walltime",
+        "the scheduler killed the job at its time limit",
+        "ask for more time (Slurm `--time`, PBS `-l walltime=`), or let the job snapshot before the limit and "
+        "resume: the project's job scripts do it (PBS: `-v WALLTIME_S=7200` when `qstat -f` does not say the "
+        "walltime) and resume from `RUN_DIR=runs/<jobid>`",
+        (r"DUE TO TIME LIMIT", r"PBS: job killed: walltime \d+ exceeded limit \d+"),
+        58,
+    ),
+    Cause(
+        "socket-not-fabric",
+        "NCCL sends inter-node traffic over TCP sockets (NET/Socket, often the management Ethernet) although the "
+        "nodes have InfiniBand or Slingshot: the fast transport was not found or not selected",
+        _SOCKET_FIX,
+        (r"Using network Socket", r"via NET/Socket", r"NET/Socket : Using"),
+        64,
+        applies=_socket_instead_of_fabric,
+        context=(_FAST_FABRIC,),
+    ),
+    # --- this project's job scripts, said in their own words ----------------------------------------------
+    Cause(
+        "no-image",
+        "the job found no container image at the path it was given",
+        "copy the image to the submit directory as app.sif or point at it: "
+        "`--export=ALL,IMAGE=/gpfs/.../app.sif` (PBS: `-v IMAGE=...`); build it with `make image`",
+        (r"image \S{1,4096} not found",),
+        75,
+        readme=("image .../app.sif not found",),
+    ),
+    Cause(
+        "no-apptainer",
+        "neither apptainer nor singularity is on the job's PATH",
+        "`module load singularity` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or set `APPTAINER=/path/to/apptainer`",
+        (r"(?:apptainer|singularity) not found in PATH",),
+        75,
+        readme=("apptainer not found in PATH",),
+    ),
+    Cause(
+        "no-gpus",
+        "the job has no GPUs, so the script cannot tell how many processes to start per node",
+        "keep `--gres=gpu:4` (PBS `ngpus=4`), or set `GPUS_PER_NODE=N`",
+        (r"cannot tell how many processes to start per node",),
+        75,
+        readme=("cannot tell how many processes to start per node",),
+    ),
+    Cause(
+        "no-torchrun",
+        "the job's environment has no torchrun (IMAGE=none uses the host's Python environment)",
+        "`source .venv/bin/activate` before `sbatch` or `qsub -V` (the job inherits it; plain qsub passes no "
+        "environment), or use the image (`IMAGE=/path/app.sif`)",
+        (r"torchrun (?:is )?not in PATH",),
+        75,
+        readme=("torchrun is not in PATH",),
+    ),
+    Cause(
+        "resubmit-defaults",
+        "the walltime chain resubmitted the job with the script's #PBS defaults only: `qstat -f` said nothing "
+        "about this job's options",
+        "resubmit by hand with your `-A -q -l` options; `RUN_DIR=runs/<jobid>` resumes the run",
+        (r"resubmitting with the script's #PBS defaults only",),
+        55,
+        readme=("resubmitting with the script's #PBS defaults only",),
+    ),
+    Cause(
+        "pbs-nodefile-names",
+        "PBS_NODEFILE lists node names that no host answers to (a node file copied from another job or system, "
+        "or set by hand), so the launchers could not reach those nodes",
+        "submit with `qsub` and leave `PBS_NODEFILE` as PBS sets it, or give names that resolve on the nodes "
+        "(check one: `getent hosts NAME`)",
+        (r"PBS_NODEFILE=\S{0,4096} lists names no host answers to",),
+        75,
+        readme=("lists names no host answers to",),
+    ),
+    Cause(
+        "torque-pbsdsh",
+        "`pbsdsh -u` is TORQUE's \"once per node\"; OpenPBS and PBS Pro have no -u (their pbsdsh runs one task "
+        "per PBS_NODEFILE line, one per MPI slot)",
+        "use the job script's `LAUNCHER=pbsdsh` (one `pbsdsh -n` per node), or PALS `mpiexec -n NNODES --ppn 1`",
+        (r"pbsdsh: invalid option -- '?u'?",),
+        70,
+        readme=("pbsdsh: invalid option -- 'u'",),
+    ),
+    Cause(
+        "pbsdsh-task-lost",
+        "a task the job script started with pbsdsh left no exit code: it did not start on its node, or was killed",
+        "see the job's output file (PBS writes the tasks' stderr there)",
+        (r"pbsdsh: no exit code from the task on node-file line",),
+        60,
+        readme=("pbsdsh: no exit code from the task",),
+    ),
+    Cause(
+        "job-script-error",
+        "the job script stopped: {message}",
+        "the message gives the fix; see also the table for {script} in docs/job-scripts.md",
+        (r"^(?:\S{1,4096} )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.{1,4096})",),
+        50,
+    ),
+
+    # --- the node and the runtime: shared and locked memory, GPUs, container runtimes, NCCL's bootstrap ------
+    # Each pattern is a message its program prints (sources in the module docstring); where the node itself can
+    # settle a reading, the fix names the `python -m app.check` line that shows it.
+    Cause(
+        "slurm-request-unsatisfiable",
+        "Slurm refused the job: no node of the partition has what it asks for (GPUs, memory, CPUs, features), "
+        "often a GPU request in a partition without GPUs",
+        "ask for a partition whose nodes have it: `-p` with the GPU partition (and the QOS it needs), no more "
+        "GPUs, memory or CPUs per node than one node has (`sinfo -p PART -o '%P %G %m %c'` lists them)",
+        (r"Requested node configuration is not available",),
+        100,
+    ),
+    Cause(
+        "image-corrupt",
+        "the container image file is damaged (a download or copy that stopped part-way)",
+        "copy or build the image again (`make image`) and compare its size or `sha256sum` with the source; "
+        "point `IMAGE=` at the new file",
+        (r"SIF image\s?\S+ is corrupted",),
+        97,
+    ),
+    Cause(
+        "bind-destination-missing",
+        "the container runtime could not bind {path}: the directory does not exist in the image and Apptainer "
+        "cannot create it (a --writable image, or overlay and underlay disabled)",
+        "bind to a directory the image has (`BINDS=SRC:/existing/dir`), or create it in the image's %post "
+        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself",
+        (r"destination (?P<path>\S+) doesn't exist in container",),
+        95,
+    ),
+    Cause(
+        "enroot-caps-missing",
+        "enroot's helpers lack the file capabilities they need (the enroot+caps package is not installed on the "
+        "node), so unpacking the image fails",
+        "ask the admins to install enroot+caps next to enroot (NVIDIA/enroot's install docs); or run the "
+        "project's Apptainer image instead (`IMAGE=app.sif`)",
+        (r"enroot-[\w-]+: failed to set capabilities: Operation not permitted",),
+        95,
+    ),
+    Cause(
+        "enroot-uid-overflow",
+        "the kernel refused enroot's user namespace (EINVAL): the uid map it wrote is invalid, as with a uid "
+        "above 2^31 that enroot writes as a negative number",
+        "report it to the admins with `id -u` (enroot writes a uid above 2^31 as negative, NVIDIA/enroot#195); "
+        "the project's Apptainer image (`IMAGE=app.sif`) does not go through enroot",
+        (r"enroot-[\w-]+: failed to create user namespace: Invalid argument",),
+        95,
+    ),
+    Cause(
+        "userns-restricted-apparmor",
+        "a Linux security module refused to let an unprivileged user create a user namespace (EACCES), which "
+        "Apptainer (without setuid) and enroot need to start the container: Ubuntu's AppArmor restriction of "
+        "unprivileged user namespaces (23.10 and later) for a program without an AppArmor profile that allows "
+        "them, or an SELinux policy",
+        "the admins install the runtime's AppArmor profile that grants `userns` (Apptainer's packages ship "
+        "/etc/apparmor.d/apptainer; for enroot a profile with `userns,` for its binaries), or set "
+        "`kernel.apparmor_restrict_unprivileged_userns=0`; or a setuid Apptainer (apptainer-suid); "
+        "`unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # The kernel's sysctls refuse with EPERM or ENOSPC (kernel/user_namespace.c, "userns-restricted"); EACCES
+        # comes from the LSM hook security_create_user_ns (AppArmor's userns mediation, Linux 6.7 and Ubuntu's
+        # kernels before it). Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user
+        # namespace: %s\n", nserror(errno, CLONE_NEWUSER)), whose nserror() prints EACCES as strerror's
+        # "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE, "failed to create user
+        # namespace") with strerror.
+        (r"Failed to create user namespace: Permission denied",
+         r"enroot-[\w-]+: failed to create user namespace: Permission denied"),
+        94,
+    ),
+    Cause(
+        "userns-restricted",
+        "the node does not let unprivileged users create user namespaces, which Apptainer (without setuid) and "
+        "enroot need to start the container: Ubuntu's AppArmor restriction (23.10 and later), "
+        "kernel.unprivileged_userns_clone=0, or user.max_user_namespaces=0",
+        "the admins allow them on the compute nodes: on Ubuntu an AppArmor profile for apptainer/enroot that "
+        "grants `userns` (or `kernel.apparmor_restrict_unprivileged_userns=0`), elsewhere "
+        "`kernel.unprivileged_userns_clone=1` and a non-zero `user.max_user_namespaces`; or a setuid Apptainer "
+        "(apptainer-suid); `unshare --user --map-root-user true` on the node shows whether it is allowed",
+        # Apptainer 1.4.5 cmd/starter/c/starter.c line 1442 fatalf("Failed to create user namespace: %s\n",
+        # nserror(errno, CLONE_NEWUSER)), nserror() (lines 455 to 530) wording EPERM and ENOSPC itself and EACCES
+        # (AppArmor) as strerror's "Permission denied"; enroot 4.1.2 bin/enroot-nsenter.c line 167 err(EXIT_FAILURE,
+        # "failed to create user namespace") with strerror (EINVAL there is enroot-uid-overflow).
+        # EACCES ("Permission denied") is a security module's refusal: "userns-restricted-apparmor".
+        (r"Failed to create user namespace: (?:Operation not permitted|user namespace requires "
+         r"to set \S+ to 1|not allowed to create user namespace|maximum number of user namespaces exceeded"
+         r"|user namespace disabled|user namespace not supported by your system)",
+         r"enroot-[\w-]+: failed to create user namespace: (?:Operation not permitted|No space left on device)",
+         # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
+         # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
+         # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
+         r"Could not write info to setgroups: Permission denied"),
+        94,
+    ),
+    Cause(
+        "pyxis-runtime-full",
+        "pyxis ran out of space where it unpacks the image (its runtime_path, /run/pyxis by default, a small "
+        "tmpfs; or enroot's data and cache paths)",
+        "ask the admins to set pyxis' `runtime_path` (its plugstack.conf line) and enroot's ENROOT_DATA_PATH to a "
+        "filesystem with room, or import once (`enroot import`) and pass the .sqsh file to --container-image",
+        (r"pyxis:[^\n]{0,80}No space left on device", r"pyxis:[^\n]{0,80}Failed to write to output filesystem"),
+        95,
+    ),
+    Cause(
+        "fabric-manager-down",
+        "CUDA says the system is not yet initialized (error 802): on an NVSwitch node (HGX/DGX) NVIDIA Fabric "
+        "Manager is not running, so the GPUs cannot be used",
+        "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
+        "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
+        "says it per node in its `gpu: Fabric Manager` line",
+        # The node's journal: systemd's "%s: Main process exited, code=%s, status=%i/%s" (src/core/service.c, the
+        # unit's name first) for Fabric Manager's unit, which exits at start when it cannot run (a version that does
+        # not match the driver's, a missing NVSwitch).
+        (r"system not yet initialized", r"cuda runtime error \(802\)", r"cudaErrorSystemNotReady",
+         r"CUDA_ERROR_SYSTEM_NOT_READY",
+         r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]",
+         # Fabric Manager's own refusal to start (closed source; its log and journal line, 550 drivers).
+         r"NVIDIA GPU driver interface version \S+ don't match with driver version"),
+        94,
+    ),
+    Cause(
+        "driver-too-old",
+        "the node's NVIDIA driver is older than the CUDA the program (torch in the image) was built for needs",
+        "on data-center GPUs the image runs on an older driver through CUDA forward compatibility: leave "
+        "`APP_CUDA_COMPAT` unset (auto) or set it to `on`, and start commands through the image's runscript, the job "
+        "scripts or `sh /opt/app/cuda_compat.sh COMMAND` (a bare `apptainer exec` skips it); where compat cannot help "
+        "(a consumer GPU, a driver below the compat floor), "
+        "run on nodes with a newer driver (the admins update it; CUDA 12.x needs 525.60.13 or newer, 13.x 580), or "
+        "use an image built on an older NGC PyTorch base (containers/versions.env) and point `IMAGE=` at it; "
+        "`python -m app.check` compares them per node in its `gpu: driver vs CUDA` line",
+        # CUDA's 222 (cudaErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION): PTX from a compiler newer
+        # than the driver's JIT, the same too-old driver met when a kernel is compiled for the GPU at load time.
+        # 804 (cudaErrorCompatNotSupportedOnDevice): the runtime is newer than the driver and the forward-compat
+        # libcuda it would need does not run on this GPU (data-center GPUs only, CUDA's compatibility guide): the
+        # driver is too old for it, and without the compat library the same run fails with 35.
+        (r"CUDA driver version is insufficient for CUDA runtime version",
+         r"The NVIDIA driver on your system is too old",
+         r"the provided PTX was compiled with an unsupported toolchain",
+         r"forward compatibility was attempted on non supported HW", r"cudaErrorCompatNotSupportedOnDevice"),
+        94,
+    ),
+    Cause(
+        "nccl-version-mismatch",
+        "torch was built against a newer NCCL than the libnccl it loaded (symbol {symbol} missing): another "
+        "package or LD_LIBRARY_PATH puts an older NCCL first",
+        "load the NCCL torch ships: remove the other NCCL from LD_LIBRARY_PATH (or the conflicting pip "
+        "package, e.g. an old nvidia-nccl-cu12), or use a torch built for the NCCL you have; "
+        "`python -c 'import torch; print(torch.cuda.nccl.version())'` says which it loads",
+        (r"undefined symbol: (?P<symbol>nccl\w+)",),
+        94,
+    ),
+    Cause(
+        "cuda-library-missing",
+        "a CUDA library the program was built against, {lib}, was not found when it loaded: the job's environment "
+        "lacks that CUDA (the module or conda environment of the build not loaded where the job runs, "
+        "LD_LIBRARY_PATH not passed to the tasks, or a build for a newer CUDA than the one installed)",
+        "give the job the CUDA the program was built with: `module load` it in the job script (not only on the "
+        "login node), keep the submit environment (`sbatch` passes it unless `--export=NONE`; PBS `qsub -V`), or use "
+        "a build that carries its CUDA libraries (pip's torch wheels, the project's image); `ldd` on the library "
+        "that failed to load lists every dependency `not found`",
+        # glibc 2.3x elf/dl-load.c (_dl_map_object): _dl_signal_error (errno, name, NULL, N_("cannot open shared
+        # object file")), as CPython's ImportError/OSError and the dynamic loader print it, for the libraries of
+        # the CUDA toolkit and NCCL (libcudart, libcublas, libcublasLt, libcudnn*, libnccl, libcufft, libcurand,
+        # libcusparse, libcusolver, libnvrtc, libnvJitLink, libcupti). Not libcuda.so, the driver's (apptainer-no-nv).
+        (r"\b(?P<lib>lib(?:cudart|cublas(?:Lt)?|cudnn\w{0,30}|nccl|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink"
+         r"|cupti)\.so(?:\.[\d.]{1,20})?): cannot open shared object file",),
+        76,
+    ),
+    Cause(
+        "apptainer-no-nv",
+        "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
+        "binds the host's driver into it, or a node without a GPU driver",
+        "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
+        "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
+        "`python -m app.check` warns in its `container: GPU devices` line",
+        # torch c10/cuda/CUDAFunctions.cpp device_count_impl (2.x), for cudaErrorInsufficientDriver with no driver
+        # version at all (no libcuda loaded): "Found no NVIDIA driver on your system. Please check that you have an
+        # NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx".
+        (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so",
+         r"Found no NVIDIA driver on your system"),
+        91,
+    ),
+    Cause(
+        "host-oom",
+        "a task used more host memory than the job may: the kernel's OOM killer in Slurm's cgroup, or PBS' "
+        "memory limit",
+        "ask for more host memory (`--mem=`, `--mem-per-gpu=`, or `--exclusive --mem=0` for a whole node; PBS and "
+        "Torque `-l mem=`, whose queue default applies when a job asks for none), or "
+        "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
+        "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
+        # Slurm 25.11.7, where it polls memory itself (JobAcctGatherParams=OverMemoryKill) instead of a cgroup:
+        # src/interfaces/jobacct_gather.c "%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed" and the
+        # job notice "Exceeded job memory limit"; src/slurmd/slurmd/job_mem_limit.c "Job %u exceeded memory limit
+        # (%"PRIu64">%"PRIu64"), cancelling it".
+        (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
+         r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit",
+         # The kernel's OOM killer (Linux v6.8 mm/oom_kill.c __oom_kill_process() pr_err("%s: Killed process %d
+         # (%s) total-vm:%lukB, ...", message, ...) with "Out of memory" or "Memory cgroup out of memory"; before
+         # 4.19 oom_kill_process() also "%s: Kill process %d (%s) score %u or sacrifice child"), as dmesg and the
+         # node's journal show it.
+         r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",
+         # Older Slurm's task/cgroup (task_cgroup_memory.c task_cgroup_memory_check_oom(), read in a stored copy
+         # whose version is not recorded; newer ones count oom_kill events) info("Exceeded step memory limit at some
+         # point."), read from the cgroup's failcnt: it also shows in runs that finished (memory reclaimed from
+         # the page cache, SchedMD bug 3214), so it counts in a failed run only (the condition below).
+         r"Exceeded (?:step|job) memory limit at some point",
+         # Moab (and Maui) under Torque, the job-deletion notice of its resource-limit policy (closed source; the
+         # line as the deletion mail and the job's output show it: "job 10086535 exceeded MEM usage hard limit (516
+         # > 140)", in MB; DCCN's Torque guide, cBio's cluster): the job used more memory than it asked for (or than
+         # the queue's default when it asked for none).
+         r"\bexceeded MEM usage (?:hard|soft) limit \(\d+ > \d+\)"),
+        79,
+        applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
+    ),
+    Cause(
+        "fabric-manager-restarted",
+        "NCCL's NVLink SHARP (NVLS) setup failed in CUDA ('{error}'): NVIDIA Fabric Manager was restarted while "
+        "the GPUs held its resources, and the GPUs need a reset",
+        "the admins reset the GPUs or reboot the node (Fabric Manager user guide: reset the GPUs after FM is "
+        "restarted); resubmit without it (`--exclude=NODE`); to run meanwhile `EXTRA_ENV=NCCL_NVLS_ENABLE=0`; "
+        "`python -m app.check` shows the fabric's state per node in its `gpu: Fabric Manager` line",
+        # Any CUDA failure in NCCL's NVLS transport (src/transport/nvls.cc, CUCHECK through src/include/cudawrap.h
+        # "Cuda failure %d '%s'", v2.19 to v2.30.7-1): the multicast objects it creates live on the NVSwitches that
+        # Fabric Manager programs, and NCCL's maintainers read the WARN as FM restarted without a GPU reset, whatever
+        # CUDA's error ('invalid argument', 'unknown error': NVIDIA/nccl-tests#276). A log cut inside the quote
+        # still counts.
+        (r"nvls\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'(?P<error>[^']{1,80})",),
+        89,
+    ),
+    Cause(
+        "pmix-gds-mismatch",
+        "PMIx could not set up its shared-memory data store (gds): the client in the container and Slurm's PMIx "
+        "server disagree on it, or the client cannot reach the server's files",
+        "export `PMIX_MCA_gds=hash` to the tasks (`EXTRA_ENV=PMIX_MCA_gds=hash`, or `--export=ALL,"
+        "PMIX_MCA_gds=hash` for srun); with srun --mpi=pmix into a container, bind Slurm's PMIx directories too",
+        # The store's own files: dstore_*.c, and gds/ds12 or gds/ds21 (PMIx 4.2 in a container that does not see
+        # PMIX_SERVER_TMPDIR: "PMIX ERROR: ERROR in file .../src/mca/gds/ds12/gds_ds12_lock_pthread.c")
+        (r"PMIX ERROR: (?:PMIX_ERR_)?OUT[-_]OF[-_]RESOURCE", r"PMIX ERROR: [\w-]+ in file \S*dstore",
+         r"PMIX ERROR: [\w-]+ in file \S*gds/ds\d+/",
+         # PMIx 4.2.9 src/util/pmix_error.h "PMIX ERROR: %s in file %s at line %d" from its TCP transport (ptl):
+         # the client cannot reach the server's rendezvous (a container that does not see its directory).
+         r"PMIX ERROR: UNREACH\w* in file \S*ptl"),
+        88,
+        # The ds12/ds21 lock files also log when pthread_rwlock_destroy fails at teardown, after programs ran fine
+        # (pmix_ds12_lock_finalize; open-mpi/ompi#7516, openpmix/openpmix#1716): alone, they count in a failed run.
+        applies=lambda log: not log.has(_PMIX_LOCK) or log.has(_MPI_FAILED) or log.has(_PMIX_STORE),
+    ),
+    Cause(
+        "gpus-per-task-binding",
+        "a rank asked for a GPU it cannot see: with srun --gpus-per-task each task sees only its own GPU, as "
+        "device 0, so selecting GPU LOCAL_RANK fails on every rank but the first",
+        "ask for GPUs per node (`--gres=gpu:4` or `--gpus-per-node=4`) and one torchrun per node, or keep "
+        "--gpus-per-task and select `cuda:0`; this project's `LAUNCH=srun` picks the one visible GPU",
+        (r"invalid device ordinal",),
+        86,
+        applies=lambda log: log.has(_GPUS_PER_TASK),
+        context=(_GPUS_PER_TASK,),
+    ),
+    Cause(
+        "too-many-ranks-per-node",
+        "a rank asked for a GPU the node does not have: more processes per node than visible GPUs (torchrun's "
+        "--nproc_per_node against CUDA_VISIBLE_DEVICES or the allocation)",
+        "start as many processes per node as GPUs: `--nproc_per_node` = the GPUs in CUDA_VISIBLE_DEVICES "
+        "(the job scripts take it from the allocation; `GPUS_PER_NODE=N` overrides); under srun with "
+        "--gpus-per-task each task sees one GPU, as device 0",
+        (r"invalid device ordinal",),
+        85,
+        applies=lambda log: not log.has(_GPUS_PER_TASK),
+    ),
+    Cause(
+        "device-from-global-rank",
+        "a rank chose its GPU by its global rank (`torch.cuda.set_device(rank)`, `cuda:{rank}`): on the second "
+        "node and later the number is past the node's GPUs, so CUDA refuses the device (the first node runs)",
+        "choose the GPU by the rank on the node: `torch.cuda.set_device(int(os.environ['LOCAL_RANK']))` (torchrun "
+        "sets LOCAL_RANK; under srun without torchrun, SLURM_LOCALID), or `rank % torch.cuda.device_count()`",
+        # The same CUDA string as too-many-ranks-per-node (cudaErrorInvalidDevice): the second reading of it, which
+        # only the program's code tells apart (a device index above the node's GPU count on node 2 and later).
+        (r"invalid device ordinal",),
+        84,
+        applies=lambda log: not log.has(_GPUS_PER_TASK),
+    ),
+    Cause(
+        "cuda-unavailable",
+        "the process sees no GPU: torch without CUDA, a CPU node or allocation, or CUDA_VISIBLE_DEVICES empty",
+        "run on GPU nodes with GPUs allocated (`--gres=gpu:4`, PBS `ngpus=4`) and a CUDA build of torch (the "
+        "image has one); `python -m app.check`'s `gpu: devices` line on the node says which; where `nvidia-smi` "
+        "lists GPUs but CUDA finds none, CUDA_VISIBLE_DEVICES names GPUs the job does not have (leave it to the "
+        "scheduler), or the container sees other device files than the job's (Slurm's cgroup.conf "
+        "`ConstrainDevices=yes`); where `nvidia-smi` fails too, the driver's module is not loaded (a kernel update "
+        "without a reboot)",
+        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE.
+        (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
+         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b"),
+        84,
+    ),
+    Cause(
+        "deepspeed-op-build",
+        "DeepSpeed (or another torch extension) could not compile its CUDA ops: no CUDA toolkit (nvcc, headers) "
+        "or one that does not match torch's CUDA",
+        "use a CUDA toolkit of torch's version (`torch.version.cuda`) with nvcc and headers, and point "
+        "`CUDA_HOME` at it, or prebuild the ops when installing (`DS_BUILD_OPS=1 pip install deepspeed`)",
+        # DeepSpeed 0.19.5 op_builder/builder.py line 130: the CUDA mismatch it refuses ends in "unable to compile";
+        # the same words without it (lines 119 and 125) are printed where it accepts the mismatch.
+        (r"CUDA_HOME does not exist, unable to compile CUDA op", r"Error building extension '[\w.-]+'",
+         r"fatal error: [\w./-]+\.h: No such file or directory",
+         r"does not match the version torch was compiled with \S+, unable to compile"),
+        85,
+        applies=lambda log: log.has(_OP_BUILD),
+        context=(r"Installed CUDA version \S+ does not match the version torch was compiled with",),
+    ),
+    Cause(
+        "hostfile-unresolvable",
+        "the launcher could not resolve a host name it was given ({host}): a hostfile (DeepSpeed, pdsh, mpirun) "
+        "lists names the nodes do not know",
+        "list the job's own nodes (Slurm `scontrol show hostnames \"$SLURM_JOB_NODELIST\"`, PBS `$PBS_NODEFILE`) "
+        "or their addresses; `getent hosts NAME` on a node checks one; without ssh, start one process per node "
+        "with srun instead of a hostfile",
+        (r"ssh: Could not resolve hostname (?P<host>[^\s:]+): ",),
+        84,
+    ),
+    Cause(
+        "deepspeed-mpi-discovery",
+        "DeepSpeed found no RANK/WORLD_SIZE/LOCAL_RANK from its launcher and fell back to MPI discovery, which "
+        "needs mpi4py",
+        "start it with a launcher that sets them (torchrun, the `deepspeed` launcher, or this project's job "
+        "scripts with `LAUNCH=torchrun`), or install mpi4py when the job runs under mpirun/srun with PMI",
+        (r"No module named '?mpi4py'?",),
+        83,
+        context=(r"attempting to detect MPI environment",),
+    ),
+    Cause(
+        "shm-not-writable",
+        "NCCL could not create its shared-memory segment in /dev/shm: permission denied (a /dev/shm not "
+        "writable for the user, e.g. not mode 1777)",
+        "the admins make /dev/shm mode 1777 on the node; in a container bind a writable one "
+        "(`BINDS=/dev/shm`); `EXTRA_ENV=NCCL_SHM_DISABLE=1` runs meanwhile (slower within a node); "
+        "`python -m app.check` shows each node's in its `node: /dev/shm` line",
+        # NCCL 2.22+ when mkstemp in /dev/shm fails (src/misc/shmutils.cc, src/os/linux.cc): "failed to create
+        # shared memory file PATH, error Permission denied (13)"
+        (r"shm_open failed ?: Permission denied", r"shared memory segment \S+ \(size \d+\), error: Permission denied",
+         r"failed to extend \S+ to \d+ bytes, error: Permission denied",
+         r"failed to create shared memory file \S+, error Permission denied"),
+        84,
+    ),
+    Cause(
+        "shm-too-small",
+        "a process ran out of shared memory in /dev/shm (NCCL's segments, or the DataLoader workers' tensors): it "
+        "is too small or full (a container's private /dev/shm: Docker's 64 MB, Apptainer's --contain)",
+        "give the job the node's /dev/shm: drop `--contain`/`--containall` from `APPTAINER_ARGS` (Apptainer "
+        "then shares the host's), or `BINDS=/dev/shm`; Docker/Kubernetes `--shm-size=1g` or `--ipc=host`; "
+        "remove stale /dev/shm/nccl-* files; `python -m app.check` prints each node's size in its `node: /dev/shm` "
+        "line",
+        # torch's DataLoader (torch/csrc/DataLoader.cpp, commit 03d4ef6): the parent's "DataLoader worker (pid %d) is
+        # killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory." and the
+        # worker's own SIGBUS handler "ERROR: Unexpected bus error encountered in worker. This might be caused by
+        # insufficient shared memory (shm)."
+        (r"posix_fallocate failed: No space left on device", r"failed to extend /dev/shm/\S+ to \d+ bytes",
+         r"Error while creating shared memory segment", r"dataloader's workers are out of shared memory",
+         r"bus error encountered in worker\. This might be caused by insufficient shared memory",
+         # torch's shared-memory allocator (aten/src/ATen/MapAllocator.cpp, the string in the 2.13.0 wheel's
+         # libtorch_cpu.so): "unable to write to file <" NAME ">: " strerror " (" errno ")", for the /torch_PID_...
+         # segments the DataLoader's workers hand their batches over in, which live in /dev/shm.
+         r"unable to write to file </torch_\w{1,80}>: No space left on device"),
+        83,
+    ),
+    Cause(
+        "systemd-removeipc",
+        "NCCL's shared-memory file vanished under it: systemd-logind removes a user's /dev/shm files when it "
+        "sees the user's last session end (RemoveIPC=yes), which jobs started by srun or mpirun are not",
+        "the admins set `RemoveIPC=no` in /etc/systemd/logind.conf (NCCL troubleshooting guide)",
+        (r"NCCL WARN unlink shared memory \S+ failed, error: No such file or directory",),
+        82,
+    ),
+    Cause(
+        "memlock-too-low",
+        "the locked-memory limit (ulimit -l) is too low for RDMA (InfiniBand verbs, EFA): registering memory with "
+        "the network card fails (ENOMEM)",
+        _MEMLOCK_FIX,
+        (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM,
+         # The limit as the node shows it, below 100 MB: Linux fs/proc/base.c proc_pid_limits() (v6.8)
+         # "%-25s %-20lu " per limit, lnames[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" } (/proc/PID/limits,
+         # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
+         # "%-20s %20s" with "(%s, -%c) " and the value, "max locked memory (kbytes, -l) 64" (`ulimit -a`).
+         r"^\s{0,8}Max locked memory +\d{1,8} +(?:\d+|unlimited) +bytes",
+         r"^\s{0,8}max locked memory +\(kbytes, -l\) \d{1,5}$",
+         # libfabric v1.22.0 prov/efa/src/efa_base_ep.c line 439 "Libfabric EFA provider has encountered an internal
+         # error:\n\nLibfabric error: (%zd) %s\n" (the only "Libfabric error: (" in libfabric): ENOMEM from EFA's
+         # memory registration, e.g. its receive buffers (efa_errno.h 4112 "Failure to post internal receive
+         # buffers"), is the locked-memory limit (awslabs' EFA guides: `ulimit -l unlimited`).
+         r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory",
+         # Intel MPI's DAPL fabric (closed source; the line as its ranks print it, "[0] DAPL startup: RLIMIT_MEMLOCK
+         # too small", firemodels/fds#6023): it checks the limit at start and stops below what it needs.
+         r"\bDAPL startup: RLIMIT_MEMLOCK too small"),
+        83,
+        # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
+        # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
+        applies=lambda log: (not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
+                             or log.has(_UCX_IFACE_CQ_ENOMEM)),
+    ),
+    Cause(
+        "efa-installer-too-old",
+        "libfabric's EFA provider refused to register GPU memory (EINVAL): an EFA installer before 1.29.1 with "
+        "NCCL 2.19 or newer",
+        "upgrade the EFA installer (libfabric) to 1.29.1 or newer, or set `FI_EFA_SET_CUDA_SYNC_MEMOPS=0` "
+        "(`EXTRA_ENV=FI_EFA_SET_CUDA_SYNC_MEMOPS=0`)",
+        (r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b",),
+        83,
+        applies=lambda log: not log.has(_SLINGSHOT),
+    ),
+    Cause(
+        "cumem-host-no-p2p",
+        "NCCL's shared-memory transport shares host memory through cuMem, which fails between GPUs without "
+        "peer access (consumer or PCIe-only GPUs; NCCL 2.27 in NVIDIA/nccl#1838)",
+        "`EXTRA_ENV=NCCL_CUMEM_HOST_ENABLE=0` (NCCL falls back to its /dev/shm segments)",
+        # The driver API's check, src/include/cudawrap.h "Cuda failure %d '%s'" (2.19 to 2.30), with CUDA's 217: the
+        # p2p transport peers only GPUs that can (cudaDeviceCanAccessPeer) and words its refusal "failed to peer
+        # with device" (p2p-peer-access-refused); cuMem host memory (shm transport) does not ask first. torch
+        # repeats the line under "Last error:" without its location.
+        (r"shm\.cc:\d+ NCCL WARN Cuda failure (?:\d+ )?'peer access is not supported between these two devices'",
+         r"Cuda failure 217 'peer access is not supported between these two devices'"),
+        83,
+    ),
+    Cause(
+        "topo-file-preset",
+        "NCCL_GRAPH_FILE or NCCL_TOPO_FILE names devices this node does not have (a file written for another "
+        "machine, often preset by a VM image or /etc/nccl.conf)",
+        "unset `NCCL_GRAPH_FILE` and `NCCL_TOPO_FILE` (and remove them from /etc/nccl.conf), or use the file "
+        "written for this node type; Apptainer passes the host's environment into the container",
+        # NCCL v2.18.5-1 to v2.30.7-1: src/graph/search.cc WARN("XML Import Channel : dev %d not found.", ...) (a
+        # graph file's channel names a device this node lacks); src/graph/xml.h WARN("Attribute %s of node %s not
+        # found", ...) (line 85 in v2.18.5-1, 107 in v2.30.7-1): a topology or graph file that lacks what NCCL
+        # reads, such as a net plugin's static topology (aws-ofi-nccl's p5.48xl-topo.xml before 1.11,
+        # aws/aws-ofi-nccl#785). NCCL_GRAPH_FILE (src/graph/search.cc INFO "NCCL_GRAPH_FILE set by environment to
+        # %s") in a run NCCL failed: NCCL's maintainers answer that it "should never be set in production"
+        # (NVIDIA/nccl#1240); NCCL_TOPO_FILE alone is not read so, VM images set it rightly.
+        (r"XML Import Channel : dev \d+ not found", r"NCCL WARN Attribute \w+ of node \w+ not found",
+         r"NCCL_GRAPH_FILE set by environment to \S"),
+        # Below the causes a failure's own lines name (a graph file set is a suspect, not the failure's words).
+        62,
+        applies=lambda log: log.has(_TOPO_FILE_UNREADABLE) or log.has(_NCCL_FAILED),
+        context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
+    ),
+    Cause(
+        "port-in-use",
+        "the rendezvous or store port is already taken on this node (another job or an earlier run still "
+        "holds it)",
+        "pick another port: `RDZV_PORT=N` (the job scripts pick a free one on the head node at start), torchrun "
+        "`--rdzv_endpoint HOST:PORT` or `MASTER_PORT`; on a shared node `--rdzv_endpoint localhost:0` lets "
+        "torchrun pick a free one",
+        # Not torch's per-address "The server socket has failed to bind to {} {}." (socket.cpp, 2.4 to 2.13): a
+        # warning it records and moves on from (under torchrun's agent store every worker prints it and TCPStore.cpp
+        # says "ignoring the error"); the thrown "failed to listen on any local network address" quotes it.
+        (r"^(?!.*The server socket has failed to bind to ).*Address already in use",
+         r"failed to listen on any local network address"),
+        71,
+    ),
+    Cause(
+        "wrong-bootstrap-iface",
+        "NCCL found no usable network interface for its bootstrap: NCCL_SOCKET_IFNAME names an interface this "
+        "node does not have, or the node has no IP interface it may use",
+        "set `NCCL_SOCKET_IFNAME` to interfaces every node has: a prefix (`ib`, `hsn`) or a list "
+        "(`eth0,ens1f0`), as the fabric policy does per fabric (`FABRIC=`), else `EXTRA_ENV=NCCL_SOCKET_IFNAME=...`;"
+        " `ip -br addr` on each node lists them",
+        (r"Bootstrap : no socket interface found", r"NET/Socket : No usable listening interface found",
+         r"is neither AF_INET\(2\) nor AF_INET6\(10\)", r"Socket creation failed : Address family not supported"),
+        69,
+        context=(r"NCCL_SOCKET_IFNAME set",),
+    ),
+    Cause(
+        "roce-gid-index",
+        "the network cards could not reach each other (IB completion error 12, retry count exceeded): on RoCE "
+        "usually a GID that is not routable between the nodes",
+        "on RoCE with NCCL older than 2.21 set the RoCEv2 GID: `EXTRA_ENV=NCCL_IB_GID_INDEX=3` (`show_gids` "
+        "lists them; newer NCCL picks one itself), and `NCCL_IB_TC` if the switches need it; on InfiniBand "
+        "check the link between the nodes (`ibstat`, the subnet manager)",
+        # ibv_modify_qp to RTR refused with EINVAL (22): the GID index names no GID of the port (NCCL_IB_GID_INDEX
+        # preset wrong) on RoCE; ibvwrap.cc words it per version as the 110 case of rail-only-fabric (before 2.21,
+        # v2.18.5-1 line 52, strerror alone: "failed with error Invalid argument"). On a RoCE link layer a queue
+        # pair that times out (110) is read here too: a GID the nodes cannot route.
+        (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
+         r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
+         r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT),
+        67,
+        applies=lambda log: log.has(_ROCE) or not log.has(_QP_TIMED_OUT),
+        context=(_ROCE,),
+    ),
+    Cause(
+        "rail-only-fabric",
+        "NCCL could not connect a queue pair to the other node (ibv_modify_qp to RTR timed out): the two NICs "
+        "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",
+        "`EXTRA_ENV=NCCL_CROSS_NIC=0` keeps each ring on one rail; if it persists check the NICs' links and, on "
+        "RoCE, the GID (`NCCL_IB_GID_INDEX`)",
+        # NCCL 2.24+: "failed with 110 Connection timed out, ..."; 2.21-2.23 (IBV_INT_CHECK_RET_ERRNO, ibvwrap.cc):
+        # "failed with error Connection timed out errno 110"; before 2.21 "failed with error Connection timed out".
+        # On RoCE the same timeout reads as roce-gid-index.
+        (_QP_TIMED_OUT,),
+        67,
+        applies=lambda log: not log.has(_ROCE),
+    ),
+
+    # --- from the components' sources: each message as its program prints it, at the version named ---------
+    # The statements are quoted with their versions in tests/diagnose/component_source_lines.py, which renders
+    # each into a log line and checks that the cause named here is named first.
+    Cause(
+        "nccl-version-across-ranks",
+        "the ranks run different NCCL versions (NCCL refused to build the communicator): the nodes do not run "
+        "the same image or environment",
+        "run every rank from the same image or environment (the same `IMAGE=`, the same venv on a shared "
+        "filesystem); `python -c 'import torch; print(torch.__version__, torch.cuda.nccl.version())'` on each node "
+        "says which it loads; an NCCL on LD_LIBRARY_PATH on some nodes only is the usual culprit",
+        # NCCL src/init.cc (2.21.5 to 2.30.7): WARN("Mismatched NCCL version detected : rank %d version %d rank %d
+        # version %d", ...), then ncclInvalidUsage; NCCL's RAS service (src/ras/ras.cc) WARN("NCCL version mismatch
+        # with remote peer %s (local: %d, remote %d)", ...) in 2.24.3 to 2.29.7, "(local: %s, remote %s)" (the
+        # version as text) in 2.30.7.
+        (r"Mismatched NCCL version detected : rank \d+ version \d+ rank \d+ version \d+",
+         r"NCCL version mismatch with remote peer \S+ \(local: [\d.]+, remote [\d.]+\)"),
+        93,
+    ),
+    Cause(
+        "versions-differ-across-nodes",
+        "the ranks' own lines show more than one NCCL version or CUDA driver version: the nodes run different "
+        "software, which breaks or slows collectives between them",
+        "run every node from the same image and driver: compare `nvidia-smi --query-gpu=driver_version "
+        "--format=csv` and the NCCL version on each node (`python -m app.check` prints both per node); resubmit "
+        "without the odd node (`--exclude=NODE`) and tell the admins",
+        # NCCL src/init.cc prints `NCCL version %s` (rank 0 of each communicator) and `cudaDriverVersion %d` (each
+        # process, INIT); torch's ProcessGroupNCCL prints `NCCL version: %s` in its options line.
+        (r"NCCL version:? (?P<nccl>\d+\.\d+\.\d+)", r"cudaDriverVersion (?P<driver>\d+)"),
+        65,
+        applies=lambda log: log.has(_FAILED),
+        hits_show=lambda found: _distinct(found, "nccl") > 1 or _distinct(found, "driver") > 1,
+    ),
+    Cause(
+        "nvml-driver-mismatch",
+        "the node's NVIDIA kernel module and its driver libraries are of different versions (NVML: "
+        "Driver/library version mismatch): the driver was updated and the node not rebooted",
+        "resubmit without the node (`--exclude=NODE`) and tell the admins: they reboot it (or reload the nvidia "
+        "kernel modules); `cat /proc/driver/nvidia/version` against `nvidia-smi` shows the two versions",
+        # NVML's string for NVML_ERROR_LIB_RM_VERSION_MISMATCH (nvml.h, driver 525 to 580), printed by nvidia-smi
+        # as "Failed to initialize NVML: %s" and by libnvidia-container as "nvml error: %s", lower-cased (its
+        # src/error.c error_vset() ends in strlower(): "nvml error: driver/library version mismatch").
+        (r"[Dd]river/library version mismatch",),
+        95,
+    ),
+    Cause(
+        "cuda-driver-combination",
+        "CUDA refused the driver it found (error 803, unsupported display driver / cuda driver combination): "
+        "the libcuda loaded does not belong to the node's kernel driver, most often a CUDA forward-compatibility "
+        "libcuda (cuda-compat) on a driver or GPU it does not support",
+        "load the node's own libcuda: in this project's image `APP_CUDA_COMPAT=off` (the compat libraries are "
+        "for data-center GPUs on older drivers); elsewhere remove cuda-compat's directory from LD_LIBRARY_PATH; "
+        "if the node itself is inconsistent (driver updated, no reboot), resubmit without it and tell the admins",
+        # CUDA's string for cudaErrorSystemDriverMismatch / CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803), CUDA 11.1+.
+        # 804 (cudaErrorCompatNotSupportedOnDevice) is read here too, second to driver-too-old (same weight, earlier
+        # in the table): the compat libcuda on a GPU it does not support, which a container runtime that injects
+        # it also causes (DeepVAC/TorchPod#43: a newer nvidia-container-toolkit on a GeForce).
+        (r"system has unsupported display driver / cuda driver combination", r"cudaErrorSystemDriverMismatch",
+         r"CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", r"forward compatibility was attempted on non supported HW",
+         r"cudaErrorCompatNotSupportedOnDevice"),
+        94,
+    ),
+    Cause(
+        "container-cuda-requirement",
+        "the container runtime refused the image: the image requires CUDA {cuda} or newer and the node's driver is "
+        "older (libnvidia-container's check of NVIDIA_REQUIRE_CUDA)",
+        "run on nodes with a newer driver, or use an image built for an older CUDA; on data-center GPUs the image "
+        "can run through CUDA forward compatibility: `NVIDIA_DISABLE_REQUIRE=1` in the container's environment "
+        "skips the check (enroot/pyxis, Docker); this project's Apptainer image does not go through this check",
+        # libnvidia-container src/cli/configure.c: warnx("requirement error: %s", err.msg), the message from
+        # src/cli/dsl.c: "unsatisfied condition: %s, please update your driver to a newer version, or use an
+        # earlier cuda container" (v1.13 to v1.17).
+        (r"requirement error: unsatisfied condition: cuda\s?>=\s?(?P<cuda>[\d.]+)",),
+        94,
+    ),
+    Cause(
+        "container-no-driver",
+        "the container runtime's GPU hook found no NVIDIA driver on the node (libnvidia-container could not load "
+        "NVML): a node without a GPU driver, or a runtime that does not see the driver's libraries",
+        "run on GPU nodes (`--gres=gpu:4`) where `nvidia-smi` works; if it works on the node, the admins check "
+        "the runtime's ldconfig path (`ldconfig = \"@/sbin/ldconfig\"` in /etc/nvidia-container-runtime/"
+        "config.toml) and enroot's 98-nvidia hook; the project's Apptainer image (`IMAGE=app.sif`, `--nv`) does not "
+        "use this hook",
+        # libnvidia-container src/cli/configure.c: warnx("initialization error: %s", nvc_error(nvc)), with
+        # src/nvc.c's "nvml error: %s" (driver not loaded) or src/dxcore / driver.c "load library failed: %s".
+        # enroot 4.1.2 conf/hooks/98-nvidia.sh line 77 warns "Kernel module nvidia_uvm is not loaded" and goes on:
+        # it shows this cause only where the GPU hook then failed.
+        (r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|load library failed: "
+         r"libnvidia-ml\.so)", r"Kernel module nvidia_uvm is not loaded"),
+        92,
+        applies=lambda log: log.has(_GPU_HOOK_FAILED),
+    ),
+    Cause(
+        "apptainer-tmp-full",
+        "Apptainer ran out of space while building, pulling or unpacking the image: its temporary or cache "
+        "directory (/tmp, ~/.apptainer/cache by default) is on a small filesystem",
+        "point `APPTAINER_TMPDIR` and `APPTAINER_CACHEDIR` at a filesystem with room (a project or scratch "
+        "directory, not /tmp or $HOME), clear old layers with `apptainer cache clean`, or build the image once "
+        "where there is room (`make image`) and copy the .sif",
+        # Apptainer 1.3/1.4 wraps the OS error: sylog.Fatalf("While making image from oci registry: %v", err),
+        # "While performing build: %v", "container creation failed: %s" (cmd/internal/cli/*.go), ending in the
+        # syscall's "no space left on device" or mksquashfs' "Write failed because No space left on device";
+        # Apptainer 1.1.9 to 1.5.3 sylog.Fatalf("while extracting %s: %s", image, err) when it unpacks a SIF
+        # into a temporary sandbox (cmd/internal/cli/actions_linux.go, later internal/pkg/runtime/launch/
+        # launcher_linux.go). Anchored at the line's start (sylog writes FATAL there; srun -l may put "3: " before
+        # it), so that a long line is scanned once, not from every "FATAL:" in it.
+        (r"^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
+         r"|Build failed)[^\n]{0,4000}?[Nn]o space left on device",
+         # Any program writing into Apptainer's own directories (the session's mounts under /var/apptainer/mnt,
+         # Singularity's /var/singularity/mnt, a build's build-temp-*): coreutils' cp "error writing '%s'" in a
+         # %post, or the copy of a build.
+         # Anchored too: from the line's start only, so a line of many such paths is scanned once.
+         r"^[^\n]{0,400}?(?:/var/(?:lib/)?(?:singularity|apptainer)/mnt/|/build-temp-\d)[^\n]{0,400}?No space "
+         r"left on device",),
+        93,
+    ),
+    Cause(
+        "slurm-mpi-plugin-missing",
+        "srun could not load the MPI plugin the job asked for ({plugin}): this Slurm was not built with it, the "
+        "nodes' slurmd lack it, or the plugin could not load the library it needs (Slurm's PMIx plugin and libpmix)",
+        "`srun --mpi=list` shows the plugins this Slurm has: pick one of them (`--mpi=pmix` only where listed), or "
+        "`--mpi=none` for torchrun jobs (they need no PMI: this project's job scripts start torchrun without it); "
+        "SLURM_MPI_TYPE in the environment sets it too",
+        # Slurm 25.11.7 src/interfaces/mpi.c: error("MPI: Cannot create context for %s", plugin_name) and
+        # "%s: unable to resolve MPI plugin offset from plugin_id=%u. This error usually results from a job being
+        # submitted against an MPI plugin which was not compiled into slurmd ..."; before the interfaces/ rewrite
+        # (17.11 to 20.11) src/common/mpi.c error("cannot create %s context for %s", "mpi", "mpi/<type>") and
+        # srun's src/srun/libsrun/opt.c "\"--mpi=%s\" -- long invalid MPI type, --mpi=list for acceptable types."
+        # src/common/plugin.c line 374 error("Couldn't load specified plugin name for %s: %s", c->type, ...) (the
+        # plugin's init failed, or it is for another Slurm); src/plugins/mpi/pmix/mpi_pmix.c line 199 PMIXP_ERROR
+        # (pmixp_debug.h " %s: %s: %s [%d]: %s:%d: " format, plugin_type first) "pmi/pmix: can not load PMIx library".
+        (r"MPI: Cannot create context for (?P<plugin>mpi/[\w-]+)",
+         r"Couldn't load specified plugin name for (?P<plugin>mpi/[\w-]+): ",
+         r"(?P<plugin>mpi/pmix\w{0,4}): \w{1,40}: .{0,300}?pmi/pmix: can not load PMIx library",
+         r"cannot create mpi context for (?P<plugin>mpi/[\w-]+)",
+         r"\"--mpi=(?P<plugin>[\w-]+)\" -- long invalid MPI type",
+         r"unable to resolve MPI plugin offset from plugin_id=\d+"),
+        92,
+    ),
+    Cause(
+        "mpi-without-pmi",
+        "the program's Open MPI was started by srun but cannot talk to Slurm's PMI (it was built without "
+        "Slurm/PMI support, or srun offered none): MPI_Init fails on every rank",
+        "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
+        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
+        "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
+        # Open MPI 4.1 (orte/mca/ess/base/help-ess-base.txt [slurm-error], [slurm-error2]): "The application
+        # appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's PMI support"
+        # and "... but OMPI was not built with SLURM support."; Open MPI 5.0.0 to 5.0.10
+        # (ompi/runtime/help-mpi-runtime.txt [no-pmi], [no-pmix-but]): "Open MPI requires access to a local PMIx
+        # server to execute." and "No PMIx server was reachable, but a PMI1/2 was detected."; Slurm's PMI2
+        # client: "PMI2_Init failed to intialize.  Return code: %d" (sic).
+        (r"OMPI was not built with SLURM(?:'s PMI)? support", r"PMI2_Init failed to intiali[sz]e",
+         r"Open MPI requires access to a local PMIx server to execute",
+         r"No PMIx server was reachable, but a PMI1/2 was detected"),
+        90,
+    ),
+    Cause(
+        "nccl-tests-without-mpi",
+        "an MPI test program (nccl-tests) was built without MPI: every process started by srun or mpirun ran "
+        "as rank 0 of its own one-rank job, so nothing crossed between the GPUs or the nodes",
+        "build nccl-tests with MPI (`make MPI=1 MPI_HOME=/path/to/mpi`) and start it with `srun --mpi=pmix` or "
+        "`mpirun`, one process per GPU; or, on one node only, one process with all GPUs (`-g 4`); this project's "
+        "`python -m app.check` measures all-reduce without MPI",
+        # nccl-tests v2.17.6 src/util.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
+        # printed by rank 0 for every rank: built without MPI, each process prints its own "Rank  0" line.
+        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",),
+        88,
+        hits_show=lambda found: _distinct(found, "pid", "host") > 1,
+    ),
+    Cause(
+        "p2p-acs-iommu",
+        "peer-to-peer traffic over PCIe is broken on this node, between GPUs or between the network card and a GPU "
+        "(GPUDirect RDMA) (wrong results, IOMMU faults, or the card's accesses to GPU memory refused as local "
+        "protection errors): PCIe Access Control Services (ACS) or the IOMMU redirect peer traffic through the root "
+        "complex, which drops or corrupts it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (between GPUs) or `EXTRA_ENV=NCCL_NET_GDR_LEVEL=LOC` (no "
+        "GPUDirect RDMA, for the network's local protection errors): if the errors go away, the admins disable ACS "
+        "on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting "
+        "guide; `nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
+        # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
+        # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
+        # NCCL's InfiniBand transport with the work completion's IBV_WC_LOC_PROT_ERR (4), the card refused access to
+        # the registered (GPU) memory: v2.18.5-1 src/transport/net_ib.cc line 1295 "... with error %d, opcode %d,
+        # ...", v2.21.5-1 line 1909 "... with status=%d opcode=%d ...", v2.30.7-1 src/transport/net_ib/p2p.cc line
+        # 688 "NET/IB: Got completion from peer %s with status=%s(%d) ..." (ibvWcStatusStr, src/misc/ibvwrap.cc).
+        # NCCL's own reading, v2.30.7-1 src/transport/net_ib/common.h line 615 printIbWcStatusHint(): for
+        # IBV_WC_LOC_PROT_ERR INFO "HINT: In many cases this error occurs when ACS is enabled which would break GPU
+        # Direct RDMA protocol." (the switch falls through to the other statuses' hints, which are not read).
+        (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
+         r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
+         r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))",
+         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA"),
+        87,
+    ),
+    Cause(
+        "gpu-hardware-fault",
+        "a GPU of the node failed (uncorrectable ECC error, fallen off the bus, or an NVRM Xid of a hardware "
+        "fault): the node needs the admins",
+        "resubmit without the node (`--exclude=NODE`; the job scripts record it in nodes-to-exclude.txt) and send "
+        "the admins the lines above with `nvidia-smi -q -d ECC,ROW_REMAPPER` from the node; `python -m app.check` "
+        "judges each GPU",
+        # CUDA's strings for cudaErrorECCUncorrectable (214) and CUDA_ERROR_ECC_UNCORRECTABLE; the NVIDIA kernel
+        # module's "NVRM: Xid (PCI:%s): %d, ..." with the hardware Xids (48 double-bit ECC, 74 NVLink, 79 fallen
+        # off the bus, 94/95 contained/uncontained ECC, 119/120 the GSP firmware timed out or failed, 154 the
+        # driver asks for a GPU reset or a reboot; NVIDIA's Xid catalogue, docs.nvidia.com/deploy/xid-errors);
+        # nvidia-smi's "Unable to determine the device handle for GPU%s: %s: Unknown Error".
+        (r"uncorrectable ECC error encountered", r"CUDA_ERROR_ECC_UNCORRECTABLE", r"GPU has fallen off the bus",
+         r"NVRM: Xid \(PCI:[\w:.]+\): (?:48|74|79|94|95|119|120|154)\b",
+         r"Unable to determine the device handle for GPU ?[\w:.]*: Unknown Error",
+         # The kernel module's own status codes, as its NVRM lines print them ("Reset required
+         # [NV_ERR_RESET_REQUIRED] (0x00000062)"): open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h
+         # (commit 307159f) NV_ERR_RESET_REQUIRED 0x62 "Reset required", NV_ERR_GPU_IS_LOST 0x0F "GPU lost from
+         # the bus": the GPU needs a reset, or left the bus, whatever call met it first.
+         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
+        95,
+    ),
+    Cause(
+        "gpu-busy-exclusive",
+        "CUDA could not open a GPU because another process holds it (the GPUs are in exclusive-process mode): "
+        "more ranks than GPUs on the node, or another job or a leftover process on the GPU",
+        "start one rank per GPU (`--nproc_per_node` = the GPUs the job has); `nvidia-smi` on the node lists the "
+        "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
+        "earlier job goes with the admins",
+        # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
+        # CUDA before 11 worded 46 "all CUDA-capable devices are busy or unavailable".
+        (r"CUDA-capable device\(s\) is/are busy or unavailable", r"all CUDA-capable devices are busy or unavailable",
+         r"cudaErrorDevicesUnavailable",
+         r"CUDA_ERROR_DEVICE_UNAVAILABLE"),
+        87,
+    ),
+    Cause(
+        "slurm-task-launch-failed",
+        "Slurm could not start the job's tasks on a node ({why}): the job never ran a task on every node",
+        "the message after the colon says why; `scontrol show node NODE` shows the node's state; resubmit without "
+        "the node (`--exclude=NODE`) and tell the admins if it persists",
+        # Slurm 25.11.7 src/api/step_launch.c: error("Task launch for %ps failed on node %s: %m", ...);
+        # src/srun/launch.c: error("Unable to create step for job %u: %m", ...).
+        # slurmctld's reason for a batch job it could not launch (src/slurmctld/job_mgr.c lines 18079 and 6075):
+        # "launch failed requeued held", "launch failure limit exceeded requeued held".
+        # src/api/step_launch.c line 1071: error("task %u launch failed: %s", ..., slurm_strerror(rc)) for each
+        # task of a node whose slurmd answered the launch with an error.
+        (r"Task launch for \S+ failed on node [\w.-]+: (?P<why>.{1,300})",
+         r"srun: error: task \d+ launch failed: (?P<why>.{1,300})",
+         # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
+         # asked for after the job ended, whose own lines say why it ended.
+         r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
+         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
+        80,
+    ),
+    Cause(
+        "efa-unreachable",
+        "libfabric's EFA provider could not reach the other instance (an unresponsive remote, or a peer address it "
+        "could not add): the security group does not let the instances talk to each other (its outbound rule as "
+        "well as its inbound one), or they are in different subnets, or the peer process had already exited",
+        "the instances' security group must allow all inbound and outbound traffic to and from itself, in one "
+        "subnet and placement group (AWS' EFA setup guide); if it does, read the other rank's log for the error "
+        "that stopped it first",
+        # libfabric 1.22.0 prov/efa/src/efa_errno.h: "Unresponsive remote (detected locally)" (status 13), and
+        # efa_strerror.c's help: "... most often due to incorrect inbound/outbound security group rules ..."; libfabric
+        # 2.x (efa_errno.h, commit 31557ab) status 4126 "Unresponsive receiver (reachable by EFA device but handshake
+        # failed)": the device reaches the peer, the handshake does not come back (outbound rule, or no peer process).
+        (r"Unresponsive remote \(detected locally\)",
+         r"most often due to incorrect inbound/outbound security group rules",
+         r"Unresponsive receiver \(reachable by EFA device but handshake failed\)",
+         # aws-ofi-nccl 1.18.0 NCCL_OFI_WARN("Unable to insert remote address into address vector for device %d. RC:
+         # %s", ...) when fi_av_insert() adds no address (src/nccl_ofi_rdma.cpp line 2201, src/nccl_ofi_sendrecv.cpp
+         # line 1323; "RC: %d" at line 2007 and in older plugins): the EFA device could not make an address handle
+         # for the peer (aws/aws-ofi-nccl#663: the security group's outbound rule). Not on Slingshot's cxi.
+         r"NET/OFI Unable to insert remote address into address vector for device \d+"),
+        76,
+        applies=lambda log: not log.has(_SLINGSHOT),
+    ),
+    Cause(
+        "efa-libfabric-too-old",
+        "aws-ofi-nccl refused the EFA provider: the libfabric it loaded is older than 1.22.0",
+        "use the libfabric of a recent EFA installer (1.22.0 or newer; `fi_info --version`), first on "
+        "LD_LIBRARY_PATH, or the plugin and libfabric of the same AWS Deep Learning image",
+        # aws-ofi-nccl 1.18.0 src/nccl_ofi_net.cpp: NCCL_OFI_WARN("EFA provider requires at least libfabric version
+        # 1.22.0.")
+        (r"EFA provider requires at least libfabric version",),
+        90,
+    ),
+    Cause(
+        "deepspeed-pdsh-ssh-args-bug",
+        "DeepSpeed's pdsh launcher failed on its own bug: with --ssh_port it appends to PDSH_SSH_ARGS_APPEND, which "
+        "is not set (DeepSpeed 0.11.0 to 0.14.0)",
+        "update DeepSpeed to 0.14.1 or newer; or set the variable before the launch (`export "
+        "PDSH_SSH_ARGS_APPEND=\"\"`); or drop `--ssh_port` and give the port in ~/.ssh/config (`Host node*` / "
+        "`Port 2222`)",
+        # DeepSpeed v0.11.0 deepspeed/launcher/multinode_runner.py line 69 (v0.14.0 line 77)
+        # environment["PDSH_SSH_ARGS_APPEND"] += f" -p {self.args.ssh_port}", a KeyError when the variable is not
+        # in the environment; v0.14.1 reads it with environment.get(..., '').
+        (r"KeyError: 'PDSH_SSH_ARGS_APPEND'",),
+        90,
+    ),
+    Cause(
+        "deepspeed-no-hostfile",
+        "the DeepSpeed launcher found no hostfile and started the training on the first node only, in a job that "
+        "has several nodes",
+        "give it the job's nodes: a hostfile (`--hostfile`, one `NODE slots=4` line per node, from `scontrol show "
+        "hostnames`), or start one launcher per node with srun and torchrun (this project's job scripts do)",
+        # DeepSpeed 0.19 deepspeed/launcher/runner.py fetch_hostfile: logger.warning("Unable to find hostfile, will
+        # proceed with training with local resources only.")
+        (r"Unable to find hostfile, will proceed with training with local resources only",),
+        91,
+        applies=_multi_node,
+        context=(_NODE_COUNT_MULTI,),
+    ),
+    Cause(
+        "rank-sigkill",
+        "a rank was killed with SIGKILL (exit code -9): most often the kernel's out-of-memory killer (host "
+        "memory), or the scheduler ending the job",
+        "check host memory: `sacct -j JOBID -o JobID,MaxRSS,ReqMem,State` and the node's `dmesg` (oom-kill); ask "
+        "for more memory (`--mem=`) or use less (fewer DataLoader workers, data read lazily); a job past its time "
+        "limit or preempted says so in its scheduler lines",
+        # torch 2.13.0 torch/distributed/elastic/multiprocessing: errors/__init__.py's failure table
+        # "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}" and message f"Signal {-self.exitcode}
+        # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
+        # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
+        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
+         r"process \d+ terminated with signal SIGKILL",
+         # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
+         # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
+         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b"),
+        57,
+    ),
+    Cause(
+        "cuda-arch-unsupported",
+        "the program's CUDA code was not built for this GPU: the torch (or extension) build lacks the GPU's "
+        "compute capability, so its kernels cannot run here",
+        "install a build that includes the GPU's capability: `python -c 'import torch; print(torch.cuda."
+        "get_arch_list())'` against `nvidia-smi --query-gpu=compute_cap --format=csv` (H100 and GH200: sm_90); a "
+        "wheel for the node's CUDA and CPU architecture (aarch64 on GH200), or this project's image; rebuild "
+        "extensions with `TORCH_CUDA_ARCH_LIST` including it",
+        # torch 2.13.0 torch/cuda/__init__.py _check_cubins: "{} with CUDA capability sm_{} is not compatible with
+        # the current PyTorch installation."; CUDA's string for cudaErrorNoKernelImageForDevice (209).
+        (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch",
+         r"no kernel image is available for execution on the device"),
+        93,
+    ),
+    Cause(
+        "command-not-on-node",
+        "Slurm could not start the task's program on the node: {program} is not there (not on the node's PATH, "
+        "or a path that exists on the login node only)",
+        "give srun a program every node has: activate the environment in the job script before srun (`source "
+        ".venv/bin/activate` on a shared filesystem), use its full path, or run it inside the image "
+        "(`IMAGE=app.sif`); `srun -N NNODES which PROGRAM` checks each node",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/task.c line 546: error("execve(): %s: %m", task->argv[0]).
+        (r"execve\(\): (?P<program>\S{1,200}): No such file or directory",),
+        88,
+    ),
+    Cause(
+        "slurm-step-blocked",
+        "srun waits to start its step: the job's resources are held by another step ({why}), so the tasks never "
+        "start on every node",
+        "let steps share the allocation: `srun --overlap` (or `--exact` with a share of CPUs and memory each, "
+        "e.g. `--mem=0` only for one step at a time); a step left running from an earlier srun holds them: "
+        "`squeue -s -j JOBID` lists the steps",
+        # Slurm 25.11.7 src/srun/launch.c line 1271: info("Job %u step creation temporarily disabled, retrying
+        # (%s)", ..., slurm_strerror(rc)).
+        (r"step creation temporarily disabled, retrying \((?P<why>[^)]{1,200})\)",),
+        85,
+        applies=lambda log: not log.has(_STEP_CREATED),
+    ),
+    Cause(
+        "cxi-vni-not-granted",
+        "the Slingshot NIC refused the job's network identifier (VNI): the process was not started through the "
+        "launcher that grants the job its VNIs (Slurm's Slingshot switch plugin, PALS), or lost their environment",
+        "start the ranks with the site's launcher inside the allocation (`srun`, or PALS `mpiexec` on PBS), not "
+        "ssh or a second mpirun; in a container keep the environment (no `--cleanenv`, or pass SLINGSHOT_VNIS, "
+        "SLINGSHOT_SVC_IDS and SLINGSHOT_DEVICES); `fi_info -p cxi` inside the job shows whether the provider "
+        "opens",
+        # libfabric 1.22.0 prov/cxi/src/cxip_if.c lines 202 and 217: CXIP_WARN("cxil_get_svc with %s and rgroup_id
+        # %d failed: %d:%s\n", ...) and CXIP_WARN("Invalid VNI %d for %s and svc_id %d\n", ...).
+        # prov/cxi/src/cxip_dom.c line 1766 CXIP_WARN("cxip_gen_auth_key failed: %d:%s", ...) (older releases print
+        # the number alone): -38 is -FI_ENOSYS, which cxip_gen_auth_key() returns when the NIC holds no default
+        # service for the process (cxip_info.c line 1525), i.e. no VNI was granted to it.
+        # The NIC's own return code for a packet whose VNI the target has no match for, as libfabric's cxi provider
+        # prints it: cxi_rc_to_str(C_RC_VNI_NOT_FOUND) "VNI_NOT_FOUND" (HewlettPackard/shs-cassini-headers
+        # include/cxi_prov_hw.h, commit 06f69b0), in "(err: %d, %s)".
+        (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
+         r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
+         r"cxip_gen_auth_key failed: -38\b"),
+        84,
+    ),
+    Cause(
+        "enroot-registry-refused",
+        "enroot (pyxis' image import) could not pull the image: the registry answered {code} (401 or 403: no or "
+        "wrong credentials; 404: no such image or tag; 429: the pull rate limit)",
+        "put the registry's credentials in enroot's credentials file (`$ENROOT_CONFIG_PATH/.credentials`, by "
+        "default ~/.config/enroot/.credentials: `machine nvcr.io login $oauthtoken password <key>`), check the "
+        "name and tag (pyxis writes the registry with `#`: `--container-image=nvcr.io#nvidia/pytorch:25.01-py3`), "
+        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file",
+        # enroot v4.1.2 src/common.sh line 134: common::err "URL ${@: -1} returned error code: ${code} ${status}"
+        # (printed as "[ERROR] ..."); 429 has no status text there.
+        (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
+        92,
+    ),
+    Cause(
+        "ib-link-layers-mixed",
+        "NCCL was given network ports of two link types (InfiniBand and RoCE/Ethernet) to use together: the "
+        "HCAs it picked on this node, or on the two ends of a connection, do not speak the same protocol",
+        "select ports of one link type with `NCCL_IB_HCA` (`EXTRA_ENV=NCCL_IB_HCA==mlx5_0:1,mlx5_1:1`: `=` "
+        "matches the names exactly), the same on every node; `ibv_devinfo | grep -e hca_id -e link_layer` shows "
+        "each port's link layer; `python -m app.check` names the transport per node pair",
+        # NCCL v2.26.6-1 to v2.30.7-1 (src/transport/net_ib.cc, net_ib/connect.cc): WARN("NET/IB : Attempted to
+        # merge|connect incompatible devices: [%d]%s:%d/%s and [%d]%s:%d/%s. Try selecting NICs of only one link
+        # type using NCCL_IB_HCA") and WARN("NET/IB : Remote %s device is incompatible with the local
+        # [%d]%s:%d/%s. ..."); none of the three before 2.26.
+        (r"NET/IB ?: Attempted to (?:merge|connect) incompatible devices",
+         r"NET/IB ?: Remote \S+ device is incompatible with the local"),
+        88,
+    ),
+    Cause(
+        "nvlink-p2p-disabled",
+        "the driver reports peer-to-peer disabled between GPUs that NVLink connects: the node's NVLink fabric "
+        "is not up (on NVSwitch systems the Fabric Manager service is stopped or failed) or a link is faulty",
+        "run `nvidia-smi topo -p2p rw` and `nvidia-smi nvlink --status` on the node; on NVSwitch nodes (HGX "
+        "H100/H200 8-GPU) the admins check `systemctl status nvidia-fabricmanager`; resubmit without the node "
+        "(`--exclude=NODE`); `NCCL_IGNORE_DISABLED_P2P=1` only makes NCCL route around the GPUs' link, slower",
+        # NCCL v2.18.1-1 to v2.30.7-1 src/graph/paths.cc: WARN("P2P is disabled between NVLINK connected GPUs %d
+        # and %d. This should not be the case given their connectivity, and is probably due to a hardware issue.
+        # ...") when NVML's P2P status for the pair is not OK.
+        (r"P2P is disabled between NVLINK connected GPUs \d+ and \d+",),
+        87,
+    ),
+    Cause(
+        "p2p-peer-access-refused",
+        "CUDA refused peer-to-peer access between two GPUs of the node ({why}): GPUs under different PCIe root "
+        "complexes, PCIe ACS or an IOMMU that blocks peer traffic, or a virtual machine that hides it",
+        "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (NCCL then copies through host memory); `nvidia-smi topo "
+        "-p2p r` shows which pairs can peer; the admins disable ACS on the PCIe switches and set the IOMMU to "
+        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide",
+        # NCCL v2.18.1-1 to v2.30.7-1 src/transport/p2p.cc: WARN("failed to peer with device %d(=%lx): %d %s",
+        # ..., err, cudaGetErrorString(err)) and src/transport/net.cc: WARN("failed to peer with device %d: %d
+        # %s", ...) when cudaDeviceEnablePeerAccess fails; torch's "CUDA error: %s" with CUDA's string for
+        # cudaErrorPeerAccessUnsupported (217). NCCL's shm.cc line of the same string is cumem-host-no-p2p.
+        (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",
+         r"CUDA error: (?P<why>peer access is not supported between these two devices)"),
+        86,
+    ),
+    Cause(
+        "memlock-limit-tiny",
+        "the job failed with a locked-memory limit (ulimit -l) of {limit} bytes, which libibverbs warned is too "
+        "low for RDMA: registering buffers with the network card (InfiniBand verbs, EFA) fails or is limited",
+        _MEMLOCK_FIX,
+        # rdma-core v28.0 to v59.0 libibverbs/init.c check_memlock_limit: fprintf(stderr, PFX "Warning:
+        # RLIMIT_MEMLOCK is %llu bytes.\n" ...) for a limit of 32 KiB or less (PFX "libibverbs: "). A warning
+        # every verbs program prints at start, so a cause only in a job that failed.
+        (r"libibverbs: Warning: RLIMIT_MEMLOCK is (?P<limit>\d+) bytes",),
+        80,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "enroot-no-gpu-hook",
+        "enroot (pyxis' container start) could not give the container the GPUs: nvidia-container-cli "
+        "(libnvidia-container) is not installed on the node, which enroot's GPU hook needs",
+        "the admins install libnvidia-container's `nvidia-container-cli` on the GPU nodes (enroot's 98-nvidia "
+        "hook calls it whenever NVIDIA_VISIBLE_DEVICES is set); meanwhile run with this project's Apptainer image "
+        "(`IMAGE=app.sif`, which uses `--nv` and not this hook)",
+        # enroot v3.1.0 to v4.1.2 conf/hooks/98-nvidia.sh: common::err "Command not found: nvidia-container-cli,
+        # see https://github.com/NVIDIA/libnvidia-container" (printed "[ERROR] ...", src/common.sh common::log).
+        (r"Command not found: nvidia-container-cli",),
+        90,
+    ),
+    Cause(
+        "enroot-hook-failed",
+        "enroot (pyxis' container start) stopped because one of its hooks failed: {hook}; the hook's own lines "
+        "just above say why",
+        "read the hook's lines above this one: 98-nvidia.sh is the GPU hook (libnvidia-container: the driver, "
+        "`nvidia-container-cli info` on the node), 99-mellanox.sh the InfiniBand one, 50-slurm-pmi.sh the PMI "
+        "one (it reads the Slurm configuration); the admins fix the hook or its tool on the node; meanwhile run "
+        "with this project's Apptainer image (`IMAGE=app.sif`)",
+        # enroot v3.1.0 to v4.1.2 src/common.sh common::runparts: "${file}" || common::err "${file} exited with
+        # return code $?" for each executable hook (src/runtime.sh runs them from hooks.d).
+        (r"(?P<hook>/\S{1,300}\.sh) exited with return code [1-9]\d*",),
+        60,
+    ),
+    Cause(
+        "slurm-fewer-tasks-than-nodes",
+        "srun was asked for fewer tasks ({tasks}) than nodes ({nodes}) and ran on {tasks} node(s) only: the other "
+        "nodes never started a task, so the ranks they should hold never joined",
+        "start one task per node: `srun -N NNODES --ntasks-per-node=1 torchrun ...` (or `-n` equal to the node "
+        "count), not `-n 1`; this project's jobscripts/slurm.sh and mn5.sh do it",
+        # Slurm 25.11.7 src/srun/opt.c line 1221 (also sbatch/opt.c, salloc/opt.c): warning("can't run %d
+        # processes on %d nodes, setting nnodes to %d", ...). Printed in healthy one-task steps too (`srun -n 1`
+        # in a two-node job), so a cause only in a job that failed.
+        (r"can't run (?P<tasks>\d+) processes on (?P<nodes>\d+) nodes, setting nnodes to \d+",),
+        92,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "slurm-ntasks-per-node-ignored",
+        "srun ignored --ntasks-per-node={per_node}: the {tasks} tasks asked for do not fit that many per node on "
+        "the nodes given, so nodes got more tasks (ranks) than planned, more than they have GPUs",
+        "make the counts agree: `-n` = nodes x `--ntasks-per-node` (or give only `-N` and `--ntasks-per-node`); "
+        "one torchrun per node: `srun -N NNODES --ntasks-per-node=1 torchrun --nproc_per_node=GPUS ...`",
+        # Slurm 25.11.7 src/srun/opt.c line 1269: warning("can't honor --ntasks-per-node set to %u which doesn't
+        # match the requested tasks %u with the maximum number of requested nodes %u. Ignoring
+        # --ntasks-per-node.", ...), and line 1278 for -m pack.
+        (r"can't honor --ntasks-per-node set to (?P<per_node>\d+) which doesn't match the requested tasks "
+         r"(?P<tasks>\d+)",),
+        86,
+        # In a run that failed; or ignoring --ntasks-per-node=1, the one-launcher-per-node layout (one torchrun per
+        # node): launchers then share a node, which never works (NVIDIA/cloudai#729's 16 tasks on 2 nodes).
+        applies=lambda log: log.has(_FAILED) or log.has(_ONE_PER_NODE_IGNORED),
+    ),
+    Cause(
+        "efa-gdr-unavailable",
+        "the libfabric plugin refused to run on an AWS instance type ({instance}) whose EFA supports GPUDirect "
+        "RDMA, because libfabric's EFA provider offered none: a libfabric without CUDA support ahead of the EFA "
+        "installer's, `FI_EFA_USE_DEVICE_RDMA=0`, or a node without GPU-memory registration (dma-buf or the "
+        "nvidia-peermem module)",
+        "use the EFA installer's libfabric (`/opt/amazon/efa/lib` first on LD_LIBRARY_PATH, not one from the "
+        "image or a conda environment), leave `FI_EFA_USE_DEVICE_RDMA` unset, and check `fi_info -p efa` on the "
+        "node; `OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK=1` only lets it run without GPUDirect, much slower",
+        # aws-ofi-nccl v1.18.0 src/platform-aws.cpp line 752: NCCL_OFI_WARN("GDR disabled on GDR-supported
+        # instance type %s", platform_data->name), when the EFA provider reports no FI_HMEM support on an
+        # instance type its platform table marks gdr_required (the check is older than 1.18, in C).
+        (r"GDR disabled on GDR-supported instance type (?P<instance>[\w.-]{1,40})",),
+        88,
+    ),
+    Cause(
+        "mnnvl-imex-not-working",
+        "the GPUs are in a multi-node NVLink domain (MNNVL) but NCCL cannot share GPU memory across it: the job "
+        "has no IMEX channel, or the IMEX service is not running or not configured on every node of the domain",
+        "give the job an IMEX channel (a `/dev/nvidia-caps-imex-channels/channelN` inside the job and the "
+        "container: Slurm's switch/nvidia_imex plugin creates one per job) and run nvidia-imex on every node "
+        "(`nvidia-imex-ctl -N` shows each node's state); `EXTRA_ENV=NCCL_MNNVL_ENABLE=0` runs over the network "
+        "instead of multi-node NVLink meanwhile",
+        # NCCL src/mnnvl.cc: v2.25.1-1 and v2.26.6-1 WARN("MNNVL (cliqueSize %d) is available but not supported on
+        # this system. Check the IMEX configuration."); v2.27.7-1 to v2.30.7-1 "... is available but not working
+        # on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). ..." (no FABRIC
+        # memory) and "... Check the IMEX configuration (nvidia-imex-ctl -N). ..." (export or import failed).
+        (r"MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system",),
+        89,
+    ),
+    Cause(
+        "slurm-pmix-library-mismatch",
+        "Slurm's PMIx plugin found a libpmix of another major version ({loaded}) than it was built with "
+        "({required}): a libpmix.so.2 on the job's LD_LIBRARY_PATH (a module, a conda environment, an MPI "
+        "install) shadows Slurm's, so srun cannot start the step with PMIx",
+        "keep that library off srun's path: load the module or environment inside the task (after srun), not "
+        "before it, or drop its lib directory from LD_LIBRARY_PATH in the job script; `srun --mpi=list` shows "
+        "the PMIx versions Slurm has (pmix_v4, pmix_v5); a torchrun job needs no PMI: `srun --mpi=none`",
+        # Slurm 25.11.7 src/plugins/mpi/pmix/mpi_pmix.c line 152: PMIXP_ERROR("pmi/pmix: incorrect PMIx library
+        # version loaded %d was loaded, required %d version", ...) after dlopen("libpmix.so.2") without a full
+        # path (the plugin then fails: MPI: Cannot create context for mpi/pmix).
+        (r"incorrect PMIx library version loaded (?P<loaded>\d+) was loaded, required (?P<required>\d+) version",),
+        94,
+    ),
+    Cause(
+        "net-device-count-differs",
+        "the nodes offer NCCL different numbers of network devices (min {low}, max {high}): a network card down "
+        "or missing on some node, or NCCL_IB_HCA / NCCL_SOCKET_IFNAME choosing different sets on different nodes",
+        "`ibv_devinfo` on each node (every port PORT_ACTIVE) or `python -m app.check` on the allocation names the "
+        "node that lacks one: resubmit without it (`--exclude=NODE`); set NCCL_IB_HCA the same on every node; "
+        "`NCCL_IGNORE_NET_MISMATCH=1` lets NCCL go on with the uneven nodes",
+        # NCCL v2.30.7-1 src/init.cc line 1339: WARN("Detected mixed local Net device counts across ranks (min %d,
+        # max %d). Set NCCL_IGNORE_NET_MISMATCH=1 to continue.", ...), then ncclSystemError.
+        (r"Detected mixed local Net device counts across ranks \(min (?P<low>\d+), max (?P<high>\d+)\)\. Set",),
+        88,
+    ),
+    Cause(
+        "ranks-disagree-on-size",
+        "the processes that met at NCCL's bootstrap root disagree on the job's size: processes of two launches met "
+        "at one root address (two jobs or an earlier run's leftover processes on the same rendezvous port), or "
+        "the ranks were started with different world sizes",
+        "give each run its own rendezvous port and make sure no step of an earlier run is still going (`squeue -s "
+        "-j JOBID` lists the steps); this project's job scripts pick a free port on the head node at start; start "
+        "every node with the same `--nnodes` and `--nproc_per_node`",
+        # NCCL src/bootstrap.cc: WARN("Bootstrap Root : mismatch in rank count from procs %d : %d", ...) in
+        # v2.18.1-1 to v2.22, WARN("Bootstrap Root : mismatch in info from procs, nranks %d vs %d, nroots %d vs
+        # %d, iroot %d vs %d", ...) from v2.23.4-1 (", offset %d vs %d" added in v2.29).
+        (r"Bootstrap Root : mismatch in (?:rank count|info) from procs",),
+        87,
+    ),
+    Cause(
+        "env-rendezvous-unset",
+        "torch.distributed found no {var} in the environment: the script was started with python (or `srun "
+        "python`) instead of a launcher that sets RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT",
+        "start it with torchrun (`srun --ntasks-per-node=1 torchrun --nnodes=NNODES --nproc_per_node=GPUS "
+        "--rdzv_backend=c10d --rdzv_endpoint=HEAD:PORT script.py`), as this project's job scripts do; with one "
+        "srun task per GPU instead, set the variables from SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID and the "
+        "first node of SLURM_JOB_NODELIST before init_process_group",
+        # torch v2.13.0 torch/distributed/rendezvous.py line 249 (_env_rendezvous_handler): _error(f"environment
+        # variable {var} expected, but not set"), raised as ValueError("Error initializing torch.distributed using
+        # env:// rendezvous: ...").
+        (r"env:// rendezvous: environment variable (?P<var>\w{1,40}) expected, but not set",),
+        91,
+    ),
+    Cause(
+        "deepspeed-hostfile-bad",
+        "the DeepSpeed launcher could not read its hostfile ({what}): a node listed twice, a line not of the form "
+        "`NODE slots=N`, or an empty file",
+        "write one `NODE slots=GPUS` line per node, each node once: `scontrol show hostnames "
+        "\"$SLURM_JOB_NODELIST\" | sed 's/$/ slots=4/' > hostfile` (PBS: `sort -u $PBS_NODEFILE`), or start one "
+        "launcher per node with srun and torchrun (this project's job scripts do)",
+        # DeepSpeed v0.10.3 to v0.19.5 deepspeed/launcher/runner.py _parse_hostfile: ValueError(f"Hostfile contains
+        # multiple entries for {host}, unable to proceed with launching"), (f"Hostfile contains a bad entry:
+        # {line}, unable to proceed with launching"), ("Hostfile is empty or not formatted correctly, unable to
+        # proceed with launching.").
+        (r"(?P<what>Hostfile contains (?:multiple entries for|a bad entry:)|Hostfile is empty or not formatted "
+         r"correctly)[^\n]{0,300}?, unable to proceed with launching",),
+        92,
+    ),
+    Cause(
+        "cxi-match-entries-exhausted",
+        "the Slingshot NIC ran out of its hardware message-matching entries (many ranks or many small messages) "
+        "and libfabric's CXI provider, matching in hardware only, aborted the process",
+        "let the provider fall back to matching in software: "
+        f"`{policy.export_line('slingshot', 'FI_CXI_RX_MATCH_MODE')}` (this project's policy sets it on "
+        "Slingshot unless the job set it; `hybrid` keeps hardware matching until the entries run out)",
+        # libfabric v1.22.0 prov/cxi/src/cxip_msg_hpc.c lines 2014 and 2197: RXC_FATAL(rxc,
+        # FC_SW_ONLOAD_MSG_FATAL), "LE resources not recovered during flow control. FI_CXI_RX_MATCH_MODE=[hybrid|
+        # software] is required" behind "RXC (%#x:%u) PtlTE %u:[Fatal] " (prov/cxi/include/cxip.h).
+        (r"LE resources not recovered during flow control",),
+        90,
+    ),
+    Cause(
+        "ib-device-not-accessible",
+        "NCCL found the InfiniBand card {device} but could not open it: the process cannot use /dev/infiniband (a "
+        "container started without it, or device files the user may not open), so NCCL falls back to TCP or "
+        "fails",
+        "`ls -l /dev/infiniband` inside the job (in the container) must list uverbs* readable and writable by "
+        "the user: Apptainer shares the host's /dev unless `--contain` (then add `--bind /dev/infiniband`), "
+        "Docker needs `--device=/dev/infiniband`; on the host the admins check the uverbs devices' permissions",
+        # NCCL v2.18.1-1 to v2.30.7-1 (src/transport/net_ib.cc, net_ib/init.cc): WARN("NET/IB : Unable to open
+        # device %s", devices[d]->name) when ibv_open_device fails.
+        (r"NET/IB : Unable to open device (?P<device>\S{1,60})",),
+        87,
+    ),
+    Cause(
+        "apptainer-nv-no-host-driver",
+        "Apptainer's --nv found no NVIDIA driver {what} on this node to bind into the container: a node without "
+        "the GPU driver (a CPU or login node), or driver libraries the node's ldconfig cache does not list",
+        "run on GPU nodes (`--gres=gpu:4`, PBS `ngpus=4`) where `nvidia-smi` works; if it works there, the admins "
+        "check that `ldconfig -p | grep libcuda` lists the driver (Apptainer finds the libraries of "
+        "nvliblist.conf through it)",
+        # Apptainer v1.1.9 to v1.5.3 (cmd/internal/cli/actions_linux.go, later internal/pkg/runtime/launch/
+        # launcher_linux.go addGPUBinds): sylog.Warningf("Could not find any %s files on this host!", gpuPlatform)
+        # and ("Could not find any %s libraries on this host!", ...), gpuPlatform "nv" for --nv. A warning, so a
+        # cause only in a job that failed.
+        (r"Could not find any nv (?P<what>files|libraries) on this host!",),
+        92,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "apptainer-no-loop-device",
+        "Apptainer could not mount the image: it found no free loop device on the node (all in use by other "
+        "containers, or more than apptainer.conf's `max loop devices`)",
+        "the admins raise `max loop devices` in apptainer.conf (and the kernel's loop devices: `max_loop`); "
+        "meanwhile run the image without loop devices, through FUSE in a user namespace (`apptainer exec "
+        "--userns`, which mounts the SIF with squashfuse), or resubmit to other nodes (`--exclude=NODE`)",
+        # Apptainer v1.1.9 to v1.5.3 pkg/util/loop/loop.go: fmt.Errorf("no loop devices available"), wrapped by
+        # internal/pkg/runtime/engine/apptainer/container_linux.go as fmt.Errorf("failed to find loop device: %s",
+        # err) in "FATAL: container creation failed: ...".
+        (r"failed to find loop device: [^\n]{0,200}?no loop devices available",),
+        90,
+    ),
+    Cause(
+        "slurm-workdir-missing",
+        "the task could not enter its working directory {path} on the node ({why}): a directory that exists on "
+        "the login node only (a local disk, /tmp), or a shared filesystem not mounted there; it ran from /tmp, or "
+        "not at all",
+        "submit from a directory on a filesystem every node mounts (project or scratch, not /tmp or a local "
+        "disk), or give it: `sbatch --chdir=/path/on/shared/fs`; `srun -N NNODES ls -d DIR` checks each node",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/mgr.c lines 1877, 1883 and 2182: error("couldn't chdir to `%s': %m")
+        # for a container step, error("couldn't chdir to `%s': %m: going to /tmp instead", step->cwd) otherwise.
+        (r"couldn't chdir to `(?P<path>[^'\n]{1,400})': (?P<why>[^:\n]{1,80})",),
+        84,
+        applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "mpirun-not-enough-slots",
+        "mpirun was asked for more processes than the allocation has slots: under Slurm or PBS a slot is a task "
+        "the job asked for, so `-np` (or processes per node) exceeds the tasks of the request",
+        "ask the scheduler for one task per process (`--ntasks-per-node=GPUS`, PBS `mpiprocs=GPUS`) and give "
+        "mpirun no more than that (`-np` = nodes x GPUs, or `--map-by ppr:GPUS:node`); with one torchrun per node "
+        "`mpirun -np NNODES --map-by ppr:1:node torchrun ...`",
+        # Open MPI v4.1.8 orte/mca/rmaps/base/help-orte-rmaps-base.txt [orte-rmaps-base:alloc-error] "There are not
+        # enough slots available in the system to satisfy the %d\nslots that were requested by the application:";
+        # orte/mca/rmaps/round_robin/help-orte-rmaps-rr.txt "There are not enough slots on the nodes in your
+        # allocation to satisfy your request to launch on a %d process-per-node basis".
+        # orte/mca/rmaps/ppr/help-orte-rmaps-ppr.txt line 53 [ppr-too-many-procs] "Your job has requested more
+        # processes than the ppr for\nthis topology can support:" (v4.1.6; --map-by ppr:N:node with -np above it).
+        # The help text's second line alone (its first cut off, or wrapped differently) is the same message.
+        (r"There are not enough slots available in the system to satisfy the \d+",
+         r"^\s{0,8}slots that were requested by the application:$",
+         r"There are not enough slots on the nodes in your allocation to satisfy your request",
+         r"Your job has requested more processes than the ppr for"),
+        90,
+    ),
+    Cause(
+        "enroot-image-file-bad",
+        "enroot (pyxis' container start) could not use the image file {image}: it is not there on the node (a "
+        "relative path, or a filesystem the node does not mount), or it is not a squashfs image (a .sif or a tar)",
+        "give `--container-image` the absolute path of a .sqsh file on a filesystem every node mounts, made by "
+        "`enroot import docker://...` (a registry image is written `nvcr.io#nvidia/pytorch:25.01-py3`); an "
+        "Apptainer .sif runs through this project's `IMAGE=app.sif` instead",
+        # enroot v3.4.1 to v4.1.2 src/runtime.sh (runtime::create): common::err "No such file or directory:
+        # ${image}" and common::err "Invalid image format: ${image}" (after `unsquashfs -s` refuses the file).
+        (r"No such file or directory: (?P<image>/\S{0,400}\.(?:sqsh|squashfs|sif))\b",
+         r"Invalid image format: (?P<image>\S{1,400})"),
+        88,
+    ),
+
+    # --- container runtimes refusing their configuration --------------------------------------------------------
+    Cause(
+        "enroot-path-not-writable",
+        "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
+        "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write (the runtime path's default "
+        "is under XDG_RUNTIME_DIR, /run/user/UID, which a job takes from the login session's environment but "
+        "which only a login session creates on a node)",
+        "the admins point those paths at a directory each user may create (enroot's defaults are per user: "
+        "`ENROOT_RUNTIME_PATH ${XDG_RUNTIME_DIR}/enroot`, `ENROOT_DATA_PATH ${XDG_DATA_HOME}/enroot`), or create it "
+        "with the user's ownership in the prolog; for /run/user/UID, set `XDG_RUNTIME_DIR` in the job to a "
+        "directory it may create (`export XDG_RUNTIME_DIR=$(mktemp -d)`, a fresh private directory) or have the "
+        "prolog create it; "
+        "`enroot start` by hand on the node shows the same error",
+        # enroot v4.1.2 enroot.in line 106: (umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}"
+        # "${ENROOT_RUNTIME_PATH}"), whose failure coreutils' mkdir prints as "mkdir: cannot create directory
+        # %s: Permission denied"; pyxis relays enroot's output with its "pyxis: " prefix. mkdir quotes the name
+        # with gnulib's quotearg: '...' in the C locale, \u2018...\u2019 in a UTF-8 one. enroot v4.1.2 enroot.in
+        # line 76 config::export XDG_RUNTIME_DIR "/run", line 80 ENROOT_RUNTIME_PATH "${XDG_RUNTIME_DIR}/enroot":
+        # `mkdir -p` of /run/user/UID/enroot names the first level it cannot create, /run/user/UID.
+        (r"pyxis:[^\n]{0,80}mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{1,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>[^'\u2019]{0,400}/enroot\b[^'\u2019]{0,400})['\u2019]: "
+         r"Permission denied",
+         r"mkdir: cannot create directory ['\u2018](?P<path>/run/user/\d{1,10})['\u2019]: Permission denied"),
+        88,
+    ),
+    Cause(
+        "bind-spec-malformed",
+        "Apptainer refused a bind of {source}: its destination is not an absolute path (a `--bind`/`BINDS` entry "
+        "whose fields are out of order, such as `SRC:rw` read as the destination `rw`, or a relative destination)",
+        "write each bind as `SRC[:DEST[:OPTS]]` with absolute paths (`/scratch/u:/scratch/u:rw`, or `/scratch/u` "
+        "alone), separate binds with commas, and check APPTAINER_BINDPATH too",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 1782: fmt.Errorf("unable to
+        # add %s to mount list: %s", child, err), err from internal/pkg/util/fs/mount/mount_linux.go line 406
+        # "destination must be an absolute path".
+        (r"unable to add (?P<source>\S{1,400}) to mount list: destination must be an absolute path",),
+        95,
+    ),
+
+    # --- the software's builds and libraries ---------------------------------------------------------------------
+    Cause(
+        "python-dev-headers-missing",
+        "a C/C++ extension (DeepSpeed's ops, a torch extension, a pip package built from source) could not compile: "
+        "Python's development headers (Python.h) are not installed for the Python that builds it",
+        "install the headers of that Python (`apt install python3.X-dev`, `dnf install python3-devel`; a conda or "
+        "module Python has them), or use an image or wheel that has the extension prebuilt",
+        # The compiler's own words (GCC 12.2, observed: "<file>:1:10: fatal error: Python.h: No such file or
+        # directory"; clang: "fatal error: 'Python.h' file not found").
+        (r"fatal error: '?Python\.h'?: No such file or directory", r"fatal error: 'Python\.h' file not found"),
+        86,
+    ),
+    Cause(
+        "libcuda-stub-loaded",
+        "the process loaded the CUDA toolkit's stub libcuda (lib64/stubs, for linking only) instead of the driver's: "
+        "the stubs directory is on LD_LIBRARY_PATH (or in ld.so.conf) ahead of the driver's libcuda",
+        "remove `.../lib64/stubs` from LD_LIBRARY_PATH (and from /etc/ld.so.conf.d) where programs run; "
+        "`ldconfig -p | grep libcuda` and `ldd $(which python)`-style checks show which libcuda.so.1 is found",
+        # CUDA's string for cudaErrorStubLibrary (34), CUDA_ERROR_STUB_LIBRARY; and the stub's own path in the
+        # loader's or Python's error for it.
+        (r"CUDA driver is a stub library", r"cudaErrorStubLibrary", r"CUDA_ERROR_STUB_LIBRARY",
+         r"/stubs/libcuda\.so\b"),
+        90,
+    ),
+    Cause(
+        "dmabuf-unsupported",
+        "NCCL registered GPU memory with the NIC through DMA-BUF and the InfiniBand driver refused it: the kernel or "
+        "the NIC's driver (inbox or MLNX_OFED) lacks DMA-BUF for GPU memory",
+        "set `NCCL_DMABUF_ENABLE=0` (NCCL then uses nvidia-peermem for GPUDirect RDMA: `lsmod | grep nvidia_peermem`), "
+        "or run a kernel and NIC driver with DMA-BUF (Linux 5.12 or later, with NVIDIA's open kernel modules)",
+        # NCCL v2.21.5-1 src/misc/ibvwrap.cc line 34 IBV_PTR_CHECK_ERRNO: WARN("Call to " name " failed with error
+        # %s", strerror(errno)) with name "ibv_reg_dmabuf_mr" (line 174); its probe in src/transport/net_ib.cc
+        # (line 590) takes EOPNOTSUPP and EPROTONOSUPPORT as "no DMA-BUF", so these errnos are that.
+        (r"Call to ibv_reg_dmabuf_mr failed with error (?:Operation not supported|Protocol not supported)",),
+        86,
+    ),
+    Cause(
+        "gloo-loopback-address",
+        "torch's Gloo backend could not resolve this host's name to an address and bound to the loopback address "
+        "(127.0.0.1), which the other nodes cannot reach, so Gloo's connections failed",
+        "set `GLOO_SOCKET_IFNAME` to the interface the nodes share (the one `ip -br addr` shows with the node's "
+        "address, e.g. `GLOO_SOCKET_IFNAME=ib0`), or make the host name resolve to that address (/etc/hosts, DNS)",
+        # torch torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice(): TORCH_WARN_ONCE("Unable to
+        # resolve hostname to a (local) address. ", "Using the loopback address as fallback. ", "Manually set the
+        # network interface to bind to with GLOO_SOCKET_IFNAME."). One-node runs print it and work: a cause only
+        # where Gloo's connections then failed ("Gloo connectFullMesh failed").
+        (r"Unable to resolve hostname to a \(local\) address",),
+        80,
+        applies=lambda log: log.has(_GLOO_MESH_FAILED),
+    ),
+
+    # --- Slurm's node-side failures: the prolog, slurmd's configuration, a node below its configured memory --------
+    Cause(
+        "slurm-controller-unreachable",
+        "a Slurm command got no answer from the controller ({why}): slurmctld is down or overloaded, or the "
+        "network between the node and the controller is failing; the job was not submitted (or not allocated)",
+        "retry after a while; `scontrol ping` says whether the controller answers and `sdiag` how busy it is; "
+        "if it persists, tell the admins (the slurmctld log, the network to the controller)",
+        # Slurm 25.11.7 src/common/slurm_errno.c lines 149 to 161 "Unable to contact slurm controller (connect
+        # failure)" (send, receive, shutdown) and line 1069 SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT "Socket timed out on
+        # send/recv operation", as the client commands print them after their name. srun's timeouts are its own
+        # messages to the nodes' slurmd (a task launch, "slurm_receive_msgs: [[node]:6818]"), not the controller's:
+        # only its "Unable to contact slurm controller" counts.
+        (r"\b(?:sbatch|salloc|squeue|sinfo|scontrol|sacct|scancel): (?:error: )?[^\n]{0,200}?"
+         r"(?P<why>Socket timed out on send/recv operation|Unable to contact slurm controller \(\w+ failure\))",
+         r"\bsrun: (?:error: )?[^\n]{0,200}?(?P<why>Unable to contact slurm controller \(\w+ failure\))"),
+        90,
+    ),
+    Cause(
+        "slurm-prolog-failure",
+        "the prolog (the admins' script Slurm runs on each node before the job) failed on {node}: Slurm drained "
+        "the node and revoked or requeued the job; nothing of the job ran there",
+        "resubmit (the drained node is left out; `sinfo -R` shows its reason) and send the admins the node and the "
+        "job id: the prolog's error is in that node's slurmd log",
+        # Slurm 21.08.8 src/slurmd/slurmd/req.c line 2731 and 25.11.7 line 2434: xstrfmtcat(buf, "Prolog failure on
+        # node %s", conf->node_name); slurm_notify_job(job_id, buf) (salloc and srun print it).
+        (r"Prolog failure on node (?P<node>\S{1,200})",),
+        92,
+    ),
+    Cause(
+        "gres-conf-duplicate-gpus",
+        "slurmd stopped: gres.conf describes the same {gres} devices twice (two lines for one device, or "
+        "`AutoDetect=nvml` and explicit `File=` lines together), so the node never offers its GPUs",
+        "keep one description per device in gres.conf (AutoDetect alone, or File= lines alone, each device once) "
+        "and restart slurmd; `slurmd -G` prints what the node detects",
+        # Slurm 21.08.8 src/common/gres.c line 1545 and 25.11.7 src/interfaces/gres.c line 1940:
+        # fatal("gres.conf duplicate records for %s", gres_ctx->gres_name).
+        (r"gres\.conf duplicate records for (?P<gres>\S{1,100})",),
+        92,
+    ),
+    Cause(
+        "slurm-node-memory-below-config",
+        "Slurm refused {node}'s registration: the node has less memory than its RealMemory in slurm.conf (a DIMM "
+        "lost, memory the kernel or a driver reserved since, or RealMemory set too high), so it drains the node",
+        "set RealMemory at or below what `slurmd -C` prints on the node (leave headroom), or have the hardware "
+        "checked if memory went missing; then `scontrol update nodename=NODE state=resume`",
+        # Slurm 20.02.7 src/slurmctld/node_mgr.c line 2474 error("Node %s has low real_memory size (%"PRIu64" <
+        # %"PRIu64")", ...) and 20.11.9 line 2585 (debug); 21.08.8 line 2822 to 25.11.7 line 3440 debug("Node %s
+        # has low real_memory size (%"PRIu64" / %"PRIu64") < %.2f%%", ...) with MemSpecLimit's share.
+        (r"Node (?P<node>\S{1,200}) has low real_memory size \(\d+ [</] \d+\)",),
+        90,
+    ),
+    Cause(
+        "gres-count-below-config",
+        "Slurm drained a node because its slurmd found fewer {gres} devices ({found}) than slurm.conf gives it "
+        "({configured}): a GPU fell off the bus or failed, the NVIDIA driver is not loaded, or gres.conf (File=, "
+        "AutoDetect) and slurm.conf's Gres= disagree; jobs that need the node wait or are refused",
+        "the admins: `nvidia-smi -L` on the node (every GPU there? `dmesg | grep -i xid` for one that fell off), "
+        "`slurmd -G` (the GRES slurmd finds) against slurm.conf's `Gres=gpu:N`, then `scontrol update "
+        "nodename=NODE state=resume`; meanwhile `--exclude=NODE`",
+        # Slurm 25.11.7 src/interfaces/gres.c line 4072 xstrfmtcat(*reason_down, "%s count reported lower than
+        # configured (%"PRIu64" < %"PRIu64")", ...), line 4333 "%s count too low (%"PRIu64" < %"PRIu64")" and line
+        # 3775 "%s:%s count too low (%"PRIu64" < %"PRIu64")" (a typed GRES): the node's down reason, which sinfo -R,
+        # scontrol show node and slurmctld's log print.
+        (r"\b(?P<gres>[\w/]{1,40}) count reported lower than configured \((?P<found>\d+) < (?P<configured>\d+)\)",
+         r"\b(?P<gres>(?:gres/)?gpu(?::[\w.-]{1,40})?) count too low \((?P<found>\d+) < (?P<configured>\d+)\)"),
+        90,
+    ),
+
+    # --- the shells' "command not found" (bash, dash), by the program the job asked for ---------------------------
+    Cause(
+        "scontrol-missing-in-container",
+        "the job runs a Slurm command ({command}) where Slurm's commands are not installed: inside "
+        "the container image (pyxis/enroot, Apptainer), so what it should print (the master address, the node "
+        "list) is empty or an error",
+        "run Slurm's commands in the job script outside the container and pass the result in (`MASTER_ADDR=$(scontrol "
+        "show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)` exported before srun), or read what Slurm already sets "
+        "in every task (`SLURM_JOB_NODELIST`, `SLURM_NODEID`, `SLURM_PROCID`); this project's job scripts do the "
+        "former",
+        (_not_found(r"(?:scontrol|sinfo|squeue|sbatch|srun|salloc|sacct|sstat)"),),
+        88,
+    ),
+    Cause(
+        "orted-not-on-remote-path",
+        "mpirun could not start its daemon on another node ({command} not found there): Open MPI is not "
+        "on that node's PATH for the non-interactive ssh login mpirun uses (installed elsewhere there, or set up "
+        "only for interactive shells)",
+        "`mpirun --prefix /path/to/openmpi` (the same path on every node; Open MPI built with "
+        "--enable-orterun-prefix-by-default does this itself), or set PATH and LD_LIBRARY_PATH in ~/.bashrc before "
+        "its interactive-only return; under Slurm or PBS let mpirun start its daemons through the scheduler (no "
+        "hostfile, no ssh); `ssh NODE which orted` checks a node",
+        (_not_found(r"(?:orted|prted)"),
+         # Open MPI v4.1.6 orte/mca/errmgr/base/help-errmgr-base.txt line 36 [failed-daemon-launch]: its first
+         # reason is "not finding the required libraries and/or binaries on one or more nodes".
+         r"ORTE was unable to reliably start one or more daemons"),
+        86,
+    ),
+    Cause(
+        "mpirun-not-on-path",
+        "the job calls {command}, which is not on the PATH where it runs (no MPI module loaded in the "
+        "job, an environment activated only on the login node, or an MPI that names its launcher otherwise)",
+        "load the MPI in the job script before the launch (`module load openmpi`), give the launcher's full path, or "
+        "start the ranks with the scheduler's own launcher (`srun`, PBS' `mpiexec`); `which mpirun` in the job shows "
+        "what it finds",
+        (_not_found(r"(?:mpirun|mpiexec|mpiexec\.hydra|orterun|prterun)"),),
+        86,
+    ),
+    Cause(
+        "launch-script-line-continuation",
+        "the shell ran an option ({command}) as a command: the line before it ended the command (a `\\` "
+        "followed by a space, or no `\\`), or the command's name was a variable that expanded to nothing "
+        "(`$(which mpirun)` where there is no mpirun)",
+        "end every continued line of the launch command with `\\` and nothing after it (`grep -n ' $' SCRIPT` finds "
+        "trailing spaces, `cat -A SCRIPT` shows them as ` $`), and check that the launcher's variable is set "
+        "(`echo \"$MPIRUN\"`, or `${MPIRUN:?not set}`)",
+        (_not_found(r"--?[A-Za-z][\w.=-]{0,200}"),),
+        86,
+    ),
+
+    # --- Open MPI's launcher refusing its options ------------------------------------------------------------------
+    Cause(
+        "mpirun-run-as-root",
+        "mpirun refuses to run as root (a container or a shell that runs as root)",
+        "run as a normal user; where root is wanted (a container), `mpirun --allow-run-as-root`, or set both "
+        "`OMPI_ALLOW_RUN_AS_ROOT=1` and `OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1`",
+        # Open MPI v4.1.6 orte/orted/orted_submit.c line 316 fprintf(stderr, "%s has detected an attempt to run as
+        # root.\n\n", orte_basename) (mpirun, orterun; prterun in v5).
+        (r"has detected an attempt to run as root",),
+        90,
+    ),
+    Cause(
+        "mpirun-conflicting-mapping",
+        "mpirun was given two {policy} policies (e.g. `--map-by node` and `--bynode`, or an MCA parameter and an "
+        "option), and refuses to choose",
+        "give one `--map-by` (and one `--bind-to`): look for the other in the command line, `OMPI_MCA_rmaps_base_"
+        "mapping_policy` / `OMPI_MCA_hwloc_base_binding_policy` in the environment and openmpi-mca-params.conf",
+        # Open MPI v2.1.6 to v4.1.6 orte/mca/rmaps/base/help-orte-rmaps-base.txt line 137 [redefining-policy]
+        # "Conflicting directives for %s policy are causing the policy\nto be redefined:" and
+        # opal/mca/hwloc/base/help-opal-hwloc-base.txt line 32, its binding twin.
+        (r"Conflicting directives for (?P<policy>\w+) policy are causing the policy",),
+        90,
+    ),
+
+    # --- the C library's error strings (errno), as every program on the node prints them ----------------------------
+    # glibc sysdeps/gnu/errlist.h (commit 3d7d5c1; the same words since 2.19, when ESTALE lost its "NFS"): strerror
+    # and %m print these; CPython's OSError prints "[Errno %S] %S" (Objects/exceptions.c OSError_str), so a Python
+    # traceback ends "OSError: [Errno 28] No space left on device". What the errno means is the cause wherever it
+    # comes from; where a more specific cause explains the same line (/dev/shm, Apptainer's or pyxis' own
+    # directories) it outweighs these.
+    Cause(
+        "hdf5-file-locking-unsupported",
+        "HDF5 could not lock a file it opened (errno {errno}): the file system it is on (Lustre mounted without flock, "
+        "NFS without a lock daemon, some parallel file systems) does not support the lock HDF5 1.10 and later take "
+        "on every open",
+        "turn HDF5's file locking off for the job: `export HDF5_USE_FILE_LOCKING=FALSE` in the job script (this "
+        "project's job scripts: `EXTRA_ENV=HDF5_USE_FILE_LOCKING=FALSE`); h5py 3.5 and later also take "
+        "`h5py.File(path, locking=False)`; or keep the files where locks work (node-local scratch), or ask the admins "
+        "to mount the file system with flock",
+        # HDF5 (1.10 and later) src/H5FDsec2.c H5FD__sec2_lock() (H5FD_sec2_lock() in 1.10), as read in a 1.14
+        # copy: HSYS_GOTO_ERROR(H5E_VFL, H5E_CANTLOCKFILE, FAIL, "unable to lock file"), and src/H5Eprivate.h
+        # HSYS_GOTO_ERROR's "%s, errno = %d, error message = '%s'"; h5py raises it as "OSError: Unable to open file
+        # (unable to lock file, errno = 38, error message = 'Function not implemented')". The errnos of a file system
+        # without the lock: ENOSYS 38, EOPNOTSUPP 95, the kernel's ENOTSUPP 524, ENOLCK 37; not EAGAIN 11, another
+        # process holding the file open.
+        (r"unable to lock file, errno = (?P<errno>37|38|95|524)\b",),
+        74,
+    ),
+    Cause(
+        "disk-full",
+        "a write failed because its filesystem is full or the user's quota there is used up: checkpoints, logs or "
+        "caches filled the disk",
+        "free space or write elsewhere: `df -h PATH` and the quota (`quota -s`, Lustre `lfs quota -hu $USER PATH`) "
+        "say which; put checkpoints and the run directory on project or scratch space (`RUN_DIR=`), caches "
+        "(`HF_HOME`, `TORCH_HOME`, `TRITON_CACHE_DIR`) and `TMPDIR` away from $HOME and /tmp, and keep fewer "
+        "checkpoints",
+        # ENOSPC "No space left on device", EDQUOT "Disk quota exceeded"; CPython's "[Errno 28]" and "[Errno 122]".
+        (r"No space left on device|Disk quota exceeded|\[Errno (?:28|122)\]",),
+        72,
+        applies=lambda log: not log.has(_ENOSPC_EXPLAINED),
+    ),
+    Cause(
+        "open-files-limit",
+        "a process reached its limit of open files (RLIMIT_NOFILE, `ulimit -n`): DataLoader workers that pass "
+        "tensors through file descriptors, or many files held open at once",
+        "raise the soft limit to the hard one before the launcher (`ulimit -n $(ulimit -Hn)` in the job script; "
+        "the hard limit is the admins' /etc/security/limits.conf), or let DataLoader workers share tensors through "
+        "files: `torch.multiprocessing.set_sharing_strategy('file_system')`; fewer `num_workers` also helps",
+        # EMFILE "Too many open files", ENFILE "Too many open files in system", CPython's "[Errno 24]"; and
+        # CPython's Lib/multiprocessing/reduction.py recvfds(), which torch's DataLoader workers pass tensors
+        # through: raise RuntimeError('received %d items of ancdata' % len(ancdata)) when no descriptor came.
+        (r"Too many open files|\[Errno 24\]|received 0 items of ancdata",),
+        74,
+    ),
+    Cause(
+        "shared-cache-nfs-stale-handle",
+        "a file on a network filesystem (NFS) was deleted or replaced by another node while this one used it: a "
+        "cache directory that every node's processes write at once (Triton's kernels, torch_extensions, "
+        "Hugging Face's) in a shared $HOME",
+        "give each node its own cache on local disk: `TRITON_CACHE_DIR`, `TORCH_EXTENSIONS_DIR`, `HF_DATASETS_CACHE` "
+        "under node-local `$TMPDIR` (or build the cache once before the job), and rerun",
+        # ESTALE: "Stale file handle" (glibc 2.19 and later), "Stale NFS file handle" before; CPython's "[Errno 116]".
+        (r"Stale (?:NFS )?file handle|\[Errno 116\]",),
+        72,
+    ),
+    # --- host names: a name the job was given that does not resolve, or resolves to loopback -----------------------
+    Cause(
+        "rendezvous-name-not-resolvable",
+        "a host name the ranks had to reach did not resolve (the master or rendezvous address, NCCL's bootstrap "
+        "address): a name only the login node knows, a typo, a short name the nodes' resolver does not complete, "
+        "or, in containers and Kubernetes, a name whose DNS record did not exist yet when the ranks started",
+        "give the ranks an address every node resolves: `MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" "
+        "| head -n 1)` (PBS: the first line of `$PBS_NODEFILE`) or the head node's IP address on the fast network; "
+        "`getent hosts NAME` on a compute node checks it; where the name's record appears after the pods start, "
+        "make the workers wait for it (an init step that loops on `getent hosts NAME`)",
+        # torch 1.x torch/lib/c10d/Utils.cpp (commit 0106cc7) tcputil::connect() throws "host not found: " +
+        # gai_strerror(err). torch 2.x torch/csrc/distributed/c10d/socket.cpp SocketConnectOp::tryConnect records
+        # "The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {})." as a warning and retries
+        # until its timeout: EAI_NONAME (-2), EAI_AGAIN (-3) and EAI_NODATA (-5) only, the answers for a name, not
+        # for an address family the host lacks. NCCL v2.21.5-1 src/misc/socket.cc line 267 (v2.30.7-1 line 257):
+        # WARN("Net : error encountered when getting address info : %s", gai_strerror(rv)). Not CPython's bare
+        # socket.gaierror: a compute node without a route to the internet prints it for every download (a model
+        # hub's name), which is not the ranks' address.
+        (r"host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated "
+         r"with hostname)",
+         r"network addresses of \([^,\s]{1,300}, \d+\) cannot be retrieved \(gai error: -[235] - ",
+         r"Net : error encountered when getting address info : (?:Name or service not known|Temporary failure in name "
+         r"resolution|No address associated with hostname)"),
+        72,
+        applies=lambda log: log.has(_FAILED) or log.has(_NAME_LOOKUP_GAVE_UP),
+    ),
+    Cause(
+        "hostname-resolves-to-loopback",
+        "a rank advertised a loopback address ({address}) to the others: its host name resolves to 127.0.1.1 or "
+        "127.0.0.1 (the line Debian and Ubuntu put in /etc/hosts), so the other nodes' connections to it failed",
+        "set `GLOO_SOCKET_IFNAME` (and `NCCL_SOCKET_IFNAME`) to the interface the nodes share (`ip -br addr` shows "
+        "it, e.g. `GLOO_SOCKET_IFNAME=ib0`), or have the host name resolve to the node's network address (the "
+        "127.0.1.1 line of /etc/hosts replaced by the real address); `getent hosts $(hostname)` on each node shows it",
+        # Gloo 1d9e62a (2018, torch 1.0 to 1.x) gloo/transport/tcp/pair.cc line 722 GLOO_ERROR_MSG("connect ",
+        # peer_.str(), ": ", strerror(optval)); Gloo cc44198 (2025) gloo/transport/tcp/error.cc line 26 SystemError
+        # "<syscall>: <strerror>, remote=<peer>" and pair.h line 310 GLOO_ERROR_MSG("Connect timeout ", peer_.str()).
+        # A loopback peer in a one-node job is right: 127.0.1.1 (never a fallback) or a job of several nodes.
+        (r"(?:\bconnect |Connect timeout |, remote=)(?P<address>\[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]:\d+)",),
+        80,
+        applies=lambda log: log.has(_DEBIAN_HOSTNAME_ADDRESS) or _multi_node(log),
+    ),
+
+    # --- OpenSSH refusing a node's host key (mpirun's and DeepSpeed's ssh launches, pdsh) ----------------------------
+    Cause(
+        "ssh-host-key-changed",
+        "ssh refused to connect to a node because its host key is not the one in known_hosts (the node was "
+        "reinstalled or its name now points to another machine) and ssh checks host keys strictly; a launcher that "
+        "starts ranks over ssh (mpirun, DeepSpeed, pdsh) then fails on that node",
+        "remove the stale key: `ssh-keygen -R NODE` (the line `Offending ... key in ~/.ssh/known_hosts:N` names it), "
+        "then `ssh NODE true` once to record the new key; the admins can publish the nodes' keys in "
+        "/etc/ssh/ssh_known_hosts so no user has to; or start the ranks with srun/PBS' mpiexec, without ssh",
+        # OpenSSH V_7_4_P1 sshconnect.c line 1466 and V_9_6_P1 line 1646 error("@    WARNING: REMOTE HOST
+        # IDENTIFICATION HAS CHANGED!     @"); V_7_4_P1 line 1099 "%s host key for %.200s has changed and you have
+        # requested strict checking.", V_9_6_P1 line 1301 "Host key for %.200s has changed and you have requested
+        # strict checking.", and the revoked key's "%s host key for %.200s was revoked and you have requested strict
+        # checking." (V_9_6_P1 line 1245).
+        (_SSH_HOST_KEY_CHANGED,),
+        88,
+    ),
+    Cause(
+        "ssh-host-key-unknown",
+        "ssh refused to connect to a node whose host key it has never recorded: it checks host keys strictly "
+        "(StrictHostKeyChecking, or BatchMode where it cannot ask), so a launcher that starts ranks over ssh "
+        "(mpirun, DeepSpeed, pdsh) fails on every node not yet in known_hosts",
+        "record the nodes' keys once (`ssh-keyscan NODE1 NODE2 >> ~/.ssh/known_hosts`, or `ssh NODE true` and "
+        "answer yes), or have the admins publish them in /etc/ssh/ssh_known_hosts; or start the ranks with srun/PBS' "
+        "mpiexec, without ssh",
+        # OpenSSH V_9_6_P1 sshconnect.c line 1147 error("No %s host key is known for %.200s and you have requested
+        # strict checking.") (V_7_4_P1 line 956); sshconnect2.c line 105 fatal("Host key verification failed.")
+        # (V_7_4_P1 line 99), which also follows a changed key: that reading is "ssh-host-key-changed".
+        (r"No \w{1,20} host key is known for \S{1,200} and you have requested strict checking",
+         r"^(?:\S{1,200}: )?Host key verification failed\.\s*$"),
+        86,
+        applies=lambda log: not log.has(_SSH_HOST_KEY_CHANGED),
+    ),
+
+    # --- MPI launchers: Cray MPICH's GPU transport, an mpiexec that is not Open MPI's ------------------------------
+    Cause(
+        "cray-gtl-not-linked",
+        "Cray MPICH was asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) but the program (or a Python module "
+        "that loads libmpi, such as mpi4py) was built without Cray's GPU transport layer library (libmpi_gtl_cuda), "
+        "so MPI_Init aborts",
+        "build with the accelerator target loaded so the compiler wrappers link the GTL (`module load "
+        "craype-accel-nvidia90` on GH200, `nvidia80` on A100, or `export CRAY_ACCEL_TARGET=nvidia90`) and rebuild "
+        "mpi4py the same way (`MPICC=cc pip install --no-binary=mpi4py mpi4py`); or preload it "
+        "(`LD_PRELOAD=$CRAY_MPICH_ROOTDIR/gtl/lib/libmpi_gtl_cuda.so`); a job that passes no GPU buffers to MPI "
+        "(torch DDP over NCCL) can set `MPICH_GPU_SUPPORT_ENABLED=0`",
+        # Cray MPICH 8.1 (closed source; the string as libmpi_cray prints it from MPIDI_CRAY_init, quoted in
+        # HPE's and the centres' documentation); glibc's loader for the library itself.
+        (r"GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+         r"libmpi_gtl_(?:cuda|hsa)\.so[.\d]{0,20}: cannot open shared object file"),
+        90,
+    ),
+    Cause(
+        "pals-mpiexec-openmpi-options",
+        "the mpiexec on the PATH is not Open MPI's (HPE Cray PALS on PBS systems, or MPICH's Hydra) and refused "
+        "an Open MPI option ({option}): the launch line was written for Open MPI's mpirun",
+        "give the options of the mpiexec that runs (`mpiexec --version` says which): Cray PALS `mpiexec -n N --ppn "
+        "P --hosts ... --cpu-bind ...` (this project's jobscripts/gh200-pbs.sh), MPICH Hydra `-ppn P -f hostfile "
+        "-bind-to core`; or load the Open MPI module so its mpirun comes first on the PATH",
+        # glibc posix/getopt.c (2.26 and later) "%s: unrecognized option '%s%s'\n", the words PALS' getopt-based
+        # mpiexec prints; Open MPI's own mpiexec says `Error: unknown option "--foo"` instead (opal/util/cmd_line.c),
+        # so an Open MPI-only option refused in getopt's words is another launcher's.
+        (r"\bmpiexec: unrecognized option '(?P<option>--?(?:map-by|bind-to|rank-by|npernode|npersocket|oversubscribe"
+         r"|report-bindings|display-map|allow-run-as-root|mca|tag-output|timestamp-output|hostfile|machinefile))\b",),
+        90,
+    ),
+
+    # --- enroot/pyxis and Apptainer starting a container ----------------------------------------------------------
+    Cause(
+        "enroot-rootfs-lock-timeout",
+        "enroot waited 30 s for the lock on the container's root filesystem and gave up: many tasks started the same "
+        "named container at once, or its root filesystem is on a shared filesystem where every node's tasks contend "
+        "for one lock (ENROOT_DATA_PATH on NFS/Lustre)",
+        "keep enroot's data off the shared filesystem (`ENROOT_DATA_PATH` and `ENROOT_RUNTIME_PATH` on node-local "
+        "disk or /tmp, the admins' enroot.conf), and with pyxis let each node create its own container "
+        "(`--container-image` without a shared `--container-name`, or one task per node creating it first)",
+        # enroot v3.4.1 to v4.1.2 src/runtime.sh (line 250 at v4.1.2): flock -w 30 "${_lock}" ... || common::err
+        # "Could not acquire rootfs lock"; common::err logs it as "[ERROR] %s" (src/common.sh line 61).
+        (r"\[ERROR\] Could not acquire rootfs lock",),
+        90,
+    ),
+    Cause(
+        "image-no-shell",
+        "the container image has no shell ({shell} not found in it): enroot starts every container through a shell, "
+        "so an image built FROM scratch or distroless cannot run under enroot/pyxis",
+        "use an image with /bin/sh (a slim distribution base rather than scratch/distroless), or add a static shell "
+        "(busybox) to the image; `enroot export`/`unsquashfs -l` lists what the image holds",
+        # enroot v4.1.2 bin/enroot-switchroot.c line 726: err(EXIT_FAILURE, "failed to execute: %s", shell), which
+        # err(3) prints as "enroot-switchroot: failed to execute: /bin/sh: No such file or directory".
+        (r"enroot-switchroot: failed to execute: (?P<shell>/\S{1,200}): No such file or directory",),
+        90,
+    ),
+    Cause(
+        "pyxis-seccomp-flag-unsupported",
+        "pyxis could not install its seccomp filter (the one that lets root inside the container run package "
+        "managers): the node's kernel refused it with EINVAL, a pyxis older than 0.8 asking for a flag the kernel "
+        "predates (Linux before 4.17) or a kernel built without seccomp filters",
+        "the admins: update pyxis (0.8 and later retry without the flag) or the kernel; meanwhile run without "
+        "`--container-remap-root` where the job does not need root in the container",
+        # pyxis v0.21.0 pyxis_slurmstepd.c line 1396 and v0.24.0 line 1670: slurm_error("pyxis: seccomp filter
+        # failed: %s", strerror(errno)); v0.8.1 seccomp_filter.h line 72 retries without
+        # SECCOMP_FILTER_FLAG_SPEC_ALLOW on EINVAL (NVIDIA/pyxis#17).
+        (r"pyxis: seccomp filter failed: Invalid argument",),
+        90,
+    ),
+    Cause(
+        "apptainer-session-dir-missing",
+        "Apptainer's session directory ({path}) does not exist: the installation's state directory was never "
+        "created (an install under another prefix, a package manager's store, a relocated unprivileged install), "
+        "so no container can start",
+        "create it as the installation expects (`sudo mkdir -p PATH`, the path in the message), or use an "
+        "installation whose `localstatedir` exists (the distribution's package, or the admins' module); "
+        "`apptainer buildcfg | grep SESSIONDIR` shows the path compiled in",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 417: fmt.Errorf("failed to
+        # resolve session directory %s: %s", buildcfg.SESSIONDIR, err), after "container creation failed: "
+        # (internal/app/starter/master_linux.go line 53).
+        (r"failed to resolve session directory (?P<path>/\S{1,300}): lstat \S{1,300}: no such file or directory",),
+        90,
+    ),
+
+    # --- the adapter and the driver: resources exhausted, a driver left in a bad state -----------------------------
+    Cause(
+        "hca-resources-exhausted",
+        "the InfiniBand/RoCE adapter ran out of a per-function resource ({command} refused: limits exceeded): "
+        "too many processes per node opened it (each takes user access regions, queue pairs and memory keys), so "
+        "opening the device or creating queues failed with ENOMEM",
+        "run fewer processes per node that open the adapter (one rank per GPU, DataLoader workers that do not "
+        "touch MPI/UCX), or have the admins raise the adapter's limits (mlxconfig's `LOG_MAX_QUEUE`, more UARs per "
+        "function; open-mpi/ompi#6854); UCX can share resources across ranks (`UCX_IB_NUM_PATHS`, fewer "
+        "transports via `UCX_TLS`)",
+        # Linux 5.x drivers/net/ethernet/mellanox/mlx5/core/cmd.c mlx5_cmd_check(): mlx5_core_err_rl(dev, "%s(0x%x)
+        # op_mod(0x%x) failed, status %s(0x%x), syndrome (0x%x)\n", ...); 6.x's mlx5_cmd_out_err() adds ", err(%d)"
+        # and its debug twin " uid(%d)" before "failed"; cmd_status_str(MLX5_CMD_STAT_LIM_ERR, 0x8) is "limits
+        # exceeded".
+        (r"\b(?P<command>[A-Z][A-Z_]{1,60})\(0x[0-9a-f]{1,8}\) op_mod\(0x[0-9a-f]{1,8}\) (?:uid\(\d{1,10}\) )?failed, "
+         r"status limits exceeded\(0x8\)",),
+        88,
+    ),
+    Cause(
+        "driver-broken-after-suspend",
+        "the CUDA driver failed to initialise with an unknown error (CUDA_ERROR_UNKNOWN, 999) although the GPU is "
+        "there: the NVIDIA kernel modules are in a bad state, most often nvidia_uvm after a suspend and resume, or "
+        "a driver updated under running processes",
+        "reload the unified-memory module (`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`) or reboot the node; "
+        "on a cluster, report the node to the admins and resubmit excluding it (`--exclude=NODE`); `nvidia-smi` and "
+        "`dmesg | grep -i nvrm` show the driver's state",
+        # cuInit's CUDA_ERROR_UNKNOWN (999) by name, as XLA's stream executor logs it ("failed call to cuInit: ");
+        # torch c10/cuda/CUDAFunctions.cpp (2.x) device_count_impl's TORCH_CHECK for cudaErrorUnknown, "CUDA unknown
+        # error - this may be due to an incorrectly set up environment, ...", which torch/cuda/__init__.py turns
+        # into the warning "CUDA initialization: ...".
+        (r"failed call to cuInit: CUDA_ERROR_UNKNOWN",
+         r"CUDA unknown error - this may be due to an incorrectly set up environment"),
+        82,
+    ),
+    Cause(
+        "nccl-too-old-for-gpu",
+        "this NCCL is older than the GPU (architecture {arch}): its kernels ask for more shared memory than the GPU "
+        "gives them, so NCCL's kernels cannot start (a container or wheel whose NCCL predates the GPU)",
+        "use an NCCL that supports the GPU (2.26.2 or newer for Blackwell's consumer GPUs; each NCCL release note "
+        "lists the architectures it adds): a newer container image or torch wheel, or `LD_LIBRARY_PATH`/`LD_PRELOAD` "
+        "pointing at a newer libnccl.so.2; `python -c 'import torch; print(torch.cuda.nccl.version())'` shows the "
+        "one in use",
+        # NCCL v2.26.2-1 src/enqueue.cc line 50 WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem
+        # %zu", ...) and v2.30.7-1 line 81 WARN("cudaArch %d dynamic smem %d exceeds device/fn maxSharedMem %d", ...)
+        # fail with ncclSystemError; v2.25.1-1 line 52 INFO(NCCL_INIT, "ncclMaxSharedMem %d exceeds device/fn
+        # maxSharedMem %zu", ...) shrinks the request and goes on, so its line is read only in a failed run (an
+        # nccl-tests run whose first collective never ended is one).
+        (r"cudaArch (?P<arch>\d+) (?:ncclMaxSharedMem|dynamic smem) \d+ exceeds device/fn maxSharedMem \d+",
+         r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem \d+"),
+        84,
+        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_SMEM_REFUSED) or _nccl_tests_gave_no_result(log),
+    ),
+
+    # --- a launch that asked for more than the allocation or the launcher reads -----------------------------------
+    Cause(
+        "srun-step-exceeds-allocation",
+        "srun refused the step: it asks for more than the job's allocation holds ({why}), e.g. a program that "
+        "starts more srun tasks or more CPUs or memory per task than the job requested",
+        "ask for the step's size in the job (`--ntasks`, `--cpus-per-task`, `--mem-per-cpu`/`--mem` in #SBATCH), or "
+        "start the step within it (`srun -n` no more than `$SLURM_NTASKS`, `--cpus-per-task` no more than "
+        "`$SLURM_CPUS_PER_TASK`, GPUs no more than the job's `--gres`/`--gpus`); `scontrol show job $SLURM_JOB_ID` "
+        "shows what the job holds",
+        # Slurm 25.11.7 src/srun/launch.c line 1258 error("Unable to create step for job %u: %m", ...) with
+        # src/common/slurm_errno.c line 204 ESLURM_TOO_MANY_REQUESTED_CPUS "More processors requested than
+        # permitted", line 370 ESLURM_INVALID_TASK_MEMORY "Memory required by task is not available" and line 714
+        # ESLURM_INSUFFICIENT_GRES "Insufficient GRES available in allocation" (a step asking more GPUs than the job
+        # holds); older srun words its prefix "unable to create step".
+        # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
+        (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
+         r"requested than permitted|Memory required by task is not available|Insufficient GRES available in "
+         r"allocation)",),
+        84,
+    ),
+    Cause(
+        "openmpi-host-slots-unsupported",
+        "ssh was asked for a host named {host}: the MPI launcher took a `host:slots` entry for a host name (an "
+        "Open MPI too old for the `-H host:N` form, or another MPI's launcher), so it tried to reach a host that "
+        "does not exist",
+        "give the slots the way the launcher reads them: a hostfile with `NODE slots=N` (Open MPI) or `NODE:N` "
+        "(MPICH's Hydra) and `--hostfile FILE`, or update Open MPI (4.x reads `-H NODE:N`); `mpirun --version` "
+        "says which launcher runs; under Slurm or PBS `srun` or PBS' `mpiexec` need no host list",
+        # OpenSSH V_9_6_P1 ssh.c line 277 do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,
+        # host, ssh_gai_strerror(gaierr)); a name that ends in ":N" is a slot count (horovod's `-H host:4`).
+        (r"ssh: Could not resolve hostname (?P<host>[^\s:]{1,100}:\d{1,5}): ",),
+        86,
+    ),
+
+    # --- a container's bind mounts and image reference, as the runtimes check them --------------------------------
+    Cause(
+        "mount-source-missing",
+        "a bind mount's source ({source}) does not exist on the node where the task started: a path only the login "
+        "node has, a node-local directory not yet created, or a typo in --container-mounts / --bind",
+        "bind paths every compute node has (the shared filesystems: `/gpfs/...`, `$SCRATCH`), create node-local "
+        "ones in the job before the launch (`srun --ntasks-per-node=1 mkdir -p DIR`), and check the spelling; "
+        "`srun ls -d PATH` shows what the nodes see",
+        # pyxis v0.24.0 pyxis_slurmstepd.c line 984 slurm_error("pyxis: --container-mounts: source path does not
+        # exist: %s", source); Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 715
+        # fmt.Errorf("mount source %s doesn't exist", source) (a --bind or bind path's source).
+        (r"pyxis: --container-mounts: source path does not exist: (?P<source>\S{1,300})",
+         r"mount source (?P<source>/\S{0,300}) doesn't exist"),
+        90,
+    ),
+    Cause(
+        "enroot-image-reference-invalid",
+        "enroot could not read the image reference {uri}: enroot (and pyxis' --container-image) name a registry "
+        "with `#`, not `/` (`nvcr.io#nvidia/pytorch:24.05-py3`), and take lower-case names and one tag",
+        "write the image as `[USER@][REGISTRY#]IMAGE[:TAG]`: `--container-image=nvcr.io#nvidia/pytorch:24.05-py3`, "
+        "`enroot import docker://nvcr.io#nvidia/pytorch:24.05-py3`; an image on Docker Hub needs no registry "
+        "(`ubuntu:24.04`)",
+        # enroot v4.1.2 src/docker.sh lines 291 and 570 (v3.4.1 lines 271 and 359): common::err "Invalid image
+        # reference: ${uri}" when the reference does not match docker://[USER@][REGISTRY#]IMAGE[:TAG].
+        (r"\[ERROR\] Invalid image reference: (?P<uri>\S{1,300})",),
+        90,
+    ),
+
+    # --- Open MPI's daemons that never called back to mpirun -------------------------------------------------------
+    Cause(
+        "mpirun-daemon-callback-failed",
+        "Open MPI's daemon on another node started but never connected back to mpirun: no TCP route between the "
+        "nodes on the interfaces Open MPI chose (a firewall, a virtual interface such as docker0 or virbr0 taken "
+        "for the nodes' network, different subnets), or the daemon died as it started",
+        "name the interface the nodes share: `mpirun --mca oob_tcp_if_include ib0 --mca btl_tcp_if_include ib0` (or "
+        "its subnet, `10.0.0.0/16`; `ip -br addr` lists them), ask the admins whether a firewall blocks the nodes' "
+        "ports; under Slurm or PBS let mpirun start its daemons through the scheduler, or start the ranks with "
+        "srun/PBS' mpiexec",
+        # Open MPI orte/mca/errmgr/base/help-errmgr-base.txt (read at commit 097df599, v4.x) line 55 [failed-daemon]
+        # "An ORTE daemon has unexpectedly failed after launch and before\ncommunicating back to mpirun. This could
+        # be caused by a number\nof factors, including an inability to create a connection back\nto mpirun due to a
+        # lack of common network interfaces and/or no\nroute found between them."
+        # PRRTE (Open MPI 5's runtime) src/mca/errmgr/base/help-errmgr-base.txt (commit 0f79f3a) line 54
+        # [failed-daemon] "An PRTE daemon has unexpectedly failed after launch and before\ncommunicating back to
+        # mpirun. ...", the same text with PRTE for ORTE.
+        (r"An [OP]RTE daemon has unexpectedly failed after launch and before",),
+        80,
+    ),
+    Cause(
+        "mpirun-executable-not-found",
+        "mpirun could not start the program on a node: the executable is not at that path there (a file on the "
+        "login node's or the first node's local disk, not on a filesystem every node mounts; a relative path "
+        "resolved in another directory), is not executable, or a mistyped mpirun option was taken as the program",
+        "give the program by an absolute path on a filesystem every node mounts (`ls -l PATH` on the node the "
+        "message names), make it executable (`chmod +x`), and check the options before it (mpirun takes the first "
+        "word it does not know as the program); for a Python program run `python3 /abs/path/train.py`",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 268 [orterun:exe-not-found] "%s was unable to
+        # find the specified executable file, and therefore\ndid not launch the job." and line 280
+        # [orterun:exe-not-accessible] "%s was unable to launch the specified application as it could not access\nor
+        # execute an executable:" (%s: mpirun, mpiexec or orterun).
+        (r"\bwas unable to find the specified executable file, and therefore",
+         r"\bwas unable to launch the specified application as it could not access$"),
+        86,
+        context=(r"^\s{0,8}(?:Node|Executable): +\S",),
+    ),
+    Cause(
+        "mpirun-workdir-missing",
+        "mpirun could not start a rank on a node because the working directory does not exist there (the "
+        "directory mpirun ran in, or `-wdir`, is on a disk that node does not mount)",
+        "run mpirun from a directory every node mounts (the shared home or scratch), or give `-wdir` such a "
+        "directory; `ls -ld DIR` on the node the message names",
+        # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 259 [orterun:wdir-not-found] "%s was unable to
+        # launch the specified application as it could not\nchange to the specified working directory:".
+        (r"\bwas unable to launch the specified application as it could not$",),
+        86,
+        applies=lambda log: log.has(_OMPI_WDIR_LINE),
+        context=(r"^\s{0,8}(?:Working directory|Node): +\S",),
+    ),
+
+    # --- GPUDirect: peer-to-peer between GPUs and between GPUs and the network card, and what turns it off ---------
+    Cause(
+        "gpudirect-rdma-disabled",
+        "NCCL runs over InfiniBand without GPUDirect RDMA on {hca}: it found neither the GPU peer-memory kernel "
+        "module (nvidia-peermem, nv_peer_mem) nor DMA-BUF support, so every transfer between nodes is staged "
+        "through host memory (several times slower, and more so on the nodes without it)",
+        "load the module on every node (`modprobe nvidia-peermem`; `lsmod | grep -e nvidia_peermem -e nv_peer_mem` "
+        "shows it) or use a driver and kernel with DMA-BUF; NCCL before 2.23 does not see the nvidia-peermem "
+        "module (it looks for nv_peer_mem's files), so also use NCCL 2.23 or newer; with `NCCL_DEBUG=INFO "
+        "NCCL_DEBUG_SUBSYS=INIT,NET` NCCL then says `GPU Direct RDMA Enabled` and its channels `via NET/IB/N/GDRDMA`",
+        # NCCL v2.18.5-1 src/graph/topo.cc line 643 and v2.30.7-1 line 1653: INFO(NCCL_NET, "NET/%s : GPU Direct
+        # RDMA %s for HCA %d '%s'", name, gdrSupport ? "Enabled" : "Disabled", n, props.name): Disabled when the
+        # net's ptrSupport lacks NCCL_PTR_CUDA (src/transport/net_ib.cc ncclIbGdrSupport(): v2.19 to v2.22.3 check
+        # /sys/kernel/mm/memory_peers/nv_mem{,_nc}/version only, v2.23.4-1 also /sys/module/nvidia_peermem) and
+        # DMA-BUF is unsupported. Not NET/Socket, which never has it.
+        (r"NET/IB(?:ext\w{0,12})? : GPU Direct RDMA Disabled for HCA \d+ '(?P<hca>[^']{1,64})'",),
+        45,
+        # A reading of a slow run: it makes transfers slower, never fails them, so a failed run's cause is elsewhere
+        # (the layer verdicts then say where to look).
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
+    ),
+    Cause(
+        "p2p-disabled-by-env",
+        "the job's environment turned NCCL's peer-to-peer transport off ({setting}): the GPUs of a node exchange "
+        "data through host shared memory instead of NVLink or PCIe peer access, several times slower (and NVLink "
+        "SHARP, which needs it, is off too)",
+        "unset `NCCL_P2P_DISABLE` and `NCCL_P2P_LEVEL` (look in the job script, the modules it loads, the image's "
+        "environment and /etc/nccl.conf); if it was set to get around a hang or wrong results, fix that cause "
+        "instead (PCIe ACS or the IOMMU: see `p2p-acs-iommu`); `nvidia-smi topo -m` shows the links NCCL could use",
+        # NCCL src/graph/paths.cc ncclGetLevel(): v2.21.5-1 line 244 INFO(NCCL_ALL, "%s set by environment to %s",
+        # levelEnv, topoPathTypeStr[l]), NCCL_P2P_DISABLE=1 also printed as "NCCL_P2P_LEVEL ... LOC" (level 0);
+        # v2.30.7-1 line 252 INFO(NCCL_ALL, "%s set by environment to %d", disableEnv, disable) and line 274 for
+        # the level.
+        (r"(?P<setting>NCCL_P2P_LEVEL set by environment to LOC|NCCL_P2P_DISABLE set by environment to 1)\b",),
+        44,
+        # A slow run's reading, as gpudirect-rdma-disabled: never a failed run's cause.
+        applies=lambda log: not log.has(_FAILED) and not log.has(_NCCL_FAILED),
+    ),
+    Cause(
+        "peermem-module-unloadable",
+        "the GPU peer-memory kernel module ({module}) cannot be loaded: it was built against another InfiniBand "
+        "stack than the one running (MLNX_OFED or the kernel's rdma modules changed under it), so the kernel "
+        "lacks a symbol it needs and GPUDirect RDMA is off",
+        "the admins rebuild it against the running InfiniBand stack: reinstall MLNX_OFED (or DOCA-OFED) and then "
+        "the nv_peer_mem package, or use the NVIDIA driver's own nvidia-peermem (built with the driver after OFED "
+        "is installed); `modprobe nvidia-peermem` and `dmesg | grep -i peer` show whether it loads",
+        # Linux v6.8 kernel/module/main.c simplify_symbols(): pr_warn("%s: Unknown symbol %s (err %d)\n",
+        # mod->name, name, ret) (kernel/module.c before 5.19); kmod's tools/modprobe.c insmod_insert() (a stored
+        # copy) for ENOENT: ERR("could not insert '%s': Unknown symbol in module, or unknown parameter (see
+        # dmesg)\n", ...).
+        (r"(?P<module>nv_peer_mem|nvidia_peermem): Unknown symbol (?P<symbol>\w{1,80})",
+         r"could not insert '(?P<module>nv_peer_mem|nvidia[_-]peermem)': Unknown symbol in module"),
+        85,
+    ),
+
+    # --- a bind mount whose two ends are not the same kind ------------------------------------------------------
+    Cause(
+        "bind-kind-mismatch",
+        "Apptainer could not bind {path} into the container: one end is a file and the other a directory (a "
+        "file bound onto a directory, or the reverse, often through a symlink in the image such as "
+        "/etc/localtime pointing at a directory)",
+        "bind a file onto a file and a directory onto a directory (`--bind SRC:DST`, `APPTAINER_BINDPATH`); for a "
+        "path Apptainer binds by itself (/etc/localtime, /etc/hosts) leave it out with `--no-mount "
+        "/etc/localtime`, or fix the path in the image; `ls -ld` of both ends (in the image: `apptainer exec IMAGE "
+        "ls -ld DST`) shows their kinds",
+        # Apptainer v1.4.5 internal/pkg/runtime/engine/apptainer/container_linux.go line 895 fmt.Errorf("could not
+        # mount %s: %s", mnt.Source, err) with mount(2)'s ENOTDIR, "not a directory" (line 891 words the same as a
+        # warning for a mount marked skip-on-error: not read).
+        (r"^(?!\s{0,8}WARNING).{0,400}?could not mount (?P<path>/\S{0,300}): not a directory",),
+        88,
+    ),
+
+    # --- PMIx's security component under srun --mpi=pmix -----------------------------------------------------------
+    Cause(
+        "pmix-munge-unavailable",
+        "the PMIx library in the job (the image's, or a conda MPI's) could not open its munge security component, "
+        "which Slurm's PMIx server asks for: munge's library is not where the program runs, or that PMIx was "
+        "built without it",
+        "run with the site's MPI (its module, built against Slurm's PMIx) instead of a generic conda or pip MPI "
+        "(conda-forge's `openmpi=X.Y.*=external_*`), or install munge's library in the image (`libmunge2` / "
+        "`munge-libs`), or tell PMIx to use another component (`export PMIX_MCA_psec=^munge`); `srun --mpi=list` "
+        "shows the PMIx Slurm offers",
+        # PMIx v4.2.9 and v5.0.8 src/mca/base/help-pmix-mca-base.txt [find-available:not-valid] line 25 "A requested
+        # component was not found, or was unable to be opened. ..." with "Framework: %s" (line 32) and
+        # "Component: %s" (line 33): the psec framework's munge component (openpmix issues, open-mpi/ompi#12571).
+        # Alone the report is a warning: a PMIx that finds another security component goes on (EESSI/
+        # compatibility-layer#216, every rank ran), so it counts where PMIx or MPI then failed to start.
+        (r"^\s{0,8}Component: +munge\b",),
+        88,
+        applies=lambda log: log.has(_PSEC_FRAMEWORK) and log.has(_MPI_FAILED),
+    ),
+
+    # --- the InfiniBand card's own events, as NCCL reports them ----------------------------------------------------
+    Cause(
+        "ib-port-down",
+        "an InfiniBand port the job used went down while it ran ({port}): a cable, a switch port or the fabric's "
+        "subnet manager took the link away, and the connections over it failed",
+        "`ibstat` / `ibv_devinfo` on the node show the port's state (`PORT_ACTIVE` when up) and `ibdiagnet` or the "
+        "switch's logs why it went down; resubmit without the node (`--exclude=NODE`) and tell the admins which "
+        "node and port; the job scripts' resume (`RUN_DIR=runs/<jobid>`) continues from the last snapshot",
+        # NCCL's async event thread with rdma-core's ibv_event_type_str() (libibverbs/enum_strs.c, IBV_EVENT_PORT_ERR
+        # "port error"): v2.18.5-1 src/transport/net_ib.cc line 95 WARN("NET/IB : Got async event : %s", str),
+        # v2.21.5-1 line 101 WARN("NET/IB : %s:%d Got async event : %s", ...), v2.23.4-1 line 171 "NET/IB : %s:%d Got
+        # async error event: %s", v2.30.7-1 src/transport/net_ib/common.cc line 179 "NET/IB : %s:%d Got non-fatal
+        # async event: %s(%d)".
+        (r"NET/IB : (?:(?P<port>[\w.-]{1,64}:\d+) )?Got (?:async event :|async error event:|non-fatal async "
+         r"event:) port error",),
+        84,
+    ),
+    Cause(
+        "hca-fatal-error",
+        "the network card (HCA) {device} hit a fatal error (IBV_EVENT_DEVICE_FATAL): its firmware or driver "
+        "stopped it, and every connection on it failed",
+        "the node needs its card reset or a reboot (the admins: `mlxfwreset`, or a reboot, and `dmesg` for the "
+        "mlx5_core messages that explain it); resubmit without the node (`--exclude=NODE`)",
+        # IBV_EVENT_DEVICE_FATAL, "local catastrophic error" (rdma-core libibverbs/enum_strs.c): NCCL v2.18.5-1 and
+        # v2.21.5-1 print it as any async event (above), v2.23.4-1 src/transport/net_ib.cc line 140 and v2.30.7-1
+        # src/transport/net_ib/common.cc line 123 WARN("NET/IB : %s:%d async fatal event: %s", ...).
+        (r"NET/IB : (?:(?P<device>[\w.-]{1,64}:\d+) )?(?:Got async event :|async fatal event:) local catastrophic "
+         r"error",),
+        86,
+    ),
+
+    # --- the scheduler ended the job for another's sake ------------------------------------------------------------
+    Cause(
+        "slurm-preempted",
+        "Slurm ended the job to give its nodes to another job ({why}): a preemptible partition or QOS, not a "
+        "failure of the job",
+        "submit to a partition or QOS that is not preemptible, or make the job resumable and let Slurm requeue it "
+        "(`--requeue`; the job scripts resume from `RUN_DIR=runs/<jobid>`); `sacct -j JOBID -o JobID,State,Reason` "
+        "says PREEMPTED",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/req.c line 929 error("*** %s ON %s CANCELLED AT %s DUE TO PREEMPTION
+        # ***", ...) and line 938 "... DUE TO JOB REQUEUE ***".
+        (r"CANCELLED AT \S+ DUE TO (?P<why>PREEMPTION|JOB REQUEUE) \*\*\*",),
+        58,
+    ),
+
+    # --- Gloo's TCP device: the address each rank binds and advertises -------------------------------------------
+    # Gloo (pytorch/gloo, torch's third_party/gloo) gloo/common/logging.cc EnforceNotMet: "[enforce fail at
+    # FILE:LINE] CONDITION. MESSAGE"; GLOO_ENFORCE_EQ adds "X vs Y" (gloo/common/logging.h). The lines are those of
+    # gloo/transport/tcp/device.cc at commit 70dc360 (2026); commit 1d9e62a (2018, torch 1.x) prints the same words.
+    Cause(
+        "gloo-socket-ifname-invalid",
+        "torch's Gloo backend found no interface called {iface} with an address on this node: GLOO_SOCKET_IFNAME "
+        "names an interface the node lacks (another machine's name, a typo) or is written in NCCL's syntax "
+        "(`^lo,docker`, prefixes), which Gloo does not take: it wants exact interface names",
+        "set `GLOO_SOCKET_IFNAME` to the exact name of the interface with the node's address on every node "
+        "(`ip -br addr` lists them, e.g. `GLOO_SOCKET_IFNAME=ib0`; several are comma-separated, never `^` "
+        "exclusions), or unset it so Gloo binds the host name's address",
+        # device.cc line 84 (lookupAddrForIface) GLOO_ENFORCE(ifa != nullptr, "Unable to find address for: ",
+        # attr.iface); gloo/transport/uv/device.cc line 165 GLOO_ENFORCE(false, "Unable to find address for: ",
+        # attr.iface) on the uv transport (Windows, macOS).
+        (r"\b(?:ifa != nullptr|false)\. Unable to find address for: (?P<iface>\S{1,100})",),
+        86,
+    ),
+    Cause(
+        "gloo-hostname-unresolved",
+        "torch's Gloo backend could not bind an address of this host's name ({host}): the name does not resolve "
+        "on the node (no DNS or /etc/hosts entry, a container's own host name), or resolves to an address that "
+        "is not on the node; Gloo binds the host name's address when GLOO_SOCKET_IFNAME is not set",
+        "set `GLOO_SOCKET_IFNAME` to the interface with the node's address (`ip -br addr`, e.g. "
+        "`GLOO_SOCKET_IFNAME=ib0`): Gloo then uses that interface's address, not the host name's; or make the name "
+        "resolve to the node's address (`getent hosts $(hostname)` on the node shows what it resolves to)",
+        # device.cc (lookupAddrForHostname) line 99 GLOO_ENFORCE_EQ(rv, 0) on getaddrinfo's result ("rv == 0. -2 vs
+        # 0": EAI_NONAME; -3 EAI_AGAIN, -5 EAI_NODATA), line 128 GLOO_ENFORCE(bind_rv == 0, "Unable to find address
+        # for ", attr.hostname, "; bind(2) for ", bind_addr, " failed with: ", strerror(bind_errno)), line 138
+        # GLOO_ENFORCE(rp != nullptr, "Unable to find address for: ", attr.hostname) (1d9e62a line 124, the same
+        # words; gloo/transport/uv/device.cc line 154 too).
+        (r"\brp != nullptr\. Unable to find address for: (?P<host>\S{1,255})",
+         r"\bbind_rv == 0\. Unable to find address for (?P<host>[^;\s]{1,255}); bind\(2\) for \S{1,100} failed with: ",
+         r"/device\.cc:\d{1,5}\] rv == 0\. -(?:2|3|5) vs 0\b"),
+        86,
+    ),
+    Cause(
+        "gloo-address-family-mismatch",
+        "torch's Gloo backend paired an IPv4 address (family 2) with an IPv6 one (family 10): on hosts with both "
+        "families the ranks bound addresses of different families (their host names or interfaces resolve "
+        "differently), and Gloo connects a pair only within one family",
+        "give every rank the same family: set `GLOO_SOCKET_IFNAME` to an interface that has an IPv4 address on "
+        "every node (`ip -br addr`), or have every node's host name resolve to its IPv4 address first (/etc/hosts, "
+        "or `precedence ::ffff:0:0/96 100` in /etc/gai.conf); `getent ahosts $(hostname)` on each node shows the "
+        "order",
+        # device.cc line 288 (Device::isInitiator) GLOO_ENFORCE_EQ(ss1.ss_family, ss2.ss_family): "ss1.ss_family ==
+        # ss2.ss_family. 2 vs 10" (AF_INET 2, AF_INET6 10; the uv transport's device.cc line 261 the same).
+        (r"\bss1\.ss_family == ss2\.ss_family\. (?:2 vs 10|10 vs 2)\b",),
+        86,
+    ),
+
+    # --- PMIx's rendezvous: the socket and the contact file its server writes --------------------------------------
+    Cause(
+        "pmix-socket-path-too-long",
+        "the PMIx server's rendezvous socket would be longer than a Unix-domain socket's path may be (108 bytes on "
+        "Linux, 104 on macOS): it is made under the temporary directory (TMPDIR, or Open MPI's session directory "
+        "under it), which is too deep, so MPI could not start",
+        "point TMPDIR at a short path before the launch (`export TMPDIR=/tmp`; inside a container too), or give "
+        "Open MPI a short session directory (`--mca orte_tmpdir_base /tmp`, Open MPI 5: `--prtemca "
+        "prte_tmpdir_base /tmp`)",
+        # PMIx 1.1.2 (Open MPI v2.1.6 opal/mca/pmix/pmix112/pmix/src/server/pmix_server.c line 238) fprintf(stderr,
+        # "PMIx has detected a temporary directory name that results\n"); PMIx v3.2.5 and v4.2.9
+        # src/server/help-pmix-server.txt line 11 [rnd-path-too-long] "The PMIx server was unable to setup a
+        # rendezvous file due to your\nsystem's restriction for Unix's socket's path-length."
+        (r"PMIx has detected a temporary directory name that results",
+         r"The PMIx server was unable to setup a rendezvous file due to your"),
+        88,
+        context=(r"^\s{0,8}Temp(?:orary)? dir(?:ectory)?: ",),
+    ),
+    Cause(
+        "pmix-rendezvous-file-unusable",
+        "the PMIx server could not create its rendezvous (contact) file{path}: a file of that name is already "
+        "there, left by an earlier job or owned by another user (a fixed path in a directory every job shares, "
+        "such as /tmp), or the directory is not writable; the server did not start, so MPI could not start",
+        "remove the stale file if it is yours (`ls -l` the path named), and give each job its own directory: a "
+        "per-job TMPDIR (`export TMPDIR=$(mktemp -d)` or the job's scratch), or an Open MPI/PMIx "
+        "release that puts the contact file in the job's session directory",
+        # PMIx v4.2.9 src/mca/ptl/base/ptl_base_listener.c line 217 (the rendezvous files) and line 597 (the URI
+        # report file) pmix_output(0, "Impossible to open the file %s in write mode\n", ...);
+        # src/server/help-pmix-server.txt line 20 [listener-failed-start] "The PMIx server was unable to setup a
+        # rendezvous point. This is\nusually due to a conflicting stale named pipe from a prior failed\njob, ...".
+        # Line 205: the directory for it, pmix_output(0, "System tmpdir %s could not be created\n", dirname).
+        (r"Impossible to open the file(?P<path> \S{1,300}) in write mode",
+         r"The PMIx server was unable to setup a rendezvous point\. This is",
+         r"System tmpdir(?P<path> \S{1,300}) could not be created"),
+        86,
+    ),
+
+    # --- Slurm's munge authentication between the nodes and the controller -----------------------------------------
+    Cause(
+        "munge-credential-invalid",
+        "Slurm's daemons rejected a munge credential as invalid: the hosts do not share the same munge key "
+        "(/etc/munge/munge.key differs, or munged was restarted on one host with a new key), so messages between "
+        "them fail authentication",
+        "the admins: the same /etc/munge/munge.key on every host (controller, login and compute nodes; owned by "
+        "munge, mode 0400), then restart munged and the Slurm daemons; `munge -n | ssh NODE unmunge` tests a pair "
+        "of hosts",
+        # Slurm 25.11.7 src/plugins/auth/munge/auth_munge.c line 552 error("Munge decode failed: %s",
+        # munge_ctx_strerror(ctx)); munge-0.5.18 src/libmunge/strerror.c line 68 EMUNGE_CRED_INVALID "Invalid
+        # credential" (the MAC check failed: another key).
+        (r"\bMunge decode failed: Invalid credential\b",),
+        84,
+    ),
+    Cause(
+        "slurm-job-credential-refused",
+        "slurmd on {node} refused the job's credential when Slurm launched the tasks ({why}): an expired or "
+        "revoked credential is a node whose clock is ahead of the controller's (or a launch that took longer than "
+        "the credential lives), an invalid one a node that does not share the controller's credential key (munge "
+        "key, or slurm.key with auth/slurm)",
+        "the admins: synchronise the node's clock with the controller's (chrony/ntpd; `date` on both), and give "
+        "every host the same key (/etc/munge/munge.key or slurm.key), then restart slurmd; meanwhile resubmit with "
+        "`--exclude=NODE`",
+        # Slurm 25.11.7 src/api/step_launch.c error("Task launch for %ps failed on node %s: %m", ...) with
+        # src/common/slurm_errno.c line 978 ESLURMD_INVALID_JOB_CREDENTIAL "Invalid job credential", line 982
+        # "Job credential revoked", line 986 "Job credential expired".
+        (r"Task launch for \S{1,100} failed on node (?P<node>[\w.-]{1,100}): (?P<why>Invalid job credential|Job "
+         r"credential revoked|Job credential expired)",),
+        84,
+    ),
+    Cause(
+        "munge-clock-skew",
+        "Slurm's daemons rejected a munge credential as {why}: the hosts' clocks disagree (a credential is valid "
+        "for a few minutes from when it was made), so messages between them fail authentication",
+        "the admins: synchronise the hosts' clocks (chrony/ntpd on every node; `date` on the controller and the "
+        "node shows the gap), then retry",
+        # Slurm 25.11.7 auth_munge.c line 552 "Munge decode failed: %s" and, for a rewound credential, line 556
+        # error("Check for out of sync clocks"); munge-0.5.18 strerror.c line 70 "Expired credential", line 72
+        # "Rewound credential".
+        (r"\bMunge decode failed: (?P<why>Expired credential|Rewound credential)\b",),
+        84,
+    ),
+    Cause(
+        "munged-unreachable",
+        "Slurm could not reach the munge daemon on this host to sign or check a credential ({why}): munged is not "
+        "running there, or its socket is elsewhere than Slurm looks (a container without /run/munge)",
+        "the admins: start munged on the host (`systemctl status munge`); in a container that runs Slurm commands, "
+        "bind the host's socket (`--bind /run/munge`) or use Slurm's commands outside it",
+        # Slurm 25.11.7 auth_munge.c line 246 error("Munge encode failed: %s", ...) and line 552 (decode);
+        # munge-0.5.18 src/libmunge/m_msg_client.c line 183 strdupf("Failed to access \"%s\": %s (%s)", ...) and
+        # strerror.c "Socket communication error" (EMUNGE_SOCKET).
+        (r"\bMunge (?:en|de)code failed: (?P<why>Failed to access \"[^\"]{1,200}\": [^\n]{1,100}|Socket "
+         r"communication error)",),
+        84,
+    ),
+
+    # --- Slurm's gres.conf that slurmd cannot map onto the node ------------------------------------------------------
+    Cause(
+        "gres-conf-invalid-cores-spec",
+        "Slurm could not read the cores gres.conf gives a {gres} device ({cores}) on {node}: the list is not core "
+        "indices of that node (CPU ids of hyperthreads, the old CPUs= values, cores beyond the node's count), so "
+        "the node's GPUs are not registered as configured",
+        "the admins: give each GPU's cores with `Cores=` as core indices of the node (0 to cores-1; `slurmd -C` "
+        "and `nvidia-smi topo -m` show the layout), or let Slurm find them (`AutoDetect=nvml`), then restart slurmd",
+        # Slurm 25.11.7 src/interfaces/gres.c line 3881 error("%s: %s: invalid GRES core specification (%s) on node
+        # %s", __func__, gres_ctx->gres_type, gres_slurmd_conf->cpus, rebuild_topo->node_name).
+        (r"\b(?P<gres>gres/\w{1,40}): invalid GRES core specification \((?P<cores>[^)\n]{1,200})\) on node "
+         r"(?P<node>\S{1,100})",),
+        84,
+    ),
+)
+
+BY_KEY = {cause.key: cause for cause in CAUSES}

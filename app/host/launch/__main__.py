@@ -1,0 +1,3 @@
+from app.host.launch.cli import main
+
+raise SystemExit(main())
