@@ -257,6 +257,10 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "ib-port-down": ("fabric", HIGH),
     "hca-fatal-error": ("host", HIGH),
     "slurm-preempted": ("scheduler", HIGH),
+    "slurm-spank-plugin-failed": ("scheduler", HIGH),
+    "squashfs-compression-unsupported": ("container", HIGH),
+    "enroot-fuse-tools-unsupported": ("container", HIGH),
+    "file-locks-unsupported": ("host", HIGH),
 }
 
 

@@ -1,0 +1,73 @@
+"""The readings that depend on what else the log holds, for the failure families read from the components' sources
+(tests/diagnose/component_source_lines.py quotes each message): when the same line is a cause, when it is not, and
+which of two causes that fit comes first."""
+
+from __future__ import annotations
+
+from app.diagnose import diagnose_lines
+
+TRACEBACK = "Traceback (most recent call last):"
+
+
+def keys(lines: list[str]) -> list[str]:
+    return [finding.key for finding in diagnose_lines(lines)]
+
+
+def test_a_log_pasted_with_typographic_quotes_reads_as_the_program_printed_it() -> None:
+    """Chats, wikis and word processors turn ' into ’: Apptainer's "mount source %s doesn't exist" must still match."""
+    pasted = ("FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+              "/etc/localtime: mount source /etc/localtime doesn\u2019t exist")
+    assert keys([pasted]) == ["mount-source-missing"]
+    assert diagnose_lines([pasted])[0].evidence[0].text.endswith("doesn't exist")
+
+
+def test_no_space_while_enroot_starts_the_container_is_enroot_s_space_not_the_job_s() -> None:
+    """A hook that failed after ENOSPC: the container never started, so enroot's data path is what is full."""
+    start = ["sed: couldn't close stdout: No space left on device",
+             "[ERROR] /etc/enroot/hooks.d/10-shadow.sh exited with return code 4"]
+    assert keys(start)[:2] == ["pyxis-runtime-full", "disk-full"]
+    # The same ENOSPC in a job whose container started and whose training filled the disk is the job's.
+    training = [TRACEBACK, "OSError: [Errno 28] No space left on device: '/scratch/u/ckpt/step_900.pt'",
+                "pyxis: imported docker image: nvcr.io#nvidia/pytorch:24.05-py3"]
+    assert keys(training) == ["disk-full"]
+
+
+def test_apptainer_s_container_process_on_enospc_is_the_user_namespace_limit_not_a_full_disk() -> None:
+    assert keys(["ERROR  : Failed to create container process: No space left on device"]) == ["userns-restricted"]
+
+
+def test_deepspeed_s_local_only_warning_is_a_cause_when_the_process_group_then_failed() -> None:
+    warned = ("[WARNING] [runner.py:178:fetch_hostfile] Unable to find hostfile, will proceed with training with "
+              "local resources only.")
+    assert keys([warned, "step 10 loss 2.31"]) == []
+    failed = [warned, TRACEBACK, '  File "/opt/conda/lib/python3.9/site-packages/torch/distributed/distributed_c10d.py"'
+              ", line 595, in init_process_group", "    store, rank, world_size = next(rendezvous_iterator)"]
+    assert keys(failed) == ["deepspeed-no-hostfile"]
+
+
+def test_an_errno_of_a_missing_lock_is_a_cause_only_where_the_log_shows_a_lock_call() -> None:
+    enosys = "OSError: [Errno 38] Function not implemented"
+    assert keys([TRACEBACK, "    os.sched_setaffinity(0, cpus)", enosys]) == []
+    assert keys([TRACEBACK, "    fcntl.lockf(dump, fcntl.LOCK_EX)", enosys]) == ["file-locks-unsupported"]
+
+
+def test_fuse_s_unknown_option_is_enroot_s_fuse_tools_only_where_enroot_could_not_mount() -> None:
+    unknown = "[WARN] fuse: unknown option `uid=2039'"
+    assert keys([unknown]) == []
+    assert keys([unknown, "[ERROR] Failed to mount: /home/u/ubuntu.sqsh"]) == ["enroot-fuse-tools-unsupported"]
+
+
+def test_nccl_going_on_without_nvls_is_no_failure() -> None:
+    """NCCL 2.27 and later print the bind failure as INFO and go on where NVLS was not forced (src/transport/nvls.cc
+    line 288): only the WARN fails the communicator."""
+    info = ("gpu-a-017:2741:2790 [0] NCCL INFO Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : "
+            "CUDA error 401 'the operation cannot be performed in the present state'. Proceeding without NVLS support.")
+    assert keys([info, "step 10 loss 2.31"]) == []
+
+
+def test_a_required_spank_plugin_that_failed_for_its_own_reason_is_not_the_plugin_stack() -> None:
+    """pyxis is a SPANK plugin: its task_init failure is reported by the stack, but the container is the cause."""
+    lines = ["slurmstepd: error: pyxis: container start failed with error code: 1",
+             "slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
+             "slurmstepd: error: Failed to invoke spank plugin stack"]
+    assert "slurm-spank-plugin-failed" not in keys(lines)
