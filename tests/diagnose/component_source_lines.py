@@ -1844,4 +1844,20 @@ QUOTES = (
           "OSError: [Errno 37] No locks available", "file-locks-unsupported",
           context=(TRACEBACK, '  File "/usr/lib/python3/site-packages/filelock/_unix.py", line 44, in _acquire',
                    "    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)")),
+
+    # --- UCX's errors and filelock's waits, layer verdicts ------------------------------------------------------------
+    Quote("UCX", "v1.18.0", "src/tools/perf/lib/libperf.c", 1910,
+          'ucs_error("Failed to setup endpoints: %s", ucs_status_string(status));',
+          "[1619044902.015607] [gpu-a-017:33810:0]       libperf.c:1910 UCX  ERROR Failed to setup endpoints: "
+          "Destination is unreachable", "layer-ucx-error"),
+    Quote("filelock", "3.13.1", "src/filelock/_api.py", 254,
+          '_LOGGER.debug("Attempting to acquire lock %s on %s", lock_id, lock_filename)',
+          "2024-02-27 15:56:22,427 - filelock - DEBUG: Attempting to acquire lock 140592852660912 on "
+          "/home/u/.triton/autotune/Fp16Matmul_2d_kernel.pickle.lock", "layer-file-lock-wait",
+          context=tuple(f"2024-02-27 15:56:22,42{i} - filelock - DEBUG: Attempting to acquire lock 1401920099252{i} on "
+                        "/home/u/.triton/autotune/Fp16Matmul_2d_kernel.pickle.lock" for i in (4, 5))),
+    Quote("filelock", "3.13.1", "src/filelock/_error.py", 17,
+          """return f"The file lock '{self._lock_file}' could not be acquired.\"""",
+          "filelock._error.Timeout: The file lock '/home/u/.cache/huggingface/hub/.locks/models--gpt2/x.lock' could "
+          "not be acquired.", "layer-file-lock-wait", fmt="The file lock '{self._lock_file}' could not be acquired."),
 )

@@ -24,7 +24,8 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
-              "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse"}
+              "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
+              "filelock"}
 #: The causes read from the components' sources (app/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",

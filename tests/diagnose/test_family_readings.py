@@ -71,3 +71,22 @@ def test_a_required_spank_plugin_that_failed_for_its_own_reason_is_not_the_plugi
              "slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
              "slurmstepd: error: Failed to invoke spank plugin stack"]
     assert "slurm-spank-plugin-failed" not in keys(lines)
+
+
+def test_ucx_errors_in_a_run_that_went_on_are_no_verdict() -> None:
+    """UCX logs an ERROR for a device it cannot use and goes on with its other transports (the run completes)."""
+    cq = ("[1668693503.473099] [node1:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: "
+          "Cannot allocate memory.")
+    assert keys([cq, "# Size       Avg Latency(us)", "1                       0.23"]) == []
+    unreachable = ("[1619044902.015564] [node1:33810:0]           sock.c:261  UCX  ERROR connect(fd=23, "
+                   "dest_addr=127.0.0.1:47793) failed: Connection refused")
+    failed = "[1619044902.015588] [node1:33810:0]        libperf.c:1238 UCX  ERROR ucp_ep_create() failed: " \
+             "Destination is unreachable"
+    assert keys([unreachable, failed]) == ["layer-ucx-error"]
+
+
+def test_locks_that_were_acquired_are_no_wait() -> None:
+    tries = [f"DEBUG: Attempting to acquire lock 14019200992{i} on /home/u/.triton/x.pickle.lock" for i in range(3)]
+    assert keys(tries) == ["layer-file-lock-wait"]
+    assert keys([*tries, "DEBUG: Lock 140192009920 acquired on /home/u/.triton/x.pickle.lock"]) == []
+    assert keys(tries[:2]) == []
