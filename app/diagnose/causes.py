@@ -436,12 +436,11 @@ CAUSES: Tuple[Cause, ...] = (
         "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
         # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
         # ESLURM_INVALID_TRES (line 636); the same request's other refusals: ESLURM_DUPLICATE_GRES (line 593),
-        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without), ESLURM_UNSUPPORTED_GRES
-        # (line 665, a --gpus option the cluster's SelectType does not take).
+        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without). (ESLURM_UNSUPPORTED_GRES,
+        # a --gpus option the cluster's SelectType does not take, is the request's form: "slurm-request-refused".)
         (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification",
          r"Duplicate generic resource \(gres\) specification",
-         r"Invalid GRES specification \(with and without type identification\)",
-         r"Requested GRES option unsupported by configured SelectType plugin"),
+         r"Invalid GRES specification \(with and without type identification\)"),
         100,
     ),
     Cause(
@@ -459,11 +458,16 @@ CAUSES: Tuple[Cause, ...] = (
         "Slurm refused the job's request: {what}",
         "ask within the partition's and QOS' limits: `sinfo -p PART -o '%P %l %D %c %G'` shows the time limit, "
         "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
-        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more",
+        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more; a cluster whose SelectType is not "
+        "select/cons_tres takes GPUs only as `--gres=gpu:N` (not `--gpus`, `--gpus-per-task`, `--cpus-per-gpu`, "
+        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which)",
         # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
         # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
-        # resources: ".
-        (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
+        # resources: ". And a request in a form the cluster's configuration does not take: line 665
+        # ESLURM_UNSUPPORTED_GRES, which src/interfaces/gres.c (lines 6706, 6712, 7018) returns for --gpus,
+        # --gpus-per-task/socket, --cpus-per-gpu or --mem-per-gpu where the controller does not run select/cons_tres.
+        (r"(?P<what>Requested GRES option unsupported by configured SelectType plugin"
+         r"|Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
          # only after "Batch job submission failed: " / "Unable to allocate resources: ": a step's refusal ("Unable
          # to create step for job %u: ", "unable to create step: ") is the step's size, "srun-step-exceeds-allocation"

@@ -672,7 +672,7 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 665,
           '"Requested GRES option unsupported by configured SelectType plugin",',
           "sbatch: error: Batch job submission failed: Requested GRES option unsupported by configured SelectType "
-          "plugin", "slurm-gres"),
+          "plugin", "slurm-request-refused"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 714,
           '"Insufficient GRES available in allocation",',
           "srun: error: Unable to create step for job 4512: Insufficient GRES available in allocation",
