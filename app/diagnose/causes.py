@@ -184,6 +184,8 @@ _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
 _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
            r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
            r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: A libfabric domain that could not be opened with -FI_ENOSYS (-38), as aws-ofi-nccl and other callers print it.
+_FI_DOMAIN_ENOSYS = r"Couldn't open a fabric access domain\. RC: -38\b|\bfi_domain(?:\(\))? failed: -38\b"
 #: enroot could not start the container: a hook that failed (enroot v3.1.0 to v4.1.2 src/common.sh common::runparts
 #: `"${file}" || common::err "${file} exited with return code $?"`), its mount of the image (src/runtime.sh line 207
 #: `common::err "Failed to mount: ${image}"`, common::log's "[ERROR]" prefix), pyxis' report of it
@@ -396,7 +398,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
-         _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _NCCL_INVALID_USAGE)
+         _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS,
+         _NCCL_INVALID_USAGE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1826,10 +1829,15 @@ CAUSES: Tuple[Cause, ...] = (
         # The NIC's own return code for a packet whose VNI the target has no match for, as libfabric's cxi provider
         # prints it: cxi_rc_to_str(C_RC_VNI_NOT_FOUND) "VNI_NOT_FOUND" (HewlettPackard/shs-cassini-headers
         # include/cxi_prov_hw.h, commit 06f69b0), in "(err: %d, %s)".
+        # The same -FI_ENOSYS as the caller sees it from fi_domain() (cxi's domain open generates the auth key):
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6803 and src/nccl_ofi_sendrecv.cpp line 2229
+        # NCCL_OFI_WARN("Couldn't open a fabric access domain. RC: %d, ERROR: %s", ...), and other libfabric users'
+        # "fi_domain failed: -38"; read only on a Slingshot system (EFA's and verbs' providers have other ENOSYS).
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
          r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
-         r"cxip_gen_auth_key failed: -38\b"),
+         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS),
         84,
+        applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
     ),
     Cause(
         "enroot-registry-refused",

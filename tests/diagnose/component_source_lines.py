@@ -1860,4 +1860,13 @@ QUOTES = (
           """return f"The file lock '{self._lock_file}' could not be acquired.\"""",
           "filelock._error.Timeout: The file lock '/home/u/.cache/huggingface/hub/.locks/models--gpt2/x.lock' could "
           "not be acquired.", "layer-file-lock-wait", fmt="The file lock '{self._lock_file}' could not be acquired."),
+
+    # --- a Slingshot NIC that gives the process no VNI, as fi_domain's caller sees it --------------------------------
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 6803,
+          'NCCL_OFI_WARN("Couldn\'t open a fabric access domain. RC: %d, ERROR: %s",\n'
+          "domain_result.error_code, fi_strerror(-domain_result.error_code));",
+          "nid001234:88123:88190 [0] NCCL WARN NET/OFI Couldn't open a fabric access domain. RC: -38, ERROR: "
+          "Function not implemented", "cxi-vni-not-granted",
+          context=("nid001234:88123:88190 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 "
+                   "nics)",)),
 )

@@ -90,3 +90,13 @@ def test_locks_that_were_acquired_are_no_wait() -> None:
     assert keys(tries) == ["layer-file-lock-wait"]
     assert keys([*tries, "DEBUG: Lock 140192009920 acquired on /home/u/.triton/x.pickle.lock"]) == []
     assert keys(tries[:2]) == []
+
+
+def test_a_libfabric_domain_refused_with_enosys_is_a_missing_vni_only_on_slingshot() -> None:
+    """cxi's domain open returns -FI_ENOSYS when the NIC holds no service for the process (no VNI granted);
+    other providers have other reasons for it."""
+    refused = ("gpu-a-017:88123:88190 [0] NCCL WARN NET/OFI Couldn't open a fabric access domain. RC: -38, ERROR: "
+               "Function not implemented")
+    assert "cxi-vni-not-granted" not in keys([refused])
+    on_slingshot = "gpu-a-017:88123:88190 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)"
+    assert keys([on_slingshot, refused])[:1] == ["cxi-vni-not-granted"]
