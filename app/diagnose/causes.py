@@ -1763,7 +1763,12 @@ CAUSES: Tuple[Cause, ...] = (
          r"process \d+ terminated with signal SIGKILL",
          # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
          # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
-         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b"),
+         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b",
+         # bash (bash-5.2 jobs.c notify_of_job_status) reporting a child killed by a signal, with strsignal(9)
+         # "Killed": a batch script (non-interactive) writes "%s: line %d: " then pretty_print_job's "PID Killed
+         # COMMAND" (line 4310); an interactive shell writes the signal's name alone on its line for a foreground
+         # job (line 4321): what a rank started from a terminal leaves when the OOM killer ends it.
+         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$"),
         57,
     ),
     Cause(

@@ -1869,4 +1869,14 @@ QUOTES = (
           "Function not implemented", "cxi-vni-not-granted",
           context=("nid001234:88123:88190 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 "
                    "nics)",)),
+
+    # --- bash reporting a child it lost to SIGKILL (strsignal(9): "Killed") -------------------------------------------
+    Quote("bash", "bash-5.2", "jobs.c", 4310,
+          'fprintf (stderr, _("%s: line %d: "), get_name_for_error (), (line_number == 0) ? 1 : line_number);',
+          "/var/spool/slurmd/job4512/slurm_script: line 12: 81234 Killed                  python train.py",
+          "rank-sigkill"),
+    Quote("bash", "bash-5.2", "jobs.c", 4321,
+          'fprintf (stderr, "%s", j_strsignal (termsig));',
+          "Killed", "rank-sigkill", context=("[2021-02-12 03:31:37,319] [train] [INFO] Training Started.",),
+          fmt="%s"),
 )
