@@ -186,6 +186,9 @@ _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendErr
            r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
 #: A libfabric domain that could not be opened with -FI_ENOSYS (-38), as aws-ofi-nccl and other callers print it.
 _FI_DOMAIN_ENOSYS = r"Couldn't open a fabric access domain\. RC: -38\b|\bfi_domain(?:\(\))? failed: -38\b"
+#: Slurm's SPANK plugin stack failed to load (srun_job.c line 699, slurmstepd's task.c line 438, spank.c line 570).
+_SPANK_STACK_FAILED = (r"srun: error: Plug-in initialization failed|Failed to invoke spank plugin stack"
+                       r"|spank: Failed to open \S")
 #: enroot could not start the container: a hook that failed (enroot v3.1.0 to v4.1.2 src/common.sh common::runparts
 #: `"${file}" || common::err "${file} exited with return code $?"`), its mount of the image (src/runtime.sh line 207
 #: `common::err "Failed to mount: ${image}"`, common::log's "[ERROR]" prefix), pyxis' report of it
@@ -398,7 +401,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
-         _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS,
+         _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE)
 
 
@@ -3097,11 +3100,15 @@ CAUSES: Tuple[Cause, ...] = (
         # src/common/plugstack.c line 569 in 20.11), line 342 error("spank: %s: %s", path, slurm_strerror(e)) for a
         # required plugin that did not load, line 349 error("spank: \"%s\" exports 0 symbols", path); srun's
         # src/srun/srun_job.c line 699 error("Plug-in initialization failed") when spank_init() failed.
+        # A plugin's load error stops the stack only for a required plugin (an optional one's is logged and
+        # skipped): read where the stack did fail (srun's line, slurmstepd's src/slurmd/slurmstepd/task.c line 438
+        # "Failed to invoke spank plugin stack", or the unreadable file itself).
         (r"spank: (?P<what>Failed to open \S{1,300}: [^\n]{1,100})",
-         r"spank: (?P<what>/\S{1,300}\.so: [^\n]{1,100})",
+         r"spank: (?P<what>\S{1,300}\.so: [^\n]{1,100})",
          r"spank: (?P<what>\"\S{1,300}\" exports 0 symbols)",
          r"(?:^|\s)srun: error: (?P<what>Plug-in initialization failed)"),
         83,
+        applies=lambda log: log.has(_SPANK_STACK_FAILED),
     ),
 
     # --- squashfs images: the tools on the node that write and mount them ---------------------------------------------

@@ -100,3 +100,10 @@ def test_a_libfabric_domain_refused_with_enosys_is_a_missing_vni_only_on_slingsh
     assert "cxi-vni-not-granted" not in keys([refused])
     on_slingshot = "gpu-a-017:88123:88190 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 nics)"
     assert keys([on_slingshot, refused])[:1] == ["cxi-vni-not-granted"]
+
+
+def test_a_spank_plugin_that_did_not_load_is_a_cause_only_where_the_stack_failed() -> None:
+    """An optional plugin's load error is logged and the job goes on (the error that follows is the job's)."""
+    optional = "srun: error: spank: x11.so: Plugin file not found"
+    assert "slurm-spank-plugin-failed" not in keys([optional, "PMI2_Init failed to intialize.  Return code: 1"])
+    assert keys([optional, "srun: error: Plug-in initialization failed"]) == ["slurm-spank-plugin-failed"]
