@@ -1222,9 +1222,13 @@ CAUSES: Tuple[Cause, ...] = (
         "scheduler), or the container sees other device files than the job's (Slurm's cgroup.conf "
         "`ConstrainDevices=yes`); where `nvidia-smi` fails too, the driver's module is not loaded (a kernel update "
         "without a reboot)",
-        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE.
+        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE. A torch without
+        # CUDA asked for the nccl backend: torch 2.13.0 torch/distributed/distributed_c10d.py line 2181 raise
+        # RuntimeError("Distributed package doesn't have NCCL built in") (a CPU-only wheel, or a macOS or Windows
+        # build).
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
-         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b"),
+         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b",
+         r"Distributed package doesn't have NCCL built in"),
         84,
     ),
     Cause(

@@ -1880,4 +1880,9 @@ QUOTES = (
           'fprintf (stderr, "%s", j_strsignal (termsig));',
           "Killed", "rank-sigkill", context=("[2021-02-12 03:31:37,319] [train] [INFO] Training Started.",),
           fmt="%s"),
+
+    # --- a torch without CUDA asked for the nccl backend -------------------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/distributed_c10d.py", 2181,
+          'raise RuntimeError("Distributed package doesn\'t have NCCL built in")',
+          "RuntimeError: Distributed package doesn't have NCCL built in", "cuda-unavailable", context=(TRACEBACK,)),
 )
