@@ -3115,6 +3115,28 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_SPANK_STACK_FAILED),
     ),
 
+    # --- torch's rendezvous given an address it cannot read -------------------------------------------------------
+    Cause(
+        "rendezvous-endpoint-malformed",
+        "torch could not read the rendezvous address it was given ({what}): an endpoint built from an empty or "
+        "wrong variable (`--rdzv_endpoint=$MASTER_ADDR:$MASTER_PORT` with one of them unset), a port that is not a "
+        "number, or a tcp:// init_method without its port",
+        "give the launcher `HOST:PORT` with both set, e.g. `--rdzv_endpoint=$(scontrol show hostnames "
+        "\"$SLURM_JOB_NODELIST\" | head -n 1):29500` (PBS: the first line of `$PBS_NODEFILE`), or "
+        "`init_method='tcp://HOST:29500'`; print the command line in the job script (`set -x`) to see what "
+        "torchrun received",
+        # torch v2.13.0 torch/distributed/elastic/rendezvous/utils.py (parse_rendezvous_endpoint) line 102
+        # f"The port number of the rendezvous endpoint '{endpoint}' must be an integer " "between 0 and 65536." and
+        # line 110 f"The hostname of the rendezvous endpoint '{endpoint}' must be a dot-separated list of "
+        # "labels, an IPv4 address, or an IPv6 address."; torch/distributed/rendezvous.py line 218
+        # _error("port number missing") as "Error initializing torch.distributed using tcp:// rendezvous: port
+        # number missing".
+        (r"(?P<what>The port number of the rendezvous endpoint '[^'\n]{0,300}' must be an integer)",
+         r"(?P<what>The hostname of the rendezvous endpoint '[^'\n]{0,300}' must be a dot-separated list of labels)",
+         r"(?P<what>tcp:// rendezvous: port number missing)"),
+        90,
+    ),
+
     # --- squashfs images: the tools on the node that write and mount them ---------------------------------------------
     Cause(
         "squashfs-compression-unsupported",

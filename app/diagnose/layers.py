@@ -266,6 +266,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "squashfs-compression-unsupported": ("container", HIGH),
     "enroot-fuse-tools-unsupported": ("container", HIGH),
     "file-locks-unsupported": ("host", HIGH),
+    "rendezvous-endpoint-malformed": ("launch", HIGH),
 }
 
 

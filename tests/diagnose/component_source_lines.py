@@ -1885,4 +1885,19 @@ QUOTES = (
     Quote("torch", "v2.13.0", "torch/distributed/distributed_c10d.py", 2181,
           'raise RuntimeError("Distributed package doesn\'t have NCCL built in")',
           "RuntimeError: Distributed package doesn't have NCCL built in", "cuda-unavailable", context=(TRACEBACK,)),
+
+    # --- torch's rendezvous endpoint it cannot read --------------------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/utils.py", 102,
+          'f"The port number of the rendezvous endpoint \'{endpoint}\' must be an integer "\n"between 0 and 65536."',
+          "ValueError: The port number of the rendezvous endpoint 'gpu-a-017:' must be an integer between 0 and "
+          "65536.", "rendezvous-endpoint-malformed", context=(TRACEBACK,)),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/utils.py", 110,
+          'f"The hostname of the rendezvous endpoint \'{endpoint}\' must be a dot-separated list of "\n'
+          '"labels, an IPv4 address, or an IPv6 address."',
+          "ValueError: The hostname of the rendezvous endpoint ' :29500' must be a dot-separated list of labels, an "
+          "IPv4 address, or an IPv6 address.", "rendezvous-endpoint-malformed", context=(TRACEBACK,)),
+    Quote("torch", "v2.13.0", "torch/distributed/rendezvous.py", 218,
+          'raise _error("port number missing")',
+          "ValueError: Error initializing torch.distributed using tcp:// rendezvous: port number missing",
+          "rendezvous-endpoint-malformed", context=(TRACEBACK,), fmt="port number missing"),
 )
