@@ -1693,7 +1693,10 @@ CAUSES: Tuple[Cause, ...] = (
          # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
          # asked for after the job ended, whose own lines say why it ended.
          r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
-         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
+         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)",
+         # src/srun/launch.c line 1510 error("Application launch failed: %m") when slurm_step_launch() failed as a
+         # whole (the nodes' slurmds did not all answer the launch: "Socket timed out on send/recv operation").
+         r"srun: error: Application launch failed: (?P<why>.{1,300})"),
         80,
     ),
     Cause(

@@ -1900,4 +1900,10 @@ QUOTES = (
           'raise _error("port number missing")',
           "ValueError: Error initializing torch.distributed using tcp:// rendezvous: port number missing",
           "rendezvous-endpoint-malformed", context=(TRACEBACK,), fmt="port number missing"),
+
+    # --- srun's launch of the whole step failed --------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1510,
+          'error("Application launch failed: %m");',
+          "srun: error: Application launch failed: Socket timed out on send/recv operation",
+          "slurm-task-launch-failed"),
 )
