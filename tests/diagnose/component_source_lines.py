@@ -672,7 +672,7 @@ QUOTES = (
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 665,
           '"Requested GRES option unsupported by configured SelectType plugin",',
           "sbatch: error: Batch job submission failed: Requested GRES option unsupported by configured SelectType "
-          "plugin", "slurm-gres"),
+          "plugin", "slurm-request-refused"),
     Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 714,
           '"Insufficient GRES available in allocation",',
           "srun: error: Unable to create step for job 4512: Insufficient GRES available in allocation",
@@ -1742,4 +1742,168 @@ QUOTES = (
           NCCL_INFO + "socketPollConnect: connect to 169.254.170.23<40125> returned Connection refused, retrying "
           "(13/34) after sleep for 1300 msec", "nccl-connect",
           context=("RuntimeError: NCCL error: remote process exited or there was a network error",)),
+
+    # --- Apptainer's starter when clone() of the container process with a user namespace fails ------------------------
+    # --fakeroot or an unprivileged install: clone(2) gives EINVAL (no user namespaces for this user), ENOSPC
+    # (user.max_user_namespaces 0), EPERM (kernel.unprivileged_userns_clone=0).
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1711,
+          'fatalf("Failed to create container process: %s\\n", strerror(errno));',
+          "ERROR  : Failed to create container process: Invalid argument", "userns-restricted"),
+    Quote("Apptainer", "v1.1.9", "cmd/starter/c/starter.c", 1704,
+          'fatalf("Failed to create container process: %s\\n", strerror(errno));',
+          "ERROR  : Failed to create container process: No space left on device", "userns-restricted"),
+    Quote("Apptainer", "v1.4.5", "cmd/starter/c/starter.c", 1709,
+          'infof("Unprivileged user namespaces may not be enabled\\n");',
+          "INFO:    Unprivileged user namespaces may not be enabled", "userns-restricted"),
+
+    # --- NCCL's NVLS multicast bind, which the NVSwitches and Fabric Manager serve ----------------------------------
+    Quote("NCCL", "v2.27.3-1", "src/transport/nvls.cc", 284,
+          'WARN("Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d \'%s\'.\\nThis is '
+          'usually caused by a system or configuration error in the Fabric Manager or NVSwitches.\\nDo not '
+          'force-enable NVLS (NCCL_NVLS_ENABLE=1) if you wish to avoid this error in the future.", ucsize, err, '
+          'errStr );',
+          NCCL_WARN.format(where="transport/nvls.cc:284") + "Failed to bind NVLink SHARP (NVLS) Multicast memory of "
+          "size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.",
+          "fabric-manager-down", fmt="Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error "
+          "%d '%s'."),
+    Quote("NCCL", "v2.30.7-1", "src/transport/nvls.cc", 376,
+          'WARN("Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld : CUDA error %d \'%s\'.\\nThis is '
+          'usually "\n"caused by a system or configuration error in the Fabric Manager or NVSwitches.\\nDisable NVLS '
+          '"\n"(NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.",',
+          "This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.",
+          "fabric-manager-down", fmt="This is usually caused by a system or configuration error in the Fabric "
+          "Manager or NVSwitches."),
+
+    # --- NCCL 2.3's socket connect, through its SYSCHECK macros -----------------------------------------------------
+    Quote("NCCL", "v2.3.5-5", "src/include/core.h", 297,
+          'WARN("Call to " name " timeout : %s", strerror(errno)); \\',
+          "gpu-a-017:2741:2790 [0] include/socket.h:361 NCCL WARN Call to connect timeout : Connection refused",
+          "nccl-connect", fmt=" timeout : %s"),
+    Quote("NCCL", "v2.3.5-5", "src/include/core.h", 305,
+          'WARN("Call to " name " failed : %s", strerror(errno)); \\',
+          "gpu-a-017:2741:2790 [0] include/socket.h:361 NCCL WARN Call to connect failed : No route to host",
+          "nccl-connect", fmt=" failed : %s"),
+
+    # --- kernels missing for the GPU's architecture, in NCCL's CUDA checks -----------------------------------------
+    Quote("NCCL", "v2.18.5-1", "src/include/checks.h", 16,
+          'WARN("Cuda failure \'%s\'", cudaGetErrorString(err)); \\',
+          NCCL_WARN.format(where="enqueue.cc:58") + "Cuda failure 'named symbol not found'", "cuda-arch-unsupported"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorSymbolNotFound = 500)", 0,
+          '"named symbol not found"',
+          NCCL_WARN.format(where="enqueue.cc:115") + "Cuda failure 'named symbol not found'", "cuda-arch-unsupported"),
+    Quote("CUDA", "12.x", "cudaGetErrorString(cudaErrorInvalidDeviceFunction = 98)", 0,
+          '"invalid device function"',
+          "RuntimeError: CUDA error: invalid device function", "cuda-arch-unsupported"),
+
+    # --- Open MPI's own PMI clients under srun -----------------------------------------------------------------------
+    Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
+          'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',
+          "[gpu-a-017:12345] OPAL ERROR: Error in file pmix_s1.c at line 578", "mpi-without-pmi"),
+    # The same macro from opal/mca/pmix/pmix3x/pmix3x_client.c line 111 (OPAL_ERROR_LOG(dbg) after PMIx_Init failed).
+    Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
+          'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',
+          "[gpu-a-017:12345] OPAL ERROR: Not initialized in file pmix3x_client.c at line 111", "mpi-without-pmi"),
+
+    # --- Slurm's SPANK plugin stack ----------------------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/spank.c", 570,
+          'error("spank: Failed to open %s: %m", path);',
+          "srun: error: spank: Failed to open /etc/slurm/plugstack.conf.d/sedX1b2c3: Permission denied",
+          "slurm-spank-plugin-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/spank.c", 342,
+          'error("spank: %s: %s", path, slurm_strerror(e));',
+          "slurmstepd: error: spank: /usr/lib64/slurm/spank_pyxis.so: Incompatible plugin version",
+          "slurm-spank-plugin-failed", context=("slurmstepd: error: Failed to invoke spank plugin stack",)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/spank.c", 349,
+          'error("spank: \\"%s\\" exports 0 symbols", path);',
+          'srun: error: spank: "/usr/lib64/slurm/site_spank.so" exports 0 symbols', "slurm-spank-plugin-failed",
+          context=("srun: error: Plug-in initialization failed",)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/srun_job.c", 699,
+          'error("Plug-in initialization failed");',
+          "srun: error: Plug-in initialization failed", "slurm-spank-plugin-failed"),
+
+    # --- squashfs tools that lack the image's compression, and FUSE 2 tools under enroot ------------------------------
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/mksquashfs.c", 6881,
+          'ERROR("%s: Compressor \\"%s\\" is not supported!"\n"\\n", argv[0], argv[i]);',
+          'enroot-mksquashovlfs: Compressor "lzo" is not supported!', "squashfs-compression-unsupported"),
+    Quote("squashfuse", "v0.5.1", "util.c", 103,
+          'fprintf(stderr, "Squashfs image uses %s compression, this version "\n"supports only ", '
+          "sqfs_compression_name(comp));",
+          "[WARN] Squashfs image uses lzo compression, this version supports only xz, zlib, lz4, zstd.",
+          "squashfs-compression-unsupported"),
+    Quote("libfuse", "fuse-2.9.9", "lib/fuse_lowlevel.c", 2545,
+          'fprintf(stderr, "fuse: unknown option `%s\'\\n", arg);',
+          "[WARN] fuse: unknown option `uid=2039'", "enroot-fuse-tools-unsupported",
+          context=("[ERROR] Failed to mount: /home/u/ubuntu.sqsh",)),
+
+    # --- file systems without POSIX locks, through CPython's fcntl -------------------------------------------------
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSYS)", 0,
+          '_S(ENOSYS, N_("Function not implemented"))',
+          "OSError: [Errno 38] Function not implemented", "file-locks-unsupported",
+          context=(TRACEBACK, "    fcntl.lockf(dump, fcntl.LOCK_EX)")),
+    Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOLCK)", 0,
+          '_S(ENOLCK, N_("No locks available"))',
+          "OSError: [Errno 37] No locks available", "file-locks-unsupported",
+          context=(TRACEBACK, '  File "/usr/lib/python3/site-packages/filelock/_unix.py", line 44, in _acquire',
+                   "    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)")),
+
+    # --- UCX's errors and filelock's waits, layer verdicts ------------------------------------------------------------
+    Quote("UCX", "v1.18.0", "src/tools/perf/lib/libperf.c", 1910,
+          'ucs_error("Failed to setup endpoints: %s", ucs_status_string(status));',
+          "[1619044902.015607] [gpu-a-017:33810:0]       libperf.c:1910 UCX  ERROR Failed to setup endpoints: "
+          "Destination is unreachable", "layer-ucx-error"),
+    Quote("filelock", "3.13.1", "src/filelock/_api.py", 254,
+          '_LOGGER.debug("Attempting to acquire lock %s on %s", lock_id, lock_filename)',
+          "2024-02-27 15:56:22,427 - filelock - DEBUG: Attempting to acquire lock 140592852660912 on "
+          "/home/u/.triton/autotune/Fp16Matmul_2d_kernel.pickle.lock", "layer-file-lock-wait",
+          context=tuple(f"2024-02-27 15:56:22,42{i} - filelock - DEBUG: Attempting to acquire lock 1401920099252{i} on "
+                        "/home/u/.triton/autotune/Fp16Matmul_2d_kernel.pickle.lock" for i in (4, 5))),
+    Quote("filelock", "3.13.1", "src/filelock/_error.py", 17,
+          """return f"The file lock '{self._lock_file}' could not be acquired.\"""",
+          "filelock._error.Timeout: The file lock '/home/u/.cache/huggingface/hub/.locks/models--gpt2/x.lock' could "
+          "not be acquired.", "layer-file-lock-wait", fmt="The file lock '{self._lock_file}' could not be acquired."),
+
+    # --- a Slingshot NIC that gives the process no VNI, as fi_domain's caller sees it --------------------------------
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 6803,
+          'NCCL_OFI_WARN("Couldn\'t open a fabric access domain. RC: %d, ERROR: %s",\n'
+          "domain_result.error_code, fi_strerror(-domain_result.error_code));",
+          "nid001234:88123:88190 [0] NCCL WARN NET/OFI Couldn't open a fabric access domain. RC: -38, ERROR: "
+          "Function not implemented", "cxi-vni-not-granted",
+          context=("nid001234:88123:88190 [0] NCCL INFO NET/OFI Selected provider is cxi, fabric is cxi (found 4 "
+                   "nics)",)),
+
+    # --- bash reporting a child it lost to SIGKILL (strsignal(9): "Killed") -------------------------------------------
+    Quote("bash", "bash-5.2", "jobs.c", 4310,
+          'fprintf (stderr, _("%s: line %d: "), get_name_for_error (), (line_number == 0) ? 1 : line_number);',
+          "/var/spool/slurmd/job4512/slurm_script: line 12: 81234 Killed                  python train.py",
+          "rank-sigkill"),
+    Quote("bash", "bash-5.2", "jobs.c", 4321,
+          'fprintf (stderr, "%s", j_strsignal (termsig));',
+          "Killed", "rank-sigkill", context=("[2021-02-12 03:31:37,319] [train] [INFO] Training Started.",),
+          fmt="%s"),
+
+    # --- a torch without CUDA asked for the nccl backend -------------------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/distributed_c10d.py", 2181,
+          'raise RuntimeError("Distributed package doesn\'t have NCCL built in")',
+          "RuntimeError: Distributed package doesn't have NCCL built in", "cuda-unavailable", context=(TRACEBACK,)),
+
+    # --- torch's rendezvous endpoint it cannot read --------------------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/utils.py", 102,
+          'f"The port number of the rendezvous endpoint \'{endpoint}\' must be an integer "\n"between 0 and 65536."',
+          "ValueError: The port number of the rendezvous endpoint 'gpu-a-017:' must be an integer between 0 and "
+          "65536.", "rendezvous-endpoint-malformed", context=(TRACEBACK,)),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/utils.py", 110,
+          'f"The hostname of the rendezvous endpoint \'{endpoint}\' must be a dot-separated list of "\n'
+          '"labels, an IPv4 address, or an IPv6 address."',
+          "ValueError: The hostname of the rendezvous endpoint ' :29500' must be a dot-separated list of labels, an "
+          "IPv4 address, or an IPv6 address.", "rendezvous-endpoint-malformed", context=(TRACEBACK,)),
+    Quote("torch", "v2.13.0", "torch/distributed/rendezvous.py", 218,
+          'raise _error("port number missing")',
+          "ValueError: Error initializing torch.distributed using tcp:// rendezvous: port number missing",
+          "rendezvous-endpoint-malformed", context=(TRACEBACK,), fmt="port number missing"),
+
+    # --- srun's launch of the whole step failed --------------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1510,
+          'error("Application launch failed: %m");',
+          "srun: error: Application launch failed: Socket timed out on send/recv operation",
+          "slurm-task-launch-failed"),
 )

@@ -24,7 +24,8 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "libfabric", "rdma-core", "CUDA", "NVML", "NVIDIA kernel module", "Linux",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
-              "kmod", "munge", "Torque", "HDF5"}
+              "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
+              "filelock"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -62,7 +63,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "munge-clock-skew", "munged-unreachable", "gres-conf-invalid-cores-spec", "rdma-core-abi",
                 "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
                 "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
-                "pg-timeout-too-short"}
+                "pg-timeout-too-short", "slurm-spank-plugin-failed", "squashfs-compression-unsupported",
+                "enroot-fuse-tools-unsupported", "file-locks-unsupported",
+                "rendezvous-endpoint-malformed"}
 
 
 def message_format(row: Quote) -> str:

@@ -65,7 +65,7 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
 The last section of the table, "from the components' sources", reads messages taken from each component's
 source at the versions users run (NCCL, aws-ofi-nccl, libfabric, rdma-core, the CUDA runtime and NVML strings,
 Slurm, OpenPBS, Open MPI, PMIx, Apptainer, enroot, pyxis, libnvidia-container, DeepSpeed, nccl-tests, torch, Gloo,
-OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython, munge):
+OpenSSH, Cray MPICH, Linux, kmod, bash, glibc, CPython, munge, squashfs-tools, squashfuse, libfuse):
 tests/diagnose/component_source_lines.py quotes each statement with its version, path and line, and the test
 beside it checks the printed line against the statement and the cause named. Where each cause sits in the
 stack and how sure its reading is: app/host/diagnose/layers.py, which also holds the layer verdicts given when no
@@ -184,6 +184,31 @@ _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
 _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
            r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
            r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: A libfabric domain that could not be opened with -FI_ENOSYS (-38), as aws-ofi-nccl and other callers print it.
+_FI_DOMAIN_ENOSYS = r"Couldn't open a fabric access domain\. RC: -38\b|\bfi_domain(?:\(\))? failed: -38\b"
+#: Slurm's SPANK plugin stack failed to load (srun_job.c line 699, slurmstepd's task.c line 438, spank.c line 570).
+_SPANK_STACK_FAILED = (r"srun: error: Plug-in initialization failed|Failed to invoke spank plugin stack"
+                       r"|spank: Failed to open \S")
+#: enroot could not start the container: a hook that failed (enroot v3.1.0 to v4.1.2 src/common.sh common::runparts
+#: `"${file}" || common::err "${file} exited with return code $?"`), its mount of the image (src/runtime.sh line 207
+#: `common::err "Failed to mount: ${image}"`, common::log's "[ERROR]" prefix), pyxis' report of it
+#: (src/pyxis_slurmstepd.c "pyxis: container start failed").
+_ENROOT_START_FAILED = (r"/enroot/hooks\.d/\S{1,200} exited with return code [1-9]|^\[ERROR\] Failed to mount: "
+                        r"|pyxis: container start failed|pyxis: couldn't start container")
+#: enroot's mount of a squashfs image failed (enroot v4.1.2 src/runtime.sh line 207).
+_ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
+#: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
+_PYXIS_FULL = r"pyxis:[^\n]{0,80}(?:No space left on device|Failed to write to output filesystem)"
+#: A program took a POSIX lock on a file: the traceback's call (fcntl.lockf, fcntl.flock), the filelock package
+#: (its path in a traceback, its DEBUG "Attempting to acquire lock").
+_LOCK_CALL = r"\bfcntl\.(?:lockf|flock)\b|[/\\]filelock[/\\]|Attempting to acquire lock \d+ on "
+#: The process group's setup failed: a traceback through init_process_group's rendezvous (torch 1.x to 2.13
+#: torch/distributed/distributed_c10d.py `store, rank, world_size = next(rendezvous_iterator)`), or the errors its
+#: store raises when the other ranks never came (torch.distributed's DistStoreError, DistNetworkError, elastic's
+#: RendezvousTimeoutError). A launcher that warned it would run on this node only, followed by this, started fewer
+#: ranks than the job's world.
+_INIT_FAILED = (r"next\(rendezvous_iterator\)|in init_process_group$|\b(?:DistStoreError|DistNetworkError"
+                r"|RendezvousTimeoutError)\b")
 #: srun got its step after waiting: Slurm 25.11.7 src/srun/launch.c line 1245, info("Step created for %ps", ...).
 _STEP_CREATED = r"Step created for \S"
 #: NET/Plugin: NCCL 2.21 "No plugin found (%s)" (src/net.cc), 2.22 and later "Could not find:%s"
@@ -229,6 +254,7 @@ _MPI_FAILED = _FAILED + r"|An error occurred in MPI_Init|ORTE_ERROR_LOG|PMIx_Ini
 _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to extend /dev/shm/"
                      r"|unable to write to file </torch_"
                      r"|Error while creating shared memory segment|pyxis:[^\n]{0,80}No space left on device"
+                     r"|Failed to create container process: No space left on device"
                      r"|/var/(?:lib/)?(?:singularity|apptainer)/mnt/[^\n]{0,400}?No space left on device"
                      r"|/build-temp-\d[^\n]{0,400}?No space left on device"
                      r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
@@ -320,7 +346,11 @@ _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
 #: src/os/linux.cc v2.30.7-1 line 293), which are a cause only in a run that failed.
-_NCCL_CONNECT_FAILED = (r"NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed"
+#: NCCL 2.3 (v2.3.5-5 and v2.3.7-1 src/include/core.h SYSCHECKNTIMES line 297 WARN("Call to " name " timeout : %s",
+#: ...), SYSCHECKVALEXP line 305 WARN("Call to " name " failed : %s", ...), name "connect" from socket.h line 361)
+#: words the same failure "Call to connect timeout : Connection refused".
+_NCCL_CONNECT_FAILED = (r"NCCL WARN:? Call to connect (?:timeout|failed) : "
+                        r"|NCCL WARN:? .{0,200}?[Cc]onnect to \S{1,300} failed"
                         r"|^\s{0,8}socket\w{0,24}: [Cc]onnect to \S{1,300} failed : "
                         r"|\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, exceeded error retry count")
 _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, retrying \("
@@ -370,7 +400,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
-         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS,
+         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
+         _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE)
 
 
@@ -411,12 +442,11 @@ CAUSES: Tuple[Cause, ...] = (
         "`sinfo` lists it), no more per node than a node has; a CPU partition takes no GRES",
         # Slurm 25.11.7 src/common/slurm_errno.c: ESLURM_INVALID_GRES and, for --gpus/--gpus-per-* requests (TRES),
         # ESLURM_INVALID_TRES (line 636); the same request's other refusals: ESLURM_DUPLICATE_GRES (line 593),
-        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without), ESLURM_UNSUPPORTED_GRES
-        # (line 665, a --gpus option the cluster's SelectType does not take).
+        # ESLURM_INVALID_GRES_TYPE (line 653, one GRES asked for with a type and without). (ESLURM_UNSUPPORTED_GRES,
+        # a --gpus option the cluster's SelectType does not take, is the request's form: "slurm-request-refused".)
         (r"Invalid generic resource \(gres\) specification", r"Invalid Trackable RESource \(TRES\) specification",
          r"Duplicate generic resource \(gres\) specification",
-         r"Invalid GRES specification \(with and without type identification\)",
-         r"Requested GRES option unsupported by configured SelectType plugin"),
+         r"Invalid GRES specification \(with and without type identification\)"),
         100,
     ),
     Cause(
@@ -434,11 +464,16 @@ CAUSES: Tuple[Cause, ...] = (
         "Slurm refused the job's request: {what}",
         "ask within the partition's and QOS' limits: `sinfo -p PART -o '%P %l %D %c %G'` shows the time limit, "
         "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
-        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more",
+        "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more; a cluster whose SelectType is not "
+        "select/cons_tres takes GPUs only as `--gres=gpu:N` (not `--gpus`, `--gpus-per-task`, `--cpus-per-gpu`, "
+        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which)",
         # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
         # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
-        # resources: ".
-        (r"(?P<what>Requested time limit is invalid \(missing or exceeds some limit\)"
+        # resources: ". And a request in a form the cluster's configuration does not take: line 665
+        # ESLURM_UNSUPPORTED_GRES, which src/interfaces/gres.c (lines 6706, 6712, 7018) returns for --gpus,
+        # --gpus-per-task/socket, --cpus-per-gpu or --mem-per-gpu where the controller does not run select/cons_tres.
+        (r"(?P<what>Requested GRES option unsupported by configured SelectType plugin"
+         r"|Requested time limit is invalid \(missing or exceeds some limit\)"
          r"|Job violates accounting/QOS policy \(job submit limit, user's size and/or time limits\)"
          # only after "Batch job submission failed: " / "Unable to allocate resources: ": a step's refusal ("Unable
          # to create step for job %u: ", "unable to create step: ") is the step's size, "srun-step-exceeds-allocation"
@@ -959,7 +994,18 @@ CAUSES: Tuple[Cause, ...] = (
          # Ubuntu 24.04's AppArmor restriction lets the namespace be created without capabilities: the starter's
          # write to /proc/PID/setgroups is then refused (Apptainer v1.3.3 cmd/starter/c/starter.c line 684, v1.4.5
          # line 692: fatalf("Could not write info to setgroups: %s\n", strerror(errno))).
-         r"Could not write info to setgroups: Permission denied"),
+         r"Could not write info to setgroups: Permission denied",
+         # The starter's clone() of the container process with CLONE_NEWUSER (--fakeroot, --userns, an unprivileged
+         # install), Apptainer v1.4.5 cmd/starter/c/starter.c line 1711 (v1.1.9 line 1704, v1.3.6 line 1703)
+         # fatalf("Failed to create container process: %s\n", strerror(errno)), after line 1709 infof("Unprivileged
+         # user namespaces may not be enabled\n") for EINVAL: clone(2) gives EINVAL where the kernel has no user
+         # namespaces for this user (RHEL 7's user_namespace.enable=0), ENOSPC (EUSERS before Linux 4.9) where
+         # user.max_user_namespaces is 0 or spent, EPERM where kernel.unprivileged_userns_clone=0. (The two
+         # "Failed to create container namespace" lines above it test `flags & CLONE_NEWPID != 0`, which C reads as
+         # `flags & 1`: they never print.)
+         r"Failed to create container process: (?:Invalid argument|No space left on device|Too many users"
+         r"|Operation not permitted)\b",
+         r"Unprivileged user namespaces may not be enabled"),
         94,
     ),
     Cause(
@@ -968,16 +1014,24 @@ CAUSES: Tuple[Cause, ...] = (
         "tmpfs; or enroot's data and cache paths)",
         "ask the admins to set pyxis' `runtime_path` (its plugstack.conf line) and enroot's ENROOT_DATA_PATH to a "
         "filesystem with room, or import once (`enroot import`) and pass the .sqsh file to --container-image",
-        (r"pyxis:[^\n]{0,80}No space left on device", r"pyxis:[^\n]{0,80}Failed to write to output filesystem"),
+        (_PYXIS_FULL,
+         # A write that failed while enroot started the container (its hooks write the container's /etc and
+         # unpack into ENROOT_DATA_PATH, by default under $HOME, whose quota is small): read only where the start
+         # failed.
+         r"No space left on device|Disk quota exceeded"),
         95,
+        applies=lambda log: log.has(_ENROOT_START_FAILED) or log.has(_PYXIS_FULL),
     ),
     Cause(
         "fabric-manager-down",
-        "CUDA says the system is not yet initialized (error 802): on an NVSwitch node (HGX/DGX) NVIDIA Fabric "
-        "Manager is not running, so the GPUs cannot be used",
+        "the node's NVSwitch fabric is not ready: CUDA says the system is not yet initialized (error 802), or NCCL "
+        "could not bind NVLink SHARP (NVLS) multicast memory; on an NVSwitch node (HGX/DGX) NVIDIA Fabric Manager "
+        "is not running (or was not set up with the driver), so the GPUs cannot be used together",
         "the admins start it and enable it at boot: `systemctl enable --now nvidia-fabricmanager` (its version "
-        "must equal the driver's); resubmit without the node (`--exclude=NODE`) meanwhile; `python -m app.check` "
-        "says it per node in its `gpu: Fabric Manager` line",
+        "must equal the driver's; for NVLS multicast also the IMEX channel devices, `nvidia-caps-imex-channels`); "
+        "resubmit without the node (`--exclude=NODE`) meanwhile, or run without NVLS (`EXTRA_ENV=NCCL_NVLS_ENABLE=0`) "
+        "where the error is NCCL's NVLS bind; `python -m app.check` says it per node in its `gpu: Fabric Manager` "
+        "line",
         # The node's journal: systemd's "%s: Main process exited, code=%s, status=%i/%s" (src/core/service.c, the
         # unit's name first) for Fabric Manager's unit, which exits at start when it cannot run (a version that does
         # not match the driver's, a missing NVSwitch).
@@ -985,7 +1039,15 @@ CAUSES: Tuple[Cause, ...] = (
          r"CUDA_ERROR_SYSTEM_NOT_READY",
          r"nvidia-fabricmanager\.service: Main process exited, code=\w+, status=[1-9]",
          # Fabric Manager's own refusal to start (closed source; its log and journal line, 550 drivers).
-         r"NVIDIA GPU driver interface version \S+ don't match with driver version"),
+         r"NVIDIA GPU driver interface version \S+ don't match with driver version",
+         # NCCL's NVLS setup, which fails the communicator when CUDA cannot bind the multicast memory the
+         # NVSwitches serve (cuMulticastBindMem blocks until every local rank joined): NCCL v2.27.3-1 to v2.28.9-1
+         # src/transport/nvls.cc line 284 WARN("Failed to bind NVLink SHARP (NVLS) Multicast memory of size %ld :
+         # CUDA error %d '%s'.\nThis is usually caused by a system or configuration error in the Fabric Manager or
+         # NVSwitches.\n..."), v2.30.7-1 line 376 the same; the WARN's second line is printed on a line of its own.
+         # (Its INFO twin, "... Proceeding without NVLS support.", is no failure.)
+         r"NCCL WARN Failed to bind NVLink SHARP \(NVLS\) Multicast memory",
+         r"^This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches"),
         94,
     ),
     Cause(
@@ -1160,9 +1222,13 @@ CAUSES: Tuple[Cause, ...] = (
         "scheduler), or the container sees other device files than the job's (Slurm's cgroup.conf "
         "`ConstrainDevices=yes`); where `nvidia-smi` fails too, the driver's module is not loaded (a kernel update "
         "without a reboot)",
-        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE.
+        # CUDA's string for cudaErrorNoDevice (100), and the driver API's CUDA_ERROR_NO_DEVICE. A torch without
+        # CUDA asked for the nccl backend: torch 2.13.0 torch/distributed/distributed_c10d.py line 2181 raise
+        # RuntimeError("Distributed package doesn't have NCCL built in") (a CPU-only wheel, or a macOS or Windows
+        # build).
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
-         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b"),
+         r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b",
+         r"Distributed package doesn't have NCCL built in"),
         84,
     ),
     Cause(
@@ -1522,9 +1588,18 @@ CAUSES: Tuple[Cause, ...] = (
         # (ompi/runtime/help-mpi-runtime.txt [no-pmi], [no-pmix-but]): "Open MPI requires access to a local PMIx
         # server to execute." and "No PMIx server was reachable, but a PMI1/2 was detected."; Slurm's PMI2
         # client: "PMI2_Init failed to intialize.  Return code: %d" (sic).
+        # Open MPI 2.0 to 4.1's own PMI clients, which log a failure as OPAL_ERROR_LOG (v4.1.6 opal/util/error.h
+        # line 30: opal_output(0, "OPAL ERROR: %s in file %s at line %d", opal_strerror(r), __FILE__, __LINE__)):
+        # any error of the Slurm PMI-1/PMI-2 and Cray PMI components (opal/mca/pmix/s1/pmix_s1.c, s2/pmix_s2.c,
+        # cray/pmix_cray.c, used only when srun or aprun started the task), and the PMIx clients' "Not
+        # initialized"/"Unreachable" (v4.1.6 opal/mca/pmix/pmix3x/pmix3x_client.c line 111, after PMIx_Init failed;
+        # pmix1_client.c, pmix1x_client.c, pmix2x_client.c, ext2x_client.c and ext3x_client.c in 2.x to 4.0): the
+        # PMI the task was started with is not one this Open MPI can use.
         (r"OMPI was not built with SLURM(?:'s PMI)? support", r"PMI2_Init failed to intiali[sz]e",
          r"Open MPI requires access to a local PMIx server to execute",
-         r"No PMIx server was reachable, but a PMI1/2 was detected"),
+         r"No PMIx server was reachable, but a PMI1/2 was detected",
+         r"OPAL ERROR: [^\n]{1,80}? in file \S{0,300}?\bpmix_(?:s[12]|cray)\.c at line \d+",
+         r"OPAL ERROR: (?:Not initialized|Unreachable) in file \S{0,300}?\b(?:pmix\dx?|ext\dx)_client\.c at line \d+"),
         90,
     ),
     Cause(
@@ -1618,7 +1693,10 @@ CAUSES: Tuple[Cause, ...] = (
          # Not ESLURM_ALREADY_DONE ("Job/step already completing or completed", slurm_errno.c line 272): a step
          # asked for after the job ended, whose own lines say why it ended.
          r"Unable to create step for job \d+: (?P<why>(?!Job/step already completing or completed).{1,300})",
-         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)"),
+         r"(?P<why>launch failed requeued held|launch failure limit exceeded requeued held)",
+         # src/srun/launch.c line 1510 error("Application launch failed: %m") when slurm_step_launch() failed as a
+         # whole (the nodes' slurmds did not all answer the launch: "Socket timed out on send/recv operation").
+         r"srun: error: Application launch failed: (?P<why>.{1,300})"),
         80,
     ),
     Cause(
@@ -1677,7 +1755,7 @@ CAUSES: Tuple[Cause, ...] = (
         # proceed with training with local resources only.")
         (r"Unable to find hostfile, will proceed with training with local resources only",),
         91,
-        applies=_multi_node,
+        applies=lambda log: _multi_node(log) or log.has(_INIT_FAILED),
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
@@ -1695,21 +1773,35 @@ CAUSES: Tuple[Cause, ...] = (
          r"process \d+ terminated with signal SIGKILL",
          # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
          # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
-         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b"),
+         r"noticed that process rank \d+ with PID \d+ on node \S{1,253} exited on signal 9\b",
+         # bash (bash-5.2 jobs.c notify_of_job_status) reporting a child killed by a signal, with strsignal(9)
+         # "Killed": a batch script (non-interactive) writes "%s: line %d: " then pretty_print_job's "PID Killed
+         # COMMAND" (line 4310); an interactive shell writes the signal's name alone on its line for a foreground
+         # job (line 4321): what a rank started from a terminal leaves when the OOM killer ends it.
+         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$"),
         57,
     ),
     Cause(
         "cuda-arch-unsupported",
-        "the program's CUDA code was not built for this GPU: the torch (or extension) build lacks the GPU's "
+        "the program's CUDA code was not built for this GPU: the torch, extension or NCCL build lacks the GPU's "
         "compute capability, so its kernels cannot run here",
         "install a build that includes the GPU's capability: `python -c 'import torch; print(torch.cuda."
         "get_arch_list())'` against `nvidia-smi --query-gpu=compute_cap --format=csv` (H100 and GH200: sm_90); a "
         "wheel for the node's CUDA and CPU architecture (aarch64 on GH200), or this project's image; rebuild "
-        "extensions with `TORCH_CUDA_ARCH_LIST` including it",
+        "extensions with `TORCH_CUDA_ARCH_LIST` including it, and a NCCL built from source with the GPU's "
+        "capability in `NVCC_GENCODE` (`-gencode=arch=compute_90,code=sm_90` for H100/GH200)",
         # torch 2.13.0 torch/cuda/__init__.py _check_cubins: "{} with CUDA capability sm_{} is not compatible with
         # the current PyTorch installation."; CUDA's string for cudaErrorNoKernelImageForDevice (209).
+        # The same missing kernels in NCCL's words: NCCL's CUDA checks (src/include/checks.h CUDACHECK
+        # WARN("Cuda failure '%s'", cudaGetErrorString(err)), v2.7.8-1 to v2.30.7-1) around its kernels'
+        # cudaFuncGetAttributes (src/enqueue.cc, v2.18.5-1 line 115) and launches print CUDA's strings for
+        # cudaErrorSymbolNotFound (500, "named symbol not found": no kernel of that name in the build for this
+        # GPU, a NCCL built with NVCC_GENCODE for older GPUs) and cudaErrorInvalidDeviceFunction (98, "invalid
+        # device function", the same before CUDA 11's fat binaries).
         (r"with CUDA capability sm_\d+ is not compatible with the current PyTorch",
-         r"no kernel image is available for execution on the device"),
+         r"no kernel image is available for execution on the device",
+         r"NCCL WARN Cuda failure (?:\d+ )?'(?:named symbol not found|invalid device function)'",
+         r"CUDA error: invalid device function\b"),
         93,
     ),
     Cause(
@@ -1752,10 +1844,15 @@ CAUSES: Tuple[Cause, ...] = (
         # The NIC's own return code for a packet whose VNI the target has no match for, as libfabric's cxi provider
         # prints it: cxi_rc_to_str(C_RC_VNI_NOT_FOUND) "VNI_NOT_FOUND" (HewlettPackard/shs-cassini-headers
         # include/cxi_prov_hw.h, commit 06f69b0), in "(err: %d, %s)".
+        # The same -FI_ENOSYS as the caller sees it from fi_domain() (cxi's domain open generates the auth key):
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6803 and src/nccl_ofi_sendrecv.cpp line 2229
+        # NCCL_OFI_WARN("Couldn't open a fabric access domain. RC: %d, ERROR: %s", ...), and other libfabric users'
+        # "fi_domain failed: -38"; read only on a Slingshot system (EFA's and verbs' providers have other ENOSYS).
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
          r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
-         r"cxip_gen_auth_key failed: -38\b"),
+         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS),
         84,
+        applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
     ),
     Cause(
         "enroot-registry-refused",
@@ -2994,6 +3091,107 @@ CAUSES: Tuple[Cause, ...] = (
         (r"\b(?P<gres>gres/\w{1,40}): invalid GRES core specification \((?P<cores>[^)\n]{1,200})\) on node "
          r"(?P<node>\S{1,100})",),
         84,
+    ),
+
+    # --- Slurm's SPANK plugin stack, read by srun and by every step's slurmstepd ------------------------------------
+    Cause(
+        "slurm-spank-plugin-failed",
+        "Slurm could not load its SPANK plugin stack ({what}): plugstack.conf (or a file in its include directory) "
+        "that cannot be read or parsed, or a plugin that does not load (built for another Slurm, a missing "
+        "library), so srun or the step stopped before any task ran",
+        "the admins: every file plugstack.conf includes (`include /etc/slurm/plugstack.conf.d/*`) must be a "
+        "readable plugin line (no editor or `sed -i` temporary files left there), and every plugin built for this "
+        "Slurm version; `srun -N1 true` on a node shows the same error; `scontrol show config | grep -i plugstack` "
+        "names the file",
+        # Slurm 25.11.7 src/common/spank.c line 570 error("spank: Failed to open %s: %m", path) (line 572 in 23.11,
+        # src/common/plugstack.c line 569 in 20.11), line 342 error("spank: %s: %s", path, slurm_strerror(e)) for a
+        # required plugin that did not load, line 349 error("spank: \"%s\" exports 0 symbols", path); srun's
+        # src/srun/srun_job.c line 699 error("Plug-in initialization failed") when spank_init() failed.
+        # A plugin's load error stops the stack only for a required plugin (an optional one's is logged and
+        # skipped): read where the stack did fail (srun's line, slurmstepd's src/slurmd/slurmstepd/task.c line 438
+        # "Failed to invoke spank plugin stack", or the unreadable file itself).
+        (r"spank: (?P<what>Failed to open \S{1,300}: [^\n]{1,100})",
+         r"spank: (?P<what>\S{1,300}\.so: [^\n]{1,100})",
+         r"spank: (?P<what>\"\S{1,300}\" exports 0 symbols)",
+         r"(?:^|\s)srun: error: (?P<what>Plug-in initialization failed)"),
+        83,
+        applies=lambda log: log.has(_SPANK_STACK_FAILED),
+    ),
+
+    # --- torch's rendezvous given an address it cannot read -------------------------------------------------------
+    Cause(
+        "rendezvous-endpoint-malformed",
+        "torch could not read the rendezvous address it was given ({what}): an endpoint built from an empty or "
+        "wrong variable (`--rdzv_endpoint=$MASTER_ADDR:$MASTER_PORT` with one of them unset), a port that is not a "
+        "number, or a tcp:// init_method without its port",
+        "give the launcher `HOST:PORT` with both set, e.g. `--rdzv_endpoint=$(scontrol show hostnames "
+        "\"$SLURM_JOB_NODELIST\" | head -n 1):29500` (PBS: the first line of `$PBS_NODEFILE`), or "
+        "`init_method='tcp://HOST:29500'`; print the command line in the job script (`set -x`) to see what "
+        "torchrun received",
+        # torch v2.13.0 torch/distributed/elastic/rendezvous/utils.py (parse_rendezvous_endpoint) line 102
+        # f"The port number of the rendezvous endpoint '{endpoint}' must be an integer " "between 0 and 65536." and
+        # line 110 f"The hostname of the rendezvous endpoint '{endpoint}' must be a dot-separated list of "
+        # "labels, an IPv4 address, or an IPv6 address."; torch/distributed/rendezvous.py line 218
+        # _error("port number missing") as "Error initializing torch.distributed using tcp:// rendezvous: port
+        # number missing".
+        (r"(?P<what>The port number of the rendezvous endpoint '[^'\n]{0,300}' must be an integer)",
+         r"(?P<what>The hostname of the rendezvous endpoint '[^'\n]{0,300}' must be a dot-separated list of labels)",
+         r"(?P<what>tcp:// rendezvous: port number missing)"),
+        90,
+    ),
+
+    # --- squashfs images: the tools on the node that write and mount them ---------------------------------------------
+    Cause(
+        "squashfs-compression-unsupported",
+        "the squashfs tools on the node cannot handle the image's compression ({what}): enroot compresses with lzo "
+        "by default (ENROOT_SQUASH_OPTIONS `-comp lzo`), Apptainer with gzip unless told otherwise, and a "
+        "mksquashfs or squashfuse built without that compressor refuses it",
+        "use a compression both the node's mksquashfs and squashfuse support (the error lists them): for enroot "
+        "`ENROOT_SQUASH_OPTIONS='-comp zstd -noD'` (or `-comp gzip`) in enroot.conf or the environment, then import "
+        "again; for Apptainer `apptainer build --mksquashfs-args '-comp gzip' ...`; or `enroot create` the image "
+        "and start the unpacked container",
+        # squashfs-tools 4.6.1 squashfs-tools/mksquashfs.c line 6881 (4.4 line 5416) ERROR("%s: Compressor \"%s\" is
+        # not supported!\n", argv[0], argv[i]) (enroot's own build prints it as enroot-mksquashovlfs); squashfuse
+        # v0.5.1 util.c line 103 (v0.1 squashfuse.c line 446) fprintf(stderr, "Squashfs image uses %s compression,
+        # this version supports only ", ...), which enroot relays as a [WARN] before "Failed to mount" and
+        # Apptainer's squashfuse_ll in its "container creation failed".
+        (r"(?P<what>Compressor \"\w{1,20}\" is not supported)!",
+         r"(?P<what>Squashfs image uses \S{1,20} compression), this version supports only"),
+        83,
+    ),
+    Cause(
+        "enroot-fuse-tools-unsupported",
+        "enroot could not mount the squashfs image ({what}): it mounts it with squashfuse and fuse-overlayfs, which "
+        "must be FUSE 3 builds, and the node has FUSE 2 ones that refuse the mount options enroot passes",
+        "the admins install the FUSE 3 builds (the distribution's `squashfuse` and `fuse-overlayfs` built against "
+        "libfuse 3, `fuse3`), as enroot's requirements list them; meanwhile `enroot create IMAGE.sqsh` unpacks "
+        "the image and `enroot start NAME` runs it without FUSE",
+        # libfuse fuse-2.9.9 lib/fuse_lowlevel.c line 2545 fprintf(stderr, "fuse: unknown option `%s'\n", arg) for
+        # the uid=/gid= enroot v4.1.2 src/runtime.sh line 149 passes (`squashfuse -f -o "uid=${euid},gid=${egid}"`);
+        # enroot relays it as a [WARN] before line 207 common::err "Failed to mount: ${image}".
+        (r"fuse: unknown option `(?P<what>[ug]id=\d+)'",),
+        82,
+        applies=lambda log: log.has(_ENROOT_MOUNT_FAILED),
+    ),
+
+    # --- file systems without POSIX locks ------------------------------------------------------------------------
+    Cause(
+        "file-locks-unsupported",
+        "a lock on a file was refused because its file system does not implement POSIX locks ({why}): Lustre "
+        "mounted without `flock`, an NFS mount with `nolock` or no lock daemon; programs that guard a shared "
+        "cache or download with fcntl/flock (filelock, HF datasets, torch.compile and Triton caches) stop there",
+        "point the lock's directory at a file system that has locks: caches on node-local disk (`TRITON_CACHE_DIR`, "
+        "`HF_HOME`, `TORCHINDUCTOR_CACHE_DIR` under `$TMPDIR`), or ask the admins for `-o flock` (Lustre) or a "
+        "working lockd (NFS); `python3 -c \"import fcntl; fcntl.lockf(open('PATH/x','w'), fcntl.LOCK_EX)\"` shows "
+        "whether a directory allows them",
+        # CPython's fcntl module (Modules/fcntlmodule.c, 3.6 to 3.13: fcntl.lockf and fcntl.flock raise OSError
+        # from errno) printed as "OSError: [Errno %d] %s": ENOLCK 37 "No locks available" (NFS without lockd),
+        # ENOSYS 38 "Function not implemented" (Lustre's noflock), EOPNOTSUPP 95 "Operation not supported"; read
+        # only where the log shows a lock call (the traceback's fcntl line, the filelock package).
+        (r"OSError: \[Errno (?P<why>37\] No locks available|38\] Function not implemented"
+         r"|95\] Operation not supported)",),
+        73,
+        applies=lambda log: log.has(_LOCK_CALL),
     ),
 )
 

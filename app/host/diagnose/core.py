@@ -81,7 +81,7 @@ def diagnose_lines(lines: Iterable[Union[Line, str]], causes: Sequence[Cause] = 
     engine = _Engine(causes)
     for number, line in enumerate(lines, start=1):
         line = line if isinstance(line, Line) else Line("<log>", number, line)
-        engine.feed(line._replace(text=without_colours(line.text)))
+        engine.feed(line._replace(text=as_printed(line.text)))
     return engine.findings()
 
 
@@ -157,6 +157,20 @@ def without_colours(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
+#: Typographic quotes read as the ASCII ones the programs print: a log pasted through a chat, a wiki or a word
+#: processor comes back with "doesn't" as "doesn’t" and 'x' as ‘x’, and every pattern is written with the
+#: program's own ASCII quotes. One character for one, so positions and lengths stay as read.
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_QUOTES = ("\u2018", "\u2019", "\u201c", "\u201d")
+
+
+def as_printed(text: str) -> str:
+    """`text` as its program printed it: without colour codes, with ASCII quotes for typographic ones."""
+    text = without_colours(text)
+    # str.isascii() is 3.7+: the login nodes run 3.6; most lines hold no quote at all and are not copied.
+    return text.translate(_TYPOGRAPHIC) if any(quote in text for quote in _QUOTES) else text
+
+
 class _Engine:
     """One pass over the lines: each cause's hits (bounded), its supporting lines and the whole-log facts."""
 
@@ -174,7 +188,7 @@ class _Engine:
 
     def feed_block(self, source: str, block: List[Tuple[int, str]]) -> None:
         """Lines of one file: only those that hold a word some pattern or fact needs are looked at."""
-        block = [(number, without_colours(text)) for number, text in block]
+        block = [(number, as_printed(text)) for number, text in block]
         joined = "\n".join(text for _, text in block)
         lowered = joined.lower()
         if self.matcher.any_word is None or len(lowered) != len(joined):  # a letter whose lower case is longer

@@ -42,7 +42,12 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
   agent closed the rendezvous;
 - nccl-tests (v2.17.6 src/util.cu): the ranks' list `#  Rank %2d Group %2d Pid %6d on %10s device %2d ...` with no
   result row after it (`%12li  %12li  %8s  %6s  %6s`, `# Avg bus bandwidth`): its first collective never ended,
-  within one node (the host's GPU path) or across several (the fabric).
+  within one node (the host's GPU path) or across several (the fabric);
+- UCX (v1.18.0 src/ucs/debug/log.c): its `%17s:%-4u UCX  ERROR ` lines, in a run that failed or where they say
+  the peers could not be connected (ucs_status_string's "Destination is unreachable", "Endpoint timeout");
+- filelock (3.13.1 src/filelock/_api.py, _error.py): `Attempting to acquire lock %s on %s` three times or more on
+  one file with no `Lock %s acquired on %s`, or `The file lock '%s' could not be acquired.`: processes waiting on
+  a lock none of them got.
 """
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
@@ -257,6 +262,11 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "ib-port-down": ("fabric", HIGH),
     "hca-fatal-error": ("host", HIGH),
     "slurm-preempted": ("scheduler", HIGH),
+    "slurm-spank-plugin-failed": ("scheduler", HIGH),
+    "squashfs-compression-unsupported": ("container", HIGH),
+    "enroot-fuse-tools-unsupported": ("container", HIGH),
+    "file-locks-unsupported": ("host", HIGH),
+    "rendezvous-endpoint-malformed": ("launch", HIGH),
 }
 
 
@@ -297,6 +307,13 @@ def _a_rank_started_twice(matches: Sequence[Match[str]]) -> bool:
 def _one_node(matches: Sequence[Match[str]]) -> bool:
     """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
     return len({m.group("node") for m in matches}) == 1
+
+
+def _waited_on_one_file(matches: Sequence[Match[str]]) -> bool:
+    """The lock was given up on (filelock's Timeout), or tried three times or more on one file."""
+    files = [match.group("file") for match in matches]
+    return any("could not be acquired" in match.group(0) for match in matches) or any(
+        files.count(name) >= 3 for name in set(files))
 
 
 _NEXT_NCCL = ("rerun with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,BOOTSTRAP` (`EXTRA_ENV=...`) so NCCL logs "
@@ -561,7 +578,52 @@ VERDICTS: Tuple[Cause, ...] = (
          r"\bTest NCCL failure \S{1,300}:\d+ 'internal error\b"),
         17,
     ),
+    Cause(
+        "layer-ucx-error",
+        "no cause recognised; UCX (the transport under Open MPI, HPC-X's NCCL plugin and UCC) reported an error: the "
+        "fabric layer, or the devices and transports UCX chose on these nodes ({what})",
+        "`ucx_info -d` on each node lists the devices and transports UCX sees; rerun with `UCX_LOG_LEVEL=info` to "
+        "see what it chose, and pin them to the fabric's (`UCX_NET_DEVICES=mlx5_0:1`, `UCX_TLS=rc,sm,self`; TCP on "
+        "a named interface, `UCX_NET_DEVICES=eth0`, never the loopback); `ibv_devinfo` shows the ports' state; "
+        "user-space RDMA libraries (in the image) newer than the host's driver stack fail here too; " + _NEXT_CHECK,
+        # UCX v1.18.0 src/ucs/debug/log.c (UCS_LOG_FMT, UCS_LOG_SHORT_FMT): "[%lu.%06lu] [%s:%-5d:%s] %17s:%-4u %-4s
+        # %-5s %*s%s", file and line, "UCX", the level; its errors' texts are ucs_status_string()'s
+        # (src/ucs/type/status.c: "Destination is unreachable", "Input/output error", "Endpoint timeout").
+        (r"\w\.c:\d+ {1,6}UCX {1,4}ERROR (?P<what>[^\n]{1,200})",),
+        16,
+        applies=lambda log: log.has(_FAILED) or log.has(_UCX_UNCONNECTED),
+    ),
+    Cause(
+        "layer-file-lock-wait",
+        "no cause recognised; processes kept waiting for a lock on {file} that none of them got (or gave up on it): "
+        "the host layer, the file system that holds it (a shared one whose locks are slow or never granted, "
+        "NFS or Lustre), or a lock file left by a process that was killed",
+        "`df -T DIR` names the lock file's file system; `lsof FILE` (or `fuser FILE`) on each node shows who holds "
+        "it; move the cache it guards to node-local disk (`TRITON_CACHE_DIR`, `HF_HOME`, `TORCHINDUCTOR_CACHE_DIR` "
+        "under `$TMPDIR`) and delete a stale `.lock` no running process holds",
+        # filelock 3.13.1 src/filelock/_api.py line 254 _LOGGER.debug("Attempting to acquire lock %s on %s", lock_id,
+        # lock_filename), printed at each try while the lock is not held (never followed by line 257's "Lock %s
+        # acquired on %s"), and src/filelock/_error.py line 17 f"The file lock '{self._lock_file}' could not be
+        # acquired." (the Timeout raised when a timeout was given).
+        (r"Attempting to acquire lock \d+ on (?P<file>\S{1,300})",
+         r"The file lock '(?P<file>[^'\n]{1,300})' could not be acquired"),
+        15,
+        applies=lambda log: not log.has(_LOCK_ACQUIRED),
+        hits_show=lambda found: _waited_on_one_file(found),
+    ),
 )
+#: UCX's log line at ERROR level (UCX v1.18.0 src/ucs/debug/log.c line 33 UCS_LOG_SHORT_FMT and line 34 UCS_LOG_FMT,
+#: their UCS_LOG_METADATA_FMT "%17s:%-4u %-4s %-5s %*s": the source file and line, then "UCX", then the level).
+_UCX_ERROR = r"\w\.c:\d+ {1,6}UCX {1,4}ERROR "
+#: UCX's ERROR that says the peers could not be connected (ucs_status_string(), v1.18.0 src/ucs/type/status.c):
+#: UCX logs other ERRORs (a device it cannot open, out of locked memory) and goes on with its other transports,
+#: so those count only in a run that failed.
+_UCX_UNCONNECTED = (_UCX_ERROR + r".{0,300}?(?:Destination is unreachable|Failed to connect some of the requested "
+                    r"endpoints|Endpoint timeout|Connection reset by remote peer|Operation rejected by remote peer"
+                    r"|Endpoint is not connected)")
+#: filelock (3.13.1 src/filelock/_api.py) logs "Lock %s acquired on %s" once it holds the lock.
+_LOCK_ACQUIRED = r"\bLock \d+ acquired on "
+
 VERDICT_LAYER = {
     "layer-one-node-only": "launch",
     "layer-mpi-init-failed": "launch",
@@ -579,6 +641,8 @@ VERDICT_LAYER = {
     "layer-nccl-tests-hang": "fabric",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
+    "layer-ucx-error": "fabric",
+    "layer-file-lock-wait": "host",
 }
 
-FACTS = (_NCCL_MULTI_NODE, _IB_COMPLETION_ERROR)
+FACTS = (_NCCL_MULTI_NODE, _IB_COMPLETION_ERROR, _UCX_UNCONNECTED, _LOCK_ACQUIRED)
