@@ -20,6 +20,7 @@ import pytest
 from imagetool.buildjob import BuildJob, plan, read_job
 
 from tests.launch import REPO, clean_env
+from tests.test_login_tools import login_python
 
 SCRIPT = REPO / "jobscripts" / "build-image.sh"
 OTHER_ARCH = "aarch64" if os.uname().machine == "x86_64" else "x86_64"
@@ -40,6 +41,12 @@ def fake_apptainer(tmp_path: Path) -> Path:
     path.write_text(FAKE_APPTAINER)
     path.chmod(0o755)
     return path
+
+
+#: The node's python3, and the oldest a node may have (SLES 15's 3.6) where one is found here
+PYTHONS = [pytest.param("python3", id="python3"),
+           pytest.param(login_python(), id="python3.6", marks=pytest.mark.skipif(
+               login_python() is None, reason="no Python 3.6 here: set LOGIN_PYTHON to one (pyenv install 3.6)"))]
 
 
 @pytest.fixture
@@ -194,13 +201,14 @@ def ended(pid: int, timeout_s: float = 10) -> bool:
     return False
 
 
-def test_a_failed_step_ends_the_job_with_its_status_and_removes_the_private_directory(tmp_path, fake_apptainer,
-                                                                                     scratch):
+@pytest.mark.parametrize("python", PYTHONS)
+def test_a_failed_step_ends_the_job_with_its_status_and_removes_the_private_directory(python, tmp_path,
+                                                                                     fake_apptainer, scratch):
     """The stand-in Apptainer builds nothing: check-host or, past it, the empty mirror's check stops the build."""
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     env = job_env(tmp_path, fake_apptainer, FLAVOUR="smoke", SOURCES=str(mirror), BUILD_SCRATCH=str(scratch),
-                  IMAGE_DIR=str(tmp_path / "images"))
+                  IMAGE_DIR=str(tmp_path / "images"), PYTHON=python)
     result = run_script(env, tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"build-image.sh: building flavour smoke on {os.uname().nodename} ({os.uname().machine}) with apptainer " \
@@ -211,13 +219,14 @@ def test_a_failed_step_ends_the_job_with_its_status_and_removes_the_private_dire
     assert not list((tmp_path / "images").iterdir())
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_stop_from_the_scheduler_stops_the_step_and_removes_the_private_directory(signum, tmp_path,
+@pytest.mark.parametrize("python", PYTHONS)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_from_the_scheduler_stops_the_step_and_removes_the_private_directory(signum, python, tmp_path,
                                                                                     fake_apptainer, scratch):
     """The scheduler's SIGTERM (time limit, scancel, qdel), sent here to the job alone: the running step (check-host,
     inside the stand-in Apptainer) and its children go, then the private directory, and the job ends 128+N."""
     env = job_env(tmp_path, fake_apptainer, FLAVOUR="smoke", BUILD_SCRATCH=str(scratch), HANG_ON_CALL="2",
-                  IMAGE_DIR=str(tmp_path / "images"))
+                  IMAGE_DIR=str(tmp_path / "images"), PYTHON=python)
     job = start_job(env, tmp_path)
     try:
         wait_for(tmp_path / "mark", job)
