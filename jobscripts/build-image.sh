@@ -21,6 +21,7 @@
 #   IMAGE_DIR [build] where the image and its wheelhouse go   PYTHON [python3]   APPTAINER [apptainer]
 #   CHECKOUT [the submit directory] the project directory, when you submit from elsewhere
 #   BUILD_SCRATCH [$TMPDIR, else /tmp] where the private build directory is made (room: check-host says how much)
+#   APPTAINER_CACHEDIR [in the private build directory, removed at the end] keep Apptainer's cache between builds
 #   APPTAINER_BUILD_FLAGS [] more `apptainer build` flags   SQUASHFS_ARGS [-comp zstd -Xcompression-level 3]
 #
 #SBATCH --job-name=build-image
