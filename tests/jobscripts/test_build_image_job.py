@@ -12,10 +12,11 @@ root-owned directory's private files). The mirror: the pinned GitHub archives co
 (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network: the locked wheels from
 PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same script finds the checkout
 and refuses a flavour of another architecture; the full build runs once, under Slurm.
-Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels), the build 5 to 12 (DeepSpeed's CPU op
-compiles in it; 403 s for this module with the mirror made, on an otherwise idle machine), each refusal seconds:
-the whole build is too slow for `make test` and runs in `nox -s build_job` (DDP_TEST_BUILD_JOB=1), the refusals in
-every run.
+Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels; 176 s on a fresh directory, load 8), the
+build 5 to 12 (DeepSpeed's CPU op compiles in it; 403 s for this module with the mirror made, on an otherwise idle
+machine; 585 s at load 3 to 5, of which the job's own steps 515 s: wheelhouse 12, apptainer build 502), each
+refusal about a second: the whole build is too slow for `make test` and runs in `nox -s build_job`
+(DDP_TEST_BUILD_JOB=1), the refusals in every run.
 """
 
 from __future__ import annotations
