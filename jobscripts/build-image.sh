@@ -21,6 +21,7 @@
 #   IMAGE_DIR [build] where the image and its wheelhouse go   PYTHON [python3]   APPTAINER [apptainer]
 #   CHECKOUT [the submit directory] the project directory, when you submit from elsewhere
 #   BUILD_SCRATCH [$TMPDIR, else /tmp] where the private build directory is made (room: check-host says how much)
+#   APPTAINER_CACHEDIR [in the private build directory, removed at the end] keep Apptainer's cache between builds
 #   APPTAINER_BUILD_FLAGS [] more `apptainer build` flags   SQUASHFS_ARGS [-comp zstd -Xcompression-level 3]
 #
 #SBATCH --job-name=build-image
@@ -40,73 +41,11 @@
 #PBS -V
 set -euo pipefail
 
-say() { echo "build-image.sh: $*"; }
-# Exit 2 (app/host/common/exitcodes.py USAGE): the input or the node cannot do this build; do not resubmit as is.
-die() { echo "build-image.sh: error: $*" >&2; exit 2; }
-
 # The batch system runs a copy of this file: the checkout is CHECKOUT, else the submit directory (run directly:
-# this file's).
-repo=${CHECKOUT:-${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}}}
-[[ -f $repo/containers/app.def ]] ||
-    die "$repo holds no containers/app.def; submit from the project directory (cd /path/to/checkout && sbatch jobscripts/build-image.sh)"
-cd "$repo"
-
-PYTHON=${PYTHON:-python3}
-APPTAINER=${APPTAINER:-apptainer}
-IMAGE_DIR=${IMAGE_DIR:-build}
-SQUASHFS_ARGS=${SQUASHFS_ARGS:--comp zstd -Xcompression-level 3}
-APPTAINER_BUILD_FLAGS=${APPTAINER_BUILD_FLAGS:-}
-node_arch=$(uname -m)
-FLAVOUR=${FLAVOUR:-${ARCH:-$node_arch}}
-
-command -v "$PYTHON" >/dev/null || die "no $PYTHON on $(hostname); name the node's Python 3: PYTHON=/usr/bin/python3"
-command -v "$APPTAINER" >/dev/null ||
-    die "no $APPTAINER on $(hostname); load it (module load apptainer) or name it: APPTAINER=singularity"
-imagetool() { PYTHONPATH="$repo/containers:$repo" "$PYTHON" -m imagetool "$@"; }
-
-[[ -f containers/arch/$FLAVOUR.env ]] ||
-    die "no flavour '$FLAVOUR' (containers/arch/$FLAVOUR.env); FLAVOUR=x86_64, FLAVOUR=aarch64 or FLAVOUR=smoke"
-# The image is for the machine it is built on: a flavour of another architecture would need QEMU on the node.
-image_arch=$(sed -n 's/^ARCH=//p' "containers/arch/$FLAVOUR.env")
-[[ $image_arch == "$node_arch" ]] ||
-    die "flavour $FLAVOUR is an $image_arch image and this node ($(hostname)) is $node_arch; submit to $image_arch nodes (sbatch -p <their partition>, qsub -q <their queue>) or pick FLAVOUR=$node_arch"
-
-sets=()
-[[ -z ${BASE:-} ]] || sets+=(--set "BASE=$(realpath "$BASE")")
-if [[ $FLAVOUR == smoke && -z ${BASE:-} ]]; then sets+=(--set "BASE=$repo/build/smoke-rootfs"); fi
-
-# A private directory (mktemp: mode 0700) on the node's scratch, never the shared /tmp itself: another user
-# can neither read the build nor plant files in it. The cache goes there too unless you keep your own.
-scratch=${BUILD_SCRATCH:-${TMPDIR:-/tmp}}
-work=$(mktemp -d "$scratch/app-build.XXXXXXXX") || die "cannot make a directory in $scratch; BUILD_SCRATCH=/a/dir/of/yours"
-trap 'rm -rf "$work"' EXIT
-mkdir "$work/tmp" "$work/no-sources"
-export APPTAINER_TMPDIR=$work/tmp APPTAINER_CACHEDIR=${APPTAINER_CACHEDIR:-$work/cache}
-export TMPDIR=$work/tmp
-say "building flavour $FLAVOUR on $(hostname) ($node_arch) with $("$APPTAINER" --version) and $("$PYTHON" --version 2>&1)"
-say "temporary space and cache in $work (APPTAINER_TMPDIR, APPTAINER_CACHEDIR=$APPTAINER_CACHEDIR)"
-
-mkdir -p "$IMAGE_DIR"
-image_dir=$(cd "$IMAGE_DIR" && pwd)
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
-sif=$image_dir/app-$FLAVOUR-$version.sif
-args_file=$image_dir/$FLAVOUR.args
-wheelhouse=$image_dir/wheelhouse-$FLAVOUR
-mirror_sets=(--set "SOURCES=$work/no-sources")
-if [[ -n ${SOURCES:-} ]]; then
-    SOURCES=$(realpath "$SOURCES")
-    mirror_sets=(--set "SOURCES=$SOURCES")
-    say "offline: every archive, wheel and distribution package from the mirror $SOURCES"
-fi
-
-# The same steps as `make image` (Makefile build_image), on the node's python3
-imagetool lint --arch "$FLAVOUR" "${sets[@]}"
-imagetool check-host --arch "$FLAVOUR" --build-arch "$node_arch" --apptainer "$APPTAINER" "${sets[@]}" \
-    --extra="$APPTAINER_BUILD_FLAGS"
-[[ -z ${SOURCES:-} ]] || imagetool sources --check --arch "$FLAVOUR" --mirror "$SOURCES"
-imagetool render --arch "$FLAVOUR" --out "$args_file" --set "WHEELHOUSE=$wheelhouse" "${sets[@]}" "${mirror_sets[@]}"
-SOURCES=${SOURCES:-} bash containers/wheelhouse.sh "$FLAVOUR" "$wheelhouse" "$PYTHON"
-imagetool build --arch "$FLAVOUR" --build-arch "$node_arch" --apptainer "$APPTAINER" "${sets[@]}" \
-    --args-file "$args_file" --squashfs-args "$SQUASHFS_ARGS" --extra="$APPTAINER_BUILD_FLAGS" --out "$sif.tmp"
-mv "$sif.tmp" "$sif"
-say "built $sif; in a job: IMAGE=$sif (apptainer inspect --labels $sif)"
+# this file's)
+checkout=${CHECKOUT:-${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$(cd "$(dirname "$0")/.." && pwd)}}}
+[[ -f $checkout/containers/app.def ]] || { echo "build-image.sh: error: $checkout holds no containers/app.def; submit from the project directory (cd /path/to/checkout && sbatch jobscripts/build-image.sh)" >&2; exit 2; }
+command -v "${PYTHON:=python3}" >/dev/null || { echo "build-image.sh: error: no $PYTHON on $(hostname); name the node's Python 3: PYTHON=/usr/bin/python3" >&2; exit 2; }
+# The job itself (containers/imagetool/buildjob.py), on the node's python3 with the checkout's tooling and the
+# standard library only (-I: no PYTHONPATH, user site or working directory on its path)
+exec "$PYTHON" -I -S -c 'import runpy, sys; sys.path[:0] = sys.argv[1:3]; del sys.argv[1:3]; runpy.run_module("imagetool", run_name="__main__", alter_sys=True)' "$checkout/containers" "$checkout" build-job

@@ -4,5 +4,6 @@
 `lint`, `check-host`, then `build` with the rendered arguments. Modules: `buildargs` (versions + arch files ->
 one --build-arg-file), `definition` (`{{ }}` substitution, sections, spython parse), `lint` (the
 invariants), `apptainer` (the installed release and the command lines it takes), `buildhost` (fakeroot,
-emulation and disk space on the build host), `__main__` (the command line).
+emulation and disk space on the build host), `buildjob` (those steps as a batch job on a compute node,
+jobscripts/build-image.sh), `__main__` (the command line).
 """

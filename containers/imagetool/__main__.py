@@ -18,6 +18,9 @@ and is not part of the runtime `app` package.
            the disk space the pull needs; --dry-run prints the command
   build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
            the image's architecture, --args-file, --out SIF, --squashfs-args, --extra FLAGS); --dry-run prints it
+  build-job  the image build job (jobscripts/build-image.sh): the steps above for the flavour of the node it runs
+           on, in a private scratch directory; its knobs are environment variables (FLAVOUR, SOURCES, BASE, ...:
+           docs/knobs.md), not these options
 """
 
 import argparse
@@ -30,6 +33,7 @@ from typing import Dict, List, Optional
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError, exits_cleanly
+from imagetool import buildjob
 from imagetool.apptainer import build_command, pull_command, read_runtime
 from imagetool.basearch import check_base_arch
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
@@ -42,7 +46,8 @@ from imagetool.sources import check_debs, check_mirror, check_mirror_owners, fil
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["render", "lint", "summary", "sources", "check-host", "pull-base", "build"])
+    parser.add_argument("command", choices=["render", "lint", "summary", "sources", "check-host", "pull-base", "build",
+                                                "build-job"])
     parser.add_argument("--arch", default=platform.machine(),
                         help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
     parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
@@ -146,6 +151,8 @@ def _build(args: Dict[str, str], options: argparse.Namespace) -> int:
 @exits_cleanly
 def main(argv: Optional[List[str]] = None) -> int:
     options = _parser().parse_args(argv)
+    if options.command == "build-job":
+        return buildjob.main(os.environ)
     containers_dir = options.definition.resolve().parent
     args = render_build_args(options.arch, containers_dir, parse_overrides(options.set))
     try:

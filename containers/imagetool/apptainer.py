@@ -58,10 +58,16 @@ class Runtime(NamedTuple):
         return "~/.apptainer/cache" if self.is_apptainer else "~/.singularity/cache"
 
 
+def product_of(line: str) -> str:
+    """The product a `--version` line names: "singularity-ce" for SingularityCE and an older Singularity
+    ("singularity version 3.8.7"), else "apptainer"."""
+    return "singularity-ce" if line.startswith("singularity") else "apptainer"
+
+
 def parse_version(line: str, executable: str) -> Runtime:
     """The Runtime `EXECUTABLE --version` describes ("apptainer version 1.3.6-1.el8", "singularity-ce version
     4.1.2-jammy"); an older Singularity ("singularity version 3.8.7") counts as a too-old SingularityCE."""
-    product = "singularity-ce" if line.startswith("singularity") else "apptainer"
+    product = product_of(line)
     match = _VERSION.search(line)
     minimum = ".".join(map(str, MINIMUM[product]))
     if match is None:

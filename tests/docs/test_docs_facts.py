@@ -21,8 +21,10 @@ NOT_KNOBS = re.compile(r"(SLURM|SLURMD|PBS|PALS|PMIX)_.*|CUDA_VISIBLE_DEVICES|LD
 
 
 def job_script_text() -> str:
-    """The job scripts' bash, and the job's plan they ask (app/host/launch), which reads knobs from the environment."""
-    return "".join(p.read_text() for p in [*JOBSCRIPTS.glob("*.sh"), *(REPO / "app" / "host" / "launch").glob("*.py")])
+    """The job scripts' bash, and the Python they start, which reads knobs from the environment: the job's plan
+    (app/host/launch) and the image build job (containers/imagetool/buildjob.py)."""
+    return "".join(p.read_text() for p in [*JOBSCRIPTS.glob("*.sh"), *(REPO / "app" / "host" / "launch").glob("*.py"),
+                                           REPO / "containers" / "imagetool" / "buildjob.py"])
 
 
 def script_knobs() -> set[str]:

@@ -1,17 +1,22 @@
-"""jobscripts/build-image.sh: the image built as a batch job on a compute node with no route out, from the mirror
-`make sources` wrote on the head (docs/images.md, "Build it on the cluster, as a job").
+"""jobscripts/build-image.sh submitted: the image built as a batch job on a compute node with no route out, from the
+mirror `make sources` wrote on the head (docs/images.md, "Build it on the cluster, as a job").
 
-The smoke flavour (CI's CPU image, the same definition) is built as the unprivileged job user on a node of the Slurm
-test cluster, whose network namespace has no default route; the node's python3 runs the tooling (no torch, no
-virtual environment). Its base is the smoke rootfs as a SIF (a local base, as `BASE=ngc.sif` is offline: a user's
-fakeroot cannot read a root-owned directory's private files). The mirror: the pinned GitHub archives copied from the
-shared source mirror (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network:
-the locked wheels from PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same
-script finds the checkout and refuses a flavour of another architecture; the full build runs once, under Slurm.
-Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels), the build 5 to 12 (DeepSpeed's CPU op
-compiles in it; 403 s for this module with the mirror made, on an otherwise idle machine), each refusal seconds:
-the whole build is too slow for `make test` and runs in `nox -s build_job` (DDP_TEST_BUILD_JOB=1), the refusals in
-every run.
+The script is its scheduler headers and one line that starts the job's Python (containers/imagetool/buildjob.py),
+whose refusals, plan, private directory and stop are tested without a scheduler in
+tests/containers/test_imagetool_buildjob.py. Here is what only a submission shows: the batch system runs a copy of the
+script, which still finds the checkout and the node's python3; `#PBS -V` carries the submitter's variables; a
+refusal's exit 2 is the job's; and the whole offline build, as the unprivileged job user on a node of the Slurm test
+cluster whose network namespace has no default route, on the node's python3 (no torch, no virtual environment).
+Its base is the smoke rootfs as a SIF (a local base, as `BASE=ngc.sif` is offline: a user's fakeroot cannot read a
+root-owned directory's private files). The mirror: the pinned GitHub archives copied from the shared source mirror
+(as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network: the locked wheels from
+PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same script finds the checkout
+and refuses a flavour of another architecture; the full build runs once, under Slurm.
+Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels; 176 s on a fresh directory, load 8), the
+build 5 to 12 (DeepSpeed's CPU op compiles in it; 403 s for this module with the mirror made, on an otherwise idle
+machine; 585 s at load 3 to 5, of which the job's own steps 515 s: wheelhouse 12, apptainer build 502), each
+refusal about a second: the whole build is too slow for `make test` and runs in `nox -s build_job`
+(DDP_TEST_BUILD_JOB=1), the refusals in every run.
 """
 
 from __future__ import annotations
@@ -102,6 +107,8 @@ def assert_built_offline(output: str, workdir: Path, node: str = "node") -> None
         assert "installing from the package mirror /opt/app/sources/debs-smoke" in output, output[-6000:]
     sif = workdir / "images" / "app-smoke-0.1.0.sif"
     assert f"built {sif}" in output, output[-6000:]
+    [took] = [line for line in output.splitlines() if line.startswith("build-image.sh: the steps took lint ")]
+    print(took)  # `nox -s build_job -- -s` shows where the job's time went
     labels = subprocess.run(["apptainer", "inspect", "--labels", str(sif)], capture_output=True, text=True,
                             timeout=120)
     assert "org.opencontainers.image.revision" in labels.stdout, labels.stderr
@@ -146,3 +153,14 @@ def test_under_pbs_the_script_takes_the_submitters_variables_and_refuses_another
     job_id = slurm_cluster.qsub(workdir, str(SCRIPT), env={"FLAVOUR": other, "CHECKOUT": str(REPO)})
     job = slurm_cluster.wait(job_id, workdir, timeout_s=120, log=PBS_LOG)
     assert_refused_for_its_architecture(job.output)
+
+
+def test_without_checkout_the_job_looks_in_the_submit_directory(slurm_cluster: SlurmCluster) -> None:
+    """sbatch runs a copy of the script from its spool directory: the checkout is the submit directory, here one
+    that holds none, which the job says in one line (the remedy: submit from the project directory)."""
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.submit(workdir, "-w", NODE, str(SCRIPT), env={"FLAVOUR": "smoke"})
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=120, log=SLURM_LOG)
+    assert job.exit_code == "2:0", job.output
+    assert f"build-image.sh: error: {workdir} holds no containers/app.def; submit from the project directory" in \
+        job.output, job.output
