@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def facts(scheduler: str = "slurm", in_a_row: int = 0, max_requeues: int = 3, nodes: tuple[str, ...] = ("node2",),
-          reason: str = "the workload failed (exit 1)") -> heal.Facts:
-    return heal.Facts(scheduler=scheduler, reason=reason, nodes=nodes, requeues_in_a_row=in_a_row,
+          reason: str = "the workload failed (exit 1)") -> heal.RequeueEvidence:
+    return heal.RequeueEvidence(scheduler=scheduler, reason=reason, nodes=nodes, requeues_in_a_row=in_a_row,
                       max_requeues=max_requeues, check_command="sbatch slurm.sh check", run_dir="/scratch/runs/42")
 
 

@@ -8,14 +8,14 @@ import re
 import pytest
 
 from app.host.common.errors import UsageError
-from app.host.launch.knobs import DEFAULTS, NAMES, Facts, resolve
+from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, resolve
 from tests.launch import REPO
 from tests.launch_plan.job_parts import job_parts
 
-FACTS = Facts(job_id="42", submit_dir="/home/u/proj", nnodes="2")
+FACTS = JobContext(job_id="42", submit_dir="/home/u/proj", nnodes="2")
 
 
-def knobs(given: dict[str, str], facts: Facts = FACTS) -> tuple[dict[str, str], dict[str, str], list[str]]:
+def knobs(given: dict[str, str], facts: JobContext = FACTS) -> tuple[dict[str, str], dict[str, str], list[str]]:
     said: list[str] = []
     resolved = resolve(facts, {"RDZV_PORT": "29500", **given}, said.append, new_secret=lambda: "f" * 32)
     return dict(resolved.values), dict(resolved.exported), said

@@ -34,7 +34,7 @@ class Job:
         log_line(self.script, message)
 
 
-def ask_job(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+def run_job_command(job: Job, options: argparse.Namespace, words: List[str]) -> int:
     return run_job(job.script, PBS if options.scheduler == "pbs" else SLURM, words)
 
 
@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     whole_job = commands.add_parser("job", help="the whole job: -- the job's arguments (jobscripts/slurm.sh, mn5.sh "
                                     "and, with --scheduler=pbs, gh200-pbs.sh start it); exit: the job's")
     whole_job.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="the job's scheduler")
-    whole_job.set_defaults(ask=ask_job)
+    whole_job.set_defaults(run=run_job_command)
     add_pbsdsh_command(commands)
     return top
 
@@ -61,7 +61,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options = parser().parse_args(argv)
     job = Job(options.script)
     try:
-        code = options.ask(job, options, words)
+        code = options.run(job, options, words)
     except UsageError as error:
         error_line(options.script, str(error))
         return exitcodes.USAGE

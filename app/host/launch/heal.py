@@ -37,10 +37,10 @@ LEAVES_NODES_OUT = {
 #: A node name as a scheduler and a resolver take it (RFC 1123 labels, dots between; no option, no shell word).
 NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
-Facts = collections.namedtuple(
-    "Facts", "scheduler reason nodes requeues_in_a_row max_requeues check_command run_dir")
-Facts.__doc__ = """What the decision rests on: the scheduler (slurm, pbs), what failed (reason), the blamed nodes
-(scheduler names), bad-node requeues in a row so far (history.jsonl), MAX_REQUEUES, and for the message the
+RequeueEvidence = collections.namedtuple(
+    "RequeueEvidence", "scheduler reason nodes requeues_in_a_row max_requeues check_command run_dir")
+RequeueEvidence.__doc__ = """What the decision rests on: the scheduler (slurm, pbs), what failed (reason), the blamed
+nodes (scheduler names), bad-node requeues in a row so far (history.jsonl), MAX_REQUEUES, and for the message the
 submit command of a check and the run directory."""
 
 Decision = collections.namedtuple("Decision", "action nodes message history_reason")
@@ -48,24 +48,25 @@ Decision.__doc__ = """One of EXCLUDE, REQUEUE, GIVE_UP; the nodes it concerns; t
 on GIVE_UP); history.jsonl's reason."""
 
 
-def decide(facts: Facts) -> Decision:
+def decide(evidence: RequeueEvidence) -> Decision:
     """The heal decision: give up at MAX_REQUEUES requeues in a row, else requeue, without the nodes where the
     scheduler can leave them out."""
-    reason, nodes, done, limit = facts.reason, ",".join(facts.nodes), facts.requeues_in_a_row, facts.max_requeues
+    reason, nodes = evidence.reason, ",".join(evidence.nodes)
+    done, limit = evidence.requeues_in_a_row, evidence.max_requeues
     if done >= limit:
         return Decision(
-            GIVE_UP, facts.nodes,
+            GIVE_UP, evidence.nodes,
             f"giving up after {done} requeue(s) in a row for bad nodes (MAX_REQUEUES={limit}): {reason}, blaming "
-            f"{nodes}; see {facts.run_dir}/history.jsonl, check the nodes ({facts.check_command}) and resubmit with "
-            f"RUN_DIR={facts.run_dir} to resume",
+            f"{nodes}; see {evidence.run_dir}/history.jsonl, check the nodes ({evidence.check_command}) and resubmit "
+            f"with RUN_DIR={evidence.run_dir} to resume",
             f"{reason}; blamed {nodes}; {done} requeue(s) in a row already")
     count = f"{done + 1} of at most {limit} in a row"
-    if LEAVES_NODES_OUT[facts.scheduler]:
-        return Decision(EXCLUDE, facts.nodes, f"{reason}: leaving out {nodes} and requeueing ({count})",
+    if LEAVES_NODES_OUT[evidence.scheduler]:
+        return Decision(EXCLUDE, evidence.nodes, f"{reason}: leaving out {nodes} and requeueing ({count})",
                         f"{reason}; left out {nodes}")
-    scheduler, them = facts.scheduler.upper(), "it" if len(facts.nodes) == 1 else "them"
+    scheduler, them = evidence.scheduler.upper(), "it" if len(evidence.nodes) == 1 else "them"
     return Decision(
-        REQUEUE, facts.nodes,
+        REQUEUE, evidence.nodes,
         f"{reason}: requeueing as before ({count}); {scheduler} cannot leave {nodes} out of a resubmission: ask your "
         f"site to take {them} offline (pbsnodes -o {nodes}, operator rights); the next preflight checks whatever "
         "nodes the job gets",
@@ -94,11 +95,11 @@ def whole_number(text: str, what: str, example: str) -> int:
 
 
 def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: str, max_requeues: str,
-               check_command: str, run_dir: str) -> Facts:
+               check_command: str, run_dir: str) -> RequeueEvidence:
     """The facts as the job script passes them (text), checked."""
     if scheduler not in LEAVES_NODES_OUT:
         raise UsageError("scheduler {!r} is not one of {}".format(scheduler, ", ".join(sorted(LEAVES_NODES_OUT))))
-    return Facts(
+    return RequeueEvidence(
         scheduler=scheduler, reason=reason, nodes=read_nodes(nodes_text),
         requeues_in_a_row=whole_number(
             requeues_in_a_row, f"history.jsonl's requeues in a row ({requeues_in_a_row!r})",

@@ -33,7 +33,7 @@ from app.host.launch.heal import HealJob, heal
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_registry import resolve as resolve_image
 from app.host.launch.import_path import import_path_env
-from app.host.launch.knobs import NAMES, Facts, resolve
+from app.host.launch.knobs import NAMES, JobContext, resolve
 from app.host.launch.launch_check import passed, run_launch_check
 from app.host.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.host.launch.numa import numa_binding
@@ -149,7 +149,7 @@ class Job:
     def resolve_knobs(self, alloc: Allocated) -> None:
         """Every knob, the ones you set (or the site script set) taken as given; what the job exports, exported."""
         given = {name: os.environ[name] for name in NAMES if name in os.environ}
-        knobs = resolve(Facts(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
+        knobs = resolve(JobContext(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
         self.knobs = dict(knobs.values)
         # A knob you exported keeps its resolved value in the environment, as a shell assignment would
         export([name + "=" + value for name, value in knobs.values if name in os.environ])

@@ -10,7 +10,7 @@ from app.host.common.errors import UsageError
 from app.host.common.rendezvous_port import free_port
 
 
-class Facts(NamedTuple):
+class JobContext(NamedTuple):
     """What the scheduler said about the job, which some defaults derive from."""
 
     job_id: str
@@ -48,7 +48,7 @@ DEFAULTS = (
     ("MAX_REQUEUES", lambda facts, given: "3"),
     ("DRY_RUN", lambda facts, given: "0"),
     ("DDP_PROBE_ROOT", lambda facts, given: ""),
-)  # type: Tuple[Tuple[str, Callable[[Facts, Mapping[str, str]], str]], ...]
+)  # type: Tuple[Tuple[str, Callable[[JobContext, Mapping[str, str]], str]], ...]
 
 #: Grace between the SIGTERM to the workers and SIGKILL: time to finish a step and write a snapshot (torch's
 #: default is 30 s). The node wrapper signals the workers itself and torchrun only after this grace, so it holds
@@ -97,7 +97,7 @@ WHOLE_EXAMPLES = {"DDP_NNODES": "2", "RDZV_PORT": "29500", "RDZV_JOIN_TIMEOUT_S"
                   "MAX_REQUEUES": "3"}
 
 
-def resolve(facts: Facts, given: Mapping[str, str], log: Callable[[str], None],
+def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], None],
             new_secret: Optional[Callable[[], str]] = None) -> Knobs:
     """Every knob of the job from the values the user set (`given`, NAME -> value, only the ones set), its log
     lines through `log`; a bad value raises UsageError with the knob, its value and an example."""

@@ -43,4 +43,4 @@ def add_command(commands) -> None:
         pbsdsh.add_argument(flag, required=True, help=help_text)
     pbsdsh.add_argument("--cwd", default=os.getcwd(), help="where the tasks start (here)")
     pbsdsh.add_argument("--run-dir-mode", default="700", help="RUN_DIR_MODE")
-    pbsdsh.set_defaults(ask=run_pbsdsh)
+    pbsdsh.set_defaults(run=run_pbsdsh)

@@ -55,7 +55,7 @@ def writer_for(directory: Path, published: Callable[[Path], None], *, sharded: b
     """The writer of this rank: sharded (every rank writes its shard), or one file that rank 0 writes."""
     if sharded:
         return ShardedWriter(directory, published, writer_group)
-    return SingleFileWriter(directory, published) if is_main else Bystander()
+    return SingleFileWriter(directory, published) if is_main else NonWritingRank()
 
 
 class SingleFileWriter:
@@ -78,7 +78,7 @@ class SingleFileWriter:
             path = self.write(state.state_dict(), step)
         except WRITE_ERRORS as err:
             failure = err
-        raise_on_every_rank(failure, f"snapshot of step {step}")  # as Bystander.save does
+        raise_on_every_rank(failure, f"snapshot of step {step}")  # as NonWritingRank.save does
         log.info("snapshot written: %s (step %d, %.1fs)", path, step, time.perf_counter() - started)
 
     def write(self, state: dict[str, Any], step: int) -> Path:
@@ -104,7 +104,7 @@ class SingleFileWriter:
         return copy_s
 
     def wait(self) -> None:
-        """Collective, with Bystander.wait: the other ranks hear of a failed write here, not from the next
+        """Collective, with NonWritingRank.wait: the other ranks hear of a failed write here, not from the next
         collective, which rank 0 has left (they would end as hung, naming rank 0's node to leave out)."""
         if self._writing is not None:
             self._writing.join()
@@ -253,7 +253,7 @@ class ShardedWriter:
         self.published(final)
 
 
-class Bystander:
+class NonWritingRank:
     """A rank that writes no single-file snapshot (rank 0 writes it), but hears whether rank 0's write failed:
     in the same collectives as SingleFileWriter's save and wait."""
 
