@@ -22,6 +22,11 @@ SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
 #: What the smoke image's background build printed (`nox -s tests` on the whole suite)
 SMOKE_BUILD_LOG = os.path.join("build", "smoke-image-beside-tests.log")
+#: The test sessions keep the bytecode Python compiles (in __pycache__, which git ignores) even where the environment
+#: says not to (PYTHONDONTWRITEBYTECODE=1): each pytest worker then reads its rewritten test modules and the app's
+#: modules back instead of compiling them: 12 instead of 24 CPU seconds of collection a worker. An empty
+#: value is unset for Python (3.6 too).
+KEEP_BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -48,7 +53,7 @@ def tests(session: nox.Session) -> None:
             _await_smoke_image(session, *smoke_build)
         try:
             session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
-                        success_codes=[0, 5])
+                        success_codes=[0, 5], env=KEEP_BYTECODE)
         except nox.command.CommandFailed:
             failed.append(f"--machine-wide={kind}")
     if failed:
@@ -85,7 +90,7 @@ def fast(session: nox.Session) -> None:
     """Run the fast tier: no root, Slurm, Apptainer or slow tests (`make check`), one pytest worker a core; extra
     args go to pytest."""
     _install(session, "test", "image")
-    session.run("pytest", "--numprocesses=auto", *FAST_TIER, *session.posargs)
+    session.run("pytest", "--numprocesses=auto", *FAST_TIER, *session.posargs, env=KEEP_BYTECODE)
 
 
 @nox.session

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,11 +29,14 @@ def test_a_test_that_asks_for_the_cluster_or_an_image_carries_its_marker(fixture
 
 
 def _collected(*args: str) -> set[str]:
-    # Without the property suite's plugin: these two modules use none of it, and loading it is most of a collection
+    # Without the property suite's plugin: these two modules use none of it, and loading it is most of a collection.
+    # Not as a worker of this run (pytest-xdist's variables): a worker's pytest_configure imports torch, 4 of the
+    # 5 CPU seconds each of these collections took.
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST_")}
     result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                              "-p", "no:hypothesispytest", *args,
                              "tests/test_tiers.py", "tests/jobscripts/test_jobscripts_slurm.py"],
-                            cwd=REPO, capture_output=True, text=True, timeout=120)
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return {line for line in result.stdout.splitlines() if "::" in line}
 

@@ -14,6 +14,11 @@ LAUNCH-STEP starts it, with no launcher and no container, as a node runs it insi
 run). FILE gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps.
 Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2
 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
+
+    python -m tests.launch_plan.job_parts --serve
+
+forks a run of main() for each request on stdin (tests/launch_plan/fork_server.py): job_parts() below runs the parts
+that way where that is the same as a new interpreter.
 """
 
 import argparse
@@ -118,19 +123,42 @@ class Ran(NamedTuple):
         return self.found["env"]
 
 
+def base_env() -> Dict[str, str]:
+    """What a run of the parts has unless its ENV says otherwise (PATH as it is now: tests put stand-ins on it)."""
+    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO)}
+
+
+_SERVER = []  # type: List[Any]
+
+
+def fork_server() -> Any:
+    """This process's fork server of the job's parts (tests/launch_plan/fork_server.py), made on first use; imported
+    only here, under the tests' Python (this file also runs under 3.6)."""
+    if not _SERVER:
+        from tests.launch_plan.fork_server import ForkServer
+        _SERVER.append(ForkServer("tests.launch_plan.job_parts", base_env()))
+    return _SERVER[0]
+
+
 def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[Path] = None,
               out: Optional[Path] = None, python: str = sys.executable, prefix: Tuple[str, ...] = (),
-              timeout_s: float = 120, **options: str) -> Ran:
+              timeout_s: float = 120, fresh: bool = False, **options: str) -> Ran:
     """PARTS of the job (--OPTION=VALUE for each of OPTIONS: nodes, script, scheduler, ...) in a fresh process
     with only ENV (PATH, HOME and PYTHONPATH unless ENV names them), ARGS the job's arguments; PREFIX runs it as
-    another user (OUT: a file that user can write)."""
+    another user (OUT: a file that user can write). A child of the fork server where that is the same process
+    (this Python, no prefix, nothing set that only an interpreter's start reads), else (or FRESH) a new
+    interpreter."""
     scratch = None if out else Path(tempfile.mkdtemp())
     out = out or scratch / "found.json"
     flags = ["--{}={}".format(name.replace("_", "-"), value) for name, value in options.items()]
-    full_env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO), **env}
-    command = [*prefix, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), python, "-m",
-               "tests.launch_plan.job_parts", "--out=" + str(out), *flags, *parts, "--", *args]
-    result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=timeout_s)
+    full_env = {**base_env(), **env}
+    argv = ["--out=" + str(out), *flags, *parts, "--", *args]
+    if not (fresh or prefix) and fork_server().serves(python, full_env):
+        result = fork_server().run(argv, full_env, str(cwd or REPO), timeout_s)
+    else:
+        command = [*prefix, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), python, "-m",
+                   "tests.launch_plan.job_parts", *argv]
+        result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=timeout_s)
     found = {}  # type: Dict[str, Any]
     if out.exists():
         found = json.loads(out.read_text())
@@ -141,4 +169,8 @@ def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[P
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    if sys.argv[1:] == ["--serve"]:
+        from tests.launch_plan.fork_server import serve
+        serve(main)
+    else:
+        raise SystemExit(main())
