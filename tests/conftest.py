@@ -100,7 +100,7 @@ def diagnose_scan_keys_once() -> Iterator[None]:
     2 cores, 95% of the diagnose tests' 75 CPU seconds, for the same answer each time). The function is pure: the
     first call of each set computes it, the rest read that answer (tests/diagnose/test_reading.py times a whole
     diagnosis; tests of the prefilter call it directly)."""
-    from app.diagnose import core, logview, prefilter
+    from app.host.diagnose import core, logview, prefilter
 
     computed = functools.lru_cache(maxsize=None)(lambda words: prefilter.scan_keys(set(words)))
 
