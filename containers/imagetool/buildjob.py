@@ -10,7 +10,6 @@ the job with SIGTERM (Slurm's time limit and scancel, PBS's walltime and qdel).
 """
 
 import contextlib
-import hashlib
 import os
 import platform
 import shutil
@@ -28,6 +27,7 @@ from app.host.common import exitcodes
 from app.host.common.errors import UsageError
 from imagetool.apptainer import product_of
 from imagetool.buildargs import CONTAINERS_DIR, app_version, read_env_file
+from imagetool.sources import sha256_of
 
 #: The name every line of the job log starts with: the script the user submitted
 SCRIPT = "build-image.sh"
@@ -93,14 +93,6 @@ def _local_base_sets(base: Path, bootstrap: str, digest: str) -> List[str]:
             "--set", f"BASE_DIGEST={digest}"]
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _flavour_for(node: str, node_arch: str, flavour: str, checkout: Path) -> Dict[str, str]:
     """The flavour's arch file, when it is one of this node's architecture."""
     flavour_file = checkout / "containers" / "arch" / f"{flavour}.env"
@@ -131,7 +123,7 @@ def _base_sets(base: str, node: str, flavour_env: Dict[str, str], checkout: Path
     if bootstrap != "docker" or not path.is_file():
         return sets, sets
     # Hashed once, for the image's labels (tens of seconds for NGC's 10 GiB), as `make image BASE=FILE` does
-    return sets, _local_base_sets(path, bootstrap, f"sha256:{_sha256(path)} (local file {path.name})")
+    return sets, _local_base_sets(path, bootstrap, f"sha256:{sha256_of(path)} (local file {path.name})")
 
 
 def read_job(env: Mapping[str, str], checkout: Path = CONTAINERS_DIR.parent, node_arch: Optional[str] = None,
