@@ -50,7 +50,7 @@ def tests(session: nox.Session) -> None:
     # the arguments selected no test of that kind.
     for kind, workers in (("skip", ["--numprocesses=auto"]), ("only", [])):
         if kind == "only" and smoke_build is not None:
-            _await_smoke_image(session, *smoke_build)
+            _await_smoke_image(session, smoke_build)
         try:
             session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
                         success_codes=[0, 5], env=KEEP_BYTECODE)
@@ -60,7 +60,7 @@ def tests(session: nox.Session) -> None:
         session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
 
 
-def _build_smoke_image_beside(session: nox.Session) -> tuple[subprocess.Popen, float] | None:
+def _build_smoke_image_beside(session: nox.Session) -> subprocess.Popen | None:
     """Start `make smoke-image` in the background for the whole suite as root, where Apptainer is: the build is
     one core's work for minutes (pip, then one C++ compile for DeepSpeed's CPU op), which left the other core of a
     2-core CI machine idle while the machine-wide tests waited for it. It runs beside the tests that use no
@@ -72,14 +72,17 @@ def _build_smoke_image_beside(session: nox.Session) -> tuple[subprocess.Popen, f
     with open(SMOKE_BUILD_LOG, "w") as log:
         build = subprocess.Popen(["make", "smoke-image"], stdout=log, stderr=subprocess.STDOUT)
     session.log(f"building the smoke image beside the first run (pid {build.pid}, log {SMOKE_BUILD_LOG})")
-    return build, time.monotonic()
+    return build
 
 
-def _await_smoke_image(session: nox.Session, build: subprocess.Popen, started: float) -> None:
+def _await_smoke_image(session: nox.Session, build: subprocess.Popen) -> None:
+    """Wait for the background build; the log says how long the machine-wide tests waited for it."""
+    waited = time.monotonic()
     code = build.wait()
-    took = time.monotonic() - started
+    waited = time.monotonic() - waited
     if code == 0:
-        session.log(f"the smoke image was ready {took:.0f} s after its build started")
+        session.log(f"the smoke image's background build has ended ({SMOKE_BUILD_LOG}); the machine-wide tests "
+                    f"waited {waited:.0f} s for it")
     else:
         session.warn(f"make smoke-image failed in the background (exit {code}, {SMOKE_BUILD_LOG}); the image "
                      "tests build it again and show why")
