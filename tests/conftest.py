@@ -6,10 +6,9 @@ from the fixtures it uses: `make check` (nox -s fast) leaves it out without a ma
 
 from __future__ import annotations
 
-import functools
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import pytest
 
@@ -91,23 +90,3 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     13 s to 5 s."""
     gc.collect()
     gc.freeze()
-
-
-@pytest.fixture(scope="session", autouse=True)
-def diagnose_scan_keys_once() -> Iterator[None]:
-    """app.diagnose's scan keys, computed once per set of words: every `diagnose_lines` call builds its matcher
-    anew from the same causes, and `scan_keys`' containment check is quadratic in the words (about 0.25 s a call on
-    2 cores, 95% of the diagnose tests' 75 CPU seconds, for the same answer each time). The function is pure: the
-    first call of each set computes it, the rest read that answer (tests/diagnose/test_reading.py times a whole
-    diagnosis; tests of the prefilter call it directly)."""
-    from app.host.diagnose import core, logview, prefilter
-
-    computed = functools.lru_cache(maxsize=None)(lambda words: prefilter.scan_keys(set(words)))
-
-    def scan_keys(words: set[str]) -> tuple[str, ...]:
-        return computed(frozenset(words))
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(core, "scan_keys", scan_keys)
-        patch.setattr(logview, "scan_keys", scan_keys)
-        yield
