@@ -20,7 +20,11 @@ SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 #: markers; tests/conftest.py gives the last three to each test that asks for the cluster or an image, and
 #: `--machine-wide=skip` leaves them out)
 FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
-#: What the smoke image's background build printed (`nox -s tests` on the whole suite)
+#: The build job's test (route 1 of docs/images.md: the image built as a batch job, offline, on a Slurm test node),
+#: run beside the first run of `nox -s tests`; the image it builds is then the smoke image (_build_smoke_image_beside)
+BUILD_JOB_TEST = ("tests/jobscripts/test_build_image_job.py::"
+                  "test_the_build_job_builds_the_image_on_a_node_with_no_route_out")
+#: What the background build printed (`nox -s tests` on the whole suite)
 SMOKE_BUILD_LOG = os.path.join("build", "smoke-image-beside-tests.log")
 #: The test sessions keep the bytecode Python compiles (in __pycache__, which git ignores) even where the environment
 #: says not to (PYTHONDONTWRITEBYTECODE=1): each pytest worker then reads its rewritten test modules and the app's
@@ -49,43 +53,59 @@ def tests(session: nox.Session) -> None:
     # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
     # the arguments selected no test of that kind.
     for kind, workers in (("skip", ["--numprocesses=auto"]), ("only", [])):
-        if kind == "only" and smoke_build is not None:
-            _await_smoke_image(session, smoke_build)
+        if kind == "only" and smoke_build is not None and not _await_smoke_image(session, smoke_build):
+            failed.append(BUILD_JOB_TEST)
         try:
             session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
                         success_codes=[0, 5], env=KEEP_BYTECODE)
         except nox.command.CommandFailed:
             failed.append(f"--machine-wide={kind}")
     if failed:
-        session.error(f"tests failed in the run(s) {' and '.join(failed)} (their summaries are above)")
+        session.error(f"tests failed in {' and '.join(failed)} (their summaries are above)")
 
 
 def _build_smoke_image_beside(session: nox.Session) -> subprocess.Popen | None:
-    """Start `make smoke-image` in the background for the whole suite as root, where Apptainer is: the build is
-    one core's work for minutes (pip, then one C++ compile for DeepSpeed's CPU op), which left the other core of a
-    2-core CI machine idle while the machine-wide tests waited for it. It runs beside the tests that use no
-    machine-wide resource (none of them touches build/); the image fixture's own `make smoke-image` then finds it
-    up to date, or builds it and shows why it failed."""
+    """Build the smoke image in the background for the whole suite as root, where Apptainer is, as a user on a
+    cluster would: `sbatch jobscripts/build-image.sh` on a node of the Slurm test cluster with no route out, from
+    the mirror `make sources` writes (BUILD_JOB_TEST). The build is one core's work for minutes (pip, then one C++
+    compile for DeepSpeed's CPU op), which left the other core of a 2-core CI machine idle while the machine-wide
+    tests waited for it; and this way every CI run proves the build job end to end at about the cost of `make
+    smoke-image` (the job's wheelhouse copies from the mirror where make's pip re-checks PyPI). It runs beside the
+    tests that use no machine-wide resource (none of them touches build/ or the cluster); the image fixture's own
+    `make smoke-image` then finds build/smoke.sif up to date, or builds it if the job failed."""
     if session.posargs or os.geteuid() != 0 or shutil.which("apptainer") is None:
         return None
     os.makedirs("build", exist_ok=True)
+    env = {**os.environ, **KEEP_BYTECODE, "DDP_TEST_BUILD_JOB": "1",
+           "DDP_BUILD_JOB_SMOKE_SIF": os.path.join("build", "smoke.sif")}
     with open(SMOKE_BUILD_LOG, "w") as log:
-        build = subprocess.Popen(["make", "smoke-image"], stdout=log, stderr=subprocess.STDOUT)
-    session.log(f"building the smoke image beside the first run (pid {build.pid}, log {SMOKE_BUILD_LOG})")
+        build = subprocess.Popen([_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s", BUILD_JOB_TEST],
+                                 stdout=log, stderr=subprocess.STDOUT, env=env)
+    session.log(f"building the smoke image as a batch job beside the first run (pid {build.pid}, log "
+                f"{SMOKE_BUILD_LOG})")
     return build
 
 
-def _await_smoke_image(session: nox.Session, build: subprocess.Popen) -> None:
-    """Wait for the background build; the log says how long the machine-wide tests waited for it."""
+def _session_pytest(session: nox.Session) -> str:
+    """The pytest session.run("pytest") would start: the session's environment's, else the one on PATH."""
+    return shutil.which("pytest", path=os.pathsep.join([*(session.bin_paths or []), os.environ["PATH"]])) or "pytest"
+
+
+def _await_smoke_image(session: nox.Session, build: subprocess.Popen) -> bool:
+    """Wait for the background build job's test; the log says how long the machine-wide tests waited for it, and
+    on a failure shows the end of its log. False when it failed."""
     waited = time.monotonic()
     code = build.wait()
     waited = time.monotonic() - waited
+    with open(SMOKE_BUILD_LOG) as log:
+        tail = log.read()[-6000:]
     if code == 0:
-        session.log(f"the smoke image's background build has ended ({SMOKE_BUILD_LOG}); the machine-wide tests "
-                    f"waited {waited:.0f} s for it")
-    else:
-        session.warn(f"make smoke-image failed in the background (exit {code}, {SMOKE_BUILD_LOG}); the image "
-                     "tests build it again and show why")
+        session.log(f"the build job built the smoke image ({SMOKE_BUILD_LOG}); the machine-wide tests waited "
+                    f"{waited:.0f} s for it")
+        return True
+    session.warn(f"the build job's test failed in the background (exit {code}, {SMOKE_BUILD_LOG}); the image "
+                 f"tests build the smoke image with make instead. Its log ends:\n{tail}")
+    return False
 
 
 @nox.session

@@ -71,7 +71,14 @@ def git_revision(repo: Path) -> str:
                               stderr=subprocess.PIPE, universal_newlines=True, check=True)  # noqa: UP021 (3.6)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,  # noqa: UP022
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, check=True)  # noqa: UP021 (3.6)
-    except (OSError, subprocess.CalledProcessError):
+    except OSError:
+        return "unknown (no git on the build host)"
+    except subprocess.CalledProcessError as err:
+        # git (>= 2.35.2) refuses a repository another user owns, a colleague's shared checkout, unless the builder's
+        # own config trusts it (safe.directory; git-config(1))
+        if "dubious ownership" in err.stderr:
+            return (f"unknown (git refuses {repo}, another user's checkout: git config --global --add "
+                    f"safe.directory {repo})")
         return "unknown (not a git checkout)"
     return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from imagetool.buildargs import render_build_args
+from imagetool.buildargs import git_revision, render_build_args
 from imagetool.definition import DefinitionError, placeholders
 from imagetool.lint import lint_definition
 
@@ -87,6 +87,38 @@ def test_unknown_arch_exits_2_with_the_valid_choices():
     assert result.stderr.startswith("error: unknown --arch 'arm64'; choose one of aarch64, ngc-twin, ngc-twin-aarch64, "
                                     "smoke, x86_64")
     assert "Traceback" not in result.stderr
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                   capture_output=True)
+
+
+def _commit_in(repo: Path) -> None:
+    repo.mkdir(exist_ok=True)
+    _git(repo, "init", "-q")
+    (repo / "file").write_text("one\n")
+    _git(repo, "add", "file")
+    _git(repo, "commit", "-q", "-m", "one")
+
+
+def test_the_revision_label_is_the_commit_and_says_dirty_or_not_a_checkout(tmp_path):
+    assert git_revision(tmp_path) == "unknown (not a git checkout)"
+    repo = tmp_path / "repo"
+    _commit_in(repo)
+    assert re.fullmatch(r"[0-9a-f]{40}", git_revision(repo))
+    (repo / "file").write_text("two\n")
+    assert re.fullmatch(r"[0-9a-f]{40}-dirty", git_revision(repo))
+
+
+@pytest.mark.root
+def test_a_checkout_another_user_owns_is_named_with_the_setting_that_trusts_it(tmp_path):
+    """A colleague's shared checkout: git refuses it (dubious ownership), which is not "not a git checkout"."""
+    repo = tmp_path / "repo"
+    _commit_in(repo)
+    subprocess.run(["chown", "-R", "nobody", str(repo)], check=True)
+    assert git_revision(repo) == (f"unknown (git refuses {repo}, another user's checkout: git config --global --add "
+                                  f"safe.directory {repo})")
 
 
 POLICY = POLICY_FILE.name
