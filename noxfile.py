@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import nox
@@ -21,11 +22,11 @@ SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 #: `--machine-wide=skip` leaves them out)
 FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
 #: The build job's test (route 1 of docs/images.md: the image built as a batch job, offline, on a Slurm test node),
-#: run beside the first run of `nox -s tests`; the image it builds is then the smoke image (_build_smoke_image_beside)
+#: run beside the first run of `nox -s tests`; the image it builds is then the smoke image (_build_beside)
 BUILD_JOB_TEST = ("tests/jobscripts/test_build_image_job.py::"
                   "test_the_build_job_builds_the_image_on_a_node_with_no_route_out")
-#: What the background build printed (`nox -s tests` on the whole suite)
-SMOKE_BUILD_LOG = os.path.join("build", "smoke-image-beside-tests.log")
+#: What the builds beside the first run printed (`nox -s tests` on the whole suite)
+BESIDE_LOG = os.path.join("build", "builds-beside-tests.log")
 #: The test sessions keep the bytecode Python compiles (in __pycache__, which git ignores) even where the environment
 #: says not to (PYTHONDONTWRITEBYTECODE=1): each pytest worker then reads its rewritten test modules and the app's
 #: modules back instead of compiling them: 12 instead of 24 CPU seconds of collection a worker. An empty
@@ -46,44 +47,65 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (real torchrun, Apptainer and Slurm where present); extra args go to both pytest runs:
     the tests that need no machine-wide resource, with a worker a core, then those that use the machine's one
     cluster, build directory or root's namespaces, one at a time (tests/conftest.py, MACHINE_WIDE). The whole
-    suite builds the smoke image beside the first run (_build_smoke_image_beside)."""
+    suite builds the smoke image and the NGC twin's base beside the first run (_build_beside)."""
     _install(session, "test", "image", "deepspeed")
-    smoke_build = _build_smoke_image_beside(session)
+    beside = _build_beside(session)
     failed = []
     # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
     # the arguments selected no test of that kind.
     for kind, workers in (("skip", ["--numprocesses=auto"]), ("only", [])):
-        if kind == "only" and smoke_build is not None and not _await_smoke_image(session, smoke_build):
-            failed.append(BUILD_JOB_TEST)
+        env = dict(KEEP_BYTECODE)
+        if kind == "only" and beside is not None:
+            failed += _await_builds(session, *beside)
+            env["DDP_TEST_TWIN_BASE"] = "1"  # tests/fixtures/twin.py: the plain NGC image's tests run
         try:
             session.run("pytest", f"--machine-wide={kind}", *workers, "--durations=25", *session.posargs,
-                        success_codes=[0, 5], env=KEEP_BYTECODE)
+                        success_codes=[0, 5], env=env)
         except nox.command.CommandFailed:
             failed.append(f"--machine-wide={kind}")
     if failed:
         session.error(f"tests failed in {' and '.join(failed)} (their summaries are above)")
 
 
-def _build_smoke_image_beside(session: nox.Session) -> subprocess.Popen | None:
-    """Build the smoke image in the background for the whole suite as root, where Apptainer is, as a user on a
-    cluster would: `sbatch jobscripts/build-image.sh` on a node of the Slurm test cluster with no route out, from
-    the mirror `make sources` writes (BUILD_JOB_TEST). The build is one core's work for minutes (pip, then one C++
-    compile for DeepSpeed's CPU op), which left the other core of a 2-core CI machine idle while the machine-wide
-    tests waited for it; and this way every CI run proves the build job end to end at about the cost of `make
-    smoke-image` (the job's wheelhouse copies from the mirror where make's pip re-checks PyPI). It runs beside the
-    tests that use no machine-wide resource (none of them touches build/ or the cluster); the image fixture's own
-    `make smoke-image` then finds build/smoke.sif up to date, or builds it if the job failed."""
+def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | None:
+    """For the whole suite as root, where Apptainer is: build the two images the machine-wide tests need in the
+    background, beside the tests that use no machine-wide resource (none of them touches build/ or the cluster).
+    Each build is mostly one core's work or the network's for minutes, which left the other core of a 2-core CI
+    machine idle while the machine-wide tests waited. One after the other, as both start from build/smoke-rootfs:
+    1. the smoke image, as a user on a cluster builds theirs: `sbatch jobscripts/build-image.sh` on a node of the
+       Slurm test cluster with no route out, from the mirror `make sources` writes (BUILD_JOB_TEST), so every CI
+       run proves the build job end to end, at about the cost of `make smoke-image` (its wheelhouse copies from the
+       mirror where make's pip re-checks PyPI); the image fixture's `make smoke-image` then finds it up to date;
+    2. the NGC twin's base, `make twin-base` (3 GB of CUDA wheels from PyPI, then a squashfs): the plain NGC image
+       of route 3 (tests/jobscripts/test_plain_ngc_image.py).
+    A build that fails is built again by its fixture, which shows why; the run fails either way. Returns the
+    thread and the list it writes the failed builds' names to."""
     if session.posargs or os.geteuid() != 0 or shutil.which("apptainer") is None:
         return None
     os.makedirs("build", exist_ok=True)
-    env = {**os.environ, **KEEP_BYTECODE, "DDP_TEST_BUILD_JOB": "1",
-           "DDP_BUILD_JOB_SMOKE_SIF": os.path.join("build", "smoke.sif")}
-    with open(SMOKE_BUILD_LOG, "w") as log:
-        build = subprocess.Popen([_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s", BUILD_JOB_TEST],
-                                 stdout=log, stderr=subprocess.STDOUT, env=env)
-    session.log(f"building the smoke image as a batch job beside the first run (pid {build.pid}, log "
-                f"{SMOKE_BUILD_LOG})")
-    return build
+    builds = [("the build job (the smoke image)", [_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s",
+                                                   BUILD_JOB_TEST],
+               {"DDP_TEST_BUILD_JOB": "1", "DDP_BUILD_JOB_SMOKE_SIF": os.path.join("build", "smoke.sif")}),
+              ("make twin-base (the plain NGC image)", ["make", "twin-base"], {})]
+    failures: list[str] = []
+
+    def build_each() -> None:
+        with open(BESIDE_LOG, "w") as log:
+            for name, argv, env in builds:
+                started = time.monotonic()
+                log.write(f"--- {name}: {' '.join(argv)}\n")
+                log.flush()
+                code = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
+                                      env={**os.environ, **KEEP_BYTECODE, **env}).returncode
+                log.write(f"--- {name}: exit {code} after {time.monotonic() - started:.0f} s\n")
+                log.flush()
+                if code != 0:
+                    failures.append(name)
+
+    thread = threading.Thread(target=build_each, name="builds beside the tests")
+    thread.start()
+    session.log(f"building {' and '.join(name for name, _, _ in builds)} beside the first run (log {BESIDE_LOG})")
+    return thread, failures
 
 
 def _session_pytest(session: nox.Session) -> str:
@@ -91,21 +113,21 @@ def _session_pytest(session: nox.Session) -> str:
     return shutil.which("pytest", path=os.pathsep.join([*(session.bin_paths or []), os.environ["PATH"]])) or "pytest"
 
 
-def _await_smoke_image(session: nox.Session, build: subprocess.Popen) -> bool:
-    """Wait for the background build job's test; the log says how long the machine-wide tests waited for it, and
-    on a failure shows the end of its log. False when it failed."""
+def _await_builds(session: nox.Session, thread: threading.Thread, failures: list[str]) -> list[str]:
+    """Wait for the builds beside the first run; the log says how long the machine-wide tests waited for them,
+    and on a failure shows the end of the builds' log. The failed builds' names."""
     waited = time.monotonic()
-    code = build.wait()
+    thread.join()
     waited = time.monotonic() - waited
-    with open(SMOKE_BUILD_LOG) as log:
+    if not failures:
+        session.log(f"the builds beside the first run have ended ({BESIDE_LOG}); the machine-wide tests waited "
+                    f"{waited:.0f} s for them")
+        return []
+    with open(BESIDE_LOG) as log:
         tail = log.read()[-6000:]
-    if code == 0:
-        session.log(f"the build job built the smoke image ({SMOKE_BUILD_LOG}); the machine-wide tests waited "
-                    f"{waited:.0f} s for it")
-        return True
-    session.warn(f"the build job's test failed in the background (exit {code}, {SMOKE_BUILD_LOG}); the image "
-                 f"tests build the smoke image with make instead. Its log ends:\n{tail}")
-    return False
+    session.warn(f"{' and '.join(failures)} failed beside the first run ({BESIDE_LOG}); the image fixtures build "
+                 f"again and show why. The log ends:\n{tail}")
+    return failures
 
 
 @nox.session
@@ -185,12 +207,14 @@ def debian_mirror(session: nox.Session) -> None:
 def image_twin(session: nox.Session) -> None:
     """Build the CUDA flavour on the x86_64 NGC twin, offline from `make sources`' mirror, and run the tests of
     that image: its parts, the Slingshot plugin against a Cray libfabric, forward compatibility, nccl-tests across
-    two Slurm nodes (root; about 25 minutes on 2 cores: too slow for `make test`, which builds the smoke image).
+    two Slurm nodes, and the plain twin base given to the job scripts as an image the user already has (root; about
+    25 minutes on 2 cores: too slow for `make test`, which builds the smoke image).
 
     Run it before any change to containers/ lands, beside `nox -s image_aarch64`. Extra args go to pytest."""
     session.run(sys.executable, "-m", "pytest", "-q", "tests/containers/test_offline_build.py",
                 "tests/containers/test_twin_image.py", "tests/jobscripts/test_nccl_tests_multinode.py",
-                *session.posargs, env={"DDP_TEST_TWIN": "1"}, external=True)
+                "tests/jobscripts/test_plain_ngc_image.py", *session.posargs, env={"DDP_TEST_TWIN": "1"},
+                external=True)
 
 
 @nox.session(default=False, venv_backend="none")
