@@ -104,7 +104,7 @@ def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | 
 
     thread = threading.Thread(target=build_each, name="builds beside the tests")
     thread.start()
-    session.log(f"building {' and '.join(name for name, _, _ in builds)} beside the first run (log {BESIDE_LOG})")
+    session.log(f"running {' and then '.join(name for name, _, _ in builds)} beside the first run (log {BESIDE_LOG})")
     return thread, failures
 
 
