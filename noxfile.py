@@ -21,10 +21,12 @@ SHELL_SCRIPTS = ["jobscripts", "containers", "tests", ".ci", "app"]
 #: markers; tests/conftest.py gives the last three to each test that asks for the cluster or an image, and
 #: `--machine-wide=skip` leaves them out)
 FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
-#: The build job's test (route 1 of docs/images.md: the image built as a batch job, offline, on a Slurm test node),
-#: run beside the first run of `nox -s tests`; the image it builds is then the smoke image (_build_beside)
-BUILD_JOB_TEST = ("tests/jobscripts/test_build_image_job.py::"
-                  "test_the_build_job_builds_the_image_on_a_node_with_no_route_out")
+#: The build job's tests (route 1 of docs/images.md: the image built as a batch job, offline, on a test node with no
+#: route out, submitted with sbatch, then with qsub under the emulated PBS), run beside the first run of `nox -s
+#: tests`; the image the first builds is then the smoke image (_build_beside)
+BUILD_JOB_TESTS = [f"tests/jobscripts/test_build_image_job.py::{name}" for name in (
+    "test_the_build_job_builds_the_image_on_a_node_with_no_route_out",
+    "test_under_pbs_the_build_job_builds_the_image_on_a_node_with_no_route_out")]
 #: What the builds beside the first run printed (`nox -s tests` on the whole suite)
 BESIDE_LOG = os.path.join("build", "builds-beside-tests.log")
 #: The test sessions keep the bytecode Python compiles (in __pycache__, which git ignores) even where the environment
@@ -73,9 +75,10 @@ def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | 
     Each build is mostly one core's work or the network's for minutes, which left the other core of a 2-core CI
     machine idle while the machine-wide tests waited. One after the other, as both start from build/smoke-rootfs:
     1. the smoke image, as a user on a cluster builds theirs: `sbatch jobscripts/build-image.sh` on a node of the
-       Slurm test cluster with no route out, from the mirror `make sources` writes (BUILD_JOB_TEST), so every CI
+       Slurm test cluster with no route out, from the mirror `make sources` writes (BUILD_JOB_TESTS), so every CI
        run proves the build job end to end, at about the cost of `make smoke-image` (its wheelhouse copies from the
        mirror where make's pip re-checks PyPI); the image fixture's `make smoke-image` then finds it up to date;
+       then the same build with `qsub` under the emulated PBS;
     2. the NGC twin's base, `make twin-base` (3 GB of CUDA wheels from PyPI, then a squashfs): the plain NGC image
        of route 3 (tests/jobscripts/test_plain_ngc_image.py).
     A build that fails is built again by its fixture, which shows why; the run fails either way. Returns the
@@ -84,7 +87,7 @@ def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | 
         return None
     os.makedirs("build", exist_ok=True)
     builds = [("the build job (the smoke image)", [_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s",
-                                                   BUILD_JOB_TEST],
+                                                   *BUILD_JOB_TESTS],
                {"DDP_TEST_BUILD_JOB": "1", "DDP_BUILD_JOB_SMOKE_SIF": os.path.join("build", "smoke.sif")}),
               ("make twin-base (the plain NGC image)", ["make", "twin-base"], {})]
     failures: list[str] = []

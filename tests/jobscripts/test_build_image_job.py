@@ -10,8 +10,8 @@ cluster whose network namespace has no default route, on the node's python3 (no 
 Its base is the smoke rootfs as a SIF (a local base, as `BASE=ngc.sif` is offline: a user's fakeroot cannot read a
 root-owned directory's private files). The mirror: the pinned GitHub archives copied from the shared source mirror
 (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network: the locked wheels from
-PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same script finds the checkout
-and refuses a flavour of another architecture; the full build runs once, under Slurm.
+PyPI and the packages the smoke rootfs lacks from Debian. Under the emulated PBS the same script finds the checkout,
+refuses a flavour of another architecture and builds the image the same way.
 Cost on a 2-core machine: the mirror 2 to 5 minutes (pip re-checks the wheels; 176 s on a fresh directory, load 8), the
 build 5 to 12 (DeepSpeed's CPU op compiles in it; 403 s for this module with the mirror made, on an otherwise idle
 machine; 585 s at load 3 to 5, of which the job's own steps 515 s: wheelhouse 12, apptainer build 502), each
@@ -142,9 +142,14 @@ def assert_built_offline(output: str, workdir: Path, node: str = "node") -> None
     assert not list(Path("/tmp").glob("app-build.*")), "the job left its build directory in /tmp"
 
 
-@pytest.mark.skipif(os.environ.get("DDP_TEST_BUILD_JOB") != "1",
-                    reason="the whole build as a job takes 7 to 17 minutes on 2 cores: `nox -s build_job` runs it, "
-                           "and `nox -s tests` beside its first run")
+#: The whole build only where asked: it takes minutes
+needs_build_job = pytest.mark.skipif(
+    os.environ.get("DDP_TEST_BUILD_JOB") != "1",
+    reason="the whole build as a job takes 3 to 17 minutes on 2 cores: `nox -s build_job` runs it, and `nox -s tests` "
+           "beside its first run")
+
+
+@needs_build_job
 def test_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
     mirror = smoke_mirror()
     assert_the_nodes_reach_no_network()
@@ -156,6 +161,20 @@ def test_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluste
     assert mirror.is_dir()
     if os.environ.get(INSTALL_AS):
         install_for_the_run(built_sif(workdir), CHECKOUT / os.environ[INSTALL_AS])
+
+
+@needs_build_job
+def test_under_pbs_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
+    """`qsub jobscripts/build-image.sh` under the emulated PBS: the same offline build, on whichever node the job
+    gets, with the submitter's variables carried by the script's own `#PBS -V`."""
+    smoke_mirror()
+    assert_the_nodes_reach_no_network()
+    workdir = slurm_cluster.workdir()
+    job_id = slurm_cluster.qsub(workdir, str(SCRIPT), env=build_env(workdir))
+    job = slurm_cluster.wait(job_id, workdir, timeout_s=BUILD_TIMEOUT_S, log=PBS_LOG)
+    assert job.state == "COMPLETED", job.output[-6000:]
+    assert_built_offline(job.output, workdir, node="")
+    shutil.rmtree(built_sif(workdir).parent)
 
 
 def assert_refused_for_its_architecture(output: str) -> None:
