@@ -70,10 +70,11 @@ def tests(session: nox.Session) -> None:
 
 
 def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | None:
-    """For the whole suite as root, where Apptainer is: build the two images the machine-wide tests need in the
-    background, beside the tests that use no machine-wide resource (none of them touches build/ or the cluster).
-    Each build is mostly one core's work or the network's for minutes, which left the other core of a 2-core CI
-    machine idle while the machine-wide tests waited. One after the other, as both start from build/smoke-rootfs:
+    """For the whole suite as root, where Apptainer is: build the two images the machine-wide tests need (and the
+    smoke image once more, under the emulated PBS) in the background, beside the tests that use no machine-wide
+    resource (none of them touches build/ or the cluster). Each build is mostly one core's work or the network's for
+    minutes, which left the other core of a 2-core CI machine idle while the machine-wide tests waited. One after
+    the other, as both start from build/smoke-rootfs:
     1. the smoke image, as a user on a cluster builds theirs: `sbatch jobscripts/build-image.sh` on a node of the
        Slurm test cluster with no route out, from the mirror `make sources` writes (BUILD_JOB_TESTS), so every CI
        run proves the build job end to end, at about the cost of `make smoke-image` (its wheelhouse copies from the
@@ -86,8 +87,8 @@ def _build_beside(session: nox.Session) -> tuple[threading.Thread, list[str]] | 
     if session.posargs or os.geteuid() != 0 or shutil.which("apptainer") is None:
         return None
     os.makedirs("build", exist_ok=True)
-    builds = [("the build job (the smoke image)", [_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s",
-                                                   *BUILD_JOB_TESTS],
+    build_job = [_session_pytest(session), "-q", "-p", "no:cacheprovider", "-s", *BUILD_JOB_TESTS]
+    builds = [("the build job's tests (the smoke image; Slurm, then PBS)", build_job,
                {"DDP_TEST_BUILD_JOB": "1", "DDP_BUILD_JOB_SMOKE_SIF": os.path.join("build", "smoke.sif")}),
               ("make twin-base (the plain NGC image)", ["make", "twin-base"], {})]
     failures: list[str] = []
