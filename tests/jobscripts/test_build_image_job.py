@@ -30,6 +30,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from imagetool.buildargs import app_version
 
 from tests.fixtures.slurm import JOB_USER, REPO, SlurmCluster
 from tests.fixtures.twin import ARGS, source_mirror
@@ -112,7 +113,8 @@ def trust_the_checkout() -> dict[str, str]:
 
 
 def built_sif(workdir: Path) -> Path:
-    return workdir / "images" / "app-smoke-0.1.0.sif"
+    """Where the job writes the image: IMAGE_DIR/app-FLAVOUR-VERSION.sif, VERSION the project's (buildjob.py)."""
+    return workdir / "images" / f"app-smoke-{app_version(CHECKOUT)}.sif"
 
 
 def install_for_the_run(sif: Path, destination: Path) -> None:
