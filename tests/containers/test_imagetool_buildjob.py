@@ -25,10 +25,13 @@ from tests.test_login_tools import login_python
 SCRIPT = REPO / "jobscripts" / "build-image.sh"
 OTHER_ARCH = "aarch64" if os.uname().machine == "x86_64" else "x86_64"
 #: A stand-in `apptainer`: the version line the job logs; with HANG_ON_CALL=N its Nth call writes its pid to MARK
-#: and sleeps instead (the job's own `--version` is call 1, check-host's is call 2)
+#: and sleeps instead (the job's own `--version` is call 1, check-host's is call 2). The pid is renamed into place:
+#: a test that sees MARK signals at once, and a half-written MARK would hold no pid
 FAKE_APPTAINER = """#!/bin/sh
 n=$(cat "$FAKE_COUNT" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$FAKE_COUNT"
-if [ -n "${HANG_ON_CALL:-}" ] && [ "$n" -ge "$HANG_ON_CALL" ]; then echo $$ >"$FAKE_MARK"; exec sleep 60; fi
+if [ -n "${HANG_ON_CALL:-}" ] && [ "$n" -ge "$HANG_ON_CALL" ]; then
+  echo $$ >"$FAKE_MARK.part" && mv "$FAKE_MARK.part" "$FAKE_MARK"; exec sleep 60
+fi
 [ "$1" = --version ] && { echo "apptainer version 1.4.1"; exit 0; }
 echo "stand-in apptainer: $*" >&2; exit 1
 """
