@@ -42,13 +42,7 @@ DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "$0")}  # run directly (bash jobscrip
 checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
 [[ -r $checkout/app/host/launch/run_checkout.py ]] || { echo "gh200-pbs.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; submit from the project directory or set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-# The site's defaults: the job reads them as ones you set (docs/knobs.md)
-# Slingshot: aws-ofi-nccl over libfabric's cxi provider, with the host's libfabric bound in.
-export FABRIC=${FABRIC:-slingshot}
-# Rendezvous on the head node's first Slingshot NIC: its hostname resolves to the management network
-export RDZV_IFACES=${RDZV_IFACES:-hsn0}
-# `check` holds the nodes to this site's bandwidth expectations (app/check/sites/slingshot-gh200.yaml)
-export CHECK_SITE=${CHECK_SITE-slingshot-gh200}
 # The job itself (app/host/launch/job.py, pbs_job.py), on the batch host's python3 with this checkout and the standard
-# library only; qsub passes no arguments (WORKLOAD carries them), a direct run may
-exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=gh200-pbs.sh job --scheduler=pbs -- "$@"
+# library only; the site's defaults (Slingshot, rendezvous on hsn0, the check's slingshot-gh200 profile):
+# app/host/launch/sites.py. qsub passes no arguments (WORKLOAD carries them), a direct run may
+exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=gh200-pbs.sh job --scheduler=pbs --site=slingshot-gh200 -- "$@"

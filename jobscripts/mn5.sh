@@ -45,11 +45,6 @@ export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
 checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
 [[ -r $checkout/app/host/launch/run_checkout.py ]] || { echo "mn5.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-# ACC nodes have InfiniBand (mlx5): NCCL is told so, and fails at start if it cannot use it.
-export FABRIC=${FABRIC:-infiniband}
-# Rendezvous on the head node's IPoIB address: its hostname resolves to the management network
-export RDZV_IFACES=${RDZV_IFACES:-ib0}
-# `check` holds the nodes to this site's bandwidth expectations (app/check/sites/mn5.yaml)
-export CHECK_SITE=${CHECK_SITE-mn5}
-# The job itself (app/host/launch/job.py), on the batch host's python3 with this checkout and the standard library only
-exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=mn5.sh job -- "$@"
+# The job itself (app/host/launch/job.py), on the batch host's python3 with this checkout and the standard library
+# only; the site's defaults (InfiniBand, rendezvous on ib0, the check's mn5 profile): app/host/launch/sites.py
+exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=mn5.sh job --site=mn5 -- "$@"

@@ -48,7 +48,6 @@ export DDP_JOBSCRIPTS=${DDP_JOBSCRIPTS:-$(dirname "${submitted:-$0}")}
 checkout=$(cd -P "$DDP_JOBSCRIPTS/.." 2>/dev/null && pwd)
 [[ -r $checkout/app/host/launch/run_checkout.py ]] || { echo "slurm.sh: error: no checkout of the project above $DDP_JOBSCRIPTS; set DDP_JOBSCRIPTS=/path/to/jobscripts" >&2; exit 2; }
 
-# The site's default: the job reads it as one you set (docs/knobs.md)
-export FABRIC=${FABRIC:-auto}
-# The job itself (app/host/launch/job.py), on the batch host's python3 with this checkout and the standard library only
+# The job itself (app/host/launch/job.py), on the batch host's python3 with this checkout and the standard library
+# only; no site's defaults: any cluster (FABRIC=auto detects the network on the head node)
 exec python3 -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" app.host.launch --script=slurm.sh job -- "$@"

@@ -23,6 +23,8 @@ import pwd
 import re
 import shutil
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -82,6 +84,29 @@ def as_the_user(cluster: SlurmCluster, checkout: Path, line: str, env: dict[str,
                "bash", "-c", line]
     return subprocess.Popen(command, cwd=checkout, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             **popen)
+
+
+class Follower:
+    """`tail -f` as the user runs it, read as it prints: tail looks at the log on its own clock (once a second where
+    it has no inotify), so it is stopped only once it has printed the job's last line, or after timeout_s."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process, self.lines = process, []
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(process.stdout.readline, "")),
+                                       daemon=True)
+        self.reader.start()
+
+    def stop_after(self, last: str, timeout_s: float = 30) -> str:
+        deadline = time.monotonic() + timeout_s
+        while not any(last in line for line in list(self.lines)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.stop()
+        return "".join(self.lines)
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, 15)
+        self.process.wait(timeout=30)
+        self.reader.join(timeout=30)
 
 
 def run_as_the_user(cluster: SlurmCluster, checkout: Path, line: str, env: dict[str, str]) -> str:
@@ -181,15 +206,16 @@ def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_sa
     assert re.search(rf"^\s*{job_id}\s", queue, re.M), f"squeue does not list job {job_id}:\n{queue}"
     log = checkout / f"ddp-{job_id}.out"
     slurm_cluster.wait_for(log.exists, timeout_s=120, what=f"the log {log.name} the README names")
-    follow = as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"tail -f \S+", jobid=job_id), {},
-                         start_new_session=True)
+    follow = Follower(as_the_user(slurm_cluster, checkout, readme_command("Watch it", r"tail -f \S+", jobid=job_id),
+                                  {}, start_new_session=True))
     try:
         job = finished(slurm_cluster, job_id, checkout)
-    finally:
-        os.killpg(follow.pid, 15)
+    except BaseException:
+        follow.stop()
+        raise
     # tail -f starts with the log's last 10 lines: the job's first lines may be past by then, so the README's
     # lines are looked for in the whole log, and tail -f must have followed it to the end.
-    followed = follow.communicate(timeout=30)[0]
+    followed = follow.stop_after("step finished with exit code 0")
     assert "step finished with exit code 0" in followed, f"tail -f did not follow the log to its end:\n{followed}"
     assert_mn5_site_job(job)
     for line in _quoted_block(walkthrough_section("Watch it")):
@@ -224,12 +250,13 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
     watch = readme_pbs_command("Watch it", r"tail -f \S+", seq=seq)
     log = checkout / watch.split()[-1]
     slurm_cluster.wait_for(log.exists, timeout_s=120, what=f"the log {log.name} the README names")
-    follow = as_the_user(slurm_cluster, checkout, watch, {}, start_new_session=True)
+    follow = Follower(as_the_user(slurm_cluster, checkout, watch, {}, start_new_session=True))
     try:
         job = finished(slurm_cluster, seq, checkout, log=log.name.replace(seq, "{job_id}"))
-    finally:
-        os.killpg(follow.pid, 15)
-    followed = follow.communicate(timeout=30)[0]
+    except BaseException:
+        follow.stop()
+        raise
+    followed = follow.stop_after("step finished with exit code 0")
     assert "completed at step " in followed and "step finished with exit code 0" in followed, followed[-6000:]
     job.run_dir = checkout / "runs" / job_id
     assert_gh200_pbs_site_job(job, Path(stand_ins["DDP_PROBE_ROOT"]))

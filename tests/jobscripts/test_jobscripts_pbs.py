@@ -30,6 +30,8 @@ from tests.launch_plan.job_parts import Ran, job_parts
 JOBSCRIPTS = REPO / "jobscripts"
 PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
 PBS_BIN = REPO / "tests" / "slurm" / "pbs-bin"
+#: The trainer's line on resuming (app/train/snapshot/manager.py)
+RESUMED = re.compile(r"resuming from \S+ at step (?P<step>\d+) \(epoch \d+")
 #: The log of a job submitted with qsub, as PBS names it: <job name>.o<sequence number> in the submit directory
 PBS_LOG = "ddp.o{job_id}"
 #: The two-node PBS job (id 7.pbs) the fast tests plan, as tests/launch_plan/job_parts.py takes it
@@ -344,13 +346,15 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
         attributes = slurm_cluster.qstat(workdir, resubmitted[0])
         assert {k: attributes.get(k) for k in options} == options
         log = workdir / PBS_LOG.format(job_id=second)
-        slurm_cluster.wait_for(lambda: "resuming from" in (log.read_text() if log.exists() else ""), timeout_s=120,
+        # The whole line, up to its epoch: the job is cancelled next, and a line the relays had only half written
+        # would stay half written
+        slurm_cluster.wait_for(lambda: RESUMED.search(log.read_text() if log.exists() else ""), timeout_s=120,
                                what="the resubmitted job to resume")
     finally:
         # Every job of the chain: one left running resubmits itself at its walltime and holds the nodes.
         for state in (workdir / ".pbs-state").glob("*.pbs-emulation"):
             slurm_cluster.run("scancel", state.name.removesuffix(".pbs-emulation"))
-    assert f"at step {preempted_at} " in log.read_text().split("resuming from")[1]
+    assert RESUMED.search(log.read_text())["step"] == str(preempted_at)
     assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
 
 

@@ -1,6 +1,6 @@
 """`python3 -m app.launch`: the job, and the pbsdsh launcher it runs on every step's line under PBS.
 
-    python3 -m app.launch --script NAME job [--scheduler pbs] -- ARGS...
+    python3 -m app.launch --script NAME job [--scheduler pbs] [--site SITE] -- ARGS...
                                                                 the whole job (app/host/launch/job.py), as
                                                                 jobscripts/slurm.sh, mn5.sh and gh200-pbs.sh start it
     python3 -m app.launch --script NAME pbsdsh-run --run-dir= --job-id= --nodefile= -- COMMAND...
@@ -13,6 +13,7 @@ Log lines go to stdout as the job's log writes them ("[HH:MM:SS NAME] ..."); bad
 """
 
 import argparse
+import os
 import sys
 from typing import List, Optional, Sequence
 
@@ -22,6 +23,7 @@ from app.host.launch.job import SLURM, run_job
 from app.host.launch.pbs_job import PBS
 from app.host.launch.pbsdsh_command import add_command as add_pbsdsh_command
 from app.host.launch.say import error_line, log_line
+from app.host.launch.sites import SITES, apply_site_defaults
 
 
 class Job:
@@ -35,6 +37,9 @@ class Job:
 
 
 def run_job_command(job: Job, options: argparse.Namespace, words: List[str]) -> int:
+    applied = apply_site_defaults(options.site, os.environ) if options.site else []
+    if applied:
+        job.log(f"site {options.site}'s defaults: {' '.join(applied)} (app/host/launch/sites.py; a value you set wins)")
     return run_job(job.script, PBS if options.scheduler == "pbs" else SLURM, words)
 
 
@@ -47,6 +52,8 @@ def parser() -> argparse.ArgumentParser:
     whole_job = commands.add_parser("job", help="the whole job: -- the job's arguments (jobscripts/slurm.sh, mn5.sh "
                                     "and, with --scheduler=pbs, gh200-pbs.sh start it); exit: the job's")
     whole_job.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"), help="the job's scheduler")
+    whole_job.add_argument("--site", choices=sorted(SITES), help="the site whose defaults (app/host/launch/sites.py) "
+                           "apply where you set no value")
     whole_job.set_defaults(run=run_job_command)
     add_pbsdsh_command(commands)
     return top

@@ -1,11 +1,12 @@
 """`python3 -m app.launch --script=slurm.sh job [--scheduler=pbs] -- ARGS`: the whole job as one program (standard
 library only, Python 3.6: the batch host's python3 runs it, isolated, through app/host/launch/run_checkout.py).
 
-The site script (jobscripts/slurm.sh, mn5.sh, gh200-pbs.sh) is its scheduler's header, its site defaults and the
-line that starts this. Here: the allocation (app/host/common/scheduler_env.py), every knob (knobs.py), the plan (the
-image, the workload, processes per node, the fabric, the container, the launcher's command lines, the rendezvous),
-then the launch check, the preflight, the workload's step, and the end: heal and requeue, a requeue after a
-time-limit snapshot, or the step's own code (app/host/common/exitcodes.py). What differs between the schedulers is a
+The site script (jobscripts/slurm.sh, mn5.sh, gh200-pbs.sh) is its scheduler's header, the lines that find its
+checkout and the line that starts this, naming its site (app/host/launch/sites.py). Here: the allocation
+(app/host/common/scheduler_env.py), every knob (knobs.py), the plan (the image, the workload, processes per node, the
+fabric, the container, the launcher's command lines, the rendezvous), then the launch check, the preflight, the
+workload's step, and the end: heal and requeue, a requeue after a time-limit snapshot, or the step's own code
+(app/host/common/exitcodes.py). What differs between the schedulers is a
 Side (SLURM here, PBS in app/host/launch/pbs_job.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
 
 import abc
@@ -147,7 +148,7 @@ class Job:
         return alloc
 
     def resolve_knobs(self, alloc: Allocated) -> None:
-        """Every knob, the ones you set (or the site script set) taken as given; what the job exports, exported."""
+        """Every knob, the ones you set (or the site's defaults set) taken as given; what the job exports, exported."""
         given = {name: os.environ[name] for name in NAMES if name in os.environ}
         knobs = resolve(JobContext(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
         self.knobs = dict(knobs.values)

@@ -19,7 +19,8 @@ class JobContext(NamedTuple):
 
 
 #: Each knob and its default, computed from the job's facts and the values the user set (an empty value counts
-#: as unset, as bash's ${NAME:-default}). The script's own defaults (mn5.sh's FABRIC=infiniband) arrive as set.
+#: as unset, as bash's ${NAME:-default}). A site's defaults (mn5's FABRIC=infiniband, app/host/launch/sites.py)
+#: arrive as set.
 DEFAULTS = (
     ("IMAGE", lambda facts, given: facts.submit_dir + "/app.sif"),
     ("IMAGE_VERIFY", lambda facts, given: "auto"),
