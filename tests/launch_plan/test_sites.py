@@ -47,6 +47,20 @@ def test_each_site_default_is_a_knob_and_each_check_profile_it_names_is_shipped(
                 assert (REPO / "app" / "check" / "sites" / f"{default.value}.yaml").is_file(), (site, default)
 
 
+def test_the_knobs_page_gives_each_sites_default_for_the_script_that_names_the_site() -> None:
+    rows = {}
+    for line in (REPO / "docs" / "knobs.md").read_text().splitlines():
+        match = re.match(r"\| `([A-Z][A-Z0-9_]*)` \| (.*?) \|", line)
+        if match:
+            rows[match.group(1)] = match.group(2)
+    named = {re.search(r" --site=(\S+)", code_lines(script)[-1]).group(1): script
+             for script in SITE_SCRIPTS if " --site=" in code_lines(script)[-1]}
+    assert set(named) == set(SITES), named
+    for site, script in named.items():
+        for default in SITES[site]:
+            assert f"`{default.value}` in `{script}`" in rows[default.knob], (default, rows[default.knob])
+
+
 def test_a_site_default_fills_what_you_left_unset_and_yours_wins() -> None:
     environ = {"RDZV_IFACES": "ib1", "FABRIC": ""}
     applied = apply_site_defaults("mn5", environ)
