@@ -1835,6 +1835,70 @@ QUOTES = (
           "[WARN] fuse: unknown option `uid=2039'", "enroot-fuse-tools-unsupported",
           context=("[ERROR] Failed to mount: /home/u/ubuntu.sqsh",)),
 
+    # --- container images and the node's memory paths (round C) ---------------------------------------------------
+    # unsquashfs unpacking a SIF into a sandbox (Apptainer's --fakeroot, an unprivileged run's temporary sandbox,
+    # build --sandbox): squashfs-tools 4.3 printed the same xattr lines and went on; 4.4 and later exit non-zero,
+    # which Apptainer wraps as "root filesystem extraction failed: extract command failed: OUTPUT: exit status 1".
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 127,
+          'ERROR("write_xattr: could not write xattr %s "\n"for file %s because you\'re not "\n"superuser!\\n",\n'
+          "xattr_list[i].full_name, pathname);",
+          "write_xattr: could not write xattr security.capability for file /tmp/rootfs-817/usr/bin/ping because "
+          "you're not superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting /scratch/u1/app.sif: root filesystem extraction failed: extract command "
+                   "failed: ",)),
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 131,
+          'EXIT_UNSQUASH_STRICT("write_xattr: to avoid this error message, either"\n'
+          '" specify -user-xattrs, -no-xattrs, or run as "\n"superuser!\\n");',
+          "write_xattr: to avoid this error message, either specify -user-xattrs, -no-xattrs, or run as superuser!",
+          "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 263,
+          'ERROR("write_xattr: could not write xattr %s "\n"for file %s because you\'re not "\n"superuser!\\n",\n'
+          "xattr_list[i].full_name, pathname);",
+          "write_xattr: could not write xattr security.capability for file /tmp/build-temp-55/rootfs/usr/bin/ping "
+          "because you're not superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   While performing build: packer failed to pack: while unpacking local image: root "
+                   "filesystem extraction failed: extract command failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 267,
+          'EXIT_UNSQUASH_STRICT("write_xattr: to avoid this error message, either"\n'
+          '" specify -xattrs-include \'^user.\', -no-xattrs, or run as "\n"superuser!\\n");',
+          "write_xattr: to avoid this error message, either specify -xattrs-include '^user.', -no-xattrs, or run as "
+          "superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",)),
+    # The target holds no such xattrs (ENOTSUP: tmpfs without user xattrs, many NFS mounts); 4.4 counts it failed.
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 75,
+          'ERROR("write_xattr: failed to write "\n"xattr %s for file %s because " \n"extended attributes are not "\n'
+          '"supported by the destination "\n"filesystem\\n",\nxattr_list[i].full_name,\npathname);',
+          "write_xattr: failed to write xattr user.mime_type for file /dev/shm/rootfs-4242/etc/magic because extended "
+          "attributes are not supported by the destination filesystem", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting alpine.sif: root filesystem extraction failed: extract command "
+                   "failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 211,
+          'ERROR("write_xattr: failed to write "\n"xattr %s for file %s because " \n"extended attributes are not "\n'
+          '"supported by the destination "\n"filesystem\\n",\nxattr_list[i].full_name,\npathname);',
+          "write_xattr: failed to write xattr security.capability for file /nfs/u1/sandbox/usr/bin/ping because "
+          "extended attributes are not supported by the destination filesystem", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   While performing build: packer failed to pack: while unpacking local image: root "
+                   "filesystem extraction failed: extract command failed: ",)),
+    # Singularity 3.6.4 ran unsquashfs through its own `singularity exec` (commit 4fe1720): the wrapped output
+    # begins with that container's warnings, and unsquashfs' own lines may never reach the log. With no other
+    # unsquashfs failure in sight, 4.4's xattr exit is the reading (Singularity 3.7.0 checked the target first).
+    Quote("Apptainer", "commit 4fe1720 (Singularity 3.6.4)", "pkg/image/unpacker/squashfs.go", 123,
+          'return fmt.Errorf("extract command failed: %s: %s", string(o), err)',
+          "FATAL:   while extracting alpine.sif: root filesystem extraction failed: extract command failed: "
+          "WARNING: passwd file doesn't exist in container, not updating", "unsquashfs-xattr-write-failed",
+          context=("INFO:    Converting SIF file to temporary sandbox...",)),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/image/unpacker/squashfs.go", 178,
+          'return fmt.Errorf("extract command failed: %s: %s", string(o), err)',
+          "ERROR:   unpackSIF failed: root filesystem extraction failed: extract command failed: write_xattr: failed "
+          "to write xattr security.selinux for file /nfs/u1/sandbox/etc because extended attributes are not "
+          "supported by the destination filesystem", "unsquashfs-xattr-write-failed"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/launch/launcher_linux.go", 1382,
+          'return "", "", fmt.Errorf("root filesystem extraction failed: %s", err)',
+          "FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",
+          "unsquashfs-xattr-write-failed",
+          context=("write_xattr: could not write xattr security.capability for file /tmp/rootfs-9/usr/bin/ping "
+                   "because you're not superuser!",)),
     # --- file systems without POSIX locks, through CPython's fcntl -------------------------------------------------
     Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSYS)", 0,
           '_S(ENOSYS, N_("Function not implemented"))',

@@ -260,6 +260,17 @@ _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to
                      r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
                      r"|Build failed)"
                      r"[^\n]{0,4000}?No space left on device")
+#: Apptainer's (and Singularity's) wrapping of a failed unsquashfs when it unpacks a SIF into a sandbox
+#: (internal/pkg/image/unpacker/squashfs.go, v1.4.5 line 178: "extract command failed: %s: %s").
+_UNSQUASHFS_FAILED = r"extract command failed: "
+#: unsquashfs (squashfs-tools 4.4 to 4.7) refusing or failing to set an xattr: unsquashfs_xattr.c's write_xattr.
+_UNSQUASHFS_XATTR = (r"write_xattr: (?:could not write xattr \S+ for file |to avoid this error message, either specify "
+                     r"|failed to write xattr \S+ for file )")
+#: unsquashfs' other failures (4.4 unsquashfs.c: "Write on output file failed because %s", "writer: failed to write
+#: file %s", "read_block: failed to read block @0x%llx", "%s uncompress failed with error code %d", BAD_ERROR's
+#: "FATAL ERROR:"), the node's full disk, a compressor it lacks: a wrapped failure that shows one is not the xattrs.
+_UNSQUASHFS_OTHER = (r"FATAL ERROR|failed because|writer: failed to write file|read_block: |uncompress failed"
+                     r"|No space left on device|Disk quota exceeded|Out of memory|compression|SQUASHFS superblock")
 #: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
 #: give-up after retrying (socket.cpp throwTimeoutError).
 _NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
@@ -396,6 +407,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
@@ -1300,6 +1312,37 @@ CAUSES: Tuple[Cause, ...] = (
          # segments the DataLoader's workers hand their batches over in, which live in /dev/shm.
          r"unable to write to file </torch_\w{1,80}>: No space left on device"),
         83,
+    ),
+    Cause(
+        "unsquashfs-xattr-write-failed",
+        "unsquashfs, unpacking the SIF image into a sandbox directory (`--fakeroot`, an unprivileged run's temporary "
+        "sandbox, `build --sandbox`), could not set the files' extended attributes: as non-root it may not write "
+        "security.* ones (security.capability), and the target (tmpfs, many NFS mounts) may hold none; squashfs-tools "
+        "4.4 and later exit with an error for it, and Singularity before 3.7 did not tell it to skip them",
+        "use Apptainer (any 1.x) or SingularityCE 3.7 or later: they pass unsquashfs `-user-xattrs` when not root "
+        "and `-no-xattrs` where the target holds no user xattrs; with an older Singularity, point "
+        "`SINGULARITY_TMPDIR`/`APPTAINER_TMPDIR` at a local disk with user xattrs (ext4, xfs; not tmpfs or NFS), "
+        "or make the sandbox where the build runs as root (`sudo apptainer build --sandbox` on local disk); "
+        "`unsquashfs -no-xattrs -d DIR IMAGE.sif` unpacks by hand",
+        # squashfs-tools 4.4 squashfs-tools/unsquashfs_xattr.c line 127 (4.6.1 line 263) ERROR("write_xattr: could
+        # not write xattr %s for file %s because you're not superuser!\n", ...), then line 131 "write_xattr: to avoid
+        # this error message, either specify -user-xattrs, -no-xattrs, or run as superuser!\n" (4.6.1 line 267:
+        # "-xattrs-include '^user.'"); line 75 (4.6.1 line 211) "write_xattr: failed to write xattr %s for file %s
+        # because extended attributes are not supported by the destination filesystem\n". 4.3 printed the first two
+        # and went on; 4.4 marks the run failed and exits 1, which Apptainer v1.4.5 internal/pkg/image/unpacker/
+        # squashfs.go line 178 wraps as "extract command failed: %s: %s" and launcher_linux.go line 1382 as "root
+        # filesystem extraction failed: %s" (apptainer/singularity#5399, #5668; fixed by #5518 in Singularity 3.6.2,
+        # `-user-xattrs` when rootless, and #5674 in 3.7.0, `-no-xattrs` where the target lacks user xattrs).
+        # The wrapping alone reads so only where unsquashfs shows no other failure: Singularity 3.6.4 ran it inside
+        # its own `singularity exec` (commit 4fe1720), whose warnings the wrapped output begins with.
+        (r"write_xattr: could not write xattr \S+ for file ",
+         r"write_xattr: to avoid this error message, either specify (?:-user-xattrs|-xattrs-include)",
+         r"write_xattr: failed to write xattr \S+ for file \S[^\n]{0,4000}?because extended attributes are not "
+         r"supported by the destination filesystem",
+         r"root filesystem extraction failed: extract command failed: "),
+        81,
+        applies=lambda log: log.has(_UNSQUASHFS_FAILED) and (log.has(_UNSQUASHFS_XATTR)
+                                                            or not log.has(_UNSQUASHFS_OTHER)),
     ),
     Cause(
         "systemd-removeipc",
