@@ -1899,6 +1899,41 @@ QUOTES = (
           "unsquashfs-xattr-write-failed",
           context=("write_xattr: could not write xattr security.capability for file /tmp/rootfs-9/usr/bin/ping "
                    "because you're not superuser!",)),
+    # UCX's InfiniBand transports refused access to the buffer they send from (IBV_WC_LOC_PROT_ERR, rdma-core's
+    # ibv_wc_status_str "local protection error"): on GPU buffers (OSU's "Send Buffer on DEVICE (D)", UCX's CUDA
+    # transports, GPUDirect) PCIe ACS or the IOMMU between the card and the GPU (openucx/ucx#3564).
+    Quote("UCX", "v1.5.0", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 62,
+          'ucs_log(log_lvl, "send completion with error: %s",\nibv_wc_status_str(wc->status));',
+          "[1556107200.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:62   UCX  ERROR send completion with error: "
+          "local protection error", "p2p-acs-iommu",
+          context=("# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)",)),
+    Quote("UCX", "v1.18.1", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 124,
+          'ucs_log(log_lvl,\n"send completion with error: %s [qpn 0x%x wrid 0x%lx "\n"vendor_err 0x%x]\\n%s",\n'
+          "ibv_wc_status_str(wc->status), wc->qp_num, wc->wr_id,\nwc->vendor_err, peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:124  UCX  ERROR send completion with error: "
+          "local protection error [qpn 0x1a2 wrid 0x5 vendor_err 0x51]", "p2p-acs-iommu",
+          context=("UCX_TLS=rc_v,cuda_copy,cuda_ipc",),
+          fmt="send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]"),
+    Quote("UCX", "v1.15.0", "src/uct/ib/mlx5/ib_mlx5_log.c", 100,
+          'snprintf(err_info, sizeof(err_info), "Local protection");',
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:171  UCX  ERROR Local protection on mlx5_0:1/IB "
+          "(synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("# Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)",)),
+    Quote("UCX", "v1.18.1", "src/uct/ib/mlx5/ib_mlx5_log.c", 103,
+          'snprintf(err_info, sizeof(err_info), "Local protection error");',
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+          "mlx5_0:1/IB (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("[1700000000.100000] [gpu-a-017:2741:0] ucp_context.c:2190 UCX  INFO  UCP version is 1.18 (release "
+                   "1)", "+ export UCX_TLS=rc_x,cuda_copy,gdr_copy")),
+    Quote("UCX", "v1.18.1", "src/uct/ib/mlx5/ib_mlx5_log.c", 179,
+          'ucs_log(log_level,\n"%s on " UCT_IB_IFACE_FMT " (synd 0x%x vend 0x%x hw_synd %d/%d)\\n"\n'
+          '"%s QP 0x%x wqe[%d]: %s %s",\nerr_info, UCT_IB_IFACE_ARG(iface), ecqe->syndrome,\n'
+          "ecqe->vendor_err_synd, ecqe->hw_synd_type >> 4, ecqe->hw_err_synd,\nqp_type_str, qp_num, pi, wqe_info, "
+          "peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+          "mlx5_1:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("#      Transport: gdr_copy",),
+          fmt="%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
     # --- file systems without POSIX locks, through CPython's fcntl -------------------------------------------------
     Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSYS)", 0,
           '_S(ENOSYS, N_("Function not implemented"))',

@@ -271,6 +271,18 @@ _UNSQUASHFS_XATTR = (r"write_xattr: (?:could not write xattr \S+ for file |to av
 #: "FATAL ERROR:"), the node's full disk, a compressor it lacks: a wrapped failure that shows one is not the xattrs.
 _UNSQUASHFS_OTHER = (r"FATAL ERROR|failed because|writer: failed to write file|read_block: |uncompress failed"
                      r"|No space left on device|Disk quota exceeded|Out of memory|compression|SQUASHFS superblock")
+#: UCX's InfiniBand transports refusing access to a local buffer (IBV_WC_LOC_PROT_ERR, the mlx5 syndrome 0x4): the
+#: verbs transport's "send completion with error: %s" with rdma-core's ibv_wc_status_str "local protection error"
+#: (src/uct/ib/rc/verbs/rc_verbs_iface.c, v1.5.0 line 62, v1.18.1 line 124), the mlx5 ones' "%s on %s:%d/%s (synd"
+#: with "Local protection" (v1.15.0 src/uct/ib/mlx5/ib_mlx5_log.c line 100; "Local protection error" in v1.18.1,
+#: line 103). Also a deregistered or freed host buffer: read as PCIe only where the buffers are on GPUs.
+_UCX_LOCAL_PROTECTION = (r"send completion with error: local protection error"
+                         r"|\bLocal protection(?: error)? on \S{1,100} \(synd 0x")
+#: The log shows the traffic was in GPU memory: OSU's benchmark header "# Send Buffer on %s and Receive Buffer on %s"
+#: with "DEVICE (D)" or "MANAGED (M)" (util/osu_util.c), UCX's GPU transports by name (a UCX_TLS setting, ucx_info's
+#: "#      Transport: %s", src/tools/info/tl_info.c), GPUDirect RDMA and its peer-memory modules.
+_GPU_BUFFERS = (r"Buffer on (?:DEVICE|MANAGED) \(|\b(?:cuda_copy|cuda_ipc|gdr_copy|rocm_copy|rocm_ipc)\b|GPUDirect"
+                r"|nvidia[-_]peermem|nv_peer_mem")
 #: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
 #: give-up after retrying (socket.cpp throwTimeoutError).
 _NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
@@ -408,6 +420,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
          _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
+         _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
@@ -1665,9 +1678,10 @@ CAUSES: Tuple[Cause, ...] = (
         "protection errors): PCIe Access Control Services (ACS) or the IOMMU redirect peer traffic through the root "
         "complex, which drops or corrupts it",
         "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (between GPUs) or `EXTRA_ENV=NCCL_NET_GDR_LEVEL=LOC` (no "
-        "GPUDirect RDMA, for the network's local protection errors): if the errors go away, the admins disable ACS "
-        "on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting "
-        "guide; `nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        "GPUDirect RDMA, for the network's local protection errors; UCX: `UCX_IB_GPU_DIRECT_RDMA=no`): if the "
+        "errors go away, the admins disable ACS on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, "
+        "or off) per NCCL's troubleshooting guide; `nvidia-smi topo -m` shows the paths; resubmit without the node "
+        "meanwhile",
         # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
         # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
         # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
@@ -1681,8 +1695,14 @@ CAUSES: Tuple[Cause, ...] = (
         (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
          r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
          r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))",
-         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA"),
+         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA",
+         # UCX's verbs and mlx5 transports with the same status (see _UCX_LOCAL_PROTECTION): openucx/ucx#3564, an OSU
+         # bandwidth test from GPU to GPU failing so until ACS was disabled in the BIOS.
+         _UCX_LOCAL_PROTECTION),
         87,
+        # UCX's lines only on GPU buffers: on host memory a local protection error is the program's (a buffer
+        # freed or deregistered while in flight), not the PCIe path.
+        applies=lambda log: not log.has(_UCX_LOCAL_PROTECTION) or log.has(_GPU_BUFFERS),
     ),
     Cause(
         "gpu-hardware-fault",

@@ -1,5 +1,5 @@
-"""Readings of container images being unpacked (Apptainer's SIF into a sandbox) that the quoted lines alone do not
-show: where the same words are no failure, and where the wrapped failure is something else."""
+"""Readings the quoted lines alone do not show (Apptainer unpacking a SIF into a sandbox, UCX on GPU buffers):
+where the same words are no failure, and where a wrapped failure is something else."""
 
 from __future__ import annotations
 
@@ -35,3 +35,12 @@ def test_the_xattr_lines_name_the_cause_even_beside_another_unsquashfs_line() ->
     lines = [WRAPPED, "write_xattr: could not write xattr security.capability for file /tmp/rootfs-9/usr/bin/ping "
              "because you're not superuser!", "Lseek failed because Invalid argument"]
     assert [finding.key for finding in diagnose_lines(lines)][:1] == ["unsquashfs-xattr-write-failed"]
+
+
+def test_a_ucx_local_protection_error_on_host_buffers_is_not_the_pcie_path() -> None:
+    """UCX v1.5.0 rc_verbs_iface.c line 62 with IBV_WC_LOC_PROT_ERR, an OSU test between host buffers: a buffer the
+    program freed or deregistered, not ACS."""
+    lines = ["# OSU MPI Bandwidth Test v5.6.1",
+             "[1556107200.123456] [node1:2741:0]     rc_verbs_iface.c:62   UCX  ERROR send completion with error: "
+             "local protection error"]
+    assert "p2p-acs-iommu" not in [finding.key for finding in diagnose_lines(lines)]
