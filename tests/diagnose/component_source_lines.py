@@ -1934,6 +1934,44 @@ QUOTES = (
           "mlx5_1:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
           context=("#      Transport: gdr_copy",),
           fmt="%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
+    # ROMIO (MPI-IO in MPICH, Cray MPICH, Intel MPI, Open MPI's romio component) takes fcntl locks for data sieving
+    # and aborts the job when the file system refuses one (MPI_Abort after these lines); perror(s) writes s, ": " and
+    # strerror(errno).
+    Quote("MPICH", "v3.3", "src/mpi/romio/adio/common/lock.c", 180,
+          "FPRINTF(stderr,\n"
+          '"This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking '
+          'failed in ADIOI_Set_lock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno %X.\\n"\n'
+          '"- If the file system is NFS, you need to use NFS version 3, ensure that the lockd daemon is running on all '
+          "the machines, and mount the directory with the 'noac' option (no attribute caching).\\n\"\n"
+          "\"- If the file system is LUSTRE, ensure that the directory is mounted with the 'flock' option.\\n\",\n"
+          "fd, flock_cmd_to_string(cmd), cmd, flock_type_to_string(type), type, whence, err,\nerrno);",
+          "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking "
+          "failed in ADIOI_Set_lock(fd 12,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value FFFFFFFF and "
+          "errno 26.", "file-locks-unsupported",
+          fmt="This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File "
+              "locking failed in ADIOI_Set_lock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno "
+              "%X."),
+    Quote("MPICH", "v3.3", "src/mpi/romio/adio/common/lock.c", 186,
+          'perror("ADIOI_Set_lock:");',
+          "ADIOI_Set_lock:: Function not implemented", "file-locks-unsupported", fmt="ADIOI_Set_lock:"),
+    Quote("MPICH", "v4.2.0", "src/mpi/romio/adio/common/lock.c", 141,
+          "FPRINTF(stderr,\n"
+          '"This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking '
+          'failed in ADIOI_GEN_SetLock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno %X.\\n"\n'
+          '"- If the file system is NFS, you need to use NFS version 3, ensure that the lockd daemon is running on all '
+          "the machines, and mount the directory with the 'noac' option (no attribute caching).\\n\"\n"
+          "\"- If the file system is LUSTRE, ensure that the directory is mounted with the 'flock' option.\\n\",\n"
+          "fd_sys, ADIOI_GEN_flock_cmd_to_string(cmd), cmd,\n"
+          "ADIOI_GEN_flock_type_to_string(type), type, whence, err, errno);",
+          "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking "
+          "failed in ADIOI_GEN_SetLock(fd 9,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value FFFFFFFF and "
+          "errno 25.", "file-locks-unsupported",
+          fmt="This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File "
+              "locking failed in ADIOI_GEN_SetLock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and "
+              "errno %X."),
+    Quote("MPICH", "v4.2.0", "src/mpi/romio/adio/common/lock.c", 147,
+          'perror("ADIOI_GEN_SetLock:");',
+          "ADIOI_GEN_SetLock:: No locks available", "file-locks-unsupported", fmt="ADIOI_GEN_SetLock:"),
     # --- file systems without POSIX locks, through CPython's fcntl -------------------------------------------------
     Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSYS)", 0,
           '_S(ENOSYS, N_("Function not implemented"))',

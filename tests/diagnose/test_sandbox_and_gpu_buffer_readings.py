@@ -44,3 +44,11 @@ def test_a_ucx_local_protection_error_on_host_buffers_is_not_the_pcie_path() -> 
              "[1556107200.123456] [node1:2741:0]     rc_verbs_iface.c:62   UCX  ERROR send completion with error: "
              "local protection error"]
     assert "p2p-acs-iommu" not in [finding.key for finding in diagnose_lines(lines)]
+
+
+def test_romio_retrying_an_interrupted_lock_is_no_cause() -> None:
+    """MPICH v3.3 src/mpi/romio/adio/common/lock.c line 164, its debug build's retry on EINTR: the lock went on."""
+    lines = ["File locking failed in ADIOI_Set_lock(fd 0XC,cmd F_SETLKW/0X7,type F_WRLCK/0X1,whence 0) with return "
+             "value 0XFFFFFFFF and errno 0X4.  Retry (1).",
+             "ADIOI_Set_lock:: Interrupted system call"]
+    assert "file-locks-unsupported" not in [finding.key for finding in diagnose_lines(lines)]

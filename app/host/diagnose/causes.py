@@ -200,8 +200,10 @@ _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
 _PYXIS_FULL = r"pyxis:[^\n]{0,80}(?:No space left on device|Failed to write to output filesystem)"
 #: A program took a POSIX lock on a file: the traceback's call (fcntl.lockf, fcntl.flock), the filelock package
-#: (its path in a traceback, its DEBUG "Attempting to acquire lock").
-_LOCK_CALL = r"\bfcntl\.(?:lockf|flock)\b|[/\\]filelock[/\\]|Attempting to acquire lock \d+ on "
+#: (its path in a traceback, its DEBUG "Attempting to acquire lock"), MPI-IO's (ROMIO's ADIOI_Set_lock, later
+#: ADIOI_GEN_SetLock).
+_LOCK_CALL = (r"\bfcntl\.(?:lockf|flock)\b|[/\\]filelock[/\\]|Attempting to acquire lock \d+ on "
+              r"|\bADIOI_(?:Set_lock|GEN_SetLock)\b")
 #: The process group's setup failed: a traceback through init_process_group's rendezvous (torch 1.x to 2.13
 #: torch/distributed/distributed_c10d.py `store, rank, world_size = next(rendezvous_iterator)`), or the errors its
 #: store raises when the other ranks never came (torch.distributed's DistStoreError, DistNetworkError, elastic's
@@ -3242,17 +3244,28 @@ CAUSES: Tuple[Cause, ...] = (
         "file-locks-unsupported",
         "a lock on a file was refused because its file system does not implement POSIX locks ({why}): Lustre "
         "mounted without `flock`, an NFS mount with `nolock` or no lock daemon; programs that guard a shared "
-        "cache or download with fcntl/flock (filelock, HF datasets, torch.compile and Triton caches) stop there",
+        "cache or download with fcntl/flock (filelock, HF datasets, torch.compile and Triton caches) and MPI-IO's "
+        "data sieving stop there",
         "point the lock's directory at a file system that has locks: caches on node-local disk (`TRITON_CACHE_DIR`, "
         "`HF_HOME`, `TORCHINDUCTOR_CACHE_DIR` under `$TMPDIR`), or ask the admins for `-o flock` (Lustre) or a "
         "working lockd (NFS); `python3 -c \"import fcntl; fcntl.lockf(open('PATH/x','w'), fcntl.LOCK_EX)\"` shows "
-        "whether a directory allows them",
+        "whether a directory allows them; MPI-IO (ROMIO) takes them for data sieving: a hints file with "
+        "`romio_ds_write disable` and `romio_ds_read disable`, named by `ROMIO_HINTS=PATH`, turns that off",
         # CPython's fcntl module (Modules/fcntlmodule.c, 3.6 to 3.13: fcntl.lockf and fcntl.flock raise OSError
         # from errno) printed as "OSError: [Errno %d] %s": ENOLCK 37 "No locks available" (NFS without lockd),
         # ENOSYS 38 "Function not implemented" (Lustre's noflock), EOPNOTSUPP 95 "Operation not supported"; read
         # only where the log shows a lock call (the traceback's fcntl line, the filelock package).
         (r"OSError: \[Errno (?P<why>37\] No locks available|38\] Function not implemented"
-         r"|95\] Operation not supported)",),
+         r"|95\] Operation not supported)",
+         # ROMIO, MPI-IO's file layer (MPICH v3.3 src/mpi/romio/adio/common/lock.c line 180, v4.2.0 line 141):
+         # FPRINTF(stderr, "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH
+         # Message: File locking failed in ADIOI_Set_lock(fd %X,cmd %s/%X,...) ..." (ADIOI_GEN_SetLock from 3.4),
+         # printed when fcntl fails with any errno but EBADF, then perror("ADIOI_Set_lock:") and MPI_Abort: its
+         # data-sieving writes lock byte ranges (GEOS-DEV/GEOS#1482, Lustre without flock).
+         r"This requires fcntl\(2\) to be implemented\. As of 8/25/2011 it is not\. Generic MPICH Message: "
+         r"(?P<why>File locking failed in ADIOI_\w{1,20})\(",
+         r"\bADIOI_(?:Set_lock|GEN_SetLock):: (?P<why>No locks available|Function not implemented"
+         r"|Operation not supported)"),
         73,
         applies=lambda log: log.has(_LOCK_CALL),
     ),
