@@ -1835,6 +1835,143 @@ QUOTES = (
           "[WARN] fuse: unknown option `uid=2039'", "enroot-fuse-tools-unsupported",
           context=("[ERROR] Failed to mount: /home/u/ubuntu.sqsh",)),
 
+    # --- container images and the node's memory paths (round C) ---------------------------------------------------
+    # unsquashfs unpacking a SIF into a sandbox (Apptainer's --fakeroot, an unprivileged run's temporary sandbox,
+    # build --sandbox): squashfs-tools 4.3 printed the same xattr lines and went on; 4.4 and later exit non-zero,
+    # which Apptainer wraps as "root filesystem extraction failed: extract command failed: OUTPUT: exit status 1".
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 127,
+          'ERROR("write_xattr: could not write xattr %s "\n"for file %s because you\'re not "\n"superuser!\\n",\n'
+          "xattr_list[i].full_name, pathname);",
+          "write_xattr: could not write xattr security.capability for file /tmp/rootfs-817/usr/bin/ping because "
+          "you're not superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting /scratch/u1/app.sif: root filesystem extraction failed: extract command "
+                   "failed: ",)),
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 131,
+          'EXIT_UNSQUASH_STRICT("write_xattr: to avoid this error message, either"\n'
+          '" specify -user-xattrs, -no-xattrs, or run as "\n"superuser!\\n");',
+          "write_xattr: to avoid this error message, either specify -user-xattrs, -no-xattrs, or run as superuser!",
+          "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 263,
+          'ERROR("write_xattr: could not write xattr %s "\n"for file %s because you\'re not "\n"superuser!\\n",\n'
+          "xattr_list[i].full_name, pathname);",
+          "write_xattr: could not write xattr security.capability for file /tmp/build-temp-55/rootfs/usr/bin/ping "
+          "because you're not superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   While performing build: packer failed to pack: while unpacking local image: root "
+                   "filesystem extraction failed: extract command failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 267,
+          'EXIT_UNSQUASH_STRICT("write_xattr: to avoid this error message, either"\n'
+          '" specify -xattrs-include \'^user.\', -no-xattrs, or run as "\n"superuser!\\n");',
+          "write_xattr: to avoid this error message, either specify -xattrs-include '^user.', -no-xattrs, or run as "
+          "superuser!", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",)),
+    # The target holds no such xattrs (ENOTSUP: tmpfs without user xattrs, many NFS mounts); 4.4 counts it failed.
+    Quote("squashfs-tools", "4.4", "squashfs-tools/unsquashfs_xattr.c", 75,
+          'ERROR("write_xattr: failed to write "\n"xattr %s for file %s because " \n"extended attributes are not "\n'
+          '"supported by the destination "\n"filesystem\\n",\nxattr_list[i].full_name,\npathname);',
+          "write_xattr: failed to write xattr user.mime_type for file /dev/shm/rootfs-4242/etc/magic because extended "
+          "attributes are not supported by the destination filesystem", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   while extracting alpine.sif: root filesystem extraction failed: extract command "
+                   "failed: ",)),
+    Quote("squashfs-tools", "4.6.1", "squashfs-tools/unsquashfs_xattr.c", 211,
+          'ERROR("write_xattr: failed to write "\n"xattr %s for file %s because " \n"extended attributes are not "\n'
+          '"supported by the destination "\n"filesystem\\n",\nxattr_list[i].full_name,\npathname);',
+          "write_xattr: failed to write xattr security.capability for file /nfs/u1/sandbox/usr/bin/ping because "
+          "extended attributes are not supported by the destination filesystem", "unsquashfs-xattr-write-failed",
+          context=("FATAL:   While performing build: packer failed to pack: while unpacking local image: root "
+                   "filesystem extraction failed: extract command failed: ",)),
+    # Singularity 3.6.4 ran unsquashfs through its own `singularity exec` (commit 4fe1720): the wrapped output
+    # begins with that container's warnings, and unsquashfs' own lines may never reach the log. With no other
+    # unsquashfs failure in sight, 4.4's xattr exit is the reading (Singularity 3.7.0 checked the target first).
+    Quote("Apptainer", "commit 4fe1720 (Singularity 3.6.4)", "pkg/image/unpacker/squashfs.go", 123,
+          'return fmt.Errorf("extract command failed: %s: %s", string(o), err)',
+          "FATAL:   while extracting alpine.sif: root filesystem extraction failed: extract command failed: "
+          "WARNING: passwd file doesn't exist in container, not updating", "unsquashfs-xattr-write-failed",
+          context=("INFO:    Converting SIF file to temporary sandbox...",)),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/image/unpacker/squashfs.go", 178,
+          'return fmt.Errorf("extract command failed: %s: %s", string(o), err)',
+          "ERROR:   unpackSIF failed: root filesystem extraction failed: extract command failed: write_xattr: failed "
+          "to write xattr security.selinux for file /nfs/u1/sandbox/etc because extended attributes are not "
+          "supported by the destination filesystem", "unsquashfs-xattr-write-failed"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/launch/launcher_linux.go", 1382,
+          'return "", "", fmt.Errorf("root filesystem extraction failed: %s", err)',
+          "FATAL:   while extracting app.sif: root filesystem extraction failed: extract command failed: ",
+          "unsquashfs-xattr-write-failed",
+          context=("write_xattr: could not write xattr security.capability for file /tmp/rootfs-9/usr/bin/ping "
+                   "because you're not superuser!",)),
+    # UCX's InfiniBand transports refused access to the buffer they send from (IBV_WC_LOC_PROT_ERR, rdma-core's
+    # ibv_wc_status_str "local protection error"): on GPU buffers (OSU's "Send Buffer on DEVICE (D)", UCX's CUDA
+    # transports, GPUDirect) PCIe ACS or the IOMMU between the card and the GPU (openucx/ucx#3564).
+    Quote("UCX", "v1.5.0", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 62,
+          'ucs_log(log_lvl, "send completion with error: %s",\nibv_wc_status_str(wc->status));',
+          "[1556107200.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:62   UCX  ERROR send completion with error: "
+          "local protection error", "p2p-acs-iommu",
+          context=("# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)",)),
+    Quote("UCX", "v1.18.1", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 124,
+          'ucs_log(log_lvl,\n"send completion with error: %s [qpn 0x%x wrid 0x%lx "\n"vendor_err 0x%x]\\n%s",\n'
+          "ibv_wc_status_str(wc->status), wc->qp_num, wc->wr_id,\nwc->vendor_err, peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:124  UCX  ERROR send completion with error: "
+          "local protection error [qpn 0x1a2 wrid 0x5 vendor_err 0x51]", "p2p-acs-iommu",
+          context=("UCX_TLS=rc_v,cuda_copy,cuda_ipc",),
+          fmt="send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]"),
+    Quote("UCX", "v1.15.0", "src/uct/ib/mlx5/ib_mlx5_log.c", 100,
+          'snprintf(err_info, sizeof(err_info), "Local protection");',
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:171  UCX  ERROR Local protection on mlx5_0:1/IB "
+          "(synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("# Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)",)),
+    Quote("UCX", "v1.18.1", "src/uct/ib/mlx5/ib_mlx5_log.c", 103,
+          'snprintf(err_info, sizeof(err_info), "Local protection error");',
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+          "mlx5_0:1/IB (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("[1700000000.100000] [gpu-a-017:2741:0] ucp_context.c:2190 UCX  INFO  UCP version is 1.18 (release "
+                   "1)", "+ export UCX_TLS=rc_x,cuda_copy,gdr_copy")),
+    Quote("UCX", "v1.18.1", "src/uct/ib/mlx5/ib_mlx5_log.c", 179,
+          'ucs_log(log_level,\n"%s on " UCT_IB_IFACE_FMT " (synd 0x%x vend 0x%x hw_synd %d/%d)\\n"\n'
+          '"%s QP 0x%x wqe[%d]: %s %s",\nerr_info, UCT_IB_IFACE_ARG(iface), ecqe->syndrome,\n'
+          "ecqe->vendor_err_synd, ecqe->hw_synd_type >> 4, ecqe->hw_err_synd,\nqp_type_str, qp_num, pi, wqe_info, "
+          "peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
+          "mlx5_1:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
+          context=("#      Transport: gdr_copy",),
+          fmt="%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
+    # ROMIO (MPI-IO in MPICH, Cray MPICH, Intel MPI, Open MPI's romio component) takes fcntl locks for data sieving
+    # and aborts the job when the file system refuses one (MPI_Abort after these lines); perror(s) writes s, ": " and
+    # strerror(errno).
+    Quote("MPICH", "v3.3", "src/mpi/romio/adio/common/lock.c", 180,
+          "FPRINTF(stderr,\n"
+          '"This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking '
+          'failed in ADIOI_Set_lock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno %X.\\n"\n'
+          '"- If the file system is NFS, you need to use NFS version 3, ensure that the lockd daemon is running on all '
+          "the machines, and mount the directory with the 'noac' option (no attribute caching).\\n\"\n"
+          "\"- If the file system is LUSTRE, ensure that the directory is mounted with the 'flock' option.\\n\",\n"
+          "fd, flock_cmd_to_string(cmd), cmd, flock_type_to_string(type), type, whence, err,\nerrno);",
+          "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking "
+          "failed in ADIOI_Set_lock(fd 12,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value FFFFFFFF and "
+          "errno 26.", "file-locks-unsupported",
+          fmt="This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File "
+              "locking failed in ADIOI_Set_lock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno "
+              "%X."),
+    Quote("MPICH", "v3.3", "src/mpi/romio/adio/common/lock.c", 186,
+          'perror("ADIOI_Set_lock:");',
+          "ADIOI_Set_lock:: Function not implemented", "file-locks-unsupported", fmt="ADIOI_Set_lock:"),
+    Quote("MPICH", "v4.2.0", "src/mpi/romio/adio/common/lock.c", 141,
+          "FPRINTF(stderr,\n"
+          '"This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking '
+          'failed in ADIOI_GEN_SetLock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and errno %X.\\n"\n'
+          '"- If the file system is NFS, you need to use NFS version 3, ensure that the lockd daemon is running on all '
+          "the machines, and mount the directory with the 'noac' option (no attribute caching).\\n\"\n"
+          "\"- If the file system is LUSTRE, ensure that the directory is mounted with the 'flock' option.\\n\",\n"
+          "fd_sys, ADIOI_GEN_flock_cmd_to_string(cmd), cmd,\n"
+          "ADIOI_GEN_flock_type_to_string(type), type, whence, err, errno);",
+          "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File locking "
+          "failed in ADIOI_GEN_SetLock(fd 9,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) with return value FFFFFFFF and "
+          "errno 25.", "file-locks-unsupported",
+          fmt="This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH Message: File "
+              "locking failed in ADIOI_GEN_SetLock(fd %X,cmd %s/%X,type %s/%X,whence %X) with return value %X and "
+              "errno %X."),
+    Quote("MPICH", "v4.2.0", "src/mpi/romio/adio/common/lock.c", 147,
+          'perror("ADIOI_GEN_SetLock:");',
+          "ADIOI_GEN_SetLock:: No locks available", "file-locks-unsupported", fmt="ADIOI_GEN_SetLock:"),
     # --- file systems without POSIX locks, through CPython's fcntl -------------------------------------------------
     Quote("glibc", "commit 3d7d5c1", "sysdeps/gnu/errlist.h (ENOSYS)", 0,
           '_S(ENOSYS, N_("Function not implemented"))',

@@ -64,7 +64,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "gres-count-below-config", "mpirun-executable-not-found", "mpirun-workdir-missing",
                 "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
                 "pg-timeout-too-short", "slurm-spank-plugin-failed", "squashfs-compression-unsupported",
-                "enroot-fuse-tools-unsupported", "file-locks-unsupported",
+                "enroot-fuse-tools-unsupported", "file-locks-unsupported", "unsquashfs-xattr-write-failed",
                 "rendezvous-endpoint-malformed"}
 
 

@@ -200,8 +200,10 @@ _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
 _PYXIS_FULL = r"pyxis:[^\n]{0,80}(?:No space left on device|Failed to write to output filesystem)"
 #: A program took a POSIX lock on a file: the traceback's call (fcntl.lockf, fcntl.flock), the filelock package
-#: (its path in a traceback, its DEBUG "Attempting to acquire lock").
-_LOCK_CALL = r"\bfcntl\.(?:lockf|flock)\b|[/\\]filelock[/\\]|Attempting to acquire lock \d+ on "
+#: (its path in a traceback, its DEBUG "Attempting to acquire lock"), MPI-IO's (ROMIO's ADIOI_Set_lock, later
+#: ADIOI_GEN_SetLock).
+_LOCK_CALL = (r"\bfcntl\.(?:lockf|flock)\b|[/\\]filelock[/\\]|Attempting to acquire lock \d+ on "
+              r"|\bADIOI_(?:Set_lock|GEN_SetLock)\b")
 #: The process group's setup failed: a traceback through init_process_group's rendezvous (torch 1.x to 2.13
 #: torch/distributed/distributed_c10d.py `store, rank, world_size = next(rendezvous_iterator)`), or the errors its
 #: store raises when the other ranks never came (torch.distributed's DistStoreError, DistNetworkError, elastic's
@@ -260,6 +262,29 @@ _ENOSPC_EXPLAINED = (r"posix_fallocate failed: No space left on device|failed to
                      r"|^(?:\S{1,40} )?(?:FATAL|ERROR): +(?:While|while extracting|Unable to|container creation failed"
                      r"|Build failed)"
                      r"[^\n]{0,4000}?No space left on device")
+#: Apptainer's (and Singularity's) wrapping of a failed unsquashfs when it unpacks a SIF into a sandbox
+#: (internal/pkg/image/unpacker/squashfs.go, v1.4.5 line 178: "extract command failed: %s: %s").
+_UNSQUASHFS_FAILED = r"extract command failed: "
+#: unsquashfs (squashfs-tools 4.4 to 4.7) refusing or failing to set an xattr: unsquashfs_xattr.c's write_xattr.
+_UNSQUASHFS_XATTR = (r"write_xattr: (?:could not write xattr \S+ for file |to avoid this error message, either specify "
+                     r"|failed to write xattr \S+ for file )")
+#: unsquashfs' other failures (4.4 unsquashfs.c: "Write on output file failed because %s", "writer: failed to write
+#: file %s", "read_block: failed to read block @0x%llx", "%s uncompress failed with error code %d", BAD_ERROR's
+#: "FATAL ERROR:"), the node's full disk, a compressor it lacks: a wrapped failure that shows one is not the xattrs.
+_UNSQUASHFS_OTHER = (r"FATAL ERROR|failed because|writer: failed to write file|read_block: |uncompress failed"
+                     r"|No space left on device|Disk quota exceeded|Out of memory|compression|SQUASHFS superblock")
+#: UCX's InfiniBand transports refusing access to a local buffer (IBV_WC_LOC_PROT_ERR, the mlx5 syndrome 0x4): the
+#: verbs transport's "send completion with error: %s" with rdma-core's ibv_wc_status_str "local protection error"
+#: (src/uct/ib/rc/verbs/rc_verbs_iface.c, v1.5.0 line 62, v1.18.1 line 124), the mlx5 ones' "%s on %s:%d/%s (synd"
+#: with "Local protection" (v1.15.0 src/uct/ib/mlx5/ib_mlx5_log.c line 100; "Local protection error" in v1.18.1,
+#: line 103). Also a deregistered or freed host buffer: read as PCIe only where the buffers are on GPUs.
+_UCX_LOCAL_PROTECTION = (r"send completion with error: local protection error"
+                         r"|\bLocal protection(?: error)? on \S{1,100} \(synd 0x")
+#: The log shows the traffic was in GPU memory: OSU's benchmark header "# Send Buffer on %s and Receive Buffer on %s"
+#: with "DEVICE (D)" or "MANAGED (M)" (util/osu_util.c), UCX's GPU transports by name (a UCX_TLS setting, ucx_info's
+#: "#      Transport: %s", src/tools/info/tl_info.c), GPUDirect RDMA and its peer-memory modules.
+_GPU_BUFFERS = (r"Buffer on (?:DEVICE|MANAGED) \(|\b(?:cuda_copy|cuda_ipc|gdr_copy|rocm_copy|rocm_ipc)\b|GPUDirect"
+                r"|nvidia[-_]peermem|nv_peer_mem")
 #: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
 #: give-up after retrying (socket.cpp throwTimeoutError).
 _NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
@@ -396,6 +421,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE, _PMIX_LOCK, _PMIX_STORE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
+         _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
@@ -1302,6 +1329,37 @@ CAUSES: Tuple[Cause, ...] = (
         83,
     ),
     Cause(
+        "unsquashfs-xattr-write-failed",
+        "unsquashfs, unpacking the SIF image into a sandbox directory (`--fakeroot`, an unprivileged run's temporary "
+        "sandbox, `build --sandbox`), could not set the files' extended attributes: as non-root it may not write "
+        "security.* ones (security.capability), and the target (tmpfs, many NFS mounts) may hold none; squashfs-tools "
+        "4.4 and later exit with an error for it, and Singularity before 3.7 did not tell it to skip them",
+        "use Apptainer (any 1.x) or SingularityCE 3.7 or later: they pass unsquashfs `-user-xattrs` when not root "
+        "and `-no-xattrs` where the target holds no user xattrs; with an older Singularity, point "
+        "`SINGULARITY_TMPDIR`/`APPTAINER_TMPDIR` at a local disk with user xattrs (ext4, xfs; not tmpfs or NFS), "
+        "or make the sandbox where the build runs as root (`sudo apptainer build --sandbox` on local disk); "
+        "`unsquashfs -no-xattrs -d DIR IMAGE.sif` unpacks by hand",
+        # squashfs-tools 4.4 squashfs-tools/unsquashfs_xattr.c line 127 (4.6.1 line 263) ERROR("write_xattr: could
+        # not write xattr %s for file %s because you're not superuser!\n", ...), then line 131 "write_xattr: to avoid
+        # this error message, either specify -user-xattrs, -no-xattrs, or run as superuser!\n" (4.6.1 line 267:
+        # "-xattrs-include '^user.'"); line 75 (4.6.1 line 211) "write_xattr: failed to write xattr %s for file %s
+        # because extended attributes are not supported by the destination filesystem\n". 4.3 printed the first two
+        # and went on; 4.4 marks the run failed and exits 1, which Apptainer v1.4.5 internal/pkg/image/unpacker/
+        # squashfs.go line 178 wraps as "extract command failed: %s: %s" and launcher_linux.go line 1382 as "root
+        # filesystem extraction failed: %s" (apptainer/singularity#5399, #5668; fixed by #5518 in Singularity 3.6.2,
+        # `-user-xattrs` when rootless, and #5674 in 3.7.0, `-no-xattrs` where the target lacks user xattrs).
+        # The wrapping alone reads so only where unsquashfs shows no other failure: Singularity 3.6.4 ran it inside
+        # its own `singularity exec` (commit 4fe1720), whose warnings the wrapped output begins with.
+        (r"write_xattr: could not write xattr \S+ for file ",
+         r"write_xattr: to avoid this error message, either specify (?:-user-xattrs|-xattrs-include)",
+         r"write_xattr: failed to write xattr \S+ for file \S[^\n]{0,4000}?because extended attributes are not "
+         r"supported by the destination filesystem",
+         r"root filesystem extraction failed: extract command failed: "),
+        81,
+        applies=lambda log: log.has(_UNSQUASHFS_FAILED) and (log.has(_UNSQUASHFS_XATTR)
+                                                            or not log.has(_UNSQUASHFS_OTHER)),
+    ),
+    Cause(
         "systemd-removeipc",
         "NCCL's shared-memory file vanished under it: systemd-logind removes a user's /dev/shm files when it "
         "sees the user's last session end (RemoveIPC=yes), which jobs started by srun or mpirun are not",
@@ -1622,9 +1680,10 @@ CAUSES: Tuple[Cause, ...] = (
         "protection errors): PCIe Access Control Services (ACS) or the IOMMU redirect peer traffic through the root "
         "complex, which drops or corrupts it",
         "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (between GPUs) or `EXTRA_ENV=NCCL_NET_GDR_LEVEL=LOC` (no "
-        "GPUDirect RDMA, for the network's local protection errors): if the errors go away, the admins disable ACS "
-        "on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, or off) per NCCL's troubleshooting "
-        "guide; `nvidia-smi topo -m` shows the paths; resubmit without the node meanwhile",
+        "GPUDirect RDMA, for the network's local protection errors; UCX: `UCX_IB_GPU_DIRECT_RDMA=no`): if the "
+        "errors go away, the admins disable ACS on the PCIe switches and set the IOMMU to passthrough (`iommu=pt`, "
+        "or off) per NCCL's troubleshooting guide; `nvidia-smi topo -m` shows the paths; resubmit without the node "
+        "meanwhile",
         # nccl-tests v2.17.6 src/util.cu: PRINT("# Out of bounds values : %d %s\n", errors, errors ? "FAILED" :
         # "OK"); the kernel's IOMMU fault reports (Linux drivers/iommu/amd/iommu.c "Event logged [IO_PAGE_FAULT",
         # drivers/iommu/intel/dmar.c "[DMA %s NO_PASID] Request device [%02x:%02x.%d] fault addr").
@@ -1638,8 +1697,14 @@ CAUSES: Tuple[Cause, ...] = (
         (r"# Out of bounds values : [1-9]\d* FAILED", r"AMD-Vi: Event logged \[IO_PAGE_FAULT",
          r"DMAR: \[DMA (?:Read|Write)[^\]]{0,40}\] Request device",
          r"NET/IB ?: Got completion from peer \S{1,300} with (?:error 4,|status=4 |status=IBV_WC_LOC_PROT_ERR\(4\))",
-         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA"),
+         r"HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA",
+         # UCX's verbs and mlx5 transports with the same status (see _UCX_LOCAL_PROTECTION): openucx/ucx#3564, an OSU
+         # bandwidth test from GPU to GPU failing so until ACS was disabled in the BIOS.
+         _UCX_LOCAL_PROTECTION),
         87,
+        # UCX's lines only on GPU buffers: on host memory a local protection error is the program's (a buffer
+        # freed or deregistered while in flight), not the PCIe path.
+        applies=lambda log: not log.has(_UCX_LOCAL_PROTECTION) or log.has(_GPU_BUFFERS),
     ),
     Cause(
         "gpu-hardware-fault",
@@ -3179,17 +3244,28 @@ CAUSES: Tuple[Cause, ...] = (
         "file-locks-unsupported",
         "a lock on a file was refused because its file system does not implement POSIX locks ({why}): Lustre "
         "mounted without `flock`, an NFS mount with `nolock` or no lock daemon; programs that guard a shared "
-        "cache or download with fcntl/flock (filelock, HF datasets, torch.compile and Triton caches) stop there",
+        "cache or download with fcntl/flock (filelock, HF datasets, torch.compile and Triton caches) and MPI-IO's "
+        "data sieving stop there",
         "point the lock's directory at a file system that has locks: caches on node-local disk (`TRITON_CACHE_DIR`, "
         "`HF_HOME`, `TORCHINDUCTOR_CACHE_DIR` under `$TMPDIR`), or ask the admins for `-o flock` (Lustre) or a "
         "working lockd (NFS); `python3 -c \"import fcntl; fcntl.lockf(open('PATH/x','w'), fcntl.LOCK_EX)\"` shows "
-        "whether a directory allows them",
+        "whether a directory allows them; MPI-IO (ROMIO) takes them for data sieving: a hints file with "
+        "`romio_ds_write disable` and `romio_ds_read disable`, named by `ROMIO_HINTS=PATH`, turns that off",
         # CPython's fcntl module (Modules/fcntlmodule.c, 3.6 to 3.13: fcntl.lockf and fcntl.flock raise OSError
         # from errno) printed as "OSError: [Errno %d] %s": ENOLCK 37 "No locks available" (NFS without lockd),
         # ENOSYS 38 "Function not implemented" (Lustre's noflock), EOPNOTSUPP 95 "Operation not supported"; read
         # only where the log shows a lock call (the traceback's fcntl line, the filelock package).
         (r"OSError: \[Errno (?P<why>37\] No locks available|38\] Function not implemented"
-         r"|95\] Operation not supported)",),
+         r"|95\] Operation not supported)",
+         # ROMIO, MPI-IO's file layer (MPICH v3.3 src/mpi/romio/adio/common/lock.c line 180, v4.2.0 line 141):
+         # FPRINTF(stderr, "This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH
+         # Message: File locking failed in ADIOI_Set_lock(fd %X,cmd %s/%X,...) ..." (ADIOI_GEN_SetLock from 3.4),
+         # printed when fcntl fails with any errno but EBADF, then perror("ADIOI_Set_lock:") and MPI_Abort: its
+         # data-sieving writes lock byte ranges (GEOS-DEV/GEOS#1482, Lustre without flock).
+         r"This requires fcntl\(2\) to be implemented\. As of 8/25/2011 it is not\. Generic MPICH Message: "
+         r"(?P<why>File locking failed in ADIOI_\w{1,20})\(",
+         r"\bADIOI_(?:Set_lock|GEN_SetLock):: (?P<why>No locks available|Function not implemented"
+         r"|Operation not supported)"),
         73,
         applies=lambda log: log.has(_LOCK_CALL),
     ),

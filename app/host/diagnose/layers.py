@@ -225,6 +225,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "deepspeed-mpi-discovery": ("launch", MEDIUM),
     "shm-not-writable": ("host", HIGH),
     "shm-too-small": ("host", MEDIUM),
+    "unsquashfs-xattr-write-failed": ("container", MEDIUM),
     "systemd-removeipc": ("host", HIGH),
     "memlock-too-low": ("host", HIGH),
     "efa-installer-too-old": ("fabric", MEDIUM),
