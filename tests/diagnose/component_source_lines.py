@@ -43,6 +43,27 @@ NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
 QUOTES = (
+    # --- launchers and the scripts they start (round A) ---
+    # The launcher appends the rank as an argument (torch.distributed.launch without --use-env, DeepSpeed's launcher
+    # without --no_local_rank); a script whose argparse parser does not declare that spelling exits with status 2.
+    Quote("CPython", "v3.11.7", "Lib/argparse.py", 1871,
+          "msg = _('unrecognized arguments: %s')\nself.error(msg % ' '.join(argv))",
+          "main.py: error: unrecognized arguments: --local-rank=0", "launcher-local-rank-argument-rejected",
+          fmt="unrecognized arguments: %s"),
+    Quote("CPython", "v3.11.7", "Lib/argparse.py", 2630,
+          "self.exit(2, _('%(prog)s: error: %(message)s\\n') % args)",
+          "train.py: error: unrecognized arguments: --local_rank=0", "launcher-local-rank-argument-rejected",
+          fmt="%s: error: %s"),
+    Quote("torch", "v2.13.0", "torch/distributed/run.py", 966,
+          'cmd_args.append(f"--local-rank={macros.local_rank}")',
+          "main.py: error: unrecognized arguments: --local-rank=1", "launcher-local-rank-argument-rejected"),
+    Quote("torch", "v1.13.1", "torch/distributed/run.py", 720,
+          'cmd_args.append(f"--local_rank={macros.local_rank}")',
+          "train.py: error: unrecognized arguments: --local_rank=0", "launcher-local-rank-argument-rejected"),
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/launcher/launch.py", 246,
+          'cmd.append(f"--local_rank={local_rank}")',
+          "finetune.py: error: unrecognized arguments: --local_rank=3",
+          "launcher-local-rank-argument-rejected"),
     # --- NCCL (beyond nccl_source_lines.py) -----------------------------------------------------------------------
     Quote("NCCL", "v2.23.4-1", "src/init.cc", 775,
           'WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d",\n'

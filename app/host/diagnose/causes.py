@@ -1782,6 +1782,26 @@ CAUSES: Tuple[Cause, ...] = (
         57,
     ),
     Cause(
+        "launcher-local-rank-argument-rejected",
+        "the training script's argument parser rejected the rank argument its launcher appends ({arg}): "
+        "torch.distributed.launch (without --use-env) and DeepSpeed's launcher add it to every rank's command line, "
+        "`--local-rank=N` since torch 2.0 and `--local_rank=N` before it and in DeepSpeed, and the script does not "
+        "declare that spelling, so each rank exits (status 2) before training starts",
+        "declare both spellings in the script: `parser.add_argument(\"--local-rank\", \"--local_rank\", type=int, "
+        "default=-1)`; or read the rank from the environment (`int(os.environ[\"LOCAL_RANK\"])`) and launch with "
+        "torchrun (it passes no rank argument), or `python -m torch.distributed.launch --use-env`, or DeepSpeed's "
+        "`deepspeed --no_local_rank`",
+        # CPython v3.11.7 Lib/argparse.py line 1871 (parse_args) msg = _('unrecognized arguments: %s'), printed by
+        # error() (line 2630) as _('%(prog)s: error: %(message)s\n') before exit(2). What the launcher appends:
+        # torch v2.13.0 torch/distributed/run.py line 966 cmd_args.append(f"--local-rank={macros.local_rank}") when
+        # not use_env (torchrun's parser has no --use-env, so torchrun never appends it; torch.distributed.launch
+        # does unless --use-env), torch v1.13.1 run.py line 720 f"--local_rank={macros.local_rank}"; DeepSpeed
+        # v0.16.4 deepspeed/launcher/launch.py line 246 cmd.append(f"--local_rank={local_rank}") unless
+        # --no_local_rank.
+        (r": error: unrecognized arguments: (?:\S{1,500} ){0,20}(?P<arg>--local[-_]rank=\d+)",),
+        90,
+    ),
+    Cause(
         "cuda-arch-unsupported",
         "the program's CUDA code was not built for this GPU: the torch, extension or NCCL build lacks the GPU's "
         "compute capability, so its kernels cannot run here",
