@@ -64,6 +64,15 @@ QUOTES = (
           'cmd.append(f"--local_rank={local_rank}")',
           "finetune.py: error: unrecognized arguments: --local_rank=3",
           "launcher-local-rank-argument-rejected"),
+    # A rank killed with SIGKILL, as the launchers that started it report it.
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/launcher/launch.py", 325,
+          'logger.error(f"{cmd} exits with return code = {last_return_code}")',
+          "[2025-02-21 12:05:41,118] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', "
+          "'finetune.py', '--local_rank=0', '--deepspeed', 'zero3.json'] exits with return code = -9", "rank-sigkill"),
+    Quote("CPython", "v3.11.7", "Lib/subprocess.py", 142,
+          "return \"Command '%s' died with %r.\" % (\nself.cmd, signal.Signals(-self.returncode))",
+          "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' died with <Signals.SIGKILL: 9>.",
+          "rank-sigkill", fmt="Command '%s' died with %s."),
     # --- NCCL (beyond nccl_source_lines.py) -----------------------------------------------------------------------
     Quote("NCCL", "v2.23.4-1", "src/init.cc", 775,
           'WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d",\n'

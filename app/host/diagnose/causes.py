@@ -1778,7 +1778,15 @@ CAUSES: Tuple[Cause, ...] = (
          # "Killed": a batch script (non-interactive) writes "%s: line %d: " then pretty_print_job's "PID Killed
          # COMMAND" (line 4310); an interactive shell writes the signal's name alone on its line for a foreground
          # job (line 4321): what a rank started from a terminal leaves when the OOM killer ends it.
-         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$"),
+         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$",
+         # DeepSpeed's per-node launcher (v0.16.4 deepspeed/launcher/launch.py line 325, sigkill_handler;
+         # 0.19.8 line 259): logger.error(f"{cmd} exits with return code = {last_return_code}"), the child's
+         # Popen returncode, -9 for SIGKILL; logged as "[ERROR] [launch.py:325:sigkill_handler] [...] exits ...".
+         r"exits with return code = -9\s{0,8}$",
+         # CPython v3.11.7 Lib/subprocess.py line 142 CalledProcessError.__str__ "Command '%s' died with %r." with
+         # signal.Signals(9), as a launcher that waits on its ranks through subprocess raises it (`raise
+         # subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)`).
+         r"' died with <Signals\.SIGKILL: 9>\.$"),
         57,
     ),
     Cause(
