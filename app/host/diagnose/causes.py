@@ -357,6 +357,19 @@ _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1
 #: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
 #: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
 _OMPI_WDIR_LINE = r"^change to the specified working directory:"
+#: MPICH's Hydra proxy could not change to the working directory on its host (MPICH v3.2 src/pm/hydra/pm/pmiserv/
+#: pmip_cb.c line 638, v4.3.2 src/pm/hydra/proxy/pmip_cb.c line 872 HYDU_ERR_SETANDJUMP(status, HYD_INTERNAL_ERROR,
+#: "unable to change wdir to %s (%s)\n", exec->wdir, MPL_strerror(errno)), printed by HYDU_error_printf (v4.3.2
+#: src/pm/hydra/lib/hydra.h) after the prefix "[%s] " (HYD_dbg_prefix, "proxy:%d:%d@HOST" on the proxies) and
+#: "%s (%s:%d): " (function, file, line).
+_HYDRA_WDIR_MISSING = (r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?unable to change wdir to .{1,4096} "
+                       r"\(No such file or directory\)$")
+#: The program was started by mpirun/mpiexec: the launcher named (Open MPI's help texts name it, "%s was unable
+#: to ..."), a Hydra proxy's prefix, or Open MPI's summary of ranks that exited non-zero (v4.1.6
+#: orte/mca/errmgr/base/help-errmgr-base.txt line 112 "%s job %s terminated normally, but %d %s. ...",
+#: orte/mca/state/base/help-state-base.txt line 13 "While %s job %s terminated normally, %d %s. ...").
+_MPI_LAUNCHED = (r"\b(?:mpirun|mpiexec|orterun|prterun)\b|^\[proxy:\d"
+                 r"|\bjob .{0,40}terminated normally, (?:but )?\d+ process")
 #: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
 #: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
 #: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
@@ -402,7 +415,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
-         _NCCL_INVALID_USAGE)
+         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2795,9 +2808,10 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "mpirun-executable-not-found",
-        "mpirun could not start the program on a node: the executable is not at that path there (a file on the "
-        "login node's or the first node's local disk, not on a filesystem every node mounts; a relative path "
-        "resolved in another directory), is not executable, or a mistyped mpirun option was taken as the program",
+        "mpirun could not start the program on a node: the executable (or the script Python was to run) is not at "
+        "that path there (a file on the login node's or the first node's local disk such as /tmp, not on a "
+        "filesystem every node mounts; a relative path resolved in another directory), is not executable, or a "
+        "mistyped mpirun option was taken as the program",
         "give the program by an absolute path on a filesystem every node mounts (`ls -l PATH` on the node the "
         "message names), make it executable (`chmod +x`), and check the options before it (mpirun takes the first "
         "word it does not know as the program); for a Python program run `python3 /abs/path/train.py`",
@@ -2806,8 +2820,17 @@ CAUSES: Tuple[Cause, ...] = (
         # [orterun:exe-not-accessible] "%s was unable to launch the specified application as it could not access\nor
         # execute an executable:" (%s: mpirun, mpiexec or orterun).
         (r"\bwas unable to find the specified executable file, and therefore",
-         r"\bwas unable to launch the specified application as it could not access$"),
+         r"\bwas unable to launch the specified application as it could not access$",
+         # MPICH v4.3.2 src/pm/hydra/lib/utils/launch.c line 73 (v3.2 utils/launch/launch.c line 74), in the
+         # process a proxy forked for a rank: HYDU_error_printf("execvp error on file %s (%s)\n", client_arg[0],
+         # MPL_strerror(errno)); on a "[proxy:...]" line only (mpiexec's own is its bootstrap, ssh).
+         r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?execvp error on file \S.{0,4096} "
+         r"\((?:No such file or directory|Permission denied)\)$",
+         # CPython (3.11.7's libpython; Modules/main.c pymain_run_file_obj) PySys_FormatStderr("%S: can't open file
+         # %R: [Errno %d] %s\n", ...): the script a rank's python was given is not there; under mpirun only.
+         r": can't open file '[^']{1,4096}': \[Errno 2\] No such file or directory"),
         86,
+        applies=lambda log: log.has(_MPI_LAUNCHED),
         context=(r"^\s{0,8}(?:Node|Executable): +\S",),
     ),
     Cause(
@@ -2818,9 +2841,9 @@ CAUSES: Tuple[Cause, ...] = (
         "directory; `ls -ld DIR` on the node the message names",
         # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 259 [orterun:wdir-not-found] "%s was unable to
         # launch the specified application as it could not\nchange to the specified working directory:".
-        (r"\bwas unable to launch the specified application as it could not$",),
+        (r"\bwas unable to launch the specified application as it could not$", _HYDRA_WDIR_MISSING),
         86,
-        applies=lambda log: log.has(_OMPI_WDIR_LINE),
+        applies=lambda log: log.has(_OMPI_WDIR_LINE) or log.has(_HYDRA_WDIR_MISSING),
         context=(r"^\s{0,8}(?:Working directory|Node): +\S",),
     ),
 
