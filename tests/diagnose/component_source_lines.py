@@ -43,6 +43,67 @@ NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
 QUOTES = (
+    # --- launchers and the scripts they start (round A) ---
+    # The launcher appends the rank as an argument (torch.distributed.launch without --use-env, DeepSpeed's launcher
+    # without --no_local_rank); a script whose argparse parser does not declare that spelling exits with status 2.
+    Quote("CPython", "v3.11.7", "Lib/argparse.py", 1871,
+          "msg = _('unrecognized arguments: %s')\nself.error(msg % ' '.join(argv))",
+          "main.py: error: unrecognized arguments: --local-rank=0", "launcher-local-rank-argument-rejected",
+          fmt="unrecognized arguments: %s"),
+    Quote("CPython", "v3.11.7", "Lib/argparse.py", 2630,
+          "self.exit(2, _('%(prog)s: error: %(message)s\\n') % args)",
+          "train.py: error: unrecognized arguments: --local_rank=0", "launcher-local-rank-argument-rejected",
+          fmt="%s: error: %s"),
+    Quote("torch", "v2.13.0", "torch/distributed/run.py", 966,
+          'cmd_args.append(f"--local-rank={macros.local_rank}")',
+          "main.py: error: unrecognized arguments: --local-rank=1", "launcher-local-rank-argument-rejected"),
+    Quote("torch", "v1.13.1", "torch/distributed/run.py", 720,
+          'cmd_args.append(f"--local_rank={macros.local_rank}")',
+          "train.py: error: unrecognized arguments: --local_rank=0", "launcher-local-rank-argument-rejected"),
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/launcher/launch.py", 246,
+          'cmd.append(f"--local_rank={local_rank}")',
+          "finetune.py: error: unrecognized arguments: --local_rank=3",
+          "launcher-local-rank-argument-rejected"),
+    # A rank killed with SIGKILL, as the launchers that started it report it.
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/launcher/launch.py", 325,
+          'logger.error(f"{cmd} exits with return code = {last_return_code}")',
+          "[2025-02-21 12:05:41,118] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', "
+          "'finetune.py', '--local_rank=0', '--deepspeed', 'zero3.json'] exits with return code = -9", "rank-sigkill"),
+    Quote("CPython", "v3.11.7", "Lib/subprocess.py", 142,
+          "return \"Command '%s' died with %r.\" % (\nself.cmd, signal.Signals(-self.returncode))",
+          "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' died with <Signals.SIGKILL: 9>.",
+          "rank-sigkill", fmt="Command '%s' died with %s."),
+    # MPICH's Hydra: the proxy on each host changes to the working directory and starts the program; its errors
+    # carry the proxy's prefix "[proxy:%d:%d@HOST] " and "FUNCTION (FILE:LINE): " (src/pm/hydra/lib/hydra.h
+    # HYDU_error_printf at v4.3.2).
+    Quote("MPICH", "v4.3.2", "src/pm/hydra/proxy/pmip_cb.c", 872,
+          'HYDU_ERR_SETANDJUMP(status, HYD_INTERNAL_ERROR,\n"unable to change wdir to %s (%s)\\n", exec->wdir,\n'
+          "MPL_strerror(errno));",
+          "[proxy:0:1@velascoj] launch_procs (proxy/pmip_cb.c:872): unable to change wdir to /home/edscott/temp (No "
+          "such file or directory)", "mpirun-workdir-missing"),
+    Quote("MPICH", "v3.2", "src/pm/hydra/pm/pmiserv/pmip_cb.c", 638,
+          'HYDU_ERR_SETANDJUMP(status, HYD_INTERNAL_ERROR,\n"unable to change wdir to %s (%s)\\n", exec->wdir,\n'
+          "HYDU_strerror(errno));",
+          "[proxy:0:1@node2] launch_procs (./pm/pmiserv/pmip_cb.c:638): unable to change wdir to /scratch/local/run "
+          "(No such file or directory)", "mpirun-workdir-missing"),
+    Quote("MPICH", "v4.3.2", "src/pm/hydra/lib/utils/launch.c", 73,
+          'HYDU_error_printf("execvp error on file %s (%s)\\n", client_arg[0], MPL_strerror(errno));',
+          "[proxy:0:1@node2] HYDU_create_process (lib/utils/launch.c:73): execvp error on file /tmp/bench/a.out (No "
+          "such file or directory)", "mpirun-executable-not-found"),
+    # A Python script mpirun starts that is not at its path on a node (a file in the first node's /tmp).
+    Quote("CPython", "3.11.7 (the format in libpython3.11.so.1.0; the statement from a stored copy, commit not "
+          "recorded)", "Modules/main.c pymain_run_file_obj()", 0,
+          'PySys_FormatStderr("%S: can\'t open file %R: [Errno %d] %s\\n",\n'
+          "program_name, filename, errno, strerror(errno));",
+          "python3: can't open file '/tmp/tmp4z0qonwy/mlps_collector.py': [Errno 2] No such file or directory",
+          "mpirun-executable-not-found", context=("Primary job  terminated normally, but 1 process returned",),
+          fmt="%s: can't open file %s: [Errno %d] %s"),
+    Quote("Open MPI", "v4.1.6", "orte/mca/errmgr/base/help-errmgr-base.txt", 112,
+          "%s job %s terminated normally, but %d %s. Per user-direction, the job has been aborted.",
+          "Primary job  terminated normally, but 1 process returned", "mpirun-executable-not-found",
+          context=("python3: can't open file '/tmp/tmp4z0qonwy/mlps_collector.py': [Errno 2] No such file or "
+                   "directory",),
+          fmt="%s job %s terminated normally, but %d %s"),
     # --- NCCL (beyond nccl_source_lines.py) -----------------------------------------------------------------------
     Quote("NCCL", "v2.23.4-1", "src/init.cc", 775,
           'WARN("Mismatched NCCL version detected : rank %d version %d rank %d version %d",\n'

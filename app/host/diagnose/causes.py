@@ -382,6 +382,19 @@ _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1
 #: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
 #: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
 _OMPI_WDIR_LINE = r"^change to the specified working directory:"
+#: MPICH's Hydra proxy could not change to the working directory on its host (MPICH v3.2 src/pm/hydra/pm/pmiserv/
+#: pmip_cb.c line 638, v4.3.2 src/pm/hydra/proxy/pmip_cb.c line 872 HYDU_ERR_SETANDJUMP(status, HYD_INTERNAL_ERROR,
+#: "unable to change wdir to %s (%s)\n", exec->wdir, MPL_strerror(errno)), printed by HYDU_error_printf (v4.3.2
+#: src/pm/hydra/lib/hydra.h) after the prefix "[%s] " (HYD_dbg_prefix, "proxy:%d:%d@HOST" on the proxies) and
+#: "%s (%s:%d): " (function, file, line).
+_HYDRA_WDIR_MISSING = (r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?unable to change wdir to .{1,4096} "
+                       r"\(No such file or directory\)$")
+#: The program was started by mpirun/mpiexec: the launcher named (Open MPI's help texts name it, "%s was unable
+#: to ..."), a Hydra proxy's prefix, or Open MPI's summary of ranks that exited non-zero (v4.1.6
+#: orte/mca/errmgr/base/help-errmgr-base.txt line 112 "%s job %s terminated normally, but %d %s. ...",
+#: orte/mca/state/base/help-state-base.txt line 13 "While %s job %s terminated normally, %d %s. ...").
+_MPI_LAUNCHED = (r"\b(?:mpirun|mpiexec|orterun|prterun)\b|^\[proxy:\d"
+                 r"|\bjob .{0,40}terminated normally, (?:but )?\d+ process")
 #: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
 #: device %2d [%04x:%02x:%02x] %s", releases before groups without "Group %2d") and, once a collective completed,
 #: printed its row of results (line 424 "%12li  %12li  %8s  %6s  %6s": bytes, count, type, redop, root) and at the
@@ -429,7 +442,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
-         _NCCL_INVALID_USAGE)
+         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1843,8 +1856,36 @@ CAUSES: Tuple[Cause, ...] = (
          # "Killed": a batch script (non-interactive) writes "%s: line %d: " then pretty_print_job's "PID Killed
          # COMMAND" (line 4310); an interactive shell writes the signal's name alone on its line for a foreground
          # job (line 4321): what a rank started from a terminal leaves when the OOM killer ends it.
-         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$"),
+         r": line \d+: +\d+ Killed\b", r"^\s{0,8}Killed\s{0,8}$",
+         # DeepSpeed's per-node launcher (v0.16.4 deepspeed/launcher/launch.py line 325, sigkill_handler;
+         # 0.19.8 line 259): logger.error(f"{cmd} exits with return code = {last_return_code}"), the child's
+         # Popen returncode, -9 for SIGKILL; logged as "[ERROR] [launch.py:325:sigkill_handler] [...] exits ...".
+         r"exits with return code = -9\s{0,8}$",
+         # CPython v3.11.7 Lib/subprocess.py line 142 CalledProcessError.__str__ "Command '%s' died with %r." with
+         # signal.Signals(9), as a launcher that waits on its ranks through subprocess raises it (`raise
+         # subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)`).
+         r"' died with <Signals\.SIGKILL: 9>\.$"),
         57,
+    ),
+    Cause(
+        "launcher-local-rank-argument-rejected",
+        "the training script's argument parser rejected the rank argument its launcher appends ({arg}): "
+        "torch.distributed.launch (without --use-env) and DeepSpeed's launcher add it to every rank's command line, "
+        "`--local-rank=N` since torch 2.0 and `--local_rank=N` before it and in DeepSpeed, and the script does not "
+        "declare that spelling, so each rank exits (status 2) before training starts",
+        "declare both spellings in the script: `parser.add_argument(\"--local-rank\", \"--local_rank\", type=int, "
+        "default=-1)`; or read the rank from the environment (`int(os.environ[\"LOCAL_RANK\"])`) and launch with "
+        "torchrun (it passes no rank argument), or `python -m torch.distributed.launch --use-env`, or DeepSpeed's "
+        "`deepspeed --no_local_rank`",
+        # CPython v3.11.7 Lib/argparse.py line 1871 (parse_args) msg = _('unrecognized arguments: %s'), printed by
+        # error() (line 2630) as _('%(prog)s: error: %(message)s\n') before exit(2). What the launcher appends:
+        # torch v2.13.0 torch/distributed/run.py line 966 cmd_args.append(f"--local-rank={macros.local_rank}") when
+        # not use_env (torchrun's parser has no --use-env, so torchrun never appends it; torch.distributed.launch
+        # does unless --use-env), torch v1.13.1 run.py line 720 f"--local_rank={macros.local_rank}"; DeepSpeed
+        # v0.16.4 deepspeed/launcher/launch.py line 246 cmd.append(f"--local_rank={local_rank}") unless
+        # --no_local_rank.
+        (r": error: unrecognized arguments: (?:\S{1,500} ){0,20}(?P<arg>--local[-_]rank=\d+)",),
+        90,
     ),
     Cause(
         "cuda-arch-unsupported",
@@ -2832,9 +2873,10 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "mpirun-executable-not-found",
-        "mpirun could not start the program on a node: the executable is not at that path there (a file on the "
-        "login node's or the first node's local disk, not on a filesystem every node mounts; a relative path "
-        "resolved in another directory), is not executable, or a mistyped mpirun option was taken as the program",
+        "mpirun could not start the program on a node: the executable (or the script Python was to run) is not at "
+        "that path there (a file on the login node's or the first node's local disk such as /tmp, not on a "
+        "filesystem every node mounts; a relative path resolved in another directory), is not executable, or a "
+        "mistyped mpirun option was taken as the program",
         "give the program by an absolute path on a filesystem every node mounts (`ls -l PATH` on the node the "
         "message names), make it executable (`chmod +x`), and check the options before it (mpirun takes the first "
         "word it does not know as the program); for a Python program run `python3 /abs/path/train.py`",
@@ -2843,8 +2885,17 @@ CAUSES: Tuple[Cause, ...] = (
         # [orterun:exe-not-accessible] "%s was unable to launch the specified application as it could not access\nor
         # execute an executable:" (%s: mpirun, mpiexec or orterun).
         (r"\bwas unable to find the specified executable file, and therefore",
-         r"\bwas unable to launch the specified application as it could not access$"),
+         r"\bwas unable to launch the specified application as it could not access$",
+         # MPICH v4.3.2 src/pm/hydra/lib/utils/launch.c line 73 (v3.2 utils/launch/launch.c line 74), in the
+         # process a proxy forked for a rank: HYDU_error_printf("execvp error on file %s (%s)\n", client_arg[0],
+         # MPL_strerror(errno)); on a "[proxy:...]" line only (mpiexec's own is its bootstrap, ssh).
+         r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?execvp error on file \S.{0,4096} "
+         r"\((?:No such file or directory|Permission denied)\)$",
+         # CPython (3.11.7's libpython; Modules/main.c pymain_run_file_obj) PySys_FormatStderr("%S: can't open file
+         # %R: [Errno %d] %s\n", ...): the script a rank's python was given is not there; under mpirun only.
+         r": can't open file '[^']{1,4096}': \[Errno 2\] No such file or directory"),
         86,
+        applies=lambda log: log.has(_MPI_LAUNCHED),
         context=(r"^\s{0,8}(?:Node|Executable): +\S",),
     ),
     Cause(
@@ -2855,9 +2906,9 @@ CAUSES: Tuple[Cause, ...] = (
         "directory; `ls -ld DIR` on the node the message names",
         # Open MPI v4.1.6 orte/tools/orterun/help-orterun.txt line 259 [orterun:wdir-not-found] "%s was unable to
         # launch the specified application as it could not\nchange to the specified working directory:".
-        (r"\bwas unable to launch the specified application as it could not$",),
+        (r"\bwas unable to launch the specified application as it could not$", _HYDRA_WDIR_MISSING),
         86,
-        applies=lambda log: log.has(_OMPI_WDIR_LINE),
+        applies=lambda log: log.has(_OMPI_WDIR_LINE) or log.has(_HYDRA_WDIR_MISSING),
         context=(r"^\s{0,8}(?:Working directory|Node): +\S",),
     ),
 

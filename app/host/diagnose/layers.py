@@ -253,6 +253,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "efa-libfabric-too-old": ("fabric", HIGH),
     "deepspeed-no-hostfile": ("launch", HIGH),
     "rank-sigkill": ("host", MEDIUM),
+    "launcher-local-rank-argument-rejected": ("launch", HIGH),
     "userns-restricted-apparmor": ("host", HIGH),
     "gpudirect-rdma-disabled": ("fabric", MEDIUM),
     "p2p-disabled-by-env": ("launch", MEDIUM),
