@@ -466,7 +466,12 @@ CAUSES: Tuple[Cause, ...] = (
         "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
         "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more; a cluster whose SelectType is not "
         "select/cons_tres takes GPUs only as `--gres=gpu:N` (not `--gpus`, `--gpus-per-task`, `--cpus-per-gpu`, "
-        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which)",
+        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which). Where sbatch, srun or salloc refused "
+        "an option itself (`... mutually exclusive ...`, `is not a valid node count`, `Invalid --time "
+        "specification`), keep one of the options it names and write values in Slurm's form (`-N 2 "
+        "--ntasks-per-node=4`, not PBS's `nodes=2:ppn=4`; `--time=HH:MM:SS`); a SLURM_* name is a variable: srun "
+        "inside a job reads the job's own (`#SBATCH --gpus-per-task` sets SLURM_GPUS_PER_TASK), so `unset` it "
+        "before `srun --ntasks-per-gpu`, or ask both with one form",
         # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
         # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
         # resources: ". And a request in a form the cluster's configuration does not take: line 665
@@ -487,7 +492,37 @@ CAUSES: Tuple[Cause, ...] = (
          # for this job", "Parameter --gres=gpu:1 no longer acceptable, please switch to --gpus=1" (a site's filter,
          # facebookincubator/submitit#1710).
          r"(?:^|[\s:])(?:sbatch|salloc): error: (?P<what>.{0,200}?(?:is not valid for|no longer acceptable"
-         r"|please switch to|job setup is not valid).{0,200})"),
+         r"|please switch to|job setup is not valid).{0,200})",
+         # sbatch, srun and salloc refusing an option while parsing it, before anything reaches the controller
+         # (slurm_process_option_or_exit() and each command's _opt_verify() exit): Slurm 25.11.7
+         # src/common/slurm_opt.c lines 5012 to 5039 fatal("%s is mutually exclusive with --ntasks-per-gpu and
+         # SLURM_NTASKS_PER_GPU") for --tres-per-task, --gpus-per-task, --gpus-per-socket, --ntasks-per-node and
+         # their SLURM_* variables (also in 20.11 and 21.08), line 4867 fatal("--mem, --mem-per-cpu, and
+         # --mem-per-gpu are mutually exclusive."), 4880, 5050, 5070, 5492 and line 1794 (--gres-flags), src/srun/
+         # opt.c lines 999 and 1064 ("--exact and --whole are mutually exclusive."); line 4993 fatal("Inconsistent
+         # values set to --ntasks-per-gpu=%d and --ntasks-per-tres=%d "), 5271 fatal("You can not have
+         # --tres-per-task=%s= and --%s please use one or the other"), 5438 "Invalid TRES for --tres-per-task: mem";
+         # a value it cannot read: error("Invalid --time specification") (line 3743; --mem 2299, --distribution
+         # 1243, the same words for the other options), error("Invalid --gpu-bind argument: %s") (1569), src/common/
+         # proc_args.c line 526 error("\"%s\" is not a valid node count", tok), 582 "Maximum node count %d is less
+         # than minimum node count %d", 1397 error("Invalid numeric value \"%s\" for %s.", val, name), src/sbatch/
+         # opt.c line 779 "invalid number of nodes (-N %d-%d)" (767 tasks, 772 cpus per task; srun's 1106 to 1118),
+         # 894 "--ntasks-per-core (%d) can not be bigger than --threads-per-core (%d)", slurm_opt.c line 5607
+         # "--nodes is incompatible with --distribution=arbitrary"; Slurm 18.08.9 src/sbatch/opt.c line 1525
+         # error("invalid node count `%s'", optarg) after proc_args.c line 598 (a PBS `1:ppn=1` given to -N).
+         # Only with the command's "error: "/"fatal: ": srun's info() "Following options are mutually exclusive
+         # with --hint: ... Ignoring --hint." refuses nothing.
+         r"(?:^|[\s:\"'])(?:sbatch|srun|salloc)(?:\.exe)?: (?:error|fatal): (?P<what>"
+         r"[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
+         r"|\"[^\"\n]{0,200}\" is not a valid node count|invalid node count `[^'\n]{0,200}'"
+         r"|Invalid numeric value \"[^\"\n]{0,200}\" for [^\n]{0,100}"
+         r"|Invalid --[\w-]{1,40} (?:specification|argument|value|combo)[^\n]{0,200}"
+         r"|invalid number of (?:tasks|nodes|cpus per task) \(-[nNc] [^)\n]{0,40}\)"
+         r"|Maximum node count \d+ is less than minimum node count \d+"
+         r"|Inconsistent values set (?:to|by environment variables) [^\n]{0,200}"
+         r"|You can not have --tres-per-task=[^\n]{0,200}|Invalid TRES for --tres-per-task: \w+"
+         r"|--ntasks-per-core \(\d+\) can not be bigger than --threads-per-core \(\d+\)"
+         r"|--nodes is incompatible with --distribution=arbitrary)"),
         100,
     ),
     Cause(
