@@ -2024,4 +2024,10 @@ QUOTES = (
     Quote("Slurm", "slurm-18-08-9-1", "src/sbatch/opt.c", 1525,
           'error("invalid node count `%s\'",\noptarg);',
           "sbatch: error: invalid node count `1:ppn=1'", "slurm-request-refused"),
+    # slurmd answers a task launch whose prolog failed with ESLURMD_PROLOG_FAILED (src/slurmd/slurmd/req.c line 1419),
+    # which srun prints with src/api/step_launch.c line 1590 "Task launch for %ps failed on node %s: %m".
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1014,
+          '"Job prolog failed",',
+          "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-017: Job prolog failed",
+          "slurm-prolog-failure"),
 )

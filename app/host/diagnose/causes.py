@@ -2326,7 +2326,11 @@ CAUSES: Tuple[Cause, ...] = (
         "job id: the prolog's error is in that node's slurmd log",
         # Slurm 21.08.8 src/slurmd/slurmd/req.c line 2731 and 25.11.7 line 2434: xstrfmtcat(buf, "Prolog failure on
         # node %s", conf->node_name); slurm_notify_job(job_id, buf) (salloc and srun print it).
-        (r"Prolog failure on node (?P<node>\S{1,200})",),
+        # A step's launch whose prolog failed: slurmd answers ESLURMD_PROLOG_FAILED (25.11.7 req.c line 1419),
+        # src/common/slurm_errno.c line 1014 "Job prolog failed", printed by srun with src/api/step_launch.c line
+        # 1590 error("Task launch for %ps failed on node %s: %m", ...).
+        (r"Prolog failure on node (?P<node>\S{1,200})",
+         r"Task launch for \S{1,100} failed on node (?P<node>[\w.-]{1,200}): Job prolog failed"),
         92,
     ),
     Cause(
