@@ -2030,4 +2030,51 @@ QUOTES = (
           '"Job prolog failed",',
           "srun: error: Task launch for StepId=4512.0 failed on node gpu-a-017: Job prolog failed",
           "slurm-prolog-failure"),
+    # slurmstepd opens the tasks' --output/--error files as the job's user (src/slurmd/slurmstepd/io.c
+    # _init_task_stdio_fds); a batch step that cannot ends with ESLURMD_IO_ERROR (4021) before its script runs.
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/io.c", 1117,
+          'error("Could not open stdout file %s: %m",\ntask->ofname);',
+          "[2025-10-02T18:10:53.634] [80.batch] error: Could not open stdout file /data/slurm-80.out: Permission "
+          "denied", "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/io.c", 1249,
+          'error("Could not open stderr file %s: %m",\ntask->efname);',
+          "slurmstepd: error: Could not open stderr file /scratch/logs/train-4512.err: Read-only file system",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/io.c", 1103,
+          'error("%s: Could not open stdout file \'%s\': \'%s\'. Recursive path creation failed: \'%s\'.",\n'
+          "__func__,\ntask->ofname,\nstrerror(ENOENT),\nstrerror(mkdir_rc));",
+          "[4512.batch] error: _init_task_stdio_fds: Could not open stdout file '/home/u/logs/train-4512.out': 'No "
+          "such file or directory'. Recursive path creation failed: 'Permission denied'.",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/io.c", 1235,
+          'error("%s: Could not open stderr file \'%s\': \'%s\'. Recursive path creation failed: \'%s\'.",\n'
+          "__func__,\ntask->efname,\nstrerror(ENOENT),\nstrerror(mkdir_rc));",
+          "[4512.batch] error: _init_task_stdio_fds: Could not open stderr file '/home/u/logs/train-4512.err': 'No "
+          "such file or directory'. Recursive path creation failed: 'Permission denied'.",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/mgr.c", 497,
+          'error("Could not open output file %s: %m",\nstep->task[0]->ofname);',
+          "[4512.0] error: Could not open output file /scratch/out/train.log: Permission denied",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/mgr.c", 531,
+          'error("Could not open error file %s: %m",\nstep->task[0]->efname);',
+          "[4512.0] error: Could not open error file /scratch/out/train.err: Permission denied",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/mgr.c", 2134,
+          'error("%s: IO setup failed: %s", __func__, slurm_strerror(rc));',
+          "[80.batch] error: _fork_all_tasks: IO setup failed: Slurmd could not connect IO",
+          "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/mgr.c", 358,
+          'verbose("%pI completed with slurm_rc = %d, job_rc = %d",\n&step->step_id, rc, step_complete.step_rc);',
+          "[18:10:53.635] [80.batch] JobId=80 completed with slurm_rc = 0, job_rc = 4021",
+          "slurm-output-file-not-writable", fmt="%s completed with slurm_rc = %d, job_rc = %d"),
+    Quote("Slurm", "slurm-24-05-8-1", "src/slurmd/slurmstepd/mgr.c", 380,
+          'verbose("job %u completed with slurm_rc = %d, job_rc = %d",\n'
+          "step->step_id.job_id, rc, step_complete.step_rc);",
+          "[4512.batch] job 4512 completed with slurm_rc = 0, job_rc = 4021", "slurm-output-file-not-writable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmctld/job_mgr.c", 6254,
+          'xstrfmtcat(job_ptr->state_desc,\n"RaisedSignal:%d(%s)",\nWTERMSIG(job_return_code),\n'
+          "strsignal(WTERMSIG(job_return_code)));",
+          "   JobState=FAILED Reason=RaisedSignal:53(Real-time_signal_19) Dependency=(null)",
+          "slurm-output-file-not-writable"),
 )

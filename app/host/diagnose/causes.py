@@ -526,6 +526,42 @@ CAUSES: Tuple[Cause, ...] = (
         100,
     ),
     Cause(
+        "slurm-output-file-not-writable",
+        "slurmstepd could not open the job's output or error file on the node (its --output/--error path; without "
+        "one, slurm-JOBID.out in the directory sbatch ran from): the directory does not exist there or the job's "
+        "user may not write in it, so the job failed before its script ran and left no output (a batch job ends "
+        "with job_rc 4021, Slurm's ESLURMD_IO_ERROR, which `scontrol show job` reads as RaisedSignal:53)",
+        "give the job an output path its user can write on the compute nodes: absolute, in an existing directory on "
+        "a filesystem every node mounts, e.g. `#SBATCH --output=/scratch/%u/logs/%x-%j.out` (and `--error=` where "
+        "set; `mkdir -p` the directory first), or submit from (or `--chdir` to) a directory you own on shared "
+        "storage; a tool that submits for other users (`sbatch --uid=USER`) must give each job such a path, or "
+        "`--output=/dev/null`; `srun -N1 touch PATH`, as that user, checks it",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/io.c (_init_task_stdio_fds, opened as the job's user) lines 1117 and
+        # 1249: error("Could not open stdout file %s: %m", task->ofname), "Could not open stderr file %s: %m" (the
+        # same words since 20.11 at least); lines 1103 and 1235: error("%s: Could not open stdout file '%s': '%s'.
+        # Recursive path creation failed: '%s'.", ...); src/slurmd/slurmstepd/mgr.c lines 497 and 531 (srun's
+        # per-node files with --label): "Could not open output file %s: %m", "Could not open error file %s: %m".
+        # Then mgr.c line 2134 error("%s: IO setup failed: %s", __func__, slurm_strerror(rc)) with
+        # ESLURMD_IO_ERROR, src/common/slurm_errno.c line 1010 "Slurmd could not connect IO": read for a batch
+        # step only ("[JOBID.batch] ", its log prefix, src/slurmd/slurmstepd/slurmstepd.c line 981), where the
+        # files are all its I/O; an srun step also fails so when slurmstepd cannot connect back to srun.
+        # The batch step's end, mgr.c line 358 verbose("%pI completed with slurm_rc = %d, job_rc = %d") (24.05
+        # line 380: "job %u completed ..."), job_rc 4021 = ESLURMD_IO_ERROR (slurm/slurm_errno.h); slurmctld reads
+        # 4021 as a wait status, src/slurmctld/job_mgr.c line 6254 "RaisedSignal:%d(%s)" with 4021 & 0x7f = 53,
+        # strsignal(53) "Real-time signal 19" (scontrol prints the spaces as "_").
+        # Not its debug() lines at io.c 1083 and 1097 ("Could not open stdout file '%s': '%s'. Attempt [%d/%d],
+        # retrying.", "... Retrying after successful path creation."): the name in quotes, then a retry.
+        (r"Could not open (?:stdout|stderr) file [^'\s]",
+         r"Could not open (?:stdout|stderr) file '[^'\n]{1,400}': '[^'\n]{1,200}'\. Recursive path creation failed",
+         # mgr.c's words are common ones: only with slurmstepd's prefix ("[JOBID.STEP] " or "slurmstepd: ").
+         r"(?:\[\d{1,12}\.\w{1,12}\]|slurmstepd(?:-[\w.-]{1,100})?:) error: Could not open (?:output|error) file ",
+         r"\[\d{1,12}\.batch\] (?:error: )?_fork_all_tasks: IO setup failed: Slurmd could not connect IO",
+         r"(?:\bjob \d{1,12}|\bJobId=\d{1,12}(?: SLUID=\S{1,40})?) completed with slurm_rc = -?\d{1,12}, "
+         r"job_rc = 4021\b",
+         r"\bRaisedSignal:53\(Real-time[ _]signal[ _]19\)"),
+        82,
+    ),
+    Cause(
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
         "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
