@@ -506,7 +506,12 @@ CAUSES: Tuple[Cause, ...] = (
         "nodes, CPUs and GRES per node, `sacctmgr show qos format=name,maxwall,maxtres,maxtrespu` the QOS limits; "
         "MareNostrum 5 ACC: `-q acc_debug` allows 2 h, `-q acc_bsccs` more; a cluster whose SelectType is not "
         "select/cons_tres takes GPUs only as `--gres=gpu:N` (not `--gpus`, `--gpus-per-task`, `--cpus-per-gpu`, "
-        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which)",
+        "`--mem-per-gpu`; `scontrol show config | grep SelectType` says which). Where sbatch, srun or salloc refused "
+        "an option itself (`... mutually exclusive ...`, `is not a valid node count`, `Invalid --time "
+        "specification`), keep one of the options it names and write values in Slurm's form (`-N 2 "
+        "--ntasks-per-node=4`, not PBS's `nodes=2:ppn=4`; `--time=HH:MM:SS`); a SLURM_* name is a variable: srun "
+        "inside a job reads the job's own (`#SBATCH --gpus-per-task` sets SLURM_GPUS_PER_TASK), so `unset` it "
+        "before `srun --ntasks-per-gpu`, or ask both with one form",
         # Slurm 25.11.7 src/common/slurm_errno.c, the errors of a request no partition or QOS admits (lines 184
         # to 408); sbatch and srun print them after "Batch job submission failed: " / "Unable to allocate
         # resources: ". And a request in a form the cluster's configuration does not take: line 665
@@ -527,8 +532,74 @@ CAUSES: Tuple[Cause, ...] = (
          # for this job", "Parameter --gres=gpu:1 no longer acceptable, please switch to --gpus=1" (a site's filter,
          # facebookincubator/submitit#1710).
          r"(?:^|[\s:])(?:sbatch|salloc): error: (?P<what>.{0,200}?(?:is not valid for|no longer acceptable"
-         r"|please switch to|job setup is not valid).{0,200})"),
+         r"|please switch to|job setup is not valid).{0,200})",
+         # sbatch, srun and salloc refusing an option while parsing it, before anything reaches the controller
+         # (slurm_process_option_or_exit() and each command's _opt_verify() exit): Slurm 25.11.7
+         # src/common/slurm_opt.c lines 5012 to 5039 fatal("%s is mutually exclusive with --ntasks-per-gpu and
+         # SLURM_NTASKS_PER_GPU") for --tres-per-task, --gpus-per-task, --gpus-per-socket, --ntasks-per-node and
+         # their SLURM_* variables (also in 20.11 and 21.08), line 4867 fatal("--mem, --mem-per-cpu, and
+         # --mem-per-gpu are mutually exclusive."), 4880, 5050, 5070, 5492 and line 1794 (--gres-flags), src/srun/
+         # opt.c lines 999 and 1064 ("--exact and --whole are mutually exclusive."); line 4993 fatal("Inconsistent
+         # values set to --ntasks-per-gpu=%d and --ntasks-per-tres=%d "), 5271 fatal("You can not have
+         # --tres-per-task=%s= and --%s please use one or the other"), 5438 "Invalid TRES for --tres-per-task: mem";
+         # a value it cannot read: error("Invalid --time specification") (line 3743; --mem 2299, --distribution
+         # 1243, the same words for the other options), error("Invalid --gpu-bind argument: %s") (1569), src/common/
+         # proc_args.c line 526 error("\"%s\" is not a valid node count", tok), 582 "Maximum node count %d is less
+         # than minimum node count %d", 1397 error("Invalid numeric value \"%s\" for %s.", val, name), src/sbatch/
+         # opt.c line 779 "invalid number of nodes (-N %d-%d)" (767 tasks, 772 cpus per task; srun's 1106 to 1118),
+         # 894 "--ntasks-per-core (%d) can not be bigger than --threads-per-core (%d)", slurm_opt.c line 5607
+         # "--nodes is incompatible with --distribution=arbitrary"; Slurm 18.08.9 src/sbatch/opt.c line 1525
+         # error("invalid node count `%s'", optarg) after proc_args.c line 598 (a PBS `1:ppn=1` given to -N).
+         # Only with the command's "error: "/"fatal: ": srun's info() "Following options are mutually exclusive
+         # with --hint: ... Ignoring --hint." refuses nothing.
+         r"(?:^|[\s:\"'])(?:sbatch|srun|salloc)(?:\.exe)?: (?:error|fatal): (?P<what>"
+         r"[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
+         r"|\"[^\"\n]{0,200}\" is not a valid node count|invalid node count `[^'\n]{0,200}'"
+         r"|Invalid numeric value \"[^\"\n]{0,200}\" for [^\n]{0,100}"
+         r"|Invalid --[\w-]{1,40} (?:specification|argument|value|combo)[^\n]{0,200}"
+         r"|invalid number of (?:tasks|nodes|cpus per task) \(-[nNc] [^)\n]{0,40}\)"
+         r"|Maximum node count \d+ is less than minimum node count \d+"
+         r"|Inconsistent values set (?:to|by environment variables) [^\n]{0,200}"
+         r"|You can not have --tres-per-task=[^\n]{0,200}|Invalid TRES for --tres-per-task: \w+"
+         r"|--ntasks-per-core \(\d+\) can not be bigger than --threads-per-core \(\d+\)"
+         r"|--nodes is incompatible with --distribution=arbitrary)"),
         100,
+    ),
+    Cause(
+        "slurm-output-file-not-writable",
+        "slurmstepd could not open the job's output or error file on the node (its --output/--error path; without "
+        "one, slurm-JOBID.out in the directory sbatch ran from): the directory does not exist there or the job's "
+        "user may not write in it, so the job failed before its script ran and left no output (a batch job ends "
+        "with job_rc 4021, Slurm's ESLURMD_IO_ERROR, which `scontrol show job` reads as RaisedSignal:53)",
+        "give the job an output path its user can write on the compute nodes: absolute, in an existing directory on "
+        "a filesystem every node mounts, e.g. `#SBATCH --output=/scratch/%u/logs/%x-%j.out` (and `--error=` where "
+        "set; `mkdir -p` the directory first), or submit from (or `--chdir` to) a directory you own on shared "
+        "storage; a tool that submits for other users (`sbatch --uid=USER`) must give each job such a path, or "
+        "`--output=/dev/null`; `srun -N1 touch PATH`, as that user, checks it",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/io.c (_init_task_stdio_fds, opened as the job's user) lines 1117 and
+        # 1249: error("Could not open stdout file %s: %m", task->ofname), "Could not open stderr file %s: %m" (the
+        # same words since 20.11 at least); lines 1103 and 1235: error("%s: Could not open stdout file '%s': '%s'.
+        # Recursive path creation failed: '%s'.", ...); src/slurmd/slurmstepd/mgr.c lines 497 and 531 (srun's
+        # per-node files with --label): "Could not open output file %s: %m", "Could not open error file %s: %m".
+        # Then mgr.c line 2134 error("%s: IO setup failed: %s", __func__, slurm_strerror(rc)) with
+        # ESLURMD_IO_ERROR, src/common/slurm_errno.c line 1010 "Slurmd could not connect IO": read for a batch
+        # step only ("[JOBID.batch] ", its log prefix, src/slurmd/slurmstepd/slurmstepd.c line 981), where the
+        # files are all its I/O; an srun step also fails so when slurmstepd cannot connect back to srun.
+        # The batch step's end, mgr.c line 358 verbose("%pI completed with slurm_rc = %d, job_rc = %d") (24.05
+        # line 380: "job %u completed ..."), job_rc 4021 = ESLURMD_IO_ERROR (slurm/slurm_errno.h); slurmctld reads
+        # 4021 as a wait status, src/slurmctld/job_mgr.c line 6254 "RaisedSignal:%d(%s)" with 4021 & 0x7f = 53,
+        # strsignal(53) "Real-time signal 19" (scontrol prints the spaces as "_").
+        # Not its debug() lines at io.c 1083 and 1097 ("Could not open stdout file '%s': '%s'. Attempt [%d/%d],
+        # retrying.", "... Retrying after successful path creation."): the name in quotes, then a retry.
+        (r"Could not open (?:stdout|stderr) file [^'\s]",
+         r"Could not open (?:stdout|stderr) file '[^'\n]{1,400}': '[^'\n]{1,200}'\. Recursive path creation failed",
+         # mgr.c's words are common ones: only with slurmstepd's prefix ("[JOBID.STEP] " or "slurmstepd: ").
+         r"(?:\[\d{1,12}\.\w{1,12}\]|slurmstepd(?:-[\w.-]{1,100})?:) error: Could not open (?:output|error) file ",
+         r"\[\d{1,12}\.batch\] (?:error: )?_fork_all_tasks: IO setup failed: Slurmd could not connect IO",
+         r"(?:\bjob \d{1,12}|\bJobId=\d{1,12}(?: SLUID=\S{1,40})?) completed with slurm_rc = -?\d{1,12}, "
+         r"job_rc = 4021\b",
+         r"\bRaisedSignal:53\(Real-time[ _]signal[ _]19\)"),
+        82,
     ),
     Cause(
         "pbs-request-refused",
@@ -2397,7 +2468,11 @@ CAUSES: Tuple[Cause, ...] = (
         "job id: the prolog's error is in that node's slurmd log",
         # Slurm 21.08.8 src/slurmd/slurmd/req.c line 2731 and 25.11.7 line 2434: xstrfmtcat(buf, "Prolog failure on
         # node %s", conf->node_name); slurm_notify_job(job_id, buf) (salloc and srun print it).
-        (r"Prolog failure on node (?P<node>\S{1,200})",),
+        # A step's launch whose prolog failed: slurmd answers ESLURMD_PROLOG_FAILED (25.11.7 req.c line 1419),
+        # src/common/slurm_errno.c line 1014 "Job prolog failed", printed by srun with src/api/step_launch.c line
+        # 1590 error("Task launch for %ps failed on node %s: %m", ...).
+        (r"Prolog failure on node (?P<node>\S{1,200})",
+         r"Task launch for \S{1,100} failed on node (?P<node>[\w.-]{1,200}): Job prolog failed"),
         92,
     ),
     Cause(

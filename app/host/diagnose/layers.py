@@ -90,6 +90,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-qos-account": ("scheduler", HIGH),
     "pbs-request-refused": ("scheduler", HIGH),
     "slurm-request-refused": ("scheduler", HIGH),
+    "slurm-output-file-not-writable": ("scheduler", HIGH),
     "cuda-arch-unsupported": ("software", HIGH),
     "command-not-on-node": ("launch", HIGH),
     "slurm-step-blocked": ("launch", HIGH),
