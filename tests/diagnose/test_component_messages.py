@@ -33,7 +33,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "ib-hca-filter-empty", "gpu-hardware-fault", "gpu-busy-exclusive", "slurm-task-launch-failed",
                 "efa-unreachable",
                 "efa-libfabric-too-old", "deepspeed-no-hostfile", "rank-sigkill", "pbs-request-refused",
-                "launcher-local-rank-argument-rejected",
+                "launcher-local-rank-argument-rejected", "slurm-output-file-not-writable",
                 "slurm-request-refused", "cuda-arch-unsupported", "command-not-on-node",
                 "slurm-step-blocked", "cxi-vni-not-granted", "enroot-registry-refused", "ib-link-layers-mixed",
                 "nvlink-p2p-disabled", "p2p-peer-access-refused", "memlock-limit-tiny", "enroot-no-gpu-hook",
