@@ -351,11 +351,26 @@ def test_a_pbs_job_resubmitted_at_its_walltime_keeps_every_qsub_option_and_resum
         slurm_cluster.wait_for(lambda: RESUMED.search(log.read_text() if log.exists() else ""), timeout_s=120,
                                what="the resubmitted job to resume")
     finally:
-        # Every job of the chain: one left running resubmits itself at its walltime and holds the nodes.
-        for state in (workdir / ".pbs-state").glob("*.pbs-emulation"):
-            slurm_cluster.run("scancel", state.name.removesuffix(".pbs-emulation"))
+        cancel_the_chain(slurm_cluster, workdir)
     assert RESUMED.search(log.read_text())["step"] == str(preempted_at)
     assert f"runs/{first}.pbs-emulation/snapshots" in log.read_text(), "resumed from another run directory"
+
+
+def cancel_the_chain(slurm_cluster: SlurmCluster, workdir: Path) -> None:
+    """Every job of a resubmitting chain: one left running resubmits itself at its walltime and holds the nodes. A job
+    being cancelled may have resubmitted just before, so its successor is looked for once every job has left."""
+    cancelled: set[str] = set()
+    for _ in range(5):
+        jobs = {state.name.removesuffix(".pbs-emulation")
+                for state in (workdir / ".pbs-state").glob("*.pbs-emulation")} - cancelled
+        if not jobs:
+            return
+        for job_id in jobs:
+            slurm_cluster.run("scancel", job_id)
+        for job_id in jobs:
+            slurm_cluster.wait_for(lambda job_id=job_id: not slurm_cluster.state(job_id), timeout_s=60,
+                                   what=f"job {job_id} to leave the queue")
+        cancelled |= jobs
 
 
 SHOW_ENVIRONMENT = """#!/bin/bash
