@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO, clean_env
+from tests.trainer_runs import REPO, clean_env
 
 
 def test_make_help_shows_the_values_the_targets_will_use():

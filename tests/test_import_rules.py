@@ -17,7 +17,7 @@ import ast
 import sys
 from pathlib import Path
 
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 #: The packages of the commands users type, each running its namesake under app/host
 COMMAND_PACKAGES = ("launch", "diagnose", "report")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO, clean_env
+from tests.trainer_runs import REPO, clean_env
 
 #: The packages of the commands users type (`python -m app.diagnose`), each running its namesake under app/host
 COMMAND_PACKAGES = ("launch", "diagnose", "report")

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 pytestmark = pytest.mark.slow  # processes of simulated ranks, real deadlines to wait out
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 pytestmark = pytest.mark.slow
 

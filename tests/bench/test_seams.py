@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 BENCH = REPO / "bench"
 #: The one marker syntax, bench/markdown.py's: `<!-- bench.NAME: begin -->` ... `<!-- bench.NAME: end -->`

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import launch
-from tests.launch import REPO, free_port, launcher_env
+from tests import trainer_runs
+from tests.trainer_runs import REPO, free_port, launcher_env
 
 __all__ = ["DATA", "PROCESS_TIMEOUT_S", "REPO", "Ranks", "clean_env", "free_port", "launcher_env"]
 
@@ -36,8 +36,8 @@ class Ranks:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """tests/launch.py's, with one thread per rank (as torchrun sets it): check ranks started by hand."""
-    return launch.clean_env(**{"OMP_NUM_THREADS": "1", **extra})
+    """tests/trainer_runs.py's, with one thread per rank (as torchrun sets it): check ranks started by hand."""
+    return trainer_runs.clean_env(**{"OMP_NUM_THREADS": "1", **extra})
 
 
 def spawn_ranks(n: int, args: list[str], master_addr: str = "127.0.0.1", launcher: str = "env", **extra: str) -> Ranks:

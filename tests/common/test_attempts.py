@@ -11,7 +11,7 @@ import torch.distributed as dist
 
 from app.common import attempts
 from app.common.attempts import CURRENT, NoAgreement, agree_on_attempt
-from tests.launch import free_port
+from tests.trainer_runs import free_port
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO, clean_env
+from tests.trainer_runs import REPO, clean_env
 
 OTHER_USER = os.environ.get("DDP_TEST_USER", "ddpuser")
 #: What the worker reports: every cache directory torch 2.13 resolves, after the trainer's own step

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch_plan.job_parts import REPO, Ran, job_parts
+from tests.host.launch.job_parts import REPO, Ran, job_parts
 
 HELPER = REPO / "app" / "common" / "cuda_compat.sh"
 IMAGE_DRIVER = "595.45.04"  # the driver the image's CUDA 13.2 compat libraries come from

@@ -13,7 +13,7 @@ from app.common.cluster import detect_environment
 from app.common.distributed import open_store
 from app.common.signed_store import StoreTampered
 from app.host.common.errors import RendezvousError
-from tests.launch import REPO, clean_env, free_port
+from tests.trainer_runs import REPO, clean_env, free_port
 
 #: Output to buffered (piped) stdout, a log record and an exit code: what end_process must not lose.
 ENDS_WITH_75 = """

@@ -12,7 +12,7 @@ import pytest
 
 from app.common.gpu_presence import unusable_gpus
 from app.host.common import exitcodes
-from tests.launch import REPO, clean_env, run, train_command
+from tests.trainer_runs import REPO, clean_env, run, train_command
 
 
 @pytest.fixture

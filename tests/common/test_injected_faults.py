@@ -15,7 +15,7 @@ from app.common import injected_faults
 from app.common.injected_faults import CheckFaults, Fault, check_faults, train_fault
 from app.host.common.errors import UsageError
 from app.train.optimizer_step import OptimizerStep
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 SEAM = REPO / "app" / "common" / "injected_faults.py"
 #: A fault variable's name, or an import of a faults module: only the seam may hold either.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.host.common import exitcodes
-from tests.launch import REPO, clean_env, free_port
+from tests.trainer_runs import REPO, clean_env, free_port
 
 #: Each test starts a real torchrun and its workers (two interpreters loading torch: seconds each on 2 cores)
 pytestmark = pytest.mark.slow

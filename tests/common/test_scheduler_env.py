@@ -25,7 +25,7 @@ from app.host.common.scheduler_env import (
     under_pbs,
     variable_of,
 )
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 #: A scheduler's or MPI launcher's variable: what nothing but scheduler_env may read
 SCHEDULER_VARIABLE = re.compile(r"(?:SLURM|SLURMD|PBS|PALS|PMI|PMIX|OMPI|MPI)_[A-Z0-9_]*")

@@ -131,7 +131,7 @@ def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_k
     import subprocess
     import sys
 
-    from tests.launch import REPO, clean_env, free_port
+    from tests.trainer_runs import REPO, clean_env, free_port
 
     port = str(free_port())
     ranks = [subprocess.Popen([sys.executable, "-c", USER_SCRIPT], cwd=REPO, text=True, stdout=subprocess.PIPE,

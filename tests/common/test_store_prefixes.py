@@ -22,7 +22,7 @@ from app.common.signed_store import (
     marked_tampered,
     prefixed,
 )
-from tests.launch import free_port
+from tests.trainer_runs import free_port
 
 SECRET = "0123456789abcdef0123456789abcdef"
 PREFIXES = ("app/", "attempt-3/", "app.check/")  # the check's, under torchrun's agent store

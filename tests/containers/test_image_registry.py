@@ -22,7 +22,7 @@ import pytest
 
 from app.host.common.errors import UsageError
 from app.host.launch.host_checks import check_image_arch
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
 
 REPO = Path(__file__).resolve().parents[2]
 VERSION = next(line.split('"')[1] for line in (REPO / "pyproject.toml").read_text().splitlines()

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from imagetool.buildjob import BuildJob, plan, read_job
 
-from tests.launch import REPO, clean_env
 from tests.test_login_tools import login_python
+from tests.trainer_runs import REPO, clean_env
 
 SCRIPT = REPO / "jobscripts" / "build-image.sh"
 OTHER_ARCH = "aarch64" if os.uname().machine == "x86_64" else "x86_64"

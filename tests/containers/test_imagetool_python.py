@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO, clean_env
 from tests.test_login_tools import OLDEST_LOGIN_PYTHON, login_python
+from tests.trainer_runs import REPO, clean_env
 
 IMAGETOOL = REPO / "containers" / "imagetool"
 #: The commands the build job runs, each for a flavour of each architecture and the smoke flavour CI builds

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import REPO, clean_env, run
+from tests.trainer_runs import REPO, clean_env, run
 
 DATA = REPO / "tests" / "data"
 SCRIPT = DATA / "deepspeed_zero2.py"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.launch import clean_env, emulated_nodes, finish_all, run
+from tests.trainer_runs import clean_env, emulated_nodes, finish_all, run
 
 FABRIC_LIBS = os.environ.get("APP_TEST_FABRIC_LIBS", "")
 NCCL_TESTS = os.environ.get("APP_TEST_NCCL_TESTS", "")

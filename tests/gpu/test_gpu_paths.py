@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.launch import (
+from tests.trainer_runs import (
     REPO,
     assert_step_times_account_for_the_run,
     clean_env,

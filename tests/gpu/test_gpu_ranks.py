@@ -12,7 +12,16 @@ import time
 import pytest
 import torch
 
-from tests.launch import TIMEOUT_S, children, clean_env, emulated_nodes, finish_all, metrics, summary, wait_for_step
+from tests.trainer_runs import (
+    TIMEOUT_S,
+    children,
+    clean_env,
+    emulated_nodes,
+    finish_all,
+    metrics,
+    summary,
+    wait_for_step,
+)
 
 pytestmark = [
     pytest.mark.gpu,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch_plan.job_parts import REPO, Ran, job_parts
+from tests.host.launch.job_parts import REPO, Ran, job_parts
 
 
 def write_hostfile(run_dir: Path, nodes: list[str], nproc: int, scheduler: str = "slurm", **env: str) -> Ran:

@@ -18,7 +18,7 @@ import pytest
 
 from app.host.common.fabric_policy import settings
 from tests.fixtures.apptainer import REPO, TEST_USER  # REPO: where TEST_USER can read the checkout
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
 
 pytestmark = [pytest.mark.apptainer, pytest.mark.slow]
 

@@ -22,7 +22,7 @@ from tests.jobscripts.test_jobscripts_slurm import (  # image_env: the module's 
     JOBSCRIPTS,
     image_env,  # noqa: F401
 )
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 pytestmark = pytest.mark.slow  # each case starts the trainer's interpreter: a second of CPU to import torch
 

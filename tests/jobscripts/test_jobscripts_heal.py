@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from tests.launch_plan.job_parts import Ran, job_parts
+from tests.host.launch.job_parts import Ran, job_parts
 
 
 def heal(run_dir: Path, scheduler: str = "slurm", script_name: str = "test.sh") -> Ran:

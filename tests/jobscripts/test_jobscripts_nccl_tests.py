@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 from app.host.launch.workload import nccl_tests_one_node
-from tests.launch_plan.job_parts import REPO
+from tests.host.launch.job_parts import REPO
 
 HERE = socket.gethostname()
 #: What `mpirun` in a job of one task per node sees of Slurm (Open MPI's ras/slurm reads these): this node alone,

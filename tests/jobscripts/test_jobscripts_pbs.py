@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.slurm import REPO, SlurmCluster
+from tests.host.launch.job_parts import Ran, job_parts
 from tests.jobscripts.test_jobscripts_slurm import (
     TRAIN_ENV,
     assert_completed,
     assert_trained_on_both_nodes,
     rdzv_port,
 )
-from tests.launch_plan.job_parts import Ran, job_parts
 
 JOBSCRIPTS = REPO / "jobscripts"
 PBS_EMULATION = REPO / "tests" / "slurm" / "pbs-emulation.sh"
@@ -34,7 +34,7 @@ PBS_BIN = REPO / "tests" / "slurm" / "pbs-bin"
 RESUMED = re.compile(r"resuming from \S+ at step (?P<step>\d+) \(epoch \d+")
 #: The log of a job submitted with qsub, as PBS names it: <job name>.o<sequence number> in the submit directory
 PBS_LOG = "ddp.o{job_id}"
-#: The two-node PBS job (id 7.pbs) the fast tests plan, as tests/launch_plan/job_parts.py takes it
+#: The two-node PBS job (id 7.pbs) the fast tests plan, as tests/host/launch/job_parts.py takes it
 JOB = {"script": "gh200-pbs.sh", "scheduler": "pbs", "job_id": "7.pbs", "nodes": "node1.example.org,node2.example.org"}
 
 
@@ -88,7 +88,7 @@ def pbs_job(tmp_path: Path) -> dict[str, str]:
 
 def pbsdsh_launcher(env: dict[str, str], cwd: Path) -> Ran:
     """The PBS job planned under ENV (LAUNCHER=pbsdsh): found["launch"]["per_node"] is the one-task-a-node launcher
-    (this checkout's pbsdsh-run with the job's facts: tests/launch/test_pbs_job.py pins its words), ran.env the
+    (this checkout's pbsdsh-run with the job's facts: tests/host/launch/test_pbs_job.py pins its words), ran.env the
     environment the job leaves for its steps."""
     ran = job_parts(["launch"], env, cwd=cwd, submit_dir=str(cwd), **JOB)
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -258,7 +258,7 @@ def fake_slingshot_node(root: Path) -> Path:
     """A fake node tree with the host's libfabric and libcxi, which the job binds into the container.
 
     No fake /dev/cxi0: Apptainer binds a device onto the host's /dev, where a fake one does not exist
-    (the binds of /dev/cxi* are checked in tests/launch_plan/test_job_parts.py)."""
+    (the binds of /dev/cxi* are checked in tests/host/launch/test_job_parts.py)."""
     for directory in ("opt/cray/libfabric/1.22.0/lib64", "usr/lib64"):
         (root / directory).mkdir(parents=True)
     (root / "usr/lib64/libcxi.so.1").touch()

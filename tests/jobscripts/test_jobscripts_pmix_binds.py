@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
 
 
 def rank_container(tmp_path: Path, task_env: dict[str, str], tmpfs: str = "") -> list[str]:

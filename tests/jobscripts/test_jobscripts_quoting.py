@@ -9,9 +9,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.host.launch.job_parts import REPO, job_parts
+from tests.host.launch.test_job_parts import NODE_WRAPPER, head_node_bin, rdzv  # noqa: F401  (a fixture)
 from tests.jobscripts.test_jobscripts_pbs import PBSDSH, node_file, pbsdsh_launcher, stub, through_pbsdsh
-from tests.launch_plan.job_parts import REPO, job_parts
-from tests.launch_plan.test_job_parts import NODE_WRAPPER, head_node_bin, rdzv  # noqa: F401  (a fixture)
 
 
 def test_extra_env_values_are_not_globbed(tmp_path: Path) -> None:

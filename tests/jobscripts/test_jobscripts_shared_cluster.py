@@ -1,7 +1,7 @@
 """The job scripts on a shared cluster: what another user can write (a run directory under a group-writable
 project directory, a file in the submit directory) changes nothing, and what the job writes (its environment,
 its hostfile) only its owner can read. Each test runs the job's parts in a fresh process
-(tests/launch_plan/job_parts.py)."""
+(tests/host/launch/job_parts.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 
 from app.host.common.errors import UsageError
 from app.host.launch.binds import container_binds
+from tests.host.launch.job_parts import REPO, Ran, job_parts
 from tests.jobscripts.test_jobscripts_pbs import pbs_job, pbsdsh_launcher, through_pbsdsh  # noqa: F401  (a fixture)
-from tests.launch import free_port
-from tests.launch_plan.job_parts import REPO, Ran, job_parts
+from tests.trainer_runs import free_port
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 OTHER_UID = 54321

@@ -23,8 +23,8 @@ import pytest
 from app.host.common import exitcodes
 from app.host.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
-from tests.launch import clean_env, free_port
 from tests.security.test_store_attacker import ATTACKER, TAMPERED, as_attacker
+from tests.trainer_runs import clean_env, free_port
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 

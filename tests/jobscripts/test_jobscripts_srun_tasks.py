@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import free_port
-from tests.launch_plan.job_parts import Ran, job_parts
+from tests.host.launch.job_parts import Ran, job_parts
+from tests.trainer_runs import free_port
 
 #: The sixth of eight tasks, the second on its node, as srun starts it
 TASK = {"SLURM_PROCID": "5", "SLURM_STEP_NUM_TASKS": "8", "SLURM_LOCALID": "1", "SLURM_NODEID": "1",

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.host.launch.checkout import module_command
-from tests.launch import REPO, children, clean_env, finish, run, start, torchrun_command, wait_for_step
+from tests.trainer_runs import REPO, children, clean_env, finish, run, start, torchrun_command, wait_for_step
 
 pytestmark = pytest.mark.slow
 

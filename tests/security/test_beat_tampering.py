@@ -22,8 +22,8 @@ import pytest
 import torch
 
 from app.host.launch.plan import Plan
-from tests.launch import REPO, clean_env, free_port, wait_for_step
 from tests.security.test_store_attacker import SECRET, TAMPERED, as_attacker
+from tests.trainer_runs import REPO, clean_env, free_port, wait_for_step
 
 pytestmark = pytest.mark.slow  # three interpreters importing torch and a short training run: about 20 s each
 

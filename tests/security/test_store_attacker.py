@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from app.host.launch.plan import Plan
-from tests.launch import REPO, clean_env, free_port
+from tests.trainer_runs import REPO, clean_env, free_port
 
 SECRET = "5e" * 16
 ATTACKER_UID = 64123

@@ -8,7 +8,7 @@ import os
 
 from app.host.common import exitcodes
 from app.train.snapshot import export
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 FIXTURE = REPO / "tests" / "data" / "snapshots" / "fsdp-format1" / "step-00000005"
 

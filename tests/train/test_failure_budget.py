@@ -8,7 +8,7 @@ import re
 import pytest
 
 from app.train import failure_budget as budget
-from tests.launch import run, train_command
+from tests.trainer_runs import run, train_command
 
 
 def test_daly_is_youngs_square_root_corrected_to_higher_order():

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from app.train.summary import params_sha256
-from tests.launch import (
+from tests.trainer_runs import (
     REPO,
     children,
     finish,

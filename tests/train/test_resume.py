@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from app.host.common.errors import UsageError
-from tests.launch import REPO
 from tests.train.in_process import params, train_here
+from tests.trainer_runs import REPO
 
 GPT = ["data.tokens=200000", "train.batch_size=4"]  # what a run resumes does not depend on its batch size
 

@@ -17,8 +17,8 @@ import pytest
 from app.host.common.errors import UsageError
 from app.train.cli import check_writable
 from app.train.snapshot import layout
-from tests.launch import run, train_command
 from tests.train.test_snapshot_metadata import FIXTURE
+from tests.trainer_runs import run, train_command
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's directory needs chown (root)")
 

@@ -16,7 +16,7 @@ import pytest
 from torch.distributed.checkpoint import Metadata
 
 from app.train.snapshot import export, layout
-from tests.launch import REPO, run, torchrun_command
+from tests.trainer_runs import REPO, run, torchrun_command
 
 FIXTURE = REPO / "tests" / "data" / "snapshots" / "fsdp-format1" / "step-00000005"
 

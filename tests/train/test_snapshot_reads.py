@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.read_audit import install_hook, opened
-from tests.launch import clean_env, run, summary, torchrun_command
+from tests.trainer_runs import clean_env, run, summary, torchrun_command
 
 pytestmark = pytest.mark.slow
 

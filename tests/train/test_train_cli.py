@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.launch import REPO, clean_env, run, train_command
+from tests.trainer_runs import REPO, clean_env, run, train_command
 
 pytestmark = pytest.mark.slow  # each test starts the trainer's interpreter: a second of CPU to import torch
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch import (
+from tests.trainer_runs import (
     REPO,
     TIMEOUT_S,
     children,
@@ -210,7 +210,7 @@ def test_activation_checkpointing_recomputes_to_the_same_parameters(tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
     assert summary(tmp_path / "plain")["params_sha256"] == summary(tmp_path / "recomputed")["params_sha256"]
     # Snapshots keep the plain model's parameter names (no wrapper module in the path)
-    from tests.launch import final_state
+    from tests.trainer_runs import final_state
 
     assert set(final_state(tmp_path / "plain")["model"]) == set(final_state(tmp_path / "recomputed")["model"])
 

@@ -1,4 +1,4 @@
-"""tests/launch_plan/fork_server.py: a run of the job's parts forked from the server is what a new interpreter gives,
+"""tests/host/launch/fork_server.py: a run of the job's parts forked from the server is what a new interpreter gives,
 exit code, log, errors, records and the environment left for the steps alike (only what each run draws anew, the
 store's secret and the clock in the log, may differ)."""
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.launch_plan.job_parts import Ran, base_env, fork_server, job_parts
+from tests.host.launch.job_parts import Ran, base_env, fork_server, job_parts
 
 #: A fixed port: the job picks a free one at random otherwise
 PORT = {"RDZV_PORT": "29500"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 #: srun's stand-in: records its words, then acts as a node whose wrapper saw the stop file: it records 75 (the
 #: snapshot's code) for its node and srun reports 143 over it, as --kill-on-bad-exit does

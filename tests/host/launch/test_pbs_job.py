@@ -21,7 +21,7 @@ from app.host.launch.job import Allocated, Job
 from app.host.launch.pbs_job import PBS, first_line, usr1_timer, workload_arguments
 from tests.fixtures.qstat import OLIVIA, qstat_f
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 # ------------------------------------------------------------------------ the records

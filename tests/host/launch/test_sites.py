@@ -14,7 +14,7 @@ import pytest
 from app.host.launch.knobs import NAMES
 from app.host.launch.sites import SITES, apply_site_defaults
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SITE_SCRIPTS = ("slurm.sh", "mn5.sh", "gh200-pbs.sh")
 #: What a site script may run besides its launch line: finding the checkout (sbatch and qsub run a copy of the file)
 CHECKOUT_LINES = re.compile(r"^(submitted=|\[\[ -n \$\{SLURM_JOB_ID|(export )?DDP_JOBSCRIPTS=|checkout=|"

@@ -1,7 +1,7 @@
 """The job's plan (app/host/launch/job.py) part by part, without a scheduler: fabric settings, binds, workload, counts,
-the rendezvous, each the job's own method in a fresh process (tests/launch_plan/job_parts.py), and what a node's
-wrapper (app/common/node_wrapper.sh) makes of the environment the job leaves. The whole job: tests/launch/test_job.py;
-end to end on the cluster: tests/jobscripts/test_jobscripts_slurm.py.
+the rendezvous, each the job's own method in a fresh process (tests/host/launch/job_parts.py), and what a node's
+wrapper (app/common/node_wrapper.sh) makes of the environment the job leaves. The whole job:
+tests/host/launch/test_job.py; end to end on the cluster: tests/jobscripts/test_jobscripts_slurm.py.
 
 Fabric hardware is a fake tree under DDP_PROBE_ROOT (/dev/cxi0, /sys/class/infiniband/mlx5_0, /sys/class/net/ib0,
 host libraries); `apptainer` is a stub that answers `inspect --labels`.
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from app.host.launch.checkout import module_command
-from tests.launch import free_port
-from tests.launch_plan.job_parts import REPO, Ran, job_parts
+from tests.host.launch.job_parts import REPO, Ran, job_parts
+from tests.trainer_runs import free_port
 
 #: The node wrapper's text as every step hands it to `sh -c` (app/host/launch/job.py, JobRun)
 NODE_WRAPPER = (REPO / "app" / "common" / "node_wrapper.sh").read_text()

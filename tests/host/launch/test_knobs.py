@@ -9,8 +9,8 @@ import pytest
 
 from app.host.common.errors import UsageError
 from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, resolve
-from tests.launch import REPO
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
+from tests.trainer_runs import REPO
 
 FACTS = JobContext(job_id="42", submit_dir="/home/u/proj", nnodes="2")
 

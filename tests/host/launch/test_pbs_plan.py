@@ -1,5 +1,5 @@
 """app.launch's PBS plan: the node file read (pbs_nodes), WORKLOAD's words (words) and the launchers (pbs_launch);
-the PBS job that asks for them: tests/launch/test_pbs_job.py."""
+the PBS job that asks for them: tests/host/launch/test_pbs_job.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from app.host.launch import pbs_nodes
 from app.host.launch.pbs_launch import pbs_launch
 from app.host.launch.words import split_words
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 #: A node file as PBS Pro writes it for `-l select=2:ncpus=288:ngpus=4:mpiprocs=4` (PBS Professional User's Guide,
 #: "The Job's Node File": one line per MPI process, the mother superior's first).
@@ -104,7 +104,7 @@ def test_unbalanced_quotes_stop_with_one_line_and_an_example(text):
 
 
 #: The command that runs a command once on every node through pbsdsh (the PBS job passes this checkout's
-#: `python3 -m app.launch pbsdsh-run ... --`: tests/launch/test_pbs_job.py)
+#: `python3 -m app.launch pbsdsh-run ... --`: tests/host/launch/test_pbs_job.py)
 PBSDSH = ["python3", "-m", "app.launch", "pbsdsh-run", "--run-dir=/r", "--job-id=7.pbs", "--nodefile=/n", "--"]
 
 

@@ -4,7 +4,7 @@ output to the request's files and ends as the interpreter would (its exit code, 
 exit handlers and thread joins of a normal exit).
 
 Interpreter start and imports were 0.23 of the 0.25 CPU seconds of each of the ~120 runs of the job's parts in the
-fast tier (tests/launch_plan/job_parts.py). What the interpreter reads only as it starts (PYTHON* variables, the
+fast tier (tests/host/launch/job_parts.py). What the interpreter reads only as it starts (PYTHON* variables, the
 locale, the interpreter itself) a child cannot change: requests that set them start a real process instead
 (`ForkServer.serves`).
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.host.launch.finish import Ending, ending
-from tests.launch_plan.job_parts import Ran, job_parts
+from tests.host.launch.job_parts import Ran, job_parts
 
 RUN_DIR = "/scratch/runs/42"
 

@@ -19,9 +19,9 @@ import pytest
 from app.host.common.errors import UsageError
 from app.host.common.history import append_event
 from app.host.launch import heal
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def facts(scheduler: str = "slurm", in_a_row: int = 0, max_requeues: int = 3, nodes: tuple[str, ...] = ("node2",),

@@ -1,7 +1,7 @@
 """app.host.launch.pbs: `qstat -f` as PBS Pro prints it, the walltime, the options of a resubmission, the timer's delay.
 
 The samples are folded the way OpenPBS's qstat folds them (tests/fixtures/qstat.py). This directory has
-no __init__.py: tests/launch.py, the trainer's launch helpers, already holds the name `tests.launch`.
+no __init__.py: tests/trainer_runs.py, the trainer's launch helpers, already holds the name `tests.launch`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from app.host.launch import pbs
 from app.host.launch.requeue import pbs_submission_options
 from tests.fixtures.qstat import CHAR_LINE_LIMIT, OLIVIA, qstat_f
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 def test_the_port_folds_long_values_onto_tab_lines_as_qstat_does():
     """The stand-in itself: every line fits 80 columns (a tab counts as 8), a long exec_vnode is cut inside a

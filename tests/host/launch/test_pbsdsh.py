@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.host.launch import pbsdsh
-from tests.launch import REPO
+from tests.trainer_runs import REPO
 
 
 def test_the_environment_file_gives_the_tasks_shell_every_value_as_it_was(tmp_path):

@@ -15,7 +15,7 @@ from app.host.launch import allocation, config_check, host_checks, mpi_ranks, re
 from app.host.launch.checkout import REPO
 from app.host.launch.cli import main
 from app.host.launch.env_defaults import env_defaults
-from tests.launch_plan.job_parts import job_parts
+from tests.host.launch.job_parts import job_parts
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The job (app/host/launch/job.py) part by part, in a fresh process, each part the job's own method: tests assert on
 what a part said, where it stopped and the records it left, without a scheduler.
 
-    python -m tests.launch_plan.job_parts --out FILE [--script S] [--scheduler slurm|pbs] [--nodes A,B]
+    python -m tests.host.launch.job_parts --out FILE [--script S] [--scheduler slurm|pbs] [--nodes A,B]
         [--job-id ID] [--submit-dir DIR] [--gpus N] [--rc RC] [--reason TEXT] [--preempted SIG]
         [--names HOST=NAME,...] [--kind KIND] [--launch-step torchrun|task|mpi] PART... [-- ARGS...]
 
@@ -15,9 +15,9 @@ run). FILE gets the records as JSON: the knobs, each part's answer and the envir
 Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2
 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
 
-    python -m tests.launch_plan.job_parts --serve
+    python -m tests.host.launch.job_parts --serve
 
-forks a run of main() for each request on stdin (tests/launch_plan/fork_server.py): job_parts() below runs the parts
+forks a run of main() for each request on stdin (tests/host/launch/fork_server.py): job_parts() below runs the parts
 that way where that is the same as a new interpreter.
 """
 
@@ -33,7 +33,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from app.host.launch.job import SLURM, Allocated, Job, JobEnds, JobRun, Launch, Running, job_code
 from app.host.launch.pbs_job import PBS
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: List[str],
@@ -82,7 +82,7 @@ def main() -> int:
     argv = sys.argv[1:]
     args = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
-    parser = argparse.ArgumentParser(prog="python -m tests.launch_plan.job_parts")
+    parser = argparse.ArgumentParser(prog="python -m tests.host.launch.job_parts")
     parser.add_argument("--out", required=True)
     parser.add_argument("--script", default="test.sh")
     parser.add_argument("--scheduler", default="slurm", choices=("slurm", "pbs"))
@@ -132,11 +132,11 @@ _SERVER = []  # type: List[Any]
 
 
 def fork_server() -> Any:
-    """This process's fork server of the job's parts (tests/launch_plan/fork_server.py), made on first use; imported
+    """This process's fork server of the job's parts (tests/host/launch/fork_server.py), made on first use; imported
     only here, under the tests' Python (this file also runs under 3.6)."""
     if not _SERVER:
-        from tests.launch_plan.fork_server import ForkServer
-        _SERVER.append(ForkServer("tests.launch_plan.job_parts", base_env()))
+        from tests.host.launch.fork_server import ForkServer
+        _SERVER.append(ForkServer("tests.host.launch.job_parts", base_env()))
     return _SERVER[0]
 
 
@@ -157,7 +157,7 @@ def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[P
         result = fork_server().run(argv, full_env, str(cwd or REPO), timeout_s)
     else:
         command = [*prefix, "env", "-i", *(f"{k}={v}" for k, v in full_env.items()), python, "-m",
-                   "tests.launch_plan.job_parts", *argv]
+                   "tests.host.launch.job_parts", *argv]
         result = subprocess.run(command, cwd=str(cwd or REPO), capture_output=True, text=True, timeout=timeout_s)
     found = {}  # type: Dict[str, Any]
     if out.exists():
@@ -170,7 +170,7 @@ def job_parts(parts: List[str], env: Dict[str, str], *args: str, cwd: Optional[P
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--serve"]:
-        from tests.launch_plan.fork_server import serve
+        from tests.host.launch.fork_server import serve
         serve(main)
     else:
         raise SystemExit(main())
