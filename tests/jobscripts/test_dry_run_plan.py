@@ -21,11 +21,12 @@ def planned(tmp_path_factory) -> dict[str, str]:
             for workload in ("train", "check", "my_train.py")}
 
 
-def dry_run(tmp_path: Path, *workload: str, **knobs: str) -> str:
+def dry_run(tmp_path: Path, *workload: str, script: str = "slurm.sh", **knobs: str) -> str:
+    """`DRY_RUN=1 bash jobscripts/SCRIPT WORKLOAD` outside a job, planned for two nodes of 4 GPUs: its log."""
     (tmp_path / "my_train.py").write_text("print('mine')\n")
     env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path), "DRY_RUN": "1",
            "DRY_RUN_NODES": "gpu01,gpu02", "GPUS_PER_NODE": "4", "IMAGE": "none", **knobs}
-    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), *workload], env=env, cwd=tmp_path,
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / script), *workload], env=env, cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout

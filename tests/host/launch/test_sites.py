@@ -3,16 +3,15 @@ defaults live in app/host/launch/sites.py and reach the job as knobs you set, yo
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.host.launch.knobs import NAMES
 from app.host.launch.sites import SITES, apply_site_defaults
+from tests.docs.test_docs_facts import knobs_table
+from tests.jobscripts.test_dry_run_plan import dry_run
 
 REPO = Path(__file__).resolve().parents[3]
 SITE_SCRIPTS = ("slurm.sh", "mn5.sh", "gh200-pbs.sh")
@@ -48,11 +47,7 @@ def test_each_site_default_is_a_knob_and_each_check_profile_it_names_is_shipped(
 
 
 def test_the_knobs_page_gives_each_sites_default_for_the_script_that_names_the_site() -> None:
-    rows = {}
-    for line in (REPO / "docs" / "knobs.md").read_text().splitlines():
-        match = re.match(r"\| `([A-Z][A-Z0-9_]*)` \| (.*?) \|", line)
-        if match:
-            rows[match.group(1)] = match.group(2)
+    rows = knobs_table()
     named = {re.search(r" --site=(\S+)", code_lines(script)[-1]).group(1): script
              for script in SITE_SCRIPTS if " --site=" in code_lines(script)[-1]}
     assert set(named) == set(SITES), named
@@ -75,28 +70,19 @@ def test_an_empty_check_site_is_your_choice_of_no_profile() -> None:
     assert environ["CHECK_SITE"] == "", "CHECK_SITE= (no profile) was overwritten by the site's"
 
 
-def dry_run(tmp_path: Path, script: str, **knobs: str) -> str:
-    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path), "DRY_RUN": "1",
-           "DRY_RUN_NODES": "gpu01,gpu02", "GPUS_PER_NODE": "4", "IMAGE": "none", **knobs}
-    result = subprocess.run(["bash", str(REPO / "jobscripts" / script), "check"], env=env, cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return result.stdout
-
-
 def test_the_mn5_job_says_its_sites_defaults_plans_with_them_and_takes_yours_first(tmp_path: Path) -> None:
-    planned = dry_run(tmp_path, "mn5.sh")
+    planned = dry_run(tmp_path, "check", script="mn5.sh")
     assert ("site mn5's defaults: FABRIC=infiniband RDZV_IFACES=ib0 CHECK_SITE=mn5 (app/host/launch/sites.py; "
             "a value you set wins)") in planned
     assert "[fabric infiniband] setting NCCL_NET=IB" in planned
     assert "the head node's address on the first of ib0" in planned
     assert re.search(r"step: .* -m app\.check --site mn5\b", planned), planned
-    yours = dry_run(tmp_path, "mn5.sh", FABRIC="none", CHECK_SITE="")
+    yours = dry_run(tmp_path, "check", script="mn5.sh", FABRIC="none", CHECK_SITE="")
     assert "site mn5's defaults: RDZV_IFACES=ib0 (" in yours
     assert "FABRIC=none: no NCCL network settings" in yours and "[fabric infiniband]" not in yours
     assert "--site" not in "".join(line for line in yours.splitlines() if " step: " in line)
 
 
 def test_the_any_cluster_script_names_no_site(tmp_path: Path) -> None:
-    planned = dry_run(tmp_path, "slurm.sh")
+    planned = dry_run(tmp_path, "check")
     assert "site " not in planned.split("\n", 1)[0] and "FABRIC=auto: detected" in planned
