@@ -13,7 +13,8 @@ So the ranks agree on a number through the store itself. Rank 0, a new process i
 the next number and publishes it. Every other rank answers the published number with a token of its own
 process and waits for rank 0 to echo that token: a number left by an earlier attempt's rank 0 gets no echo
 (that process is gone), so the rank reads the number again until the new one appears. Three requests per
-rank, and one wait, one multi_get and one multi_set for rank 0, whatever the world size.
+rank and its checks while it waits, and one wait, one multi_get and one multi_set for rank 0, whatever the
+world size.
 
 One key of an earlier attempt is out of a prefix's reach: PyTorch's NCCL process group raises its
 flight-recorder flag at the root of the store (`exception_dump`, kStoreDumpKey in
@@ -42,6 +43,7 @@ COUNTER = "app/attempts/counter"
 FLIGHT_RECORDER_FLAG = "exception_dump"  # kStoreDumpKey: see the module's docstring
 CURRENT = "app/attempts/current"
 POLL_S = 1.0  # how long a rank waits for rank 0's echo before it reads the current number again
+CHECK_S = (0.01, 0.25)  # the first and the longest pause between two checks for a key a rank waits for
 
 
 class NoAgreement(TimeoutError):
@@ -91,22 +93,33 @@ def _root(store: dist.Store) -> dist.Store:
 def _follow(store: dist.Store, rank: int, timeout_s: float) -> int:
     token = uuid.uuid4().hex
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            store.wait([CURRENT], timedelta(seconds=max(0.1, deadline - time.monotonic())))
-        except dist.DistError:
-            break
+    while time.monotonic() < deadline and _appears(store, CURRENT, deadline):
         attempt = _published(store)
         if attempt is None:  # malformed: read as absent until rank 0 publishes one
             time.sleep(POLL_S)
             continue
         store.set(f"app/attempts/{attempt}/answer/{rank}", token)
         echo = f"app/attempts/{attempt}/echo/{rank}"
-        try:
-            store.wait([echo], timedelta(seconds=POLL_S))
-        except dist.DistError:  # no echo yet: rank 0 still gathers, or the number is an earlier attempt's
-            continue
+        if not _appears(store, echo, min(deadline, time.monotonic() + POLL_S)):
+            continue  # no echo yet: rank 0 still gathers, or the number is an earlier attempt's
         if store.get(echo).decode() == token:
             return attempt
         time.sleep(POLL_S)  # an earlier process of this rank was echoed: the number is an old attempt's
     raise NoAgreement(f"rank {rank} had no answer from rank 0 within {timeout_s:.0f}s")
+
+
+def _appears(store: dist.Store, key: str, until: float) -> bool:
+    """Whether `key` is in the store by `until` (a monotonic time): a `check`, then another after a pause that
+    doubles from CHECK_S[0] to CHECK_S[1]. Not the store's `wait` with a timeout: each timeout prints two of
+    torch's warnings, each naming the socket's address through getnameinfo ("waitForInput: poll for socket
+    ... returned 0, likely a timeout", SocketImpl::waitForInput in torch/csrc/distributed/c10d/socket.cpp).
+    Followers wait for rank 0's echo through most of the agreement at scale, so thousands of ranks printed
+    them, and one such timeout of 100 ms returned 5 s late here."""
+    pause = CHECK_S[0]
+    while not store.check([key]):
+        left = until - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(2 * pause, CHECK_S[1])
+    return True

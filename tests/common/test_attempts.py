@@ -82,6 +82,24 @@ def test_world_of_one_and_a_missing_rank_0(server):
     assert time.monotonic() - started < 5
 
 
+def test_followers_waiting_for_rank_0_print_none_of_torchs_socket_timeout_warnings(server, capfd):
+    """torch prints two warnings for every store `wait` that times out, each naming the socket's address
+    (SocketImpl::waitForInput, torch/csrc/distributed/c10d/socket.cpp): followers waiting for rank 0's echo while a
+    slow rank had not yet answered printed them on every read, thousands of lines at scale, and one such 100 ms
+    timeout took 5 s here."""
+
+    def one(rank: int) -> int:
+        time.sleep(1.5 if rank == 2 else 0)  # the others wait longer than POLL_S for rank 0's echo
+        return agree_on_attempt(client(server), rank, 3, timeout_s=20)
+
+    with ThreadPoolExecutor(3) as pool:
+        assert list(pool.map(one, range(3))) == [1, 1, 1]
+    assert agree_on_attempt(client(server), 0, 1, timeout_s=5) == 2
+    with pytest.raises(NoAgreement):
+        agree_on_attempt(client(server), 1, 2, timeout_s=0.5)  # attempt 2 had no rank 1: no echo ever comes
+    assert "waitForInput" not in capfd.readouterr().err
+
+
 def test_an_earlier_attempts_flight_recorder_dump_flag_is_gone_before_any_rank_of_the_next_starts(server):
     """PyTorch's NCCL process group raises `exception_dump` at the root of the store when a collective fails
     (kStoreDumpKey, torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp) and every process group polls it there,
