@@ -26,7 +26,7 @@ from pathlib import Path
 
 from app.host.common import scheduler_env
 from app.host.common.errors import UsageError
-from app.host.common.rendezvous_port import launcher_port
+from app.host.common.rendezvous_port import DEFAULT_PORT, launcher_port
 from app.host.common.scheduler_env import OpenMpiRanks, PmiRanks, variable_of
 from app.host.common.scheduler_env import Slurm as SlurmFacts
 
@@ -120,7 +120,7 @@ class ClusterEnvironment:
         return "127.0.0.1"
 
     def _default_port(self) -> int:
-        return 29500
+        return DEFAULT_PORT
 
     def _first_host(self, *fields: str) -> str:
         """The first host of the first Slurm hostlist among `fields` (of the Slurm record) that is set."""
@@ -288,8 +288,7 @@ class Slurm(ClusterEnvironment):
         return self._first_host("step_nodelist", "job_nodelist")
 
     def _default_port(self) -> int:
-        job_id = scheduler_env.read_slurm(self.env).job_id
-        return launcher_port("0" if job_id is None else job_id)
+        return launcher_port(scheduler_env.read_slurm(self.env).job_id)
 
 
 class Pbs(ClusterEnvironment):
@@ -337,8 +336,7 @@ class Pbs(ClusterEnvironment):
         return first[0]
 
     def _default_port(self) -> int:
-        job_id = scheduler_env.read_pbs(self.env).job_id
-        return launcher_port("0" if job_id is None else job_id)
+        return launcher_port(scheduler_env.read_pbs(self.env).job_id)
 
 
 class SingleProcess(ClusterEnvironment):

@@ -141,6 +141,14 @@ def test_slurm_port_is_derived_from_the_job_id_alike_on_every_rank():
     assert ports == {derive_port("1234")}
 
 
+@pytest.mark.parametrize("env", [SRUN, PALS, OPENMPI], ids=["srun", "pals", "mpirun"])
+def test_a_launch_without_a_job_id_or_a_port_meets_on_torchs_default_as_the_port_policy_says(env):
+    """app/host/common/rendezvous_port.py: without a chosen port and a job id, torch's 29500 (not a port derived
+    from a made-up id)."""
+    bare = {k: v for k, v in env.items() if k not in ("SLURM_JOB_ID", "PBS_JOBID", "MASTER_PORT")}
+    assert detect_environment(bare).main_port() == 29500
+
+
 AURORA = ".aurora-pbs-0001.hostmgmt.cm.aurora.alcf.anl.gov"  # a PBS server's name, digits included
 
 
