@@ -276,8 +276,12 @@ class Watchdog:
         self.interval_s = interval_s or min(5.0, max(0.2, deadline_s / 10))
         self.store = store
         self._ask = BoundedCalls(within_s=max(2.0, 2 * self.interval_s), end_process=end_process)
+        # What the caller's thread sets and the watchdog's thread reads, always together under `_state`: a beat
+        # never pairs one step's position with another's phase, and progress never restarts a fired deadline
+        self._state = threading.Lock()
         self.position, self.where = 0, "start"
         self._count, self._round, self._reason = 0, 0, ""
+        self._fired = False
         self._beaten = 0.0  # time.monotonic() of the last beat sent
         self._written: str | None = None  # the beat this rank last wrote (the store holds it, unless tampered with)
         self._unsure: list[str] = []  # beats whose write raised: each may be what the store holds
@@ -292,16 +296,20 @@ class Watchdog:
         return self
 
     def mark(self, position: int, where: str) -> None:
-        self.position, self.where = position, where
+        with self._state:
+            self.position, self.where = position, where
 
     def arm(self, deadline_s: float | None = None) -> None:
-        """Restart the deadline now (`deadline_s`, default the watchdog's own)."""
-        self._expires = time.monotonic() + (deadline_s or self.deadline_s)
+        """Restart the deadline now (`deadline_s`, default the watchdog's own); nothing restarts it once fired."""
+        with self._state:
+            if not self._fired:
+                self._expires = time.monotonic() + (deadline_s or self.deadline_s)
 
     def fire(self, reason: str = "") -> None:
         """Give up now as if the deadline had passed (a collective raised because a peer vanished)."""
-        self._reason = _SOURCE_LOCATION.sub("", reason)  # gloo/NCCL errors start with one: keep the message
-        self._expires = time.monotonic()
+        with self._state:
+            self._reason = _SOURCE_LOCATION.sub("", reason)  # gloo/NCCL errors start with one: keep the message
+            self._expires, self._fired = time.monotonic(), True
         self._wake.set()
 
     def stop(self) -> None:
@@ -310,13 +318,14 @@ class Watchdog:
 
     def finish(self) -> None:
         """This rank's work is done (train() returned): a last beat says so, then `stop`."""
-        self.where = FINISHED
+        with self._state:
+            self.where = FINISHED
         self._publish()
         self.stop()
 
     # -- the thread ----------------------------------------------------------------------------
     def _run(self) -> None:
-        last = (self.position, self.where)
+        last = self._marked()
         if self.restart_on_progress:
             self.arm()
         while True:
@@ -325,11 +334,12 @@ class Watchdog:
             if self._stopped.is_set():
                 return
             self._publish()
-            now = (self.position, self.where)
+            now = self._marked()
             if now != last and self.restart_on_progress:
                 self.arm()
             last = now
-            expires = self._expires
+            with self._state:
+                expires = self._expires
             if expires is None or time.monotonic() < expires:
                 continue
             verdict = self._verdict()
@@ -343,10 +353,15 @@ class Watchdog:
             self._end(verdict)
             return
 
+    def _marked(self) -> tuple[int, str]:
+        with self._state:
+            return self.position, self.where
+
     def _publish(self) -> None:
         self._count += 1
         self._beaten = time.monotonic()
-        beat = Beat(self.rank, self._count, self.position, self.where, self.host, self._reason, time.time())
+        with self._state:
+            beat = Beat(self.rank, self._count, self.position, self.where, self.host, self._reason, time.time())
         self._ask(lambda: self._write_beat(beat.to_json()))  # its host may be the rank that died
 
     def _write_beat(self, beat: str) -> None:

@@ -272,3 +272,22 @@ def test_a_hang_report_that_fails_is_logged_and_the_process_still_ends_with_the_
         dog.stop()
     assert ended == [exitcodes.TIMEOUT]
     assert any("No space left on device" in record.getMessage() + str(record.exc_info) for record in caplog.records)
+
+
+def test_a_fire_just_after_progress_is_not_undone_by_that_progress():
+    """`mark` then `fire` at once (a collective raised as its step began): the watchdog's thread, woken by the fire,
+    saw the new position, restarted the deadline and so dropped the fire; the rank gave up a whole deadline late."""
+    ended: list[int] = []
+    # rank 1 never beats: once rank 0 gives up it names rank 1 and ends
+    dog = Watchdog(dist.HashStore(), 0, 2, "node0", 60.0, lambda verdict, reporter: None, end_process=ended.append,
+                   interval_s=1.0)
+    dog.start()
+    try:
+        dog.mark(4, "step 4, phase forward/backward")
+        dog.fire("a peer vanished")
+        end = time.monotonic() + 20
+        while not ended and time.monotonic() < end:
+            time.sleep(0.02)
+    finally:
+        dog.stop()
+    assert ended == [exitcodes.TIMEOUT]
