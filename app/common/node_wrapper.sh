@@ -132,14 +132,21 @@ stop_gracefully() {
 }
 # torch.compile's caches: torch keeps them in $TMPDIR/torchinductor_<user> (its default_cache_dir(), the user as
 # Python's getpass.getuser() reads it), made without an owner check and loaded with pickle (see
-# app/common/compile_cache.py). When that place is a link, someone else's, or writable by others, the command and
+# app/common/compile_cache.py). A missing one is made here, 0700, as the trainer makes it (private_compile_caches):
+# left for torch to make later, another user could make it first in between and have your own script load their
+# pickles. When that place is a link, someone else's (one made first, too), or writable by others, the command and
 # everything it starts (your own script too) get a fresh private TMPDIR instead. A TORCHINDUCTOR_CACHE_DIR you set
 # is left to you (the trainer and the check refuse one that is not yours alone).
 if [ -z "${TORCHINDUCTOR_CACHE_DIR:-}" ]; then
     cache="${TMPDIR:-/tmp}/torchinductor_${LOGNAME:-${USER:-${LNAME:-${USERNAME:-$(id -un)}}}}"
-    mode=$(ls -ld "$cache" 2>/dev/null) || mode=
+    if ! mode=$(ls -ld "$cache" 2>/dev/null); then
+        # -m: that mode whatever the umask; a mkdir that fails (someone made it first) leaves it to the check below
+        mkdir -m 700 "$cache" 2>/dev/null
+        mode=$(ls -ld "$cache" 2>/dev/null)
+    fi
     case $mode in
-        '') ;;  # not there: the trainer makes it 0700 before torch does; a script of yours gets torch's own
+        '') echo "warning: could not make the compile cache's usual place $cache: is ${TMPDIR:-/tmp} writable?" \
+                "torch.compile needs it; set TMPDIR to a directory of yours" >&2 ;;
         d????w*|d???????w*|l*) shared=1 ;;  # group- or other-writable, or a link
         *) if [ -O "$cache" ]; then shared=; else shared=1; fi ;;
     esac

@@ -1,8 +1,9 @@
 """app/common/node_wrapper.sh around a real torchrun on this host, as the job scripts start it on each node: what the
-job's exit code says, and what the workers import."""
+job's exit code says, what the workers import, and where torch.compile's caches go."""
 
 from __future__ import annotations
 
+import getpass
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,31 @@ def test_workers_that_succeed_end_the_node_with_0(tmp_path: Path) -> None:
     worker.write_text(EXITS_WITH)
     result = wrapped_torchrun(tmp_path, [str(worker), "0"], nproc=2)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+#: What torch 2.13 makes for torch.compile's caches when nothing says where: `$TMPDIR/torchinductor_<user>`
+#: (cache_dir(), os.makedirs with the umask's mode)
+SHOWS_THE_CACHE_DIR = """
+import os, stat
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+info = os.stat(cache_dir())
+print(cache_dir(), oct(stat.S_IMODE(info.st_mode)), info.st_uid == os.geteuid())
+"""
+
+
+def test_your_own_script_finds_torchs_compile_cache_place_made_private_whatever_the_umask(tmp_path: Path) -> None:
+    """A missing `$TMPDIR/torchinductor_$USER` is made 0700 before the command starts, as the trainer makes it: left
+    to torch, it came with the umask's mode (0777 under umask 000), and another user on a shared /tmp could make it
+    first meanwhile and have the script load their pickles."""
+    shared_tmp = tmp_path / "tmp"
+    shared_tmp.mkdir()
+    shared_tmp.chmod(0o1777)  # as /tmp
+    user = getpass.getuser()
+    env = clean_env(TMPDIR=str(shared_tmp), LOGNAME=user)
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    result = subprocess.run(["sh", "-c", 'umask 000 && exec "$@"', "umask-000", "sh", str(WRAPPER),
+                             str(tmp_path / "stop"), "", "", sys.executable, "-c", SHOWS_THE_CACHE_DIR],
+                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == [str(shared_tmp / f"torchinductor_{user}"), "0o700", "True"]
+    assert "warning" not in result.stderr

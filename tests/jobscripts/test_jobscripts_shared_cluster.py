@@ -171,6 +171,26 @@ def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
 
 
+@pytest.mark.slow  # a real torchrun and its worker running app.check --preflight
+def test_the_preflight_before_your_own_script_imports_nothing_from_the_submit_directory(tmp_path: Path) -> None:
+    """The preflight is the project's app.check whatever the workload: before your own script it ran with the submit
+    directory first on its path (`python -m`), where a planted `yaml.py` or `torch.py` ran as you. It imports this
+    checkout instead, and your script's own step keeps the import path you gave it."""
+    submit = tmp_path / "project"
+    submit.mkdir()
+    for planted in ("yaml.py", "torch.py"):  # what the check imports
+        (submit / planted).write_text(PLANTED)
+    (submit / "my_script.py").write_text("print('mine')\n")
+    env = {"HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",  # its torchrun
+           "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+    ran = job_parts(["workload", "run-dir", "preflight"], env, "my_script.py", cwd=submit, submit_dir=str(submit),
+                    nodes="127.0.0.1", launch_step="torchrun", timeout_s=180)
+    assert not (submit / "planted-module-ran").exists(), ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert ran.returncode == 0 and "] preflight passed in" in ran.stdout, ran.stdout[-3000:] + ran.stderr[-3000:]
+    assert "preflight: setting PYTHONSAFEPATH=1" in ran.stdout
+    assert "PYTHONSAFEPATH" not in ran.env and ran.env["PYTHONPATH"] == str(REPO)
+
+
 def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp_path: Path) -> None:
     """A group member who can rename `runs/` in a group-writable submit directory, and make a new one, would receive
     the later snapshots: the job stops at start, naming the directory, with the remedy."""

@@ -11,7 +11,7 @@ import collections
 import os
 import re
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, NamedTuple, Sequence, Tuple
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
@@ -109,14 +109,16 @@ def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: 
 
 
 class HealJob(NamedTuple):
-    """The job a heal concerns: its scheduler, run directory, id, image, job script (for a PBS resubmission), nodes,
-    and what each node calls itself -> its scheduler name (the launch check's pairs)."""
+    """The job a heal concerns: its scheduler, run directory, id, image, job script and the environment it started
+    in (for a PBS resubmission), nodes, and what each node calls itself -> its scheduler name (the launch check's
+    pairs)."""
 
     scheduler: str
     run_dir: str
     job_id: str
     image: str
     jobscript: str
+    started_env: Mapping[str, str]
     nodes: Sequence[str]
     name_of: Dict[str, str]
 
@@ -147,5 +149,5 @@ def heal(log: Callable[[str], None], script: str, job: HealJob, rc: int, reason:
         return rc
     log(decision.message)
     requeue(log, script, job.scheduler, job.job_id, decision.nodes if decision.action == EXCLUDE else [],
-            job.run_dir, job.jobscript)
+            job.run_dir, job.jobscript, job.started_env)
     return exitcodes.PREEMPTED

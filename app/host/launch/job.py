@@ -10,11 +10,12 @@ workload's step, and the end: heal and requeue, a requeue after a time-limit sna
 Side (SLURM here, PBS in app/host/launch/pbs_job.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
 
 import abc
+import contextlib
 import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
@@ -33,7 +34,7 @@ from app.host.launch.gpus import processes_per_node
 from app.host.launch.heal import HealJob, heal
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_registry import resolve as resolve_image
-from app.host.launch.import_path import import_path_env
+from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
 from app.host.launch.knobs import NAMES, JobContext, resolve
 from app.host.launch.launch_check import passed, run_launch_check
 from app.host.launch.mpi_ranks import mpi_rank_defaults, require_pmix
@@ -87,6 +88,22 @@ def export(pairs: Sequence[str]) -> None:
         os.environ[name] = value
 
 
+@contextlib.contextmanager
+def exported_while(pairs: Sequence[str]) -> Iterator[None]:
+    """NAME=VALUE exported (as export does) while the block runs; the environment as it was afterwards."""
+    names = [pair.partition("=")[0] for pair in pairs]
+    before = {name: os.environ.get(name) for name in names}
+    export(pairs)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def jobscript(script: str, submit_dir: str, env: Mapping[str, str]) -> str:
     """This job script's path, for a PBS resubmission."""
     return env.get("DDP_JOBSCRIPT") or (env.get("DDP_JOBSCRIPTS") or submit_dir + "/jobscripts") + "/" + script
@@ -120,6 +137,9 @@ class Job:
     def __init__(self, script: str, side: Side) -> None:
         self.script = script
         self.side = side
+        #: The environment the job started in, before it exported anything: what a PBS resubmission goes with
+        #: (requeue.resubmission_env)
+        self.started_env = dict(os.environ)
         #: When the job program started: the walltime counts from here (bash's $SECONDS did)
         self.started_at = time.monotonic()
         self.knobs = {}  # type: Dict[str, str]
@@ -346,12 +366,13 @@ class JobRun:
         self.job.log("preflight: python -m app.check --preflight across the allocation (PREFLIGHT=0 skips it)")
         # Its own rendezvous id: the workload's, on the same port, comes right after. A dry run shows it and runs
         # neither.
-        if self.job.dry_run():
-            self.step(run.alloc.job_id + "-preflight", check)
-            return
-        started = time.monotonic()
-        self.forget_blame()
-        rc = self.step(run.alloc.job_id + "-preflight", check)
+        with exported_while(self.preflight_import_path()):
+            if self.job.dry_run():
+                self.step(run.alloc.job_id + "-preflight", check)
+                return
+            started = time.monotonic()
+            self.forget_blame()
+            rc = self.step(run.alloc.job_id + "-preflight", check)
         if rc == 0:
             self.job.log(f"preflight passed in {int(time.monotonic() - started)}s")
             return
@@ -364,6 +385,15 @@ class JobRun:
                    "says what and how to fix it; PREFLIGHT=0 starts the workload without it")
         raise JobEnds(rc)
 
+    def preflight_import_path(self) -> List[str]:
+        """What the preflight's step exports besides what the workload's does: app.check is this checkout's code
+        whatever the workload, so before your own script or module too it imports this checkout and nothing from
+        the submit directory (import_path.py), as the train workload's preflight does. Only for that step: your
+        program's own step keeps the import path you gave it."""
+        if self.run.kind in OWN_WORKLOADS:
+            return []  # exported for the workload already (plan_workload)
+        return import_path_env("check", REPO, os.environ, lambda line: self.job.log("preflight: " + line))
+
     def heal(self, rc: int, reason: str) -> None:
         """Leave the blamed nodes out and requeue, requeue as before, or give up at MAX_REQUEUES (heal.py)."""
         # The requeue signals this job: nothing may stop the update that follows it
@@ -371,8 +401,8 @@ class JobRun:
         run = self.run
         raise JobEnds(heal(self.job.log, self.job.script,
                            HealJob(self.job.side.name, self.k["RUN_DIR"], run.alloc.job_id, self.k["IMAGE"],
-                                   jobscript(self.job.script, run.alloc.submit_dir, os.environ), run.alloc.nodes,
-                                   self.job.name_of), rc, reason, self.k["MAX_REQUEUES"]))
+                                   jobscript(self.job.script, run.alloc.submit_dir, os.environ), self.job.started_env,
+                                   run.alloc.nodes, self.job.name_of), rc, reason, self.k["MAX_REQUEUES"]))
 
     def finish(self, rc: int) -> None:
         """A USR1 that stopped an unfinished step requeues the job, which resumes from its snapshot (75);
@@ -382,7 +412,7 @@ class JobRun:
             self.job.log(end.said)
         if end.requeue:
             requeue(self.job.log, self.job.script, self.job.side.name, self.run.alloc.job_id, [], self.k["RUN_DIR"],
-                    jobscript(self.job.script, self.run.alloc.submit_dir, os.environ))
+                    jobscript(self.job.script, self.run.alloc.submit_dir, os.environ), self.job.started_env)
         raise JobEnds(end.exit_code)
 
     def run_job(self) -> None:

@@ -10,23 +10,25 @@ import re
 import shlex
 import signal
 import subprocess
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from app.host.common.errors import UsageError
 from app.host.launch import pbs
+from app.host.launch.knobs import STORE_SECRET
 from app.host.launch.say import error_line
 
 Log = Callable[[str], None]
 
 
-def _run(argv: Sequence[str], capture: bool = False) -> "subprocess.CompletedProcess[str]":
-    """ARGV run, its stdout read when CAPTURE. Words and output as UTF-8 bytes, undecodable ones kept as they came:
-    Python 3.6 under a batch job's C locale encodes a str argument as ASCII and stopped with a traceback at a job
-    name `qstat -f` shows with an é (seen under 3.6.15, LANG unset)."""
+def _run(argv: Sequence[str], capture: bool = False,
+         env: Optional[Mapping[str, str]] = None) -> "subprocess.CompletedProcess[str]":
+    """ARGV run (in ENV, else this process's environment), its stdout read when CAPTURE. Words and output as UTF-8
+    bytes, undecodable ones kept as they came: Python 3.6 under a batch job's C locale encodes a str argument as
+    ASCII and stopped with a traceback at a job name `qstat -f` shows with an é (seen under 3.6.15, LANG unset)."""
     words = [word.encode("utf-8", "surrogateescape") for word in argv]
     try:
         done = subprocess.run(words, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if capture else None,
-                              check=False)
+                              env=None if env is None else dict(env), check=False)
     except OSError as cause:
         return subprocess.CompletedProcess(list(argv), 127, "", str(cause))
     return subprocess.CompletedProcess(list(argv), done.returncode,
@@ -93,20 +95,43 @@ def pbs_submission_options(log: Log, script: str, job_id: str) -> List[str]:
     return found
 
 
-def pbs_resubmit(log: Log, script: str, job_id: str, jobscript: str, run_dir: str) -> None:
-    """This job again, after it ends (same RUN_DIR: the environment goes along, -V), with the account, queue and
-    resources it was submitted with; UsageError when qsub fails."""
+def resubmission_env(started: Mapping[str, str], run_dir: str) -> Dict[str, str]:
+    """The environment a PBS resubmission goes with (qsub -V passes it on whole): the one this job started in (yours
+    and PBS's, as your -V gave it), with RUN_DIR, where the next job resumes, and without DDP_STORE_SECRET.
+
+    What the job derived for itself is not in it, so the next job derives each afresh, as a Slurm requeue does
+    (slurmctld starts the batch script again with the environment sbatch sent: get_job_env in launch_job,
+    src/slurmctld/job_scheduler.c): the store's secret, the grace (TORCH_ELASTIC_SHUTDOWN_TIMEOUT), the flight
+    recorder's paths, the fabric's APP_* settings, the import path (PYTHONSAFEPATH, PYTHONPATH), the image's digest
+    (DDP_IMAGE_DIGEST: the tag may have moved), the MPI ranks' defaults. RUN_DIR is the one value carried over: the
+    next job has another id, so its default would be a new directory.
+
+    The secret is left out even where you set it: -V writes every variable into the next job's Variable_List,
+    which `qstat -f` shows to other users where the server lets them, and the next job would keep it as set by
+    you, so a value sealed in this job's store would open in the next one's (a replay)."""
+    env = {name: value for name, value in started.items() if name != STORE_SECRET}
+    env["RUN_DIR"] = run_dir
+    return env
+
+
+def pbs_resubmit(log: Log, script: str, job_id: str, jobscript: str, run_dir: str,
+                 started_env: Mapping[str, str]) -> None:
+    """This job again, after it ends, with the account, queue and resources it was submitted with and the
+    environment it started in (resubmission_env: same RUN_DIR, a fresh store secret); UsageError when qsub
+    fails."""
     ignore_the_requeues_signals()
     options = pbs_submission_options(log, script, job_id)
-    if _run(["qsub", *options, "-V", "-W", f"depend=afterany:{job_id}", jobscript]).returncode:
+    if _run(["qsub", *options, "-V", "-W", f"depend=afterany:{job_id}", jobscript],
+            env=resubmission_env(started_env, run_dir)).returncode:
         raise UsageError(f"resubmission failed (qsub above); resubmit by hand with qsub and RUN_DIR={run_dir} to "
                          "resume")
 
 
 def requeue(log: Log, script: str, scheduler: str, job_id: str, leave_out: Sequence[str], run_dir: str,
-            jobscript: str) -> None:
-    """The scheduler's requeue of this job (LEAVE_OUT: nodes to leave out, where it can)."""
+            jobscript: str, started_env: Mapping[str, str]) -> None:
+    """The scheduler's requeue of this job (LEAVE_OUT: nodes to leave out, where it can; JOBSCRIPT and
+    STARTED_ENV, the environment the job started in: what PBS resubmits)."""
     if scheduler == "slurm":
         slurm_requeue(log, job_id, leave_out, run_dir)
     else:
-        pbs_resubmit(log, script, job_id, jobscript, run_dir)
+        pbs_resubmit(log, script, job_id, jobscript, run_dir, started_env)

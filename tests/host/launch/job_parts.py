@@ -11,7 +11,8 @@ fabric, container, launch (the side's: srun's or PBS's command lines, then the r
 alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch check's NAMES), finish (JobRun.finish
 of RC after PREEMPTED), step (JobRun.step of ARGS for a workload of KIND (unless the workload part said one), as
 LAUNCH-STEP starts it, with no launcher and no container, as a node runs it inside the image; its exit code ends the
-run). FILE gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps.
+run), preflight (JobRun.preflight before the workload of KIND, its step started as the step part starts one). FILE
+gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps.
 Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2
 (job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
 
@@ -74,6 +75,9 @@ def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: Lis
         elif part == "step":
             launch = Launch(options.launch_step, [], [], alloc.nodes[0], "")
             raise JobEnds(JobRun(job, Running(alloc, kind, [], nproc, [], "", launch)).step(alloc.job_id, args))
+        elif part == "preflight":
+            launch = Launch(options.launch_step, [], [], alloc.nodes[0], "")
+            JobRun(job, Running(alloc, kind, [], nproc, [], "", launch)).preflight()
         else:
             raise SystemExit("job_parts: no part " + repr(part))
 

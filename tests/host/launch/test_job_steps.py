@@ -132,7 +132,7 @@ def test_a_pbs_job_s_nodes_come_from_its_node_file_once_each_in_order(bin_dir, t
 def test_a_slurm_requeue_without_nodes_to_leave_out_only_requeues(bin_dir, signals_restored):
     stand_in(bin_dir, "scontrol", "")
     said = []
-    requeue.requeue(said.append, "t.sh", "slurm", "42", [], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", [], "/runs/42", "/jobs/slurm.sh", {})
     assert calls(bin_dir) == ["scontrol requeue 42"] and said == []
 
 
@@ -140,7 +140,7 @@ def test_a_slurm_requeue_adds_the_nodes_to_the_exclude_list_the_job_had(bin_dir,
     stand_in(bin_dir, "scontrol", 'case "$1 $2" in "show job") echo "JobId=42 ExcNodeList=(null) Partition=gpu";; '
              "esac")
     said = []
-    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2", "node7"], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2", "node7"], "/runs/42", "/jobs/slurm.sh", {})
     assert calls(bin_dir) == ["scontrol show job -o 42", "scontrol requeue 42",
                               "scontrol update JobId=42 ExcNodeList=node2,node7"]
     assert said == ["requeued job 42 without node2,node7; it resumes from the newest snapshot in /runs/42"]
@@ -150,7 +150,7 @@ def test_an_exclude_list_slurm_refuses_is_a_warning_the_requeue_stands(bin_dir, 
     stand_in(bin_dir, "scontrol", '[ "$1" = update ] && exit 1; [ "$1" = show ] && echo "JobId=42 ExcNodeList=(null)"; '
              'exit 0')
     said = []
-    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh", {})
     assert said[0] == ("warning: could not leave out node2 (scontrol update ExcNodeList); the job may land on them "
                        "again")
 
@@ -161,7 +161,7 @@ def test_an_exclude_list_slurm_does_not_show_is_left_alone_and_the_log_says_how_
     stand_in(bin_dir, "scontrol", '[ "$1" = show ] && { echo "Socket timed out on send/recv operation" >&2; exit 1; }; '
              'exit 0')
     said = []
-    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+    requeue.requeue(said.append, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh", {})
     assert calls(bin_dir) == ["scontrol show job -o 42", "scontrol requeue 42"]
     assert said == ["warning: could not read job 42's exclude list (scontrol show job failed), so it is left as it "
                     "was: the job may land on node2 again; to leave them out: scontrol update JobId=42 "
@@ -172,7 +172,7 @@ def test_a_refused_requeue_says_how_to_resubmit_by_hand_without_the_nodes(bin_di
     stand_in(bin_dir, "scontrol", 'case "$1 $2" in "show job") echo "ExcNodeList=node[9-10]";; '
              '"show hostnames") printf "node9\\nnode10\\n";; requeue*) exit 1;; esac')
     with pytest.raises(UsageError) as raised:
-        requeue.requeue(print, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh")
+        requeue.requeue(print, "t.sh", "slurm", "42", ["node2"], "/runs/42", "/jobs/slurm.sh", {})
     assert str(raised.value) == (
         "scontrol requeue 42 failed (submitted with --no-requeue?); resubmit by hand: sbatch "
         "--exclude=node9,node10,node2 --export=ALL,RUN_DIR=/runs/42 ... to resume from the newest snapshot")

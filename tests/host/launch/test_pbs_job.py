@@ -205,11 +205,12 @@ def test_the_pbs_side_starts_nothing_at_import() -> None:
 # ------------------------------------------------------------------------ the whole job, as qsub starts it
 
 
-#: PALS mpiexec's stand-in: records its words, then acts as a node whose wrapper saw the stop file (STOP_WAIT=1:
-#: it waits for it and records 75, the snapshot's code, and mpiexec reports 143 over it) or a node that ends at
-#: once with MPIEXEC_RC
+#: PALS mpiexec's stand-in: records its words (and beside them the store's secret the nodes get), then acts as a
+#: node whose wrapper saw the stop file (STOP_WAIT=1: it waits for it and records 75, the snapshot's code, and
+#: mpiexec reports 143 over it) or a node that ends at once with MPIEXEC_RC
 MPIEXEC = """#!/bin/bash
 printf '%s\\0' "$@" >"$MPIEXEC_CALLS"
+printf '%s' "${DDP_STORE_SECRET-}" >"$MPIEXEC_CALLS.secret"
 while [[ $1 != ddp-node ]]; do shift; done
 stop=$2
 if [[ ${STOP_WAIT:-0} == 1 ]]; then
@@ -223,14 +224,16 @@ exit "${MPIEXEC_RC:-0}"
 
 def fake_pbs_job(tmp_path: Path, **extra: str) -> dict[str, str]:
     """A two-node PBS job (id 7.pbs) of stand-ins: mpiexec, qstat (-f 7.pbs shows the OLIVIA submission), qsub
-    (records its words), getent (every name resolves), torchrun; the environment PBS starts gh200-pbs.sh in
-    (qsub passes no arguments: WORKLOAD), plus EXTRA."""
+    (records its words and the environment it runs in, which -V hands to the next job), getent (every name
+    resolves), torchrun; the environment PBS starts gh200-pbs.sh in (qsub passes no arguments: WORKLOAD), plus
+    EXTRA."""
     bin_dir = tmp_path / "bin"
     (tmp_path / "qstat-f.txt").write_text(qstat_f("7.pbs", OLIVIA))
     for name, text in (("mpiexec", MPIEXEC), ("getent", "#!/bin/sh\nexit 0\n"),
                        ("torchrun", "#!/bin/sh\nexit 0\n"),
                        ("qstat", f'#!/bin/sh\n[ "$1 $2" = "-f 7.pbs" ] && cat "{tmp_path}/qstat-f.txt"\n'),
-                       ("qsub", f'#!/bin/sh\nprintf "%s\\n" "$@" >"{tmp_path}/qsub.calls"\n')):
+                       ("qsub", f'#!/bin/sh\nprintf "%s\\n" "$@" >"{tmp_path}/qsub.calls"\n'
+                                f'env -0 >"{tmp_path}/qsub.env"\n')):
         stand_in(bin_dir, name, text)
     (tmp_path / "nodefile").write_text("node1\nnode1\nnode2\nnode2\n")
     (tmp_path / "my_script.py").write_text("print('mine')\n")
@@ -261,6 +264,37 @@ def test_the_walltime_timer_stops_the_workload_and_the_job_resubmits_itself_with
     words = (tmp_path / "mpiexec.calls").read_text().split("\0")[:-1]
     assert words[:6] == ["-n", "2", "--ppn", "1", "--cpu-bind", "none"]
     assert words[-3:] == ["my_script.py", "--name", "a b"]
+
+
+def passed_on_by_qsub(tmp_path: Path) -> dict[str, str]:
+    """The environment the stand-in qsub ran in: with -V, the next job's Variable_List (qsub.1B)."""
+    pairs = (tmp_path / "qsub.env").read_text().split("\0")[:-1]
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def test_a_resubmitted_job_gets_no_store_secret_and_makes_its_own(tmp_path: Path) -> None:
+    """qsub -V writes the environment qsub runs in into the next job's Variable_List, which `qstat -f` shows to other
+    users where the server lets them, and the next job would keep a secret found there as set by you: a value sealed
+    in this job's store would open in the next one's. The resubmission leaves it behind; the next job, started as
+    PBS starts it (that environment, its own PBS_JOBID), makes a fresh one and resumes in the same run directory."""
+    env = fake_pbs_job(tmp_path, WALLTIME_S="92", PREEMPT_MARGIN_S="90", STOP_WAIT="1")
+    first = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert first.returncode == 75, first.stdout[-3000:] + first.stderr[-3000:]
+    first_secret = (tmp_path / "mpiexec.calls.secret").read_text()
+    passed_on = passed_on_by_qsub(tmp_path)
+    assert "DDP_STORE_SECRET" not in passed_on
+    assert not [name for name, value in passed_on.items() if first_secret in value]
+    assert passed_on["RUN_DIR"] == f"{tmp_path}/runs/7.pbs"
+    second = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")],
+                            env={**passed_on, "PBS_JOBID": "8.pbs"}, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert second.returncode == 75, second.stdout[-3000:] + second.stderr[-3000:]
+    assert f"] job 8.pbs on 2 node(s): node1 node2, run directory {tmp_path}/runs/7.pbs\n" in second.stdout
+    assert "DDP_STORE_SECRET" not in second.stdout
+    second_secret = (tmp_path / "mpiexec.calls.secret").read_text()
+    assert len(second_secret) == 32 and second_secret != first_secret
+    assert "DDP_STORE_SECRET" not in passed_on_by_qsub(tmp_path)
 
 
 def test_a_step_that_ends_first_cancels_the_timer_and_the_job_ends_at_once(tmp_path: Path) -> None:
