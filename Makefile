@@ -106,6 +106,7 @@ BASE ?=
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env \
                  $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh containers/fetch-wheels.sh \
+                 containers/imagetool/appwheel.py containers/imagetool/pyproject.py \
                  $(wildcard containers/locks/wheelhouse-*.txt) pyproject.toml \
                  $(shell find app -name "*.py" -o -name "*.yaml" -o -name "*.env")
 

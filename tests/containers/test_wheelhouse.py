@@ -21,8 +21,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "containers" / "wheelhouse.sh"
-#: The part of wheelhouse.sh that takes the locked files (it builds the app's own wheel first: 3 CPU seconds that
-#: the refusals below do not depend on; the two tests of the hash and the offline build run the whole script)
+#: The part of wheelhouse.sh that takes the locked files (it builds the app's own wheel first, which the refusals
+#: below do not depend on; the two tests of the hash and the offline build run the whole script)
 FETCH = REPO / "containers" / "fetch-wheels.sh"
 FLAVOURS = sorted(path.stem for path in (REPO / "containers" / "arch").glob("*.env"))
 LOCK_LINE = re.compile(r"^[a-z0-9][a-z0-9.-]*==[A-Za-z0-9.+!-]+ --hash=sha256:[0-9a-f]{64}  # \S+$")
