@@ -80,8 +80,8 @@ clean: ## Remove the virtual environment, nox environments and run directories
 # `make smoke-image` builds the CPU smoke flavour CI runs (build/smoke.sif). Versions live in
 # containers/versions.env, the per-architecture values in containers/arch/ARCH.env.
 
-# Python for the image tooling (containers/imagetool: standard library only, pip for the wheels): the .venv's
-# where there is one, else the system's python3, so a login node builds and gathers without torch or a .venv
+# Python for the image tooling (containers/imagetool: standard library only; pip 21.3+ for the wheels from PyPI):
+# the .venv's where there is one, else the system's python3, so a login node builds and gathers without torch or a .venv
 IMAGE_PYTHON ?= $(if $(wildcard $(PY)),$(PY),python3)
 # The build-time image tooling lives beside the definitions it reads, outside the runtime package
 IMAGETOOL = PYTHONPATH=containers:. $(IMAGE_PYTHON) -m imagetool

@@ -3,7 +3,8 @@
 # the app wheel, built here, and every file of the flavour's hash-pinned lock (containers/fetch-wheels.sh:
 # pyyaml, tqdm, DeepSpeed's source archive and its dependencies, and for the smoke flavour the CPU torch
 # wheel with its dependencies and numpy). With SOURCES=DIR they come from DIR/wheelhouse-FLAVOUR, offline.
-#   containers/wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]     (PYTHON: 3.6 or newer, with pip for the locked files)
+#   containers/wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]
+# PYTHON: 3.6 or newer; from PyPI the locked files come through its pip, 21.3 or newer (with SOURCES, no pip).
 set -euo pipefail
 flavour=${1:?usage: wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]}
 out=${2:?usage: wheelhouse.sh FLAVOUR OUT_DIR [PYTHON]}

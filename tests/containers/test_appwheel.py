@@ -78,8 +78,8 @@ def fields(wheel: Path, name: str, *, but: str) -> list[tuple[str, str]]:
 
 @needs_python_3_6
 def test_the_wheelhouse_step_on_python_3_6_builds_an_app_wheel_that_pip_installs(tmp_path, pips_wheel):
-    # Offline, as from a `make sources` mirror: the locked files are one small wheel, so the step's other half
-    # (containers/fetch-wheels.sh, pip download) takes seconds
+    # Offline, as from a `make sources` mirror: the locked files are one small wheel, which the step's other half
+    # (containers/fetch-wheels.sh) copies from it
     mirror = tmp_path / "sources"
     (mirror / "wheelhouse-smoke").mkdir(parents=True)
     lock = _lock(tmp_path, _wheel(mirror / "wheelhouse-smoke" / WHEEL, "genuine = True\n"))
