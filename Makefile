@@ -80,8 +80,8 @@ clean: ## Remove the virtual environment, nox environments and run directories
 # `make smoke-image` builds the CPU smoke flavour CI runs (build/smoke.sif). Versions live in
 # containers/versions.env, the per-architecture values in containers/arch/ARCH.env.
 
-# Python for the image tooling (containers/imagetool: standard library only, pip for the wheels): the .venv's
-# where there is one, else the system's python3, so a login node builds and gathers without torch or a .venv
+# Python for the image tooling (containers/imagetool: standard library only; pip 21.3+ for the wheels from PyPI):
+# the .venv's where there is one, else the system's python3, so a login node builds and gathers without torch or a .venv
 IMAGE_PYTHON ?= $(if $(wildcard $(PY)),$(PY),python3)
 # The build-time image tooling lives beside the definitions it reads, outside the runtime package
 IMAGETOOL = PYTHONPATH=containers:. $(IMAGE_PYTHON) -m imagetool
@@ -106,6 +106,7 @@ BASE ?=
 APP_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE_SOURCES := containers/app.def containers/versions.env \
                  $(wildcard containers/scripts/*.sh) containers/wheelhouse.sh containers/fetch-wheels.sh \
+                 containers/imagetool/appwheel.py containers/imagetool/pyproject.py \
                  $(wildcard containers/locks/wheelhouse-*.txt) pyproject.toml \
                  $(shell find app -name "*.py" -o -name "*.yaml" -o -name "*.env")
 

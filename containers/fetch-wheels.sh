@@ -2,8 +2,9 @@
 # Every file of FLAVOUR's wheelhouse lock (containers/locks/wheelhouse-FLAVOUR.txt, written by
 # containers/lock-wheelhouse.sh) into DEST, each checked against the lock's sha256, nothing else:
 #   containers/fetch-wheels.sh FLAVOUR DEST [PYTHON]
-# From PyPI (pip's own configuration) with pip --require-hashes; or, with SOURCES set, from SOURCES/wheelhouse-FLAVOUR
-# only (`make sources SOURCES=DIR` fills it), touching no network. WHEEL_LOCK names another lock.
+# From PyPI (pip's own configuration) with pip --require-hashes (pip 21.3+: it must take the image's wheel tags); or,
+# with SOURCES set, copied by name from SOURCES/wheelhouse-FLAVOUR only (`make sources SOURCES=DIR` fills it): no
+# network and no pip, so any python3 from 3.6 on does. WHEEL_LOCK names another lock.
 set -euo pipefail
 usage="usage: fetch-wheels.sh FLAVOUR DEST [PYTHON]"
 flavour=${1:?$usage}
@@ -23,36 +24,35 @@ grep -E '^[^#[:space:]]' "$lock" >"$work/all.txt" || die "$lock lists no file; r
 grep -v '\.tar\.gz$' "$work/all.txt" >"$work/wheels.txt" || true
 grep '\.tar\.gz$' "$work/all.txt" >"$work/sdists.txt" || true
 mkdir -p "$dest"
-# The platform tags lock-wheelhouse.sh resolved them for (ninja & co. publish manylinux2014 wheels only).
-target=(--only-binary=:all: --python-version "$(arg PYTHON_VERSION)" --platform "$(arg WHEEL_PLATFORM)"
-        --platform "manylinux2014_$(arg ARCH)")
-pip_download=("$python" -m pip download --quiet --no-deps --require-hashes --dest "$dest")
 
 mirror=${SOURCES:+$SOURCES/wheelhouse-$flavour}
+remedy="gather it where there is a network: make sources SOURCES=${SOURCES:-} ARCH=$(arg ARCH)"
 # A source mirror means an offline build: where it lacks the wheels, say so rather than try PyPI.
-[[ -z $mirror || -d $mirror ]] ||
-    die "no $mirror (the locked wheels of $flavour); gather it where there is a network: make sources SOURCES=$SOURCES ARCH=$(arg ARCH)"
+[[ -z $mirror || -d $mirror ]] || die "no $mirror (the locked wheels of $flavour); $remedy"
 if [[ -n $mirror ]]; then
+    # Each file by the name the lock gives it (what pip wrote there), checked below in DEST: the copy is ours, so
+    # what is checked is what the image gets. A file the lock does not name (one an older lock took) stays behind.
     while read -r line; do
         file=${line##*# }
-        [[ -f $mirror/$file ]] ||
-            die "$mirror/$file is missing (locked in $lock); gather it where there is a network: make sources SOURCES=$SOURCES ARCH=$(arg ARCH)"
+        [[ -f $mirror/$file ]] || die "$mirror/$file is missing (locked in $lock); $remedy"
+        cp "$mirror/$file" "$dest/"
     done <"$work/all.txt"
-    if [[ -s $work/wheels.txt ]]; then
-        "${pip_download[@]}" --no-index --find-links "$mirror" "${target[@]}" -r "$work/wheels.txt"
-    fi
-    # An sdist is copied, not handed to pip: pip would build its metadata, which needs its build backend.
-    while read -r line; do cp "$mirror/${line##*# }" "$dest/"; done <"$work/sdists.txt"
 else
+    # The platform tags lock-wheelhouse.sh resolved them for (ninja & co. publish manylinux2014 wheels only).
+    target=(--only-binary=:all: --python-version "$(arg PYTHON_VERSION)" --platform "$(arg WHEEL_PLATFORM)"
+            --platform "manylinux2014_$(arg ARCH)")
+    pip_download=("$python" -m pip download --quiet --no-deps --require-hashes --dest "$dest")
     if [[ -s $work/wheels.txt ]]; then "${pip_download[@]}" "${target[@]}" -r "$work/wheels.txt"; fi
+    # An sdist needs pip to build its metadata, and so its build backend: only here, where PyPI has one.
     if [[ -s $work/sdists.txt ]]; then "${pip_download[@]}" --no-binary :all: -r "$work/sdists.txt"; fi
 fi
 
-# Every file checked like the source archives (containers/scripts/lib.sh fetch_verified), the copied sdists too.
+# Every file checked like the source archives (containers/scripts/lib.sh fetch_verified); a refused one is removed.
 while read -r line; do
     file=${line##*# } want=${line#*--hash=sha256:}
     want=${want%% *}
-    [[ -f $dest/$file ]] || die "pip gave no $file (locked in $lock); got: $(ls "$dest")"
-    echo "$want  $dest/$file" | sha256sum --check --status ||
-        die "sha256 mismatch for $file: the lock $lock has $want, the file $(sha256sum "$dest/$file" | cut -d' ' -f1)"
+    [[ -f $dest/$file ]] || die "no $file after the download (locked in $lock); got: $(ls "$dest")"
+    got=$(sha256sum "$dest/$file" | cut -d' ' -f1)
+    [[ $got == "$want" ]] || { rm -f "$dest/$file"
+        die "sha256 mismatch for $file${mirror:+ in $mirror}: the lock $lock has $want, the file $got${mirror:+; $remedy}"; }
 done <"$work/all.txt"

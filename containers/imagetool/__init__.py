@@ -5,5 +5,6 @@
 one --build-arg-file), `definition` (`{{ }}` substitution, sections, spython parse), `lint` (the
 invariants), `apptainer` (the installed release and the command lines it takes), `buildhost` (fakeroot,
 emulation and disk space on the build host), `buildjob` (those steps as a batch job on a compute node,
-jobscripts/build-image.sh), `__main__` (the command line).
+jobscripts/build-image.sh), `appwheel` (the app's own wheel, on the standard library: `pyproject` reads
+pyproject.toml without tomllib), `__main__` (the command line).
 """

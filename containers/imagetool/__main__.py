@@ -18,6 +18,8 @@ and is not part of the runtime `app` package.
            the disk space the pull needs; --dry-run prints the command
   build    run `apptainer build` with the flags the installed release takes (--apptainer EXE, --build-arch
            the image's architecture, --args-file, --out SIF, --squashfs-args, --extra FLAGS); --dry-run prints it
+  wheel    --out DIR: the app's own wheel (app-VERSION-py3-none-any.whl) into DIR, built from this checkout with
+           the standard library alone, with the files setuptools' build takes (containers/wheelhouse.sh)
   build-job  the image build job (jobscripts/build-image.sh): the steps above for the flavour of the node it runs
            on, in a private scratch directory; its knobs are environment variables (FLAVOUR, SOURCES, BASE, ...:
            docs/knobs.md), not these options
@@ -35,6 +37,7 @@ from app.host.common import exitcodes
 from app.host.common.errors import UsageError, exits_cleanly
 from imagetool import buildjob
 from imagetool.apptainer import build_command, pull_command, read_runtime
+from imagetool.appwheel import build_wheel
 from imagetool.basearch import check_base_arch
 from imagetool.buildargs import CONTAINERS_DIR, flavours, format_build_args, parse_overrides, render_build_args
 from imagetool.buildhost import Host, build_needs, check_host, check_space, pull_needs
@@ -47,14 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m imagetool", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["render", "lint", "summary", "sources", "check-host", "pull-base", "build",
-                                                "build-job"])
+                                                "wheel", "build-job"])
     parser.add_argument("--arch", default=platform.machine(),
                         help=f"flavour: {', '.join(flavours())} (default: this machine, {platform.machine()})")
     parser.add_argument("--definition", type=Path, default=CONTAINERS_DIR / "app.def",
                         help="definition file (default: containers/app.def); its directory holds the env files")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a build argument, as `apptainer build --build-arg` would")
-    parser.add_argument("--out", type=Path, help="render: write the build-arg file here instead of stdout")
+    parser.add_argument("--out", type=Path, help="render: write the build-arg file here instead of stdout; wheel: "
+                        "the directory the wheel goes in")
     parser.add_argument("--all", action="store_true",
                         help="render: also the arguments the definition does not use (for host-side tools)")
     parser.add_argument("--mirror", type=Path, help="sources: the mirror directory")
@@ -148,11 +152,20 @@ def _build(args: Dict[str, str], options: argparse.Namespace) -> int:
     return exitcodes.OK
 
 
+def _wheel(out: Optional[Path]) -> int:
+    if out is None:
+        raise UsageError("wheel needs --out DIR, e.g. --out build/wheelhouse-x86_64")
+    print(f"built {build_wheel(CONTAINERS_DIR.parent, out)}")
+    return exitcodes.OK
+
+
 @exits_cleanly
 def main(argv: Optional[List[str]] = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "build-job":
         return buildjob.main(os.environ)
+    if options.command == "wheel":
+        return _wheel(options.out)
     containers_dir = options.definition.resolve().parent
     args = render_build_args(options.arch, containers_dir, parse_overrides(options.set))
     try:

@@ -22,7 +22,8 @@ IMAGETOOL = REPO / "containers" / "imagetool"
 #: The commands the build job runs, each for a flavour of each architecture and the smoke flavour CI builds
 COMMANDS = [["lint", "--arch", "smoke"], ["lint", "--arch", "aarch64"], ["render", "--arch", "aarch64", "--all"],
             ["summary", "--arch", "x86_64"], ["sources", "--check", "--arch", "smoke", "--mirror", "MIRROR"],
-            ["build", "--arch", "smoke", "--args-file", "a.args", "--out", "o.sif", "--dry-run"]]
+            ["build", "--arch", "smoke", "--args-file", "a.args", "--out", "o.sif", "--dry-run"],
+            ["wheel", "--out", "wheelhouse"]]
 
 
 def app_modules_imported_by_imagetool() -> list[str]:
