@@ -116,6 +116,11 @@ class ClusterEnvironment:
         job start and pass to every node in the environment); '' when the launch gave none."""
         return self.env.get("DDP_STORE_SECRET", "")
 
+    def store_scope(self) -> str:
+        """What tells this step's store values from another step's of the same job (both sealed with one secret,
+        app/common/signed_store.py): '' where the launch names no step."""
+        return ""
+
     def _default_address(self) -> str:
         return "127.0.0.1"
 
@@ -209,6 +214,11 @@ class Torchrun(ClusterEnvironment):
     def is_elastic(self) -> bool:
         """torchrun's agent hosts the store; init must use env:// to reuse it."""
         return "TORCHELASTIC_RUN_ID" in self.env
+
+    def store_scope(self) -> str:
+        """The step's rendezvous id (--rdzv-id, which the job scripts make distinct per step: the preflight's ends
+        in -preflight), alike on every rank of the step."""
+        return self.env.get("TORCHELASTIC_RUN_ID", "")
 
     def uses_agent_store(self) -> bool:
         """The agent's store at MASTER_ADDR:MASTER_PORT is the one workers join (torch's own env:// handler

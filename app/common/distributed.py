@@ -122,7 +122,7 @@ def _connect(environment: ClusterEnvironment, timeout_s: float, serve: bool) -> 
                                           timeout=timedelta(seconds=timeout_s), wait_for_workers=False)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
         raise RendezvousError(_rendezvous_message(err, f"{address}:{port}", rank, world_size, timeout_s)) from None
-    store = prefixed(sign(store, environment.store_secret()), JOB_SCOPE)
+    store = prefixed(sign(store, environment.store_secret(), environment.store_scope()), JOB_SCOPE)
     if _agent_store(environment):
         store = prefixed(store, f"attempt-{_agreed_attempt(store, environment, timeout_s)}/")
     return store

@@ -2,12 +2,15 @@
 
 torch's TCPStore has no authentication, and any client lists every key (`list_keys`, torch >= 2.10): key names are
 public, so the secret cannot hide in them. Instead every value the job writes is sealed: HMAC-SHA256 over the key's
-full name and the value, keyed by DDP_STORE_SECRET (delivered by the environment only), and every value read is
+full name and the value, keyed by DDP_STORE_SECRET (delivered by the environment only) and the step's scope, and
+every value read is
 opened, i.e. checked, before anyone acts on it: the project's keys and the process groups' own (gloo's addresses,
 NCCL's unique id: torch's C++ process groups call a Python `Store` subclass through its trampoline, set/get/wait as
 measured with torch 2.13's gloo). The name is in the MAC, so a value cannot be moved to another key; the seal is
 deterministic (compare_set needs the stored bytes of `expected`), so a key can be set back to a value the job
-wrote there earlier. Counters (`add`) cannot be sealed, and no one can stop another user from deleting keys,
+wrote there earlier. The scope is the step's rendezvous id (torchrun's run id: the preflight's and the workload's
+differ, and both meet on one port with one secret, one after the other), so a value recorded in one step's store
+does not open in the next's. Counters (`add`) cannot be sealed, and no one can stop another user from deleting keys,
 filling memory or closing connections: such tampering ends the job with `StoreTampered` (exit code STORE), never
 with a forged value acted on. Nothing read from a store is unpickled here, and no value is passed on unopened.
 
@@ -105,13 +108,14 @@ _LIVE: list[SignedStore] = []
 class SignedStore(dist.Store):
     """`inner` with every value sealed on set and opened on get (see the module's docstring)."""
 
-    def __init__(self, inner: dist.Store, secret: str, prefixes: tuple[str, ...] = ()) -> None:
+    def __init__(self, inner: dist.Store, secret: str, prefixes: tuple[str, ...] = (), scope: str = "") -> None:
         super().__init__()
         if not secret:
             raise ValueError("a SignedStore needs the job's secret")
         self.inner = inner
-        self._secret = secret
-        self._key = hashlib.sha256(b"ddp-store-key\0" + secret.encode()).digest()
+        self._secret, self.scope = secret, scope
+        self._key = hashlib.sha256(b"ddp-store-key\0" + secret.encode()
+                                   + (b"\0" + scope.encode() if scope else b"")).digest()
         #: The prefixes every key is under, in the order they were added (see `prefixed`), and their join
         self.prefixes = prefixes
         self._prefix = "".join(f"{prefix}/" for prefix in prefixes)
@@ -121,11 +125,11 @@ class SignedStore(dist.Store):
     def prefixed(self, prefix: str) -> SignedStore:
         """This store with every key under `prefix` too, joined as `dist.PrefixStore(prefix, self)` joins it (the
         full name, and so every seal, is the same), but in Python: see the module's docstring."""
-        return SignedStore(self.inner, self._secret, (*self.prefixes, prefix))
+        return SignedStore(self.inner, self._secret, (*self.prefixes, prefix), self.scope)
 
     def root(self) -> SignedStore:
         """This store without its prefixes: the store's root (where NCCL raises its flight-recorder flag)."""
-        return SignedStore(self.inner, self._secret) if self.prefixes else self
+        return SignedStore(self.inner, self._secret, scope=self.scope) if self.prefixes else self
 
     def _name(self, key: str) -> str:
         """`key`'s full name, under this store's prefixes: the name the seal covers and the TCPStore keeps."""
@@ -230,7 +234,7 @@ class SignedStore(dist.Store):
     def clone(self) -> SignedStore:
         """A store on a connection of its own (gloo takes one for a process group it makes), sealed and prefixed
         alike."""
-        return SignedStore(self._call(self.inner.clone), self._secret, self.prefixes)
+        return SignedStore(self._call(self.inner.clone), self._secret, self.prefixes, self.scope)
 
     def leave_mark(self) -> None:
         """Seal "1" under `TAMPERED_MARK` at the store's root, whatever this store's prefixes."""
@@ -271,10 +275,10 @@ def for_process_groups(store: dist.Store) -> dist.Store:
     return chained
 
 
-def sign(store: dist.Store, secret: str) -> dist.Store:
-    """`store` sealed with `secret`, or `store` itself when there is no secret (a launch without the job scripts:
-    nothing to key a MAC with, as before)."""
-    return SignedStore(store, secret) if secret else store
+def sign(store: dist.Store, secret: str, scope: str = "") -> dist.Store:
+    """`store` sealed with `secret` for the step `scope` names, or `store` itself when there is no secret (a launch
+    without the job scripts: nothing to key a MAC with, as before)."""
+    return SignedStore(store, secret, scope=scope) if secret else store
 
 
 def init_process_group(backend: str | None = None, timeout: timedelta = timedelta(minutes=10), **kwargs) -> None:
@@ -290,7 +294,7 @@ def init_process_group(backend: str | None = None, timeout: timedelta = timedelt
     serve = rank == 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True"
     store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size, serve,
                           timeout=timeout, wait_for_workers=False)
-    sealed = SignedStore(store, secret)
+    sealed = SignedStore(store, secret, scope=os.environ.get("TORCHELASTIC_RUN_ID", ""))  # as store_scope()
     try:
         dist.init_process_group(backend, store=dist.PrefixStore("user/", sealed), rank=rank, world_size=world_size,
                                 timeout=timeout, **kwargs)

@@ -156,3 +156,24 @@ def test_a_rank_that_stops_on_a_forged_value_leaves_a_mark_the_others_trust_and_
         dist.PrefixStore("app/", SignedStore(client(server), SECRET)).get("plan")
     assert marked_tampered(other_rank)
     assert not marked_tampered(client(server))  # a store that is not sealed has no mark
+
+
+def test_a_value_sealed_in_one_step_of_the_job_does_not_open_in_the_next(server: dist.TCPStore) -> None:
+    """The preflight's step and the workload's meet on one port with one secret, one after the other: a value
+    recorded from the preflight's store (a node's FAIL report, a verdict) and written into the workload's opened
+    there while the seal was keyed by the secret alone. Each step's rendezvous id is in the seal's key."""
+    from app.common.cluster import detect_environment
+    from app.common.distributed import open_store
+
+    def step(run_id: str) -> dist.Store:
+        env = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+               "MASTER_PORT": str(server.port), "TORCHELASTIC_RUN_ID": run_id, "DDP_STORE_SECRET": SECRET}
+        return open_store(detect_environment(env), timeout_s=10)
+
+    step("4242-preflight").set("check/report/1", b'{"status": "FAIL"}')
+    recorded = client(server).get("app//check/report/1")  # JOB_SCOPE "app/", joined with "/"
+    client(server).delete_key("app//check/report/1")  # the next step's store starts empty
+    client(server).set("app//check/report/1", recorded)  # another user writes the recording back
+    with pytest.raises(StoreTampered):
+        step("4242").get("check/report/1")
+    assert step("4242-preflight").get("check/report/1") == b'{"status": "FAIL"}'
