@@ -242,6 +242,28 @@ def test_pmix_lock_teardown_error_in_a_run_that_worked_is_no_cause() -> None:
     assert [f.key for f in diagnose_lines([store])] == ["pmix-gds-mismatch"]
 
 
+def test_pmix_store_not_found_lines_of_a_job_that_ran_are_no_cause() -> None:
+    """ALCF's Aurora known issues: single-node jobs print PMIX_ERR_NOT_FOUND and PMIX_ERROR from dstore_base.c, and
+    they "can be safely ignored". In a job whose MPI start failed they still name the store."""
+    noise = ["PMIX ERROR: PMIX_ERR_NOT_FOUND in file dstore_base.c at line 1567",
+             "PMIX ERROR: PMIX_ERROR in file dstore_base.c at line 2334"]
+    assert diagnose_lines(["step 10 loss 2.31", *noise]) == []
+    failed = [*noise, "*** An error occurred in MPI_Init_thread"]
+    assert [f.key for f in diagnose_lines(failed)][:1] == ["pmix-gds-mismatch"]
+
+
+def test_a_collective_that_times_out_after_lightnings_fit_ended_is_the_programs_own_code() -> None:
+    """Lightning prints "`Trainer.fit` stopped: `max_epochs=N` reached." (lightning/pytorch/loops/fit_loop.py) when
+    its loop ends: a collective that then times out belongs to the program's code after training (a checkpoint or
+    barrier only some ranks enter), not to a rank the filesystem starved. The same timeout during training still
+    names it."""
+    timeout = ("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=412, OpType=ALLREDUCE, "
+               "NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800090 milliseconds before timing out.")
+    assert "nccl-watchdog" not in [f.key for f in diagnose_lines(["`Trainer.fit` stopped: `max_epochs=5` reached.",
+                                                                  timeout])]
+    assert [f.key for f in diagnose_lines(["Epoch 3: 40%", timeout])][:1] == ["nccl-watchdog"]
+
+
 def test_a_step_refused_because_the_job_was_already_ending_defers_to_why_it_ended() -> None:
     """srun's "Unable to create step for job %u: %m" with ESLURM_ALREADY_DONE ("Job/step already completing or
     completed", Slurm 25.11.7 src/common/slurm_errno.c) follows the job's end: the time limit says why."""
