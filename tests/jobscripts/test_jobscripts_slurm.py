@@ -196,12 +196,13 @@ def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_trai
 def test_another_user_on_a_third_node_runs_no_code_in_the_job_and_makes_it_act_on_nothing(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job, mode: str) -> None:
     """Another user on node3 (not in the job) attacks the rendezvous port of a two-node job submitted as usual:
-    every key listed and read, then written back as read (replay), or with crafted pickles and well-formed forgeries
-    (a failing node report, a plan that stops the job, a hang verdict naming rank 1: forge), or with garbage and
-    6 MiB values, while it floods the port with connections (tests/security/test_store_attacker.py's attacker; the
-    port is what any user of node1 reads in /proc/net/tcp, given here). No code of its runs, nothing it can read
-    holds the secret, no node is left out, and the job ends as the unattacked one did or stops naming the
-    tampering with exit code 10."""
+    every key listed and read, and the preflight's keys written from the moment it connects with well-formed
+    forgeries (a failing node report, a plan that stops the job, a hang verdict naming rank 1: forge), with the
+    job's own sealed values moved there and older ones written back (replay), or with crafted pickles, garbage and
+    6 MiB values (garbage), while it floods the port with connections (tests/security/test_store_attacker.py's
+    attacker; the port is what any user of node1 reads in /proc/net/tcp, given here). No code of its runs, nothing
+    it can read holds the secret, no node is left out, and the job ends as the unattacked one did or stops naming
+    the tampering with exit code 10."""
     secret = "a7" * 16
     port = free_port()
     attacker_dir = Path(tempfile.mkdtemp(prefix="ddp-attacker-"))

@@ -1,19 +1,34 @@
 """Another user who reaches every port of a two-node job (two torchruns started as the job scripts start them: the
 node wrapper, the plan's torchrun argv, the job's secret in the environment only), on the same host: it lists every
-key of the store and reads every value, then either writes well-formed values (a crafted pickle, base64-encoded as
-torchrun's c10d rendezvous keeps its state, which touches a proof file when unpickled; a failing node report made
-from the real one; a plan that stops the job) and writes every other value back as it read it (replay), or writes
-crafted pickles, garbage and oversized values everywhere; meanwhile it floods the port with connections. It runs
-as another uid when the tests run as root (setpriv), as the same user otherwise (it then could do more, through
-/proc and signals: what it does here it does through the port alone).
+key of the store and reads every value, and it writes at the keys whose values the check acts on (node reports, the
+plan, the process group's errors, the exit codes, each rank's results, the hang watch's verdicts: their names are
+public, as the code that names them is) as soon as it connects, before the job writes them, and again every few
+milliseconds, so that the job reads what it wrote there:
+- forge: well-formed values the job would act on (a failing node report, a plan that stops the job, a process-group
+  error naming rank 1, a nonzero exit code, results with every element wrong, a hang verdict naming healthy rank
+  1), each behind the seal's prefix and a made-up tag of the right length: only the MAC can give them away (and a
+  crafted pickle, base64-encoded, where torchrun's c10d rendezvous would keep its state, were there any);
+- replay: values the job sealed itself, moved to another of these keys where a reader would take them if the seal
+  did not cover the key's name (the other rank's process-group error or results, the attempt number as an exit
+  code), and at every other key an older value of the job's own written back where it has written a newer one
+  since (heartbeats);
+- garbage: crafted pickles (which touch a proof file when unpickled), garbage and 6 MiB values at these keys and
+  at every key it lists, counters included.
+Meanwhile it floods the port with connections. It runs as another uid when the tests run as root (setpriv), as the
+same user otherwise (it then could do more, through /proc and signals: what it does here it does through the port
+alone).
 
 Whatever it does: no code of its runs (the proof file never appears), the secret is in nothing it read (key names,
-values, /proc cmdlines), no node is blamed (the exclude file stays empty), and the job either passes as unattacked
-or stops with one line naming the tampering and exit code 10 (STORE) in the worker."""
+values, /proc cmdlines), no node is blamed (the exclude file stays empty), and the job stops with one line naming a
+key the attacker wrote and exit code 10 (STORE) in the worker that read it. A run that ends without such a line read
+none of the attacker's values and proves nothing: the test fails then too (every value the attacker can write is
+refused, so a job that read one cannot pass)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +37,12 @@ import time
 from pathlib import Path
 
 import pytest
+import torch.distributed as dist
 
+from app.check import protocol
+from app.common.distributed import JOB_SCOPE
+from app.common.signed_store import MAGIC, TAG_BYTES, SignedStore
+from app.host.common import exitcodes
 from app.host.launch.plan import Plan
 from tests.trainer_runs import REPO, clean_env, free_port
 
@@ -30,14 +50,49 @@ SECRET = "5e" * 16
 ATTACKER_UID = 64123
 #: The worker's line when its store was tampered with (app/common/signed_store.py)
 TAMPERED = "error: the job's rendezvous store was tampered with or is unreachable"
+#: The prefix of the first attempt's keys under torchrun's agent store (app/common/distributed.py, `_connect`)
+FIRST_ATTEMPT = "attempt-1/"
+
+
+def stored_name(key: str, *prefixes: str) -> str:
+    """`key`'s name in the TCPStore under `prefixes`, as the job's sealed store joins them."""
+    store = SignedStore(dist.HashStore(), SECRET)
+    for prefix in prefixes:
+        store = store.prefixed(prefix)
+    store.set(key, b"")
+    (name,) = store.inner.list_keys()
+    return name
+
+
+def check_keys() -> dict[str, str]:
+    """The keys of a two-rank check whose values a rank acts on (app/check/protocol.py; the hang watch's verdict of
+    its first two rounds: app/common/watchdog.py, `Watchdog._verdict`), by their names in the store, and the kind
+    of record each holds."""
+    kinds = {protocol.PLAN: "plan", protocol.PG_PLAN: "code", protocol.VERDICT: "code",
+             **{f"watchdog/round/{n}/verdict": "hang verdict" for n in (1, 2)}}
+    for rank in (0, 1):
+        kinds |= {protocol.node_key(rank): "node", protocol.pg_key(rank): "pg", protocol.result_key(rank): "result"}
+    return {stored_name(key, JOB_SCOPE, FIRST_ATTEMPT, protocol.PREFIX): kind for key, kind in kinds.items()}
+
+
+#: What a refusal of each attack's values says (app/common/signed_store.py `SignedStore.open`; an older heartbeat
+#: written back: app/common/watchdog.py `Watchdog._write_beat`)
+REFUSALS = {
+    "forge": ("holds a value whose authentication fails",),
+    "replay": ("holds a value whose authentication fails", "was replaced by an older one", "was deleted"),
+    "garbage": ("holds a value the job did not write", "more than the job ever writes"),
+}
 
 ATTACKER = r"""
-import base64, os, pickle, socket, sys, time
+import base64, json, os, pickle, socket, sys, time
 from datetime import timedelta
 import torch.distributed as dist
 
 port, proof, mode, seen_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 host = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
+TARGETS = json.loads(@TARGETS@)  # the keys whose values the check acts on: name -> what it holds
+MAGIC, TAG_BYTES = @MAGIC@, @TAG_BYTES@  # a sealed value's prefix and tag length
+HOST = socket.gethostname()
 
 
 class Exploit:
@@ -46,73 +101,122 @@ class Exploit:
 
 
 CRAFTED = pickle.dumps(Exploit())
+GARBAGE = (CRAFTED, b"\x00garbage", b"x" * (6 * 2**20))
 seen = open(seen_path, "a")
+noted = set()
 
 
 def note(text):
-    seen.write(text.replace("\n", " ") + "\n")
-    seen.flush()
+    # Each line once: the file holds everything read however long the job runs
+    text = text.replace("\n", " ")
+    if text not in noted:
+        noted.add(text)
+        seen.write(text + "\n")
+        seen.flush()
 
 
 def connect():
     while True:
         try:
+            socket.create_connection((host, port), timeout=1).close()  # listening: the store connects at once
             return dist.TCPStore(host, port, is_master=False, timeout=timedelta(seconds=2))
         except Exception:
-            time.sleep(0.05)
+            time.sleep(0.01)
 
 
-def forged(key, raw):
-    # A well-formed value of the kind the key holds, made from what is there (sealed or not)
-    body = raw[raw.find(b"{"):] if b"{" in raw else raw
-    if key.endswith("node/1"):
-        return body.replace(b'"PASS"', b'"FAIL"').replace(b'"OK"', b'"FAIL"')
-    if key.endswith("plan"):
-        return b'{"go": false, "code": 3, "nodes": ["localhost", "localhost"]}'
-    if key.endswith("verdict"):  # the hang watch's: a healthy rank named, for its node to be left out
-        return b'{"culprits": [1], "sentence": "rank 1 stopped answering", "reporter": 0}'
-    return body
+def forged(kind, key):
+    # A record the job would act on, well formed (app/check/protocol.py, app/common/watchdog.py), behind the
+    # seal's prefix and a made-up tag: only the MAC tells it from the job's own
+    rank = int(key.rsplit("/", 1)[1]) if kind in ("node", "pg", "result") else 1
+    nodes = [f"{HOST}/agent0", f"{HOST}/agent1"]
+    if kind == "node":  # a failing node: left out of the next job
+        facts = {"rank": rank, "hostname": HOST, "launcher_node": str(rank), "machine": "", "versions": {},
+                 "env": {}, "gpu_count": 0}
+        body = {"facts": facts, "checks": [{"name": "gpu: devices", "status": "FAIL", "detail": "GPU 0 is lost",
+                                            "remedy": "leave the node out", "nodes": [nodes[rank]]}]}
+    elif kind == "plan":  # every rank stops
+        body = {"go": False, "code": 7, "nodes": nodes}
+    elif kind == "pg":  # the process group failed on rank 1's node
+        body = "gloo: connection to rank 1 refused" if rank == 1 else ""
+    elif kind == "code":
+        body = 7
+    elif kind == "result":  # every element wrong on rank 1
+        body = {"scopes": [], "rows": {"all": [{"collective": "all_reduce", "size": 4096, "count": 1024,
+                                                 "seconds": 1.0, "wrong": 1024}]},
+                "bad_sources": {"all all_reduce": [1]}, "nccl": None}
+    else:  # the hang watch's verdict: healthy rank 1 named, for its node to be left out
+        body = {"culprits": [1], "sentence": "rank 1 stopped answering", "reporter": 0}
+    return MAGIC + os.urandom(TAG_BYTES) + json.dumps(body).encode()
+
+
+def moved(kind, key, sealed):
+    # A value the job sealed at another key that a reader would take here if the seal did not cover the key's
+    # name: the other rank's record of the same kind, or for an exit code a nonzero whole number (the attempt
+    # number, an acknowledgement). None passes for a plan, a node report (its rank is in it) or a hang verdict
+    if kind in ("pg", "result"):
+        return sealed.get(key[:-1] + str(1 - int(key[-1])))
+    if kind == "code":
+        numbers = [raw for k, raw in sealed.items() if k != key and raw[len(MAGIC) + TAG_BYTES:].isdigit()]
+        return next((raw for raw in numbers if int(raw[len(MAGIC) + TAG_BYTES:])), None)
+    return None
+
+
+FORGED = {key: forged(kind, key) for key, kind in TARGETS.items()}
+
+
+def attack_targets(store, sealed, rounds):
+    for key, kind in TARGETS.items():
+        if mode == "forge":
+            how, value = "forged", FORGED[key]
+        elif mode == "replay":
+            how, value = "moved", moved(kind, key, sealed)
+        else:
+            how, value = "garbage", GARBAGE[rounds % 3]
+        if value is not None:
+            mine.add(value)
+            store.set(key, value)
+            note(f"wrote {how} {key}")
 
 
 store = connect()
 print("connected", flush=True)
-flood = []
+flood, mine, sealed, first = [], set(), {}, {}
 rounds = 0
 while True:
     try:
+        attack_targets(store, sealed, rounds)
         for entry in os.listdir("/proc") if rounds % 10 == 0 else ():  # what any user can read of the job's processes
             if entry.isdigit():
                 try:
                     note("cmdline " + open(f"/proc/{entry}/cmdline", "rb").read().decode(errors="replace"))
                 except OSError:
                     pass
-        keys = store.list_keys()
-        for key in keys:
+        for key in store.list_keys():
             note("key " + key)
             if not store.check([key]):
                 continue
             raw = store.get(key)
             note("value " + raw[:4096].decode(errors="replace"))
-            if mode == "replay":  # every value written back as read: the job's own, at most a moment old
-                store.set(key, raw)
-            elif mode == "forge":  # well-formed values only, the others replayed
-                if "torch.rendezvous" in key and not raw.isdigit():  # c10d keeps its state base64-encoded
+            if raw in mine:
+                continue
+            if raw.startswith(MAGIC):  # the job's own: replay's material
+                sealed[key] = raw
+                first.setdefault(key, raw)
+            if key in TARGETS or mode == "forge":
+                if mode == "forge" and "torch.rendezvous" in key and not raw.isdigit():  # c10d's state: base64
                     store.set(key, base64.b64encode(CRAFTED))
-                elif key.endswith(("node/1", "plan", "verdict")):
-                    store.set(key, forged(key, raw))
-                elif key.endswith("watchdog/beat/0"):  # a verdict posted ahead, for the hang watch's first round
-                    store.set(key.replace("beat/0", "round/1/verdict"), forged("verdict", raw))
-                    store.set(key, raw)
-                else:
-                    store.set(key, raw)
+                continue
+            if mode == "replay":  # an older value of the job's own where it wrote a newer one, else as read
+                older = first.get(key, raw)
+                store.set(key, older)
+                if older != raw:
+                    note(f"wrote older {key}")
             elif raw.isdigit():  # a counter: garbage there breaks the job's next add
                 store.set(key, b"garbage")
-            elif rounds % 3 == 0:
-                store.set(key, CRAFTED)
-            elif rounds % 3 == 1:
-                store.set(key, b"\x00garbage")
+                note(f"wrote garbage {key}")
             else:
-                store.set(key, b"x" * (6 * 2**20))
+                store.set(key, GARBAGE[rounds % 3])
+                note(f"wrote garbage {key}")
         if len(flood) < 200:  # connections held open beside the job's
             try:
                 flood.append(socket.create_connection((host, port), timeout=1))
@@ -122,8 +226,9 @@ while True:
         note("error " + str(err).splitlines()[0] if str(err) else "error")
         store = connect()
     rounds += 1
-    time.sleep(0.02)
-"""
+    time.sleep(0.005)
+""".replace("@TARGETS@", repr(json.dumps(check_keys()))).replace("@MAGIC@", repr(MAGIC)).replace(
+    "@TAG_BYTES@", str(TAG_BYTES))
 
 
 def as_attacker(argv: list[str]) -> list[str]:
@@ -135,8 +240,8 @@ def as_attacker(argv: list[str]) -> list[str]:
 
 def run_attacked_job(tmp_path: Path, mode: str) -> tuple[list[int], list[str], Path, str, bool]:
     """Two torchruns (node 0 and node 1, one worker each, app.check as the preflight runs it) under the node
-    wrapper, and the attacker on their port: (torchruns' codes, their logs, the exclude file, what it read,
-    whether its code ran)."""
+    wrapper, and the attacker on their port: (torchruns' codes, their logs, the exclude file, what it read and
+    wrote, whether its code ran)."""
     # Where the attacker writes: outside pytest's directories, which another uid cannot enter
     attacker_dir = Path(tempfile.mkdtemp(prefix="ddp-attacker-"))
     attacker_dir.chmod(0o777)
@@ -172,13 +277,27 @@ def run_attacked_job(tmp_path: Path, mode: str) -> tuple[list[int], list[str], P
     return [node.returncode for node in nodes], logs, exclude, read, ran
 
 
-@pytest.mark.slow  # two torchruns, two workers and the attacker: five interpreters importing torch (about 60 s)
-@pytest.mark.parametrize("mode", ["forge", "garbage"])
+#: A key as a tampering line names it (its name in the store; a heartbeat's within its rank's prefixes)
+NAMED = re.compile(r"(?:key|heartbeat) '([^']+)'")
+
+
+def refusals_of_the_attack(mode: str, read: str, logs: list[str]) -> list[str]:
+    """The workers' tampering lines that name a key the attacker wrote to (by its name in the store, or within its
+    rank's prefixes: a heartbeat's) for a reason its attack gives: proof that the job read what it wrote."""
+    written = {line.split()[2] for line in read.splitlines() if line.startswith("wrote ")}
+    lines = [line.strip() for log in logs for line in log.splitlines() if TAMPERED in line]
+    return [line for line in lines
+            if any(reason in line for reason in REFUSALS[mode])
+            and any(key == named or key.endswith("/" + named) for named in NAMED.findall(line) for key in written)]
+
+
+@pytest.mark.slow  # two torchruns, two workers and the attacker; the rank that read nothing waits out its deadline
+@pytest.mark.parametrize("mode", ["forge", "replay", "garbage"])
 def test_another_user_on_the_port_runs_no_code_learns_no_secret_and_makes_the_job_act_on_nothing(
         tmp_path: Path, mode: str) -> None:
     codes, logs, exclude, read, ran = run_attacked_job(tmp_path, mode)
-    print(f"attacked job ({mode}): torchruns exited {codes}; the worker lines on the store: "
-          f"{sorted({line.strip()[:120] for log in logs for line in log.splitlines() if TAMPERED in line})}")
+    refused = refusals_of_the_attack(mode, read, logs)
+    print(f"attacked job ({mode}): torchruns exited {codes}; the refusals of its values: {refused}")
     tail = "\n".join(log[-2000:] for log in logs)
     problems = []  # every one found, so that a run on code without the protection shows all it allowed
     if ran:
@@ -189,16 +308,14 @@ def test_another_user_on_the_port_runs_no_code_learns_no_secret_and_makes_the_jo
     if SECRET in "".join(logs):
         problems.append("the secret was in the job's log")
     if exclude.exists() and exclude.read_text().strip():
-        problems.append(f"a node was blamed: nodes-to-exclude.txt holds {exclude.read_text().strip()!r}: {tail}")
-    if codes == [0, 0]:
-        if "\nVERDICT: PASS" not in logs[0]:
-            problems.append(f"the job ended 0 without passing: {tail}")
-    elif not [line for log in logs for line in log.splitlines() if TAMPERED in line]:
-        problems.append(f"the job failed ({codes}) without naming the tampering: {tail}")
-    elif "exitcode  : 10" not in "".join(logs):
-        problems.append(f"the worker's exit code was not 10: {tail}")
-    else:  # the job scripts see the node's code: a node whose worker met the tampering ends 10, not torchrun's 1
-        met = [code for code, log in zip(codes, logs, strict=True) if TAMPERED in log]
-        if any(code != 10 for code in met):
-            problems.append(f"a node whose worker stopped for the tampering ended {met}, not 10: {tail}")
+        problems.append(f"a node was blamed: nodes-to-exclude.txt holds {exclude.read_text().strip()!r}")
+    if not refused:
+        written = sum(line.startswith("wrote ") for line in read.splitlines())
+        problems.append(f"the job (torchruns exited {codes}) refused none of the attacker's values at the {written} "
+                        f"keys it wrote ({mode}): it read none, or acted on them: {tail}")
+    for code, log in zip(codes, logs, strict=True):
+        # The job scripts see the node's code: a node whose worker met the tampering ends 10, not torchrun's 1
+        if TAMPERED in log and (code != exitcodes.STORE or f"exitcode  : {exitcodes.STORE}" not in log):
+            problems.append(f"a node whose worker stopped for the tampering ended {code}, not {exitcodes.STORE}: "
+                            f"{log[-2000:]}")
     assert not problems, "\n".join(problems)
