@@ -237,6 +237,34 @@ def all_gather_strings(text: str, device: torch.device, width: int = 255) -> lis
     return [bytes(t[1 : 1 + int(t[0])].cpu().tolist()).decode(errors="replace") for t in gathered]
 
 
+def group_device() -> torch.device:
+    """Where the default group's collectives take their tensors: NCCL only moves GPU memory."""
+    if dist.get_backend() == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def broadcast_bytes(data: bytes | None, limit: int) -> bytes:
+    """Rank 0's `data` on every rank (collective; rank 0 passes bytes, the others None): its length, then its
+    bytes, each one tensor broadcast over the default group. Nothing is unpickled, unlike torch's
+    `broadcast_object_list` (torch/distributed/distributed_c10d.py, `_tensor_to_object`). A length over `limit`
+    is refused on every rank, before anything is allocated for it."""
+    device, sending = group_device(), dist.get_rank() == 0
+    length = torch.tensor([len(data) if sending and data is not None else 0], dtype=torch.int64, device=device)
+    dist.broadcast(length, src=0)
+    size = int(length.item())
+    if size > limit:
+        raise ValueError(f"rank 0 sent {size} bytes where {limit} at most were due")
+    if size == 0:
+        return b""
+    if sending and data is not None:
+        payload = torch.frombuffer(bytearray(data), dtype=torch.uint8).to(device)
+    else:
+        payload = torch.empty(size, dtype=torch.uint8, device=device)
+    dist.broadcast(payload, src=0)
+    return data if sending and data is not None else payload.cpu().numpy().tobytes()
+
+
 def hostname() -> str:
     return socket.gethostname()
 

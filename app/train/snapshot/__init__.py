@@ -9,6 +9,7 @@ and how a run resumes from one. The rest of the trainer uses what is named here;
     format.py      every key of what a snapshot holds
     settings.py    which settings a resumed run may change
     broadcast.py   rank 0's snapshot sent to every other rank
+    wire.py        what rank 0 sends the others (values besides tensors, DCP's metadata) as JSON, never pickled
     dcp_metadata.py  DCP's .metadata read without running code from the file
     export.py      a snapshot's model as one plain state dict (`python -m app.train.export`)
 """

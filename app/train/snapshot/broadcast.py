@@ -2,15 +2,18 @@
 run directory once instead of once per rank: at 4096 ranks a 1.5 GB snapshot read by every rank is 6 TB
 from GPFS or Lustre at once, where one broadcast over the fabric moves it in about a second.
 
-What is not a tensor (config, position, schedule: small) goes as one pickled object; every tensor then goes
-by `dist.broadcast` on the group's device in rank 0's order, so no tensor is pickled and each rank holds
-its copy once. Tensors arrive on this rank's `map_location`, as if it had loaded the file itself.
+What is not a tensor (config, position, schedule: small) goes as one JSON message, types kept (wire.py: nothing
+that arrives is unpickled); every tensor then goes by `dist.broadcast` on the group's device in rank 0's order,
+so each rank holds its copy once. Tensors arrive on this rank's `map_location`, as if it had loaded the file
+itself.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,9 +21,15 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from app.train.snapshot.layout import Snapshot
+from app.common.distributed import group_device
+from app.host.common.errors import UsageError
+from app.train.snapshot.layout import MAX_EXTRAS_BYTES, Snapshot
+from app.train.snapshot.wire import NotSent, from_rank_zero
 
 log = logging.getLogger(__name__)
+#: The most a snapshot's values besides its tensors may take as JSON: a sharded snapshot's are its extras.json,
+#: so its cap, with as much again for the tags (a single-file snapshot's are kilobytes).
+MAX_HEADER_BYTES = 2 * MAX_EXTRAS_BYTES
 
 
 @dataclass(frozen=True)
@@ -38,20 +47,27 @@ def _take_tensors(tree: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(tree, torch.Tensor):
         tensors.append(tree)
         return _Slot(len(tensors) - 1, tree.dtype, tuple(tree.shape), tree.device.type != "cpu")
-    if isinstance(tree, dict):
-        return {key: _take_tensors(value, tensors) for key, value in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(_take_tensors(value, tensors) for value in tree)
-    return tree
+    return _rebuilt(tree, lambda value: _take_tensors(value, tensors))
 
 
 def _put_tensors(tree: Any, tensors: list[torch.Tensor]) -> Any:
     if isinstance(tree, _Slot):
         return tensors[tree.index]
-    if isinstance(tree, dict):
-        return {key: _put_tensors(value, tensors) for key, value in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(_put_tensors(value, tensors) for value in tree)
+    return _rebuilt(tree, lambda value: _put_tensors(value, tensors))
+
+
+def _rebuilt(tree: Any, each: Callable[[Any], Any]) -> Any:
+    """`tree` with `each` applied to every item of the dicts, lists and tuples in it, their types kept: an
+    OrderedDict keeps the `_metadata` torch's state dicts carry (their modules' versions, torch/nn/modules/module.py
+    `state_dict`, which `load_state_dict` reads). Any other container is left to `wire` to carry or refuse."""
+    kind = type(tree)
+    if kind in (dict, OrderedDict):
+        rebuilt = kind((key, each(value)) for key, value in tree.items())
+        if hasattr(tree, "_metadata"):
+            rebuilt._metadata = tree._metadata
+        return rebuilt
+    if kind in (list, tuple):
+        return kind(each(value) for value in tree)
     return tree
 
 
@@ -62,13 +78,6 @@ def _slots(tree: Any) -> list[_Slot]:
     return [slot for value in values for slot in _slots(value)]
 
 
-def group_device() -> torch.device:
-    """Where the default group's collectives take their tensors: NCCL only moves GPU memory."""
-    if dist.get_backend() == "nccl":
-        return torch.device("cuda", torch.cuda.current_device())
-    return torch.device("cpu")
-
-
 def share(snapshot: Snapshot | None, map_location: torch.device | str) -> Snapshot | None:
     """Rank 0's `snapshot` (or its None) on every rank; collective, the other ranks pass None. Ranks of a
     world of one, or without a process group, get theirs back."""
@@ -76,13 +85,18 @@ def share(snapshot: Snapshot | None, map_location: torch.device | str) -> Snapsh
         return snapshot
     started, rank, wire = time.perf_counter(), dist.get_rank(), group_device()
     tensors: list[torch.Tensor] = []
-    header = [None]
+    header = None
     if rank == 0 and snapshot is not None:
-        header = [(str(snapshot.path), _take_tensors(snapshot.contents, tensors))]
-    dist.broadcast_object_list(header, src=0, device=wire)
-    if header[0] is None:
+        header = {"path": snapshot.path, "contents": _take_tensors(snapshot.contents, tensors)}
+    try:
+        header = from_rank_zero(header, what=f"snapshot {snapshot.path}" if snapshot else "no snapshot",
+                                limit=MAX_HEADER_BYTES, kinds=[_Slot])
+    except NotSent as err:
+        raise UsageError(f"{err}; move that snapshot aside to resume from the one before, or start fresh with "
+                         f"another snapshot.dir") from None
+    if header is None:
         return None
-    path, skeleton = header[0]
+    path, skeleton = header["path"], header["contents"]
     slots = _slots(skeleton)
     if rank != 0:
         here = torch.device(map_location)
@@ -97,4 +111,4 @@ def share(snapshot: Snapshot | None, map_location: torch.device | str) -> Snapsh
         nbytes = sum(t.numel() * t.element_size() for t in tensors)
         log.info("snapshot %s read by rank 0 only, sent to %d ranks over the process group (%.0f MB, %.2fs)",
                  Path(path).name, dist.get_world_size() - 1, nbytes / 1e6, time.perf_counter() - started)
-    return Snapshot(Path(path), _put_tensors(skeleton, tensors))
+    return Snapshot(path, _put_tensors(skeleton, tensors))

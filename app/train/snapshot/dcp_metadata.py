@@ -32,6 +32,9 @@ _DCP_TYPES = {
     "torch.distributed.checkpoint.filesystem": {"_StorageInfo"},
 }
 _MODULES = {"torch.distributed.checkpoint.metadata": metadata, "torch.distributed.checkpoint.filesystem": filesystem}
+#: The dataclasses DCP's metadata is made of, which rank 0 sends the other ranks as JSON (app/train/snapshot/wire.py)
+DATACLASSES = tuple(getattr(_MODULES[module], name) for module, names in _DCP_TYPES.items() for name in sorted(names)
+                    if name != "_MEM_FORMAT_ENCODING")  # an enum, only inside TensorProperties' pickled state
 
 
 class UnsafeMetadata(ValueError):
@@ -66,6 +69,12 @@ def read(path: Path) -> Metadata:
         raise
     except Exception as err:  # a torn or hostile pickle: any error means unusable
         raise UnsafeMetadata(f"it does not unpickle ({type(err).__name__}: {str(err)[:120]})") from None
+    return checked(loaded)
+
+
+def checked(loaded: Any) -> Metadata:
+    """`loaded` if it is DCP's `Metadata` whose storage entries each name a file inside the snapshot, else
+    `UnsafeMetadata`: what rank 0 read, and what every other rank received from it."""
     if not isinstance(loaded, Metadata):
         raise UnsafeMetadata(f"it holds a {type(loaded).__name__}, not DCP's Metadata")
     _check_confined(loaded)

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING
 import torch
 import torch.distributed as dist
 
+from app.common.distributed import group_device
 from app.host.common.errors import UsageError
 from app.train.config import Config
 from app.train.plan import Position
 from app.train.snapshot import format, layout
-from app.train.snapshot.broadcast import group_device, share
+from app.train.snapshot.broadcast import share
 from app.train.snapshot.format import UnfitSnapshot
 from app.train.snapshot.layout import Snapshot
 from app.train.snapshot.writers import writer_for

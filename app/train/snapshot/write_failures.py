@@ -15,9 +15,9 @@ import torch
 import torch.distributed as dist
 from torch.distributed.checkpoint.api import CheckpointException
 
+from app.common.distributed import group_device
 from app.host.common import exitcodes
 from app.host.common.errors import StorageError, UsageError, UserFacingError
-from app.train.snapshot.broadcast import group_device
 
 #: What a write raises when it fails: DCP's wrapper is a BaseException, not an Exception.
 WRITE_ERRORS = (Exception, CheckpointException)
