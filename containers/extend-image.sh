@@ -4,6 +4,7 @@
 #   PACKAGES  the names to install, space-separated (default: the project of every wheel in WHEELS; those the
 #             image has keep the image's version, and their wheels go unused)
 #   APPTAINER [apptainer]   APPTAINER_BUILD_FLAGS []   SQUASHFS_ARGS [-comp zstd -Xcompression-level 3]
+#   APP_PROBE_ROOT [empty]  a directory standing for / in the binfmt_misc probe (the tests' fake machine)
 # Exit codes: 0 built; 2 bad input (the message says which and how to fix it); otherwise apptainer's.
 set -euo pipefail
 
@@ -23,6 +24,35 @@ extend::project() {
     local project=${name%%-*}
     project=${project,,}
     printf '%s\n' "${project//[_.]/-}"
+}
+
+# extend::arch NAME: one name per architecture, uname -m's (OCI's and Debian's amd64 and arm64 too: the aliases of
+# app/check/node/arch.py)
+extend::arch() {
+    local -r name=${1,,}
+    case $name in
+        x86_64 | amd64) echo x86_64 ;;
+        aarch64 | arm64) echo aarch64 ;;
+        *) echo "$name" ;;
+    esac
+}
+
+# extend::emulated ARCH BINFMT_DIR: true where QEMU user emulation for ARCH is registered in BINFMT_DIR and enabled
+# (the entry's first line; qemu-user-static names it qemu-ARCH, as containers/imagetool/buildhost.py reads it)
+extend::emulated() {
+    local -r arch=$1 dir=$2
+    local entry
+    for entry in "$dir/qemu-$arch" "$dir/qemu-$arch-static"; do
+        [[ -r $entry && $(sed -n 1p "$entry") == enabled ]] && return 0
+    done
+    return 1
+}
+
+# extend::word TEXT: TEXT as one shell word inside the double-quoted --wrap of the message (single quotes where
+# it holds more than letters, digits and / . _ + - =)
+extend::word() {
+    local -r text=$1
+    if [[ $text =~ ^[A-Za-z0-9/._+=-]+$ ]]; then printf '%s' "$text"; else printf "'%s'" "$text"; fi
 }
 
 (($# >= 3 && $# <= 4)) || extend::usage "expected IMAGE WHEELS OUT [PACKAGES], got $# argument(s)"
@@ -79,6 +109,24 @@ for i in 0 1 2; do
     extend::die "$product ${BASH_REMATCH[0]} cannot read extend.def's templated definition ({{ }}, --build-arg;" \
         "needs $wanted): $newer"
 done
+# The build runs the image's own Python (extend.def's %post): an image of another architecture runs only where QEMU
+# is registered for it, else Apptainer stops late, in %post, with "exec format error". The label is the one
+# `make image` writes (containers/app.def %labels; not org.label-schema.build-arch, the build host's).
+here=$(dirname -- "$(realpath -- "$0")")
+binfmt_dir=${APP_PROBE_ROOT:-}/proc/sys/fs/binfmt_misc
+labels=$("$apptainer" inspect --labels "$image" 2>/dev/null) || labels=
+if [[ $labels =~ (^|$'\n')app\.arch:[[:space:]]*([^[:space:]]+) ]]; then
+    image_arch=$(extend::arch "${BASH_REMATCH[2]}") machine_arch=$(extend::arch "$(uname -m)")
+    if [[ $image_arch != "$machine_arch" ]] && ! extend::emulated "$image_arch" "$binfmt_dir"; then
+        job="make -C $(dirname -- "$here") image-extend IMAGE=$image WHEELS=$wheels OUT=$(extend::word "$out")"
+        [[ -z ${4:-} ]] || job+=" PACKAGES=$(extend::word "$4")"
+        [[ $apptainer == apptainer ]] || job+=" APPTAINER=$(extend::word "$apptainer")"
+        extend::die "IMAGE=$image is an $image_arch image and this machine is $machine_arch with no QEMU registered" \
+            "for $image_arch ($binfmt_dir/qemu-$image_arch): the build runs the image's Python; run the same make" \
+            "command as a job on an $image_arch node: sbatch -N 1 -p <$image_arch partition> --wrap \"$job\"" \
+            "(PBS: qsub -l select=1:ncpus=8 -- /usr/bin/$job)"
+    fi
+fi
 # build --fakeroot from a local image keeps the image's file owners, which needs the user's /etc/subuid and
 # /etc/subgid ranges (of at least 65536 ids: Apptainer's and SingularityCE's validRangeCount); Apptainer's
 # root-mapped fallback without them stops in unsquashfs on a local base (containers/imagetool/buildhost.py).
@@ -102,7 +150,7 @@ if [[ -n $squashfs && $("$apptainer" build --help 2>/dev/null) == *--mksquashfs-
     command+=(--mksquashfs-args "$squashfs")
 fi
 command+=(--build-arg "IMAGE=$image" --build-arg "IMAGE_NAME=${image##*/}" --build-arg "WHEELS=$wheels"
-    --build-arg "PACKAGES=${names[*]}" "${extra[@]}" "$out.tmp" "$(dirname -- "$(realpath -- "$0")")/extend.def")
+    --build-arg "PACKAGES=${names[*]}" "${extra[@]}" "$out.tmp" "$here/extend.def")
 printf 'image-extend: %s\n' "$(printf '%q ' "${command[@]}")"
 "${command[@]}"
 mv -f -- "$out.tmp" "$out"

@@ -27,3 +27,11 @@ def check_job_example() -> str:
     if under_pbs():
         return "`qsub -v WORKLOAD=check jobscripts/gh200-pbs.sh`"
     return "`sbatch -N 2 jobscripts/slurm.sh check`"
+
+
+def build_image_job(flavour: str, base: str, env: Mapping[str, str] | None = None) -> str:
+    """The image build job (jobscripts/build-image.sh; docs/images.md, "Build it on the cluster, as a job") of
+    FLAVOUR on the local base BASE, as submitted from the project directory: for those with no build host."""
+    if under_pbs(env):
+        return f"qsub -q <queue> -v FLAVOUR={flavour},BASE={base} jobscripts/build-image.sh"
+    return f"sbatch -p <partition> --export=ALL,FLAVOUR={flavour},BASE={base} jobscripts/build-image.sh"

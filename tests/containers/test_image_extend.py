@@ -128,25 +128,32 @@ def test_without_a_build_a_target_directory_on_pythonpath_adds_a_package_to_the_
     assert probe.returncode == 0 and probe.stdout.strip() == "hello from your package", probe.stderr[-3000:]
 
 
-def fake_runtime(tmp_path: Path, version_line: str) -> Path:
-    """An apptainer that prints VERSION_LINE for --version and records any other call (a build) in calls.txt."""
+def fake_runtime(tmp_path: Path, version_line: str, arch: str = "") -> Path:
+    """An apptainer that prints VERSION_LINE for --version and records any other call (a build) in calls.txt;
+    with ARCH, `inspect --labels` prints an image's labels as Apptainer 1.4.5 prints a built image's: app.arch as
+    `make image` writes it, beside the build host's org.label-schema.build-arch (amd64 here, whatever ARCH is)."""
     fake = tmp_path / "bin" / "apptainer"
     fake.parent.mkdir()
-    fake.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version_line}"; exit 0; fi\n'
+    labels = f"app.arch: {arch}\norg.label-schema.build-arch: amd64\norg.label-schema.schema-version: 1.0\n"
+    inspect = f'if [ "$1" = inspect ]; then printf "{labels}"; exit 0; fi\n' if arch else ""
+    fake.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version_line}"; exit 0; fi\n{inspect}'
                     f'echo "$@" >>"{tmp_path}/calls.txt"\nexit 1\n')
     fake.chmod(0o755)
     return fake
 
 
-def extend_with(runtime: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    image = tmp_path / "app.sif"
-    image.write_bytes(b"not built")
+def extend_with(runtime: Path, tmp_path: Path, *, image: Path | None = None, packages: str = "",
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    if image is None:
+        image = tmp_path / "app.sif"
+        image.write_bytes(b"not built")
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     (wheels / "mine-0.1-py3-none-any.whl").write_bytes(b"")
     return subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
-                           f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}"], capture_output=True, text=True,
-                          timeout=120)
+                           f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}",
+                           *([f"PACKAGES={packages}"] if packages else [])], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **(env or {})})
 
 
 @pytest.mark.parametrize(("version_line", "expected"), [
@@ -189,3 +196,74 @@ def test_without_packages_the_project_of_every_wheel_is_installed_by_its_normali
                     f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}"], capture_output=True, text=True, timeout=120)
     build = (tmp_path / "calls.txt").read_text()
     assert "--build-arg PACKAGES=ddp-hello zope-interface " in build, build
+
+
+#: This machine's architecture as uname -m names it, and the other one the project builds images for
+MACHINE = {"amd64": "x86_64", "arm64": "aarch64"}.get(os.uname().machine, os.uname().machine)
+OTHER = {"x86_64": "aarch64", "aarch64": "x86_64"}.get(MACHINE, "aarch64")
+
+
+def binfmt_root(tmp_path: Path, entries: dict[str, str]) -> dict[str, str]:
+    """A machine root for the binfmt_misc probe (APP_PROBE_ROOT) holding ENTRIES (name -> the kernel's text of
+    /proc/sys/fs/binfmt_misc/NAME; Documentation/admin-guide/binfmt-misc.rst)."""
+    root = tmp_path / "machine"
+    directory = root / "proc" / "sys" / "fs" / "binfmt_misc"
+    directory.mkdir(parents=True)
+    (directory / "status").write_text("enabled\n")
+    for name, text in entries.items():
+        (directory / name).write_text(text)
+    return {"APP_PROBE_ROOT": str(root)}
+
+
+def qemu_entry(arch: str, state: str = "enabled") -> str:
+    return f"{state}\ninterpreter /usr/libexec/qemu-binfmt/{arch}-binfmt-P\nflags: POCF\noffset 0\nmagic 7f454c46\n"
+
+
+def assert_stops_for_another_arch(result: subprocess.CompletedProcess[str], image: Path, tmp_path: Path) -> None:
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("image-extend: error: ")]
+    assert len(errors) == 1, result.stderr
+    image, wheels, out = image.resolve(), (tmp_path / "wheels").resolve(), (tmp_path / "my.sif").resolve()
+    assert f"IMAGE={image} is an {OTHER} image and this machine is {MACHINE} with no QEMU registered for {OTHER}" \
+        in errors[0]
+    assert (f"run the same make command as a job on an {OTHER} node: sbatch -N 1 -p <{OTHER} partition> --wrap "
+            f'"make -C {REPO} image-extend IMAGE={image} WHEELS={wheels} OUT={out}') in errors[0]
+    assert "(PBS: qsub -l select=1:ncpus=8 -- /usr/bin/make -C " in errors[0]
+    assert not (tmp_path / "my.sif").exists()
+
+
+@pytest.mark.parametrize("entries", [{}, {f"qemu-{OTHER}": qemu_entry(OTHER, "disabled")}],
+                         ids=["no-qemu", "qemu-disabled"])
+def test_an_image_of_another_architecture_without_qemu_stops_before_the_build_naming_the_job_that_works(
+        tmp_path: Path, entries: dict[str, str]) -> None:
+    """An aarch64 image on an x86_64 login node: the build would run the image's Python and fail late in Apptainer;
+    it stops at once, with the same make as a job on a node of the image's architecture (docs/packages.md)."""
+    runtime = fake_runtime(tmp_path, "apptainer version 1.4.5", arch=OTHER)
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"not built")
+    result = extend_with(runtime, tmp_path, image=image, packages="mine numpy",
+                         env=binfmt_root(tmp_path, entries))
+    assert_stops_for_another_arch(result, image, tmp_path)
+    assert f"PACKAGES='mine numpy' APPTAINER={runtime}\"" in result.stderr
+    assert not (tmp_path / "calls.txt").exists(), "the runtime was called for more than --version and inspect"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as another user the /etc/subuid check runs first")
+@pytest.mark.parametrize(("label", "entries"), [
+    (OTHER, {f"qemu-{OTHER}": qemu_entry(OTHER)}),  # emulated: slow, but it builds
+    ({"x86_64": "amd64", "aarch64": "arm64"}.get(MACHINE, MACHINE), {}),  # this machine's, by its OCI name
+], ids=["other-arch-with-qemu", "this-arch-by-oci-name"])
+def test_an_image_this_machine_can_run_goes_on_to_the_build(tmp_path: Path, label: str,
+                                                            entries: dict[str, str]) -> None:
+    result = extend_with(fake_runtime(tmp_path, "apptainer version 1.4.5", arch=label), tmp_path,
+                         env=binfmt_root(tmp_path, entries))
+    assert "build --force --fakeroot" in (tmp_path / "calls.txt").read_text(), result.stderr
+
+
+def test_an_image_of_another_architecture_read_by_apptainer_itself_stops_the_same_way(
+        tiny_sif, tmp_path: Path) -> None:
+    """The label as the real runtime reads it from a SIF labelled as `make image` labels it."""
+    image = tiny_sif("app", arch=OTHER)
+    result = extend_with(Path(shutil.which("apptainer")), tmp_path, image=image,
+                         env=binfmt_root(tmp_path, {}))
+    assert_stops_for_another_arch(result, image, tmp_path)

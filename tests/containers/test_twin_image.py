@@ -262,5 +262,5 @@ def test_app_check_in_the_plain_ngc_twin_names_what_it_lacks_for_slingshot(twin_
     assert lines, result.stdout[-3000:] + result.stderr[-3000:]
     text = result.stdout + result.stderr
     assert "lacks the libfabric (cxi) and aws-ofi-nccl stack Slingshot needs" in text, text[-3000:]
-    assert f"make image ARCH=$(uname -m) BASE={twin_base}" in text, text[-3000:]
+    assert f",BASE={twin_base} jobscripts/build-image.sh" in text, text[-3000:]
     assert result.returncode != 0

@@ -35,6 +35,37 @@ def fenced_commands(text: str) -> list[str]:
     return commands
 
 
+def section(text: str, heading: str) -> str:
+    """The text under the heading HEADING (any level) up to the next heading of the same or a higher level; a `#`
+    line inside a fenced block is code, not a heading."""
+    lines, level, kept, fenced = text.splitlines(), 0, [], False
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        found = None if fenced else re.match(r"(#+) (.+)$", line)
+        if level and found and len(found.group(1)) <= level:
+            break
+        if level:
+            kept.append(line)
+        elif found and found.group(2).strip() == heading:
+            level = len(found.group(1))
+    if not level:
+        raise LookupError(f"no heading {heading!r}")
+    return "\n".join(kept) + "\n"
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header line starts with HEADER, as lists of cells (stripped)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
+    return rows
+
+
 def links(text: str) -> list[str]:
     """Targets of the Markdown links `[text](target)`, outside code spans and blocks."""
     prose = re.sub(r"```.*?```", "", text, flags=re.S)

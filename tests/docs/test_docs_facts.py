@@ -1,5 +1,6 @@
 """Facts the README and docs/ state, held to the code that makes them true: the job scripts' knobs, the messages
-the scripts print, the PBS log's name, the model presets' sizes, and no word a newcomer cannot decode."""
+the scripts print, the PBS log's name, the model presets' sizes, the README's first jobs, the CUDA compat step's
+driver floors, and no word a newcomer cannot decode."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from tests.docs.markdown import DOCS, REPO, documentation
+from tests.common.test_cuda_compat import IMAGE_DRIVER, fake_node
+from tests.common.test_cuda_compat import run as run_compat_helper
+from tests.docs.markdown import DOCS, README, REPO, documentation, fenced_commands, section, table_rows
 
 JOBSCRIPTS = REPO / "jobscripts"
 KNOBS_PAGE = DOCS / "knobs.md"
@@ -149,3 +153,127 @@ def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
             path = REPO / ("README.md" if page == "README" else page)
             assert path.exists(), f"{cause.key}: its fix names {page}, which is not there"
             assert "| symptom | cause | fix |" in path.read_text(), f"{cause.key}: {page} has no symptom table"
+
+
+#: Each row of the README's site table and the README section whose commands its first job must be one of
+SITE_SECTIONS = {
+    "MareNostrum 5 ACC": "MareNostrum 5",
+    "GH200 + Slingshot, PBS Pro": "GH200 on Slingshot with PBS Pro",
+    "GH200 + Slingshot, Slurm": "GH200 on Slingshot with Slurm, and any Slurm cluster",
+    "any Slurm cluster": "GH200 on Slingshot with Slurm, and any Slurm cluster",
+}
+
+
+def first_jobs() -> dict[str, str]:
+    """The README's site table: site -> the command of its `first job` column."""
+    return {row[0]: row[-1].strip("`") for row in table_rows(README.read_text(), "| site |")}
+
+
+def test_every_site_of_the_readme_table_has_a_section_for_its_first_job() -> None:
+    assert set(first_jobs()) == set(SITE_SECTIONS)
+
+
+@pytest.mark.parametrize("site", SITE_SECTIONS)
+def test_the_first_job_of_each_readme_row_is_a_command_of_its_own_section(site: str) -> None:
+    """The table's command, word for word, is one the site's section runs; a `<placeholder>` in the row stands for
+    any one word (the section's own example: `--gres=gpu:<gpus per node>` for `--gres=gpu:1`). The GH200 rows
+    have none: the row is the section's command, `--cpus-per-gpu` included."""
+    command = first_jobs()[site]
+    pattern = r"\S+".join(re.escape(part) for part in re.split(r"<[^>]+>", command))
+    commands = fenced_commands(section(README.read_text(), SITE_SECTIONS[site]))
+    assert any(re.fullmatch(pattern, given) for given in commands), (
+        f"README's table gives {site} the first job `{command}`; its section runs {commands}")
+
+
+COMPAT_HELPER = REPO / "app" / "common" / "cuda_compat.sh"
+
+
+def compat_function(call: str) -> subprocess.CompletedProcess[str]:
+    """One of app/common/cuda_compat.sh's own functions, run in sh: its definitions (the text before the decision
+    it takes when run) followed by CALL."""
+    text = COMPAT_HELPER.read_text()
+    definitions = text[:text.rindex("\ndecide\n")]
+    return subprocess.run(["sh", "-c", f"{definitions}\n{call}"], capture_output=True, text=True, timeout=30)
+
+
+def compat_value(call: str) -> str:
+    result = compat_function(call)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+class CompatRules(NamedTuple):
+    """What the helper decides with, by CUDA major: the oldest driver its forward compatibility supports (floor),
+    the oldest that runs the major natively (native), and the exit code of a refusal."""
+
+    floor: dict[str, str]
+    native: dict[str, str]
+    refusal: int
+
+
+def compat_rules() -> CompatRules:
+    """The helper's rules for every CUDA major its compat_floor table knows, asked of its own functions."""
+    text = COMPAT_HELPER.read_text()
+    table = re.search(r"^compat_floor\(\) \{\n(.*?)^\}", text, re.M | re.S).group(1)
+    majors = re.findall(r"\b(\d+)\) echo", table)
+    assert majors, "compat_floor lists no CUDA major"
+    return CompatRules(floor={major: compat_value(f"compat_floor {major}") for major in majors},
+                       native={major: compat_value(f"native_minimum {major}") for major in majors},
+                       refusal=compat_function("refuse 1.0 2.0 why").returncode)
+
+
+def documented_image() -> tuple[str, str]:
+    """docs/images.md's example image: its CUDA major and the driver its compat libraries come from."""
+    found = re.search(r"for an image on CUDA (\d+)\.\d+ \(compat libraries from driver (\d+)\)",
+                      (DOCS / "images.md").read_text())
+    assert found, "docs/images.md no longer says which image its compat table is for"
+    return found.group(1), found.group(2)
+
+
+def test_the_compat_floors_the_docs_state_are_the_ones_the_helper_decides_with() -> None:
+    rules = compat_rules()
+    images, training = (DOCS / "images.md").read_text(), (DOCS / "training.md").read_text()
+    major, compat_driver = documented_image()
+    assert compat_value(f"cuda_major {compat_driver}") == major, f"the helper takes driver {compat_driver} for " \
+        f"another CUDA than {major}"
+    floors = re.search(r"The floors \(([^)]*)\)", images).group(1)
+    assert {m: f for f, m in re.findall(r"(\d+) for CUDA (\d+)", floors)} == rules.floor, (
+        f"docs/images.md says the floors are ({floors}); cuda_compat.sh's compat_floor: {rules.floor}")
+    floor, native, refused = rules.floor[major], rules.native[major], f"exit {rules.refusal}"
+    rows = [row for row in table_rows(images, "| node | driver |") if row[0].startswith(("data-center", "GeForce"))]
+    drivers = [driver for _, driver, _ in rows]
+    assert drivers == [f"{floor} to {compat_driver}", f"below {floor}", f"{native} to {compat_driver}",
+                       f"below {native}"], f"docs/images.md's compat table: {drivers}; the helper: floor {floor}, " \
+                                           f"native from {native}"
+    assert refused in rows[1][2] and refused in rows[3][2], rows
+    said_native = re.findall(r"older than CUDA (\d+)'s R?(\d+(?:\.\d+)*)", images + training)
+    assert len(said_native) == 2 and all(rules.native[m] == d for m, d in said_native), said_native
+    assert re.findall(r"drivers from R(\d+)", training) == [floor], "docs/training.md's forward compatibility floor"
+    assert re.findall(r"stops before torchrun\s+with exit (\d+)", training) == [str(rules.refusal)]
+
+
+def documented_refusals() -> list[tuple[str, str, int]]:
+    """docs/images.md's compat rows that stop the step: (the row's node, N of `below N`, C of `exit C`)."""
+    rows = table_rows((DOCS / "images.md").read_text(), "| node | driver |")
+    return [(node, re.fullmatch(r"below (\d+)", driver).group(1), int(re.search(r"exit (\d+)", does).group(1)))
+            for node, driver, does in rows if driver.startswith("below ")]
+
+
+#: A GPU of each kind of row, and what the helper says it did (APP_CUDA_COMPAT_DONE) where it starts the step
+STARTED_ON = {"data-center GPU": ("NVIDIA H100 80GB HBM3", "on"),  # forward compatibility
+              "GeForce / TITAN": ("NVIDIA GeForce RTX 4090", "native")}  # minor version compatibility
+
+
+def test_the_compat_table_of_docs_images_is_what_the_helper_does_at_its_edges(tmp_path: Path) -> None:
+    """The `below N ... exit C` rows, run on fake nodes (tests/common/test_cuda_compat.py's, with the documented
+    image's compat libraries): a driver of branch N starts, one just below N stops with exit C."""
+    assert IMAGE_DRIVER.split(".")[0] == documented_image()[1], "the fake nodes' compat libraries are another's"
+    refusals = documented_refusals()
+    assert [node for node, _, _ in refusals] == list(STARTED_ON), refusals
+    for node, edge, code in refusals:
+        gpu, done = STARTED_ON[node]
+        for driver, expected in ((f"{edge}.00", 0), (f"{int(edge) - 1}.99.99", code)):
+            result = run_compat_helper(fake_node(tmp_path / f"{gpu}-{driver}".replace(" ", "-"), driver, gpu=gpu))
+            assert result.returncode == expected, f"docs/images.md: {gpu} on driver {driver}; {result.stderr}"
+            if expected == 0:
+                assert f"APP_CUDA_COMPAT_DONE={done}\n" in result.stdout, result.stdout

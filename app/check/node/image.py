@@ -9,11 +9,14 @@ aws-ofi-nccl plugin with a libfabric that has the cxi provider (NGC ships AWS's 
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Callable, Mapping
 
+from app.check.node.arch import normalize
 from app.check.node.network import NetworkInventory
 from app.check.node.probe import Probe
 from app.check.report import FAIL, OK, Check
+from app.check.scheduler_words import build_image_job
 
 NAME = "image: what it lacks"
 #: A label only this project's image build writes (containers/app.def %labels)
@@ -35,9 +38,19 @@ def missing_modules(find: Callable[[str], object] = importlib.util.find_spec) ->
     return [name for name, module in RUNTIME_MODULES.items() if find(module) is None]
 
 
+def build_remedy(env: Mapping[str, str], image: str, machine: str) -> str:
+    """This project's image built on IMAGE for this node's architecture: as a job, the way of those with no build
+    host of their own (no root, no fakeroot, another architecture on the login node), else `make image`."""
+    return (f"build this project's image on it as a job on a node like this one, from the project directory: "
+            f"{build_image_job(machine, image, env)} (docs/images.md), then IMAGE=build/app-{machine}-<version>.sif; "
+            f"with a build host of your own ({machine}, fakeroot): make image ARCH={machine} BASE={image}")
+
+
 def check_image(env: Mapping[str, str], inventory: NetworkInventory, labels: Mapping[str, str], probe: Probe,
-                inside: bool, find: Callable[[str], object] = importlib.util.find_spec) -> list[Check]:
-    """Nothing to say outside a container or in this project's own image (its build checks all of this)."""
+                inside: bool, find: Callable[[str], object] = importlib.util.find_spec,
+                machine: str | None = None) -> list[Check]:
+    """Nothing to say outside a container or in this project's own image (its build checks all of this).
+    `machine`: this node's architecture (default: uname's), the flavour the remedy builds."""
     if not inside or PROJECT_LABEL in labels:
         return []
     image = env.get("APPTAINER_CONTAINER") or env.get("SINGULARITY_CONTAINER") or "this image"
@@ -53,8 +66,7 @@ def check_image(env: Mapping[str, str], inventory: NetworkInventory, labels: Map
         return [Check(NAME, OK, f"{image} is not this project's image (no {PROJECT_LABEL} label) and has what this "
                                 "node needs: " + ", ".join(RUNTIME_MODULES)
                       + (", and Slingshot's stack" if _slingshot(inventory, env) else ""))]
-    remedy = (f"build this project's image on it: make image ARCH=$(uname -m) BASE={image} (docs/images.md), then "
-              "IMAGE=build/app-<arch>-<version>.sif")
+    remedy = build_remedy(env, image, normalize(machine or os.uname().machine))
     if not _slingshot(inventory, env) or (probe.root / PROJECT_PLUGIN).exists():
         remedy = (f"add the packages: make image-extend IMAGE={image} WHEELS=<dir> OUT=my.sif "
                   f"PACKAGES='{' '.join(packages)}' (docs/packages.md: the wheels from a login node), then "
