@@ -29,6 +29,19 @@ ABOUT = {
 }
 
 
+#: held_out_N's heading names its place among the held-out corpora: BENCHMARKS.md's headings name one section each
+ORDINALS = {2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth", 9: "ninth"}
+
+
+def heading(corpus: str, held_out: bool) -> str:
+    """The section's heading: the first held-out corpus and the development corpus by what they measure, later
+    held-out corpora (held_out_N) by their place."""
+    number = corpus.rpartition("_")[2]
+    if corpus.startswith("held_out_") and number.isdigit() and int(number) in ORDINALS:
+        return f"## app.diagnose on the {ORDINALS[int(number)]} held-out corpus"
+    return "## app.diagnose on real users' failure logs" + (" it was not written from" if held_out else "")
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
 
@@ -36,7 +49,7 @@ def _percent(part: int, whole: int) -> str:
 def report(tally: Tally, command: str, where: str, about: str) -> str:
     failures, held_out = tally.failures, about == ABOUT[HELD_OUT]
     lines = [
-        "## app.diagnose on real users' failure logs" + (" it was not written from" if held_out else ""),
+        heading(Path(where).name, held_out),
         "",
         f"Command: `{command}`. {len(tally.verdicts)} cases from public threads ({where}/, each with "
         f"its URL and the cause the thread established): {failures} failures, {tally.negatives} negatives (healthy "

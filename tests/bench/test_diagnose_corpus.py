@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.diagnose_cases import CorpusError, load_cases, measure
-from bench.diagnose_corpus import main
+from bench.diagnose_corpus import heading, main
 
 TIME_LIMIT = "slurmstepd: error: *** JOB 18886 ON n1 CANCELLED AT 2023-11-24T10:25:54 DUE TO TIME LIMIT ***"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"
@@ -70,3 +70,12 @@ def test_the_markdown_section_is_written_only_when_asked(small_corpus: Path, tmp
     main(["--corpus", str(small_corpus), "--markdown", str(markdown)])
     # each corpus its own section: the held-out corpus's score stands beside the first's, never over it
     assert f"<!-- bench.diagnose_corpus.{small_corpus.name}: begin -->" in markdown.read_text()
+
+
+def test_each_held_out_corpus_gets_a_heading_of_its_own() -> None:
+    """BENCHMARKS.md's headings name one section each (tests/bench/test_seams.py): the seventh corpus's section
+    came out under the first one's heading."""
+    titles = [heading("corpus", False), heading("held_out", True),
+              *(heading(f"held_out_{n}", True) for n in range(2, 10))]
+    assert len(set(titles)) == len(titles)
+    assert heading("held_out_7", True) == "## app.diagnose on the seventh held-out corpus"
