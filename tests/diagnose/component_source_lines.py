@@ -992,6 +992,42 @@ QUOTES = (
           'error_set_nvml((ctx)->err, (ctx)->nvml_dl, r_, "nvml error");',
           "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown.",
           "nvml-driver-mismatch", fmt="nvml error"),
+    # The driver's mounts: xmount() (src/xfuncs.h) names the path it could not mount, after configure's "mount
+    # error: %s" (src/cli/configure.c); the firmware directory's mount (src/nvc_mount.c mount_firmware(), 1.6 and
+    # 1.7) failing on an NFS root, NVIDIA/libnvidia-container#147.
+    Quote("libnvidia-container", "commit 1352197", "src/xfuncs.h xmount()", 0,
+          'error_set(err, "mount operation failed: %s", (source != NULL && *source == \'/\') ? source : target);',
+          "nvidia-container-cli: mount error: mount operation failed: /tmp/enroot/pyt+0.1/usr/lib/firmware/nvidia/"
+          "470.57.02: operation not permitted", "libnvidia-container-firmware-mount-failed",
+          fmt="mount operation failed: %s"),
+    Quote("libnvidia-container", "commit 077f498", "src/nvc_mount.c nvc_driver_mount()", 0,
+          'log_errf("error mounting firmware path %s", info->firmwares[i]);',
+          "E0212 10:01:02.000001 4242 nvc_mount.c:812] error mounting firmware path /lib/firmware/nvidia/535.104.05/"
+          "gsp_ga10x.bin", "libnvidia-container-firmware-mount-failed"),
+    # The GPU's device rules (setup_device_cgroup's RPC handler): enroot's 98-nvidia.sh always runs
+    # `nvidia-container-cli --user configure --no-cgroups`, so a device-rule error under enroot is the CLI adding
+    # rules it was told not to: the 1.17.7 release (NVIDIA/nvidia-container-toolkit#1093,
+    # NVIDIA/libnvidia-container#313).
+    Quote("libnvidia-container", "a stored copy (commit not recorded)",
+          "src/cgroup.c nvcgo_setup_device_cgroup_1_svc()", 0,
+          'error_setx(err, "failed to add device rules: %s", rerr);',
+          "slurmstepd: error: pyxis:     nvidia-container-cli: mount error: failed to add device rules: open "
+          "/sys/fs/cgroup/devices/slurm/uid_28788/job_85/step_0/task_0/devices.allow: permission denied",
+          "libnvidia-container-release-regression-1-17-7",
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return "
+                   "code 1",)),
+    # perm_set_capabilities() (src/utils.c): cap_set_proc() refused, which SELinux in enforcing mode does to the
+    # hook (NVIDIA/enroot#88).
+    Quote("libnvidia-container", "commit 077f498", "src/utils.c perm_set_capabilities()", 0,
+          'error_set(err, "capability change failed");',
+          "nvidia-container-cli: permission error: capability change failed: operation not permitted",
+          "selinux-blocks-nvidia-container-cli", fmt="capability change failed"),
+    # nvc_ldcache_update() (src/nvc_ldcache.c): the ldconfig the runtime names could not be executed; ENOENT exits 0,
+    # so the container starts without a library cache (NVIDIA/nvidia-docker#1163, #854).
+    Quote("libnvidia-container", "commit 0f8e13d", "src/nvc_ldcache.c nvc_ldcache_update()", 0,
+          'log_errf("could not start %s: %s", argv[0], ctx->err.msg);',
+          "E0105 19:55:43.488469 1 nvc_ldcache.c:384] could not start /sbin/ldconfig: process execution failed: no "
+          "such file or directory", "nvidia-container-ldconfig-not-run"),
 
     # --- enroot (pyxis imports images through it) --------------------------------------------------------------------
     Quote("enroot", "v4.1.2", "src/common.sh", 134,
@@ -1251,6 +1287,42 @@ QUOTES = (
           '"Memory required by task is not available",',
           "srun: error: Unable to create step for job 4512: Memory required by task is not available",
           "srun-step-exceeds-allocation"),
+    # srun loading a plugin whose libraries are not where it runs: inside a container (CSCS: --environment given to
+    # sbatch instead of srun puts the whole batch script, srun included, in the image).
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 158,
+          'error("plugin_load_from_file: dlopen(%s): %s",\nfq_path, dlerror());',
+          "srun: error: plugin_load_from_file: dlopen(/usr/lib64/slurm/switch_hpe_slingshot.so): libjson-c.so.3: "
+          "cannot open shared object file: No such file or directory",
+          "sbatch-environment-srun-switch-plugin-unloadable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/switch.c", 205,
+          'fatal("Can\'t find plugin for %s", slurm_conf.switch_type);',
+          "srun: fatal: Can't find plugin for switch/hpe_slingshot", "sbatch-environment-srun-switch-plugin-unloadable",
+          context=("srun: error: plugin_load_from_file: dlopen(/usr/lib64/slurm/switch_hpe_slingshot.so): "
+                   "libjson-c.so.3: cannot open shared object file: No such file or directory",)),
+    # Lightning's check of the Trainer against Slurm's allocation (SLURMEnvironment, 2.1.0 and later).
+    Quote("Lightning", "2.6.5", "src/lightning/fabric/plugins/environments/slurm.py", 163,
+          'raise ValueError(\nf"You set `devices={num_devices}` in Lightning, but the number of tasks per node '
+          'configured in SLURM"\nf" `--ntasks-per-node={ntasks_per_node}` does not match. HINT: Set '
+          '`devices={ntasks_per_node}`."\n)',
+          "ValueError: You set `devices=4` in Lightning, but the number of tasks per node configured in SLURM "
+          "`--ntasks-per-node=1` does not match. HINT: Set `devices=1`.",
+          "slurm-ntasks-not-matching-trainer-devices",
+          fmt="You set `devices=%d` in Lightning, but the number of tasks per node configured in SLURM "
+          "`--ntasks-per-node=%d` does not match. HINT: Set `devices=%d`."),
+    Quote("Lightning", "2.6.5", "src/lightning/fabric/plugins/environments/slurm.py", 221,
+          'raise RuntimeError(\nf"You set `--ntasks={ntasks}` in your SLURM bash script, but this variable is not '
+          'supported."\nf" HINT: Use `--ntasks-per-node={ntasks}` instead."\n)',
+          "RuntimeError: You set `--ntasks=8` in your SLURM bash script, but this variable is not supported. HINT: "
+          "Use `--ntasks-per-node=8` instead.", "slurm-ntasks-not-matching-trainer-devices",
+          fmt="You set `--ntasks=%d` in your SLURM bash script, but this variable is not supported. HINT: Use "
+          "`--ntasks-per-node=%d` instead."),
+    Quote("Lightning", "2.6.5", "src/lightning/fabric/plugins/environments/slurm.py", 169,
+          'raise ValueError(\nf"You set `num_nodes={num_nodes}` in Lightning, but the number of nodes configured in '
+          'SLURM"\nf" `--nodes={nnodes}` does not match. HINT: Set `num_nodes={nnodes}`."\n)',
+          "ValueError: You set `num_nodes=1` in Lightning, but the number of nodes configured in SLURM `--nodes=2` "
+          "does not match. HINT: Set `num_nodes=2`.", "lightning-num-nodes-not-set",
+          fmt="You set `num_nodes=%d` in Lightning, but the number of nodes configured in SLURM `--nodes=%d` does "
+          "not match. HINT: Set `num_nodes=%d`."),
     Quote("OpenSSH", "V_9_6_P1", "ssh.c", 277,
           'do_log2(loglevel, "%s: Could not resolve hostname %.100s: %s", __progname,\n'
           "host, ssh_gai_strerror(gaierr));",

@@ -25,7 +25,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock"}
+              "filelock", "Lightning"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -66,7 +66,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
                 "pg-timeout-too-short", "slurm-spank-plugin-failed", "squashfs-compression-unsupported",
                 "enroot-fuse-tools-unsupported", "file-locks-unsupported", "unsquashfs-xattr-write-failed",
-                "rendezvous-endpoint-malformed"}
+                "rendezvous-endpoint-malformed", "libnvidia-container-firmware-mount-failed",
+                "libnvidia-container-release-regression-1-17-7", "selinux-blocks-nvidia-container-cli",
+                "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
+                "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set"}
 
 
 def message_format(row: Quote) -> str:

@@ -173,3 +173,12 @@ def test_an_invalid_device_ordinal_gives_both_of_its_readings() -> None:
     are given, the first most likely (the program's code tells them apart)."""
     keys = [f.key for f in diagnose_lines(["RuntimeError: CUDA error: invalid device ordinal"])]
     assert keys[:2] == ["too-many-ranks-per-node", "device-from-global-rank"]
+
+
+def test_an_invalid_device_ordinal_under_a_device_chosen_by_the_global_rank_names_that_first() -> None:
+    """Where the traceback quotes the program choosing its GPU by the global rank, that is the reading."""
+    lines = ["[rank18]:     torch.cuda.set_device(dist.get_rank())",
+             "[rank18]: RuntimeError: CUDA error: invalid device ordinal"]
+    assert [f.key for f in diagnose_lines(lines)][:1] == ["device-from-global-rank"]
+    lines = ["    torch.cuda.set_device(local_rank)", "RuntimeError: CUDA error: invalid device ordinal"]
+    assert [f.key for f in diagnose_lines(lines)][:1] == ["too-many-ranks-per-node"]

@@ -141,6 +141,10 @@ _per_node_launch = LineFact(_launches_per_node, ("torchrun", "launcher check: on
 #: srun's one-GPU-per-task binding, which makes every task's GPU device 0 (Slurm docs: --gpus-per-task implies
 #: --gpu-bind=per_task).
 _GPUS_PER_TASK = r"--gpus-per-task|SLURM_GPUS_PER_TASK"
+#: The program selects its GPU by the global rank, as a traceback quotes the line: `torch.cuda.set_device(
+#: dist.get_rank())`, `set_device(int(os.environ["RANK"]))`, `set_device(global_rank)`.
+_DEVICE_FROM_GLOBAL_RANK = (r"set_device\((?:(?:dist|torch\.distributed)\.get_rank\(\)"
+                            r"|int\(os\.environ\[['\"]RANK['\"]\]\)|global_rank|args\.global_rank)\)")
 
 _NODE_COUNT = (r"--nnodes[= ](\d+)|number of nodes\D{0,20}(\d+)|\bselect=(\d+)|SLURM_(?:JOB_)?NNODES=(\d+)"
                r"|SLURM_JOB_NUM_NODES=(\d+)|\bnNodes (\d+)|--num_nodes[= ](\d+)")
@@ -237,6 +241,8 @@ _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
 #: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
 #: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
 _GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
+#: enroot ran the GPU hook (its 98-nvidia.sh, or pyxis' enroot log): the hook passes `--no-cgroups` to the CLI.
+_ENROOT_GPU_HOOK = r"98-nvidia\.sh|pyxis: +nvidia-container-cli|pyxis: printing enroot log"
 #: NCCL's queue pair to the other node timed out (src/misc/ibvwrap.cc: 2.24+ "failed with 110 Connection timed
 #: out", 2.21-2.23 "failed with error Connection timed out errno 110", v2.18.5-1 line 52 without the errno).
 _QP_TIMED_OUT = r"Call to ibv_modify_qp failed with (?:error Connection timed out|(?:error .{1,80}? errno )?110\b)"
@@ -456,7 +462,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
-         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED)
+         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
+         _DEVICE_FROM_GLOBAL_RANK)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1325,7 +1332,8 @@ CAUSES: Tuple[Cause, ...] = (
         "--gpus-per-task each task sees one GPU, as device 0",
         (r"invalid device ordinal",),
         85,
-        applies=lambda log: not log.has(_GPUS_PER_TASK),
+        # Not where the traceback shows the device chosen by the global rank: device-from-global-rank.
+        applies=lambda log: not log.has(_GPUS_PER_TASK) and not log.has(_DEVICE_FROM_GLOBAL_RANK),
     ),
     Cause(
         "device-from-global-rank",
@@ -1338,6 +1346,7 @@ CAUSES: Tuple[Cause, ...] = (
         (r"invalid device ordinal",),
         84,
         applies=lambda log: not log.has(_GPUS_PER_TASK),
+        context=(_DEVICE_FROM_GLOBAL_RANK,),
     ),
     Cause(
         "cuda-unavailable",
@@ -1684,6 +1693,73 @@ CAUSES: Tuple[Cause, ...] = (
          r"libnvidia-ml\.so)", r"Kernel module nvidia_uvm is not loaded"),
         92,
         applies=lambda log: log.has(_GPU_HOOK_FAILED),
+    ),
+    Cause(
+        "libnvidia-container-firmware-mount-failed",
+        "the container runtime's GPU hook could not mount the driver's GSP firmware directory into the container "
+        "({path}): libnvidia-container 1.6/1.7 bind-mounts /lib/firmware/nvidia/<driver> from the host, which fails "
+        "where the node's OS (its /usr/lib/firmware) is on NFS or a read-only image, so no GPU container starts",
+        "the admins update libnvidia-container (libnvidia-container1 and -tools) to 1.8.0 or later, which reworked "
+        "the firmware mount; `nvidia-container-cli --version` on the node says which runs; meanwhile run with this "
+        "project's Apptainer image (`IMAGE=app.sif`, `--nv`), which does not use this hook",
+        # libnvidia-container src/cli/configure.c: warnx("mount error: %s", nvc_error(nvc)) with src/xfuncs.h
+        # xmount(): error_set(err, "mount operation failed: %s", ...) naming the firmware path mount_firmware()
+        # (src/nvc_mount.c) bind-mounts; later versions also log_errf("error mounting firmware path %s", ...)
+        # (commit 077f498). NVIDIA/libnvidia-container#147 and #152 (fixed in 1.8.0).
+        (r"mount error: mount operation failed: (?P<path>\S{0,300}/lib/firmware/nvidia/\S{1,200})",
+         r"error mounting firmware path (?P<path>\S{1,300})"),
+        93,
+    ),
+    Cause(
+        "libnvidia-container-release-regression-1-17-7",
+        "enroot's GPU hook failed adding device rules to the job's cgroup ({why}): enroot runs nvidia-container-cli "
+        "with `--no-cgroups`, and libnvidia-container 1.17.7 added the rules anyway (a regression of that release), "
+        "so every GPU container under enroot/pyxis fails on the nodes that run it",
+        "the admins go back to the NVIDIA Container Toolkit 1.17.6 (`libnvidia-container1`, "
+        "`libnvidia-container-tools`, `nvidia-container-toolkit` 1.17.6-1) or to a release with the fix; "
+        "`nvidia-container-cli --version` on the node says which runs; meanwhile run with this project's Apptainer "
+        "image (`IMAGE=app.sif`, `--nv`)",
+        # libnvidia-container src/cgroup.c nvcgo_setup_device_cgroup_1_svc(): error_setx(err, "failed to add device
+        # rules: %s", rerr), after configure's "mount error: %s"; cgroup v2 "unable to find any existing device
+        # filters attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: ..." (src/nvcgo/internal/
+        # cgroup), v1 "open .../devices.allow: permission denied". enroot v3.1 to v4.1 conf/hooks/98-nvidia.sh runs
+        # `nvidia-container-cli --user configure --no-cgroups`: under enroot the CLI should add no rule at all
+        # (NVIDIA/nvidia-container-toolkit#1093, NVIDIA/libnvidia-container#313, both 1.17.7-1). Docker or LXC
+        # without that flag: a rootless runtime's cgroup, another cause (libnvidia-container#154).
+        (r"nvidia-container-cli: mount error: failed to add device rules: (?P<why>.{1,300})",),
+        93,
+        applies=lambda log: log.has(_ENROOT_GPU_HOOK),
+        context=(_ENROOT_GPU_HOOK,),
+    ),
+    Cause(
+        "selinux-blocks-nvidia-container-cli",
+        "the container runtime's GPU hook was not allowed to change its capabilities (nvidia-container-cli: "
+        "\"capability change failed\"): SELinux in enforcing mode on the node refuses them, so every GPU container "
+        "fails to start while containers without GPUs run",
+        "on the node `getenforce` says Enforcing: the admins give nvidia-container-cli a policy that allows it (or "
+        "set the node Permissive, `sudo setenforce 0`, to confirm); meanwhile run with this project's Apptainer "
+        "image (`IMAGE=app.sif`, `--nv`), which does not use this hook",
+        # libnvidia-container src/utils.c perm_set_capabilities(): error_set(err, "capability change failed")
+        # when cap_set_proc() fails, printed by src/cli/configure.c warnx("permission error: %s", err.msg)
+        # (commits 077f498, 09df17a). NVIDIA/enroot#88 (SELinux enforcing).
+        (r"nvidia-container-cli: permission error: capability change failed",),
+        92,
+    ),
+    Cause(
+        "nvidia-container-ldconfig-not-run",
+        "the container runtime could not run the ldconfig its configuration names ({ldconfig}) to refresh the "
+        "container's library cache after mounting the driver's libraries, so programs in the container do not find "
+        "them (nvidia-smi: libnvidia-ml.so not found, CUDA: no driver)",
+        "point the runtime at the host's ldconfig: in /etc/nvidia-container-runtime/config.toml set `ldconfig = "
+        "\"/sbin/ldconfig\"` (or `\"@/sbin/ldconfig.real\"` where that is the host's binary, Ubuntu) instead of "
+        "`\"@/sbin/ldconfig\"`; `ls -l /sbin/ldconfig*` on the node shows which exists",
+        # libnvidia-container src/nvc_ldcache.c nvc_ldcache_update() (commit 0f8e13d): error_set(&ctx->err,
+        # "process execution failed") then log_errf("could not start %s: %s", argv[0], ctx->err.msg); with ENOENT
+        # it exits 0, so the container starts without a cache (NVIDIA/nvidia-docker#1163 and #854). In the CLI's
+        # debug log (`debug = ` in config.toml, NVIDIA_DEBUG_LOG under enroot).
+        (r"nvc_ldcache\.c:\d+\] could not start (?P<ldconfig>\S{1,200}): ",),
+        92,
+        context=(r"couldn't find libnvidia-ml\.so",),
     ),
     Cause(
         "apptainer-tmp-full",
@@ -2898,6 +2974,51 @@ CAUSES: Tuple[Cause, ...] = (
          r"requested than permitted|Memory required by task is not available|Insufficient GRES available in "
          r"allocation)",),
         84,
+    ),
+    Cause(
+        "sbatch-environment-srun-switch-plugin-unloadable",
+        "srun could not load Slurm's {plugin} plugin: a library it needs ({lib}) is not where srun runs, because srun "
+        "itself ran inside a container image (at CSCS: `--environment` given to sbatch, `#SBATCH --environment=`, "
+        "puts the whole batch script, srun included, in the container), so the step never started",
+        "give the container to the step, not the job: `srun --environment=my_edf.toml ...` (CSCS), "
+        "`srun --container-image=...` (pyxis), and drop `#SBATCH --environment` / the container from sbatch; run "
+        "srun on the host, where Slurm's plugins find their libraries",
+        # Slurm 25.11.7 src/common/plugin.c line 158 error("plugin_load_from_file: dlopen(%s): %s", fq_path,
+        # dlerror()), then line 374 "Couldn't load specified plugin name for %s: %s" and src/interfaces/switch.c
+        # line 205 fatal("Can't find plugin for %s", ...). A missing library of a plugin of srun's own (not the MPI
+        # plugins: slurm-mpi-plugin-missing reads those). CSCS Alps Extended Images documentation.
+        (r"srun: error: plugin_load_from_file: dlopen\((?P<plugin>\S{0,200}/(?!mpi_)\w{1,80}\.so)\): "
+         r"(?P<lib>\S{1,200}): cannot open shared object file",),
+        90,
+        context=(r"Can't find plugin for ", r"Couldn't load specified plugin name for "),
+    ),
+    Cause(
+        "slurm-ntasks-not-matching-trainer-devices",
+        "Slurm's tasks do not match the Lightning Trainer's processes ({what}): Lightning takes its ranks from Slurm "
+        "(SLURM_NTASKS, SLURM_PROCID), so its devices per node must equal the job's --ntasks-per-node",
+        "submit one task per GPU: `#SBATCH --ntasks-per-node=` equal to the Trainer's `devices` (and `--nodes` equal "
+        "to `num_nodes`), start the script with `srun python train.py`; SLURM_NTASKS must be num_nodes x devices",
+        # Lightning 2.1.0 to 2.6.5 src/lightning/fabric/plugins/environments/slurm.py line 163 raise ValueError(
+        # f"You set `devices={num_devices}` in Lightning, but the number of tasks per node configured in SLURM"
+        # f" `--ntasks-per-node={ntasks_per_node}` does not match. ..."), line 221 raise RuntimeError(f"You set
+        # `--ntasks={ntasks}` in your SLURM bash script, but this variable is not supported. ...").
+        (r"(?P<what>You set `devices=\d+` in Lightning, but the number of tasks per node configured in SLURM "
+         r"`--ntasks-per-node=\d+` does not match)",
+         r"(?P<what>You set `--ntasks=\d+` in your SLURM bash script, but this variable is not supported)"),
+        88,
+    ),
+    Cause(
+        "lightning-num-nodes-not-set",
+        "the Lightning Trainer's num_nodes is not the job's node count ({what}): each node's ranks and the world size "
+        "are computed from num_nodes, so the processes disagree and the run fails or hangs",
+        "give the Trainer the job's node count: `Trainer(num_nodes=N, devices=GPUS_PER_NODE)` with N = `--nodes` "
+        "(under Slurm `int(os.environ['SLURM_NNODES'])`, under torchrun its `--nnodes`)",
+        # Lightning 2.1.0 to 2.6.5 src/lightning/fabric/plugins/environments/slurm.py line 169 raise ValueError(
+        # f"You set `num_nodes={num_nodes}` in Lightning, but the number of nodes configured in SLURM"
+        # f" `--nodes={nnodes}` does not match. HINT: Set `num_nodes={nnodes}`.").
+        (r"(?P<what>You set `num_nodes=\d+` in Lightning, but the number of nodes configured in SLURM "
+         r"`--nodes=\d+` does not match)",),
+        88,
     ),
     Cause(
         "openmpi-host-slots-unsupported",
