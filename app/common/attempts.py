@@ -21,7 +21,8 @@ Every wait is the store's own, to the deadline: none times out unless the agreem
 warnings for each `wait` that times out, each naming the socket's address through getnameinfo ("waitForInput:
 poll for socket ... returned 0, likely a timeout", SocketImpl::waitForInput in
 torch/csrc/distributed/c10d/socket.cpp): followers that waited a second at a time for the echo printed them on
-every try while a slow rank had not answered, and a lookup that the resolver lost cost 5 s (measured here).
+every try while a slow rank had not answered, and each such name is a reverse lookup through the resolver (one
+it loses costs its 5 s retry: measured here on the lookup each new store connection makes).
 Polling with `check` instead cost 2.5 times the requests and 2-5 times the time at 4096 simulated ranks.
 
 One key of an earlier attempt is out of a prefix's reach: PyTorch's NCCL process group raises its

@@ -90,7 +90,7 @@ def test_followers_waiting_for_rank_0_print_none_of_torchs_socket_timeout_warnin
     """torch prints two warnings for every store `wait` that times out, each naming the socket's address through
     the resolver (SocketImpl::waitForInput, torch/csrc/distributed/c10d/socket.cpp): followers that waited a second
     at a time for rank 0's echo while a slow rank had not answered printed them on every try, thousands of lines at
-    scale, and a lookup the resolver lost cost 5 s."""
+    scale, each name a reverse lookup through the resolver."""
 
     def one(rank: int) -> int:
         time.sleep(1.5 if rank == 2 else 0)  # the others wait longer than POLL_S for rank 0's echo
