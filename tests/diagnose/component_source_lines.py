@@ -2275,4 +2275,17 @@ QUOTES = (
           "strsignal(WTERMSIG(job_return_code)));",
           "   JobState=FAILED Reason=RaisedSignal:53(Real-time_signal_19) Dependency=(null)",
           "slurm-output-file-not-writable"),
+    # --- Open MPI's TCP BTL reached another process than the one it dialled (interfaces the nodes do not share) ---
+    # BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[%s]%s[%s:%d:%s] ": node, process name, file, line,
+    # function.
+    Quote("Open MPI", "v4.1.6", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 625,
+          'BTL_ERROR(("received unexpected process identifier %s",\nOPAL_NAME_PRINT(guid)));',
+          "[second-node][[22157,1],4][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received "
+          "unexpected process identifier [[22157,1],7]", "openmpi-tcp-btl-wrong-interfaces"),
+    Quote("Open MPI", "v5.0.10", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 667,
+          'BTL_ERROR(("received unexpected process identifier: got %s expected %s",\n'
+          "OPAL_NAME_PRINT(guid), OPAL_NAME_PRINT(btl_proc->proc_opal->proc_name)));",
+          "[node02][[4117,1],2][../../../../../opal/mca/btl/tcp/btl_tcp_endpoint.c:667:"
+          "mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier: got [[4117,1],5] "
+          "expected [[4117,1],3]", "openmpi-tcp-btl-wrong-interfaces"),
 )

@@ -2962,6 +2962,28 @@ CAUSES: Tuple[Cause, ...] = (
         80,
     ),
     Cause(
+        "openmpi-tcp-btl-wrong-interfaces",
+        "Open MPI's TCP transport (the tcp BTL) connected to an address that led to another process than the one "
+        "it dialled: left to use every interface, it took one the nodes do not share as a route between them (a "
+        "docker0, virbr0 or other bridge whose address repeats on every node, a second subnet), so the handshake "
+        "failed and the ranks hung or aborted",
+        "restrict the BTL (and mpirun's own wire-up) to the network the nodes share: `mpirun --mca "
+        "btl_tcp_if_include ib0 --mca oob_tcp_if_include ib0` (or the subnet, `--mca btl_tcp_if_include "
+        "192.168.1.0/24`; `ip -br addr` on each node lists them), or exclude the virtual ones (`--mca "
+        "btl_tcp_if_exclude lo,docker0,virbr0`); the same settings go in the environment as "
+        "`OMPI_MCA_btl_tcp_if_include=ib0`",
+        # Open MPI v4.1.6 opal/mca/btl/tcp/btl_tcp_endpoint.c line 625 (the same at v2.1.0 line 648, v3.1.0 line
+        # 625), in mca_btl_tcp_endpoint_recv_connect_ack when the peer's name in the handshake is not the one
+        # this endpoint was opened for: BTL_ERROR(("received unexpected process identifier %s",
+        # OPAL_NAME_PRINT(guid))); v5.0.10 line 667 BTL_ERROR(("received unexpected process identifier: got %s
+        # expected %s", ...)). BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[node][[job,vpid]...]
+        # [file:line:function] ". horovod/horovod#1516 (ib0 beside docker interfaces) and
+        # jbornschein/mpi4py-examples#12 (Raspberry Pi nodes): fixed by btl_tcp_if_include.
+        (r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_recv_connect_ack\] received unexpected process "
+         r"identifier\b",),
+        82,
+    ),
+    Cause(
         "mpirun-executable-not-found",
         "mpirun could not start the program on a node: the executable (or the script Python was to run) is not at "
         "that path there (a file on the login node's or the first node's local disk such as /tmp, not on a "

@@ -167,6 +167,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mount-source-missing": ("container", HIGH),
     "enroot-image-reference-invalid": ("container", HIGH),
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
+    "openmpi-tcp-btl-wrong-interfaces": ("launch", MEDIUM),
     "mpirun-executable-not-found": ("launch", HIGH),
     "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
