@@ -2288,4 +2288,21 @@ QUOTES = (
           "[node02][[4117,1],2][../../../../../opal/mca/btl/tcp/btl_tcp_endpoint.c:667:"
           "mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier: got [[4117,1],5] "
           "expected [[4117,1],3]", "openmpi-tcp-btl-wrong-interfaces"),
+    # --- NCCL 2.18.6 to 2.19.4: a network device outside PCI (a USB NIC) under the CPU breaks the topology ---------
+    # xmlGetAttrStr(parent->subs[s], "busid", ...) (src/graph/xml.cc line 585 at v2.18.6-1, 590 at v2.19.4-1) met
+    # the NIC NCCL attached to the first CPU without a busid; v2.20.3-1 reads it with xmlGetAttr and skips it.
+    Quote("NCCL", "v2.19.3-1", "src/graph/xml.h", 85,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          "clima:810632:810657 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found",
+          "nccl-usb-nic-topology-bug",
+          context=("clima:810632:810657 [0] NCCL INFO Topology detection: network path /sys/devices/pci0000:2b/"
+                   "0000:2b:08.1/0000:2e:00.3/usb1/1-1/1-1.2/1-1.2:2.0 is not a PCI device (usb). Attaching to "
+                   "first CPU",)),
+    Quote("NCCL", "v2.19.3-1", "src/graph/xml.cc", 793,
+          'INFO(NCCL_GRAPH, "Topology detection: network path %s is not a PCI device (%s). Attaching to first CPU", '
+          "pciSysPath, subSystem);",
+          "node7:4410:4466 [0] NCCL INFO Topology detection: network path /sys/devices/pci0000:00/0000:00:14.0/"
+          "usb2/2-3/2-3:1.0 is not a PCI device (usb). Attaching to first CPU", "nccl-usb-nic-topology-bug",
+          context=("node7:4410:4466 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found",)),
+
 )

@@ -66,7 +66,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-job-credential-refused", "hdf5-file-locking-unsupported", "cuda-library-missing",
                 "pg-timeout-too-short", "slurm-spank-plugin-failed", "squashfs-compression-unsupported",
                 "enroot-fuse-tools-unsupported", "file-locks-unsupported", "unsquashfs-xattr-write-failed",
-                "rendezvous-endpoint-malformed", "openmpi-tcp-btl-wrong-interfaces"}
+                "rendezvous-endpoint-malformed", "openmpi-tcp-btl-wrong-interfaces",
+                "nccl-usb-nic-topology-bug"}
 
 
 def message_format(row: Quote) -> str:

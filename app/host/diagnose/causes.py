@@ -317,6 +317,12 @@ _PSEC_FRAMEWORK = r"^\s{0,8}Framework: +psec\b"
 _ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
 #: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
 _TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
+#: NCCL's topology detection found a network device outside PCI and hung it under the first CPU (src/graph/xml.cc,
+#: v2.19.3-1 line 793 to v2.30.7-1 line 1115, "(name = %s) " added before the path in later releases).
+_NON_PCI_NIC = r"Topology detection: network path (?:\(name = \S{0,100}\) )?\S{1,400} is not a PCI device \("
+#: The job set a topology or graph file (NCCL v2.19.3-1 src/graph/topo.cc line 634, v2.30.7-1 line 1776: INFO(NCCL_ENV,
+#: "NCCL_TOPO_FILE set by environment to %s", ...); src/graph/search.cc "NCCL_GRAPH_FILE set by environment to %s").
+_TOPO_FILE_SET = r"NCCL_(?:TOPO|GRAPH)_FILE set by environment"
 #: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
 _NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
                 r"|unhandled system error|internal error|unhandled cuda error")
@@ -456,7 +462,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
-         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED)
+         _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _NON_PCI_NIC,
+         _TOPO_FILE_SET)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1535,6 +1542,27 @@ CAUSES: Tuple[Cause, ...] = (
         62,
         applies=lambda log: log.has(_TOPO_FILE_UNREADABLE) or log.has(_NCCL_FAILED),
         context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
+    ),
+    Cause(
+        "nccl-usb-nic-topology-bug",
+        "a network device of this node is not on PCI (a USB network adapter, or another virtual device): NCCL "
+        "attaches it to the first CPU without a PCI bus id, and NCCL 2.18.6 to 2.19.4 then fail building the "
+        "node's topology because they expect a bus id on every device under the CPU (fixed in 2.20.3)",
+        "use NCCL 2.20.3 or later (a newer container or `pip install -U nvidia-nccl-cu12`); or unplug or disable the "
+        "USB network adapter; or, as NCCL's maintainers suggested, save the topology once on a NCCL that works "
+        "(`NCCL_TOPO_DUMP_FILE=topo.xml`) and inject it with `NCCL_TOPO_FILE=topo.xml`",
+        # NCCL v2.18.6-1 src/graph/xml.cc line 585 (v2.19.4-1 line 590), ncclTopoGetXmlFromSys inserting a PCI node
+        # among the CPU's children in bus id order: NCCLCHECK(xmlGetAttrStr(parent->subs[s], "busid", &busId)),
+        # which for the NIC attached without one fails in src/graph/xml.h line 85 WARN("Attribute %s of node %s not
+        # found", attrName, node->name); v2.20.3-1 reads it with xmlGetAttr and skips a child without. The NIC got
+        # there by src/graph/xml.cc line 793 (v2.19.3-1) INFO(NCCL_GRAPH, "Topology detection: network path %s is
+        # not a PCI device (%s). Attaching to first CPU", ...); v2.30.7-1 line 1115 "... network path (name = %s)
+        # %s is not a PCI device (%s). ...". NVIDIA/nccl#1125 (a USB NIC, fixed by the patch released in 2.20).
+        (r"NCCL WARN Attribute busid of node nic not found",),
+        # Above topo-file-preset, which reads the same WARN when a topology file was set.
+        66,
+        applies=lambda log: log.has(_NON_PCI_NIC) or not log.has(_TOPO_FILE_SET),
+        context=(_NON_PCI_NIC,),
     ),
     Cause(
         "port-in-use",

@@ -168,6 +168,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "enroot-image-reference-invalid": ("container", HIGH),
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
     "openmpi-tcp-btl-wrong-interfaces": ("launch", MEDIUM),
+    "nccl-usb-nic-topology-bug": ("software", HIGH),
     "mpirun-executable-not-found": ("launch", HIGH),
     "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
