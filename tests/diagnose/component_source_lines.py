@@ -2305,4 +2305,18 @@ QUOTES = (
           "usb2/2-3/2-3:1.0 is not a PCI device (usb). Attaching to first CPU", "nccl-usb-nic-topology-bug",
           context=("node7:4410:4466 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found",)),
 
+    # --- an MPI library built against a newer libfabric than the one the job loads -------------------------------
+    # glibc's loader, elf/dl-version.c match_symbol (a stored copy, Copyright 1997-2021; the same statement in 2.3x);
+    # libfabric v1.20.0 libfabric.map.in line 57 "FABRIC_1.7 {" (fi_getinfo, fi_freeinfo, fi_dupinfo; 1.19.0's map
+    # ends at FABRIC_1.6).
+    Quote("glibc", "2.3x", "elf/dl-version.c (match_symbol)", 0,
+          '_dl_exception_create_format\n(&exception, DSO_FILENAME (map->l_name),\n'
+          '"version `%s\' not found (required by %s)", string, name);',
+          "/fsx/imb/IMB-RMA: /fsx/libfabric/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by "
+          "/opt/amazon/openmpi5/lib64/libmpi.so.40)", "mpi-libfabric-older-than-build"),
+    Quote("glibc", "2.3x", "elf/dl-version.c (match_symbol)", 0,
+          '_dl_exception_create_format\n(&exception, DSO_FILENAME (map->l_name),\n'
+          '"version `%s\' not found (required by %s)", string, name);',
+          "./osu_bw: /usr/lib64/libfabric.so.1: version `FABRIC_1.8' not found (required by "
+          "/opt/openmpi/lib/libopen-pal.so.80)", "mpi-libfabric-older-than-build"),
 )

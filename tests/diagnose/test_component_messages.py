@@ -67,7 +67,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pg-timeout-too-short", "slurm-spank-plugin-failed", "squashfs-compression-unsupported",
                 "enroot-fuse-tools-unsupported", "file-locks-unsupported", "unsquashfs-xattr-write-failed",
                 "rendezvous-endpoint-malformed", "openmpi-tcp-btl-wrong-interfaces",
-                "nccl-usb-nic-topology-bug"}
+                "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build"}
 
 
 def message_format(row: Quote) -> str:

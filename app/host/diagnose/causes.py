@@ -184,6 +184,9 @@ _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
 _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
            r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
            r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: An MPI's own libraries, as the loader names a requirer: Open MPI's libmpi and libopen-pal or its ofi components,
+#: MPICH's and Intel MPI's libmpi, Cray MPICH's libmpi_cray.
+_MPI_LIBRARY = r"(?:libmpi\w{0,20}|libopen-pal|mca_(?:mtl|btl)_ofi)\.so[\d.]{0,12}"
 #: A libfabric domain that could not be opened with -FI_ENOSYS (-38), as aws-ofi-nccl and other callers print it.
 _FI_DOMAIN_ENOSYS = r"Couldn't open a fabric access domain\. RC: -38\b|\bfi_domain(?:\(\))? failed: -38\b"
 #: Slurm's SPANK plugin stack failed to load (srun_job.c line 699, slurmstepd's task.c line 438, spank.c line 570).
@@ -668,8 +671,27 @@ CAUSES: Tuple[Cause, ...] = (
         "use a plugin built against the host's libfabric or an older one (this project's image links libfabric "
         "1.22.0, which needs nothing newer than FABRIC_1.7), or bind a host libfabric that new enough: "
         "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
-        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found(?! \(required by \S{0,300}/" + _MPI_LIBRARY + ")",),
         95,
+    ),
+    Cause(
+        "mpi-libfabric-older-than-build",
+        "the MPI library ({lib}) was built against a newer libfabric than the one the job loads: the loaded "
+        "libfabric.so.1 lacks symbol version {abi} (libfabric keeps old binaries running on newer releases, not new "
+        "binaries on older ones), most often an LD_LIBRARY_PATH or module that puts an older libfabric first",
+        "load the libfabric the MPI was built with, or a newer one: put its lib directory first in LD_LIBRARY_PATH "
+        "(or load the matching module; drop an older libfabric's directory from the path), `ldd $(which "
+        "IMB-MPI1)` or `ldd <libmpi.so>` shows which copy is loaded and `fi_info --version` its release; or rebuild "
+        "the MPI against the libfabric the nodes have",
+        # glibc's loader, elf/dl-version.c match_symbol: _dl_exception_create_format (&exception, DSO_FILENAME
+        # (map->l_name), "version `%s' not found (required by %s)", string, name), for a versioned symbol the
+        # loaded library does not define. libfabric v1.20.0 libfabric.map.in line 57 "FABRIC_1.7 {" (fi_getinfo,
+        # fi_freeinfo, fi_dupinfo moved there; 1.19.0's map ends at FABRIC_1.6); the maintainers' answer in
+        # ofiwg/libfabric#9722: "ABI compatibility only ensures binaries built with old library still works with
+        # new library, not the other way around". The requirer is the MPI's own library: Open MPI's libmpi and
+        # libopen-pal (5.x) or its ofi components (mca_mtl_ofi, mca_btl_ofi), MPICH's and Intel MPI's libmpi.
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found \(required by (?P<lib>\S{0,300}/" + _MPI_LIBRARY + r")",),
+        96,
     ),
     Cause(
         "rdma-core-abi",

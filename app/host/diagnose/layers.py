@@ -173,6 +173,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
     "libfabric-abi": ("fabric", HIGH),
+    "mpi-libfabric-older-than-build": ("fabric", HIGH),
     "rdma-core-abi": ("software", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
     "no-ofi-plugin": ("fabric", MEDIUM),
