@@ -2347,4 +2347,48 @@ QUOTES = (
           "strsignal(WTERMSIG(job_return_code)));",
           "   JobState=FAILED Reason=RaisedSignal:53(Real-time_signal_19) Dependency=(null)",
           "slurm-output-file-not-writable"),
+    # --- Open MPI's TCP BTL reached another process than the one it dialled (interfaces the nodes do not share) ---
+    # BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[%s]%s[%s:%d:%s] ": node, process name, file, line,
+    # function.
+    Quote("Open MPI", "v4.1.6", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 625,
+          'BTL_ERROR(("received unexpected process identifier %s",\nOPAL_NAME_PRINT(guid)));',
+          "[second-node][[22157,1],4][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received "
+          "unexpected process identifier [[22157,1],7]", "openmpi-tcp-btl-wrong-interfaces"),
+    Quote("Open MPI", "v5.0.10", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 667,
+          'BTL_ERROR(("received unexpected process identifier: got %s expected %s",\n'
+          "OPAL_NAME_PRINT(guid), OPAL_NAME_PRINT(btl_proc->proc_opal->proc_name)));",
+          "[node02][[4117,1],2][../../../../../opal/mca/btl/tcp/btl_tcp_endpoint.c:667:"
+          "mca_btl_tcp_endpoint_recv_connect_ack] received unexpected process identifier: got [[4117,1],5] "
+          "expected [[4117,1],3]", "openmpi-tcp-btl-wrong-interfaces"),
+    # --- NCCL 2.18.6 to 2.19.4: a network device outside PCI (a USB NIC) under the CPU breaks the topology ---------
+    # xmlGetAttrStr(parent->subs[s], "busid", ...) (src/graph/xml.cc line 585 at v2.18.6-1, 590 at v2.19.4-1) met
+    # the NIC NCCL attached to the first CPU without a busid; v2.20.3-1 reads it with xmlGetAttr and skips it.
+    Quote("NCCL", "v2.19.3-1", "src/graph/xml.h", 85,
+          'WARN("Attribute %s of node %s not found", attrName, node->name);',
+          "clima:810632:810657 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found",
+          "nccl-usb-nic-topology-bug",
+          context=("clima:810632:810657 [0] NCCL INFO Topology detection: network path /sys/devices/pci0000:2b/"
+                   "0000:2b:08.1/0000:2e:00.3/usb1/1-1/1-1.2/1-1.2:2.0 is not a PCI device (usb). Attaching to "
+                   "first CPU",)),
+    Quote("NCCL", "v2.19.3-1", "src/graph/xml.cc", 793,
+          'INFO(NCCL_GRAPH, "Topology detection: network path %s is not a PCI device (%s). Attaching to first CPU", '
+          "pciSysPath, subSystem);",
+          "node7:4410:4466 [0] NCCL INFO Topology detection: network path /sys/devices/pci0000:00/0000:00:14.0/"
+          "usb2/2-3/2-3:1.0 is not a PCI device (usb). Attaching to first CPU", "nccl-usb-nic-topology-bug",
+          context=("node7:4410:4466 [0] graph/xml.h:85 NCCL WARN Attribute busid of node nic not found",)),
+
+    # --- an MPI library built against a newer libfabric than the one the job loads -------------------------------
+    # glibc's loader, elf/dl-version.c match_symbol (a stored copy, Copyright 1997-2021; the same statement in 2.3x);
+    # libfabric v1.20.0 libfabric.map.in line 57 "FABRIC_1.7 {" (fi_getinfo, fi_freeinfo, fi_dupinfo; 1.19.0's map
+    # ends at FABRIC_1.6).
+    Quote("glibc", "2.3x", "elf/dl-version.c (match_symbol)", 0,
+          '_dl_exception_create_format\n(&exception, DSO_FILENAME (map->l_name),\n'
+          '"version `%s\' not found (required by %s)", string, name);',
+          "/fsx/imb/IMB-RMA: /fsx/libfabric/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by "
+          "/opt/amazon/openmpi5/lib64/libmpi.so.40)", "mpi-libfabric-older-than-build"),
+    Quote("glibc", "2.3x", "elf/dl-version.c (match_symbol)", 0,
+          '_dl_exception_create_format\n(&exception, DSO_FILENAME (map->l_name),\n'
+          '"version `%s\' not found (required by %s)", string, name);',
+          "./osu_bw: /usr/lib64/libfabric.so.1: version `FABRIC_1.8' not found (required by "
+          "/opt/openmpi/lib/libopen-pal.so.80)", "mpi-libfabric-older-than-build"),
 )

@@ -69,7 +69,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "rendezvous-endpoint-malformed", "libnvidia-container-firmware-mount-failed",
                 "libnvidia-container-release-regression-1-17-7", "selinux-blocks-nvidia-container-cli",
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
-                "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set"}
+                "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
+                "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build"}
 
 
 def message_format(row: Quote) -> str:

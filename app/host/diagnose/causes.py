@@ -188,6 +188,9 @@ _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
 _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
            r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
            r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+#: An MPI's own libraries, as the loader names a requirer: Open MPI's libmpi and libopen-pal or its ofi components,
+#: MPICH's and Intel MPI's libmpi, Cray MPICH's libmpi_cray.
+_MPI_LIBRARY = r"(?:libmpi\w{0,20}|libopen-pal|mca_(?:mtl|btl)_ofi)\.so[\d.]{0,12}"
 #: A libfabric domain that could not be opened with -FI_ENOSYS (-38), as aws-ofi-nccl and other callers print it.
 _FI_DOMAIN_ENOSYS = r"Couldn't open a fabric access domain\. RC: -38\b|\bfi_domain(?:\(\))? failed: -38\b"
 #: Slurm's SPANK plugin stack failed to load (srun_job.c line 699, slurmstepd's task.c line 438, spank.c line 570).
@@ -323,6 +326,12 @@ _PSEC_FRAMEWORK = r"^\s{0,8}Framework: +psec\b"
 _ONE_PER_NODE_IGNORED = r"can't honor --ntasks-per-node set to 1 which"
 #: NCCL could not use the topology or graph file it was given (src/graph/search.cc, src/graph/xml.h).
 _TOPO_FILE_UNREADABLE = r"XML Import Channel : dev \d+ not found|NCCL WARN Attribute \w+ of node \w+ not found"
+#: NCCL's topology detection found a network device outside PCI and hung it under the first CPU (src/graph/xml.cc,
+#: v2.19.3-1 line 793 to v2.30.7-1 line 1115, "(name = %s) " added before the path in later releases).
+_NON_PCI_NIC = r"Topology detection: network path (?:\(name = \S{0,100}\) )?\S{1,400} is not a PCI device \("
+#: The job set a topology or graph file (NCCL v2.19.3-1 src/graph/topo.cc line 634, v2.30.7-1 line 1776: INFO(NCCL_ENV,
+#: "NCCL_TOPO_FILE set by environment to %s", ...); src/graph/search.cc "NCCL_GRAPH_FILE set by environment to %s").
+_TOPO_FILE_SET = r"NCCL_(?:TOPO|GRAPH)_FILE set by environment"
 #: NCCL failed the communicator: its error strings (src/init.cc ncclGetErrorString) and torch's reading of them.
 _NCCL_FAILED = (r"ncclSystemError|ncclInternalError|ncclInvalidUsage|ncclUnhandledCudaError|ncclRemoteError"
                 r"|unhandled system error|internal error|unhandled cuda error")
@@ -463,7 +472,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
-         _DEVICE_FROM_GLOBAL_RANK)
+         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -668,8 +677,27 @@ CAUSES: Tuple[Cause, ...] = (
         "use a plugin built against the host's libfabric or an older one (this project's image links libfabric "
         "1.22.0, which needs nothing newer than FABRIC_1.7), or bind a host libfabric that new enough: "
         "`HOST_LIBFABRIC_DIR=/opt/cray/libfabric/<ver>`",
-        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found",),
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found(?! \(required by \S{0,300}/" + _MPI_LIBRARY + ")",),
         95,
+    ),
+    Cause(
+        "mpi-libfabric-older-than-build",
+        "the MPI library ({lib}) was built against a newer libfabric than the one the job loads: the loaded "
+        "libfabric.so.1 lacks symbol version {abi} (libfabric keeps old binaries running on newer releases, not new "
+        "binaries on older ones), most often an LD_LIBRARY_PATH or module that puts an older libfabric first",
+        "load the libfabric the MPI was built with, or a newer one: put its lib directory first in LD_LIBRARY_PATH "
+        "(or load the matching module; drop an older libfabric's directory from the path), `ldd $(which "
+        "IMB-MPI1)` or `ldd <libmpi.so>` shows which copy is loaded and `fi_info --version` its release; or rebuild "
+        "the MPI against the libfabric the nodes have",
+        # glibc's loader, elf/dl-version.c match_symbol: _dl_exception_create_format (&exception, DSO_FILENAME
+        # (map->l_name), "version `%s' not found (required by %s)", string, name), for a versioned symbol the
+        # loaded library does not define. libfabric v1.20.0 libfabric.map.in line 57 "FABRIC_1.7 {" (fi_getinfo,
+        # fi_freeinfo, fi_dupinfo moved there; 1.19.0's map ends at FABRIC_1.6); the maintainers' answer in
+        # ofiwg/libfabric#9722: "ABI compatibility only ensures binaries built with old library still works with
+        # new library, not the other way around". The requirer is the MPI's own library: Open MPI's libmpi and
+        # libopen-pal (5.x) or its ofi components (mca_mtl_ofi, mca_btl_ofi), MPICH's and Intel MPI's libmpi.
+        (r"version [`'](?P<abi>FABRIC_\d+\.\d+)' not found \(required by (?P<lib>\S{0,300}/" + _MPI_LIBRARY + r")",),
+        96,
     ),
     Cause(
         "rdma-core-abi",
@@ -1544,6 +1572,27 @@ CAUSES: Tuple[Cause, ...] = (
         62,
         applies=lambda log: log.has(_TOPO_FILE_UNREADABLE) or log.has(_NCCL_FAILED),
         context=(r"NCCL_(?:TOPO|GRAPH)_FILE set by environment",),
+    ),
+    Cause(
+        "nccl-usb-nic-topology-bug",
+        "a network device of this node is not on PCI (a USB network adapter, or another virtual device): NCCL "
+        "attaches it to the first CPU without a PCI bus id, and NCCL 2.18.6 to 2.19.4 then fail building the "
+        "node's topology because they expect a bus id on every device under the CPU (fixed in 2.20.3)",
+        "use NCCL 2.20.3 or later (a newer container or `pip install -U nvidia-nccl-cu12`); or unplug or disable the "
+        "USB network adapter; or, as NCCL's maintainers suggested, save the topology once on a NCCL that works "
+        "(`NCCL_TOPO_DUMP_FILE=topo.xml`) and inject it with `NCCL_TOPO_FILE=topo.xml`",
+        # NCCL v2.18.6-1 src/graph/xml.cc line 585 (v2.19.4-1 line 590), ncclTopoGetXmlFromSys inserting a PCI node
+        # among the CPU's children in bus id order: NCCLCHECK(xmlGetAttrStr(parent->subs[s], "busid", &busId)),
+        # which for the NIC attached without one fails in src/graph/xml.h line 85 WARN("Attribute %s of node %s not
+        # found", attrName, node->name); v2.20.3-1 reads it with xmlGetAttr and skips a child without. The NIC got
+        # there by src/graph/xml.cc line 793 (v2.19.3-1) INFO(NCCL_GRAPH, "Topology detection: network path %s is
+        # not a PCI device (%s). Attaching to first CPU", ...); v2.30.7-1 line 1115 "... network path (name = %s)
+        # %s is not a PCI device (%s). ...". NVIDIA/nccl#1125 (a USB NIC, fixed by the patch released in 2.20).
+        (r"NCCL WARN Attribute busid of node nic not found",),
+        # Above topo-file-preset, which reads the same WARN when a topology file was set.
+        66,
+        applies=lambda log: log.has(_NON_PCI_NIC) or not log.has(_TOPO_FILE_SET),
+        context=(_NON_PCI_NIC,),
     ),
     Cause(
         "port-in-use",
@@ -3081,6 +3130,28 @@ CAUSES: Tuple[Cause, ...] = (
         # mpirun. ...", the same text with PRTE for ORTE.
         (r"An [OP]RTE daemon has unexpectedly failed after launch and before",),
         80,
+    ),
+    Cause(
+        "openmpi-tcp-btl-wrong-interfaces",
+        "Open MPI's TCP transport (the tcp BTL) connected to an address that led to another process than the one "
+        "it dialled: left to use every interface, it took one the nodes do not share as a route between them (a "
+        "docker0, virbr0 or other bridge whose address repeats on every node, a second subnet), so the handshake "
+        "failed and the ranks hung or aborted",
+        "restrict the BTL (and mpirun's own wire-up) to the network the nodes share: `mpirun --mca "
+        "btl_tcp_if_include ib0 --mca oob_tcp_if_include ib0` (or the subnet, `--mca btl_tcp_if_include "
+        "192.168.1.0/24`; `ip -br addr` on each node lists them), or exclude the virtual ones (`--mca "
+        "btl_tcp_if_exclude lo,docker0,virbr0`); the same settings go in the environment as "
+        "`OMPI_MCA_btl_tcp_if_include=ib0`",
+        # Open MPI v4.1.6 opal/mca/btl/tcp/btl_tcp_endpoint.c line 625 (the same at v2.1.0 line 648, v3.1.0 line
+        # 625), in mca_btl_tcp_endpoint_recv_connect_ack when the peer's name in the handshake is not the one
+        # this endpoint was opened for: BTL_ERROR(("received unexpected process identifier %s",
+        # OPAL_NAME_PRINT(guid))); v5.0.10 line 667 BTL_ERROR(("received unexpected process identifier: got %s
+        # expected %s", ...)). BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[node][[job,vpid]...]
+        # [file:line:function] ". horovod/horovod#1516 (ib0 beside docker interfaces) and
+        # jbornschein/mpi4py-examples#12 (Raspberry Pi nodes): fixed by btl_tcp_if_include.
+        (r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_recv_connect_ack\] received unexpected process "
+         r"identifier\b",),
+        82,
     ),
     Cause(
         "mpirun-executable-not-found",
