@@ -253,6 +253,13 @@ def test_ranks_that_stopped_within_a_beat_and_a_half_of_the_silent_one_are_named
     assert verdict.culprits == [2, 3], verdict
 
 
+def wait_for_the_end(ended: list[int], within_s: float = 20.0) -> None:
+    """Until the watchdog has ended its process (`end_process` appends the exit code), for up to `within_s`."""
+    end = time.monotonic() + within_s
+    while not ended and time.monotonic() < end:
+        time.sleep(0.02)
+
+
 def test_a_hang_report_that_fails_is_logged_and_the_process_still_ends_with_the_timeout_code(caplog):
     """on_hang runs just before the process ends (os._exit): an error in it would vanish with the process."""
     def report(verdict: Verdict, reporter: bool) -> None:
@@ -265,9 +272,7 @@ def test_a_hang_report_that_fails_is_logged_and_the_process_still_ends_with_the_
     dog.start()
     try:
         dog.fire("a peer vanished")
-        end = time.monotonic() + 20
-        while not ended and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for_the_end(ended)
     finally:
         dog.stop()
     assert ended == [exitcodes.TIMEOUT]
@@ -285,9 +290,7 @@ def test_a_fire_just_after_progress_is_not_undone_by_that_progress():
     try:
         dog.mark(4, "step 4, phase forward/backward")
         dog.fire("a peer vanished")
-        end = time.monotonic() + 20
-        while not ended and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_for_the_end(ended)
     finally:
         dog.stop()
     assert ended == [exitcodes.TIMEOUT]
