@@ -21,6 +21,9 @@ pytest_plugins = [
     "tests.fixtures.registry",
     # `extended_image`: the smoke image plus a user's wheel and Accelerate, built once for every test that needs it.
     "tests.fixtures.extended_image",
+    # Another user (`ddpuser` through runuser): `shared_tmp` (a 1777 /tmp), `group_project` (a 2775 project directory
+    # of the other user's group), where that user carries out the attacks a shared cluster allows.
+    "tests.fixtures.other_user",
 ]
 
 #: The markers (pyproject.toml) a test gets from each fixture it uses, directly or through another fixture

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.other_user import as_other_user, needs_other_user
 from tests.trainer_runs import REPO, clean_env
 
-OTHER_USER = os.environ.get("DDP_TEST_USER", "ddpuser")
 #: What the worker reports: every cache directory torch 2.13 resolves, after the trainer's own step
 RESOLVE = """
 import json, sys
@@ -30,31 +27,8 @@ print(json.dumps({"said": said, "cache_dir": cache_dir(), "default_cache_dir": d
                   "triton_cache_dir": triton_cache_dir(0), "on_disk_cache": str(InductorOnDiskCache().base_dir)}))
 """
 
-def other_user_exists() -> bool:
-    try:
-        pwd.getpwnam(OTHER_USER)
-    except KeyError:
-        return False
-    return True
-
-
 # Each test starts an interpreter that imports torch (slow); acting as another user needs root
-pytestmark = [pytest.mark.slow, pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or not other_user_exists(),
-                                 reason=f"acting as another user needs root, runuser and the user {OTHER_USER}")]
-
-
-def as_other_user(*command: str) -> None:
-    subprocess.run(["runuser", "-u", OTHER_USER, "--", *command], check=True)
-
-
-@pytest.fixture
-def shared_tmp():
-    """A /tmp of the kind every user shares (1777), reachable by the other user."""
-    directory = Path(tempfile.mkdtemp(prefix="shared-tmp-", dir="/tmp"))
-    directory.chmod(0o1777)
-    yield directory
-    shutil.rmtree(directory, ignore_errors=True)
+pytestmark = [pytest.mark.slow, pytest.mark.root, needs_other_user]
 
 
 def resolve(tmpdir: Path, **extra: str) -> dict:

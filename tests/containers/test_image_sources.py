@@ -14,6 +14,7 @@ from imagetool.buildargs import archive_name, render_build_args
 from imagetool.sources import Source, check_debs, check_mirror, check_mirror_owners, fill_mirror, pinned_sources
 
 from app.host.common.errors import UsageError
+from tests.fixtures.other_user import as_other_user, needs_other_user, other_uid, write_as_other_user
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,10 +66,15 @@ def test_an_incomplete_or_altered_mirror_names_the_file_and_the_fix(tmp_path):
         check_mirror([source], tmp_path)
 
 
+def check_before_an_offline_build(mirror: Path) -> subprocess.CompletedProcess[str]:
+    """What `make image SOURCES=MIRROR` runs before Apptainer starts."""
+    return subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
+                           "--mirror", str(mirror)], cwd=REPO, capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
+
+
 def test_the_check_before_an_offline_build_exits_2_in_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
-                             "--mirror", str(tmp_path)], cwd=REPO, capture_output=True, text=True, timeout=60,
-                            env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
+    result = check_before_an_offline_build(tmp_path)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "has no libfabric-v1.22.0.tar.gz" in result.stderr
 
@@ -162,8 +168,21 @@ def test_a_mirror_in_a_directory_another_user_owns_is_refused(tmp_path):
 def test_the_check_before_an_offline_build_refuses_a_mirror_others_can_write_in_one_line(tmp_path):
     mirror = a_mirror(tmp_path)
     mirror.chmod(0o777)
-    result = subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
-                             "--mirror", str(mirror)], cwd=REPO, capture_output=True, text=True, timeout=60,
-                            env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
+    result = check_before_an_offline_build(mirror)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "writable by other users (mode 0777)" in result.stderr, result.stderr
+
+
+@needs_other_user
+def test_a_mirror_another_user_swapped_for_their_own_in_a_group_directory_is_refused_in_one_line(group_project):
+    """A member of the project directory's group renames your mirror there and puts a copy of theirs in its place,
+    with a .deb of theirs in it: the build stops before it reads anything there."""
+    mirror = a_mirror(group_project)
+    as_other_user("mv", str(mirror), str(group_project / "mirror.old"))
+    as_other_user("cp", "-r", str(group_project / "mirror.old"), str(mirror))
+    write_as_other_user(mirror / "debs-x86_64" / "numactl_2.0.16-1_amd64.deb", b"their .deb")
+    assert mirror.stat().st_uid == other_uid()
+    result = check_before_an_offline_build(mirror)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"lies in {group_project}, which other users can write (mode 2775)" in result.stderr, result.stderr
+    assert "make sources SOURCES=" in result.stderr

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.missing import missing_tool
+from tests.fixtures.other_user import needs_other_user, other_uid, share_with_group, write_as_other_user
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "containers" / "scripts" / "install-system-packages.sh"
@@ -433,6 +434,26 @@ def test_offline_the_honest_mirror_installs_from_a_verified_private_copy(base, g
 def test_offline_a_swapped_deb_with_sha256sums_and_packages_rewritten_is_refused(base, gathered, tmp_path):
     swap_deb(gathered, tmp_path)
     line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert DEB in line and "expected" in line and "found" in line and "make sources" in line, line
+    assert not installed(base)
+
+
+@needs_other_user
+def test_offline_a_deb_another_user_swapped_in_a_mirror_their_group_can_write_is_refused(base, gathered, tmp_path,
+                                                                                          group_project):
+    """The mirror gathered into a project directory, its files the group's (`make sources` there under the group's
+    umask); a member of that group puts their libcurl4t64 1.0 in place of the distribution's, with SHA256SUMS and
+    Packages to match (made beforehand here: how they make them is beside the point)."""
+    mirror = group_project / "debs"
+    shutil.copytree(gathered, mirror)
+    share_with_group(mirror)
+    theirs = tmp_path / "theirs"
+    shutil.copytree(gathered, theirs)
+    swap_deb(theirs, tmp_path)
+    for name in (DEB, "SHA256SUMS", "Packages"):
+        write_as_other_user(mirror / name, (theirs / name).read_bytes())
+    assert (mirror / DEB).stat().st_uid == other_uid()
+    line = one_error(base.run(DEB_MIRROR=str(mirror)))
     assert DEB in line and "expected" in line and "found" in line and "make sources" in line, line
     assert not installed(base)
 

@@ -15,6 +15,7 @@ import pytest
 
 from app.host.common.errors import UsageError
 from app.host.launch.binds import container_binds
+from tests.fixtures.other_user import needs_other_user, other_uid, runs_swapped_by_the_other_user, write_as_other_user
 from tests.host.launch.job_parts import REPO, Ran, job_parts
 from tests.jobscripts.test_jobscripts_pbs import pbs_job, pbsdsh_launcher, through_pbsdsh  # noqa: F401  (a fixture)
 from tests.trainer_runs import free_port
@@ -146,19 +147,28 @@ raise ImportError("a module another user planted in the submit directory")
 """
 
 
+def planted_by_the_other_user(submit: Path) -> None:
+    """The other user, a member of the submit directory's group, writes a `yaml.py` and a `torch.py` there (what the
+    trainer and the check import)."""
+    for planted in ("yaml.py", "torch.py"):
+        write_as_other_user(submit / planted, PLANTED.encode())
+        assert (submit / planted).stat().st_uid == other_uid()
+
+
 @pytest.mark.slow  # a real torchrun and its worker, the trainer or the check, each
+@needs_other_user
 @pytest.mark.parametrize("workload", [["train", "--dry-run"], ["check", "--node-only"]])
-def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers(tmp_path: Path,
-                                                                                 workload: list[str]) -> None:
+def test_a_module_another_user_planted_in_the_submit_directory_is_not_imported_by_the_workers(
+        tmp_path: Path, group_project: Path, workload: list[str]) -> None:
     """`python -m` puts the working directory (the submit directory, which a group may write) first on the path: a
-    `yaml.py` or `torch.py` there ran as the job's user in every worker. The job's own workloads import this
-    checkout instead."""
-    submit = tmp_path / "project"
-    submit.mkdir()
-    for planted in ("yaml.py", "torch.py"):  # what the trainer and the check import
-        (submit / planted).write_text(PLANTED)
+    `yaml.py` or `torch.py` a group member put there ran as the job's user in every worker. The job's own workloads
+    import this checkout instead."""
+    submit = group_project
+    planted_by_the_other_user(submit)
     torchrun = Path(sys.executable).parent / "torchrun"
-    planned = job_parts(["workload"], {"HOME": str(tmp_path)}, *workload, cwd=submit, submit_dir=str(submit))
+    # The run directory where only you can write (the job refuses one under the group's directory)
+    env = {"HOME": str(tmp_path), "RUN_DIR": str(tmp_path / "runs" / "42")}
+    planned = job_parts(["workload"], env, *workload, cwd=submit, submit_dir=str(submit))
     assert planned.returncode == 0, planned.stderr
     wrapper = (REPO / "app" / "common" / "node_wrapper.sh").read_text()
     result = subprocess.run(["sh", "-c", wrapper, "ddp-node", f"{submit}/stop", "", "", str(torchrun), "--nnodes=1",
@@ -172,17 +182,17 @@ def test_a_module_planted_in_the_submit_directory_is_not_imported_by_the_workers
 
 
 @pytest.mark.slow  # a real torchrun and its worker running app.check --preflight
-def test_the_preflight_before_your_own_script_imports_nothing_from_the_submit_directory(tmp_path: Path) -> None:
+@needs_other_user
+def test_the_preflight_before_your_own_script_imports_nothing_another_user_planted_in_the_submit_directory(
+        tmp_path: Path, group_project: Path) -> None:
     """The preflight is the project's app.check whatever the workload: before your own script it ran with the submit
-    directory first on its path (`python -m`), where a planted `yaml.py` or `torch.py` ran as you. It imports this
-    checkout instead, and your script's own step keeps the import path you gave it."""
-    submit = tmp_path / "project"
-    submit.mkdir()
-    for planted in ("yaml.py", "torch.py"):  # what the check imports
-        (submit / planted).write_text(PLANTED)
+    directory first on its path (`python -m`), where a `yaml.py` or `torch.py` a group member put there ran as you.
+    It imports this checkout instead, and your script's own step keeps the import path you gave it."""
+    submit = group_project
+    planted_by_the_other_user(submit)
     (submit / "my_script.py").write_text("print('mine')\n")
     env = {"HOME": str(tmp_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",  # its torchrun
-           "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
+           "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "RUN_DIR": str(tmp_path / "runs" / "42")}
     ran = job_parts(["workload", "run-dir", "preflight"], env, "my_script.py", cwd=submit, submit_dir=str(submit),
                     nodes="127.0.0.1", launch_step="torchrun", timeout_s=180)
     assert not (submit / "planted-module-ran").exists(), ran.stdout[-3000:] + ran.stderr[-3000:]
@@ -201,3 +211,15 @@ def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert str(project) in line and "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
+
+
+@needs_other_user
+def test_a_run_dir_in_a_runs_directory_another_user_swapped_in_is_refused_in_one_line(group_project: Path,
+                                                                                    tmp_path: Path) -> None:
+    theirs = runs_swapped_by_the_other_user(group_project)
+    result = hostfile({"RUN_DIR": str(theirs / "42")}, tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{theirs}, which belongs to another user (uid {other_uid()})" in line, line
+    assert "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
+    assert [path for path in theirs.rglob("*") if not path.is_dir()] == [], "the job wrote in the other user's runs/"

@@ -17,6 +17,7 @@ import pytest
 from app.host.common.errors import UsageError
 from app.train.cli import check_writable
 from app.train.snapshot import layout
+from tests.fixtures.other_user import needs_other_user, other_uid, runs_swapped_by_the_other_user
 from tests.train.test_snapshot_metadata import FIXTURE
 from tests.trainer_runs import run, train_command
 
@@ -171,3 +172,17 @@ def test_the_trainer_refuses_a_run_dir_in_a_group_writable_directory_in_one_line
     error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(error) == 1 and str(project) in error[0] and "run.dir=$SCRATCH/runs/" in error[0], result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.slow  # the trainer's interpreter, importing torch
+@needs_other_user
+def test_the_trainer_refuses_a_run_dir_in_a_runs_directory_another_user_swapped_in_in_one_line_exit_2(
+        group_project):
+    theirs = runs_swapped_by_the_other_user(group_project)
+    result = run(train_command("--config", "regression", f"run.dir={theirs / '123'}", "train.max_steps=1"))
+    assert result.returncode == 2, result.stderr[-2000:]
+    error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and f"{theirs}, which belongs to another user (uid {other_uid()})" in error[0], \
+        result.stderr[-2000:]
+    assert "run.dir=$SCRATCH/runs/" in error[0] and "Traceback" not in result.stderr
+    assert [path for path in theirs.rglob("*") if not path.is_dir()] == [], "the trainer wrote in their runs/"
