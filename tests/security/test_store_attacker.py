@@ -22,7 +22,8 @@ Whatever it does: no code of its runs (the proof file never appears), the secret
 values, /proc cmdlines), no node is blamed (the exclude file stays empty), and the job stops with one line naming a
 key the attacker wrote and exit code 10 (STORE) in the worker that read it. A run that ends without such a line read
 none of the attacker's values and proves nothing: the test fails then too (every value the attacker can write is
-refused, so a job that read one cannot pass)."""
+refused, so a job that read one cannot pass), except under replay, whose values exist only once the job has written
+them: a replay the job completed without reading (exit codes 0) acted on nothing."""
 
 from __future__ import annotations
 
@@ -309,7 +310,10 @@ def test_another_user_on_the_port_runs_no_code_learns_no_secret_and_makes_the_jo
         problems.append("the secret was in the job's log")
     if exclude.exists() and exclude.read_text().strip():
         problems.append(f"a node was blamed: nodes-to-exclude.txt holds {exclude.read_text().strip()!r}")
-    if not refused:
+    # Replay's values exist only once the job has sealed them, so whether one lands at a key before the job reads
+    # it is a race the attacker can lose (a fresh-clone CI run ended [0, 0] with its 6 moved values never read):
+    # a replay that the job completed without reading acted on nothing. Forge and garbage write before the job does.
+    if not refused and not (mode == "replay" and codes == [0, 0]):
         written = sum(line.startswith("wrote ") for line in read.splitlines())
         problems.append(f"the job (torchruns exited {codes}) refused none of the attacker's values at the {written} "
                         f"keys it wrote ({mode}): it read none, or acted on them: {tail}")
