@@ -23,7 +23,15 @@ import torch.distributed as dist
 from app.common.attempts import NoAgreement, agree_on_attempt
 from app.common.cluster import ClusterEnvironment, Torchrun
 from app.common.gpu_presence import unusable_gpus
-from app.common.signed_store import StoreTampered, for_process_groups, prefixed, sign, tampering_seen
+from app.common.signed_store import (
+    StoreTampered,
+    for_process_groups,
+    marked_tampered,
+    prefixed,
+    sign,
+    tampered,
+    tampering_seen,
+)
 from app.host.common.errors import RendezvousError, UsageError
 from app.host.common.scheduler_env import gpus_per_task
 
@@ -146,7 +154,7 @@ def _agreed_attempt(store: dist.Store, environment: ClusterEnvironment, timeout_
         try:
             _AGREED[endpoint] = agree_on_attempt(store, environment.rank(), environment.world_size(), timeout_s)
         except NoAgreement as err:
-            _stop_if_tampered()
+            _stop_if_tampered(store)
             raise RendezvousError(_rendezvous_message(err, endpoint, environment.rank(), environment.world_size(),
                                                       timeout_s)) from None
     return _AGREED[endpoint]
@@ -197,16 +205,24 @@ def init_distributed(environment: ClusterEnvironment, backend: str = "auto", tim
         dist.init_process_group(backend, store=for_process_groups(store), rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=timeout_s), **device_kwargs)
     except (RuntimeError, ValueError, OSError, dist.DistError) as err:
-        _stop_if_tampered()
+        _stop_if_tampered(store)
         raise RendezvousError(_rendezvous_message(err, where, rank, world_size, timeout_s)) from None
     return DistContext(rank, local_rank, world_size, device, backend, environment.name)
 
 
-def _stop_if_tampered() -> None:
-    """A store call that torch made from C++ (gloo's addresses, NCCL's unique id) refused a forged value: the
-    process group's error is torch's own, the cause is the tampering."""
+def _stop_if_tampered(store: dist.Store) -> None:
+    """The ranks did not meet because of the store: this process refused a forged value in a store call torch made
+    from C++ (gloo's addresses, NCCL's unique id: the process group's error is torch's own), or another rank
+    refused one and left the sealed mark before it stopped, so that this one, which waited for it in vain, ends
+    with the same cause and exit code instead of a rendezvous timeout."""
     if tampering_seen():
         raise StoreTampered(tampering_seen())
+    try:
+        marked = marked_tampered(store)
+    except (RuntimeError, dist.DistError):  # the store went away too: the rendezvous error says so
+        return
+    if marked:
+        raise tampered("another rank stopped on a value the job did not write")
 
 
 def _rendezvous_message(err: BaseException, where: str, rank: int, world_size: int, timeout_s: float) -> str:

@@ -5,7 +5,9 @@ own into the store that makes C++ call back into Python (each such call waits fo
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
@@ -18,10 +20,12 @@ from app.common.signed_store import (
     SignedStore,
     StoreTampered,
     for_process_groups,
+    forget_tampering,
     mark_tampered,
     marked_tampered,
     prefixed,
 )
+from app.host.common import exitcodes
 from tests.trainer_runs import free_port
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -99,6 +103,32 @@ def test_the_tampering_mark_from_a_prefixed_store_lands_at_the_root_where_every_
     mark_tampered(in_python(server))
     assert marked_tampered(SignedStore(client(server), SECRET))
     assert marked_tampered(in_python(server)) and marked_tampered(in_cxx(server))
+
+
+def agent_rank_env(server: dist.TCPStore, rank: int) -> dict[str, str]:
+    """A rank of a two-rank job under torchrun's agent store, as torchrun sets its environment."""
+    return {"TORCHELASTIC_RUN_ID": "4242", "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCHELASTIC_RESTART_COUNT": "0",
+            "RANK": str(rank), "LOCAL_RANK": "0", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "1", "GROUP_RANK": str(rank),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(server.port), "DDP_STORE_SECRET": SECRET}
+
+
+def test_rank_0_whose_follower_stopped_on_a_forged_attempt_number_stops_for_the_tampering_not_the_rendezvous(
+        server):
+    """Rank 0 publishes the attempt; another user writes a forged number over it; rank 1 reads that, refuses it
+    and stops (exit 10). Rank 0, waiting in vain for rank 1's answer, then ends with the tampering's cause and exit
+    code, not as a rendezvous that timed out (exit 3)."""
+    with ThreadPoolExecutor(1) as pool:
+        leader = pool.submit(open_store, detect_environment(agent_rank_env(server, 0)), timeout_s=5)
+        published = client(server)
+        while not any(key.endswith(attempts.CURRENT) for key in published.list_keys()):
+            time.sleep(0.01)
+        prefixed(SignedStore(client(server), "another user's secret"), "app/").set(attempts.CURRENT, "7")
+        with pytest.raises(StoreTampered, match="authentication fails"):
+            open_store(detect_environment(agent_rank_env(server, 1)), timeout_s=5)
+        forget_tampering()  # rank 0 is another process: it has seen no tampering itself
+        with pytest.raises(StoreTampered, match="another rank stopped on a value the job did not write") as stopped:
+            leader.result()
+    assert stopped.value.exit_code == exitcodes.STORE
 
 
 def test_the_flight_recorder_flag_is_deleted_at_the_root_through_a_prefixed_store(server):
