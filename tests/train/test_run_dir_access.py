@@ -42,6 +42,19 @@ def test_a_new_run_dir_is_private_to_its_owner_whatever_the_umask(tmp_path, umas
     assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
 
 
+def test_the_directories_made_above_a_new_run_dir_are_not_group_writable_under_a_group_umask(tmp_path):
+    """A umask of 002 (common where groups share projects) would give `runs/` mode 0775, which the check then
+    refuses as a place group members can rename the run in: what the trainer makes, it makes safe."""
+    run_dir = tmp_path / "scratch" / "runs" / "123"
+    previous = os.umask(0o002)
+    try:
+        check_writable(run_dir, "run.dir")
+    finally:
+        os.umask(previous)
+    assert [stat.S_IMODE(path.stat().st_mode) for path in (run_dir.parent.parent, run_dir.parent, run_dir)] == \
+        [0o755, 0o755, 0o700]
+
+
 def test_a_run_dir_another_user_owns_is_refused(tmp_path):
     run_dir = tmp_path / "123"
     run_dir.mkdir(mode=0o755)
@@ -135,6 +148,7 @@ def test_a_run_dir_under_a_parent_others_can_rename_it_in_is_refused(tmp_path, p
     message = str(raised.value)
     assert "\n" not in message and "run.dir=$SCRATCH/runs/" in message
     assert str(project if runs_owner == "me" else project / "runs") in message
+    assert not run_dir.exists(), "the refused run directory was made before its parents were checked"
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None or SYSTEM_PYTHON is None or
@@ -172,6 +186,7 @@ def test_the_trainer_refuses_a_run_dir_in_a_group_writable_directory_in_one_line
     error = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(error) == 1 and str(project) in error[0] and "run.dir=$SCRATCH/runs/" in error[0], result.stderr
     assert "Traceback" not in result.stderr
+    assert list(project.iterdir()) == [], "the trainer made directories in a place it refused"
 
 
 @pytest.mark.slow  # the trainer's interpreter, importing torch
@@ -185,4 +200,4 @@ def test_the_trainer_refuses_a_run_dir_in_a_runs_directory_another_user_swapped_
     assert len(error) == 1 and f"{theirs}, which belongs to another user (uid {other_uid()})" in error[0], \
         result.stderr[-2000:]
     assert "run.dir=$SCRATCH/runs/" in error[0] and "Traceback" not in result.stderr
-    assert [path for path in theirs.rglob("*") if not path.is_dir()] == [], "the trainer wrote in their runs/"
+    assert list(theirs.iterdir()) == [], "the trainer made something in their runs/"

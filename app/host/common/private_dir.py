@@ -63,12 +63,16 @@ def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> O
     place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
     in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
     links lead to are checked. `trusted`: the owners trusted instead of this user and root (the image build's
-    mirror also trusts the checkout's owner)."""
+    mirror also trusts the checkout's owner). What does not exist yet is skipped: whoever makes it later is this
+    user, so the path can be checked before anything on it is made."""
     trusted = {os.geteuid(), 0, *_unmapped_owner()} if trusted is None else trusted
     absolute = Path(os.path.abspath(directory))
     for path in (absolute, Path(os.path.realpath(directory))):
         for parent, child in zip(path.parents, [path, *path.parents]):
-            info = os.stat(parent)
+            try:
+                info = os.stat(parent)
+            except FileNotFoundError:
+                continue
             if info.st_uid not in trusted:
                 return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what "
                         "is in it")
@@ -78,10 +82,18 @@ def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> O
             if not info.st_mode & stat.S_ISVTX:
                 return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
                         "make their own in its place")
-            if os.lstat(child).st_uid not in trusted:  # root's own, like the parents it owns, is trusted
+            if _owner(child) not in trusted:  # root's own, like the parents it owns, is trusted
                 return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
                         "what is in it")
     return None
+
+
+def _owner(path: Path) -> int:
+    """Who owns `path`; this user for one not made yet (this user makes it)."""
+    try:
+        return os.lstat(path).st_uid
+    except FileNotFoundError:
+        return os.geteuid()
 
 
 def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun", planted: str = RUN_FILES) -> None:
@@ -96,9 +108,13 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
                        planted: str = RUN_FILES, parents: bool = False) -> None:
     """Create `directory` with `mode` (exactly: the umask does not apply) unless it exists, then `check_private`
     (with `parents`, also `why_parents_unsafe`: a run's directory); `key` names the setting in the one-line error,
-    `example` a value that works."""
+    `example` a value that works. A path whose parents are unsafe is refused before anything is made on it, and
+    checked again once it is there; the directories made above it are never writable by group or others."""
+    if parents:
+        _check_parents(directory, key, example)
     try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
+        for missing in reversed([above for above in directory.parents if not os.path.lexists(above)]):
+            os.mkdir(missing, 0o755)  # masked by the umask, never beyond 0755: a parent others can write is refused
         os.mkdir(directory, mode)
         os.chmod(directory, mode)  # mkdir's mode is masked by the umask
     except FileExistsError:
@@ -106,11 +122,16 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
     except OSError as err:
         raise UsageError(f"{key}={str(directory)!r} is not writable ({err.strerror}); "
                          f"example: {key}={example}") from None
-    why = why_parents_unsafe(directory) if parents else None
+    if parents:
+        _check_parents(directory, key, example)
+    check_private(directory, key, example, planted)
+
+
+def _check_parents(directory: Path, key: str, example: str) -> None:
+    why = why_parents_unsafe(directory)
     if why is not None:
         raise UsageError(f"{key}={str(directory)!r} {why}; put it under a directory only you can write, example: "
                          f"{key}={example}")
-    check_private(directory, key, example, planted)
 
 
 def probe_writable(directory: Path, key: str) -> None:
