@@ -277,3 +277,32 @@ def test_the_compat_table_of_docs_images_is_what_the_helper_does_at_its_edges(tm
             assert result.returncode == expected, f"docs/images.md: {gpu} on driver {driver}; {result.stderr}"
             if expected == 0:
                 assert f"APP_CUDA_COMPAT_DONE={done}\n" in result.stdout, result.stdout
+
+
+IMAGE_SECTION = "Get the project and the image onto the cluster"
+
+
+def test_the_image_the_readme_copies_after_the_build_job_is_the_one_the_job_writes() -> None:
+    """The README's build job, as a GH200 user types it from the checkout: `sbatch -p <partition>
+    jobscripts/build-image.sh` (no knobs: the flavour is the node's architecture, the image goes to build/), then
+    `cp build/app-aarch64-<version>.sif app.sif`. The path copied is where the job's own program puts the image for
+    an aarch64 node with the README's environment (containers/imagetool/buildjob.py, read_job), `<version>` the
+    checkout's; the whole build as a job runs in tests/jobscripts/test_build_image_job.py."""
+    from imagetool.buildargs import app_version
+    from imagetool.buildjob import read_job
+
+    commands = fenced_commands(section(README.read_text(), IMAGE_SECTION))
+    assert "sbatch -p <partition> jobscripts/build-image.sh" in commands, commands
+    [copy] = [command for command in commands if command.startswith("cp ")]
+    source, destination = copy.split()[1:]
+    # The runtime is only looked up on PATH here (a machine without Apptainer still reads the plan)
+    job = read_job({"APPTAINER": sys.executable}, checkout=REPO, node_arch="aarch64", node="gh200-node")
+    assert source.replace("<version>", app_version(REPO)) == str(job.sif.relative_to(REPO)), copy
+    assert destination == "app.sif", "the job scripts take the image as app.sif in the checkout"
+
+
+def test_the_build_job_script_the_readme_submits_asks_both_schedulers_for_one_node() -> None:
+    """`sbatch` and `qsub` (the README's comment) read the same script's headers."""
+    headers = (JOBSCRIPTS / "build-image.sh").read_text()
+    assert re.search(r"^#SBATCH --nodes=1$", headers, re.M) and re.search(r"^#PBS -l select=1$", headers, re.M)
+    assert "qsub -q <queue> [-l select=1:<site's resources>] jobscripts/build-image.sh" in README.read_text()
