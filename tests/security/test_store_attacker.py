@@ -11,7 +11,9 @@ milliseconds, so that the job reads what it wrote there:
 - replay: values the job sealed itself, moved to another of these keys where a reader would take them if the seal
   did not cover the key's name (the other rank's process-group error or results, the attempt number as an exit
   code), and at every other key an older value of the job's own written back where it has written a newer one
-  since (heartbeats);
+  since (heartbeats); counters it leaves alone (an unsealed number the store adds to on the server: one written
+  back lower makes torchrun's exit barrier wait out its 300 s, a stall, not an act, that any client of a store
+  without authentication can cause; garbage breaks them outright);
 - garbage: crafted pickles (which touch a proof file when unpickled), garbage and 6 MiB values at these keys and
   at every key it lists, counters included.
 Meanwhile it floods the port with connections. It runs as another uid when the tests run as root (setpriv), as the
@@ -207,10 +209,10 @@ while True:
                 if mode == "forge" and "torch.rendezvous" in key and not raw.isdigit():  # c10d's state: base64
                     store.set(key, base64.b64encode(CRAFTED))
                 continue
-            if mode == "replay":  # an older value of the job's own where it wrote a newer one, else as read
-                older = first.get(key, raw)
-                store.set(key, older)
-                if older != raw:
+            if mode == "replay":  # an older value of the job's own where it wrote a newer one since
+                older = first.get(key)
+                if older is not None and older != raw:
+                    store.set(key, older)
                     note(f"wrote older {key}")
             elif raw.isdigit():  # a counter: garbage there breaks the job's next add
                 store.set(key, b"garbage")
