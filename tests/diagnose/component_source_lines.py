@@ -2391,4 +2391,60 @@ QUOTES = (
           '"version `%s\' not found (required by %s)", string, name);',
           "./osu_bw: /usr/lib64/libfabric.so.1: version `FABRIC_1.8' not found (required by "
           "/opt/openmpi/lib/libopen-pal.so.80)", "mpi-libfabric-older-than-build"),
+
+    # --- an address on Docker's default bridge (172.17.0.0/16) given to ranks on other nodes ------------------------
+    # torch's store client (torch/csrc/distributed/c10d/socket.cpp, read at commit 056b6f38c0c2: SocketConnectOp::
+    # throwTimeoutError() and run(); the same statements in 2.x releases since socket.cpp's introduction, 1.11).
+    Quote("torch", "commit 056b6f38c0c2", "torch/csrc/distributed/c10d/socket.cpp (SocketConnectOp)", 0,
+          'auto msg = fmt::format(\n"The client socket has timed out after {} while trying to connect to ({}, {}).",\n'
+          "opts_->connect_timeout(),\nhost_,\nport_);",
+          "(RayWorkerVllm pid=207931, ip=10.0.1.75) [E socket.cpp:922] [c10d] The client socket has timed out after "
+          "1800s while trying to connect to (172.17.0.2, 44737).", "store-address-docker-bridge-ip",
+          fmt="The client socket has timed out after {} while trying to connect to ({}, {})."),
+    Quote("torch", "commit 056b6f38c0c2", "torch/csrc/distributed/c10d/socket.cpp (SocketConnectOp)", 0,
+          'auto msg = fmt::format(\n"The client socket has failed to connect to any network address of ({}, {}).",'
+          "\nhost_,\nport_);",
+          "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of "
+          "(172.17.0.3, 29500).", "store-address-docker-bridge-ip",
+          fmt="The client socket has failed to connect to any network address of ({}, {})."),
+    # NCCL's own connection to a peer that advertised its container's bridge address (NCCL picks the container's
+    # eth0, 172.17.0.x under Docker's default bridge network).
+    Quote("NCCL", "v2.18.5-1", "src/misc/socket.cc", 483,
+          'WARN("socketStartConnect: Connect to %s failed : %s", ncclSocketToString(&sock->addr, line), '
+          "strerror(errno));",
+          NCCL_WARN.format(where="misc/socket.cc:483") + "socketStartConnect: Connect to 172.17.0.3<43117> failed : "
+          "No route to host", "store-address-docker-bridge-ip", fmt="socketStartConnect: Connect to %s failed : %s"),
+
+    # --- NCCL's socket transport striping over container bridges and veth pairs ------------------------------------
+    # NCCL's default interface choice excludes only "docker" and "lo" prefixes (v2.12.10-1 src/misc/socket.cc line
+    # 304 findInterfaces("^docker,lo", ...); v2.30.7-1 line 220 "^docker,lo,virbr"): Docker's user-defined bridges
+    # (br-<12 hex>), veth pairs and Calico's cali* interfaces are listed and used, and their addresses (the same
+    # 172.x on every node) do not reach the other node.
+    Quote("NCCL", "v2.12.10-1", "src/transport/net_socket.cc", 62,
+          'INFO(NCCL_INIT|NCCL_NET,"NET/Socket : Using%s", line);',
+          NCCL_INFO + "NET/Socket : Using [0]bond0:192.168.1.161<0> [1]br-05ab815fa14e:172.19.0.1<0> "
+          "[2]veth6163fba:fe80::b878:6cff:fe52:abe2%veth6163fba<0>", "nccl-connect",
+          context=("ncclSystemError: System call (socket, malloc, munmap, etc) failed.",),
+          fmt="NET/Socket : Using%s"),
+    Quote("NCCL", "v2.30.7-1", "src/transport/net_socket.cc", 77,
+          'INFO(NCCL_INIT | NCCL_NET, "NET/Socket : Using%s", line);',
+          NCCL_INFO + "NET/Socket : Using [0]eth0:10.47.14.218<0> [1]docker0:172.17.0.1<0>", "nccl-connect",
+          context=("RuntimeError: NCCL error: remote process exited or there was a network error",),
+          fmt="NET/Socket : Using%s"),
+
+    # --- GKE GPUDirect-TCPXO: the receive-datapath manager's GPU/NIC count check ------------------------------------
+    # RxDM (fastrak_gpumem_manager in us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev) publishes no
+    # source; the wording as it printed it in NVIDIA/aicr#1662, and the shorter one of that project's TCPXO
+    # troubleshooting docs. It exits, and every rank's NET/FasTrak connection is then refused.
+    Quote("GPUDirect-TCPXO RxDM", "tcpgpudmarxd-dev", "fastrak_gpumem_manager (closed source, NVIDIA/aicr#1662)", 0,
+          '"Number of GPUs detected in the PCI tree %d is not equal to the actual number of GPUs reported by CUDA %d"',
+          "Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8",
+          "gke-tcpxo-rxdm-gvnic-displaced-gpu-nic",
+          fmt="Number of GPUs detected in the PCI tree %d is not equal to the actual number of GPUs reported by "
+              "CUDA %d"),
+    Quote("GPUDirect-TCPXO RxDM", "tcpgpudmarxd-dev", "fastrak_gpumem_manager (closed source, NVIDIA/aicr docs)", 0,
+          '"Number of GPUs detected %d is not equal to the actual number of GPUs %d"',
+          "Number of GPUs detected 7 is not equal to the actual number of GPUs 8",
+          "gke-tcpxo-rxdm-gvnic-displaced-gpu-nic",
+          fmt="Number of GPUs detected %d is not equal to the actual number of GPUs %d"),
 )

@@ -461,3 +461,14 @@ def test_the_drivers_own_library_missing_is_not_read_as_a_missing_cuda_toolkit()
     """libcuda.so.1 comes with the driver (the host's, bound in by --nv): its absence is another cause."""
     keys = [f.key for f in diagnose_lines(["OSError: libcuda.so.1: cannot open shared object file: No such file"])]
     assert "cuda-library-missing" not in keys and keys[0] == "apptainer-no-nv"
+
+
+def test_bridge_interfaces_nccl_lists_in_a_run_whose_network_calls_did_not_fail_are_no_cause() -> None:
+    """NCCL lists Docker bridges and veth pairs on many workstations; only its network calls failing makes them one."""
+    listed = ("ws:115664:115664 [0] NCCL INFO NET/Socket : Using [0]enp68s0:99.153.71.9<0> "
+              "[1]br-59eaa4e42ac2:172.18.0.1<0> [2]cali1076d8e8af2:fe80::ecee:eeff:feee:eeee%cali1076d8e8af2<0>")
+    assert diagnose_lines([listed, "Traceback (most recent call last):", "torch.OutOfMemoryError: CUDA out of "
+                           "memory. Tried to allocate 2.00 GiB"])[0].key != "nccl-connect"
+    assert diagnose_lines([listed, "Epoch 1: 100%"]) == []
+    assert [f.key for f in diagnose_lines([listed, "ncclSystemError: System call (socket, malloc, munmap, etc) "
+                                           "failed."])][:1] == ["nccl-connect"]

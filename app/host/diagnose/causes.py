@@ -408,6 +408,28 @@ _NCCL_CONNECT_FAILED = (r"NCCL WARN:? Call to connect (?:timeout|failed) : "
                         r"|^\s{0,8}socket\w{0,24}: [Cc]onnect to \S{1,300} failed : "
                         r"|\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, exceeded error retry count")
 _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1,80}, retrying \("
+#: NCCL's socket transport lists every interface it will use (v2.12.10-1 src/transport/net_socket.cc line 62,
+#: v2.30.7-1 line 77 INFO("NET/Socket : Using%s", line), each " [%d]%s:%s"). Its default choice leaves out only the
+#: "docker" and "lo" prefixes (v2.12.10-1 src/misc/socket.cc line 304 "^docker,lo", v2.30.7-1 line 220
+#: "^docker,lo,virbr"), so Docker's user-defined bridges (br-<12 hex>), veth pairs and Calico's cali* interfaces are
+#: used beside the real one, with addresses the other node cannot reach (the same 172.x on every node); a second
+#: entry or later ([1], [2] ...), so NCCL stripes over it; docker0 and virbr0 when NCCL falls back to them.
+_NCCL_SOCKET_ON_BRIDGE = (r"\[[1-9]\d?\](?:br-[0-9a-f]{12}|veth[0-9a-f]{7}|docker\d{1,2}|virbr\d{1,2}"
+                          r"|cali[0-9a-f]{11}):\S{1,80}<\d+>")
+#: NCCL's network calls failed (its error strings and torch's reading of them), which a listed bridge explains.
+_NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
+                    r"|remote process exited or there was a network error")
+#: A connection to an address of Docker's default bridge network (docker0, 172.17.0.0/16, the address a container
+#: run without --network=host has) that failed: torch's store client (torch/csrc/distributed/c10d/socket.cpp, read at
+#: commit 056b6f38c0c2, SocketConnectOp::throwTimeoutError() "The client socket has timed out after {} while trying
+#: to connect to ({}, {}).", run() "The client socket has failed to connect to any network address of ({}, {}).")
+#: and NCCL's (v2.18.5-1 src/misc/socket.cc line 483 "socketStartConnect: Connect to %s failed : %s", v2.30.7-1
+#: src/os/linux.cc lines 302 and 288 "%s: connect to %s failed : %s", "... returned %s, exceeded error retry count").
+_DOCKER_BRIDGE_IP = r"(?:::ffff:)?172\.17\.\d{1,3}\.\d{1,3}"
+_STORE_ON_DOCKER_BRIDGE = (r"The client socket has (?:timed out after \S{1,30} while trying to connect to|failed to "
+                           r"connect to any network address of) \((?P<addr>" + _DOCKER_BRIDGE_IP + r")\b")
+_NCCL_PEER_ON_DOCKER_BRIDGE = (r"\b[Cc]onnect to \[?(?P<addr>" + _DOCKER_BRIDGE_IP + r")\]?<\d+> (?:failed : |returned "
+                               r"[^,\n]{1,80}, exceeded error retry count)")
 #: The second line of Open MPI's [orterun:wdir-not-found] help text (v4.1.6 orte/tools/orterun/help-orterun.txt
 #: line 260), which tells its first line from [orterun:exe-not-accessible]'s.
 _OMPI_WDIR_LINE = r"^change to the specified working directory:"
@@ -472,7 +494,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
-         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET)
+         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -855,6 +877,20 @@ CAUSES: Tuple[Cause, ...] = (
         68,
     ),
     Cause(
+        "store-address-docker-bridge-ip",
+        "a rank was given an address on Docker's default bridge network ({addr}, 172.17.0.0/16) to connect to: "
+        "the container runs on Docker's bridge, whose address only its own host reaches, so ranks on other nodes "
+        "cannot connect (torch's store, NCCL's sockets)",
+        "run the containers with the host's network (`docker run --network=host`; Kubernetes `hostNetwork: true`; "
+        "Docker Swarm: the host network), or give every rank an address all nodes reach: `MASTER_ADDR` (or the "
+        "framework's own, e.g. Ray's node IP) set to the host's address on the shared network and "
+        "`NCCL_SOCKET_IFNAME`/`GLOO_SOCKET_IFNAME` to that interface (`ip -br addr` lists them)",
+        # openrlhf/OpenRLHF#265: the actor advertised 172.17.0.2 for the weights' process group, the vLLM workers on
+        # the other node timed out connecting to it. The statements: see _STORE_ON_DOCKER_BRIDGE.
+        (_STORE_ON_DOCKER_BRIDGE, _NCCL_PEER_ON_DOCKER_BRIDGE),
+        72,
+    ),
+    Cause(
         "nccl-connect",
         "NCCL could not open a connection to another rank: the nodes cannot reach each other on the interface "
         "NCCL chose",
@@ -866,9 +902,13 @@ CAUSES: Tuple[Cause, ...] = (
         # line 302 "%s: connect to %s failed : %s", line 288 "%s: connect to %s returned %s, exceeded error retry
         # count after %d attempts"); its retries (line 293 INFO "%s: connect to %s returned %s, retrying (%d/%ld)
         # ...", v2.21.5-1 socket.cc the same words) only in a run that then failed.
-        (_NCCL_CONNECT_FAILED, _NCCL_CONNECT_RETRY),
+        # The socket transport striping over a container bridge or veth pair (_NCCL_SOCKET_ON_BRIDGE: NVIDIA/nccl#697,
+        # fixed with NCCL_SOCKET_IFNAME=bond0) only where NCCL's network calls then failed.
+        (_NCCL_CONNECT_FAILED, _NCCL_CONNECT_RETRY, _NCCL_SOCKET_ON_BRIDGE),
         66,
-        applies=lambda log: log.has(_FAILED) or log.has(_NCCL_CONNECT_FAILED) or not log.has(_NCCL_CONNECT_RETRY),
+        applies=lambda log: ((log.has(_FAILED) or log.has(_NCCL_CONNECT_FAILED) or not log.has(_NCCL_CONNECT_RETRY))
+                             and (log.has(_NCCL_CONNECT_FAILED) or log.has(_NCCL_CONNECT_RETRY)
+                                  or log.has(_NCCL_NET_FAILED) or not log.has(_NCCL_SOCKET_ON_BRIDGE))),
     ),
     Cause(
         "duplicate-gpu",
@@ -2170,6 +2210,22 @@ CAUSES: Tuple[Cause, ...] = (
          r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS),
         84,
         applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
+    ),
+    Cause(
+        "gke-tcpxo-rxdm-gvnic-displaced-gpu-nic",
+        "GPUDirect-TCPXO's receive-datapath manager (RxDM) found fewer GPU NICs in the node's PCI tree than CUDA "
+        "has GPUs ({pci} against {cuda}) and exited: a NIC of the node's GPU networks is missing or was displaced "
+        "(on GKE an extra gVNIC network takes a GPU NIC's PCI slot), so NCCL's FasTrak connections are refused",
+        "give the GPU node pool exactly the 8 GPU NIC networks (no extra gVNIC additional network: `gcloud "
+        "container node-pools describe POOL --format='yaml(networkConfig.additionalNodeNetworkConfigs)'` lists "
+        "them; recreate the pool without it), then restart the RxDM sidecar; `kubectl logs POD -c tcpxo-daemon` "
+        "shows its count",
+        # RxDM (fastrak_gpumem_manager) publishes no source; its words as NVIDIA/aicr#1662 quotes them, and the
+        # shorter wording of that project's TCPXO troubleshooting notes ("Number of GPUs detected 7 is not equal to
+        # the actual number of GPUs 8").
+        (r"Number of GPUs detected (?:in the PCI tree )?(?P<pci>\d+) is not equal to the actual number of GPUs "
+         r"(?:reported by CUDA )?(?P<cuda>\d+)",),
+        92,
     ),
     Cause(
         "enroot-registry-refused",
