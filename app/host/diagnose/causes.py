@@ -884,7 +884,9 @@ CAUSES: Tuple[Cause, ...] = (
         "run the containers with the host's network (`docker run --network=host`; Kubernetes `hostNetwork: true`; "
         "Docker Swarm: the host network), or give every rank an address all nodes reach: `MASTER_ADDR` (or the "
         "framework's own, e.g. Ray's node IP) set to the host's address on the shared network and "
-        "`NCCL_SOCKET_IFNAME`/`GLOO_SOCKET_IFNAME` to that interface (`ip -br addr` lists them)",
+        "`NCCL_SOCKET_IFNAME`/`GLOO_SOCKET_IFNAME` to that interface (`ip -br addr` lists them). Where 172.17.x "
+        "is your site's own network and not docker0's (`ip -br addr show docker0` on that node), this is not the "
+        "cause: check the route between the nodes",
         # openrlhf/OpenRLHF#265: the actor advertised 172.17.0.2 for the weights' process group, the vLLM workers on
         # the other node timed out connecting to it. The statements: see _STORE_ON_DOCKER_BRIDGE.
         (_STORE_ON_DOCKER_BRIDGE, _NCCL_PEER_ON_DOCKER_BRIDGE),

@@ -194,7 +194,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "rendezvous-unreachable": ("rendezvous", MEDIUM),
     "rendezvous-connect": ("rendezvous", MEDIUM),
     "nccl-connect": ("rendezvous", MEDIUM),
-    "store-address-docker-bridge-ip": ("container", HIGH),
+    "store-address-docker-bridge-ip": ("container", MEDIUM),
     "duplicate-gpu": ("launch", HIGH),
     "hang-named": ("training", HIGH),
     "check-verdict": ("job-scripts", HIGH),
