@@ -2391,4 +2391,26 @@ QUOTES = (
           '"version `%s\' not found (required by %s)", string, name);',
           "./osu_bw: /usr/lib64/libfabric.so.1: version `FABRIC_1.8' not found (required by "
           "/opt/openmpi/lib/libopen-pal.so.80)", "mpi-libfabric-older-than-build"),
+
+    # --- nccl-tests' result summary printed once per process: every process was its own rank 0 ---------------------
+    # PRINT is `if (is_main_thread) printf` and is_main_thread is set for proc 0 only (v2.19.6 src/common.cu line
+    # 1527): an MPI build prints the summary once per run; two in a row with no header between them are two runs
+    # side by side, each process its own one-rank job.
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 644,
+          'PRINT("# Avg bus bandwidth    : %g %s\\n", bw[0], check_avg_bw == -1 ? "" : (bw[0] < check_avg_bw*(0.9) ? '
+          '"FAILED" : "OK"));',
+          "# Avg bus bandwidth    : 3.94156 ", "nccl-tests-without-mpi",
+          context=("mpirun -H 10.0.0.1,10.0.0.2 -np 2 ./all_reduce_perf -b 8 -e 128M -f 2 -g 2",
+                   "# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 3.94145 ", "#",
+                   "# Out of bounds values : 0 OK")),
+    Quote("nccl-tests", "v2.19.6", "src/util.cu", 778,
+          'PRINT("# %-20s : %g %s\\n", "Avg bus bandwidth", bw[0], check_avg_bw == -1 ? "" : (bw[0] < '
+          'check_avg_bw*(0.9) ? "FAILED" : "OK"));',
+          "# Avg bus bandwidth    : 187.2 ", "nccl-tests-without-mpi",
+          context=("srun -N 2 --ntasks-per-node=1 ./build/all_reduce_perf -b 1G -e 1G -g 4",
+                   "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 1048576(factor) warmup iters: 1 "
+                   "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+                   "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 1048576(factor) warmup iters: 1 "
+                   "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+                   "# Avg bus bandwidth    : 187.4 ")),
 )

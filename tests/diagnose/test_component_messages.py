@@ -17,7 +17,7 @@ from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 
 #: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
 #: the shell.
-_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
+_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfgq]|\$\{[^{}]*\}|\{[^{}]*\}")
 
 #: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",

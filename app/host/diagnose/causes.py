@@ -452,6 +452,23 @@ def _socket_instead_of_fabric(log: LogView) -> bool:
     return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
 
 
+def _nccl_tests_ran_apart(found: Sequence[Match[str]]) -> bool:
+    """nccl-tests' processes each ran as rank 0: two processes listed themselves as rank 0, or, after mpirun or
+    srun started a test, two result summaries came with no run's header between them (an MPI build prints the
+    header and the summary once per run, from rank 0; processes started side by side print one each)."""
+    if _distinct(found, "pid", "host") > 1:
+        return True
+    last, launched = "", False
+    for match in found:
+        launched = launched or match.groupdict().get("launcher") is not None
+        kind = "summary" if match.groupdict().get("bw") is not None else (
+            "header" if match.groupdict().get("threads") is not None else "")
+        if kind == "summary" and last == "summary" and launched:
+            return True
+        last = kind or last
+    return False
+
+
 def _distinct(found: Sequence[Match[str]], *names: str) -> int:
     """How many different values the named groups took in the lines that matched (a line without them: none)."""
     values = {tuple(m.groupdict().get(name) for name in names) for m in found}
@@ -1888,14 +1905,24 @@ CAUSES: Tuple[Cause, ...] = (
         "nccl-tests-without-mpi",
         "an MPI test program (nccl-tests) was built without MPI: every process started by srun or mpirun ran "
         "as rank 0 of its own one-rank job, so nothing crossed between the GPUs or the nodes",
-        "build nccl-tests with MPI (`make MPI=1 MPI_HOME=/path/to/mpi`) and start it with `srun --mpi=pmix` or "
+        "build nccl-tests with MPI (`make clean && make MPI=1 MPI_HOME=/path/to/mpi`: without `make clean` an earlier "
+        "build without MPI stays), with the MPI whose mpirun starts it, and start it with `srun --mpi=pmix` or "
         "`mpirun`, one process per GPU; or, on one node only, one process with all GPUs (`-g 4`); this project's "
         "`python -m app.check` measures all-reduce without MPI",
         # nccl-tests v2.17.6 src/util.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
         # printed by rank 0 for every rank: built without MPI, each process prints its own "Rank  0" line.
-        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",),
+        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",
+         # The run's summary, PRINT (`if (is_main_thread) printf`, is_main_thread set for proc 0 only: v2.19.6
+         # src/common.cu line 1527) at its end: v2.0.0 src/common.cu line 880 to v2.13.13 line 1130 and v2.17.6
+         # src/util.cu line 644 PRINT("# Avg bus bandwidth    : %g %s\n", ...), v2.19.6 line 778 PRINT("# %-20s :
+         # %g %s\n", "Avg bus bandwidth", ...); and its header at its start (v2.10.0 src/common.cu line 941 to
+         # v2.19.6 src/util.cu line 625 PRINT("# nThread %d nGpus %d minBytes %ld maxBytes %ld ..."). Two summaries
+         # with no header between them, after the command line that started a test (`*_perf`) with mpirun or srun:
+         # two runs side by side.
+         r"# Avg bus bandwidth {0,8}: (?P<bw>\S{1,30})", r"# nThread (?P<threads>\d{1,6}) nGpus \d{1,6} minBytes ",
+         r"\b(?P<launcher>mpirun|mpiexec|srun)\s[^\n]{0,300}?\w_perf\b"),
         88,
-        hits_show=lambda found: _distinct(found, "pid", "host") > 1,
+        hits_show=_nccl_tests_ran_apart,
     ),
     Cause(
         "p2p-acs-iommu",
