@@ -2413,4 +2413,15 @@ QUOTES = (
                    "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 1048576(factor) warmup iters: 1 "
                    "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
                    "# Avg bus bandwidth    : 187.4 ")),
+
+    # --- NCCL refusing an argument (a layer verdict, beside invalid usage) ------------------------------------------
+    Quote("NCCL", "v2.4.8-1", "src/init.cc", 1229,
+          'case ncclInvalidArgument        : return "invalid argument";',
+          "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1595629403081/work/torch/lib/c10d/../c10d/"
+          "NCCLUtils.hpp:82, invalid argument, NCCL version 2.4.8", "layer-nccl-invalid-usage"),
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 2263,
+          'case ncclInvalidArgument        : return "invalid argument (run with NCCL_DEBUG=WARN for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+          "268, invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+          "layer-nccl-invalid-usage"),
 )
