@@ -2424,4 +2424,20 @@ QUOTES = (
           "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
           "268, invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
           "layer-nccl-invalid-usage"),
+
+    # --- Slurm's PMIx plugin loading the libpmix an MPI install put on LD_LIBRARY_PATH (glibc's LD_DEBUG=libs,files) -
+    Quote("glibc", "glibc-2.28", "elf/dl-load.c", 1822,
+          '_dl_debug_printf ("  trying file=%s\\n", buf);',
+          "     96302:       trying file=/apps/OPENMPI/4.0.2/INTEL_2019.5/lib/libpmix.so",
+          "slurm-pmix-library-mismatch",
+          context=("     96302:     file=libpmix.so [0];  dynamically loaded by /usr/lib64/slurm/mpi_pmix_v1.so [0]",
+                   "     96302:     find library=libpmix.so [0]; searching",
+                   "     96302:      search path=/apps/OPENMPI/4.0.2/INTEL_2019.5/lib:/apps/INTEL/lib  "
+                   "(LD_LIBRARY_PATH)")),
+    Quote("glibc", "glibc-2.39", "elf/dl-load.c", 1047,
+          '_dl_debug_printf ("file=%s [%lu];  generating link map\\n", name, nsid);',
+          "   4711:     file=libpmix.so.2 [0];  generating link map", "slurm-pmix-library-mismatch",
+          context=("   4711:     file=libpmix.so.2 [0];  dynamically loaded by /usr/lib/x86_64-linux-gnu/slurm/"
+                   "mpi_pmix_v5.so [0]",
+                   "   4711:       trying file=/opt/hpcx/ompi/lib/libpmix.so.2")),
 )

@@ -469,6 +469,31 @@ def _nccl_tests_ran_apart(found: Sequence[Match[str]]) -> bool:
     return False
 
 
+#: A library directory of an MPI or Python environment install, not where Slurm's PMIx lives.
+_MPI_INSTALL_DIR = re.compile(r"open-?mpi|ompi|hpcx|conda|/envs/|mvapich|mpich|intel", re.IGNORECASE)
+
+
+def _foreign_libpmix_loaded(found: Sequence[Match[str]]) -> bool:
+    """Slurm's PMIx plugin reported the version it loaded, or glibc's loader (LD_DEBUG) shows the plugin's dlopen of
+    libpmix end in a library of an MPI or conda install (the last path tried before the link map, or before the
+    log ends; a search that went on to the loader's cache found the library elsewhere)."""
+    plugin, foreign = False, False
+    for match in found:
+        fields = match.groupdict()
+        if "incorrect PMIx library version" in match.group(0):
+            return True
+        if "dynamically loaded by" in match.group(0):
+            plugin, foreign = True, False
+        elif fields.get("tried") is not None:
+            foreign = plugin and _MPI_INSTALL_DIR.search(fields["tried"]) is not None
+        elif fields.get("cache") is not None:
+            foreign = False
+        elif fields.get("mapped") is not None and foreign:
+            return True
+    # The log ends at that path: the loader stops at the first file it opens (or goes on to say so: the cache).
+    return foreign
+
+
 def _distinct(found: Sequence[Match[str]], *names: str) -> int:
     """How many different values the named groups took in the lines that matched (a line without them: none)."""
     values = {tuple(m.groupdict().get(name) for name in names) for m in found}
@@ -2352,17 +2377,28 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "slurm-pmix-library-mismatch",
-        "Slurm's PMIx plugin found a libpmix of another major version ({loaded}) than it was built with "
-        "({required}): a libpmix.so.2 on the job's LD_LIBRARY_PATH (a module, a conda environment, an MPI "
-        "install) shadows Slurm's, so srun cannot start the step with PMIx",
+        "Slurm's PMIx plugin loaded another libpmix than the one it was built with ({what}): a libpmix.so on the "
+        "job's LD_LIBRARY_PATH (a module, a conda environment, an MPI install) shadows Slurm's, so srun cannot start "
+        "the step with PMIx",
         "keep that library off srun's path: load the module or environment inside the task (after srun), not "
         "before it, or drop its lib directory from LD_LIBRARY_PATH in the job script; `srun --mpi=list` shows "
         "the PMIx versions Slurm has (pmix_v4, pmix_v5); a torchrun job needs no PMI: `srun --mpi=none`",
         # Slurm 25.11.7 src/plugins/mpi/pmix/mpi_pmix.c line 152: PMIXP_ERROR("pmi/pmix: incorrect PMIx library
         # version loaded %d was loaded, required %d version", ...) after dlopen("libpmix.so.2") without a full
         # path (the plugin then fails: MPI: Cannot create context for mpi/pmix).
-        (r"incorrect PMIx library version loaded (?P<loaded>\d+) was loaded, required (?P<required>\d+) version",),
+        (r"(?P<what>incorrect PMIx library version loaded \d+ was loaded, required \d+ version)",
+         # What glibc's loader says with LD_DEBUG=libs,files (elf/dl-load.c, glibc 2.17 to 2.39: "\nfile=%s [%lu];
+         # dynamically loaded by %s [%lu]\n" (2.28 line 1970), "  trying file=%s\n" (line 1822), "file=%s [%lu];
+         # generating link map\n" (line 945)): the plugin's dlopen of libpmix, the paths tried, the one mapped.
+         # The last path tried before the link map is the library loaded; one in an MPI or conda install is not
+         # Slurm's (open-mpi/ompi#7979: Open MPI 4.0.2's bundled PMIx 3 loaded by mpi_pmix_v1.so).
+         r"file=libpmix\.so[.\d]{0,12} \[\d+\];  dynamically loaded by (?P<what>\S{0,300}/mpi_pmix\w{0,20}\.so)",
+         r"trying file=(?P<tried>\S{0,300}/libpmix\.so[.\d]{0,12})\s*$",
+         r"file=(?P<mapped>libpmix\.so[.\d]{0,12}) \[\d+\];  generating link map",
+         # elf/dl-cache.c (2.28 line 193) " search cache=%s\n": the search went on past the paths tried.
+         r" search (?P<cache>cache)=/\S"),
         94,
+        hits_show=lambda found: _foreign_libpmix_loaded(found),
     ),
     Cause(
         "net-device-count-differs",
