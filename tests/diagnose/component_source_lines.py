@@ -2440,4 +2440,11 @@ QUOTES = (
           context=("   4711:     file=libpmix.so.2 [0];  dynamically loaded by /usr/lib/x86_64-linux-gnu/slurm/"
                    "mpi_pmix_v5.so [0]",
                    "   4711:       trying file=/opt/hpcx/ompi/lib/libpmix.so.2")),
+
+    # --- a container whose GPUs worked, then NVML could not open them (systemd re-applied the device cgroup) --------
+    Quote("NVML", "driver 510 to 580", "nvmlErrorString(NVML_ERROR_UNKNOWN = 999)", 0,
+          '"Unknown Error"',
+          "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload",
+          context=("docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash",
+                   "| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |")),
 )

@@ -70,7 +70,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "libnvidia-container-release-regression-1-17-7", "selinux-blocks-nvidia-container-cli",
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
-                "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build"}
+                "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
+                "container-gpu-access-lost-systemd-cgroup-reload"}
 
 
 def message_format(row: Quote) -> str:

@@ -494,6 +494,17 @@ def _foreign_libpmix_loaded(found: Sequence[Match[str]]) -> bool:
     return foreign
 
 
+def _after_one_another(found: Sequence[Match[str]], first: str, then: str) -> bool:
+    """A line with the group `first` came before one with the group `then`."""
+    seen = False
+    for match in found:
+        fields = match.groupdict()
+        seen = seen or fields.get(first) is not None
+        if seen and fields.get(then) is not None:
+            return True
+    return False
+
+
 def _distinct(found: Sequence[Match[str]], *names: str) -> int:
     """How many different values the named groups took in the lines that matched (a line without them: none)."""
     values = {tuple(m.groupdict().get(name) for name in names) for m in found}
@@ -1737,6 +1748,25 @@ CAUSES: Tuple[Cause, ...] = (
         # src/error.c error_vset() ends in strlower(): "nvml error: driver/library version mismatch").
         (r"[Dd]river/library version mismatch",),
         95,
+    ),
+    Cause(
+        "container-gpu-access-lost-systemd-cgroup-reload",
+        "the container's GPUs worked, then NVML could no longer open them (Unknown Error): the container lost access "
+        "to the GPU device nodes while it ran, most often because systemd re-applied the container's cgroup device "
+        "rules (`systemctl daemon-reload`, a unit change, a package update) and dropped the NVIDIA devices the "
+        "runtime had added without /dev/char links",
+        "recreate the container (a restart restores the devices) and stop it recurring: on the host "
+        "`sudo nvidia-ctk system create-dev-char-symlinks --create-all` (NVIDIA Container Toolkit 1.12 or newer; "
+        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`), or Docker's "
+        "`\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; `journalctl` at the time shows the daemon-reload",
+        # NVML's string for NVML_ERROR_UNKNOWN (999, nvml.h: "An internal driver error occurred"), "Unknown Error",
+        # printed by nvidia-smi as "Failed to initialize NVML: %s"; read where the same log shows nvidia-smi's table
+        # header before it (the GPUs worked in that container first). NVIDIA/nvidia-docker#1671 (the maintainers'
+        # workarounds: nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
+        (r"\bNVIDIA-SMI (?P<smi>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?) {1,12}Driver Version: ",
+         r"Failed to initialize NVML: (?P<nvml>Unknown Error)"),
+        78,
+        hits_show=lambda found: _after_one_another(found, "smi", "nvml"),
     ),
     Cause(
         "cuda-driver-combination",

@@ -106,6 +106,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "libnvidia-container-release-regression-1-17-7": ("container", MEDIUM),
     "selinux-blocks-nvidia-container-cli": ("host", MEDIUM),
     "nvidia-container-ldconfig-not-run": ("container", HIGH),
+    "container-gpu-access-lost-systemd-cgroup-reload": ("container", MEDIUM),
     "sbatch-environment-srun-switch-plugin-unloadable": ("container", MEDIUM),
     "slurm-ntasks-not-matching-trainer-devices": ("launch", HIGH),
     "lightning-num-nodes-not-set": ("launch", HIGH),
