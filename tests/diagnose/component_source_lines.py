@@ -2447,4 +2447,60 @@ QUOTES = (
           "Number of GPUs detected 7 is not equal to the actual number of GPUs 8",
           "gke-tcpxo-rxdm-gvnic-displaced-gpu-nic",
           fmt="Number of GPUs detected %d is not equal to the actual number of GPUs %d"),
+
+    # --- nccl-tests' result summary printed once per process: every process was its own rank 0 ---------------------
+    # PRINT is `if (is_main_thread) printf` and is_main_thread is set for proc 0 only (v2.19.6 src/common.cu line
+    # 1527): an MPI build prints the summary once per run; two in a row with no header between them are two runs
+    # side by side, each process its own one-rank job.
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 644,
+          'PRINT("# Avg bus bandwidth    : %g %s\\n", bw[0], check_avg_bw == -1 ? "" : (bw[0] < check_avg_bw*(0.9) ? '
+          '"FAILED" : "OK"));',
+          "# Avg bus bandwidth    : 3.94156 ", "nccl-tests-without-mpi",
+          context=("mpirun -H 10.0.0.1,10.0.0.2 -np 2 ./all_reduce_perf -b 8 -e 128M -f 2 -g 2",
+                   "# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 3.94145 ", "#",
+                   "# Out of bounds values : 0 OK")),
+    Quote("nccl-tests", "v2.19.6", "src/util.cu", 778,
+          'PRINT("# %-20s : %g %s\\n", "Avg bus bandwidth", bw[0], check_avg_bw == -1 ? "" : (bw[0] < '
+          'check_avg_bw*(0.9) ? "FAILED" : "OK"));',
+          "# Avg bus bandwidth    : 187.2 ", "nccl-tests-without-mpi",
+          context=("srun -N 2 --ntasks-per-node=1 ./build/all_reduce_perf -b 1G -e 1G -g 4",
+                   "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 1048576(factor) warmup iters: 1 "
+                   "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+                   "# nThread 1 nGpus 4 minBytes 1073741824 maxBytes 1073741824 step: 1048576(factor) warmup iters: 1 "
+                   "iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0",
+                   "# Avg bus bandwidth    : 187.4 ")),
+
+    # --- NCCL refusing an argument (a layer verdict, beside invalid usage) ------------------------------------------
+    Quote("NCCL", "v2.4.8-1", "src/init.cc", 1229,
+          'case ncclInvalidArgument        : return "invalid argument";',
+          "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1595629403081/work/torch/lib/c10d/../c10d/"
+          "NCCLUtils.hpp:82, invalid argument, NCCL version 2.4.8", "layer-nccl-invalid-usage"),
+    Quote("NCCL", "v2.21.5-1", "src/init.cc", 2263,
+          'case ncclInvalidArgument        : return "invalid argument (run with NCCL_DEBUG=WARN for details)";',
+          "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:"
+          "268, invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+          "layer-nccl-invalid-usage"),
+
+    # --- Slurm's PMIx plugin loading the libpmix an MPI install put on LD_LIBRARY_PATH (glibc's LD_DEBUG=libs,files) -
+    Quote("glibc", "glibc-2.28", "elf/dl-load.c", 1822,
+          '_dl_debug_printf ("  trying file=%s\\n", buf);',
+          "     96302:       trying file=/apps/OPENMPI/4.0.2/INTEL_2019.5/lib/libpmix.so",
+          "slurm-pmix-library-mismatch",
+          context=("     96302:     file=libpmix.so [0];  dynamically loaded by /usr/lib64/slurm/mpi_pmix_v1.so [0]",
+                   "     96302:     find library=libpmix.so [0]; searching",
+                   "     96302:      search path=/apps/OPENMPI/4.0.2/INTEL_2019.5/lib:/apps/INTEL/lib  "
+                   "(LD_LIBRARY_PATH)")),
+    Quote("glibc", "glibc-2.39", "elf/dl-load.c", 1047,
+          '_dl_debug_printf ("file=%s [%lu];  generating link map\\n", name, nsid);',
+          "   4711:     file=libpmix.so.2 [0];  generating link map", "slurm-pmix-library-mismatch",
+          context=("   4711:     file=libpmix.so.2 [0];  dynamically loaded by /usr/lib/x86_64-linux-gnu/slurm/"
+                   "mpi_pmix_v5.so [0]",
+                   "   4711:       trying file=/opt/hpcx/ompi/lib/libpmix.so.2")),
+
+    # --- a container whose GPUs worked, then NVML could not open them (systemd re-applied the device cgroup) --------
+    Quote("NVML", "driver 510 to 580", "nvmlErrorString(NVML_ERROR_UNKNOWN = 999)", 0,
+          '"Unknown Error"',
+          "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload",
+          context=("docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash",
+                   "| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |")),
 )

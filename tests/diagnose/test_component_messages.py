@@ -17,7 +17,7 @@ from tests.diagnose.test_nccl_messages import _LITERAL, format_string
 
 #: printf (with Slurm's %ps and glibc's %m), Go's %v, Python's {} and str.format, ${...} of string.Template and
 #: the shell.
-_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfq]|\$\{[^{}]*\}|\{[^{}]*\}")
+_CONVERSION = re.compile(r"%%|%ps|%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j)?[diouxXcspmvfgq]|\$\{[^{}]*\}|\{[^{}]*\}")
 
 #: Every component the jobs run through has its messages quoted (NVIDIA's closed ones by where they come from).
 COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
@@ -70,7 +70,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "libnvidia-container-release-regression-1-17-7", "selinux-blocks-nvidia-container-cli",
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
-                "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build"}
+                "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
+                "container-gpu-access-lost-systemd-cgroup-reload"}
 
 
 def message_format(row: Quote) -> str:

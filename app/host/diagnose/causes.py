@@ -474,6 +474,59 @@ def _socket_instead_of_fabric(log: LogView) -> bool:
     return inter_node and log.has(_FAST_FABRIC) and not log.has(_SOCKET_CHOSEN)
 
 
+def _nccl_tests_ran_apart(found: Sequence[Match[str]]) -> bool:
+    """nccl-tests' processes each ran as rank 0: two processes listed themselves as rank 0, or, after mpirun or
+    srun started a test, two result summaries came with no run's header between them (an MPI build prints the
+    header and the summary once per run, from rank 0; processes started side by side print one each)."""
+    if _distinct(found, "pid", "host") > 1:
+        return True
+    last, launched = "", False
+    for match in found:
+        launched = launched or match.groupdict().get("launcher") is not None
+        kind = "summary" if match.groupdict().get("bw") is not None else (
+            "header" if match.groupdict().get("threads") is not None else "")
+        if kind == "summary" and last == "summary" and launched:
+            return True
+        last = kind or last
+    return False
+
+
+#: A library directory of an MPI or Python environment install, not where Slurm's PMIx lives.
+_MPI_INSTALL_DIR = re.compile(r"open-?mpi|ompi|hpcx|conda|/envs/|mvapich|mpich|intel", re.IGNORECASE)
+
+
+def _foreign_libpmix_loaded(found: Sequence[Match[str]]) -> bool:
+    """Slurm's PMIx plugin reported the version it loaded, or glibc's loader (LD_DEBUG) shows the plugin's dlopen of
+    libpmix end in a library of an MPI or conda install (the last path tried before the link map, or before the
+    log ends; a search that went on to the loader's cache found the library elsewhere)."""
+    plugin, foreign = False, False
+    for match in found:
+        fields = match.groupdict()
+        if "incorrect PMIx library version" in match.group(0):
+            return True
+        if "dynamically loaded by" in match.group(0):
+            plugin, foreign = True, False
+        elif fields.get("tried") is not None:
+            foreign = plugin and _MPI_INSTALL_DIR.search(fields["tried"]) is not None
+        elif fields.get("cache") is not None:
+            foreign = False
+        elif fields.get("mapped") is not None and foreign:
+            return True
+    # The log ends at that path: the loader stops at the first file it opens (or goes on to say so: the cache).
+    return foreign
+
+
+def _after_one_another(found: Sequence[Match[str]], first: str, then: str) -> bool:
+    """A line with the group `first` came before one with the group `then`."""
+    seen = False
+    for match in found:
+        fields = match.groupdict()
+        seen = seen or fields.get(first) is not None
+        if seen and fields.get(then) is not None:
+            return True
+    return False
+
+
 def _distinct(found: Sequence[Match[str]], *names: str) -> int:
     """How many different values the named groups took in the lines that matched (a line without them: none)."""
     values = {tuple(m.groupdict().get(name) for name in names) for m in found}
@@ -1739,6 +1792,25 @@ CAUSES: Tuple[Cause, ...] = (
         95,
     ),
     Cause(
+        "container-gpu-access-lost-systemd-cgroup-reload",
+        "the container's GPUs worked, then NVML could no longer open them (Unknown Error): the container lost access "
+        "to the GPU device nodes while it ran, most often because systemd re-applied the container's cgroup device "
+        "rules (`systemctl daemon-reload`, a unit change, a package update) and dropped the NVIDIA devices the "
+        "runtime had added without /dev/char links",
+        "recreate the container (a restart restores the devices) and stop it recurring: on the host "
+        "`sudo nvidia-ctk system create-dev-char-symlinks --create-all` (NVIDIA Container Toolkit 1.12 or newer; "
+        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`), or Docker's "
+        "`\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; `journalctl` at the time shows the daemon-reload",
+        # NVML's string for NVML_ERROR_UNKNOWN (999, nvml.h: "An internal driver error occurred"), "Unknown Error",
+        # printed by nvidia-smi as "Failed to initialize NVML: %s"; read where the same log shows nvidia-smi's table
+        # header before it (the GPUs worked in that container first). NVIDIA/nvidia-docker#1671 (the maintainers'
+        # workarounds: nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
+        (r"\bNVIDIA-SMI (?P<smi>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?) {1,12}Driver Version: ",
+         r"Failed to initialize NVML: (?P<nvml>Unknown Error)"),
+        78,
+        hits_show=lambda found: _after_one_another(found, "smi", "nvml"),
+    ),
+    Cause(
         "cuda-driver-combination",
         "CUDA refused the driver it found (error 803, unsupported display driver / cuda driver combination): "
         "the libcuda loaded does not belong to the node's kernel driver, most often a CUDA forward-compatibility "
@@ -1930,14 +2002,24 @@ CAUSES: Tuple[Cause, ...] = (
         "nccl-tests-without-mpi",
         "an MPI test program (nccl-tests) was built without MPI: every process started by srun or mpirun ran "
         "as rank 0 of its own one-rank job, so nothing crossed between the GPUs or the nodes",
-        "build nccl-tests with MPI (`make MPI=1 MPI_HOME=/path/to/mpi`) and start it with `srun --mpi=pmix` or "
+        "build nccl-tests with MPI (`make clean && make MPI=1 MPI_HOME=/path/to/mpi`: without `make clean` an earlier "
+        "build without MPI stays), with the MPI whose mpirun starts it, and start it with `srun --mpi=pmix` or "
         "`mpirun`, one process per GPU; or, on one node only, one process with all GPUs (`-g 4`); this project's "
         "`python -m app.check` measures all-reduce without MPI",
         # nccl-tests v2.17.6 src/util.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n",
         # printed by rank 0 for every rank: built without MPI, each process prints its own "Rank  0" line.
-        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",),
+        (r"#\s+Rank\s+0 (?:Group\s+\d+ )?Pid\s+(?P<pid>\d+) on\s+(?P<host>\S+) device",
+         # The run's summary, PRINT (`if (is_main_thread) printf`, is_main_thread set for proc 0 only: v2.19.6
+         # src/common.cu line 1527) at its end: v2.0.0 src/common.cu line 880 to v2.13.13 line 1130 and v2.17.6
+         # src/util.cu line 644 PRINT("# Avg bus bandwidth    : %g %s\n", ...), v2.19.6 line 778 PRINT("# %-20s :
+         # %g %s\n", "Avg bus bandwidth", ...); and its header at its start (v2.10.0 src/common.cu line 941 to
+         # v2.19.6 src/util.cu line 625 PRINT("# nThread %d nGpus %d minBytes %ld maxBytes %ld ..."). Two summaries
+         # with no header between them, after the command line that started a test (`*_perf`) with mpirun or srun:
+         # two runs side by side.
+         r"# Avg bus bandwidth {0,8}: (?P<bw>\S{1,30})", r"# nThread (?P<threads>\d{1,6}) nGpus \d{1,6} minBytes ",
+         r"\b(?P<launcher>mpirun|mpiexec|srun)\s[^\n]{0,300}?\w_perf\b"),
         88,
-        hits_show=lambda found: _distinct(found, "pid", "host") > 1,
+        hits_show=_nccl_tests_ran_apart,
     ),
     Cause(
         "p2p-acs-iommu",
@@ -2383,17 +2465,28 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "slurm-pmix-library-mismatch",
-        "Slurm's PMIx plugin found a libpmix of another major version ({loaded}) than it was built with "
-        "({required}): a libpmix.so.2 on the job's LD_LIBRARY_PATH (a module, a conda environment, an MPI "
-        "install) shadows Slurm's, so srun cannot start the step with PMIx",
+        "Slurm's PMIx plugin loaded another libpmix than the one it was built with ({what}): a libpmix.so on the "
+        "job's LD_LIBRARY_PATH (a module, a conda environment, an MPI install) shadows Slurm's, so srun cannot start "
+        "the step with PMIx",
         "keep that library off srun's path: load the module or environment inside the task (after srun), not "
         "before it, or drop its lib directory from LD_LIBRARY_PATH in the job script; `srun --mpi=list` shows "
         "the PMIx versions Slurm has (pmix_v4, pmix_v5); a torchrun job needs no PMI: `srun --mpi=none`",
         # Slurm 25.11.7 src/plugins/mpi/pmix/mpi_pmix.c line 152: PMIXP_ERROR("pmi/pmix: incorrect PMIx library
         # version loaded %d was loaded, required %d version", ...) after dlopen("libpmix.so.2") without a full
         # path (the plugin then fails: MPI: Cannot create context for mpi/pmix).
-        (r"incorrect PMIx library version loaded (?P<loaded>\d+) was loaded, required (?P<required>\d+) version",),
+        (r"(?P<what>incorrect PMIx library version loaded \d+ was loaded, required \d+ version)",
+         # What glibc's loader says with LD_DEBUG=libs,files (elf/dl-load.c, glibc 2.17 to 2.39: "\nfile=%s [%lu];
+         # dynamically loaded by %s [%lu]\n" (2.28 line 1970), "  trying file=%s\n" (line 1822), "file=%s [%lu];
+         # generating link map\n" (line 945)): the plugin's dlopen of libpmix, the paths tried, the one mapped.
+         # The last path tried before the link map is the library loaded; one in an MPI or conda install is not
+         # Slurm's (open-mpi/ompi#7979: Open MPI 4.0.2's bundled PMIx 3 loaded by mpi_pmix_v1.so).
+         r"file=libpmix\.so[.\d]{0,12} \[\d+\];  dynamically loaded by (?P<what>\S{0,300}/mpi_pmix\w{0,20}\.so)",
+         r"trying file=(?P<tried>\S{0,300}/libpmix\.so[.\d]{0,12})\s*$",
+         r"file=(?P<mapped>libpmix\.so[.\d]{0,12}) \[\d+\];  generating link map",
+         # elf/dl-cache.c (2.28 line 193) " search cache=%s\n": the search went on past the paths tried.
+         r" search (?P<cache>cache)=/\S"),
         94,
+        hits_show=lambda found: _foreign_libpmix_loaded(found),
     ),
     Cause(
         "net-device-count-differs",

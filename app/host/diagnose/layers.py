@@ -107,6 +107,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "libnvidia-container-release-regression-1-17-7": ("container", MEDIUM),
     "selinux-blocks-nvidia-container-cli": ("host", MEDIUM),
     "nvidia-container-ldconfig-not-run": ("container", HIGH),
+    "container-gpu-access-lost-systemd-cgroup-reload": ("container", MEDIUM),
     "sbatch-environment-srun-switch-plugin-unloadable": ("container", MEDIUM),
     "slurm-ntasks-not-matching-trainer-devices": ("launch", HIGH),
     "lightning-num-nodes-not-set": ("launch", HIGH),
@@ -375,19 +376,28 @@ VERDICTS: Tuple[Cause, ...] = (
     ),
     Cause(
         "layer-nccl-invalid-usage",
-        "no cause recognised; NCCL refused how it was called (ncclInvalidUsage): the launch layer, most often two "
-        "ranks on one GPU (more ranks on a node than GPUs it lets them see), or ranks that disagree on the "
-        "communicator (its size, their rank numbers, the order of their collectives)",
+        "no cause recognised; NCCL refused how it was called (ncclInvalidUsage, or ncclInvalidArgument): the launch "
+        "layer, most often two ranks on one GPU (more ranks on a node than GPUs it lets them see), or ranks that "
+        "disagree on the communicator (its size, their rank numbers, the order of their collectives: a framework "
+        "told another node or GPU count than the launcher started, such as Lightning's `num_nodes`)",
         "rerun with `NCCL_DEBUG=WARN`: NCCL's WARN line names the check that failed (`Duplicate GPU detected`, a "
         "rank or size out of range); compare the ranks per node with the GPUs each sees (`nvidia-smi -L` and "
-        "`CUDA_VISIBLE_DEVICES` in each task) and give each rank its own GPU; " + _NEXT_CHECK,
+        "`CUDA_VISIBLE_DEVICES` in each task) and give each rank its own GPU; check that the program's own node and "
+        "GPU counts (Lightning's `Trainer(num_nodes=, devices=)`) equal the launcher's (`--nnodes`, "
+        "`--nproc_per_node`, Slurm's `--nodes`, `--ntasks-per-node`); " + _NEXT_CHECK,
         # NCCL src/init.cc ncclGetErrorString: v2.14.3-1 line 1522 "invalid usage", v2.21.5-1 line 2264 "invalid
         # usage (run with NCCL_DEBUG=WARN for details)"; as torch reports it ("NCCL error in: FILE:LINE, invalid
         # usage ...", and getNcclErrorDetailStr's "ncclInvalidUsage: This usually reflects invalid usage of NCCL
         # library."), as nccl-tests does (v2.17.6 src/common.h "Test NCCL failure %s:%d '%s / %s'") and as programs
         # print the string after their own prefix ("[NCCL ERROR]: invalid usage", "NCCL error: invalid usage").
-        (r"NCCL error in: \S{1,300}, invalid usage\b", r"\bncclInvalidUsage: This usually reflects invalid usage",
-         r"\bTest NCCL failure \S{1,300}:\d+ 'invalid usage\b", r"NCCL (?:ERROR\]|[Ee]rror):? invalid usage\b"),
+        # ncclInvalidArgument, the same checks' other result (a rank or count out of range, root not a rank):
+        # v2.4.8-1 src/init.cc line 1229 "invalid argument", v2.21.5-1 line 2263 "invalid argument (run with
+        # NCCL_DEBUG=WARN for details)", read only where NCCL's error is reported as such (torch's "NCCL error in:
+        # ...", nccl-tests' "Test NCCL failure"), not CUDA's own "invalid argument".
+        (r"NCCL error in: \S{1,300}, invalid (?:usage|argument)\b",
+         r"\bncclInvalidUsage: This usually reflects invalid usage",
+         r"\bTest NCCL failure \S{1,300}:\d+ 'invalid (?:usage|argument)\b",
+         r"NCCL (?:ERROR\]|[Ee]rror):? invalid usage\b"),
         25,
     ),
     Cause(
