@@ -2565,4 +2565,25 @@ QUOTES = (
           'error("Unable to create step for job %u: %m",\nstep_req->step_id.job_id);',
           "srun: error: Unable to create step for job 234123: More processors requested",
           "srun-step-exceeds-allocation", context=("than permitted",)),
+
+    # --- the NVIDIA device plugin refusing more than one shared (time-sliced, MPS) GPU ----------------------------
+    Quote("k8s-device-plugin", "v0.12.2", "cmd/nvidia-device-plugin/server.go", 256,
+          "return nil, fmt.Errorf(\"request for '%v: %v' too large: maximum request size for shared resources is 1\", "
+          "plugin.rm.Resource(), len(req.DevicesIDs))",
+          "  Warning  UnexpectedAdmissionError  13s   kubelet            Allocate failed due to rpc error: code = "
+          "Unknown desc = request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1, "
+          "which is unexpected", "k8s-shared-gpu-request-over-one-refused"),
+    Quote("k8s-device-plugin", "v0.20.0", "internal/rm/rm.go", 99,
+          'return fmt.Errorf("%w: maximum request size for shared resources is 1; found %d", errInvalidRequest, '
+          "numRequestedDevices)",
+          "  Warning  UnexpectedAdmissionError  4s    kubelet            Allocate failed due to rpc error: code = "
+          "Unknown desc = invalid request: maximum request size for shared resources is 1; found 4, which is "
+          "unexpected", "k8s-shared-gpu-request-over-one-refused",
+          fmt="%s: maximum request size for shared resources is 1; found %d"),
+
+    # --- DeepSpeed's batch sizes: a micro batch of 0 per GPU -----------------------------------------------------
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/config.py", 927,
+          'assert (micro_batch > 0), f"Micro batch size per gpu: {micro_batch} has to be greater than 0"',
+          "x3202c0s31b0n0: AssertionError: Micro batch size per gpu: 0 has to be greater than 0",
+          "deepspeed-train-batch-below-gpu-count"),
 )

@@ -73,7 +73,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
                 "container-gpu-access-lost-systemd-cgroup-reload", "gres-autodetect-affinity-not-socket-aligned",
                 "slurm-auth-key-missing", "slurmd-manual-start-cgroup-controllers-disabled",
-                "slurm-topology-missing-node"}
+                "slurm-topology-missing-node", "k8s-shared-gpu-request-over-one-refused",
+                "deepspeed-train-batch-below-gpu-count"}
 
 
 def message_format(row: Quote) -> str:

@@ -2180,6 +2180,38 @@ CAUSES: Tuple[Cause, ...] = (
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
+        "deepspeed-train-batch-below-gpu-count",
+        "DeepSpeed's batch sizes gave a micro batch of {micro} per GPU: the config's train_batch_size is smaller "
+        "than the job's GPU count times gradient_accumulation_steps (DeepSpeed divides it among the ranks; a "
+        "config written for one node run on many), or train_micro_batch_size_per_gpu is set to 0",
+        "make train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x the number of GPUs "
+        "(at least the GPU count: e.g. 96 on 96 GPUs with `\"gradient_accumulation_steps\": 1`), or give only "
+        "train_micro_batch_size_per_gpu and gradient_accumulation_steps and let DeepSpeed compute the rest",
+        # DeepSpeed v0.16.4 deepspeed/runtime/config.py line 927 (v0.9.5 line 886), _batch_assertion(): assert
+        # (micro_batch > 0), f"Micro batch size per gpu: {micro_batch} has to be greater than 0", after
+        # _set_batch_related_parameters() computed micro_batch = train_batch // (grad_acc * world_size).
+        (r"Micro batch size per gpu: (?P<micro>0|-\d{1,9}) has to be greater than 0",),
+        86,
+    ),
+    Cause(
+        "k8s-shared-gpu-request-over-one-refused",
+        "the NVIDIA device plugin shares this node's GPUs (time-slicing or MPS replicas) and refuses a container "
+        "that asks for more than one shared GPU (failRequestsGreaterThanOne): the kubelet failed the pod at "
+        "admission (UnexpectedAdmissionError)",
+        "ask for one `nvidia.com/gpu` (or `nvidia.com/gpu.shared`) per container on such nodes: a second replica "
+        "gives no more GPU, only another share of one; for several whole GPUs, schedule the pod on nodes without "
+        "sharing (the node label that selects the device plugin's config); the pod does not recover by itself: "
+        "delete it and create it again",
+        # NVIDIA k8s-device-plugin v0.12.2 cmd/nvidia-device-plugin/server.go line 256 fmt.Errorf("request for '%v:
+        # %v' too large: maximum request size for shared resources is 1", plugin.rm.Resource(), len(...)); v0.20.0
+        # internal/rm/rm.go lines 99 (time-slicing) and 103 (MPS) fmt.Errorf("%w: maximum request size for shared
+        # resources is 1; found %d", errInvalidRequest, ...) with errInvalidRequest "invalid request" (line 78); the
+        # kubelet's event "Allocate failed due to rpc error: code = Unknown desc = %s, which is unexpected".
+        (r"(?:request for '(?P<resource>[^'\n]{1,100})' too large|invalid request): maximum request size for shared "
+         r"resources is 1",),
+        84,
+    ),
+    Cause(
         "rank-sigkill",
         "a rank was killed with SIGKILL (exit code -9): most often the kernel's out-of-memory killer (host "
         "memory), or the scheduler ending the job",

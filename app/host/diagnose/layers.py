@@ -147,6 +147,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-auth-key-missing": ("scheduler", HIGH),
     "slurmd-manual-start-cgroup-controllers-disabled": ("scheduler", MEDIUM),
     "slurm-topology-missing-node": ("scheduler", MEDIUM),
+    "k8s-shared-gpu-request-over-one-refused": ("scheduler", HIGH),
+    "deepspeed-train-batch-below-gpu-count": ("training", HIGH),
     "slurm-controller-unreachable": ("scheduler", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
