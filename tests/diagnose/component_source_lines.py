@@ -2503,4 +2503,87 @@ QUOTES = (
           "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload",
           context=("docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash",
                    "| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |")),
+    # --- Slurm's GPU core affinity that does not fall on the node's socket boundaries ---------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3838,
+          'tmp = xstrdup_printf(\n"%s GRES autodetected core affinity %s on node %s doesn\'t match socket boundaries. '
+          '(Socket %d is cores %d-%d). "\n"Consider setting Parameters=l3cache_as_socket as part of the Node '
+          'configuration.",\ngres_ctx->gres_type, gres_cores_str,\nrebuild_topo->node_name, i, first, (last - 1));',
+          "[2026-11-30T04:30:11.402] error: _check_core_range_matches_sock: gres/gpu GRES autodetected core affinity "
+          "0-7 on node gpu-a-017 doesn't match socket boundaries. (Socket 0 is cores 0-1). Consider setting "
+          "Parameters=l3cache_as_socket as part of the Node configuration.",
+          "gres-autodetect-affinity-not-socket-aligned"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/interfaces/gres.c", 3844,
+          'tmp = xstrdup_printf(\n"%s GRES core specification %s for node %s doesn\'t match socket boundaries. '
+          '(Socket %d is cores %d-%d)",\ngres_ctx->gres_type, gres_cores_str,\nrebuild_topo->node_name, i, first, '
+          '(last - 1));',
+          "slurmd: error: _check_core_range_matches_sock: gres/gpu GRES core specification 0-11 for node gpu-a-017 "
+          "doesn't match socket boundaries. (Socket 0 is cores 0-7)",
+          "gres-autodetect-affinity-not-socket-aligned"),
+    Quote("Slurm", "slurm-24-11-0-1", "src/interfaces/gres.c", 3720,
+          'char *tmp = xstrdup_printf("%s GRES core specification %s doesn\'t match socket boundaries. (Socket %d is '
+          'cores %d-%d)",\ngres_ctx->gres_type,\nnode_list, i,\ni * rebuild_topo->cores_per_sock,\n(i + 1) * '
+          'rebuild_topo->cores_per_sock);',
+          "slurmd: error: _foreach_rebuild_topo: gres/gpu GRES core specification 0-7 doesn't match socket "
+          "boundaries. (Socket 0 is cores 0-2)", "gres-autodetect-affinity-not-socket-aligned"),
+
+    # --- Slurm's auth/slurm plugin without its key (slurm.key) ----------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/slurm/internal.c", 76,
+          "fatal(\"%s: cannot stat '%s': %m\", plugin_type, path);",
+          "slurmctld: fatal: auth/slurm: cannot stat '/etc/slurm/slurm.key': No such file or directory",
+          "slurm-auth-key-missing"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/slurm/internal.c", 228,
+          'fatal("%s: Could not load key file (%s)",\nplugin_type, key_file);',
+          "[2026-11-30T04:30:11.402] fatal: auth/slurm: Could not load key file (/etc/slurm/slurm.key)",
+          "slurm-auth-key-missing"),
+
+    # --- slurmd's cgroup/v2 plugin in a cgroup without the controllers it needs -----------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/cgroup/v2/cgroup_v2.c", 551,
+          'error("Controller %s is not enabled!", ctl_names[i]);',
+          "slurmd: error: Controller cpuset is not enabled!", "slurmd-manual-start-cgroup-controllers-disabled",
+          context=("slurmd: fatal: Unable to initialize jobacct_gather",)),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/cgroup/v2/cgroup_v2.c", 1838,
+          'error("%s cgroup controller is not available.",\nctl_names[ctl]);',
+          "slurmd: error: cpu cgroup controller is not available.", "slurmd-manual-start-cgroup-controllers-disabled",
+          context=("slurmd: error: Controller cpu is not enabled!",)),
+
+    # --- Slurm's topology that cannot place the job --------------------------------------------------------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 882,
+          '"Requested topology configuration is not available",',
+          "sbatch: error: Batch job submission failed: Requested topology configuration is not available",
+          "slurm-topology-missing-node"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/topology/tree/switch_record.c", 552,
+          'warning("switches lack access to %d nodes: %s",\ni, child);',
+          "[2026-11-30T04:30:11.402] warning: switches lack access to 2 nodes: gpu-b-[001-002]",
+          "slurm-topology-missing-node"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/topology/block/block_record.c", 338,
+          'warning("Blocks lack access to %d nodes: %s",\ni, tmp_nodes);',
+          "[2026-11-30T04:30:11.402] warning: Blocks lack access to 1 nodes: gpu-b-017",
+          "slurm-topology-missing-node"),
+
+    # --- srun's step refusal, its message wrapped over two lines (a terminal's or a page's width) -----------------
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 1258,
+          'error("Unable to create step for job %u: %m",\nstep_req->step_id.job_id);',
+          "srun: error: Unable to create step for job 234123: More processors requested",
+          "srun-step-exceeds-allocation", context=("than permitted",)),
+
+    # --- the NVIDIA device plugin refusing more than one shared (time-sliced, MPS) GPU ----------------------------
+    Quote("k8s-device-plugin", "v0.12.2", "cmd/nvidia-device-plugin/server.go", 256,
+          "return nil, fmt.Errorf(\"request for '%v: %v' too large: maximum request size for shared resources is 1\", "
+          "plugin.rm.Resource(), len(req.DevicesIDs))",
+          "  Warning  UnexpectedAdmissionError  13s   kubelet            Allocate failed due to rpc error: code = "
+          "Unknown desc = request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1, "
+          "which is unexpected", "k8s-shared-gpu-request-over-one-refused"),
+    Quote("k8s-device-plugin", "v0.20.0", "internal/rm/rm.go", 99,
+          'return fmt.Errorf("%w: maximum request size for shared resources is 1; found %d", errInvalidRequest, '
+          "numRequestedDevices)",
+          "  Warning  UnexpectedAdmissionError  4s    kubelet            Allocate failed due to rpc error: code = "
+          "Unknown desc = invalid request: maximum request size for shared resources is 1; found 4, which is "
+          "unexpected", "k8s-shared-gpu-request-over-one-refused",
+          fmt="%s: maximum request size for shared resources is 1; found %d"),
+
+    # --- DeepSpeed's batch sizes: a micro batch of 0 per GPU -----------------------------------------------------
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/config.py", 927,
+          'assert (micro_batch > 0), f"Micro batch size per gpu: {micro_batch} has to be greater than 0"',
+          "x3202c0s31b0n0: AssertionError: Micro batch size per gpu: 0 has to be greater than 0",
+          "deepspeed-train-batch-below-gpu-count"),
 )

@@ -71,7 +71,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
                 "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
-                "container-gpu-access-lost-systemd-cgroup-reload"}
+                "container-gpu-access-lost-systemd-cgroup-reload", "gres-autodetect-affinity-not-socket-aligned",
+                "slurm-auth-key-missing", "slurmd-manual-start-cgroup-controllers-disabled",
+                "slurm-topology-missing-node", "k8s-shared-gpu-request-over-one-refused",
+                "deepspeed-train-batch-below-gpu-count"}
 
 
 def message_format(row: Quote) -> str:
@@ -473,3 +476,20 @@ def test_bridge_interfaces_nccl_lists_in_a_run_whose_network_calls_did_not_fail_
     assert diagnose_lines([listed, "Epoch 1: 100%"]) == []
     assert [f.key for f in diagnose_lines([listed, "ncclSystemError: System call (socket, malloc, munmap, etc) "
                                            "failed."])][:1] == ["nccl-connect"]
+
+
+def test_a_cgroup_controller_not_enabled_in_a_slurmd_that_started_is_no_cause() -> None:
+    """Slurm 25.11.7 cgroup_v2.c line 551 "Controller %s is not enabled!" is the cause only where the plugin then
+    failed to initialise (line 1838 "%s cgroup controller is not available.", slurmd's fatal)."""
+    lines = ["slurmd: error: Controller io is not enabled!", "slurmd: slurmd version 25.11.7 started",
+             "slurmd: slurmd started on Mon, 30 Nov 2026 04:30:11 +0000"]
+    assert [f.key for f in diagnose_lines(lines)] == []
+
+
+
+def test_a_step_refusal_srun_wraps_over_two_lines_is_the_steps_size() -> None:
+    """srun's "Unable to create step for job %u: %m" (Slurm 25.11.7 src/srun/launch.c line 1258) cut where a
+    terminal or a page wraps it."""
+    for lines in (["srun: error: Unable to create step for job 234123: More processors requested", "than permitted"],
+                  ["srun: error: Unable to create step for job 234123: Memory required ", "by task is not available"]):
+        assert [f.key for f in diagnose_lines(lines)][:1] == ["srun-step-exceeds-allocation"], lines

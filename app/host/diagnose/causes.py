@@ -417,6 +417,13 @@ _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1
 _NCCL_SOCKET_ON_BRIDGE = (r"\[[1-9]\d?\](?:br-[0-9a-f]{12}|veth[0-9a-f]{7}|docker\d{1,2}|virbr\d{1,2}"
                           r"|cali[0-9a-f]{11}):\S{1,80}<\d+>")
 #: NCCL's network calls failed (its error strings and torch's reading of them), which a listed bridge explains.
+#: slurmd's cgroup plugin that did not start (Slurm 25.11.7 src/plugins/cgroup/v2/cgroup_v2.c line 1838 "%s cgroup
+#: controller is not available.", src/common/plugin.c "Couldn't load specified plugin name for %s: %s" with
+#: src/common/slurm_errno.c line 1268 "Plugin init() callback failed", src/slurmd/slurmd/slurmd.c line 479
+#: fatal("Unable to initialize jobacct_gather")): a "Controller %s is not enabled!" of a slurmd that then ran is no
+#: cause.
+_SLURMD_CGROUP_INIT_FAILED = (r"cgroup controller is not available|There's an issue initializing memory or cpu "
+                              r"controller|Plugin init\(\) callback failed|\bfatal: Unable to initialize")
 _NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
                     r"|remote process exited or there was a network error")
 #: A connection to an address of Docker's default bridge network (docker0, 172.17.0.0/16, the address a container
@@ -547,7 +554,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
-         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED)
+         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
+         _SLURMD_CGROUP_INIT_FAILED)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2172,6 +2180,38 @@ CAUSES: Tuple[Cause, ...] = (
         context=(_NODE_COUNT_MULTI,),
     ),
     Cause(
+        "deepspeed-train-batch-below-gpu-count",
+        "DeepSpeed's batch sizes gave a micro batch of {micro} per GPU: the config's train_batch_size is smaller "
+        "than the job's GPU count times gradient_accumulation_steps (DeepSpeed divides it among the ranks; a "
+        "config written for one node run on many), or train_micro_batch_size_per_gpu is set to 0",
+        "make train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x the number of GPUs "
+        "(at least the GPU count: e.g. 96 on 96 GPUs with `\"gradient_accumulation_steps\": 1`), or give only "
+        "train_micro_batch_size_per_gpu and gradient_accumulation_steps and let DeepSpeed compute the rest",
+        # DeepSpeed v0.16.4 deepspeed/runtime/config.py line 927 (v0.9.5 line 886), _batch_assertion(): assert
+        # (micro_batch > 0), f"Micro batch size per gpu: {micro_batch} has to be greater than 0", after
+        # _set_batch_related_parameters() computed micro_batch = train_batch // (grad_acc * world_size).
+        (r"Micro batch size per gpu: (?P<micro>0|-\d{1,9}) has to be greater than 0",),
+        86,
+    ),
+    Cause(
+        "k8s-shared-gpu-request-over-one-refused",
+        "the NVIDIA device plugin shares this node's GPUs (time-slicing or MPS replicas) and refuses a container "
+        "that asks for more than one shared GPU (failRequestsGreaterThanOne): the kubelet failed the pod at "
+        "admission (UnexpectedAdmissionError)",
+        "ask for one `nvidia.com/gpu` (or `nvidia.com/gpu.shared`) per container on such nodes: a second replica "
+        "gives no more GPU, only another share of one; for several whole GPUs, schedule the pod on nodes without "
+        "sharing (the node label that selects the device plugin's config); the pod does not recover by itself: "
+        "delete it and create it again",
+        # NVIDIA k8s-device-plugin v0.12.2 cmd/nvidia-device-plugin/server.go line 256 fmt.Errorf("request for '%v:
+        # %v' too large: maximum request size for shared resources is 1", plugin.rm.Resource(), len(...)); v0.20.0
+        # internal/rm/rm.go lines 99 (time-slicing) and 103 (MPS) fmt.Errorf("%w: maximum request size for shared
+        # resources is 1; found %d", errInvalidRequest, ...) with errInvalidRequest "invalid request" (line 78); the
+        # kubelet's event "Allocate failed due to rpc error: code = Unknown desc = %s, which is unexpected".
+        (r"(?:request for '(?P<resource>[^'\n]{1,100})' too large|invalid request): maximum request size for shared "
+         r"resources is 1",),
+        84,
+    ),
+    Cause(
         "rank-sigkill",
         "a rank was killed with SIGKILL (exit code -9): most often the kernel's out-of-memory killer (host "
         "memory), or the scheduler ending the job",
@@ -3170,9 +3210,12 @@ CAUSES: Tuple[Cause, ...] = (
         # ESLURM_INSUFFICIENT_GRES "Insufficient GRES available in allocation" (a step asking more GPUs than the job
         # holds); older srun words its prefix "unable to create step".
         # The job id as \S: logs quoted in threads often mask it ("for job NNNNN").
+        # Each message also as its first words alone at the end of the line: a terminal or a web page wraps
+        # srun's line ("More processors requested" / "than permitted").
         (r"(?:Unable to create step for job [^:\s]{1,40}|[Uu]nable to create step): (?P<why>More processors "
          r"requested than permitted|Memory required by task is not available|Insufficient GRES available in "
-         r"allocation)",),
+         r"allocation|(?:More processors(?: requested)?|Memory required(?: by task)?|Insufficient GRES(?: available)?)"
+         r" ?$)",),
         84,
     ),
     Cause(
@@ -3642,6 +3685,100 @@ CAUSES: Tuple[Cause, ...] = (
         84,
     ),
 
+    # --- Slurm's GPU core affinity against the node's sockets ----------------------------------------------------
+    Cause(
+        "gres-autodetect-affinity-not-socket-aligned",
+        "slurmd refused the cores Slurm has for a {gres} device ({cores}): the GPU's core affinity (autodetected from "
+        "the driver's topology with AutoDetect=nvml, or given with Cores= in gres.conf) does not fall on the socket "
+        "boundaries the node's definition in slurm.conf gives (on CPUs with several L3 caches or NUMA nodes per "
+        "package a GPU is close to part of a socket), so the node's GPUs are not registered and the node is set down",
+        "the admins: make Slurm's sockets match the hardware: `slurmd -C --parameters=l3cache_as_socket` (or "
+        "`numa_node_as_socket`) prints the node line to use; put `Parameters=l3cache_as_socket` with the "
+        "SocketsPerBoard and CoresPerSocket it gives on the node's line in slurm.conf (or SlurmdParameters= for all "
+        "nodes), then restart slurmd; or give each GPU whole sockets' cores with `Cores=` in gres.conf",
+        # Slurm 25.11.7 src/interfaces/gres.c line 3838 xstrdup_printf("%s GRES autodetected core affinity %s on node
+        # %s doesn't match socket boundaries. (Socket %d is cores %d-%d). " "Consider setting
+        # Parameters=l3cache_as_socket as part of the Node configuration.", ...) (25.05 words its advice
+        # "SlurmdParameters=l3cache_as_socket"), line 3844 "%s GRES core specification %s for node %s doesn't match
+        # socket boundaries. (Socket %d is cores %d-%d)" for Cores= from gres.conf, both logged with
+        # error("%s: %s", __func__, tmp) from _check_core_range_matches_sock; 24.11 (gres.c line 3720) "%s GRES core
+        # specification %s doesn't match socket boundaries. (Socket %d is cores %d-%d)" for either. Slurm's
+        # gres.shtml ("GPU core affinity") gives the fix.
+        (r"(?P<gres>gres/\w{1,40}) GRES autodetected core affinity (?P<cores>\S{1,200}) on node (?P<node>\S{1,100}) "
+         r"doesn't match socket boundaries",
+         r"(?P<gres>gres/\w{1,40}) GRES core specification (?P<cores>\S{1,200}) for node (?P<node>\S{1,100}) "
+         r"doesn't match socket boundaries",
+         r"(?P<gres>gres/\w{1,40}) GRES core specification (?P<cores>\S{1,200}) doesn't match socket "
+         r"boundaries"),
+        84,
+    ),
+
+    # --- Slurm's auth/slurm plugin without its key ---------------------------------------------------------------
+    Cause(
+        "slurm-auth-key-missing",
+        "a Slurm daemon or command could not read the key of Slurm's own authentication (auth/slurm, {path}): the "
+        "file is not on this host or not readable, so the auth plugin does not start and the daemon exits (and "
+        "restarts over and over under systemd); a cluster switched from munge to auth/slurm in place never had the "
+        "key made and copied if its deployment makes it only when a node is first set up",
+        "the admins: make the key once (`dd if=/dev/random of=/etc/slurm/slurm.key bs=1024 count=1`), copy the "
+        "same file to every host (controller, login and compute nodes; `chown slurm:slurm`, `chmod 600`), then "
+        "restart the daemons; a Google Cloud Cluster Toolkit cluster makes the key only at a node's first boot: "
+        "redeploy it (`gcluster destroy`, then deploy) rather than updating it in place",
+        # Slurm 25.11.7 src/plugins/auth/slurm/internal.c line 76 fatal("%s: cannot stat '%s': %m", plugin_type,
+        # path) (the same since 23.11, line 66) and line 228 fatal("%s: Could not load key file (%s)", ...), with
+        # plugin_type "auth/slurm" (auth_slurm.c line 82); 24.05 line 187 "Could not load keys file (%s)" for
+        # slurm.jwks. Slurm's authentication.shtml gives the key's making and its owner and mode.
+        (r"auth/slurm: cannot stat '(?P<path>[^'\n]{1,200})': (?:No such file or directory|Permission denied)",
+         r"auth/slurm: Could not load keys? file \((?P<path>[^)\n]{1,200})\)"),
+        84,
+    ),
+
+    # --- slurmd's cgroup/v2 plugin in a cgroup that lacks the controllers it needs -------------------------------
+    Cause(
+        "slurmd-manual-start-cgroup-controllers-disabled",
+        "slurmd's cgroup/v2 plugin found the {ctl} controller not enabled in the cgroup slurmd runs in, so it could "
+        "not initialise and slurmd exited: Slurm checks this only when INVOCATION_ID is set (it takes that as "
+        "started by systemd), which a slurmd started by hand from a terminal of a systemd session inherits "
+        "(user.slice, whose cgroup enables no cpu or cpuset), or slurmd ran under a unit without Delegate=yes",
+        "the admins: start slurmd through its unit (`systemctl start slurmd`; the unit Slurm ships has "
+        "`Delegate=yes`); to run it by hand for debugging, drop the variable first (`env -u INVOCATION_ID slurmd "
+        "-Dvvv`); `cat /proc/$(pgrep -o slurmd)/cgroup` and that cgroup's cgroup.controllers show where it runs and "
+        "what is enabled there",
+        # Slurm 25.11.7 src/plugins/cgroup/v2/cgroup_v2.c line 551 error("Controller %s is not enabled!", ...),
+        # printed only when getenv("INVOCATION_ID") (line 1640) is set, for a controller missing from the cgroup's
+        # cgroup.controllers; then line 1838 error("%s cgroup controller is not available.", ...) and
+        # src/plugins/jobacct_gather/cgroup/jobacct_gather_cgroup.c line 163 error("There's an issue initializing
+        # memory or cpu controller"). Slurm's cgroup_v2.shtml: "start slurmd through a unit file, or unset the
+        # INVOCATION_ID environment variable".
+        (r"\bController (?P<ctl>cpuset|cpu|memory|pids|io) is not enabled!",
+         r"\b(?P<ctl>cpuset|cpu|memory|pids|io) cgroup controller is not available(?: for \S{1,200})?\."),
+        84,
+        applies=lambda log: log.has(_SLURMD_CGROUP_INIT_FAILED),
+        context=(r"There's an issue initializing memory or cpu controller", r"Unable to initialize jobacct_gather"),
+    ),
+
+    # --- Slurm's network topology that cannot place the job ------------------------------------------------------
+    Cause(
+        "slurm-topology-missing-node",
+        "Slurm's topology plugin could not place the job ({what}): the nodes it may use are not all under one "
+        "switch (or block) of the cluster's topology (topology.conf, topology.yaml), most often because a node was "
+        "added to the partition but not to the topology file, so it sits on no switch; or the job asked for a "
+        "topology that is not active",
+        "`scontrol show topology` lists the switches and their nodes: a node of the partition that no switch lists "
+        "must be added to the topology (the admins edit topology.conf or rerun the site's generator, e.g. OCI HPC's "
+        "`generate_slurm_topology.py`, then `scontrol reconfigure`); meanwhile submit without `--switches` or "
+        "`--topology=` and exclude the node (`--exclude=NODE`)",
+        # Slurm 25.11.7 src/common/slurm_errno.c line 882 ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE "Requested
+        # topology configuration is not available", returned by src/plugins/topology/tree/eval_nodes_tree.c (lines
+        # 347, 355: "unable to identify top level switch", "requires nodes that do not have shared network"), the
+        # block plugin's eval_nodes_block.c and src/interfaces/topology.c line 650 ("topology %s not active"); the
+        # controller's warning at reading the file: src/plugins/topology/tree/switch_record.c line 552
+        # warning("switches lack access to %d nodes: %s", ...), block_record.c line 338 "Blocks lack access to %d
+        # nodes: %s".
+        (r"(?P<what>Requested topology configuration is not available)",
+         r"(?P<what>(?:switches|Blocks) lack access to \d{1,6} nodes: \S{1,200})"),
+        82,
+    ),
     # --- Slurm's SPANK plugin stack, read by srun and by every step's slurmstepd ------------------------------------
     Cause(
         "slurm-spank-plugin-failed",
