@@ -2503,4 +2503,36 @@ QUOTES = (
           "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload",
           context=("docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash",
                    "| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |")),
+
+    # --- Open MPI's TCP transport finding no route to a peer over the interface it took ----------------------------
+    # BTL_ERROR (ompi/mca/btl/base/btl_base_error.h at v1.2.9) prefixes "[%s][%lu,%lu,%lu][%s:%d:%s] ".
+    Quote("Open MPI", "v1.2.9", "ompi/mca/btl/tcp/btl_tcp_endpoint.c", 572,
+          'BTL_ERROR(("connect() failed with errno=%d", so_error));',
+          "[node1][0,1,0][btl_tcp_endpoint.c:572:mca_btl_tcp_endpoint_complete_connect] connect() failed with "
+          "errno=113", "openmpi-tcp-btl-wrong-interfaces"),
+    Quote("Open MPI", "v2.1.6", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 801,
+          'BTL_ERROR(("connect() to %s failed: %s (%d)",\nopal_net_get_hostname((struct sockaddr*) &endpoint_addr),\n'
+          "strerror(so_error), so_error));",
+          "[node1][[4117,1],0][btl_tcp_endpoint.c:801:mca_btl_tcp_endpoint_complete_connect] connect() to "
+          "192.168.122.1 failed: No route to host (113)", "openmpi-tcp-btl-wrong-interfaces"),
+    # v4.1.6 (line 34) and v5.0.6 (line 160) opal/mca/btl/tcp/help-mpi-btl-tcp.txt [client connect fail], shown
+    # from btl_tcp_endpoint.c's mca_btl_tcp_endpoint_complete_connect with strerror(so_error), so_error.
+    Quote("Open MPI", "v5.0.6", "opal/mca/btl/tcp/help-mpi-btl-tcp.txt", 169,
+          "  Error:      %s (%d)",
+          "  Error:      No route to host (113)", "openmpi-tcp-btl-wrong-interfaces",
+          context=("WARNING: Open MPI failed to TCP connect to a peer MPI process via",
+                   "  Message:    connect() to 192.168.122.1:1024 failed"),
+          fmt="  Error:      %s (%d)"),
+
+    # --- Open MPI's daemon that the remote node's loader could not start (its non-interactive environment) -------
+    Quote("glibc", "glibc-2.39", "elf/dl-catch.c", 83,
+          '_dl_fatal_printf ("%s: %s: %s%s%s%s%s\\n",\nRTLD_PROGNAME,\n'
+          'occasion ?: N_("error while loading shared libraries"),',
+          "prted: error while loading shared libraries: libimf.so: cannot open shared object file: No such file or "
+          "directory", "mpi-daemon-compiler-runtime-missing-noninteractive"),
+    Quote("glibc", "glibc-2.39", "elf/dl-catch.c", 83,
+          '_dl_fatal_printf ("%s: %s: %s%s%s%s%s\\n",\nRTLD_PROGNAME,\n'
+          'occasion ?: N_("error while loading shared libraries"),',
+          "orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such "
+          "file or directory", "mpi-daemon-compiler-runtime-missing-noninteractive"),
 )

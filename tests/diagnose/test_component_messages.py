@@ -71,7 +71,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
                 "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
-                "container-gpu-access-lost-systemd-cgroup-reload"}
+                "container-gpu-access-lost-systemd-cgroup-reload",
+                "mpi-daemon-compiler-runtime-missing-noninteractive"}
 
 
 def message_format(row: Quote) -> str:

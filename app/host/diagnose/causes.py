@@ -202,6 +202,9 @@ _SPANK_STACK_FAILED = (r"srun: error: Plug-in initialization failed|Failed to in
 #: (src/pyxis_slurmstepd.c "pyxis: container start failed").
 _ENROOT_START_FAILED = (r"/enroot/hooks\.d/\S{1,200} exited with return code [1-9]|^\[ERROR\] Failed to mount: "
                         r"|pyxis: container start failed|pyxis: couldn't start container")
+#: Open MPI's TCP transport speaking: its BTL_ERROR lines (file:line:function) or its "client connect fail" help
+#: text (v4.1.6, v5.0.6 opal/mca/btl/tcp/help-mpi-btl-tcp.txt), whose "Error:" line alone says no program.
+_OMPI_TCP_BTL = r"Open MPI failed to TCP connect to a peer MPI process|\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_"
 #: enroot's mount of a squashfs image failed (enroot v4.1.2 src/runtime.sh line 207).
 _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
@@ -547,7 +550,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
-         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED)
+         _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
+         _OMPI_TCP_BTL)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2835,6 +2839,29 @@ CAUSES: Tuple[Cause, ...] = (
         86,
     ),
     Cause(
+        "mpi-daemon-compiler-runtime-missing-noninteractive",
+        "mpirun's daemon ({daemon}) was found on the other node but could not start there: the loader found no "
+        "{lib}, a library it needs, on that node's library path for the non-interactive (ssh) login mpirun uses: "
+        "most often the runtime of the compiler Open MPI was built with (Intel's libimf.so, libsvml.so, libirng.so; "
+        "NVIDIA HPC SDK's), or Open MPI's own libraries, set up only for interactive shells (a module loaded by "
+        "hand, an ~/.bashrc that returns early when not interactive)",
+        "set the library path for non-interactive logins on every node: load the compiler's module (or source its "
+        "environment script, e.g. Intel's setvars.sh) and Open MPI's in ~/.bashrc BEFORE its "
+        "`[ -z \"$PS1\" ] && return` line (`mpirun --prefix /path/to/openmpi` covers Open MPI's own libraries, not the "
+        "compiler's); `ssh NODE ldd $(which prted)` (orted before Open MPI 5) shows what is missing; under Slurm "
+        "or PBS let mpirun start its daemons through the scheduler, which carries the job's environment",
+        # glibc's loader, glibc-2.39 elf/dl-catch.c line 83 (fatal_error): _dl_fatal_printf ("%s: %s: %s%s%s%s%s\n",
+        # RTLD_PROGNAME, occasion ?: N_("error while loading shared libraries"), objname, ...) with
+        # elf/dl-load.c's "cannot open shared object file"; RTLD_PROGNAME is the daemon: Open MPI 5's PRRTE prted,
+        # orted before. Open MPI's documentation (Launching apps > Troubleshooting, "Errors about missing
+        # libraries"): "prted: error while loading shared libraries: libimf.so ... it is likely that the user did
+        # not set up the compiler library in their environment properly on this node ... for both interactive and
+        # non-interactive logins".
+        (r"^(?:\S{0,200}/)?(?P<daemon>orted|prted): error while loading shared libraries: (?P<lib>[^\s:]{1,200}): "
+         r"cannot open shared object file",),
+        88,
+    ),
+    Cause(
         "mpirun-not-on-path",
         "the job calls {command}, which is not on the PATH where it runs (no MPI module loaded in the "
         "job, an environment activated only on the login node, or an MPI that names its launcher otherwise)",
@@ -3284,10 +3311,10 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "openmpi-tcp-btl-wrong-interfaces",
-        "Open MPI's TCP transport (the tcp BTL) connected to an address that led to another process than the one "
-        "it dialled: left to use every interface, it took one the nodes do not share as a route between them (a "
-        "docker0, virbr0 or other bridge whose address repeats on every node, a second subnet), so the handshake "
-        "failed and the ranks hung or aborted",
+        "Open MPI's TCP transport (the tcp BTL) dialled a peer over an interface the nodes do not share as a route "
+        "between them: left to use every interface, it took one such as a docker0, virbr0 or other bridge whose "
+        "address repeats on every node, or a second subnet, so connect() found no route to the peer (No route to "
+        "host) or reached another process than the one it dialled, and the ranks hung or aborted",
         "restrict the BTL (and mpirun's own wire-up) to the network the nodes share: `mpirun --mca "
         "btl_tcp_if_include ib0 --mca oob_tcp_if_include ib0` (or the subnet, `--mca btl_tcp_if_include "
         "192.168.1.0/24`; `ip -br addr` on each node lists them), or exclude the virtual ones (`--mca "
@@ -3300,9 +3327,22 @@ CAUSES: Tuple[Cause, ...] = (
         # expected %s", ...)). BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[node][[job,vpid]...]
         # [file:line:function] ". horovod/horovod#1516 (ib0 beside docker interfaces) and
         # jbornschein/mpi4py-examples#12 (Raspberry Pi nodes): fixed by btl_tcp_if_include.
+        # A connect() that found no route (EHOSTUNREACH, 113): Open MPI's documentation (docs.open-mpi.org, Tuning >
+        # Networking > TCP, "No route to host: These errors usually mean that there are multiple IP interfaces
+        # available and they do not obey Open MPI's assumptions about routability"). Its wordings, in
+        # mca_btl_tcp_endpoint_complete_connect: v1.2.9 ompi/mca/btl/tcp/btl_tcp_endpoint.c line 572
+        # BTL_ERROR(("connect() failed with errno=%d", so_error)); v1.4.5 (line 636) to v2.1.6
+        # (opal/mca/btl/tcp/btl_tcp_endpoint.c line 801) BTL_ERROR(("connect() to %s failed: %s (%d)", ...,
+        # strerror(so_error), so_error)); v4.1.6 and v5.0.6 opal_show_help("help-mpi-btl-tcp.txt", "client
+        # connect fail", ...), whose text (v5.0.6 line 160) "WARNING: Open MPI failed to TCP connect to a peer MPI
+        # process via\nTCP. ..." ends "  Error:      %s (%d)" (read where the log shows that warning).
         (r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_recv_connect_ack\] received unexpected process "
-         r"identifier\b",),
+         r"identifier\b",
+         r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_complete_connect\]?:? connect\(\) (?:failed with "
+         r"errno=113\b|to \S{1,300} failed: No route to host \(113\))",
+         r"^ {0,4}Error: {1,12}No route to host \(113\)"),
         82,
+        applies=lambda log: log.has(_OMPI_TCP_BTL),
     ),
     Cause(
         "mpirun-executable-not-found",

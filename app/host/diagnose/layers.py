@@ -150,6 +150,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "gres-count-below-config": ("scheduler", HIGH),
     "scontrol-missing-in-container": ("container", HIGH),
     "orted-not-on-remote-path": ("launch", MEDIUM),
+    "mpi-daemon-compiler-runtime-missing-noninteractive": ("launch", HIGH),
     "mpirun-not-on-path": ("launch", HIGH),
     "launch-script-line-continuation": ("launch", MEDIUM),
     "mpirun-run-as-root": ("launch", HIGH),
