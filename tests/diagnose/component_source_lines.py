@@ -2535,4 +2535,45 @@ QUOTES = (
           'occasion ?: N_("error while loading shared libraries"),',
           "orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such "
           "file or directory", "mpi-daemon-compiler-runtime-missing-noninteractive"),
+
+    # --- MPI and GPU memory: torch's mpi backend, Cray MPICH's NIC policy, Spectrum MPI's CUDA hook, libnbc -------
+    Quote("torch", "commit 05083ee", "torch/csrc/distributed/c10d/ProcessGroupMPI.cpp", 73,
+          'TORCH_CHECK(\nfalse,\n"CUDA tensor detected and the MPI used doesn\'t "\n"have CUDA-aware MPI support");',
+          "RuntimeError: CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",
+          "torch-mpi-backend-cuda-aware-openmpi-only"),
+    Quote("Cray MPICH", "8.1 (Frontier, as OLCF quotes it)", "libmpi_cray (closed source; the string "
+          "MPIDI_CRAY_ofi_nic_assign_policy prints, quoted in olcf/olcf-user-docs systems/frontier_user_guide.rst)", 0,
+          '"MPICH ERROR: Unable to use a NIC_POLICY of \'%s\'. Rank %d is not confined to a single NUMA node."',
+          "MPICH ERROR: Unable to use a NIC_POLICY of 'NUMA'. Rank 0 is not confined to a single NUMA node.",
+          "cray-mpich-nic-policy-numa-rank-spans-numa"),
+    Quote("Cray MPICH", "8.1 (Frontier, as OLCF quotes it)", "libmpi_cray (closed source; quoted in "
+          "olcf/olcf-user-docs software/analytics/pytorch_frontier.rst)", 0,
+          '"MPICH ERROR: Unable to use a NIC_POLICY of \'%s\'. Rank %d is not confined to a single NUMA node.  '
+          'There are %d numa_nodes detected (rc=%d)."',
+          "MPICH ERROR: Unable to use a NIC_POLICY of 'NUMA'. Rank 4 is not confined to a single NUMA node.  There "
+          "are 4 numa_nodes detected (rc=0).", "cray-mpich-nic-policy-numa-rank-spans-numa",
+          context=("MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] - "
+                   "Abort(2665871) (rank 0 in comm 0): Fatal error in PMPI_Init_thread: Other MPI error, error stack:",
+                   "MPIDI_CRAY_ofi_get_nic_index(1801)....: OFI invalid value for environment variable")),
+    Quote("Spectrum MPI", "10.3 (Summit, as OLCF quotes it)", "PAMI's CUDA hook library (closed source; quoted in "
+          "olcf/olcf-user-docs systems/summit_user_guide.rst)", 0,
+          '"CUDA Hook Library: Failed to find symbol %s, %s"',
+          "CUDA Hook Library: Failed to find symbol mem_find_dreg_entries, ./a.out: undefined symbol: "
+          "__PAMI_Invalidate_region", "spectrum-mpi-cuda-hook-before-mpi-init"),
+    # Open MPI's signal handler prints the backtrace with glibc's backtrace_symbols_fd ("%s(%s+0x%x)[%p]").
+    Quote("glibc", "glibc-2.39", "debug/backtracesymsfd.c", 81,
+          'iov[last].iov_base = (void *) "+0x";',
+          "[nid006549:31808] [ 3] /user-environment/linux-neoverse_v2/openmpi-5.0.9/lib/libmpi.so.40"
+          "(NBC_Progress+0x164)[0x400029a97bd4]", "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+          context=("[nid006549:31808] *** Process received signal ***",
+                   "[nid006549:31808] Signal: Segmentation fault (11)",
+                   "[nid006549:31808] Signal code: Invalid permissions (2)")),
+    Quote("Open MPI", "v5.0.9", "opal/util/stacktrace.c", 420,
+          'ret = snprintf(tmp, size, HOSTFORMAT "Signal code: %s (%d)\\n", stacktrace_hostname,\n'
+          "getpid(), si_code_str, info->si_code);",
+          "[nid006550:188198] Signal code: Invalid permissions (2)",
+          "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+          context=("[nid006550:188198] Signal: Segmentation fault (11)",
+                   "[nid006550:188198] [ 4] /opt/openmpi/lib/libmpi.so.40(ompi_coll_libnbc_progress+0x8c)"
+                   "[0x400004456a0c]")),
 )

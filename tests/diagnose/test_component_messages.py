@@ -72,7 +72,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
                 "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
                 "container-gpu-access-lost-systemd-cgroup-reload",
-                "mpi-daemon-compiler-runtime-missing-noninteractive"}
+                "mpi-daemon-compiler-runtime-missing-noninteractive", "torch-mpi-backend-cuda-aware-openmpi-only",
+                "cray-mpich-nic-policy-numa-rank-spans-numa", "spectrum-mpi-cuda-hook-before-mpi-init",
+                "openmpi-nonblocking-collectives-gpu-buffers-unsupported"}
 
 
 def message_format(row: Quote) -> str:

@@ -205,6 +205,10 @@ _ENROOT_START_FAILED = (r"/enroot/hooks\.d/\S{1,200} exited with return code [1-
 #: Open MPI's TCP transport speaking: its BTL_ERROR lines (file:line:function) or its "client connect fail" help
 #: text (v4.1.6, v5.0.6 opal/mca/btl/tcp/help-mpi-btl-tcp.txt), whose "Error:" line alone says no program.
 _OMPI_TCP_BTL = r"Open MPI failed to TCP connect to a peer MPI process|\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_"
+#: A segmentation fault on memory mapped without CPU access (SEGV_ACCERR), as a CUDA device buffer is to the CPU:
+#: Open MPI's signal handler (v5.0.9 opal/util/stacktrace.c line 420 "Signal code: %s (%d)", si_code_str
+#: "Invalid permissions" at line 255), UCX's (src/ucs/debug/debug.c, "invalid permissions for mapped object").
+_SEGV_ACCERR = r"Signal code: Invalid permissions \(2\)|Segmentation fault: invalid permissions for mapped object"
 #: enroot's mount of a squashfs image failed (enroot v4.1.2 src/runtime.sh line 207).
 _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
@@ -551,7 +555,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _OMPI_TCP_BTL)
+         _OMPI_TCP_BTL, _SEGV_ACCERR)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -3060,6 +3064,73 @@ CAUSES: Tuple[Cause, ...] = (
         (r"GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
          r"libmpi_gtl_(?:cuda|hsa)\.so[.\d]{0,20}: cannot open shared object file"),
         90,
+    ),
+    Cause(
+        "torch-mpi-backend-cuda-aware-openmpi-only",
+        "torch's `mpi` process-group backend refused a CUDA tensor: it passes GPU buffers to MPI only when its MPI "
+        "says so through Open MPI's extension (MPIX_Query_cuda_support in mpi-ext.h), so with any other MPI (Cray "
+        "MPICH, MVAPICH, Intel MPI, Spectrum MPI), CUDA-aware or not, or with an Open MPI built without CUDA, every "
+        "collective on GPU tensors fails while CPU tensors work",
+        "use the `nccl` backend for GPU tensors (`dist.init_process_group(\"nccl\")`; MPI may still launch the "
+        "ranks), or move the tensors to the CPU for the `mpi` backend; a torch built against a CUDA-aware Open MPI "
+        "is the only way to keep `mpi` on GPU tensors (`ompi_info --parsable --all | grep "
+        "mpi_built_with_cuda_support:value` says whether an Open MPI is)",
+        # torch ProcessGroupMPI.cpp (commit 05083ee, line 73), checkSingleTensorHelper: if (tensor.is_cuda() &&
+        # !cudaAwareMpiCheck()) TORCH_CHECK(false, "CUDA tensor detected and the MPI used doesn't have CUDA-aware
+        # MPI support"); cudaAwareMpiCheck() is false unless MPIX_CUDA_AWARE_SUPPORT is defined ("currently we only
+        # support CUDA aware MPI ops through Open MPI"). ALCF's Polaris PyTorch page (Cray MPICH).
+        (r"CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",),
+        90,
+    ),
+    Cause(
+        "cray-mpich-nic-policy-numa-rank-spans-numa",
+        "Cray MPICH's NIC policy NUMA (the default on Frontier-like nodes, one NIC per NUMA domain) gives each rank "
+        "the NIC of the NUMA domain its CPUs are in, and rank {rank}'s CPU binding spans more than one NUMA domain "
+        "(too many cores per task, no or a loose --cpu-bind, a library that widened the process' affinity), so "
+        "MPI_Init aborted",
+        "bind each rank inside one NUMA domain (`srun --cpus-per-task=7 --cpu-bind=cores` or a --cpu-bind=mask_cpu "
+        "list per NUMA domain; `srun ... grep Cpus_allowed_list /proc/self/status` shows what a rank got), or "
+        "choose another policy: `export MPICH_OFI_NIC_POLICY=BLOCK` (or ROUND-ROBIN, GPU; `man intro_mpi`); a "
+        "Python job that imports torch before mpi4py: import mpi4py first (OLCF's PyTorch page)",
+        # Cray MPICH 8.1 (closed source), MPIDI_CRAY_ofi_nic_assign_policy, as OLCF quotes it (olcf/olcf-user-docs
+        # commit 2745903, systems/frontier_user_guide.rst line 2665 "MPICH ERROR: Unable to use a NIC_POLICY of
+        # 'NUMA'. Rank 0 is not confined to a single NUMA node.", software/analytics/pytorch_frontier.rst line 840
+        # with "There are 4 numa_nodes detected (rc=0)." after it).
+        (r"Unable to use a NIC_POLICY of 'NUMA'\. Rank (?P<rank>\d+) is not confined to a single "
+         r"NUMA node",),
+        92,
+    ),
+    Cause(
+        "spectrum-mpi-cuda-hook-before-mpi-init",
+        "Spectrum MPI's PAMI backend has a CUDA hook that records GPU allocations for CUDA-aware MPI, and a CUDA call "
+        "came before MPI_Init (or the program, built with Spectrum MPI's wrappers, never calls MPI_Init: a serial "
+        "program under jsrun), so the hook could not find PAMI's symbols",
+        "without CUDA-aware MPI (a serial program, torch over NCCL) turn the hook off: "
+        "`jsrun --smpiargs=\"-disable_gpu_hooks\" ...` (not with `--smpiargs=\"-gpu\"`); with CUDA-aware MPI, call "
+        "MPI_Init before any CUDA call (in Python, mpi4py calls it when `from mpi4py import MPI` runs)",
+        # Spectrum MPI 10.3 (closed source), PAMI's CUDA hook library, as OLCF quotes it (olcf/olcf-user-docs commit
+        # 2745903, systems/summit_user_guide.rst line 3888): "CUDA Hook Library: Failed to find symbol
+        # mem_find_dreg_entries, ./a.out: undefined symbol: __PAMI_Invalidate_region" ("Depending on context, this
+        # error can either be harmless or it can be fatal").
+        (r"CUDA Hook Library: Failed to find symbol \w{1,80}, .{0,300}undefined symbol: __PAMI_",),
+        85,
+    ),
+    Cause(
+        "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+        "a rank crashed on memory the CPU may not touch (SEGV_ACCERR) inside Open MPI's non-blocking collectives "
+        "(libnbc's {frame}), as it does when a GPU buffer is given to MPI_Iallreduce or another I-collective: "
+        "libnbc's progress engine computes on the buffers with the CPU, so device memory is not supported there "
+        "whatever the transport (CSCS' Open MPI page: MPI_Iallreduce with GPU buffers segfaults)",
+        "give non-blocking collectives host buffers (copy to pinned host memory first) or use the blocking "
+        "collective (MPI_Allreduce) on GPU buffers; for torch use the `nccl` backend; the osu_iallreduce benchmark "
+        "with `-d cuda` reproduces it and without `-d cuda` shows the collective works on host memory",
+        # glibc's backtrace_symbols_fd (glibc-2.39 debug/backtracesymsfd.c line 81, "+0x") prints the frames of Open
+        # MPI's signal handler as "lib(symbol+0xoff)[addr]"; NBC_Progress (ompi/mca/coll/libnbc/nbc.c line 320 at
+        # v5.0.9) and ompi_coll_libnbc_progress (coll_libnbc_component.c line 424); read where the fault is
+        # SEGV_ACCERR (Open MPI's "Signal code: Invalid permissions (2)", opal/util/stacktrace.c line 420).
+        (r"\((?P<frame>NBC_Progress|ompi_coll_libnbc_progress)\+0x[0-9a-f]{1,16}\)",),
+        70,
+        applies=lambda log: log.has(_SEGV_ACCERR),
     ),
     Cause(
         "pals-mpiexec-openmpi-options",
