@@ -2576,4 +2576,25 @@ QUOTES = (
           context=("[nid006550:188198] Signal: Segmentation fault (11)",
                    "[nid006550:188198] [ 4] /opt/openmpi/lib/libmpi.so.40(ompi_coll_libnbc_progress+0x8c)"
                    "[0x400004456a0c]")),
+
+    # --- containers: the tools an image build needs, the image's own ldconfig, the GPUs a container was given -----
+    Quote("Apptainer", "v1.4.5", "internal/pkg/build/build.go", 196,
+          'return nil, fmt.Errorf("while searching for mksquashfs: %v", err)',
+          'FATAL:   While making image from oci registry: while building SIF from layers: unable to create new build: '
+          'while searching for mksquashfs: exec: "mksquashfs": executable file not found in $PATH',
+          "mksquashfs-not-on-batch-path"),
+    Quote("enroot", "v3.5.0", "conf/hooks/99-mellanox.sh", 156,
+          'common::err "Failed to refresh the dynamic linker cache"',
+          "0: slurmstepd: error: pyxis:     [ERROR] Failed to refresh the dynamic linker cache",
+          "image-musl-ldconfig-breaks-enroot-hooks",
+          context=("0: slurmstepd: error: pyxis: container start failed with error code: 1",)),
+    Quote("NVML", "driver 510 to 580", "nvmlErrorString(NVML_ERROR_UNKNOWN = 999)", 0,
+          '"Unknown Error"',
+          "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload"),
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorInsufficientDriver)", 0,
+          'TORCH_CHECK(\nfalse,\n"Found no NVIDIA driver on your system. Please check that you "\n'
+          '"have an NVIDIA GPU and installed a driver from "\n"http://www.nvidia.com/Download/index.aspx");',
+          "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+          "a driver from http://www.nvidia.com/Download/index.aspx", "enroot-nvidia-visible-devices-unset",
+          context=("pyxis: importing docker image: docker://ubuntu:22.04",)),
 )

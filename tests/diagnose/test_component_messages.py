@@ -74,7 +74,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "container-gpu-access-lost-systemd-cgroup-reload",
                 "mpi-daemon-compiler-runtime-missing-noninteractive", "torch-mpi-backend-cuda-aware-openmpi-only",
                 "cray-mpich-nic-policy-numa-rank-spans-numa", "spectrum-mpi-cuda-hook-before-mpi-init",
-                "openmpi-nonblocking-collectives-gpu-buffers-unsupported"}
+                "openmpi-nonblocking-collectives-gpu-buffers-unsupported", "image-musl-ldconfig-breaks-enroot-hooks",
+                "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path"}
 
 
 def message_format(row: Quote) -> str:

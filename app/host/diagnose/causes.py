@@ -209,6 +209,9 @@ _OMPI_TCP_BTL = r"Open MPI failed to TCP connect to a peer MPI process|\bbtl_tcp
 #: Open MPI's signal handler (v5.0.9 opal/util/stacktrace.c line 420 "Signal code: %s (%d)", si_code_str
 #: "Invalid permissions" at line 255), UCX's (src/ucs/debug/debug.c, "invalid permissions for mapped object").
 _SEGV_ACCERR = r"Signal code: Invalid permissions \(2\)|Segmentation fault: invalid permissions for mapped object"
+#: pyxis or enroot started the job's container: pyxis' own lines ("pyxis: importing docker image", its errors),
+#: srun's --container-image option, enroot's commands.
+_ENROOT_RUN = r"\bpyxis: |--container-image[= ]|\benroot (?:start|create|import)\b"
 #: enroot's mount of a squashfs image failed (enroot v4.1.2 src/runtime.sh line 207).
 _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
@@ -555,7 +558,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _OMPI_TCP_BTL, _SEGV_ACCERR)
+         _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1194,7 +1197,10 @@ CAUSES: Tuple[Cause, ...] = (
         "the container runtime could not bind {path}: the directory does not exist in the image and Apptainer "
         "cannot create it (a --writable image, or overlay and underlay disabled)",
         "bind to a directory the image has (`BINDS=SRC:/existing/dir`), or create it in the image's %post "
-        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself",
+        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself; during `apptainer "
+        "build` the bind came from the environment (APPTAINER_BIND or SINGULARITY_BIND, set by a site module such as "
+        "OLCF's apptainer-enable-mpi for /opt/cray): unload that module or unset the variable for the build and "
+        "load it only to run",
         (r"destination (?P<path>\S+) doesn't exist in container",),
         95,
     ),
@@ -1801,22 +1807,29 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "container-gpu-access-lost-systemd-cgroup-reload",
-        "the container's GPUs worked, then NVML could no longer open them (Unknown Error): the container lost access "
-        "to the GPU device nodes while it ran, most often because systemd re-applied the container's cgroup device "
-        "rules (`systemctl daemon-reload`, a unit change, a package update) and dropped the NVIDIA devices the "
-        "runtime had added without /dev/char links",
+        "NVML could not open the container's GPUs (Unknown Error): the container lost access to the GPU device nodes "
+        "(or, where they never worked in it, was not given it), most often because systemd re-applied the "
+        "container's cgroup device rules (`systemctl daemon-reload`, a unit change, a package update) and dropped "
+        "the NVIDIA devices the runtime had added without /dev/char links",
         "recreate the container (a restart restores the devices) and stop it recurring: on the host "
         "`sudo nvidia-ctk system create-dev-char-symlinks --create-all` (NVIDIA Container Toolkit 1.12 or newer; "
-        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`), or Docker's "
-        "`\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; `journalctl` at the time shows the daemon-reload",
+        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`) or as "
+        "explicit `--device /dev/nvidia0 ...` flags, or Docker's `\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; "
+        "`journalctl` at the time shows the daemon-reload; nvidia-smi working earlier in the same container (its "
+        "table or `GPU 0: ... (UUID: ...)` lines) tells the loss apart from GPUs never granted, for which check "
+        "that they were requested (`--gpus all`) and the runtime's `no-cgroups` in "
+        "/etc/nvidia-container-runtime/config.toml",
         # NVML's string for NVML_ERROR_UNKNOWN (999, nvml.h: "An internal driver error occurred"), "Unknown Error",
-        # printed by nvidia-smi as "Failed to initialize NVML: %s"; read where the same log shows nvidia-smi's table
-        # header before it (the GPUs worked in that container first). NVIDIA/nvidia-docker#1671 (the maintainers'
-        # workarounds: nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
-        (r"\bNVIDIA-SMI (?P<smi>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?) {1,12}Driver Version: ",
-         r"Failed to initialize NVML: (?P<nvml>Unknown Error)"),
+        # printed by nvidia-smi as "Failed to initialize NVML: %s". NVIDIA Container Toolkit's troubleshooting page
+        # files this very line under 'Containers losing access to GPUs with error: "Failed to initialize NVML:
+        # Unknown Error"' (the runtime hook's device access, lost on a systemd update of the container); read with
+        # nvidia-smi's table header or its `-L` lines ("GPU %d: %s (UUID: %s)") before it as support (the GPUs
+        # worked in that container first). NVIDIA/nvidia-docker#1671 and #1730 (the maintainers' workarounds:
+        # nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
+        (r"Failed to initialize NVML: Unknown Error",),
         78,
-        hits_show=lambda found: _after_one_another(found, "smi", "nvml"),
+        context=(r"\bNVIDIA-SMI \d{2,4}\.\d{1,4}(?:\.\d{1,4})? {1,12}Driver Version: ",
+                 r"^GPU \d{1,3}: [^\n]{1,100} \(UUID: GPU-"),
     ),
     Cause(
         "cuda-driver-combination",
@@ -2090,7 +2103,9 @@ CAUSES: Tuple[Cause, ...] = (
         "more ranks than GPUs on the node, or another job or a leftover process on the GPU",
         "start one rank per GPU (`--nproc_per_node` = the GPUs the job has); `nvidia-smi` on the node lists the "
         "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
-        "earlier job goes with the admins",
+        "earlier job goes with the admins; on a node running NVIDIA MPS (an nvidia-cuda-mps-control process) a "
+        "container with a private /tmp cannot reach the MPS pipes in the host's /tmp: bind that directory in or "
+        "set `CUDA_MPS_PIPE_DIRECTORY` to a shared one (e.g. /dev/shm) for the server and the job",
         # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
         # CUDA before 11 worded 46 "all CUDA-capable devices are busy or unavailable".
         (r"CUDA-capable device\(s\) is/are busy or unavailable", r"all CUDA-capable devices are busy or unavailable",
@@ -2411,6 +2426,41 @@ CAUSES: Tuple[Cause, ...] = (
         # return code $?" for each executable hook (src/runtime.sh runs them from hooks.d).
         (r"(?P<hook>/\S{1,300}\.sh) exited with return code [1-9]\d*",),
         60,
+    ),
+    Cause(
+        "image-musl-ldconfig-breaks-enroot-hooks",
+        "an enroot hook that bind-mounts the host's libraries into the container (enroot's 99-mellanox.sh to 3.5, "
+        "a site's Slurm or CXI hook) could not refresh the container's linker cache: it runs the image's own "
+        "/sbin/ldconfig with glibc's options (`ldconfig -r ROOTFS`), which an image whose C library is not glibc "
+        "does not have (Alpine's musl ldconfig, busybox), so the hook failed and the container did not start",
+        "use a glibc-based image (Debian, Ubuntu, RHEL-like, the NGC images) for jobs that need the hooks, or turn "
+        "the hook off for this image: `MELLANOX_VISIBLE_DEVICES=void` (enroot's InfiniBand hook), "
+        "`ENROOT_SLURM_HOOK=0` and `com.hooks.cxi.enabled = \"false\"` (CSCS' container engine), or ask the admins "
+        "which variable disables their hook; `enroot start IMAGE ls /sbin/ldconfig*` shows the image's ldconfig",
+        # enroot v3.4.0 to v3.5.0 conf/hooks/99-mellanox.sh line 154: ldconfig="$(set -- "" "${ENROOT_ROOTFS}"/sbin/
+        # ldconfig*; echo "${@: -1}")"; if ! ${ldconfig:-ldconfig} -r "${ENROOT_ROOTFS}" ...; then common::err
+        # "Failed to refresh the dynamic linker cache" (line 156; src/common.sh prints "[ERROR] %s"); sites' hooks
+        # carry the same step (CSCS' container-engine known issues: the Slurm and CXI hooks with Alpine images).
+        (r"\[ERROR\] Failed to refresh the dynamic linker cache",),
+        75,
+    ),
+    Cause(
+        "enroot-nvidia-visible-devices-unset",
+        "the program in an enroot/pyxis container found no NVIDIA driver: enroot's GPU hook (98-nvidia.sh) adds the "
+        "driver only when NVIDIA_VISIBLE_DEVICES is set, which NVIDIA's CUDA images set and other base images "
+        "(ubuntu, python, a home-built one) do not, so the container ran without the driver",
+        "set it for the job: `export NVIDIA_VISIBLE_DEVICES=all` before srun (pyxis passes the environment), or in "
+        "the image (`ENV NVIDIA_VISIBLE_DEVICES=all` and `ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility`) or an "
+        "enroot environment file; check the node itself has the driver (`srun nvidia-smi` outside the container) "
+        "and that the job asked for GPUs (`--gpus-per-node`)",
+        # enroot v4.1.2 conf/hooks/98-nvidia.sh line 33: if [ "${NVIDIA_VISIBLE_DEVICES:-void}" = "void" ]; then
+        # exit 0 (the hook does nothing, silently); torch's c10/cuda/CUDAFunctions.cpp then says "Found no NVIDIA
+        # driver on your system" (no libcuda loaded). NVIDIA/enroot#205 (the maintainer: "You have to set
+        # NVIDIA_VISIBLE_DEVICES (in your srun env, enroot env file, container, etc)"). Read where the log shows
+        # pyxis or enroot starting the container; elsewhere the line is apptainer-no-nv's.
+        (r"Found no NVIDIA driver on your system",),
+        92,
+        applies=lambda log: log.has(_ENROOT_RUN),
     ),
     Cause(
         "slurm-fewer-tasks-than-nodes",
@@ -3801,6 +3851,21 @@ CAUSES: Tuple[Cause, ...] = (
     ),
 
     # --- squashfs images: the tools on the node that write and mount them ---------------------------------------------
+    Cause(
+        "mksquashfs-not-on-batch-path",
+        "Apptainer/Singularity could not find mksquashfs, which writes the SIF image (`pull`, `build`, `run "
+        "docker://...`): the job's PATH lacks the directory it is installed in (/usr/sbin, which a batch job's PATH "
+        "often leaves out while the login shell has it), or squashfs-tools is not installed on that node",
+        "add its directory to the job's PATH before the pull: `export PATH=\"$PATH:/usr/sbin\"` (`ls "
+        "/usr/sbin/mksquashfs /usr/bin/mksquashfs` on the node finds it), or build the image once on the login node "
+        "and run the .sif in the job; where it is not installed the admins add squashfs-tools",
+        # Apptainer v1.0.0 (line 197) to v1.4.5 internal/pkg/build/build.go line 196: return nil,
+        # fmt.Errorf("while searching for mksquashfs: %v", err), with Go's exec.LookPath error `exec: "mksquashfs":
+        # executable file not found in $PATH` (Singularity 3.x the same); ABCI's FAQ (batch jobs lack /usr/sbin).
+        # Its siblings "while searching for mksquashfs processor limits" and "mem limits" are not this.
+        (r"\bwhile searching for mksquashfs: ",),
+        88,
+    ),
     Cause(
         "squashfs-compression-unsupported",
         "the squashfs tools on the node cannot handle the image's compression ({what}): enroot compresses with lzo "
