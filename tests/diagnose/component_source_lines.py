@@ -2586,4 +2586,98 @@ QUOTES = (
           'assert (micro_batch > 0), f"Micro batch size per gpu: {micro_batch} has to be greater than 0"',
           "x3202c0s31b0n0: AssertionError: Micro batch size per gpu: 0 has to be greater than 0",
           "deepspeed-train-batch-below-gpu-count"),
+
+    # --- Open MPI's TCP transport finding no route to a peer over the interface it took ----------------------------
+    # BTL_ERROR (ompi/mca/btl/base/btl_base_error.h at v1.2.9) prefixes "[%s][%lu,%lu,%lu][%s:%d:%s] ".
+    Quote("Open MPI", "v1.2.9", "ompi/mca/btl/tcp/btl_tcp_endpoint.c", 572,
+          'BTL_ERROR(("connect() failed with errno=%d", so_error));',
+          "[node1][0,1,0][btl_tcp_endpoint.c:572:mca_btl_tcp_endpoint_complete_connect] connect() failed with "
+          "errno=113", "openmpi-tcp-btl-wrong-interfaces"),
+    Quote("Open MPI", "v2.1.6", "opal/mca/btl/tcp/btl_tcp_endpoint.c", 801,
+          'BTL_ERROR(("connect() to %s failed: %s (%d)",\nopal_net_get_hostname((struct sockaddr*) &endpoint_addr),\n'
+          "strerror(so_error), so_error));",
+          "[node1][[4117,1],0][btl_tcp_endpoint.c:801:mca_btl_tcp_endpoint_complete_connect] connect() to "
+          "192.168.122.1 failed: No route to host (113)", "openmpi-tcp-btl-wrong-interfaces"),
+    # v4.1.6 (line 34) and v5.0.6 (line 160) opal/mca/btl/tcp/help-mpi-btl-tcp.txt [client connect fail], shown
+    # from btl_tcp_endpoint.c's mca_btl_tcp_endpoint_complete_connect with strerror(so_error), so_error.
+    Quote("Open MPI", "v5.0.6", "opal/mca/btl/tcp/help-mpi-btl-tcp.txt", 169,
+          "  Error:      %s (%d)",
+          "  Error:      No route to host (113)", "openmpi-tcp-btl-wrong-interfaces",
+          context=("WARNING: Open MPI failed to TCP connect to a peer MPI process via",
+                   "  Message:    connect() to 192.168.122.1:1024 failed"),
+          fmt="  Error:      %s (%d)"),
+
+    # --- Open MPI's daemon that the remote node's loader could not start (its non-interactive environment) -------
+    Quote("glibc", "glibc-2.39", "elf/dl-catch.c", 83,
+          '_dl_fatal_printf ("%s: %s: %s%s%s%s%s\\n",\nRTLD_PROGNAME,\n'
+          'occasion ?: N_("error while loading shared libraries"),',
+          "prted: error while loading shared libraries: libimf.so: cannot open shared object file: No such file or "
+          "directory", "mpi-daemon-compiler-runtime-missing-noninteractive"),
+    Quote("glibc", "glibc-2.39", "elf/dl-catch.c", 83,
+          '_dl_fatal_printf ("%s: %s: %s%s%s%s%s\\n",\nRTLD_PROGNAME,\n'
+          'occasion ?: N_("error while loading shared libraries"),',
+          "orted: error while loading shared libraries: libopen-rte.so.40: cannot open shared object file: No such "
+          "file or directory", "mpi-daemon-compiler-runtime-missing-noninteractive"),
+
+    # --- MPI and GPU memory: torch's mpi backend, Cray MPICH's NIC policy, Spectrum MPI's CUDA hook, libnbc -------
+    Quote("torch", "commit 05083ee", "torch/csrc/distributed/c10d/ProcessGroupMPI.cpp", 73,
+          'TORCH_CHECK(\nfalse,\n"CUDA tensor detected and the MPI used doesn\'t "\n"have CUDA-aware MPI support");',
+          "RuntimeError: CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",
+          "torch-mpi-backend-cuda-aware-openmpi-only"),
+    Quote("Cray MPICH", "8.1 (Frontier, as OLCF quotes it)", "libmpi_cray (closed source; the string "
+          "MPIDI_CRAY_ofi_nic_assign_policy prints, quoted in olcf/olcf-user-docs systems/frontier_user_guide.rst)", 0,
+          '"MPICH ERROR: Unable to use a NIC_POLICY of \'%s\'. Rank %d is not confined to a single NUMA node."',
+          "MPICH ERROR: Unable to use a NIC_POLICY of 'NUMA'. Rank 0 is not confined to a single NUMA node.",
+          "cray-mpich-nic-policy-numa-rank-spans-numa"),
+    Quote("Cray MPICH", "8.1 (Frontier, as OLCF quotes it)", "libmpi_cray (closed source; quoted in "
+          "olcf/olcf-user-docs software/analytics/pytorch_frontier.rst)", 0,
+          '"MPICH ERROR: Unable to use a NIC_POLICY of \'%s\'. Rank %d is not confined to a single NUMA node.  '
+          'There are %d numa_nodes detected (rc=%d)."',
+          "MPICH ERROR: Unable to use a NIC_POLICY of 'NUMA'. Rank 4 is not confined to a single NUMA node.  There "
+          "are 4 numa_nodes detected (rc=0).", "cray-mpich-nic-policy-numa-rank-spans-numa",
+          context=("MPICH ERROR [Rank 0] [job id 2853270.0] [Fri Dec 13 13:41:36 2024] [frontier05084] - "
+                   "Abort(2665871) (rank 0 in comm 0): Fatal error in PMPI_Init_thread: Other MPI error, error stack:",
+                   "MPIDI_CRAY_ofi_get_nic_index(1801)....: OFI invalid value for environment variable")),
+    Quote("Spectrum MPI", "10.3 (Summit, as OLCF quotes it)", "PAMI's CUDA hook library (closed source; quoted in "
+          "olcf/olcf-user-docs systems/summit_user_guide.rst)", 0,
+          '"CUDA Hook Library: Failed to find symbol %s, %s"',
+          "CUDA Hook Library: Failed to find symbol mem_find_dreg_entries, ./a.out: undefined symbol: "
+          "__PAMI_Invalidate_region", "spectrum-mpi-cuda-hook-before-mpi-init"),
+    # Open MPI's signal handler prints the backtrace with glibc's backtrace_symbols_fd ("%s(%s+0x%x)[%p]").
+    Quote("glibc", "glibc-2.39", "debug/backtracesymsfd.c", 81,
+          'iov[last].iov_base = (void *) "+0x";',
+          "[nid006549:31808] [ 3] /user-environment/linux-neoverse_v2/openmpi-5.0.9/lib/libmpi.so.40"
+          "(NBC_Progress+0x164)[0x400029a97bd4]", "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+          context=("[nid006549:31808] *** Process received signal ***",
+                   "[nid006549:31808] Signal: Segmentation fault (11)",
+                   "[nid006549:31808] Signal code: Invalid permissions (2)")),
+    Quote("Open MPI", "v5.0.9", "opal/util/stacktrace.c", 420,
+          'ret = snprintf(tmp, size, HOSTFORMAT "Signal code: %s (%d)\\n", stacktrace_hostname,\n'
+          "getpid(), si_code_str, info->si_code);",
+          "[nid006550:188198] Signal code: Invalid permissions (2)",
+          "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+          context=("[nid006550:188198] Signal: Segmentation fault (11)",
+                   "[nid006550:188198] [ 4] /opt/openmpi/lib/libmpi.so.40(ompi_coll_libnbc_progress+0x8c)"
+                   "[0x400004456a0c]")),
+
+    # --- containers: the tools an image build needs, the image's own ldconfig, the GPUs a container was given -----
+    Quote("Apptainer", "v1.4.5", "internal/pkg/build/build.go", 196,
+          'return nil, fmt.Errorf("while searching for mksquashfs: %v", err)',
+          'FATAL:   While making image from oci registry: while building SIF from layers: unable to create new build: '
+          'while searching for mksquashfs: exec: "mksquashfs": executable file not found in $PATH',
+          "mksquashfs-not-on-batch-path"),
+    Quote("enroot", "v3.5.0", "conf/hooks/99-mellanox.sh", 156,
+          'common::err "Failed to refresh the dynamic linker cache"',
+          "0: slurmstepd: error: pyxis:     [ERROR] Failed to refresh the dynamic linker cache",
+          "image-musl-ldconfig-breaks-enroot-hooks",
+          context=("0: slurmstepd: error: pyxis: container start failed with error code: 1",)),
+    Quote("NVML", "driver 510 to 580", "nvmlErrorString(NVML_ERROR_UNKNOWN = 999)", 0,
+          '"Unknown Error"',
+          "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload"),
+    Quote("torch", "2.x", "c10/cuda/CUDAFunctions.cpp (device_count_impl, case cudaErrorInsufficientDriver)", 0,
+          'TORCH_CHECK(\nfalse,\n"Found no NVIDIA driver on your system. Please check that you "\n'
+          '"have an NVIDIA GPU and installed a driver from "\n"http://www.nvidia.com/Download/index.aspx");',
+          "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+          "a driver from http://www.nvidia.com/Download/index.aspx", "enroot-nvidia-visible-devices-unset",
+          context=("pyxis: importing docker image: docker://ubuntu:22.04",)),
 )

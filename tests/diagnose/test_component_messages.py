@@ -74,7 +74,11 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "container-gpu-access-lost-systemd-cgroup-reload", "gres-autodetect-affinity-not-socket-aligned",
                 "slurm-auth-key-missing", "slurmd-manual-start-cgroup-controllers-disabled",
                 "slurm-topology-missing-node", "k8s-shared-gpu-request-over-one-refused",
-                "deepspeed-train-batch-below-gpu-count"}
+                "deepspeed-train-batch-below-gpu-count",
+                "mpi-daemon-compiler-runtime-missing-noninteractive", "torch-mpi-backend-cuda-aware-openmpi-only",
+                "cray-mpich-nic-policy-numa-rank-spans-numa", "spectrum-mpi-cuda-hook-before-mpi-init",
+                "openmpi-nonblocking-collectives-gpu-buffers-unsupported", "image-musl-ldconfig-breaks-enroot-hooks",
+                "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path"}
 
 
 def message_format(row: Quote) -> str:

@@ -202,6 +202,16 @@ _SPANK_STACK_FAILED = (r"srun: error: Plug-in initialization failed|Failed to in
 #: (src/pyxis_slurmstepd.c "pyxis: container start failed").
 _ENROOT_START_FAILED = (r"/enroot/hooks\.d/\S{1,200} exited with return code [1-9]|^\[ERROR\] Failed to mount: "
                         r"|pyxis: container start failed|pyxis: couldn't start container")
+#: Open MPI's TCP transport speaking: its BTL_ERROR lines (file:line:function) or its "client connect fail" help
+#: text (v4.1.6, v5.0.6 opal/mca/btl/tcp/help-mpi-btl-tcp.txt), whose "Error:" line alone says no program.
+_OMPI_TCP_BTL = r"Open MPI failed to TCP connect to a peer MPI process|\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_"
+#: A segmentation fault on memory mapped without CPU access (SEGV_ACCERR), as a CUDA device buffer is to the CPU:
+#: Open MPI's signal handler (v5.0.9 opal/util/stacktrace.c line 420 "Signal code: %s (%d)", si_code_str
+#: "Invalid permissions" at line 255), UCX's (src/ucs/debug/debug.c, "invalid permissions for mapped object").
+_SEGV_ACCERR = r"Signal code: Invalid permissions \(2\)|Segmentation fault: invalid permissions for mapped object"
+#: pyxis or enroot started the job's container: pyxis' own lines ("pyxis: importing docker image", its errors),
+#: srun's --container-image option, enroot's commands.
+_ENROOT_RUN = r"\bpyxis: |--container-image[= ]|\benroot (?:start|create|import)\b"
 #: enroot's mount of a squashfs image failed (enroot v4.1.2 src/runtime.sh line 207).
 _ENROOT_MOUNT_FAILED = r"^\[ERROR\] Failed to mount: "
 #: pyxis' own report of a full runtime path (its import's mksquashfs or its unpacking).
@@ -555,7 +565,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _SLURMD_CGROUP_INIT_FAILED)
+         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1194,7 +1204,10 @@ CAUSES: Tuple[Cause, ...] = (
         "the container runtime could not bind {path}: the directory does not exist in the image and Apptainer "
         "cannot create it (a --writable image, or overlay and underlay disabled)",
         "bind to a directory the image has (`BINDS=SRC:/existing/dir`), or create it in the image's %post "
-        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself",
+        "(`mkdir -p DIR`) and rebuild; without --writable Apptainer creates bind points itself; during `apptainer "
+        "build` the bind came from the environment (APPTAINER_BIND or SINGULARITY_BIND, set by a site module such as "
+        "OLCF's apptainer-enable-mpi for /opt/cray): unload that module or unset the variable for the build and "
+        "load it only to run",
         (r"destination (?P<path>\S+) doesn't exist in container",),
         95,
     ),
@@ -1801,22 +1814,29 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "container-gpu-access-lost-systemd-cgroup-reload",
-        "the container's GPUs worked, then NVML could no longer open them (Unknown Error): the container lost access "
-        "to the GPU device nodes while it ran, most often because systemd re-applied the container's cgroup device "
-        "rules (`systemctl daemon-reload`, a unit change, a package update) and dropped the NVIDIA devices the "
-        "runtime had added without /dev/char links",
+        "NVML could not open the container's GPUs (Unknown Error): the container lost access to the GPU device nodes "
+        "(or, where they never worked in it, was not given it), most often because systemd re-applied the "
+        "container's cgroup device rules (`systemctl daemon-reload`, a unit change, a package update) and dropped "
+        "the NVIDIA devices the runtime had added without /dev/char links",
         "recreate the container (a restart restores the devices) and stop it recurring: on the host "
         "`sudo nvidia-ctk system create-dev-char-symlinks --create-all` (NVIDIA Container Toolkit 1.12 or newer; "
-        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`), or Docker's "
-        "`\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; `journalctl` at the time shows the daemon-reload",
+        "again after each driver load), or give the GPUs as CDI devices (`--device nvidia.com/gpu=all`) or as "
+        "explicit `--device /dev/nvidia0 ...` flags, or Docker's `\"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]`; "
+        "`journalctl` at the time shows the daemon-reload; nvidia-smi working earlier in the same container (its "
+        "table or `GPU 0: ... (UUID: ...)` lines) tells the loss apart from GPUs never granted, for which check "
+        "that they were requested (`--gpus all`) and the runtime's `no-cgroups` in "
+        "/etc/nvidia-container-runtime/config.toml",
         # NVML's string for NVML_ERROR_UNKNOWN (999, nvml.h: "An internal driver error occurred"), "Unknown Error",
-        # printed by nvidia-smi as "Failed to initialize NVML: %s"; read where the same log shows nvidia-smi's table
-        # header before it (the GPUs worked in that container first). NVIDIA/nvidia-docker#1671 (the maintainers'
-        # workarounds: nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
-        (r"\bNVIDIA-SMI (?P<smi>\d{2,4}\.\d{1,4}(?:\.\d{1,4})?) {1,12}Driver Version: ",
-         r"Failed to initialize NVML: (?P<nvml>Unknown Error)"),
+        # printed by nvidia-smi as "Failed to initialize NVML: %s". NVIDIA Container Toolkit's troubleshooting page
+        # files this very line under 'Containers losing access to GPUs with error: "Failed to initialize NVML:
+        # Unknown Error"' (the runtime hook's device access, lost on a systemd update of the container); read with
+        # nvidia-smi's table header or its `-L` lines ("GPU %d: %s (UUID: %s)") before it as support (the GPUs
+        # worked in that container first). NVIDIA/nvidia-docker#1671 and #1730 (the maintainers' workarounds:
+        # nvidia-ctk's /dev/char links, NVIDIA Container Toolkit 1.12.0).
+        (r"Failed to initialize NVML: Unknown Error",),
         78,
-        hits_show=lambda found: _after_one_another(found, "smi", "nvml"),
+        context=(r"\bNVIDIA-SMI \d{2,4}\.\d{1,4}(?:\.\d{1,4})? {1,12}Driver Version: ",
+                 r"^GPU \d{1,3}: [^\n]{1,100} \(UUID: GPU-"),
     ),
     Cause(
         "cuda-driver-combination",
@@ -2090,7 +2110,9 @@ CAUSES: Tuple[Cause, ...] = (
         "more ranks than GPUs on the node, or another job or a leftover process on the GPU",
         "start one rank per GPU (`--nproc_per_node` = the GPUs the job has); `nvidia-smi` on the node lists the "
         "processes on each GPU and `nvidia-smi -q -d COMPUTE` its compute mode; a leftover process from an "
-        "earlier job goes with the admins",
+        "earlier job goes with the admins; on a node running NVIDIA MPS (an nvidia-cuda-mps-control process) a "
+        "container with a private /tmp cannot reach the MPS pipes in the host's /tmp: bind that directory in or "
+        "set `CUDA_MPS_PIPE_DIRECTORY` to a shared one (e.g. /dev/shm) for the server and the job",
         # CUDA's string for cudaErrorDevicesUnavailable (46) / CUDA_ERROR_DEVICE_UNAVAILABLE.
         # CUDA before 11 worded 46 "all CUDA-capable devices are busy or unavailable".
         (r"CUDA-capable device\(s\) is/are busy or unavailable", r"all CUDA-capable devices are busy or unavailable",
@@ -2443,6 +2465,41 @@ CAUSES: Tuple[Cause, ...] = (
         # return code $?" for each executable hook (src/runtime.sh runs them from hooks.d).
         (r"(?P<hook>/\S{1,300}\.sh) exited with return code [1-9]\d*",),
         60,
+    ),
+    Cause(
+        "image-musl-ldconfig-breaks-enroot-hooks",
+        "an enroot hook that bind-mounts the host's libraries into the container (enroot's 99-mellanox.sh to 3.5, "
+        "a site's Slurm or CXI hook) could not refresh the container's linker cache: it runs the image's own "
+        "/sbin/ldconfig with glibc's options (`ldconfig -r ROOTFS`), which an image whose C library is not glibc "
+        "does not have (Alpine's musl ldconfig, busybox), so the hook failed and the container did not start",
+        "use a glibc-based image (Debian, Ubuntu, RHEL-like, the NGC images) for jobs that need the hooks, or turn "
+        "the hook off for this image: `MELLANOX_VISIBLE_DEVICES=void` (enroot's InfiniBand hook), "
+        "`ENROOT_SLURM_HOOK=0` and `com.hooks.cxi.enabled = \"false\"` (CSCS' container engine), or ask the admins "
+        "which variable disables their hook; `enroot start IMAGE ls /sbin/ldconfig*` shows the image's ldconfig",
+        # enroot v3.4.0 to v3.5.0 conf/hooks/99-mellanox.sh line 154: ldconfig="$(set -- "" "${ENROOT_ROOTFS}"/sbin/
+        # ldconfig*; echo "${@: -1}")"; if ! ${ldconfig:-ldconfig} -r "${ENROOT_ROOTFS}" ...; then common::err
+        # "Failed to refresh the dynamic linker cache" (line 156; src/common.sh prints "[ERROR] %s"); sites' hooks
+        # carry the same step (CSCS' container-engine known issues: the Slurm and CXI hooks with Alpine images).
+        (r"\[ERROR\] Failed to refresh the dynamic linker cache",),
+        75,
+    ),
+    Cause(
+        "enroot-nvidia-visible-devices-unset",
+        "the program in an enroot/pyxis container found no NVIDIA driver: enroot's GPU hook (98-nvidia.sh) adds the "
+        "driver only when NVIDIA_VISIBLE_DEVICES is set, which NVIDIA's CUDA images set and other base images "
+        "(ubuntu, python, a home-built one) do not, so the container ran without the driver",
+        "set it for the job: `export NVIDIA_VISIBLE_DEVICES=all` before srun (pyxis passes the environment), or in "
+        "the image (`ENV NVIDIA_VISIBLE_DEVICES=all` and `ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility`) or an "
+        "enroot environment file; check the node itself has the driver (`srun nvidia-smi` outside the container) "
+        "and that the job asked for GPUs (`--gpus-per-node`)",
+        # enroot v4.1.2 conf/hooks/98-nvidia.sh line 33: if [ "${NVIDIA_VISIBLE_DEVICES:-void}" = "void" ]; then
+        # exit 0 (the hook does nothing, silently); torch's c10/cuda/CUDAFunctions.cpp then says "Found no NVIDIA
+        # driver on your system" (no libcuda loaded). NVIDIA/enroot#205 (the maintainer: "You have to set
+        # NVIDIA_VISIBLE_DEVICES (in your srun env, enroot env file, container, etc)"). Read where the log shows
+        # pyxis or enroot starting the container; elsewhere the line is apptainer-no-nv's.
+        (r"Found no NVIDIA driver on your system",),
+        92,
+        applies=lambda log: log.has(_ENROOT_RUN),
     ),
     Cause(
         "slurm-fewer-tasks-than-nodes",
@@ -2875,6 +2932,29 @@ CAUSES: Tuple[Cause, ...] = (
         86,
     ),
     Cause(
+        "mpi-daemon-compiler-runtime-missing-noninteractive",
+        "mpirun's daemon ({daemon}) was found on the other node but could not start there: the loader found no "
+        "{lib}, a library it needs, on that node's library path for the non-interactive (ssh) login mpirun uses: "
+        "most often the runtime of the compiler Open MPI was built with (Intel's libimf.so, libsvml.so, libirng.so; "
+        "NVIDIA HPC SDK's), or Open MPI's own libraries, set up only for interactive shells (a module loaded by "
+        "hand, an ~/.bashrc that returns early when not interactive)",
+        "set the library path for non-interactive logins on every node: load the compiler's module (or source its "
+        "environment script, e.g. Intel's setvars.sh) and Open MPI's in ~/.bashrc BEFORE its "
+        "`[ -z \"$PS1\" ] && return` line (`mpirun --prefix /path/to/openmpi` covers Open MPI's own libraries, not the "
+        "compiler's); `ssh NODE ldd $(which prted)` (orted before Open MPI 5) shows what is missing; under Slurm "
+        "or PBS let mpirun start its daemons through the scheduler, which carries the job's environment",
+        # glibc's loader, glibc-2.39 elf/dl-catch.c line 83 (fatal_error): _dl_fatal_printf ("%s: %s: %s%s%s%s%s\n",
+        # RTLD_PROGNAME, occasion ?: N_("error while loading shared libraries"), objname, ...) with
+        # elf/dl-load.c's "cannot open shared object file"; RTLD_PROGNAME is the daemon: Open MPI 5's PRRTE prted,
+        # orted before. Open MPI's documentation (Launching apps > Troubleshooting, "Errors about missing
+        # libraries"): "prted: error while loading shared libraries: libimf.so ... it is likely that the user did
+        # not set up the compiler library in their environment properly on this node ... for both interactive and
+        # non-interactive logins".
+        (r"^(?:\S{0,200}/)?(?P<daemon>orted|prted): error while loading shared libraries: (?P<lib>[^\s:]{1,200}): "
+         r"cannot open shared object file",),
+        88,
+    ),
+    Cause(
         "mpirun-not-on-path",
         "the job calls {command}, which is not on the PATH where it runs (no MPI module loaded in the "
         "job, an environment activated only on the login node, or an MPI that names its launcher otherwise)",
@@ -3073,6 +3153,73 @@ CAUSES: Tuple[Cause, ...] = (
         (r"GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
          r"libmpi_gtl_(?:cuda|hsa)\.so[.\d]{0,20}: cannot open shared object file"),
         90,
+    ),
+    Cause(
+        "torch-mpi-backend-cuda-aware-openmpi-only",
+        "torch's `mpi` process-group backend refused a CUDA tensor: it passes GPU buffers to MPI only when its MPI "
+        "says so through Open MPI's extension (MPIX_Query_cuda_support in mpi-ext.h), so with any other MPI (Cray "
+        "MPICH, MVAPICH, Intel MPI, Spectrum MPI), CUDA-aware or not, or with an Open MPI built without CUDA, every "
+        "collective on GPU tensors fails while CPU tensors work",
+        "use the `nccl` backend for GPU tensors (`dist.init_process_group(\"nccl\")`; MPI may still launch the "
+        "ranks), or move the tensors to the CPU for the `mpi` backend; a torch built against a CUDA-aware Open MPI "
+        "is the only way to keep `mpi` on GPU tensors (`ompi_info --parsable --all | grep "
+        "mpi_built_with_cuda_support:value` says whether an Open MPI is)",
+        # torch ProcessGroupMPI.cpp (commit 05083ee, line 73), checkSingleTensorHelper: if (tensor.is_cuda() &&
+        # !cudaAwareMpiCheck()) TORCH_CHECK(false, "CUDA tensor detected and the MPI used doesn't have CUDA-aware
+        # MPI support"); cudaAwareMpiCheck() is false unless MPIX_CUDA_AWARE_SUPPORT is defined ("currently we only
+        # support CUDA aware MPI ops through Open MPI"). ALCF's Polaris PyTorch page (Cray MPICH).
+        (r"CUDA tensor detected and the MPI used doesn't have CUDA-aware MPI support",),
+        90,
+    ),
+    Cause(
+        "cray-mpich-nic-policy-numa-rank-spans-numa",
+        "Cray MPICH's NIC policy NUMA (the default on Frontier-like nodes, one NIC per NUMA domain) gives each rank "
+        "the NIC of the NUMA domain its CPUs are in, and rank {rank}'s CPU binding spans more than one NUMA domain "
+        "(too many cores per task, no or a loose --cpu-bind, a library that widened the process' affinity), so "
+        "MPI_Init aborted",
+        "bind each rank inside one NUMA domain (`srun --cpus-per-task=7 --cpu-bind=cores` or a --cpu-bind=mask_cpu "
+        "list per NUMA domain; `srun ... grep Cpus_allowed_list /proc/self/status` shows what a rank got), or "
+        "choose another policy: `export MPICH_OFI_NIC_POLICY=BLOCK` (or ROUND-ROBIN, GPU; `man intro_mpi`); a "
+        "Python job that imports torch before mpi4py: import mpi4py first (OLCF's PyTorch page)",
+        # Cray MPICH 8.1 (closed source), MPIDI_CRAY_ofi_nic_assign_policy, as OLCF quotes it (olcf/olcf-user-docs
+        # commit 2745903, systems/frontier_user_guide.rst line 2665 "MPICH ERROR: Unable to use a NIC_POLICY of
+        # 'NUMA'. Rank 0 is not confined to a single NUMA node.", software/analytics/pytorch_frontier.rst line 840
+        # with "There are 4 numa_nodes detected (rc=0)." after it).
+        (r"Unable to use a NIC_POLICY of 'NUMA'\. Rank (?P<rank>\d+) is not confined to a single "
+         r"NUMA node",),
+        92,
+    ),
+    Cause(
+        "spectrum-mpi-cuda-hook-before-mpi-init",
+        "Spectrum MPI's PAMI backend has a CUDA hook that records GPU allocations for CUDA-aware MPI, and a CUDA call "
+        "came before MPI_Init (or the program, built with Spectrum MPI's wrappers, never calls MPI_Init: a serial "
+        "program under jsrun), so the hook could not find PAMI's symbols",
+        "without CUDA-aware MPI (a serial program, torch over NCCL) turn the hook off: "
+        "`jsrun --smpiargs=\"-disable_gpu_hooks\" ...` (not with `--smpiargs=\"-gpu\"`); with CUDA-aware MPI, call "
+        "MPI_Init before any CUDA call (in Python, mpi4py calls it when `from mpi4py import MPI` runs)",
+        # Spectrum MPI 10.3 (closed source), PAMI's CUDA hook library, as OLCF quotes it (olcf/olcf-user-docs commit
+        # 2745903, systems/summit_user_guide.rst line 3888): "CUDA Hook Library: Failed to find symbol
+        # mem_find_dreg_entries, ./a.out: undefined symbol: __PAMI_Invalidate_region" ("Depending on context, this
+        # error can either be harmless or it can be fatal").
+        (r"CUDA Hook Library: Failed to find symbol \w{1,80}, .{0,300}undefined symbol: __PAMI_",),
+        85,
+    ),
+    Cause(
+        "openmpi-nonblocking-collectives-gpu-buffers-unsupported",
+        "a rank crashed on memory the CPU may not touch (SEGV_ACCERR) inside Open MPI's non-blocking collectives "
+        "(libnbc's {frame}), as it does when a GPU buffer is given to MPI_Iallreduce or another I-collective: "
+        "libnbc's progress engine computes on the buffers with the CPU, so device memory is not supported there "
+        "whatever the transport (CSCS' Open MPI page: MPI_Iallreduce with GPU buffers segfaults)",
+        "give non-blocking collectives host buffers (copy to pinned host memory first) or use the blocking "
+        "collective (MPI_Allreduce) on GPU buffers; for torch use the `nccl` backend; the osu_iallreduce benchmark "
+        "with `-d cuda` reproduces it and without `-d cuda` shows the collective works on host memory",
+        # glibc's backtrace_symbols_fd (glibc-2.39 debug/backtracesymsfd.c line 81, "+0x") prints the frames of Open
+        # MPI's signal handler as "lib(symbol+0xoff)[addr]"; NBC_Progress (ompi/mca/coll/libnbc/nbc.c line 320 at
+        # v5.0.9) and ompi_coll_libnbc_progress (coll_libnbc_component.c line 424); read where the fault is
+        # SEGV_ACCERR (Open MPI's "Signal code: Invalid permissions (2)", opal/util/stacktrace.c line 420).
+        (r"\((?P<frame>NBC_Progress|ompi_coll_libnbc_progress)\+0x[0-9a-f]{1,16}\)",),
+        70,
+        applies=lambda log: log.has(_SEGV_ACCERR),
     ),
     Cause(
         "pals-mpiexec-openmpi-options",
@@ -3327,10 +3474,10 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "openmpi-tcp-btl-wrong-interfaces",
-        "Open MPI's TCP transport (the tcp BTL) connected to an address that led to another process than the one "
-        "it dialled: left to use every interface, it took one the nodes do not share as a route between them (a "
-        "docker0, virbr0 or other bridge whose address repeats on every node, a second subnet), so the handshake "
-        "failed and the ranks hung or aborted",
+        "Open MPI's TCP transport (the tcp BTL) dialled a peer over an interface the nodes do not share as a route "
+        "between them: left to use every interface, it took one such as a docker0, virbr0 or other bridge whose "
+        "address repeats on every node, or a second subnet, so connect() found no route to the peer (No route to "
+        "host) or reached another process than the one it dialled, and the ranks hung or aborted",
         "restrict the BTL (and mpirun's own wire-up) to the network the nodes share: `mpirun --mca "
         "btl_tcp_if_include ib0 --mca oob_tcp_if_include ib0` (or the subnet, `--mca btl_tcp_if_include "
         "192.168.1.0/24`; `ip -br addr` on each node lists them), or exclude the virtual ones (`--mca "
@@ -3343,9 +3490,22 @@ CAUSES: Tuple[Cause, ...] = (
         # expected %s", ...)). BTL_ERROR (opal/mca/btl/base/btl_base_error.h) prefixes "[node][[job,vpid]...]
         # [file:line:function] ". horovod/horovod#1516 (ib0 beside docker interfaces) and
         # jbornschein/mpi4py-examples#12 (Raspberry Pi nodes): fixed by btl_tcp_if_include.
+        # A connect() that found no route (EHOSTUNREACH, 113): Open MPI's documentation (docs.open-mpi.org, Tuning >
+        # Networking > TCP, "No route to host: These errors usually mean that there are multiple IP interfaces
+        # available and they do not obey Open MPI's assumptions about routability"). Its wordings, in
+        # mca_btl_tcp_endpoint_complete_connect: v1.2.9 ompi/mca/btl/tcp/btl_tcp_endpoint.c line 572
+        # BTL_ERROR(("connect() failed with errno=%d", so_error)); v1.4.5 (line 636) to v2.1.6
+        # (opal/mca/btl/tcp/btl_tcp_endpoint.c line 801) BTL_ERROR(("connect() to %s failed: %s (%d)", ...,
+        # strerror(so_error), so_error)); v4.1.6 and v5.0.6 opal_show_help("help-mpi-btl-tcp.txt", "client
+        # connect fail", ...), whose text (v5.0.6 line 160) "WARNING: Open MPI failed to TCP connect to a peer MPI
+        # process via\nTCP. ..." ends "  Error:      %s (%d)" (read where the log shows that warning).
         (r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_recv_connect_ack\] received unexpected process "
-         r"identifier\b",),
+         r"identifier\b",
+         r"\bbtl_tcp_endpoint\.c:\d+:mca_btl_tcp_endpoint_complete_connect\]?:? connect\(\) (?:failed with "
+         r"errno=113\b|to \S{1,300} failed: No route to host \(113\))",
+         r"^ {0,4}Error: {1,12}No route to host \(113\)"),
         82,
+        applies=lambda log: log.has(_OMPI_TCP_BTL),
     ),
     Cause(
         "mpirun-executable-not-found",
@@ -3827,6 +3987,21 @@ CAUSES: Tuple[Cause, ...] = (
     ),
 
     # --- squashfs images: the tools on the node that write and mount them ---------------------------------------------
+    Cause(
+        "mksquashfs-not-on-batch-path",
+        "Apptainer/Singularity could not find mksquashfs, which writes the SIF image (`pull`, `build`, `run "
+        "docker://...`): the job's PATH lacks the directory it is installed in (/usr/sbin, which a batch job's PATH "
+        "often leaves out while the login shell has it), or squashfs-tools is not installed on that node",
+        "add its directory to the job's PATH before the pull: `export PATH=\"$PATH:/usr/sbin\"` (`ls "
+        "/usr/sbin/mksquashfs /usr/bin/mksquashfs` on the node finds it), or build the image once on the login node "
+        "and run the .sif in the job; where it is not installed the admins add squashfs-tools",
+        # Apptainer v1.0.0 (line 197) to v1.4.5 internal/pkg/build/build.go line 196: return nil,
+        # fmt.Errorf("while searching for mksquashfs: %v", err), with Go's exec.LookPath error `exec: "mksquashfs":
+        # executable file not found in $PATH` (Singularity 3.x the same); ABCI's FAQ (batch jobs lack /usr/sbin).
+        # Its siblings "while searching for mksquashfs processor limits" and "mem limits" are not this.
+        (r"\bwhile searching for mksquashfs: ",),
+        88,
+    ),
     Cause(
         "squashfs-compression-unsupported",
         "the squashfs tools on the node cannot handle the image's compression ({what}): enroot compresses with lzo "
