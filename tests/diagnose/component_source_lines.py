@@ -2503,4 +2503,44 @@ QUOTES = (
           "Failed to initialize NVML: Unknown Error", "container-gpu-access-lost-systemd-cgroup-reload",
           context=("docker run --gpus all --rm -it nvidia/cuda:11.4.2-base-ubuntu18.04 bash",
                    "| NVIDIA-SMI 510.68.02    Driver Version: 510.68.02    CUDA Version: 11.6     |")),
+
+    # --- gdrcopy's driver refusing a task other than the one that opened it (NVIDIA/gdrcopy#120) -------------------
+    # gdrcopy v2.0 src/gdrdrv/gdrdrv.c line 770: `if (info->pid != task_pid(current)) { ... return -EACCES; }` (the
+    # same check in release and mmap); v2.1 compares the thread group (gdrdrv_check_same_process, task_tgid).
+    Quote("gdrcopy", "v2.0", "src/gdrapi.c", 226,
+          'gdr_err("ioctl error (errno=%d)\\n", ret);',
+          "ERR:  ioctl error (errno=13)", "gdrdrv-same-process-check-rejects-threads"),
+    Quote("UCX", "v1.18.0", "src/uct/cuda/gdr_copy/gdr_copy_md.c", 139,
+          'ucs_log(log_level, "gdr_pin_buffer failed. length :%lu ret:%d",\nlength, ret);',
+          "[1589473761.717189] [node7:34848:1]    gdr_copy_md.c:122  UCX  ERROR gdr_pin_buffer failed. "
+          "length :65536 ret:13", "gdrdrv-same-process-check-rejects-threads"),
+
+    # --- cloud-init refusing two interfaces with one MAC (an IPoIB interface beside an Ethernet one) --------------
+    Quote("cloud-init", "24.1", "cloudinit/net/__init__.py", 987,
+          'msg = "duplicate mac found! both \'%s\' and \'%s\' have mac \'%s\'." % (\nname,\nret[mac],\nmac,\n)',
+          "RuntimeError: duplicate mac found! both 'eth1' and 'ib0' have mac '00:15:5d:33:ff:0a'.",
+          "cloud-init-duplicate-mac-ib-interface"),
+    Quote("cloud-init", "24.1", "cloudinit/net/__init__.py", 1145,
+          'raise RuntimeError(\n"duplicate mac found! both \'%s\' and \'%s\' have mac \'%s\'"\n% (name, ret[ib_mac], '
+          'ib_mac)\n)',
+          "RuntimeError: duplicate mac found! both 'ib1' and 'ib0' have mac '00:15:5d:33:ff:0a'",
+          "cloud-init-duplicate-mac-ib-interface"),
+
+    # --- NVSHMEM's IBGDA transport failing to create an address handle (llm-d/llm-d#407, NVIDIA/nvshmem#21) ---------
+    # v3.4.5-0 src/modules/transport/ibgda/ibgda.cpp line 2157 declares `struct ibv_ah_attr ah_attr;` and fills it
+    # field by field without a memset before ftable.create_ah (the RoCE branch at line 1388 zeroes its own); the
+    # macro (src/include/non_abi/nvshmemx_error.h line 80) prints "%s:%d: NULL value " then the message.
+    Quote("NVSHMEM", "v3.4.5-0", "src/modules/transport/ibgda/ibgda.cpp", 2234,
+          'NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out, "Unable to create ah.\\n");',
+          "/dvs/p4/build/sw/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.",
+          "nvshmem-ibgda-uninitialized-ah-attr"),
+
+    # --- UCCL's RDMA proxy reporting a failed work completion (uccl-project/uccl#799: a GID nodes cannot route) ----
+    Quote("UCCL", "v0.1.1", "ep/src/rdma.cpp", 2073,
+          'fprintf(stderr,\n"CQE ERROR wr_id=%llu status=%d(%s) opcode=%d byte_len=%u "\n'
+          '"vendor_err=0x%x qp_num=0x%x\\n",\n'
+          '(unsigned long long)wc[i].wr_id, wc[i].status,\nibv_wc_status_str(wc[i].status), wc[i].opcode, '
+          'wc[i].byte_len,\nwc[i].vendor_err, wc[i].qp_num);',
+          "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa "
+          "qp_num=0x2c10", "roce-gid-index"),
 )

@@ -25,7 +25,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock", "Lightning"}
+              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -71,7 +71,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvidia-container-ldconfig-not-run", "sbatch-environment-srun-switch-plugin-unloadable",
                 "slurm-ntasks-not-matching-trainer-devices", "lightning-num-nodes-not-set",
                 "openmpi-tcp-btl-wrong-interfaces", "nccl-usb-nic-topology-bug", "mpi-libfabric-older-than-build",
-                "container-gpu-access-lost-systemd-cgroup-reload"}
+                "container-gpu-access-lost-systemd-cgroup-reload",
+                "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
+                "nvshmem-ibgda-uninitialized-ah-attr"}
 
 
 def message_format(row: Quote) -> str:
