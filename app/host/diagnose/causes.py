@@ -497,6 +497,25 @@ def _nccl_tests_ran_apart(found: Sequence[Match[str]]) -> bool:
     return False
 
 
+#: A result row with wrong elements: nccl-tests v2.17.6 src/util.cu line 424 PRINT("%12li  %12li  %8s  %6s  %6s",
+#: ...) then, out of place and in place, line 480 PRINT("  %7s  %6s  %6s  %6g", time, algbw, busbw, (double)
+#: wrongElts): a #wrong that is not 0 in either (also the older releases' max error, "%5s" of "%.0e", of 1 or
+#: more; a rounding error such as 3e-08 is not read).
+_NCCL_TESTS_ROW_START = (r"^\s{0,12}\d{1,14}\s{1,14}\d{1,14}\s{1,10}(?:float|double|half|bfloat16|u?int8|u?int32"
+                         r"|u?int64|f8e4m3|f8e5m2)\s{1,10}\S{1,10}\s{1,10}-?\d{1,6}")
+_NCCL_TESTS_ROW_BODY = r"\s{1,10}\S{1,8}\s{1,10}\S{1,7}\s{1,10}\S{1,7}\s{1,10}"
+_NCCL_TESTS_WRONG = (_NCCL_TESTS_ROW_START + _NCCL_TESTS_ROW_BODY + r"(?:[1-9][\d.e+]{0,12}|0" + _NCCL_TESTS_ROW_BODY
+                     + r"[1-9][\d.e+]{0,12})(?:\s|$)")
+#: nccl-tests' line for a rank on a GH200 (v2.17.6 src/util.cu line 566, the device's name last).
+_NCCL_TESTS_GH200_RANK = (r"^#\s{1,4}Rank +\d+ +(?:Group +\d+ +)?Pid +\d+ on +(?P<host>\S{1,100}) device "
+                          r"[^\n]{0,80}?\bGH200\b")
+
+
+def _wrong_across_gh200_nodes(found: Sequence[Match[str]]) -> bool:
+    """A result row with wrong elements, and GH200 ranks on two nodes or more."""
+    return any(match.groupdict().get("host") is None for match in found) and _distinct(found, "host") > 1
+
+
 #: A library directory of an MPI or Python environment install, not where Slurm's PMIx lives.
 _MPI_INSTALL_DIR = re.compile(r"open-?mpi|ompi|hpcx|conda|/envs/|mvapich|mpich|intel", re.IGNORECASE)
 
@@ -2107,6 +2126,29 @@ CAUSES: Tuple[Cause, ...] = (
          r"\b(?P<launcher>mpirun|mpiexec|srun)\s[^\n]{0,300}?\w_perf\b"),
         88,
         hits_show=_nccl_tests_ran_apart,
+    ),
+    Cause(
+        "nccl-ll128-gpudirect-slingshot-data-corruption",
+        "nccl-tests counted wrong elements (#wrong) in a collective across GH200 nodes: NCCL 2.27 and later use "
+        "the LL128 protocol for the data the network card writes into GPU memory through Grace Hopper's "
+        "NVLink-C2C, where LL128's ordering does not hold, and it silently corrupts data (NVIDIA/nccl#2001, seen "
+        "on Cray Slingshot with aws-ofi-nccl when HPE's recommended NCCL settings are not applied, e.g. a custom "
+        "NCCL build or a container)",
+        "turn LL128 off: `EXTRA_ENV=NCCL_PROTO=^LL128` (this project's Slingshot policy sets "
+        f"`{policy.export_line('slingshot', 'NCCL_PROTO')}`), or `NCCL_LL128_C2C=0` (NCCL 2.27 and later keep "
+        "LL128 then but not over C2C); in a container or with your own NCCL build apply the site's/HPE's NCCL and "
+        "FI_CXI_* settings; rerun nccl-tests (`all_reduce_perf -b 1M -e 64M -f 2` across two nodes) and check "
+        "that every #wrong is 0. Wrong results within one node, or on other GPUs, are not this: see p2p-acs-iommu",
+        # nccl-tests v2.17.6 src/util.cu lines 424 and 480, the result row and its #wrong (_NCCL_TESTS_WRONG), with
+        # the ranks' lines (line 566) naming GH200 devices on two hosts. NCCL v2.27.3-1 src/graph/tuning.cc line
+        # 211 NCCL_PARAM(Ll128C2c, "LL128_C2C", 1) and line 460 enable LL128 for typeInter up to PATH_P2C on
+        # compute capability 9.0 (v2.26.6-1 line 429: up to PATH_PXN); NVIDIA/nccl#2001 (GH200, Slingshot 11,
+        # aws-ofi-nccl: #wrong from 2.27.3, not with 2.26.6), NVIDIA/nccl#2053 (LL128 off on PATH_P2C; verified
+        # clean with NCCL_PROTO=Simple, LL, or NCCL_LL128_C2C=0); NRIS' Olivia documentation (NCCL_PROTO=^LL128).
+        (_NCCL_TESTS_WRONG, _NCCL_TESTS_GH200_RANK),
+        88,
+        context=(_SLINGSHOT,),
+        hits_show=_wrong_across_gh200_nodes,
     ),
     Cause(
         "p2p-acs-iommu",
