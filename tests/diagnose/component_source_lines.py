@@ -39,6 +39,9 @@ FAILED = ("torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csr
 #: How Open MPI reports a rank that could not start (ompi/errhandler "*** An error occurred in %s").
 MPI_FAILED = "*** An error occurred in MPI_Init"
 TRACEBACK = "Traceback (most recent call last):"
+#: nccl-tests' ranks on two GH200 nodes (v2.17.6 src/util.cu line 566).
+GH200_RANKS = ("#  Rank  0 Group  0 Pid 206828 on   gpu-1-43 device  0 [0009:01:00] NVIDIA GH200 120GB",
+               "#  Rank  4 Group  0 Pid 215832 on   gpu-1-47 device  0 [0009:01:00] NVIDIA GH200 120GB")
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
 
@@ -1136,6 +1139,23 @@ QUOTES = (
     Quote("nccl-tests", "v2.17.6", "src/util.cu", 643,
           'PRINT("# Out of bounds values : %d %s\\n", errors[0], errors[0] ? "FAILED" : "OK");',
           "# Out of bounds values : 12 FAILED", "p2p-acs-iommu"),
+    # A result row with wrong elements (#wrong, "%6g") across GH200 nodes: LL128 over NVLink-C2C (NVIDIA/nccl#2001).
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 480,
+          'PRINT("  %7s  %6s  %6s  %6g", timeStr, algBwStr, busBwStr, (double)wrongElts);',
+          "     2097152       2097152      int8     sum      -1  6249.20    0.34    0.63   18134  6142.32    0.34    "
+          "0.64    9609", "nccl-ll128-gpudirect-slingshot-data-corruption",
+          context=GH200_RANKS),
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 424,
+          'PRINT("%12li  %12li  %8s  %6s  %6s", nBytes, nElem, typeName, opName, rootName);',
+          "     4194304       4194304      int8     sum      -1  9489.31    0.44    0.83       0  10542.7    0.40    "
+          "0.75  124342", "nccl-ll128-gpudirect-slingshot-data-corruption",
+          context=GH200_RANKS),
+    # The same row with ranks on one node, of other GPUs: wrong data, no cause the log shows (a layer verdict).
+    Quote("nccl-tests", "v2.17.6", "src/util.cu", 480,
+          'PRINT("  %7s  %6s  %6s  %6g", timeStr, algBwStr, busBwStr, (double)wrongElts);',
+          "  4294967296     134217728     float    none      -1  29122.0  129.05  129.05  1.2e+06  29169.4  128.84  "
+          "128.84  1.2e+06", "layer-nccl-tests-wrong-results",
+          context=("#  Rank  0 Group  0 Pid   2741 on  gpu-a-017 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",)),
     # --- host names that do not resolve, or resolve to loopback ----------------------------------------------------
     Quote("torch", "2.x", "torch/csrc/distributed/c10d/socket.cpp (SocketConnectOp::tryConnect)", 0,
           'recordError(\n"The {}network addresses of ({}, {}) cannot be retrieved (gai error: {} - {}).",\n'
@@ -2680,4 +2700,53 @@ QUOTES = (
           "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
           "a driver from http://www.nvidia.com/Download/index.aspx", "enroot-nvidia-visible-devices-unset",
           context=("pyxis: importing docker image: docker://ubuntu:22.04",)),
+
+    # --- gdrcopy's driver refusing a task other than the one that opened it (NVIDIA/gdrcopy#120) -------------------
+    # gdrcopy v2.0 src/gdrdrv/gdrdrv.c line 770: `if (info->pid != task_pid(current)) { ... return -EACCES; }` (the
+    # same check in release and mmap); v2.1 compares the thread group (gdrdrv_check_same_process, task_tgid).
+    Quote("gdrcopy", "v2.0", "src/gdrapi.c", 226,
+          'gdr_err("ioctl error (errno=%d)\\n", ret);',
+          "ERR:  ioctl error (errno=13)", "gdrdrv-same-process-check-rejects-threads"),
+    Quote("UCX", "v1.18.0", "src/uct/cuda/gdr_copy/gdr_copy_md.c", 139,
+          'ucs_log(log_level, "gdr_pin_buffer failed. length :%lu ret:%d",\nlength, ret);',
+          "[1589473761.717189] [node7:34848:1]    gdr_copy_md.c:122  UCX  ERROR gdr_pin_buffer failed. "
+          "length :65536 ret:13", "gdrdrv-same-process-check-rejects-threads"),
+
+    # --- cloud-init refusing two interfaces with one MAC (an IPoIB interface beside an Ethernet one) --------------
+    Quote("cloud-init", "24.1", "cloudinit/net/__init__.py", 987,
+          'msg = "duplicate mac found! both \'%s\' and \'%s\' have mac \'%s\'." % (\nname,\nret[mac],\nmac,\n)',
+          "RuntimeError: duplicate mac found! both 'eth1' and 'ib0' have mac '00:15:5d:33:ff:0a'.",
+          "cloud-init-duplicate-mac-ib-interface"),
+    Quote("cloud-init", "24.1", "cloudinit/net/__init__.py", 1145,
+          'raise RuntimeError(\n"duplicate mac found! both \'%s\' and \'%s\' have mac \'%s\'"\n% (name, ret[ib_mac], '
+          'ib_mac)\n)',
+          "RuntimeError: duplicate mac found! both 'ib1' and 'ib0' have mac '00:15:5d:33:ff:0a'",
+          "cloud-init-duplicate-mac-ib-interface"),
+
+    # --- NVSHMEM's IBGDA transport failing to create an address handle (llm-d/llm-d#407, NVIDIA/nvshmem#21) ---------
+    # v3.4.5-0 src/modules/transport/ibgda/ibgda.cpp line 2157 declares `struct ibv_ah_attr ah_attr;` and fills it
+    # field by field without a memset before ftable.create_ah (the RoCE branch at line 1388 zeroes its own); the
+    # macro (src/include/non_abi/nvshmemx_error.h line 80) prints "%s:%d: NULL value " then the message.
+    Quote("NVSHMEM", "v3.4.5-0", "src/modules/transport/ibgda/ibgda.cpp", 2234,
+          'NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out, "Unable to create ah.\\n");',
+          "/dvs/p4/build/sw/nvshmem/src/modules/transport/ibgda/ibgda.cpp:2234: NULL value Unable to create ah.",
+          "nvshmem-ibgda-uninitialized-ah-attr"),
+
+    # --- NCCL_NET_PLUGIN naming a plugin library that is not there (2.21 to 2.30: tests/diagnose/test_nccl_messages.py)
+    Quote("NCCL", "v2.19.3-1", "src/net.cc", 231,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", '
+          'dlerror(), ncclNetPluginName);',
+          "nid006365:180142:180163 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net-ofi.so: cannot open shared object "
+          "file: No such file or directory No plugin found (libnccl-net-ofi.so), using internal implementation",
+          "nccl-net-plugin-env-names-missing-library",
+          context=("nid006365:180142:180163 [0] net.cc:626 NCCL WARN Error: network AWS Libfabric not found.",)),
+
+    # --- UCCL's RDMA proxy reporting a failed work completion (uccl-project/uccl#799: a GID nodes cannot route) ----
+    Quote("UCCL", "v0.1.1", "ep/src/rdma.cpp", 2073,
+          'fprintf(stderr,\n"CQE ERROR wr_id=%llu status=%d(%s) opcode=%d byte_len=%u "\n'
+          '"vendor_err=0x%x qp_num=0x%x\\n",\n'
+          '(unsigned long long)wc[i].wr_id, wc[i].status,\nibv_wc_status_str(wc[i].status), wc[i].opcode, '
+          'wc[i].byte_len,\nwc[i].vendor_err, wc[i].qp_num);',
+          "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa "
+          "qp_num=0x2c10", "roce-gid-index"),
 )

@@ -25,7 +25,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock", "Lightning"}
+              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -78,7 +78,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "mpi-daemon-compiler-runtime-missing-noninteractive", "torch-mpi-backend-cuda-aware-openmpi-only",
                 "cray-mpich-nic-policy-numa-rank-spans-numa", "spectrum-mpi-cuda-hook-before-mpi-init",
                 "openmpi-nonblocking-collectives-gpu-buffers-unsupported", "image-musl-ldconfig-breaks-enroot-hooks",
-                "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path"}
+                "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path",
+                "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
+                "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
+                "nccl-ll128-gpudirect-slingshot-data-corruption"}
 
 
 def message_format(row: Quote) -> str:
@@ -120,6 +123,19 @@ def test_the_line_is_what_the_quoted_statement_prints(row: Quote) -> None:
 def test_the_cause_is_named_first_for_the_line(row: Quote) -> None:
     findings = diagnose_lines([*row.context, row.printed])
     assert findings and findings[0].key == row.cause, [f.key for f in findings]
+
+
+def test_wrong_elements_on_one_gh200_node_or_none_across_nodes_are_not_ll128_over_c2c() -> None:
+    """LL128's corruption is on the network card's writes into GPU memory: ranks on one node, or rows with no wrong
+    element, are not it."""
+    from tests.diagnose.component_source_lines import GH200_RANKS
+    wrong = ("     2097152       2097152      int8     sum      -1  6249.20    0.34    0.63   18134  6142.32    "
+             "0.34    0.64    9609")
+    right = ("     2097152       2097152      int8     sum      -1   130.34    8.05   15.08       0   130.86    8.01   "
+             "15.02       0")
+    assert "nccl-ll128-gpudirect-slingshot-data-corruption" not in [
+        f.key for f in diagnose_lines([GH200_RANKS[0], GH200_RANKS[0].replace("Rank  0", "Rank  1"), wrong])]
+    assert diagnose_lines([*GH200_RANKS, right, "# Avg bus bandwidth    : 12.5"]) == []
 
 
 def test_a_step_that_got_its_resources_after_waiting_is_no_failure() -> None:

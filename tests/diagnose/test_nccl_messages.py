@@ -125,6 +125,23 @@ def test_a_missing_net_plugin_is_reported_and_points_at_the_libfabric_plugin(row
     assert finding.key == "no-ofi-plugin" and line in [support.text for support in finding.support]
 
 
+@pytest.mark.parametrize("row", rows("plugin-not-found"), ids=ids(rows("plugin-not-found")))
+def test_a_net_plugin_named_by_nccl_net_plugin_that_is_not_there_is_the_cause(row: NcclSource) -> None:
+    """NCCL_NET_PLUGIN=ofi makes NCCL look for libnccl-net-ofi.so (2.21 to 2.26 also the bare name first); a
+    site whose plugin is installed as libnccl-net.so has none, and the network the job asked for is missing."""
+    if "No plugin found" in row.source:
+        line = log_line(row, "libnccl-net-ofi.so")
+    elif "%s/Plugin" in row.source:  # 2.27 and later: the plugin kind, the names, then the fallback (none for NET)
+        line = log_line(row, "NET", " libnccl-net-ofi.so", "", "")
+    else:
+        line = log_line(row, " ofi libnccl-net-ofi.so")
+    failure = log_line(rows("no-net-plugin")[-1])
+    assert keys([line, failure])[0] == "nccl-net-plugin-env-names-missing-library"
+    assert keys([line, "nid001:4521:4590 [0] net.cc:626 NCCL WARN Error: network AWS Libfabric not found."])[0] == (
+        "nccl-net-plugin-env-names-missing-library")
+    assert keys([line, "step 10 loss 2.31"]) == []  # NCCL went on with its own transports: no failure
+
+
 # --- two ranks on one GPU ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("row", rows("duplicate-gpu"), ids=ids(rows("duplicate-gpu")))

@@ -171,6 +171,12 @@ def _rendezvous_unreachable(log: LogView) -> bool:
 #: v2.30.7-1), which no longer names the network; up to 2.26 `WARN("Error: network %s not found.")`
 #: (src/net.cc to v2.25.1-1, src/plugin/net.cc at v2.26.6-1).
 _NO_NET = r"NCCL WARN Failed to initialize any NET plugin"
+#: NCCL's "Error: network %s not found." (src/net.cc, src/plugin/net.cc, 2.21 to 2.26): NCCL_NET named a network
+#: no plugin or internal transport provides.
+_NET_NOT_FOUND = r"NCCL WARN Error: network [^\n]{1,60} not found"
+#: NCCL_NET_PLUGIN=NAME whose libnccl-net-NAME.so is not there (see "nccl-net-plugin-env-names-missing-library").
+_NET_PLUGIN_NAMED_MISSING = (r"NET/Plugin ?: (?:Could not find:[^\n]{0,300}?|No plugin found \(|dlerror=[^\n]{0,500}? "
+                             r"No plugin found \()libnccl-net-(?P<plugin>(?!none\.so)[\w.+-]{1,60}?)\.so\b")
 #: The network the job asked NCCL for: this project's policy preview (`setting NCCL_NET=IB`), an `export`, or
 #: an environment dump.
 _NCCL_NET_IB = r"\bNCCL_NET=[\"']?IB\b"
@@ -508,6 +514,25 @@ def _nccl_tests_ran_apart(found: Sequence[Match[str]]) -> bool:
     return False
 
 
+#: A result row with wrong elements: nccl-tests v2.17.6 src/util.cu line 424 PRINT("%12li  %12li  %8s  %6s  %6s",
+#: ...) then, out of place and in place, line 480 PRINT("  %7s  %6s  %6s  %6g", time, algbw, busbw, (double)
+#: wrongElts): a #wrong that is not 0 in either (also the older releases' max error, "%5s" of "%.0e", of 1 or
+#: more; a rounding error such as 3e-08 is not read).
+_NCCL_TESTS_ROW_START = (r"^\s{0,12}\d{1,14}\s{1,14}\d{1,14}\s{1,10}(?:float|double|half|bfloat16|u?int8|u?int32"
+                         r"|u?int64|f8e4m3|f8e5m2)\s{1,10}\S{1,10}\s{1,10}-?\d{1,6}")
+_NCCL_TESTS_ROW_BODY = r"\s{1,10}\S{1,8}\s{1,10}\S{1,7}\s{1,10}\S{1,7}\s{1,10}"
+_NCCL_TESTS_WRONG = (_NCCL_TESTS_ROW_START + _NCCL_TESTS_ROW_BODY + r"(?:[1-9][\d.e+]{0,12}|0" + _NCCL_TESTS_ROW_BODY
+                     + r"[1-9][\d.e+]{0,12})(?:\s|$)")
+#: nccl-tests' line for a rank on a GH200 (v2.17.6 src/util.cu line 566, the device's name last).
+_NCCL_TESTS_GH200_RANK = (r"^#\s{1,4}Rank +\d+ +(?:Group +\d+ +)?Pid +\d+ on +(?P<host>\S{1,100}) device "
+                          r"[^\n]{0,80}?\bGH200\b")
+
+
+def _wrong_across_gh200_nodes(found: Sequence[Match[str]]) -> bool:
+    """A result row with wrong elements, and GH200 ranks on two nodes or more."""
+    return any(match.groupdict().get("host") is None for match in found) and _distinct(found, "host") > 1
+
+
 #: A library directory of an MPI or Python environment install, not where Slurm's PMIx lives.
 _MPI_INSTALL_DIR = re.compile(r"open-?mpi|ompi|hpcx|conda|/envs/|mvapich|mpich|intel", re.IGNORECASE)
 
@@ -560,7 +585,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
-         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY,
+         _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY, _NET_NOT_FOUND,
          _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
@@ -825,6 +850,30 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_SLINGSHOT) or log.has(_EFA_REFUSED),
         context=(_SLINGSHOT,),
         readme=("FI_PROVIDER=efa is AWS's provider",),
+    ),
+    Cause(
+        "nccl-net-plugin-env-names-missing-library",
+        "NCCL_NET_PLUGIN={plugin} made NCCL look for a network plugin named libnccl-net-{plugin}.so, which is not "
+        "on the library path (the site installs its plugin under another name, e.g. libnccl-net.so or "
+        "libnccl-net-ofi-<variant>.so), so NCCL fell back to its internal transports and the network the job "
+        "asked for was not there; NCCL_NET_PLUGIN takes precedence, so a correct NCCL_NET does not help",
+        "unset `NCCL_NET_PLUGIN` (NCCL then loads libnccl-net.so from `LD_LIBRARY_PATH`, and `NCCL_NET` picks the "
+        "network, e.g. `NCCL_NET=\"AWS Libfabric\"`), or set it to the plugin's real file name (NCCL 2.23 and "
+        "later take a name that starts with lib and ends in .so as it is); `ls` the directories of "
+        "`LD_LIBRARY_PATH` for `libnccl-net*` to see what is installed; CSCS uenvs: do not set "
+        "`NCCL_NET_PLUGIN=ofi`",
+        # NCCL with NCCL_NET_PLUGIN=NAME tries NAME, then libnccl-net-NAME.so (plugin-not-found in
+        # tests/diagnose/nccl_source_lines.py): v2.21.5-1 src/net.cc line 349 INFO "NET/Plugin: No plugin found
+        # (%s)" per name; v2.22.3-1 to v2.26.6-1 src/net.cc "NET/Plugin: Could not find:%s. Using internal network
+        # plugin." with the names tried (" ofi libnccl-net-ofi.so"); v2.27.3-1 src/plugin/plugin_open.cc line 104
+        # "%s/Plugin: Could not find:%s. %s", v2.28 to v2.30.7-1 "%s/Plugin: Could not find:%s%s%s"; before 2.21
+        # (v2.19.3-1 src/net.cc) "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation".
+        # Unset, the name is libnccl-net.so, not read here; "none" turns plugins off on purpose. Only where the
+        # network then failed (_NET_NOT_FOUND, _NO_NET): otherwise NCCL went on with its own IB or sockets.
+        (_NET_PLUGIN_NAMED_MISSING,),
+        89,
+        applies=lambda log: log.has(_NET_NOT_FOUND) or log.has(_NO_NET),
+        context=(_NET_NOT_FOUND, _NO_NET),
     ),
     Cause(
         "no-ofi-plugin",
@@ -1749,7 +1798,11 @@ CAUSES: Tuple[Cause, ...] = (
         # pair that times out (110) is read here too: a GID the nodes cannot route.
         (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
          r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
-         r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT),
+         r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT,
+         # UCCL v0.1.1 ep/src/rdma.cpp line 2073 (its RDMA proxy, then abort): fprintf(stderr, "CQE ERROR wr_id=%llu
+         # status=%d(%s) opcode=%d byte_len=%u vendor_err=0x%x qp_num=0x%x\n", ...), the status by
+         # ibv_wc_status_str; 12 is IBV_WC_RETRY_EXC_ERR (uccl-project/uccl#799: a link-local GID, fixed by the GID).
+         r"CQE ERROR wr_id=\d{1,20} status=12\("),
         67,
         applies=lambda log: log.has(_ROCE) or not log.has(_QP_TIMED_OUT),
         context=(_ROCE,),
@@ -1771,6 +1824,59 @@ CAUSES: Tuple[Cause, ...] = (
     # --- from the components' sources: each message as its program prints it, at the version named ---------
     # The statements are quoted with their versions in tests/diagnose/component_source_lines.py, which renders
     # each into a log line and checks that the cause named here is named first.
+    Cause(
+        "gdrdrv-same-process-check-rejects-threads",
+        "gdrcopy's kernel driver (gdrdrv) refused to pin or map GPU memory with EACCES (errno 13): it serves a "
+        "handle only to the task that opened /dev/gdrdrv, and gdrdrv before 2.1 compared threads rather than "
+        "processes, so a buffer pinned from another thread of the same process (UCX's gdr_copy transport in a "
+        "multi-threaded program) was refused; in 2.1 and later only another process (a forked child using its "
+        "parent's handle) is",
+        "update gdrcopy, both the gdrdrv kernel module and libgdrapi, to 2.1 or later (`modinfo gdrdrv | grep "
+        "^version` and `cat /sys/module/gdrdrv/version` show the loaded module; the admins reload it); meanwhile "
+        "leave gdrcopy out of UCX (`UCX_TLS=^gdr_copy`); a program that forks must open gdrcopy (gdr_open) in "
+        "each process, after the fork",
+        # gdrcopy v2.0 src/gdrapi.c line 226 (pin) and the other ioctls: gdr_err("ioctl error (errno=%d)\n", ret),
+        # printed with gdr_err's "ERR:  " prefix; gdrdrv's only EACCES (v2.0 src/gdrdrv/gdrdrv.c lines 345, 772, 898:
+        # release, ioctl, mmap) is "if (info->pid != task_pid(current))", v2.1 gdrdrv_check_same_process() compares
+        # task_tgid (NVIDIA/gdrcopy#120, fixed by #121). UCX v1.18.0 src/uct/cuda/gdr_copy/gdr_copy_md.c line 139
+        # (v1.8.0 line 118): "gdr_pin_buffer failed. length :%lu ret:%d", the errno gdr_pin_buffer returned.
+        (r"ERR: {1,2}ioctl error \(errno=13\)", r"gdr_pin_buffer failed\. length ?:\d{1,20} ret:13\b"),
+        84,
+    ),
+    Cause(
+        "cloud-init-duplicate-mac-ib-interface",
+        "cloud-init could not configure the node's network: two interfaces ({first} and {second}) report the same "
+        "MAC address, which its interface enumeration refuses (a known issue with the IPoIB interface ib0 beside an "
+        "Ethernet one on Ubuntu images of Azure's InfiniBand H- and N-series VMs), so networking did not come up "
+        "on that boot",
+        "Azure's workaround (Known issues with HB-series and N-series VMs): set `EnableRDMA=y` in "
+        "/etc/waagent.conf, turn off cloud-init's network configuration (`network: {config: disabled}` in "
+        "/etc/cloud/cloud.cfg.d/99-disable-network-config.cfg) and remove the `match: macaddress:` line from the "
+        "netplan file cloud-init generated (/etc/netplan/50-cloud-init.yaml), then reboot or regenerate the image; "
+        "newer kernels fix it",
+        # cloud-init 24.1 cloudinit/net/__init__.py line 987 (get_interfaces_by_mac_on_linux, 23.1 line 1009):
+        # msg = "duplicate mac found! both '%s' and '%s' have mac '%s'." % (name, ret[mac], mac) then
+        # raise RuntimeError(msg); line 1145 (get_ib_hwaddrs_by_interface) the same words without the period.
+        (r"duplicate mac found! both '(?P<first>[^'\n]{1,64})' and '(?P<second>[^'\n]{1,64})' have mac",),
+        82,
+    ),
+    Cause(
+        "nvshmem-ibgda-uninitialized-ah-attr",
+        "NVSHMEM could not create an InfiniBand address handle for a peer (ibv_create_ah failed): its IBGDA "
+        "transport passes ibv_create_ah an ibv_ah_attr it never zeroed, and kernels that validate static_rate "
+        "refuse the stray value with EINVAL (most often on RoCE); a GID index that does not exist on the port "
+        "fails the same call",
+        "use an NVSHMEM whose IBGDA transport zeroes the struct (NVIDIA/nvshmem#21; llm-d/llm-d#407 patches "
+        "`memset(&ah_attr, 0, sizeof(ah_attr))` into src/modules/transport/ibgda/ibgda.cpp), or leave IBGDA off "
+        "(`NVSHMEM_IB_ENABLE_IBGDA=0`) meanwhile; if it persists with the fix, check the RoCE GID "
+        "(`show_gids`, `NVSHMEM_IB_GID_INDEX`)",
+        # NVSHMEM v3.4.5-0 src/modules/transport/ibgda/ibgda.cpp line 2234 (and 1403; ibdevx.cpp line 740):
+        # NVSHMEMI_NULL_ERROR_JMP(ah, status, NVSHMEMX_ERROR_INTERNAL, out, "Unable to create ah.\n"), which prints
+        # "%s:%d: NULL value " (file, line) before it (src/include/non_abi/nvshmemx_error.h line 80); the ah_attr of
+        # line 2157 is filled field by field without a memset, the RoCE branch's (line 1388) is zeroed.
+        (r"(?:NULL value )?Unable to create ah\.",),
+        80,
+    ),
     Cause(
         "nccl-version-across-ranks",
         "the ranks run different NCCL versions (NCCL refused to build the communicator): the nodes do not run "
@@ -2048,6 +2154,29 @@ CAUSES: Tuple[Cause, ...] = (
          r"\b(?P<launcher>mpirun|mpiexec|srun)\s[^\n]{0,300}?\w_perf\b"),
         88,
         hits_show=_nccl_tests_ran_apart,
+    ),
+    Cause(
+        "nccl-ll128-gpudirect-slingshot-data-corruption",
+        "nccl-tests counted wrong elements (#wrong) in a collective across GH200 nodes: NCCL 2.27 and later use "
+        "the LL128 protocol for the data the network card writes into GPU memory through Grace Hopper's "
+        "NVLink-C2C, where LL128's ordering does not hold, and it silently corrupts data (NVIDIA/nccl#2001, seen "
+        "on Cray Slingshot with aws-ofi-nccl when HPE's recommended NCCL settings are not applied, e.g. a custom "
+        "NCCL build or a container)",
+        "turn LL128 off: `EXTRA_ENV=NCCL_PROTO=^LL128` (this project's Slingshot policy sets "
+        f"`{policy.export_line('slingshot', 'NCCL_PROTO')}`), or `NCCL_LL128_C2C=0` (NCCL 2.27 and later keep "
+        "LL128 then but not over C2C); in a container or with your own NCCL build apply the site's/HPE's NCCL and "
+        "FI_CXI_* settings; rerun nccl-tests (`all_reduce_perf -b 1M -e 64M -f 2` across two nodes) and check "
+        "that every #wrong is 0. Wrong results within one node, or on other GPUs, are not this: see p2p-acs-iommu",
+        # nccl-tests v2.17.6 src/util.cu lines 424 and 480, the result row and its #wrong (_NCCL_TESTS_WRONG), with
+        # the ranks' lines (line 566) naming GH200 devices on two hosts. NCCL v2.27.3-1 src/graph/tuning.cc line
+        # 211 NCCL_PARAM(Ll128C2c, "LL128_C2C", 1) and line 460 enable LL128 for typeInter up to PATH_P2C on
+        # compute capability 9.0 (v2.26.6-1 line 429: up to PATH_PXN); NVIDIA/nccl#2001 (GH200, Slingshot 11,
+        # aws-ofi-nccl: #wrong from 2.27.3, not with 2.26.6), NVIDIA/nccl#2053 (LL128 off on PATH_P2C; verified
+        # clean with NCCL_PROTO=Simple, LL, or NCCL_LL128_C2C=0); NRIS' Olivia documentation (NCCL_PROTO=^LL128).
+        (_NCCL_TESTS_WRONG, _NCCL_TESTS_GH200_RANK),
+        88,
+        context=(_SLINGSHOT,),
+        hits_show=_wrong_across_gh200_nodes,
     ),
     Cause(
         "p2p-acs-iommu",

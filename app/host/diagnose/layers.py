@@ -43,6 +43,8 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
 - nccl-tests (v2.17.6 src/util.cu): the ranks' list `#  Rank %2d Group %2d Pid %6d on %10s device %2d ...` with no
   result row after it (`%12li  %12li  %8s  %6s  %6s`, `# Avg bus bandwidth`): its first collective never ended,
   within one node (the host's GPU path) or across several (the fabric);
+- nccl-tests (v2.17.6 src/util.cu): a result row whose `#wrong` (`%6g`) is not 0, or `# Out of bounds values : %d
+  FAILED`, where no cause says which path corrupted the data;
 - UCX (v1.18.0 src/ucs/debug/log.c): its `%17s:%-4u UCX  ERROR ` lines, in a run that failed or where they say
   the peers could not be connected (ucs_status_string's "Destination is unreachable", "Endpoint timeout");
 - filelock (3.13.1 src/filelock/_api.py, _error.py): `Attempting to acquire lock %s on %s` three times or more on
@@ -52,7 +54,14 @@ that names its cause is never diluted by a guess. Each verdict's pattern is a me
 
 from typing import Dict, Match, NamedTuple, Sequence, Tuple
 
-from app.host.diagnose.causes import _FAILED, _NCCL_TESTS_RANK, _NODE_COUNT_MULTI, Cause, _nccl_tests_gave_no_result
+from app.host.diagnose.causes import (
+    _FAILED,
+    _NCCL_TESTS_RANK,
+    _NCCL_TESTS_WRONG,
+    _NODE_COUNT_MULTI,
+    Cause,
+    _nccl_tests_gave_no_result,
+)
 from app.host.diagnose.logview import LogView
 
 
@@ -187,6 +196,11 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "nccl-too-old-for-gpu": ("software", HIGH),
     "srun-step-exceeds-allocation": ("launch", HIGH),
     "openmpi-host-slots-unsupported": ("launch", HIGH),
+    "gdrdrv-same-process-check-rejects-threads": ("host", MEDIUM),
+    "cloud-init-duplicate-mac-ib-interface": ("host", HIGH),
+    "nvshmem-ibgda-uninitialized-ah-attr": ("fabric", MEDIUM),
+    "nccl-net-plugin-env-names-missing-library": ("fabric", HIGH),
+    "nccl-ll128-gpudirect-slingshot-data-corruption": ("fabric", MEDIUM),
     "mount-source-missing": ("container", HIGH),
     "enroot-image-reference-invalid": ("container", HIGH),
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
@@ -589,6 +603,22 @@ VERDICTS: Tuple[Cause, ...] = (
         hits_show=lambda found: not _one_node(found),
     ),
     Cause(
+        "layer-nccl-tests-wrong-results",
+        "no cause recognised; nccl-tests found wrong data in a collective's result (#wrong, or out-of-bounds "
+        "values): the path the data took corrupted it (within a node PCIe peer-to-peer through PCIe ACS or the "
+        "IOMMU, across nodes the network card's writes into GPU memory, GPUDirect RDMA), or the NCCL release has a "
+        "bug for this collective, size or protocol",
+        "narrow it down one change at a time, each a rerun of the same test: `NCCL_P2P_DISABLE=1` (the GPUs' "
+        "PCIe path: then ACS/IOMMU, see NCCL's troubleshooting guide), `NCCL_NET_GDR_LEVEL=LOC` (no GPUDirect "
+        "RDMA: then the driver or the PCIe path to the NIC), `NCCL_PROTO=Simple` (a protocol: then report it "
+        "with the NCCL version), and another NCCL release (release notes list fixed corruptions); `nvidia-smi -q` "
+        "and `dmesg` for ECC and IOMMU faults; " + _NEXT_CHECK,
+        # nccl-tests v2.17.6 src/util.cu line 480 (#wrong, "%6g") and line 643 "# Out of bounds values : %d %s"
+        # (the same words since 2019, src/common.cu line 875 at a2af1d9), also quoted without its "# ".
+        (_NCCL_TESTS_WRONG, r"Out of bounds values : [1-9]\d{0,12} FAILED"),
+        21,
+    ),
+    Cause(
         "layer-gpu-error",
         "no cause recognised; a CUDA call failed inside NCCL (ncclUnhandledCudaError): the host layer's GPUs, "
         "driver or peer-to-peer path",
@@ -678,6 +708,7 @@ VERDICT_LAYER = {
     "layer-nccl-bootstrap-mismatch": "software",
     "layer-nccl-tests-hang-in-node": "host",
     "layer-nccl-tests-hang": "fabric",
+    "layer-nccl-tests-wrong-results": "host",
     "layer-gpu-error": "host",
     "layer-nccl-internal": "software",
     "layer-ucx-error": "fabric",
