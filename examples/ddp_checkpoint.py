@@ -111,6 +111,9 @@ def main() -> int:
         dist.all_reduce(flag, op=dist.ReduceOp.MAX)
         if flag.item() > 0:
             stopped = True
+            # This node's own SIGTERM may still be on its way (the nodes get it up to a second apart), and one that
+            # arrives while Python exits kills the process (Python restores the default action then): ignored
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             break
         x, y = batch(step, rank, args.batch_size, device)
         loss = torch.nn.functional.mse_loss(ddp(x), y)

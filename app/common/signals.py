@@ -35,3 +35,14 @@ class StopFlag:
         for signum in STOP_SIGNALS:
             signal.signal(signum, self._handle)
         return self
+
+    def agreed(self) -> None:
+        """The ranks agreed to stop: from here SIGTERM and SIGUSR1 are ignored. The stop reaches the nodes up to a
+        second apart (each node's wrapper looks for the stop file once a second), so a node's SIGTERM can arrive
+        after its ranks, stopping on another node's request, are already leaving; and while Python shuts down it
+        restores the default action of every signal it handles (CPython's _PySignal_Fini), so that SIGTERM
+        killed the process: its exit 0 or 75 became 143 (seen on the test cluster: a script that exits 0 after a
+        stop was requeued). An ignored signal stays ignored through the shutdown; the job's escalation after the
+        grace still ends the process (torchrun's SIGKILL)."""
+        for signum in (signal.SIGTERM, signal.SIGUSR1):
+            signal.signal(signum, signal.SIG_IGN)

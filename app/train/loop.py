@@ -87,8 +87,11 @@ class Trainer:
                 self.reports.restart_clock()  # the next step's time is its own, not the evaluation's or snapshot's
                 if stopping:
                     break
-        if asked_to_stop(self.reports.report_held()):  # a stop request in the run's last step: not preempted
+        asked_at_the_end = asked_to_stop(self.reports.report_held())
+        if asked_at_the_end:  # a stop request in the run's last step: not preempted
             stopping = stopping or self.state.position.step < last_step
+        if stopping or asked_at_the_end:
+            self.stop.agreed()  # this node's own copy of the request may still be on its way
         if self.snapshots.due(self.state.position.step, last=True):
             self._snapshot(self.state.position.step, last=True)
         self.snapshots.wait()  # the run ends with its snapshots on disk
