@@ -433,6 +433,8 @@ _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1
 _NCCL_SOCKET_ON_BRIDGE = (r"\[[1-9]\d?\](?:br-[0-9a-f]{12}|veth[0-9a-f]{7}|docker\d{1,2}|virbr\d{1,2}"
                           r"|cali[0-9a-f]{11}):\S{1,80}<\d+>")
 #: NCCL's network calls failed (its error strings and torch's reading of them), which a listed bridge explains.
+_NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
+                    r"|remote process exited or there was a network error")
 #: slurmd's cgroup plugin that did not start (Slurm 25.11.7 src/plugins/cgroup/v2/cgroup_v2.c line 1838 "%s cgroup
 #: controller is not available.", src/common/plugin.c "Couldn't load specified plugin name for %s: %s" with
 #: src/common/slurm_errno.c line 1268 "Plugin init() callback failed", src/slurmd/slurmd/slurmd.c line 479
@@ -440,8 +442,6 @@ _NCCL_SOCKET_ON_BRIDGE = (r"\[[1-9]\d?\](?:br-[0-9a-f]{12}|veth[0-9a-f]{7}|docke
 #: cause.
 _SLURMD_CGROUP_INIT_FAILED = (r"cgroup controller is not available|There's an issue initializing memory or cpu "
                               r"controller|Plugin init\(\) callback failed|\bfatal: Unable to initialize")
-_NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
-                    r"|remote process exited or there was a network error")
 #: A connection to an address of Docker's default bridge network (docker0, 172.17.0.0/16, the address a container
 #: run without --network=host has) that failed: torch's store client (torch/csrc/distributed/c10d/socket.cpp, read at
 #: commit 056b6f38c0c2, SocketConnectOp::throwTimeoutError() "The client socket has timed out after {} while trying
