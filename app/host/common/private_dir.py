@@ -8,6 +8,7 @@ neither group nor others can write it. The job applies it to RUN_DIR before any 
 make_run_dir).
 """
 
+import contextlib
 import os
 import secrets
 import stat
@@ -114,7 +115,8 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
         _check_parents(directory, key, example)
     try:
         for missing in reversed([above for above in directory.parents if not os.path.lexists(above)]):
-            os.mkdir(missing, 0o755)  # masked by the umask, never beyond 0755: a parent others can write is refused
+            with contextlib.suppress(FileExistsError):  # made meanwhile: checked below like the rest
+                os.mkdir(missing, 0o755)  # masked by the umask, never beyond 0755: others may not rename in it
         os.mkdir(directory, mode)
         os.chmod(directory, mode)  # mkdir's mode is masked by the umask
     except FileExistsError:
