@@ -188,12 +188,14 @@ _IB_PROBE_FAILED = r"NET/IB : No device found"
 #: The job narrowed NCCL's HCAs: NCCL's INFO "NCCL_IB_HCA set to %s" (src/transport/net_ib.cc v2.21.5-1 line 413,
 #: net_ib/init.cc v2.30.7-1 line 318), or the variable in an environment dump or export.
 _IB_HCA_SET = r"NCCL_IB_HCA set to|\bNCCL_IB_HCA=\S"
+#: NCCL's network calls failed (its error strings and torch's reading of them): a listed bridge explains them.
+_NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
+                    r"|remote process exited or there was a network error")
 #: The job failed (not only warned): a Python traceback, torch's failure reports, srun's failed tasks, a C++
 #: abort, NCCL's error strings. Readings of lines that healthy runs may also print (NCCL's WARN lines, its
 #: socket errors at shutdown, the versions each rank logs) need one.
 _FAILED = (r"Traceback \(most recent call last\)|ChildFailedError|DistBackendError|Exited with exit code [1-9]"
-           r"|terminate called after throwing|ncclSystemError|ncclRemoteError|unhandled system error"
-           r"|remote process exited or there was a network error|exitcode\s*: -?[1-9]")
+           r"|terminate called after throwing|" + _NCCL_NET_FAILED + r"|exitcode\s*: -?[1-9]")
 #: An MPI's own libraries, as the loader names a requirer: Open MPI's libmpi and libopen-pal or its ofi components,
 #: MPICH's and Intel MPI's libmpi, Cray MPICH's libmpi_cray.
 _MPI_LIBRARY = r"(?:libmpi\w{0,20}|libopen-pal|mca_(?:mtl|btl)_ofi)\.so[\d.]{0,12}"
@@ -432,9 +434,6 @@ _NCCL_CONNECT_RETRY = r"\bsocket\w{0,24}: connect to \S{1,300} returned [^,\n]{1
 #: entry or later ([1], [2] ...), so NCCL stripes over it; docker0 and virbr0 when NCCL falls back to them.
 _NCCL_SOCKET_ON_BRIDGE = (r"\[[1-9]\d?\](?:br-[0-9a-f]{12}|veth[0-9a-f]{7}|docker\d{1,2}|virbr\d{1,2}"
                           r"|cali[0-9a-f]{11}):\S{1,80}<\d+>")
-#: NCCL's network calls failed (its error strings and torch's reading of them), which a listed bridge explains.
-_NCCL_NET_FAILED = (r"ncclSystemError|ncclRemoteError|unhandled system error"
-                    r"|remote process exited or there was a network error")
 #: slurmd's cgroup plugin that did not start (Slurm 25.11.7 src/plugins/cgroup/v2/cgroup_v2.c line 1838 "%s cgroup
 #: controller is not available.", src/common/plugin.c "Couldn't load specified plugin name for %s: %s" with
 #: src/common/slurm_errno.c line 1268 "Plugin init() callback failed", src/slurmd/slurmd/slurmd.c line 479
