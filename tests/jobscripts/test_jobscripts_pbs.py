@@ -56,7 +56,9 @@ def stub(bin_dir: Path, name: str, text: str) -> Path:
 #: "c:n:svo" (anything else: "invalid option", usage, exit 1); -n INDEX spawns one task on the INDEX-th line of
 #: PBS_NODEFILE; the task gets the job's initial environment (no caller's), starts in $HOME, PBS_NODENUM is
 #: its mom's index (the node's, in node-file order); its stdout goes to the job's output file, not pbsdsh's;
-#: pbsdsh exits 0 whatever the task returned. Every call is recorded in $PBSDSH_CALLS.
+#: pbsdsh exits 0 whatever the task returned, and says "pbsdsh: task 0x%08X exit status %d" of one that failed
+#: (wait_for_task()); SIGTERM it passes to the task's whole session (tm_kill: src/resmom/linux/mom_mach.c
+#: kill_session), then it exits 1 at once. Every call is recorded in $PBSDSH_CALLS.
 PBSDSH = r"""#!/bin/bash
 echo "$1 $2 $3" >>"$PBSDSH_CALLS"
 if [[ $1 != -n || $3 != -- ]]; then
@@ -68,8 +70,14 @@ index=$2
 shift 3
 mom=$(awk -v want="$index" 'BEGIN {moms = 0} NF {if (!($1 in seen)) seen[$1] = moms++
                                                  if (n++ == want) {print seen[$1]; exit}}' "$PBS_NODEFILE")
-(cd "$HOME" && env -i HOME="$HOME" PATH=/bin:/usr/bin PBS_NODENUM="$mom" PBS_TASKNUM="0000000$index" \
-    "$@" >>"$JOB_OUTPUT" 2>&1)
+cd "$HOME" || exit 2
+setsid env -i HOME="$HOME" PATH=/bin:/usr/bin PBS_NODENUM="$mom" PBS_TASKNUM="0000000$index" \
+    "$@" >>"$JOB_OUTPUT" 2>&1 &
+task=$!
+trap 'printf "pbsdsh: killing task 0x%08X signal %d\n" 0 15; kill -TERM -- "-$task"; exit 1' TERM
+status=0
+wait "$task" || status=$?
+((status == 0)) || printf "pbsdsh: task 0x%08X exit status %d\n" 0 "$status"
 exit 0
 """
 
@@ -165,6 +173,22 @@ def test_the_pbsdsh_launcher_returns_the_highest_exit_code_of_its_tasks(pbs_job:
     assert result.returncode == 4, result.stdout + result.stderr
     # The tasks' stdout comes back to the caller, from the submit directory, not $HOME
     assert f"out of 0 in {tmp_path}\n" in result.stdout and f"out of 1 in {tmp_path}\n" in result.stdout
+
+
+def test_a_failed_pbsdsh_task_ends_the_other_nodes_tasks_instead_of_leaving_them_waiting(pbs_job: dict[str, str],
+                                                                                        tmp_path: Path) -> None:
+    """TM kills nothing: a node whose ranks had finished sat in torchrun's exit barrier (300 s) for a node that
+    failed. The launcher ends the other tasks through pbsdsh, as srun --kill-on-bad-exit does, and waits for
+    their codes; the step's code is the failed node's, not the SIGTERM's."""
+    ran = pbsdsh_launcher(pbs_job, tmp_path)
+    finished_waiting = ('if [ "$PBS_NODENUM" = 1 ]; then exit 10; fi; '
+                        'trap \'echo "node 0 ended by TERM"; exit 143\' TERM; sleep 300 & wait')
+    result = through_pbsdsh(ran, finished_waiting, tmp_path)
+    assert result.returncode == 10, result.stdout + result.stderr
+    assert "node 0 ended by TERM\n" in result.stdout
+    assert ("gh200-pbs.sh: error: pbsdsh: the task on node-file line 2 failed (exit 10): ending the tasks on "
+            "node-file line(s) 0, which would wait for it") in result.stderr.splitlines()
+    assert "no exit code" not in result.stderr
 
 
 def test_the_launcher_check_names_a_missed_node_as_the_node_file_does_from_pals_nodeid(tmp_path: Path) -> None:
@@ -299,6 +323,32 @@ def test_pbs_script_trains_across_both_nodes_under_emulated_pbs_with_pbsdsh(slur
             "the store") in job.output
     if image_env["IMAGE"] != "none":
         assert f"--bind {probe_root}/opt/cray/libfabric/1.22.0:/opt/libfabric" in job.output
+
+
+#: The second node's ranks fail at once with their own code; the first node's finish, and its torchrun then waits
+#: in its exit barrier for the second's agent, which never comes
+SECOND_NODE_FAILS = """import os, sys
+sys.exit(10 if os.environ["GROUP_RANK"] == "1" else 0)
+"""
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_a_pbs_job_under_pbsdsh_ends_with_the_failed_nodes_code_instead_of_waiting_out_the_others_barrier(
+        slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
+    """TM kills nothing: node 1's torchrun sat in its exit barrier (300 s, fixed) after node 2's ranks failed, and
+    the job with it. The launcher ends node 1's task once node 2's fails, as srun --kill-on-bad-exit does; the job
+    ends with node 2's code (the wait below gives up at 240 s)."""
+    workdir = slurm_cluster.workdir()
+    (workdir / "second_node_fails.py").write_text(SECOND_NODE_FAILS)
+    job_id = slurm_cluster.submit(workdir, str(PBS_EMULATION), env={
+        **TRAIN_ENV, **image_env, "LAUNCHER": "pbsdsh", "WORKLOAD": "second_node_fails.py",
+        "DDP_PROBE_ROOT": str(fake_slingshot_node(workdir / "fake-node")), "PREFLIGHT": "0"})
+    job = slurm_cluster.wait(job_id, workdir)
+    assert ("pbsdsh: the task on node-file line 2 failed (exit 10): ending the tasks on node-file line(s) 0, which "
+            "would wait for it") in job.output, job.output[-4000:]
+    assert "step finished with exit code 10" in job.output, job.output[-4000:]
+    assert job.exit_code == "10:0", f"{job.state} {job.exit_code}\n{job.output[-4000:]}"
 
 
 @pytest.mark.slurm

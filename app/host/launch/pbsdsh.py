@@ -13,17 +13,26 @@ directory, and writes the command's stdout and exit code to files in RUN_DIR (sh
 appends from several nodes to one file may interleave on NFS), whose lines are copied to this stdout as they grow
 (what the launcher check reads) and which give the exit code. Cost: N pbsdsh processes here and N open files (the
 soft descriptor limit is raised to the hard one: 1024 is a common default), polled every 0.5 s.
+
+One failed task ends the others, as `srun --kill-on-bad-exit` and PALS' mpiexec (abort on failure) do: TM kills
+nothing by itself, so a node whose ranks finished would wait out torchrun's exit barrier (300 s, fixed) for the
+node that failed, and a node whose task never started would leave the others waiting for the rendezvous timeout.
+A task has failed when its pbsdsh says so on this host (its own report, not the shared RUN_DIR, whose files another
+node writes may show here late on NFS); the others get SIGTERM through their pbsdsh, which passes it to the whole
+task's session (tm_kill: src/resmom/linux/mom_mach.c kill_session) and exits at once (wait_for_task(): tm_kill,
+then exit 1), so the tasks' own exit code files say when each node is done.
 """
 
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, Mapping, Sequence
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 from app.host.common.errors import UsageError
 from app.host.launch.pbs_nodes import read_node_file
@@ -38,10 +47,19 @@ TASK = """node=${PBS_NODENUM:-} task=${PBS_TASKNUM:-}
 prefix=$3
 shift 3
 status=0
+# A signal pbsdsh passes on reaches the whole session: the command ends on it, and this shell waits for that and
+# records the command's code instead of dying first (a trap runs once the foreground command has ended)
+trap : HUP INT TERM
 "$@" >>"$prefix.out" || status=$?
 echo "$status" >"$prefix.rc.tmp" && mv "$prefix.rc.tmp" "$prefix.rc"
 exit "$status"
 """
+#: What pbsdsh prints when a task ends non-zero (wait_for_task(): "%s: task 0x%08X exit status %d", the status
+#: 256 + N for a task signal N ended) or cannot be started (main(): "%s: spawn failed on node %d err %s")
+TASK_FAILED = re.compile(r"task 0x[0-9A-Fa-f]{8} exit status (-?[0-9]+)|(spawn failed on node)")
+#: How long past the job's snapshot grace (SHUTDOWN_TIMEOUT_S: the node wrapper's, then torchrun's) the tasks
+#: ended after another failed have to record their codes
+ENDING_MARGIN_S = 30
 #: Variables bash keeps read-only, which the task's shell would refuse to take from the file
 BASH_READONLY = frozenset(("BASHOPTS", "SHELLOPTS", "BASH_VERSINFO", "EUID", "PPID", "UID"))
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -104,10 +122,80 @@ def exit_code(path: str) -> int:
     return int(text) if re.fullmatch("[0-9]{1,3}", text) else -1
 
 
+def reported_code(report: str, returncode: int) -> int:
+    """The task's code as its ended pbsdsh tells it, from its REPORT (stdout and stderr) and RETURNCODE: 128 + N
+    for a task signal N ended, as a shell reports it; -1 when it never started or pbsdsh itself failed; 0 when
+    pbsdsh said nothing and ended 0 (it prints nothing for a task that succeeded)."""
+    match = TASK_FAILED.search(report)
+    if match and match.group(2):
+        return -1
+    if match:
+        status = int(match.group(1))
+        return 128 + status - 256 if status >= 256 else status
+    return -1 if returncode != 0 else 0
+
+
+class NodeTasks:
+    """One `pbsdsh -n INDEX` a node, its report (stdout and stderr) in PREFIX.pbsdsh, the task's in PREFIX.out and
+    PREFIX.rc."""
+
+    def __init__(self, indexes: Sequence[str], prefixes: Sequence[str], task_words) -> None:
+        self.indexes = list(indexes)
+        self.prefixes = list(prefixes)
+        self.processes = []  # type: List[subprocess.Popen]
+        for index, prefix in zip(indexes, prefixes):
+            with open(prefix + ".pbsdsh", "wb") as report:
+                self.processes.append(subprocess.Popen(["pbsdsh", "-n", index, "--", *task_words(prefix)],
+                                                       stdin=subprocess.DEVNULL, stdout=report,
+                                                       stderr=subprocess.STDOUT))
+
+    def running(self) -> bool:
+        return any(process.poll() is None for process in self.processes)
+
+    def reported(self) -> Dict[int, int]:
+        """{number: code} of each task whose pbsdsh has ended, as pbsdsh tells it."""
+        codes = {}
+        for number, process in enumerate(self.processes):
+            if process.poll() is not None:
+                with open(self.prefixes[number] + ".pbsdsh", encoding="utf-8", errors="replace") as report:
+                    codes[number] = reported_code(report.read(), process.returncode)
+        return codes
+
+    def failed(self) -> List[Tuple[int, int]]:
+        """(number, code) of each task whose ended pbsdsh reports a failure."""
+        return [(number, code) for number, code in sorted(self.reported().items()) if code != 0]
+
+    def end_running(self) -> List[int]:
+        """SIGTERM to every pbsdsh still running (each passes it to its task); their numbers."""
+        ended = []
+        for number, process in enumerate(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                ended.append(number)
+        return ended
+
+    def recorded(self, numbers: Sequence[int]) -> bool:
+        return all(os.path.exists(self.prefixes[number] + ".rc") for number in numbers)
+
+    def reports(self) -> bytes:
+        """What the pbsdsh processes printed, in node order."""
+        text = b""
+        for prefix in self.prefixes:
+            with open(prefix + ".pbsdsh", "rb") as report:
+                text += report.read()
+        return text
+
+
+def _shutdown_grace() -> float:
+    given = os.environ.get("SHUTDOWN_TIMEOUT_S", "")
+    return (int(given) if re.fullmatch("[0-9]{1,6}", given) else 60) + ENDING_MARGIN_S
+
+
 def run_on_each_node(log, error, command: Sequence[str], run_dir: str, job_id: str, node_file: str,
                      cwd: str) -> int:
     """COMMAND once on every node of NODE_FILE through pbsdsh; the highest exit code of the tasks (at least 1
-    when one gave none). LOG and ERROR take the log's and the error's line."""
+    when one gave none), where one that failed ends the others, whose SIGTERM does not count. LOG and ERROR take
+    the log's and the error's line."""
     if shutil.which("pbsdsh") is None:
         raise UsageError("LAUNCHER=pbsdsh, and pbsdsh is not in PATH (PBS_EXEC/bin of OpenPBS); use LAUNCHER=mpiexec "
                          "(Cray PALS), or add PBS's bin directory to PATH")
@@ -118,6 +206,7 @@ def run_on_each_node(log, error, command: Sequence[str], run_dir: str, job_id: s
         raise UsageError(f"PBS_NODEFILE={node_file} cannot be read ({cause.strerror}); PBS sets it in a job: submit "
                          "with qsub") from None
     directory = tempfile.mkdtemp(prefix=f".pbsdsh-{job_id}.", dir=run_dir)
+    ended = []  # type: List[int]
     try:
         env_file = os.path.join(directory, "environment")
         with open(os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8",
@@ -130,19 +219,48 @@ def run_on_each_node(log, error, command: Sequence[str], run_dir: str, job_id: s
             + first_few(indexes, 8))
         _raise_descriptor_limit()
         outputs = Outputs([prefix + ".out" for prefix in prefixes])
-        tasks = [subprocess.Popen(["pbsdsh", "-n", index, "--", "/bin/bash", "-c", TASK, "ddp-pbsdsh-task", env_file,
-                                   cwd, prefix, *command], stdin=subprocess.DEVNULL)
-                 for index, prefix in zip(indexes, prefixes)]
-        while any(task.poll() is None for task in tasks):
+        tasks = NodeTasks(indexes, prefixes, lambda prefix: ["/bin/bash", "-c", TASK, "ddp-pbsdsh-task", env_file,
+                                                             cwd, prefix, *command])
+        while tasks.running():
             outputs.copy()
+            failed = tasks.failed()
+            if failed:
+                ended = _end_the_others(error, tasks, failed, outputs)
+                break
             time.sleep(POLL_S)
         outputs.copy(final=True)
         outputs.close()
-        codes = [exit_code(prefix + ".rc") for prefix in prefixes]
+        sys.stdout.buffer.write(tasks.reports())
+        sys.stdout.flush()
+        # The task's own file first (one that holds no code counts as a failure); pbsdsh's word where the file
+        # does not show here (yet: NFS) or was never written (a task that did not start)
+        reported = tasks.reported()
+        codes = [exit_code(prefix + ".rc") if os.path.exists(prefix + ".rc") else reported.get(number, -1)
+                 for number, prefix in enumerate(prefixes)]
     finally:
         shutil.rmtree(directory, ignore_errors=True)
-    missing = [index for index, code in zip(indexes, codes) if code < 0]
+    # A task ended here counts only with a code of its own: its SIGTERM (143) or no code is this launcher's doing
+    counted = [code for number, code in enumerate(codes)
+               if number not in ended or code not in (-1, 128 + signal.SIGTERM)]
+    missing = [index for number, (index, code) in enumerate(zip(indexes, codes)) if code < 0 and number not in ended]
     if missing:
         error(f"pbsdsh: no exit code from the task on node-file line(s) {first_few(missing, 8)} (it did not start, "
               "or was killed: see the job's output file)")
-    return max(max(codes), 1 if missing else 0)
+    return max(max(counted, default=0), 1 if missing or ended else 0)
+
+
+def _end_the_others(error, tasks: NodeTasks, failed: Sequence[Tuple[int, int]], outputs: Outputs) -> List[int]:
+    """After FAILED (number, code), SIGTERM to the tasks still running, then their codes awaited for the job's
+    snapshot grace; the numbers of the tasks ended."""
+    ended = tasks.end_running()
+    if not ended:
+        return ended
+    number, code = failed[0]
+    said = f"exit {code}" if code >= 0 else "no start"
+    error(f"pbsdsh: the task on node-file line {tasks.indexes[number]} failed ({said}): ending the tasks on "
+          f"node-file line(s) {first_few([tasks.indexes[each] for each in ended], 8)}, which would wait for it")
+    deadline = time.monotonic() + _shutdown_grace()
+    while (tasks.running() or not tasks.recorded(ended)) and time.monotonic() < deadline:
+        outputs.copy()
+        time.sleep(POLL_S)
+    return ended

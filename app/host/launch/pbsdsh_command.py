@@ -3,7 +3,8 @@ starts under LAUNCHER=pbsdsh, as a command of its own on every step's line.
 
     pbsdsh-run --run-dir= --job-id= --nodefile= --cwd= -- COMMAND...
                                             COMMAND once on every node through pbsdsh (app/host/launch/pbsdsh.py);
-                                            exit: the highest exit code of the tasks
+                                            one that fails ends the others; exit: the highest exit code of the
+                                            tasks (not counting the SIGTERM of those it ended)
 
 Standard library only, Python 3.6 on.
 """

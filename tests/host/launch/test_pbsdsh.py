@@ -112,3 +112,31 @@ def test_pbsdsh_run_hands_no_environment_to_a_run_dir_others_can_write(tmp_path)
         f"snapshots or a stop file in it (if it holds only your files: chmod go-w {tmp_path}/run); give a directory "
         "of your own, example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID"]
     assert list((tmp_path / "run").iterdir()) == []
+
+
+@pytest.mark.parametrize(("report", "returncode", "code"), [
+    ("", 0, 0),  # pbsdsh prints nothing of a task that succeeded
+    ("pbsdsh: task 0x00000000 exit status 10\n", 0, 10),
+    ("pbsdsh: task 0x00000003 exit status 271\n", 0, 143),  # 256 + SIGTERM, as a shell reports it: 128 + 15
+    ("pbsdsh: spawn failed on node 1 err TM_ENOTFOUND\n", 0, -1),
+    ("pbsdsh: killing task 0x00000000 signal 15\n", 1, -1),  # pbsdsh itself was signalled
+])
+def test_a_task_s_code_as_its_pbsdsh_tells_it(report, returncode, code):
+    assert pbsdsh.reported_code(report, returncode) == code
+
+
+def test_a_task_whose_code_file_does_not_show_here_takes_its_pbsdsh_s_word(tmp_path):
+    """On NFS a file another node wrote may show late here; pbsdsh's report, written on this host, does not."""
+    (tmp_path / "bin").mkdir()
+    # Runs no task, so writes no code file: node 0's task "succeeded", node 1's "ended 7"
+    (tmp_path / "bin" / "pbsdsh").write_text('#!/bin/sh\n[ "$2" = 0 ] || '
+                                             'echo "pbsdsh: task 0x00000000 exit status 7"\n')
+    (tmp_path / "bin" / "pbsdsh").chmod(0o755)
+    (tmp_path / "nodefile").write_text("n0\n" * 4 + "n1\n" * 4)
+    result = subprocess.run([sys.executable, "-m", "app.launch", "--script=gh200-pbs.sh", "pbsdsh-run",
+                             f"--run-dir={tmp_path}/run", "--job-id=7.pbs", f"--nodefile={tmp_path}/nodefile",
+                             f"--cwd={tmp_path}", "--", "true"],
+                            env={"PATH": f"{tmp_path}/bin:/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 7, result.stderr
+    assert "no exit code" not in result.stderr
