@@ -28,10 +28,10 @@ from pathlib import Path
 from bench.job_world import (
     Run,
     World,
+    bad_node_requeue,
     check_launcher,
     check_launcher_pbs,
     cray_nids,
-    heal,
     history_event,
     make_world,
     marenostrum5,
@@ -102,10 +102,10 @@ def measure(world: World, nodes: int, repeats: int,
     rows.append(_time(f"a history.jsonl event naming the PBS job's {nodes} FQDNs ({names_kb:.0f} KB)", "O(N)",
                       repeats, lambda: seconds(run_job_part(world, history_event(pbs.nodes[5]), event_env, "pbs"))))
     bad = [cray.nodes[3], cray.nodes[517], cray.nodes[1000]]
-    rows.append(_time(f"Slurm job's heal (requeue without them): 3 bad of {nodes}, history of "
+    rows.append(_time(f"Slurm job's requeue without its bad nodes: 3 bad of {nodes}, history of "
                       f"{2 * history_attempts} lines", "1 python3, 4 scontrol", repeats,
                       lambda: (write_history(world.root / "run", hosts, history_attempts, 1),
-                               seconds(heal(world, cray, bad, "nid[001100-001101]"), ok=75))[1]))
+                               seconds(bad_node_requeue(world, cray, bad, "nid[001100-001101]"), ok=75))[1]))
     rows.append(_time("`mn5.sh`, the whole Slurm job: check, preflight and workload steps (launched by the "
                       "stand-in, not run)", "3 launches", repeats, lambda: seconds(whole_job(world, cray)),
                       WHOLE_JOB_S))

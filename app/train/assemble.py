@@ -244,7 +244,7 @@ def _watch_for_hangs(config: Config, ctx: DistContext, store: dist.Store | None,
                 if not write_hang_summary(run_dir, f"hang: {verdict.sentence}; {line}", verdict.culprits, hosts,
                                           reports.completed_step, ctx.world_size, attempt_started=started):
                     log.warning("not recording this hang: another rank of this attempt already did (summary.json)")
-        except StorageError as err:  # the run still ends as hung; a job's heal then has no node to leave out
+        except StorageError as err:  # the run still ends as hung; the bad-node requeue then has no node to leave out
             log.error("%s", err)
 
     def on_stall(verdict: Verdict) -> None:

@@ -22,7 +22,7 @@ def test_a_run_without_history_has_no_requeues(tmp_path):
     assert requeues_in_a_row(tmp_path) == 0
 
 
-def test_a_line_that_is_not_utf8_is_skipped_by_the_heal_steps_count_and_the_trainers_start(tmp_path, capsys):
+def test_a_line_that_is_not_utf8_is_skipped_by_the_bad_node_requeues_count_and_the_trainers_start(tmp_path, capsys):
     """A damaged byte (a disk error, another writer's encoding) costs that line, not the job script's requeue
     and not the trainer's start."""
     (tmp_path / "history.jsonl").write_bytes(
@@ -44,7 +44,7 @@ def test_a_line_appended_after_a_line_cut_short_is_a_line_of_its_own(tmp_path):
 
 
 def test_a_history_that_is_a_fifo_is_refused_in_one_line_not_waited_on(tmp_path, capsys):
-    """Someone who can write the run directory could leave a FIFO there: the heal step must not wait on it."""
+    """Someone who can write the run directory could leave a FIFO there: the bad-node requeue must not wait on it."""
     os.mkfifo(tmp_path / "history.jsonl")
     with within(5):
         assert main(["requeues-in-a-row", str(tmp_path)]) == 2

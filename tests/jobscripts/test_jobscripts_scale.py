@@ -23,11 +23,11 @@ from bench.job_world import (
     ALLOCATIONS,
     Allocation,
     World,
+    bad_node_requeue,
+    bad_node_requeue_pbs,
     check_launcher,
     check_launcher_pbs,
     cray_nids,
-    heal,
-    heal_pbs,
     history_event,
     make_world,
     pbs_env,
@@ -90,7 +90,7 @@ def test_the_launcher_check_counts_one_line_per_node_among_the_launchers_notices
     alloc = Allocation(cray_nids(NODES).nodes, cray_nids(NODES).nodelist, domain)
     run = check_launcher(world, alloc)
     assert run.returncode == 0, run.stderr
-    # What each node calls itself -> its scheduler name, the pairs a heal maps blamed hosts with
+    # What each node calls itself -> its scheduler name, the pairs a bad-node requeue maps blamed hosts with
     pairs = [line.split()[1:] for line in run.stdout.splitlines() if line.startswith("name ")]
     assert len(pairs) == NODES and dict(pairs) == {alloc.hostname(node): node for node in alloc.nodes}
     (line,) = [line for line in run.stdout.splitlines() if "launcher check:" in line]
@@ -159,7 +159,7 @@ def test_three_bad_nodes_of_1024_are_left_out_by_their_scheduler_names(world: Wo
     (run_dir / "history.jsonl").unlink(missing_ok=True)
     Path(f"{world.log}.scontrol").unlink(missing_ok=True)
     blamed = ["nid002000.alps.cscs.ch", "nid001003.alps.cscs.ch", "nid001517.alps.cscs.ch"]
-    run = heal(world, alloc, blamed, excluded_before="nid[001100-001101]")
+    run = bad_node_requeue(world, alloc, blamed, excluded_before="nid[001100-001101]")
     assert run.returncode == 75, run.stderr
     requeue, update = world.scontrol_calls()
     assert requeue == "scontrol requeue 4242"
@@ -177,7 +177,7 @@ def test_after_max_requeues_in_a_row_over_a_long_history_the_job_gives_up_instea
     run_dir = world.root / "run"
     write_history(run_dir, cray.nodes, attempts=500, requeues_at_the_end=3)  # MAX_REQUEUES=3 reached
     Path(f"{world.log}.scontrol").unlink(missing_ok=True)
-    run = heal(world, cray, ["nid001003"])
+    run = bad_node_requeue(world, cray, ["nid001003"])
     assert run.returncode == 1
     assert "giving up after 3 requeue(s) in a row for bad nodes (MAX_REQUEUES=3)" in run.stderr
     assert world.scontrol_calls() == []
@@ -222,13 +222,14 @@ def test_a_history_event_takes_4096_fqdn_hosts(world: World) -> None:
 
 
 def test_a_4096_node_pbs_job_is_submitted_again_as_it_was_and_its_history_names_every_node(world: World) -> None:
-    """PBS cannot leave a node out: the heal submits the job again with the options `qstat -f` shows, after this one,
-    and history.jsonl names all 4096 FQDN hosts (143 KB of names: each its own argument, none near 128 KiB)."""
+    """PBS cannot leave a node out: the bad-node requeue submits the job again with the options `qstat -f` shows, after
+    this one, and history.jsonl names all 4096 FQDN hosts (143 KB of names: each its own argument, none near 128
+    KiB)."""
     alloc = pbs_gh200(4096)
     (world.root / "run" / "history.jsonl").unlink(missing_ok=True)
     Path(f"{world.log}.qsub").unlink(missing_ok=True)
     blamed = alloc.nodes[700].split(".")[0]  # as the node calls itself (`uname -n`)
-    run = heal_pbs(world, alloc, [blamed])
+    run = bad_node_requeue_pbs(world, alloc, [blamed])
     assert run.returncode == 75, run.stderr
     (qsub,) = world.qsub_calls()
     assert shlex.split(qsub) == [

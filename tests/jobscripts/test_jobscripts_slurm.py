@@ -318,7 +318,7 @@ def test_a_training_hang_names_its_node_which_is_left_out_and_the_run_resumes_to
     job = slurm_cluster.wait(job_id, workdir, timeout_s=300)
     assert_completed(job)
     assert f"({NODE2_HOST}) stopped answering" in job.output
-    assert "hang-named" in cause_keys(job)  # the first attempt's verdict, though the job healed
+    assert "hang-named" in cause_keys(job)  # the first attempt's verdict, though node2 was then left out
     assert excluded_nodes(slurm_cluster, job_id) == "node2"
     assert job.summary()["params_sha256"] == uninterrupted.summary()["params_sha256"]
     assert job.summary()["steps_run"] == 640 - 200  # resumed from the snapshot at step 200

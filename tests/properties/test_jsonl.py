@@ -32,7 +32,7 @@ metrics_lines = lines_of(record_like({"step": counts, "loss": st.floats(), "step
 @given(history_lines | st.binary())
 # A reason holding an escaped lone surrogate: the next line's previous_attempt carries it, and no byte encodes it
 @example(b'{"attempt": 0, "event": "requeue", "excluded": [], "reason": "\\ud800"}')
-def test_the_heal_steps_count_and_the_trainers_start_read_any_history(data):
+def test_the_bad_node_requeues_count_and_the_trainers_start_read_any_history(data):
     with fresh_directory() as run_dir, within(SECONDS_PER_EXAMPLE):
         (run_dir / "history.jsonl").write_bytes(data)
         before = json_objects(run_dir / "history.jsonl")
@@ -56,7 +56,7 @@ def test_resume_cuts_any_metrics_file_back_to_whole_records_up_to_its_step(data,
 
 
 @given(st.sampled_from(SPECIAL), st.booleans())
-def test_a_special_file_as_history_is_refused_by_the_heal_step_in_one_line(special, event):
+def test_a_special_file_as_history_is_refused_by_the_bad_node_requeue_in_one_line(special, event):
     with fresh_directory() as run_dir, within(SECONDS_PER_EXAMPLE):
         place(run_dir / "history.jsonl", special)
         argv = ["event", str(run_dir), "requeue", "slow"] if event else ["requeues-in-a-row", str(run_dir)]

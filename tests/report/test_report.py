@@ -42,11 +42,11 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     assert "resuming from" in finish(agent) and agent.returncode == 0
     # A job leaves node2 out and requeues (the line as the history's command writes it, on the host's python3 as
     # the job runs its modules), attempt 3
-    heal = subprocess.run(module_command("app.host.common.history", "event", str(run_dir), "requeue",
-                                         "preflight: node2 slow", "--hosts", "node1,node2", "--excluded", "node2",
-                                         "--job-id", "42", "--image", "none"),
-                          env=clean_env(), cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
-    assert heal.returncode == 0, heal.stderr
+    requeue = subprocess.run(module_command("app.host.common.history", "event", str(run_dir), "requeue",
+                                            "preflight: node2 slow", "--hosts", "node1,node2", "--excluded", "node2",
+                                            "--job-id", "42", "--image", "none"),
+                             env=clean_env(), cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    assert requeue.returncode == 0, requeue.stderr
     third = start(torchrun_command(2, *GPT, "train.max_steps=2000", "train.epochs=30", f"run.dir={run_dir}"))
     try:
         wait_for_step(run_dir, 80, third)

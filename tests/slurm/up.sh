@@ -159,7 +159,7 @@ release_specific_plugins() {
 }
 # release_specific_scheduling: once a requeued job has completed, slurmctld holds it requeue_delay + 1 s
 # (batch_requeue_fini and _requeue_delay, src/slurmctld/job_mgr.c, 25.11.7; slurm.conf(5): the default is
-# cred_expire, 11 s here), a pure wait in every requeue test. The heal path's exclude-list update
+# cred_expire, 11 s here), a pure wait in every requeue test. The bad-node requeue's exclude-list update
 # (app/host/launch/requeue.py) runs before its batch script ends, so before the delay starts.
 # 22.05 has no requeue_delay (its slurm.conf(5)) and keeps cred_expire's.
 release_specific_scheduling() {

@@ -6,8 +6,8 @@ and the reference that pulls it again too), the step it starts from, and how the
 the summary.json that attempt left (completed, preempted by a signal, hung and who held it up) or, when it left none,
 that it was killed or crashed. The job scripts add their own lines between attempts through this module's command
 line (`"event": "requeue"` when they leave a bad node out and requeue, `"gave-up"` at their limit;
-app/host/launch/heal.py); the next attempt quotes the reason. Standard library only: the job scripts run it with the
-host's python3, before any venv and outside the image.
+app/host/launch/bad_node_requeue.py); the next attempt quotes the reason. Standard library only: the job scripts run it
+with the host's python3, before any venv and outside the image.
 
     python3 -m app.host.common.history event RUN_DIR EVENT REASON [--hosts a,b | --hosts-from -] [--excluded b]
                                      [--job-id J] [--image I]

@@ -5,8 +5,8 @@ The site script (jobscripts/slurm.sh, mn5.sh, gh200-pbs.sh) is its scheduler's h
 checkout and the line that starts this, naming its site (app/host/launch/sites.py). Here: the allocation
 (app/host/common/scheduler_env.py), every knob (knobs.py), the plan (the image, the workload, processes per node, the
 fabric, the container, the launcher's command lines, the rendezvous), then the launch check, the preflight, the
-workload's step, and the end: heal and requeue, a requeue after a time-limit snapshot, or the step's own code
-(app/host/common/exitcodes.py). What differs between the schedulers is a
+workload's step, and the end: a requeue without the bad nodes, a requeue after a time-limit snapshot, or the step's own
+code (app/host/common/exitcodes.py). What differs between the schedulers is a
 Side (SLURM here, PBS in app/host/launch/pbs_job.py). Each part and why: docs/job-scripts.md ("Inside the job")."""
 
 import abc
@@ -22,6 +22,7 @@ from app.host.common.errors import UsageError
 from app.host.common.private_dir import ensure_private_dir
 from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
 from app.host.launch.allocation import allocation
+from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
 from app.host.launch.binds import container_binds
 from app.host.launch.checkout import POLICY_FILE, REPO, shell_text, text
 from app.host.launch.config_check import config_check
@@ -31,7 +32,6 @@ from app.host.launch.env_defaults import env_defaults
 from app.host.launch.fabric import check_fabric, detect_fabric, flight_recorder_defaults, preview_policy
 from app.host.launch.finish import ending
 from app.host.launch.gpus import processes_per_node
-from app.host.launch.heal import HealJob, heal
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_registry import resolve as resolve_image
 from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
@@ -352,7 +352,7 @@ class JobRun:
 
     def preflight(self) -> None:
         """The trainer's --dry-run for this allocation (train), then python -m app.check --preflight across the
-        nodes (PREFLIGHT=0 skips it); a node it blames is left out (heal)."""
+        nodes (PREFLIGHT=0 skips it); a node it blames is left out (bad_node_requeue.py)."""
         run, k = self.run, self.k
         rc = config_check(self.job.log, run.kind, k["IMAGE"], k["APPTAINER"], self.job.dry_run(), run.container,
                           run.workload, len(run.alloc.nodes), run.nproc)
@@ -379,8 +379,8 @@ class JobRun:
         if self.job.preempted:
             self.finish(rc)
         if self.blamed_nodes():
-            self.heal(rc, "preflight failed (step exit {}; app.check's report above and in {}/preflight.json)".format(
-                rc, k["RUN_DIR"]))
+            self.requeue_for_bad_nodes(rc, "preflight failed (step exit {}; app.check's report above and in "
+                                       "{}/preflight.json)".format(rc, k["RUN_DIR"]))
         error_line(self.job.script, f"the preflight failed (step exit {rc}) without blaming a node; its report above "
                    "says what and how to fix it; PREFLIGHT=0 starts the workload without it")
         raise JobEnds(rc)
@@ -394,13 +394,14 @@ class JobRun:
             return []  # exported for the workload already (plan_workload)
         return import_path_env("check", REPO, os.environ, lambda line: self.job.log("preflight: " + line))
 
-    def heal(self, rc: int, reason: str) -> None:
-        """Leave the blamed nodes out and requeue, requeue as before, or give up at MAX_REQUEUES (heal.py)."""
+    def requeue_for_bad_nodes(self, rc: int, reason: str) -> None:
+        """Leave the blamed nodes out and requeue, requeue as before, or give up at MAX_REQUEUES
+        (bad_node_requeue.py)."""
         # The requeue signals this job: nothing may stop the update that follows it
         ignore_the_requeues_signals()
         run = self.run
-        raise JobEnds(heal(self.job.log, self.job.script,
-                           HealJob(self.job.side.name, self.k["RUN_DIR"], run.alloc.job_id, self.k["IMAGE"],
+        raise JobEnds(requeue_for_bad_nodes(self.job.log, self.job.script,
+                           RequeuedJob(self.job.side.name, self.k["RUN_DIR"], run.alloc.job_id, self.k["IMAGE"],
                                    jobscript(self.job.script, run.alloc.submit_dir, os.environ), self.job.started_env,
                                    run.alloc.nodes, self.job.name_of), rc, reason, self.k["MAX_REQUEUES"]))
 
@@ -416,8 +417,8 @@ class JobRun:
         raise JobEnds(end.exit_code)
 
     def run_job(self) -> None:
-        """The launch check, the preflight, the workload (rendezvous id: the job id), then heal or finish; the
-        scheduler's timer (PBS) runs from before the launch check until the workload's step ends."""
+        """The launch check, the preflight, the workload (rendezvous id: the job id), then a bad-node requeue or the
+        finish; the scheduler's timer (PBS) runs from before the launch check until the workload's step ends."""
         timer = self.job.side.arm_timer(self.job, self.run.alloc.job_id)
         try:
             self.launch_check()
@@ -426,11 +427,11 @@ class JobRun:
             self.forget_blame()
             rc = self.step(self.run.alloc.job_id, self.run.workload)
         finally:
-            # Its USR1 would find no step to stop: the heal or the requeue that follows must not be interrupted
+            # Its USR1 would find no step to stop: the requeue that follows must not be interrupted
             if timer is not None:
                 timer.cancel()
         if rc and not self.job.preempted and self.blamed_nodes():
-            self.heal(rc, f"the workload failed (exit {rc}) naming the nodes that stopped answering "
+            self.requeue_for_bad_nodes(rc, f"the workload failed (exit {rc}) naming the nodes that stopped answering "
                       "(summary.json)")
         self.finish(rc)
 

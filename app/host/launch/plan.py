@@ -29,9 +29,9 @@ class Plan(NamedTuple):
         wrapper's PET_NODE_RANK), node 0 serves the store, and each worker's rank is computed from the node rank
         (TORCH_ELASTIC_WORKER_IDENTICAL=1, set by the wrapper). What c10d adds is elasticity: nodes joining or
         leaving a running job and torchrun's in-place restarts (--max-restarts). The project uses neither: the
-        node count is fixed for a job, a failed node is left out by requeueing the job (app/host/launch/heal.py), and
-        torchrun runs with no restarts. The workers' own keys are sealed with the job's secret
-        (app/common/signed_store.py)."""
+        node count is fixed for a job, a failed node is left out by requeueing the job
+        (app/host/launch/bad_node_requeue.py), and torchrun runs with no restarts. The workers' own keys are sealed
+        with the job's secret (app/common/signed_store.py)."""
         return [
             "torchrun",
             f"--nnodes={self.nnodes}",

@@ -6,15 +6,15 @@ what a part said, where it stopped and the records it left, without a scheduler.
         [--names HOST=NAME,...] [--kind KIND] [--launch-step torchrun|task|mpi] PART... [-- ARGS...]
 
 The knobs first (Job.resolve_knobs, from the environment as the job reads it), then each PART in order: image
-(pull_image), workload (plan_workload of ARGS), nproc (processes_per_node), hostfile (deepspeed_hostfile),
-fabric, container, launch (the side's: srun's or PBS's command lines, then the rendezvous), meet (the rendezvous
-alone), run-dir (make_run_dir), heal (JobRun.heal of RC and REASON, the launch check's NAMES), finish (JobRun.finish
-of RC after PREEMPTED), step (JobRun.step of ARGS for a workload of KIND (unless the workload part said one), as
-LAUNCH-STEP starts it, with no launcher and no container, as a node runs it inside the image; its exit code ends the
-run), preflight (JobRun.preflight before the workload of KIND, its step started as the step part starts one). FILE
-gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps.
-Log lines go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2
-(job.job_code). Standard library only and Python 3.6's grammar: the login node's python runs it too.
+(pull_image), workload (plan_workload of ARGS), nproc (processes_per_node), hostfile (deepspeed_hostfile), fabric,
+container, launch (the side's: srun's or PBS's command lines, then the rendezvous), meet (the rendezvous alone), run-dir
+(make_run_dir), bad-node-requeue (JobRun.requeue_for_bad_nodes of RC and REASON, the launch check's NAMES), finish
+(JobRun.finish of RC after PREEMPTED), step (JobRun.step of ARGS for a workload of KIND (unless the workload part said
+one), as LAUNCH-STEP starts it, with no launcher and no container, as a node runs it inside the image; its exit code
+ends the run), preflight (JobRun.preflight before the workload of KIND, its step started as the step part starts one).
+FILE gets the records as JSON: the knobs, each part's answer and the environment the job leaves for its steps. Log lines
+go to stdout; the job's end is the exit code, a bad setting its one line on stderr and exit 2 (job.job_code). Standard
+library only and Python 3.6's grammar: the login node's python runs it too.
 
     python -m tests.host.launch.job_parts --serve
 
@@ -65,12 +65,12 @@ def run_parts(job: Job, alloc: Allocated, options: argparse.Namespace, args: Lis
             found["meet"] = list(job.meet(alloc))
         elif part == "run-dir":
             job.make_run_dir()
-        elif part in ("heal", "finish"):
+        elif part in ("bad-node-requeue", "finish"):
             job.preempted = options.preempted
             job.name_of = dict(pair.split("=", 1) for pair in options.names.split(",") if pair)
             ended = JobRun(job, Running(alloc, kind, [], nproc, [], "", Launch("torchrun", [], [], "", "")))
-            if part == "heal":
-                ended.heal(options.rc, options.reason)
+            if part == "bad-node-requeue":
+                ended.requeue_for_bad_nodes(options.rc, options.reason)
             ended.finish(options.rc)
         elif part == "step":
             launch = Launch(options.launch_step, [], [], alloc.nodes[0], "")

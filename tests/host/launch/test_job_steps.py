@@ -180,12 +180,13 @@ def test_a_refused_requeue_says_how_to_resubmit_by_hand_without_the_nodes(bin_di
 
 
 def test_the_requeue_s_own_signals_do_not_stop_the_exclude_list_that_follows(bin_dir, tmp_path):
-    """`scontrol requeue` signals the batch script and its children (TERM, USR1): the heal ignores both."""
+    """`scontrol requeue` signals the batch script and its children (TERM, USR1): the bad-node requeue ignores both."""
     stand_in(bin_dir, "scontrol", '[ "$1" = requeue ] && kill -TERM $PPID && kill -USR1 $PPID; '
              '[ "$1" = show ] && echo "JobId=42 ExcNodeList=(null)"; exit 0')
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "nodes-to-exclude.txt").write_text("node2\n")
-    result = job_parts(["heal"], {"RUN_DIR": f"{tmp_path}/run", "MAX_REQUEUES": "3"}, script="t.sh", reason="hang")
+    result = job_parts(["bad-node-requeue"], {"RUN_DIR": f"{tmp_path}/run", "MAX_REQUEUES": "3"}, script="t.sh",
+                       reason="hang")
     assert result.returncode == 75, result.stderr
     assert calls(bin_dir)[-2:] == ["scontrol requeue 42", "scontrol update JobId=42 ExcNodeList=node2"]
 

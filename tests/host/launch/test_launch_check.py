@@ -82,7 +82,8 @@ def test_the_launch_check_runs_the_report_through_the_launcher_and_learns_each_n
                                   "srun: Step created for StepId=17.0\n")
     check = run_launch_check([str(launch)], ["node1", "node3"], 2)
     assert passed(check, 2) == "launcher check: one process on each of node1 x1000c0s2b0n0"
-    # What each node calls itself, beside its scheduler name: what a heal leaves out (app/host/launch/heal.py)
+    # What each node calls itself, beside its scheduler name: what a bad-node requeue leaves out
+    # (app/host/launch/bad_node_requeue.py)
     assert check.names == {"node1": "node1", "x1000c0s2b0n0": "node3"}
 
 

@@ -150,8 +150,8 @@ def with_qstat(tmp_path: Path, qstat_text: str | None, monkeypatch) -> Path:
 
 
 def submission_options(qstat_text: str | None, tmp_path: Path, monkeypatch) -> tuple[list[str], list[str]]:
-    """The options the PBS job resubmits itself with (requeue.pbs_submission_options, as its finish and its heal
-    ask), and its log lines."""
+    """The options the PBS job resubmits itself with (requeue.pbs_submission_options, as its finish and its bad-node
+    requeue ask), and its log lines."""
     with_qstat(tmp_path, qstat_text, monkeypatch)
     said: list[str] = []
     return pbs_submission_options(said.append, "gh200-pbs.sh", "7.pbs"), said

@@ -3,8 +3,8 @@ RUN_DIR/nodes-to-exclude.txt; the job is requeued without them (exclude), requeu
 cannot leave a node out (requeue), or, after MAX_REQUEUES such requeues in a row with no training progress between,
 it gives up (give-up). Each is a line of history.jsonl, beside the trainer's line per attempt.
 
-The job (app/host/launch/job.py JobRun.heal) ends with heal()'s code: 75 after a requeue, RC after giving up (its line
-on stderr); bad input raises UsageError (one line on stderr, exit 2).
+The job (app/host/launch/job.py JobRun.requeue_for_bad_nodes) ends with requeue_for_bad_nodes()'s code: 75 after a
+requeue, RC after giving up (its line on stderr); bad input raises UsageError (one line on stderr, exit 2).
 """
 
 import collections
@@ -49,8 +49,8 @@ on GIVE_UP); history.jsonl's reason."""
 
 
 def decide(evidence: RequeueEvidence) -> Decision:
-    """The heal decision: give up at MAX_REQUEUES requeues in a row, else requeue, without the nodes where the
-    scheduler can leave them out."""
+    """The bad-node requeue's decision: give up at MAX_REQUEUES requeues in a row, else requeue, without the nodes
+    where the scheduler can leave them out."""
     reason, nodes = evidence.reason, ",".join(evidence.nodes)
     done, limit = evidence.requeues_in_a_row, evidence.max_requeues
     if done >= limit:
@@ -108,10 +108,10 @@ def read_facts(scheduler: str, reason: str, nodes_text: str, requeues_in_a_row: 
         check_command=check_command, run_dir=run_dir)
 
 
-class HealJob(NamedTuple):
-    """The job a heal concerns: its scheduler, run directory, id, image, job script and the environment it started
-    in (for a PBS resubmission), nodes, and what each node calls itself -> its scheduler name (the launch check's
-    pairs)."""
+class RequeuedJob(NamedTuple):
+    """The job a bad-node requeue concerns: its scheduler, run directory, id, image, job script and the environment it
+    started in (for a PBS resubmission), nodes, and what each node calls itself -> its scheduler name (the launch
+    check's pairs)."""
 
     scheduler: str
     run_dir: str
@@ -123,7 +123,8 @@ class HealJob(NamedTuple):
     name_of: Dict[str, str]
 
 
-def heal(log: Callable[[str], None], script: str, job: HealJob, rc: int, reason: str, max_requeues: str) -> int:
+def requeue_for_bad_nodes(log: Callable[[str], None], script: str, job: RequeuedJob, rc: int, reason: str,
+                          max_requeues: str) -> int:
     """Leave the nodes of RUN_DIR/nodes-to-exclude.txt out and requeue (75), requeue as before where the scheduler
     cannot leave a node out (75), or give up at MAX_REQUEUES (RC, its line on stderr); each is a line of
     history.jsonl."""
