@@ -364,6 +364,55 @@ QUOTES = (
           "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
           "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
 
+    # --- Open MPI's openib and usnic BTLs out of locked memory (Open MPI 1.x to 4.1, their verbs transports) --------
+    # mca_btl_openib_show_init_error (v4.1.8 opal/mca/btl/openib/btl_openib.c line 155) shows [init-fail-no-mem] on
+    # ENOMEM with the limit as getrlimit(RLIMIT_MEMLOCK) gives it ("%ld", or "unlimited" when the ENOMEM is another
+    # limit than ulimit -l); usnic's check_reg_mem_basics (btl_usnic_component.c line 307) shows its text at 64 KiB
+    # or less.
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/help-mpi-btl-openib.txt", 123,
+          "  Memlock limit: %s",
+          "     Memlock limit: 65536", "memlock-too-low", fmt="Memlock limit: %s"),
+    Quote("Open MPI", "v1.6.5", "ompi/mca/btl/openib/help-mpi-btl-openib.txt", 119,
+          "  Memlock limit: %s",
+          "  Memlock limit: 32768", "memlock-too-low", fmt="Memlock limit: %s"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/help-mpi-btl-openib.txt", 115,
+          "memlock limits are set too low.  For most HPC installations, the",
+          "memlock limits are set too low.  For most HPC installations, the", "memlock-too-low",
+          fmt="memlock limits are set too low.  For most HPC installations, the"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/usnic/help-mpi-btl-usnic.txt", 86,
+          'memory.  This typically can indicate that the "memlock" limits are set',
+          'memory.  This typically can indicate that the "memlock" limits are set', "memlock-too-low",
+          fmt='memory.  This typically can indicate that the "memlock" limits are set'),
+    # The UD connection manager's verbs objects (udcm_module_init, btl_openib_connect_udcm.c): a completion channel,
+    # two CQs and the registered buffers, each refused under a small locked-memory limit; BTL_VERBOSE (printed with
+    # btl_base_verbose) prefixes "[node][[job,vpid],rank][file:line:function] " (ompi/mca/btl/base/btl_base_error.h).
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 567,
+          'BTL_VERBOSE(("error creating ud send completion queue"));',
+          "[binf316][[17980,1],0][../../../../../openmpi-1.8.4/ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c:"
+          "567:udcm_module_init] error creating ud send completion queue", "memlock-too-low"),
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 560,
+          'BTL_VERBOSE(("error creating ud recv completion queue"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:560:udcm_module_init] error creating ud recv "
+          "completion queue", "memlock-too-low"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/connect/btl_openib_connect_udcm.c", 698,
+          'BTL_VERBOSE(("error creating ud completion channel"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:698:udcm_module_init] error creating ud completion "
+          "channel", "memlock-too-low"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/connect/btl_openib_connect_udcm.c", 719,
+          'BTL_VERBOSE(("error allocating cm buffers"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:719:udcm_module_init] error allocating cm buffers",
+          "memlock-too-low"),
+    # Open MPI 1.8.0 to 1.8.4 constructed cm_recv_msg_queue (udcm line 620) only after those verbs objects, so a
+    # udcm_module_init that failed on one of them went to udcm_module_finalize, whose OBJ_DESTRUCT (line 736) of
+    # the unconstructed queue fails its assert (opal/class/opal_object.h line 368 assert(OPAL_OBJ_MAGIC_ID ==
+    # ((opal_object_t *) (object))->obj_magic_id), OPAL_OBJ_MAGIC_ID line 133), in glibc's words
+    # "%s%s%s:%u: %s%sAssertion `%s' failed." (assert/assert.c); 1.8.5 moved the construct first.
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 736,
+          "OBJ_DESTRUCT(&m->cm_recv_msg_queue);",
+          "hello_c: connect/btl_openib_connect_udcm.c:736: udcm_module_finalize: Assertion `((0xdeafbeedULL << 32) + "
+          "0xdeafbeedULL) == ((opal_object_t *) (&m->cm_recv_msg_queue))->obj_magic_id' failed.", "memlock-too-low",
+          fmt="&m->cm_recv_msg_queue"),
+
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",

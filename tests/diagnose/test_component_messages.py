@@ -163,6 +163,13 @@ def test_a_small_memlock_limit_in_a_run_that_did_not_fail_is_no_cause() -> None:
 
 
 
+def test_open_mpis_locked_memory_text_under_an_unlimited_limit_is_not_the_memlock_limit() -> None:
+    """openib shows [init-fail-no-mem] for any ENOMEM, with the limit getrlimit gave: "unlimited" is another limit."""
+    text = ["memlock limits are set too low.  For most HPC installations, the", "  Device:        mlx4_0"]
+    assert [f.key for f in diagnose_lines([*text, "  Memlock limit: 65536"])][:1] == ["memlock-too-low"]
+    assert "memlock-too-low" not in [f.key for f in diagnose_lines([*text, "  Memlock limit: unlimited"])]
+
+
 def test_a_one_task_step_in_a_larger_job_that_did_not_fail_is_no_cause() -> None:
     """srun warns for any step of fewer tasks than the job's nodes (`srun -n 1 hostname` in a two-node job)."""
     warned = "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1"

@@ -414,6 +414,10 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 #: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
 #: since v1.15.0 and only the failed run makes them a cause.
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
+#: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
+#: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
+#: is another limit (the HCA driver's registered-memory tables), not this one.
+_OMPI_MEMLOCK_UNLIMITED = r"^\s{0,8}Memlock limit: unlimited\s*$"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
@@ -578,7 +582,7 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE,
-         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM, _OMPI_MEMLOCK_UNLIMITED,
          _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
          _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
@@ -1687,12 +1691,33 @@ CAUSES: Tuple[Cause, ...] = (
          r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory",
          # Intel MPI's DAPL fabric (closed source; the line as its ranks print it, "[0] DAPL startup: RLIMIT_MEMLOCK
          # too small", firemodels/fds#6023): it checks the limit at start and stops below what it needs.
-         r"\bDAPL startup: RLIMIT_MEMLOCK too small"),
+         r"\bDAPL startup: RLIMIT_MEMLOCK too small",
+         # Open MPI 1.6.5 to 4.1.8's openib BTL, [init-fail-no-mem] of help-mpi-btl-openib.txt (v4.1.8 line 112:
+         # "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.  This
+         # typically can indicate that the\nmemlock limits are set too low.  For most HPC installations, the\n..."
+         # and line 123 "  Memlock limit: %s"), and the usnic BTL's [check_reg_mem_basics fail]
+         # (help-mpi-btl-usnic.txt line 84: "...  This typically can indicate that the \"memlock\" limits are set\n
+         # too low." and line 91 "  Memlock limit: %s").
+         r"\bmemlock limits are set too low\.\s{1,2}For most HPC installations\b",
+         r'\bThis typically can indicate that the "memlock" limits are set\b',
+         r"^\s{0,8}Memlock limit: \d+\s*$",
+         # Its UD connection manager's verbs objects, refused under a small limit (btl_base_verbose; v1.8.4
+         # ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c lines 551 to 572, v4.1.8
+         # opal/mca/btl/openib/connect/btl_openib_connect_udcm.c 698 to 719: BTL_VERBOSE(("error creating ud
+         # completion channel")), ("error creating ud recv completion queue"), ("error creating ud send completion
+         # queue"), ("error allocating cm buffers")). Open MPI 1.8.0 to 1.8.4 then abort in udcm_module_finalize
+         # (line 736 OBJ_DESTRUCT(&m->cm_recv_msg_queue) of a queue constructed only after those objects, line 620;
+         # opal/class/opal_object.h line 368 assert(OPAL_OBJ_MAGIC_ID == ((opal_object_t *)
+         # (object))->obj_magic_id)), the assert glibc prints whether or not verbose was on.
+         r"\bbtl_openib_connect_udcm\.c:\d+:udcm_module_init\] error (?:creating ud (?:(?:send|recv) completion "
+         r"queue|completion channel)|allocating cm buffers)\b",
+         r"\budcm_module_finalize: Assertion `.{0,120}\(&m->cm_recv_msg_queue\)\)->obj_magic_id' failed"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
-        applies=lambda log: (not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
-                             or log.has(_UCX_IFACE_CQ_ENOMEM)),
+        # Open MPI's openib text with an unlimited limit is another limit's ENOMEM.
+        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
+                              or log.has(_UCX_IFACE_CQ_ENOMEM)) and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
     ),
     Cause(
         "efa-installer-too-old",
