@@ -413,6 +413,18 @@ QUOTES = (
           "0xdeafbeedULL) == ((opal_object_t *) (&m->cm_recv_msg_queue))->obj_magic_id' failed.", "memlock-too-low",
           fmt="&m->cm_recv_msg_queue"),
 
+    # --- Open MPI's CUDA IPC (smcuda BTL) refused between two GPUs of a node ----------------------------------------
+    # opal_show_help("help-mpi-common-cuda.txt", "cuIpcOpenMemHandle failed", ...) with CUDA's result (v4.1.8
+    # opal/mca/common/cuda/common_cuda.c line 1158); 205 is CUDA_ERROR_MAP_FAILED (cuda.h), the peer GPU's memory not
+    # mappable from this one (no peer path between them).
+    Quote("Open MPI", "v1.8.8", "ompi/mca/common/cuda/help-mpi-common-cuda.txt", 72,
+          "  cuIpcOpenMemHandle return value:   %d",
+          "     cuIpcOpenMemHandle return value:   205", "p2p-peer-access-refused",
+          fmt="cuIpcOpenMemHandle return value:   %d"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/common/cuda/help-mpi-common-cuda.txt", 87,
+          "  cuIpcOpenMemHandle return value:  %d",
+          "  cuIpcOpenMemHandle return value:  217", "p2p-peer-access-refused",
+          fmt="cuIpcOpenMemHandle return value:  %d"),
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",
@@ -1331,6 +1343,12 @@ QUOTES = (
           "sockStr,",
           NCCL_WARN.format(where="transport/net_ib/p2p.cc:688") + "NET/IB: Got completion from peer 10.0.0.18<47212> "
           "with status=IBV_WC_LOC_PROT_ERR(4) opcode=IBV_WC_SEND(0) vendor_err=81  hca mlx5_0", "p2p-acs-iommu"),
+    # NCCL 2.4 to 2.7's completion error before the peer was named: error 12 (IBV_WC_RETRY_EXC_ERR) on RoCE.
+    Quote("NCCL", "v2.7.8-1", "src/transport/net_ib.cc", 818,
+          'WARN("NET/IB : Got completion with error %d, opcode %d, len %d, vendor err %d", wc->status, wc->opcode, '
+          "wc->byte_len, wc->vendor_err);",
+          "gpu-a-017:2741:2790 [0] NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 32478, vendor err "
+          "129", "roce-gid-index"),
     # --- NCCL older than the GPU: its kernels' shared memory ------------------------------------------------------
     Quote("NCCL", "v2.26.2-1", "src/enqueue.cc", 50,
           'WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
@@ -2001,6 +2019,18 @@ QUOTES = (
     Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
           'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',
           "[gpu-a-017:12345] OPAL ERROR: Error in file pmix_s1.c at line 578", "mpi-without-pmi"),
+    # PMIx's own client failing in PMIx_Init's runtime set-up (pmix_rte_init: the components the environment srun
+    # gave the task name, security and data store, that this client cannot select), logged by PMIX_ERROR_LOG:
+    # v3.2.3 src/client/pmix_client.c line 562, the macro in src/util/error.h line 45.
+    Quote("PMIx", "v3.2.3", "src/util/error.h", 45,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d",\nPMIx_Error_string((r)), __FILE__, __LINE__);',
+          "[node140.pri.stanage.alces.network:12429] PMIX ERROR: NOT-FOUND in file client/pmix_client.c at line 562",
+          "mpi-without-pmi"),
+    # v4.2.9: PMIX_ERROR_LOG(rc) at src/client/pmix_client.c line 622, the macro in src/util/pmix_error.h.
+    Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)),\n__FILE__, __LINE__);',
+          "[gpu-a-017:12345] PMIX ERROR: PMIX_ERR_NOT_FOUND in file client/pmix_client.c at line 622",
+          "mpi-without-pmi"),
     # The same macro from opal/mca/pmix/pmix3x/pmix3x_client.c line 111 (OPAL_ERROR_LOG(dbg) after PMIx_Init failed).
     Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
           'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',

@@ -170,6 +170,12 @@ def test_open_mpis_locked_memory_text_under_an_unlimited_limit_is_not_the_memloc
     assert "memlock-too-low" not in [f.key for f in diagnose_lines([*text, "  Memlock limit: unlimited"])]
 
 
+def test_nccls_completion_error_quoted_without_its_prefix_is_still_read() -> None:
+    """Vendors' troubleshooting pages quote NCCL's WARN from "Got completion" on (NCCL 2.4 to 2.7's words)."""
+    quoted = "Got completion with error 12, opcode 1, len 32478, vendor err 129"
+    assert [f.key for f in diagnose_lines([quoted])][:1] == ["roce-gid-index"]
+
+
 def test_a_one_task_step_in_a_larger_job_that_did_not_fail_is_no_cause() -> None:
     """srun warns for any step of fewer tasks than the job's nodes (`srun -n 1 hostname` in a two-node job)."""
     warned = "srun: warning: can't run 1 processes on 2 nodes, setting nnodes to 1"

@@ -1821,6 +1821,10 @@ CAUSES: Tuple[Cause, ...] = (
         # v2.18.5-1 line 52, strerror alone: "failed with error Invalid argument"). On a RoCE link layer a queue
         # pair that times out (110) is read here too: a GID the nodes cannot route.
         (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
+         # The same WARN quoted from "Got completion" on (vendors' troubleshooting pages), in its whole form:
+         # v2.4.8-1 to v2.7.8-1 src/transport/net_ib.cc line 818 WARN("NET/IB : Got completion with error %d, opcode
+         # %d, len %d, vendor err %d", ...), v2.10.3-1 to v2.18.5-1 "... from peer %s with error %d, ...".
+         r"^\s{0,8}Got completion (?:from peer \S{1,300} )?with error 12, opcode \d+, len \d+, vendor err \d+",
          r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
          r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT,
          # UCCL v0.1.1 ep/src/rdma.cpp line 2073 (its RDMA proxy, then abort): fprintf(stderr, "CQE ERROR wr_id=%llu
@@ -2134,7 +2138,9 @@ CAUSES: Tuple[Cause, ...] = (
         "the program's Open MPI was started by srun but cannot talk to Slurm's PMI (it was built without "
         "Slurm/PMI support, or srun offered none): MPI_Init fails on every rank",
         "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
-        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
+        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`; a step started "
+        "with `srun --export=VARS` loses the MPI module's environment the PMIx client reads (`--export=ALL,VARS`). "
+        "A torchrun job "
         "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
         # Open MPI 4.1 (orte/mca/ess/base/help-ess-base.txt [slurm-error], [slurm-error2]): "The application
         # appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's PMI support"
@@ -2153,7 +2159,15 @@ CAUSES: Tuple[Cause, ...] = (
          r"Open MPI requires access to a local PMIx server to execute",
          r"No PMIx server was reachable, but a PMI1/2 was detected",
          r"OPAL ERROR: [^\n]{1,80}? in file \S{0,300}?\bpmix_(?:s[12]|cray)\.c at line \d+",
-         r"OPAL ERROR: (?:Not initialized|Unreachable) in file \S{0,300}?\b(?:pmix\dx?|ext\dx)_client\.c at line \d+"),
+         r"OPAL ERROR: (?:Not initialized|Unreachable) in file \S{0,300}?\b(?:pmix\dx?|ext\dx)_client\.c at line \d+",
+         # PMIx's own client whose PMIx_Init could not set up its runtime (pmix_rte_init: no component of those
+         # srun's environment names, security, data store, transport): PMIX_ERROR_LOG(rc) (v3.2.3 src/util/error.h
+         # line 45, v4.2.9 src/util/pmix_error.h line 48 "PMIX ERROR: %s in file %s at line %d") in
+         # src/client/pmix_client.c at the line after pmix_rte_init of each release, v3.0.0 to v5.0.11 (465, 470,
+         # 471, 473, 515, 562 in 3.x; 580 to 665 in 4.x; 597, 598, 607 in 5.0.x); no other PMIX_ERROR_LOG of that
+         # file sits on those lines in any of these releases.
+         r"PMIX ERROR: [\w-]{1,40} in file \S{0,300}?\bclient/pmix_client\.c at line "
+         r"(?:465|47[013]|515|562|58[024]|59[78]|607|618|62[126]|657|66[45])\b"),
         90,
     ),
     Cause(
@@ -2573,13 +2587,20 @@ CAUSES: Tuple[Cause, ...] = (
         "complexes, PCIe ACS or an IOMMU that blocks peer traffic, or a virtual machine that hides it",
         "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (NCCL then copies through host memory); `nvidia-smi topo "
         "-p2p r` shows which pairs can peer; the admins disable ACS on the PCIe switches and set the IOMMU to "
-        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide",
+        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide; Open MPI's CUDA IPC is turned off with `mpirun "
+        "--mca btl_smcuda_use_cuda_ipc 0`",
         # NCCL v2.18.1-1 to v2.30.7-1 src/transport/p2p.cc: WARN("failed to peer with device %d(=%lx): %d %s",
         # ..., err, cudaGetErrorString(err)) and src/transport/net.cc: WARN("failed to peer with device %d: %d
         # %s", ...) when cudaDeviceEnablePeerAccess fails; torch's "CUDA error: %s" with CUDA's string for
         # cudaErrorPeerAccessUnsupported (217). NCCL's shm.cc line of the same string is cumem-host-no-p2p.
         (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",
-         r"CUDA error: (?P<why>peer access is not supported between these two devices)"),
+         r"CUDA error: (?P<why>peer access is not supported between these two devices)",
+         # Open MPI's CUDA IPC (the smcuda BTL, 1.7 to 4.1): [cuIpcOpenMemHandle failed] of help-mpi-common-cuda.txt
+         # (v1.8.8 line 72 "  cuIpcOpenMemHandle return value:   %d", v4.1.8 line 87 "...:  %d"), shown from
+         # opal/mca/common/cuda/common_cuda.c line 1158 with CUDA's result: 205 CUDA_ERROR_MAP_FAILED (the peer's
+         # memory not mappable from this GPU) and 217 CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (cuda.h). Other results
+         # (out of memory, an invalid value under MPS) are not this cause.
+         r"^\s{0,8}(?P<why>cuIpcOpenMemHandle return value: {1,4}(?:205|217))\s*$"),
         86,
     ),
     Cause(
