@@ -425,6 +425,33 @@ QUOTES = (
           "  cuIpcOpenMemHandle return value:  %d",
           "  cuIpcOpenMemHandle return value:  217", "p2p-peer-access-refused",
           fmt="cuIpcOpenMemHandle return value:  %d"),
+    # --- Open MPI's shared-memory single copy (cross-memory attach) refused between two ranks of a node --------------
+    # process_vm_readv/process_vm_writev failing with EPERM (errno 1): ranks in different user namespaces (one
+    # container per rank) or ptrace forbidden. opal_output(0, ...) prefixes "[host:pid] ".
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/vader/btl_vader_get.c", 98,
+          'opal_output(0, "Read %ld, expected %lu, errno = %d\\n", (long)ret, (unsigned long)size, errno);',
+          "[cn002:21512] Read -1, expected 6144, errno = 1", "cma-ptrace-denied-in-container", context=(MPI_FAILED,)),
+    Quote("Open MPI", "v1.8.8", "ompi/mca/btl/vader/btl_vader_put.c", 83,
+          'opal_output(0, "Wrote %ld, expected %lu, errno = %d\\n", (long)ret, (unsigned long)size, errno);',
+          "[cn001:23947] Wrote -1, expected 9792, errno = 1", "cma-ptrace-denied-in-container", context=(MPI_FAILED,)),
+    Quote("Open MPI", "v5.0.6", "opal/mca/smsc/cma/smsc_cma_module.c", 205,
+          'OPAL_OUTPUT_VERBOSE((MCA_BASE_VERBOSE_ERROR, opal_smsc_base_framework.framework_output,\n'
+          '"CMA read %ld, expected %lu, errno = %d\\n", (long) ret,\n(unsigned long) size, errno));',
+          "[cn002:21512] CMA read -1, expected 6144, errno = 1", "cma-ptrace-denied-in-container",
+          context=(MPI_FAILED,)),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/vader/help-btl-vader.txt", 130,
+          "ERROR: Linux kernel CMA support was requested via the",
+          "ERROR: Linux kernel CMA support was requested via the", "cma-ptrace-denied-in-container",
+          fmt="ERROR: Linux kernel CMA support was requested via the"),
+    # --- Open MPI 1.4 to 1.10's openib BTL could not start its async event thread (pthread_create failed) ---------
+    Quote("Open MPI", "v1.4.5", "ompi/mca/btl/openib/btl_openib_component.c", 562,
+          'BTL_ERROR(("Failed to create async event thread"));',
+          "[node15.cluster][[8097,1],0][../../../../../ompi/mca/btl/openib/btl_openib_component.c:562:"
+          "start_async_event_thread] Failed to create async event thread", "memlock-limit-lowered-without-reboot"),
+    Quote("Open MPI", "v1.10.7", "ompi/mca/btl/openib/btl_openib_async.c", 711,
+          'BTL_ERROR(("Failed to create async event thread"));',
+          "[node15][[8097,1],3][btl_openib_async.c:711:start_async_event_thread] Failed to create async event thread",
+          "memlock-limit-lowered-without-reboot"),
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",

@@ -418,6 +418,10 @@ _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory
 #: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
 #: is another limit (the HCA driver's registered-memory tables), not this one.
 _OMPI_MEMLOCK_UNLIMITED = r"^\s{0,8}Memlock limit: unlimited\s*$"
+#: Open MPI's shared-memory single copy (cross-memory attach) refused with EPERM, and vader's help text for ranks
+#: in different user namespaces (read in "cma-ptrace-denied-in-container").
+_CMA_EPERM = r"\b(?:CMA )?(?:[Rr]ead|[Ww]rote) -1, expected \d+, errno = 1\s*$"
+_CMA_USERNS_ERROR = r"^\s{0,8}ERROR: Linux kernel CMA support was requested via the\s*$"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
@@ -583,6 +587,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE,
          _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM, _OMPI_MEMLOCK_UNLIMITED,
+         _CMA_EPERM, _CMA_USERNS_ERROR,
          _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
          _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
@@ -2614,6 +2619,48 @@ CAUSES: Tuple[Cause, ...] = (
         (r"libibverbs: Warning: RLIMIT_MEMLOCK is (?P<limit>\d+) bytes",),
         80,
         applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "memlock-limit-lowered-without-reboot",
+        "Open MPI's InfiniBand transport (the openib BTL) could not start its async event thread (pthread_create "
+        "failed), so the ranks had no network between nodes: seen after the admins lowered the nodes' locked-memory "
+        "limit (limits.conf, pbs_mom) without rebooting them; a per-user process limit reached fails it alike",
+        "compare the limits a job gets with a login's (`mpirun -np 2 bash -c 'ulimit -l -u -s'` against `ulimit -l "
+        "-u -s`): after changing memlock, restore `memlock unlimited` (or the new value) in limits.conf and pbs_mom's "
+        "or slurmd's start-up and reboot the nodes; a `max user processes` (ulimit -u) at its ceiling is the other "
+        "reading",
+        # Open MPI v1.4.2 to v1.4.5 ompi/mca/btl/openib/btl_openib_component.c line 562 (v1.6.5 line 674, v1.7.5 to
+        # v1.10.7 btl_openib_async.c line 707/711), start_async_event_thread: if (pthread_create(...)) {
+        # BTL_ERROR(("Failed to create async event thread")); return OMPI_ERROR; } (BTL_ERROR's prefix
+        # "[node][[job,vpid]][file:line:function] "). Open MPI 2.0 and later start the thread otherwise. The
+        # reading is users/2013/08/22480 (memlock lowered to 12 GB, fixed by unlimited and a reboot).
+        (r"\bbtl_openib(?:_component|_async)\.c:\d+:start_async_event_thread\] Failed to create async event "
+         r"thread\b",),
+        75,
+    ),
+    Cause(
+        "cma-ptrace-denied-in-container",
+        "Open MPI's shared-memory transport could not copy between two ranks of a node with cross-memory attach "
+        "(process_vm_readv/writev refused with EPERM, errno 1): the ranks run in different containers (a user "
+        "namespace each, one container per rank), or the kernel's ptrace restrictions forbid it",
+        "start a node's ranks inside one container (one container per node that runs all its ranks, e.g. "
+        "Charliecloud's `ch-run --join`, or `srun --ntasks-per-node=1 ch-run IMAGE -- mpirun ...`), or turn "
+        "cross-memory attach off: "
+        "`mpirun --mca btl_vader_single_copy_mechanism none` (Open MPI 1.8 to 4.1), `--mca smsc ^cma` (Open MPI 5); "
+        "on bare nodes the admins set `kernel.yama.ptrace_scope=0`",
+        # Open MPI's vader BTL (v1.8.8 ompi/mca/btl/vader/btl_vader_get.c line 81, put.c line 83; v4.1.8
+        # opal/mca/btl/vader/btl_vader_get.c line 98, btl_vader_put.c line 77): opal_output(0, "Read %ld, expected %lu,
+        # errno = %d\n", ...) and "Wrote %ld, ..." after process_vm_readv/writev; Open MPI 5's smsc/cma (v5.0.6
+        # opal/mca/smsc/cma/smsc_cma_module.c lines 149 and 205) "CMA wrote ..."/"CMA read %ld, expected %lu, errno =
+        # %d". errno 1 is EPERM (ptrace access refused); ESRCH (3) is a peer that died and not this cause. And the
+        # vader help text [cma-different-user-namespace-error] (v4.1.8 help-btl-vader.txt line 130 "ERROR: Linux
+        # kernel CMA support was requested via the\nbtl_vader_single_copy_mechanism MCA variable, but CMA support is\n
+        # not available due to different user namespaces."); its WARNING forms fall back to another mechanism.
+        # The Read/Wrote lines alone are printed by runs that then completed (Open MPI in unprivileged Docker:
+        # horovod/horovod#300 and #503, "harmless"): a cause only in a run that failed.
+        (_CMA_EPERM, _CMA_USERNS_ERROR),
+        80,
+        applies=lambda log: log.has(_CMA_USERNS_ERROR) or log.has(_MPI_FAILED),
     ),
     Cause(
         "enroot-no-gpu-hook",
