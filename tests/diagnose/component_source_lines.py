@@ -364,6 +364,94 @@ QUOTES = (
           "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
           "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
 
+    # --- Open MPI's openib and usnic BTLs out of locked memory (Open MPI 1.x to 4.1, their verbs transports) --------
+    # mca_btl_openib_show_init_error (v4.1.8 opal/mca/btl/openib/btl_openib.c line 155) shows [init-fail-no-mem] on
+    # ENOMEM with the limit as getrlimit(RLIMIT_MEMLOCK) gives it ("%ld", or "unlimited" when the ENOMEM is another
+    # limit than ulimit -l); usnic's check_reg_mem_basics (btl_usnic_component.c line 307) shows its text at 64 KiB
+    # or less.
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/help-mpi-btl-openib.txt", 123,
+          "  Memlock limit: %s",
+          "     Memlock limit: 65536", "memlock-too-low", fmt="Memlock limit: %s"),
+    Quote("Open MPI", "v1.6.5", "ompi/mca/btl/openib/help-mpi-btl-openib.txt", 119,
+          "  Memlock limit: %s",
+          "  Memlock limit: 32768", "memlock-too-low", fmt="Memlock limit: %s"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/help-mpi-btl-openib.txt", 115,
+          "memlock limits are set too low.  For most HPC installations, the",
+          "memlock limits are set too low.  For most HPC installations, the", "memlock-too-low",
+          fmt="memlock limits are set too low.  For most HPC installations, the"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/usnic/help-mpi-btl-usnic.txt", 86,
+          'memory.  This typically can indicate that the "memlock" limits are set',
+          'memory.  This typically can indicate that the "memlock" limits are set', "memlock-too-low",
+          fmt='memory.  This typically can indicate that the "memlock" limits are set'),
+    # The UD connection manager's verbs objects (udcm_module_init, btl_openib_connect_udcm.c): a completion channel,
+    # two CQs and the registered buffers, each refused under a small locked-memory limit; BTL_VERBOSE (printed with
+    # btl_base_verbose) prefixes "[node][[job,vpid],rank][file:line:function] " (ompi/mca/btl/base/btl_base_error.h).
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 567,
+          'BTL_VERBOSE(("error creating ud send completion queue"));',
+          "[binf316][[17980,1],0][../../../../../openmpi-1.8.4/ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c:"
+          "567:udcm_module_init] error creating ud send completion queue", "memlock-too-low"),
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 560,
+          'BTL_VERBOSE(("error creating ud recv completion queue"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:560:udcm_module_init] error creating ud recv "
+          "completion queue", "memlock-too-low"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/connect/btl_openib_connect_udcm.c", 698,
+          'BTL_VERBOSE(("error creating ud completion channel"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:698:udcm_module_init] error creating ud completion "
+          "channel", "memlock-too-low"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/openib/connect/btl_openib_connect_udcm.c", 719,
+          'BTL_VERBOSE(("error allocating cm buffers"));',
+          "[node01][[4012,1],3][connect/btl_openib_connect_udcm.c:719:udcm_module_init] error allocating cm buffers",
+          "memlock-too-low"),
+    # Open MPI 1.8.0 to 1.8.4 constructed cm_recv_msg_queue (udcm line 620) only after those verbs objects, so a
+    # udcm_module_init that failed on one of them went to udcm_module_finalize, whose OBJ_DESTRUCT (line 736) of
+    # the unconstructed queue fails its assert (opal/class/opal_object.h line 368 assert(OPAL_OBJ_MAGIC_ID ==
+    # ((opal_object_t *) (object))->obj_magic_id), OPAL_OBJ_MAGIC_ID line 133), in glibc's words
+    # "%s%s%s:%u: %s%sAssertion `%s' failed." (assert/assert.c); 1.8.5 moved the construct first.
+    Quote("Open MPI", "v1.8.4", "ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c", 736,
+          "OBJ_DESTRUCT(&m->cm_recv_msg_queue);",
+          "hello_c: connect/btl_openib_connect_udcm.c:736: udcm_module_finalize: Assertion `((0xdeafbeedULL << 32) + "
+          "0xdeafbeedULL) == ((opal_object_t *) (&m->cm_recv_msg_queue))->obj_magic_id' failed.", "memlock-too-low",
+          fmt="&m->cm_recv_msg_queue"),
+
+    # --- Open MPI's CUDA IPC (smcuda BTL) refused between two GPUs of a node ----------------------------------------
+    # opal_show_help("help-mpi-common-cuda.txt", "cuIpcOpenMemHandle failed", ...) with CUDA's result (v4.1.8
+    # opal/mca/common/cuda/common_cuda.c line 1158); 205 is CUDA_ERROR_MAP_FAILED (cuda.h), the peer GPU's memory not
+    # mappable from this one (no peer path between them).
+    Quote("Open MPI", "v1.8.8", "ompi/mca/common/cuda/help-mpi-common-cuda.txt", 72,
+          "  cuIpcOpenMemHandle return value:   %d",
+          "     cuIpcOpenMemHandle return value:   205", "p2p-peer-access-refused",
+          fmt="cuIpcOpenMemHandle return value:   %d"),
+    Quote("Open MPI", "v4.1.8", "opal/mca/common/cuda/help-mpi-common-cuda.txt", 87,
+          "  cuIpcOpenMemHandle return value:  %d",
+          "  cuIpcOpenMemHandle return value:  217", "p2p-peer-access-refused",
+          fmt="cuIpcOpenMemHandle return value:  %d"),
+    # --- Open MPI's shared-memory single copy (cross-memory attach) refused between two ranks of a node --------------
+    # process_vm_readv/process_vm_writev failing with EPERM (errno 1): ranks in different user namespaces (one
+    # container per rank) or ptrace forbidden. opal_output(0, ...) prefixes "[host:pid] ".
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/vader/btl_vader_get.c", 98,
+          'opal_output(0, "Read %ld, expected %lu, errno = %d\\n", (long)ret, (unsigned long)size, errno);',
+          "[cn002:21512] Read -1, expected 6144, errno = 1", "cma-ptrace-denied-in-container", context=(MPI_FAILED,)),
+    Quote("Open MPI", "v1.8.8", "ompi/mca/btl/vader/btl_vader_put.c", 83,
+          'opal_output(0, "Wrote %ld, expected %lu, errno = %d\\n", (long)ret, (unsigned long)size, errno);',
+          "[cn001:23947] Wrote -1, expected 9792, errno = 1", "cma-ptrace-denied-in-container", context=(MPI_FAILED,)),
+    Quote("Open MPI", "v5.0.6", "opal/mca/smsc/cma/smsc_cma_module.c", 205,
+          'OPAL_OUTPUT_VERBOSE((MCA_BASE_VERBOSE_ERROR, opal_smsc_base_framework.framework_output,\n'
+          '"CMA read %ld, expected %lu, errno = %d\\n", (long) ret,\n(unsigned long) size, errno));',
+          "[cn002:21512] CMA read -1, expected 6144, errno = 1", "cma-ptrace-denied-in-container",
+          context=(MPI_FAILED,)),
+    Quote("Open MPI", "v4.1.8", "opal/mca/btl/vader/help-btl-vader.txt", 130,
+          "ERROR: Linux kernel CMA support was requested via the",
+          "ERROR: Linux kernel CMA support was requested via the", "cma-ptrace-denied-in-container",
+          fmt="ERROR: Linux kernel CMA support was requested via the"),
+    # --- Open MPI 1.4 to 1.10's openib BTL could not start its async event thread (pthread_create failed) ---------
+    Quote("Open MPI", "v1.4.5", "ompi/mca/btl/openib/btl_openib_component.c", 562,
+          'BTL_ERROR(("Failed to create async event thread"));',
+          "[node15.cluster][[8097,1],0][../../../../../ompi/mca/btl/openib/btl_openib_component.c:562:"
+          "start_async_event_thread] Failed to create async event thread", "memlock-limit-lowered-without-reboot"),
+    Quote("Open MPI", "v1.10.7", "ompi/mca/btl/openib/btl_openib_async.c", 711,
+          'BTL_ERROR(("Failed to create async event thread"));',
+          "[node15][[8097,1],3][btl_openib_async.c:711:start_async_event_thread] Failed to create async event thread",
+          "memlock-limit-lowered-without-reboot"),
     # --- libfabric --------------------------------------------------------------------------------------------------
     Quote("libfabric", "v1.22.0", "prov/efa/src/efa_errno.h", 72,
           "_(13,\tLOCAL_ERROR_UNRESP_REMOTE,\tUnresponsive remote (detected locally))",
@@ -1282,6 +1370,12 @@ QUOTES = (
           "sockStr,",
           NCCL_WARN.format(where="transport/net_ib/p2p.cc:688") + "NET/IB: Got completion from peer 10.0.0.18<47212> "
           "with status=IBV_WC_LOC_PROT_ERR(4) opcode=IBV_WC_SEND(0) vendor_err=81  hca mlx5_0", "p2p-acs-iommu"),
+    # NCCL 2.4 to 2.7's completion error before the peer was named: error 12 (IBV_WC_RETRY_EXC_ERR) on RoCE.
+    Quote("NCCL", "v2.7.8-1", "src/transport/net_ib.cc", 818,
+          'WARN("NET/IB : Got completion with error %d, opcode %d, len %d, vendor err %d", wc->status, wc->opcode, '
+          "wc->byte_len, wc->vendor_err);",
+          "gpu-a-017:2741:2790 [0] NCCL WARN NET/IB : Got completion with error 12, opcode 1, len 32478, vendor err "
+          "129", "roce-gid-index"),
     # --- NCCL older than the GPU: its kernels' shared memory ------------------------------------------------------
     Quote("NCCL", "v2.26.2-1", "src/enqueue.cc", 50,
           'WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu",\n'
@@ -1952,6 +2046,18 @@ QUOTES = (
     Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
           'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',
           "[gpu-a-017:12345] OPAL ERROR: Error in file pmix_s1.c at line 578", "mpi-without-pmi"),
+    # PMIx's own client failing in PMIx_Init's runtime set-up (pmix_rte_init: the components the environment srun
+    # gave the task name, security and data store, that this client cannot select), logged by PMIX_ERROR_LOG:
+    # v3.2.3 src/client/pmix_client.c line 562, the macro in src/util/error.h line 45.
+    Quote("PMIx", "v3.2.3", "src/util/error.h", 45,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d",\nPMIx_Error_string((r)), __FILE__, __LINE__);',
+          "[node140.pri.stanage.alces.network:12429] PMIX ERROR: NOT-FOUND in file client/pmix_client.c at line 562",
+          "mpi-without-pmi"),
+    # v4.2.9: PMIX_ERROR_LOG(rc) at src/client/pmix_client.c line 622, the macro in src/util/pmix_error.h.
+    Quote("PMIx", "v4.2.9", "src/util/pmix_error.h", 48,
+          'pmix_output(0, "PMIX ERROR: %s in file %s at line %d", PMIx_Error_string((r)),\n__FILE__, __LINE__);',
+          "[gpu-a-017:12345] PMIX ERROR: PMIX_ERR_NOT_FOUND in file client/pmix_client.c at line 622",
+          "mpi-without-pmi"),
     # The same macro from opal/mca/pmix/pmix3x/pmix3x_client.c line 111 (OPAL_ERROR_LOG(dbg) after PMIx_Init failed).
     Quote("Open MPI", "v4.1.6", "opal/util/error.h", 30,
           'opal_output(0, "OPAL ERROR: %s in file %s at line %d", \\\nopal_strerror((r)), __FILE__, __LINE__);',

@@ -81,7 +81,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path",
                 "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
                 "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
-                "nccl-ll128-gpudirect-slingshot-data-corruption"}
+                "nccl-ll128-gpudirect-slingshot-data-corruption",
+                "memlock-limit-lowered-without-reboot", "cma-ptrace-denied-in-container"}
 
 
 def message_format(row: Quote) -> str:
@@ -161,6 +162,27 @@ def test_a_small_memlock_limit_in_a_run_that_did_not_fail_is_no_cause() -> None:
     assert diagnose_lines([warned, "    This will severely limit memory registrations."]) == []
     assert [f.key for f in diagnose_lines([warned, "Traceback (most recent call last):"])] == ["memlock-limit-tiny"]
 
+
+
+def test_open_mpis_locked_memory_text_under_an_unlimited_limit_is_not_the_memlock_limit() -> None:
+    """openib shows [init-fail-no-mem] for any ENOMEM, with the limit getrlimit gave: "unlimited" is another limit."""
+    text = ["memlock limits are set too low.  For most HPC installations, the", "  Device:        mlx4_0"]
+    assert [f.key for f in diagnose_lines([*text, "  Memlock limit: 65536"])][:1] == ["memlock-too-low"]
+    assert "memlock-too-low" not in [f.key for f in diagnose_lines([*text, "  Memlock limit: unlimited"])]
+
+
+def test_nccls_completion_error_quoted_without_its_prefix_is_still_read() -> None:
+    """Vendors' troubleshooting pages quote NCCL's WARN from "Got completion" on (NCCL 2.4 to 2.7's words)."""
+    quoted = "Got completion with error 12, opcode 1, len 32478, vendor err 129"
+    assert [f.key for f in diagnose_lines([quoted])][:1] == ["roce-gid-index"]
+
+
+def test_refused_cross_memory_reads_in_a_run_that_did_not_fail_are_no_cause() -> None:
+    """Open MPI in an unprivileged container prints "Read -1, ... errno = 1" and runs on (horovod/horovod#300)."""
+    refused = "[96c7e3d99641:24984] Read -1, expected 122880, errno = 1"
+    assert diagnose_lines([refused, "Epoch 10/10 done"]) == []
+    aborted = "MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD"
+    assert [f.key for f in diagnose_lines([refused, aborted])][:1] == ["cma-ptrace-denied-in-container"]
 
 
 def test_a_one_task_step_in_a_larger_job_that_did_not_fail_is_no_cause() -> None:

@@ -414,6 +414,14 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 #: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
 #: since v1.15.0 and only the failed run makes them a cause.
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
+#: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
+#: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
+#: is another limit (the HCA driver's registered-memory tables), not this one.
+_OMPI_MEMLOCK_UNLIMITED = r"^\s{0,8}Memlock limit: unlimited\s*$"
+#: Open MPI's shared-memory single copy (cross-memory attach) refused with EPERM, and vader's help text for ranks
+#: in different user namespaces (read in "cma-ptrace-denied-in-container").
+_CMA_EPERM = r"\b(?:CMA )?(?:[Rr]ead|[Ww]rote) -1, expected \d+, errno = 1\s*$"
+_CMA_USERNS_ERROR = r"^\s{0,8}ERROR: Linux kernel CMA support was requested via the\s*$"
 _NCCL_VERBS_ENOMEM = (r"Call to ibv_\w+ failed with error Cannot allocate memory"
                       r"|Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b")
 #: NCCL could not connect to another rank (see "nccl-connect"), and its retries of a connection (INFO,
@@ -578,7 +586,8 @@ def _distinct(found: Sequence[Match[str]], *names: str) -> int:
 FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET, _NCCL_NET_IB, _NCCL_NET_OFI,
          _IB_PROBE_FAILED, _IB_HCA_SET, _VIA_SOCKET, _SOCKET_CHOSEN, _EFA_REFUSED, _NO_LIBIBVERBS, _GPUS_PER_TASK,
          _OP_BUILD, _STEP_CREATED, _FAILED, _GPU_HOOK_FAILED, _QP_TIMED_OUT, _ROCE,
-         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM,
+         _MPI_FAILED, _UCX_VERBS_ENOMEM, _NCCL_VERBS_ENOMEM, _UCX_IFACE_CQ_ENOMEM, _OMPI_MEMLOCK_UNLIMITED,
+         _CMA_EPERM, _CMA_USERNS_ERROR,
          _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
          _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
@@ -1687,12 +1696,33 @@ CAUSES: Tuple[Cause, ...] = (
          r"^\s{0,8}Libfabric error: \(-12\) Cannot allocate memory",
          # Intel MPI's DAPL fabric (closed source; the line as its ranks print it, "[0] DAPL startup: RLIMIT_MEMLOCK
          # too small", firemodels/fds#6023): it checks the limit at start and stops below what it needs.
-         r"\bDAPL startup: RLIMIT_MEMLOCK too small"),
+         r"\bDAPL startup: RLIMIT_MEMLOCK too small",
+         # Open MPI 1.6.5 to 4.1.8's openib BTL, [init-fail-no-mem] of help-mpi-btl-openib.txt (v4.1.8 line 112:
+         # "The OpenFabrics (openib) BTL failed to initialize while trying to\nallocate some locked memory.  This
+         # typically can indicate that the\nmemlock limits are set too low.  For most HPC installations, the\n..."
+         # and line 123 "  Memlock limit: %s"), and the usnic BTL's [check_reg_mem_basics fail]
+         # (help-mpi-btl-usnic.txt line 84: "...  This typically can indicate that the \"memlock\" limits are set\n
+         # too low." and line 91 "  Memlock limit: %s").
+         r"\bmemlock limits are set too low\.\s{1,2}For most HPC installations\b",
+         r'\bThis typically can indicate that the "memlock" limits are set\b',
+         r"^\s{0,8}Memlock limit: \d+\s*$",
+         # Its UD connection manager's verbs objects, refused under a small limit (btl_base_verbose; v1.8.4
+         # ompi/mca/btl/openib/connect/btl_openib_connect_udcm.c lines 551 to 572, v4.1.8
+         # opal/mca/btl/openib/connect/btl_openib_connect_udcm.c 698 to 719: BTL_VERBOSE(("error creating ud
+         # completion channel")), ("error creating ud recv completion queue"), ("error creating ud send completion
+         # queue"), ("error allocating cm buffers")). Open MPI 1.8.0 to 1.8.4 then abort in udcm_module_finalize
+         # (line 736 OBJ_DESTRUCT(&m->cm_recv_msg_queue) of a queue constructed only after those objects, line 620;
+         # opal/class/opal_object.h line 368 assert(OPAL_OBJ_MAGIC_ID == ((opal_object_t *)
+         # (object))->obj_magic_id)), the assert glibc prints whether or not verbose was on.
+         r"\bbtl_openib_connect_udcm\.c:\d+:udcm_module_init\] error (?:creating ud (?:(?:send|recv) completion "
+         r"queue|completion channel)|allocating cm buffers)\b",
+         r"\budcm_module_finalize: Assertion `.{0,120}\(&m->cm_recv_msg_queue\)\)->obj_magic_id' failed"),
         83,
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
-        applies=lambda log: (not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
-                             or log.has(_UCX_IFACE_CQ_ENOMEM)),
+        # Open MPI's openib text with an unlimited limit is another limit's ENOMEM.
+        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
+                              or log.has(_UCX_IFACE_CQ_ENOMEM)) and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
     ),
     Cause(
         "efa-installer-too-old",
@@ -1796,6 +1826,10 @@ CAUSES: Tuple[Cause, ...] = (
         # v2.18.5-1 line 52, strerror alone: "failed with error Invalid argument"). On a RoCE link layer a queue
         # pair that times out (110) is read here too: a GID the nodes cannot route.
         (r"NET/IB ?: Got completion (?:from peer \S+ )?with (?:error 12\b|status=12\b|status=IBV_WC_RETRY_EXC_ERR)",
+         # The same WARN quoted from "Got completion" on (vendors' troubleshooting pages), in its whole form:
+         # v2.4.8-1 to v2.7.8-1 src/transport/net_ib.cc line 818 WARN("NET/IB : Got completion with error %d, opcode
+         # %d, len %d, vendor err %d", ...), v2.10.3-1 to v2.18.5-1 "... from peer %s with error %d, ...".
+         r"^\s{0,8}Got completion (?:from peer \S{1,300} )?with error 12, opcode \d+, len \d+, vendor err \d+",
          r"Call to ibv_modify_qp failed with (?:error .{1,80}? errno )?22\b",
          r"Call to ibv_modify_qp failed with error Invalid argument\b", _QP_TIMED_OUT,
          # UCCL v0.1.1 ep/src/rdma.cpp line 2073 (its RDMA proxy, then abort): fprintf(stderr, "CQE ERROR wr_id=%llu
@@ -2109,7 +2143,9 @@ CAUSES: Tuple[Cause, ...] = (
         "the program's Open MPI was started by srun but cannot talk to Slurm's PMI (it was built without "
         "Slurm/PMI support, or srun offered none): MPI_Init fails on every rank",
         "start it with the PMI Slurm offers: `srun --mpi=pmix` (`srun --mpi=list` shows them), or with the MPI's "
-        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`. A torchrun job "
+        "own `mpirun` inside the allocation; or use an Open MPI built `--with-pmix`/`--with-slurm`; a step started "
+        "with `srun --export=VARS` loses the MPI module's environment the PMIx client reads (`--export=ALL,VARS`). "
+        "A torchrun job "
         "needs no MPI: drop the mpi4py import (DeepSpeed's MPI discovery) or start it with torchrun",
         # Open MPI 4.1 (orte/mca/ess/base/help-ess-base.txt [slurm-error], [slurm-error2]): "The application
         # appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's PMI support"
@@ -2128,7 +2164,15 @@ CAUSES: Tuple[Cause, ...] = (
          r"Open MPI requires access to a local PMIx server to execute",
          r"No PMIx server was reachable, but a PMI1/2 was detected",
          r"OPAL ERROR: [^\n]{1,80}? in file \S{0,300}?\bpmix_(?:s[12]|cray)\.c at line \d+",
-         r"OPAL ERROR: (?:Not initialized|Unreachable) in file \S{0,300}?\b(?:pmix\dx?|ext\dx)_client\.c at line \d+"),
+         r"OPAL ERROR: (?:Not initialized|Unreachable) in file \S{0,300}?\b(?:pmix\dx?|ext\dx)_client\.c at line \d+",
+         # PMIx's own client whose PMIx_Init could not set up its runtime (pmix_rte_init: no component of those
+         # srun's environment names, security, data store, transport): PMIX_ERROR_LOG(rc) (v3.2.3 src/util/error.h
+         # line 45, v4.2.9 src/util/pmix_error.h line 48 "PMIX ERROR: %s in file %s at line %d") in
+         # src/client/pmix_client.c at the line after pmix_rte_init of each release, v3.0.0 to v5.0.11 (465, 470,
+         # 471, 473, 515, 562 in 3.x; 580 to 665 in 4.x; 597, 598, 607 in 5.0.x); no other PMIX_ERROR_LOG of that
+         # file sits on those lines in any of these releases.
+         r"PMIX ERROR: [\w-]{1,40} in file \S{0,300}?\bclient/pmix_client\.c at line "
+         r"(?:465|47[013]|515|562|58[024]|59[78]|607|618|62[126]|657|66[45])\b"),
         90,
     ),
     Cause(
@@ -2548,13 +2592,20 @@ CAUSES: Tuple[Cause, ...] = (
         "complexes, PCIe ACS or an IOMMU that blocks peer traffic, or a virtual machine that hides it",
         "confirm with `EXTRA_ENV=NCCL_P2P_DISABLE=1` (NCCL then copies through host memory); `nvidia-smi topo "
         "-p2p r` shows which pairs can peer; the admins disable ACS on the PCIe switches and set the IOMMU to "
-        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide",
+        "passthrough (`iommu=pt`) per NCCL's troubleshooting guide; Open MPI's CUDA IPC is turned off with `mpirun "
+        "--mca btl_smcuda_use_cuda_ipc 0`",
         # NCCL v2.18.1-1 to v2.30.7-1 src/transport/p2p.cc: WARN("failed to peer with device %d(=%lx): %d %s",
         # ..., err, cudaGetErrorString(err)) and src/transport/net.cc: WARN("failed to peer with device %d: %d
         # %s", ...) when cudaDeviceEnablePeerAccess fails; torch's "CUDA error: %s" with CUDA's string for
         # cudaErrorPeerAccessUnsupported (217). NCCL's shm.cc line of the same string is cumem-host-no-p2p.
         (r"failed to peer with device \d+(?:\(=\w+\))?: \d+ (?P<why>.{1,200})",
-         r"CUDA error: (?P<why>peer access is not supported between these two devices)"),
+         r"CUDA error: (?P<why>peer access is not supported between these two devices)",
+         # Open MPI's CUDA IPC (the smcuda BTL, 1.7 to 4.1): [cuIpcOpenMemHandle failed] of help-mpi-common-cuda.txt
+         # (v1.8.8 line 72 "  cuIpcOpenMemHandle return value:   %d", v4.1.8 line 87 "...:  %d"), shown from
+         # opal/mca/common/cuda/common_cuda.c line 1158 with CUDA's result: 205 CUDA_ERROR_MAP_FAILED (the peer's
+         # memory not mappable from this GPU) and 217 CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (cuda.h). Other results
+         # (out of memory, an invalid value under MPS) are not this cause.
+         r"^\s{0,8}(?P<why>cuIpcOpenMemHandle return value: {1,4}(?:205|217))\s*$"),
         86,
     ),
     Cause(
@@ -2568,6 +2619,48 @@ CAUSES: Tuple[Cause, ...] = (
         (r"libibverbs: Warning: RLIMIT_MEMLOCK is (?P<limit>\d+) bytes",),
         80,
         applies=lambda log: log.has(_FAILED),
+    ),
+    Cause(
+        "memlock-limit-lowered-without-reboot",
+        "Open MPI's InfiniBand transport (the openib BTL) could not start its async event thread (pthread_create "
+        "failed), so the ranks had no network between nodes: seen after the admins lowered the nodes' locked-memory "
+        "limit (limits.conf, pbs_mom) without rebooting them; a per-user process limit reached fails it alike",
+        "compare the limits a job gets with a login's (`mpirun -np 2 bash -c 'ulimit -l -u -s'` against `ulimit -l "
+        "-u -s`): after changing memlock, restore `memlock unlimited` (or the new value) in limits.conf and pbs_mom's "
+        "or slurmd's start-up and reboot the nodes; a `max user processes` (ulimit -u) at its ceiling is the other "
+        "reading",
+        # Open MPI v1.4.2 to v1.4.5 ompi/mca/btl/openib/btl_openib_component.c line 562 (v1.6.5 line 674, v1.7.5 to
+        # v1.10.7 btl_openib_async.c line 707/711), start_async_event_thread: if (pthread_create(...)) {
+        # BTL_ERROR(("Failed to create async event thread")); return OMPI_ERROR; } (BTL_ERROR's prefix
+        # "[node][[job,vpid]][file:line:function] "). Open MPI 2.0 and later start the thread otherwise. The
+        # reading is users/2013/08/22480 (memlock lowered to 12 GB, fixed by unlimited and a reboot).
+        (r"\bbtl_openib(?:_component|_async)\.c:\d+:start_async_event_thread\] Failed to create async event "
+         r"thread\b",),
+        75,
+    ),
+    Cause(
+        "cma-ptrace-denied-in-container",
+        "Open MPI's shared-memory transport could not copy between two ranks of a node with cross-memory attach "
+        "(process_vm_readv/writev refused with EPERM, errno 1): the ranks run in different containers (a user "
+        "namespace each, one container per rank), or the kernel's ptrace restrictions forbid it",
+        "start a node's ranks inside one container (one container per node that runs all its ranks, e.g. "
+        "Charliecloud's `ch-run --join`, or `srun --ntasks-per-node=1 ch-run IMAGE -- mpirun ...`), or turn "
+        "cross-memory attach off: "
+        "`mpirun --mca btl_vader_single_copy_mechanism none` (Open MPI 1.8 to 4.1), `--mca smsc ^cma` (Open MPI 5); "
+        "on bare nodes the admins set `kernel.yama.ptrace_scope=0`",
+        # Open MPI's vader BTL (v1.8.8 ompi/mca/btl/vader/btl_vader_get.c line 81, put.c line 83; v4.1.8
+        # opal/mca/btl/vader/btl_vader_get.c line 98, btl_vader_put.c line 77): opal_output(0, "Read %ld, expected %lu,
+        # errno = %d\n", ...) and "Wrote %ld, ..." after process_vm_readv/writev; Open MPI 5's smsc/cma (v5.0.6
+        # opal/mca/smsc/cma/smsc_cma_module.c lines 149 and 205) "CMA wrote ..."/"CMA read %ld, expected %lu, errno =
+        # %d". errno 1 is EPERM (ptrace access refused); ESRCH (3) is a peer that died and not this cause. And the
+        # vader help text [cma-different-user-namespace-error] (v4.1.8 help-btl-vader.txt line 130 "ERROR: Linux
+        # kernel CMA support was requested via the\nbtl_vader_single_copy_mechanism MCA variable, but CMA support is\n
+        # not available due to different user namespaces."); its WARNING forms fall back to another mechanism.
+        # The Read/Wrote lines alone are printed by runs that then completed (Open MPI in unprivileged Docker:
+        # horovod/horovod#300 and #503, "harmless"): a cause only in a run that failed.
+        (_CMA_EPERM, _CMA_USERNS_ERROR),
+        80,
+        applies=lambda log: log.has(_CMA_USERNS_ERROR) or log.has(_MPI_FAILED),
     ),
     Cause(
         "enroot-no-gpu-hook",

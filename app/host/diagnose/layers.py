@@ -110,6 +110,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "nvlink-p2p-disabled": ("host", MEDIUM),
     "p2p-peer-access-refused": ("host", MEDIUM),
     "memlock-limit-tiny": ("host", MEDIUM),
+    "memlock-limit-lowered-without-reboot": ("host", MEDIUM),
+    "cma-ptrace-denied-in-container": ("container", HIGH),
     "enroot-no-gpu-hook": ("container", HIGH),
     "enroot-hook-failed": ("container", MEDIUM),
     "image-musl-ldconfig-breaks-enroot-hooks": ("container", MEDIUM),
