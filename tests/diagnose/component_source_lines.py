@@ -2749,4 +2749,70 @@ QUOTES = (
           'wc[i].byte_len,\nwc[i].vendor_err, wc[i].qp_num);',
           "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa "
           "qp_num=0x2c10", "roce-gid-index"),
+
+    # --- the GPU and its driver, as CUDA's error names and the Kubernetes device plugin say them -------------------
+    # cudaGetErrorName() gives the enum's name where a program prints it instead of cudaGetErrorString()'s words.
+    Quote("CUDA", "12.x", "cudaGetErrorName(cudaErrorUnsupportedPtxVersion = 222)", 0,
+          '"cudaErrorUnsupportedPtxVersion"',
+          "CUDA RUNTIME API error: Free failed with error cudaErrorUnsupportedPtxVersion", "driver-too-old"),
+    Quote("CUDA", "12.x", "cuGetErrorName(CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222)", 0,
+          '"CUDA_ERROR_UNSUPPORTED_PTX_VERSION"',
+          "RuntimeError: CUDA driver error: CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "driver-too-old"),
+    # NVIDIA k8s-device-plugin v0.14.5 to v0.20.0: the health check marks a GPU unhealthy on an Xid it does not
+    # skip (the application Xids 13, 31, 43, 45, 68, 109 are skipped), then the server logs the device.
+    Quote("k8s-device-plugin", "v0.20.0", "internal/rm/health.go", 169,
+          'klog.Infof("XidCriticalError: Xid=%d on Device=%s; marking device as unhealthy.", e.EventData, d.ID)',
+          "I0624 22:58:05.486697       1 health.go:185] XidCriticalError: Xid=79 on "
+          "Device=GPU-adb24b25-1db1-436e-d958-ddee5da83d07; marking device as unhealthy.", "gpu-hardware-fault"),
+    Quote("k8s-device-plugin", "v0.20.0", "internal/plugin/server.go", 279,
+          'klog.Infof("\'%s\' device marked unhealthy: %s", plugin.rm.Resource(), d.ID)',
+          "I0624 22:58:05.486727       1 server.go:276] 'nvidia.com/gpu' device marked unhealthy: "
+          "GPU-adb24b25-1db1-436e-d958-ddee5da83d07", "gpu-hardware-fault"),
+
+    # --- a rank killed, a host name NCCL's bootstrap could not resolve ------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/api.py", 836,
+          'logger.exception(\n"failed (exitcode: %s)"\n" local_rank: %s (pid: %s)"\n" of fn: %s (start_method: %s)",',
+          "E1128 10:02:11.482000 2741 torch/distributed/elastic/multiprocessing/api.py:837] failed (exitcode: -9) "
+          "local_rank: 0 (pid: 2741) of fn: main (start_method: spawn)", "rank-sigkill",
+          fmt="failed (exitcode: %s) local_rank: %s (pid: %s) of fn: %s (start_method: %s)"),
+    # The same exit code as users quote it from the failure table (errors/__init__.py line 188), columns closed up.
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
+          '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
+          "exitcode: -9", "rank-sigkill", fmt="exitcode"),
+    # NCCL_COMM_ID's host did not resolve: ncclSocketGetAddrFromString's getaddrinfo WARN (socket.cc), then the
+    # bootstrap's refusal of the whole address (v2.18.5-1 to v2.28.9-1 the same words; a vendor build prints the
+    # value in brackets after "NCCL_COMM_ID").
+    Quote("NCCL", "v2.21.5-1", "src/bootstrap.cc", 36,
+          'WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>");',
+          NCCL_WARN.format(where="bootstrap.cc:36") + "Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or "
+          "[<ipv6>]:<port> or <hostname>:<port>", "rendezvous-name-not-resolvable",
+          context=(NCCL_WARN.format(where="misc/socket.cc:267") + "Net : error encountered when getting address info : "
+                   "Name or service not known",)),
+
+    # --- torch.load's weights-only unpickler (the default since torch 2.6) refusing a checkpoint's global -----------
+    Quote("torch", "v2.13.0", "torch/_weights_only_unpickler.py", 378,
+          'raise UnpicklingError(\nf"Unsupported global: GLOBAL {full_path} was not an allowed global by default. "',
+          "WeightsUnpickler error: Unsupported global: GLOBAL argparse.Namespace was not an allowed global by default.",
+          "torch-load-weights-only-default",
+          fmt="Unsupported global: GLOBAL {} was not an allowed global by default."),
+    Quote("torch", "v2.13.0", "torch/serialization.py", 1465,
+          'updated_message = f"Weights only load failed. {UNSAFE_MESSAGE}\\n"',
+          "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default value of the "
+          "`weights_only` argument in `torch.load` from `False` to `True`.", "torch-load-weights-only-default",
+          fmt="Weights only load failed. {}"),
+
+    # --- DeepSpeed's fp16 dynamic loss scaler at its floor --------------------------------------------------------
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/fp16/loss_scaler.py", 175,
+          'raise Exception(\n"Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")',
+          "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+          "deepspeed-fp16-loss-scale-exhausted"),
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/fp16/loss_scaler.py", 182,
+          'overflow_msg += f" Attempted loss scale: {int(self.cur_scale)}, reducing to {int(next_scale)}"',
+          "[2025-02-21 12:05:41,118] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping "
+          "step. Attempted loss scale: 1, reducing to 1", "deepspeed-fp16-loss-scale-exhausted"),
+    Quote("DeepSpeed", "v0.5.10", "deepspeed/runtime/zero/stage_1_and_2.py", 1644,
+          'logger.info(\n"[deepscale] OVERFLOW! Rank {} Skipping step. Attempted loss scale: {}, "\n'
+          '"reducing to {}".format(',
+          " [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1",
+          "deepspeed-fp16-loss-scale-exhausted"),
 )

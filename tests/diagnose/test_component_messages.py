@@ -25,7 +25,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL"}
+              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -81,7 +81,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path",
                 "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
                 "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
-                "nccl-ll128-gpudirect-slingshot-data-corruption"}
+                "nccl-ll128-gpudirect-slingshot-data-corruption", "torch-load-weights-only-default",
+                "deepspeed-fp16-loss-scale-exhausted"}
 
 
 def message_format(row: Quote) -> str:

@@ -324,7 +324,10 @@ _GPU_BUFFERS = (r"Buffer on (?:DEVICE|MANAGED) \(|\b(?:cuda_copy|cuda_ipc|gdr_co
                 r"|nvidia[-_]peermem|nv_peer_mem")
 #: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
 #: give-up after retrying (socket.cpp throwTimeoutError).
-_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
+#: ... and NCCL's bootstrap, which refuses NCCL_COMM_ID once its host did not resolve (v2.18.5-1 to v2.28.9-1
+#: src/bootstrap.cc bootstrapNetInit, v2.21.5-1 line 36: WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port>
+#: or [<ipv6>]:<port> or <hostname>:<port>") and returns ncclInvalidArgument; a vendor build names the value too).
+_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after|NCCL WARN Invalid NCCL_COMM_ID\b"
 #: The address Debian and Ubuntu's installers map the host's own name to in /etc/hosts (not the loopback fallback
 #: 127.0.0.1 a program picks itself): a peer that advertised it resolved its name to loopback.
 _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
@@ -1392,6 +1395,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"CUDA driver version is insufficient for CUDA runtime version",
          r"The NVIDIA driver on your system is too old",
          r"the provided PTX was compiled with an unsupported toolchain",
+         # The same 222 by name, as cudaGetErrorName() and cuGetErrorName() give it (CUDA 12.x), where a program
+         # prints the name instead of the words ("CUDA RUNTIME API error: Free failed with error %s").
+         r"\bcudaErrorUnsupportedPtxVersion\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b",
          r"forward compatibility was attempted on non supported HW", r"cudaErrorCompatNotSupportedOnDevice"),
         94,
     ),
@@ -2229,7 +2235,13 @@ CAUSES: Tuple[Cause, ...] = (
          # [NV_ERR_RESET_REQUIRED] (0x00000062)"): open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h
          # (commit 307159f) NV_ERR_RESET_REQUIRED 0x62 "Reset required", NV_ERR_GPU_IS_LOST 0x0F "GPU lost from
          # the bus": the GPU needs a reset, or left the bus, whatever call met it first.
-         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
+         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]",
+         # NVIDIA k8s-device-plugin v0.14.5 to v0.20.0 internal/rm/health.go (v0.20.0 line 169) klog.Infof(
+         # "XidCriticalError: Xid=%d on Device=%s; marking device as unhealthy.", e.EventData, d.ID), for an Xid
+         # its check does not skip (13, 31, 43, 45, 68 and 109, the application's, are skipped), and
+         # internal/plugin/server.go (v0.20.0 line 279) klog.Infof("'%s' device marked unhealthy: %s", ...).
+         r"XidCriticalError: Xid=\d{1,4} on Device=\S{1,100}; marking device as unhealthy",
+         r"'nvidia\.com/[\w.-]{1,60}' device marked unhealthy: "),
         95,
     ),
     Cause(
@@ -2372,7 +2384,10 @@ CAUSES: Tuple[Cause, ...] = (
         # "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}" and message f"Signal {-self.exitcode}
         # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
         # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
-        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
+        # The exit code alone also counts: users quote it with the columns closed up ("exitcode: -9"), and
+        # api.py line 836 logs "failed (exitcode: %s) local_rank: %s (pid: %s) of fn: %s (start_method: %s)".
+        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"\bexitcode\s{0,4}: -9(?:\)|\s|$)",
+         r"Signal 9 \(SIGKILL\) received by PID",
          r"process \d+ terminated with signal SIGKILL",
          # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
          # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
@@ -4192,6 +4207,52 @@ CAUSES: Tuple[Cause, ...] = (
          r"|Operation not supported)"),
         73,
         applies=lambda log: log.has(_LOCK_CALL),
+    ),
+
+    # --- torch.load's weights-only unpickler, the default since torch 2.6 ------------------------------------------
+    Cause(
+        "torch-load-weights-only-default",
+        "torch.load refused a checkpoint because it unpickles with weights_only=True (the default since torch 2.6) "
+        "and the file holds a Python object that is not on its allowlist (the lines below name it): a checkpoint "
+        "saved with extra objects (argparse.Namespace, numpy scalars, a whole model) by code written for torch "
+        "before 2.6, or a library that calls torch.load itself",
+        "for a file you or a source you trust wrote: allowlist the class it names, `torch.serialization."
+        "add_safe_globals([argparse.Namespace])` (or `with torch.serialization.safe_globals([...]):` around the "
+        "load), or pass `torch.load(path, weights_only=False)`; where a library makes the call, upgrade it to a "
+        "release that passes weights_only or allowlists its classes, or set `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1` "
+        "(only where the call did not pass weights_only, and only for trusted files: it allows arbitrary code); "
+        "better, save plain state_dicts and plain numbers (`float(x)`, `vars(args)`)",
+        # torch v2.13.0 torch/_weights_only_unpickler.py line 378 raise UnpicklingError(f"Unsupported global: GLOBAL
+        # {full_path} was not an allowed global by default. Please use `torch.serialization.add_safe_globals(...)`
+        # ..."), which torch/serialization.py _get_wo_message() (lines 1446 to 1473) wraps as "Weights only load
+        # failed. ...\n\tWeightsUnpickler error: " + message, or line 1465 f"Weights only load failed.
+        # {UNSAFE_MESSAGE}\n" for the unpickler's other refusals (UNSAFE_MESSAGE, line 76: "In PyTorch 2.6, we
+        # changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. ...").
+        (r"Unsupported global: GLOBAL \S{1,300} was not an allowed global by default", r"Weights only load failed\."),
+        83,
+    ),
+
+    # --- DeepSpeed's fp16 dynamic loss scaler at its floor ---------------------------------------------------------
+    Cause(
+        "deepspeed-fp16-loss-scale-exhausted",
+        "DeepSpeed's fp16 dynamic loss scaler reached its minimum and the gradients still overflow, so every step "
+        "is skipped (or the run stops): the model's values do not fit fp16, most often a model trained in bf16 "
+        "run in fp16, or a learning rate or initial loss scale that makes the loss diverge",
+        "train in bf16 where the GPUs have it (`\"bf16\": {\"enabled\": true}` instead of the `fp16` section; A100, "
+        "H100 and GH200 do) or in fp32; if fp16 must stay: lower the learning rate, raise `initial_scale_power` "
+        "(e.g. 16), or `loss_scale_window`/`hysteresis` in the `fp16` section, and check the data for NaN/inf",
+        # DeepSpeed v0.16.4 deepspeed/runtime/fp16/loss_scaler.py line 175 (v0.14.0 the same): DynamicLossScaler.
+        # update_scale() raise Exception("Current loss scale already at minimum - cannot decrease scale anymore.
+        # Exiting run.") with raise_error_at_min_scale; otherwise line 182 logs f" Attempted loss scale:
+        # {int(self.cur_scale)}, reducing to {int(next_scale)}" after "[deepspeed] OVERFLOW! Rank {rank} Skipping
+        # step." (line 180), min_scale 1 by default (FP16_MIN_LOSS_SCALE_DEFAULT, runtime/constants.py line 181);
+        # before 0.8 ZeRO's optimizers (v0.5.10 deepspeed/runtime/zero/stage_1_and_2.py line 1644) "[deepscale]
+        # OVERFLOW! Rank {} Skipping step. Attempted loss scale: {}, reducing to {}". A scale of 1 reduced to 1 is
+        # the floor; overflows at higher scales are the scaler working.
+        (r"Current loss scale already at minimum - cannot decrease scale anymore",
+         r"\[deep(?:speed|scale)\] OVERFLOW! Rank \d{1,6} Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing "
+         r"to 1(?:\.0)?\s{0,8}$"),
+        82,
     ),
 )
 

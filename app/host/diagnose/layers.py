@@ -161,6 +161,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-topology-missing-node": ("scheduler", MEDIUM),
     "k8s-shared-gpu-request-over-one-refused": ("scheduler", HIGH),
     "deepspeed-train-batch-below-gpu-count": ("training", HIGH),
+    "deepspeed-fp16-loss-scale-exhausted": ("training", HIGH),
+    "torch-load-weights-only-default": ("training", HIGH),
     "slurm-controller-unreachable": ("scheduler", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
