@@ -44,6 +44,8 @@ GH200_RANKS = ("#  Rank  0 Group  0 Pid 206828 on   gpu-1-43 device  0 [0009:01:
                "#  Rank  4 Group  0 Pid 215832 on   gpu-1-47 device  0 [0009:01:00] NVIDIA GH200 120GB")
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
+#: An AWS EFA node, as NCCL's environment plugin or a job's export shows it.
+EFA_NODE = "export FI_PROVIDER=efa LD_LIBRARY_PATH=/opt/amazon/efa/lib:/opt/amazon/openmpi/lib"
 
 QUOTES = (
     # --- launchers and the scripts they start (round A) ---
@@ -2815,4 +2817,53 @@ QUOTES = (
           '"reducing to {}".format(',
           " [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1",
           "deepspeed-fp16-loss-scale-exhausted"),
+
+    # --- NCCL finding no network plugin under its default name on a fabric that needs one (EFA, Slingshot) ----------
+    Quote("NCCL", "v2.18.5-1", "src/net.cc", 180,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin : No plugin found, using internal implementation");',
+          NCCL_INFO + "NET/Plugin : No plugin found, using internal implementation",
+          "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.19.3-1", "src/net.cc", 231,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", '
+          'dlerror(), ncclNetPluginName);',
+          NCCL_INFO + "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
+          "No plugin found (libnccl-net.so), using internal implementation", "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.21.5-1", "src/net.cc", 349,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin: No plugin found (%s)", name);',
+          NCCL_INFO + "NET/Plugin: No plugin found (libnccl-net.so)", "ofi-nccl-plugin-not-on-library-path",
+          context=("nid001234:2741:2790 [0] NCCL INFO NET/Socket : Using [0]hsn0:10.100.0.12<0>",
+                   NCCL_INFO + "Channel 00/0 : 0[0] -> 4[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.23.4-1", "src/net.cc", 439,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin: Could not find:%s. Using internal network plugin.", '
+          'couldNotFindNames);',
+          NCCL_INFO + "NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+          "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.28.9-1", "src/plugin/plugin_open.cc", 107,
+          'INFO(subsys[type], "%s/Plugin: Could not find:%s%s%s", pluginNames[type], eNoEntNameList,',
+          NCCL_INFO + "NET/Plugin: Could not find: libnccl-net.so", "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+
+    # --- Apptainer's nvidia-container-cli GPU setup under --contain -------------------------------------------------
+    Quote("Apptainer", "v1.5.3", "internal/pkg/runtime/launch/launcher_linux.go", 879,
+          'sylog.Warningf("When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no '
+          'GPUs will be available in container.")',
+          "WARNING: When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no GPUs will "
+          "be available in container.", "nvccli-contain-without-nvidia-visible-devices"),
+    # As a terminal wraps it (the apptainer user guide quotes it so): the first part alone names it.
+    Quote("Apptainer", "v1.1.0", "cmd/internal/cli/actions_linux.go", 972,
+          'sylog.Warningf("When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no '
+          'GPUs will be available in container.")',
+          "WARNING: When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES",
+          "nvccli-contain-without-nvidia-visible-devices", fmt="When using nvidia-container-cli with --contain "
+          "NVIDIA_VISIBLE_DEVICES"),
+
+    # --- Slurm's select/cons_tres finding a GRES core bitmap of another size than the node's cores -----------------
+    Quote("Slurm", "25.11.7", "src/plugins/select/cons_tres/gres_sock_list.c", 333,
+          'error("%s: Core bitmaps size mismatch on node %s",\n__func__, node_name);',
+          "slurmctld: error: gres_sock_list_create: Core bitmaps size mismatch on node gpu-a-017",
+          "slurm-gres-core-bitmap-stale-at-startup",
+          context=("sbatch: error: Batch job submission failed: Requested node configuration is not available",)),
 )

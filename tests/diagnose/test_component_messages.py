@@ -82,7 +82,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
                 "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
                 "nccl-ll128-gpudirect-slingshot-data-corruption", "torch-load-weights-only-default",
-                "deepspeed-fp16-loss-scale-exhausted"}
+                "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
+                "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup"}
 
 
 def message_format(row: Quote) -> str:
@@ -182,6 +183,19 @@ def test_a_failed_enroot_hook_ranks_below_the_cause_its_own_lines_name() -> None
     lines = ["slurmstepd: error: pyxis: nvidia-container-cli: initialization error: nvml error: driver not loaded",
              "slurmstepd: error: pyxis: [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1"]
     assert [f.key for f in diagnose_lines(lines)][:2] == ["container-no-driver", "enroot-hook-failed"]
+
+def test_no_net_plugin_is_a_cause_only_where_the_fabric_needs_one_and_sockets_carried_the_traffic() -> None:
+    """Every run without a plugin prints NCCL's "No plugin found": on InfiniBand (NCCL's own transport), on one
+    node, or where the job chose sockets, it is no cause."""
+    missing = "gpu-a-017:2741:2790 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so)"
+    via_socket = "gpu-a-017:2741:2790 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0"
+    efa = "export FI_PROVIDER=efa"
+    key = "ofi-nccl-plugin-not-on-library-path"
+    assert diagnose_lines([efa, missing]) == []
+    assert key not in [f.key for f in diagnose_lines(["NCCL INFO NET/IB : Using [0]mlx5_0:1/IB", missing, via_socket])]
+    assert key not in [f.key for f in diagnose_lines([efa, "export NCCL_NET=Socket", missing, via_socket])]
+    assert [f.key for f in diagnose_lines([efa, missing, via_socket])][:1] == ["ofi-nccl-plugin-not-on-library-path"]
+
 
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}

@@ -256,6 +256,28 @@ def _net_asked_for(log: LogView) -> str:
 
 
 _VIA_SOCKET = r"via NET/Socket"
+#: The network NCCL chose (v2.21.5-1 src/init.cc line 322 INFO "Using network %s"): its sockets.
+_USING_SOCKET = r"Using network Socket"
+#: An AWS EFA node or job: the EFA installer's directory, libfabric's efa provider asked for, its devices (rdmapXsY).
+_EFA_NODE = r"/opt/amazon/efa\b|FI_PROVIDER=[\"']?efa\b|\brdmap\d{1,4}s\d{1,4}\b|\bEFA\b"
+#: NCCL found no network plugin under its default name, libnccl-net.so, and went on with its internal transports:
+#: v2.18.5-1 src/net.cc line 180 "NET/Plugin : No plugin found, using internal implementation", v2.19.3-1 line 231
+#: "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", v2.21.5-1 line 349 "NET/Plugin:
+#: No plugin found (%s)", v2.22.3-1 to v2.25 src/net.cc "NET/Plugin: Could not find:%s. Using internal network
+#: plugin.", v2.26.6-1 to v2.28.9-1 src/plugin/plugin_open.cc "%s/Plugin: Could not find:%s. %s" / "...:%s%s%s"
+#: (each name after a space). A name NCCL_NET_PLUGIN gave is _NET_PLUGIN_NAMED_MISSING's.
+_NET_PLUGIN_DEFAULT_MISSING = (r"NET/Plugin ?: (?:dlerror=[^\n]{0,500}? )?(?:No plugin found(?:, using internal "
+                               r"implementation| \(libnccl-net\.so\))|Could not find:(?: \S{1,200}){0,4} "
+                               r"libnccl-net\.so\b)")
+
+
+def _plugin_needed_but_socket_used(log: LogView) -> bool:
+    """A fabric that NCCL reaches only through a plugin (AWS EFA, HPE Slingshot), and NCCL's traffic between nodes
+    went over TCP sockets instead, not because the job chose them."""
+    fabric = log.has(_EFA_NODE) or log.has(_SLINGSHOT)
+    between_nodes = log.has(_VIA_SOCKET) or (_multi_node(log) and log.has(_USING_SOCKET))
+    asked = log.has(_NO_NET) or log.has(_NET_NOT_FOUND)  # NCCL_NET named the plugin: "no-ofi-plugin"
+    return fabric and between_nodes and not asked and not log.has(_SOCKET_CHOSEN)
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
@@ -592,7 +614,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN)
+         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -890,6 +912,26 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: not log.has(_NO_NET) or _net_asked_for(log) == "ofi",
         context=(_NCCL_NET_OFI, _OFI_HINTS),
         readme=("network AWS Libfabric not found",),
+    ),
+    Cause(
+        "ofi-nccl-plugin-not-on-library-path",
+        "NCCL found no network plugin (libnccl-net.so, aws-ofi-nccl) on the library path and went on with its "
+        "internal transports, so on this EFA/Slingshot fabric the ranks talked over TCP sockets: the plugin's "
+        "directory is missing from LD_LIBRARY_PATH (a module not loaded, an EFA installer upgrade that moved it, a "
+        "container without the host's plugin)",
+        "put the plugin's directory on `LD_LIBRARY_PATH` where the ranks start (AWS: "
+        "`/opt/amazon/ofi-nccl/lib` or `/opt/aws-ofi-nccl/lib`, beside `/opt/amazon/efa/lib`; CSCS uenvs: `module "
+        "load aws-ofi-nccl`; in a container bind it in); then `NCCL_DEBUG=INFO` shows `NET/OFI Initializing "
+        "aws-ofi-nccl` and `via NET/Libfabric`; set `NCCL_NET=\"AWS Libfabric\"` (NCCL 2.27 and later: `NCCL_NET=ofi` "
+        "style names are the plugin's) so a missing plugin fails at start instead of running over TCP",
+        # NCCL's INFO lines (_NET_PLUGIN_DEFAULT_MISSING), which every run without a plugin prints: a cause only on a
+        # fabric NCCL cannot use without one (EFA, Slingshot; InfiniBand is NCCL's own) where its traffic between
+        # nodes then went over sockets (v2.21.5-1 src/init.cc line 322 "Using network %s", the channels' "via
+        # NET/Socket/%d"). aws-ofi-nccl itself prints nothing when it is not loaded; aws/aws-parallelcluster#6942.
+        (_NET_PLUGIN_DEFAULT_MISSING,),
+        80,
+        applies=_plugin_needed_but_socket_used,
+        context=(_EFA_NODE, _SLINGSHOT, _VIA_SOCKET),
     ),
     Cause(
         "no-ib-network",
@@ -2645,6 +2687,22 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_ENROOT_RUN),
     ),
     Cause(
+        "nvccli-contain-without-nvidia-visible-devices",
+        "Apptainer set up the GPUs with nvidia-container-cli (--nvccli) under --contain/--containall without "
+        "NVIDIA_VISIBLE_DEVICES, so no GPU was passed into the container and the program inside sees none",
+        "set the GPUs to pass in: `export NVIDIA_VISIBLE_DEVICES=all` (or a list, `0,1`; `APPTAINERENV_` is not "
+        "needed, Apptainer reads it from the host environment) before `apptainer run --nvccli -c ...`, or drop "
+        "`--contain`/`-c` (without it Apptainer sets `NVIDIA_VISIBLE_DEVICES=all` itself), or use `--nv` instead "
+        "of `--nvccli`",
+        # Apptainer v1.1.0 cmd/internal/cli/actions_linux.go line 972, v1.5.3 internal/pkg/runtime/launch/
+        # launcher_linux.go line 879: sylog.Warningf("When using nvidia-container-cli with --contain
+        # NVIDIA_VISIBLE_DEVICES must be set or no GPUs will be available in container."), printed when the variable
+        # is empty and --contain or --containall is given; without them it sets NVIDIA_VISIBLE_DEVICES=all (line
+        # 884). Its first part alone: a terminal wraps the line there.
+        (r"When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES(?: must be set|\s*$)",),
+        90,
+    ),
+    Cause(
         "slurm-fewer-tasks-than-nodes",
         "srun was asked for fewer tasks ({tasks}) than nodes ({nodes}) and ran on {tasks} node(s) only: the other "
         "nodes never started a task, so the ranks they should hold never joined",
@@ -4207,6 +4265,26 @@ CAUSES: Tuple[Cause, ...] = (
          r"|Operation not supported)"),
         73,
         applies=lambda log: log.has(_LOCK_CALL),
+    ),
+
+    # --- Slurm's GRES core bitmap of another size than the node's cores ------------------------------------------
+    Cause(
+        "slurm-gres-core-bitmap-stale-at-startup",
+        "Slurm's controller holds a GPU (GRES) core bitmap for node {node} whose size is not the node's core count, "
+        "so it finds no cores for the GPUs and no job asking for them can run there: Slurm 23.02.0 to 23.02.5 did "
+        "not rebuild the bitmap when slurmctld started (fixed in 23.02.6); on later releases the node's cores in "
+        "slurm.conf (Sockets, CoresPerSocket) differ from gres.conf's Cores= or from what slurmd found",
+        "for the admins: on Slurm 23.02 before 23.02.6 upgrade (or restart slurmctld after every slurmd has "
+        "registered); otherwise make the node's line in slurm.conf match `slurmd -C` on the node and gres.conf's "
+        "`Cores=` fit inside it, then `scontrol reconfigure`; the job can go to other nodes meanwhile "
+        "(`--exclude={node}`)",
+        # Slurm 25.11.7 src/plugins/select/cons_tres/gres_sock_list.c line 333 error("%s: Core bitmaps size mismatch
+        # on node %s", __func__, node_name), where the node's sockets x cores differ from the job's or the GRES'
+        # topo_core_bitmap; CHANGELOG/slurm-23.02.md (23.02.6): "gres - Rebuild GRES core bitmap for nodes at
+        # startup. This fixes error: "Core bitmaps size mismatch on node [HOSTNAME]", which causes jobs to enter
+        # state "Requested node configuration is not available"".
+        (r"Core bitmaps size mismatch on node (?P<node>\S{1,100})",),
+        101,
     ),
 
     # --- torch.load's weights-only unpickler, the default since torch 2.6 ------------------------------------------
