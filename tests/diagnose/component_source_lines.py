@@ -2866,4 +2866,23 @@ QUOTES = (
           "slurmctld: error: gres_sock_list_create: Core bitmaps size mismatch on node gpu-a-017",
           "slurm-gres-core-bitmap-stale-at-startup",
           context=("sbatch: error: Batch job submission failed: Requested node configuration is not available",)),
+
+    # --- torch's TCPStore: a client connection reset while the store starts (pytorch/pytorch#129985) ---------------
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
+          'C10D_WARNING("recvValue failed on {}: {}", socket_.repr(), e.what());',
+          "[trainer85612|12]:W0701 13:41:43.421574  4776 TCPStore.cpp:182] [c10d] recvValue failed on "
+          "SocketImpl(fd=24, addr=[trainer85612]:51880, remote=[trainer0]:29500): Connection reset by peer",
+          "tcpstore-connection-reset-after-connect",
+          context=("[trainer85612|12]:#10 c10d::TCPStore::waitForWorkers() from /opt/conda/lib/python3.10/"
+                   "site-packages/torch/lib/libtorch_cpu.so:84812868",)),
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
+          'C10D_WARNING(\n"Starting store with {} workers but somaxconn is {}."\n'
+          '"This might cause instability during bootstrap, consider increasing it.",',
+          "[W1128 10:02:11.482 TCPStore.cpp:312] [c10d] Starting store with 8192 workers but somaxconn is 4096.This "
+          "might cause instability during bootstrap, consider increasing it.",
+          "tcpstore-connection-reset-after-connect",
+          context=("[W1128 10:02:11.611 TCPStore.cpp:182] [c10d] recvValue failed on SocketImpl(fd=24, ...): "
+                   "Connection reset by peer", "#9 c10d::TCPStore::incrementValueBy(std::string const&, long)"),
+          fmt="Starting store with {} workers but somaxconn is {}.This might cause instability during bootstrap, "
+          "consider increasing it."),
 )

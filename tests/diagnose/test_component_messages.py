@@ -83,7 +83,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
                 "nccl-ll128-gpudirect-slingshot-data-corruption", "torch-load-weights-only-default",
                 "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
-                "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup"}
+                "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup",
+                "tcpstore-connection-reset-after-connect"}
 
 
 def message_format(row: Quote) -> str:
@@ -195,6 +196,15 @@ def test_no_net_plugin_is_a_cause_only_where_the_fabric_needs_one_and_sockets_ca
     assert key not in [f.key for f in diagnose_lines(["NCCL INFO NET/IB : Using [0]mlx5_0:1/IB", missing, via_socket])]
     assert key not in [f.key for f in diagnose_lines([efa, "export NCCL_NET=Socket", missing, via_socket])]
     assert [f.key for f in diagnose_lines([efa, missing, via_socket])][:1] == ["ofi-nccl-plugin-not-on-library-path"]
+
+
+def test_a_store_connection_reset_after_start_up_is_not_the_start_up_race() -> None:
+    """Once the store has started, a reset is the store's rank going away, not the backlog at connect."""
+    reset = ("[W1128 10:02:11.611 TCPStore.cpp:182] [c10d] recvValue failed on SocketImpl(fd=24, addr=[n2]:51880, "
+             "remote=[n1]:29500): Connection reset by peer")
+    assert "tcpstore-connection-reset-after-connect" not in [f.key for f in diagnose_lines([reset])]
+    assert [f.key for f in diagnose_lines([reset, "#10 c10d::TCPStore::waitForWorkers() from libtorch_cpu.so"])][
+        :1] == ["tcpstore-connection-reset-after-connect"]
 
 
 def test_every_component_has_its_messages_quoted() -> None:

@@ -271,6 +271,15 @@ _NET_PLUGIN_DEFAULT_MISSING = (r"NET/Plugin ?: (?:dlerror=[^\n]{0,500}? )?(?:No 
                                r"libnccl-net\.so\b)")
 
 
+#: torch's TCPStore while it starts: the constructor, its first request (waitForWorkers' add of the workers' count,
+#: TCPStore::ping in later releases) as a C++ stack names them, or the server's warning that the listen backlog
+#: (net.core.somaxconn) is smaller than the ranks that connect at once (torch v2.13.0 TCPStore.cpp, libtorch_cpu.so:
+#: C10D_WARNING("Starting store with {} workers but somaxconn is {}." "This might cause instability during
+#: bootstrap, consider increasing it.", ...)).
+_TCPSTORE_STARTING = (r"c10d::TCPStore::(?:waitForWorkers|ping)\(\)|c10d::TCPStore::TCPStore\("
+                      r"|Starting store with \d+ workers but somaxconn is \d+")
+
+
 def _plugin_needed_but_socket_used(log: LogView) -> bool:
     """A fabric that NCCL reaches only through a plugin (AWS EFA, HPE Slingshot), and NCCL's traffic between nodes
     went over TCP sockets instead, not because the job chose them."""
@@ -614,7 +623,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET)
+         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
+         _TCPSTORE_STARTING)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1039,6 +1049,30 @@ CAUSES: Tuple[Cause, ...] = (
          r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
          r"RuntimeError: connect\(\) timed out\."),
         68,
+    ),
+    Cause(
+        "tcpstore-connection-reset-after-connect",
+        "the rendezvous store (torch's TCPStore) reset a client's connection just after it was opened, while the "
+        "store was starting: many ranks connecting at once overflow the server's listen backlog (net.core.somaxconn), "
+        "and a torch without a check of each new connection sends its first request on the dead socket and fails "
+        "instead of reconnecting",
+        "rerun first (it is a start-up race); then raise the backlog on the node that runs the store above the rank "
+        "count (`sysctl -w net.core.somaxconn=65535`, admins; torch warns `Starting store with N workers but "
+        "somaxconn is M`), keep the libuv store backend (the default since torch 2.4: do not set "
+        "`USE_LIBUV=0`), and upgrade torch (2.13's TCPStore checks a new connection with a round trip, "
+        "validate and ping, and retries); at thousands of ranks start them in waves or use a rendezvous per node "
+        "group. If the store's rank had died instead, its own log says why",
+        # torch/csrc/distributed/c10d/TCPStore.cpp TCPClient::receiveValue()/receiveBits(): C10D_WARNING("recvValue
+        # failed on {}: {}", socket_.repr(), e.what()) and "recvVector failed on {}: {}" (both format strings are in
+        # torch v2.13.0's libtorch_cpu.so), with strerror's ECONNRESET; a cause only while the store starts
+        # (_TCPSTORE_STARTING): a reset later is the store's rank exiting. The fix, pytorch/pytorch#129985 (d4l3k):
+        # "This does a round trip request on socket connect -- this allows for detecting connection resets etc and
+        # retrying before the non-retryable application requests are sent."; the constructor then retries
+        # validate() and ping() ("if the server listen backlog is full it may fail on the first send in validate").
+        (r"\brecv(?:Value|Vector) failed on SocketImpl\([^\n]{0,300}?\): Connection reset by peer",),
+        71,
+        applies=lambda log: log.has(_TCPSTORE_STARTING),
+        context=(_TCPSTORE_STARTING,),
     ),
     Cause(
         "store-address-docker-bridge-ip",

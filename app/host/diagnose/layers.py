@@ -226,6 +226,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "rendezvous-one-node": ("launch", HIGH),
     "rendezvous-unreachable": ("rendezvous", MEDIUM),
     "rendezvous-connect": ("rendezvous", MEDIUM),
+    "tcpstore-connection-reset-after-connect": ("rendezvous", MEDIUM),
     "nccl-connect": ("rendezvous", MEDIUM),
     "store-address-docker-bridge-ip": ("container", MEDIUM),
     "duplicate-gpu": ("launch", HIGH),
