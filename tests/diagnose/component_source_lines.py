@@ -2885,4 +2885,16 @@ QUOTES = (
                    "Connection reset by peer", "#9 c10d::TCPStore::incrementValueBy(std::string const&, long)"),
           fmt="Starting store with {} workers but somaxconn is {}.This might cause instability during bootstrap, "
           "consider increasing it."),
+
+    # --- NVIDIA Container Toolkit 1.12.0's chmod hook on device folders the GPU does not have ------------------------
+    # v1.12.0 cmd/nvidia-ctk/hook/chmod/chmod.go line 129 execs the system chmod on the paths as given (v1.12.1 skips
+    # those that do not exist); coreutils' chmod then reports the missing one, and runc the hook's failure.
+    Quote("coreutils", "v9.4", "src/chmod.c", 231,
+          'error (0, ent->fts_errno, _("cannot access %s"),\nquoteaf (file_full_name));',
+          "docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create "
+          "failed: unable to start container process: error during container init: error running hook #1: error "
+          "running hook: exit status 1, stdout: , stderr: chmod: cannot access '/var/lib/docker/overlay2/9069fafc/"
+          "merged/dev/dri': No such file or directory: unknown.",
+          "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+          fmt="cannot access %s"),
 )

@@ -25,7 +25,8 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin"}
+              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
+              "coreutils"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -84,7 +85,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nccl-ll128-gpudirect-slingshot-data-corruption", "torch-load-weights-only-default",
                 "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
                 "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup",
-                "tcpstore-connection-reset-after-connect"}
+                "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
 
 
 def message_format(row: Quote) -> str:

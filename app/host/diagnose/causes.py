@@ -271,6 +271,9 @@ _NET_PLUGIN_DEFAULT_MISSING = (r"NET/Plugin ?: (?:dlerror=[^\n]{0,500}? )?(?:No 
                                r"libnccl-net\.so\b)")
 
 
+#: An OCI runtime ran the container's hooks (runc's "error running hook", the NVIDIA runtime or its nvidia-ctk hook).
+_CONTAINER_HOOK_RAN = (r"error running (?:hook|createContainer hook)|\bnvidia-ctk\b|--runtime[= ]nvidia"
+                       r"|nvidia-container-runtime")
 #: torch's TCPStore while it starts: the constructor, its first request (waitForWorkers' add of the workers' count,
 #: TCPStore::ping in later releases) as a C++ stack names them, or the server's warning that the listen backlog
 #: (net.core.somaxconn) is smaller than the ranks that connect at once (torch v2.13.0 TCPStore.cpp, libtorch_cpu.so:
@@ -624,7 +627,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
-         _TCPSTORE_STARTING)
+         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2108,6 +2111,26 @@ CAUSES: Tuple[Cause, ...] = (
         93,
         applies=lambda log: log.has(_ENROOT_GPU_HOOK),
         context=(_ENROOT_GPU_HOOK,),
+    ),
+    Cause(
+        "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+        "the NVIDIA Container Toolkit's chmod hook failed on a device folder ({folder}) that this GPU does not have "
+        "(a compute GPU has no /dev/dri; /dev/nvidia-caps exists only with MIG), so the container was not created: "
+        "NVIDIA Container Toolkit 1.12.0 runs the hook on those folders without checking they exist, with CDI or "
+        "with NVIDIA_DRIVER_CAPABILITIES that include graphics or display (`all`)",
+        "the admins upgrade the toolkit to 1.12.1 or later (`nvidia-ctk --version` says which runs), and "
+        "regenerate the CDI specification (`nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`); meanwhile ask "
+        "for `NVIDIA_DRIVER_CAPABILITIES=compute,utility` instead of `all`",
+        # NVIDIA Container Toolkit v1.12.0 cmd/nvidia-ctk/hook/chmod/chmod.go line 129 syscall.Exec(chmodPath, args,
+        # nil) on the container root's paths as given (cmd/nvidia-ctk/cdi/generate/device-folder-permissions.go
+        # asks it for the parents of nested device nodes, mode 755); v1.12.1's CHANGELOG "Don't fail chmod hook if
+        # paths are not injected" (it os.Stat()s each path first). coreutils v9.4 src/chmod.c line 231 error (0,
+        # ent->fts_errno, _("cannot access %s"), quoteaf (file_full_name)) with strerror's ENOENT; the runtime
+        # reports the hook (runc "error running hook #%d: ... stderr: %s").
+        (r"chmod: cannot access '[^'\n]{1,400}?(?P<folder>/dev/(?:dri|nvidia-caps))': No such file or directory",),
+        92,
+        applies=lambda log: log.has(_CONTAINER_HOOK_RAN),
+        context=(_CONTAINER_HOOK_RAN,),
     ),
     Cause(
         "selinux-blocks-nvidia-container-cli",

@@ -118,6 +118,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mksquashfs-not-on-batch-path": ("container", HIGH),
     "libnvidia-container-firmware-mount-failed": ("container", HIGH),
     "libnvidia-container-release-regression-1-17-7": ("container", MEDIUM),
+    "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes": ("container", HIGH),
     "selinux-blocks-nvidia-container-cli": ("host", MEDIUM),
     "nvidia-container-ldconfig-not-run": ("container", HIGH),
     "container-gpu-access-lost-systemd-cgroup-reload": ("container", MEDIUM),
