@@ -2897,4 +2897,12 @@ QUOTES = (
           "merged/dev/dri': No such file or directory: unknown.",
           "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
           fmt="cannot access %s"),
+
+    # --- a CUDA program in an Apptainer/Singularity container started without --nv on a GPU allocation -------------
+    # The shell reports the program's SIGSEGV by strsignal()'s name; the container had no libcuda to load.
+    Quote("glibc", "glibc-2.39", "sysdeps/generic/siglist.h", 39,
+          'init_sig (SIGSEGV, "SEGV", N_("Segmentation fault"))',
+          "Segmentation fault", "apptainer-no-nv", fmt="Segmentation fault",
+          context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
+                   "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
 )

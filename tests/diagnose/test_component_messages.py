@@ -208,6 +208,16 @@ def test_a_store_connection_reset_after_start_up_is_not_the_start_up_race() -> N
         :1] == ["tcpstore-connection-reset-after-connect"]
 
 
+def test_a_container_without_nv_is_a_cause_only_in_a_gpu_job_that_crashed_and_never_asked_for_the_driver() -> None:
+    """A CPU step in a container needs no --nv; a job that gave --nv elsewhere had the driver there."""
+    run = "+ srun apptainer exec --bind /scratch image.sif python prep.py"
+    gpus, crashed = "#SBATCH --gpus-per-node=4", "/var/spool/slurm/job1/slurm_script: line 9: 4120 Segmentation fault"
+    assert diagnose_lines([run, crashed]) == []
+    assert diagnose_lines([gpus, run]) == []
+    assert diagnose_lines([gpus, run, "+ srun apptainer exec --nv image.sif python train.py", crashed]) == []
+    assert [f.key for f in diagnose_lines([gpus, run, crashed])][:1] == ["apptainer-no-nv"]
+
+
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
 

@@ -271,6 +271,19 @@ _NET_PLUGIN_DEFAULT_MISSING = (r"NET/Plugin ?: (?:dlerror=[^\n]{0,500}? )?(?:No 
                                r"libnccl-net\.so\b)")
 
 
+#: The messages of a process that found no NVIDIA driver library (apptainer-no-nv's first patterns).
+_NO_DRIVER_LIB = (r"libcuda\.so(?:\.1)?: cannot open shared object file|unable to find libcuda\.so"
+                  r"|Found no NVIDIA driver on your system")
+#: An Apptainer/Singularity command that starts a container without the host's GPU driver (no --nv, --nvccli, --rocm
+#: on its line), as a prompt or `set -x` shows it.
+_CONTAINER_WITHOUT_NV = (r"\b(?:apptainer|singularity) (?:exec|run|shell)\b(?![^\n]{0,2000}?--(?:nv|nvccli|rocm)\b)"
+                         r"[^\n]{0,2000}$")
+#: The job asked the scheduler for GPUs (Slurm's --gpus/--gres, PBS' ngpus, Kubernetes' resource).
+_GPU_ASKED = r"--gpus(?:-per-(?:node|task|socket))?[= ]\d|--gres[= ]gpu|\bngpus=\d|\bnvidia\.com/gpu\b"
+#: A program that crashed or found no GPU.
+_NO_GPU_SYMPTOM = r"\bSegmentation fault\b|no CUDA-capable device is detected"
+#: The host's GPU driver was asked for: a container command with --nv or --nvccli, or APPTAINER_NV/SINGULARITY_NV.
+_NV_GIVEN = r"\b(?:apptainer|singularity) [^\n]{0,300}?--(?:nv|nvccli)\b|\b(?:APPTAINER|SINGULARITY)_NV=[1tT]"
 #: An OCI runtime ran the container's hooks (runc's "error running hook", the NVIDIA runtime or its nvidia-ctk hook).
 _CONTAINER_HOOK_RAN = (r"error running (?:hook|createContainer hook)|\bnvidia-ctk\b|--runtime[= ]nvidia"
                        r"|nvidia-container-runtime")
@@ -627,7 +640,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
-         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN)
+         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1518,8 +1531,16 @@ CAUSES: Tuple[Cause, ...] = (
         # version at all (no libcuda loaded): "Found no NVIDIA driver on your system. Please check that you have an
         # NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx".
         (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so",
-         r"Found no NVIDIA driver on your system"),
+         r"Found no NVIDIA driver on your system",
+         # The container command itself, where the log shows no driver message: a GPU job whose apptainer or
+         # singularity exec/run/shell line has no --nv (nor --nvccli, --rocm, APPTAINER_NV) and whose program then
+         # crashed (the shell's "Segmentation fault", glibc-2.39 sysdeps/generic/siglist.h line 39, from a CUDA
+         # program that does not check its errors) or found no GPU (CUDA's 100, "no CUDA-capable device is
+         # detected"); sigma2's CUDA-in-containers guide shows it.
+         _CONTAINER_WITHOUT_NV),
         91,
+        applies=lambda log: log.has(_NO_DRIVER_LIB) or (
+            log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM) and not log.has(_NV_GIVEN)),
     ),
     Cause(
         "host-oom",
