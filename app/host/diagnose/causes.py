@@ -2643,9 +2643,17 @@ CAUSES: Tuple[Cause, ...] = (
         "put the registry's credentials in enroot's credentials file (`$ENROOT_CONFIG_PATH/.credentials`, by "
         "default ~/.config/enroot/.credentials: `machine nvcr.io login $oauthtoken password <key>`), check the "
         "name and tag (pyxis writes the registry with `#`: `--container-image=nvcr.io#nvidia/pytorch:25.01-py3`), "
-        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file",
+        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file; "
+        "a 404 on `.../manifests/<tag>` for a tag that exists (the registry's page lists it) is an enroot older "
+        "than 3.4.1 (`enroot version`) that asks only for Docker's manifest types and not the OCI index a "
+        "multi-arch image is pushed with: the admins upgrade enroot, or import on a machine with a newer one",
         # enroot v4.1.2 src/common.sh line 134: common::err "URL ${@: -1} returned error code: ${code} ${status}"
-        # (printed as "[ERROR] ..."); 429 has no status text there.
+        # (printed as "[ERROR] ..."); 429 has no status text there. enroot v3.3.1 src/docker.sh lines 134 to 156
+        # ask for the manifest list with "Accept: application/vnd.docker.distribution.manifest.list.v2+json"
+        # ignoring a 404 (CURL_IGNORE="401 404"), then for the tag's manifest as
+        # application/vnd.docker.distribution.manifest.v2+json: a tag with only an OCI index answers 404 there, the
+        # same line a missing tag gives, so the log cannot tell them apart. v3.4.1 (commit a7493bf, "Add support for
+        # OCI format") lines 134 and 135 add application/vnd.oci.image.index.v1+json and ...manifest.v1+json.
         (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
         92,
     ),
