@@ -1872,6 +1872,11 @@ QUOTES = (
           '1}/{world_size}")',
           "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "layer-rank-started-twice",
           context=("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "Traceback (most recent call last):")),
+    # Rank 0 began joining and never logged that every rank had registered (Lightning 2.6.5 rank_zero_info(...
+    # "All distributed processes registered. Starting with {world_size} processes\n" ...), line 293): a verdict.
+    Quote("Lightning", "2.6.5", "src/lightning/fabric/utilities/distributed.py", 282,
+          'log.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}")',
+          "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", "layer-lightning-ranks-never-registered"),
 
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,

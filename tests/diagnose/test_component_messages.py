@@ -218,6 +218,14 @@ def test_a_container_without_nv_is_a_cause_only_in_a_gpu_job_that_crashed_and_ne
     assert [f.key for f in diagnose_lines([gpus, run, crashed])][:1] == ["apptainer-no-nv"]
 
 
+def test_a_lightning_world_whose_ranks_all_registered_is_no_verdict() -> None:
+    """Rank 0 logs "All distributed processes registered" once the process group formed (Lightning 2.6.5)."""
+    assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", "-" * 100,
+                           "distributed_backend=nccl",
+                           "All distributed processes registered. Starting with 4 processes"]) == []
+    assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1"]) == []
+
+
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
 
