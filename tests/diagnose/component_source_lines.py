@@ -44,6 +44,8 @@ GH200_RANKS = ("#  Rank  0 Group  0 Pid 206828 on   gpu-1-43 device  0 [0009:01:
                "#  Rank  4 Group  0 Pid 215832 on   gpu-1-47 device  0 [0009:01:00] NVIDIA GH200 120GB")
 NCCL_WARN = "gpu-a-017:2741:2790 [0] {where} NCCL WARN "
 NCCL_INFO = "gpu-a-017:2741:2790 [0] NCCL INFO "
+#: An AWS EFA node, as NCCL's environment plugin or a job's export shows it.
+EFA_NODE = "export FI_PROVIDER=efa LD_LIBRARY_PATH=/opt/amazon/efa/lib:/opt/amazon/openmpi/lib"
 
 QUOTES = (
     # --- launchers and the scripts they start (round A) ---
@@ -1964,6 +1966,11 @@ QUOTES = (
           '1}/{world_size}")',
           "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "layer-rank-started-twice",
           context=("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/16", "Traceback (most recent call last):")),
+    # Rank 0 began joining and never logged that every rank had registered (Lightning 2.6.5 rank_zero_info(...
+    # "All distributed processes registered. Starting with {world_size} processes\n" ...), line 293): a verdict.
+    Quote("Lightning", "2.6.5", "src/lightning/fabric/utilities/distributed.py", 282,
+          'log.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}")',
+          "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", "layer-lightning-ranks-never-registered"),
 
     # --- torchrun's rendezvous closed by another node's agent (a layer verdict) -------------------------------------
     Quote("torch", "v2.13.0", "torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", 677,
@@ -2855,4 +2862,158 @@ QUOTES = (
           'wc[i].byte_len,\nwc[i].vendor_err, wc[i].qp_num);',
           "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa "
           "qp_num=0x2c10", "roce-gid-index"),
+
+    # --- the GPU and its driver, as CUDA's error names and the Kubernetes device plugin say them -------------------
+    # cudaGetErrorName() gives the enum's name where a program prints it instead of cudaGetErrorString()'s words.
+    Quote("CUDA", "12.x", "cudaGetErrorName(cudaErrorUnsupportedPtxVersion = 222)", 0,
+          '"cudaErrorUnsupportedPtxVersion"',
+          "CUDA RUNTIME API error: Free failed with error cudaErrorUnsupportedPtxVersion", "driver-too-old"),
+    Quote("CUDA", "12.x", "cuGetErrorName(CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222)", 0,
+          '"CUDA_ERROR_UNSUPPORTED_PTX_VERSION"',
+          "RuntimeError: CUDA driver error: CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "driver-too-old"),
+    # NVIDIA k8s-device-plugin v0.14.5 to v0.20.0: the health check marks a GPU unhealthy on an Xid it does not
+    # skip (the application Xids 13, 31, 43, 45, 68, 109 are skipped), then the server logs the device.
+    Quote("k8s-device-plugin", "v0.20.0", "internal/rm/health.go", 169,
+          'klog.Infof("XidCriticalError: Xid=%d on Device=%s; marking device as unhealthy.", e.EventData, d.ID)',
+          "I0624 22:58:05.486697       1 health.go:185] XidCriticalError: Xid=79 on "
+          "Device=GPU-adb24b25-1db1-436e-d958-ddee5da83d07; marking device as unhealthy.", "gpu-hardware-fault"),
+    Quote("k8s-device-plugin", "v0.20.0", "internal/plugin/server.go", 279,
+          'klog.Infof("\'%s\' device marked unhealthy: %s", plugin.rm.Resource(), d.ID)',
+          "I0624 22:58:05.486727       1 server.go:276] 'nvidia.com/gpu' device marked unhealthy: "
+          "GPU-adb24b25-1db1-436e-d958-ddee5da83d07", "gpu-hardware-fault"),
+
+    # --- a rank killed, a host name NCCL's bootstrap could not resolve ------------------------------------------------
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/api.py", 836,
+          'logger.exception(\n"failed (exitcode: %s)"\n" local_rank: %s (pid: %s)"\n" of fn: %s (start_method: %s)",',
+          "E1128 10:02:11.482000 2741 torch/distributed/elastic/multiprocessing/api.py:837] failed (exitcode: -9) "
+          "local_rank: 0 (pid: 2741) of fn: main (start_method: spawn)", "rank-sigkill",
+          fmt="failed (exitcode: %s) local_rank: %s (pid: %s) of fn: %s (start_method: %s)"),
+    # The same exit code as users quote it from the failure table (errors/__init__.py line 188), columns closed up.
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
+          '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
+          "exitcode: -9", "rank-sigkill", fmt="exitcode"),
+    # NCCL_COMM_ID's host did not resolve: ncclSocketGetAddrFromString's getaddrinfo WARN (socket.cc), then the
+    # bootstrap's refusal of the whole address (v2.18.5-1 to v2.28.9-1 the same words; a vendor build prints the
+    # value in brackets after "NCCL_COMM_ID").
+    Quote("NCCL", "v2.21.5-1", "src/bootstrap.cc", 36,
+          'WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>");',
+          NCCL_WARN.format(where="bootstrap.cc:36") + "Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or "
+          "[<ipv6>]:<port> or <hostname>:<port>", "rendezvous-name-not-resolvable",
+          context=(NCCL_WARN.format(where="misc/socket.cc:267") + "Net : error encountered when getting address info : "
+                   "Name or service not known",)),
+
+    # --- torch.load's weights-only unpickler (the default since torch 2.6) refusing a checkpoint's global -----------
+    Quote("torch", "v2.13.0", "torch/_weights_only_unpickler.py", 378,
+          'raise UnpicklingError(\nf"Unsupported global: GLOBAL {full_path} was not an allowed global by default. "',
+          "WeightsUnpickler error: Unsupported global: GLOBAL argparse.Namespace was not an allowed global by default.",
+          "torch-load-weights-only-default",
+          fmt="Unsupported global: GLOBAL {} was not an allowed global by default."),
+    Quote("torch", "v2.13.0", "torch/serialization.py", 1465,
+          'updated_message = f"Weights only load failed. {UNSAFE_MESSAGE}\\n"',
+          "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default value of the "
+          "`weights_only` argument in `torch.load` from `False` to `True`.", "torch-load-weights-only-default",
+          fmt="Weights only load failed. {}"),
+
+    # --- DeepSpeed's fp16 dynamic loss scaler at its floor --------------------------------------------------------
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/fp16/loss_scaler.py", 175,
+          'raise Exception(\n"Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")',
+          "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.",
+          "deepspeed-fp16-loss-scale-exhausted"),
+    Quote("DeepSpeed", "v0.16.4", "deepspeed/runtime/fp16/loss_scaler.py", 182,
+          'overflow_msg += f" Attempted loss scale: {int(self.cur_scale)}, reducing to {int(next_scale)}"',
+          "[2025-02-21 12:05:41,118] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank 0 Skipping "
+          "step. Attempted loss scale: 1, reducing to 1", "deepspeed-fp16-loss-scale-exhausted"),
+    Quote("DeepSpeed", "v0.5.10", "deepspeed/runtime/zero/stage_1_and_2.py", 1644,
+          'logger.info(\n"[deepscale] OVERFLOW! Rank {} Skipping step. Attempted loss scale: {}, "\n'
+          '"reducing to {}".format(',
+          " [deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1",
+          "deepspeed-fp16-loss-scale-exhausted"),
+
+    # --- NCCL finding no network plugin under its default name on a fabric that needs one (EFA, Slingshot) ----------
+    Quote("NCCL", "v2.18.5-1", "src/net.cc", 180,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin : No plugin found, using internal implementation");',
+          NCCL_INFO + "NET/Plugin : No plugin found, using internal implementation",
+          "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.19.3-1", "src/net.cc", 231,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", '
+          'dlerror(), ncclNetPluginName);',
+          NCCL_INFO + "NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory "
+          "No plugin found (libnccl-net.so), using internal implementation", "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.21.5-1", "src/net.cc", 349,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin: No plugin found (%s)", name);',
+          NCCL_INFO + "NET/Plugin: No plugin found (libnccl-net.so)", "ofi-nccl-plugin-not-on-library-path",
+          context=("nid001234:2741:2790 [0] NCCL INFO NET/Socket : Using [0]hsn0:10.100.0.12<0>",
+                   NCCL_INFO + "Channel 00/0 : 0[0] -> 4[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.23.4-1", "src/net.cc", 439,
+          'INFO(NCCL_INIT|NCCL_NET, "NET/Plugin: Could not find:%s. Using internal network plugin.", '
+          'couldNotFindNames);',
+          NCCL_INFO + "NET/Plugin: Could not find: libnccl-net.so. Using internal network plugin.",
+          "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+    Quote("NCCL", "v2.28.9-1", "src/plugin/plugin_open.cc", 107,
+          'INFO(subsys[type], "%s/Plugin: Could not find:%s%s%s", pluginNames[type], eNoEntNameList,',
+          NCCL_INFO + "NET/Plugin: Could not find: libnccl-net.so", "ofi-nccl-plugin-not-on-library-path",
+          context=(EFA_NODE, NCCL_INFO + "Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0")),
+
+    # --- Apptainer's nvidia-container-cli GPU setup under --contain -------------------------------------------------
+    Quote("Apptainer", "v1.5.3", "internal/pkg/runtime/launch/launcher_linux.go", 879,
+          'sylog.Warningf("When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no '
+          'GPUs will be available in container.")',
+          "WARNING: When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no GPUs will "
+          "be available in container.", "nvccli-contain-without-nvidia-visible-devices"),
+    # As a terminal wraps it (the apptainer user guide quotes it so): the first part alone names it.
+    Quote("Apptainer", "v1.1.0", "cmd/internal/cli/actions_linux.go", 972,
+          'sylog.Warningf("When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES must be set or no '
+          'GPUs will be available in container.")',
+          "WARNING: When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES",
+          "nvccli-contain-without-nvidia-visible-devices", fmt="When using nvidia-container-cli with --contain "
+          "NVIDIA_VISIBLE_DEVICES"),
+
+    # --- Slurm's select/cons_tres finding a GRES core bitmap of another size than the node's cores -----------------
+    Quote("Slurm", "25.11.7", "src/plugins/select/cons_tres/gres_sock_list.c", 333,
+          'error("%s: Core bitmaps size mismatch on node %s",\n__func__, node_name);',
+          "slurmctld: error: gres_sock_list_create: Core bitmaps size mismatch on node gpu-a-017",
+          "slurm-gres-core-bitmap-stale-at-startup",
+          context=("sbatch: error: Batch job submission failed: Requested node configuration is not available",)),
+
+    # --- torch's TCPStore: a client connection reset while the store starts (pytorch/pytorch#129985) ---------------
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
+          'C10D_WARNING("recvValue failed on {}: {}", socket_.repr(), e.what());',
+          "[trainer85612|12]:W0701 13:41:43.421574  4776 TCPStore.cpp:182] [c10d] recvValue failed on "
+          "SocketImpl(fd=24, addr=[trainer85612]:51880, remote=[trainer0]:29500): Connection reset by peer",
+          "tcpstore-connection-reset-after-connect",
+          context=("[trainer85612|12]:#10 c10d::TCPStore::waitForWorkers() from /opt/conda/lib/python3.10/"
+                   "site-packages/torch/lib/libtorch_cpu.so:84812868",)),
+    Quote("torch", "v2.13.0", "torch/csrc/distributed/c10d/TCPStore.cpp (libtorch_cpu.so)", 0,
+          'C10D_WARNING(\n"Starting store with {} workers but somaxconn is {}."\n'
+          '"This might cause instability during bootstrap, consider increasing it.",',
+          "[W1128 10:02:11.482 TCPStore.cpp:312] [c10d] Starting store with 8192 workers but somaxconn is 4096.This "
+          "might cause instability during bootstrap, consider increasing it.",
+          "tcpstore-connection-reset-after-connect",
+          context=("[W1128 10:02:11.611 TCPStore.cpp:182] [c10d] recvValue failed on SocketImpl(fd=24, ...): "
+                   "Connection reset by peer", "#9 c10d::TCPStore::incrementValueBy(std::string const&, long)"),
+          fmt="Starting store with {} workers but somaxconn is {}.This might cause instability during bootstrap, "
+          "consider increasing it."),
+
+    # --- NVIDIA Container Toolkit 1.12.0's chmod hook on device folders the GPU does not have ------------------------
+    # v1.12.0 cmd/nvidia-ctk/hook/chmod/chmod.go line 129 execs the system chmod on the paths as given (v1.12.1 skips
+    # those that do not exist); coreutils' chmod then reports the missing one, and runc the hook's failure.
+    Quote("coreutils", "v9.4", "src/chmod.c", 231,
+          'error (0, ent->fts_errno, _("cannot access %s"),\nquoteaf (file_full_name));',
+          "docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create "
+          "failed: unable to start container process: error during container init: error running hook #1: error "
+          "running hook: exit status 1, stdout: , stderr: chmod: cannot access '/var/lib/docker/overlay2/9069fafc/"
+          "merged/dev/dri': No such file or directory: unknown.",
+          "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+          fmt="cannot access %s"),
+
+    # --- a CUDA program in an Apptainer/Singularity container started without --nv on a GPU allocation -------------
+    # The shell reports the program's SIGSEGV by strsignal()'s name; the container had no libcuda to load.
+    Quote("glibc", "glibc-2.39", "sysdeps/generic/siglist.h", 39,
+          'init_sig (SIGSEGV, "SEGV", N_("Segmentation fault"))',
+          "Segmentation fault", "apptainer-no-nv", fmt="Segmentation fault",
+          context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
+                   "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
 )

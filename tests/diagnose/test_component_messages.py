@@ -25,7 +25,8 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "torch", "Slurm", "PBS", "Open MPI", "PMIx", "Apptainer", "libnvidia-container", "enroot", "DeepSpeed",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
-              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL"}
+              "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
+              "coreutils"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -81,8 +82,11 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "enroot-nvidia-visible-devices-unset", "mksquashfs-not-on-batch-path",
                 "gdrdrv-same-process-check-rejects-threads", "cloud-init-duplicate-mac-ib-interface",
                 "nvshmem-ibgda-uninitialized-ah-attr", "nccl-net-plugin-env-names-missing-library",
-                "nccl-ll128-gpudirect-slingshot-data-corruption",
-                "memlock-limit-lowered-without-reboot", "cma-ptrace-denied-in-container"}
+                "nccl-ll128-gpudirect-slingshot-data-corruption", "memlock-limit-lowered-without-reboot",
+                "cma-ptrace-denied-in-container", "torch-load-weights-only-default",
+                "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
+                "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup",
+                "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
 
 
 def message_format(row: Quote) -> str:
@@ -203,6 +207,46 @@ def test_a_failed_enroot_hook_ranks_below_the_cause_its_own_lines_name() -> None
     lines = ["slurmstepd: error: pyxis: nvidia-container-cli: initialization error: nvml error: driver not loaded",
              "slurmstepd: error: pyxis: [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1"]
     assert [f.key for f in diagnose_lines(lines)][:2] == ["container-no-driver", "enroot-hook-failed"]
+
+def test_no_net_plugin_is_a_cause_only_where_the_fabric_needs_one_and_sockets_carried_the_traffic() -> None:
+    """Every run without a plugin prints NCCL's "No plugin found": on InfiniBand (NCCL's own transport), on one
+    node, or where the job chose sockets, it is no cause."""
+    missing = "gpu-a-017:2741:2790 [0] NCCL INFO NET/Plugin: No plugin found (libnccl-net.so)"
+    via_socket = "gpu-a-017:2741:2790 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0"
+    efa = "export FI_PROVIDER=efa"
+    key = "ofi-nccl-plugin-not-on-library-path"
+    assert diagnose_lines([efa, missing]) == []
+    assert key not in [f.key for f in diagnose_lines(["NCCL INFO NET/IB : Using [0]mlx5_0:1/IB", missing, via_socket])]
+    assert key not in [f.key for f in diagnose_lines([efa, "export NCCL_NET=Socket", missing, via_socket])]
+    assert [f.key for f in diagnose_lines([efa, missing, via_socket])][:1] == ["ofi-nccl-plugin-not-on-library-path"]
+
+
+def test_a_store_connection_reset_after_start_up_is_not_the_start_up_race() -> None:
+    """Once the store has started, a reset is the store's rank going away, not the backlog at connect."""
+    reset = ("[W1128 10:02:11.611 TCPStore.cpp:182] [c10d] recvValue failed on SocketImpl(fd=24, addr=[n2]:51880, "
+             "remote=[n1]:29500): Connection reset by peer")
+    assert "tcpstore-connection-reset-after-connect" not in [f.key for f in diagnose_lines([reset])]
+    assert [f.key for f in diagnose_lines([reset, "#10 c10d::TCPStore::waitForWorkers() from libtorch_cpu.so"])][
+        :1] == ["tcpstore-connection-reset-after-connect"]
+
+
+def test_a_container_without_nv_is_a_cause_only_in_a_gpu_job_that_crashed_and_never_asked_for_the_driver() -> None:
+    """A CPU step in a container needs no --nv; a job that gave --nv elsewhere had the driver there."""
+    run = "+ srun apptainer exec --bind /scratch image.sif python prep.py"
+    gpus, crashed = "#SBATCH --gpus-per-node=4", "/var/spool/slurm/job1/slurm_script: line 9: 4120 Segmentation fault"
+    assert diagnose_lines([run, crashed]) == []
+    assert diagnose_lines([gpus, run]) == []
+    assert diagnose_lines([gpus, run, "+ srun apptainer exec --nv image.sif python train.py", crashed]) == []
+    assert [f.key for f in diagnose_lines([gpus, run, crashed])][:1] == ["apptainer-no-nv"]
+
+
+def test_a_lightning_world_whose_ranks_all_registered_is_no_verdict() -> None:
+    """Rank 0 logs "All distributed processes registered" once the process group formed (Lightning 2.6.5)."""
+    assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4", "-" * 100,
+                           "distributed_backend=nccl",
+                           "All distributed processes registered. Starting with 4 processes"]) == []
+    assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1"]) == []
+
 
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}

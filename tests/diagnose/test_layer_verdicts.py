@@ -24,6 +24,9 @@ SYMPTOMS = [
     # Lightning: rank 1 of 8 joined twice before ranks 2 to 7 joined once (Slurm started two tasks per rank).
     ([*[f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8" for r in (1, 1, 0, 0)],
       "Traceback (most recent call last):"], "layer-rank-started-twice", "Lightning's DDP plugin"),
+    # Lightning: rank 0 began joining a world of 4 and never logged that all had registered.
+    (["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4"], "layer-lightning-ranks-never-registered",
+     "Lightning 2.6.5 fabric/utilities/distributed.py"),
     # pyxis could not start the container and the enroot log it printed names nothing known.
     (["slurmstepd: error: pyxis: container start failed with error code: 1",
       "slurmstepd: error: pyxis: printing enroot log file:", "slurmstepd: error: pyxis:     [ERROR] unexpected"],

@@ -256,6 +256,53 @@ def _net_asked_for(log: LogView) -> str:
 
 
 _VIA_SOCKET = r"via NET/Socket"
+#: The network NCCL chose (v2.21.5-1 src/init.cc line 322 INFO "Using network %s"): its sockets.
+_USING_SOCKET = r"Using network Socket"
+#: An AWS EFA node or job: the EFA installer's directory, libfabric's efa provider asked for, its devices (rdmapXsY).
+_EFA_NODE = r"/opt/amazon/efa\b|FI_PROVIDER=[\"']?efa\b|\brdmap\d{1,4}s\d{1,4}\b|\bEFA\b"
+#: NCCL found no network plugin under its default name, libnccl-net.so, and went on with its internal transports:
+#: v2.18.5-1 src/net.cc line 180 "NET/Plugin : No plugin found, using internal implementation", v2.19.3-1 line 231
+#: "NET/Plugin : dlerror=%s No plugin found (%s), using internal implementation", v2.21.5-1 line 349 "NET/Plugin:
+#: No plugin found (%s)", v2.22.3-1 to v2.25 src/net.cc "NET/Plugin: Could not find:%s. Using internal network
+#: plugin.", v2.26.6-1 to v2.28.9-1 src/plugin/plugin_open.cc "%s/Plugin: Could not find:%s. %s" / "...:%s%s%s"
+#: (each name after a space). A name NCCL_NET_PLUGIN gave is _NET_PLUGIN_NAMED_MISSING's.
+_NET_PLUGIN_DEFAULT_MISSING = (r"NET/Plugin ?: (?:dlerror=[^\n]{0,500}? )?(?:No plugin found(?:, using internal "
+                               r"implementation| \(libnccl-net\.so\))|Could not find:(?: \S{1,200}){0,4} "
+                               r"libnccl-net\.so\b)")
+
+
+#: The messages of a process that found no NVIDIA driver library (apptainer-no-nv's first patterns).
+_NO_DRIVER_LIB = (r"libcuda\.so(?:\.1)?: cannot open shared object file|unable to find libcuda\.so"
+                  r"|Found no NVIDIA driver on your system")
+#: An Apptainer/Singularity command that starts a container without the host's GPU driver (no --nv, --nvccli, --rocm
+#: on its line), as a prompt or `set -x` shows it.
+_CONTAINER_WITHOUT_NV = (r"\b(?:apptainer|singularity) (?:exec|run|shell)\b(?![^\n]{0,2000}?--(?:nv|nvccli|rocm)\b)"
+                         r"[^\n]{0,2000}$")
+#: The job asked the scheduler for GPUs (Slurm's --gpus/--gres, PBS' ngpus, Kubernetes' resource).
+_GPU_ASKED = r"--gpus(?:-per-(?:node|task|socket))?[= ]\d|--gres[= ]gpu|\bngpus=\d|\bnvidia\.com/gpu\b"
+#: A program that crashed or found no GPU.
+_NO_GPU_SYMPTOM = r"\bSegmentation fault\b|no CUDA-capable device is detected"
+#: The host's GPU driver was asked for: a container command with --nv or --nvccli, or APPTAINER_NV/SINGULARITY_NV.
+_NV_GIVEN = r"\b(?:apptainer|singularity) [^\n]{0,300}?--(?:nv|nvccli)\b|\b(?:APPTAINER|SINGULARITY)_NV=[1tT]"
+#: An OCI runtime ran the container's hooks (runc's "error running hook", the NVIDIA runtime or its nvidia-ctk hook).
+_CONTAINER_HOOK_RAN = (r"error running (?:hook|createContainer hook)|\bnvidia-ctk\b|--runtime[= ]nvidia"
+                       r"|nvidia-container-runtime")
+#: torch's TCPStore while it starts: the constructor, its first request (waitForWorkers' add of the workers' count,
+#: TCPStore::ping in later releases) as a C++ stack names them, or the server's warning that the listen backlog
+#: (net.core.somaxconn) is smaller than the ranks that connect at once (torch v2.13.0 TCPStore.cpp, libtorch_cpu.so:
+#: C10D_WARNING("Starting store with {} workers but somaxconn is {}." "This might cause instability during
+#: bootstrap, consider increasing it.", ...)).
+_TCPSTORE_STARTING = (r"c10d::TCPStore::(?:waitForWorkers|ping)\(\)|c10d::TCPStore::TCPStore\("
+                      r"|Starting store with \d+ workers but somaxconn is \d+")
+
+
+def _plugin_needed_but_socket_used(log: LogView) -> bool:
+    """A fabric that NCCL reaches only through a plugin (AWS EFA, HPE Slingshot), and NCCL's traffic between nodes
+    went over TCP sockets instead, not because the job chose them."""
+    fabric = log.has(_EFA_NODE) or log.has(_SLINGSHOT)
+    between_nodes = log.has(_VIA_SOCKET) or (_multi_node(log) and log.has(_USING_SOCKET))
+    asked = log.has(_NO_NET) or log.has(_NET_NOT_FOUND)  # NCCL_NET named the plugin: "no-ofi-plugin"
+    return fabric and between_nodes and not asked and not log.has(_SOCKET_CHOSEN)
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
@@ -324,7 +371,10 @@ _GPU_BUFFERS = (r"Buffer on (?:DEVICE|MANAGED) \(|\b(?:cuda_copy|cuda_ipc|gdr_co
                 r"|nvidia[-_]peermem|nv_peer_mem")
 #: A failed name lookup that ended the connection attempt: torch 1.x's thrown "host not found: %s", torch 2.x's
 #: give-up after retrying (socket.cpp throwTimeoutError).
-_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after"
+#: ... and NCCL's bootstrap, which refuses NCCL_COMM_ID once its host did not resolve (v2.18.5-1 to v2.28.9-1
+#: src/bootstrap.cc bootstrapNetInit, v2.21.5-1 line 36: WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port>
+#: or [<ipv6>]:<port> or <hostname>:<port>") and returns ncclInvalidArgument; a vendor build names the value too).
+_NAME_LOOKUP_GAVE_UP = r"host not found: |The client socket has timed out after|NCCL WARN Invalid NCCL_COMM_ID\b"
 #: The address Debian and Ubuntu's installers map the host's own name to in /etc/hosts (not the loopback fallback
 #: 127.0.0.1 a program picks itself): a peer that advertised it resolved its name to loopback.
 _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
@@ -598,7 +648,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
-         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN)
+         _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
+         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -898,6 +949,26 @@ CAUSES: Tuple[Cause, ...] = (
         readme=("network AWS Libfabric not found",),
     ),
     Cause(
+        "ofi-nccl-plugin-not-on-library-path",
+        "NCCL found no network plugin (libnccl-net.so, aws-ofi-nccl) on the library path and went on with its "
+        "internal transports, so on this EFA/Slingshot fabric the ranks talked over TCP sockets: the plugin's "
+        "directory is missing from LD_LIBRARY_PATH (a module not loaded, an EFA installer upgrade that moved it, a "
+        "container without the host's plugin)",
+        "put the plugin's directory on `LD_LIBRARY_PATH` where the ranks start (AWS: "
+        "`/opt/amazon/ofi-nccl/lib` or `/opt/aws-ofi-nccl/lib`, beside `/opt/amazon/efa/lib`; CSCS uenvs: `module "
+        "load aws-ofi-nccl`; in a container bind it in); then `NCCL_DEBUG=INFO` shows `NET/OFI Initializing "
+        "aws-ofi-nccl` and `via NET/Libfabric`; set `NCCL_NET=\"AWS Libfabric\"` (NCCL 2.27 and later: `NCCL_NET=ofi` "
+        "style names are the plugin's) so a missing plugin fails at start instead of running over TCP",
+        # NCCL's INFO lines (_NET_PLUGIN_DEFAULT_MISSING), which every run without a plugin prints: a cause only on a
+        # fabric NCCL cannot use without one (EFA, Slingshot; InfiniBand is NCCL's own) where its traffic between
+        # nodes then went over sockets (v2.21.5-1 src/init.cc line 322 "Using network %s", the channels' "via
+        # NET/Socket/%d"). aws-ofi-nccl itself prints nothing when it is not loaded; aws/aws-parallelcluster#6942.
+        (_NET_PLUGIN_DEFAULT_MISSING,),
+        80,
+        applies=_plugin_needed_but_socket_used,
+        context=(_EFA_NODE, _SLINGSHOT, _VIA_SOCKET),
+    ),
+    Cause(
         "no-ib-network",
         "NCCL was told to use InfiniBand (NCCL_NET=IB) but found no usable IB device: no HCA in these nodes, or no "
         "libibverbs/libmlx5 in the image",
@@ -1003,6 +1074,30 @@ CAUSES: Tuple[Cause, ...] = (
          r"The client socket has failed to connect to (?:any network address|\S{1,300} \(errno: (?!9[79]\b)\d+)",
          r"RuntimeError: connect\(\) timed out\."),
         68,
+    ),
+    Cause(
+        "tcpstore-connection-reset-after-connect",
+        "the rendezvous store (torch's TCPStore) reset a client's connection just after it was opened, while the "
+        "store was starting: many ranks connecting at once overflow the server's listen backlog (net.core.somaxconn), "
+        "and a torch without a check of each new connection sends its first request on the dead socket and fails "
+        "instead of reconnecting",
+        "rerun first (it is a start-up race); then raise the backlog on the node that runs the store above the rank "
+        "count (`sysctl -w net.core.somaxconn=65535`, admins; torch warns `Starting store with N workers but "
+        "somaxconn is M`), keep the libuv store backend (the default since torch 2.4: do not set "
+        "`USE_LIBUV=0`), and upgrade torch (2.13's TCPStore checks a new connection with a round trip, "
+        "validate and ping, and retries); at thousands of ranks start them in waves or use a rendezvous per node "
+        "group. If the store's rank had died instead, its own log says why",
+        # torch/csrc/distributed/c10d/TCPStore.cpp TCPClient::receiveValue()/receiveBits(): C10D_WARNING("recvValue
+        # failed on {}: {}", socket_.repr(), e.what()) and "recvVector failed on {}: {}" (both format strings are in
+        # torch v2.13.0's libtorch_cpu.so), with strerror's ECONNRESET; a cause only while the store starts
+        # (_TCPSTORE_STARTING): a reset later is the store's rank exiting. The fix, pytorch/pytorch#129985 (d4l3k):
+        # "This does a round trip request on socket connect -- this allows for detecting connection resets etc and
+        # retrying before the non-retryable application requests are sent."; the constructor then retries
+        # validate() and ping() ("if the server listen backlog is full it may fail on the first send in validate").
+        (r"\brecv(?:Value|Vector) failed on SocketImpl\([^\n]{0,300}?\): Connection reset by peer",),
+        71,
+        applies=lambda log: log.has(_TCPSTORE_STARTING),
+        context=(_TCPSTORE_STARTING,),
     ),
     Cause(
         "store-address-docker-bridge-ip",
@@ -1401,6 +1496,9 @@ CAUSES: Tuple[Cause, ...] = (
         (r"CUDA driver version is insufficient for CUDA runtime version",
          r"The NVIDIA driver on your system is too old",
          r"the provided PTX was compiled with an unsupported toolchain",
+         # The same 222 by name, as cudaGetErrorName() and cuGetErrorName() give it (CUDA 12.x), where a program
+         # prints the name instead of the words ("CUDA RUNTIME API error: Free failed with error %s").
+         r"\bcudaErrorUnsupportedPtxVersion\b|\bCUDA_ERROR_UNSUPPORTED_PTX_VERSION\b",
          r"forward compatibility was attempted on non supported HW", r"cudaErrorCompatNotSupportedOnDevice"),
         94,
     ),
@@ -1442,8 +1540,16 @@ CAUSES: Tuple[Cause, ...] = (
         # version at all (no libcuda loaded): "Found no NVIDIA driver on your system. Please check that you have an
         # NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx".
         (r"libcuda\.so(?:\.1)?: cannot open shared object file", r"unable to find libcuda\.so",
-         r"Found no NVIDIA driver on your system"),
+         r"Found no NVIDIA driver on your system",
+         # The container command itself, where the log shows no driver message: a GPU job whose apptainer or
+         # singularity exec/run/shell line has no --nv (nor --nvccli, --rocm, APPTAINER_NV) and whose program then
+         # crashed (the shell's "Segmentation fault", glibc-2.39 sysdeps/generic/siglist.h line 39, from a CUDA
+         # program that does not check its errors) or found no GPU (CUDA's 100, "no CUDA-capable device is
+         # detected"); sigma2's CUDA-in-containers guide shows it.
+         _CONTAINER_WITHOUT_NV),
         91,
+        applies=lambda log: log.has(_NO_DRIVER_LIB) or (
+            log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM) and not log.has(_NV_GIVEN)),
     ),
     Cause(
         "host-oom",
@@ -2062,6 +2168,26 @@ CAUSES: Tuple[Cause, ...] = (
         context=(_ENROOT_GPU_HOOK,),
     ),
     Cause(
+        "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+        "the NVIDIA Container Toolkit's chmod hook failed on a device folder ({folder}) that this GPU does not have "
+        "(a compute GPU has no /dev/dri; /dev/nvidia-caps exists only with MIG), so the container was not created: "
+        "NVIDIA Container Toolkit 1.12.0 runs the hook on those folders without checking they exist, with CDI or "
+        "with NVIDIA_DRIVER_CAPABILITIES that include graphics or display (`all`)",
+        "the admins upgrade the toolkit to 1.12.1 or later (`nvidia-ctk --version` says which runs), and "
+        "regenerate the CDI specification (`nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml`); meanwhile ask "
+        "for `NVIDIA_DRIVER_CAPABILITIES=compute,utility` instead of `all`",
+        # NVIDIA Container Toolkit v1.12.0 cmd/nvidia-ctk/hook/chmod/chmod.go line 129 syscall.Exec(chmodPath, args,
+        # nil) on the container root's paths as given (cmd/nvidia-ctk/cdi/generate/device-folder-permissions.go
+        # asks it for the parents of nested device nodes, mode 755); v1.12.1's CHANGELOG "Don't fail chmod hook if
+        # paths are not injected" (it os.Stat()s each path first). coreutils v9.4 src/chmod.c line 231 error (0,
+        # ent->fts_errno, _("cannot access %s"), quoteaf (file_full_name)) with strerror's ENOENT; the runtime
+        # reports the hook (runc "error running hook #%d: ... stderr: %s").
+        (r"chmod: cannot access '[^'\n]{1,400}?(?P<folder>/dev/(?:dri|nvidia-caps))': No such file or directory",),
+        92,
+        applies=lambda log: log.has(_CONTAINER_HOOK_RAN),
+        context=(_CONTAINER_HOOK_RAN,),
+    ),
+    Cause(
         "selinux-blocks-nvidia-container-cli",
         "the container runtime's GPU hook was not allowed to change its capabilities (nvidia-container-cli: "
         "\"capability change failed\"): SELinux in enforcing mode on the node refuses them, so every GPU container "
@@ -2273,7 +2399,13 @@ CAUSES: Tuple[Cause, ...] = (
          # [NV_ERR_RESET_REQUIRED] (0x00000062)"): open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvstatuscodes.h
          # (commit 307159f) NV_ERR_RESET_REQUIRED 0x62 "Reset required", NV_ERR_GPU_IS_LOST 0x0F "GPU lost from
          # the bus": the GPU needs a reset, or left the bus, whatever call met it first.
-         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]"),
+         r"\[NV_ERR_(?:RESET_REQUIRED|GPU_IS_LOST)\]",
+         # NVIDIA k8s-device-plugin v0.14.5 to v0.20.0 internal/rm/health.go (v0.20.0 line 169) klog.Infof(
+         # "XidCriticalError: Xid=%d on Device=%s; marking device as unhealthy.", e.EventData, d.ID), for an Xid
+         # its check does not skip (13, 31, 43, 45, 68 and 109, the application's, are skipped), and
+         # internal/plugin/server.go (v0.20.0 line 279) klog.Infof("'%s' device marked unhealthy: %s", ...).
+         r"XidCriticalError: Xid=\d{1,4} on Device=\S{1,100}; marking device as unhealthy",
+         r"'nvidia\.com/[\w.-]{1,60}' device marked unhealthy: "),
         95,
     ),
     Cause(
@@ -2416,7 +2548,10 @@ CAUSES: Tuple[Cause, ...] = (
         # "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}" and message f"Signal {-self.exitcode}
         # ({self.signal_name()}) received by PID {self.pid}", api.py's "failed (exitcode: %s) local_rank: %s";
         # torch/multiprocessing/spawn.py's "process %d terminated with signal %s".
-        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"Signal 9 \(SIGKILL\) received by PID",
+        # The exit code alone also counts: users quote it with the columns closed up ("exitcode: -9"), and
+        # api.py line 836 logs "failed (exitcode: %s) local_rank: %s (pid: %s) of fn: %s (start_method: %s)".
+        (r"exitcode\s*: -9 \(pid", r"failed \(exitcode: -9\) local_rank", r"\bexitcode\s{0,4}: -9(?:\)|\s|$)",
+         r"Signal 9 \(SIGKILL\) received by PID",
          r"process \d+ terminated with signal SIGKILL",
          # Open MPI's mpirun (PRRTE help-prun.txt [prun:proc-aborted-strsignal], orterun's the same): "%s noticed
          # that process rank %lu with PID %lu on node %s exited on signal %d (%s)." with 9 (Killed).
@@ -2552,9 +2687,17 @@ CAUSES: Tuple[Cause, ...] = (
         "put the registry's credentials in enroot's credentials file (`$ENROOT_CONFIG_PATH/.credentials`, by "
         "default ~/.config/enroot/.credentials: `machine nvcr.io login $oauthtoken password <key>`), check the "
         "name and tag (pyxis writes the registry with `#`: `--container-image=nvcr.io#nvidia/pytorch:25.01-py3`), "
-        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file",
+        "or import once on a login node (`enroot import docker://...`) and give --container-image the .sqsh file; "
+        "a 404 on `.../manifests/<tag>` for a tag that exists (the registry's page lists it) is an enroot older "
+        "than 3.4.1 (`enroot version`) that asks only for Docker's manifest types and not the OCI index a "
+        "multi-arch image is pushed with: the admins upgrade enroot, or import on a machine with a newer one",
         # enroot v4.1.2 src/common.sh line 134: common::err "URL ${@: -1} returned error code: ${code} ${status}"
-        # (printed as "[ERROR] ..."); 429 has no status text there.
+        # (printed as "[ERROR] ..."); 429 has no status text there. enroot v3.3.1 src/docker.sh lines 134 to 156
+        # ask for the manifest list with "Accept: application/vnd.docker.distribution.manifest.list.v2+json"
+        # ignoring a 404 (CURL_IGNORE="401 404"), then for the tag's manifest as
+        # application/vnd.docker.distribution.manifest.v2+json: a tag with only an OCI index answers 404 there, the
+        # same line a missing tag gives, so the log cannot tell them apart. v3.4.1 (commit a7493bf, "Add support for
+        # OCI format") lines 134 and 135 add application/vnd.oci.image.index.v1+json and ...manifest.v1+json.
         (r"URL \S{1,2000} returned error code: (?P<code>40[134]|429)\b",),
         92,
     ),
@@ -2721,6 +2864,22 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Found no NVIDIA driver on your system",),
         92,
         applies=lambda log: log.has(_ENROOT_RUN),
+    ),
+    Cause(
+        "nvccli-contain-without-nvidia-visible-devices",
+        "Apptainer set up the GPUs with nvidia-container-cli (--nvccli) under --contain/--containall without "
+        "NVIDIA_VISIBLE_DEVICES, so no GPU was passed into the container and the program inside sees none",
+        "set the GPUs to pass in: `export NVIDIA_VISIBLE_DEVICES=all` (or a list, `0,1`; `APPTAINERENV_` is not "
+        "needed, Apptainer reads it from the host environment) before `apptainer run --nvccli -c ...`, or drop "
+        "`--contain`/`-c` (without it Apptainer sets `NVIDIA_VISIBLE_DEVICES=all` itself), or use `--nv` instead "
+        "of `--nvccli`",
+        # Apptainer v1.1.0 cmd/internal/cli/actions_linux.go line 972, v1.5.3 internal/pkg/runtime/launch/
+        # launcher_linux.go line 879: sylog.Warningf("When using nvidia-container-cli with --contain
+        # NVIDIA_VISIBLE_DEVICES must be set or no GPUs will be available in container."), printed when the variable
+        # is empty and --contain or --containall is given; without them it sets NVIDIA_VISIBLE_DEVICES=all (line
+        # 884). Its first part alone: a terminal wraps the line there.
+        (r"When using nvidia-container-cli with --contain NVIDIA_VISIBLE_DEVICES(?: must be set|\s*$)",),
+        90,
     ),
     Cause(
         "slurm-fewer-tasks-than-nodes",
@@ -4285,6 +4444,72 @@ CAUSES: Tuple[Cause, ...] = (
          r"|Operation not supported)"),
         73,
         applies=lambda log: log.has(_LOCK_CALL),
+    ),
+
+    # --- Slurm's GRES core bitmap of another size than the node's cores ------------------------------------------
+    Cause(
+        "slurm-gres-core-bitmap-stale-at-startup",
+        "Slurm's controller holds a GPU (GRES) core bitmap for node {node} whose size is not the node's core count, "
+        "so it finds no cores for the GPUs and no job asking for them can run there: Slurm 23.02.0 to 23.02.5 did "
+        "not rebuild the bitmap when slurmctld started (fixed in 23.02.6); on later releases the node's cores in "
+        "slurm.conf (Sockets, CoresPerSocket) differ from gres.conf's Cores= or from what slurmd found",
+        "for the admins: on Slurm 23.02 before 23.02.6 upgrade (or restart slurmctld after every slurmd has "
+        "registered); otherwise make the node's line in slurm.conf match `slurmd -C` on the node and gres.conf's "
+        "`Cores=` fit inside it, then `scontrol reconfigure`; the job can go to other nodes meanwhile "
+        "(`--exclude={node}`)",
+        # Slurm 25.11.7 src/plugins/select/cons_tres/gres_sock_list.c line 333 error("%s: Core bitmaps size mismatch
+        # on node %s", __func__, node_name), where the node's sockets x cores differ from the job's or the GRES'
+        # topo_core_bitmap; CHANGELOG/slurm-23.02.md (23.02.6): "gres - Rebuild GRES core bitmap for nodes at
+        # startup. This fixes error: "Core bitmaps size mismatch on node [HOSTNAME]", which causes jobs to enter
+        # state "Requested node configuration is not available"".
+        (r"Core bitmaps size mismatch on node (?P<node>\S{1,100})",),
+        101,
+    ),
+
+    # --- torch.load's weights-only unpickler, the default since torch 2.6 ------------------------------------------
+    Cause(
+        "torch-load-weights-only-default",
+        "torch.load refused a checkpoint because it unpickles with weights_only=True (the default since torch 2.6) "
+        "and the file holds a Python object that is not on its allowlist (the lines below name it): a checkpoint "
+        "saved with extra objects (argparse.Namespace, numpy scalars, a whole model) by code written for torch "
+        "before 2.6, or a library that calls torch.load itself",
+        "for a file you or a source you trust wrote: allowlist the class it names, `torch.serialization."
+        "add_safe_globals([argparse.Namespace])` (or `with torch.serialization.safe_globals([...]):` around the "
+        "load), or pass `torch.load(path, weights_only=False)`; where a library makes the call, upgrade it to a "
+        "release that passes weights_only or allowlists its classes, or set `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1` "
+        "(only where the call did not pass weights_only, and only for trusted files: it allows arbitrary code); "
+        "better, save plain state_dicts and plain numbers (`float(x)`, `vars(args)`)",
+        # torch v2.13.0 torch/_weights_only_unpickler.py line 378 raise UnpicklingError(f"Unsupported global: GLOBAL
+        # {full_path} was not an allowed global by default. Please use `torch.serialization.add_safe_globals(...)`
+        # ..."), which torch/serialization.py _get_wo_message() (lines 1446 to 1473) wraps as "Weights only load
+        # failed. ...\n\tWeightsUnpickler error: " + message, or line 1465 f"Weights only load failed.
+        # {UNSAFE_MESSAGE}\n" for the unpickler's other refusals (UNSAFE_MESSAGE, line 76: "In PyTorch 2.6, we
+        # changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. ...").
+        (r"Unsupported global: GLOBAL \S{1,300} was not an allowed global by default", r"Weights only load failed\."),
+        83,
+    ),
+
+    # --- DeepSpeed's fp16 dynamic loss scaler at its floor ---------------------------------------------------------
+    Cause(
+        "deepspeed-fp16-loss-scale-exhausted",
+        "DeepSpeed's fp16 dynamic loss scaler reached its minimum and the gradients still overflow, so every step "
+        "is skipped (or the run stops): the model's values do not fit fp16, most often a model trained in bf16 "
+        "run in fp16, or a learning rate or initial loss scale that makes the loss diverge",
+        "train in bf16 where the GPUs have it (`\"bf16\": {\"enabled\": true}` instead of the `fp16` section; A100, "
+        "H100 and GH200 do) or in fp32; if fp16 must stay: lower the learning rate, raise `initial_scale_power` "
+        "(e.g. 16), or `loss_scale_window`/`hysteresis` in the `fp16` section, and check the data for NaN/inf",
+        # DeepSpeed v0.16.4 deepspeed/runtime/fp16/loss_scaler.py line 175 (v0.14.0 the same): DynamicLossScaler.
+        # update_scale() raise Exception("Current loss scale already at minimum - cannot decrease scale anymore.
+        # Exiting run.") with raise_error_at_min_scale; otherwise line 182 logs f" Attempted loss scale:
+        # {int(self.cur_scale)}, reducing to {int(next_scale)}" after "[deepspeed] OVERFLOW! Rank {rank} Skipping
+        # step." (line 180), min_scale 1 by default (FP16_MIN_LOSS_SCALE_DEFAULT, runtime/constants.py line 181);
+        # before 0.8 ZeRO's optimizers (v0.5.10 deepspeed/runtime/zero/stage_1_and_2.py line 1644) "[deepscale]
+        # OVERFLOW! Rank {} Skipping step. Attempted loss scale: {}, reducing to {}". A scale of 1 reduced to 1 is
+        # the floor; overflows at higher scales are the scaler working.
+        (r"Current loss scale already at minimum - cannot decrease scale anymore",
+         r"\[deep(?:speed|scale)\] OVERFLOW! Rank \d{1,6} Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing "
+         r"to 1(?:\.0)?\s{0,8}$"),
+        82,
     ),
 )
 

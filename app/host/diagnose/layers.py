@@ -116,9 +116,11 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "enroot-hook-failed": ("container", MEDIUM),
     "image-musl-ldconfig-breaks-enroot-hooks": ("container", MEDIUM),
     "enroot-nvidia-visible-devices-unset": ("container", MEDIUM),
+    "nvccli-contain-without-nvidia-visible-devices": ("container", HIGH),
     "mksquashfs-not-on-batch-path": ("container", HIGH),
     "libnvidia-container-firmware-mount-failed": ("container", HIGH),
     "libnvidia-container-release-regression-1-17-7": ("container", MEDIUM),
+    "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes": ("container", HIGH),
     "selinux-blocks-nvidia-container-cli": ("host", MEDIUM),
     "nvidia-container-ldconfig-not-run": ("container", HIGH),
     "container-gpu-access-lost-systemd-cgroup-reload": ("container", MEDIUM),
@@ -163,6 +165,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-topology-missing-node": ("scheduler", MEDIUM),
     "k8s-shared-gpu-request-over-one-refused": ("scheduler", HIGH),
     "deepspeed-train-batch-below-gpu-count": ("training", HIGH),
+    "deepspeed-fp16-loss-scale-exhausted": ("training", HIGH),
+    "torch-load-weights-only-default": ("training", HIGH),
     "slurm-controller-unreachable": ("scheduler", HIGH),
     "slurm-prolog-failure": ("scheduler", HIGH),
     "gres-conf-duplicate-gpus": ("scheduler", HIGH),
@@ -216,6 +220,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "rdma-core-abi": ("software", HIGH),
     "efa-on-slingshot": ("fabric", HIGH),
     "no-ofi-plugin": ("fabric", MEDIUM),
+    "ofi-nccl-plugin-not-on-library-path": ("fabric", HIGH),
     "no-ib-network": ("fabric", MEDIUM),
     "ib-hca-filter-empty": ("host", HIGH),
     "no-verbs-driver": ("fabric", HIGH),
@@ -224,6 +229,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "rendezvous-one-node": ("launch", HIGH),
     "rendezvous-unreachable": ("rendezvous", MEDIUM),
     "rendezvous-connect": ("rendezvous", MEDIUM),
+    "tcpstore-connection-reset-after-connect": ("rendezvous", MEDIUM),
     "nccl-connect": ("rendezvous", MEDIUM),
     "store-address-docker-bridge-ip": ("container", MEDIUM),
     "duplicate-gpu": ("launch", HIGH),
@@ -246,6 +252,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pbsdsh-task-lost": ("launch", MEDIUM),
     "job-script-error": ("job-scripts", HIGH),
     "slurm-request-unsatisfiable": ("scheduler", HIGH),
+    "slurm-gres-core-bitmap-stale-at-startup": ("scheduler", MEDIUM),
     "image-corrupt": ("container", HIGH),
     "bind-destination-missing": ("container", HIGH),
     "enroot-caps-missing": ("container", HIGH),
@@ -350,6 +357,16 @@ def _a_rank_started_twice(matches: Sequence[Match[str]]) -> bool:
     return False
 
 
+def _rank_zero_waited_alone(matches: Sequence[Match[str]]) -> bool:
+    """Rank 0 announced itself, and fewer ranks than its world did. Only the first 50 lines are kept
+    (core.MAX_KEPT, which imports this module): where all were kept the count says nothing."""
+    if len(matches) >= 50:
+        return False
+    worlds = {int(match.group("world")) for match in matches if match.group("rank") == "0"}
+    return any(len({match.group("rank") for match in matches if int(match.group("world")) == world}) < world
+               for world in worlds)
+
+
 def _one_node(matches: Sequence[Match[str]]) -> bool:
     """The lines that show a task's failure all name one node (srun prints the nodes whose tasks failed)."""
     return len({m.group("node") for m in matches}) == 1
@@ -447,6 +464,27 @@ VERDICTS: Tuple[Cause, ...] = (
         26,
         applies=lambda log: log.has(_FAILED),
         hits_show=_a_rank_started_twice,
+    ),
+    Cause(
+        "layer-lightning-ranks-never-registered",
+        "no cause recognised; Lightning's rank 0 began joining a world of {world} processes and never logged that "
+        "all of them registered, so the process group never finished starting: fewer processes started than the "
+        "Trainer's world (the launch layer), or they started and could not reach rank 0 (the rendezvous or the "
+        "network)",
+        "check that the scheduler starts devices x num_nodes processes: under Slurm `--ntasks-per-node` equal to "
+        "`Trainer(devices=...)` and `--nodes` to `num_nodes` (`srun -l hostname` in the job counts them); then that "
+        "every node reaches MASTER_ADDR:MASTER_PORT and that NCCL and Gloo use an interface the nodes share "
+        "(`NCCL_SOCKET_IFNAME`, `GLOO_SOCKET_IFNAME`; `NCCL_DEBUG=INFO` names the interface chosen); " + _NEXT_CHECK,
+        # Lightning 2.6.5 src/lightning/fabric/utilities/distributed.py _init_dist_connection(): line 282
+        # log.info(f"Initializing distributed: GLOBAL_RANK: {global_rank}, MEMBER: {global_rank + 1}/{world_size}")
+        # before torch.distributed.init_process_group(), then on rank 0 (rank_zero_info, line 293) "All distributed
+        # processes registered. Starting with {world_size} processes" once it returned. Rank 0's first line without
+        # the second, and not every rank's first line either: the process group never formed (other ranks' own
+        # logs never have the second line; a log that shows every rank joining is _a_rank_started_twice's).
+        (r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d{1,7}), MEMBER: \d{1,7}/(?P<world>[2-9]|[1-9]\d{1,6})\b",),
+        24,
+        applies=lambda log: not log.has(_LIGHTNING_REGISTERED),
+        hits_show=lambda matches: _rank_zero_waited_alone(matches),
     ),
     Cause(
         "layer-container-start-failed",
@@ -692,6 +730,8 @@ _UCX_ERROR = r"\w\.c:\d+ {1,6}UCX {1,4}ERROR "
 _UCX_UNCONNECTED = (_UCX_ERROR + r".{0,300}?(?:Destination is unreachable|Failed to connect some of the requested "
                     r"endpoints|Endpoint timeout|Connection reset by remote peer|Operation rejected by remote peer"
                     r"|Endpoint is not connected)")
+#: Lightning 2.6.5 (src/lightning/fabric/utilities/distributed.py line 293): every rank registered.
+_LIGHTNING_REGISTERED = r"All distributed processes registered\. Starting with \d+ processes"
 #: filelock (3.13.1 src/filelock/_api.py) logs "Lock %s acquired on %s" once it holds the lock.
 _LOCK_ACQUIRED = r"\bLock \d+ acquired on "
 
@@ -700,6 +740,7 @@ VERDICT_LAYER = {
     "layer-mpi-init-failed": "launch",
     "layer-nccl-invalid-usage": "launch",
     "layer-rank-started-twice": "launch",
+    "layer-lightning-ranks-never-registered": "rendezvous",
     "layer-container-start-failed": "container",
     "layer-pmix-exchange-failed": "launch",
     "layer-one-node-error": "host",
@@ -717,4 +758,4 @@ VERDICT_LAYER = {
     "layer-file-lock-wait": "host",
 }
 
-FACTS = (_NCCL_MULTI_NODE, _IB_COMPLETION_ERROR, _UCX_UNCONNECTED, _LOCK_ACQUIRED)
+FACTS = (_NCCL_MULTI_NODE, _IB_COMPLETION_ERROR, _UCX_UNCONNECTED, _LOCK_ACQUIRED, _LIGHTNING_REGISTERED)
