@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, Iterable, List, Match, NamedTuple, Optional,
 from app.host.diagnose import layers
 from app.host.diagnose.causes import CAUSES, FACTS, Cause
 from app.host.diagnose.logview import LogView
-from app.host.diagnose.prefilter import alternatives, required_literals, scan_keys
+from app.host.diagnose.prefilter import alternatives, compiled, required_literals, scan_keys
 from app.host.diagnose.reading import Limits, Line, Reading
 
 #: Lines a finding quotes; the rest are counted.
@@ -100,7 +100,7 @@ class _Matcher:
                 # lines that hold its own words. A cause's own patterns keep their named groups whole.
                 for source in (b for p in sources for b in (alternatives(p) if is_context else [p])):
                     pattern_id = len(self.patterns)
-                    self.patterns.append((index, is_context, re.compile(source, flags)))
+                    self.patterns.append((index, is_context, compiled(source, flags)))
                     words = required_literals(source, flags)
                     if words is None:
                         self.always.append(pattern_id)

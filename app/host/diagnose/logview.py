@@ -9,7 +9,7 @@ rule may ask about is named when the view is made, so it is looked for while the
 import re
 from typing import Callable, Iterable, List, NamedTuple, Optional, Set, Tuple, Union
 
-from app.host.diagnose.prefilter import alternatives, required_literals, scan_keys
+from app.host.diagnose.prefilter import alternatives, compiled, required_literals, scan_keys
 
 
 class LineFact(NamedTuple):  # NamedTuple, not a frozen dataclass: dataclasses are 3.7+, the login nodes run 3.6
@@ -35,7 +35,7 @@ class LogView:
                 self._open.append((fact, fact.test, fact.words))
                 continue
             for branch in alternatives(fact):
-                search = re.compile(branch, re.IGNORECASE).search
+                search = compiled(branch, re.IGNORECASE).search
                 self._open.append((fact, lambda text, s=search: s(text) is not None,
                                    required_literals(branch, re.IGNORECASE)))
         self._seen: Set[Fact] = set()
