@@ -95,6 +95,13 @@ def test_a_users_wheel_is_importable_in_the_extended_image_beside_the_images_own
     assert labels["app.extended.packages"] == " ".join(extended_image.packages)
     assert labels["app.extended.packages"].split()[0] == "ddp-hello"
     assert labels["app.pin.torch"] == labels_of(smoke_image)["app.pin.torch"], "the base's labels were lost"
+    if not extended_image.without_accelerate:
+        # docs/packages.md's route (gather-wheels.py over the image's package list) fetched Accelerate and only what
+        # the image lacks: a plain `pip download accelerate` fetches torch and every CUDA wheel besides
+        assert any(wheel.startswith("accelerate-") for wheel in extended_image.wheels), extended_image.wheels
+        assert "torch" in extended_image.image_packages
+        assert not [wheel for wheel in extended_image.wheels
+                    if wheel.split("-")[0].lower() in extended_image.image_packages], extended_image.wheels
 
 
 @pytest.mark.apptainer
