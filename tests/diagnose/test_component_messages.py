@@ -248,6 +248,17 @@ def test_a_lightning_world_whose_ranks_all_registered_is_no_verdict() -> None:
     assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1"]) == []
 
 
+def test_slurm_19_05s_warning_that_mem_and_mem_per_cpu_were_both_given_refuses_nothing() -> None:
+    """Slurm 19.05.0 to 19.05.3 (src/srun/libsrun/opt.c line 695, sbatch/opt.c 768, salloc/opt.c 481) print
+    error("--mem and --mem-per-cpu are mutually exclusive.") and go on, --mem raised to --mem-per-cpu (18.08 said it
+    as info("WARNING: ...")); from 19.05.4 on, both on the command line are fatal() (25.11.7 src/common/
+    slurm_opt.c line 4867) and one of them set by salloc's environment is dropped without a word."""
+    assert diagnose_lines(["srun: error: --mem and --mem-per-cpu are mutually exclusive."]) == []
+    assert diagnose_lines(["srun: error: --mem and --mem-per-cpu are mutually exclusive"]) == []
+    refused = "srun: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."
+    assert [f.key for f in diagnose_lines([refused])] == ["slurm-request-refused"]
+
+
 def test_every_component_has_its_messages_quoted() -> None:
     assert {row.component for row in QUOTES} >= COMPONENTS, COMPONENTS - {row.component for row in QUOTES}
 

@@ -758,9 +758,12 @@ CAUSES: Tuple[Cause, ...] = (
          # "--nodes is incompatible with --distribution=arbitrary"; Slurm 18.08.9 src/sbatch/opt.c line 1525
          # error("invalid node count `%s'", optarg) after proc_args.c line 598 (a PBS `1:ppn=1` given to -N).
          # Only with the command's "error: "/"fatal: ": srun's info() "Following options are mutually exclusive
-         # with --hint: ... Ignoring --hint." refuses nothing.
+         # with --hint: ... Ignoring --hint." refuses nothing, nor Slurm 19.05.0 to 19.05.3's error("--mem and
+         # --mem-per-cpu are mutually exclusive.") (src/srun/libsrun/opt.c line 695, src/sbatch/opt.c 768,
+         # src/salloc/opt.c 481), after which the command raises --mem to --mem-per-cpu and goes on (18.08 said it
+         # as info("WARNING: ..."); 19.05.4 made both on the command line fatal, in the words read above).
          r"(?:^|[\s:\"'])(?:sbatch|srun|salloc)(?:\.exe)?: (?:error|fatal): (?P<what>"
-         r"[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
+         r"(?!--mem and --mem-per-cpu are mutually exclusive)[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
          r"|\"[^\"\n]{0,200}\" is not a valid node count|invalid node count `[^'\n]{0,200}'"
          r"|Invalid numeric value \"[^\"\n]{0,200}\" for [^\n]{0,100}"
          r"|Invalid --[\w-]{1,40} (?:specification|argument|value|combo)[^\n]{0,200}"
