@@ -953,6 +953,15 @@ QUOTES = (
           fmt="ORTE was unable to reliably start one or more daemons."),
 
     # --- the shells: bash (and the translations it ships) and dash, Debian's and Ubuntu's /bin/sh --------------------
+    # fork() failing with EAGAIN: the job's processes and threads reached a limit (pids cgroup, RLIMIT_NPROC); bash
+    # retries, doubling its sleep, then gives up (sys_error prints "%s: " the shell or script, then ": %s\n" strerror).
+    Quote("bash", "bash-5.2", "jobs.c", 2173,
+          'sys_error ("fork: retry");',
+          "/var/spool/slurmd/job4512/slurm_script: fork: retry: Resource temporarily unavailable",
+          "job-pids-limit-exceeded"),
+    Quote("bash", "bash-5.2", "jobs.c", 2190,
+          'sys_error ("fork");',
+          "bash: fork: Resource temporarily unavailable", "job-pids-limit-exceeded"),
     Quote("bash", "bash-5.2", "execute_cmd.c", 5728,
           'internal_error (_("%s: command not found"), pathname);',
           "/var/spool/slurmd/job4512/slurm_script: line 10: -np: command not found",
@@ -1287,6 +1296,17 @@ QUOTES = (
           'error("Host key for %.200s has changed and you have "\n"requested strict checking.", host);',
           "Host key for gpu-a-018 has changed and you have requested strict checking.", "ssh-host-key-changed",
           context=("Host key verification failed.",)),
+    # ssh asking whether to trust a key it has never seen: a launcher's ssh waits there for an answer nobody gives.
+    Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1154,
+          'xasprintf(&msg1, "The authenticity of host "\n"\'%.200s (%s)\' can\'t be established", host, ip);',
+          "The authenticity of host 'gpu-a-018 (10.1.0.18)' can't be established.", "ssh-host-key-unknown"),
+    Quote("OpenSSH", "V_7_4_P1", "sshconnect.c", 986,
+          'snprintf(msg, sizeof(msg),\n"The authenticity of host \'%.200s (%s)\' can\'t be "\n"established%s\\n"\n'
+          '"%s key fingerprint is %s.%s%s\\n%s"\n"Are you sure you want to continue connecting "\n"(yes/no)? ",\n'
+          'host, ip, msg1, type, fp,\noptions.visual_host_key ? "\\n" : "",\noptions.visual_host_key ? ra : "",\n'
+          'msg2);',
+          "The authenticity of host 'gpu-a-018 (10.1.0.18)' can't be established", "ssh-host-key-unknown",
+          fmt="The authenticity of host '%s (%s)' can't be established"),
     Quote("OpenSSH", "V_9_6_P1", "sshconnect.c", 1147,
           'error("No %s host key is known for %.200s and you "\n"have requested strict checking.", type, host);',
           "No ED25519 host key is known for gpu-a-018 and you have requested strict checking.",
@@ -1700,7 +1720,51 @@ QUOTES = (
           "The PMIx server was unable to setup a rendezvous point. This is", "pmix-rendezvous-file-unusable",
           fmt="The PMIx server was unable to setup a rendezvous point. This is"),
 
+    # --- a Slurm command's own configuration on the host it runs on ------------------------------------------------
+    # No slurm.conf here (SLURM_CONF, the default path, configless mode's /run/slurm/conf) and none fetched.
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/read_config.c", 3227,
+          'fatal("Could not establish a configuration source");',
+          "srun: fatal: Could not establish a configuration source", "slurm-conf-not-found"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/read_config.c", 3098,
+          'error("%s: failed to fetch config", __func__);',
+          "srun: error: _establish_config_source: failed to fetch config", "slurm-conf-not-found"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/fetch_config.c", 285,
+          'error("%s: DNS SRV lookup failed", __func__);',
+          "sinfo: error: fetch_config: DNS SRV lookup failed", "slurm-conf-not-found"),
+    # A node name this host's slurm.conf does not give an address for (srun's and slurmd's message forwarding).
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/forward.c", 406,
+          'error("%s: can\'t find address for host %s, check slurm.conf",\n__func__, name);',
+          "srun: error: _fwd_tree_get_addr: can't find address for host queue1-dy-p5-12, check slurm.conf",
+          "slurm-node-address-unknown"),
+    Quote("Slurm", "slurm-23-02-7-1", "src/common/forward.c", 368,
+          'error("fwd_tree_thread: can\'t find address for host "\n"%s, check slurm.conf", name);',
+          "srun: error: fwd_tree_thread: can't find address for host queue1-dy-p5-12, check slurm.conf",
+          "slurm-node-address-unknown"),
+
+    # slurmd making its cgroup where the cgroup filesystem is read-only (an unprivileged container or pod).
+    Quote("Slurm", "slurm-25-11-7-1", "src/plugins/cgroup/common/cgroup_common.c", 371,
+          'error("%s: unable to create cgroup \'%s\' : %m",\n__func__, file_path);',
+          "slurmd: error: common_cgroup_instantiate: unable to create cgroup '/sys/fs/cgroup/system.slice/"
+          "slurmstepd.scope' : Read-only file system", "slurmd-cgroup-fs-read-only"),
+
     # --- Slurm's munge authentication (the strings from munge's libmunge) ------------------------------------------
+    # slurmd refusing the controller's own RPCs: their sender's uid is neither root nor this node's SlurmUser.
+    Quote("Slurm", "slurm-25-05-5-1", "src/slurmd/slurmd/req.c", 3418,
+          'error("Security violation, ping RPC from uid %u",\nmsg->auth_uid);',
+          "slurmd[8046]: [2025-11-18T17:50:18.003] error: Security violation, ping RPC from uid 11100",
+          "slurm-user-uid-differs-across-nodes"),
+    Quote("Slurm", "slurm-25-05-5-1", "src/slurmd/slurmd/req.c", 3469,
+          'error("Security violation, health check RPC from uid %u",\nmsg->auth_uid);',
+          "[2025-11-18T17:50:26.011] error: Security violation, health check RPC from uid 11100",
+          "slurm-user-uid-differs-across-nodes"),
+    Quote("Slurm", "slurm-25-05-5-1", "src/slurmd/slurmd/req.c", 5333,
+          'error("Security violation: kill_job(%u) from uid %u",\nreq->step_id.job_id, msg->auth_uid);',
+          "[2025-11-18T17:51:32.767] error: Security violation: kill_job(2) from uid 11100",
+          "slurm-user-uid-differs-across-nodes"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmd/req.c", 5203,
+          'error("Security violation: %s req from uid %u",\nrpc_num2string(msg->msg_type), msg->auth_uid);',
+          "slurmd: error: Security violation: REQUEST_PING req from uid 11100",
+          "slurm-user-uid-differs-across-nodes"),
     Quote("Slurm", "slurm-25-11-7-1", "src/plugins/auth/munge/auth_munge.c", 552,
           'error("Munge decode failed: %s",\nmunge_ctx_strerror(ctx));',
           "[2026-11-28T08:50:15.259] error: Munge decode failed: Invalid credential", "munge-credential-invalid"),
@@ -2996,6 +3060,16 @@ QUOTES = (
                    "Connection reset by peer", "#9 c10d::TCPStore::incrementValueBy(std::string const&, long)"),
           fmt="Starting store with {} workers but somaxconn is {}.This might cause instability during bootstrap, "
           "consider increasing it."),
+
+    # --- coreutils' id and whoami on a node whose user database does not know the job's user ----------------------
+    Quote("coreutils", "v9.4", "src/id.c", 340,
+          'error (0, 0, _("cannot find name for user ID %s"),\nuidtostr (uid));',
+          "slurmstepd: error: pyxis:     id: cannot find name for user ID 42", "user-unknown-on-node",
+          context=("slurmstepd: error: pyxis: container start failed with error code: 1",)),
+    Quote("coreutils", "v9.4", "src/whoami.c", 84,
+          'error (EXIT_FAILURE, errno, _("cannot find name for user ID %lu"),\n(unsigned long int) uid);',
+          "whoami: cannot find name for user ID 23017", "user-unknown-on-node",
+          context=("srun: error: gpu-a-017: task 0: Exited with exit code 1",)),
 
     # --- NVIDIA Container Toolkit 1.12.0's chmod hook on device folders the GPU does not have ------------------------
     # v1.12.0 cmd/nvidia-ctk/hook/chmod/chmod.go line 129 execs the system chmod on the paths as given (v1.12.1 skips

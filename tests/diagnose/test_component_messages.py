@@ -86,7 +86,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cma-ptrace-denied-in-container", "torch-load-weights-only-default",
                 "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
                 "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup",
-                "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
+                "tcpstore-connection-reset-after-connect", "job-pids-limit-exceeded",
+                "slurm-user-uid-differs-across-nodes", "slurm-conf-not-found", "slurm-node-address-unknown",
+                "slurmd-cgroup-fs-read-only", "user-unknown-on-node",
+                "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
 
 
 def message_format(row: Quote) -> str:
@@ -246,6 +249,41 @@ def test_a_lightning_world_whose_ranks_all_registered_is_no_verdict() -> None:
                            "distributed_backend=nccl",
                            "All distributed processes registered. Starting with 4 processes"]) == []
     assert diagnose_lines(["Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1"]) == []
+
+
+def test_slurm_19_05s_warning_that_mem_and_mem_per_cpu_were_both_given_refuses_nothing() -> None:
+    """Slurm 19.05.0 to 19.05.3 (src/srun/libsrun/opt.c line 695, sbatch/opt.c 768, salloc/opt.c 481) print
+    error("--mem and --mem-per-cpu are mutually exclusive.") and go on, --mem raised to --mem-per-cpu (18.08 said it
+    as info("WARNING: ...")); from 19.05.4 on, both on the command line are fatal() (25.11.7 src/common/
+    slurm_opt.c line 4867) and one of them set by salloc's environment is dropped without a word."""
+    assert diagnose_lines(["srun: error: --mem and --mem-per-cpu are mutually exclusive."]) == []
+    assert diagnose_lines(["srun: error: --mem and --mem-per-cpu are mutually exclusive"]) == []
+    refused = "srun: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."
+    assert [f.key for f in diagnose_lines([refused])] == ["slurm-request-refused"]
+
+
+def test_an_ssh_host_key_question_that_was_answered_is_no_cause() -> None:
+    """OpenSSH asks about a key it has never seen, then records it once answered (V_9_6_P1 sshconnect.c lines 1154
+    and 1227): only a question left unanswered, or a host refused, makes it the cause."""
+    asked = ["The authenticity of host 'gpu-a-018 (10.1.0.18)' can't be established.",
+             "ED25519 key fingerprint is SHA256:2f3Qx1Zp.",
+             "Are you sure you want to continue connecting (yes/no/[fingerprint])? yes"]
+    added = "Warning: Permanently added 'gpu-a-018' (ED25519) to the list of known hosts."
+    assert diagnose_lines([*asked, added]) == []
+    assert [f.key for f in diagnose_lines(asked)] == ["ssh-host-key-unknown"]
+    assert [f.key for f in diagnose_lines([*asked, added, "Host key verification failed."])] == [
+        "ssh-host-key-unknown"]
+
+
+def test_a_user_id_without_a_name_in_a_run_that_did_not_fail_is_no_cause() -> None:
+    """A container run as a uid its image does not list prints coreutils' "id: cannot find name for user ID" (a
+    shell's prompt asks) and runs on; only a failed job or container start makes the node's user database the cause."""
+    unnamed = "id: cannot find name for user ID 1000"
+    assert diagnose_lines([unnamed, "step 10 loss 2.31"]) == []
+    lines = ["slurmstepd: error: pyxis:     " + unnamed,
+             "slurmstepd: error: pyxis:     mkdir: cannot create directory '/scratch/1000': Permission denied",
+             "slurmstepd: error: pyxis: couldn't start container"]
+    assert [f.key for f in diagnose_lines(lines)][:1] == ["user-unknown-on-node"]
 
 
 def test_every_component_has_its_messages_quoted() -> None:

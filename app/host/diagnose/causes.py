@@ -383,6 +383,12 @@ _DEBIAN_HOSTNAME_ADDRESS = r"\[127\.0\.1\.1\]:\d"
 _SSH_HOST_KEY_CHANGED = (r"REMOTE HOST IDENTIFICATION HAS CHANGED"
                          r"|[Hh]ost key for \S{1,200} (?:has changed|was revoked) and you have requested "
                          r"strict checking")
+#: OpenSSH recorded the key it asked about (V_9_6_P1 sshconnect.c line 1227, V_7_4_P1 line 1031: logit("Warning:
+#: Permanently added '%.200s' (%s) to the list of known hosts.")): someone answered yes, or accept-new said it.
+_SSH_HOST_KEY_ADDED = r"Warning: Permanently added '[^'\n]{1,300}' \(\S{1,40}\) to the list of known hosts"
+#: ssh gave up on a host key (the strict-checking lines "ssh-host-key-unknown" reads).
+_SSH_HOST_KEY_REFUSED = (r"No \w{1,20} host key is known for \S{1,200} and you have requested strict checking"
+                         r"|^(?:\S{1,200}: )?Host key verification failed\.\s*$")
 #: Slurm's cgroup memory failcnt notice, also printed by runs that finished (host-oom's condition).
 _MEMORY_FAILCNT = r"Exceeded (?:step|job) memory limit at some point"
 #: A process was killed for memory: the kernel's OOM killer, Slurm's cgroup or its polling, PBS' mom.
@@ -641,6 +647,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _UNSQUASHFS_FAILED, _UNSQUASHFS_XATTR, _UNSQUASHFS_OTHER,
          _UCX_LOCAL_PROTECTION, _GPU_BUFFERS,
          _GLOO_MESH_FAILED, _ENOSPC_EXPLAINED, _NAME_LOOKUP_GAVE_UP, _DEBIAN_HOSTNAME_ADDRESS, _SSH_HOST_KEY_CHANGED,
+         _SSH_HOST_KEY_ADDED, _SSH_HOST_KEY_REFUSED,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY, _NET_NOT_FOUND,
@@ -758,9 +765,12 @@ CAUSES: Tuple[Cause, ...] = (
          # "--nodes is incompatible with --distribution=arbitrary"; Slurm 18.08.9 src/sbatch/opt.c line 1525
          # error("invalid node count `%s'", optarg) after proc_args.c line 598 (a PBS `1:ppn=1` given to -N).
          # Only with the command's "error: "/"fatal: ": srun's info() "Following options are mutually exclusive
-         # with --hint: ... Ignoring --hint." refuses nothing.
+         # with --hint: ... Ignoring --hint." refuses nothing, nor Slurm 19.05.0 to 19.05.3's error("--mem and
+         # --mem-per-cpu are mutually exclusive.") (src/srun/libsrun/opt.c line 695, src/sbatch/opt.c 768,
+         # src/salloc/opt.c 481), after which the command raises --mem to --mem-per-cpu and goes on (18.08 said it
+         # as info("WARNING: ..."); 19.05.4 made both on the command line fatal, in the words read above).
          r"(?:^|[\s:\"'])(?:sbatch|srun|salloc)(?:\.exe)?: (?:error|fatal): (?P<what>"
-         r"[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
+         r"(?!--mem and --mem-per-cpu are mutually exclusive)[^\n]{0,200}?\bmutually exclusive\b[^\n]{0,200}"
          r"|\"[^\"\n]{0,200}\" is not a valid node count|invalid node count `[^'\n]{0,200}'"
          r"|Invalid numeric value \"[^\"\n]{0,200}\" for [^\n]{0,100}"
          r"|Invalid --[\w-]{1,40} (?:specification|argument|value|combo)[^\n]{0,200}"
@@ -1584,6 +1594,24 @@ CAUSES: Tuple[Cause, ...] = (
          r"\bexceeded MEM usage (?:hard|soft) limit \(\d+ > \d+\)"),
         79,
         applies=lambda log: not log.has(_MEMORY_FAILCNT) or log.has(_FAILED) or log.has(_HOST_OOM_KILL),
+    ),
+    Cause(
+        "job-pids-limit-exceeded",
+        "the job reached its limit on processes and threads: fork() failed with EAGAIN (the job's pids cgroup "
+        "limit, pids.max, that the site's Slurm or the container sets, or the user's `ulimit -u`), so the shell "
+        "could start no more programs",
+        "start fewer processes and threads per node: DataLoader `num_workers` times the ranks per node, OpenMP and "
+        "BLAS threads (`OMP_NUM_THREADS`), a script that starts programs in a loop without waiting for them; "
+        "`cat /sys/fs/cgroup/pids.max` and `ps -eLf | wc -l` inside the job (or `ulimit -u`) show the limit and "
+        "the count; the site's documentation says the job's limit (Mila: 2000 tasks per job)",
+        # bash-5.2 jobs.c line 2173 sys_error ("fork: retry"), while fork() fails with EAGAIN (it retries, doubling
+        # its sleep up to FORKSLEEP_MAX), then line 2190 sys_error ("fork") (nojobs.c lines 532 and 556 the same;
+        # jobs.c line 1744 in 4.2): error.c sys_error prints "%s: " (the shell or the script) and ": %s\n" with
+        # strerror(errno), glibc's "Resource temporarily unavailable" for EAGAIN. fork() returns EAGAIN only at a
+        # limit on tasks (RLIMIT_NPROC, the pids cgroup, the kernel's threads-max or pid_max); out of memory is
+        # ENOMEM, "Cannot allocate memory".
+        (r"\bfork: (?:retry: )?Resource temporarily unavailable\b",),
+        80,
     ),
     Cause(
         "fabric-manager-restarted",
@@ -3123,6 +3151,22 @@ CAUSES: Tuple[Cause, ...] = (
 
     # --- container runtimes refusing their configuration --------------------------------------------------------
     Cause(
+        "user-unknown-on-node",
+        "the node's user database has no entry for the job's user (uid {uid}): `id`/`whoami` could not name it, "
+        "so what is built from the user name there (enroot's and a site's per-user directories, $USER, the home "
+        "directory) fails; the node's passwd, LDAP or SSSD is not in step with the login node's",
+        "the admins: make the node resolve the user (`getent passwd UID` on the node and on the login node should "
+        "agree; restart sssd/nslcd or resync the node's passwd), then resume the node; meanwhile resubmit with "
+        "`--exclude=NODE`; a later `Permission denied` on a directory named by the uid is this, not the directory",
+        # coreutils v9.4 src/id.c line 340 error (0, 0, _("cannot find name for user ID %s"), uidtostr (uid)) when
+        # getpwuid() returns nothing; src/whoami.c line 84 the same words (%lu), then exits. A container run as a uid
+        # its image does not list prints it too and runs on (a prompt's `id -un`): read in a failed job, or a
+        # container that did not start (a hook or enroot's start script asking the name).
+        (r"\b(?:id|whoami): cannot find name for user ID (?P<uid>\d{1,10})\b",),
+        90,
+        applies=lambda log: log.has(_FAILED) or log.has(_ENROOT_START_FAILED),
+    ),
+    Cause(
         "enroot-path-not-writable",
         "enroot (pyxis' container start) cannot create its directory {path}: ENROOT_RUNTIME_PATH, ENROOT_DATA_PATH "
         "or ENROOT_CACHE_PATH in enroot.conf points where the job's user may not write (the runtime path's default "
@@ -3227,6 +3271,42 @@ CAUSES: Tuple[Cause, ...] = (
          r"(?P<why>Socket timed out on send/recv operation|Unable to contact slurm controller \(\w+ failure\))",
          r"\bsrun: (?:error: )?[^\n]{0,200}?(?P<why>Unable to contact slurm controller \(\w+ failure\))"),
         90,
+    ),
+    Cause(
+        "slurm-conf-not-found",
+        "the Slurm command found no configuration on this host: no slurm.conf where SLURM_CONF or the default "
+        "path (/etc/slurm/slurm.conf) points, no configless copy (/run/slurm/conf), and none fetched from the "
+        "controller (no SLURM_CONF_SERVER, and the DNS SRV record _slurmctld._tcp did not resolve)",
+        "on the host that printed it: `ls -l $SLURM_CONF /etc/slurm/slurm.conf /run/slurm/conf/slurm.conf`; point "
+        "SLURM_CONF at the cluster's slurm.conf (e.g. `export SLURM_CONF=/opt/slurm/etc/slurm.conf`), or in a "
+        "configless cluster run slurmd there with `--conf-server CONTROLLER` or set `SLURM_CONF_SERVER=CONTROLLER`; "
+        "the admins: restore the file (a node's restarted slurmd, a container image without it), or publish the "
+        "SRV record; `scontrol ping` works again once it reads a configuration",
+        # Slurm 25.11.7 src/common/read_config.c _establish_config_source(): SLURM_CONF or the default file if it
+        # exists, then /run/slurm/conf/slurm.conf (configless slurmd's cache), then fetch_config() from
+        # SLURM_CONF_SERVER or DNS SRV: line 3098 error("%s: failed to fetch config", __func__), then line 3227
+        # fatal("Could not establish a configuration source"); src/common/fetch_config.c line 285 error("%s: DNS SRV
+        # lookup failed", __func__) after src/common/slurm_resolv.c line 77 "%s: res_nsearch error: %s".
+        (r"\bfatal: Could not establish a configuration source\b",
+         r"\b_establish_config_source: failed to fetch config\b", r"\bfetch_config: DNS SRV lookup failed\b"),
+        90,
+    ),
+    Cause(
+        "slurm-node-address-unknown",
+        "Slurm could not find the address of node {node}: this host's slurm.conf does not list it (or its "
+        "NodeAddr does not resolve here), so messages to it fail; the host's slurm.conf is older than the "
+        "controller's (nodes added or renamed since, a queue resized) or name resolution lacks the node",
+        "make this host's slurm.conf the controller's (copy it, or `scontrol reconfigure` so the daemons reread "
+        "theirs; a cloud cluster's update that resized a queue must reach every node and login host), and check "
+        "that the name resolves here (`getent hosts NODE`, `scontrol show node NODE | grep NodeAddr`); "
+        "`--exclude=NODE` runs the job meanwhile",
+        # Slurm 25.11.7 src/common/forward.c lines 148 and 406 error("%s: can't find address for host %s, check
+        # slurm.conf", __func__, name) when slurm_conf_get_addr() fails for a node of the forwarding tree, src/api/
+        # signal.c lines 111 and 161 the same words; 17.11 to 23.02 "forward_thread: can't find address for host
+        # %s, check slurm.conf" and "fwd_tree_thread: ..." (23.02.7 lines 115 and 368). Read without the word
+        # "host" too (a vendor's page quotes it so).
+        (r"can't find address for (?:host )?(?P<node>[^\s,]{1,200}), check slurm\.conf",),
+        88,
     ),
     Cause(
         "slurm-prolog-failure",
@@ -3511,10 +3591,17 @@ CAUSES: Tuple[Cause, ...] = (
         # OpenSSH V_9_6_P1 sshconnect.c line 1147 error("No %s host key is known for %.200s and you have requested
         # strict checking.") (V_7_4_P1 line 956); sshconnect2.c line 105 fatal("Host key verification failed.")
         # (V_7_4_P1 line 99), which also follows a changed key: that reading is "ssh-host-key-changed".
+        # And ssh asking on a terminal, where the launcher's ssh then waits for an answer nobody gives: V_9_6_P1
+        # line 1154 xasprintf(&msg1, "The authenticity of host '%.200s (%s)' can't be established", host, ip), then
+        # "Are you sure you want to continue connecting (yes/no/[fingerprint])? " (V_7_4_P1 line 986, one
+        # snprintf, "(yes/no)? "); not where ssh then recorded the key ("Warning: Permanently added ...") and no
+        # host was refused.
         (r"No \w{1,20} host key is known for \S{1,200} and you have requested strict checking",
-         r"^(?:\S{1,200}: )?Host key verification failed\.\s*$"),
+         r"^(?:\S{1,200}: )?Host key verification failed\.\s*$",
+         r"The authenticity of host '[^'\n]{1,300}' can't be established"),
         86,
-        applies=lambda log: not log.has(_SSH_HOST_KEY_CHANGED),
+        applies=lambda log: not log.has(_SSH_HOST_KEY_CHANGED) and (
+            not log.has(_SSH_HOST_KEY_ADDED) or log.has(_SSH_HOST_KEY_REFUSED)),
     ),
 
     # --- MPI launchers: Cray MPICH's GPU transport, an mpiexec that is not Open MPI's ------------------------------
@@ -4185,6 +4272,28 @@ CAUSES: Tuple[Cause, ...] = (
         84,
     ),
     Cause(
+        "slurm-user-uid-differs-across-nodes",
+        "slurmd refused the controller's own requests (ping, health check, job kill) as a security violation: the "
+        "uid they came with (uid {uid}, the controller's SlurmUser) is neither root nor the SlurmUser of this "
+        "node, so the Slurm user's uid (or slurm.conf's SlurmUser) differs between the controller and the node",
+        "the admins: give the Slurm user one uid and gid on every host (controller, backup and compute nodes: "
+        "`id slurm` on each; a cluster manager's uid override must be set on every node group), keep slurm.conf's "
+        "SlurmUser the same everywhere, then restart slurmd and slurmctld; the node comes back once its pings "
+        "are accepted",
+        # Slurm 22.05 to 25.05 src/slurmd/slurmd/req.c (25.05.5 lines 3418, 3469, 5333) error("Security violation,
+        # ping RPC from uid %u", ...), "Security violation, health check RPC from uid %u", "Security violation:
+        # kill_job(%u) from uid %u"; 25.11.7 checks every RPC the controller sends in one place, line 5203
+        # error("Security violation: %s req from uid %u", rpc_num2string(msg->msg_type), ...) for the slurmd_rpcs
+        # marked from_slurmctld (ping, health check, terminate, launch, prolog, registration, ...), whose sender
+        # _slurm_authorized_user() (line 4668) takes only as uid 0 or slurm_conf.slurm_user_id. Not the RPCs
+        # users send (a step's own, with the job's uid): those are "%s from uid %u" for other reasons.
+        (r"Security violation, (?:ping|health check) RPC from uid (?P<uid>\d+)",
+         r"Security violation: kill_job\(\d+\) from uid (?P<uid>\d+)",
+         r"Security violation: REQUEST_(?:PING|HEALTH_CHECK|TERMINATE_JOB|KILL_TIMELIMIT|KILL_PREEMPTED|ABORT_JOB"
+         r"|LAUNCH_PROLOG|BATCH_JOB_LAUNCH|NODE_REGISTRATION_STATUS|ACCT_GATHER_UPDATE) req from uid (?P<uid>\d+)"),
+        84,
+    ),
+    Cause(
         "munge-clock-skew",
         "Slurm's daemons rejected a munge credential as {why}: the hosts' clocks disagree (a credential is valid "
         "for a few minutes from when it was made), so messages between them fail authentication",
@@ -4295,6 +4404,23 @@ CAUSES: Tuple[Cause, ...] = (
         84,
         applies=lambda log: log.has(_SLURMD_CGROUP_INIT_FAILED),
         context=(r"There's an issue initializing memory or cpu controller", r"Unable to initialize jobacct_gather"),
+    ),
+
+    Cause(
+        "slurmd-cgroup-fs-read-only",
+        "slurmd could not create its cgroup ({path}): the cgroup filesystem is mounted read-only where slurmd runs "
+        "(a container or Kubernetes pod started without privileges, which gets /sys/fs/cgroup read-only), so its "
+        "cgroup plugins cannot confine or account for jobs",
+        "the admins: run slurmd where it may write the cgroup tree: a privileged container or pod (`privileged: "
+        "true`, or the cgroup mounted read-write with its own cgroup namespace), or slurmd on the host; "
+        "`grep cgroup /proc/mounts` inside shows `ro`; a slurmd that must stay unprivileged needs a "
+        "cgroup.conf without cgroup plugins (`CgroupPlugin=disabled`, with task/cgroup and proctrack/cgroup out of "
+        "slurm.conf)",
+        # Slurm 25.11.7 src/plugins/cgroup/common/cgroup_common.c line 371 (common_cgroup_instantiate) error("%s:
+        # unable to create cgroup '%s' : %m", __func__, file_path) when mkdir() fails other than EEXIST (22.05.11
+        # line 486; 20.11 src/slurmd/common/xcgroup.c line 444): strerror(EROFS) "Read-only file system".
+        (r"unable to create cgroup '(?P<path>/[^'\n]{1,300})' : Read-only file system",),
+        84,
     ),
 
     # --- Slurm's network topology that cannot place the job ------------------------------------------------------
