@@ -75,7 +75,8 @@ HELD_OUT_CORPORA = {HELD_OUT: (60, 10), HELD_OUT.with_name("held_out_2"): (60, 1
                     HELD_OUT.with_name("held_out_7"): (60, 16),
                     HELD_OUT.with_name("held_out_8"): (62, 12),
                     HELD_OUT.with_name("held_out_9"): (62, 10),
-                    HELD_OUT.with_name("held_out_10"): (67, 11)}
+                    HELD_OUT.with_name("held_out_10"): (67, 11),
+                    HELD_OUT.with_name("held_out_11"): (63, 15)}
 
 
 @pytest.mark.parametrize("corpus", list(HELD_OUT_CORPORA), ids=lambda corpus: corpus.name)
