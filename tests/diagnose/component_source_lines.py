@@ -364,7 +364,10 @@ QUOTES = (
           'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
           "address, length, access_flags, strerror(err));",
           "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
-          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+          "length=4194304, access=0xf) failed: Cannot allocate memory",
+          # The line without UCX's "Please set max locked memory" advice: the limit was unlimited (see the rows of
+          # UCX's registration below).
+          "ucx-ib-memory-registration-enomem-reg-methods", context=(MPI_FAILED,)),
 
     # --- Open MPI's openib and usnic BTLs out of locked memory (Open MPI 1.x to 4.1, their verbs transports) --------
     # mca_btl_openib_show_init_error (v4.1.8 opal/mca/btl/openib/btl_openib.c line 155) shows [init-fail-no-mem] on
@@ -3016,4 +3019,59 @@ QUOTES = (
           "Segmentation fault", "apptainer-no-nv", fmt="Segmentation fault",
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
+
+    # --- UCX's own messages for its memory registration, shared memory and verbs completions (v1.12 to v1.19) -----
+    # ibv_reg_mr's ENOMEM: UCX appends the locked-memory advice whenever getrlimit(RLIMIT_MEMLOCK) is finite (v1.5
+    # to v1.12 in ib_md.c, v1.19 through uct_ib_memlock_limit_msg in ib_log.c), so the line without it was printed
+    # under an unlimited limit: the registration path (rcache, ODP) or the card's tables, not ulimit -l.
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_md.c", 324,
+          'ucs_string_buffer_appendf(&msg,\n"%s(address=%p, length=%zu, access=0x%lx) failed: %m",\n'
+          "ibv_reg_mr_func_name, address, length, access_flags);",
+          "[1613401128.440695] [nid001192:11838:0]          ib_md.c:349  UCX  ERROR ibv_reg_mr(address=0xabcf12c0, "
+          "length=26400, access=0xf) failed: Cannot allocate memory", "ucx-ib-memory-registration-enomem-reg-methods",
+          context=("[1613401128.440773] [nid001192:11838:0]    ucp_request.c:269  UCX  ERROR failed to register user "
+                   "buffer datatype 0x8 address 0xabcf12c0 len 26400: Input/output error",)),
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_md.c", 332,
+          'ucs_string_buffer_appendf(&msg,\n". Please set max locked memory "\n"(ulimit -l) to \'unlimited\' "\n'
+          '"(current: %llu kbytes)",\nlimit_info.rlim_cur / UCS_KBYTE);',
+          "[1652739463.054681] [gpu-a-017:2741:0]          ib_md.c:349  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to "
+          "'unlimited' (current: 64 kbytes)", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "v1.19.0", "src/uct/ib/base/ib_log.c", 247,
+          "ucs_string_buffer_appendf(\nmessage,\n\" : Please set max locked memory (ulimit -l) to 'unlimited'\"\n"
+          '" (current: %llu kbytes)",\nmemlock_limit / UCS_KBYTE);',
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:288  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to "
+          "'unlimited' (current: 8192 kbytes)", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "v1.19.0", "src/uct/ib/base/ib_md.c", 270,
+          'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
+          "address, length, access_flags, strerror(err));",
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:288  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory",
+          "ucx-ib-memory-registration-enomem-reg-methods", context=(MPI_FAILED,)),
+    # The posix transport's peers open a rank's segment through /proc/<pid>/fd/<fd> (UCX_POSIX_USE_PROC_LINK=y,
+    # the default): an open the kernel refuses (ptrace access mode, another user, a container's /proc).
+    Quote("UCX", "v1.12.0", "src/uct/sm/mm/posix/mm_posix.c", 218,
+          'ucs_error("%s(file_name=%s flags=0x%x) failed: %m", func, file_name,\nopen_flags);',
+          "[1650000000.123456] [node01:211770:0]       mm_posix.c:195  UCX  ERROR open(file_name=/proc/211766/fd/28 "
+          "flags=0x0) failed: Permission denied", "ucx-posix-shm-proc-link-permission-denied"),
+    Quote("UCX", "v1.19.0", "src/uct/sm/mm/posix/mm_posix.c", 238,
+          'ucs_error("%s(file_name=%s flags=0x%x) failed: %m", func, file_name,\nopen_flags);',
+          "[1700000000.123456] [gpu-a-017:2741:0]       mm_posix.c:238  UCX  ERROR open(file_name=/proc/2740/fd/31 "
+          "flags=0x2) failed: Operation not permitted", "ucx-posix-shm-proc-link-permission-denied"),
+    # rc_verbs' failed send completion with rdma-core's "remote access error" (IBV_WC_REM_ACCESS_ERR): HPC-X 2.23
+    # and 2.24 list it for large sends on rc_v (NVIDIA's known issue 4422894).
+    Quote("UCX", "v1.19.0", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 124,
+          'ucs_log(log_lvl,\n"send completion with error: %s [qpn 0x%x wrid 0x%lx "\n"vendor_err 0x%x]\\n%s",\n'
+          "ibv_wc_status_str(wc->status), wc->qp_num, wc->wr_id,\nwc->vendor_err, peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:128  UCX  ERROR send completion with error: "
+          "remote access error [qpn 0x1a2 wrid 0x5 vendor_err 0x88]",
+          "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+          fmt="send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]"),
+    # ucs_assert (a build with assertions, as HPC-X's debug UCX) in cuda_ipc_ep.c (v1.16.0 line 98:
+    # ucs_assert(offset <= key->b_len)), printed by ucs_fatal_error_message as "%13s:%-4u %s".
+    Quote("UCX", "v1.16.0", "src/ucs/debug/assert.h", 27,
+          'ucs_fatal_error_format(__FILE__, __LINE__, __FUNCTION__, \\\n"Assertion `%s\' failed", #_expression); \\',
+          "[1700000000.123456] [gpu-a-017:2741:0]    cuda_ipc_ep.c:98   Assertion `offset <= key->b_len' failed",
+          "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict"),
 )

@@ -86,7 +86,10 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cma-ptrace-denied-in-container", "torch-load-weights-only-default",
                 "deepspeed-fp16-loss-scale-exhausted", "ofi-nccl-plugin-not-on-library-path",
                 "nvccli-contain-without-nvidia-visible-devices", "slurm-gres-core-bitmap-stale-at-startup",
-                "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
+                "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+                "ucx-ib-memory-registration-enomem-reg-methods", "ucx-posix-shm-proc-link-permission-denied",
+                "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+                "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict"}
 
 
 def message_format(row: Quote) -> str:
@@ -579,3 +582,16 @@ def test_a_step_refusal_srun_wraps_over_two_lines_is_the_steps_size() -> None:
     for lines in (["srun: error: Unable to create step for job 234123: More processors requested", "than permitted"],
                   ["srun: error: Unable to create step for job 234123: Memory required ", "by task is not available"]):
         assert [f.key for f in diagnose_lines(lines)][:1] == ["srun-step-exceeds-allocation"], lines
+
+
+def test_ucx_registration_enomem_is_the_limit_only_where_ucx_says_so() -> None:
+    """UCX appends "Please set max locked memory" to ibv_reg_mr's ENOMEM whenever the limit is finite (v1.5 to
+    v1.19): the bare line is another exhaustion, and only a failed send or run makes it a cause."""
+    bare = ("[1613401128.440695] [nid001192:11838:0] ib_md.c:325 UCX ERROR ibv_reg_mr(address=0xabcf12c0, "
+            "length=26400, access=0xf) failed: Cannot allocate memory")
+    assert diagnose_lines([bare, "step 100 loss 2.31"]) == []
+    failed = "Fatal error in PMPI_Isend: Other MPI error, error stack:"
+    keys = [f.key for f in diagnose_lines([bare, failed])]
+    assert keys[:1] == ["ucx-ib-memory-registration-enomem-reg-methods"] and "memlock-too-low" not in keys
+    advised = bare + ". Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)"
+    assert [f.key for f in diagnose_lines([advised, failed])][:1] == ["memlock-too-low"]

@@ -464,6 +464,20 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 #: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
 #: since v1.15.0 and only the failed run makes them a cause.
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
+#: UCX's memory registration failed with ENOMEM, "%s(address=%p, length=%zu, access=0x%lx) failed: %m" (v1.7.0 to
+#: v1.12.0 src/uct/ib/base/ib_md.c, line 324 in v1.12.0; "ibv_%sreg_mr(address=%p, length=%zu, %saccess=0x%lx)" in
+#: v1.5 and v1.6; v1.19.0 line 270 with strerror): UCX appends ". Please set max locked memory (ulimit -l) to
+#: 'unlimited' (current: %llu kbytes)" (v1.12.0 line 332) or, since uct_ib_memlock_limit_msg (v1.19.0
+#: src/uct/ib/base/ib_log.c line 247), " : Please set max locked memory ..." whenever the process' RLIMIT_MEMLOCK is
+#: finite. With the advice the limit is the cause; without it (the line ends at the errno) the limit was unlimited
+#: and the registration path (registration cache, on-demand paging) or the card's own tables ran out.
+_UCX_REG_MR_ENOMEM = r"ibv_(?:exp_)?reg_(?:dmabuf_)?mr\(address=[^)]{0,200}\) failed: Cannot allocate memory"
+_UCX_REG_MR_ENOMEM_LIMITED = _UCX_REG_MR_ENOMEM + r" ?[.:] Please set max locked memory"
+_UCX_REG_MR_ENOMEM_UNLIMITED = _UCX_REG_MR_ENOMEM + r"\s{0,8}$"
+#: A run the failed registration ended: an MPI's failure, UCP's "failed to register user buffer datatype 0x%"PRIx64
+#: " address %p len %zu: %s" (v1.12.0 src/ucp/core/ucp_request.c line 498, v1.19.0 line 523), MPICH's and Cray
+#: MPICH's "Fatal error in %s" (src/mpi/errhan/errutil.c).
+_UCX_REG_FAILED_RUN = _MPI_FAILED + r"|failed to register user buffer datatype|Fatal error in P?MPI_\w{1,40}"
 #: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
 #: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
 #: is another limit (the HCA driver's registered-memory tables), not this one.
@@ -649,7 +663,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
-         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN)
+         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
+         _UCX_REG_FAILED_RUN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1788,7 +1803,9 @@ CAUSES: Tuple[Cause, ...] = (
         "the network card fails (ENOMEM)",
         _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM,
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b",
+         # UCX: its CQs, and a registration whose line carries UCX's locked-memory advice (see _UCX_REG_MR_ENOMEM).
+         r"ibv_create_cq\((?:cqe=[^)]{0,200})?\) failed: Cannot allocate memory", _UCX_REG_MR_ENOMEM_LIMITED,
          # The limit as the node shows it, below 100 MB: Linux fs/proc/base.c proc_pid_limits() (v6.8)
          # "%-25s %-20lu " per limit, lnames[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" } (/proc/PID/limits,
          # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
@@ -1827,8 +1844,9 @@ CAUSES: Tuple[Cause, ...] = (
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
         # Open MPI's openib text with an unlimited limit is another limit's ENOMEM.
-        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
-                              or log.has(_UCX_IFACE_CQ_ENOMEM)) and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
+        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_UCX_REG_FAILED_RUN)
+                              or log.has(_NCCL_VERBS_ENOMEM) or log.has(_UCX_IFACE_CQ_ENOMEM))
+                             and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
     ),
     Cause(
         "efa-installer-too-old",
@@ -4510,6 +4528,77 @@ CAUSES: Tuple[Cause, ...] = (
          r"\[deep(?:speed|scale)\] OVERFLOW! Rank \d{1,6} Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing "
          r"to 1(?:\.0)?\s{0,8}$"),
         82,
+    ),
+
+    # --- UCX's own messages (Open MPI's, Cray MPICH's and HPC-X's transport), v1.12 to v1.19 ----------------------
+    Cause(
+        "ucx-ib-memory-registration-enomem-reg-methods",
+        "UCX could not register a buffer with the InfiniBand card (ibv_reg_mr: Cannot allocate memory) although the "
+        "locked-memory limit is unlimited (UCX adds \"Please set max locked memory\" to this line whenever the limit "
+        "is finite): the registration path ran out elsewhere, its registration cache or on-demand paging, or the "
+        "card's registration tables, so the send that needed the buffer failed",
+        "register buffers directly, without UCX's registration cache and on-demand paging: UCX up to 1.15 "
+        "`export UCX_IB_REG_METHODS=direct` before srun/mpirun (ARCHER2's documented workaround; `mpirun -x "
+        "UCX_IB_REG_METHODS=direct`), later UCX `export UCX_RCACHE_ENABLE=n`; if it persists, fewer ranks per "
+        "node or smaller messages keep less memory registered at once, and the admins check the HCA driver's "
+        "limits (mlx5's log_num_mtt on older cards); where the line does say \"Please set max locked memory\" "
+        "see memlock-too-low",
+        (_UCX_REG_MR_ENOMEM_UNLIMITED,),
+        84,
+        # UCX logs a registration it could not make and may go on with another memory domain: a cause only where
+        # the send or the MPI run failed on it.
+        applies=lambda log: log.has(_UCX_REG_FAILED_RUN),
+        context=(r"failed to register user buffer datatype", r"failed to register address 0x[0-9a-f]+"),
+    ),
+    Cause(
+        "ucx-posix-shm-proc-link-permission-denied",
+        "UCX's shared-memory transport (posix) could not open another rank's segment through its /proc/<pid>/fd "
+        "link ({why}): UCX shares the segment that way by default (UCX_POSIX_USE_PROC_LINK=y) and the kernel "
+        "refuses the open where the ranks of a node run as different users, in different containers or user "
+        "namespaces, or a security module denies it, so the ranks' shared-memory endpoints could not connect",
+        "tell UCX to share the segment by its file path instead: `export UCX_POSIX_USE_PROC_LINK=n` (Open MPI: "
+        "`mpirun -x UCX_POSIX_USE_PROC_LINK=n ...`), or run the ranks of a node as one user in one container; "
+        "leaving the posix transport out (`UCX_TLS=^posix`, UCX then uses sysv or cma) also avoids it",
+        # UCX v1.12.0 src/uct/sm/mm/posix/mm_posix.c line 218 (v1.19.0 line 238) ucs_error("%s(file_name=%s
+        # flags=0x%x) failed: %m", func, file_name, open_flags) from uct_posix_procfs_open with the path
+        # UCT_POSIX_PROCFS_FILE_FMT "/proc/%d/fd/%d"; its consequence, mm_ep.c's "mm ep failed to connect to remote
+        # FIFO id 0x%"PRIx64": %s" (v1.12.0 src/uct/sm/mm/base/mm_ep.c line 171). openucx/ucx#4224.
+        (r"\bopen\(file_name=/proc/\d{1,10}/fd/\d{1,10} flags=0x[0-9a-f]{1,8}\) failed: "
+         r"(?P<why>Permission denied|Operation not permitted)",),
+        86,
+        context=(r"mm ep failed to connect to remote FIFO id",),
+    ),
+    Cause(
+        "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+        "a send on UCX's rc_verbs transport (rc_v) completed with a remote access error (the peer's card refused "
+        "the RDMA access): HPC-X 2.23 and 2.24 list this for relatively large sends on rc_v (NVIDIA's known issue "
+        "4422894); a program that frees or reuses a buffer before its transfer completed gives the same status",
+        "leave rc_v out of UCX's transports: `export UCX_TLS=^rc_v` (Open MPI: `mpirun -x UCX_TLS=^rc_v`), so UCX "
+        "uses rc_mlx5 or dc for the same link, the workaround HPC-X's release notes give; if the error stays on "
+        "those transports too, look at the program's buffers (freed or reused before the transfer completed)",
+        # UCX v1.19.0 src/uct/ib/rc/verbs/rc_verbs_iface.c line 124 (v1.12.0 line 121) ucs_log(log_lvl, "send
+        # completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]\n%s", ibv_wc_status_str(wc->status), ...):
+        # rdma-core's string for IBV_WC_REM_ACCESS_ERR is "remote access error" (libibverbs/enum_strs.c); the file
+        # and line are UCX's log prefix ("%13s:%-4u").
+        (r"\brc_verbs_iface\.c:\d{1,5}\b.{0,60}send completion with error: remote access error",),
+        80,
+    ),
+    Cause(
+        "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict",
+        "UCX's cuda_ipc transport failed its check that a remote offset lies inside the peer's registered GPU "
+        "buffer: NVIDIA lists this for HPC-X 2.17 (known issue 3606732), intra-node transfers of CUDA buffers "
+        "where cuda_ipc and gdrcopy register the same buffer and conflict (it may print \"gdr_map failed\" instead)",
+        "upgrade HPC-X/UCX past 2.17 (NVIDIA lists no workaround for 2.17); to keep the two transports from "
+        "registering the same buffer, leave gdrcopy out of UCX: `export UCX_TLS=^gdr_copy` (intra-node GPU "
+        "transfers then go through cuda_ipc and cuda_copy)",
+        # UCX v1.16.0 src/uct/cuda/cuda_ipc/cuda_ipc_ep.c line 98 (v1.12.0 line 78, v1.18.0 line 97)
+        # ucs_assert(offset <= key->b_len), printed by src/ucs/debug/assert.h line 27 ucs_fatal_error_format(...,
+        # "Assertion `%s' failed", #_expression) in builds with assertions (HPC-X's debug UCX); the release notes
+        # quote it as "assertion `offset <= key->b_len' failed in cuda_ipc". gdrcopy's "gdr_map failed. length :%lu
+        # ret:%d" (v1.16.0 src/uct/cuda/gdr_copy/gdr_copy_md.c) has other causes too and is only context.
+        (r"[Aa]ssertion `offset <= key->b_len' failed",),
+        85,
+        context=(r"\bgdr_map failed",),
     ),
 )
 
