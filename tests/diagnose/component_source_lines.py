@@ -3074,4 +3074,43 @@ QUOTES = (
           'ucs_fatal_error_format(__FILE__, __LINE__, __FUNCTION__, \\\n"Assertion `%s\' failed", #_expression); \\',
           "[1700000000.123456] [gpu-a-017:2741:0]    cuda_ipc_ep.c:98   Assertion `offset <= key->b_len' failed",
           "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict"),
+
+    # --- RCCL's and NCCL's own words for the node under them (RCCL rocm-5.4.0 to rocm-6.2.0, NCCL 2.21 to 2.27) ----
+    # RCCL warns at init when /proc/cmdline lacks iommu=pt (except Cray kernels and Hyper-V); its p2p transport's
+    # cudaIpcGetMemHandle, renamed hipIpcGetMemHandle by the build's hipify step, then fails with invalid argument.
+    Quote("RCCL", "rocm-6.2.0", "src/transport/p2p.cc", 235,
+          'WARN("cudaIpcGetMemHandle failed : %s", cudaGetErrorString(res));',
+          "gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument",
+          "amd-iommu-not-passthrough", fmt="IpcGetMemHandle failed : %s",
+          context=('gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to '
+                   "system instablity or hang!",)),
+    Quote("RCCL", "rocm-6.2.0", "src/init.cc", 136,
+          'WARN("Missing \\"iommu=pt\\" from kernel command line which can lead to system instablity or hang!");',
+          'gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system '
+          "instablity or hang!", "amd-iommu-not-passthrough",
+          context=("gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument",)),
+    # NCCL's and RCCL's sockets bind to any port ("addr port should be 0 (Any port)", v2.21.5-1 src/misc/socket.cc
+    # line 379; a port NCCL_COMM_ID pins is bound with SO_REUSEADDR | SO_REUSEPORT): EADDRINUSE there is a node
+    # out of local ports. RCCL 2.12.10 to rocm-6.1 also bind a reused client port (src/misc/socket.cc,
+    # "bind_client_port").
+    Quote("NCCL", "v2.21.5-1", "src/include/checks.h", 49,
+          'WARN("Call to " name " failed : %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] misc/socket.cc:380 NCCL WARN Call to bind failed : Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed : %s"),
+    Quote("NCCL", "v2.27.3-1", "src/include/checks.h", 45,
+          'WARN("Call to " name " failed: %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed: %s"),
+    Quote("RCCL", "rocm-5.4.0", "src/include/checks.h", 49,
+          'WARN("Call to " name " failed : %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] NCCL WARN Call to bind_client_port failed : Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed : %s"),
+    # HIP's name for hipErrorNoDevice (ROCm/clr hipamd/src/hip_error.cpp, ihipGetErrorName; its string in
+    # ihipGetErrorString), as a program's own check prints it.
+    Quote("HIP", "commit bb3a2f0 (ROCm/clr)", "hipamd/src/hip_error.cpp", 83,
+          'return "hipErrorNoDevice";',
+          "HIP Error - hello_jobstep.cpp:54: 'hipErrorNoDevice'", "cuda-unavailable"),
+    Quote("HIP", "commit bb3a2f0 (ROCm/clr)", "hipamd/src/hip_error.cpp ihipGetErrorString()", 0,
+          'return "no ROCm-capable device is detected";',
+          "RuntimeError: HIP error: no ROCm-capable device is detected", "cuda-unavailable"),
 )

@@ -26,7 +26,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
               "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
-              "coreutils"}
+              "coreutils", "RCCL", "HIP"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -89,7 +89,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "tcpstore-connection-reset-after-connect", "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
                 "ucx-ib-memory-registration-enomem-reg-methods", "ucx-posix-shm-proc-link-permission-denied",
                 "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
-                "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict"}
+                "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict", "amd-iommu-not-passthrough",
+                "rccl-ib-socket-port-exhaustion-large-alltoall"}
 
 
 def message_format(row: Quote) -> str:
@@ -595,3 +596,14 @@ def test_ucx_registration_enomem_is_the_limit_only_where_ucx_says_so() -> None:
     assert keys[:1] == ["ucx-ib-memory-registration-enomem-reg-methods"] and "memlock-too-low" not in keys
     advised = bare + ". Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)"
     assert [f.key for f in diagnose_lines([advised, failed])][:1] == ["memlock-too-low"]
+
+
+def test_rccls_iommu_warning_is_a_cause_only_beside_its_failed_ipc_handle() -> None:
+    """RCCL warns at every init on a node without iommu=pt; the warning alone is a healthy run, and an IPC failure
+    on a node where RCCL did not warn (iommu=pt is set) is not this cause."""
+    warned = ('gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to '
+              "system instablity or hang!")
+    failed = "gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument"
+    assert diagnose_lines([warned, "step 100 loss 2.31"]) == []
+    assert "amd-iommu-not-passthrough" not in [f.key for f in diagnose_lines([failed])]
+    assert [f.key for f in diagnose_lines([warned, failed])][:1] == ["amd-iommu-not-passthrough"]

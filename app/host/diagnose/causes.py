@@ -478,6 +478,8 @@ _UCX_REG_MR_ENOMEM_UNLIMITED = _UCX_REG_MR_ENOMEM + r"\s{0,8}$"
 #: " address %p len %zu: %s" (v1.12.0 src/ucp/core/ucp_request.c line 498, v1.19.0 line 523), MPICH's and Cray
 #: MPICH's "Fatal error in %s" (src/mpi/errhan/errutil.c).
 _UCX_REG_FAILED_RUN = _MPI_FAILED + r"|failed to register user buffer datatype|Fatal error in P?MPI_\w{1,40}"
+#: RCCL's warning at init that the kernel command line lacks iommu=pt (src/init.cc, rocm-5.7.0 to rocm-6.2.0).
+_RCCL_NO_IOMMU_PT = r'\bMissing "iommu=pt"'
 #: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
 #: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
 #: is another limit (the HCA driver's registered-memory tables), not this one.
@@ -664,7 +666,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
-         _UCX_REG_FAILED_RUN)
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1685,7 +1687,11 @@ CAUSES: Tuple[Cause, ...] = (
         # build).
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
          r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b",
-         r"Distributed package doesn't have NCCL built in"),
+         r"Distributed package doesn't have NCCL built in",
+         # HIP's hipErrorNoDevice by name and by string (ROCm/clr hipamd/src/hip_error.cpp, commit bb3a2f0,
+         # ihipGetErrorName line 83 "hipErrorNoDevice", ihipGetErrorString "no ROCm-capable device is detected"):
+         # the same on AMD GPUs (a job without --gres=gpu:N, --gpus or ROCR_VISIBLE_DEVICES set empty).
+         r"\bhipErrorNoDevice\b", r"no ROCm-capable device is detected"),
         84,
     ),
     Cause(
@@ -1922,7 +1928,10 @@ CAUSES: Tuple[Cause, ...] = (
         # Not torch's per-address "The server socket has failed to bind to {} {}." (socket.cpp, 2.4 to 2.13): a
         # warning it records and moves on from (under torchrun's agent store every worker prints it and TCPStore.cpp
         # says "ignoring the error"); the thrown "failed to listen on any local network address" quotes it.
-        (r"^(?!.*The server socket has failed to bind to ).*Address already in use",
+        # Nor NCCL's and RCCL's "Call to bind failed : %s" (rccl-ib-socket-port-exhaustion-large-alltoall): their
+        # sockets bind to any free port, so that EADDRINUSE is the node out of ports, not a taken one.
+        (r"^(?!.*(?:The server socket has failed to bind to |Call to bind(?:_client_port)? failed ?: ))"
+         r".*Address already in use",
          r"failed to listen on any local network address"),
         71,
     ),
@@ -4599,6 +4608,47 @@ CAUSES: Tuple[Cause, ...] = (
         (r"[Aa]ssertion `offset <= key->b_len' failed",),
         85,
         context=(r"\bgdr_map failed",),
+    ),
+
+    # --- RCCL's and NCCL's own words for the node under them ----------------------------------------------------
+    Cause(
+        "amd-iommu-not-passthrough",
+        "the node's kernel command line does not put the IOMMU in passthrough mode (RCCL warned: no iommu=pt in "
+        "/proc/cmdline), and RCCL's hipIpcGetMemHandle, which shares GPU memory between the ranks of the node, "
+        "failed ({why})",
+        "for the admins: boot the node with the IOMMU in passthrough, `amd_iommu=on iommu=pt` (AMD CPUs) or "
+        "`intel_iommu=on iommu=pt` (Intel CPUs) on the kernel command line (GRUB_CMDLINE_LINUX, then update-grub "
+        "and a reboot); `cat /proc/cmdline` on the node shows it, per AMD's GPU cluster networking guide; "
+        "meanwhile resubmit without the node (`--exclude=NODE`)",
+        # RCCL rocm-5.7.0 src/init.cc line 124 (rocm-6.2.0 line 136) WARN("Missing \"iommu=pt\" from kernel command
+        # line which can lead to system instablity or hang!") when strstr(/proc/cmdline, "iommu=pt") is NULL (not on
+        # Cray kernels or Hyper-V); src/transport/p2p.cc (rocm-5.7.0 line 462, rocm-6.2.0 line 235)
+        # WARN("cudaIpcGetMemHandle failed : %s", cudaGetErrorString(res)), hipIpcGetMemHandle once the build has
+        # hipified it. The warning alone is printed by healthy runs too; the IPC failure without it is another cause.
+        (r"\b(?:hip|cuda)IpcGetMemHandle failed : (?P<why>[^\n]{1,80})",),
+        86,
+        applies=lambda log: log.has(_RCCL_NO_IOMMU_PT),
+        context=(_RCCL_NO_IOMMU_PT,),
+    ),
+    Cause(
+        "rccl-ib-socket-port-exhaustion-large-alltoall",
+        "NCCL (RCCL) could not bind one of its sockets ({why}): it binds them to any free port, so the node ran out "
+        "of local ports; every connection of its IB and socket transports holds one, and large AlltoAll jobs open "
+        "that many (RCCL's changelog: 64 or more MI200 nodes)",
+        "RCCL 2.12.10 to ROCm 6.1: let NET/IB reuse ports, `export NCCL_IB_SOCK_CLIENT_PORT_REUSE=1` and/or "
+        "`export NCCL_IB_SOCK_SERVER_PORT_REUSE=1` (not the server one with NCCL_NCHANNELS_PER_NET_PEER above 1); "
+        "on any version the admins can widen the node's port range (`sysctl -w net.ipv4.ip_local_port_range=\"1024 "
+        "65535\"`), and fewer connections per peer need fewer ports (`NCCL_NCHANNELS_PER_NET_PEER=1`); `ss -s` on "
+        "the node during the run shows how many sockets are open",
+        # NCCL v2.21.5-1 src/include/checks.h line 49 WARN("Call to " name " failed : %s", strerror(errno)) (v2.27.3-1
+        # line 45 "... failed: %s") from src/misc/socket.cc line 380 SYSCHECK(bind(...), "bind") in ncclSocketListen,
+        # whose address has port 0 ("addr port should be 0 (Any port)"); a port pinned by NCCL_COMM_ID is bound with
+        # SO_REUSEADDR | SO_REUSEPORT first. RCCL the same, and rocm-5.4.0 src/misc/socket.cc line 457
+        # SYSCHECK(bind(...), "bind_client_port") for its reused client ports; RCCL's CHANGELOG (RCCL-2.12.10 for
+        # ROCm 5.2.3): "When \"Call to bind failed : Address already in use\" error happens in large-scale AlltoAll
+        # (e.g., >=64 MI200 nodes), users are suggested to opt-in either one or both of the options".
+        (r"\bCall to bind(?:_client_port)? failed ?: (?P<why>Address already in use)",),
+        75,
     ),
 )
 

@@ -284,6 +284,8 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "ucx-posix-shm-proc-link-permission-denied": ("fabric", HIGH),
     "hpcx-ucx-rc-verbs-remote-access-error-large-sends": ("fabric", MEDIUM),
     "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict": ("fabric", MEDIUM),
+    "amd-iommu-not-passthrough": ("host", HIGH),
+    "rccl-ib-socket-port-exhaustion-large-alltoall": ("fabric", MEDIUM),
     "cumem-host-no-p2p": ("host", HIGH),
     "topo-file-preset": ("host", HIGH),
     "port-in-use": ("launch", HIGH),
