@@ -3113,4 +3113,26 @@ QUOTES = (
     Quote("HIP", "commit bb3a2f0 (ROCm/clr)", "hipamd/src/hip_error.cpp ihipGetErrorString()", 0,
           'return "no ROCm-capable device is detected";',
           "RuntimeError: HIP error: no ROCm-capable device is detected", "cuda-unavailable"),
+
+    # --- CUDA IPC between the ranks of a node under Slurm's per-task GPU binding; Fabric Manager's start ----------
+    # Cray MPICH's GPU transport (GTL) opening a peer rank's CUDA IPC handle, as its ranks print it with
+    # MPICH_GPU_IPC debug output (E3SM-Project/E3SM#4834, Perlmutter, --gpus-per-task=1 --gpu-bind=map_gpu).
+    Quote("Cray MPICH", "8.1", "libmpi_gtl_cuda (closed source; the line its ranks print)", 0,
+          '"(GTL DEBUG: %d) cuIpcOpenMemHandle: %s, %s, line no %d"',
+          "1: (GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 272",
+          "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding"),
+    # Fabric Manager on NVLink 5 systems waits for the GPUs' local Fabric Manager instances (closed source; its
+    # log, pytorch/ci-infra#552).
+    Quote("NVIDIA Fabric Manager", "driver 570", "nv-fabricmanager's log (closed source)", 0,
+          '"not all local fabric manager instances finished their configuration"',
+          "[Mar 12 2025 09:14:03] [ERROR] [tid 2318] not all local fabric manager instances finished their "
+          "configuration", "fabric-manager-started-before-local-fm-ready"),
+    # Chef's resource error (lib/chef/resource.rb custom_exception_message), AWS ParallelCluster's cookbook
+    # starting the nvidia-fabricmanager service during a compute node's bootstrap (aws/aws-parallelcluster#6571).
+    Quote("Chef", "a stored copy (commit not recorded)", "lib/chef/resource.rb custom_exception_message()", 0,
+          '"#{self} (#{defined_at}) had an error: #{e.class.name}: #{e.message}"',
+          "service[nvidia-fabricmanager] (aws-parallelcluster-platform::nvidia_config line 35) had an error: "
+          "Mixlib::ShellOut::CommandTimeout: Command timed out after 900s:",
+          "fabric-manager-start-timeout-node-bootstrap",
+          fmt="%s (%s) had an error: %s: %s"),
 )

@@ -26,7 +26,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
               "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
-              "coreutils", "RCCL", "HIP"}
+              "coreutils", "RCCL", "HIP", "NVIDIA Fabric Manager", "Chef"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -90,7 +90,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "ucx-ib-memory-registration-enomem-reg-methods", "ucx-posix-shm-proc-link-permission-denied",
                 "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
                 "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict", "amd-iommu-not-passthrough",
-                "rccl-ib-socket-port-exhaustion-large-alltoall"}
+                "rccl-ib-socket-port-exhaustion-large-alltoall", "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
+                "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap"}
 
 
 def message_format(row: Quote) -> str:

@@ -4650,6 +4650,61 @@ CAUSES: Tuple[Cause, ...] = (
         (r"\bCall to bind(?:_client_port)? failed ?: (?P<why>Address already in use)",),
         75,
     ),
+
+    # --- CUDA IPC between the ranks of a node under Slurm's per-task GPU binding -------------------------------
+    Cause(
+        "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
+        "Cray MPICH's GPU transport (GTL) could not open another rank's CUDA IPC handle ({why}): the peer's GPU "
+        "buffer lives on a GPU this rank cannot see, as under Slurm's per-task GPU binding (--gpus-per-task, "
+        "--gpu-bind=map_gpu or closest), which gives each task only its own GPU",
+        "let the ranks of a node see each other's GPUs: request the GPUs per node or job and bind in the program "
+        "(`srun --gpus-per-node=4 --gpu-bind=none`, each rank selecting its GPU from SLURM_LOCALID; E3SM's fix was "
+        "`--gpus-per-task=0 --gpu-bind=none --gpus=N`), or keep the binding and add `--gres-flags=allow-task-sharing` "
+        "(srun, Slurm 23.11 and later: tasks may access every GPU of the job on their node); turning the GTL's IPC "
+        "off (`export MPICH_GPU_IPC_ENABLED=0`) also avoids it, at the cost of intra-node GPU transfers",
+        # Cray MPICH's libmpi_gtl_cuda (closed source): "(GTL DEBUG: %d) cuIpcOpenMemHandle: %s, %s, line no %d" as
+        # its ranks print it (E3SM-Project/E3SM#4834 on Perlmutter, fixed by requesting the GPUs without per-task
+        # binding); the CUDA driver's CUDA_ERROR_INVALID_VALUE for a handle from a device the process cannot see.
+        (r"\(GTL DEBUG: \d{1,6}\) (?:cu|hip)IpcOpenMemHandle: (?P<why>invalid argument)\b",),
+        84,
+        context=(_GPUS_PER_TASK, r"--gpu-bind"),
+    ),
+
+    # --- NVIDIA Fabric Manager's start on the node --------------------------------------------------------------
+    Cause(
+        "fabric-manager-started-before-local-fm-ready",
+        "NVIDIA Fabric Manager gave up configuring the node's NVLink fabric because the GPUs' local Fabric Manager "
+        "instances had not finished their configuration when it waited for them: it was started before they were "
+        "ready (from a node-setup script or cloud-init right after the driver loaded), so the GPUs and NVSwitches "
+        "were left unconfigured",
+        "for the admins: start Fabric Manager through its systemd unit after the driver and its devices are up "
+        "(`systemctl enable nvidia-fabricmanager`, not from cloud-init or the node-setup script), and on a node "
+        "where it already failed run `systemctl restart nvidia-fabricmanager` (then `nvidia-smi -q | grep -A2 "
+        "Fabric` shows State Completed); resubmit without the node (`--exclude=NODE`) meanwhile",
+        # Fabric Manager's own log (closed source; pytorch/ci-infra#552, H100/B200 nodes set up from cloud-init):
+        # "not all local fabric manager instances finished their configuration", then "fabric manager error handler
+        # is called for unhandled config error type %d" and "failed to configure all the available GPUs or
+        # NVSwitches".
+        (r"\bnot all local fabric manager instances finished their configuration",),
+        95,
+        context=(r"failed to configure all the available GPUs or NVSwitches",
+                 r"fabric manager error handler is called for unhandled config error"),
+    ),
+    Cause(
+        "fabric-manager-start-timeout-node-bootstrap",
+        "the node's bootstrap (AWS ParallelCluster's Chef cookbook) timed out waiting for the nvidia-fabricmanager "
+        "service to start, so the compute node failed to bootstrap and the jobs sent to its queue failed (after "
+        "repeated failures ParallelCluster puts the cluster in protected mode)",
+        "for the admins: find why Fabric Manager starts slowly or not at all on that image (`journalctl -u "
+        "nvidia-fabricmanager` on a node; its version must equal the driver's), use an AMI/driver combination "
+        "where it starts (for ParallelCluster 3.11 on Amazon Linux 2023 and p4 nodes, the release that fixes it or "
+        "a custom AMI), then reactivate the compute fleet (`pcluster update-compute-fleet --status START_REQUESTED`)",
+        # Chef's resource error, lib/chef/resource.rb custom_exception_message: "#{self} (#{defined_at}) had an
+        # error: #{e.class.name}: #{e.message}", with mixlib-shellout's CommandTimeout ("Command timed out after
+        # %ds") for the service resource (aws/aws-parallelcluster#6571, 900 s).
+        (r"\bservice\[nvidia-fabricmanager\] \([^)]{0,200}\) had an error: Mixlib::ShellOut::CommandTimeout\b",),
+        94,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}
