@@ -3135,4 +3135,17 @@ QUOTES = (
           "Mixlib::ShellOut::CommandTimeout: Command timed out after 900s:",
           "fabric-manager-start-timeout-node-bootstrap",
           fmt="%s (%s) had an error: %s: %s"),
+
+    # aws-ofi-nccl's GPU memory registration refused with EINVAL on a Cray EX node (Slingshot, nidNNNNNN hosts):
+    # not the EFA installer's cause (prontolab/GB25#152: the CUDA forward-compatibility driver loaded).
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 606,
+          'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
+          "nid001264:1291155:1293014 [1] register_mr_buffers:647 NCCL WARN NET/OFI Unable to register memory (type = "
+          "2) for device 5. RC: -22, Error: Invalid argument",
+          "cuda-forward-compat-driver-breaks-nic-memory-registration"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 606,
+          'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
+          "ip-10-0-1-17:2741:2790 [0] nccl_ofi_sendrecv.cpp:606 NCCL WARN NET/OFI Unable to register memory "
+          "(type = 2) for device 0. RC: -22, Error: Invalid argument", "efa-installer-too-old",
+          context=(EFA_NODE,)),
 )

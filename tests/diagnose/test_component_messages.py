@@ -91,7 +91,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
                 "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict", "amd-iommu-not-passthrough",
                 "rccl-ib-socket-port-exhaustion-large-alltoall", "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
-                "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap"}
+                "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap",
+                "cuda-forward-compat-driver-breaks-nic-memory-registration"}
 
 
 def message_format(row: Quote) -> str:

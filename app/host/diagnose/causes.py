@@ -480,6 +480,11 @@ _UCX_REG_MR_ENOMEM_UNLIMITED = _UCX_REG_MR_ENOMEM + r"\s{0,8}$"
 _UCX_REG_FAILED_RUN = _MPI_FAILED + r"|failed to register user buffer datatype|Fatal error in P?MPI_\w{1,40}"
 #: RCCL's warning at init that the kernel command line lacks iommu=pt (src/init.cc, rocm-5.7.0 to rocm-6.2.0).
 _RCCL_NO_IOMMU_PT = r'\bMissing "iommu=pt"'
+#: aws-ofi-nccl refused to register GPU memory (NCCL_PTR_CUDA, type 2) with EINVAL: "Unable to register memory (type
+#: = %d) for device %d. RC: %d, Error: %s" (v1.18.0 src/nccl_ofi_sendrecv.cpp line 606, src/nccl_ofi_rdma.cpp).
+_OFI_GPU_MR_EINVAL = r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b"
+#: An HPE Cray EX compute node by its name (nid and six digits), as NCCL's WARN header and MPICH print it.
+_CRAY_NODE = r"\bnid\d{6}\b"
 #: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
 #: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
 #: is another limit (the HCA driver's registered-memory tables), not this one.
@@ -666,7 +671,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
-         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT)
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1860,9 +1865,11 @@ CAUSES: Tuple[Cause, ...] = (
         "NCCL 2.19 or newer",
         "upgrade the EFA installer (libfabric) to 1.29.1 or newer, or set `FI_EFA_SET_CUDA_SYNC_MEMOPS=0` "
         "(`EXTRA_ENV=FI_EFA_SET_CUDA_SYNC_MEMOPS=0`)",
-        (r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b",),
+        (_OFI_GPU_MR_EINVAL,),
         83,
-        applies=lambda log: not log.has(_SLINGSHOT),
+        # Not on HPE Cray EX (Slingshot, or its nidNNNNNN compute nodes) without EFA in sight: see
+        # cuda-forward-compat-driver-breaks-nic-memory-registration.
+        applies=lambda log: not log.has(_SLINGSHOT) and (not log.has(_CRAY_NODE) or log.has(_EFA_NODE)),
     ),
     Cause(
         "cumem-host-no-p2p",
@@ -4704,6 +4711,26 @@ CAUSES: Tuple[Cause, ...] = (
         # %ds") for the service resource (aws/aws-parallelcluster#6571, 900 s).
         (r"\bservice\[nvidia-fabricmanager\] \([^)]{0,200}\) had an error: Mixlib::ShellOut::CommandTimeout\b",),
         94,
+    ),
+
+    # --- GPU memory registration with the Slingshot NIC under a CUDA forward-compatibility driver ---------------
+    Cause(
+        "cuda-forward-compat-driver-breaks-nic-memory-registration",
+        "aws-ofi-nccl could not register GPU memory with the Slingshot NIC (EINVAL) on an HPE Cray EX node, so "
+        "NCCL's network connections failed: the EFA installer's cause does not apply there; the case on record is "
+        "the CUDA forward-compatibility driver (cuda-compat's libcuda) loaded in place of the node's own driver, "
+        "whose GPU memory the NIC's driver cannot register",
+        "make the process load the node's own driver library: drop the forward-compatibility libcuda from the "
+        "library path (`/usr/local/cuda/compat` or a container's compat directory in LD_LIBRARY_PATH; Julia's "
+        "CUDA.jl: `export JULIA_CUDA_USE_COMPAT=false`, prontolab/GB25#152); `grep libcuda /proc/PID/maps` on a "
+        "running rank shows which one it loaded. If it is the node's own, the site's libfabric/aws-ofi-nccl "
+        "modules for GPU memory registration are the next suspects (ask the site which to load)",
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_sendrecv.cpp line 606 "Unable to register memory (type = %d) for device
+        # %d. RC: %d, Error: %s" with type 2 (NCCL_PTR_CUDA) and -22 (EINVAL) on nidNNNNNN nodes (Perlmutter,
+        # prontolab/GB25#152: fixed by JULIA_CUDA_USE_COMPAT=false).
+        (_OFI_GPU_MR_EINVAL,),
+        83,
+        applies=lambda log: (log.has(_SLINGSHOT) or log.has(_CRAY_NODE)) and not log.has(_EFA_NODE),
     ),
 )
 

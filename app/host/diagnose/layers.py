@@ -289,6 +289,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding": ("launch", MEDIUM),
     "fabric-manager-started-before-local-fm-ready": ("host", MEDIUM),
     "fabric-manager-start-timeout-node-bootstrap": ("host", HIGH),
+    "cuda-forward-compat-driver-breaks-nic-memory-registration": ("software", MEDIUM),
     "cumem-host-no-p2p": ("host", HIGH),
     "topo-file-preset": ("host", HIGH),
     "port-in-use": ("launch", HIGH),
