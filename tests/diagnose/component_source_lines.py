@@ -3148,4 +3148,14 @@ QUOTES = (
           "ip-10-0-1-17:2741:2790 [0] nccl_ofi_sendrecv.cpp:606 NCCL WARN NET/OFI Unable to register memory "
           "(type = 2) for device 0. RC: -22, Error: Invalid argument", "efa-installer-too-old",
           context=(EFA_NODE,)),
+
+    # Accelerate refuses an accelerate config that sets DeepSpeed fields beside deepspeed_config_file.
+    Quote("Accelerate", "v1.10.0", "src/accelerate/utils/dataclasses.py", 1475,
+          'raise ValueError(\nf"When using `deepspeed_config_file`, the following accelerate config variables will be '
+          'ignored: {env_variable_names_to_ignore}.\\n"',
+          "ValueError: When using `deepspeed_config_file`, the following accelerate config variables will be ignored: "
+          "['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
+          "'offload_param_device', 'zero3_save_16bit_model', 'mixed_precision'].",
+          "accelerate-config-conflicts-with-deepspeed-config-file",
+          fmt="When using `deepspeed_config_file`, the following accelerate config variables will be ignored: %s."),
 )

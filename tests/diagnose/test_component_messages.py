@@ -26,7 +26,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
               "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
-              "coreutils", "RCCL", "HIP", "NVIDIA Fabric Manager", "Chef"}
+              "coreutils", "RCCL", "HIP", "NVIDIA Fabric Manager", "Chef", "Accelerate"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -92,7 +92,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict", "amd-iommu-not-passthrough",
                 "rccl-ib-socket-port-exhaustion-large-alltoall", "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
                 "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap",
-                "cuda-forward-compat-driver-breaks-nic-memory-registration"}
+                "cuda-forward-compat-driver-breaks-nic-memory-registration",
+                "accelerate-config-conflicts-with-deepspeed-config-file"}
 
 
 def message_format(row: Quote) -> str:

@@ -4732,6 +4732,25 @@ CAUSES: Tuple[Cause, ...] = (
         83,
         applies=lambda log: (log.has(_SLINGSHOT) or log.has(_CRAY_NODE)) and not log.has(_EFA_NODE),
     ),
+
+    # --- Accelerate's launcher and DeepSpeed's own config file ----------------------------------------------------
+    Cause(
+        "accelerate-config-conflicts-with-deepspeed-config-file",
+        "accelerate refused the configuration before training started: the accelerate config (or `accelerate "
+        "launch` options) sets `deepspeed_config_file` together with DeepSpeed settings of its own (gradient "
+        "accumulation, clipping, ZeRO stage, offload, mixed precision, the list it prints), which the DeepSpeed "
+        "JSON is meant to own",
+        "keep those settings in the DeepSpeed JSON only: remove `gradient_accumulation_steps`, `gradient_clipping`, "
+        "`zero_stage`, `offload_optimizer_device`, `offload_param_device`, their `*_nvme_path`s, "
+        "`zero3_save_16bit_model` and `mixed_precision` from the accelerate config (or the launch command), or "
+        "write a new one with `accelerate config` (it asks only what `deepspeed_config_file` needs)",
+        # Accelerate v1.10.0 src/accelerate/utils/dataclasses.py line 1475 (v0.34.0 line 1230) raise ValueError(
+        # f"When using `deepspeed_config_file`, the following accelerate config variables will be ignored:
+        # {env_variable_names_to_ignore}.\n" "Please specify them appropriately in the DeepSpeed config file.\n" ...),
+        # when ACCELERATE_CONFIG_DS_FIELDS names one of them.
+        (r"When using `deepspeed_config_file`, the following accelerate config variables will be ignored",),
+        85,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

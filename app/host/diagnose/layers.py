@@ -290,6 +290,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "fabric-manager-started-before-local-fm-ready": ("host", MEDIUM),
     "fabric-manager-start-timeout-node-bootstrap": ("host", HIGH),
     "cuda-forward-compat-driver-breaks-nic-memory-registration": ("software", MEDIUM),
+    "accelerate-config-conflicts-with-deepspeed-config-file": ("launch", HIGH),
     "cumem-host-no-p2p": ("host", HIGH),
     "topo-file-preset": ("host", HIGH),
     "port-in-use": ("launch", HIGH),
