@@ -364,7 +364,10 @@ QUOTES = (
           'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
           "address, length, access_flags, strerror(err));",
           "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:293  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
-          "length=4194304, access=0xf) failed: Cannot allocate memory", "memlock-too-low", context=(MPI_FAILED,)),
+          "length=4194304, access=0xf) failed: Cannot allocate memory",
+          # The line without UCX's "Please set max locked memory" advice: the limit was unlimited (see the rows of
+          # UCX's registration below).
+          "ucx-ib-memory-registration-enomem-reg-methods", context=(MPI_FAILED,)),
 
     # --- Open MPI's openib and usnic BTLs out of locked memory (Open MPI 1.x to 4.1, their verbs transports) --------
     # mca_btl_openib_show_init_error (v4.1.8 opal/mca/btl/openib/btl_openib.c line 155) shows [init-fail-no-mem] on
@@ -3090,4 +3093,143 @@ QUOTES = (
           "Segmentation fault", "apptainer-no-nv", fmt="Segmentation fault",
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
+
+    # --- UCX's own messages for its memory registration, shared memory and verbs completions (v1.12 to v1.19) -----
+    # ibv_reg_mr's ENOMEM: UCX appends the locked-memory advice whenever getrlimit(RLIMIT_MEMLOCK) is finite (v1.5
+    # to v1.12 in ib_md.c, v1.19 through uct_ib_memlock_limit_msg in ib_log.c), so the line without it was printed
+    # under an unlimited limit: the registration path (rcache, ODP) or the card's tables, not ulimit -l.
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_md.c", 324,
+          'ucs_string_buffer_appendf(&msg,\n"%s(address=%p, length=%zu, access=0x%lx) failed: %m",\n'
+          "ibv_reg_mr_func_name, address, length, access_flags);",
+          "[1613401128.440695] [nid001192:11838:0]          ib_md.c:349  UCX  ERROR ibv_reg_mr(address=0xabcf12c0, "
+          "length=26400, access=0xf) failed: Cannot allocate memory", "ucx-ib-memory-registration-enomem-reg-methods",
+          context=("[1613401128.440773] [nid001192:11838:0]    ucp_request.c:269  UCX  ERROR failed to register user "
+                   "buffer datatype 0x8 address 0xabcf12c0 len 26400: Input/output error",)),
+    Quote("UCX", "v1.12.0", "src/uct/ib/base/ib_md.c", 332,
+          'ucs_string_buffer_appendf(&msg,\n". Please set max locked memory "\n"(ulimit -l) to \'unlimited\' "\n'
+          '"(current: %llu kbytes)",\nlimit_info.rlim_cur / UCS_KBYTE);',
+          "[1652739463.054681] [gpu-a-017:2741:0]          ib_md.c:349  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory. Please set max locked memory (ulimit -l) to "
+          "'unlimited' (current: 64 kbytes)", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "v1.19.0", "src/uct/ib/base/ib_log.c", 247,
+          "ucs_string_buffer_appendf(\nmessage,\n\" : Please set max locked memory (ulimit -l) to 'unlimited'\"\n"
+          '" (current: %llu kbytes)",\nmemlock_limit / UCS_KBYTE);',
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:288  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory : Please set max locked memory (ulimit -l) to "
+          "'unlimited' (current: 8192 kbytes)", "memlock-too-low", context=(MPI_FAILED,)),
+    Quote("UCX", "v1.19.0", "src/uct/ib/base/ib_md.c", 270,
+          'ucs_string_buffer_appendf(\n&msg, "%s(address=%p, length=%zu, access=0x%lx) failed: %s", title,\n'
+          "address, length, access_flags, strerror(err));",
+          "[1700000000.123456] [gpu-a-017:2741:0]          ib_md.c:288  UCX  ERROR ibv_reg_mr(address=0x7f3c00000, "
+          "length=4194304, access=0xf) failed: Cannot allocate memory",
+          "ucx-ib-memory-registration-enomem-reg-methods", context=(MPI_FAILED,)),
+    # The posix transport's peers open a rank's segment through /proc/<pid>/fd/<fd> (UCX_POSIX_USE_PROC_LINK=y,
+    # the default): an open the kernel refuses (ptrace access mode, another user, a container's /proc).
+    Quote("UCX", "v1.12.0", "src/uct/sm/mm/posix/mm_posix.c", 218,
+          'ucs_error("%s(file_name=%s flags=0x%x) failed: %m", func, file_name,\nopen_flags);',
+          "[1650000000.123456] [node01:211770:0]       mm_posix.c:195  UCX  ERROR open(file_name=/proc/211766/fd/28 "
+          "flags=0x0) failed: Permission denied", "ucx-posix-shm-proc-link-permission-denied"),
+    Quote("UCX", "v1.19.0", "src/uct/sm/mm/posix/mm_posix.c", 238,
+          'ucs_error("%s(file_name=%s flags=0x%x) failed: %m", func, file_name,\nopen_flags);',
+          "[1700000000.123456] [gpu-a-017:2741:0]       mm_posix.c:238  UCX  ERROR open(file_name=/proc/2740/fd/31 "
+          "flags=0x2) failed: Operation not permitted", "ucx-posix-shm-proc-link-permission-denied"),
+    # rc_verbs' failed send completion with rdma-core's "remote access error" (IBV_WC_REM_ACCESS_ERR): HPC-X 2.23
+    # and 2.24 list it for large sends on rc_v (NVIDIA's known issue 4422894).
+    Quote("UCX", "v1.19.0", "src/uct/ib/rc/verbs/rc_verbs_iface.c", 124,
+          'ucs_log(log_lvl,\n"send completion with error: %s [qpn 0x%x wrid 0x%lx "\n"vendor_err 0x%x]\\n%s",\n'
+          "ibv_wc_status_str(wc->status), wc->qp_num, wc->wr_id,\nwc->vendor_err, peer_info);",
+          "[1700000000.123456] [gpu-a-017:2741:0]     rc_verbs_iface.c:128  UCX  ERROR send completion with error: "
+          "remote access error [qpn 0x1a2 wrid 0x5 vendor_err 0x88]",
+          "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+          fmt="send completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]"),
+    # ucs_assert (a build with assertions, as HPC-X's debug UCX) in cuda_ipc_ep.c (v1.16.0 line 98:
+    # ucs_assert(offset <= key->b_len)), printed by ucs_fatal_error_message as "%13s:%-4u %s".
+    Quote("UCX", "v1.16.0", "src/ucs/debug/assert.h", 27,
+          'ucs_fatal_error_format(__FILE__, __LINE__, __FUNCTION__, \\\n"Assertion `%s\' failed", #_expression); \\',
+          "[1700000000.123456] [gpu-a-017:2741:0]    cuda_ipc_ep.c:98   Assertion `offset <= key->b_len' failed",
+          "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict"),
+
+    # --- RCCL's and NCCL's own words for the node under them (RCCL rocm-5.4.0 to rocm-6.2.0, NCCL 2.21 to 2.27) ----
+    # RCCL warns at init when /proc/cmdline lacks iommu=pt (except Cray kernels and Hyper-V); its p2p transport's
+    # cudaIpcGetMemHandle, renamed hipIpcGetMemHandle by the build's hipify step, then fails with invalid argument.
+    Quote("RCCL", "rocm-6.2.0", "src/transport/p2p.cc", 235,
+          'WARN("cudaIpcGetMemHandle failed : %s", cudaGetErrorString(res));',
+          "gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument",
+          "amd-iommu-not-passthrough", fmt="IpcGetMemHandle failed : %s",
+          context=('gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to '
+                   "system instablity or hang!",)),
+    Quote("RCCL", "rocm-6.2.0", "src/init.cc", 136,
+          'WARN("Missing \\"iommu=pt\\" from kernel command line which can lead to system instablity or hang!");',
+          'gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system '
+          "instablity or hang!", "amd-iommu-not-passthrough",
+          context=("gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument",)),
+    # NCCL's and RCCL's sockets bind to any port ("addr port should be 0 (Any port)", v2.21.5-1 src/misc/socket.cc
+    # line 379; a port NCCL_COMM_ID pins is bound with SO_REUSEADDR | SO_REUSEPORT): EADDRINUSE there is a node
+    # out of local ports. RCCL 2.12.10 to rocm-6.1 also bind a reused client port (src/misc/socket.cc,
+    # "bind_client_port").
+    Quote("NCCL", "v2.21.5-1", "src/include/checks.h", 49,
+          'WARN("Call to " name " failed : %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] misc/socket.cc:380 NCCL WARN Call to bind failed : Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed : %s"),
+    Quote("NCCL", "v2.27.3-1", "src/include/checks.h", 45,
+          'WARN("Call to " name " failed: %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] misc/socket.cc:409 NCCL WARN Call to bind failed: Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed: %s"),
+    Quote("RCCL", "rocm-5.4.0", "src/include/checks.h", 49,
+          'WARN("Call to " name " failed : %s", strerror(errno));',
+          "gpu-a-017:2741:2790 [0] NCCL WARN Call to bind_client_port failed : Address already in use",
+          "rccl-ib-socket-port-exhaustion-large-alltoall", fmt="Call to %s failed : %s"),
+    # HIP's name for hipErrorNoDevice (ROCm/clr hipamd/src/hip_error.cpp, ihipGetErrorName; its string in
+    # ihipGetErrorString), as a program's own check prints it.
+    Quote("HIP", "commit bb3a2f0 (ROCm/clr)", "hipamd/src/hip_error.cpp", 83,
+          'return "hipErrorNoDevice";',
+          "HIP Error - hello_jobstep.cpp:54: 'hipErrorNoDevice'", "cuda-unavailable"),
+    Quote("HIP", "commit bb3a2f0 (ROCm/clr)", "hipamd/src/hip_error.cpp ihipGetErrorString()", 0,
+          'return "no ROCm-capable device is detected";',
+          "RuntimeError: HIP error: no ROCm-capable device is detected", "cuda-unavailable"),
+
+    # --- CUDA IPC between the ranks of a node under Slurm's per-task GPU binding; Fabric Manager's start ----------
+    # Cray MPICH's GPU transport (GTL) opening a peer rank's CUDA IPC handle, as its ranks print it with
+    # MPICH_GPU_IPC debug output (E3SM-Project/E3SM#4834, Perlmutter, --gpus-per-task=1 --gpu-bind=map_gpu).
+    Quote("Cray MPICH", "8.1", "libmpi_gtl_cuda (closed source; the line its ranks print)", 0,
+          '"(GTL DEBUG: %d) cuIpcOpenMemHandle: %s, %s, line no %d"',
+          "1: (GTL DEBUG: 1) cuIpcOpenMemHandle: invalid argument, CUDA_ERROR_INVALID_VALUE, line no 272",
+          "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding"),
+    # Fabric Manager on NVLink 5 systems waits for the GPUs' local Fabric Manager instances (closed source; its
+    # log, pytorch/ci-infra#552).
+    Quote("NVIDIA Fabric Manager", "driver 570", "nv-fabricmanager's log (closed source)", 0,
+          '"not all local fabric manager instances finished their configuration"',
+          "[Mar 12 2025 09:14:03] [ERROR] [tid 2318] not all local fabric manager instances finished their "
+          "configuration", "fabric-manager-started-before-local-fm-ready"),
+    # Chef's resource error (lib/chef/resource.rb custom_exception_message), AWS ParallelCluster's cookbook
+    # starting the nvidia-fabricmanager service during a compute node's bootstrap (aws/aws-parallelcluster#6571).
+    Quote("Chef", "a stored copy (commit not recorded)", "lib/chef/resource.rb custom_exception_message()", 0,
+          '"#{self} (#{defined_at}) had an error: #{e.class.name}: #{e.message}"',
+          "service[nvidia-fabricmanager] (aws-parallelcluster-platform::nvidia_config line 35) had an error: "
+          "Mixlib::ShellOut::CommandTimeout: Command timed out after 900s:",
+          "fabric-manager-start-timeout-node-bootstrap",
+          fmt="%s (%s) had an error: %s: %s"),
+
+    # aws-ofi-nccl's GPU memory registration refused with EINVAL on a Cray EX node (Slingshot, nidNNNNNN hosts):
+    # not the EFA installer's cause (prontolab/GB25#152: the CUDA forward-compatibility driver loaded).
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 606,
+          'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
+          "nid001264:1291155:1293014 [1] register_mr_buffers:647 NCCL WARN NET/OFI Unable to register memory (type = "
+          "2) for device 5. RC: -22, Error: Invalid argument",
+          "cuda-forward-compat-driver-breaks-nic-memory-registration"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 606,
+          'NCCL_OFI_WARN("Unable to register memory (type = %d) for device %d. RC: %d, Error: %s",',
+          "ip-10-0-1-17:2741:2790 [0] nccl_ofi_sendrecv.cpp:606 NCCL WARN NET/OFI Unable to register memory "
+          "(type = 2) for device 0. RC: -22, Error: Invalid argument", "efa-installer-too-old",
+          context=(EFA_NODE,)),
+
+    # Accelerate refuses an accelerate config that sets DeepSpeed fields beside deepspeed_config_file.
+    Quote("Accelerate", "v1.10.0", "src/accelerate/utils/dataclasses.py", 1475,
+          'raise ValueError(\nf"When using `deepspeed_config_file`, the following accelerate config variables will be '
+          'ignored: {env_variable_names_to_ignore}.\\n"',
+          "ValueError: When using `deepspeed_config_file`, the following accelerate config variables will be ignored: "
+          "['gradient_accumulation_steps', 'gradient_clipping', 'zero_stage', 'offload_optimizer_device', "
+          "'offload_param_device', 'zero3_save_16bit_model', 'mixed_precision'].",
+          "accelerate-config-conflicts-with-deepspeed-config-file",
+          fmt="When using `deepspeed_config_file`, the following accelerate config variables will be ignored: %s."),
 )

@@ -26,7 +26,7 @@ COMPONENTS = {"NCCL", "aws-ofi-nccl", "UCX", "systemd",
               "nccl-tests", "glibc", "CPython", "bash", "dash", "GCC", "OpenSSH", "Gloo", "Cray MPICH", "pyxis",
               "kmod", "munge", "Torque", "HDF5", "squashfs-tools", "squashfuse", "libfuse",
               "filelock", "Lightning", "gdrcopy", "cloud-init", "NVSHMEM", "UCCL", "k8s-device-plugin",
-              "coreutils"}
+              "coreutils", "RCCL", "HIP", "NVIDIA Fabric Manager", "Chef", "Accelerate"}
 #: The causes read from the components' sources (app/host/diagnose/causes.py's last section): each has a quote.
 FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nvml-driver-mismatch",
                 "cuda-driver-combination", "container-cuda-requirement", "container-no-driver", "apptainer-tmp-full",
@@ -89,7 +89,14 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "tcpstore-connection-reset-after-connect", "job-pids-limit-exceeded",
                 "slurm-user-uid-differs-across-nodes", "slurm-conf-not-found", "slurm-node-address-unknown",
                 "slurmd-cgroup-fs-read-only", "user-unknown-on-node",
-                "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes"}
+                "nvidia-container-toolkit-1-12-0-cdi-missing-dev-nodes",
+                "ucx-ib-memory-registration-enomem-reg-methods", "ucx-posix-shm-proc-link-permission-denied",
+                "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+                "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict", "amd-iommu-not-passthrough",
+                "rccl-ib-socket-port-exhaustion-large-alltoall", "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
+                "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap",
+                "cuda-forward-compat-driver-breaks-nic-memory-registration",
+                "accelerate-config-conflicts-with-deepspeed-config-file"}
 
 
 def message_format(row: Quote) -> str:
@@ -617,3 +624,27 @@ def test_a_step_refusal_srun_wraps_over_two_lines_is_the_steps_size() -> None:
     for lines in (["srun: error: Unable to create step for job 234123: More processors requested", "than permitted"],
                   ["srun: error: Unable to create step for job 234123: Memory required ", "by task is not available"]):
         assert [f.key for f in diagnose_lines(lines)][:1] == ["srun-step-exceeds-allocation"], lines
+
+
+def test_ucx_registration_enomem_is_the_limit_only_where_ucx_says_so() -> None:
+    """UCX appends "Please set max locked memory" to ibv_reg_mr's ENOMEM whenever the limit is finite (v1.5 to
+    v1.19): the bare line is another exhaustion, and only a failed send or run makes it a cause."""
+    bare = ("[1613401128.440695] [nid001192:11838:0] ib_md.c:325 UCX ERROR ibv_reg_mr(address=0xabcf12c0, "
+            "length=26400, access=0xf) failed: Cannot allocate memory")
+    assert diagnose_lines([bare, "step 100 loss 2.31"]) == []
+    failed = "Fatal error in PMPI_Isend: Other MPI error, error stack:"
+    keys = [f.key for f in diagnose_lines([bare, failed])]
+    assert keys[:1] == ["ucx-ib-memory-registration-enomem-reg-methods"] and "memlock-too-low" not in keys
+    advised = bare + ". Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)"
+    assert [f.key for f in diagnose_lines([advised, failed])][:1] == ["memlock-too-low"]
+
+
+def test_rccls_iommu_warning_is_a_cause_only_beside_its_failed_ipc_handle() -> None:
+    """RCCL warns at every init on a node without iommu=pt; the warning alone is a healthy run, and an IPC failure
+    on a node where RCCL did not warn (iommu=pt is set) is not this cause."""
+    warned = ('gpu-a-017:2741:2741 [0] NCCL WARN Missing "iommu=pt" from kernel command line which can lead to '
+              "system instablity or hang!")
+    failed = "gpu-a-017:2741:2790 [0] NCCL WARN hipIpcGetMemHandle failed : invalid argument"
+    assert diagnose_lines([warned, "step 100 loss 2.31"]) == []
+    assert "amd-iommu-not-passthrough" not in [f.key for f in diagnose_lines([failed])]
+    assert [f.key for f in diagnose_lines([warned, failed])][:1] == ["amd-iommu-not-passthrough"]

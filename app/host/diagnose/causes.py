@@ -470,6 +470,27 @@ _UCX_VERBS_ENOMEM = (r"ibv_(?:create_cq|reg_mr|reg_dmabuf_mr)\((?:(?:cqe|address
 #: the whole worker when one does not open. Its device probes ("ibv_create_cq()" with no cqe) are logged at DEBUG
 #: since v1.15.0 and only the failed run makes them a cause.
 _UCX_IFACE_CQ_ENOMEM = r"ibv_create_cq\(cqe=\d+\) failed: Cannot allocate memory"
+#: UCX's memory registration failed with ENOMEM, "%s(address=%p, length=%zu, access=0x%lx) failed: %m" (v1.7.0 to
+#: v1.12.0 src/uct/ib/base/ib_md.c, line 324 in v1.12.0; "ibv_%sreg_mr(address=%p, length=%zu, %saccess=0x%lx)" in
+#: v1.5 and v1.6; v1.19.0 line 270 with strerror): UCX appends ". Please set max locked memory (ulimit -l) to
+#: 'unlimited' (current: %llu kbytes)" (v1.12.0 line 332) or, since uct_ib_memlock_limit_msg (v1.19.0
+#: src/uct/ib/base/ib_log.c line 247), " : Please set max locked memory ..." whenever the process' RLIMIT_MEMLOCK is
+#: finite. With the advice the limit is the cause; without it (the line ends at the errno) the limit was unlimited
+#: and the registration path (registration cache, on-demand paging) or the card's own tables ran out.
+_UCX_REG_MR_ENOMEM = r"ibv_(?:exp_)?reg_(?:dmabuf_)?mr\(address=[^)]{0,200}\) failed: Cannot allocate memory"
+_UCX_REG_MR_ENOMEM_LIMITED = _UCX_REG_MR_ENOMEM + r" ?[.:] Please set max locked memory"
+_UCX_REG_MR_ENOMEM_UNLIMITED = _UCX_REG_MR_ENOMEM + r"\s{0,8}$"
+#: A run the failed registration ended: an MPI's failure, UCP's "failed to register user buffer datatype 0x%"PRIx64
+#: " address %p len %zu: %s" (v1.12.0 src/ucp/core/ucp_request.c line 498, v1.19.0 line 523), MPICH's and Cray
+#: MPICH's "Fatal error in %s" (src/mpi/errhan/errutil.c).
+_UCX_REG_FAILED_RUN = _MPI_FAILED + r"|failed to register user buffer datatype|Fatal error in P?MPI_\w{1,40}"
+#: RCCL's warning at init that the kernel command line lacks iommu=pt (src/init.cc, rocm-5.7.0 to rocm-6.2.0).
+_RCCL_NO_IOMMU_PT = r'\bMissing "iommu=pt"'
+#: aws-ofi-nccl refused to register GPU memory (NCCL_PTR_CUDA, type 2) with EINVAL: "Unable to register memory (type
+#: = %d) for device %d. RC: %d, Error: %s" (v1.18.0 src/nccl_ofi_sendrecv.cpp line 606, src/nccl_ofi_rdma.cpp).
+_OFI_GPU_MR_EINVAL = r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b"
+#: An HPE Cray EX compute node by its name (nid and six digits), as NCCL's WARN header and MPICH print it.
+_CRAY_NODE = r"\bnid\d{6}\b"
 #: Open MPI's openib BTL out of locked memory names the limit getrlimit gave it (v4.1.8
 #: opal/mca/btl/openib/btl_openib.c line 155, "unlimited" for RLIM_INFINITY): an ENOMEM under an unlimited ulimit -l
 #: is another limit (the HCA driver's registered-memory tables), not this one.
@@ -656,7 +677,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
-         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN)
+         _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -1698,7 +1720,11 @@ CAUSES: Tuple[Cause, ...] = (
         # build).
         (r"ProcessGroupNCCL is only supported with GPUs, no GPUs found", r"Torch not compiled with CUDA enabled",
          r"No CUDA GPUs are available", r"no CUDA-capable device is detected", r"CUDA_ERROR_NO_DEVICE\b",
-         r"Distributed package doesn't have NCCL built in"),
+         r"Distributed package doesn't have NCCL built in",
+         # HIP's hipErrorNoDevice by name and by string (ROCm/clr hipamd/src/hip_error.cpp, commit bb3a2f0,
+         # ihipGetErrorName line 83 "hipErrorNoDevice", ihipGetErrorString "no ROCm-capable device is detected"):
+         # the same on AMD GPUs (a job without --gres=gpu:N, --gpus or ROCR_VISIBLE_DEVICES set empty).
+         r"\bhipErrorNoDevice\b", r"no ROCm-capable device is detected"),
         84,
     ),
     Cause(
@@ -1816,7 +1842,9 @@ CAUSES: Tuple[Cause, ...] = (
         "the network card fails (ENOMEM)",
         _MEMLOCK_FIX,
         (r"Call to ibv_(?:reg_mr\w*|reg_dmabuf_mr|create_cq\w*) failed with error Cannot allocate memory",
-         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b", _UCX_VERBS_ENOMEM,
+         r"Unable to register memory \(type = \d+\) for device \d+\. RC: -12\b",
+         # UCX: its CQs, and a registration whose line carries UCX's locked-memory advice (see _UCX_REG_MR_ENOMEM).
+         r"ibv_create_cq\((?:cqe=[^)]{0,200})?\) failed: Cannot allocate memory", _UCX_REG_MR_ENOMEM_LIMITED,
          # The limit as the node shows it, below 100 MB: Linux fs/proc/base.c proc_pid_limits() (v6.8)
          # "%-25s %-20lu " per limit, lnames[RLIMIT_MEMLOCK] = { "Max locked memory", "bytes" } (/proc/PID/limits,
          # what the job's processes inherited from slurmd or pbs_mom); bash-5.2 builtins/ulimit.def printone()
@@ -1855,8 +1883,9 @@ CAUSES: Tuple[Cause, ...] = (
         # UCX's lines only in a failed run: it logs a device it cannot use and goes on with its other transports
         # (shared memory on a node without InfiniBand: openucx/ucx#8746, a run that completed).
         # Open MPI's openib text with an unlimited limit is another limit's ENOMEM.
-        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_MPI_FAILED) or log.has(_NCCL_VERBS_ENOMEM)
-                              or log.has(_UCX_IFACE_CQ_ENOMEM)) and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
+        applies=lambda log: ((not log.has(_UCX_VERBS_ENOMEM) or log.has(_UCX_REG_FAILED_RUN)
+                              or log.has(_NCCL_VERBS_ENOMEM) or log.has(_UCX_IFACE_CQ_ENOMEM))
+                             and not log.has(_OMPI_MEMLOCK_UNLIMITED)),
     ),
     Cause(
         "efa-installer-too-old",
@@ -1864,9 +1893,11 @@ CAUSES: Tuple[Cause, ...] = (
         "NCCL 2.19 or newer",
         "upgrade the EFA installer (libfabric) to 1.29.1 or newer, or set `FI_EFA_SET_CUDA_SYNC_MEMOPS=0` "
         "(`EXTRA_ENV=FI_EFA_SET_CUDA_SYNC_MEMOPS=0`)",
-        (r"Unable to register memory \(type = 2\) for device \d+\. RC: -22\b",),
+        (_OFI_GPU_MR_EINVAL,),
         83,
-        applies=lambda log: not log.has(_SLINGSHOT),
+        # Not on HPE Cray EX (Slingshot, or its nidNNNNNN compute nodes) without EFA in sight: see
+        # cuda-forward-compat-driver-breaks-nic-memory-registration.
+        applies=lambda log: not log.has(_SLINGSHOT) and (not log.has(_CRAY_NODE) or log.has(_EFA_NODE)),
     ),
     Cause(
         "cumem-host-no-p2p",
@@ -1932,7 +1963,10 @@ CAUSES: Tuple[Cause, ...] = (
         # Not torch's per-address "The server socket has failed to bind to {} {}." (socket.cpp, 2.4 to 2.13): a
         # warning it records and moves on from (under torchrun's agent store every worker prints it and TCPStore.cpp
         # says "ignoring the error"); the thrown "failed to listen on any local network address" quotes it.
-        (r"^(?!.*The server socket has failed to bind to ).*Address already in use",
+        # Nor NCCL's and RCCL's "Call to bind failed : %s" (rccl-ib-socket-port-exhaustion-large-alltoall): their
+        # sockets bind to any free port, so that EADDRINUSE is the node out of ports, not a taken one.
+        (r"^(?!.*(?:The server socket has failed to bind to |Call to bind(?:_client_port)? failed ?: ))"
+         r".*Address already in use",
          r"failed to listen on any local network address"),
         71,
     ),
@@ -4636,6 +4670,212 @@ CAUSES: Tuple[Cause, ...] = (
          r"\[deep(?:speed|scale)\] OVERFLOW! Rank \d{1,6} Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing "
          r"to 1(?:\.0)?\s{0,8}$"),
         82,
+    ),
+
+    # --- UCX's own messages (Open MPI's, Cray MPICH's and HPC-X's transport), v1.12 to v1.19 ----------------------
+    Cause(
+        "ucx-ib-memory-registration-enomem-reg-methods",
+        "UCX could not register a buffer with the InfiniBand card (ibv_reg_mr: Cannot allocate memory) although the "
+        "locked-memory limit is unlimited (UCX adds \"Please set max locked memory\" to this line whenever the limit "
+        "is finite): the registration path ran out elsewhere, its registration cache or on-demand paging, or the "
+        "card's registration tables, so the send that needed the buffer failed",
+        "register buffers directly, without UCX's registration cache and on-demand paging: UCX up to 1.15 "
+        "`export UCX_IB_REG_METHODS=direct` before srun/mpirun (ARCHER2's documented workaround; `mpirun -x "
+        "UCX_IB_REG_METHODS=direct`), later UCX `export UCX_RCACHE_ENABLE=n`; if it persists, fewer ranks per "
+        "node or smaller messages keep less memory registered at once, and the admins check the HCA driver's "
+        "limits (mlx5's log_num_mtt on older cards); where the line does say \"Please set max locked memory\" "
+        "see memlock-too-low",
+        (_UCX_REG_MR_ENOMEM_UNLIMITED,),
+        84,
+        # UCX logs a registration it could not make and may go on with another memory domain: a cause only where
+        # the send or the MPI run failed on it.
+        applies=lambda log: log.has(_UCX_REG_FAILED_RUN),
+        context=(r"failed to register user buffer datatype", r"failed to register address 0x[0-9a-f]+"),
+    ),
+    Cause(
+        "ucx-posix-shm-proc-link-permission-denied",
+        "UCX's shared-memory transport (posix) could not open another rank's segment through its /proc/<pid>/fd "
+        "link ({why}): UCX shares the segment that way by default (UCX_POSIX_USE_PROC_LINK=y) and the kernel "
+        "refuses the open where the ranks of a node run as different users, in different containers or user "
+        "namespaces, or a security module denies it, so the ranks' shared-memory endpoints could not connect",
+        "tell UCX to share the segment by its file path instead: `export UCX_POSIX_USE_PROC_LINK=n` (Open MPI: "
+        "`mpirun -x UCX_POSIX_USE_PROC_LINK=n ...`), or run the ranks of a node as one user in one container; "
+        "leaving the posix transport out (`UCX_TLS=^posix`, UCX then uses sysv or cma) also avoids it",
+        # UCX v1.12.0 src/uct/sm/mm/posix/mm_posix.c line 218 (v1.19.0 line 238) ucs_error("%s(file_name=%s
+        # flags=0x%x) failed: %m", func, file_name, open_flags) from uct_posix_procfs_open with the path
+        # UCT_POSIX_PROCFS_FILE_FMT "/proc/%d/fd/%d"; its consequence, mm_ep.c's "mm ep failed to connect to remote
+        # FIFO id 0x%"PRIx64": %s" (v1.12.0 src/uct/sm/mm/base/mm_ep.c line 171). openucx/ucx#4224.
+        (r"\bopen\(file_name=/proc/\d{1,10}/fd/\d{1,10} flags=0x[0-9a-f]{1,8}\) failed: "
+         r"(?P<why>Permission denied|Operation not permitted)",),
+        86,
+        context=(r"mm ep failed to connect to remote FIFO id",),
+    ),
+    Cause(
+        "hpcx-ucx-rc-verbs-remote-access-error-large-sends",
+        "a send on UCX's rc_verbs transport (rc_v) completed with a remote access error (the peer's card refused "
+        "the RDMA access): HPC-X 2.23 and 2.24 list this for relatively large sends on rc_v (NVIDIA's known issue "
+        "4422894); a program that frees or reuses a buffer before its transfer completed gives the same status",
+        "leave rc_v out of UCX's transports: `export UCX_TLS=^rc_v` (Open MPI: `mpirun -x UCX_TLS=^rc_v`), so UCX "
+        "uses rc_mlx5 or dc for the same link, the workaround HPC-X's release notes give; if the error stays on "
+        "those transports too, look at the program's buffers (freed or reused before the transfer completed)",
+        # UCX v1.19.0 src/uct/ib/rc/verbs/rc_verbs_iface.c line 124 (v1.12.0 line 121) ucs_log(log_lvl, "send
+        # completion with error: %s [qpn 0x%x wrid 0x%lx vendor_err 0x%x]\n%s", ibv_wc_status_str(wc->status), ...):
+        # rdma-core's string for IBV_WC_REM_ACCESS_ERR is "remote access error" (libibverbs/enum_strs.c); the file
+        # and line are UCX's log prefix ("%13s:%-4u").
+        (r"\brc_verbs_iface\.c:\d{1,5}\b.{0,60}send completion with error: remote access error",),
+        80,
+    ),
+    Cause(
+        "ucx-cuda-ipc-gdrcopy-same-buffer-registration-conflict",
+        "UCX's cuda_ipc transport failed its check that a remote offset lies inside the peer's registered GPU "
+        "buffer: NVIDIA lists this for HPC-X 2.17 (known issue 3606732), intra-node transfers of CUDA buffers "
+        "where cuda_ipc and gdrcopy register the same buffer and conflict (it may print \"gdr_map failed\" instead)",
+        "upgrade HPC-X/UCX past 2.17 (NVIDIA lists no workaround for 2.17); to keep the two transports from "
+        "registering the same buffer, leave gdrcopy out of UCX: `export UCX_TLS=^gdr_copy` (intra-node GPU "
+        "transfers then go through cuda_ipc and cuda_copy)",
+        # UCX v1.16.0 src/uct/cuda/cuda_ipc/cuda_ipc_ep.c line 98 (v1.12.0 line 78, v1.18.0 line 97)
+        # ucs_assert(offset <= key->b_len), printed by src/ucs/debug/assert.h line 27 ucs_fatal_error_format(...,
+        # "Assertion `%s' failed", #_expression) in builds with assertions (HPC-X's debug UCX); the release notes
+        # quote it as "assertion `offset <= key->b_len' failed in cuda_ipc". gdrcopy's "gdr_map failed. length :%lu
+        # ret:%d" (v1.16.0 src/uct/cuda/gdr_copy/gdr_copy_md.c) has other causes too and is only context.
+        (r"[Aa]ssertion `offset <= key->b_len' failed",),
+        85,
+        context=(r"\bgdr_map failed",),
+    ),
+
+    # --- RCCL's and NCCL's own words for the node under them ----------------------------------------------------
+    Cause(
+        "amd-iommu-not-passthrough",
+        "the node's kernel command line does not put the IOMMU in passthrough mode (RCCL warned: no iommu=pt in "
+        "/proc/cmdline), and RCCL's hipIpcGetMemHandle, which shares GPU memory between the ranks of the node, "
+        "failed ({why})",
+        "for the admins: boot the node with the IOMMU in passthrough, `amd_iommu=on iommu=pt` (AMD CPUs) or "
+        "`intel_iommu=on iommu=pt` (Intel CPUs) on the kernel command line (GRUB_CMDLINE_LINUX, then update-grub "
+        "and a reboot); `cat /proc/cmdline` on the node shows it, per AMD's GPU cluster networking guide; "
+        "meanwhile resubmit without the node (`--exclude=NODE`)",
+        # RCCL rocm-5.7.0 src/init.cc line 124 (rocm-6.2.0 line 136) WARN("Missing \"iommu=pt\" from kernel command
+        # line which can lead to system instablity or hang!") when strstr(/proc/cmdline, "iommu=pt") is NULL (not on
+        # Cray kernels or Hyper-V); src/transport/p2p.cc (rocm-5.7.0 line 462, rocm-6.2.0 line 235)
+        # WARN("cudaIpcGetMemHandle failed : %s", cudaGetErrorString(res)), hipIpcGetMemHandle once the build has
+        # hipified it. The warning alone is printed by healthy runs too; the IPC failure without it is another cause.
+        (r"\b(?:hip|cuda)IpcGetMemHandle failed : (?P<why>[^\n]{1,80})",),
+        86,
+        applies=lambda log: log.has(_RCCL_NO_IOMMU_PT),
+        context=(_RCCL_NO_IOMMU_PT,),
+    ),
+    Cause(
+        "rccl-ib-socket-port-exhaustion-large-alltoall",
+        "NCCL (RCCL) could not bind one of its sockets ({why}): it binds them to any free port, so the node ran out "
+        "of local ports; every connection of its IB and socket transports holds one, and large AlltoAll jobs open "
+        "that many (RCCL's changelog: 64 or more MI200 nodes)",
+        "RCCL 2.12.10 to ROCm 6.1: let NET/IB reuse ports, `export NCCL_IB_SOCK_CLIENT_PORT_REUSE=1` and/or "
+        "`export NCCL_IB_SOCK_SERVER_PORT_REUSE=1` (not the server one with NCCL_NCHANNELS_PER_NET_PEER above 1); "
+        "on any version the admins can widen the node's port range (`sysctl -w net.ipv4.ip_local_port_range=\"1024 "
+        "65535\"`), and fewer connections per peer need fewer ports (`NCCL_NCHANNELS_PER_NET_PEER=1`); `ss -s` on "
+        "the node during the run shows how many sockets are open",
+        # NCCL v2.21.5-1 src/include/checks.h line 49 WARN("Call to " name " failed : %s", strerror(errno)) (v2.27.3-1
+        # line 45 "... failed: %s") from src/misc/socket.cc line 380 SYSCHECK(bind(...), "bind") in ncclSocketListen,
+        # whose address has port 0 ("addr port should be 0 (Any port)"); a port pinned by NCCL_COMM_ID is bound with
+        # SO_REUSEADDR | SO_REUSEPORT first. RCCL the same, and rocm-5.4.0 src/misc/socket.cc line 457
+        # SYSCHECK(bind(...), "bind_client_port") for its reused client ports; RCCL's CHANGELOG (RCCL-2.12.10 for
+        # ROCm 5.2.3): "When \"Call to bind failed : Address already in use\" error happens in large-scale AlltoAll
+        # (e.g., >=64 MI200 nodes), users are suggested to opt-in either one or both of the options".
+        (r"\bCall to bind(?:_client_port)? failed ?: (?P<why>Address already in use)",),
+        75,
+    ),
+
+    # --- CUDA IPC between the ranks of a node under Slurm's per-task GPU binding -------------------------------
+    Cause(
+        "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
+        "Cray MPICH's GPU transport (GTL) could not open another rank's CUDA IPC handle ({why}): the peer's GPU "
+        "buffer lives on a GPU this rank cannot see, as under Slurm's per-task GPU binding (--gpus-per-task, "
+        "--gpu-bind=map_gpu or closest), which gives each task only its own GPU",
+        "let the ranks of a node see each other's GPUs: request the GPUs per node or job and bind in the program "
+        "(`srun --gpus-per-node=4 --gpu-bind=none`, each rank selecting its GPU from SLURM_LOCALID; E3SM's fix was "
+        "`--gpus-per-task=0 --gpu-bind=none --gpus=N`), or keep the binding and add `--gres-flags=allow-task-sharing` "
+        "(srun, Slurm 23.11 and later: tasks may access every GPU of the job on their node); turning the GTL's IPC "
+        "off (`export MPICH_GPU_IPC_ENABLED=0`) also avoids it, at the cost of intra-node GPU transfers",
+        # Cray MPICH's libmpi_gtl_cuda (closed source): "(GTL DEBUG: %d) cuIpcOpenMemHandle: %s, %s, line no %d" as
+        # its ranks print it (E3SM-Project/E3SM#4834 on Perlmutter, fixed by requesting the GPUs without per-task
+        # binding); the CUDA driver's CUDA_ERROR_INVALID_VALUE for a handle from a device the process cannot see.
+        (r"\(GTL DEBUG: \d{1,6}\) (?:cu|hip)IpcOpenMemHandle: (?P<why>invalid argument)\b",),
+        84,
+        context=(_GPUS_PER_TASK, r"--gpu-bind"),
+    ),
+
+    # --- NVIDIA Fabric Manager's start on the node --------------------------------------------------------------
+    Cause(
+        "fabric-manager-started-before-local-fm-ready",
+        "NVIDIA Fabric Manager gave up configuring the node's NVLink fabric because the GPUs' local Fabric Manager "
+        "instances had not finished their configuration when it waited for them: it was started before they were "
+        "ready (from a node-setup script or cloud-init right after the driver loaded), so the GPUs and NVSwitches "
+        "were left unconfigured",
+        "for the admins: start Fabric Manager through its systemd unit after the driver and its devices are up "
+        "(`systemctl enable nvidia-fabricmanager`, not from cloud-init or the node-setup script), and on a node "
+        "where it already failed run `systemctl restart nvidia-fabricmanager` (then `nvidia-smi -q | grep -A2 "
+        "Fabric` shows State Completed); resubmit without the node (`--exclude=NODE`) meanwhile",
+        # Fabric Manager's own log (closed source; pytorch/ci-infra#552, H100/B200 nodes set up from cloud-init):
+        # "not all local fabric manager instances finished their configuration", then "fabric manager error handler
+        # is called for unhandled config error type %d" and "failed to configure all the available GPUs or
+        # NVSwitches".
+        (r"\bnot all local fabric manager instances finished their configuration",),
+        95,
+        context=(r"failed to configure all the available GPUs or NVSwitches",
+                 r"fabric manager error handler is called for unhandled config error"),
+    ),
+    Cause(
+        "fabric-manager-start-timeout-node-bootstrap",
+        "the node's bootstrap (AWS ParallelCluster's Chef cookbook) timed out waiting for the nvidia-fabricmanager "
+        "service to start, so the compute node failed to bootstrap and the jobs sent to its queue failed (after "
+        "repeated failures ParallelCluster puts the cluster in protected mode)",
+        "for the admins: find why Fabric Manager starts slowly or not at all on that image (`journalctl -u "
+        "nvidia-fabricmanager` on a node; its version must equal the driver's), use an AMI/driver combination "
+        "where it starts (for ParallelCluster 3.11 on Amazon Linux 2023 and p4 nodes, the release that fixes it or "
+        "a custom AMI), then reactivate the compute fleet (`pcluster update-compute-fleet --status START_REQUESTED`)",
+        # Chef's resource error, lib/chef/resource.rb custom_exception_message: "#{self} (#{defined_at}) had an
+        # error: #{e.class.name}: #{e.message}", with mixlib-shellout's CommandTimeout ("Command timed out after
+        # %ds") for the service resource (aws/aws-parallelcluster#6571, 900 s).
+        (r"\bservice\[nvidia-fabricmanager\] \([^)]{0,200}\) had an error: Mixlib::ShellOut::CommandTimeout\b",),
+        94,
+    ),
+
+    # --- GPU memory registration with the Slingshot NIC under a CUDA forward-compatibility driver ---------------
+    Cause(
+        "cuda-forward-compat-driver-breaks-nic-memory-registration",
+        "aws-ofi-nccl could not register GPU memory with the Slingshot NIC (EINVAL) on an HPE Cray EX node, so "
+        "NCCL's network connections failed: the EFA installer's cause does not apply there; the case on record is "
+        "the CUDA forward-compatibility driver (cuda-compat's libcuda) loaded in place of the node's own driver, "
+        "whose GPU memory the NIC's driver cannot register",
+        "make the process load the node's own driver library: drop the forward-compatibility libcuda from the "
+        "library path (`/usr/local/cuda/compat` or a container's compat directory in LD_LIBRARY_PATH; Julia's "
+        "CUDA.jl: `export JULIA_CUDA_USE_COMPAT=false`, prontolab/GB25#152); `grep libcuda /proc/PID/maps` on a "
+        "running rank shows which one it loaded. If it is the node's own, the site's libfabric/aws-ofi-nccl "
+        "modules for GPU memory registration are the next suspects (ask the site which to load)",
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_sendrecv.cpp line 606 "Unable to register memory (type = %d) for device
+        # %d. RC: %d, Error: %s" with type 2 (NCCL_PTR_CUDA) and -22 (EINVAL) on nidNNNNNN nodes (Perlmutter,
+        # prontolab/GB25#152: fixed by JULIA_CUDA_USE_COMPAT=false).
+        (_OFI_GPU_MR_EINVAL,),
+        83,
+        applies=lambda log: (log.has(_SLINGSHOT) or log.has(_CRAY_NODE)) and not log.has(_EFA_NODE),
+    ),
+
+    # --- Accelerate's launcher and DeepSpeed's own config file ----------------------------------------------------
+    Cause(
+        "accelerate-config-conflicts-with-deepspeed-config-file",
+        "accelerate refused the configuration before training started: the accelerate config (or `accelerate "
+        "launch` options) sets `deepspeed_config_file` together with DeepSpeed settings of its own (gradient "
+        "accumulation, clipping, ZeRO stage, offload, mixed precision, the list it prints), which the DeepSpeed "
+        "JSON is meant to own",
+        "keep those settings in the DeepSpeed JSON only: remove `gradient_accumulation_steps`, `gradient_clipping`, "
+        "`zero_stage`, `offload_optimizer_device`, `offload_param_device`, their `*_nvme_path`s, "
+        "`zero3_save_16bit_model` and `mixed_precision` from the accelerate config (or the launch command), or "
+        "write a new one with `accelerate config` (it asks only what `deepspeed_config_file` needs)",
+        # Accelerate v1.10.0 src/accelerate/utils/dataclasses.py line 1475 (v0.34.0 line 1230) raise ValueError(
+        # f"When using `deepspeed_config_file`, the following accelerate config variables will be ignored:
+        # {env_variable_names_to_ignore}.\n" "Please specify them appropriately in the DeepSpeed config file.\n" ...),
+        # when ACCELERATE_CONFIG_DS_FIELDS names one of them.
+        (r"When using `deepspeed_config_file`, the following accelerate config variables will be ignored",),
+        85,
     ),
 )
 
