@@ -60,7 +60,7 @@ test: $(STAMP) system-deps ## Run the whole test suite
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s tests -- $(ARGS)
 
 .PHONY: check
-check: $(STAMP) ## Run the fast tests: none that needs root, Slurm, Apptainer, or is slow (2 to 3 min on 2 cores)
+check: $(STAMP) ## Run the fast tests: none that needs root, Slurm, Apptainer, or is slow (about 2 min on 2 cores)
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/nox --no-venv -s fast -- $(ARGS)
 
 .PHONY: lint
