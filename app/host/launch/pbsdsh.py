@@ -256,7 +256,7 @@ def _end_the_others(error, tasks: NodeTasks, failed: Sequence[Tuple[int, int]], 
     if not ended:
         return ended
     number, code = failed[0]
-    said = f"exit {code}" if code >= 0 else "no start"
+    said = f"exit {code}" if code >= 0 else "no exit code"
     error(f"pbsdsh: the task on node-file line {tasks.indexes[number]} failed ({said}): ending the tasks on "
           f"node-file line(s) {first_few([tasks.indexes[each] for each in ended], 8)}, which would wait for it")
     deadline = time.monotonic() + _shutdown_grace()
