@@ -2,12 +2,16 @@
 
 The image has no Accelerate: extend it first (docs/packages.md), then run with that image:
 
-    pip download accelerate --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d wheels/
+    apptainer exec app.sif python3 -m pip list --format=freeze > image-packages.txt
+    python3 containers/gather-wheels.py --image-packages image-packages.txt --python-version 3.12 \
+        --platform manylinux2014_x86_64 -d wheels/ accelerate
     make image-extend IMAGE=app.sif WHEELS=wheels/ OUT=app-accelerate.sif PACKAGES=accelerate
     sbatch -N 2 --gres=gpu:4 --export=ALL,IMAGE=$PWD/app-accelerate.sif jobscripts/slurm.sh \
         examples/accelerate_checkpoint.py --steps 1000
 
-`Accelerator()` reads torchrun's variables (docs/your-script.md) and picks NCCL on GPUs, gloo on CPUs. The
+`Accelerator()` reads torchrun's variables (docs/your-script.md) and picks NCCL on GPUs; on a node without one it is
+told `cpu=True`, without which Accelerate 1.15 runs each rank alone (accelerate/state.py _prepare_backend: a
+torchrun world becomes MULTI_CPU over gloo only when `cpu` is set). The
 checkpoint is Accelerate's own (`save_state`/`load_state`) in RUN_DIR/accelerate; SIGTERM before the time limit
 saves it and exits 75, so the job requeues and goes on (the same protocol as examples/ddp_checkpoint.py).
 """
@@ -39,7 +43,7 @@ def main() -> int:
     args = parse_args()
     stop = {"requested": False}
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.update(requested=True))
-    accelerator = Accelerator()
+    accelerator = Accelerator(cpu=not torch.cuda.is_available())
     state_dir = Path(os.environ.get("RUN_DIR", "run")) / "accelerate"
     step_file = state_dir / "step.json"
 
