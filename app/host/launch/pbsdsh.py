@@ -143,6 +143,7 @@ class NodeTasks:
         self.indexes = list(indexes)
         self.prefixes = list(prefixes)
         self.processes = []  # type: List[subprocess.Popen]
+        self.codes = {}  # type: Dict[int, int]
         for index, prefix in zip(indexes, prefixes):
             with open(prefix + ".pbsdsh", "wb") as report:
                 self.processes.append(subprocess.Popen(["pbsdsh", "-n", index, "--", *task_words(prefix)],
@@ -153,13 +154,13 @@ class NodeTasks:
         return any(process.poll() is None for process in self.processes)
 
     def reported(self) -> Dict[int, int]:
-        """{number: code} of each task whose pbsdsh has ended, as pbsdsh tells it."""
-        codes = {}
+        """{number: code} of each task whose pbsdsh has ended, as pbsdsh tells it (each report read once: an
+        ended pbsdsh writes no more)."""
         for number, process in enumerate(self.processes):
-            if process.poll() is not None:
+            if number not in self.codes and process.poll() is not None:
                 with open(self.prefixes[number] + ".pbsdsh", encoding="utf-8", errors="replace") as report:
-                    codes[number] = reported_code(report.read(), process.returncode)
-        return codes
+                    self.codes[number] = reported_code(report.read(), process.returncode)
+        return dict(self.codes)
 
     def failed(self) -> List[Tuple[int, int]]:
         """(number, code) of each task whose ended pbsdsh reports a failure."""
