@@ -25,8 +25,8 @@ FAST_TIER = ["-m", "not slow", "--machine-wide=skip"]
 #: route out, submitted with sbatch, then with qsub under the emulated PBS), run beside the first run of `nox -s
 #: tests`; the image the first builds is then the smoke image (_build_beside)
 BUILD_JOB_TESTS = [f"tests/jobscripts/test_build_image_job.py::{name}" for name in (
-    "test_the_build_job_builds_the_image_on_a_node_with_no_route_out",
-    "test_under_pbs_the_build_job_builds_the_image_on_a_node_with_no_route_out")]
+    "test_the_readmes_build_job_builds_the_image_on_a_node_with_no_route_out",
+    "test_under_pbs_the_readmes_build_job_builds_the_image_on_a_node_with_no_route_out")]
 #: What the builds beside the first run printed (`nox -s tests` on the whole suite)
 BESIDE_LOG = os.path.join("build", "builds-beside-tests.log")
 #: The test sessions keep the bytecode Python compiles (in __pycache__, which git ignores) even where the environment

@@ -285,9 +285,10 @@ IMAGE_SECTION = "Get the project and the image onto the cluster"
 def test_the_image_the_readme_copies_after_the_build_job_is_the_one_the_job_writes() -> None:
     """The README's build job, as a GH200 user types it from the checkout: `sbatch -p <partition>
     jobscripts/build-image.sh` (no knobs: the flavour is the node's architecture, the image goes to build/), then
-    `cp build/app-aarch64-<version>.sif app.sif`. The path copied is where the job's own program puts the image for
-    an aarch64 node with the README's environment (containers/imagetool/buildjob.py, read_job), `<version>` the
-    checkout's; the whole build as a job runs in tests/jobscripts/test_build_image_job.py."""
+    `cp build/app-<arch>-<version>.sif app.sif`. The path copied is where the job's own program puts the image for
+    an aarch64 or an x86_64 node with the README's environment (containers/imagetool/buildjob.py, read_job),
+    `<version>` the checkout's; the whole build as a job, from these very lines, runs in
+    tests/jobscripts/test_build_image_job.py."""
     from imagetool.buildargs import app_version
     from imagetool.buildjob import read_job
 
@@ -296,8 +297,10 @@ def test_the_image_the_readme_copies_after_the_build_job_is_the_one_the_job_writ
     [copy] = [command for command in commands if command.startswith("cp ")]
     source, destination = copy.split()[1:]
     # The runtime is only looked up on PATH here (a machine without Apptainer still reads the plan)
-    job = read_job({"APPTAINER": sys.executable}, checkout=REPO, node_arch="aarch64", node="gh200-node")
-    assert source.replace("<version>", app_version(REPO)) == str(job.sif.relative_to(REPO)), copy
+    for arch in ("aarch64", "x86_64"):
+        job = read_job({"APPTAINER": sys.executable}, checkout=REPO, node_arch=arch, node="gpu-node")
+        filled = source.replace("<arch>", arch).replace("<version>", app_version(REPO))
+        assert filled == str(job.sif.relative_to(REPO)), copy
     assert destination == "app.sif", "the job scripts take the image as app.sif in the checkout"
 
 

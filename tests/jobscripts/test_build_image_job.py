@@ -7,6 +7,11 @@ tests/containers/test_imagetool_buildjob.py. Here is what only a submission show
 script, which still finds the checkout and the node's python3; `#PBS -V` carries the submitter's variables; a
 refusal's exit 2 is the job's; and the whole offline build, as the unprivileged job user on a node of the Slurm test
 cluster whose network namespace has no default route, on the node's python3 (no torch, no virtual environment).
+The whole build is the README's: its `sbatch` (or its `qsub`) line and its `cp` to app.sif, typed by the job user in
+a login shell of their own, in a checkout they own and have committed (a copy of this one's tracked files), with what
+the test cluster is not given as their environment (the smoke flavour, the mirror, the base). In CI that app.sif is
+the image every machine-wide test runs, the README's walkthroughs included: the README's way from a checkout to a
+first job, in order.
 Its base is the smoke rootfs as a SIF (a local base, as `BASE=ngc.sif` is offline: a user's fakeroot cannot read a
 root-owned directory's private files). The mirror: the pinned GitHub archives copied from the shared source mirror
 (as the twin's, tests/fixtures/twin.py), then `make sources FLAVOURS=smoke` with the network: the locked wheels from
@@ -32,6 +37,7 @@ from pathlib import Path
 import pytest
 from imagetool.buildargs import app_version
 
+from tests.docs.test_readme_walkthrough import readme_command, readme_pbs_command, run_as_the_user, submitted_job
 from tests.fixtures.slurm import JOB_USER, REPO, SlurmCluster
 from tests.fixtures.twin import ARGS, source_mirror
 from tests.fixtures.twin import REPO as CHECKOUT
@@ -98,41 +104,74 @@ def assert_the_nodes_reach_no_network() -> None:
         assert public.returncode != 0 and "unreachable" in public.stderr, public.stdout + public.stderr
 
 
-def build_env(workdir: Path) -> dict[str, str]:
-    """The job's overrides: the smoke flavour, the mirror, the image in the submit directory, the checkout."""
+#: The README's section that gets the image onto the cluster: the build job's command and the copy after it
+IMAGE_SECTION = "Get the project and the image onto the cluster"
+
+
+def stand_ins(path: str) -> dict[str, str]:
+    """What the test cluster is not, given as a user's environment (sbatch exports it; `#PBS -V` carries it): the
+    smoke flavour on a node without a GPU, the mirror of a site without a route out, the smoke rootfs as the base,
+    a quicker compression. PATH: the login shell's (under PBS, the qsub stand-in first)."""
     return {"FLAVOUR": "smoke", "SOURCES": str(smoke_mirror()), "BASE": str(smoke_base()),
-            "IMAGE_DIR": str(workdir / "images"), "CHECKOUT": str(REPO),
-            "SQUASHFS_ARGS": "-comp zstd -Xcompression-level 1", **trust_the_checkout()}
+            "SQUASHFS_ARGS": "-comp zstd -Xcompression-level 1", "PATH": path}
 
 
-def trust_the_checkout() -> dict[str, str]:
-    """The job user's git trusts the checkout, which root owns here: git refuses another user's repository, and the
-    image's revision label would say so. On a cluster the user owns their checkout. (Configuration from the
-    environment is git's command scope, which it honours for safe.directory; git-config(1), GIT_CONFIG_COUNT.)"""
-    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": str(REPO)}
+def users_checkout(cluster: SlurmCluster) -> Path:
+    """The checkout as a user has it on the cluster's shared filesystem: this one's tracked files as they are now,
+    in a git repository the job user owns and has committed (the image's revision label is that commit)."""
+    checkout = cluster.workdir()
+    listed = subprocess.run(["git", "-C", str(CHECKOUT), "ls-files", "-z"], capture_output=True, text=True,
+                            check=True, timeout=60).stdout
+    for name in filter(None, listed.split("\0")):
+        source = CHECKOUT / name
+        if source.is_symlink() or source.is_file():  # a tracked file deleted in the working tree is not there
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, checkout / name, follow_symlinks=False)
+    subprocess.run(["chown", "-R", f"{JOB_USER}:{JOB_USER}", str(checkout)], check=True, timeout=60)
+    commit = ("git init -q && git add -A && "
+              "git -c user.name=ddp -c user.email=ddp@localhost commit -q -m 'the checkout on the cluster'")
+    run_as_the_user(cluster, checkout, commit, {})
+    return checkout
 
 
-def built_sif(workdir: Path) -> Path:
-    """Where the job writes the image: IMAGE_DIR/app-FLAVOUR-VERSION.sif, VERSION the project's (buildjob.py)."""
-    return workdir / "images" / f"app-smoke-{app_version(CHECKOUT)}.sif"
+def built_sif(checkout: Path) -> Path:
+    """Where the job writes the image: IMAGE_DIR (build/ in the checkout) /app-FLAVOUR-VERSION.sif (buildjob.py)."""
+    return checkout / "build" / f"app-smoke-{app_version(CHECKOUT)}.sif"
 
 
-def install_for_the_run(sif: Path, destination: Path) -> None:
-    """The built image at `destination`, renamed into place (a reader never sees half of it); the job's copy goes."""
+def copy_as_the_readme_says(cluster: SlurmCluster, checkout: Path) -> Path:
+    """The README's copy of the built image to app.sif, where the job scripts take it; the smoke flavour for <arch>."""
+    copy = readme_command(IMAGE_SECTION, r"cp build/app-<arch>-<version>\.sif app\.sif", arch="smoke",
+                          version=app_version(CHECKOUT))
+    run_as_the_user(cluster, checkout, copy, {})
+    image = checkout / "app.sif"
+    assert image.stat().st_size == built_sif(checkout).stat().st_size, copy
+    return image
+
+
+def install_for_the_run(image: Path, destination: Path) -> None:
+    """The user's app.sif at `destination`, renamed into place (a reader never sees half of it); the checkout's images
+    go."""
     partial = destination.with_name(destination.name + ".from-job.tmp")
-    shutil.copyfile(sif, partial)
+    shutil.copyfile(image, partial)
     partial.chmod(0o644)
     os.replace(partial, destination)
-    shutil.rmtree(sif.parent)
+    remove_images(image.parent)
 
 
-def assert_built_offline(output: str, workdir: Path, node: str = "node") -> None:
-    assert f"building flavour smoke on {node}" in output, output[-6000:]
+def remove_images(checkout: Path) -> None:
+    """The built image and the user's copy of it: a gigabyte each on the test machine's /tmp."""
+    shutil.rmtree(checkout / "build", ignore_errors=True)
+    (checkout / "app.sif").unlink(missing_ok=True)
+
+
+def assert_built_offline(output: str, checkout: Path) -> None:
+    assert "building flavour smoke on node" in output, output[-6000:]
     assert f"build route: --fakeroot with {JOB_USER}'s /etc/subuid and /etc/subgid ranges" in output, output[-6000:]
     assert "offline: every archive, wheel and distribution package from the mirror" in output
     if (MIRROR / "debs-smoke" / "SHA256SUMS").read_text().split():  # packages the smoke rootfs lacks
         assert "installing from the package mirror /opt/app/sources/debs-smoke" in output, output[-6000:]
-    sif = built_sif(workdir)
+    sif = built_sif(checkout)
     assert f"built {sif}" in output, output[-6000:]
     [took] = [line for line in output.splitlines() if line.startswith("build-image.sh: the steps took lint ")]
     print(took)  # `nox -s build_job -- -s` shows where the job's time went
@@ -152,31 +191,43 @@ needs_build_job = pytest.mark.skipif(
 
 
 @needs_build_job
-def test_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
+def test_the_readmes_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
+    """The README's `sbatch -p <partition> jobscripts/build-image.sh`, typed by the user in their checkout, then its
+    `cp` to app.sif: the image the walkthroughs' jobs then run (in CI, DDP_BUILD_JOB_SMOKE_SIF)."""
     mirror = smoke_mirror()
     assert_the_nodes_reach_no_network()
-    workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.submit(workdir, "-w", NODE, "--cpus-per-task=1", str(SCRIPT), env=build_env(workdir))
-    job = slurm_cluster.wait(job_id, workdir, timeout_s=BUILD_TIMEOUT_S, log=SLURM_LOG)
+    checkout = users_checkout(slurm_cluster)
+    build = readme_command(IMAGE_SECTION, r"sbatch -p <partition> jobscripts/build-image\.sh", partition="debug")
+    job_id = submitted_job(run_as_the_user(slurm_cluster, checkout, build, stand_ins(slurm_cluster.env["PATH"])))
+    job = slurm_cluster.wait(job_id, checkout, timeout_s=BUILD_TIMEOUT_S, log=SLURM_LOG)
     assert job.state == "COMPLETED", job.output[-6000:]
-    assert_built_offline(job.output, workdir, NODE)
+    assert_built_offline(job.output, checkout)
     assert mirror.is_dir()
+    image = copy_as_the_readme_says(slurm_cluster, checkout)
     if os.environ.get(INSTALL_AS):
-        install_for_the_run(built_sif(workdir), CHECKOUT / os.environ[INSTALL_AS])
+        install_for_the_run(image, CHECKOUT / os.environ[INSTALL_AS])
+    remove_images(checkout)
 
 
 @needs_build_job
-def test_under_pbs_the_build_job_builds_the_image_on_a_node_with_no_route_out(slurm_cluster: SlurmCluster) -> None:
-    """`qsub jobscripts/build-image.sh` under the emulated PBS: the same offline build, on whichever node the job
-    gets, with the submitter's variables carried by the script's own `#PBS -V`."""
+def test_under_pbs_the_readmes_build_job_builds_the_image_on_a_node_with_no_route_out(
+        slurm_cluster: SlurmCluster) -> None:
+    """The README's `qsub` for the build job under the emulated PBS, with a chunk resource of the user's own in its
+    `-l select=1:...`: the same offline build, on whichever node the job gets, with the user's variables carried by
+    the script's own `#PBS -V`."""
     smoke_mirror()
     assert_the_nodes_reach_no_network()
-    workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.qsub(workdir, str(SCRIPT), env=build_env(workdir))
-    job = slurm_cluster.wait(job_id, workdir, timeout_s=BUILD_TIMEOUT_S, log=PBS_LOG)
+    checkout = users_checkout(slurm_cluster)
+    build = readme_pbs_command(IMAGE_SECTION, r"qsub -q <queue> \[-l select=1:<site's resources>\] "
+                                              r"jobscripts/build-image\.sh", **{"site's_resources": "ncpus=2"})
+    build = build.replace("[", "").replace("]", "")  # the optional part, given
+    path = f"{slurm_cluster.pbs_bin}:{slurm_cluster.env['PATH']}"
+    job_id = run_as_the_user(slurm_cluster, checkout, build, stand_ins(path)).strip().partition(".")[0]
+    job = slurm_cluster.wait(job_id, checkout, timeout_s=BUILD_TIMEOUT_S, log=PBS_LOG)
     assert job.state == "COMPLETED", job.output[-6000:]
-    assert_built_offline(job.output, workdir, node="")
-    shutil.rmtree(built_sif(workdir).parent)
+    assert_built_offline(job.output, checkout)
+    copy_as_the_readme_says(slurm_cluster, checkout)
+    remove_images(checkout)
 
 
 def assert_refused_for_its_architecture(output: str) -> None:
