@@ -36,7 +36,7 @@ from app.train.outputs import RunOutputs, run_files_written
 from app.train.plan import Position, RunPlan, resolve_precision, unreachable_settings
 from app.train.sharding import Gathering, ShardUnits, checkpoint_activations, compile_blocks, shard
 from app.train.sinks import open_sinks
-from app.train.snapshot import Snapshot, SnapshotManager, position_of, refuse_changed_settings
+from app.train.snapshot import Snapshot, SnapshotManager, position_of, refuse_changed_settings, refuse_foreign_classes
 from app.train.state import TrainingState
 from app.train.stats_hook import StepStats
 from app.train.step_reports import StepReports
@@ -51,6 +51,7 @@ def run_training(config: Config, ctx: DistContext, run_dir: Path, snapshot_dir: 
                  store: dist.Store | None = None) -> TrainResult:
     """Train as `config` says (resuming from `snapshot_dir` where a snapshot is), then write the summary.
     `store`: the rendezvous store, for the hang watchdog's heartbeats (None: unwatched)."""
+    refuse_foreign_classes()  # DCP's plans between ranks: no class beyond theirs is unpickled (peer_pickles.py)
     workload, optimizer = build_model(config, ctx)
     sharded = config.dist.strategy == "fsdp"
     snapshots = SnapshotManager.for_run(config, snapshot_dir, sharded=sharded, is_main=ctx.is_main)

@@ -41,20 +41,25 @@ class UnsafeMetadata(ValueError):
     """`.metadata` names something DCP's metadata is not made of, or is not DCP's metadata at all."""
 
 
+def resolve(module: str, name: str) -> Any:
+    """The class or torch value `module.name` when DCP's metadata is made of it, else `UnsafeMetadata`."""
+    if name in _DCP_TYPES.get(module, ()):
+        return getattr(_MODULES[module], name)
+    if module == "torch":
+        if name == "Size":
+            return torch.Size
+        if isinstance(getattr(torch, name, None), torch.dtype):
+            return getattr(torch, name)
+    if (module, name) == ("torch.serialization", "_get_layout"):  # how torch pickles a torch.layout
+        return torch.serialization._get_layout
+    if module == "pathlib" and name in ("PosixPath", "PurePosixPath"):  # StorageMeta.checkpoint_id
+        return getattr(pathlib, name)
+    raise UnsafeMetadata(f"it names {module}.{name}, which DCP's metadata never holds (refused unread)")
+
+
 class _MetadataUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        if name in _DCP_TYPES.get(module, ()):
-            return getattr(_MODULES[module], name)
-        if module == "torch":
-            if name == "Size":
-                return torch.Size
-            if isinstance(getattr(torch, name, None), torch.dtype):
-                return getattr(torch, name)
-        if (module, name) == ("torch.serialization", "_get_layout"):  # how torch pickles a torch.layout
-            return torch.serialization._get_layout
-        if module == "pathlib" and name in ("PosixPath", "PurePosixPath"):  # StorageMeta.checkpoint_id
-            return getattr(pathlib, name)
-        raise UnsafeMetadata(f"it names {module}.{name}, which DCP's metadata never holds (refused unread)")
+        return resolve(module, name)
 
 
 def read(path: Path) -> Metadata:
