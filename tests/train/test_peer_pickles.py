@@ -88,3 +88,21 @@ def test_the_trainer_unpickles_what_ranks_send_with_dcps_classes_only(tmp_path, 
     monkeypatch.setattr(c10d, "_unpickler", pickle.Unpickler)  # torch's own, put back after the test
     train_here(tmp_path / "run", "train.max_steps=2")
     assert c10d._unpickler is peer_pickles.PeerUnpickler
+
+
+def test_a_failure_another_rank_reports_reaches_rank_0_whole():
+    """A rank whose write failed sends its exception and where it was raised (DCP's `_wrap_exception`): rank 0 must
+    read it to say why (write_failures.py finds the OSError in it), so the unpickler takes those too."""
+    import errno
+    import io
+
+    from torch.distributed.checkpoint.api import CheckpointException, _wrap_exception
+
+    try:
+        raise OSError(errno.ENOSPC, "No space left on device", "/scratch/snapshots/step-00000008/__1_0.distcp")
+    except OSError as err:
+        wrapped = _wrap_exception(err)
+    back = peer_pickles.PeerUnpickler(io.BytesIO(pickle.dumps(CheckpointException("write", {1: wrapped})))).load()
+    failure, where = back.failures[1]
+    assert isinstance(failure, OSError) and failure.errno == errno.ENOSPC
+    assert where[-1].name == "test_a_failure_another_rank_reports_reaches_rank_0_whole"
