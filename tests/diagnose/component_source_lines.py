@@ -256,6 +256,17 @@ QUOTES = (
           NCCL_WARN.format(where="graph/paths.cc:396") + "P2P is disabled between NVLINK connected GPUs 0 and 1. This "
           "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
           "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.", "nvlink-p2p-disabled"),
+    # The same WARN on master from the v2.30 development commit b3aeda4 (ranks may share a GPU) to the fix 04cdb80,
+    # released in v2.30.3-1: the check compared topology indices, so two ranks of one GPU got NVML's P2P status of
+    # the GPU with itself, and the WARN names the same device twice.
+    Quote("NCCL", "commit b3aeda4", "src/graph/paths.cc", 375,
+          'WARN("P2P is disabled between NVLINK connected GPUs %d and %d. This should not be the case given their '
+          'connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set '
+          'NCCL_IGNORE_DISABLED_P2P=1.", indexes[i-1], indexes[i-0]);',
+          NCCL_WARN.format(where="graph/paths.cc:375") + "P2P is disabled between NVLINK connected GPUs 0 and 0. This "
+          "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
+          "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",
+          "nccl-multi-rank-per-gpu-false-p2p-disabled-check"),
     Quote("NCCL", "v2.21.5-1", "src/transport/p2p.cc", 309,
           'WARN("failed to peer with device %d(=%lx): %d %s",\npeerInfo->cudaDev, peerInfo->busId, err, '
           "cudaGetErrorString(err));",

@@ -2787,9 +2787,27 @@ CAUSES: Tuple[Cause, ...] = (
         "(`--exclude=NODE`); `NCCL_IGNORE_DISABLED_P2P=1` only makes NCCL route around the GPUs' link, slower",
         # NCCL v2.18.1-1 to v2.30.7-1 src/graph/paths.cc: WARN("P2P is disabled between NVLINK connected GPUs %d
         # and %d. This should not be the case given their connectivity, and is probably due to a hardware issue.
-        # ...") when NVML's P2P status for the pair is not OK.
-        (r"P2P is disabled between NVLINK connected GPUs \d+ and \d+",),
+        # ...") when NVML's P2P status for the pair is not OK. Two different devices: the same one twice is
+        # nccl-multi-rank-per-gpu-false-p2p-disabled-check.
+        (r"P2P is disabled between NVLINK connected GPUs (?P<first>\d+) and (?!(?P=first)\b)\d+",),
         87,
+    ),
+    Cause(
+        "nccl-multi-rank-per-gpu-false-p2p-disabled-check",
+        "NCCL said P2P is disabled between GPU {gpu} and itself: several ranks share that GPU, and an NCCL built "
+        "from master between the v2.30 development commit and its fix compared the ranks' topology entries, not "
+        "their devices, so it asked NVML for P2P from a GPU to itself; NCCL's bug, not the NVLink",
+        "use a released NCCL (2.30.3 or later, which skips the check for one device) instead of that master build; "
+        "with it, `EXTRA_ENV=NCCL_IGNORE_DISABLED_P2P=1` skips the check; a warning that names two different GPUs "
+        "is the link itself (`nvidia-smi topo -p2p rw`)",
+        # NCCL master from b3aeda4 ("NCCL v2.30 development", ranks may share a GPU) to 04cdb80 ("Fix P2P check for
+        # multi-rank per GPU feature", in v2.30.3-1) src/graph/paths.cc line 375: WARN("P2P is disabled between
+        # NVLINK connected GPUs %d and %d. ...", indexes[i-1], indexes[i-0]), the NVML device of each side, checked
+        # when `g1 != g2` (topology indices, which differ for two ranks of one GPU). Released NCCL before 2.30.3
+        # refuses two ranks on one GPU first (src/init.cc "Duplicate GPU detected"), so a device named twice
+        # comes only from those builds.
+        (r"P2P is disabled between NVLINK connected GPUs (?P<gpu>\d+) and (?P=gpu)\b",),
+        88,
     ),
     Cause(
         "p2p-peer-access-refused",

@@ -108,6 +108,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "enroot-registry-refused": ("container", HIGH),
     "ib-link-layers-mixed": ("host", HIGH),
     "nvlink-p2p-disabled": ("host", MEDIUM),
+    "nccl-multi-rank-per-gpu-false-p2p-disabled-check": ("host", HIGH),
     "p2p-peer-access-refused": ("host", MEDIUM),
     "memlock-limit-tiny": ("host", MEDIUM),
     "memlock-limit-lowered-without-reboot": ("host", MEDIUM),
