@@ -1120,6 +1120,22 @@ QUOTES = (
           'log_errf("error mounting firmware path %s", info->firmwares[i]);',
           "E0212 10:01:02.000001 4242 nvc_mount.c:812] error mounting firmware path /lib/firmware/nvidia/535.104.05/"
           "gsp_ga10x.bin", "libnvidia-container-firmware-mount-failed"),
+    # The driver's control devices: src/nvc_info.c always lists /dev/nvidiactl and /dev/nvidia-modeset (and
+    # nvidia-uvm, nvidia-uvm-tools when found), and mount_device() (src/nvc_mount.c) stats each on the host with
+    # xstat() (src/xfuncs.h), whose error configure prints after "mount error: %s" (src/cli/configure.c).
+    Quote("libnvidia-container", "commit 1352197", "src/xfuncs.h xstat() and src/nvc_mount.c mount_device()", 0,
+          'error_set(err, "stat failed: %s", path);',
+          "slurmstepd: error: pyxis:     nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no "
+          "such file or directory", "nvidia-control-device-node-missing", fmt="stat failed: %s",
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return "
+                   "code 1",)),
+    Quote("libnvidia-container", "commit 1352197", "src/xfuncs.h xstat() and src/nvc_mount.c mount_device()", 0,
+          'error_set(err, "stat failed: %s", path);',
+          "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+          "runtime create failed: runc create failed: unable to start container process: error during container "
+          "init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as "
+          "'legacy'\nnvidia-container-cli: mount error: stat failed: /dev/nvidiactl: no such file or directory: "
+          "unknown.", "nvidia-control-device-node-missing", fmt="stat failed: %s"),
     # The GPU's device rules (setup_device_cgroup's RPC handler): enroot's 98-nvidia.sh always runs
     # `nvidia-container-cli --user configure --no-cgroups`, so a device-rule error under enroot is the CLI adding
     # rules it was told not to: the 1.17.7 release (NVIDIA/nvidia-container-toolkit#1093,

@@ -2193,6 +2193,23 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_GPU_HOOK_FAILED),
     ),
     Cause(
+        "nvidia-control-device-node-missing",
+        "the node lacks the NVIDIA driver's control device {device}, which the driver creates when it loads, so "
+        "the container runtime's GPU hook (libnvidia-container) could not bind it and no GPU container starts: the "
+        "driver is not (fully) loaded on that node",
+        "tell the admins which node (its driver state is broken: `ls -l /dev/nvidia*` there; as root `nvidia-modprobe "
+        "-c 0`, `nvidia-modprobe -u -c 0` and `nvidia-modprobe -m` create nvidiactl, nvidia-uvm and nvidia-modeset, "
+        "or they reload the driver); resubmit without that node meanwhile (`--exclude=NODE`)",
+        # libnvidia-container src/nvc_info.c always lists /dev/nvidiactl and /dev/nvidia-modeset among the driver's
+        # devices (nvidia-uvm and nvidia-uvm-tools where found); src/nvc_mount.c mount_device() stats each on the
+        # host with xstat() (src/xfuncs.h, commit 1352197): error_set(err, "stat failed: %s", path), the errno
+        # appended lower-cased (src/error.c), printed after src/cli/configure.c's "mount error: %s". The same line
+        # under enroot/pyxis (98-nvidia.sh) and Docker's nvidia runtime hook.
+        (r"mount error: stat failed: (?:/\S{0,200})?(?P<device>/dev/nvidia(?:ctl|-modeset|-uvm(?:-tools)?)): no such "
+         r"file or directory",),
+        93,
+    ),
+    Cause(
         "libnvidia-container-firmware-mount-failed",
         "the container runtime's GPU hook could not mount the driver's GSP firmware directory into the container "
         "({path}): libnvidia-container 1.6/1.7 bind-mounts /lib/firmware/nvidia/<driver> from the host, which fails "

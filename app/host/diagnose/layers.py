@@ -310,6 +310,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cuda-driver-combination": ("host", MEDIUM),
     "container-cuda-requirement": ("container", HIGH),
     "container-no-driver": ("container", MEDIUM),
+    "nvidia-control-device-node-missing": ("host", HIGH),
     "apptainer-tmp-full": ("container", HIGH),
     "slurm-mpi-plugin-missing": ("launch", HIGH),
     "mpi-without-pmi": ("launch", HIGH),
