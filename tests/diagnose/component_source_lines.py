@@ -3121,6 +3121,19 @@ QUOTES = (
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
 
+    # --- a program killed by SIGILL: an instruction the node's CPU lacks (a build for a newer CPU) ---------------
+    # srun names the task's signal by strsignal(); glibc's name for SIGILL; bash's job report uses the same name.
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 450,
+          'error("%s: %s %s: %s%s",\nhosts, task_str, tasks, signal_str, core_str);',
+          "srun: error: compute030: tasks 0-7: Illegal instruction (core dumped)", "binary-built-for-newer-cpu-isa"),
+    Quote("glibc", "glibc-2.39", "sysdeps/generic/siglist.h", 32,
+          'init_sig (SIGILL, "ILL", N_("Illegal instruction"))',
+          "/var/spool/slurmd/job4512/slurm_script: line 12: 31808 Illegal instruction     (core dumped) ./a.out",
+          "binary-built-for-newer-cpu-isa", fmt="Illegal instruction"),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
+          '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
+          "  exitcode  : -4 (pid: 2741)  (SIGILL)", "binary-built-for-newer-cpu-isa"),
+
     # --- UCX's own messages for its memory registration, shared memory and verbs completions (v1.12 to v1.19) -----
     # ibv_reg_mr's ENOMEM: UCX appends the locked-memory advice whenever getrlimit(RLIMIT_MEMLOCK) is finite (v1.5
     # to v1.12 in ib_md.c, v1.19 through uct_ib_memlock_limit_msg in ib_log.c), so the line without it was printed

@@ -2651,6 +2651,28 @@ CAUSES: Tuple[Cause, ...] = (
         57,
     ),
     Cause(
+        "binary-built-for-newer-cpu-isa",
+        "a process died with SIGILL (illegal instruction): most often a program or library built for a newer CPU "
+        "(`-march=native` or `-march=skylake-avx512` on the build node, AVX-512 or AVX2 code) that ran on a node "
+        "whose CPU lacks those instructions; more rarely a deliberate trap in the code or a corrupted build",
+        "compare the CPUs: `grep -o 'avx[^ ]*' /proc/cpuinfo | sort -u` on the build node and on the node that "
+        "failed (`srun -w NODE`); then build for the oldest CPU the jobs may get (`-march=x86-64-v3`, or the older "
+        "node's `-march=`), or keep the job on the nodes it was built for (`--constraint=FEATURE`, `sinfo -o '%N "
+        "%f'` lists each node's features); if the CPUs match, `gdb ./a.out core` shows the instruction (`ud2` is a "
+        "trap in the code, not the CPU)",
+        # The signal's name from glibc-2.39 sysdeps/generic/siglist.h line 32: init_sig (SIGILL, "ILL",
+        # N_("Illegal instruction")), as strsignal() gives it to Slurm 25.11.7 srun (src/srun/launch.c line 450,
+        # error("%s: %s %s: %s%s", hosts, task_str, tasks, signal_str, core_str), core_str " (core dumped)") and to
+        # bash's job report (as for rank-sigkill's "Killed"). torch 2.13.0 torch/distributed/elastic/
+        # multiprocessing: errors/__init__.py's failure table "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"
+        # and message f"Signal {-self.exitcode} ({self.signal_name()}) received by PID {self.pid}", api.py's
+        # "failed (exitcode: %s) local_rank: %s", with -4 for SIGILL.
+        (r"(?:^|: |\d )Illegal instruction\b(?! was encountered)", r"exitcode\s*: -4 \(pid",
+         r"failed \(exitcode: -4\) local_rank", r"Signal 4 \(SIGILL\) received by PID",
+         r"process \d+ terminated with signal SIGILL", r"' died with <Signals\.SIGILL: 4>\.$"),
+        78,
+    ),
+    Cause(
         "launcher-local-rank-argument-rejected",
         "the training script's argument parser rejected the rank argument its launcher appends ({arg}): "
         "torch.distributed.launch (without --use-env) and DeepSpeed's launcher add it to every rank's command line, "

@@ -311,6 +311,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "container-cuda-requirement": ("container", HIGH),
     "container-no-driver": ("container", MEDIUM),
     "nvidia-control-device-node-missing": ("host", HIGH),
+    "binary-built-for-newer-cpu-isa": ("host", MEDIUM),
     "apptainer-tmp-full": ("container", HIGH),
     "slurm-mpi-plugin-missing": ("launch", HIGH),
     "mpi-without-pmi": ("launch", HIGH),
