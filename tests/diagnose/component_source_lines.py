@@ -3121,6 +3121,19 @@ QUOTES = (
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
 
+    # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
+    # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the
+    # registry's diagnostic "$Code: $Message[; $Detail]"; the build wraps it and the CLI prints it as FATAL.
+    Quote("go-containerregistry", "v0.21.6", "pkg/v1/remote/transport/error.go", 104,
+          'msg := fmt.Sprintf("%s: %s", d.Code, d.Message)',
+          "FATAL:   While performing build: conveyor failed to get: GET https://index.docker.io/v2/lindenb/jvarkit/"
+          "manifests/latest: MANIFEST_UNKNOWN: manifest unknown; unknown tag=latest",
+          "image-tag-not-found-no-latest"),
+    Quote("Apptainer", "v1.5.3", "internal/pkg/build/build.go", 308,
+          'return fmt.Errorf("conveyor failed to get: %v", err)',
+          "FATAL:   While performing build: conveyor failed to get: GET https://ghcr.io/v2/acme/trainer/manifests/"
+          "v2.1: MANIFEST_UNKNOWN: manifest unknown", "image-tag-not-found-no-latest"),
+
     # --- a program killed by SIGILL: an instruction the node's CPU lacks (a build for a newer CPU) ---------------
     # srun names the task's signal by strsignal(); glibc's name for SIGILL; bash's job report uses the same name.
     Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 450,

@@ -2803,6 +2803,24 @@ CAUSES: Tuple[Cause, ...] = (
         92,
     ),
     Cause(
+        "image-tag-not-found-no-latest",
+        "the registry has no image for the tag {tag} of that repository (MANIFEST_UNKNOWN), so the pull or build "
+        "stopped: the tag is misspelt or was never published there; an image named without a tag "
+        "(`docker://owner/name`) asks for `latest`, which many repositories do not publish",
+        "name a tag the repository has: `apptainer build app.sif docker://owner/name:TAG` (Docker Hub's Tags tab, "
+        "or `skopeo list-tags docker://owner/name`, lists them); the project's image is built from a pinned tag "
+        "(`make image`)",
+        # Apptainer v1.4.0 to v1.5.3 fetches OCI images through go-containerregistry: its transport error (v0.21.6
+        # pkg/v1/remote/transport/error.go) is fmt.Sprintf("%s %s: ", Method, URL) (line 50) then the registry's
+        # diagnostic, line 104 fmt.Sprintf("%s: %s", d.Code, d.Message) and "; %v" with its detail (Docker Hub's
+        # "unknown tag=latest"); the build wraps it (internal/pkg/build/build.go line 308 "conveyor failed to get:
+        # %v", cmd/internal/cli/build_linux.go "While performing build: %v"), `pull` as "While making image from
+        # oci registry: error fetching image to cache: %v". MANIFEST_UNKNOWN is the registry's code for a tag or
+        # digest it lacks (OCI distribution spec).
+        (r"/manifests/(?P<tag>[^\s:/]{1,128}): MANIFEST_UNKNOWN: manifest unknown",),
+        90,
+    ),
+    Cause(
         "ib-link-layers-mixed",
         "NCCL was given network ports of two link types (InfiniBand and RoCE/Ethernet) to use together: the "
         "HCAs it picked on this node, or on the two ends of a connection, do not speak the same protocol",

@@ -106,6 +106,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cxi-vni-not-granted": ("fabric", HIGH),
     "gke-tcpxo-rxdm-gvnic-displaced-gpu-nic": ("fabric", HIGH),
     "enroot-registry-refused": ("container", HIGH),
+    "image-tag-not-found-no-latest": ("container", HIGH),
     "ib-link-layers-mixed": ("host", HIGH),
     "nvlink-p2p-disabled": ("host", MEDIUM),
     "nccl-multi-rank-per-gpu-false-p2p-disabled-check": ("host", HIGH),
