@@ -3121,6 +3121,14 @@ QUOTES = (
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
 
+    # The image carries no nvidia-smi: --nv binds the host's. Apptainer v1.5.3 looks the command up with mvdan's
+    # shell interpreter (internal/pkg/runtime/engine/apptainer/process_linux.go line 883 shell.LookPath) and prints
+    # its error as FATAL.
+    Quote("mvdan.cc/sh", "v3.13.1", "interp/handler.go", 280,
+          'return "", fmt.Errorf("%q: executable file not found in $PATH", file)',
+          'FATAL:   "nvidia-smi": executable file not found in $PATH', "apptainer-no-nv",
+          context=("[me@gpu-f-3 pytorch]$ apptainer exec  ./pytorch_latest.sif nvidia-smi -L",)),
+
     # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
     # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the
     # registry's diagnostic "$Code: $Message[; $Detail]"; the build wraps it and the CLI prints it as FATAL.

@@ -282,6 +282,11 @@ _CONTAINER_WITHOUT_NV = (r"\b(?:apptainer|singularity) (?:exec|run|shell)\b(?![^
 _GPU_ASKED = r"--gpus(?:-per-(?:node|task|socket))?[= ]\d|--gres[= ]gpu|\bngpus=\d|\bnvidia\.com/gpu\b"
 #: A program that crashed or found no GPU.
 _NO_GPU_SYMPTOM = r"\bSegmentation fault\b|no CUDA-capable device is detected"
+#: Apptainer found no nvidia-smi in the container (images carry none; --nv binds the host's): Apptainer v1.5.3
+#: internal/pkg/runtime/engine/apptainer/process_linux.go line 883 looks the command up with mvdan.cc/sh v3.13.1
+#: interp/handler.go line 280, fmt.Errorf("%q: executable file not found in $PATH", file), printed as FATAL. Not Go's
+#: os/exec wording (`exec: "nvidia-smi": ...`), which Docker and other runtimes print.
+_NO_NVIDIA_SMI_IN_CONTAINER = r'(?<!exec: )"nvidia-smi": executable file not found in \$PATH'
 #: The host's GPU driver was asked for: a container command with --nv or --nvccli, or APPTAINER_NV/SINGULARITY_NV.
 _NV_GIVEN = r"\b(?:apptainer|singularity) [^\n]{0,300}?--(?:nv|nvccli)\b|\b(?:APPTAINER|SINGULARITY)_NV=[1tT]"
 #: An OCI runtime ran the container's hooks (runc's "error running hook", the NVIDIA runtime or its nvidia-ctk hook).
@@ -678,6 +683,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
+         _NO_NVIDIA_SMI_IN_CONTAINER,
          _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
 
 
@@ -1563,8 +1569,8 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "apptainer-no-nv",
-        "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
-        "binds the host's driver into it, or a node without a GPU driver",
+        "the process found no NVIDIA driver library (libcuda.so.1) or tool (nvidia-smi): a container started "
+        "without --nv, which binds the host's driver into it, or a node without a GPU driver",
         "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
         "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
         "`python -m app.check` warns in its `container: GPU devices` line",
@@ -1578,10 +1584,14 @@ CAUSES: Tuple[Cause, ...] = (
          # crashed (the shell's "Segmentation fault", glibc-2.39 sysdeps/generic/siglist.h line 39, from a CUDA
          # program that does not check its errors) or found no GPU (CUDA's 100, "no CUDA-capable device is
          # detected"); sigma2's CUDA-in-containers guide shows it.
-         _CONTAINER_WITHOUT_NV),
+         _CONTAINER_WITHOUT_NV,
+         # The container's own nvidia-smi missing where no --nv (nor --nvccli) was given: with it, the host's
+         # driver is the question (apptainer-nv-no-host-driver).
+         _NO_NVIDIA_SMI_IN_CONTAINER),
         91,
         applies=lambda log: log.has(_NO_DRIVER_LIB) or (
-            log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM) and not log.has(_NV_GIVEN)),
+            ((log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM)) or log.has(_NO_NVIDIA_SMI_IN_CONTAINER))
+            and not log.has(_NV_GIVEN)),
     ),
     Cause(
         "host-oom",
