@@ -2293,7 +2293,7 @@ QUOTES = (
           "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
           "mlx5_1:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
           context=("#      Transport: gdr_copy",),
-          fmt="%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
+          fmt="%s on %s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
     # ROMIO (MPI-IO in MPICH, Cray MPICH, Intel MPI, Open MPI's romio component) takes fcntl locks for data sieving
     # and aborts the job when the file system refuses one (MPI_Abort after these lines); perror(s) writes s, ": " and
     # strerror(errno).
@@ -3128,6 +3128,23 @@ QUOTES = (
           'return "", fmt.Errorf("%q: executable file not found in $PATH", file)',
           'FATAL:   "nvidia-smi": executable file not found in $PATH', "apptainer-no-nv",
           context=("[me@gpu-f-3 pytorch]$ apptainer exec  ./pytorch_latest.sif nvidia-smi -L",)),
+
+    # --- an InfiniBand send never acknowledged within the transport timeout (completion status 12) -------------
+    # MVAPICH2's channel manager aborts on a failed work completion with the verbs status (12, IBV_WC_RETRY_EXC_ERR);
+    # no official repository publishes MVAPICH2's source, so a stored copy of the file is quoted.
+    Quote("MVAPICH2", "a stored copy (commit not recorded)",
+          "src/mpid/ch3/channels/mrail/src/gen2/ibv_channel_manager.c handle_cqe()", 0,
+          'ibv_va_error_abort(IBV_STATUS_ERR,\n"[] Got completion with error %d, vendor code=0x%x, dest rank=%d\\n",\n'
+          "wc.status, wc.vendor_err, ((MPIDI_VC_t *)v->vc)->pg_rank);",
+          "[gcn-4-11.sdsc.edu:mpi_rank_10][MPIDI_CH3I_MRAILI_Cq_poll] src/mpid/ch3/channels/mrail/src/gen2/"
+          "ibv_channel_manager.c:586: [] Got completion with error 12, vendor code=0x81, dest rank=17",
+          "ib-transport-retry-timeout-under-congestion"),
+    # UCX's mlx5 transports name the CQE's syndrome (MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, line 132).
+    Quote("UCX", "v1.22.0", "src/uct/ib/mlx5/ib_mlx5_log.c", 179,
+          'ucs_log(log_level,\n"%s on " UCT_IB_IFACE_FMT " (synd 0x%x vend 0x%x hw_synd %d/%d)\\n"',
+          "[1732961234.123456] [gpu-a-017:2741:0]    ib_mlx5_log.c:179  UCX  ERROR Transport retry count exceeded on "
+          "mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "ib-transport-retry-timeout-under-congestion",
+          fmt="%s on %s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
 
     # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
     # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the

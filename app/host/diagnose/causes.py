@@ -2019,6 +2019,29 @@ CAUSES: Tuple[Cause, ...] = (
         context=(_ROCE,),
     ),
     Cause(
+        "ib-transport-retry-timeout-under-congestion",
+        "an InfiniBand send was not acknowledged by the other node within the transport timeout, through all its "
+        "retries (completion status 12, retry count exceeded), and the MPI library aborted: most often a fabric "
+        "congested by other jobs and the code's own all-to-all traffic, else a peer whose port went down or whose "
+        "process died, or (on RoCE) a GID the nodes cannot route",
+        "tell them apart first: the other rank's log and node (a crash there, `ibstat` showing its port down) and "
+        "whether it recurs in quiet hours; under congestion raise the transport timeout, MVAPICH2 "
+        "`MV2_DEFAULT_TIME_OUT` (and check `MV2_IBA_HCA`/`MV2_NUM_HCAS` for multi-rail nodes), UCX `UCX_RC_TIMEOUT` "
+        "(1.0s) and `UCX_RC_RETRY_COUNT` (7), NCCL `NCCL_IB_TIMEOUT`; a link down is the admins' (`--exclude=NODE` "
+        "meanwhile); on RoCE set the GID index (roce-gid-index)",
+        # MVAPICH2 (a stored copy of src/mpid/ch3/channels/mrail/src/gen2/ibv_channel_manager.c, handle_cqe():
+        # ibv_va_error_abort(IBV_STATUS_ERR, "[] Got completion with error %d, vendor code=0x%x, dest rank=%d\n",
+        # wc.status, ...)) with 12, IBV_WC_RETRY_EXC_ERR; UCX v1.22.0 src/uct/ib/mlx5/ib_mlx5_log.c line 179
+        # ucs_log("%s on " UCT_IB_IFACE_FMT " (synd 0x%x ...", err_info, ...) with err_info "Transport retry count
+        # exceeded" (line 132, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; UCS_ERR_ENDPOINT_TIMEOUT). NCCL's own
+        # status 12 is roce-gid-index (its threads settled on the GID).
+        (r"\[\] Got completion with error 12, vendor code=0x[0-9a-f]{1,8}, dest rank=\d+",
+         # At FATAL where no error handler takes it, else at UCX_*_FAILURE's level (default diag: src/uct/base/
+         # uct_iface.h uct_base_iface_failure_log_level), so matched at any level.
+         r"\bTransport retry count exceeded on \S{1,100} \(synd 0x"),
+        66,
+    ),
+    Cause(
         "rail-only-fabric",
         "NCCL could not connect a queue pair to the other node (ibv_modify_qp to RTR timed out): the two NICs "
         "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",

@@ -303,6 +303,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "topo-file-preset": ("host", HIGH),
     "port-in-use": ("launch", HIGH),
     "wrong-bootstrap-iface": ("rendezvous", HIGH),
+    "ib-transport-retry-timeout-under-congestion": ("fabric", MEDIUM),
     "roce-gid-index": ("fabric", MEDIUM),
     "rail-only-fabric": ("fabric", MEDIUM),
     "nccl-version-across-ranks": ("software", HIGH),
