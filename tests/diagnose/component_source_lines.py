@@ -3146,6 +3146,16 @@ QUOTES = (
           "mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "ib-transport-retry-timeout-under-congestion",
           fmt="%s on %s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
 
+    # --- GPU memory with a fabric handle refused: no IMEX channel for the process (GB200/GH200 NVLink domains) ----
+    # mscclpp v0.6.0 asks cuMemCreate for a FABRIC handle on every GPU (include/mscclpp/gpu_utils.hpp line 99);
+    # its CuError is the macro's text and src/errors.cc line 59's " (Cu failure: %s)".
+    Quote("mscclpp", "v0.6.0", "include/mscclpp/gpu_utils.hpp", 31,
+          'throw mscclpp::CuError(std::string("Call to " #cmd " failed.") + __FILE__ + ":" + '
+          "std::to_string(__LINE__), \\",
+          "mscclpp._mscclpp.CuError: (800, 'Call to cuMemCreate(&memHandle, nbytes, &prop, 0 ) failed./root/mscclpp/"
+          "src/gpu_utils.cc:113 (Cu failure: operation not permitted)')",
+          "imex-channel-missing-fabric-memory-refused", fmt="Call to %s failed.%s:%s"),
+
     # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
     # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the
     # registry's diagnostic "$Code: $Message[; $Detail]"; the build wraps it and the CLI prints it as FATAL.

@@ -40,7 +40,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "nvlink-p2p-disabled", "nccl-multi-rank-per-gpu-false-p2p-disabled-check", "p2p-peer-access-refused",
                 "memlock-limit-tiny", "enroot-no-gpu-hook", "nvidia-control-device-node-missing",
                 "binary-built-for-newer-cpu-isa", "image-tag-not-found-no-latest",
-                "ib-transport-retry-timeout-under-congestion",
+                "ib-transport-retry-timeout-under-congestion", "imex-channel-missing-fabric-memory-refused",
                 "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored",
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",

@@ -3111,6 +3111,23 @@ CAUSES: Tuple[Cause, ...] = (
         89,
     ),
     Cause(
+        "imex-channel-missing-fabric-memory-refused",
+        "CUDA refused to create GPU memory with a fabric handle (cuMemCreate: operation not permitted, 800): the "
+        "process has no IMEX channel (/dev/nvidia-caps-imex-channels/channelN), which fabric handles need on GPUs "
+        "that support them (GB200/GH200 NVLink domains), most often inside a container that was not given one",
+        "give the job an IMEX channel: bind /dev/nvidia-caps-imex-channels into the container, or create channel0 "
+        "(`mknod /dev/nvidia-caps-imex-channels/channel0 c MAJOR 0` with MAJOR from `grep nvidia-caps-imex-channels "
+        "/proc/devices`); Slurm's switch/nvidia_imex plugin creates one per job; mscclpp 0.7 and later fall back to "
+        "a file-descriptor handle within a node",
+        # mscclpp v0.6.0 include/mscclpp/gpu_utils.hpp line 99 asks cuMemCreate for CU_MEM_HANDLE_TYPE_FABRIC on every
+        # GPU; its MSCCLPP_CUTHROW (line 31) throws CuError(std::string("Call to " #cmd " failed.") + __FILE__ + ":"
+        # + line, err), src/errors.cc line 59 appending " (Cu failure: " + errStr + ")"; v0.7.0 retries without the
+        # fabric handle on CUDA_ERROR_NOT_PERMITTED. The driver API's reading of NOT_PERMITTED for fabric handles
+        # (no IMEX channel accessible) as microsoft/mscclpp#467's maintainer quotes it.
+        (r"Call to cuMemCreate\([^)\n]{0,200}\) failed\.[^\n]{0,400}?\(Cu failure: operation not permitted\)",),
+        89,
+    ),
+    Cause(
         "slurm-pmix-library-mismatch",
         "Slurm's PMIx plugin loaded another libpmix than the one it was built with ({what}): a libpmix.so on the "
         "job's LD_LIBRARY_PATH (a module, a conda environment, an MPI install) shadows Slurm's, so srun cannot start "

@@ -133,6 +133,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-ntasks-per-node-ignored": ("launch", MEDIUM),
     "efa-gdr-unavailable": ("fabric", MEDIUM),
     "mnnvl-imex-not-working": ("host", HIGH),
+    "imex-channel-missing-fabric-memory-refused": ("host", MEDIUM),
     "slurm-pmix-library-mismatch": ("launch", HIGH),
     "net-device-count-differs": ("host", MEDIUM),
     "ranks-disagree-on-size": ("rendezvous", MEDIUM),
