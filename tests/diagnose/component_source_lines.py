@@ -3156,6 +3156,15 @@ QUOTES = (
           "src/gpu_utils.cc:113 (Cu failure: operation not permitted)')",
           "imex-channel-missing-fabric-memory-refused", fmt="Call to %s failed.%s:%s"),
 
+    # --- mpirun from a conda environment (conda-forge's Open MPI, pulled in by mpi4py) instead of the site's -------
+    # PRRTE's (Open MPI 5's prterun) executable-not-found help text, whose Executable row is the environment's Python.
+    Quote("PRRTE", "v3.0.6", "src/docs/show-help-files/help-prun.rst", 678,
+          "%s was unable to find the specified executable file, and therefore",
+          "prterun was unable to find the specified executable file, and therefore",
+          "conda-env-mpi-shadows-site-mpi", fmt="%s was unable to find the specified executable file, and therefore",
+          context=("   Node:       cx3-13-26", "   Executable: /rds/general/user/ab123/home/miniforge3/envs/sim/bin/"
+                   "python")),
+
     # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
     # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the
     # registry's diagnostic "$Code: $Message[; $Detail]"; the build wraps it and the CLI prints it as FATAL.

@@ -41,6 +41,7 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "memlock-limit-tiny", "enroot-no-gpu-hook", "nvidia-control-device-node-missing",
                 "binary-built-for-newer-cpu-isa", "image-tag-not-found-no-latest",
                 "ib-transport-retry-timeout-under-congestion", "imex-channel-missing-fabric-memory-refused",
+                "conda-env-mpi-shadows-site-mpi",
                 "enroot-hook-failed", "slurm-fewer-tasks-than-nodes", "slurm-ntasks-per-node-ignored",
                 "efa-gdr-unavailable", "mnnvl-imex-not-working",
                 "slurm-pmix-library-mismatch", "net-device-count-differs", "ranks-disagree-on-size",

@@ -556,6 +556,9 @@ _HYDRA_WDIR_MISSING = (r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?unab
 #: to ..."), a Hydra proxy's prefix, or Open MPI's summary of ranks that exited non-zero (v4.1.6
 #: orte/mca/errmgr/base/help-errmgr-base.txt line 112 "%s job %s terminated normally, but %d %s. ...",
 #: orte/mca/state/base/help-state-base.txt line 13 "While %s job %s terminated normally, %d %s. ...").
+#: The executable mpirun could not find is a conda environment's Python (its help text's "Executable: %s" row).
+_CONDA_ENV_EXECUTABLE = (r"^\s{0,8}Executable: +\S{0,300}(?:/envs/[^/\s]{1,100}|/(?:mini|ana)conda\d?|/miniforge\d?"
+                         r"|/mambaforge)/bin/python")
 _MPI_LAUNCHED = (r"\b(?:mpirun|mpiexec|orterun|prterun)\b|^\[proxy:\d"
                  r"|\bjob .{0,40}terminated normally, (?:but )?\d+ process")
 #: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
@@ -683,7 +686,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
-         _NO_NVIDIA_SMI_IN_CONTAINER,
+         _NO_NVIDIA_SMI_IN_CONTAINER, _CONDA_ENV_EXECUTABLE,
          _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
 
 
@@ -4132,6 +4135,24 @@ CAUSES: Tuple[Cause, ...] = (
          r"^ {0,4}Error: {1,12}No route to host \(113\)"),
         82,
         applies=lambda log: log.has(_OMPI_TCP_BTL),
+    ),
+    Cause(
+        "conda-env-mpi-shadows-site-mpi",
+        "mpirun could not start the conda environment's Python on another node: most often the mpirun that ran is "
+        "the environment's own MPI (conda-forge's Open MPI or MPICH, which installing mpi4py pulls in), built "
+        "without the cluster's scheduler and network support, not the site's MPI",
+        "`which mpirun` after activating the environment tells: a path inside the environment is its own MPI; "
+        "load the site's MPI module after `conda activate` (so its mpirun comes first), or make the environment "
+        "use it (conda-forge's `external_` build of the MPI package at the module's version, e.g. `conda install "
+        "\"openmpi=4.1.6=external_*\"`, or `pip install mpi4py` built against the module); if "
+        "mpirun is the site's, the path is missing on that node (mpirun-executable-not-found)",
+        # PRRTE v3.0.6 src/docs/show-help-files/help-prun.rst line 678 [prun:exe-not-found] "%s was unable to find
+        # the specified executable file, and therefore" (Open MPI 5's prterun; Open MPI v4.1.6 orterun's the same
+        # words), with its "Executable: %s" row (line 687) naming a Python inside a conda environment.
+        (r"\bwas unable to find the specified executable file, and therefore",),
+        87,
+        applies=lambda log: log.has(_MPI_LAUNCHED) and log.has(_CONDA_ENV_EXECUTABLE),
+        context=(r"^\s{0,8}(?:Node|Executable): +\S",),
     ),
     Cause(
         "mpirun-executable-not-found",

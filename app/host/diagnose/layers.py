@@ -218,6 +218,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "mpirun-daemon-callback-failed": ("launch", MEDIUM),
     "openmpi-tcp-btl-wrong-interfaces": ("launch", MEDIUM),
     "nccl-usb-nic-topology-bug": ("software", HIGH),
+    "conda-env-mpi-shadows-site-mpi": ("launch", MEDIUM),
     "mpirun-executable-not-found": ("launch", HIGH),
     "mpirun-workdir-missing": ("launch", HIGH),
     "image-arch": ("container", HIGH),
