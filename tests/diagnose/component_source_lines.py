@@ -3173,6 +3173,13 @@ QUOTES = (
           "FATAL:   While performing build: conveyor failed to get: GET https://index.docker.io/v2/lindenb/jvarkit/"
           "manifests/latest: MANIFEST_UNKNOWN: manifest unknown; unknown tag=latest",
           "image-tag-not-found-no-latest"),
+    # containers/image (SingularityCE 4.5, Podman, skopeo) names the tag and repository, the registry's default
+    # message alone since v5.x's docker/errors.go registryHTTPResponseToError ("manifest unknown").
+    Quote("containers/image", "v5.36.1", "docker/docker_client.go", 967,
+          'return nil, "", fmt.Errorf("reading manifest %s in %s: %w", tagOrDigest, ref.ref.Name(), '
+          "registryHTTPResponseToError(res))",
+          "Error: initializing source docker://lindenb/jvarkit:latest: reading manifest latest in "
+          "docker.io/lindenb/jvarkit: manifest unknown", "image-tag-not-found-no-latest"),
     Quote("Apptainer", "v1.5.3", "internal/pkg/build/build.go", 308,
           'return fmt.Errorf("conveyor failed to get: %v", err)',
           "FATAL:   While performing build: conveyor failed to get: GET https://ghcr.io/v2/acme/trainer/manifests/"

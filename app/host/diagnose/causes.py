@@ -2852,8 +2852,12 @@ CAUSES: Tuple[Cause, ...] = (
         # "unknown tag=latest"); the build wraps it (internal/pkg/build/build.go line 308 "conveyor failed to get:
         # %v", cmd/internal/cli/build_linux.go "While performing build: %v"), `pull` as "While making image from
         # oci registry: error fetching image to cache: %v". MANIFEST_UNKNOWN is the registry's code for a tag or
-        # digest it lacks (OCI distribution spec).
-        (r"/manifests/(?P<tag>[^\s:/]{1,128}): MANIFEST_UNKNOWN: manifest unknown",),
+        # digest it lacks (OCI distribution spec). containers/image (SingularityCE 4.5's pulls, Podman, skopeo)
+        # v5.36.1 docker/docker_client.go line 967: fmt.Errorf("reading manifest %s in %s: %w", tagOrDigest, ...)
+        # with the registry's message ("manifest unknown", docker/errors.go; older releases "manifest unknown:
+        # manifest unknown").
+        (r"/manifests/(?P<tag>[^\s:/]{1,128}): MANIFEST_UNKNOWN: manifest unknown",
+         r"\breading manifest (?P<tag>[^\s:/]{1,128}) in \S{1,300}: manifest unknown"),
         90,
     ),
     Cause(
