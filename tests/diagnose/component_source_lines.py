@@ -256,6 +256,17 @@ QUOTES = (
           NCCL_WARN.format(where="graph/paths.cc:396") + "P2P is disabled between NVLINK connected GPUs 0 and 1. This "
           "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
           "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.", "nvlink-p2p-disabled"),
+    # The same WARN on master from the v2.30 development commit b3aeda4 (ranks may share a GPU) to the fix 04cdb80,
+    # released in v2.30.3-1: the check compared topology indices, so two ranks of one GPU got NVML's P2P status of
+    # the GPU with itself, and the WARN names the same device twice.
+    Quote("NCCL", "commit b3aeda4", "src/graph/paths.cc", 375,
+          'WARN("P2P is disabled between NVLINK connected GPUs %d and %d. This should not be the case given their '
+          'connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set '
+          'NCCL_IGNORE_DISABLED_P2P=1.", indexes[i-1], indexes[i-0]);',
+          NCCL_WARN.format(where="graph/paths.cc:375") + "P2P is disabled between NVLINK connected GPUs 0 and 0. This "
+          "should not be the case given their connectivity, and is probably due to a hardware issue. If you still "
+          "want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",
+          "nccl-multi-rank-per-gpu-false-p2p-disabled-check"),
     Quote("NCCL", "v2.21.5-1", "src/transport/p2p.cc", 309,
           'WARN("failed to peer with device %d(=%lx): %d %s",\npeerInfo->cudaDev, peerInfo->busId, err, '
           "cudaGetErrorString(err));",
@@ -1109,6 +1120,22 @@ QUOTES = (
           'log_errf("error mounting firmware path %s", info->firmwares[i]);',
           "E0212 10:01:02.000001 4242 nvc_mount.c:812] error mounting firmware path /lib/firmware/nvidia/535.104.05/"
           "gsp_ga10x.bin", "libnvidia-container-firmware-mount-failed"),
+    # The driver's control devices: src/nvc_info.c always lists /dev/nvidiactl and /dev/nvidia-modeset (and
+    # nvidia-uvm, nvidia-uvm-tools when found), and mount_device() (src/nvc_mount.c) stats each on the host with
+    # xstat() (src/xfuncs.h), whose error configure prints after "mount error: %s" (src/cli/configure.c).
+    Quote("libnvidia-container", "commit 1352197", "src/xfuncs.h xstat() and src/nvc_mount.c mount_device()", 0,
+          'error_set(err, "stat failed: %s", path);',
+          "slurmstepd: error: pyxis:     nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no "
+          "such file or directory", "nvidia-control-device-node-missing", fmt="stat failed: %s",
+          context=("slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return "
+                   "code 1",)),
+    Quote("libnvidia-container", "commit 1352197", "src/xfuncs.h xstat() and src/nvc_mount.c mount_device()", 0,
+          'error_set(err, "stat failed: %s", path);',
+          "docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+          "runtime create failed: runc create failed: unable to start container process: error during container "
+          "init: error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as "
+          "'legacy'\nnvidia-container-cli: mount error: stat failed: /dev/nvidiactl: no such file or directory: "
+          "unknown.", "nvidia-control-device-node-missing", fmt="stat failed: %s"),
     # The GPU's device rules (setup_device_cgroup's RPC handler): enroot's 98-nvidia.sh always runs
     # `nvidia-container-cli --user configure --no-cgroups`, so a device-rule error under enroot is the CLI adding
     # rules it was told not to: the 1.17.7 release (NVIDIA/nvidia-container-toolkit#1093,
@@ -2266,7 +2293,7 @@ QUOTES = (
           "[1700000000.123456] [gpu-a-017:2741:0]       ib_mlx5_log.c:179  UCX  ERROR Local protection error on "
           "mlx5_1:1/RoCE (synd 0x4 vend 0x51 hw_synd 0/0)", "p2p-acs-iommu",
           context=("#      Transport: gdr_copy",),
-          fmt="%s on %s:%d/%s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
+          fmt="%s on %s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
     # ROMIO (MPI-IO in MPICH, Cray MPICH, Intel MPI, Open MPI's romio component) takes fcntl locks for data sieving
     # and aborts the job when the file system refuses one (MPI_Abort after these lines); perror(s) writes s, ": " and
     # strerror(errno).
@@ -3093,6 +3120,83 @@ QUOTES = (
           "Segmentation fault", "apptainer-no-nv", fmt="Segmentation fault",
           context=("[me@login]$ salloc --nodes=1 --gpus=1 --time=0:10:00 --partition=accel",
                    "[me@c7-8]$ singularity exec --bind $PWD cuda_11.4.0-devel-ubuntu20.04.sif ./vec_add_cuda")),
+
+    # The image carries no nvidia-smi: --nv binds the host's. Apptainer v1.5.3 looks the command up with mvdan's
+    # shell interpreter (internal/pkg/runtime/engine/apptainer/process_linux.go line 883 shell.LookPath) and prints
+    # its error as FATAL.
+    Quote("mvdan.cc/sh", "v3.13.1", "interp/handler.go", 280,
+          'return "", fmt.Errorf("%q: executable file not found in $PATH", file)',
+          'FATAL:   "nvidia-smi": executable file not found in $PATH', "apptainer-no-nv",
+          context=("[me@gpu-f-3 pytorch]$ apptainer exec  ./pytorch_latest.sif nvidia-smi -L",)),
+
+    # --- an InfiniBand send never acknowledged within the transport timeout (completion status 12) -------------
+    # MVAPICH2's channel manager aborts on a failed work completion with the verbs status (12, IBV_WC_RETRY_EXC_ERR);
+    # no official repository publishes MVAPICH2's source, so a stored copy of the file is quoted.
+    Quote("MVAPICH2", "a stored copy (commit not recorded)",
+          "src/mpid/ch3/channels/mrail/src/gen2/ibv_channel_manager.c handle_cqe()", 0,
+          'ibv_va_error_abort(IBV_STATUS_ERR,\n"[] Got completion with error %d, vendor code=0x%x, dest rank=%d\\n",\n'
+          "wc.status, wc.vendor_err, ((MPIDI_VC_t *)v->vc)->pg_rank);",
+          "[gcn-4-11.sdsc.edu:mpi_rank_10][MPIDI_CH3I_MRAILI_Cq_poll] src/mpid/ch3/channels/mrail/src/gen2/"
+          "ibv_channel_manager.c:586: [] Got completion with error 12, vendor code=0x81, dest rank=17",
+          "ib-transport-retry-timeout-under-congestion"),
+    # UCX's mlx5 transports name the CQE's syndrome (MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, line 132).
+    Quote("UCX", "v1.22.0", "src/uct/ib/mlx5/ib_mlx5_log.c", 179,
+          'ucs_log(log_level,\n"%s on " UCT_IB_IFACE_FMT " (synd 0x%x vend 0x%x hw_synd %d/%d)\\n"',
+          "[1732961234.123456] [gpu-a-017:2741:0]    ib_mlx5_log.c:179  UCX  ERROR Transport retry count exceeded on "
+          "mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)", "ib-transport-retry-timeout-under-congestion",
+          fmt="%s on %s (synd 0x%x vend 0x%x hw_synd %d/%d)"),
+
+    # --- GPU memory with a fabric handle refused: no IMEX channel for the process (GB200/GH200 NVLink domains) ----
+    # mscclpp v0.6.0 asks cuMemCreate for a FABRIC handle on every GPU (include/mscclpp/gpu_utils.hpp line 99);
+    # its CuError is the macro's text and src/errors.cc line 59's " (Cu failure: %s)".
+    Quote("mscclpp", "v0.6.0", "include/mscclpp/gpu_utils.hpp", 31,
+          'throw mscclpp::CuError(std::string("Call to " #cmd " failed.") + __FILE__ + ":" + '
+          "std::to_string(__LINE__), \\",
+          "mscclpp._mscclpp.CuError: (800, 'Call to cuMemCreate(&memHandle, nbytes, &prop, 0 ) failed./root/mscclpp/"
+          "src/gpu_utils.cc:113 (Cu failure: operation not permitted)')",
+          "imex-channel-missing-fabric-memory-refused", fmt="Call to %s failed.%s:%s"),
+
+    # --- mpirun from a conda environment (conda-forge's Open MPI, pulled in by mpi4py) instead of the site's -------
+    # PRRTE's (Open MPI 5's prterun) executable-not-found help text, whose Executable row is the environment's Python.
+    Quote("PRRTE", "v3.0.6", "src/docs/show-help-files/help-prun.rst", 678,
+          "%s was unable to find the specified executable file, and therefore",
+          "prterun was unable to find the specified executable file, and therefore",
+          "conda-env-mpi-shadows-site-mpi", fmt="%s was unable to find the specified executable file, and therefore",
+          context=("   Node:       cx3-13-26", "   Executable: /rds/general/user/ab123/home/miniforge3/envs/sim/bin/"
+                   "python")),
+
+    # --- a registry with no manifest for the tag asked for (an image named without a tag asks for `latest`) ------
+    # Apptainer's OCI build fetches through go-containerregistry, whose transport error is "METHOD URL: " and the
+    # registry's diagnostic "$Code: $Message[; $Detail]"; the build wraps it and the CLI prints it as FATAL.
+    Quote("go-containerregistry", "v0.21.6", "pkg/v1/remote/transport/error.go", 104,
+          'msg := fmt.Sprintf("%s: %s", d.Code, d.Message)',
+          "FATAL:   While performing build: conveyor failed to get: GET https://index.docker.io/v2/lindenb/jvarkit/"
+          "manifests/latest: MANIFEST_UNKNOWN: manifest unknown; unknown tag=latest",
+          "image-tag-not-found-no-latest"),
+    # containers/image (SingularityCE 4.5, Podman, skopeo) names the tag and repository, the registry's default
+    # message alone since v5.x's docker/errors.go registryHTTPResponseToError ("manifest unknown").
+    Quote("containers/image", "v5.36.1", "docker/docker_client.go", 967,
+          'return nil, "", fmt.Errorf("reading manifest %s in %s: %w", tagOrDigest, ref.ref.Name(), '
+          "registryHTTPResponseToError(res))",
+          "Error: initializing source docker://lindenb/jvarkit:latest: reading manifest latest in "
+          "docker.io/lindenb/jvarkit: manifest unknown", "image-tag-not-found-no-latest"),
+    Quote("Apptainer", "v1.5.3", "internal/pkg/build/build.go", 308,
+          'return fmt.Errorf("conveyor failed to get: %v", err)',
+          "FATAL:   While performing build: conveyor failed to get: GET https://ghcr.io/v2/acme/trainer/manifests/"
+          "v2.1: MANIFEST_UNKNOWN: manifest unknown", "image-tag-not-found-no-latest"),
+
+    # --- a program killed by SIGILL: an instruction the node's CPU lacks (a build for a newer CPU) ---------------
+    # srun names the task's signal by strsignal(); glibc's name for SIGILL; bash's job report uses the same name.
+    Quote("Slurm", "slurm-25-11-7-1", "src/srun/launch.c", 450,
+          'error("%s: %s %s: %s%s",\nhosts, task_str, tasks, signal_str, core_str);',
+          "srun: error: compute030: tasks 0-7: Illegal instruction (core dumped)", "binary-built-for-newer-cpu-isa"),
+    Quote("glibc", "glibc-2.39", "sysdeps/generic/siglist.h", 32,
+          'init_sig (SIGILL, "ILL", N_("Illegal instruction"))',
+          "/var/spool/slurmd/job4512/slurm_script: line 12: 31808 Illegal instruction     (core dumped) ./a.out",
+          "binary-built-for-newer-cpu-isa", fmt="Illegal instruction"),
+    Quote("torch", "v2.13.0", "torch/distributed/elastic/multiprocessing/errors/__init__.py", 188,
+          '"  exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"',
+          "  exitcode  : -4 (pid: 2741)  (SIGILL)", "binary-built-for-newer-cpu-isa"),
 
     # --- UCX's own messages for its memory registration, shared memory and verbs completions (v1.12 to v1.19) -----
     # ibv_reg_mr's ENOMEM: UCX appends the locked-memory advice whenever getrlimit(RLIMIT_MEMLOCK) is finite (v1.5

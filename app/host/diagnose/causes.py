@@ -282,6 +282,11 @@ _CONTAINER_WITHOUT_NV = (r"\b(?:apptainer|singularity) (?:exec|run|shell)\b(?![^
 _GPU_ASKED = r"--gpus(?:-per-(?:node|task|socket))?[= ]\d|--gres[= ]gpu|\bngpus=\d|\bnvidia\.com/gpu\b"
 #: A program that crashed or found no GPU.
 _NO_GPU_SYMPTOM = r"\bSegmentation fault\b|no CUDA-capable device is detected"
+#: Apptainer found no nvidia-smi in the container (images carry none; --nv binds the host's): Apptainer v1.5.3
+#: internal/pkg/runtime/engine/apptainer/process_linux.go line 883 looks the command up with mvdan.cc/sh v3.13.1
+#: interp/handler.go line 280, fmt.Errorf("%q: executable file not found in $PATH", file), printed as FATAL. Not Go's
+#: os/exec wording (`exec: "nvidia-smi": ...`), which Docker and other runtimes print.
+_NO_NVIDIA_SMI_IN_CONTAINER = r'(?<!exec: )"nvidia-smi": executable file not found in \$PATH'
 #: The host's GPU driver was asked for: a container command with --nv or --nvccli, or APPTAINER_NV/SINGULARITY_NV.
 _NV_GIVEN = r"\b(?:apptainer|singularity) [^\n]{0,300}?--(?:nv|nvccli)\b|\b(?:APPTAINER|SINGULARITY)_NV=[1tT]"
 #: An OCI runtime ran the container's hooks (runc's "error running hook", the NVIDIA runtime or its nvidia-ctk hook).
@@ -551,6 +556,9 @@ _HYDRA_WDIR_MISSING = (r"^\[proxy:\S{1,300}\] (?:\w{1,100} \(\S{1,300}\): )?unab
 #: to ..."), a Hydra proxy's prefix, or Open MPI's summary of ranks that exited non-zero (v4.1.6
 #: orte/mca/errmgr/base/help-errmgr-base.txt line 112 "%s job %s terminated normally, but %d %s. ...",
 #: orte/mca/state/base/help-state-base.txt line 13 "While %s job %s terminated normally, %d %s. ...").
+#: The executable mpirun could not find is a conda environment's Python (its help text's "Executable: %s" row).
+_CONDA_ENV_EXECUTABLE = (r"^\s{0,8}Executable: +\S{0,300}(?:/envs/[^/\s]{1,100}|/(?:mini|ana)conda\d?|/miniforge\d?"
+                         r"|/mambaforge)/bin/python")
 _MPI_LAUNCHED = (r"\b(?:mpirun|mpiexec|orterun|prterun)\b|^\[proxy:\d"
                  r"|\bjob .{0,40}terminated normally, (?:but )?\d+ process")
 #: nccl-tests listed its ranks (nccl-tests v2.17.6 src/util.cu line 566 "#  Rank %2d Group %2d Pid %6d on %10s
@@ -678,6 +686,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
+         _NO_NVIDIA_SMI_IN_CONTAINER, _CONDA_ENV_EXECUTABLE,
          _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
 
 
@@ -1563,8 +1572,8 @@ CAUSES: Tuple[Cause, ...] = (
     ),
     Cause(
         "apptainer-no-nv",
-        "the process found no NVIDIA driver library (libcuda.so.1): a container started without --nv, which "
-        "binds the host's driver into it, or a node without a GPU driver",
+        "the process found no NVIDIA driver library (libcuda.so.1) or tool (nvidia-smi): a container started "
+        "without --nv, which binds the host's driver into it, or a node without a GPU driver",
         "start the container with `--nv` (the job scripts do: keep it if you run apptainer by hand or change "
         "`APPTAINER_ARGS`), on a GPU node (`--gres=gpu:4`); the image carries no driver, the host provides it; "
         "`python -m app.check` warns in its `container: GPU devices` line",
@@ -1578,10 +1587,14 @@ CAUSES: Tuple[Cause, ...] = (
          # crashed (the shell's "Segmentation fault", glibc-2.39 sysdeps/generic/siglist.h line 39, from a CUDA
          # program that does not check its errors) or found no GPU (CUDA's 100, "no CUDA-capable device is
          # detected"); sigma2's CUDA-in-containers guide shows it.
-         _CONTAINER_WITHOUT_NV),
+         _CONTAINER_WITHOUT_NV,
+         # The container's own nvidia-smi missing where no --nv (nor --nvccli) was given: with it, the host's
+         # driver is the question (apptainer-nv-no-host-driver).
+         _NO_NVIDIA_SMI_IN_CONTAINER),
         91,
         applies=lambda log: log.has(_NO_DRIVER_LIB) or (
-            log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM) and not log.has(_NV_GIVEN)),
+            ((log.has(_GPU_ASKED) and log.has(_NO_GPU_SYMPTOM)) or log.has(_NO_NVIDIA_SMI_IN_CONTAINER))
+            and not log.has(_NV_GIVEN)),
     ),
     Cause(
         "host-oom",
@@ -2009,6 +2022,29 @@ CAUSES: Tuple[Cause, ...] = (
         context=(_ROCE,),
     ),
     Cause(
+        "ib-transport-retry-timeout-under-congestion",
+        "an InfiniBand send was not acknowledged by the other node within the transport timeout, through all its "
+        "retries (completion status 12, retry count exceeded), and the MPI library aborted: most often a fabric "
+        "congested by other jobs and the code's own all-to-all traffic, else a peer whose port went down or whose "
+        "process died, or (on RoCE) a GID the nodes cannot route",
+        "tell them apart first: the other rank's log and node (a crash there, `ibstat` showing its port down) and "
+        "whether it recurs in quiet hours; under congestion raise the transport timeout, MVAPICH2 "
+        "`MV2_DEFAULT_TIME_OUT` (and check `MV2_IBA_HCA`/`MV2_NUM_HCAS` for multi-rail nodes), UCX `UCX_RC_TIMEOUT` "
+        "(1.0s) and `UCX_RC_RETRY_COUNT` (7), NCCL `NCCL_IB_TIMEOUT`; a link down is the admins' (`--exclude=NODE` "
+        "meanwhile); on RoCE set the GID index (roce-gid-index)",
+        # MVAPICH2 (a stored copy of src/mpid/ch3/channels/mrail/src/gen2/ibv_channel_manager.c, handle_cqe():
+        # ibv_va_error_abort(IBV_STATUS_ERR, "[] Got completion with error %d, vendor code=0x%x, dest rank=%d\n",
+        # wc.status, ...)) with 12, IBV_WC_RETRY_EXC_ERR; UCX v1.22.0 src/uct/ib/mlx5/ib_mlx5_log.c line 179
+        # ucs_log("%s on " UCT_IB_IFACE_FMT " (synd 0x%x ...", err_info, ...) with err_info "Transport retry count
+        # exceeded" (line 132, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR; UCS_ERR_ENDPOINT_TIMEOUT). NCCL's own
+        # status 12 is roce-gid-index (its threads settled on the GID).
+        (r"\[\] Got completion with error 12, vendor code=0x[0-9a-f]{1,8}, dest rank=\d+",
+         # At FATAL where no error handler takes it, else at UCX_*_FAILURE's level (default diag: src/uct/base/
+         # uct_iface.h uct_base_iface_failure_log_level), so matched at any level.
+         r"\bTransport retry count exceeded on \S{1,100} \(synd 0x"),
+        66,
+    ),
+    Cause(
         "rail-only-fabric",
         "NCCL could not connect a queue pair to the other node (ibv_modify_qp to RTR timed out): the two NICs "
         "cannot reach each other, as on a rail-optimised fabric where only NICs of the same rail connect",
@@ -2191,6 +2227,23 @@ CAUSES: Tuple[Cause, ...] = (
          r"libnvidia-ml\.so)", r"Kernel module nvidia_uvm is not loaded"),
         92,
         applies=lambda log: log.has(_GPU_HOOK_FAILED),
+    ),
+    Cause(
+        "nvidia-control-device-node-missing",
+        "the node lacks the NVIDIA driver's control device {device}, which the driver creates when it loads, so "
+        "the container runtime's GPU hook (libnvidia-container) could not bind it and no GPU container starts: the "
+        "driver is not (fully) loaded on that node",
+        "tell the admins which node (its driver state is broken: `ls -l /dev/nvidia*` there; as root `nvidia-modprobe "
+        "-c 0`, `nvidia-modprobe -u -c 0` and `nvidia-modprobe -m` create nvidiactl, nvidia-uvm and nvidia-modeset, "
+        "or they reload the driver); resubmit without that node meanwhile (`--exclude=NODE`)",
+        # libnvidia-container src/nvc_info.c always lists /dev/nvidiactl and /dev/nvidia-modeset among the driver's
+        # devices (nvidia-uvm and nvidia-uvm-tools where found); src/nvc_mount.c mount_device() stats each on the
+        # host with xstat() (src/xfuncs.h, commit 1352197): error_set(err, "stat failed: %s", path), the errno
+        # appended lower-cased (src/error.c), printed after src/cli/configure.c's "mount error: %s". The same line
+        # under enroot/pyxis (98-nvidia.sh) and Docker's nvidia runtime hook.
+        (r"mount error: stat failed: (?:/\S{0,200})?(?P<device>/dev/nvidia(?:ctl|-modeset|-uvm(?:-tools)?)): no such "
+         r"file or directory",),
+        93,
     ),
     Cause(
         "libnvidia-container-firmware-mount-failed",
@@ -2634,6 +2687,28 @@ CAUSES: Tuple[Cause, ...] = (
         57,
     ),
     Cause(
+        "binary-built-for-newer-cpu-isa",
+        "a process died with SIGILL (illegal instruction): most often a program or library built for a newer CPU "
+        "(`-march=native` or `-march=skylake-avx512` on the build node, AVX-512 or AVX2 code) that ran on a node "
+        "whose CPU lacks those instructions; more rarely a deliberate trap in the code or a corrupted build",
+        "compare the CPUs: `grep -o 'avx[^ ]*' /proc/cpuinfo | sort -u` on the build node and on the node that "
+        "failed (`srun -w NODE`); then build for the oldest CPU the jobs may get (`-march=x86-64-v3`, or the older "
+        "node's `-march=`), or keep the job on the nodes it was built for (`--constraint=FEATURE`, `sinfo -o '%N "
+        "%f'` lists each node's features); if the CPUs match, `gdb ./a.out core` shows the instruction (`ud2` is a "
+        "trap in the code, not the CPU)",
+        # The signal's name from glibc-2.39 sysdeps/generic/siglist.h line 32: init_sig (SIGILL, "ILL",
+        # N_("Illegal instruction")), as strsignal() gives it to Slurm 25.11.7 srun (src/srun/launch.c line 450,
+        # error("%s: %s %s: %s%s", hosts, task_str, tasks, signal_str, core_str), core_str " (core dumped)") and to
+        # bash's job report (as for rank-sigkill's "Killed"). torch 2.13.0 torch/distributed/elastic/
+        # multiprocessing: errors/__init__.py's failure table "exitcode  : ${exitcode} (pid: ${pid}) ${signal_name}"
+        # and message f"Signal {-self.exitcode} ({self.signal_name()}) received by PID {self.pid}", api.py's
+        # "failed (exitcode: %s) local_rank: %s", with -4 for SIGILL.
+        (r"(?:^|: |\d )Illegal instruction\b(?! was encountered)", r"exitcode\s*: -4 \(pid",
+         r"failed \(exitcode: -4\) local_rank", r"Signal 4 \(SIGILL\) received by PID",
+         r"process \d+ terminated with signal SIGILL", r"' died with <Signals\.SIGILL: 4>\.$"),
+        78,
+    ),
+    Cause(
         "launcher-local-rank-argument-rejected",
         "the training script's argument parser rejected the rank argument its launcher appends ({arg}): "
         "torch.distributed.launch (without --use-env) and DeepSpeed's launcher add it to every rank's command line, "
@@ -2764,6 +2839,28 @@ CAUSES: Tuple[Cause, ...] = (
         92,
     ),
     Cause(
+        "image-tag-not-found-no-latest",
+        "the registry has no image for the tag {tag} of that repository (MANIFEST_UNKNOWN), so the pull or build "
+        "stopped: the tag is misspelt or was never published there; an image named without a tag "
+        "(`docker://owner/name`) asks for `latest`, which many repositories do not publish",
+        "name a tag the repository has: `apptainer build app.sif docker://owner/name:TAG` (Docker Hub's Tags tab, "
+        "or `skopeo list-tags docker://owner/name`, lists them); the project's image is built from a pinned tag "
+        "(`make image`)",
+        # Apptainer v1.4.0 to v1.5.3 fetches OCI images through go-containerregistry: its transport error (v0.21.6
+        # pkg/v1/remote/transport/error.go) is fmt.Sprintf("%s %s: ", Method, URL) (line 50) then the registry's
+        # diagnostic, line 104 fmt.Sprintf("%s: %s", d.Code, d.Message) and "; %v" with its detail (Docker Hub's
+        # "unknown tag=latest"); the build wraps it (internal/pkg/build/build.go line 308 "conveyor failed to get:
+        # %v", cmd/internal/cli/build_linux.go "While performing build: %v"), `pull` as "While making image from
+        # oci registry: error fetching image to cache: %v". MANIFEST_UNKNOWN is the registry's code for a tag or
+        # digest it lacks (OCI distribution spec). containers/image (SingularityCE 4.5's pulls, Podman, skopeo)
+        # v5.36.1 docker/docker_client.go line 967: fmt.Errorf("reading manifest %s in %s: %w", tagOrDigest, ...)
+        # with the registry's message ("manifest unknown", docker/errors.go; older releases "manifest unknown:
+        # manifest unknown").
+        (r"/manifests/(?P<tag>[^\s:/]{1,128}): MANIFEST_UNKNOWN: manifest unknown",
+         r"\breading manifest (?P<tag>[^\s:/]{1,128}) in \S{1,300}: manifest unknown"),
+        90,
+    ),
+    Cause(
         "ib-link-layers-mixed",
         "NCCL was given network ports of two link types (InfiniBand and RoCE/Ethernet) to use together: the "
         "HCAs it picked on this node, or on the two ends of a connection, do not speak the same protocol",
@@ -2787,9 +2884,27 @@ CAUSES: Tuple[Cause, ...] = (
         "(`--exclude=NODE`); `NCCL_IGNORE_DISABLED_P2P=1` only makes NCCL route around the GPUs' link, slower",
         # NCCL v2.18.1-1 to v2.30.7-1 src/graph/paths.cc: WARN("P2P is disabled between NVLINK connected GPUs %d
         # and %d. This should not be the case given their connectivity, and is probably due to a hardware issue.
-        # ...") when NVML's P2P status for the pair is not OK.
-        (r"P2P is disabled between NVLINK connected GPUs \d+ and \d+",),
+        # ...") when NVML's P2P status for the pair is not OK. Two different devices: the same one twice is
+        # nccl-multi-rank-per-gpu-false-p2p-disabled-check.
+        (r"P2P is disabled between NVLINK connected GPUs (?P<first>\d+) and (?!(?P=first)\b)\d+",),
         87,
+    ),
+    Cause(
+        "nccl-multi-rank-per-gpu-false-p2p-disabled-check",
+        "NCCL said P2P is disabled between GPU {gpu} and itself: several ranks share that GPU, and an NCCL built "
+        "from master between the v2.30 development commit and its fix compared the ranks' topology entries, not "
+        "their devices, so it asked NVML for P2P from a GPU to itself; NCCL's bug, not the NVLink",
+        "use a released NCCL (2.30.3 or later, which skips the check for one device) instead of that master build; "
+        "with it, `EXTRA_ENV=NCCL_IGNORE_DISABLED_P2P=1` skips the check; a warning that names two different GPUs "
+        "is the link itself (`nvidia-smi topo -p2p rw`)",
+        # NCCL master from b3aeda4 ("NCCL v2.30 development", ranks may share a GPU) to 04cdb80 ("Fix P2P check for
+        # multi-rank per GPU feature", in v2.30.3-1) src/graph/paths.cc line 375: WARN("P2P is disabled between
+        # NVLINK connected GPUs %d and %d. ...", indexes[i-1], indexes[i-0]), the NVML device of each side, checked
+        # when `g1 != g2` (topology indices, which differ for two ranks of one GPU). Released NCCL before 2.30.3
+        # refuses two ranks on one GPU first (src/init.cc "Duplicate GPU detected"), so a device named twice
+        # comes only from those builds.
+        (r"P2P is disabled between NVLINK connected GPUs (?P<gpu>\d+) and (?P=gpu)\b",),
+        88,
     ),
     Cause(
         "p2p-peer-access-refused",
@@ -3000,6 +3115,23 @@ CAUSES: Tuple[Cause, ...] = (
         # on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). ..." (no FABRIC
         # memory) and "... Check the IMEX configuration (nvidia-imex-ctl -N). ..." (export or import failed).
         (r"MNNVL \(cliqueSize \d+\) is available but not (?:working|supported) on this system",),
+        89,
+    ),
+    Cause(
+        "imex-channel-missing-fabric-memory-refused",
+        "CUDA refused to create GPU memory with a fabric handle (cuMemCreate: operation not permitted, 800): the "
+        "process has no IMEX channel (/dev/nvidia-caps-imex-channels/channelN), which fabric handles need on GPUs "
+        "that support them (GB200/GH200 NVLink domains), most often inside a container that was not given one",
+        "give the job an IMEX channel: bind /dev/nvidia-caps-imex-channels into the container, or create channel0 "
+        "(`mknod /dev/nvidia-caps-imex-channels/channel0 c MAJOR 0` with MAJOR from `grep nvidia-caps-imex-channels "
+        "/proc/devices`); Slurm's switch/nvidia_imex plugin creates one per job; mscclpp 0.7 and later fall back to "
+        "a file-descriptor handle within a node",
+        # mscclpp v0.6.0 include/mscclpp/gpu_utils.hpp line 99 asks cuMemCreate for CU_MEM_HANDLE_TYPE_FABRIC on every
+        # GPU; its MSCCLPP_CUTHROW (line 31) throws CuError(std::string("Call to " #cmd " failed.") + __FILE__ + ":"
+        # + line, err), src/errors.cc line 59 appending " (Cu failure: " + errStr + ")"; v0.7.0 retries without the
+        # fabric handle on CUDA_ERROR_NOT_PERMITTED. The driver API's reading of NOT_PERMITTED for fabric handles
+        # (no IMEX channel accessible) as microsoft/mscclpp#467's maintainer quotes it.
+        (r"Call to cuMemCreate\([^)\n]{0,200}\) failed\.[^\n]{0,400}?\(Cu failure: operation not permitted\)",),
         89,
     ),
     Cause(
@@ -4007,6 +4139,24 @@ CAUSES: Tuple[Cause, ...] = (
          r"^ {0,4}Error: {1,12}No route to host \(113\)"),
         82,
         applies=lambda log: log.has(_OMPI_TCP_BTL),
+    ),
+    Cause(
+        "conda-env-mpi-shadows-site-mpi",
+        "mpirun could not start the conda environment's Python on another node: most often the mpirun that ran is "
+        "the environment's own MPI (conda-forge's Open MPI or MPICH, which installing mpi4py pulls in), built "
+        "without the cluster's scheduler and network support, not the site's MPI",
+        "`which mpirun` after activating the environment tells: a path inside the environment is its own MPI; "
+        "load the site's MPI module after `conda activate` (so its mpirun comes first), or make the environment "
+        "use it (conda-forge's `external_` build of the MPI package at the module's version, e.g. `conda install "
+        "\"openmpi=4.1.6=external_*\"`, or `pip install mpi4py` built against the module); if "
+        "mpirun is the site's, the path is missing on that node (mpirun-executable-not-found)",
+        # PRRTE v3.0.6 src/docs/show-help-files/help-prun.rst line 678 [prun:exe-not-found] "%s was unable to find
+        # the specified executable file, and therefore" (Open MPI 5's prterun; Open MPI v4.1.6 orterun's the same
+        # words), with its "Executable: %s" row (line 687) naming a Python inside a conda environment.
+        (r"\bwas unable to find the specified executable file, and therefore",),
+        87,
+        applies=lambda log: log.has(_MPI_LAUNCHED) and log.has(_CONDA_ENV_EXECUTABLE),
+        context=(r"^\s{0,8}(?:Node|Executable): +\S",),
     ),
     Cause(
         "mpirun-executable-not-found",
