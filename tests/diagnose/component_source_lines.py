@@ -936,6 +936,30 @@ QUOTES = (
     Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5969,
           'sprintf(log_buffer, "mem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
           "=>> PBS: job killed: mem 268435456kb exceeded limit 251658240kb", "host-oom"),
+    # The MoM's other kills, each written to the job's stderr as "=>> PBS: job killed: %s\n" (mom_main.c line
+    # 8780): virtual memory on one node; memory or CPU time summed over the job's nodes (job_over_limit(), on the
+    # first node of a multi-node job); CPU time; more busy CPUs than ncpus (the MoM's cpuburst and cpuaverage).
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5954,
+          'sprintf(log_buffer, "vmem %lukb exceeded limit %lukb", llnum / 1024, llvalue / 1024);',
+          "=>> PBS: job killed: vmem 536870912kb exceeded limit 503316480kb", "host-oom"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 6185,
+          'sprintf(log_buffer, "%s job total %lu %s exceeded limit %lu %s",\nrd->rs_name, *total, units, limit, '
+          'units);',
+          "=>> PBS: job killed: mem job total 524288000 kb exceeded limit 503316480 kb", "host-oom"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 6185,
+          'sprintf(log_buffer, "%s job total %lu %s exceeded limit %lu %s",\nrd->rs_name, *total, units, limit, '
+          'units);',
+          "=>> PBS: job killed: cput job total 1843200 secs exceeded limit 1728000 secs", "pbs-cpu-over-limit"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5999,
+          'sprintf(log_buffer,\n"cput %lu exceeded limit %lu",\nnum, value);',
+          "=>> PBS: job killed: cput 921734 exceeded limit 864000", "pbs-cpu-over-limit"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5895,
+          'sprintf(log_buffer,\n"ncpus %.1f exceeded limit %lu (burst)",\n(float) num / 100.0, value);',
+          "=>> PBS: job killed: ncpus 97.3 exceeded limit 72 (burst)", "pbs-cpu-over-limit"),
+    Quote("PBS", "v23.06.06", "src/resmom/mom_main.c", 5924,
+          'sprintf(log_buffer,\n"ncpus %.2f exceeded limit %lu (sum)",\n(double) cput_sum / (double) walltime_sum,'
+          '\nvalue);',
+          "=>> PBS: job killed: ncpus 80.41 exceeded limit 72 (sum)", "pbs-cpu-over-limit"),
 
     Quote("rdma-core", "v59.0", "libibverbs/init.c", 614,
           'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",',

@@ -1604,13 +1604,15 @@ CAUSES: Tuple[Cause, ...] = (
         "Torque `-l mem=`, whose queue default applies when a job asks for none), or "
         "use less: fewer DataLoader workers, a smaller batch, data read lazily instead of loaded whole; "
         "`sacct -j JOBID -o JobID,MaxRSS,ReqMem` shows what it used",
-        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb".
+        # OpenPBS v23.06.06 src/resmom/mom_main.c: "=>> PBS: job killed: %s" with "mem %lukb exceeded limit %lukb"
+        # (line 5969), "vmem %lukb exceeded limit %lukb" (5954), and job_over_limit()'s sum over a multi-node job's
+        # nodes, "%s job total %lu %s exceeded limit %lu %s" with mem and kb (6185).
         # Slurm 25.11.7, where it polls memory itself (JobAcctGatherParams=OverMemoryKill) instead of a cgroup:
         # src/interfaces/jobacct_gather.c "%ps exceeded memory limit (%"PRIu64" > %"PRIu64"), being killed" and the
         # job notice "Exceeded job memory limit"; src/slurmd/slurmd/job_mem_limit.c "Job %u exceeded memory limit
         # (%"PRIu64">%"PRIu64"), cancelling it".
         (r"Detected \d+ oom[-_]kill event", r"srun: error: \S+: tasks? [\d,-]+: Out Of Memory",
-         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb",
+         r"PBS: job killed: v?mem \d+kb exceeded limit \d+kb", r"PBS: job killed: mem job total \d+ kb exceeded limit ",
          r"exceeded memory limit \(\d+ ?> ?\d+\), (?:being killed|cancelling it)", r"Exceeded job memory limit",
          # The kernel's OOM killer (Linux v6.8 mm/oom_kill.c __oom_kill_process() pr_err("%s: Killed process %d
          # (%s) total-vm:%lukB, ...", message, ...) with "Out of memory" or "Memory cgroup out of memory"; before
@@ -5026,6 +5028,25 @@ CAUSES: Tuple[Cause, ...] = (
         # when ACCELERATE_CONFIG_DS_FIELDS names one of them.
         (r"When using `deepspeed_config_file`, the following accelerate config variables will be ignored",),
         85,
+    ),
+
+    # --- PBS' MoM ended the job for CPU it did not ask for ---------------------------------------------------------
+    Cause(
+        "pbs-cpu-over-limit",
+        "PBS killed the job for its CPU use: it kept more CPUs busy than its `ncpus` (the MoM's burst or average "
+        "check), or used more CPU time than its `cput`, which counts every thread of every rank",
+        "ask for the CPUs the ranks use (`-l select=2:ncpus=72:ngpus=4`) and keep the threads within them "
+        "(`OMP_NUM_THREADS`, the DataLoader's `num_workers`, `torch.set_num_threads`); ask for CPU time for all "
+        "of them (`-l cput=`) or leave `cput` out where the queue allows (`qstat -Qf QUEUE` shows its "
+        "resources_max and resources_default)",
+        # OpenPBS v23.06.06 src/resmom/mom_main.c, each written to the job's stderr as "=>> PBS: job killed: %s\n"
+        # (line 8780): mom_over_limit() line 5895 "ncpus %.1f exceeded limit %lu (burst)" (the MoM's cpuburst),
+        # line 5924 "ncpus %.2f exceeded limit %lu (sum)" (cpuaverage), line 5999 "cput %lu exceeded limit %lu";
+        # job_over_limit() line 6185 "%s job total %lu %s exceeded limit %lu %s" with cput and secs, the sum over
+        # a multi-node job's nodes. The same words since v18.1.4.
+        (r"PBS: job killed: ncpus \d+\.\d+ exceeded limit \d+ \((?:burst|sum)\)",
+         r"PBS: job killed: cput (?:job total )?\d+ (?:secs )?exceeded limit \d+"),
+        78,
     ),
 )
 

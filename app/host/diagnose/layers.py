@@ -272,6 +272,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "apptainer-no-nv": ("container", MEDIUM),
     "cuda-library-missing": ("software", HIGH),
     "host-oom": ("scheduler", HIGH),
+    "pbs-cpu-over-limit": ("scheduler", HIGH),
     "job-pids-limit-exceeded": ("scheduler", HIGH),
     "slurm-user-uid-differs-across-nodes": ("scheduler", HIGH),
     "user-unknown-on-node": ("host", HIGH),
