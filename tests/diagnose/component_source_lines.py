@@ -960,6 +960,28 @@ QUOTES = (
           'sprintf(log_buffer,\n"ncpus %.2f exceeded limit %lu (sum)",\n(double) cput_sum / (double) walltime_sum,'
           '\nvalue);',
           "=>> PBS: job killed: ncpus 80.41 exceeded limit 72 (sum)", "pbs-cpu-over-limit"),
+    # PBS' own launchers reach the MoM's task manager (tm_init(), src/lib/Libifl/tm.c line 583) through the
+    # variables the MoM sets in the job (PBS_JOBID, PBS_JOBCOOKIE, PBS_NODENUM, PBS_TASKNUM, PBS_MOMPORT); its
+    # errors are named by get_ecname() (tm.c line 136, "%s (%d)"), so pbsdsh prints the number twice.
+    Quote("PBS", "v23.06.06", "src/cmds/pbsdsh.c", 273,
+          'fprintf(stderr, "%s: tm_init failed, rc = %s (%d)\\n", id,\nget_ecname(rc), rc);',
+          "pbsdsh: tm_init failed, rc = bad environment (17005) (17005)", "pbs-task-manager-unreachable"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbsdsh.c", 273,
+          'fprintf(stderr, "%s: tm_init failed, rc = %s (%d)\\n", id,\nget_ecname(rc), rc);',
+          "/opt/pbs/bin/pbsdsh: tm_init failed, rc = system error - MOM cannot be contacted (17000) (17000)",
+          "pbs-task-manager-unreachable"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbsdsh.c", 265,
+          'fprintf(stderr, "%s: not executing under PBS\\n", id);',
+          "pbsdsh: not executing under PBS", "pbs-task-manager-unreachable"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbs_tmrsh.c", 259,
+          'fprintf(stderr, "%s: not executing under PBS\\n", id);',
+          "pbs_tmrsh: not executing under PBS", "pbs-task-manager-unreachable"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbs_tmrsh.c", 271,
+          'fprintf(stderr, "%s: tm_init: %s\\n", id, get_ecname(rc));',
+          "pbs_tmrsh: tm_init: bad environment (17005)", "pbs-task-manager-unreachable"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbs_attach_sup.c", 134,
+          'fprintf(stderr, "%s: tm_attach: %s\\n", argv[0], get_ecname(rc));',
+          "pbs_attach: tm_attach: system error - MOM cannot be contacted (17000)", "pbs-task-manager-unreachable"),
 
     Quote("rdma-core", "v59.0", "libibverbs/init.c", 614,
           'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",',

@@ -100,7 +100,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "rccl-ib-socket-port-exhaustion-large-alltoall", "cray-mpich-gpu-ipc-broken-by-slurm-gpu-binding",
                 "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap",
                 "cuda-forward-compat-driver-breaks-nic-memory-registration",
-                "accelerate-config-conflicts-with-deepspeed-config-file", "pbs-cpu-over-limit"}
+                "accelerate-config-conflicts-with-deepspeed-config-file", "pbs-cpu-over-limit",
+                "pbs-task-manager-unreachable"}
 
 
 def message_format(row: Quote) -> str:

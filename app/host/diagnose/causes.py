@@ -5048,6 +5048,30 @@ CAUSES: Tuple[Cause, ...] = (
          r"PBS: job killed: cput (?:job total )?\d+ (?:secs )?exceeded limit \d+"),
         78,
     ),
+
+    # --- PBS' launchers and the MoM's task manager they start tasks through ------------------------------------------
+    Cause(
+        "pbs-task-manager-unreachable",
+        "a PBS launcher (pbsdsh, pbs_tmrsh as MPI's remote shell, pbs_attach) could not reach the PBS MoM's task "
+        "manager: it ran without the job's PBS variables (inside a container started with a clean environment, "
+        "in a shell reached by ssh, or outside a job), or the MoM on its node did not answer",
+        "run the launcher from the job script on the host, where pbs_mom set PBS_ENVIRONMENT, PBS_JOBID, "
+        "PBS_JOBCOOKIE, PBS_NODENUM, PBS_TASKNUM and PBS_MOMPORT (`env | grep ^PBS_` in the job shows them), and "
+        "start the container under it (`pbsdsh -n 1 -- apptainer exec app.sif ...`), not the launcher inside "
+        "`apptainer exec --cleanenv` or over ssh; if the variables are there, the node's pbs_mom is down "
+        "(`pbsnodes NODE` says its state)",
+        # OpenPBS v23.06.06 (same words at v20.0.1): tm_init() (src/lib/Libifl/tm.c line 583) returns
+        # TM_EBADENVIRONMENT when one of those variables is unset and TM_ESYSTEM when the MoM cannot be reached;
+        # get_ecname() (line 136) prints them as "bad environment (17005)" and "system error - MOM cannot be
+        # contacted (17000)". src/cmds/pbsdsh.c line 273 "%s: tm_init failed, rc = %s (%d)\n", line 265 "%s: not
+        # executing under PBS\n" (no PBS_ENVIRONMENT); src/cmds/pbs_tmrsh.c line 259 the same words, line 271
+        # "%s: tm_init: %s\n"; src/cmds/pbs_attach_sup.c line 134 "%s: tm_attach: %s\n".
+        (r"\b(?:pbsdsh|pbs_tmrsh): (?:tm_init failed, rc = |tm_init: )?(?:bad environment|system error - MOM cannot be "
+         r"contacted) \(170\d\d\)",
+         r"\b(?:pbsdsh|pbs_tmrsh): not executing under PBS$",
+         r"\bpbs_attach: tm_attach(?: parent)?: (?:bad environment|system error - MOM cannot be contacted) \(170"),
+        72,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -257,6 +257,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pbs-nodefile-names": ("job-scripts", HIGH),
     "torque-pbsdsh": ("launch", HIGH),
     "pbsdsh-task-lost": ("launch", MEDIUM),
+    "pbs-task-manager-unreachable": ("launch", HIGH),
     "job-script-error": ("job-scripts", HIGH),
     "slurm-request-unsatisfiable": ("scheduler", HIGH),
     "slurm-gres-core-bitmap-stale-at-startup": ("scheduler", MEDIUM),
