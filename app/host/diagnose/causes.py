@@ -853,11 +853,13 @@ CAUSES: Tuple[Cause, ...] = (
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
         "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
-        "filter's own message, printed just before, says what it wants)",
+        "filter's own message, printed just before, says what it wants); or the queue is closed to you (not "
+        "enabled, or its access list leaves you out), or the account is one the site does not know",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
-        "nodes): ask within them, e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue "
-        "that allows it (`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` "
-        "shows them on each node: ngpus, not gpus), walltime as HH:MM:SS",
+        "nodes) and whether it is enabled and whom it admits (enabled, acl_users, acl_groups): ask within them, "
+        "e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue that allows it (`-q QUEUE`; "
+        "`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` shows them on each "
+        "node: ngpus, not gpus), walltime as HH:MM:SS; the project the site gave you as `-A PROJECT`",
         # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
         # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
         # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
@@ -866,6 +868,12 @@ CAUSES: Tuple[Cause, ...] = (
         (r"qsub: Job violates queue and/or server resource limits", r"qsub: Unknown queue",
          r"qsub: Unknown resource\b", r"qsub: Illegal attribute or resource value",
          r"qsub: node\(s\) specification error",
+         # The same table: msg_qunoenb "Queue is not enabled", msg_qacess "Access to queue is denied", msg_perm
+         # "Unauthorized Request " (a queue or server access list that leaves the user out), msg_badacct "Invalid
+         # Account", msg_invalselectresc "Resource invalid in \"select\" specification" (a job-wide resource such
+         # as walltime put in a select chunk); qsub.c line 1195 "qsub: illegal -l value\n", an -l it cannot parse.
+         r"qsub: Queue is not enabled", r"qsub: Access to queue is denied", r"qsub: Unauthorized Request\b",
+         r"qsub: Invalid Account", r"qsub: Resource invalid in \"select\" specification", r"qsub: illegal -l value",
          # Torque v5.1.1 src/cmds/qsub_functions.c: the site's submit filter (torque.cfg SUBMITFILTER) exited
          # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
          # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
@@ -5071,6 +5079,26 @@ CAUSES: Tuple[Cause, ...] = (
          r"\b(?:pbsdsh|pbs_tmrsh): not executing under PBS$",
          r"\bpbs_attach: tm_attach(?: parent)?: (?:bad environment|system error - MOM cannot be contacted) \(170"),
         72,
+    ),
+
+    # --- PBS' limits on the jobs a user, group or project may have queued ------------------------------------------
+    Cause(
+        "pbs-queued-jobs-limit",
+        "PBS refused the job because the queue's or the server's limit on queued jobs would be exceeded: the "
+        "number of jobs you (or your group or project) may have queued, or the resources they may ask for together",
+        "`qstat -u $USER` shows what you have queued: wait for some to finish or `qdel` those you no longer need, "
+        "submit many similar runs as one array job (`qsub -J 1-N`), or ask for less; `qstat -Qf QUEUE` and "
+        "`qstat -Bf` show the limits (max_queued, max_queued_res, queued_jobs_threshold)",
+        # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_maxqueued "Maximum number of jobs already in queue"
+        # (PBSE_MAXQUED); the entity limits src/server/svr_func.c puts in the job's reply, msg_et_qct "Maximum
+        # number of jobs already in queue %s", msg_et_suq "Maximum number of jobs for user %s already in queue %s"
+        # (and for group, project, complex, and "in 'Q' state"), msg_et_guq_q "would exceed queue %s's per-user
+        # limit of jobs in 'Q' state", msg_et_rsuq "would exceed user %s's limit on resource %s in queue %s" (and
+        # per-group, per-project, complex); qsub prints them after "qsub: " (src/cmds/qsub.c line 2932).
+        (r"qsub: Maximum number of jobs (?:in 'Q' state )?(?:for (?:user|group|project) \S{1,256} )?already in ",
+         r"qsub: would exceed (?:queue \S{1,256}'s |complex's )?(?:per-(?:user|group|project) )?limit",
+         r"qsub: would exceed (?:user|group|project) \S{1,256}'s limit on resource "),
+        100,
     ),
 )
 

@@ -98,6 +98,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "slurm-gres": ("scheduler", HIGH),
     "slurm-qos-account": ("scheduler", HIGH),
     "pbs-request-refused": ("scheduler", HIGH),
+    "pbs-queued-jobs-limit": ("scheduler", HIGH),
     "slurm-request-refused": ("scheduler", HIGH),
     "slurm-output-file-not-writable": ("scheduler", HIGH),
     "cuda-arch-unsupported": ("software", HIGH),
