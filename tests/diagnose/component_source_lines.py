@@ -982,6 +982,14 @@ QUOTES = (
     Quote("PBS", "v23.06.06", "src/cmds/pbs_attach_sup.c", 134,
           'fprintf(stderr, "%s: tm_attach: %s\\n", argv[0], get_ecname(rc));',
           "pbs_attach: tm_attach: system error - MOM cannot be contacted (17000)", "pbs-task-manager-unreachable"),
+    # pbs_tmrsh, the remote shell MPI launchers use under PBS, starts a process only on the job's own nodes.
+    Quote("PBS", "v23.06.06", "src/cmds/pbs_tmrsh.c", 298,
+          'fprintf(stderr, "%s: host \\"%s\\" is not a node in job <%s>\\n",\nid, host, jobid);',
+          '/opt/pbs/default/bin/pbs_tmrsh: host "r1i4n33" is not a node in job <27928.lic01>',
+          "pbs-launch-host-outside-job"),
+    Quote("PBS", "v23.06.06", "src/cmds/pbs_tmrsh.c", 303,
+          'fprintf(stderr, "%s: PBS_NODEFILE contains %d entries, "\n"only %d nodes in job\\n",\nid, i, numnodes);',
+          "pbs_tmrsh: PBS_NODEFILE contains 9 entries, only 8 nodes in job", "pbs-launch-host-outside-job"),
 
     Quote("rdma-core", "v59.0", "libibverbs/init.c", 614,
           'fprintf(stderr, PFX\n"Warning: no userspace device-specific driver found for %s\\n",',

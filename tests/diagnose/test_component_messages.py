@@ -101,7 +101,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "fabric-manager-started-before-local-fm-ready", "fabric-manager-start-timeout-node-bootstrap",
                 "cuda-forward-compat-driver-breaks-nic-memory-registration",
                 "accelerate-config-conflicts-with-deepspeed-config-file", "pbs-cpu-over-limit",
-                "pbs-task-manager-unreachable", "pbs-queued-jobs-limit"}
+                "pbs-task-manager-unreachable", "pbs-queued-jobs-limit",
+                "pbs-launch-host-outside-job"}
 
 
 def message_format(row: Quote) -> str:

@@ -5080,6 +5080,21 @@ CAUSES: Tuple[Cause, ...] = (
          r"\bpbs_attach: tm_attach(?: parent)?: (?:bad environment|system error - MOM cannot be contacted) \(170"),
         72,
     ),
+    Cause(
+        "pbs-launch-host-outside-job",
+        "the MPI launcher asked PBS (through pbs_tmrsh, its remote shell under PBS) to start processes where the "
+        "job has no node: its host list names hosts the job was not given, or spells them unlike PBS_NODEFILE, or "
+        "PBS_NODEFILE itself was replaced by a longer list",
+        "give the launcher the job's own nodes as PBS spells them (`cat $PBS_NODEFILE`): MPICH and Intel MPI "
+        "`mpiexec -f $PBS_NODEFILE`, Open MPI `mpirun --hostfile $PBS_NODEFILE`, not a hostfile written for "
+        "another job or by hand, and leave `PBS_NODEFILE` as PBS sets it",
+        # OpenPBS v23.06.06 src/cmds/pbs_tmrsh.c line 298 "%s: host \"%s\" is not a node in job <%s>\n" (the
+        # host matches no PBS_NODEFILE line, by name or address) and line 303 "%s: PBS_NODEFILE contains %d
+        # entries, only %d nodes in job\n"; the first quoted in intel/mlsl#14, where the walltime kill followed.
+        (r"\bpbs_tmrsh: host \"(?P<host>[^\"\s]{1,256})\" is not a node in job <",
+         r"\bpbs_tmrsh: PBS_NODEFILE contains \d+ entries, only \d+ nodes in job"),
+        76,
+    ),
 
     # --- PBS' limits on the jobs a user, group or project may have queued ------------------------------------------
     Cause(

@@ -259,6 +259,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "torque-pbsdsh": ("launch", HIGH),
     "pbsdsh-task-lost": ("launch", MEDIUM),
     "pbs-task-manager-unreachable": ("launch", HIGH),
+    "pbs-launch-host-outside-job": ("launch", HIGH),
     "job-script-error": ("job-scripts", HIGH),
     "slurm-request-unsatisfiable": ("scheduler", HIGH),
     "slurm-gres-core-bitmap-stale-at-startup": ("scheduler", MEDIUM),
