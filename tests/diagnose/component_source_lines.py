@@ -1022,6 +1022,14 @@ QUOTES = (
     Quote("OpenPBS", "v23.06.06", "src/cmds/qsub.c", 1195,
           'fprintf(stderr, "qsub: illegal -l value\\n");',
           "qsub: illegal -l value", "pbs-request-refused"),
+    # A #PBS line qsub could not read (process_opts() failed on a directive, not on the command line: here TORQUE's
+    # array option, not in qsub_sup.c's GETOPT_ARGS), and a job a routing queue placed in none of its destinations.
+    Quote("OpenPBS", "v23.06.06", "src/cmds/qsub.c", 1763,
+          'nxt_pos = snprintf(retmsg, max_size, "qsub: directive error: ");',
+          "qsub: directive error: -t 0-9 ", "pbs-request-refused"),
+    Quote("OpenPBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 238,
+          'char *msg_routebad = "Job rejected by all possible destinations";',
+          "qsub: Job rejected by all possible destinations", "pbs-request-refused"),
     Quote("OpenPBS", "v23.06.06", "src/lib/Liblog/pbs_messages.c", 245,
           'char *msg_maxqueued = "Maximum number of jobs already in queue";',
           "qsub: Maximum number of jobs already in queue", "pbs-queued-jobs-limit"),

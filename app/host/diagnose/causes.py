@@ -22,7 +22,9 @@ in public issue threads (tests/diagnose/logs/ keeps the quotes with their source
   SLURMCTLD LOG FOR DETAILS ***` (src/slurmd/slurmstepd/req.c), `srun: error: Node failure on node1`
   (src/srun/allocate.c), `Invalid generic resource (gres) specification`, `Invalid qos specification`,
   `Invalid account or account/partition combination specified` (src/common/slurm_errno.c);
-- PBS Pro / OpenPBS: `=>> PBS: job killed: walltime 7230 exceeded limit 7200`;
+- PBS Pro / OpenPBS: `=>> PBS: job killed: walltime 7230 exceeded limit 7200` and the MoM's other kills (mem,
+  vmem, cput, ncpus; src/resmom/mom_main.c), qsub's refusals in the server's words (src/lib/Liblog/pbs_messages.c),
+  pbsdsh's and pbs_tmrsh's task-manager errors (src/cmds/pbsdsh.c, pbs_tmrsh.c);
 - the node and runtime causes at the end of the table, each message at its source:
   NCCL (v2.21.5-1 and v2.30.4-1): `Error: failed to extend %s to %ld bytes`, `Error while creating shared memory
   segment %s (size %ld), error: %s` and `unlink shared memory %s failed` (src/misc/shmutils.cc, src/os/linux.cc),
@@ -853,13 +855,15 @@ CAUSES: Tuple[Cause, ...] = (
         "pbs-request-refused",
         "PBS refused the job: it asks for more (or less) than the queue allows, names a queue or a resource that "
         "does not exist, or gives a resource a value PBS cannot read; or the site's submit filter refused it (the "
-        "filter's own message, printed just before, says what it wants); or the queue is closed to you (not "
-        "enabled, or its access list leaves you out), or the account is one the site does not know",
+        "filter's own message, printed just before, says what it wants); or a #PBS line is one qsub cannot read, "
+        "the queue is closed to you (not enabled, or its access list leaves you out), or the account is one the "
+        "site does not know",
         "`qstat -Qf QUEUE` lists the queue's limits (resources_max, resources_min: walltime, ncpus, ngpus, mem, "
         "nodes) and whether it is enabled and whom it admits (enabled, acl_users, acl_groups): ask within them, "
         "e.g. `-l select=2:ncpus=72:ngpus=4 -l walltime=02:00:00`, or submit to a queue that allows it (`-q QUEUE`; "
         "`qstat -Q` lists the queues); resources by the names the site defines (`pbsnodes -a` shows them on each "
-        "node: ngpus, not gpus), walltime as HH:MM:SS; the project the site gave you as `-A PROJECT`",
+        "node: ngpus, not gpus), walltime as HH:MM:SS; the project the site gave you as `-A PROJECT`; #PBS lines "
+        "with the options `man qsub` lists (arrays are `-J 0-9`, not TORQUE's `-t`)",
         # OpenPBS v23.06.06 src/lib/Liblog/pbs_messages.c: msg_excqresc "Job violates queue and/or server resource
         # limits", msg_unkque "Unknown queue", msg_unkresc "Unknown resource", msg_badatval "Illegal attribute or
         # resource value"; src/cmds/qsub.c prints them as "qsub: %s".
@@ -874,6 +878,10 @@ CAUSES: Tuple[Cause, ...] = (
          # as walltime put in a select chunk); qsub.c line 1195 "qsub: illegal -l value\n", an -l it cannot parse.
          r"qsub: Queue is not enabled", r"qsub: Access to queue is denied", r"qsub: Unauthorized Request\b",
          r"qsub: Invalid Account", r"qsub: Resource invalid in \"select\" specification", r"qsub: illegal -l value",
+         # qsub.c line 1763 "qsub: directive error: " and the directive's words: a #PBS line qsub cannot read (an
+         # option it lacks, such as TORQUE's -t, or an -l it cannot parse); msg_routebad "Job rejected by all
+         # possible destinations": a routing queue none of whose destination queues admits the job.
+         r"qsub: directive error: ", r"qsub: Job rejected by all possible destinations",
          # Torque v5.1.1 src/cmds/qsub_functions.c: the site's submit filter (torque.cfg SUBMITFILTER) exited
          # non-zero, line 1122 "qsub: submit filter returned an error code, aborting job submission.", or with
          # its reject code, line 1112 "qsub: Your job has been administratively rejected by the queueing system."
