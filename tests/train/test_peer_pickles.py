@@ -9,18 +9,21 @@ plain unpickler ran it (the proof file appeared); now rank 0 stops with the tamp
 
 from __future__ import annotations
 
+import datetime
 import json
 import multiprocessing
 import os
 import pickle
 from pathlib import Path
 
+import pytest
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 
 from app.host.common import exitcodes
 from app.train.snapshot import peer_pickles
+from app.train.snapshot.write_failures import raise_on_every_rank
 
 
 class _Planted:
@@ -34,7 +37,8 @@ class _Planted:
 
 
 def _rank(rank: int, tmp: str) -> None:
-    dist.init_process_group("gloo", store=dist.FileStore(f"{tmp}/store", 2), rank=rank, world_size=2)
+    dist.init_process_group("gloo", store=dist.FileStore(f"{tmp}/store", 2), rank=rank, world_size=2,
+                            timeout=datetime.timedelta(seconds=20))
     peer_pickles.refuse_foreign_classes()
     resolved: list[str] = []
     plain_resolve = peer_pickles.resolve
@@ -55,6 +59,10 @@ def _rank(rank: int, tmp: str) -> None:
         dist.gather_object("rank 0's own" if rank == 0 else _Planted(f"{tmp}/proof"), gathered, dst=0)
     except peer_pickles.ConnectionTampered as err:
         outcome.update(refused=str(err), exit_code=err.exit_code)
+        try:  # as the snapshot writer hands it on: at once, not in a collective the other ranks never reach
+            raise_on_every_rank(err, "sharded snapshot")
+        except peer_pickles.ConnectionTampered:
+            outcome.update(handed_on=True)
     Path(f"{tmp}/rank{rank}.json").write_text(json.dumps(outcome))
     dist.destroy_process_group()
 
@@ -72,6 +80,7 @@ def test_dcps_plans_pass_between_ranks_and_a_planted_class_is_refused_unrun(tmp_
     assert not (tmp_path / "proof").exists(), "the planted pickle ran on rank 0"
     assert "named posix.system, which the distributed checkpoint never sends (refused unread)" in rank0["refused"]
     assert rank0["exit_code"] == exitcodes.STORE
+    assert rank0.get("handed_on"), "the refusal was lost in a collective the other rank never joined"
 
     assert rank0["round_trip"] and rank1["round_trip"]
     # The plans did go through the unpickler: rank 0 gathered the others' save plans, the others got theirs back
@@ -106,3 +115,29 @@ def test_a_failure_another_rank_reports_reaches_rank_0_whole():
     failure, where = back.failures[1]
     assert isinstance(failure, OSError) and failure.errno == errno.ENOSPC
     assert where[-1].name == "test_a_failure_another_rank_reports_reaches_rank_0_whole"
+
+
+def test_a_plan_from_a_python_that_pickles_enums_by_name_passes_and_no_other_getattr_does():
+    """A rank on CPython 3.11.0 to 3.11.4 (Debian 12's 3.11.2, the smoke image's) sends each enum member of a plan as
+    `getattr(its class, its name)`: the unpickler takes that call for an enum member and nothing wider (before,
+    the first sharded snapshot of such a run never finished: rank 0 refused the plans and the others waited)."""
+    import io
+    import pathlib
+
+    from torch.distributed.checkpoint.metadata import MetadataIndex
+    from torch.distributed.checkpoint.planner import SavePlan, WriteItem, WriteItemType
+
+    from tests.train.test_snapshot_metadata import EnumsByName
+
+    plan = SavePlan([WriteItem(index=MetadataIndex("model.weight"), type=WriteItemType.TENSOR)])
+    by_name = io.BytesIO()
+    EnumsByName(by_name).dump([plan])
+    assert b"getattr" in by_name.getvalue()
+    assert peer_pickles.PeerUnpickler(io.BytesIO(by_name.getvalue())).load() == [plan]
+
+    class WriteText:
+        def __reduce__(self):
+            return getattr, (pathlib.PosixPath, "write_text")
+
+    with pytest.raises(peer_pickles.ConnectionTampered, match="no member of an enum"):
+        peer_pickles.PeerUnpickler(io.BytesIO(pickle.dumps(WriteText()))).load()

@@ -10,7 +10,7 @@ import logging
 import os
 import pickle
 import shutil
-from pathlib import Path
+from pathlib import Path, PosixPath
 
 import pytest
 from torch.distributed.checkpoint import Metadata
@@ -92,3 +92,39 @@ def test_a_run_whose_newest_snapshot_has_a_planted_metadata_runs_nothing_and_doe
     assert result.returncode == 0, result.stderr[-3000:]
     assert "step-00000005 is unusable: its .metadata is refused" in result.stderr
     assert "resuming from" not in result.stderr
+
+
+class EnumsByName(pickle.Pickler):
+    """Pickles as CPython 3.11.0 to 3.11.4 do (Debian 12's 3.11.2, the smoke image's Python): an enum member as
+    `getattr(its class, its name)` (enum.py, `Enum.__reduce_ex__`), whatever Python runs the test."""
+
+    def reducer_override(self, obj):
+        import enum
+
+        if isinstance(obj, enum.Enum):
+            return getattr, (type(obj), obj.name)
+        return NotImplemented
+
+
+def test_a_metadata_written_by_a_python_that_pickles_enums_by_name_reads_back(tmp_path):
+    """DCP's TensorProperties pickles its memory format as an enum member: under 3.11.2, a `builtins.getattr` call,
+    which the reader takes for that and nothing wider (before, it refused the real snapshot and the run started
+    over); a getattr of anything else is still refused unrun."""
+    import io
+
+    from app.train.snapshot import dcp_metadata
+
+    metadata = layout.MetadataFromRankZero(FIXTURE).read_metadata()
+    by_name = io.BytesIO()
+    EnumsByName(by_name).dump(metadata)
+    assert b"getattr" in by_name.getvalue()
+    (tmp_path / ".metadata").write_bytes(by_name.getvalue())
+    assert dcp_metadata.read(tmp_path / ".metadata").state_dict_metadata == metadata.state_dict_metadata
+
+    class WriteText:
+        def __reduce__(self):
+            return getattr, (PosixPath, "write_text")  # a class the metadata may hold
+
+    (tmp_path / ".metadata").write_bytes(pickle.dumps(WriteText()))
+    with pytest.raises(dcp_metadata.UnsafeMetadata, match="no member of an enum"):
+        dcp_metadata.read(tmp_path / ".metadata")

@@ -43,6 +43,8 @@ class ConnectionTampered(StoreTampered):
 
 def resolve(module: str, name: str) -> Any:
     """`module.name` when DCP's messages between ranks are made of it, else `ConnectionTampered`."""
+    if (module, name) == ("builtins", "getattr"):  # an enum member, pickled by name (dcp_metadata.enum_member)
+        return _member_of_an_enum
     if name in _PLAN_TYPES.get(module, ()):
         return getattr(importlib.import_module(module), name)
     if module == "traceback" and name in ("StackSummary", "FrameSummary"):  # a failure's place (api.py)
@@ -53,12 +55,23 @@ def resolve(module: str, name: str) -> Any:
     try:
         return dcp_metadata.resolve(module, name)
     except dcp_metadata.UnsafeMetadata:
-        raise ConnectionTampered(
-            f"a message from another rank over the process group named {module}.{name}, which the distributed "
-            "checkpoint never sends (refused unread): another process wrote into the job's connections, whose "
-            "addresses anyone who reaches the rendezvous store's port can read; the job stopped without running it "
-            "and its last snapshot is intact; resubmit it (RUN_DIR=<this run> resumes), and if it happens again, "
-            "ask your site who connects to the job's ports") from None
+        raise refused(f"named {module}.{name}") from None
+
+
+def _member_of_an_enum(cls: Any, name: Any) -> Any:
+    member = dcp_metadata.enum_member(cls, name)
+    if member is None:
+        raise refused(f"asked {type(cls).__name__} {str(cls)[:80]} for {str(name)[:80]}, no member of an enum")
+    return member
+
+
+def refused(what: str) -> ConnectionTampered:
+    return ConnectionTampered(
+        f"a message from another rank over the process group {what}, which the distributed checkpoint never sends "
+        "(refused unread): another process wrote into the job's connections, whose addresses anyone who reaches the "
+        "rendezvous store's port can read; the job stopped without running it and its last snapshot is intact; "
+        "resubmit it (RUN_DIR=<this run> resumes), and if it happens again, ask your site who connects to the job's "
+        "ports")
 
 
 class PeerUnpickler(pickle.Unpickler):

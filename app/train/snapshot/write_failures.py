@@ -16,6 +16,7 @@ import torch.distributed as dist
 from torch.distributed.checkpoint.api import CheckpointException
 
 from app.common.distributed import group_device
+from app.common.signed_store import StoreTampered
 from app.host.common import exitcodes
 from app.host.common.errors import StorageError, UsageError, UserFacingError
 
@@ -77,6 +78,8 @@ def raise_on_every_rank(failure: BaseException | None, what: str) -> None:
     """Collective: raise `failure` where it happened and its kind on every other rank, when any rank's write
     failed (rank 0 alone publishes a sharded snapshot: the others would wait for it in the next collective until
     the timeout, then end as if the network had failed); a barrier when none did."""
+    if isinstance(failure, StoreTampered):  # another process broke into the ranks' own exchange (peer_pickles.py):
+        raise failure  # the others wait in it, not here; they end when this rank's connections close
     code = 0 if failure is None else getattr(failure, "exit_code", exitcodes.INTERNAL)
     if dist.is_initialized() and dist.get_world_size() > 1:
         worst = torch.tensor([code], device=group_device())
