@@ -144,6 +144,15 @@ def test_sharded_training_runs_through_the_job_script_unchanged(slurm_cluster: S
     assert job.summary()["step"] == 30
     shards = sorted(p.name for p in (job.run_dir / "snapshots" / "step-00000030").glob("*.distcp"))
     assert shards == [f"__{rank}_0.distcp" for rank in range(4)]  # every rank of both nodes wrote its own
+    # Resumed in the image: its Python (Debian 12's 3.11.2) pickles DCP's enums by name, which the readers of
+    # `.metadata` and of the ranks' plans must take (app/train/snapshot/dcp_metadata.py, peer_pickles.py)
+    again = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), "train", "train.max_steps=40",
+                                 "snapshot.every=15", "dist.strategy=fsdp",
+                                 env={**TRAIN_ENV, **NO_PREFLIGHT, **image_env, "RUN_DIR": str(job.run_dir)})
+    resumed = slurm_cluster.wait(again, workdir)
+    assert_completed(resumed)
+    assert f"resuming from {job.run_dir}/snapshots/step-00000030 at step 30" in resumed.output, resumed.output[-6000:]
+    assert json.loads((job.run_dir / "summary.json").read_text())["step"] == 40
 
 
 def test_users_own_torchrun_script_runs_unchanged(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:
