@@ -150,13 +150,11 @@ def copy_as_the_readme_says(cluster: SlurmCluster, checkout: Path) -> Path:
 
 
 def install_for_the_run(image: Path, destination: Path) -> None:
-    """The user's app.sif at `destination`, renamed into place (a reader never sees half of it); the checkout's images
-    go."""
+    """The user's app.sif at `destination`, renamed into place (a reader never sees half of it)."""
     partial = destination.with_name(destination.name + ".from-job.tmp")
     shutil.copyfile(image, partial)
     partial.chmod(0o644)
     os.replace(partial, destination)
-    remove_images(image.parent)
 
 
 def remove_images(checkout: Path) -> None:
