@@ -22,7 +22,9 @@ class Exploit:
 
 @pytest.fixture
 def server() -> dist.TCPStore:
-    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    # The server connects to itself as it starts, which took more than 5 s on a loaded 2-core machine; no test waits
+    # on the server for a missing key, so a long timeout costs nothing
+    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
 
 
 def client(server: dist.TCPStore) -> dist.TCPStore:
@@ -92,7 +94,7 @@ def test_an_oversized_value_is_refused_before_its_mac_is_computed(server: dist.T
 
 
 def test_a_connection_closed_under_the_job_is_named_as_the_store_gone() -> None:
-    server = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    server = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
     job = SignedStore(client(server), SECRET)
     job.set("k", "v")
     del server  # the store's host goes away (or another user's flood resets the connection)

@@ -72,7 +72,7 @@ def write(store: dist.Store) -> None:
 @pytest.mark.parametrize("writer, reader", [(in_python, in_cxx), (in_cxx, in_python)])
 def test_a_store_prefixed_in_python_keeps_every_key_name_and_seal_of_torchs_prefix_store(writer, reader):
     """The stored format is unchanged, byte for byte: either way of scoping reads what the other wrote."""
-    servers = [dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    servers = [dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
                for _ in range(2)]
     write(writer(servers[0]))
     write(reader(servers[1]))
@@ -176,7 +176,7 @@ def test_the_projects_own_store_calls_never_make_torch_call_back_into_python():
     is one call into C++ (the TCPStore's), not C++ prefixes calling the sealed store back through the trampoline.
     On 512 threads of one process each callback waited for the lock up to the switch interval (bench.store_gil)."""
     port = free_port()
-    server = dist.TCPStore("127.0.0.1", port, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    server = dist.TCPStore("127.0.0.1", port, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
     env = {"TORCHELASTIC_RUN_ID": "none", "TORCHELASTIC_USE_AGENT_STORE": "True", "TORCHELASTIC_RESTART_COUNT": "0",
            "RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1", "GROUP_RANK": "0",
            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "DDP_STORE_SECRET": SECRET}

@@ -24,7 +24,7 @@ RAW_KEY = "app//" + beat_key(1)
 
 @pytest.fixture
 def server() -> dist.TCPStore:
-    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=5))
+    return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
 
 
 def connect(server: dist.TCPStore) -> dist.TCPStore:
