@@ -23,7 +23,7 @@ from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 from app.common.atomic import write_atomic
 from app.host.common.errors import UsageError, exits_cleanly
 from app.train.snapshot import dcp_metadata, layout
-from app.train.snapshot.write_failures import FILE_SYSTEM_FAILED, storage_error
+from app.train.snapshot.write_failures import FILE_SYSTEM_FAILED, os_error_in, storage_error
 
 
 class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanner):
@@ -61,11 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     state = {name: tensor.detach().cpu().contiguous() for name, tensor in state.items()}
     try:
         write_atomic(args.out, lambda file: torch.save(state, file))
-    except OSError as err:
-        if err.errno in FILE_SYSTEM_FAILED:
-            raise storage_error(str(args.out), args.out.parent, err, again="then export again",
+    except Exception as err:  # torch.save raises a write cut short as a RuntimeError, the OSError its context
+        cause = os_error_in(err)
+        if cause is None:
+            raise
+        if cause.errno in FILE_SYSTEM_FAILED:
+            raise storage_error(str(args.out), args.out.parent, cause, again="then export again",
                                 elsewhere="write it to another file system (e.g. $SCRATCH/model.pt)") from None
-        raise UsageError(f"{args.out} could not be written ({err.strerror}); give a path you can write, "
+        raise UsageError(f"{args.out} could not be written ({cause.strerror}); give a path you can write, "
                          f"e.g. $SCRATCH/model.pt") from None
     size = sum(t.numel() * t.element_size() for t in state.values())
     print(f"wrote {args.out}: {len(state)} tensors, {size / 2**20:.1f} MiB, from {args.snapshot}")

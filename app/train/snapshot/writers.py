@@ -28,11 +28,15 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.default_planner import DefaultSavePlanner
+from torch.distributed.checkpoint.filesystem import FileSystemWriter
+from torch.distributed.checkpoint.metadata import Metadata
+from torch.distributed.checkpoint.planner import SavePlan, SavePlanner
+from torch.distributed.checkpoint.storage import WriteResult
 
 from app.common.atomic import fsync_dir, sha256_of, write_atomic, write_text_atomic
 from app.host.common.private_dir import make_private_dir, make_private_files
 from app.train.snapshot import layout
-from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure, raise_on_every_rank
+from app.train.snapshot.write_failures import WRITE_ERRORS, as_write_failure, os_error_in, raise_on_every_rank
 
 if TYPE_CHECKING:
     from app.train.state import TrainingState
@@ -87,8 +91,11 @@ class SingleFileWriter:
             self.directory.mkdir(parents=True, exist_ok=True)
             digest = write_atomic(path, lambda file: torch.save(state, file))
             write_text_atomic(layout.checksum_path(path), f"{digest}  {path.name}\n")
-        except OSError as err:
-            raise as_write_failure(err, f"snapshot {path}", self.directory) from None
+        except Exception as err:  # torch.save raises a write cut short as a RuntimeError, the OSError its context
+            failure = as_write_failure(err, f"snapshot {path}", self.directory)
+            if failure is err:
+                raise
+            raise failure from None
         self.published(path)
         return path
 
@@ -121,6 +128,37 @@ class SingleFileWriter:
             return
         log.info("snapshot written: %s (step %d, %.1fs in the background; the loop waited %.2fs)", path, step,
                  time.perf_counter() - started, copy_s)
+
+
+class ErrnoKeepingWriter(FileSystemWriter):
+    """DCP's own file writer, as `checkpoint_id=path` picks it, that fails with the file system's error itself.
+    A write cut short inside torch.save (DCP writes each rank's file with it) raises a RuntimeError ("unexpected
+    pos") whose context is the OSError; DCP hands every rank's failure to the others pickled, and a pickled
+    exception loses its context, so the cause (a full disk, a quota) would reach no rank."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.reset(path)  # as DCP's own setup does (torch/distributed/checkpoint/_storage_utils.py)
+
+    def write_data(self, plan: SavePlan, planner: SavePlanner) -> Future[list[WriteResult]]:
+        try:
+            return super().write_data(plan, planner)
+        except Exception as err:
+            raise the_file_systems_error(err) from None
+
+    def finish(self, metadata: Metadata, results: list[list[WriteResult]]) -> None:
+        try:
+            super().finish(metadata, results)
+        except Exception as err:
+            raise the_file_systems_error(err) from None
+
+
+def the_file_systems_error(err: Exception) -> Exception:
+    """The OSError behind `err`, as a new one that pickles whole (errno, message, file name); else `err`."""
+    cause = os_error_in(err)
+    if cause is None:
+        return err
+    return OSError(cause.errno, cause.strerror, cause.filename)
 
 
 def _barrier() -> None:
@@ -166,7 +204,8 @@ class ShardedWriter:
         final = layout.sharded_path(self.directory, step)
         try:
             partial = self._prepare(final)
-            dcp.save(tensors, checkpoint_id=partial, planner=_save_planner())  # raises on every rank alike
+            dcp.save(tensors, storage_writer=ErrnoKeepingWriter(partial),
+                     planner=_save_planner())  # raises on every rank alike
         except WRITE_ERRORS as err:
             failure = as_write_failure(err, f"sharded snapshot {final}", self.directory)
             if failure is err:
@@ -190,8 +229,8 @@ class ShardedWriter:
         started = time.perf_counter()
         final = self._in_flight = layout.sharded_path(self.directory, step)
         partial = self._prepare(final)
-        writing = dcp.async_save(tensors, checkpoint_id=partial, process_group=self.writer_group,
-                                 planner=_save_planner())
+        writing = dcp.async_save(tensors, storage_writer=ErrnoKeepingWriter(partial),
+                                 process_group=self.writer_group, planner=_save_planner())
         assert isinstance(writing, Future)
         self._writing = writing
         staged_s = time.perf_counter() - started
