@@ -183,3 +183,16 @@ def test_the_jobs_plan_is_computed_alike_under_python_3_6(tmp_path):
 def unclocked(text: str) -> list[str]:
     """TEXT's lines without each log line's clock and without argparse's options heading."""
     return [re.sub(r"^\[\d\d:\d\d:\d\d ", "[", line) for line in text.splitlines() if not line.startswith("opt")]
+
+
+@pytest.mark.parametrize("argv", [["-m", "app.diagnose", "--list"], ["-m", "app.report", "RUN"]],
+                         ids=["diagnose", "report"])
+def test_a_login_tool_read_through_head_stops_quietly_with_the_closed_pipe_code(tmp_path, argv):
+    """`python3 -m app.diagnose --list | head -1`: no BrokenPipeError traceback when the reader has gone."""
+    argv = [str(write_run(tmp_path / "run")) if word == "RUN" else word for word in argv]
+    reader, writer = os.pipe()
+    os.close(reader)  # the reader has gone before the tool writes: each of its writes fails (EPIPE), as under head
+    tool = subprocess.run([sys.executable, *argv], env=clean_env(), cwd=REPO, stdout=writer, stderr=subprocess.PIPE,
+                          text=True, timeout=120, check=False)
+    os.close(writer)
+    assert tool.returncode == 141 and tool.stderr == "", tool.stderr

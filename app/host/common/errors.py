@@ -4,9 +4,10 @@ Entry points catch `UserFacingError`, print `error: <message>` to stderr and exi
 no traceback, because the traceback is about our code while the fix is in the user's input.
 """
 
+import os
 import sys
 from functools import wraps
-from typing import Callable, TypeVar
+from typing import Callable, NoReturn, TypeVar
 
 from app.host.common import exitcodes
 
@@ -58,3 +59,20 @@ def exits_cleanly(main: F) -> F:
             return 130
 
     return wrapper  # type: ignore[return-value]
+
+
+#: What a shell reports for a program that its reader stopped reading (128 + SIGPIPE), as `grep ... | head` does
+CLOSED_PIPE = 128 + 13
+
+
+def exit_with(main: Callable[[], int]) -> NoReturn:
+    """sys.exit(main()), quietly when whatever read stdout stopped reading (`python3 -m app.diagnose --list | head`):
+    Python raises BrokenPipeError there, and again as it flushes at exit. The Python documentation's recipe
+    (signal module, "Note on SIGPIPE"): point stdout at /dev/null and exit."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = CLOSED_PIPE
+    sys.exit(code)

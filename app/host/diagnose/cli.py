@@ -5,6 +5,7 @@ import sys
 from typing import Optional, Sequence
 
 from app.host.common import exitcodes
+from app.host.common.errors import exit_with
 from app.host.diagnose.causes import CAUSES
 from app.host.diagnose.core import diagnose_reading, format_findings
 from app.host.diagnose.layers import VERDICTS, place
@@ -54,4 +55,4 @@ def main(argv: Optional[Sequence[str]] = None, limits: Optional[Limits] = None) 
 
 
 def command() -> None:
-    sys.exit(main())
+    exit_with(main)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from app.host.common.errors import exits_cleanly
+from app.host.common.errors import exit_with, exits_cleanly
 from app.host.report.figure import draw, have_matplotlib
 from app.host.report.run_record import read_run
 from app.host.report.text import summary_lines
@@ -39,4 +39,4 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def command() -> None:
     """`python -m app.report` and the `app-report` script."""
-    sys.exit(main())
+    exit_with(main)
