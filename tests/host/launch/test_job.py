@@ -82,6 +82,26 @@ def test_outside_a_job_the_program_says_how_to_submit_it_in_one_line(tmp_path: P
     assert result.stderr.startswith("mn5.sh: error: not inside a Slurm job; submit it: sbatch")
 
 
+@pytest.mark.parametrize("value", ["true", "yes", " 1"])
+def test_a_dry_run_that_is_not_0_or_1_stops_a_job_before_any_step(tmp_path: Path, value: str) -> None:
+    """DRY_RUN=true read as 0 inside an allocation (or through sbatch --export) would run the job for real."""
+    calls = tmp_path / "srun.calls"
+    env = fake_slurm_job(tmp_path, '#!/bin/sh\necho "$*" >>"$SRUN_CALLS"\n', SRUN_CALLS=str(calls), DRY_RUN=value)
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_script.py"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (
+        2, f"slurm.sh: error: DRY_RUN={value} is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)\n")
+    assert not calls.exists() and not (tmp_path / "runs").exists() and "step:" not in result.stdout
+
+
+def test_outside_a_job_a_dry_run_that_is_not_0_or_1_is_named_as_the_cause(tmp_path: Path) -> None:
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "mn5.sh")], env={"PATH": "/usr/bin:/bin",
+                            "HOME": str(tmp_path), "DRY_RUN": "true"}, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stderr) == (
+        2, "mn5.sh: error: DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)\n")
+
+
 def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_path: Path) -> None:
     (tmp_path / "jobscripts").mkdir()
     (tmp_path / "jobscripts" / "slurm.sh").write_text((REPO / "jobscripts" / "slurm.sh").read_text())

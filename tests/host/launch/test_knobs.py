@@ -57,6 +57,9 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
     ("PREFLIGHT", "2", "PREFLIGHT=2 is not 0 or 1; example: PREFLIGHT=0"),
     ("IMAGE_VERIFY", "yes", "IMAGE_VERIFY=yes is not auto, 1 or 0; example: IMAGE_VERIFY=1"),
     ("IMAGE_NO_HTTPS", "true", "IMAGE_NO_HTTPS=true is not 0 or 1; example: IMAGE_NO_HTTPS=1"),
+    ("REQUEUE", "yes", "REQUEUE=yes is not 0 or 1; example: REQUEUE=0 (exit 75 after a snapshot"),
+    ("LAUNCH_CHECK", "yes", "LAUNCH_CHECK=yes is not 0 or 1; example: LAUNCH_CHECK=0"),
+    ("DRY_RUN", "true", "DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)"),
     ("EXTRA_ENV", "NCCL_DEBUG=INFO oops", "EXTRA_ENV item 'oops' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"),
     ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
 ])
