@@ -7,7 +7,7 @@ import secrets
 from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
 
 from app.host.common.errors import UsageError
-from app.host.common.rendezvous_port import free_port
+from app.host.common.rendezvous_port import PORT_HIGH, PORT_LOW, free_port
 
 
 class JobContext(NamedTuple):
@@ -130,6 +130,9 @@ def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], No
     for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in WHOLE_EXAMPLES if n != "DDP_NNODES")):
         if not _WHOLE.fullmatch(value):
             raise UsageError(f"{name}={value} is not a whole number; example: {name}={WHOLE_EXAMPLES[name]}")
+    if not 1 <= int(values["RDZV_PORT"]) <= 65535:
+        raise UsageError(f"RDZV_PORT={values['RDZV_PORT']} is not a TCP port (1-65535); example: RDZV_PORT=29500, or "
+                         f"leave it unset: the job picks a free one in {PORT_LOW}-{PORT_HIGH - 1}")
     if values["RUN_DIR_MODE"] not in ("700", "750"):
         raise UsageError(f"RUN_DIR_MODE={values['RUN_DIR_MODE']} is not 700 or 750 (no one but you may write the run "
                          "directory); example: RUN_DIR_MODE=750 (your group may read it)")

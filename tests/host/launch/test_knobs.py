@@ -51,6 +51,9 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
 
 @pytest.mark.parametrize("name, value, message", [
     ("RDZV_PORT", "x", "RDZV_PORT=x is not a whole number; example: RDZV_PORT=29500"),
+    ("RDZV_PORT", "99999", "RDZV_PORT=99999 is not a TCP port (1-65535); example: RDZV_PORT=29500, or leave it "
+                           "unset: the job picks a free one in 20000-32767"),
+    ("RDZV_PORT", "0", "RDZV_PORT=0 is not a TCP port (1-65535)"),
     ("MAX_REQUEUES", "-1", "MAX_REQUEUES=-1 is not a whole number"),
     ("SHUTDOWN_TIMEOUT_S", "\u00b2", "SHUTDOWN_TIMEOUT_S=\u00b2 is not a whole number"),  # a digit, not 0-9
     ("RUN_DIR_MODE", "777", "RUN_DIR_MODE=777 is not 700 or 750"),
