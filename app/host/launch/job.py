@@ -24,7 +24,7 @@ from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable,
 from app.host.launch.allocation import allocation
 from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
 from app.host.launch.binds import container_binds
-from app.host.launch.checkout import POLICY_FILE, REPO, shell_text, text
+from app.host.launch.checkout import POLICY_FILE, REPO, check_profiles, shell_text, text
 from app.host.launch.config_check import config_check
 from app.host.launch.container import container
 from app.host.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
@@ -35,7 +35,7 @@ from app.host.launch.gpus import processes_per_node
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_registry import resolve as resolve_image
 from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
-from app.host.launch.knobs import NAMES, JobContext, resolve
+from app.host.launch.knobs import NAMES, JobContext, check_site, resolve
 from app.host.launch.launch_check import passed, run_launch_check
 from app.host.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.host.launch.numa import numa_binding
@@ -172,6 +172,7 @@ class Job:
         given = {name: os.environ[name] for name in NAMES if name in os.environ}
         knobs = resolve(JobContext(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
         self.knobs = dict(knobs.values)
+        check_site(self.knobs["CHECK_SITE"], check_profiles())
         # A knob you exported keeps its resolved value in the environment, as a shell assignment would
         export([name + "=" + value for name, value in knobs.values if name in os.environ])
         export([name + "=" + value for name, value in knobs.exported])

@@ -2,9 +2,10 @@
 only). docs/knobs.md says what each knob does; the job script hands over the values the user set and gets back
 every knob with its default applied, or one line that names the bad knob, its value and a valid example."""
 
+import difflib
 import re
 import secrets
-from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.host.common.errors import UsageError
 from app.host.common.rendezvous_port import PORT_HIGH, PORT_LOW, free_port
@@ -114,6 +115,19 @@ def switch(name: str, value: str) -> bool:
         example, meaning = SWITCHES[name]
         raise UsageError(f"{name}={value} is not 0 or 1; example: {name}={example} ({meaning})")
     return value == "1"
+
+
+def check_site(value: str, profiles: Sequence[str]) -> None:
+    """CHECK_SITE: empty (no profile), a file of your own (a path with a `/` or ending .yaml, as app.check takes it:
+    app/check/options.py, site_file) or one of app.check's PROFILES; a name it lacks raises UsageError on the head
+    node, before any step, instead of stopping the check on every node."""
+    if not value or "/" in value or value.endswith((".yaml", ".yml")) or value in profiles:
+        return
+    close = difflib.get_close_matches(value, profiles, n=1)
+    remedy = f"did you mean CHECK_SITE={close[0]}?" if close else f"example: CHECK_SITE={profiles[0]}"
+    raise UsageError(f"CHECK_SITE={value} is not one of app.check's profiles ({', '.join(profiles)} in "
+                     f"app/check/sites/); {remedy} (a file of your own: CHECK_SITE=./my-site.yaml; no profile: "
+                     "CHECK_SITE=)")
 
 
 def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], None],

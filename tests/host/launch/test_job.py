@@ -102,6 +102,16 @@ def test_outside_a_job_a_dry_run_that_is_not_0_or_1_is_named_as_the_cause(tmp_pa
         2, "mn5.sh: error: DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)\n")
 
 
+def test_a_dry_run_refuses_a_check_site_the_nodes_would_refuse(tmp_path: Path) -> None:
+    """A typo in CHECK_SITE stops app.check on every node of the real job: the head node names it, a dry run too."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none", "CHECK_SITE": "mn55"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "mn5.sh"), "check"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("mn5.sh: error: CHECK_SITE=mn55 is not one of app.check's profiles (mn5, ")
+    assert "did you mean CHECK_SITE=mn5?" in result.stderr and "step:" not in result.stdout
+
+
 def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_path: Path) -> None:
     (tmp_path / "jobscripts").mkdir()
     (tmp_path / "jobscripts" / "slurm.sh").write_text((REPO / "jobscripts" / "slurm.sh").read_text())

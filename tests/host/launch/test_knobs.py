@@ -7,8 +7,10 @@ import re
 
 import pytest
 
+from app.check.options import SITES_DIR
 from app.host.common.errors import UsageError
-from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, resolve
+from app.host.launch.checkout import check_profiles
+from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, check_site, resolve
 from tests.host.launch.job_parts import job_parts
 from tests.trainer_runs import REPO
 
@@ -69,6 +71,27 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
 def test_a_bad_knob_names_itself_its_value_and_an_example(name, value, message):
     with pytest.raises(UsageError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
         knobs({name: value})
+
+
+def test_the_launcher_knows_the_check_profiles_app_check_reads():
+    """The launcher reads the names without importing app.check (Python 3.6, standard library only)."""
+    assert check_profiles() == sorted(path.stem for path in SITES_DIR.glob("*.yaml"))
+    assert {"mn5", "slingshot-gh200"} <= set(check_profiles())
+
+
+@pytest.mark.parametrize("value", ["", "mn5", "slingshot-gh200", "./my-site.yaml", "/p/site.yml", "sites/x"])
+def test_check_site_takes_a_profile_a_file_of_your_own_or_none(value):
+    check_site(value, check_profiles())
+
+
+def test_a_check_site_app_check_lacks_is_refused_with_the_nearest_name():
+    with pytest.raises(UsageError) as raised:
+        check_site("mn55", ["mn5", "slingshot-gh200"])
+    assert str(raised.value) == (
+        "CHECK_SITE=mn55 is not one of app.check's profiles (mn5, slingshot-gh200 in app/check/sites/); did you mean "
+        "CHECK_SITE=mn5? (a file of your own: CHECK_SITE=./my-site.yaml; no profile: CHECK_SITE=)")
+    with pytest.raises(UsageError, match=r"profiles \(mn5 in app/check/sites/\); example: CHECK_SITE=mn5 \("):
+        check_site("leonardo", ["mn5"])
 
 
 def test_the_node_count_is_checked_too():
