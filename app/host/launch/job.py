@@ -19,7 +19,7 @@ from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequ
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import ensure_private_dir
+from app.host.common.private_dir import check_private_dir, ensure_private_dir
 from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
 from app.host.launch.allocation import allocation
 from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
@@ -181,9 +181,14 @@ class Job:
         return self.knobs["DRY_RUN"] == "1"
 
     def make_run_dir(self) -> None:
-        """RUN_DIR created, or checked to be yours alone (app/host/common/private_dir.py)."""
-        ensure_private_dir(Path(self.knobs["RUN_DIR"]), "RUN_DIR", int(self.knobs["RUN_DIR_MODE"], 8),
-                           "$SCRATCH/runs/$" + job_id_variable(self.side.name), parents=True)
+        """RUN_DIR created, or checked to be yours alone (app/host/common/private_dir.py). A dry run makes nothing
+        but refuses what the job would: a submit directory your group can write stops the job only after it waited
+        for its allocation."""
+        run_dir, example = Path(self.knobs["RUN_DIR"]), "$SCRATCH/runs/$" + job_id_variable(self.side.name)
+        if self.dry_run():
+            check_private_dir(run_dir, "RUN_DIR", example)
+            return
+        ensure_private_dir(run_dir, "RUN_DIR", int(self.knobs["RUN_DIR_MODE"], 8), example, parents=True)
 
     # The plan
 
@@ -215,10 +220,10 @@ class Job:
     def deepspeed_hostfile(self, alloc: Allocated, nproc: int, kind: str) -> None:
         """RUN_DIR/hostfile for DeepSpeed's own launcher, and its launch line for a program of your own."""
         path, nnodes = os.path.join(self.knobs["RUN_DIR"], "hostfile"), len(alloc.nodes)
+        self.make_run_dir()
         if self.dry_run():
             self.log(f"DRY_RUN=1: would write {path} ({nnodes} line(s) like '{alloc.nodes[0]} slots={nproc}')")
         else:
-            self.make_run_dir()
             write_hostfile(path, hostfile_text(alloc.nodes, nproc), group_readable=self.knobs["RUN_DIR_MODE"] == "750")
             self.log(f"wrote {path} for the deepspeed launcher ({nnodes} node(s) x {nproc} slot(s))")
         if kind in OWN_PROGRAMS:
@@ -251,8 +256,7 @@ class Job:
         """The container command of every step (empty with IMAGE=none), and the fabric policy files the node
         wrapper tries; the image or your python checked."""
         k = self.knobs
-        if not self.dry_run():
-            self.make_run_dir()
+        self.make_run_dir()
         binds = container_binds(k["FABRIC"], k["RUN_DIR"], k["BINDS"], k["DDP_PROBE_ROOT"],
                                 os.environ.get("HOST_LIBFABRIC_DIR", ""), os.environ.get("LD_LIBRARY_PATH", ""))
         for warning in binds.warnings:

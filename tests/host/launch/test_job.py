@@ -112,6 +112,39 @@ def test_a_dry_run_refuses_a_check_site_the_nodes_would_refuse(tmp_path: Path) -
     assert "did you mean CHECK_SITE=mn5?" in result.stderr and "step:" not in result.stdout
 
 
+def unsafe_run_dir(tmp_path: Path, case: str) -> Path:
+    """A submit directory (tmp_path/proj) and the run directory the case gives it: one the job refuses."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    if case == "group-writable submit directory":
+        proj.chmod(0o775)
+        return proj / "runs" / "1"
+    if case == "a parent others can write":
+        (tmp_path / "shared").mkdir(mode=0o777)
+        (tmp_path / "shared").chmod(0o777)
+        return tmp_path / "shared" / "runs" / "1"
+    (proj / "mine").mkdir()
+    (proj / "mine").chmod(0o777)
+    return proj / "mine"
+
+
+@pytest.mark.parametrize("case", ["group-writable submit directory", "a parent others can write",
+                                  "a run directory others can write"])
+def test_a_dry_run_refuses_a_run_directory_the_job_would_refuse_and_makes_nothing(tmp_path: Path, case: str) -> None:
+    """The real job refuses it only after waiting for its allocation: the dry run says the same line first."""
+    from tests.host.launch.job_parts import job_parts
+
+    run_dir = unsafe_run_dir(tmp_path, case)
+    before = sorted(tmp_path.rglob("*"))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none", "RUN_DIR": str(run_dir)}
+    planned = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh")], env=env, cwd=tmp_path / "proj",
+                             capture_output=True, text=True, timeout=120)
+    assert sorted(tmp_path.rglob("*")) == before, "the dry run made something"
+    real = job_parts(["run-dir"], {"RUN_DIR": str(run_dir)}, cwd=tmp_path / "proj", script="slurm.sh")
+    assert real.returncode == 2 and real.stderr.startswith(f"slurm.sh: error: RUN_DIR='{run_dir}' "), real.stderr
+    assert (planned.returncode, planned.stderr) == (2, real.stderr)
+
+
 def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_path: Path) -> None:
     (tmp_path / "jobscripts").mkdir()
     (tmp_path / "jobscripts" / "slurm.sh").write_text((REPO / "jobscripts" / "slurm.sh").read_text())
