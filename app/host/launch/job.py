@@ -172,7 +172,8 @@ class Job:
         given = {name: os.environ[name] for name in NAMES if name in os.environ}
         knobs = resolve(JobContext(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
         self.knobs = dict(knobs.values)
-        check_site(self.knobs["CHECK_SITE"], check_profiles())
+        if self.knobs["CHECK_SITE"]:
+            check_site(self.knobs["CHECK_SITE"], check_profiles())
         # A knob you exported keeps its resolved value in the environment, as a shell assignment would
         export([name + "=" + value for name, value in knobs.values if name in os.environ])
         export([name + "=" + value for name, value in knobs.exported])
