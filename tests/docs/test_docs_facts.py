@@ -80,8 +80,21 @@ def test_the_pbs_log_the_docs_name_is_the_one_pbs_writes() -> None:
     name = re.search(r"^#PBS -N (\S+)", script, re.M).group(1)
     assert re.search(r"^#PBS -j oe", script, re.M)
     prose = "".join(p.read_text() for p in documentation())
-    assert f"{name}.o<jobid>" in prose or f"{name}.o<seq>" in prose
+    # PBS names it after the job id's number (15481 of 15481.pbs01), as the README says: <seq>, never <jobid>
+    assert f"{name}.o<seq>" in prose and f"{name}.o<jobid>" not in prose
     assert not re.search(rf"\b{name}\.e(\d|<)", prose)
+
+
+def test_the_line_job_scripts_md_says_starts_the_job_is_each_scripts_own() -> None:
+    """job-scripts.md quotes it once, with NAME and the optional --scheduler and --site in brackets."""
+    quoted = re.findall(r"`(exec python3 [^`]*app\.host\.launch[^`]*)`", (DOCS / "job-scripts.md").read_text())
+    assert len(quoted) == 1, quoted
+    general = re.sub(r" \[--(scheduler|site)=[^]]*\]", "", quoted[0])
+    for script in ("slurm.sh", "mn5.sh", "gh200-pbs.sh"):
+        started = [line for line in (JOBSCRIPTS / script).read_text().splitlines() if line.startswith("exec python3")]
+        assert len(started) == 1, (script, started)
+        line = re.sub(r" --(scheduler|site)=\S+", "", started[0].replace(f"--script={script}", "--script=NAME"))
+        assert line == general, (script, line)
 
 
 def test_the_missing_runtime_row_quotes_what_the_script_prints(tmp_path: Path) -> None:

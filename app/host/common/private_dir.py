@@ -5,7 +5,7 @@ group-writable project directory at a predictable name (`runs/<job id>`): anothe
 next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
 lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
 neither group nor others can write it. The job applies it to RUN_DIR before any step (app/host/launch/job.py
-make_run_dir).
+make_run_dir), and its dry run the same checks without making anything.
 """
 
 import contextlib
@@ -127,6 +127,15 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
     if parents:
         _check_parents(directory, key, example)
     check_private(directory, key, example, planted)
+
+
+def check_private_dir(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun",
+                      planted: str = RUN_FILES) -> None:
+    """What `ensure_private_dir(..., parents=True)` refuses, checked without making anything (a dry run): the
+    directories above `directory` that exist, and `directory` itself when it exists; the same one-line errors."""
+    _check_parents(directory, key, example)
+    if os.path.lexists(directory):
+        check_private(directory, key, example, planted)
 
 
 def _check_parents(directory: Path, key: str, example: str) -> None:

@@ -8,6 +8,7 @@ from typing import List, Mapping, NamedTuple
 
 from app.host.common.errors import UsageError
 from app.host.common.scheduler_env import read_pbs, read_slurm
+from app.host.launch.knobs import switch
 from app.host.launch.pbs_nodes import job_nodes
 
 
@@ -49,9 +50,11 @@ def slurm_hostnames(node_list: str) -> List[str]:
 
 def allocation(scheduler: str, script: str, env: Mapping[str, str], cwd: str) -> Allocation:
     """The allocation of the job this script runs in; outside one, DRY_RUN=1's, else how to submit it."""
+    # Checked first: a DRY_RUN=true read as 0 inside a job would run it
+    dry_run = switch("DRY_RUN", env.get("DRY_RUN") or "0")
     slurm, pbs = read_slurm(env), read_pbs(env)
     job_id = (slurm.job_id if scheduler == "slurm" else pbs.job_id) or ""
-    if not job_id and env.get("DRY_RUN") == "1":
+    if not job_id and dry_run:
         return dry_run_allocation(env, cwd)
     plan = f"or see what it would run: DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/{script}"
     if scheduler == "slurm":

@@ -6,10 +6,24 @@ import os
 import sys
 from typing import List
 
+from app.host.common.errors import UsageError
+
 #: The checkout app/host/launch belongs to
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 #: The fabric policy of this checkout (the image has its own copy at /opt/app/fabric_policy.env)
 POLICY_FILE = os.path.join(REPO, "app", "host", "common", "fabric_policy.env")
+#: app.check's site profiles, one NAME.yaml each: what `--site NAME` reads (app/check/options.py, SITES_DIR). The
+#: check on the nodes imports this checkout's app (import_path.py), so these are the names it knows.
+CHECK_PROFILES_DIR = os.path.join(REPO, "app", "check", "sites")
+
+
+def check_profiles() -> List[str]:
+    """The names of app.check's site profiles, sorted (read as file names: the launcher imports no app.check)."""
+    try:
+        names = os.listdir(CHECK_PROFILES_DIR)
+    except OSError:
+        raise UsageError(f"{CHECK_PROFILES_DIR} is missing; run the job scripts from a whole checkout") from None
+    return sorted(name[:-len(".yaml")] for name in names if name.endswith(".yaml"))
 
 
 def text(relative: str) -> str:

@@ -19,12 +19,12 @@ from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequ
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import ensure_private_dir
+from app.host.common.private_dir import check_private_dir, ensure_private_dir
 from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
 from app.host.launch.allocation import allocation
 from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
 from app.host.launch.binds import container_binds
-from app.host.launch.checkout import POLICY_FILE, REPO, shell_text, text
+from app.host.launch.checkout import POLICY_FILE, REPO, check_profiles, shell_text, text
 from app.host.launch.config_check import config_check
 from app.host.launch.container import container
 from app.host.launch.deepspeed_hostfile import hostfile_text, launch_line, write_hostfile
@@ -35,7 +35,7 @@ from app.host.launch.gpus import processes_per_node
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_registry import resolve as resolve_image
 from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
-from app.host.launch.knobs import NAMES, JobContext, resolve
+from app.host.launch.knobs import NAMES, JobContext, check_site, resolve
 from app.host.launch.launch_check import passed, run_launch_check
 from app.host.launch.mpi_ranks import mpi_rank_defaults, require_pmix
 from app.host.launch.numa import numa_binding
@@ -172,6 +172,8 @@ class Job:
         given = {name: os.environ[name] for name in NAMES if name in os.environ}
         knobs = resolve(JobContext(alloc.job_id, alloc.submit_dir, str(len(alloc.nodes))), given, self.log)
         self.knobs = dict(knobs.values)
+        if self.knobs["CHECK_SITE"]:
+            check_site(self.knobs["CHECK_SITE"], check_profiles())
         # A knob you exported keeps its resolved value in the environment, as a shell assignment would
         export([name + "=" + value for name, value in knobs.values if name in os.environ])
         export([name + "=" + value for name, value in knobs.exported])
@@ -180,9 +182,14 @@ class Job:
         return self.knobs["DRY_RUN"] == "1"
 
     def make_run_dir(self) -> None:
-        """RUN_DIR created, or checked to be yours alone (app/host/common/private_dir.py)."""
-        ensure_private_dir(Path(self.knobs["RUN_DIR"]), "RUN_DIR", int(self.knobs["RUN_DIR_MODE"], 8),
-                           "$SCRATCH/runs/$" + job_id_variable(self.side.name), parents=True)
+        """RUN_DIR created, or checked to be yours alone (app/host/common/private_dir.py). A dry run makes nothing
+        but refuses what the job would: a submit directory your group can write stops the job only after it waited
+        for its allocation."""
+        run_dir, example = Path(self.knobs["RUN_DIR"]), "$SCRATCH/runs/$" + job_id_variable(self.side.name)
+        if self.dry_run():
+            check_private_dir(run_dir, "RUN_DIR", example)
+            return
+        ensure_private_dir(run_dir, "RUN_DIR", int(self.knobs["RUN_DIR_MODE"], 8), example, parents=True)
 
     # The plan
 
@@ -214,10 +221,10 @@ class Job:
     def deepspeed_hostfile(self, alloc: Allocated, nproc: int, kind: str) -> None:
         """RUN_DIR/hostfile for DeepSpeed's own launcher, and its launch line for a program of your own."""
         path, nnodes = os.path.join(self.knobs["RUN_DIR"], "hostfile"), len(alloc.nodes)
+        self.make_run_dir()
         if self.dry_run():
             self.log(f"DRY_RUN=1: would write {path} ({nnodes} line(s) like '{alloc.nodes[0]} slots={nproc}')")
         else:
-            self.make_run_dir()
             write_hostfile(path, hostfile_text(alloc.nodes, nproc), group_readable=self.knobs["RUN_DIR_MODE"] == "750")
             self.log(f"wrote {path} for the deepspeed launcher ({nnodes} node(s) x {nproc} slot(s))")
         if kind in OWN_PROGRAMS:
@@ -250,8 +257,7 @@ class Job:
         """The container command of every step (empty with IMAGE=none), and the fabric policy files the node
         wrapper tries; the image or your python checked."""
         k = self.knobs
-        if not self.dry_run():
-            self.make_run_dir()
+        self.make_run_dir()
         binds = container_binds(k["FABRIC"], k["RUN_DIR"], k["BINDS"], k["DDP_PROBE_ROOT"],
                                 os.environ.get("HOST_LIBFABRIC_DIR", ""), os.environ.get("LD_LIBRARY_PATH", ""))
         for warning in binds.warnings:

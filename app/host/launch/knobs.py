@@ -2,12 +2,13 @@
 only). docs/knobs.md says what each knob does; the job script hands over the values the user set and gets back
 every knob with its default applied, or one line that names the bad knob, its value and a valid example."""
 
+import difflib
 import re
 import secrets
-from typing import Callable, List, Mapping, NamedTuple, Optional, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.host.common.errors import UsageError
-from app.host.common.rendezvous_port import free_port
+from app.host.common.rendezvous_port import PORT_HIGH, PORT_LOW, free_port
 
 
 class JobContext(NamedTuple):
@@ -98,6 +99,37 @@ WHOLE_EXAMPLES = {"DDP_NNODES": "2", "RDZV_PORT": "29500", "RDZV_JOIN_TIMEOUT_S"
                   "MAX_REQUEUES": "3"}
 
 
+#: The knobs that are 0 or 1, each with the value that changes what the job does and what it then does: the
+#: example of its remedy. Nothing else is taken: a `yes` or `true` read as 0 would skip a requeue or a check, or
+#: (DRY_RUN) run a job that was meant to be planned only.
+SWITCHES = {"DRY_RUN": ("1", "print the plan, run nothing"),
+            "PREFLIGHT": ("0", "no check before training"),
+            "LAUNCH_CHECK": ("0", "no check that one launcher runs on every node"),
+            "REQUEUE": ("0", "exit 75 after a snapshot, and resubmit yourself"),
+            "IMAGE_NO_HTTPS": ("1", "a registry on plain http")}
+
+
+def switch(name: str, value: str) -> bool:
+    """A 0/1 knob's VALUE as a bool; anything else raises UsageError with the example of SWITCHES."""
+    if value not in ("0", "1"):
+        example, meaning = SWITCHES[name]
+        raise UsageError(f"{name}={value} is not 0 or 1; example: {name}={example} ({meaning})")
+    return value == "1"
+
+
+def check_site(value: str, profiles: Sequence[str]) -> None:
+    """CHECK_SITE: empty (no profile), a file of your own (a path with a `/` or ending .yaml, as app.check takes it:
+    app/check/options.py, site_file) or one of app.check's PROFILES; a name it lacks raises UsageError on the head
+    node, before any step, instead of stopping the check on every node."""
+    if not value or "/" in value or value.endswith((".yaml", ".yml")) or value in profiles:
+        return
+    close = difflib.get_close_matches(value, profiles, n=1)
+    remedy = f"did you mean CHECK_SITE={close[0]}?" if close else f"example: CHECK_SITE={profiles[0]}"
+    raise UsageError(f"CHECK_SITE={value} is not one of app.check's profiles ({', '.join(profiles)} in "
+                     f"app/check/sites/); {remedy} (a file of your own: CHECK_SITE=./my-site.yaml; no profile: "
+                     "CHECK_SITE=)")
+
+
 def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], None],
             new_secret: Optional[Callable[[], str]] = None) -> Knobs:
     """Every knob of the job from the values the user set (`given`, NAME -> value, only the ones set), its log
@@ -112,18 +144,17 @@ def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], No
     for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in WHOLE_EXAMPLES if n != "DDP_NNODES")):
         if not _WHOLE.fullmatch(value):
             raise UsageError(f"{name}={value} is not a whole number; example: {name}={WHOLE_EXAMPLES[name]}")
+    if not 1 <= int(values["RDZV_PORT"]) <= 65535:
+        raise UsageError(f"RDZV_PORT={values['RDZV_PORT']} is not a TCP port (1-65535); example: RDZV_PORT=29500, or "
+                         f"leave it unset: the job picks a free one in {PORT_LOW}-{PORT_HIGH - 1}")
     if values["RUN_DIR_MODE"] not in ("700", "750"):
         raise UsageError(f"RUN_DIR_MODE={values['RUN_DIR_MODE']} is not 700 or 750 (no one but you may write the run "
                          "directory); example: RUN_DIR_MODE=750 (your group may read it)")
-    if values["PREFLIGHT"] not in ("0", "1"):
-        raise UsageError(f"PREFLIGHT={values['PREFLIGHT']} is not 0 or 1; example: PREFLIGHT=0 (no check before "
-                         "training)")
     if values["IMAGE_VERIFY"] not in ("auto", "1", "0"):
         raise UsageError(f"IMAGE_VERIFY={values['IMAGE_VERIFY']} is not auto, 1 or 0; example: IMAGE_VERIFY=1 (the "
                          "signature of every image checked, a local file's too)")
-    if values["IMAGE_NO_HTTPS"] not in ("0", "1"):
-        raise UsageError(f"IMAGE_NO_HTTPS={values['IMAGE_NO_HTTPS']} is not 0 or 1; example: IMAGE_NO_HTTPS=1 (a "
-                         "registry on plain http)")
+    for name in SWITCHES:
+        switch(name, values[name])
     exported = extra_env(values["EXTRA_ENV"])
     seen = dict(given, **dict(exported))
     if SHUTDOWN_GRACE in seen:

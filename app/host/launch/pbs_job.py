@@ -8,7 +8,7 @@ import os
 import signal
 import threading
 import time
-from typing import List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from app.host.common.scheduler_env import read_pbs
 from app.host.launch import pbs
@@ -37,6 +37,16 @@ def first_line(job_id: str, nodes: Sequence[str], run_dir: str) -> str:
     return f"job {job_id} on {len(nodes)} node(s): {' '.join(nodes[:NAMED_NODES])}{more}, run directory {run_dir}"
 
 
+def timer_knobs(env: Mapping[str, str]) -> Tuple[str, str]:
+    """WALLTIME_S ('' when unset: qstat says) and PREEMPT_MARGIN_S (90 when unset), each whole seconds or a
+    UsageError."""
+    walltime_s, margin_s = env.get("WALLTIME_S", ""), env.get("PREEMPT_MARGIN_S") or "90"
+    if walltime_s:
+        pbs.whole_seconds("WALLTIME_S", walltime_s)
+    pbs.whole_seconds("PREEMPT_MARGIN_S", margin_s)
+    return walltime_s, margin_s
+
+
 def usr1_timer(delay_s: float, pid: int) -> threading.Timer:
     """A started timer that sends PID SIGUSR1 after DELAY_S unless cancelled first. A daemon thread of this
     process: it ends with the job, and leaves no process behind when the step ends first."""
@@ -55,6 +65,9 @@ class PbsSide(Side):
         return workload_arguments(args, env)
 
     def started(self, job: Job, alloc: Allocated) -> None:
+        """The job's first line, once the timer's knobs are checked: the timer reads them only when the steps are
+        about to start, which a dry run never reaches."""
+        timer_knobs(os.environ)
         job.log(first_line(alloc.job_id, alloc.nodes, job.knobs["RUN_DIR"]))
 
     def launch(self, job: Job, alloc: Allocated, kind: str, nproc: int) -> Launch:
@@ -77,10 +90,9 @@ class PbsSide(Side):
         if job.dry_run():
             job.log("DRY_RUN=1: no walltime timer")
             return None
-        walltime_s = os.environ.get("WALLTIME_S", "")
+        walltime_s, margin_s = timer_knobs(os.environ)
         qstat_text = "" if walltime_s else pbs.read_qstat_full(job_id)
-        delay = pbs.timer_delay(walltime_s, os.environ.get("PREEMPT_MARGIN_S") or "90",
-                                str(int(time.monotonic() - job.started_at)), qstat_text)
+        delay = pbs.timer_delay(walltime_s, margin_s, str(int(time.monotonic() - job.started_at)), qstat_text)
         job.log(delay.note)
         return None if delay.delay_s is None else usr1_timer(delay.delay_s, os.getpid())
 

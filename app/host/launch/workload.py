@@ -65,9 +65,8 @@ def workload(args: Sequence[str], config: str, run_dir: str, check_site: str, sc
                 scheduler, script, ["-m", "my_pkg.train", "--epochs", "5"]))
         return Workload("module", ["-m", *rest])
     if not os.path.isfile(os.path.join(cwd, what)):
-        # nccl-tests needs PMIx, which PBS's PALS mpiexec does not speak (the PBS main refuses it)
-        nccl_tests = "" if scheduler == "pbs" else "nccl-tests [ARGS] | "
-        usage = submit_command(scheduler, script, [f"[train [key=value ...] | check | {nccl_tests}SCRIPT.py",
+        # nccl-tests under both schedulers (PBS: through PALS' mpiexec, app/host/launch/pbs_launch.py)
+        usage = submit_command(scheduler, script, ["[train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py",
                                                    "[ARGS] | -m MODULE [ARGS]]"])
         raise UsageError(f"'{what}' is neither train, check, nccl-tests nor a script file (looked in {cwd}); "
                          f"usage: {usage}")

@@ -82,6 +82,69 @@ def test_outside_a_job_the_program_says_how_to_submit_it_in_one_line(tmp_path: P
     assert result.stderr.startswith("mn5.sh: error: not inside a Slurm job; submit it: sbatch")
 
 
+@pytest.mark.parametrize("value", ["true", "yes", " 1"])
+def test_a_dry_run_that_is_not_0_or_1_stops_a_job_before_any_step(tmp_path: Path, value: str) -> None:
+    """DRY_RUN=true read as 0 inside an allocation (or through sbatch --export) would run the job for real."""
+    calls = tmp_path / "srun.calls"
+    env = fake_slurm_job(tmp_path, '#!/bin/sh\necho "$*" >>"$SRUN_CALLS"\n', SRUN_CALLS=str(calls), DRY_RUN=value)
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_script.py"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (
+        2, f"slurm.sh: error: DRY_RUN={value} is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)\n")
+    assert not calls.exists() and not (tmp_path / "runs").exists() and "step:" not in result.stdout
+
+
+def test_outside_a_job_a_dry_run_that_is_not_0_or_1_is_named_as_the_cause(tmp_path: Path) -> None:
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "mn5.sh")], env={"PATH": "/usr/bin:/bin",
+                            "HOME": str(tmp_path), "DRY_RUN": "true"}, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stderr) == (
+        2, "mn5.sh: error: DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)\n")
+
+
+def test_a_dry_run_refuses_a_check_site_the_nodes_would_refuse(tmp_path: Path) -> None:
+    """A typo in CHECK_SITE stops app.check on every node of the real job: the head node names it, a dry run too."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none", "CHECK_SITE": "mn55"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "mn5.sh"), "check"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("mn5.sh: error: CHECK_SITE=mn55 is not one of app.check's profiles (mn5, ")
+    assert "did you mean CHECK_SITE=mn5?" in result.stderr and "step:" not in result.stdout
+
+
+def unsafe_run_dir(tmp_path: Path, case: str) -> Path:
+    """A submit directory (tmp_path/proj) and the run directory the case gives it: one the job refuses."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    if case == "group-writable submit directory":
+        proj.chmod(0o775)
+        return proj / "runs" / "1"
+    if case == "a parent others can write":
+        (tmp_path / "shared").mkdir(mode=0o777)
+        (tmp_path / "shared").chmod(0o777)
+        return tmp_path / "shared" / "runs" / "1"
+    (proj / "mine").mkdir()
+    (proj / "mine").chmod(0o777)
+    return proj / "mine"
+
+
+@pytest.mark.parametrize("case", ["group-writable submit directory", "a parent others can write",
+                                  "a run directory others can write"])
+def test_a_dry_run_refuses_a_run_directory_the_job_would_refuse_and_makes_nothing(tmp_path: Path, case: str) -> None:
+    """The real job refuses it only after waiting for its allocation: the dry run says the same line first."""
+    from tests.host.launch.job_parts import job_parts
+
+    run_dir = unsafe_run_dir(tmp_path, case)
+    before = sorted(tmp_path.rglob("*"))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none", "RUN_DIR": str(run_dir)}
+    planned = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh")], env=env, cwd=tmp_path / "proj",
+                             capture_output=True, text=True, timeout=120)
+    assert sorted(tmp_path.rglob("*")) == before, "the dry run made something"
+    real = job_parts(["run-dir"], {"RUN_DIR": str(run_dir)}, cwd=tmp_path / "proj", script="slurm.sh")
+    assert real.returncode == 2 and real.stderr.startswith(f"slurm.sh: error: RUN_DIR='{run_dir}' "), real.stderr
+    assert (planned.returncode, planned.stderr) == (2, real.stderr)
+
+
 def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_path: Path) -> None:
     (tmp_path / "jobscripts").mkdir()
     (tmp_path / "jobscripts" / "slurm.sh").write_text((REPO / "jobscripts" / "slurm.sh").read_text())

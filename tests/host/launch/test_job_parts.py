@@ -202,8 +202,8 @@ PBS_JOB = {"script": "gh200-pbs.sh", "scheduler": "pbs"}
 
 
 @pytest.mark.parametrize(("args", "expected"), [
-    (["trian"], 'usage: qsub -v WORKLOAD="[train [key=value ...] | check | SCRIPT.py [ARGS] | -m MODULE [ARGS]]" '
-                "gh200-pbs.sh"),
+    (["trian"], 'usage: qsub -v WORKLOAD="[train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py [ARGS] | '
+                '-m MODULE [ARGS]]" gh200-pbs.sh'),
     (["-m"], 'example: qsub -v WORKLOAD="-m my_pkg.train --epochs 5" gh200-pbs.sh'),
 ])
 def test_under_pbs_the_usage_names_qsub_and_the_workload_variable(tmp_path: Path, args, expected) -> None:

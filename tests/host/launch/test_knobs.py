@@ -7,8 +7,10 @@ import re
 
 import pytest
 
+from app.check.options import SITES_DIR
 from app.host.common.errors import UsageError
-from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, resolve
+from app.host.launch.checkout import check_profiles
+from app.host.launch.knobs import DEFAULTS, NAMES, JobContext, check_site, resolve
 from tests.host.launch.job_parts import job_parts
 from tests.trainer_runs import REPO
 
@@ -51,18 +53,45 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
 
 @pytest.mark.parametrize("name, value, message", [
     ("RDZV_PORT", "x", "RDZV_PORT=x is not a whole number; example: RDZV_PORT=29500"),
+    ("RDZV_PORT", "99999", "RDZV_PORT=99999 is not a TCP port (1-65535); example: RDZV_PORT=29500, or leave it "
+                           "unset: the job picks a free one in 20000-32767"),
+    ("RDZV_PORT", "0", "RDZV_PORT=0 is not a TCP port (1-65535)"),
     ("MAX_REQUEUES", "-1", "MAX_REQUEUES=-1 is not a whole number"),
     ("SHUTDOWN_TIMEOUT_S", "\u00b2", "SHUTDOWN_TIMEOUT_S=\u00b2 is not a whole number"),  # a digit, not 0-9
     ("RUN_DIR_MODE", "777", "RUN_DIR_MODE=777 is not 700 or 750"),
     ("PREFLIGHT", "2", "PREFLIGHT=2 is not 0 or 1; example: PREFLIGHT=0"),
     ("IMAGE_VERIFY", "yes", "IMAGE_VERIFY=yes is not auto, 1 or 0; example: IMAGE_VERIFY=1"),
     ("IMAGE_NO_HTTPS", "true", "IMAGE_NO_HTTPS=true is not 0 or 1; example: IMAGE_NO_HTTPS=1"),
+    ("REQUEUE", "yes", "REQUEUE=yes is not 0 or 1; example: REQUEUE=0 (exit 75 after a snapshot"),
+    ("LAUNCH_CHECK", "yes", "LAUNCH_CHECK=yes is not 0 or 1; example: LAUNCH_CHECK=0"),
+    ("DRY_RUN", "true", "DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)"),
     ("EXTRA_ENV", "NCCL_DEBUG=INFO oops", "EXTRA_ENV item 'oops' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"),
     ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
 ])
 def test_a_bad_knob_names_itself_its_value_and_an_example(name, value, message):
     with pytest.raises(UsageError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
         knobs({name: value})
+
+
+def test_the_launcher_knows_the_check_profiles_app_check_reads():
+    """The launcher reads the names without importing app.check (Python 3.6, standard library only)."""
+    assert check_profiles() == sorted(path.stem for path in SITES_DIR.glob("*.yaml"))
+    assert {"mn5", "slingshot-gh200"} <= set(check_profiles())
+
+
+@pytest.mark.parametrize("value", ["", "mn5", "slingshot-gh200", "./my-site.yaml", "/p/site.yml", "sites/x"])
+def test_check_site_takes_a_profile_a_file_of_your_own_or_none(value):
+    check_site(value, check_profiles())
+
+
+def test_a_check_site_app_check_lacks_is_refused_with_the_nearest_name():
+    with pytest.raises(UsageError) as raised:
+        check_site("mn55", ["mn5", "slingshot-gh200"])
+    assert str(raised.value) == (
+        "CHECK_SITE=mn55 is not one of app.check's profiles (mn5, slingshot-gh200 in app/check/sites/); did you mean "
+        "CHECK_SITE=mn5? (a file of your own: CHECK_SITE=./my-site.yaml; no profile: CHECK_SITE=)")
+    with pytest.raises(UsageError, match=r"profiles \(mn5 in app/check/sites/\); example: CHECK_SITE=mn5 \("):
+        check_site("leonardo", ["mn5"])
 
 
 def test_the_node_count_is_checked_too():

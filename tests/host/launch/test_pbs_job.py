@@ -139,6 +139,17 @@ def test_a_walltime_s_that_is_no_number_stops_the_job_in_one_line(tmp_path, monk
     assert str(raised.value) == "WALLTIME_S=1h must be whole seconds; example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90"
 
 
+@pytest.mark.parametrize("knob, value", [("PREEMPT_MARGIN_S", "abc"), ("WALLTIME_S", "2h"), ("WALLTIME_S", "-5")])
+def test_a_dry_run_refuses_a_timer_knob_that_is_not_whole_seconds(tmp_path, knob, value) -> None:
+    """The real job reads them only when its timer is armed, before the launch check; its dry run refuses them."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DRY_RUN": "1", "IMAGE": "none", knob: value}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "gh200-pbs.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (2, f"gh200-pbs.sh: error: {knob}={value} must be whole seconds; "
+                                                     "example: WALLTIME_S=3600 PREEMPT_MARGIN_S=90\n")
+    assert "step:" not in result.stdout
+
+
 def test_the_timer_counts_the_seconds_the_job_has_run(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("WALLTIME_S", "600")
     monkeypatch.setenv("PREEMPT_MARGIN_S", "90")

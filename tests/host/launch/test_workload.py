@@ -30,6 +30,10 @@ def test_the_workload_is_train_check_nccl_tests_or_your_own(tmp_path, args, expe
     (["trian"], "slurm", "'trian' is neither train, check, nccl-tests nor a script file (looked in {}); usage: "
                          "sbatch mn5.sh [train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py"),
     (["-m"], "pbs", 'example: qsub -v WORKLOAD="-m my_pkg.train --epochs 5" mn5.sh'),
+    # The usage lists what the first sentence does: PBS runs nccl-tests through PALS' mpiexec
+    (["trian"], "pbs", "'trian' is neither train, check, nccl-tests nor a script file (looked in {}); usage: "
+                       'qsub -v WORKLOAD="[train [key=value ...] | check | nccl-tests [ARGS] | SCRIPT.py [ARGS] | '
+                       '-m MODULE [ARGS]]" mn5.sh'),
 ])
 def test_a_workload_that_cannot_run_says_how_to_submit_one(tmp_path, args, scheduler, message):
     with pytest.raises(UsageError) as error:
