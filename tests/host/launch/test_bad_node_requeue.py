@@ -220,8 +220,8 @@ def test_the_module_runs_under_the_login_nodes_python_3_6(tmp_path):
         pytest.skip("no Python 3.6 here: set LOGIN_PYTHON to one (e.g. pyenv install 3.6)")
     for scheduler, in_a_row in (("slurm", 0), ("pbs", 1), ("pbs", 3)):
         runs = []
-        for python in (old, sys.executable):
-            where = tmp_path / f"{scheduler}-{in_a_row}-{Path(python).name}"
+        for which, python in enumerate((old, sys.executable)):  # both may be named python3
+            where = tmp_path / f"{scheduler}-{in_a_row}-python-{which}"
             where.mkdir()
             result, calls = requeue_job(where, scheduler, "hang at step 5 (caf\u00e9)", "node2,node3\n",
                                         in_a_row, python=python)
