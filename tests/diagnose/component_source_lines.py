@@ -519,6 +519,21 @@ QUOTES = (
           "libfabric:48213:1732790000::cxi:core:cxip_ux_onload_cb():2659<warn> nid001017: RXC (0x1a2:0) PtlTE "
           "12:[Fatal] LE resources not recovered during flow control. FI_CXI_RX_MATCH_MODE=[hybrid|software] is "
           "required", "cxi-match-entries-exhausted"),
+    # No SLINGSHOT_VNIS/SLINGSHOT_SVC_IDS from the launcher and no CXI service the user may use: the provider
+    # records service 0, which cxip_gen_auth_key() then refuses with -FI_ENOSYS (cxip_info.c line 1525).
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_nic.c", 252,
+          'CXIP_WARN("Failed to find valid default rgroup and vni for %s\\n",\nnic_if->info->device_name);',
+          "libfabric:2741:1700000000::cxi:fabric:cxip_nic_get_rgroup_vni():252<warn> nid001: Failed to find valid "
+          "default rgroup and vni for cxi0", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_nic.c", 220,
+          'CXIP_WARN("No valid VNIs for %s service ID %u\\n",\nnic_if->info->device_name, i);',
+          "libfabric:2741:1700000000::cxi:fabric:cxip_nic_get_best_rgroup_vni():220<warn> nid001: No valid VNIs for "
+          "cxi0 service ID 3", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_dom.c", 452,
+          'CXIP_WARN("cxil_get_svc with %s and svc_id %d failed: %d:%s\\n",\n'
+          "dom->iface->dev->info.device_name,\ndom->auth_key.svc_id, ret, strerror(-ret));",
+          "libfabric:2741:1700000000::cxi:domain:cxip_domain_enable():452<warn> nid001: cxil_get_svc with cxi0 and "
+          "svc_id 5 failed: -22:Invalid argument", "cxi-vni-not-granted"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

@@ -2813,9 +2813,14 @@ CAUSES: Tuple[Cause, ...] = (
         # aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6803 and src/nccl_ofi_sendrecv.cpp line 2229
         # NCCL_OFI_WARN("Couldn't open a fabric access domain. RC: %d, ERROR: %s", ...), and other libfabric users'
         # "fi_domain failed: -38"; read only on a Slingshot system (EFA's and verbs' providers have other ENOSYS).
+        # Where that ENOSYS comes from, as the provider enumerates the NICs (prov/cxi/src/cxip_nic.c): no
+        # SLINGSHOT_VNIS/SLINGSHOT_SVC_IDS from the launcher and no CXI service open to the user's uid or gid, line
+        # 252 CXIP_WARN("Failed to find valid default rgroup and vni for %s\n", ...) (service 0 recorded); a service
+        # that matches but lists no VNI, line 220 CXIP_WARN("No valid VNIs for %s service ID %u\n", ...).
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
          r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
-         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS),
+         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS,
+         r"Failed to find valid default rgroup and vni for \w+", r"No valid VNIs for \w+ service ID \d+"),
         84,
         applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
     ),
