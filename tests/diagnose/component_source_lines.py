@@ -534,6 +534,16 @@ QUOTES = (
           "dom->iface->dev->info.device_name,\ndom->auth_key.svc_id, ret, strerror(-ret));",
           "libfabric:2741:1700000000::cxi:domain:cxip_domain_enable():452<warn> nid001: cxil_get_svc with cxi0 and "
           "svc_id 5 failed: -22:Invalid argument", "cxi-vni-not-granted"),
+    # The NIC's hardware event queue dropped events (it was full); the provider aborts the process.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 406,
+          'CXIP_WARN("EQ %d dropped event, rsvd slots %u, free slots %u\\n",\nevtq->eq->eqn,\n'
+          "evtq->eq->status->event_slots_rsrvd,\nevtq->eq->status->event_slots_free);",
+          "libfabric:48213:1732790000::cxi:cq:cxip_evtq_progress():406<warn> nid001017: EQ 41 dropped event, rsvd "
+          "slots 0, free slots 0", "cxi-event-queue-overflow"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 410,
+          'CXIP_FATAL("H/W Event Queue overflow detected.\\n");',
+          "libfabric:48213:1732790000::cxi:core:cxip_evtq_progress():410<warn> nid001017: H/W Event Queue overflow "
+          "detected.", "cxi-event-queue-overflow"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

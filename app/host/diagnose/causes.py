@@ -5128,6 +5128,27 @@ CAUSES: Tuple[Cause, ...] = (
          r"qsub: would exceed (?:user|group|project) \S{1,256}'s limit on resource "),
         100,
     ),
+
+    # --- the Slingshot NIC's hardware event queue overflowed -----------------------------------------------------
+    Cause(
+        "cxi-event-queue-overflow",
+        "the Slingshot NIC's hardware event queue filled up and dropped events, and libfabric's CXI provider "
+        "aborted the process: the queue, sized from the completion queue, was too small for the transfers in flight",
+        "give the completion queues more entries (the provider sizes each hardware event queue to at least its "
+        "completion queue's size): NCCL through aws-ofi-nccl sets its own size, `OFI_NCCL_CQ_SIZE` (default "
+        "12288), e.g. `export OFI_NCCL_CQ_SIZE=131072`; MPI and other callers that take the provider's default "
+        f"(1024 entries) `{policy.export_line('slingshot', 'FI_CXI_DEFAULT_CQ_SIZE')}` (this project's policy sets "
+        "it); then rerun `python -m app.check` across the same nodes",
+        # libfabric v1.22.0 prov/cxi/src/cxip_evtq.c line 406 CXIP_WARN("EQ %d dropped event, rsvd slots %u, free "
+        # slots %u\n", ...) and line 410 CXIP_FATAL("H/W Event Queue overflow detected.\n") (abort()) when
+        # cxi_eq_get_drops() reports drops; cxip_evtq_get_queue_size() (line 453) takes MAX(slots, cq->attr.size);
+        # cxip_cq.c line 314 uses FI_CXI_DEFAULT_CQ_SIZE (CXIP_CQ_DEF_SZ 1024, prov/cxi/include/cxip.h) only where
+        # the caller asks for size 0. aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6429 and
+        # src/nccl_ofi_sendrecv.cpp line 2161 cq_attr.size = ofi_nccl_cq_size(), OFI_NCCL_CQ_SIZE default 12288
+        # (include/nccl_ofi_param.h line 131).
+        (r"H/W Event Queue overflow detected", r"\bEQ \d+ dropped event, rsvd slots \d+, free slots \d+"),
+        88,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

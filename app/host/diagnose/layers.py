@@ -141,6 +141,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "env-rendezvous-unset": ("launch", HIGH),
     "deepspeed-hostfile-bad": ("launch", HIGH),
     "cxi-match-entries-exhausted": ("fabric", HIGH),
+    "cxi-event-queue-overflow": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
