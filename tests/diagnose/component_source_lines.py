@@ -544,6 +544,30 @@ QUOTES = (
           'CXIP_FATAL("H/W Event Queue overflow detected.\\n");',
           "libfabric:48213:1732790000::cxi:core:cxip_evtq_progress():410<warn> nid001017: H/W Event Queue overflow "
           "detected.", "cxi-event-queue-overflow"),
+    # A send to a peer whose NIC holds no match for the job's VNI: cxi's own warning (proverr2errno() turns
+    # C_RC_VNI_NOT_FOUND, 25, into FI_ENOTCONN) and aws-ofi-nccl's line for the same completion error, whose
+    # string is fi_cq_strerror(), cxi's cxi_rc_to_str().
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_msg.c", 663,
+          'TXC_WARN(txc, "Request dest_addr: %ld caddr.nic: %#X caddr.pid: %u error: %p (err: %d, %s)\\n",\n'
+          "req->send.dest_addr, req->send.caddr.nic,\nreq->send.caddr.pid, req, ret_err,\n"
+          "cxi_rc_to_str(req->send.rc));",
+          "libfabric:88123:1732790000::cxi:ep_data:cxip_report_send_completion():663<warn> nid001234: TXC (0x19d1:1): "
+          "Request dest_addr: 32 caddr.nic: 0X19D3 caddr.pid: 1 error: 0x26c450f0 (err: 107, VNI_NOT_FOUND)",
+          "cxi-vni-not-granted"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 1456,
+          'NCCL_OFI_WARN("Request %p seq %d completed with error. RC: %d. Error: %d (%s). Completed length: %ld, '
+          'Request: %s",\nreq, req->msg_seq_num, err_entry->err,\nerr_entry->prov_errno,\n'
+          "fi_cq_strerror(cq, err_entry->prov_errno, err_entry->err_data, NULL, 0),\n"
+          "(long)err_entry->len, nccl_net_ofi_req_str(req));",
+          "nid001234:88123:88190 [0] nccl_ofi_rdma.cpp:1456 NCCL WARN NET/OFI Request 0x7f456c224810 seq 3 completed "
+          "with error. RC: 107. Error: 25 (VNI_NOT_FOUND). Completed length: 0, Request: { dev: 0, size: 0, state: "
+          "PENDING, type: SEND }", "cxi-vni-not-granted"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 217,
+          'NCCL_OFI_WARN("Request %p completed with error. RC: %d. Error: %d (%s). Completed length: %ld, Request: '
+          '%s",',
+          "nid001234:88123:88190 [0] nccl_ofi_sendrecv.cpp:217 NCCL WARN NET/OFI Request 0x7f456c224810 completed "
+          "with error. RC: 107. Error: 25 (VNI_NOT_FOUND). Completed length: 0, Request: { dev: 0, size: 1048576, "
+          "state: PENDING, direction: SEND }", "cxi-vni-not-granted"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

@@ -2820,7 +2820,12 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
          r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
          r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS,
-         r"Failed to find valid default rgroup and vni for \w+", r"No valid VNIs for \w+ service ID \d+"),
+         r"Failed to find valid default rgroup and vni for \w+", r"No valid VNIs for \w+ service ID \d+",
+         # The send's completion error as aws-ofi-nccl v1.18.0 prints it, fi_cq_strerror() being cxi's
+         # cxi_rc_to_str(): src/nccl_ofi_rdma.cpp line 1456 "Request %p seq %d completed with error. RC: %d. Error:
+         # %d (%s). ..." and src/nccl_ofi_sendrecv.cpp line 217 (without "seq %d"); RC 107 is FI_ENOTCONN, which
+         # libfabric's proverr2errno() (prov/cxi/src/cxip_cq.c line 61) gives C_RC_VNI_NOT_FOUND.
+         r"completed with error\. RC: \d+\. Error: \d+ \(VNI_NOT_FOUND\)"),
         84,
         applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
     ),
