@@ -568,6 +568,22 @@ QUOTES = (
           "nid001234:88123:88190 [0] nccl_ofi_sendrecv.cpp:217 NCCL WARN NET/OFI Request 0x7f456c224810 completed "
           "with error. RC: 107. Error: 25 (VNI_NOT_FOUND). Completed length: 0, Request: { dev: 0, size: 1048576, "
           "state: PENDING, direction: SEND }", "cxi-vni-not-granted"),
+    # FI_PROVIDER names a provider the loaded libfabric does not have (a build without cxi in the container), and
+    # the plugin then finds no provider.
+    Quote("libfabric", "v1.22.0", "src/fabric.c", 613,
+          'FI_WARN(&core_prov, FI_LOG_CORE,\n"provider %s is unknown, misspelled"\n" or DL provider?\\n", '
+          "split_names[j]);",
+          "libfabric:2741:1700000000::core:core:verify_filter_names():613<warn> provider cxi is unknown, misspelled "
+          "or DL provider?", "fi-provider-not-in-libfabric",
+          context=("nid001:2741:2790 [0] nccl_ofi_rdma.cpp:7282 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No "
+                   "data available",)),
+    Quote("libfabric", "v1.22.0", "src/fabric.c", 227,
+          'FI_WARN(&core_prov, FI_LOG_CORE,\n"Instead misspelled provider: %s, you may want: %s?\\n",\n'
+          "miss_prov_name, prov_name);",
+          "libfabric:2741:1700000000::core:core:ofi_closest_prov_names():227<warn> Instead misspelled provider: cx, "
+          "you may want: cxi?", "fi-provider-not-in-libfabric",
+          context=("nid001:2741:2790 [0] nccl_ofi_net.cpp:281 NCCL WARN NET/OFI Unable to find a protocol that "
+                   "worked.  Failing initialization.",)),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

@@ -102,7 +102,8 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cuda-forward-compat-driver-breaks-nic-memory-registration",
                 "accelerate-config-conflicts-with-deepspeed-config-file", "pbs-cpu-over-limit",
                 "pbs-task-manager-unreachable", "pbs-queued-jobs-limit",
-                "pbs-launch-host-outside-job", "cxi-event-queue-overflow"}
+                "pbs-launch-host-outside-job", "cxi-event-queue-overflow",
+                "fi-provider-not-in-libfabric"}
 
 
 def message_format(row: Quote) -> str:

@@ -313,6 +313,13 @@ def _plugin_needed_but_socket_used(log: LogView) -> bool:
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: libfabric offered its caller no provider: aws-ofi-nccl v1.18.0's fi_getinfo() failure (src/nccl_ofi_rdma.cpp line
+#: 7282), its "Unable to find a protocol that worked" (src/nccl_ofi_net.cpp line 281) and "aws-ofi-nccl
+#: initialization failed" (line 366), fi_getinfo's -FI_ENODATA as other callers print it.
+_NO_PROVIDER_FOUND = (r"fi_getinfo\(\) call failed: No data available|fi_getinfo: -61\b"
+                      r"|Unable to find a protocol that worked|NET/OFI aws-ofi-nccl initialization failed")
+#: FI_PROVIDER set to exclude providers (`^psm3`): libfabric checks those names too (src/fabric.c ofi_create_filter).
+_FI_PROVIDER_EXCLUDES = r"FI_PROVIDER=[\"']?\^"
 #: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
 #: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
 _GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
@@ -689,7 +696,7 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
          _NO_NVIDIA_SMI_IN_CONTAINER, _CONDA_ENV_EXECUTABLE,
-         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE, _NO_PROVIDER_FOUND, _FI_PROVIDER_EXCLUDES)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -5153,6 +5160,28 @@ CAUSES: Tuple[Cause, ...] = (
         # (include/nccl_ofi_param.h line 131).
         (r"H/W Event Queue overflow detected", r"\bEQ \d+ dropped event, rsvd slots \d+, free slots \d+"),
         88,
+    ),
+
+    # --- FI_PROVIDER names a provider the loaded libfabric lacks ----------------------------------------------------
+    Cause(
+        "fi-provider-not-in-libfabric",
+        "FI_PROVIDER names `{prov}`, a provider the libfabric this process loaded does not have (built without it, "
+        "or a provider library it did not find), so libfabric offered no provider and the network could not start",
+        "load a libfabric that has the provider: on Slingshot the site's, which has `cxi` (`HOST_LIBFABRIC_DIR="
+        "/opt/cray/libfabric/<ver>`, first on LD_LIBRARY_PATH; in a container bind it in), not the image's own "
+        "build; `fi_info -l` in the job lists the providers the loaded libfabric has and `fi_info -p cxi` on the "
+        "node shows whether cxi opens; or correct the name in FI_PROVIDER (libfabric's `you may want: ...` names "
+        "the provider it has)",
+        # libfabric v1.22.0 src/fabric.c line 613 FI_WARN("provider %s is unknown, misspelled or DL provider?\n")
+        # for each FI_PROVIDER name no built-in or loaded provider has (verify_filter_names), and line 227
+        # FI_WARN("Instead misspelled provider: %s, you may want: %s?\n") for a name another provider's starts
+        # with. Also printed for an excluded name (`^psm3`) and FI_LOG_PROV's: a cause only where no provider was
+        # then found. Outranks no-fabric-provider, the consequence; efa-on-slingshot (FI_PROVIDER=efa) outranks it.
+        (r"\bprovider (?P<prov>[\w;.-]{1,64}) is unknown, misspelled or DL provider\?",
+         r"\bInstead misspelled provider: (?P<prov>[\w;.-]{1,64}), you may want: [\w;.-]{1,64}\?"),
+        84,
+        applies=lambda log: log.has(_NO_PROVIDER_FOUND) and not log.has(_FI_PROVIDER_EXCLUDES),
+        context=(_NO_PROVIDER_FOUND,),
     ),
 )
 

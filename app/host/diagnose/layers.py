@@ -142,6 +142,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "deepspeed-hostfile-bad": ("launch", HIGH),
     "cxi-match-entries-exhausted": ("fabric", HIGH),
     "cxi-event-queue-overflow": ("fabric", HIGH),
+    "fi-provider-not-in-libfabric": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
