@@ -584,6 +584,24 @@ QUOTES = (
           "you may want: cxi?", "fi-provider-not-in-libfabric",
           context=("nid001:2741:2790 [0] nccl_ofi_net.cpp:281 NCCL WARN NET/OFI Unable to find a protocol that "
                    "worked.  Failing initialization.",)),
+    # The NIC refused a hardware resource for the job's CXI service: libcxi passes the driver's -ENOSPC (-28) on
+    # (shs-libcxi src/libcxi.c device_write), which the driver returns when the service's limit is reached.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 566,
+          'CXIP_WARN("Failed to allocated EQ: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:cq:cxip_evtq_init():566<warn> nid001234: Failed to allocated EQ: -28",
+          "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_cmdq.c", 202,
+          'CXIP_WARN("Failed to allocate %s, ret: %d\\n",\ncq_opts->flags & CXI_CQ_IS_TX ? "TXQ" : "TGQ", ret);',
+          "libfabric:88123:1732790000::cxi:domain:cxip_cmdq_alloc():202<warn> nid001234: Failed to allocate TXQ, "
+          "ret: -28", "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_pte.c", 210,
+          'CXIP_WARN("Failed to allocate PTE: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:domain:cxip_pte_alloc_nomap():210<warn> nid001234: Failed to allocate "
+          "PTE: -28", "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_cntr.c", 668,
+          'CXIP_WARN("Failed to allocate CT, ret: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:ep_data:cxip_cntr_enable():668<warn> nid001234: Failed to allocate CT, "
+          "ret: -28", "cxi-nic-resources-exhausted"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

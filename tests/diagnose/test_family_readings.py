@@ -121,3 +121,9 @@ def test_a_provider_name_libfabric_does_not_know_is_a_cause_only_where_no_provid
     assert keys([unknown, started]) == []
     assert "fi-provider-not-in-libfabric" not in keys(["export FI_PROVIDER='^cxi'", unknown, failed])
 
+
+def test_a_cxi_allocation_refused_for_another_reason_is_not_the_nic_s_limit() -> None:
+    """Only the driver's -ENOSPC (-28) is a service limit reached; an -EINVAL is another fault."""
+    assert keys(["libfabric:88123:1732790000::cxi:domain:cxip_pte_alloc_nomap():210<warn> nid001234: Failed to "
+                 "allocate PTE: -22"]) == []
+

@@ -5183,6 +5183,28 @@ CAUSES: Tuple[Cause, ...] = (
         applies=lambda log: log.has(_NO_PROVIDER_FOUND) and not log.has(_FI_PROVIDER_EXCLUDES),
         context=(_NO_PROVIDER_FOUND,),
     ),
+
+    # --- the Slingshot NIC had no more of a hardware resource for the job's CXI service ----------------------------
+    Cause(
+        "cxi-nic-resources-exhausted",
+        "the Slingshot NIC refused libfabric's CXI provider a hardware resource ({res}) with ENOSPC: the job's CXI "
+        "service had used up its share (event queues, command queues, portal table entries, counters), because "
+        "too many processes or endpoints share the NIC, or processes of an earlier job still hold theirs",
+        "look on the node for processes of earlier runs (`ps -u $USER -o pid,etime,cmd`; end them or ask the "
+        "admins to drain the node) and run fewer ranks per NIC (one per GPU, each on its own NIC); `cxi_service "
+        "list` on the node shows each service's Resource Limits, `fi_info -p cxi` whether the provider still "
+        "opens; if the limits are too small for the job, the admins raise them for its service",
+        # libfabric v1.22.0 prov/cxi/src: cxip_evtq.c line 566 CXIP_WARN("Failed to allocated EQ: %d\n", ret),
+        # cxip_cmdq.c line 202 CXIP_WARN("Failed to allocate %s, ret: %d\n", ... "TXQ" : "TGQ", ret),
+        # cxip_pte.c line 210 (and cxip_mr.c lines 290, 485) CXIP_WARN("Failed to allocate PTE: %d\n", ret),
+        # cxip_cntr.c line 668 CXIP_WARN("Failed to allocate CT, ret: %d\n", ret), each printing what libcxi
+        # returned: -errno of the driver's write (HewlettPackard/shs-libcxi c147b9e src/libcxi.c device_write),
+        # -ENOSPC (-28) when the service's resource group is at its limit (HewlettPackard/shs-cxi-driver 9ce667e
+        # drivers/net/ethernet/hpe/ss1/cass_rgroup.c line 268, cass_alloc_resource(), for PTLTE, TXQ, TGQ, EQ,
+        # CT, LE, TLE, AC); `cxi_service list` prints "Resource Limits" (shs-libcxi utils/cxi_service.c).
+        (r"Failed to allocated? (?P<res>EQ|PTE|TXQ|TGQ|CT)(?:, ret)?: -28\b",),
+        86,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

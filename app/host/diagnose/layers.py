@@ -143,6 +143,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cxi-match-entries-exhausted": ("fabric", HIGH),
     "cxi-event-queue-overflow": ("fabric", HIGH),
     "fi-provider-not-in-libfabric": ("fabric", HIGH),
+    "cxi-nic-resources-exhausted": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
