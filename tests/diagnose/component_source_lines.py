@@ -602,6 +602,13 @@ QUOTES = (
           'CXIP_WARN("Failed to allocate CT, ret: %d\\n", ret);',
           "libfabric:88123:1732790000::cxi:ep_data:cxip_cntr_enable():668<warn> nid001234: Failed to allocate CT, "
           "ret: -28", "cxi-nic-resources-exhausted"),
+    # OFI_NCCL_NIC_DUP_CONNS (include/nccl_ofi_param.h line 79, the "OFI_NCCL_" prefix) refused where the
+    # provider does GPUDirect RDMA; the message spells the variable NCCL_OFI_NIC_DUP_CONNS.
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 334,
+          'NCCL_OFI_WARN("NCCL_OFI_NIC_DUP_CONNS set on platform that supports GPUDirect RDMA.  This configuration is '
+          'not supported.");',
+          "nid001234:88123:88190 [0] nccl_ofi_net.cpp:334 NCCL WARN NET/OFI NCCL_OFI_NIC_DUP_CONNS set on platform "
+          "that supports GPUDirect RDMA.  This configuration is not supported.", "ofi-nccl-nic-dup-conns-with-gdr"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

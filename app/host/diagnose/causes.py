@@ -5205,6 +5205,24 @@ CAUSES: Tuple[Cause, ...] = (
         (r"Failed to allocated? (?P<res>EQ|PTE|TXQ|TGQ|CT)(?:, ret)?: -28\b",),
         86,
     ),
+
+    # --- aws-ofi-nccl refused OFI_NCCL_NIC_DUP_CONNS on a provider with GPUDirect RDMA ------------------------------
+    Cause(
+        "ofi-nccl-nic-dup-conns-with-gdr",
+        "OFI_NCCL_NIC_DUP_CONNS is set (the plugin's message calls it NCCL_OFI_NIC_DUP_CONNS), and aws-ofi-nccl "
+        "refuses it where the provider it chose does GPUDirect RDMA: the plugin failed to "
+        "start, so NCCL had no network plugin",
+        "unset it: `unset OFI_NCCL_NIC_DUP_CONNS` in the job script, and drop it from the image's or module's "
+        "environment (`env | grep NIC_DUP_CONNS` in the job shows whether it is still set); it only serves "
+        "providers without GPUDirect RDMA",
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_net.cpp line 334 NCCL_OFI_WARN("NCCL_OFI_NIC_DUP_CONNS set on platform
+        # that supports GPUDirect RDMA.  This configuration is not supported.") and -ENOTSUP from the plugin's
+        # init, when ofi_nccl_nic_dup_conns > 0 and support_gdr != GDR_UNSUPPORTED; the variable read is
+        # OFI_NCCL_PARAM_INT(nic_dup_conns, "NIC_DUP_CONNS", 0) with the "OFI_NCCL_" prefix
+        # (include/nccl_ofi_param.h lines 41 and 79).
+        (r"NCCL_OFI_NIC_DUP_CONNS set on platform that supports GPUDirect RDMA",),
+        90,
+    ),
 )
 
 BY_KEY = {cause.key: cause for cause in CAUSES}

@@ -144,6 +144,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "cxi-event-queue-overflow": ("fabric", HIGH),
     "fi-provider-not-in-libfabric": ("fabric", HIGH),
     "cxi-nic-resources-exhausted": ("fabric", HIGH),
+    "ofi-nccl-nic-dup-conns-with-gdr": ("fabric", HIGH),
     "ib-device-not-accessible": ("container", MEDIUM),
     "apptainer-nv-no-host-driver": ("host", HIGH),
     "apptainer-no-loop-device": ("container", HIGH),
