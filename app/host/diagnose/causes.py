@@ -318,6 +318,9 @@ _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
 #: initialization failed" (line 366), fi_getinfo's -FI_ENODATA as other callers print it.
 _NO_PROVIDER_FOUND = (r"fi_getinfo\(\) call failed: No data available|fi_getinfo: -61\b"
                       r"|Unable to find a protocol that worked|NET/OFI aws-ofi-nccl initialization failed")
+#: aws-ofi-nccl found a provider (v1.18.0 src/nccl_ofi_net.cpp line 577 "Selected provider is %s, fabric is %s (found
+#: %d nics)"): its RDMA protocol's fi_getinfo() may have failed before its SENDRECV protocol found one (line 233 on).
+_OFI_PROVIDER_CHOSEN = r"NET/OFI Selected provider is \w"
 #: FI_PROVIDER set to exclude providers (`^psm3`): libfabric checks those names too (src/fabric.c ofi_create_filter).
 _FI_PROVIDER_EXCLUDES = r"FI_PROVIDER=[\"']?\^"
 #: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
@@ -696,7 +699,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
          _NO_NVIDIA_SMI_IN_CONTAINER, _CONDA_ENV_EXECUTABLE,
-         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE, _NO_PROVIDER_FOUND, _FI_PROVIDER_EXCLUDES)
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE, _NO_PROVIDER_FOUND, _FI_PROVIDER_EXCLUDES,
+         _OFI_PROVIDER_CHOSEN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -5175,12 +5179,14 @@ CAUSES: Tuple[Cause, ...] = (
         # libfabric v1.22.0 src/fabric.c line 613 FI_WARN("provider %s is unknown, misspelled or DL provider?\n")
         # for each FI_PROVIDER name no built-in or loaded provider has (verify_filter_names), and line 227
         # FI_WARN("Instead misspelled provider: %s, you may want: %s?\n") for a name another provider's starts
-        # with. Also printed for an excluded name (`^psm3`) and FI_LOG_PROV's: a cause only where no provider was
-        # then found. Outranks no-fabric-provider, the consequence; efa-on-slingshot (FI_PROVIDER=efa) outranks it.
+        # with. Also printed for an excluded name (`^psm3`), FI_LOG_PROV's, or one of several FI_PROVIDER names: a
+        # cause only where no provider was then found. Outranks no-fabric-provider, the consequence;
+        # efa-on-slingshot (FI_PROVIDER=efa) outranks it.
         (r"\bprovider (?P<prov>[\w;.-]{1,64}) is unknown, misspelled or DL provider\?",
          r"\bInstead misspelled provider: (?P<prov>[\w;.-]{1,64}), you may want: [\w;.-]{1,64}\?"),
         84,
-        applies=lambda log: log.has(_NO_PROVIDER_FOUND) and not log.has(_FI_PROVIDER_EXCLUDES),
+        applies=lambda log: (log.has(_NO_PROVIDER_FOUND) and not log.has(_FI_PROVIDER_EXCLUDES)
+                             and not log.has(_OFI_PROVIDER_CHOSEN)),
         context=(_NO_PROVIDER_FOUND,),
     ),
 
