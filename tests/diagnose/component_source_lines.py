@@ -519,6 +519,96 @@ QUOTES = (
           "libfabric:48213:1732790000::cxi:core:cxip_ux_onload_cb():2659<warn> nid001017: RXC (0x1a2:0) PtlTE "
           "12:[Fatal] LE resources not recovered during flow control. FI_CXI_RX_MATCH_MODE=[hybrid|software] is "
           "required", "cxi-match-entries-exhausted"),
+    # No SLINGSHOT_VNIS/SLINGSHOT_SVC_IDS from the launcher and no CXI service the user may use: the provider
+    # records service 0, which cxip_gen_auth_key() then refuses with -FI_ENOSYS (cxip_info.c line 1525).
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_nic.c", 252,
+          'CXIP_WARN("Failed to find valid default rgroup and vni for %s\\n",\nnic_if->info->device_name);',
+          "libfabric:2741:1700000000::cxi:fabric:cxip_nic_get_rgroup_vni():252<warn> nid001: Failed to find valid "
+          "default rgroup and vni for cxi0", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_nic.c", 220,
+          'CXIP_WARN("No valid VNIs for %s service ID %u\\n",\nnic_if->info->device_name, i);',
+          "libfabric:2741:1700000000::cxi:fabric:cxip_nic_get_best_rgroup_vni():220<warn> nid001: No valid VNIs for "
+          "cxi0 service ID 3", "cxi-vni-not-granted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_dom.c", 452,
+          'CXIP_WARN("cxil_get_svc with %s and svc_id %d failed: %d:%s\\n",\n'
+          "dom->iface->dev->info.device_name,\ndom->auth_key.svc_id, ret, strerror(-ret));",
+          "libfabric:2741:1700000000::cxi:domain:cxip_domain_enable():452<warn> nid001: cxil_get_svc with cxi0 and "
+          "svc_id 5 failed: -22:Invalid argument", "cxi-vni-not-granted"),
+    # The NIC's hardware event queue dropped events (it was full); the provider aborts the process.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 406,
+          'CXIP_WARN("EQ %d dropped event, rsvd slots %u, free slots %u\\n",\nevtq->eq->eqn,\n'
+          "evtq->eq->status->event_slots_rsrvd,\nevtq->eq->status->event_slots_free);",
+          "libfabric:48213:1732790000::cxi:cq:cxip_evtq_progress():406<warn> nid001017: EQ 41 dropped event, rsvd "
+          "slots 0, free slots 0", "cxi-event-queue-overflow"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 410,
+          'CXIP_FATAL("H/W Event Queue overflow detected.\\n");',
+          "libfabric:48213:1732790000::cxi:core:cxip_evtq_progress():410<warn> nid001017: H/W Event Queue overflow "
+          "detected.", "cxi-event-queue-overflow"),
+    # A send to a peer whose NIC holds no match for the job's VNI: cxi's own warning (proverr2errno() turns
+    # C_RC_VNI_NOT_FOUND, 25, into FI_ENOTCONN) and aws-ofi-nccl's line for the same completion error, whose
+    # string is fi_cq_strerror(), cxi's cxi_rc_to_str().
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_msg.c", 663,
+          'TXC_WARN(txc, "Request dest_addr: %ld caddr.nic: %#X caddr.pid: %u error: %p (err: %d, %s)\\n",\n'
+          "req->send.dest_addr, req->send.caddr.nic,\nreq->send.caddr.pid, req, ret_err,\n"
+          "cxi_rc_to_str(req->send.rc));",
+          "libfabric:88123:1732790000::cxi:ep_data:cxip_report_send_completion():663<warn> nid001234: TXC (0x19d1:1): "
+          "Request dest_addr: 32 caddr.nic: 0X19D3 caddr.pid: 1 error: 0x26c450f0 (err: 107, VNI_NOT_FOUND)",
+          "cxi-vni-not-granted"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_rdma.cpp", 1456,
+          'NCCL_OFI_WARN("Request %p seq %d completed with error. RC: %d. Error: %d (%s). Completed length: %ld, '
+          'Request: %s",\nreq, req->msg_seq_num, err_entry->err,\nerr_entry->prov_errno,\n'
+          "fi_cq_strerror(cq, err_entry->prov_errno, err_entry->err_data, NULL, 0),\n"
+          "(long)err_entry->len, nccl_net_ofi_req_str(req));",
+          "nid001234:88123:88190 [0] nccl_ofi_rdma.cpp:1456 NCCL WARN NET/OFI Request 0x7f456c224810 seq 3 completed "
+          "with error. RC: 107. Error: 25 (VNI_NOT_FOUND). Completed length: 0, Request: { dev: 0, size: 0, state: "
+          "PENDING, type: SEND }", "cxi-vni-not-granted"),
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_sendrecv.cpp", 217,
+          'NCCL_OFI_WARN("Request %p completed with error. RC: %d. Error: %d (%s). Completed length: %ld, Request: '
+          '%s",',
+          "nid001234:88123:88190 [0] nccl_ofi_sendrecv.cpp:217 NCCL WARN NET/OFI Request 0x7f456c224810 completed "
+          "with error. RC: 107. Error: 25 (VNI_NOT_FOUND). Completed length: 0, Request: { dev: 0, size: 1048576, "
+          "state: PENDING, direction: SEND }", "cxi-vni-not-granted"),
+    # FI_PROVIDER names a provider the loaded libfabric does not have (a build without cxi in the container), and
+    # the plugin then finds no provider.
+    Quote("libfabric", "v1.22.0", "src/fabric.c", 613,
+          'FI_WARN(&core_prov, FI_LOG_CORE,\n"provider %s is unknown, misspelled"\n" or DL provider?\\n", '
+          "split_names[j]);",
+          "libfabric:2741:1700000000::core:core:verify_filter_names():613<warn> provider cxi is unknown, misspelled "
+          "or DL provider?", "fi-provider-not-in-libfabric",
+          context=("nid001:2741:2790 [0] nccl_ofi_rdma.cpp:7282 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No "
+                   "data available",)),
+    Quote("libfabric", "v1.22.0", "src/fabric.c", 227,
+          'FI_WARN(&core_prov, FI_LOG_CORE,\n"Instead misspelled provider: %s, you may want: %s?\\n",\n'
+          "miss_prov_name, prov_name);",
+          "libfabric:2741:1700000000::core:core:ofi_closest_prov_names():227<warn> Instead misspelled provider: cx, "
+          "you may want: cxi?", "fi-provider-not-in-libfabric",
+          context=("nid001:2741:2790 [0] nccl_ofi_net.cpp:281 NCCL WARN NET/OFI Unable to find a protocol that "
+                   "worked.  Failing initialization.",)),
+    # The NIC refused a hardware resource for the job's CXI service: libcxi passes the driver's -ENOSPC (-28) on
+    # (shs-libcxi src/libcxi.c device_write), which the driver returns when the service's limit is reached.
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_evtq.c", 566,
+          'CXIP_WARN("Failed to allocated EQ: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:cq:cxip_evtq_init():566<warn> nid001234: Failed to allocated EQ: -28",
+          "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_cmdq.c", 202,
+          'CXIP_WARN("Failed to allocate %s, ret: %d\\n",\ncq_opts->flags & CXI_CQ_IS_TX ? "TXQ" : "TGQ", ret);',
+          "libfabric:88123:1732790000::cxi:domain:cxip_cmdq_alloc():202<warn> nid001234: Failed to allocate TXQ, "
+          "ret: -28", "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_pte.c", 210,
+          'CXIP_WARN("Failed to allocate PTE: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:domain:cxip_pte_alloc_nomap():210<warn> nid001234: Failed to allocate "
+          "PTE: -28", "cxi-nic-resources-exhausted"),
+    Quote("libfabric", "v1.22.0", "prov/cxi/src/cxip_cntr.c", 668,
+          'CXIP_WARN("Failed to allocate CT, ret: %d\\n", ret);',
+          "libfabric:88123:1732790000::cxi:ep_data:cxip_cntr_enable():668<warn> nid001234: Failed to allocate CT, "
+          "ret: -28", "cxi-nic-resources-exhausted"),
+    # OFI_NCCL_NIC_DUP_CONNS (include/nccl_ofi_param.h line 79, the "OFI_NCCL_" prefix) refused where the
+    # provider does GPUDirect RDMA; the message spells the variable NCCL_OFI_NIC_DUP_CONNS.
+    Quote("aws-ofi-nccl", "v1.18.0", "src/nccl_ofi_net.cpp", 334,
+          'NCCL_OFI_WARN("NCCL_OFI_NIC_DUP_CONNS set on platform that supports GPUDirect RDMA.  This configuration is '
+          'not supported.");',
+          "nid001234:88123:88190 [0] nccl_ofi_net.cpp:334 NCCL WARN NET/OFI NCCL_OFI_NIC_DUP_CONNS set on platform "
+          "that supports GPUDirect RDMA.  This configuration is not supported.", "ofi-nccl-nic-dup-conns-with-gdr"),
 
     # --- rdma-core (libibverbs) -------------------------------------------------------------------------------------
     Quote("rdma-core", "v59.0", "libibverbs/dynamic_driver.c", 207,

@@ -102,7 +102,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "cuda-forward-compat-driver-breaks-nic-memory-registration",
                 "accelerate-config-conflicts-with-deepspeed-config-file", "pbs-cpu-over-limit",
                 "pbs-task-manager-unreachable", "pbs-queued-jobs-limit",
-                "pbs-launch-host-outside-job"}
+                "pbs-launch-host-outside-job", "cxi-event-queue-overflow",
+                "fi-provider-not-in-libfabric", "cxi-nic-resources-exhausted",
+                "ofi-nccl-nic-dup-conns-with-gdr"}
 
 
 def message_format(row: Quote) -> str:

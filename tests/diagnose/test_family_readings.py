@@ -107,3 +107,25 @@ def test_a_spank_plugin_that_did_not_load_is_a_cause_only_where_the_stack_failed
     optional = "srun: error: spank: x11.so: Plugin file not found"
     assert "slurm-spank-plugin-failed" not in keys([optional, "PMI2_Init failed to intialize.  Return code: 1"])
     assert keys([optional, "srun: error: Plug-in initialization failed"]) == ["slurm-spank-plugin-failed"]
+
+
+def test_a_provider_name_libfabric_does_not_know_is_a_cause_only_where_no_provider_was_found() -> None:
+    """libfabric warns of every unknown name in FI_PROVIDER, an exclusion (`^psm3`) or FI_LOG_PROV's too: harmless
+    where the network then started."""
+    unknown = ("libfabric:2741:1700000000::core:core:verify_filter_names():613<warn> provider cxi is unknown, "
+               "misspelled or DL provider?")
+    failed = ("nid001:2741:2790 [0] nccl_ofi_rdma.cpp:7282 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data "
+              "available")
+    assert keys([unknown, failed])[0] == "fi-provider-not-in-libfabric"
+    started = "nid001:2741:2790 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct"
+    assert keys([unknown, started]) == []
+    assert "fi-provider-not-in-libfabric" not in keys(["export FI_PROVIDER='^cxi'", unknown, failed])
+    # FI_PROVIDER=efa,cxi on a cxi build: the RDMA protocol's fi_getinfo() failed, the SENDRECV one found cxi.
+    assert "fi-provider-not-in-libfabric" not in keys([unknown.replace("cxi", "efa"), failed, started])
+
+
+def test_a_cxi_allocation_refused_for_another_reason_is_not_the_nic_s_limit() -> None:
+    """Only the driver's -ENOSPC (-28) is a service limit reached; an -EINVAL is another fault."""
+    assert keys(["libfabric:88123:1732790000::cxi:domain:cxip_pte_alloc_nomap():210<warn> nid001234: Failed to "
+                 "allocate PTE: -22"]) == []
+

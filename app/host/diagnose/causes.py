@@ -313,6 +313,16 @@ def _plugin_needed_but_socket_used(log: LogView) -> bool:
 _NO_LIBIBVERBS = r"Failed to open libibverbs"
 _SOCKET_CHOSEN = r"NCCL_NET=Socket|FABRIC=none"
 _EFA_REFUSED = r"FI_PROVIDER=efa is AWS's provider"
+#: libfabric offered its caller no provider: aws-ofi-nccl v1.18.0's fi_getinfo() failure (src/nccl_ofi_rdma.cpp line
+#: 7282), its "Unable to find a protocol that worked" (src/nccl_ofi_net.cpp line 281) and "aws-ofi-nccl
+#: initialization failed" (line 366), fi_getinfo's -FI_ENODATA as other callers print it.
+_NO_PROVIDER_FOUND = (r"fi_getinfo\(\) call failed: No data available|fi_getinfo: -61\b"
+                      r"|Unable to find a protocol that worked|NET/OFI aws-ofi-nccl initialization failed")
+#: aws-ofi-nccl found a provider (v1.18.0 src/nccl_ofi_net.cpp line 577 "Selected provider is %s, fabric is %s (found
+#: %d nics)"): its RDMA protocol's fi_getinfo() may have failed before its SENDRECV protocol found one (line 233 on).
+_OFI_PROVIDER_CHOSEN = r"NET/OFI Selected provider is \w"
+#: FI_PROVIDER set to exclude providers (`^psm3`): libfabric checks those names too (src/fabric.c ofi_create_filter).
+_FI_PROVIDER_EXCLUDES = r"FI_PROVIDER=[\"']?\^"
 #: The container runtime's GPU hook failed: libnvidia-container's "initialization error: %s" (src/cli/configure.c)
 #: or enroot's report of its hook (src/common.sh line 216, "${file} exited with return code $?").
 _GPU_HOOK_FAILED = r"nvidia-container-cli: initialization error|98-nvidia\.sh exited with return code"
@@ -689,7 +699,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _SLURMD_CGROUP_INIT_FAILED, _OMPI_TCP_BTL, _SEGV_ACCERR, _ENROOT_RUN, _EFA_NODE, _USING_SOCKET,
          _TCPSTORE_STARTING, _CONTAINER_HOOK_RAN, _NO_DRIVER_LIB, _GPU_ASKED, _NO_GPU_SYMPTOM, _NV_GIVEN,
          _NO_NVIDIA_SMI_IN_CONTAINER, _CONDA_ENV_EXECUTABLE,
-         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE)
+         _UCX_REG_FAILED_RUN, _RCCL_NO_IOMMU_PT, _CRAY_NODE, _NO_PROVIDER_FOUND, _FI_PROVIDER_EXCLUDES,
+         _OFI_PROVIDER_CHOSEN)
 
 
 # --- fixes -------------------------------------------------------------------------------------------------
@@ -2813,9 +2824,19 @@ CAUSES: Tuple[Cause, ...] = (
         # aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6803 and src/nccl_ofi_sendrecv.cpp line 2229
         # NCCL_OFI_WARN("Couldn't open a fabric access domain. RC: %d, ERROR: %s", ...), and other libfabric users'
         # "fi_domain failed: -38"; read only on a Slingshot system (EFA's and verbs' providers have other ENOSYS).
+        # Where that ENOSYS comes from, as the provider enumerates the NICs (prov/cxi/src/cxip_nic.c): no
+        # SLINGSHOT_VNIS/SLINGSHOT_SVC_IDS from the launcher and no CXI service open to the user's uid or gid, line
+        # 252 CXIP_WARN("Failed to find valid default rgroup and vni for %s\n", ...) (service 0 recorded); a service
+        # that matches but lists no VNI, line 220 CXIP_WARN("No valid VNIs for %s service ID %u\n", ...).
         (r"Invalid VNI \d+ for \w+ and svc_id \d+", r"\(err: \d+, VNI_NOT_FOUND\)",
          r"cxil_get_svc with \w+ and (?:rgroup_id|svc_id) \d+ failed",
-         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS),
+         r"cxip_gen_auth_key failed: -38\b", _FI_DOMAIN_ENOSYS,
+         r"Failed to find valid default rgroup and vni for \w+", r"No valid VNIs for \w+ service ID \d+",
+         # The send's completion error as aws-ofi-nccl v1.18.0 prints it, fi_cq_strerror() being cxi's
+         # cxi_rc_to_str(): src/nccl_ofi_rdma.cpp line 1456 "Request %p seq %d completed with error. RC: %d. Error:
+         # %d (%s). ..." and src/nccl_ofi_sendrecv.cpp line 217 (without "seq %d"); RC 107 is FI_ENOTCONN, which
+         # libfabric's proverr2errno() (prov/cxi/src/cxip_cq.c line 61) gives C_RC_VNI_NOT_FOUND.
+         r"completed with error\. RC: \d+\. Error: \d+ \(VNI_NOT_FOUND\)"),
         84,
         applies=lambda log: not log.has(_FI_DOMAIN_ENOSYS) or log.has(_SLINGSHOT),
     ),
@@ -5122,6 +5143,91 @@ CAUSES: Tuple[Cause, ...] = (
          r"qsub: would exceed (?:queue \S{1,256}'s |complex's )?(?:per-(?:user|group|project) )?limit",
          r"qsub: would exceed (?:user|group|project) \S{1,256}'s limit on resource "),
         100,
+    ),
+
+    # --- the Slingshot NIC's hardware event queue overflowed -----------------------------------------------------
+    Cause(
+        "cxi-event-queue-overflow",
+        "the Slingshot NIC's hardware event queue filled up and dropped events, and libfabric's CXI provider "
+        "aborted the process: the queue, sized from the completion queue, was too small for the transfers in flight",
+        "give the completion queues more entries (the provider sizes each hardware event queue to at least its "
+        "completion queue's size): NCCL through aws-ofi-nccl sets its own size, `OFI_NCCL_CQ_SIZE` (default "
+        "12288), e.g. `export OFI_NCCL_CQ_SIZE=131072`; MPI and other callers that take the provider's default "
+        f"(1024 entries) `{policy.export_line('slingshot', 'FI_CXI_DEFAULT_CQ_SIZE')}` (this project's policy sets "
+        "it); then rerun `python -m app.check` across the same nodes",
+        # libfabric v1.22.0 prov/cxi/src/cxip_evtq.c line 406 CXIP_WARN("EQ %d dropped event, rsvd slots %u, free "
+        # slots %u\n", ...) and line 410 CXIP_FATAL("H/W Event Queue overflow detected.\n") (abort()) when
+        # cxi_eq_get_drops() reports drops; cxip_evtq_get_queue_size() (line 453) takes MAX(slots, cq->attr.size);
+        # cxip_cq.c line 314 uses FI_CXI_DEFAULT_CQ_SIZE (CXIP_CQ_DEF_SZ 1024, prov/cxi/include/cxip.h) only where
+        # the caller asks for size 0. aws-ofi-nccl v1.18.0 src/nccl_ofi_rdma.cpp line 6429 and
+        # src/nccl_ofi_sendrecv.cpp line 2161 cq_attr.size = ofi_nccl_cq_size(), OFI_NCCL_CQ_SIZE default 12288
+        # (include/nccl_ofi_param.h line 131).
+        (r"H/W Event Queue overflow detected", r"\bEQ \d+ dropped event, rsvd slots \d+, free slots \d+"),
+        88,
+    ),
+
+    # --- FI_PROVIDER names a provider the loaded libfabric lacks ----------------------------------------------------
+    Cause(
+        "fi-provider-not-in-libfabric",
+        "FI_PROVIDER names `{prov}`, a provider the libfabric this process loaded does not have (built without it, "
+        "or a provider library it did not find), so libfabric offered no provider and the network could not start",
+        "load a libfabric that has the provider: on Slingshot the site's, which has `cxi` (`HOST_LIBFABRIC_DIR="
+        "/opt/cray/libfabric/<ver>`, first on LD_LIBRARY_PATH; in a container bind it in), not the image's own "
+        "build; `fi_info -l` in the job lists the providers the loaded libfabric has and `fi_info -p cxi` on the "
+        "node shows whether cxi opens; or correct the name in FI_PROVIDER (libfabric's `you may want: ...` names "
+        "the provider it has)",
+        # libfabric v1.22.0 src/fabric.c line 613 FI_WARN("provider %s is unknown, misspelled or DL provider?\n")
+        # for each FI_PROVIDER name no built-in or loaded provider has (verify_filter_names), and line 227
+        # FI_WARN("Instead misspelled provider: %s, you may want: %s?\n") for a name another provider's starts
+        # with. Also printed for an excluded name (`^psm3`), FI_LOG_PROV's, or one of several FI_PROVIDER names: a
+        # cause only where no provider was then found. Outranks no-fabric-provider, the consequence;
+        # efa-on-slingshot (FI_PROVIDER=efa) outranks it.
+        (r"\bprovider (?P<prov>[\w;.-]{1,64}) is unknown, misspelled or DL provider\?",
+         r"\bInstead misspelled provider: (?P<prov>[\w;.-]{1,64}), you may want: [\w;.-]{1,64}\?"),
+        84,
+        applies=lambda log: (log.has(_NO_PROVIDER_FOUND) and not log.has(_FI_PROVIDER_EXCLUDES)
+                             and not log.has(_OFI_PROVIDER_CHOSEN)),
+        context=(_NO_PROVIDER_FOUND,),
+    ),
+
+    # --- the Slingshot NIC had no more of a hardware resource for the job's CXI service ----------------------------
+    Cause(
+        "cxi-nic-resources-exhausted",
+        "the Slingshot NIC refused libfabric's CXI provider a hardware resource ({res}) with ENOSPC: the job's CXI "
+        "service had used up its share (event queues, command queues, portal table entries, counters), because "
+        "too many processes or endpoints share the NIC, or processes of an earlier job still hold theirs",
+        "look on the node for processes of earlier runs (`ps -u $USER -o pid,etime,cmd`; end them or ask the "
+        "admins to drain the node) and run fewer ranks per NIC (one per GPU, each on its own NIC); `cxi_service "
+        "list` on the node shows each service's Resource Limits, `fi_info -p cxi` whether the provider still "
+        "opens; if the limits are too small for the job, the admins raise them for its service",
+        # libfabric v1.22.0 prov/cxi/src: cxip_evtq.c line 566 CXIP_WARN("Failed to allocated EQ: %d\n", ret),
+        # cxip_cmdq.c line 202 CXIP_WARN("Failed to allocate %s, ret: %d\n", ... "TXQ" : "TGQ", ret),
+        # cxip_pte.c line 210 (and cxip_mr.c lines 290, 485) CXIP_WARN("Failed to allocate PTE: %d\n", ret),
+        # cxip_cntr.c line 668 CXIP_WARN("Failed to allocate CT, ret: %d\n", ret), each printing what libcxi
+        # returned: -errno of the driver's write (HewlettPackard/shs-libcxi c147b9e src/libcxi.c device_write),
+        # -ENOSPC (-28) when the service's resource group is at its limit (HewlettPackard/shs-cxi-driver 9ce667e
+        # drivers/net/ethernet/hpe/ss1/cass_rgroup.c line 268, cass_alloc_resource(), for PTLTE, TXQ, TGQ, EQ,
+        # CT, LE, TLE, AC); `cxi_service list` prints "Resource Limits" (shs-libcxi utils/cxi_service.c).
+        (r"Failed to allocated? (?P<res>EQ|PTE|TXQ|TGQ|CT)(?:, ret)?: -28\b",),
+        86,
+    ),
+
+    # --- aws-ofi-nccl refused OFI_NCCL_NIC_DUP_CONNS on a provider with GPUDirect RDMA ------------------------------
+    Cause(
+        "ofi-nccl-nic-dup-conns-with-gdr",
+        "OFI_NCCL_NIC_DUP_CONNS is set (the plugin's message calls it NCCL_OFI_NIC_DUP_CONNS), and aws-ofi-nccl "
+        "refuses it where the provider it chose does GPUDirect RDMA: the plugin failed to "
+        "start, so NCCL had no network plugin",
+        "unset it: `unset OFI_NCCL_NIC_DUP_CONNS` in the job script, and drop it from the image's or module's "
+        "environment (`env | grep NIC_DUP_CONNS` in the job shows whether it is still set); it only serves "
+        "providers without GPUDirect RDMA",
+        # aws-ofi-nccl v1.18.0 src/nccl_ofi_net.cpp line 334 NCCL_OFI_WARN("NCCL_OFI_NIC_DUP_CONNS set on platform
+        # that supports GPUDirect RDMA.  This configuration is not supported.") and -ENOTSUP from the plugin's
+        # init, when ofi_nccl_nic_dup_conns > 0 and support_gdr != GDR_UNSUPPORTED; the variable read is
+        # OFI_NCCL_PARAM_INT(nic_dup_conns, "NIC_DUP_CONNS", 0) with the "OFI_NCCL_" prefix
+        # (include/nccl_ofi_param.h lines 41 and 79).
+        (r"NCCL_OFI_NIC_DUP_CONNS set on platform that supports GPUDirect RDMA",),
+        90,
     ),
 )
 
