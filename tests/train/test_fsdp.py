@@ -151,7 +151,7 @@ def test_a_sharded_snapshot_resumes_on_another_world_size_where_its_data_stopped
     assert [r["step"] for r in records] == list(range(1, 15))
     # The data position carries over (10 steps of 16 samples per rank), and the model did: the first
     # resumed step's loss continues from the saved model's, far below the untrained one's.
-    assert f"the data order continues at sample {10 * 16 * first} of epoch 0" in resumed.stderr
+    assert f"the data order continues at sample {10 * 16 * first} of epoch 1" in resumed.stderr
     assert records[10]["loss"] < records[0]["loss"] - 0.3 and abs(records[10]["loss"] - saved["loss"]) < 0.3
 
 

@@ -265,3 +265,14 @@ def test_a_manifest_name_is_quoted_in_the_warning_so_it_cannot_write_log_lines_o
     assert found is not None and found.path.name == "step-00000010.pt"
     (warning,) = [r.getMessage() for r in caplog.records if "step-00000020" in r.getMessage()]
     assert "\n" not in warning and "'w\\n12:00:00 INFO resuming" in warning
+
+
+def test_the_resume_line_counts_epochs_from_1_as_the_progress_lines_do(tmp_path, caplog):
+    manager = SnapshotManager(tmp_path, keep=2, every=1, background=False)
+    written = training_state()
+    written.position = Position(step=3, epoch=0, offset=24)  # three steps into the first epoch
+    manager.save(written, 3)
+    resumed = training_state()
+    with caplog.at_level(logging.INFO):
+        manager.restore(resumed, manager.to_resume("required"))
+    assert "at step 3 (epoch 1, sample 24)" in caplog.text, caplog.text

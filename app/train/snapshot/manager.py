@@ -159,8 +159,8 @@ class SnapshotManager:
                 "the data order continues at sample %d of epoch %d (no sample repeated or skipped), but the run "
                 "will not match an uninterrupted one bit for bit",
                 snapshot.path, world_size, plan.world_size, samples_per_step,
-                plan.samples_per_step, position.offset, position.epoch,
+                plan.samples_per_step, position.offset, position.epoch + 1,
             )
-        else:
+        else:  # epochs counted from 1, as the progress lines count them
             log.info("resuming from %s at step %d (epoch %d, sample %d)",
-                     snapshot.path, position.step, position.epoch, position.offset)
+                     snapshot.path, position.step, position.epoch + 1, position.offset)
