@@ -42,3 +42,13 @@ def test_an_export_cut_short_by_the_file_system_names_its_error_not_torchs(tmp_p
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert f"{out} could not be written: the file system of {tmp_path} failed the write (File too large, EFBIG)" \
         in done.stderr, done.stderr
+
+
+def test_a_run_directory_given_for_a_snapshot_is_told_which_snapshot_to_give(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    SnapshotManager(run_dir / "snapshots", keep=2, every=1, background=False).save(training_state(), 3)
+    for given in (run_dir, run_dir / "snapshots"):
+        assert export.main([str(given), str(tmp_path / "model.pt")]) == exitcodes.USAGE
+        error = capsys.readouterr().err
+        assert error == (f"error: {given} is not a snapshot but holds snapshots; give one of them, e.g. the newest: "
+                         f"python -m app.train.export {run_dir}/snapshots/step-00000003.pt model.pt\n"), error

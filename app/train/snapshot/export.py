@@ -32,6 +32,10 @@ class _ModelOnlyPlanner(layout.WeightsOnlyLoadPlanner, _EmptyStateDictLoadPlanne
 
 def load_model_state(snapshot: Path) -> dict[str, torch.Tensor]:
     """The full model state dict of a snapshot, sharded or not (`UsageError` when it is neither or damaged)."""
+    newest = layout.listing(snapshot / "snapshots") or layout.listing(snapshot)
+    if newest:  # a run directory or its snapshots/, given for one of the snapshots in it
+        raise UsageError(f"{snapshot} is not a snapshot but holds snapshots; give one of them, e.g. the newest: "
+                         f"python -m app.train.export {newest[0]} model.pt")
     problem = layout.verify(snapshot)
     if problem is None and snapshot.is_dir():
         try:
