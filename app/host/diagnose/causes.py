@@ -444,6 +444,9 @@ _WATCHDOG_LATER = (r"Watchdog caught collective operation timeout: WorkNCCL\((?:
                    r"|Watchdog caught hanging process")
 #: A progress bar the program itself printed (tqdm's "n/total [elapsed<remaining" meter, tqdm/std.py
 #: format_meter) that had counted ten steps or more: its loop ran on while the process group was idle.
+#: The job's own lines after the trainer or the check ended with exit code 2, its input refused
+#: (app/host/launch/config_check.py, job.py; app/host/common/exitcodes.py USAGE)
+_OWN_INPUT_REFUSED = r"the config check failed \(exit 2\b|\bstep finished with exit code 2$"
 _OWN_PROGRESS = r"\b[1-9]\d+/\d+ \[(?:\d+:)?\d+:\d\d<"
 
 
@@ -692,7 +695,8 @@ FACTS = (_SLINGSHOT, _FAST_FABRIC, _per_node_launch, _NODE_COUNT_MULTI, _NO_NET,
          _NCCL_SMEM_REFUSED, _TOPO_FILE_UNREADABLE, _NCCL_FAILED, _ONE_PER_NODE_IGNORED,
          _MEMORY_FAILCNT, _HOST_OOM_KILL, _PSEC_FRAMEWORK, _IBV_PROVIDER_SKIPPED, _NCCL_TESTS_RANK,
          _NCCL_TESTS_RESULT, _OMPI_WDIR_LINE, _NCCL_CONNECT_RETRY, _NET_NOT_FOUND,
-         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _INIT_FAILED, _ENROOT_START_FAILED,
+         _NCCL_CONNECT_FAILED, _WATCHDOG_EARLY, _WATCHDOG_LATER, _OWN_PROGRESS, _OWN_INPUT_REFUSED, _INIT_FAILED,
+         _ENROOT_START_FAILED,
          _LOCK_CALL, _PYXIS_FULL, _ENROOT_MOUNT_FAILED, _FI_DOMAIN_ENOSYS, _SPANK_STACK_FAILED,
          _NCCL_INVALID_USAGE, _HYDRA_WDIR_MISSING, _MPI_LAUNCHED, _PMIX_OWN_ERROR, _FIT_ENDED, _ENROOT_GPU_HOOK,
          _DEVICE_FROM_GLOBAL_RANK, _NON_PCI_NIC, _TOPO_FILE_SET, _NCCL_SOCKET_ON_BRIDGE, _NCCL_NET_FAILED,
@@ -1397,6 +1401,18 @@ CAUSES: Tuple[Cause, ...] = (
         "the message gives the fix; see also the table for {script} in docs/job-scripts.md",
         (r"^(?:\S{1,4096} )?(?P<script>mn5\.sh|slurm\.sh|gh200-pbs\.sh): error: (?P<message>.{1,4096})",),
         50,
+    ),
+    Cause(
+        "job-input-refused",
+        "this project's trainer refused the job's input before it trained: {message}",
+        "the message names the key or value and an example that works: fix it in CONFIG, the key=value words after "
+        "the script, or your YAML, then try it on the login node first: `DRY_RUN=1 IMAGE=app.sif CONFIG=... bash "
+        "jobscripts/<script> ...` runs the same config check (the keys: docs/training.md)",
+        # app/host/common/errors.py exits_cleanly: `error: <cause>; <remedy>` and exit code 2; the job's own lines
+        # after it say which (config_check.py, job.py): without them an `error:` line is anyone's
+        (r"^error: (?P<message>.{1,4096})",),
+        52,
+        applies=lambda log: log.has(_OWN_INPUT_REFUSED),
     ),
 
     # --- the node and the runtime: shared and locked memory, GPUs, container runtimes, NCCL's bootstrap ------

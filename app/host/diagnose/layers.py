@@ -265,6 +265,7 @@ PLACES: Dict[str, Tuple[str, str]] = {
     "pbs-task-manager-unreachable": ("launch", HIGH),
     "pbs-launch-host-outside-job": ("launch", HIGH),
     "job-script-error": ("job-scripts", HIGH),
+    "job-input-refused": ("job-scripts", HIGH),
     "slurm-request-unsatisfiable": ("scheduler", HIGH),
     "slurm-gres-core-bitmap-stale-at-startup": ("scheduler", MEDIUM),
     "image-corrupt": ("container", HIGH),
