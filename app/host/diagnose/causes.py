@@ -1407,7 +1407,7 @@ CAUSES: Tuple[Cause, ...] = (
         "this project's trainer refused the job's input before it trained: {message}",
         "the message names the key or value and an example that works: fix it in CONFIG, the key=value words after "
         "the script, or your YAML, then try it on the login node first: `DRY_RUN=1 IMAGE=app.sif CONFIG=... bash "
-        "jobscripts/<script> ...` runs the same config check (the keys: docs/training.md)",
+        "jobscripts/<script> ...` runs the same config check (every key: `python -m app.train --help`)",
         # app/host/common/errors.py exits_cleanly: `error: <cause>; <remedy>` and exit code 2; the job's own lines
         # after it say which (config_check.py, job.py): without them an `error:` line is anyone's
         (r"^error: (?P<message>.{1,4096})",),
