@@ -12,6 +12,7 @@ Side (SLURM here, PBS in app/host/launch/pbs_job.py). Each part and why: docs/jo
 import abc
 import contextlib
 import os
+import platform
 import threading
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ from app.host.common.private_dir import check_private_dir, ensure_private_dir
 from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
 from app.host.launch.allocation import allocation
 from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
-from app.host.launch.binds import container_binds
+from app.host.launch.binds import HOST_FABRIC_LIBS, container_binds
 from app.host.launch.checkout import POLICY_FILE, REPO, check_profiles, shell_text, text
 from app.host.launch.config_check import config_check
 from app.host.launch.container import container
@@ -262,6 +263,9 @@ class Job:
                                 os.environ.get("HOST_LIBFABRIC_DIR", ""), os.environ.get("LD_LIBRARY_PATH", ""))
         for warning in binds.warnings:
             self.log(warning)
+        if self.dry_run() and any(HOST_FABRIC_LIBS + "/" in arg for arg in binds.args):
+            self.log(f"DRY_RUN=1: the host libraries bound into the image are this host's ({platform.machine()}, "
+                     f"{platform.node()}); a job binds its head node's")
         plan = container(k["IMAGE"], k["APPTAINER"], k["APPTAINER_ARGS"], k["LAUNCH"], kind, self.dry_run(),
                          binds.args, POLICY_FILE)
         for line in plan.said:

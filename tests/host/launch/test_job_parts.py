@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -727,3 +728,14 @@ def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> N
     result = job_parts(["run-dir"], {"RUN_DIR": str(shared), "RUN_DIR_MODE": "700"}, **PBS_JOB)
     assert result.returncode == 2, result.stderr
     assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr
+
+
+def test_a_dry_run_says_the_host_libraries_it_binds_are_its_own_hosts(fake_apptainer: Path,
+                                                                       slingshot_node: Path) -> None:
+    """On an x86_64 login node a GH200 job's dry run binds the login node's libraries: it says whose they are."""
+    result = container({"FABRIC": "slingshot", "DDP_PROBE_ROOT": str(slingshot_node), "DDP_NODE_ARCH": "x86_64",
+                        "IMAGE": str(fake_apptainer / "app.sif"), "RUN_DIR": str(fake_apptainer / "run"),
+                        "DRY_RUN": "1", "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert (f"DRY_RUN=1: the host libraries bound into the image are this host's ({platform.machine()}, "
+            f"{platform.node()}); a job binds its head node's") in result.stdout, result.stdout
