@@ -11,8 +11,8 @@ What is checked, and why:
      SHA256 DEST` (no bare curl/wget), and every *_SHA256 build argument is 64 hex digits;
   4. every pinned version the definition uses has a label (`{{ X_VERSION }}` appears in %labels),
      plus the base digest, the git revision and the build date;
-  5. no NCCL_NET_PLUGIN is left set: nothing assigns it, the fabric policy unsets it and the build
-     runs remove-stale-plugins;
+  5. no stale NCCL_NET_PLUGIN is left set: nothing assigns it, the fabric policy unsets one that names
+     no plugin there (NGC's, a site module's) and the build runs remove-stale-plugins;
   6. the fabric policy (app/host/common/fabric_policy.env, copied to /opt/app) sets every NCCL_*/FI_*
      variable only if unset, through `app_setting`, each with a comment line above it saying why.
      %runscript sources it and %environment sets no NCCL_*/FI_* variable: Apptainer (1.4) evaluates
@@ -126,11 +126,11 @@ def _check_environment(rendered: Definition, runtime_env: Optional[str], scripts
         stripped = line.strip()
         if stripped.startswith("app_setting ") and not previous.startswith("#"):
             problems.append(f"{RUNTIME_ENV}:{number}: {stripped!r} has no comment above it saying why")
-        if re.search(r"\bNCCL_NET_PLUGIN\b", stripped) and not stripped.startswith(("#", "unset ")):
+        if re.match(r"(?:export\s+)?NCCL_NET_PLUGIN\b|app_setting\s+\S+\s+\S+\s+NCCL_NET_PLUGIN\b", stripped):
             problems.append(f"{RUNTIME_ENV}:{number} sets NCCL_NET_PLUGIN; it must stay unset (NCCL would "
                             "ignore NCCL_NET)")
         previous = stripped or previous
-    if not re.search(r"^unset NCCL_NET_PLUGIN$", runtime_env, re.MULTILINE):
+    if not re.search(r"^\s*unset NCCL_NET_PLUGIN$", runtime_env, re.MULTILINE):
         problems.append(f"{RUNTIME_ENV} does not 'unset NCCL_NET_PLUGIN' (NGC bases set it)")
     if "remove-stale-plugins" not in scripts.get("build.sh", ""):
         problems.append("containers/scripts/build.sh does not run remove-stale-plugins (stale/EFA NCCL plugins)")

@@ -164,8 +164,26 @@ def test_the_policy_exports_the_fabric_it_applied(slingshot_node, tmp_path_facto
     assert sourced_env(tmp_path_factory.mktemp("ethernet-node"))["APP_FABRIC_POLICY"] == "none"
 
 
-def test_nccl_net_plugin_from_an_ngc_base_is_unset(tmp_path):
+def test_nccl_net_plugin_from_an_ngc_base_is_unset_and_the_log_says_so(tmp_path):
+    """NGC's own value (its plugin removed from the image) or a site module's stale one: NCCL would fail to load it
+    and ignore NCCL_NET."""
     assert "NCCL_NET_PLUGIN" not in sourced_env(tmp_path, NCCL_NET_PLUGIN="hpcx")
+    logged = subprocess.run(["sh", "-c", f'. "{POLICY_FILE}"'], env={"APP_PROBE_ROOT": str(tmp_path),
+                            "NCCL_NET_PLUGIN": "hpcx", "APP_FABRIC_LOG": "1"}, capture_output=True, text=True,
+                            check=True, timeout=30).stderr
+    assert "unsetting NCCL_NET_PLUGIN=hpcx (no libnccl-net-hpcx.so or hpcx on the library path" in logged, logged
+
+
+@pytest.mark.parametrize("named", ["NAME", "libnccl-net-NAME.so", "DIR/libnccl-net-NAME.so"])
+def test_a_net_plugin_you_name_that_is_there_is_kept(tmp_path, named):
+    """NCCL dlopens NCCL_NET_PLUGIN as given, then as libnccl-net-NAME.so (src/plugin/net.cc): a plugin you bound in
+    and named is yours to choose, as every other setting of this policy is."""
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "libnccl-net-site.so").touch()
+    value = named.replace("NAME", "site").replace("DIR", str(plugins))
+    env = sourced_env(tmp_path, NCCL_NET_PLUGIN=value, LD_LIBRARY_PATH=f"/nowhere:{plugins}")
+    assert env["NCCL_NET_PLUGIN"] == value
 
 
 def test_helpers_do_not_leak_into_the_environment(slingshot_node):

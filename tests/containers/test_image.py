@@ -158,6 +158,8 @@ VIOLATIONS = [
      "# node's hostname resolves to (Olivia's `...hostmgmt...` names).\n", "",
      "aarch64", "'app_setting slingshot always NCCL_SOCKET_IFNAME hsn"),
     (POLICY, "unset NCCL_NET_PLUGIN\n", "", "x86_64", "does not 'unset NCCL_NET_PLUGIN'"),
+    (POLICY, "unset NCCL_NET_PLUGIN\n", "unset NCCL_NET_PLUGIN\nexport NCCL_NET_PLUGIN=hpcx\n", "x86_64",
+     "sets NCCL_NET_PLUGIN; it must stay unset"),
     ("scripts/build.sh", "remove-stale-plugins ", "", "x86_64", "does not run remove-stale-plugins"),
     ("app.def", "{{ NVCC_GENCODE }}", "{{ NVCC_FLAGS }}", "x86_64", "undefined build arguments NVCC_FLAGS"),
     # spython 0.3 loses the From header when a header comment contains "from:"; lint must notice.
