@@ -20,10 +20,14 @@ from app.check.collectives import COLLECTIVES
 from app.check.node.probe import Probe
 from app.common.typedconfig import describe, load_config
 from app.host.common import exitcodes
+from app.host.common.access import why_unwritable
 from app.host.common.errors import UsageError
 
 SITES_DIR = Path(__file__).with_name("sites")
 SCOPES = ("intra", "inter", "all")
+#: The files the check writes at its end (rank 0), by setting: the flag that sets it and an example path
+OUTPUTS = (("json", "--json", "check.json"), ("exclude_file", "--exclude-file", "exclude.txt"),
+           ("plot", "--plot", "busbw.png"))
 #: `--preflight`: the most seconds a stage may take (a job's preflight must stay short; documented <= 30 s).
 PREFLIGHT_DEADLINE_S = 30.0
 PREFLIGHT_COLLECTIVES = ("all_reduce", "all_gather")
@@ -150,6 +154,18 @@ def load_site(name: str) -> CheckSettings:
     return load_config(CheckSettings, site_file(name), [])
 
 
+def check_outputs(settings: CheckSettings) -> None:
+    """Refuse, at the start, a --json, --exclude-file or --plot path that cannot be written: the file is written
+    after the verdict, when the collectives' results would be lost (as the trainer checks run.dir before it
+    joins). Every rank asks, so all stop together; access(2) writes nothing, so thousands of ranks may."""
+    for key, flag, example in OUTPUTS:
+        path = getattr(settings, key)
+        why = why_unwritable(path) if path else None
+        if why is not None:
+            raise UsageError(f"{flag} {path}: cannot write it: {why}; give a path in a directory you can write, "
+                             f"e.g. {flag} {example}")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line and exit code 2 through `exits_cleanly`, like every other usage error."""
@@ -228,4 +244,5 @@ def parse_options(argv: list[str] | None) -> tuple[CheckSettings, Probe]:
     settings = load_config(CheckSettings, site_file(args.site), overrides)
     if settings.preflight and args.deadline is None:
         settings.deadline_s = min(settings.deadline_s, PREFLIGHT_DEADLINE_S)
+    check_outputs(settings)
     return settings, Probe(Path(args.sys_root), Path(args.dev_root), Path(args.root), Path(args.proc_root))

@@ -63,6 +63,37 @@ def test_bad_command_line_exits_2_with_one_line():
         assert out.stderr.strip().startswith("error: ") and len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(("flag", "example"), [("--json", "check.json"), ("--exclude-file", "exclude.txt"),
+                                               ("--plot", "busbw.png")])
+@pytest.mark.parametrize(("where", "why"), [
+    pytest.param("nonexist/out", "its directory {tmp}/nonexist does not exist", id="missing-directory"),
+    pytest.param("a-file/out", "{tmp}/a-file is not a directory", id="file-as-directory"),
+    pytest.param("a-dir", "it is a directory; give a file's path", id="a-directory"),
+])
+def test_an_output_path_that_cannot_be_written_is_refused_at_the_start_naming_the_option(tmp_path, flag, example,
+                                                                                           where, why):
+    """The report's files are written after the verdict: a path that cannot take them is a bad command line, said
+    before anything runs, not a traceback after the results."""
+    (tmp_path / "a-file").write_text("")
+    (tmp_path / "a-dir").mkdir()
+    path = tmp_path / where
+    with pytest.raises(UsageError) as refusal:
+        parse_options(["--node-only", flag, str(path)])
+    assert str(refusal.value) == (f"{flag} {path}: cannot write it: {why.format(tmp=tmp_path)}; give a path in a "
+                                  f"directory you can write, e.g. {flag} {example}")
+
+
+@pytest.mark.slow  # an interpreter of the check, importing torch
+def test_a_json_path_in_a_missing_directory_exits_2_in_one_line_before_any_verdict(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "app.check", "--node-only", "--json", str(tmp_path / "no" / "x.json")],
+                         cwd=REPO, env=clean_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert out.stderr.splitlines() == [
+        f"error: --json {tmp_path / 'no' / 'x.json'}: cannot write it: its directory {tmp_path / 'no'} does not "
+        f"exist; give a path in a directory you can write, e.g. --json check.json"], out.stderr[-2000:]
+    assert "VERDICT" not in out.stdout
+
+
 def test_preflight_is_a_short_profile_that_keeps_the_sites_thresholds():
     """What the job scripts run before training: all_reduce and all_gather (whose data was wrong), the smallest
     and largest size, a short deadline; the site's thresholds still apply (at the largest size, as in the

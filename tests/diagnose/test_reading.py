@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from app.host.common.access import READ_REMEDY
 from app.host.diagnose import diagnose, diagnose_lines
 from app.host.diagnose.cli import UNREADABLE, main
+from tests.fixtures.other_user import login_tool_as_other_user, needs_other_user_and_python, reachable_tmp
 
 REPO = Path(__file__).resolve().parents[2]
 RDZV_TIMEOUT = "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError"
@@ -143,3 +146,23 @@ def test_a_line_coloured_for_a_terminal_is_read_by_its_words(tmp_path) -> None:
     for findings in (diagnose_lines([coloured]), diagnose([log])):
         assert findings[0].key == "apptainer-tmp-full"
         assert "\x1b" not in findings[0].evidence[0].text
+
+
+@needs_other_user_and_python
+def test_a_run_directory_another_user_keeps_private_is_refused_as_unreadable_not_as_empty() -> None:
+    """python3 -m app.diagnose LOG RUNDIR as a colleague, RUNDIR the job scripts' default 700 of another user:
+    the one line says it cannot be read and why, not that it holds no logs."""
+    top = reachable_tmp()
+    try:
+        (top / "ddp-1.out").write_text("--nnodes=2\n" + RDZV_TIMEOUT + "\n")
+        (top / "ddp-1.out").chmod(0o644)
+        (top / "run1").mkdir(mode=0o700)
+        (top / "run1" / "summary.json").write_text('{"status": "failed", "step": 3}\n')
+        result = login_tool_as_other_user("app.diagnose", str(top / "ddp-1.out"), str(top / "run1"))
+    finally:
+        shutil.rmtree(top)
+    assert result.returncode == UNREADABLE and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines() == [
+        f"app.diagnose: error: cannot read the run directory {top / 'run1'}: permission denied (owner root, mode "
+        f"700); {READ_REMEDY}, or give the job's log files you can read (ddp-<jobid>.out, ddp.o<jobid>)"], \
+        result.stderr

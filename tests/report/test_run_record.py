@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
+import pytest
+
+from app.host.common.access import READ_REMEDY
 from app.host.report.cli import main
 from tests.bounded import within
+from tests.fixtures.other_user import login_tool_as_other_user, needs_other_user_and_python, reachable_tmp
 
 STEPS = [{"step": s, "loss": 1.0 / s, "step_time_s": 0.01, "samples_per_s": 3200.0, "time": 1e9 + s}
          for s in range(1, 6)]
@@ -126,3 +131,53 @@ def test_a_line_longer_than_any_record_is_skipped_a_piece_at_a_time(tmp_path, ca
         tracemalloc.stop()
     assert peak < 2 << 20
     assert "at step 7" in capsys.readouterr().out
+
+
+def has_matplotlib() -> bool:
+    from app.host.report.figure import have_matplotlib
+
+    return have_matplotlib()
+
+
+@needs_other_user_and_python
+def test_another_users_private_run_is_refused_in_one_line_that_says_permission_denied_exit_2():
+    """A colleague's run directory at the job scripts' default mode (700): python3 -m app.report as another user
+    says it cannot be read and what the owner can do, not a traceback."""
+    top = reachable_tmp()
+    try:
+        write_run(top / "run1", b'{"attempt": 1}\n')
+        (top / "run1").chmod(0o700)
+        result = login_tool_as_other_user("app.report", str(top / "run1"))
+    finally:
+        shutil.rmtree(top)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: cannot read the run directory {top / 'run1'}: permission denied (owner root, mode 700); "
+        f"{READ_REMEDY}"], result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.skipif(not has_matplotlib(), reason="the picture needs matplotlib")
+def test_a_run_where_the_picture_cannot_be_written_gets_its_text_and_one_line_why_not_exit_0(tmp_path, capsys):
+    """The default picture, RUN_DIR/report.png, where it cannot be written (a colleague's run shared read-only;
+    here a directory in its place, which stops root as well): the text report is the product, the picture's
+    absence one line with the option that puts it elsewhere."""
+    write_run(tmp_path / "run", b'{"attempt": 1}\n')
+    (tmp_path / "run" / "report.png").mkdir()
+    assert main([str(tmp_path / "run")]) == 0
+    captured = capsys.readouterr()
+    assert "in progress at step 5" in captured.out
+    assert captured.err.splitlines() == [
+        f"no picture: cannot write {tmp_path / 'run' / 'report.png'}: it is a directory; give a file's path; to draw "
+        f"it, give --png PATH in a directory you can write, e.g. --png ~/report.png"], captured.err
+
+
+def test_a_png_path_in_a_directory_that_does_not_exist_is_refused_before_the_run_is_read(tmp_path, capsys):
+    write_run(tmp_path / "run", b'{"attempt": 1}\n')
+    png = tmp_path / "nonexist" / "x.png"
+    assert main([str(tmp_path / "run"), "--png", str(png)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"error: --png {png}: cannot write it: its directory {png.parent} does not exist; give a --png path in a "
+        f"directory you can write, e.g. --png report.png"], captured.err

@@ -6,6 +6,8 @@ import stat
 from pathlib import Path
 from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from app.host.common.access import READ_REMEDY, why_unreadable_directory
+
 #: Files read from a run directory (runs/<jobid>/): the trainer's summary and history, and any job output in it.
 RUN_DIR_FILES = ("summary.json", "history.jsonl", "*.out", "*.err", "*.log")
 #: Over-long lines and skipped file parts that are named in the report; the rest are counted.
@@ -87,6 +89,10 @@ def _files_of(path: Path) -> List[Path]:
     except OSError as error:
         raise UnreadableInput(f"cannot read {path}: {error.strerror or error}; {_WHAT_TO_GIVE}") from None
     if stat.S_ISDIR(mode):
+        unreadable = why_unreadable_directory(str(path))  # glob finds nothing there, and would say so: ask first
+        if unreadable is not None:
+            raise UnreadableInput(f"cannot read the run directory {path}: {unreadable}; {READ_REMEDY}, or give the "
+                                  f"job's log files you can read (ddp-<jobid>.out, ddp.o<jobid>)")
         files = sorted({f for pattern in RUN_DIR_FILES for f in path.glob(pattern) if f.is_file()})
         if not files:
             raise UnreadableInput(f"{path} is a directory without {', '.join(RUN_DIR_FILES)}; {_WHAT_TO_GIVE}")

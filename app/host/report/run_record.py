@@ -11,6 +11,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Deque, Dict, Iterable, List, Optional
 
+from app.host.common.access import READ_REMEDY, owner_and_mode, why_unreadable_directory
 from app.host.common.errors import UsageError
 from app.host.common.jsonl import each_json_object, json_objects
 from app.host.common.regular_files import MAX_SUMMARY_BYTES, FileTooLarge, read_regular
@@ -123,6 +124,9 @@ def read_run(run_dir: Path) -> RunRecord:
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir} is not a directory; give a run directory (the trainer's run.dir), "
                          f"e.g. python -m app.report runs/demo")
+    unreadable = why_unreadable_directory(str(run_dir))
+    if unreadable is not None:
+        raise UsageError(f"cannot read the run directory {run_dir}: {unreadable}; {READ_REMEDY}")
     metrics = run_dir / "metrics.jsonl"
     if not metrics.exists():
         raise UsageError(f"{run_dir} holds no metrics.jsonl: not a run directory, or its run has not reached "
@@ -131,6 +135,9 @@ def read_run(run_dir: Path) -> RunRecord:
         steps = StepLog(r for r in each_json_object(metrics) if _is_step(r))
         lines = [line for line in json_objects(run_dir / "history.jsonl") if _is_history_line(line)]
         summary = _summary(run_dir / "summary.json")
+    except PermissionError as err:  # a file in it its owner keeps to themselves (mode 600)
+        path = str(err.filename or run_dir)
+        raise UsageError(f"cannot read {path}: permission denied ({owner_and_mode(path)}); {READ_REMEDY}") from None
     except OSError as err:
         raise UsageError(f"cannot read {run_dir}: {err}; give a run directory the trainer wrote "
                          f"(e.g. python -m app.report runs/demo)") from None
