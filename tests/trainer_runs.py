@@ -179,3 +179,26 @@ def wait_for_step(run_dir: Path, step: int, process: subprocess.Popen, timeout: 
 
 def children(pid: int) -> list[int]:
     return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def workers(agent_pid: int) -> list[int]:
+    """The trainer processes a torchrun agent started, oldest first: not any other child it may have (a helper
+    process of its own), which a kill meant for a worker would hit instead."""
+    def runs_the_trainer(pid: int) -> bool:
+        try:
+            return b"app.train" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # ended meanwhile
+            return False
+
+    return [pid for pid in children(agent_pid) if runs_the_trainer(pid)]
+
+
+def wait_for_path(path: Path, process: subprocess.Popen, timeout: float = TIMEOUT_S) -> None:
+    """Until `path` exists (a snapshot published in the background), or the process ends."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if process.poll() is not None:
+            raise AssertionError(f"exited early with {process.returncode}: {finish(process)}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} did not appear")
+        time.sleep(0.02)

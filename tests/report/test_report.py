@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.host.launch.checkout import module_command
-from tests.trainer_runs import REPO, children, clean_env, finish, run, start, torchrun_command, wait_for_step
+from tests.trainer_runs import REPO, clean_env, finish, run, start, torchrun_command, wait_for_step, workers
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +38,7 @@ def test_the_report_tells_the_story_of_a_restarted_and_requeued_run_while_it_tra
     # Attempt 1 killed after step 30, attempt 2 (torchrun's restart) resumes from step 25 and finishes at 60
     agent = start(torchrun_command(2, *GPT, "train.max_steps=60", f"run.dir={run_dir}", max_restarts=1))
     wait_for_step(run_dir, 30, agent)
-    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    os.kill(workers(agent.pid)[-1], signal.SIGKILL)
     assert "resuming from" in finish(agent) and agent.returncode == 0
     # A job leaves node2 out and requeues (the line as the history's command writes it, on the host's python3 as
     # the job runs its modules), attempt 3

@@ -15,7 +15,6 @@ import torch
 from app.train.summary import params_sha256
 from tests.trainer_runs import (
     REPO,
-    children,
     finish,
     metrics,
     run,
@@ -23,7 +22,9 @@ from tests.trainer_runs import (
     summary,
     torchrun_command,
     train_command,
+    wait_for_path,
     wait_for_step,
+    workers,
 )
 
 pytestmark = pytest.mark.slow
@@ -83,7 +84,8 @@ def test_a_fsdp_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identic
 
     agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
     wait_for_step(tmp_path / "killed", 35, agent)
-    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    wait_for_path(tmp_path / "killed" / "snapshots" / "step-00000025", agent)  # published in the background
+    os.kill(workers(agent.pid)[-1], signal.SIGKILL)
     stderr = finish(agent)
     assert agent.returncode == 0, stderr[-3000:]
     assert "resuming from" in stderr and "step-00000025" in stderr

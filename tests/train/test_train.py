@@ -17,7 +17,6 @@ from tests.trainer_runs import (
     REPO,
     TIMEOUT_S,
     assert_step_times_account_for_the_run,
-    children,
     clean_env,
     emulated_nodes,
     final_state,
@@ -32,7 +31,9 @@ from tests.trainer_runs import (
     summary,
     torchrun_command,
     train_command,
+    wait_for_path,
     wait_for_step,
+    workers,
 )
 
 pytestmark = pytest.mark.slow
@@ -99,7 +100,8 @@ def test_a_worker_killed_mid_run_and_restarted_by_torchrun_ends_bit_identical(tm
 
     agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
     wait_for_step(tmp_path / "killed", 40, agent)
-    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    wait_for_path(tmp_path / "killed" / "snapshots" / "step-00000025.pt", agent)  # published in the background
+    os.kill(workers(agent.pid)[-1], signal.SIGKILL)
     stderr = finish(agent)
     assert agent.returncode == 0, stderr
     assert "resuming from" in stderr and "step-00000025.pt" in stderr
@@ -124,9 +126,9 @@ def test_a_restart_counted_by_one_agent_only_still_resumes_bit_identical(tmp_pat
     agents = emulated_nodes(2, "app.train", *args, f"run.dir={killed}", env=clean_env(LOGLEVEL="INFO"),
                             max_restarts=1)
     wait_for_step(killed, 30, agents[0])
-    waiting = children(agents[0].pid)[-1]
+    waiting = workers(agents[0].pid)[-1]
     os.kill(waiting, signal.SIGSTOP)  # to its agent a running worker, like the NCCL rank
-    os.kill(children(agents[1].pid)[-1], signal.SIGKILL)
+    os.kill(workers(agents[1].pid)[-1], signal.SIGKILL)
     deadline = time.monotonic() + 60
     while "new nodes from group_rank" not in output_so_far(agents[0]) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -151,7 +153,7 @@ def test_after_a_kill_and_restart_every_step_is_in_the_metrics_once(tmp_path):
     while not published.exists():
         assert agent.poll() is None and time.monotonic() < deadline, finish(agent)
         time.sleep(0.005)
-    os.kill(children(agent.pid)[-1], signal.SIGKILL)  # before step 30's flush
+    os.kill(workers(agent.pid)[-1], signal.SIGKILL)  # before step 30's flush
     stderr = finish(agent)
     assert agent.returncode == 0, stderr
     assert "resuming from" in stderr and "step-00000025.pt" in stderr

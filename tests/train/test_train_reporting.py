@@ -22,7 +22,6 @@ import pytest
 from tests.trainer_runs import (
     REPO,
     TIMEOUT_S,
-    children,
     clean_env,
     finish,
     metrics,
@@ -32,6 +31,7 @@ from tests.trainer_runs import (
     torchrun_command,
     train_command,
     wait_for_step,
+    workers,
 )
 
 pytestmark = pytest.mark.slow
@@ -48,7 +48,7 @@ def test_validation_is_measured_on_held_out_data_and_survives_a_kill_bit_identic
     assert plain.returncode == 0 and reference.returncode == 0, reference.stderr[-3000:]
     agent = start(torchrun_command(2, *args, f"run.dir={tmp_path / 'killed'}", max_restarts=1))
     wait_for_step(tmp_path / "killed", 45, agent)
-    os.kill(children(agent.pid)[-1], signal.SIGKILL)
+    os.kill(workers(agent.pid)[-1], signal.SIGKILL)
     stderr = finish(agent)
     assert agent.returncode == 0, stderr[-3000:]
     assert "resuming from" in stderr

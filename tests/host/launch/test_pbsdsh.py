@@ -128,9 +128,12 @@ def test_a_task_s_code_as_its_pbsdsh_tells_it(report, returncode, code):
 def test_a_task_whose_code_file_does_not_show_here_takes_its_pbsdsh_s_word(tmp_path):
     """On NFS a file another node wrote may show late here; pbsdsh's report, written on this host, does not."""
     (tmp_path / "bin").mkdir()
-    # Runs no task, so writes no code file: node 0's task "succeeded", node 1's "ended 7"
-    (tmp_path / "bin" / "pbsdsh").write_text('#!/bin/sh\n[ "$2" = 0 ] || '
-                                             'echo "pbsdsh: task 0x00000000 exit status 7"\n')
+    # Runs no task, so writes no code file: node 0's task "succeeded", node 1's "ended 7", after node 0's pbsdsh
+    # ended (else the launcher ends node 0's task and waits its grace for a code file no task writes)
+    (tmp_path / "bin" / "pbsdsh").write_text(
+        f'#!/bin/sh\nif [ "$2" = 0 ]; then touch {tmp_path}/node0-done; exit 0; fi\n'
+        f'while [ ! -e {tmp_path}/node0-done ]; do sleep 0.05; done; sleep 0.5\n'
+        'echo "pbsdsh: task 0x00000000 exit status 7"\n')
     (tmp_path / "bin" / "pbsdsh").chmod(0o755)
     (tmp_path / "nodefile").write_text("n0\n" * 4 + "n1\n" * 4)
     result = subprocess.run([sys.executable, "-m", "app.launch", "--script=gh200-pbs.sh", "pbsdsh-run",
