@@ -157,6 +157,23 @@ def test_the_model_sizes_the_help_and_the_docs_give_are_the_real_ones() -> None:
                     f"{where} says {preset} has {claimed}M parameters; it has {real[preset]:.2f}M")
 
 
+def test_the_exit_codes_of_app_check_its_help_and_its_page_list_are_the_ones_it_ends_with() -> None:
+    """--help's and docs/check.md's codes are those app.check can end with: a pass, a traceback, one per stage of
+    the report (report.STAGES), a tampered store, an interrupt; not app.diagnose's or the trainer's own."""
+    from app.check.report import STAGES
+    from app.host.common import exitcodes
+
+    helped = subprocess.run([sys.executable, "-m", "app.check", "--help"], cwd=REPO, capture_output=True,
+                            text=True, timeout=120).stdout
+    listed = helped.split("\nexit codes:\n", 1)[1]
+    in_help = [int(code) for code in re.findall(r"^ +(\d+) ", listed, re.M)]
+    page = section((DOCS / "check.md").read_text(), "Exit codes")
+    on_page = [int(row[0]) for row in table_rows(page, "| code |")]
+    ends_with = {exitcodes.OK, exitcodes.INTERNAL, *STAGES.values(), exitcodes.STORE, exitcodes.INTERRUPTED}
+    assert sorted(in_help) == sorted(ends_with), helped
+    assert sorted(on_page) == sorted(ends_with), page
+
+
 def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
     """A fix that sends the reader to a page's symptom table names a page that has one."""
     from app.host.diagnose.causes import CAUSES
