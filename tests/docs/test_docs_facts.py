@@ -174,6 +174,21 @@ def test_the_exit_codes_of_app_check_its_help_and_its_page_list_are_the_ones_it_
     assert sorted(on_page) == sorted(ends_with), page
 
 
+def test_the_sealed_store_helper_your_script_md_names_imports_in_the_image_without_the_checkout() -> None:
+    """The page's `from MODULE import NAME` is in the app wheel the image installs, and the job puts no checkout on
+    PYTHONPATH for a script of your own: the image's copy is the one such a script imports."""
+    from imagetool.appwheel import read_project
+
+    from app.host.launch.import_path import import_path_env
+
+    page = section((DOCS / "your-script.md").read_text(), "The store your process group meets through")
+    module, name = re.search(r"^ +from (app\.[\w.]+) import (\w+)$", page, re.M).groups()
+    wheel = read_project(REPO).files
+    assert module.replace(".", "/") + ".py" in wheel, sorted(wheel)
+    assert re.search(rf"^def {name}\(", wheel[module.replace(".", "/") + ".py"].read_text(), re.M)
+    assert import_path_env("script", str(REPO), {"PYTHONPATH": "/elsewhere"}, lambda line: None) == []
+
+
 def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
     """A fix that sends the reader to a page's symptom table names a page that has one."""
     from app.host.diagnose.causes import CAUSES
