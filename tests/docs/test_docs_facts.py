@@ -189,6 +189,25 @@ def test_the_sealed_store_helper_your_script_md_names_imports_in_the_image_witho
     assert import_path_env("script", str(REPO), {"PYTHONPATH": "/elsewhere"}, lambda line: None) == []
 
 
+def test_your_script_md_names_every_file_the_job_scripts_keep_in_run_dir(tmp_path: Path) -> None:
+    """A script of your own must not use these names: the page lists each one the job's code makes there (the stop
+    request and its nodes' codes, the flight recorder's dumps, DeepSpeed's hostfile, ...)."""
+    from app.host.launch.fabric import flight_recorder_defaults
+    from app.host.launch.step import fresh_stop_file
+
+    fresh_stop_file(str(tmp_path / ".stop-requested"))
+    made = [path.name + "/" * path.is_dir() for path in tmp_path.iterdir()]
+    dumps = [Path(value).name + "*" for name, value, _ in flight_recorder_defaults(str(tmp_path))
+             if name == "TORCH_FR_DUMP_TEMP_FILE"]
+    page = " ".join((DOCS / "your-script.md").read_text().split())
+    listed = re.search(r"The job scripts keep a few files of their own there: (.+?); use other names", page)
+    assert listed, "docs/your-script.md no longer lists the job scripts' files in RUN_DIR"
+    names = re.findall(r"`([^`]+)`", listed.group(1))
+    for name in [*made, *dumps, ".stop-requested", "hostfile", "preflight.json", "nodes-to-exclude.txt",
+                 "history.jsonl"]:
+        assert name in names, f"{name} is missing from {names}"
+
+
 def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
     """A fix that sends the reader to a page's symptom table names a page that has one."""
     from app.host.diagnose.causes import CAUSES
