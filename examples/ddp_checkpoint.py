@@ -5,10 +5,13 @@
         examples/ddp_checkpoint.py --steps 2000                     # go on from job 123456's checkpoint
     torchrun --standalone --nproc-per-node=2 examples/ddp_checkpoint.py --steps 50   # anywhere, RUN_DIR=./run
 
-What it relies on (docs/your-script.md): torchrun's RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
-(under LAUNCH=srun the job scripts set the same names); RUN_DIR, the job's run directory, which a requeued job
-keeps; SIGTERM some seconds before the job ends (SHUTDOWN_TIMEOUT_S of grace): the ranks agree to stop, rank 0
-saves, and the script exits 75 (non-zero), which makes the job requeue itself and resume here.
+What it relies on (docs/your-script.md): torchrun's RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (under
+LAUNCH=srun the job scripts set the same names); the job's secret, DDP_STORE_SECRET, with which
+app.common.signed_store's init_process_group seals every value of the process group's store (the image installs app;
+elsewhere `pip install -e` this checkout, or without the job scripts torch's own call does); RUN_DIR, the job's run
+directory, which a requeued job keeps; SIGTERM some seconds before the job ends (SHUTDOWN_TIMEOUT_S of grace): the
+ranks agree to stop, rank 0 saves, and the script exits 75 (non-zero), which makes the job requeue itself and resume
+here.
 The model is a toy (a linear regression on fixed random data); the shape of the loop is the point.
 """
 
@@ -26,6 +29,13 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
+
+try:  # the image installs app (docs/your-script.md); so does `pip install -e` of this checkout
+    from app.common.signed_store import init_process_group
+except ImportError:
+    if os.environ.get("DDP_STORE_SECRET"):  # under the job scripts: never meet through a store others can write
+        raise
+    init_process_group = dist.init_process_group  # no job, no secret: the helper would make torch's own call too
 
 #: The exit code after a stop that saved: non-zero, so the job scripts requeue the job (0 would end it)
 EXIT_STOPPED = 75
@@ -83,7 +93,7 @@ def main() -> int:
     device = torch.device("cuda", local_rank) if gpu else torch.device("cpu")
     if gpu:
         torch.cuda.set_device(device)
-    dist.init_process_group("nccl" if gpu else "gloo")
+    init_process_group("nccl" if gpu else "gloo")  # sealed: another user on the port cannot join or hijack it
     stop = StopRequest()
     run_dir = Path(os.environ.get("RUN_DIR", "run"))
     checkpoint = run_dir / "checkpoint.pt"

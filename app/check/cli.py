@@ -5,7 +5,8 @@
     srun --ntasks-per-node=4 python -m app.check --site mn5
     apptainer exec --nv app.sif python -m app.check --node-only
 
-Exit codes: 0 pass, 2 usage, 3 rendezvous, 4 timeout, 5 wrong results, 6 slow, 7 preflight.
+Exit codes (options.EXIT_CODES): 0 pass, 1 traceback, 2 usage, 3 rendezvous, 4 timeout, 5 wrong results, 6 slow,
+7 preflight, 10 tampered store, 130 Ctrl-C.
 """
 
 from __future__ import annotations

@@ -31,6 +31,12 @@ OUTPUTS = (("json", "--json", "check.json"), ("exclude_file", "--exclude-file", 
 #: `--preflight`: the most seconds a stage may take (a job's preflight must stay short; documented <= 30 s).
 PREFLIGHT_DEADLINE_S = 30.0
 PREFLIGHT_COLLECTIVES = ("all_reduce", "all_gather")
+#: The codes app.check ends with (--help and docs/check.md list them): a pass, a traceback, one per stage of the
+#: report (report.STAGES: usage, preflight and consistency, rendezvous, deadline, correctness, bandwidth), a
+#: tampered store, Ctrl-C. Not app.diagnose's NOTHING_RECOGNISED nor the trainer's STORAGE and PREEMPTED: an output
+#: file (--json, --plot, --exclude-file) that cannot be written is a traceback.
+EXIT_CODES = (exitcodes.OK, exitcodes.INTERNAL, exitcodes.USAGE, exitcodes.RENDEZVOUS, exitcodes.TIMEOUT,
+              exitcodes.WRONG_RESULTS, exitcodes.SLOW, exitcodes.PREFLIGHT, exitcodes.STORE, exitcodes.INTERRUPTED)
 _UNITS = {
     "": 1,
     "B": 1,
@@ -181,9 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="settings (keys of a --site YAML profile; a flag wins over the profile):\n"
         + "\n".join(describe(CheckSettings))
         + "\n\nexit codes:\n"
-        + "\n".join(
-            f"  {code}  {text}" for code, text in exitcodes.DESCRIPTIONS.items() if code not in (exitcodes.PREEMPTED,)
-        ),
+        + "\n".join(f"  {code:>3}  {exitcodes.DESCRIPTIONS[code]}" for code in EXIT_CODES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add = parser.add_argument

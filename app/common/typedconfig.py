@@ -18,6 +18,7 @@ import reprlib
 import textwrap
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
@@ -43,7 +44,7 @@ def load_config(cls: type[T], config_file: str | None, overrides: list[str]) -> 
     """
     values: dict[str, Any] = {}
     if config_file is not None:
-        values = _read_yaml(config_file)
+        values = _read_yaml(config_file, example_line(cls))
         try:  # the file's own mistakes, named with the file (the overrides below name themselves)
             _build(cls, values, prefix="")
         except UsageError as err:
@@ -81,7 +82,41 @@ def _shown_number(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
-def _read_yaml(path: str) -> dict[str, Any]:
+def _example_settings(config: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """The keys of `config` (dotted) whose default is a number or text that is not empty, with that default."""
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if dataclasses.is_dataclass(value):
+            yield from _example_settings(value, f"{prefix}{field.name}.")
+        elif isinstance(value, (int, float, str)) and not isinstance(value, bool) and value:
+            yield prefix + field.name, value
+
+
+def example_line(cls: type) -> str:
+    """A line of a YAML file of `cls`'s settings, as such a file takes it: its first key with a default to show
+    ('run: {dir: runs/latest}' for the trainer, 'deadline_s: 60.0' for app.check's site profile, which has no
+    sections)."""
+    return yaml_line(*next(_example_settings(cls())))
+
+
+def yaml_line(key: str, value: Any) -> str:
+    """`section.key` and its value as one line of a YAML file: 'section: {key: value}'."""
+    *sections, leaf = key.split(".")
+    line = f"{leaf}: {value}"
+    for section in reversed(sections):
+        line = f"{section}: {{{line}}}"
+    return line
+
+
+def _example(key: str, raw: bool, value: str, in_yaml: str | None = None) -> str:
+    """A valid setting of `key` in the form the wrong one was given: `key=value` for a command-line override, a
+    line of the file for a value from a YAML file (whose reader may take no overrides: app.check's site profile)."""
+    if raw:
+        return f"example: {key}={value}"
+    return f"example line: '{yaml_line(key, value if in_yaml is None else in_yaml)}'"
+
+
+def _read_yaml(path: str, example: str) -> dict[str, Any]:
     import yaml
 
     file = Path(path)
@@ -99,11 +134,10 @@ def _read_yaml(path: str) -> dict[str, Any]:
         data = yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
     except _TooDeep as err:
         raise UsageError(f"config file {path!r} nests values more than {MAX_CONFIG_DEPTH} levels deep (line "
-                         f"{err.line}); a config is sections of keys, example line: 'train: {{batch_size: 32}}'"
-                         ) from None
+                         f"{err.line}); example line: '{example}'") from None
     except ValueError as err:  # a scalar YAML resolves but Python cannot convert: 5000 digits, month 13
         raise UsageError(f"config file {path!r} holds a value that cannot be read ({_first_line(err)}); example "
-                         f"line: 'train: {{batch_size: 32}}'") from None
+                         f"line: '{example}'") from None
     except _DuplicateKey as err:
         raise UsageError(
             f"config file {path!r} gives {err.key!r} twice (lines {err.first} and {err.second}) in one section; "
@@ -113,7 +147,7 @@ def _read_yaml(path: str) -> dict[str, Any]:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise UsageError(
-            f"config file {path!r} is not valid YAML{where}; example line: 'train: {{batch_size: 32}}'"
+            f"config file {path!r} is not valid YAML{where}; example line: '{example}'"
         ) from None
     if data is None:
         return {}
@@ -220,6 +254,7 @@ def _unknown_key_message(key: str, known: list[str], prefix: str, cls: type) -> 
 def coerce(value: Any, hint: Any, key: str) -> Any:
     """Check or convert `value` to the annotated type; a `_RawString` from the command line is parsed."""
     origin = typing.get_origin(hint)
+    raw = isinstance(value, _RawString)
     if origin in (Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         if type(None) in typing.get_args(hint) and (
@@ -232,16 +267,15 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
         text = str(value) if isinstance(value, (str, int, float)) else None
         if text not in choices:
             raise UsageError(
-                f"{key}={_shown(value)} is not one of {', '.join(map(str, choices))}; example: {key}={choices[0]}"
+                f"{key}={_shown(value)} is not one of {', '.join(map(str, choices))}; {_example(key, raw, choices[0])}"
             )
         return text
-    raw = isinstance(value, _RawString)
     if hint is bool:
         if isinstance(value, bool):
             return value
         if raw and value.lower() in _TRUE | _FALSE:
             return value.lower() in _TRUE
-        raise UsageError(f"{key}={_shown(value)} is not a boolean; example: {key}=true")
+        raise UsageError(f"{key}={_shown(value)} is not a boolean; {_example(key, raw, 'true')}")
     if hint is int:
         number = None
         if isinstance(value, int) and not isinstance(value, bool):
@@ -252,10 +286,10 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
         elif raw and value.strip().lstrip("+-").replace("_", "").isdigit():
             number = INT_LIMIT + 1  # a whole number too long to convert: out of range, as it is
         if number is None:
-            raise UsageError(f"{key}={_shown(value)} is not an integer; example: {key}=32")
+            raise UsageError(f"{key}={_shown(value)} is not an integer; {_example(key, raw, '32')}")
         if abs(number) > INT_LIMIT:
             raise UsageError(f"{key}={_shown_number(value)} is out of range (at most {INT_LIMIT:.1e} either side); "
-                             f"example: {key}=32")
+                             f"{_example(key, raw, '32')}")
         return number
     if hint is float:
         number = None
@@ -265,19 +299,19 @@ def coerce(value: Any, hint: Any, key: str) -> Any:
             with contextlib.suppress(ValueError):
                 number = float(value)
         if number is None:
-            raise UsageError(f"{key}={_shown(value)} is not a number; example: {key}=0.001")
+            raise UsageError(f"{key}={_shown(value)} is not a number; {_example(key, raw, '0.001')}")
         if not math.isfinite(number):  # inf passes `> 0` checks, then overflows a timer or a timedelta
-            raise UsageError(f"{key}={_shown_number(value)} is not a finite number; example: {key}=0.001")
+            raise UsageError(f"{key}={_shown_number(value)} is not a finite number; {_example(key, raw, '0.001')}")
         return number
     if hint is str:
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return str(value)
-        raise UsageError(f"{key}={_shown(value)} is not a string; example: {key}=text")
+        raise UsageError(f"{key}={_shown(value)} is not a string; {_example(key, raw, 'text')}")
     if origin in (list, tuple):
         (item_type, *_) = typing.get_args(hint) or (str,)
         items = [v.strip() for v in value.split(",") if v.strip()] if raw else value
         if not isinstance(items, list):
-            raise UsageError(f"{key}={_shown(value)} is not a list; example: {key}=1,2,4")
+            raise UsageError(f"{key}={_shown(value)} is not a list; {_example(key, raw, '1,2,4', '[1, 2, 4]')}")
         converted = [coerce(_RawString(v) if raw else v, item_type, key) for v in items]
         return tuple(converted) if origin is tuple else converted
     raise TypeError(f"unsupported config type {hint!r} for {key}")

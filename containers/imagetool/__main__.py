@@ -96,8 +96,8 @@ def _sources(args: Dict[str, str], flavour: str, mirror: Optional[Path], *, chec
         raise UsageError("sources needs --mirror DIR, e.g. --mirror build/sources")
     sources = pinned_sources(args)
     if check_only:
-        check_mirror_owners(mirror)
-        check_mirror(sources, mirror)
+        check_mirror_owners(mirror, args["ARCH"])
+        check_mirror(sources, mirror, args["ARCH"])
         check_debs(mirror, flavour)
     else:  # checks each file it keeps or fetches
         for archive in fill_mirror(sources, mirror):

@@ -34,13 +34,14 @@ def pinned_sources(args: Dict[str, str]) -> List[Source]:
     return [Source(name, args[f"{name}_URL"], args[f"{name}_SHA256"], args[f"{name}_ARCHIVE"]) for name in names]
 
 
-def check_mirror(sources: List[Source], mirror: Path) -> None:
-    """Every archive is in `mirror` with its pinned sha256, or a UsageError naming the first that is not."""
+def check_mirror(sources: List[Source], mirror: Path, arch: str) -> None:
+    """Every archive is in `mirror` with its pinned sha256, or a UsageError naming the first that is not. The remedy
+    names `arch`, the checked flavour's: `make sources` without ARCH gathers the flavours of the machine it runs on."""
     for source in sources:
         path = mirror / source.archive
         if not path.is_file():
             raise UsageError(f"the source mirror {mirror} has no {source.archive}; fill it with "
-                             f"'make sources SOURCES={mirror}' on a machine that reaches GitHub, or copy "
+                             f"'make sources SOURCES={mirror} ARCH={arch}' on a machine that reaches GitHub, or copy "
                              f"{source.url} there")
         found = sha256_of(path)
         if found != source.sha256:
@@ -65,24 +66,25 @@ def check_debs(mirror: Path, flavour: str) -> None:
                          f"sources kept none); {regather}")
 
 
-def check_mirror_owners(mirror: Path) -> None:
+def check_mirror_owners(mirror: Path, arch: str) -> None:
     """Nothing in `mirror` or above it can another user change: each file and directory in it belongs to a trusted
     user and only its owner can write it, and no directory above lets another user swap it (as
     app.host.common.private_dir has it for RUN_DIR), or a UsageError naming the first that fails. Trusted: this user,
     root, and the owner of this checkout's containers/ (who writes the build's own scripts, so trusting them adds
     no one: CI checkouts belong to a runner user while root builds). The build verifies what it can (pinned
-    sha256s, signed Releases); this keeps another user from making it act at all."""
+    sha256s, signed Releases); this keeps another user from making it act at all. The remedy gathers for `arch`."""
     trusted = {os.geteuid(), 0, os.stat(str(CONTAINERS_DIR)).st_uid}
     why = why_parents_unsafe(mirror, trusted)
     if why is not None:
         raise UsageError(f"the source mirror {mirror} {why}; gather one where only you can write: make sources "
-                         f"SOURCES=$HOME/mirror")
+                         f"SOURCES=$HOME/mirror ARCH={arch}")
     for directory, names, files in os.walk(str(mirror)):
         for path in [directory] + [os.path.join(directory, name) for name in names + files]:
             info = os.lstat(path)
             if info.st_uid not in trusted:
                 raise UsageError(f"{path} in the source mirror belongs to another user (uid {info.st_uid}), who can "
-                                 f"change what the build installs; gather your own: make sources SOURCES=DIR")
+                                 f"change what the build installs; gather your own: make sources SOURCES=DIR "
+                                 f"ARCH={arch}")
             if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(info.st_mode):
                 raise UsageError(f"{path} in the source mirror is writable by other users (mode "
                                  f"{stat.S_IMODE(info.st_mode):04o}), who can change what the build installs; "

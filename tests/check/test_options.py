@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -49,6 +50,26 @@ def test_site_profile_with_an_unknown_key_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.slow  # four interpreters of the check, each importing torch
+@pytest.mark.parametrize("wrong", [
+    "min_busbw_intra: fast\n",  # a value of the wrong type
+    "min_busbw_intra: [\n",  # not YAML
+    "sizes: 32K\n",  # a list given as one value
+    "preflight: maybe\n",
+    "deadline_s: " + "[" * 40 + "]" * 40 + "\n",  # nested past what the reader takes
+])
+def test_the_example_a_bad_site_profile_is_given_is_a_line_a_site_profile_takes(tmp_path, wrong):
+    """The remedy is to write the example into the profile: the trainer's `key=value` and `train:` section were
+    refused by app.check (it takes no key=value arguments, and a profile has no sections)."""
+    site = tmp_path / "site.yaml"
+    site.write_text(wrong)
+    with pytest.raises(UsageError) as refused:
+        load_site(str(site))
+    example = re.search(r"example line: '(.+)'", str(refused.value))
+    assert example, str(refused.value)
+    site.write_text(example.group(1) + "\n")
+    load_site(str(site))
+
+
 def test_bad_command_line_exits_2_with_one_line():
     for args in (["--min-busbw", "fast"], ["--collectives", "nowhere"], ["--deadline", "-1"], ["--deadline", "x"]):
         out = subprocess.run(

@@ -146,6 +146,31 @@ def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_k
     assert "sealed True" in outputs[0] and all("sum 3" in output for output in outputs), outputs
 
 
+@pytest.mark.slow  # two interpreters importing torch (about 15 s)
+def test_the_example_your_script_md_holds_up_meets_through_the_sealed_store(tmp_path) -> None:
+    """examples/ddp_checkpoint.py as torchrun starts it under the job scripts: its agent serves the store
+    (TORCHELASTIC_USE_AGENT_STORE), the job's secret in the environment. Every value the example's process group
+    leaves there is sealed: another user on the port can neither read a rank's address nor give it theirs."""
+    import subprocess
+    import sys
+
+    from tests.trainer_runs import REPO, clean_env
+
+    agent_store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    launched = dict(WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(agent_store.port),
+                    TORCHELASTIC_USE_AGENT_STORE="True", TORCHELASTIC_RESTART_COUNT="0",
+                    TORCHELASTIC_RUN_ID="4242", DDP_STORE_SECRET=SECRET, RUN_DIR=str(tmp_path / "run"))
+    ranks = [subprocess.Popen([sys.executable, "examples/ddp_checkpoint.py", "--steps", "4", "--save-every", "2"],
+                              cwd=REPO, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              env=clean_env(RANK=str(rank), LOCAL_RANK=str(rank), **launched))
+             for rank in (0, 1)]
+    outputs = [rank.communicate(timeout=120)[0] for rank in ranks]
+    assert [rank.returncode for rank in ranks] == [0, 0], outputs
+    assert "done: 4 steps on 2 ranks" in outputs[0], outputs
+    values = [agent_store.get(key) for key in agent_store.list_keys() if key.startswith("user/")]
+    assert values and all(value.startswith(b"ddp-hmac1:") for value in values), agent_store.list_keys()
+
+
 def test_a_rank_that_stops_on_a_forged_value_leaves_a_mark_the_others_trust_and_no_one_else_can_forge(
         server: dist.TCPStore) -> None:
     """The mark keeps the other ranks' hang watch from taking the stopped rank for a dead node (and blaming it)."""

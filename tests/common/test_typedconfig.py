@@ -40,7 +40,7 @@ def test_yaml_integers_are_accepted_for_floats_but_strings_are_not(tmp_path):
     file.write_text("optim: {lr: 1}\n")
     assert load_config(Config, str(file), []).optim.lr == 1.0
     file.write_text("optim: {lr: 'fast'}\n")
-    with pytest.raises(UsageError, match=r"optim.lr='fast' is not a number; example: optim.lr=0.001"):
+    with pytest.raises(UsageError, match=r"optim.lr='fast' is not a number; example line: 'optim: \{lr: 0.001\}'"):
         load_config(Config, str(file), [])
 
 
@@ -107,7 +107,8 @@ HOSTILE_FILES = [
     ("train:\n  batch_size: " + "7" * 5001 + "\n", "holds a value that cannot be read (Exceeds the limit"),
     ("train:\n  batch_size: " + "7" * 400 + "\n", "train.batch_size=1329-bit integer is out of range"),
     ("workload:\n  name: 2024-13-45\n", "holds a value that cannot be read (month must be in 1..12)"),
-    ("dist:\n  timeout_s: .inf\n", "dist.timeout_s=inf is not a finite number; example: dist.timeout_s=0.001"),
+    ("dist:\n  timeout_s: .inf\n",
+     "dist.timeout_s=inf is not a finite number; example line: 'dist: {timeout_s: 0.001}'"),
     ("dist:\n  timeout_s: 1.0e+400\n", "dist.timeout_s=inf is not a finite number"),
     ("optim:\n  grad_clip: .nan\n", "optim.grad_clip=nan is not a finite number"),
     ("dist:\n  timeout_s: " + "9" * 400 + "\n", "dist.timeout_s="),

@@ -46,7 +46,7 @@ def test_filling_a_mirror_downloads_checks_and_then_skips_what_is_there(tmp_path
     mirror = tmp_path / "mirror"
     assert fill_mirror([source], mirror) == ["pkg-1.0.tar.gz"]
     assert fill_mirror([source], mirror) == []
-    check_mirror([source], mirror)
+    check_mirror([source], mirror, "x86_64")
 
 
 def test_a_download_with_another_checksum_is_refused_and_not_kept(tmp_path):
@@ -60,15 +60,15 @@ def test_a_download_with_another_checksum_is_refused_and_not_kept(tmp_path):
 def test_an_incomplete_or_altered_mirror_names_the_file_and_the_fix(tmp_path):
     source = served(tmp_path, b"archive bytes")
     with pytest.raises(UsageError, match=r"has no pkg-1\.0\.tar\.gz; fill it with 'make sources SOURCES="):
-        check_mirror([source], tmp_path)
+        check_mirror([source], tmp_path, "x86_64")
     (tmp_path / "pkg-1.0.tar.gz").write_bytes(b"other bytes")
     with pytest.raises(UsageError, match="PKG_SHA256="):
-        check_mirror([source], tmp_path)
+        check_mirror([source], tmp_path, "x86_64")
 
 
-def check_before_an_offline_build(mirror: Path) -> subprocess.CompletedProcess[str]:
+def check_before_an_offline_build(mirror: Path, flavour: str = "x86_64") -> subprocess.CompletedProcess[str]:
     """What `make image SOURCES=MIRROR` runs before Apptainer starts."""
-    return subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", "x86_64",
+    return subprocess.run([sys.executable, "-m", "imagetool", "sources", "--check", "--arch", flavour,
                            "--mirror", str(mirror)], cwd=REPO, capture_output=True, text=True, timeout=60,
                           env={"PYTHONPATH": f"{REPO / 'containers'}:{REPO}", "PATH": "/usr/bin:/bin"})
 
@@ -77,6 +77,16 @@ def test_the_check_before_an_offline_build_exits_2_in_one_line(tmp_path):
     result = check_before_an_offline_build(tmp_path)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "has no libfabric-v1.22.0.tar.gz" in result.stderr
+
+
+@pytest.mark.parametrize(("flavour", "arch"), [("aarch64", "aarch64"), ("ngc-twin-aarch64", "aarch64"),
+                                               ("x86_64", "x86_64")])
+def test_the_remedy_for_an_empty_mirror_gathers_for_the_architecture_it_was_checked_for(tmp_path, flavour, arch):
+    """Run on an x86_64 workstation, `make sources` without ARCH gathers x86_64's flavours: the remedy for an aarch64
+    mirror that said so left it as empty as before."""
+    result = check_before_an_offline_build(tmp_path, flavour)
+    assert result.returncode == 2, result.stderr
+    assert f"'make sources SOURCES={tmp_path} ARCH={arch}'" in result.stderr, result.stderr
 
 
 def test_an_offline_build_needs_the_distribution_packages_make_sources_gathered_from_its_base(tmp_path):
@@ -131,19 +141,20 @@ def a_mirror(tmp_path: Path) -> Path:
                                                  ("debs-x86_64/numactl_2.0.16-1_amd64.deb", 0o666)])
 def test_a_mirror_other_users_can_write_is_refused(tmp_path, writable, mode):
     mirror = a_mirror(tmp_path)
-    check_mirror_owners(mirror)
+    check_mirror_owners(mirror, "x86_64")
     (mirror / writable).chmod(mode)
     with pytest.raises(UsageError, match=rf"{re.escape(str(mirror / writable).rstrip('/'))} .*writable by other "
                                          rf"users \(mode {mode:04o}\).*chmod -R go-w"):
-        check_mirror_owners(mirror)
+        check_mirror_owners(mirror, "x86_64")
 
 
 def test_a_mirror_in_a_directory_other_users_can_write_is_refused(tmp_path):
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared").chmod(0o777)  # not sticky: anyone can rename mirror/ and put theirs in its place
     mirror = a_mirror(tmp_path / "shared")
-    with pytest.raises(UsageError, match=r"lies in .*shared, which other users can write.*make sources SOURCES="):
-        check_mirror_owners(mirror)
+    with pytest.raises(UsageError,
+                       match=r"lies in .*shared, which other users can write.*make sources SOURCES=\S+ ARCH=x86_64"):
+        check_mirror_owners(mirror, "x86_64")
 
 
 @pytest.mark.root
@@ -153,7 +164,7 @@ def test_a_file_another_user_owns_in_the_mirror_is_refused(tmp_path):
     os.chown(deb, 65534, 65534)  # nobody's: it can rewrite the file whatever its mode
     with pytest.raises(UsageError, match=r"numactl_2\.0\.16-1_amd64\.deb in the source mirror belongs to another "
                                          r"user \(uid 65534\)"):
-        check_mirror_owners(mirror)
+        check_mirror_owners(mirror, "x86_64")
 
 
 @pytest.mark.root
@@ -162,7 +173,7 @@ def test_a_mirror_in_a_directory_another_user_owns_is_refused(tmp_path):
     mirror = a_mirror(tmp_path / "theirs")
     os.chown(tmp_path / "theirs", 65534, 65534)  # nobody's: it can rename mirror/ and put its own there
     with pytest.raises(UsageError, match=r"lies in .*theirs, which belongs to another user \(uid 65534\)"):
-        check_mirror_owners(mirror)
+        check_mirror_owners(mirror, "x86_64")
 
 
 def test_the_check_before_an_offline_build_refuses_a_mirror_others_can_write_in_one_line(tmp_path):

@@ -92,7 +92,8 @@ def test_a_mirror_is_filled_and_checked_under_python_3_6_from_local_archives(tmp
     driver = ("import sys; from pathlib import Path; from imagetool.sources import Source, fill_mirror, check_mirror\n"
               "import hashlib; path = Path(sys.argv[1]); mirror = Path(sys.argv[2])\n"
               "source = Source('PKG', path.as_uri(), hashlib.sha256(path.read_bytes()).hexdigest(), 'pkg-1.tar.gz')\n"
-              "print(fill_mirror([source], mirror), fill_mirror([source], mirror)); check_mirror([source], mirror)\n")
+              "print(fill_mirror([source], mirror), fill_mirror([source], mirror))\n"
+              "check_mirror([source], mirror, 'x86_64')\n")
     env = {**clean_env(), "PYTHONPATH": f"{REPO / 'containers'}:{REPO}"}
     result = subprocess.run([python, "-S", "-c", driver, str(origin / "pkg.tar.gz"), str(tmp_path / "mirror")],
                             env=env, capture_output=True, text=True, timeout=60, check=False)

@@ -157,6 +157,57 @@ def test_the_model_sizes_the_help_and_the_docs_give_are_the_real_ones() -> None:
                     f"{where} says {preset} has {claimed}M parameters; it has {real[preset]:.2f}M")
 
 
+def test_the_exit_codes_of_app_check_its_help_and_its_page_list_are_the_ones_it_ends_with() -> None:
+    """--help's and docs/check.md's codes are those app.check can end with: a pass, a traceback, one per stage of
+    the report (report.STAGES), a tampered store, an interrupt; not app.diagnose's or the trainer's own."""
+    from app.check.report import STAGES
+    from app.host.common import exitcodes
+
+    helped = subprocess.run([sys.executable, "-m", "app.check", "--help"], cwd=REPO, capture_output=True,
+                            text=True, timeout=120).stdout
+    listed = helped.split("\nexit codes:\n", 1)[1]
+    in_help = [int(code) for code in re.findall(r"^ +(\d+) ", listed, re.M)]
+    page = section((DOCS / "check.md").read_text(), "Exit codes")
+    on_page = [int(row[0]) for row in table_rows(page, "| code |")]
+    ends_with = {exitcodes.OK, exitcodes.INTERNAL, *STAGES.values(), exitcodes.STORE, exitcodes.INTERRUPTED}
+    assert sorted(in_help) == sorted(ends_with), helped
+    assert sorted(on_page) == sorted(ends_with), page
+
+
+def test_the_sealed_store_helper_your_script_md_names_imports_in_the_image_without_the_checkout() -> None:
+    """The page's `from MODULE import NAME` is in the app wheel the image installs, and the job puts no checkout on
+    PYTHONPATH for a script of your own: the image's copy is the one such a script imports."""
+    from imagetool.appwheel import read_project
+
+    from app.host.launch.import_path import import_path_env
+
+    page = section((DOCS / "your-script.md").read_text(), "The store your process group meets through")
+    module, name = re.search(r"^ +from (app\.[\w.]+) import (\w+)$", page, re.M).groups()
+    wheel = read_project(REPO).files
+    assert module.replace(".", "/") + ".py" in wheel, sorted(wheel)
+    assert re.search(rf"^def {name}\(", wheel[module.replace(".", "/") + ".py"].read_text(), re.M)
+    assert import_path_env("script", str(REPO), {"PYTHONPATH": "/elsewhere"}, lambda line: None) == []
+
+
+def test_your_script_md_names_every_file_the_job_scripts_keep_in_run_dir(tmp_path: Path) -> None:
+    """A script of your own must not use these names: the page lists each one the job's code makes there (the stop
+    request and its nodes' codes, the flight recorder's dumps, DeepSpeed's hostfile, ...)."""
+    from app.host.launch.fabric import flight_recorder_defaults
+    from app.host.launch.step import fresh_stop_file
+
+    fresh_stop_file(str(tmp_path / ".stop-requested"))
+    made = [path.name + "/" * path.is_dir() for path in tmp_path.iterdir()]
+    dumps = [Path(value).name + "*" for name, value, _ in flight_recorder_defaults(str(tmp_path))
+             if name == "TORCH_FR_DUMP_TEMP_FILE"]
+    page = " ".join((DOCS / "your-script.md").read_text().split())
+    listed = re.search(r"The job scripts keep a few files of their own there: (.+?); use other names", page)
+    assert listed, "docs/your-script.md no longer lists the job scripts' files in RUN_DIR"
+    names = re.findall(r"`([^`]+)`", listed.group(1))
+    for name in [*made, *dumps, ".stop-requested", "hostfile", "preflight.json", "nodes-to-exclude.txt",
+                 "history.jsonl"]:
+        assert name in names, f"{name} is missing from {names}"
+
+
 def test_the_pages_app_diagnose_points_to_hold_the_tables_it_names() -> None:
     """A fix that sends the reader to a page's symptom table names a page that has one."""
     from app.host.diagnose.causes import CAUSES

@@ -1,8 +1,8 @@
 """The job's RUN_DIR/hostfile for users of the `deepspeed` launcher (app/host/launch/job.py Job.deepspeed_hostfile).
 
 MareNostrum 5's guide (seed 000) builds a hostfile from `scontrol show hostnames` alone; DeepSpeed's launcher
-reads `NODE slots=N` lines, and refuses a line without slots=. The job scripts write it for every Slurm job;
-DeepSpeed's own parser is the judge here.
+reads `NODE slots=N` lines, and refuses a line without slots=. The job scripts write it for every job, Slurm and
+PBS alike; DeepSpeed's own parser is the judge here.
 """
 
 from __future__ import annotations
@@ -28,6 +28,13 @@ def test_the_hostfile_has_one_line_per_node_with_its_processes_as_slots(tmp_path
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "hostfile").read_text() == "gpu01 slots=4\ngpu02 slots=4\ngpu10 slots=4\n"
     assert f"wrote {tmp_path}/hostfile for the deepspeed launcher (3 node(s) x 4 slot(s))" in result.stdout
+
+
+def test_a_pbs_job_writes_it_too_in_its_run_dir(tmp_path: Path) -> None:
+    """docs/deepspeed.md says every job writes $RUN_DIR/hostfile, not only a Slurm job."""
+    result = write_hostfile(tmp_path, ["x1000c0s0b0n0", "x1000c0s0b0n1"], 4, "pbs")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "hostfile").read_text() == "x1000c0s0b0n0 slots=4\nx1000c0s0b0n1 slots=4\n"
 
 
 def test_deepspeeds_own_launcher_reads_it_as_the_jobs_nodes_and_slots(tmp_path: Path) -> None:

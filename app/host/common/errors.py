@@ -56,7 +56,7 @@ def exits_cleanly(main: F) -> F:
             return err.exit_code
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr, flush=True)
-            return 130
+            return exitcodes.INTERRUPTED
 
     return wrapper  # type: ignore[return-value]
 

@@ -31,6 +31,8 @@ STORAGE = 9
 STORE = 10
 #: Stopped by SIGTERM/SIGUSR1/SIGINT after writing a snapshot: requeue the job and it resumes (EX_TEMPFAIL).
 PREEMPTED = 75
+#: Ctrl-C (SIGINT) where nothing else handles it: the shell's 128 + SIGINT (`errors.exits_cleanly`).
+INTERRUPTED = 130
 
 DESCRIPTIONS = {
     OK: "success",
@@ -45,4 +47,5 @@ DESCRIPTIONS = {
     STORAGE: "a file could not be written: no space, quota or I/O error of its file system",
     STORE: "the job's store was tampered with or is unreachable; stopped without acting on it",
     PREEMPTED: "stopped by a signal after writing a snapshot; requeue to resume",
+    INTERRUPTED: "interrupted (Ctrl-C)",
 }
