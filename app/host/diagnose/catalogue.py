@@ -55,7 +55,9 @@ the rendezvous, a job that ran on one node only) and what to run next there, nev
 
 Exit codes: 0 a cause was recognised; 8 the logs were read and no cause in them was recognised (a layer
 verdict may still say where to look; send us the log); 2 a log could not be read (missing, unreadable, a
-directory without logs: one line says which).
+run directory another user keeps private, a directory without logs: one line says which and what to do; for
+another user's run at mode 700, that its owner can open it to your group, or that you give the log files you
+can read); 141 whatever read its output stopped reading (`| head`), as the shell reports for any program.
 """
 
 

@@ -5,7 +5,7 @@ matplotlib (pip install 'app[plot]'); without it the text comes alone, with that
 run directory you may read but not write (a colleague's, shared with RUN_DIR_MODE=750) gets it, and one line
 saying why no picture was written and that --png PATH puts it elsewhere.
 Exit codes: 0 done; 2 not a run directory, one you may not read, or a --png PATH that cannot be written (checked
-before the run is read).
+before the run is read); 141 whatever read its output stopped reading (`| head`).
 """
 
 import argparse
