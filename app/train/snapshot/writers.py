@@ -19,8 +19,9 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -141,24 +142,25 @@ class ErrnoKeepingWriter(FileSystemWriter):
         self.reset(path)  # as DCP's own setup does (torch/distributed/checkpoint/_storage_utils.py)
 
     def write_data(self, plan: SavePlan, planner: SavePlanner) -> Future[list[WriteResult]]:
-        try:
+        with the_file_systems_error():
             return super().write_data(plan, planner)
-        except Exception as err:
-            raise the_file_systems_error(err) from None
 
     def finish(self, metadata: Metadata, results: list[list[WriteResult]]) -> None:
-        try:
+        with the_file_systems_error():
             super().finish(metadata, results)
-        except Exception as err:
-            raise the_file_systems_error(err) from None
 
 
-def the_file_systems_error(err: Exception) -> Exception:
-    """The OSError behind `err`, as a new one that pickles whole (errno, message, file name); else `err`."""
-    cause = os_error_in(err)
-    if cause is None:
-        return err
-    return OSError(cause.errno, cause.strerror, cause.filename)
+@contextmanager
+def the_file_systems_error() -> Iterator[None]:
+    """Raise the OSError behind what the block raised, as a new one that pickles whole (errno, message, file name);
+    anything else unchanged, with its context (a bug shows its whole traceback)."""
+    try:
+        yield
+    except Exception as err:
+        cause = os_error_in(err)
+        if cause is None:
+            raise
+        raise OSError(cause.errno, cause.strerror, cause.filename) from None
 
 
 def _barrier() -> None:
