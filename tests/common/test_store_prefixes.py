@@ -120,7 +120,11 @@ def test_rank_0_whose_follower_stopped_on_a_forged_attempt_number_stops_for_the_
     with ThreadPoolExecutor(1) as pool:
         leader = pool.submit(open_store, detect_environment(agent_rank_env(server, 0)), timeout_s=5)
         published = client(server)
+        deadline = time.monotonic() + 60
         while not any(key.endswith(attempts.CURRENT) for key in published.list_keys()):
+            if leader.done():  # ended before it published: its own error, not a wait without end
+                raise AssertionError(f"rank 0 ended before it published the attempt: {leader.result()!r}")
+            assert time.monotonic() < deadline, "rank 0 did not publish the attempt within 60 s"
             time.sleep(0.01)
         prefixed(SignedStore(client(server), "another user's secret"), "app/").set(attempts.CURRENT, "7")
         with pytest.raises(StoreTampered, match="authentication fails"):
