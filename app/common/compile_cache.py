@@ -14,6 +14,8 @@ So, before anything compiles: a TORCHINDUCTOR_CACHE_DIR or TRITON_CACHE_DIR you 
 yours and no one else can write it (created 0700 when missing); unset, torch's default place is used only when
 it is yours (created 0700 here first, so torch finds it made), and when someone else holds it the process
 takes a fresh private temporary directory (TMPDIR, so every cache torch derives from it moves there) and says so.
+Each of these must also lie where no one else can rename it or a directory above it (a TMPDIR in a group's
+project directory: a member renames the cache away and puts theirs in its place), else the run stops in one line.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 
-from app.host.common.private_dir import ensure_private_dir, why_not_private
+from app.host.common.errors import UsageError
+from app.host.common.private_dir import ensure_private_dir, why_new_entries_unsafe, why_not_private
 
 INDUCTOR, TRITON = "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"
 #: What another user's cache directory could hold (for the one-line messages)
@@ -44,26 +47,39 @@ def torch_default_cache_dir() -> Path:
 
 def private_compile_caches(environ: MutableMapping[str, str] = os.environ) -> list[str]:
     """Point torch.compile's caches at directories only this user can write (see the module's docstring); the
-    lines to log. A cache directory you set that someone else owns or can write raises UsageError."""
+    lines to log. A cache directory you set, or a temporary directory, that someone else owns or can write, or
+    that lies where someone else can rename it, raises UsageError."""
     said = []
     for name in (INDUCTOR, TRITON):
         if environ.get(name):
-            ensure_private_dir(Path(environ[name]), name, example=f"$HOME/.cache/{name.lower()}", planted=PLANTED)
+            ensure_private_dir(Path(environ[name]), name, example=f"$HOME/.cache/{name.lower()}", planted=PLANTED,
+                               parents=True)
             said.append(f"compile cache: {name}={environ[name]} (set by you; yours alone)")
     if environ.get(INDUCTOR):
         return said
     default = torch_default_cache_dir()
+    _check_temporary_directory(default)
     why = why_not_private(default, PLANTED) if os.path.lexists(default) else None
     if why is None:
-        ensure_private_dir(default, INDUCTOR, example="$HOME/.cache/torchinductor", planted=PLANTED)
+        ensure_private_dir(default, INDUCTOR, example="$HOME/.cache/torchinductor", planted=PLANTED, parents=True)
         environ[INDUCTOR] = str(default)
         return [*said, f"compile cache: {INDUCTOR}={default} (yours alone)"]
-    fresh = tempfile.mkdtemp(prefix="ddp-tmp-")  # 0700, at a name no one can guess
+    fresh = tempfile.mkdtemp(prefix="ddp-tmp-")  # 0700, at a name no one can guess, where no one else renames it
     environ["TMPDIR"] = fresh
     tempfile.tempdir = None  # gettempdir() reads TMPDIR again
     inductor = torch_default_cache_dir()
-    ensure_private_dir(inductor, INDUCTOR, example="$HOME/.cache/torchinductor", planted=PLANTED)
+    ensure_private_dir(inductor, INDUCTOR, example="$HOME/.cache/torchinductor", planted=PLANTED, parents=True)
     environ[INDUCTOR] = str(inductor)
     return [*said, f"warning: the compile cache's usual place {default} {why}: not used; this run compiles "
                    f"into {inductor} (and its temporary files into TMPDIR={fresh}); remove the other one, or "
                    f"set {INDUCTOR} to a directory of yours"]
+
+
+def _check_temporary_directory(default: Path) -> None:
+    """UsageError unless what this user makes in the temporary directory (torch's cache, or a fresh one in its
+    place) no one else can rename: a TMPDIR in a group's project directory would let a member swap the cache."""
+    why = why_new_entries_unsafe(default.parent, default.name)
+    if why is not None:
+        raise UsageError(f"TMPDIR={str(default.parent)!r}: torch.compile's cache {default} {why}, and torch loads "
+                         f"the compiled code it finds there as you; set TMPDIR (or {INDUCTOR}) to a directory only "
+                         f"you can write, example: TMPDIR=$HOME/tmp")

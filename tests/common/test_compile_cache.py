@@ -86,6 +86,38 @@ def test_a_cache_directory_you_name_that_another_user_can_write_is_refused(share
     assert f"UsageError: {name}='{planted}' belongs to another user" in result.stderr
 
 
+@pytest.mark.parametrize("name", ["TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"])
+def test_a_cache_directory_you_name_in_a_directory_your_group_can_write_is_refused(group_project, name):
+    # Yours and 0700, but in a directory a group member can write: they rename it away and put theirs in its place
+    cache = group_project / "cache"
+    cache.mkdir(mode=0o700)
+    env = clean_env(**{name: str(cache)})
+    result = subprocess.run([sys.executable, "-c", RESOLVE], env=env, cwd=REPO, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode != 0
+    assert (f"UsageError: {name}='{cache}' lies in {group_project}, which other users can write (mode 2775): they "
+            "can rename cache/ and make their own in its place") in result.stderr
+
+
+def test_a_temporary_directory_in_a_directory_your_group_can_write_stops_the_trainer_in_one_line(group_project,
+                                                                                                  tmp_path):
+    # TMPDIR yours and 0700, in the group's project directory: torch's cache would be made in it, where a member
+    # swapped it for theirs after the first compiled run and had their code run in the next
+    temporary = group_project / "tmp"
+    temporary.mkdir(mode=0o700)
+    env = clean_env(TMPDIR=str(temporary))
+    env.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    command = [sys.executable, "-m", "app.train", "--config", "demo", "train.max_steps=1", f"run.dir={tmp_path / 'run'}"]
+    result = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.splitlines()[-1] == (
+        f"error: TMPDIR='{temporary}': torch.compile's cache {temporary / 'torchinductor_root'} lies in "
+        f"{group_project}, which other users can write (mode 2775): they can rename tmp/ and make their own in its "
+        "place, and torch loads the compiled code it finds there as you; set TMPDIR (or TORCHINDUCTOR_CACHE_DIR) "
+        "to a directory only you can write, example: TMPDIR=$HOME/tmp")
+    assert not (temporary / "torchinductor_root").exists()
+
+
 @pytest.mark.skipif(not os.environ.get("APP_COMPILE_PROOF"),
                     reason="a compiled CPU run takes 30-120 s: APP_COMPILE_PROOF=1 (nox -s proofs) runs it")
 def test_a_compiled_training_run_writes_and_reads_nothing_in_another_users_cache_directory(shared_tmp, tmp_path):

@@ -58,14 +58,15 @@ def _unmapped_owner() -> "tuple[int, ...]":
         return ()
 
 
-def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> Optional[str]:
+def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None, new: bool = False) -> Optional[str]:
     """None when no user but this one (and root) can rename `directory` or any directory above it, else which
     parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
     place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
     in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
     links lead to are checked. `trusted`: the owners trusted instead of this user and root (the image build's
     mirror also trusts the checkout's owner). What does not exist yet is skipped: whoever makes it later is this
-    user, so the path can be checked before anything on it is made."""
+    user, so the path can be checked before anything on it is made; with `new`, `directory` itself counts as not
+    made yet, whoever holds its name now."""
     trusted = {os.geteuid(), 0, *_unmapped_owner()} if trusted is None else trusted
     absolute = Path(os.path.abspath(directory))
     for path in (absolute, Path(os.path.realpath(directory))):
@@ -83,10 +84,17 @@ def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None) -> O
             if not info.st_mode & stat.S_ISVTX:
                 return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
                         "make their own in its place")
-            if _owner(child) not in trusted:  # root's own, like the parents it owns, is trusted
+            if not (new and child == path) and _owner(child) not in trusted:  # root's own is trusted, as its parents
                 return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
                         "what is in it")
     return None
+
+
+def why_new_entries_unsafe(directory: Path, entry: str) -> Optional[str]:
+    """None when an entry named `entry` that this user makes in `directory` (a temporary directory, where a cache of
+    this user's is made next) no one but this user and root can rename or replace: `why_parents_unsafe` for it,
+    whoever holds that name there now (that is for the caller to judge)."""
+    return why_parents_unsafe(directory / entry, new=True)
 
 
 def _owner(path: Path) -> int:
