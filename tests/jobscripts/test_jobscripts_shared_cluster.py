@@ -15,7 +15,14 @@ import pytest
 
 from app.host.common.errors import UsageError
 from app.host.launch.binds import container_binds
-from tests.fixtures.other_user import needs_other_user, other_uid, runs_swapped_by_the_other_user, write_as_other_user
+from tests.fixtures.other_user import (
+    as_other_user,
+    needs_other_user,
+    other_uid,
+    reachable_tmp,
+    runs_swapped_by_the_other_user,
+    write_as_other_user,
+)
 from tests.host.launch.job_parts import REPO, Ran, job_parts
 from tests.jobscripts.test_jobscripts_pbs import pbs_job, pbsdsh_launcher, through_pbsdsh  # noqa: F401  (a fixture)
 from tests.trainer_runs import free_port
@@ -223,3 +230,65 @@ def test_a_run_dir_in_a_runs_directory_another_user_swapped_in_is_refused_in_one
     assert f"{theirs}, which belongs to another user (uid {other_uid()})" in line, line
     assert "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
     assert [path for path in theirs.rglob("*") if not path.is_dir()] == [], "the job wrote in the other user's runs/"
+
+
+def image_plan(env: dict[str, str], submit_dir: Path, bin_dir: Path) -> Ran:
+    """The container part of a job submitted from SUBMIT_DIR (IMAGE unset: its app.sif), with a stand-in apptainer
+    that says the image is x86_64."""
+    bin_dir.mkdir(exist_ok=True)
+    stub = bin_dir / "apptainer"
+    stub.write_text("#!/bin/sh\n[ \"$1\" = inspect ] && echo 'app.arch: x86_64'\nexit 0\n")
+    stub.chmod(0o755)
+    return job_parts(["container"], {"FABRIC": "none", "DDP_NODE_ARCH": "x86_64", "PATH": f"{bin_dir}:/usr/bin:/bin",
+                                     **env}, cwd=submit_dir, submit_dir=str(submit_dir))
+
+
+@needs_other_user
+def test_an_image_a_group_member_planted_in_the_submit_directory_is_refused_before_any_step(group_project: Path,
+                                                                                          tmp_path: Path) -> None:
+    # The default IMAGE, ./app.sif in a submit directory the group can write: a member's image ran in every step
+    write_as_other_user(group_project / "app.sif", b"their image")
+    result = image_plan({"RUN_DIR": str(tmp_path / "run")}, group_project, tmp_path / "bin")
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert (f"IMAGE='{group_project}/app.sif' lies in {group_project}, which other users can write (mode 2775): they "
+            "can rename app.sif and make their own in its place: an image they put there would run as you in every "
+            "step; keep it where only you can write, e.g. mkdir -m 700 $HOME/images && cp "
+            f"{group_project}/app.sif $HOME/images/ and IMAGE=$HOME/images/app.sif") in line, line
+
+
+def test_an_image_others_can_write_is_refused(tmp_path: Path) -> None:
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"an image")
+    image.chmod(0o666)
+    result = image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"IMAGE='{image}' is writable by other users (mode 0666): an image they put there" in result.stderr
+
+
+@needs_other_user
+def test_an_image_another_user_keeps_in_a_directory_only_they_write_runs_and_the_log_names_its_owner(
+        tmp_path: Path) -> None:
+    # A site's or a colleague's image: only its owner can change it, as with software they install
+    theirs = reachable_tmp()
+    try:
+        (theirs / "images").mkdir(mode=0o755)
+        os.chown(theirs / "images", other_uid(), -1)
+        write_as_other_user(theirs / "images" / "app.sif", b"their image")
+        as_other_user("chmod", "0644", str(theirs / "images" / "app.sif"))
+        result = image_plan({"IMAGE": str(theirs / "images" / "app.sif"), "RUN_DIR": str(tmp_path / "run")}, tmp_path,
+                            tmp_path / "bin")
+    finally:
+        subprocess.run(["rm", "-rf", str(theirs)], check=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (f"IMAGE {theirs}/images/app.sif belongs to ddpuser (uid {other_uid()}): the job runs what its owner puts "
+            "there") in result.stdout
+
+
+def test_your_own_image_in_a_directory_only_you_write_is_run_without_a_word(tmp_path: Path) -> None:
+    image = tmp_path / "app.sif"
+    image.write_bytes(b"an image")
+    image.chmod(0o644)
+    result = image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "IMAGE" not in result.stdout.replace("IMAGE=", "")

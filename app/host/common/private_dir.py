@@ -58,6 +58,12 @@ def _unmapped_owner() -> "tuple[int, ...]":
         return ()
 
 
+def trusted_owners() -> Set[int]:
+    """The owners whose directories this user trusts as its own: this user, root, and inside a user namespace the
+    unmapped owner (`_unmapped_owner`)."""
+    return {os.geteuid(), 0, *_unmapped_owner()}
+
+
 def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None, new: bool = False) -> Optional[str]:
     """None when no user but this one (and root) can rename `directory` or any directory above it, else which
     parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
@@ -67,7 +73,7 @@ def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None, new:
     mirror also trusts the checkout's owner). What does not exist yet is skipped: whoever makes it later is this
     user, so the path can be checked before anything on it is made; with `new`, `directory` itself counts as not
     made yet, whoever holds its name now."""
-    trusted = {os.geteuid(), 0, *_unmapped_owner()} if trusted is None else trusted
+    trusted = trusted_owners() if trusted is None else trusted
     absolute = Path(os.path.abspath(directory))
     for path in (absolute, Path(os.path.realpath(directory))):
         for parent, child in zip(path.parents, [path, *path.parents]):
@@ -82,7 +88,8 @@ def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None, new:
                 continue
             mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
             if not info.st_mode & stat.S_ISVTX:
-                return (f"lies in {parent}, which other users can write ({mode}): they can rename {child.name}/ and "
+                name = child.name if os.path.lexists(child) and not os.path.isdir(child) else child.name + "/"
+                return (f"lies in {parent}, which other users can write ({mode}): they can rename {name} and "
                         "make their own in its place")
             if not (new and child == path) and _owner(child) not in trusted:  # root's own is trusted, as its parents
                 return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "

@@ -25,6 +25,7 @@ from typing import List, Mapping, NamedTuple, Optional, Sequence
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
+from app.host.common.private_dir import why_parents_unsafe
 from app.host.launch.image_signature import is_signed_by_keyring, verify
 from app.host.launch.oci_registry import Reference, Unreachable, is_registry_image, parse_reference, registry_for
 
@@ -65,6 +66,10 @@ def cache_dir(path: Path) -> Path:
         raise UsageError(f"cannot create the image cache {path}: {error.strerror}; set IMAGE_CACHE to a directory "
                          "you can write") from None
     _owned(path)
+    why = why_parents_unsafe(path)  # a directory above it that others can write lets them swap the whole cache
+    if why is not None:
+        raise UsageError(f"IMAGE_CACHE={str(path)!r} {why}: an image they put there would run as you; set "
+                         "IMAGE_CACHE to a directory only you can write, e.g. IMAGE_CACHE=$HOME/.cache/app-images")
     return path
 
 

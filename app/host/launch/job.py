@@ -34,6 +34,7 @@ from app.host.launch.fabric import check_fabric, detect_fabric, flight_recorder_
 from app.host.launch.finish import ending
 from app.host.launch.gpus import processes_per_node
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
+from app.host.launch.image_file import check_image_file
 from app.host.launch.image_registry import resolve as resolve_image
 from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
 from app.host.launch.knobs import NAMES, JobContext, check_site, resolve
@@ -276,6 +277,8 @@ class Job:
                 self.log(said)
         argv = list(plan.argv)
         if k["IMAGE"] != "none" and os.path.isfile(k["IMAGE"]):
+            for line in check_image_file(k["IMAGE"]):  # only its owner may be able to replace what every step runs
+                self.log(line)
             check_image_arch(plan.runtime, k["IMAGE"], os.environ)
         if argv and kind == "nccl-tests":
             argv = ["/bin/sh", "-c", shell_text("app/host/launch/pmix_binds.sh"), "ddp-pmix-binds",

@@ -73,6 +73,19 @@ def test_a_cache_or_keyring_other_users_can_write_is_refused(tmp_path):
         check_keyring_owned({"APPTAINER_KEYSDIR": str(shared)})
 
 
+def test_a_cache_in_a_directory_others_can_write_is_refused_before_anything_is_pulled(tmp_path):
+    # Yours and 0755, but a group member who can write the directory above renames it and puts their own in its place
+    project = tmp_path / "project"
+    project.mkdir()
+    project.chmod(0o2775)
+    with pytest.raises(UsageError) as refused:
+        cache_dir(project / "images")
+    assert str(refused.value) == (
+        f"IMAGE_CACHE='{project / 'images'}' lies in {project}, which other users can write (mode 2775): they can "
+        "rename images/ and make their own in its place: an image they put there would run as you; set IMAGE_CACHE "
+        "to a directory only you can write, e.g. IMAGE_CACHE=$HOME/.cache/app-images")
+
+
 class TokenRegistry(BaseHTTPRequestHandler):
     """A registry that wants a Bearer token, which its /token endpoint gives for Basic user:secret only (as
     Harbor and GitLab do), serving one SIF under group/app:1."""
