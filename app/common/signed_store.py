@@ -281,20 +281,24 @@ def sign(store: dist.Store, secret: str, scope: str = "") -> dist.Store:
     return SignedStore(store, secret, scope=scope) if secret else store
 
 
-def init_process_group(backend: str | None = None, timeout: timedelta = timedelta(minutes=10), **kwargs) -> None:
+def init_process_group(backend: str | None = None, init_method: str | None = None, timeout: timedelta | None = None,
+                       world_size: int = -1, rank: int = -1, store: dist.Store | None = None, **kwargs) -> None:
     """`torch.distributed.init_process_group()` (env://) for your own script under the job scripts, with every
-    value of the store sealed by the job's secret: the one call docs/your-script.md names. It meets where env://
-    would (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE; torchrun's agent serves the store, or rank 0 does under
-    LAUNCH=srun). Without DDP_STORE_SECRET (a launch without the job scripts) it is torch's own call."""
+    value of the store sealed by the job's secret: the one call docs/your-script.md names. Its arguments are torch's,
+    in torch's order. It meets where env:// would (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE; torchrun's agent
+    serves the store, or rank 0 does under LAUNCH=srun). Without DDP_STORE_SECRET (a launch without the job scripts)
+    it is torch's own call. With it, an `init_method` other than env://, a `store`, or a `rank`/`world_size` other
+    than the environment's are refused (ValueError, one line): each would meet elsewhere than the sealed store."""
     secret = os.environ.get("DDP_STORE_SECRET", "")
     if not secret:
-        dist.init_process_group(backend, timeout=timeout, **kwargs)
+        dist.init_process_group(backend, init_method, timeout, world_size, rank, store, **kwargs)
         return
-    rank, world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    rank, world_size = _as_in_the_environment(init_method, store, rank, world_size)
+    timeout = timedelta(minutes=10) if timeout is None else timeout
     serve = rank == 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True"
-    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size, serve,
-                          timeout=timeout, wait_for_workers=False)
-    sealed = SignedStore(store, secret, scope=os.environ.get("TORCHELASTIC_RUN_ID", ""))  # as store_scope()
+    root = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size, serve,
+                         timeout=timeout, wait_for_workers=False)
+    sealed = SignedStore(root, secret, scope=os.environ.get("TORCHELASTIC_RUN_ID", ""))  # as store_scope()
     try:
         dist.init_process_group(backend, store=dist.PrefixStore("user/", sealed), rank=rank, world_size=world_size,
                                 timeout=timeout, **kwargs)
@@ -302,6 +306,27 @@ def init_process_group(backend: str | None = None, timeout: timedelta = timedelt
         if tampering_seen():  # torch wrapped it: the cause is the tampering
             raise StoreTampered(tampering_seen()) from None
         raise
+
+
+def _as_in_the_environment(init_method: str | None, store: dist.Store | None, rank: int,
+                           world_size: int) -> tuple[int, int]:
+    """The rank and world size env:// gives (RANK, WORLD_SIZE), after checking that the arguments torch's call
+    accepts ask for nothing else; ValueError in one line otherwise."""
+    where = "app.common.signed_store.init_process_group"
+    if init_method not in (None, "env://"):
+        raise ValueError(f"{where}: init_method={init_method!r}: the sealed store meets through env:// (MASTER_ADDR, "
+                         "MASTER_PORT), which the job scripts set; drop init_method, e.g. init_process_group(\"nccl\")")
+    if store is not None:
+        raise ValueError(f"{where}: store= given: the call makes the job's sealed store itself; drop store, e.g. "
+                         "init_process_group(\"nccl\")")
+    given = {"rank": (rank, int(os.environ["RANK"])), "world_size": (world_size, int(os.environ["WORLD_SIZE"]))}
+    for name, (value, from_environment) in given.items():
+        if value not in (-1, None, from_environment):
+            variable = name.upper()
+            raise ValueError(f"{where}: {name}={value}, but the launcher made this process {variable}="
+                             f"{from_environment}; drop {name} (env:// reads {variable}), e.g. "
+                             "init_process_group(\"nccl\")")
+    return given["rank"][1], given["world_size"][1]
 
 
 def mark_tampered(store: dist.Store) -> None:

@@ -113,7 +113,7 @@ import os
 from datetime import timedelta
 import torch, torch.distributed as dist
 from app.common.signed_store import init_process_group
-init_process_group("gloo")
+INIT
 total = torch.ones(1) * (dist.get_rank() + 1)
 dist.all_reduce(total)
 dist.barrier()
@@ -128,22 +128,60 @@ dist.destroy_process_group()
 """
 
 
-@pytest.mark.slow  # two interpreters importing torch (about 15 s)
-def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_keys_sealed(tmp_path) -> None:
+@pytest.mark.slow  # two interpreters importing torch (about 15 s each)
+@pytest.mark.parametrize("call", [
+    'init_process_group("gloo")',
+    # How scripts write torch's own call: each failed under the job scripts alone (a second store, or rank twice)
+    'init_process_group(backend="gloo", init_method="env://")',
+    'init_process_group("gloo", "env://", rank=int(os.environ["RANK"]), world_size=int(os.environ["WORLD_SIZE"]))',
+])
+def test_a_users_own_script_that_calls_the_named_helper_gets_its_process_group_keys_sealed(tmp_path, call) -> None:
     import subprocess
     import sys
 
     from tests.trainer_runs import REPO, clean_env, free_port
 
     port = str(free_port())
-    ranks = [subprocess.Popen([sys.executable, "-c", USER_SCRIPT], cwd=REPO, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
+    ranks = [subprocess.Popen([sys.executable, "-c", USER_SCRIPT.replace("INIT", call)], cwd=REPO, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               env=clean_env(RANK=str(rank), WORLD_SIZE="2", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
                                             DDP_STORE_SECRET=SECRET))
              for rank in (0, 1)]
     outputs = [rank.communicate(timeout=120)[0] for rank in ranks]
     assert [rank.returncode for rank in ranks] == [0, 0], outputs
     assert "sealed True" in outputs[0] and all("sum 3" in output for output in outputs), outputs
+
+
+LAUNCHED = {"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1"}
+
+
+@pytest.mark.parametrize(("arguments", "refused"), [
+    ({"init_method": "tcp://10.0.0.1:29500"}, "init_method='tcp://10.0.0.1:29500': the sealed store meets through "
+                                              "env:// (MASTER_ADDR, MASTER_PORT)"),
+    ({"store": dist.HashStore()}, "store= given: the call makes the job's sealed store itself"),
+    ({"rank": 0}, "rank=0, but the launcher made this process RANK=1; drop rank (env:// reads RANK)"),
+    ({"world_size": 4}, "world_size=4, but the launcher made this process WORLD_SIZE=2"),
+])
+def test_the_named_helper_refuses_in_one_line_what_would_meet_elsewhere_than_the_sealed_store(
+        monkeypatch, arguments, refused) -> None:
+    from app.common import signed_store
+
+    for name, value in {**LAUNCHED, "DDP_STORE_SECRET": SECRET}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError) as error:
+        signed_store.init_process_group("gloo", **arguments)
+    assert str(error.value).startswith(f"app.common.signed_store.init_process_group: {refused}"), str(error.value)
+    assert str(error.value).endswith('e.g. init_process_group("nccl")') and "\n" not in str(error.value)
+
+
+def test_without_the_secret_the_named_helper_is_torchs_own_call_in_torchs_order(monkeypatch) -> None:
+    from app.common import signed_store
+
+    monkeypatch.delenv("DDP_STORE_SECRET", raising=False)
+    calls = []
+    monkeypatch.setattr(signed_store.dist, "init_process_group", lambda *args, **kwargs: calls.append((args, kwargs)))
+    signed_store.init_process_group("gloo", "env://", timedelta(seconds=5), 2, 1, group_name="g")
+    assert calls == [(("gloo", "env://", timedelta(seconds=5), 2, 1, None), {"group_name": "g"})]
 
 
 @pytest.mark.slow  # two interpreters importing torch (about 15 s)
