@@ -39,7 +39,9 @@ venv: $(STAMP) ## Create .venv with torch $(TORCH_VERSION) (CPU), the project an
 
 # NCCL puts one rank on one GPU: with fewer GPUs than ranks (a one-GPU workstation) the demo says so and
 # trains on CPU with gloo instead of stopping; `make demo NPROC=1` trains on the GPU.
-DEMO := $(VENV)/bin/torchrun --standalone --nproc-per-node=$(NPROC) -m app.train --config $(CONFIG) $(ARGS)
+# torchrun as a job starts it on a node (static rendezvous, sealed store: app/host/launch/local.py), not
+# --standalone, whose rendezvous state is a pickle any user of the machine can replace
+DEMO := $(PY) -m app.launch local --nproc-per-node=$(NPROC) -- -m app.train --config $(CONFIG) $(ARGS)
 
 .PHONY: demo
 demo: $(STAMP) ## Train the tiny GPT with torchrun ($(NPROC) ranks; on GPUs if there are enough, else CPU)

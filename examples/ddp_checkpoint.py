@@ -3,7 +3,7 @@
     sbatch -N 2 --gres=gpu:4 jobscripts/slurm.sh examples/ddp_checkpoint.py --steps 1000
     sbatch -N 2 --gres=gpu:4 --export=ALL,RUN_DIR=$PWD/runs/123456 jobscripts/slurm.sh \
         examples/ddp_checkpoint.py --steps 2000                     # go on from job 123456's checkpoint
-    torchrun --standalone --nproc-per-node=2 examples/ddp_checkpoint.py --steps 50   # anywhere, RUN_DIR=./run
+    python -m app.launch local --nproc-per-node=2 -- examples/ddp_checkpoint.py --steps 50   # anywhere, RUN_DIR=./run
 
 What it relies on (docs/your-script.md): torchrun's RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (under
 LAUNCH=srun the job scripts set the same names); the job's secret, DDP_STORE_SECRET, with which

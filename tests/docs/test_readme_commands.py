@@ -147,11 +147,11 @@ def _quoted_log(text: str, block_after: str) -> list[str]:
 
 @pytest.mark.slow
 def test_the_quick_start_demo_prints_the_lines_the_readme_shows(tmp_path: Path) -> None:
-    """`make demo`'s command (the Makefile's DEMO line, with this interpreter's torchrun) prints every line the
+    """`make demo`'s command (the Makefile's DEMO line, with this interpreter) prints every line the
     README quotes as a healthy demo, numbers aside."""
     readme = README.read_text()
     quoted = _quoted_log(readme, "<!-- make demo output -->")
-    result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
+    result = subprocess.run([sys.executable, "-m", "app.launch", "local", "--nproc-per-node=2", "--",
                              "-m", "app.train", "--config", "demo", f"run.dir={tmp_path / 'demo'}"],
                             cwd=REPO, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -3,6 +3,9 @@
     python3 -m app.launch --script NAME job [--scheduler pbs] [--site SITE] -- ARGS...
                                                                 the whole job (app/host/launch/job.py), as
                                                                 jobscripts/slurm.sh, mn5.sh and gh200-pbs.sh start it
+    python3 -m app.launch local [--nproc-per-node=N] -- PROGRAM...
+                                                                one machine, no scheduler (make demo): torchrun as
+                                                                a job starts it on a node (app/host/launch/local.py)
     python3 -m app.launch --script NAME pbsdsh-run --run-dir= --job-id= --nodefile= -- COMMAND...
                                                                 COMMAND once on every node through pbsdsh: the PBS
                                                                 job's launcher under LAUNCHER=pbsdsh (pbs_job.py)
@@ -20,6 +23,7 @@ from typing import List, Optional, Sequence
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
 from app.host.launch.job import SLURM, run_job
+from app.host.launch.local import add_command as add_local_command
 from app.host.launch.pbs_job import PBS
 from app.host.launch.pbsdsh_command import add_command as add_pbsdsh_command
 from app.host.launch.say import error_line, log_line
@@ -56,6 +60,7 @@ def parser() -> argparse.ArgumentParser:
                            "apply where you set no value")
     whole_job.set_defaults(run=run_job_command)
     add_pbsdsh_command(commands)
+    add_local_command(commands)
     return top
 
 
