@@ -11,6 +11,7 @@ import csv
 from pathlib import Path
 
 from app.check.report import Report
+from app.host.common.replace_file import replacing
 
 
 def write_plot(path: str, report: Report) -> str:
@@ -32,7 +33,7 @@ def write_plot(path: str, report: Report) -> str:
 
 
 def _write_csv(path: Path, report: Report) -> None:
-    with path.open("w", newline="") as file:
+    with replacing(str(path)) as new, open(new, "w", newline="") as file:  # a planted link replaced, not followed
         writer = csv.writer(file)
         writer.writerow(["scope", "title", "collective", "size_bytes", "time_us", "algbw_gbps", "busbw_gbps",
                          "wrong", "min_busbw_gbps"])
@@ -69,7 +70,8 @@ def _draw(path: str, report: Report) -> None:
     axes.set_title("app.check: busbw per scope (nccl-tests definitions)")
     axes.legend(fontsize="small", loc="upper left")
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with replacing(str(path)) as new:  # a link planted at the path is replaced, not written through
+        figure.savefig(new, dpi=100)
     plt.close(figure)
 
 

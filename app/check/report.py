@@ -15,6 +15,7 @@ from typing import Any
 
 from app.check.scheduler_words import check_job_example
 from app.host.common import exitcodes
+from app.host.common.replace_file import replacing
 
 OK, WARN, FAIL = "OK", "WARN", "FAIL"
 #: Version of the `--json` document; a key renamed or removed raises it (docs/check.md, "Reading the report").
@@ -159,7 +160,7 @@ class Report:
         }
 
     def write_json(self, path: str) -> None:
-        with open(path, "w") as file:
+        with replacing(path) as new, open(new, "w") as file:  # a link planted at the path is replaced, not followed
             json.dump(self.to_dict(), file, indent=2, sort_keys=False)
             file.write("\n")
 

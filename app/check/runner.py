@@ -42,6 +42,7 @@ from app.common.signed_store import StoreTampered, prefixed
 from app.common.watchdog import Verdict
 from app.host.common import exitcodes, remedies
 from app.host.common.errors import RendezvousError, UserFacingError
+from app.host.common.replace_file import replacing
 
 #: How long rank 0 waits for the others to read the verdict before it exits (it may host the store).
 ACK_WAIT_S = 10.0
@@ -417,6 +418,6 @@ def _write_exclude_file(path: str, report: Report) -> None:
     """The nodes to leave out of the next job, one hostname a line (Slurm: sbatch --exclude=$(paste -sd, PATH));
     written on every run, empty when no node is to blame, so a stale list never outlives its check."""
     nodes = report.nodes_to_exclude()
-    with open(path, "w") as file:
+    with replacing(path) as new, open(new, "w") as file:  # a link planted at the path is replaced, not followed
         file.writelines(f"{node}\n" for node in nodes)
     print(f"nodes to exclude ({path}): {', '.join(nodes) or 'none'}", flush=True)

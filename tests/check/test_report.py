@@ -81,3 +81,12 @@ def test_a_pass_says_what_was_measured(nodes, says):
     report = Report([Check("a", OK, "fine")], info={"nodes": nodes})
     assert says in report.verdict()
     assert report.exit_code() == exitcodes.OK
+
+
+def test_a_link_at_the_json_path_is_replaced_and_the_file_it_names_is_left_alone(tmp_path):
+    yours = tmp_path / "yours.txt"
+    yours.write_text("keep me\n")
+    (tmp_path / "check.json").symlink_to(yours)
+    Report([Check("a", OK, "d")]).write_json(str(tmp_path / "check.json"))
+    assert yours.read_text() == "keep me\n"
+    assert json.loads((tmp_path / "check.json").read_text())["exit_code"] == 0

@@ -181,3 +181,18 @@ def test_a_png_path_in_a_directory_that_does_not_exist_is_refused_before_the_run
     assert captured.err.splitlines() == [
         f"error: --png {png}: cannot write it: its directory {png.parent} does not exist; give a --png path in a "
         f"directory you can write, e.g. --png report.png"], captured.err
+
+
+@pytest.mark.skipif(not has_matplotlib(), reason="the picture needs matplotlib")
+def test_a_link_planted_as_the_runs_picture_is_replaced_and_the_file_it_names_is_left_alone(tmp_path, capsys):
+    """A colleague's run directory whose `report.png` is a link to a file of yours: the default picture replaces
+    the link (before, matplotlib wrote through it and overwrote the file)."""
+    write_run(tmp_path / "run", b'{"attempt": 1}\n')
+    yours = tmp_path / "thesis.tex"
+    yours.write_text("months of work\n")
+    (tmp_path / "run" / "report.png").symlink_to(yours)
+    assert main([str(tmp_path / "run")]) == 0
+    assert yours.read_text() == "months of work\n"
+    picture = tmp_path / "run" / "report.png"
+    assert not picture.is_symlink() and picture.read_bytes().startswith(b"\x89PNG")
+    assert [p.name for p in (tmp_path / "run").iterdir() if p.name.startswith(".")] == []

@@ -3,6 +3,7 @@ marked where the resumed attempt started. matplotlib is an optional extra (pip i
 
 from pathlib import Path
 
+from app.host.common.replace_file import replacing
 from app.host.report.run_record import RunRecord
 
 #: Colours the test looks for in the picture (matplotlib's tab10 names)
@@ -51,5 +52,6 @@ def draw(run: RunRecord, path: Path) -> None:
     loss_axes.set_title(f"{run.run_dir.name}: {status}, step {run.steps.last['step']}"
                         + (f" of {run.total_steps}" if run.total_steps else ""))
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    with replacing(str(path)) as new:  # a link planted at the path is replaced, not written through
+        figure.savefig(new, dpi=100)
     plt.close(figure)
