@@ -20,29 +20,19 @@ project directory: a member renames the cache away and puts theirs in its place)
 
 from __future__ import annotations
 
-import getpass
 import os
-import re
 import tempfile
 from collections.abc import MutableMapping
 from pathlib import Path
 
-from app.host.common.errors import UsageError
-from app.host.common.private_dir import ensure_private_dir, why_new_entries_unsafe, why_not_private
-
-INDUCTOR, TRITON = "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"
-#: What another user's cache directory could hold (for the one-line messages)
-PLANTED = "compiled code that torch loads"
+from app.host.common.cache_places import INDUCTOR, PLANTED, TRITON, check_temporary_directory, inductor_dir_name
+from app.host.common.private_dir import ensure_private_dir, why_not_private
 
 
 def torch_default_cache_dir() -> Path:
     """Where torch 2.13 puts its caches when TORCHINDUCTOR_CACHE_DIR is unset (`default_cache_dir()`, without
     importing torch): `torchinductor_<user>` in the temporary directory."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = f"uid_{os.getuid()}"
-    return Path(tempfile.gettempdir()) / ("torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user))
+    return Path(tempfile.gettempdir()) / inductor_dir_name()
 
 
 def private_compile_caches(environ: MutableMapping[str, str] = os.environ) -> list[str]:
@@ -58,7 +48,7 @@ def private_compile_caches(environ: MutableMapping[str, str] = os.environ) -> li
     if environ.get(INDUCTOR):
         return said
     default = torch_default_cache_dir()
-    _check_temporary_directory(default)
+    check_temporary_directory(default.parent)
     why = why_not_private(default, PLANTED) if os.path.lexists(default) else None
     if why is None:
         ensure_private_dir(default, INDUCTOR, example="$HOME/.cache/torchinductor", planted=PLANTED, parents=True)
@@ -73,13 +63,3 @@ def private_compile_caches(environ: MutableMapping[str, str] = os.environ) -> li
     return [*said, f"warning: the compile cache's usual place {default} {why}: not used; this run compiles "
                    f"into {inductor} (and its temporary files into TMPDIR={fresh}); remove the other one, or "
                    f"set {INDUCTOR} to a directory of yours"]
-
-
-def _check_temporary_directory(default: Path) -> None:
-    """UsageError unless what this user makes in the temporary directory (torch's cache, or a fresh one in its
-    place) no one else can rename: a TMPDIR in a group's project directory would let a member swap the cache."""
-    why = why_new_entries_unsafe(default.parent, default.name)
-    if why is not None:
-        raise UsageError(f"TMPDIR={str(default.parent)!r}: torch.compile's cache {default} {why}, and torch loads "
-                         f"the compiled code it finds there as you; set TMPDIR (or {INDUCTOR}) to a directory only "
-                         f"you can write, example: TMPDIR=$HOME/tmp")

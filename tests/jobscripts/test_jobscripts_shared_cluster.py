@@ -292,3 +292,23 @@ def test_your_own_image_in_a_directory_only_you_write_is_run_without_a_word(tmp_
     result = image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "IMAGE" not in result.stdout.replace("IMAGE=", "")
+
+
+@pytest.mark.parametrize("variable", ["TMPDIR", "TORCHINDUCTOR_CACHE_DIR"])
+def test_a_compile_place_in_a_directory_the_group_can_write_stops_a_job_of_your_own_script_at_its_start(
+        group_project: Path, tmp_path: Path, variable: str) -> None:
+    """Your own script compiles where torch puts its cache ($TMPDIR/torchinductor_$USER, or the variable): a group
+    member who can rename it there swaps in their compiled code. The node wrapper, which runs your script, cannot
+    walk the parents: the job refuses at its start, the dry run too."""
+    place = group_project / "place"
+    place.mkdir(mode=0o700)
+    (tmp_path / "my_train.py").write_text("print('mine')\n")
+    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path), "DRY_RUN": "1",
+           "DRY_RUN_NODES": "gpu01,gpu02", "GPUS_PER_NODE": "4", "IMAGE": "none", "RUN_DIR": str(tmp_path / "run"),
+           variable: str(place)}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "my_train.py"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"lies in {group_project}, which other users can write (mode 2775)" in line, line
+    assert line.startswith(f"slurm.sh: error: {variable}='{place}'"), line

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.host.common import exitcodes
+from app.host.common.cache_places import check_cache_places
 from app.host.common.errors import UsageError
 from app.host.common.private_dir import check_private_dir, ensure_private_dir
 from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
@@ -492,6 +493,7 @@ def plan(job: Job, args: Sequence[str]) -> Running:
         if not os.access(os.path.join(REPO, part), os.R_OK):
             raise UsageError(f"{REPO}/{part} is missing; run the job scripts from a whole checkout")
     alloc = job.start()
+    check_cache_places(os.environ)  # the node wrapper cannot walk their parents: your own script compiles there too
     args = job.side.arguments(args, os.environ)
     job.pull_image()
     kind, argv = job.plan_workload(args)
