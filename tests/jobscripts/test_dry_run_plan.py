@@ -58,3 +58,14 @@ def test_the_projects_own_workloads_get_no_deepspeed_launch_line(planned, worklo
 def test_your_own_script_gets_the_deepspeed_launch_line_and_the_preflight(planned) -> None:
     assert "deepspeed --hostfile" in planned["my_train.py"]
     assert "-m app.check --preflight" in steps(planned["my_train.py"])[0]
+
+
+def test_a_path_in_extra_env_without_sh_is_refused_in_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """EXTRA_ENV reaches the ranks through the batch host's environment, where the job's own commands run."""
+    env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path), "DRY_RUN": "1",
+           "DRY_RUN_NODES": "gpu01,gpu02", "GPUS_PER_NODE": "4", "IMAGE": "none", "EXTRA_ENV": "PATH=/opt/mytools/bin"}
+    result = subprocess.run(["bash", str(REPO / "jobscripts" / "slurm.sh"), "train"], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("slurm.sh: error: EXTRA_ENV item 'PATH=/opt/mytools/bin' is the PATH of the "
+                                    "job's own commands too") and result.stderr.count("\n") == 1, result.stderr

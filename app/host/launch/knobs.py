@@ -5,6 +5,7 @@ every knob with its default applied, or one line that names the bad knob, its va
 import difflib
 import re
 import secrets
+import shutil
 from typing import Callable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from app.host.common.errors import UsageError
@@ -90,6 +91,12 @@ def extra_env(text: str) -> List[Tuple[str, str]]:
         if not _PAIR.match(item):
             raise UsageError(f"EXTRA_ENV item '{item}' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'")
         name, value = item.split("=", 1)
+        # Exported here, on the batch host, for the launcher to pass on: a PATH without the system's directories
+        # leaves the job's own commands (sh, srun, apptainer) unfound before any rank starts
+        if name == "PATH" and shutil.which("sh", path=value) is None:
+            raise UsageError(f"EXTRA_ENV item '{item}' is the PATH of the job's own commands too (sh, srun, apptainer) "
+                             f"and holds no sh: keep the system's directories on it, e.g. EXTRA_ENV='PATH={value}:"
+                             "/usr/local/bin:/usr/bin:/bin'")
         pairs.append((name, value))
     return pairs
 

@@ -66,6 +66,10 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
     ("LAUNCH_CHECK", "yes", "LAUNCH_CHECK=yes is not 0 or 1; example: LAUNCH_CHECK=0"),
     ("DRY_RUN", "true", "DRY_RUN=true is not 0 or 1; example: DRY_RUN=1 (print the plan, run nothing)"),
     ("EXTRA_ENV", "NCCL_DEBUG=INFO oops", "EXTRA_ENV item 'oops' is not K=V; example: EXTRA_ENV='NCCL_DEBUG=INFO'"),
+    ("EXTRA_ENV", "PATH=/opt/mytools/bin", "EXTRA_ENV item 'PATH=/opt/mytools/bin' is the PATH of the job's own "
+                                           "commands too (sh, srun, apptainer) and holds no sh: keep the system's "
+                                           "directories on it, e.g. EXTRA_ENV='PATH=/opt/mytools/bin:/usr/local/bin:"
+                                           "/usr/bin:/bin'"),
     ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
 ])
 def test_a_bad_knob_names_itself_its_value_and_an_example(name, value, message):
