@@ -217,7 +217,7 @@ def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp
     result = hostfile({"RUN_DIR": str(project / "runs" / "42")}, tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
-    assert str(project) in line and "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
+    assert str(project) in line and "example: RUN_DIR=$HOME/runs/exp1 (a directory an experiment" in line, line
 
 
 @needs_other_user
@@ -228,7 +228,7 @@ def test_a_run_dir_in_a_runs_directory_another_user_swapped_in_is_refused_in_one
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert f"{theirs}, which belongs to another user (uid {other_uid()})" in line, line
-    assert "example: RUN_DIR=$SCRATCH/runs/$SLURM_JOB_ID" in line, line
+    assert "example: RUN_DIR=$HOME/runs/exp1 (a directory an experiment" in line, line
     assert [path for path in theirs.rglob("*") if not path.is_dir()] == [], "the job wrote in the other user's runs/"
 
 

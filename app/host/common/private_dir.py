@@ -20,6 +20,9 @@ from app.host.common.errors import UsageError
 PRIVATE, PRIVATE_FILE = 0o700, 0o600
 
 
+#: A RUN_DIR that works, for the one-line errors: one directory an experiment, named (a $SLURM_JOB_ID typed on a
+#: login node expands to nothing there, and every later job would share, and resume from, one directory)
+RUN_DIR_EXAMPLE = "$HOME/runs/exp1 (a directory an experiment: a job resumes from what it finds there)"
 #: What another user's directory could hold, by default: a run directory's
 RUN_FILES = "snapshots or a stop file"
 
@@ -147,10 +150,16 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
 def check_private_dir(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun",
                       planted: str = RUN_FILES) -> None:
     """What `ensure_private_dir(..., parents=True)` refuses, checked without making anything (a dry run): the
-    directories above `directory` that exist, and `directory` itself when it exists; the same one-line errors."""
+    directories above `directory` that exist, `directory` itself when it exists, and that this user may write
+    where it would be made; the same one-line errors."""
     _check_parents(directory, key, example)
     if os.path.lexists(directory):
         check_private(directory, key, example, planted)
+    # What the job would make it in, or it itself: the job stops where mkdir or a write would fail
+    nearest = next(path for path in (directory, *directory.parents) if os.path.lexists(path))
+    if not os.access(nearest, os.W_OK | os.X_OK):
+        raise UsageError(f"{key}={str(directory)!r} is not writable (you may not write in {nearest}); "
+                         f"example: {key}={example}")
 
 
 def _check_parents(directory: Path, key: str, example: str) -> None:

@@ -21,8 +21,8 @@ from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequ
 from app.host.common import exitcodes
 from app.host.common.cache_places import check_cache_places
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import check_private_dir, ensure_private_dir
-from app.host.common.scheduler_env import Slurm, gpus_per_task, job_id_variable, read_slurm, variable_of
+from app.host.common.private_dir import RUN_DIR_EXAMPLE, check_private_dir, ensure_private_dir
+from app.host.common.scheduler_env import Slurm, gpus_per_task, read_slurm, variable_of
 from app.host.launch.allocation import allocation
 from app.host.launch.bad_node_requeue import RequeuedJob, requeue_for_bad_nodes
 from app.host.launch.binds import HOST_FABRIC_LIBS, container_binds
@@ -188,7 +188,7 @@ class Job:
         """RUN_DIR created, or checked to be yours alone (app/host/common/private_dir.py). A dry run makes nothing
         but refuses what the job would: a submit directory your group can write stops the job only after it waited
         for its allocation."""
-        run_dir, example = Path(self.knobs["RUN_DIR"]), "$SCRATCH/runs/$" + job_id_variable(self.side.name)
+        run_dir, example = Path(self.knobs["RUN_DIR"]), RUN_DIR_EXAMPLE
         if self.dry_run():
             check_private_dir(run_dir, "RUN_DIR", example)
             return

@@ -146,6 +146,11 @@ def resolve(facts: JobContext, given: Mapping[str, str], log: Callable[[str], No
         values[name] = given.get(name) or default(facts, given)
     # A relative RUN_DIR (the resume line RUN_DIR=runs/<old jobid>) means the submit directory's: every node,
     # pbsdsh's tasks (started in $HOME) and the image's bind (Apptainer refuses a relative one) see one path
+    if len(values["RUN_DIR"]) > 1 and values["RUN_DIR"].endswith("/"):
+        raise UsageError(f"RUN_DIR={values['RUN_DIR']} ends in /: a variable in it was empty where you typed it (a "
+                         "login node has no $SLURM_JOB_ID), and every job would share, and resume from, that one "
+                         "directory; name the experiment, example: RUN_DIR=$HOME/runs/exp1 (or give your directory "
+                         "without the last /)")
     if not values["RUN_DIR"].startswith("/"):
         values["RUN_DIR"] = facts.submit_dir + "/" + values["RUN_DIR"]
     for name, value in (("DDP_NNODES", facts.nnodes), *((n, values[n]) for n in WHOLE_EXAMPLES if n != "DDP_NNODES")):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import List
 
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import ensure_private_dir
+from app.host.common.private_dir import RUN_DIR_EXAMPLE, ensure_private_dir
 from app.host.common.scheduler_env import Pbs, variable_of
 from app.host.launch.pbsdsh import run_on_each_node
 from app.host.launch.say import error_line
@@ -29,7 +29,7 @@ def run_pbsdsh(job, options: argparse.Namespace, words: List[str]) -> int:
         raise UsageError("pbsdsh-run needs -- COMMAND...; example: -- hostname")
 
     # The step's environment, secrets included, goes to a file in RUN_DIR: only if RUN_DIR is yours alone
-    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), "$SCRATCH/runs/$PBS_JOBID",
+    ensure_private_dir(Path(options.run_dir), "RUN_DIR", int(options.run_dir_mode, 8), RUN_DIR_EXAMPLE,
                        parents=True)
     return run_on_each_node(job.log, lambda line: error_line(job.script, line), words, options.run_dir,
                             options.job_id, options.nodefile, options.cwd)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.other_user import needs_other_user_and_python
+
 REPO = Path(__file__).resolve().parents[3]
 
 #: srun's stand-in: records its words, then acts as a node whose wrapper saw the stop file: it records 75 (the
@@ -143,6 +145,27 @@ def test_a_dry_run_refuses_a_run_directory_the_job_would_refuse_and_makes_nothin
     real = job_parts(["run-dir"], {"RUN_DIR": str(run_dir)}, cwd=tmp_path / "proj", script="slurm.sh")
     assert real.returncode == 2 and real.stderr.startswith(f"slurm.sh: error: RUN_DIR='{run_dir}' "), real.stderr
     assert (planned.returncode, planned.stderr) == (2, real.stderr)
+
+
+@needs_other_user_and_python
+def test_a_dry_run_refuses_a_run_directory_you_may_not_make() -> None:
+    """A submit directory you may read but not write: the dry run passed, and the job stopped after its wait."""
+    from tests.fixtures.other_user import OTHER_USER, SYSTEM_PYTHON, reachable_tmp, visible_repo
+
+    theirs = reachable_tmp()  # root's, 0755: the other user may walk it, not write in it
+    try:
+        run_dir = theirs / "runs" / "1"
+        command = ["env", f"PYTHONPATH={visible_repo(OTHER_USER)}", "PYTHONDONTWRITEBYTECODE=1", "DRY_RUN=1",
+                   "DRY_RUN_NODES=gpu01,gpu02", "GPUS_PER_NODE=4", "IMAGE=none", f"RUN_DIR={run_dir}",
+                   str(SYSTEM_PYTHON), "-m", "app.launch", "--script=slurm.sh", "job", "--", "train"]
+        planned = subprocess.run(["runuser", "-u", OTHER_USER, "--", *command], cwd=str(theirs), capture_output=True,
+                                 text=True, timeout=120)
+    finally:
+        subprocess.run(["rm", "-rf", str(theirs)], check=True)
+    assert planned.returncode == 2, planned.stdout[-2000:] + planned.stderr
+    assert planned.stderr == (f"slurm.sh: error: RUN_DIR='{run_dir}' is not writable (you may not write in {theirs}); "
+                              "example: RUN_DIR=$HOME/runs/exp1 (a directory an experiment: a job resumes from what "
+                              "it finds there)\n")
 
 
 def test_a_script_with_no_checkout_above_it_says_which_variable_finds_it(tmp_path: Path) -> None:

@@ -720,14 +720,15 @@ def test_outside_a_job_without_dry_run_the_script_says_how_to_submit_it_or_plan_
     assert "not inside a" in result.stderr and "DRY_RUN=1 DRY_RUN_NODES=node1,node2 bash jobscripts/" in result.stderr
 
 
-def test_under_pbs_the_run_directory_remedy_names_pbs_jobid(tmp_path: Path) -> None:
-    """A run directory others can write is refused; the example of one's own names the job id PBS sets."""
+def test_under_pbs_the_run_directory_remedy_names_a_directory_for_the_experiment(tmp_path: Path) -> None:
+    """A run directory others can write is refused; the example of one's own names the experiment, not a job id
+    variable that a login node's shell would expand to nothing."""
     shared = tmp_path / "shared"
     shared.mkdir()
     shared.chmod(0o777)
     result = job_parts(["run-dir"], {"RUN_DIR": str(shared), "RUN_DIR_MODE": "700"}, **PBS_JOB)
     assert result.returncode == 2, result.stderr
-    assert "example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID" in result.stderr and "SLURM" not in result.stderr
+    assert "example: RUN_DIR=$HOME/runs/exp1 (a directory an experiment" in result.stderr, result.stderr
 
 
 def test_a_dry_run_says_the_host_libraries_it_binds_are_its_own_hosts(fake_apptainer: Path,

@@ -71,6 +71,8 @@ def test_the_port_is_a_free_one_at_random_unless_you_give_it():
                                            "directories on it, e.g. EXTRA_ENV='PATH=/opt/mytools/bin:/usr/local/bin:"
                                            "/usr/bin:/bin'"),
     ("DDP_STORE_SECRET", "short", "DDP_STORE_SECRET (5 characters, not shown) must be 16 or more"),
+    ("RUN_DIR", "/scratch/me/runs/", "RUN_DIR=/scratch/me/runs/ ends in /: a variable in it was empty where you "
+                                     "typed it"),
 ])
 def test_a_bad_knob_names_itself_its_value_and_an_example(name, value, message):
     with pytest.raises(UsageError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):

@@ -110,7 +110,8 @@ def test_pbsdsh_run_hands_no_environment_to_a_run_dir_others_can_write(tmp_path)
     assert result.stderr.splitlines() == [
         f"gh200-pbs.sh: error: RUN_DIR='{tmp_path}/run' is writable by other users (mode 0777), who could plant "
         f"snapshots or a stop file in it (if it holds only your files: chmod go-w {tmp_path}/run); give a directory "
-        "of your own, example: RUN_DIR=$SCRATCH/runs/$PBS_JOBID"]
+        "of your own, example: RUN_DIR=$HOME/runs/exp1 (a directory an experiment: a job resumes from what it finds "
+        "there)"]
     assert list((tmp_path / "run").iterdir()) == []
 
 
