@@ -48,7 +48,7 @@ def check_fabric(fabric: str, detected: str, probe_root: str, fi_provider: str, 
         said.append("FABRIC=none: no NCCL network settings (single node, or TCP sockets)")
     elif fabric not in FABRICS:
         raise UsageError(f"FABRIC={fabric} is not one of infiniband, roce, slingshot, auto, none; example: "
-                         "FABRIC=infiniband")
+                         "FABRIC=none (plain Ethernet: NCCL's TCP sockets), or FABRIC=infiniband")
     return Fabric(name=fabric, said=said)
 
 

@@ -42,7 +42,10 @@ def test_auto_takes_what_the_policy_detected_and_says_so(tmp_path):
 
 
 @pytest.mark.parametrize("fabric, detected, provider, message", [
-    ("ib", "", "", "FABRIC=ib is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=infiniband"),
+    ("ib", "", "", "FABRIC=ib is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=none (plain "
+                   "Ethernet: NCCL's TCP sockets), or FABRIC=infiniband"),
+    ("sockets", "", "", "FABRIC=sockets is not one of infiniband, roce, slingshot, auto, none; example: FABRIC=none "
+                        "(plain Ethernet"),  # the docs' word for it once; FABRIC=infiniband set NCCL_NET=IB
     ("auto", "", "", "FABRIC= is not one of"),  # the policy detected nothing
     ("slingshot", "", "efa", "FI_PROVIDER=efa is AWS's provider and does not exist on Slingshot; unset it (the fabric "
                              "policy sets FI_PROVIDER=cxi) or set FI_PROVIDER=cxi"),
