@@ -1280,6 +1280,25 @@ QUOTES = (
           "FATAL:   container creation failed: mount /proc/self/fd/3->/usr/local/var/apptainer/mnt/session/rootfs "
           "error: while mounting image /proc/self/fd/3: failed to find loop device: no loop devices available",
           "apptainer-no-loop-device"),
+    # A /dev/loopN node with no loop device behind it (ENXIO): before 1.1.8, shared loop devices returned it.
+    Quote("Apptainer", "v1.1.7", "pkg/util/loop/loop.go", 138,
+          'return fmt.Errorf("failed to attach loop device: %s", err)',
+          "FATAL:   container creation failed: mount /proc/self/fd/3->/var/apptainer/mnt/session/rootfs error: "
+          "while mounting image /proc/self/fd/3: failed to find loop device: could not attach image file to loop "
+          "device: failed to attach loop device: could not open /dev/loop12: no such device or address",
+          "apptainer-loop-device-unattached"),
+    Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/rpc/server/server_linux.go", 310,
+          'return fmt.Errorf("could not attach image file to loop device: %v", err)',
+          "FATAL:   container creation failed: mount /proc/self/fd/3->/var/apptainer/mnt/session/rootfs error: "
+          "while mounting image /proc/self/fd/3: failed to find loop device: could not attach image file to loop "
+          "device: failed to attach loop device: could not open /dev/loop7: no such device or address",
+          "apptainer-loop-device-unattached"),
+    # A writable overlay another container still holds (the byte-range lock on the image or its partition).
+    Quote("Apptainer", "v1.4.5", "pkg/image/image.go", 343,
+          'return fmt.Errorf("can\'t open %s for writing, currently in use by another process", i.Path)',
+          "FATAL:   while loading overlay images: failed to open overlay image /scratch/ab123/overlay-25GB-500K.ext3: "
+          "can't open /scratch/ab123/overlay-25GB-500K.ext3 for writing, currently in use by another process",
+          "apptainer-overlay-in-use"),
     Quote("Apptainer", "v1.4.5", "internal/pkg/runtime/engine/apptainer/container_linux.go", 834,
           'return fmt.Errorf("destination %s doesn\'t exist in container", mnt.Destination)',
           "FATAL:   container creation failed: mount hook function failure: mount /scratch->/scratch error: while "
@@ -1943,6 +1962,60 @@ QUOTES = (
           "The PMIx server was unable to setup a rendezvous point. This is",
           "The PMIx server was unable to setup a rendezvous point. This is", "pmix-rendezvous-file-unusable",
           fmt="The PMIx server was unable to setup a rendezvous point. This is"),
+
+    # --- Slurm's messages that name no daemon: a step it could not kill, a plugin it could not load, a peer it could
+    # not talk to (Slurm 25.11.7; the errno strings from src/common/slurm_errno.c's table, as slurm_strerror prints)
+    # The step's processes outlived SIGKILL by UnkillableStepTimeout: slurmstepd drains the node for it.
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/step_terminate_monitor.c", 147,
+          'error("*** %s STEPD TERMINATED ON %s AT %s DUE TO JOB NOT ENDING WITH SIGNALS ***",\n'
+          'entity, step->node_name, time_str);',
+          "slurmstepd: error: *** STEP 338652.0 STEPD TERMINATED ON tensorcore AT 2026-03-08T07:16:35 DUE TO JOB NOT "
+          "ENDING WITH SIGNALS ***", "slurm-step-unkillable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/slurmd/slurmstepd/step_terminate_monitor.c", 156,
+          'xstrfmtcat(drain_reason, "%s (JobId=%u %s)",\nslurm_strerror(rc),\nstep->step_id.job_id,\nstepid_str);',
+          "   Reason=Kill task failed (JobId=338652 StepId=0) [root@2026-03-08T07:16:35]", "slurm-step-unkillable"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 970,
+          '"Kill task failed",',
+          "Node tensorcore: Reason=Kill task failed [root@2026-03-08T07:16:35]", "slurm-step-unkillable"),
+    # A plugin the dynamic loader could not load, or one built for another Slurm release (plugin_version).
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 158,
+          'error("plugin_load_from_file: dlopen(%s): %s",\nfq_path, dlerror());',
+          "slurmd: error: plugin_load_from_file: dlopen(/usr/lib64/slurm/gpu_nrt.so): /usr/lib64/slurm/gpu_nrt.so: "
+          "undefined symbol: gpu_common_underscorify_tolower", "slurm-plugin-load-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugin.c", 110,
+          'info("%s: Incompatible Slurm plugin %s version (%d.%02d.%d)",\n'
+          'caller, fq_path, plugin_major, plugin_minor, plugin_micro);',
+          "slurmstepd: plugin_load_from_file: Incompatible Slurm plugin /usr/local/lib/slurm/spank_pyxis.so version "
+          "(23.02.7)", "slurm-plugin-load-failed"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/plugrack.c", 349,
+          'error("%s: %s", e->fq_path, slurm_strerror(err));',
+          "slurmctld: error: /usr/lib64/slurm/select_cons_tres.so: Incompatible plugin version",
+          "slurm-plugin-load-failed", fmt="%s: %s"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1276,
+          '"Incompatible plugin version",',
+          "Incompatible plugin version", "slurm-plugin-load-failed"),
+    # A message of a protocol version this Slurm no longer speaks (it keeps this release's and the prior ones').
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_protocol_pack.c", 14116,
+          'error("%s: Invalid message version=%hu, type:%s",\n__func__, msg->protocol_version,\n'
+          "rpc_num2string(msg->msg_type));",
+          "slurmctld: error: pack_msg: Invalid message version=9472, type:REQUEST_BATCH_JOB_LAUNCH",
+          "slurm-protocol-version-unsupported"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_protocol_pack.c", 220,
+          'error("%s: protocol_version %hu not supported",\n__func__, header->version);',
+          "slurmctld: error: unpack_header: protocol_version 9472 not supported", "slurm-protocol-version-unsupported"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 99,
+          '"Incompatible versions of client and server code",',
+          "sbatch: error: Batch job submission failed: Incompatible versions of client and server code",
+          "slurm-protocol-version-unsupported"),
+    # A message that got no answer in MessageTimeout (the errno string after whatever sent it), and the reply of
+    # another type that Slurm before 23.11.9 reported for many such timeouts.
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 1069,
+          '"Socket timed out on send/recv operation",',
+          "srun: error: slurm_receive_msgs: [[tensorcore]:6818] failed: Socket timed out on send/recv operation",
+          "slurm-message-timed-out"),
+    Quote("Slurm", "slurm-25-11-7-1", "src/common/slurm_errno.c", 79,
+          '"Unexpected message received",',
+          "srun: error: Unable to allocate resources: Unexpected message received", "slurm-message-timed-out"),
 
     # --- a Slurm command's own configuration on the host it runs on ------------------------------------------------
     # No slurm.conf here (SLURM_CONF, the default path, configless mode's /run/slurm/conf) and none fetched.

@@ -104,7 +104,9 @@ FROM_SOURCES = {"nccl-version-across-ranks", "versions-differ-across-nodes", "nv
                 "pbs-task-manager-unreachable", "pbs-queued-jobs-limit",
                 "pbs-launch-host-outside-job", "cxi-event-queue-overflow",
                 "fi-provider-not-in-libfabric", "cxi-nic-resources-exhausted",
-                "ofi-nccl-nic-dup-conns-with-gdr"}
+                "ofi-nccl-nic-dup-conns-with-gdr", "slurm-step-unkillable", "slurm-plugin-load-failed",
+                "slurm-protocol-version-unsupported", "slurm-message-timed-out", "apptainer-loop-device-unattached",
+                "apptainer-overlay-in-use"}
 
 
 def message_format(row: Quote) -> str:
@@ -656,3 +658,15 @@ def test_rccls_iommu_warning_is_a_cause_only_beside_its_failed_ipc_handle() -> N
     assert diagnose_lines([warned, "step 100 loss 2.31"]) == []
     assert "amd-iommu-not-passthrough" not in [f.key for f in diagnose_lines([failed])]
     assert [f.key for f in diagnose_lines([warned, failed])][:1] == ["amd-iommu-not-passthrough"]
+
+
+def test_a_plugin_the_spank_stack_could_not_load_is_the_stack_and_a_launch_timeout_is_the_launch() -> None:
+    """The general readings of Slurm's errno strings rank below the failures whose own lines name where they
+    happened: a SPANK stack that failed over a plugin of another release, a task launch that timed out on a node."""
+    spank = ["srun: error: spank: /usr/local/lib/slurm/spank_pyxis.so: Incompatible plugin version",
+             "srun: error: Plug-in initialization failed"]
+    assert diagnose_lines(spank)[0].key == "slurm-spank-plugin-failed"
+    launch = ["srun: error: slurm_receive_msgs: [[gpu-a-018]:6818] failed: Socket timed out on send/recv operation",
+              "srun: error: Task launch for StepId=34.0 failed on node gpu-a-018: Socket timed out on send/recv "
+              "operation"]
+    assert diagnose_lines(launch)[0].key == "slurm-task-launch-failed"

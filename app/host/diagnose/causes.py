@@ -3324,6 +3324,40 @@ CAUSES: Tuple[Cause, ...] = (
         90,
     ),
     Cause(
+        "apptainer-loop-device-unattached",
+        "Apptainer could not attach the image to a loop device ('{what}'): a /dev/loopN node that has no loop device "
+        "behind it in the kernel (ENXIO, 'no such device or address'); Apptainer before 1.1.8 with `shared loop "
+        "devices = yes` returned that as an error while looking for a loop device to share, instead of skipping it",
+        "`apptainer --version`: before 1.1.8 the admins upgrade it, or set `shared loop devices = no` in "
+        "apptainer.conf; on a later Apptainer `ls -l /dev/loop*` and `losetup -a` on the node show loop nodes "
+        "without devices (a `max_loop` or devtmpfs problem for the admins); meanwhile run the image through FUSE "
+        "(`apptainer exec --userns`), or resubmit without the node (`--exclude=NODE`)",
+        # Apptainer v1.1.7 pkg/util/loop/loop.go line 138 fmt.Errorf("failed to attach loop device: %s", err) (v1.4.5
+        # line 84) after openLoopDev() (line 279 "could not open %s: %w"), internal/pkg/runtime/engine/apptainer/rpc/
+        # server/server_linux.go (v1.4.5 line 310) fmt.Errorf("could not attach image file to loop device: %v", err),
+        # then container_linux.go "failed to find loop device: %s"; v1.1.8 (commit fc1d99cf7) opens the node instead
+        # of stat() and treats ENXIO as a device that does not exist.
+        (r"(?P<what>(?:could not attach image file to loop device|failed to attach loop device|failed to find loop "
+         r"device)[^\n]{0,300}?no such device or address)",),
+        90,
+    ),
+    Cause(
+        "apptainer-overlay-in-use",
+        "Apptainer could not open the writable overlay or image {path}: another process holds it (Apptainer locks a "
+        "writable ext3 overlay for one writer at a time), most often another container still running with the same "
+        "`--overlay` (an interactive `apptainer shell` left open, an earlier job on the node, a second task of this "
+        "job)",
+        "find and end the other container: `ps aux | grep -e apptainer -e singularity` (or `lsof PATH`) on the node "
+        "where it runs, `squeue -u $USER` for a job of yours using it; give each task or job its own overlay, or "
+        "mount a shared one read-only (`--overlay PATH:ro`), which many may do at once",
+        # Apptainer v1.4.5 pkg/image/image.go line 343 fmt.Errorf("can't open %s for writing, currently in use by "
+        # "another process", i.Path) and line 345 "can't open %s for reading, currently in use for writing by another "
+        # "process" when the byte-range lock on the image (or its overlay partition) is held (lock.ErrByteRangeAcquired).
+        (r"can't open (?P<path>\S{1,300}) for (?:writing, currently in use|reading, currently in use for writing) "
+         r"by another process",),
+        90,
+    ),
+    Cause(
         "slurm-workdir-missing",
         "the task could not enter its working directory {path} on the node ({why}): a directory that exists on "
         "the login node only (a local disk, /tmp), or a shared filesystem not mounted there; it ran from /tmp, or "
@@ -3492,6 +3526,95 @@ CAUSES: Tuple[Cause, ...] = (
          r"(?P<why>Socket timed out on send/recv operation|Unable to contact slurm controller \(\w+ failure\))",
          r"\bsrun: (?:error: )?[^\n]{0,200}?(?P<why>Unable to contact slurm controller \(\w+ failure\))"),
         90,
+    ),
+    Cause(
+        "slurm-message-timed-out",
+        "a Slurm message got no usable answer ('{why}'): the daemon at the other end (a node's slurmd for srun's "
+        "launch and signals, slurmctld for a command) did not answer within MessageTimeout: busy, not yet up (a node "
+        "just resumed from drain or rebooted, whose slurmd has not started), or out of reach; Slurm before 23.11.9 "
+        "reported many such timeouts as 'Unexpected message received'",
+        "tell which end from the line: an address with port 6818 (`[node]:6818`) is that node's slurmd (`scontrol "
+        "show node NODE` for its state, `sinfo -R` for why it was drained; a node just resumed answers once its "
+        "slurmd is up: wait a minute or two and resubmit, or `--exclude=NODE`), a command's own error is the "
+        "controller (`scontrol ping`, `sdiag` for its load); if it persists tell the admins (the daemon's log, the "
+        "network, MessageTimeout in slurm.conf); 'Unexpected message received' on 23.11.9 or later is a reply from "
+        "a daemon of another version (`scontrol version` against the daemon's)",
+        # Slurm 25.11.7 src/common/slurm_errno.c line 1069 SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT "Socket timed out on
+        # send/recv operation" and line 79 SLURM_UNEXPECTED_MSG_ERROR "Unexpected message received", as slurm_strerror
+        # prints them after the sender's own words (src/common/slurm_protocol_api.c line 1291 slurm_receive_msgs
+        # error("%s: [%s] failed: %s", ...)); 23.11.9's change log: "Fix many commands possibly reporting an
+        # "Unexpected Message Received" when in reality the connection timed out". A command's line that says the
+        # controller did not answer is "slurm-controller-unreachable"; a task launch that failed on a node,
+        # "slurm-task-launch-failed".
+        (r"(?P<why>Socket timed out on send/recv operation|\bUnexpected [Mm]essage [Rr]eceived\b)",),
+        55,
+    ),
+    Cause(
+        "slurm-protocol-version-unsupported",
+        "a Slurm component got or had to send a message of a protocol version it does not speak ('{why}'): Slurm "
+        "talks to its own release and the two (three from 24.11) before it, so one side is too old or newer than the "
+        "other: a login node's commands, a node's slurmd, slurmdbd, or a job pending since before an upgrade that "
+        "skipped releases (Slurm before 23.11.5 then killed jobs submitted under 21.08 or older)",
+        "compare the versions: `sinfo -V` or `srun --version` where the command ran, `scontrol show config | grep "
+        "SLURM_VERSION` for the controller, `scontrol show node NODE | grep Version` for each slurmd, `slurmdbd -V`; "
+        "the admins upgrade in order (slurmdbd, slurmctld, then slurmd, then the login nodes' commands) and no more "
+        "than the supported releases at once; a pending job refused after such an upgrade: cancel it and resubmit",
+        # Slurm 25.11.7 src/common/slurm_protocol_pack.c lines 14116 (pack_msg) and 14636 (unpack_msg) error("%s:
+        # Invalid message version=%hu, type:%s", ...) for a message below SLURM_MIN_PROTOCOL_VERSION, line 220
+        # unpack_header error("%s: protocol_version %hu not supported", ...) returning SLURM_PROTOCOL_VERSION_ERROR,
+        # slurm_errno.c line 99 "Incompatible versions of client and server code"; src/common/slurmdbd_pack.c line
+        # 1642 "slurmdbd: Invalid message version=%hu, type:%s".
+        (r"(?P<why>\bInvalid message version\b[^\n]{0,100})",
+         r"(?P<why>\bprotocol_version \d{1,6} not supported)",
+         r"(?P<why>Incompatible versions of client and server code)"),
+        85,
+    ),
+    Cause(
+        "slurm-plugin-load-failed",
+        "a Slurm program could not load one of its plugins ('{what}'): a plugin built for another Slurm release "
+        "(Slurm checks its plugin_version: the release's major and minor for a SPANK plugin such as pyxis, the whole "
+        "version for its own), one that needs a symbol or library this node's Slurm or system lacks (an 'undefined "
+        "symbol' is most often the same mismatch, or a Slurm build missing a link), or a plugin left from an "
+        "earlier install in PluginDir",
+        "the line names the file: `ldd -r FILE` on the node lists its missing libraries and undefined symbols; an "
+        "'Incompatible' version: rebuild that plugin against this release's headers (slurm/spank.h from the "
+        "deployed Slurm's slurm-devel, as pyxis' README asks) or remove the stale file from PluginDir (`scontrol "
+        "show config | grep -i PluginDir`); an undefined Slurm symbol in a plugin of Slurm's own: the admins "
+        "rebuild or upgrade Slurm (25.11.3 fixed gpu/nrt's `gpu_common_underscorify_tolower`), a missing library: "
+        "install it on every node",
+        # Slurm 25.11.7 src/common/plugin.c line 158 error("plugin_load_from_file: dlopen(%s): %s", fq_path,
+        # dlerror()) for a required plugin (verbose() otherwise), line 110 info("%s: Incompatible Slurm plugin %s
+        # version (%d.%02d.%d)", ...) returning ESLURM_PLUGIN_BAD_VERSION, slurm_errno.c line 1276 "Incompatible
+        # plugin version" (src/common/plugrack.c line 349 error("%s: %s", e->fq_path, slurm_strerror(err)), spank.c
+        # line 342 "spank: %s: %s"). A SPANK stack that then failed is "slurm-spank-plugin-failed"; srun in a batch
+        # job's environment that cannot load the switch plugin, "sbatch-environment-srun-switch-plugin-unloadable".
+        (r"(?P<what>plugin_load_from_file: dlopen\([^)\s]{1,300}\): [^\n]{1,300})",
+         r"(?P<what>Incompatible Slurm plugin \S{1,300} version \([\d.]{1,20}\))",
+         r"(?P<what>(?:\S{1,300}\.so: )?Incompatible plugin version)"),
+        81,
+    ),
+    Cause(
+        "slurm-step-unkillable",
+        "processes of the job outlived Slurm's SIGKILL for longer than UnkillableStepTimeout, so slurmstepd gave up "
+        "and drained the node ('Kill task failed'): a process in uninterruptible sleep (I/O to a hung NFS or Lustre "
+        "server, a stuck GPU driver call) cannot die, or the step still held processes when its time ran out (a "
+        "`tmux` or `screen` server, a daemon started from the job); Slurm before 25.05.1 could also drain a node so "
+        "by a race, with no process left",
+        "end your own long-lived processes before the job does (`tmux kill-server`, `screen -X quit`, `kill` the "
+        "background jobs at the end of the script), and run tmux or screen on the login node around `srun`/`salloc`, "
+        "not inside the job; the admins: `ps -eo pid,stat,wchan:30,cmd | awk '$2 ~ /D/'` on the node names the stuck "
+        "processes and what they wait on (a file system, the GPU driver: `dmesg` for Xid), raise "
+        "UnkillableStepTimeout if the node only needs longer to finish its I/O (at least five times MessageTimeout), "
+        "then `scontrol update nodename=NODE state=resume`; resubmit with `--exclude=NODE` meanwhile",
+        # Slurm 25.11.7 src/slurmd/slurmstepd/step_terminate_monitor.c line 147 error("*** %s STEPD TERMINATED ON %s
+        # AT %s DUE TO JOB NOT ENDING WITH SIGNALS ***", ...) when UnkillableStepTimeout passed after SIGKILL, then
+        # line 156 the drain reason "%s (JobId=%u %s)" with slurm_strerror(ESLURMD_KILL_TASK_FAILED), slurm_errno.c
+        # line 970 "Kill task failed" (older releases drain with the words alone); doc/man/man5/slurm.conf.5
+        # UnkillableStepTimeout (default 60 s or five times MessageTimeout).
+        (r"(?:JOB|STEP|EXTERN STEP FOR|INTERACTIVE STEP FOR) \S{1,40} STEPD TERMINATED ON \S{1,200} AT \S{1,40} "
+         r"DUE TO JOB NOT ENDING WITH SIGNALS",
+         r"\bKill task failed\b"),
+        84,
     ),
     Cause(
         "slurm-conf-not-found",
