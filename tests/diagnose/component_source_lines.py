@@ -74,6 +74,14 @@ QUOTES = (
           'logger.error(f"{cmd} exits with return code = {last_return_code}")',
           "[2025-02-21 12:05:41,118] [ERROR] [launch.py:325:sigkill_handler] ['/usr/bin/python', '-u', "
           "'finetune.py', '--local_rank=0', '--deepspeed', 'zero3.json'] exits with return code = -9", "rank-sigkill"),
+    Quote("CPython", "v3.11.7", "Lib/argparse.py", 2142,
+          "self.error(_('the following arguments are required: %s') %\n', '.join(required_actions))",
+          "train.py: error: the following arguments are required: --local_rank",
+          "script-requires-local-rank-argument", fmt="the following arguments are required: %s"),
+    # Raised at line 1140 as ModuleNotFoundError(_ERR_MSG.format(name)), _ERR_MSG = _ERR_MSG_PREFIX + '{!r}'
+    Quote("CPython", "v3.11.7", "Lib/importlib/_bootstrap.py", 1117,
+          "_ERR_MSG_PREFIX = 'No module named '",
+          "ModuleNotFoundError: No module named 'transformers'", "python-module-missing", fmt="No module named %s"),
     Quote("CPython", "v3.11.7", "Lib/subprocess.py", 142,
           "return \"Command '%s' died with %r.\" % (\nself.cmd, signal.Signals(-self.returncode))",
           "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' died with <Signals.SIGKILL: 9>.",

@@ -46,3 +46,22 @@ def test_another_programs_error_line_is_not_taken_for_the_projects(tmp_path):
     pip = ["error: externally-managed-environment", "", "× This environment is externally managed"]
     assert "job-input-refused" not in keys(pip)
     assert "job-input-refused" not in keys([*pip, "[12:00:00 mn5.sh] step finished with exit code 1"])
+
+
+def test_the_sealed_helpers_refusal_in_a_ranks_traceback_is_named(monkeypatch):
+    """Your own script's init_process_group(init_method="tcp://...") under the job scripts: every rank's traceback
+    ends in the helper's own line."""
+    import pytest
+
+    from app.common import signed_store
+
+    for name, value in {"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "1",
+                        "DDP_STORE_SECRET": "a" * 32}.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError) as refused:
+        signed_store.init_process_group("nccl", init_method="tcp://10.0.0.1:29500")
+    log = ["Traceback (most recent call last):", '  File "/home/me/train.py", line 12, in <module>',
+           f"[rank0]: ValueError: {refused.value}"]
+    found = diagnose_lines(log)
+    assert found[0].key == "own-init-refused", [f.key for f in found]
+    assert "init_method='tcp://10.0.0.1:29500'" in found[0].cause

@@ -1414,6 +1414,44 @@ CAUSES: Tuple[Cause, ...] = (
         52,
         applies=lambda log: log.has(_OWN_INPUT_REFUSED),
     ),
+    Cause(
+        "own-init-refused",
+        "the script's process group was asked to meet elsewhere than the job's sealed store: {why}",
+        "start the process group with `init_process_group(\"nccl\")` (app.common.signed_store, docs/your-script.md): "
+        "it meets through env:// as the job scripts set it (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE); drop the "
+        "argument the line names",
+        # app/common/signed_store.py _as_in_the_environment: ValueError("app.common.signed_store.init_process_group:
+        # ...") for an init_method other than env://, a store, or a rank or world size other than the launcher's
+        (r"app\.common\.signed_store\.init_process_group: (?P<why>.{1,1000})",),
+        88,
+    ),
+    Cause(
+        "script-requires-local-rank-argument",
+        "the training script's argument parser requires a rank argument ({args}) that its launcher does not pass: "
+        "torchrun (and the job scripts, which start it) gives each worker its rank in the environment (LOCAL_RANK, "
+        "RANK) and appends no argument, so each rank exits (status 2) before training starts",
+        "read the rank from the environment: `local_rank = int(os.environ[\"LOCAL_RANK\"])`, and make the argument "
+        "optional if other launchers still pass it: `parser.add_argument(\"--local-rank\", \"--local_rank\", "
+        "type=int, default=int(os.environ.get(\"LOCAL_RANK\", -1)))`",
+        # CPython v3.11.7 Lib/argparse.py line 2142 self.error(_('the following arguments are required: %s') %
+        # ', '.join(required_actions)), printed by error() as '%(prog)s: error: %(message)s'; torch v2.13.0
+        # torch/distributed/run.py appends --local-rank only when not use_env, which torchrun never is.
+        (r": error: the following arguments are required: (?P<args>(?:[^\n]{0,300}?)--local[-_]rank\b[^\n]{0,300})",),
+        90,
+    ),
+    Cause(
+        "python-module-missing",
+        "the program imports {module}, which the Python it ran under does not have: the image's (a package the "
+        "image lacks), or with IMAGE=none the environment the job found on the node",
+        "add the package that provides {module} to the image: `make image-extend IMAGE=app.sif WHEELS=DIR OUT=my.sif "
+        "PACKAGES=<package>` (docs/packages.md), then `IMAGE=my.sif`; with IMAGE=none, `pip install` it into the "
+        "environment the job activates; a module of your own: keep it beside your script (its directory is on the "
+        "path; the workers of train and check import only this checkout)",
+        # CPython v3.11.7 Lib/importlib/_bootstrap.py line 1140 raise ModuleNotFoundError(_ERR_MSG.format(name),
+        # name=name), _ERR_MSG = 'No module named ' + '{!r}' (line 1118). mpi4py has its own cause.
+        (r"ModuleNotFoundError: No module named '(?P<module>(?!mpi4py')[\w.]{1,200})'",),
+        40,
+    ),
 
     # --- the node and the runtime: shared and locked memory, GPUs, container runtimes, NCCL's bootstrap ------
     # Each pattern is a message its program prints (sources in the module docstring); where the node itself can
@@ -3351,8 +3389,9 @@ CAUSES: Tuple[Cause, ...] = (
         "where it runs, `squeue -u $USER` for a job of yours using it; give each task or job its own overlay, or "
         "mount a shared one read-only (`--overlay PATH:ro`), which many may do at once",
         # Apptainer v1.4.5 pkg/image/image.go line 343 fmt.Errorf("can't open %s for writing, currently in use by "
-        # "another process", i.Path) and line 345 "can't open %s for reading, currently in use for writing by another "
-        # "process" when the byte-range lock on the image (or its overlay partition) is held (lock.ErrByteRangeAcquired).
+        # "another process", i.Path) and line 345 "can't open %s for reading, currently in use for writing by another
+        # process" when the byte-range lock on the image (or its overlay partition) is held
+        # (lock.ErrByteRangeAcquired).
         (r"can't open (?P<path>\S{1,300}) for (?:writing, currently in use|reading, currently in use for writing) "
          r"by another process",),
         90,
