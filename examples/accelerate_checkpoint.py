@@ -12,8 +12,10 @@ The image has no Accelerate: extend it first (docs/packages.md), then run with t
 `Accelerator()` reads torchrun's variables (docs/your-script.md) and picks NCCL on GPUs; on a node without one it is
 told `cpu=True`, without which Accelerate 1.15 runs each rank alone (accelerate/state.py _prepare_backend: a
 torchrun world becomes MULTI_CPU over gloo only when `cpu` is set). The
-checkpoint is Accelerate's own (`save_state`/`load_state`) in RUN_DIR/accelerate; SIGTERM before the time limit
-saves it and exits 75, so the job requeues and goes on (the same protocol as examples/ddp_checkpoint.py).
+checkpoint is Accelerate's own (`save_state`/`load_state`), each in a directory of its own under RUN_DIR/accelerate
+(`step-N`, with its step count inside) that the file `latest` names once it is whole: `latest` is replaced by a
+rename, so a kill during a save leaves the previous checkpoint to resume from. SIGTERM before the time limit saves it
+and exits 75, so the job requeues and goes on (the same protocol as examples/ddp_checkpoint.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -45,22 +48,30 @@ def main() -> int:
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.update(requested=True))
     accelerator = Accelerator(cpu=not torch.cuda.is_available())
     state_dir = Path(os.environ.get("RUN_DIR", "run")) / "accelerate"
-    step_file = state_dir / "step.json"
+    latest = state_dir / "latest"
 
     torch.manual_seed(0)
     model = torch.nn.Linear(FEATURES, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     model, optimizer = accelerator.prepare(model, optimizer)
     step = 0
-    if step_file.exists():
-        accelerator.load_state(str(state_dir))
-        step = json.loads(step_file.read_text())["step"]
-        accelerator.print(f"resumed from step {step} ({state_dir})")
+    if latest.exists():
+        checkpoint = state_dir / latest.read_text().strip()
+        accelerator.load_state(str(checkpoint))
+        step = json.loads((checkpoint / "step.json").read_text())["step"]
+        accelerator.print(f"resumed from step {step} ({checkpoint})")
 
     def save() -> None:
-        accelerator.save_state(str(state_dir))  # every rank takes part; the main process writes
+        """A new directory, whole, then `latest` renamed to name it: a kill mid-save leaves the last one intact."""
+        checkpoint = state_dir / f"step-{step}"
+        accelerator.save_state(str(checkpoint))  # every rank takes part; the main process writes
         if accelerator.is_main_process:
-            step_file.write_text(json.dumps({"step": step}))
+            (checkpoint / "step.json").write_text(json.dumps({"step": step}))
+            (state_dir / "latest.tmp").write_text(checkpoint.name + "\n")
+            os.replace(state_dir / "latest.tmp", latest)
+            for older in state_dir.glob("step-*"):
+                if older != checkpoint:
+                    shutil.rmtree(older, ignore_errors=True)
         accelerator.wait_for_everyone()
 
     weights = torch.arange(1, FEATURES + 1, dtype=torch.float32) / FEATURES
@@ -69,6 +80,9 @@ def main() -> int:
         # All ranks stop at the same step
         flag = accelerator.reduce(torch.tensor([float(stop["requested"])], device=accelerator.device), "sum")
         if flag.item() > 0:
+            # This node's own SIGTERM may still be on its way (the nodes get it up to a second apart): ignored from
+            # here, it cannot end the save below and turn exit 75 into 143
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             stopped = True
             break
         generator = torch.Generator().manual_seed(step * 1000 + accelerator.process_index)

@@ -164,5 +164,5 @@ def test_an_accelerate_script_runs_unchanged_in_the_extended_image_and_resumes_f
                               script=ACCELERATE_EXAMPLE)
     second = slurm_cluster.wait(second_id, workdir, timeout_s=300)
     assert_completed(second)
-    assert f"resumed from step 20 ({first_job.run_dir}/accelerate)" in second.output, second.output[-4000:]
+    assert f"resumed from step 20 ({first_job.run_dir}/accelerate/step-20)" in second.output, second.output[-4000:]
     assert "done: 40 steps on 4 processes" in second.output
