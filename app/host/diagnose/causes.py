@@ -1417,7 +1417,7 @@ CAUSES: Tuple[Cause, ...] = (
     Cause(
         "own-init-refused",
         "the script's process group was asked to meet elsewhere than the job's sealed store: {why}",
-        "start the process group with `init_process_group(\"nccl\")` (app.common.signed_store, docs/your-script.md): "
+        "start the process group with `init_process_group(\"nccl\")` from app.common.signed_store: "
         "it meets through env:// as the job scripts set it (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE); drop the "
         "argument the line names",
         # app/common/signed_store.py _as_in_the_environment: ValueError("app.common.signed_store.init_process_group:
@@ -1444,7 +1444,7 @@ CAUSES: Tuple[Cause, ...] = (
         "the program imports {module}, which the Python it ran under does not have: the image's (a package the "
         "image lacks), or with IMAGE=none the environment the job found on the node",
         "add the package that provides {module} to the image: `make image-extend IMAGE=app.sif WHEELS=DIR OUT=my.sif "
-        "PACKAGES=<package>` (docs/packages.md), then `IMAGE=my.sif`; with IMAGE=none, `pip install` it into the "
+        "PACKAGES=<package>`, then `IMAGE=my.sif`; with IMAGE=none, `pip install` it into the "
         "environment the job activates; a module of your own: keep it beside your script (its directory is on the "
         "path; the workers of train and check import only this checkout)",
         # CPython v3.11.7 Lib/importlib/_bootstrap.py line 1140 raise ModuleNotFoundError(_ERR_MSG.format(name),
@@ -3617,7 +3617,7 @@ CAUSES: Tuple[Cause, ...] = (
         "earlier install in PluginDir",
         "the line names the file: `ldd -r FILE` on the node lists its missing libraries and undefined symbols; an "
         "'Incompatible' version: rebuild that plugin against this release's headers (slurm/spank.h from the "
-        "deployed Slurm's slurm-devel, as pyxis' README asks) or remove the stale file from PluginDir (`scontrol "
+        "deployed Slurm's slurm-devel, as pyxis' instructions ask) or remove the stale file from PluginDir (`scontrol "
         "show config | grep -i PluginDir`); an undefined Slurm symbol in a plugin of Slurm's own: the admins "
         "rebuild or upgrade Slurm (25.11.3 fixed gpu/nrt's `gpu_common_underscorify_tolower`), a missing library: "
         "install it on every node",
