@@ -93,3 +93,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     13 s to 5 s."""
     gc.collect()
     gc.freeze()
+
+
+#: What the trainer and the check set in their own process's environment before compiling
+#: (app/common/compile_cache.py): a test that runs them in this process must not hand its values to the next
+#: test's subprocesses, whose user and temporary directory may differ.
+_PROCESS_PLACES = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "TMPDIR")
+
+
+@pytest.fixture(autouse=True)
+def _compile_places_restored() -> Iterable[None]:
+    before = {name: os.environ.get(name) for name in _PROCESS_PLACES}
+    yield
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -155,7 +155,8 @@ def test_a_dry_run_refuses_a_run_directory_you_may_not_make() -> None:
     theirs = reachable_tmp()  # root's, 0755: the other user may walk it, not write in it
     try:
         run_dir = theirs / "runs" / "1"
-        command = ["env", f"PYTHONPATH={visible_repo(OTHER_USER)}", "PYTHONDONTWRITEBYTECODE=1", "DRY_RUN=1",
+        command = ["env", "-i", "PATH=/usr/bin:/bin", f"PYTHONPATH={visible_repo(OTHER_USER)}",
+                   "PYTHONDONTWRITEBYTECODE=1", "DRY_RUN=1",
                    "DRY_RUN_NODES=gpu01,gpu02", "GPUS_PER_NODE=4", "IMAGE=none", f"RUN_DIR={run_dir}",
                    str(SYSTEM_PYTHON), "-m", "app.launch", "--script=slurm.sh", "job", "--", "train"]
         planned = subprocess.run(["runuser", "-u", OTHER_USER, "--", *command], cwd=str(theirs), capture_output=True,
