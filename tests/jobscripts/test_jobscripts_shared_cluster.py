@@ -257,11 +257,16 @@ def test_an_image_a_group_member_planted_in_the_submit_directory_is_refused_befo
             f"{group_project}/app.sif $HOME/images/ and IMAGE=$HOME/images/app.sif") in line, line
 
 
-def test_an_image_others_can_write_is_refused(tmp_path: Path) -> None:
+def your_image_planned(tmp_path: Path, mode: int) -> tuple[Path, Ran]:
+    """Your own image, of MODE, in a directory only you write, planned for a job."""
     image = tmp_path / "app.sif"
     image.write_bytes(b"an image")
-    image.chmod(0o666)
-    result = image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
+    image.chmod(mode)
+    return image, image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
+
+
+def test_an_image_others_can_write_is_refused(tmp_path: Path) -> None:
+    image, result = your_image_planned(tmp_path, 0o666)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"IMAGE='{image}' is writable by other users (mode 0666): an image they put there" in result.stderr
 
@@ -286,10 +291,7 @@ def test_an_image_another_user_keeps_in_a_directory_only_they_write_runs_and_the
 
 
 def test_your_own_image_in_a_directory_only_you_write_is_run_without_a_word(tmp_path: Path) -> None:
-    image = tmp_path / "app.sif"
-    image.write_bytes(b"an image")
-    image.chmod(0o644)
-    result = image_plan({"IMAGE": str(image), "RUN_DIR": str(tmp_path / "run")}, tmp_path, tmp_path / "bin")
+    _, result = your_image_planned(tmp_path, 0o644)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "IMAGE" not in result.stdout.replace("IMAGE=", "")
 
