@@ -21,7 +21,6 @@ def check_image_file(image: str) -> List[str]:
     """UsageError when someone other than the file's owner and root could replace IMAGE; else the lines to log."""
     info = os.stat(image)
     owner = info.st_uid
-    why = None
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         why = f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o})"
     else:

@@ -20,10 +20,10 @@ from typing import Callable, Dict, List, Mapping, Sequence
 
 from app.host.common.errors import UsageError
 from app.host.common.rendezvous_port import free_port
+from app.host.launch.checkout import REPO
 from app.host.launch.import_path import import_path_env
 from app.host.launch.knobs import STORE_SECRET
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 #: The project's own workloads, by the module torchrun's `-m` names
 OWN_MODULES = {"app.train": "train", "app.check": "check"}
 
