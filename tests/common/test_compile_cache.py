@@ -107,7 +107,8 @@ def test_a_temporary_directory_in_a_directory_your_group_can_write_stops_the_tra
     temporary.mkdir(mode=0o700)
     env = clean_env(TMPDIR=str(temporary))
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
-    command = [sys.executable, "-m", "app.train", "--config", "demo", "train.max_steps=1", f"run.dir={tmp_path / 'run'}"]
+    command = [sys.executable, "-m", "app.train", "--config", "demo", "train.max_steps=1",
+               f"run.dir={tmp_path / 'run'}"]
     result = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.splitlines()[-1] == (
