@@ -130,6 +130,8 @@ def ensure_private_dir(directory: Path, key: str, mode: int = PRIVATE, example: 
     `example` a value that works. A path whose parents are unsafe is refused before anything is made on it, and
     checked again once it is there; the directories made above it are never writable by group or others."""
     if parents:
+        if os.path.lexists(directory):  # its own owner and mode say most: checked first
+            check_private(directory, key, example, planted)
         _check_parents(directory, key, example)
     try:
         for missing in reversed([above for above in directory.parents if not os.path.lexists(above)]):
@@ -152,9 +154,9 @@ def check_private_dir(directory: Path, key: str, example: str = "$SCRATCH/runs/m
     """What `ensure_private_dir(..., parents=True)` refuses, checked without making anything (a dry run): the
     directories above `directory` that exist, `directory` itself when it exists, and that this user may write
     where it would be made; the same one-line errors."""
-    _check_parents(directory, key, example)
     if os.path.lexists(directory):
         check_private(directory, key, example, planted)
+    _check_parents(directory, key, example)
     # What the job would make it in, or it itself: the job stops where mkdir or a write would fail
     nearest = next(path for path in (directory, *directory.parents) if os.path.lexists(path))
     if not os.access(nearest, os.W_OK | os.X_OK):
