@@ -8,12 +8,11 @@ tests/diagnose/test_catalogue.py fails when the committed file differs from what
 """
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from app.host.common.replace_file import replacing
 from app.host.diagnose.causes import CAUSES, Cause
 from app.host.diagnose.layers import LAYERS, VERDICTS, place
 
@@ -86,10 +85,8 @@ def render() -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as out:
+    with replacing(str(path)) as new, open(new, "w") as out:
         out.write(text)
-    os.replace(tmp, str(path))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
