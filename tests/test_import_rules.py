@@ -4,7 +4,9 @@
   3.6+, no torch, yaml or numpy): every module under it imports the standard library and `app.host.*` only, so a
   module of `app/common`, `app/check` or `app/train` can never be pulled onto the host by an import.
 - The trainer's side (`app/common`, `app/check`, `app/train`) may import `app.host.common`, never the job
-  (`app.host.launch`) or the login tools (`app.host.diagnose`, `app.host.report`): the trainer never loads them.
+  (`app.host.launch`) or the login tools (`app.host.diagnose`, `app.host.report`), nor the command packages that
+  run them (`app.launch`, `app.diagnose`, `app.report`: any package of app/ whose `__main__` runs app/host's):
+  the trainer never loads them.
 - The commands users type from before the move (`python -m app.diagnose`, `app.report`, `python3 -m app.launch`) are
   packages of an `__init__.py` and a `__main__.py` that import their `app.host` package and nothing else.
 - `bench/` imports nothing of `tests/`: a benchmark runs from a checkout without the test suite's plugins, and a
@@ -79,16 +81,31 @@ def test_the_host_part_imports_the_standard_library_and_itself_only():
                           "app/train): move what it needs into app/host/common, standard library only")
 
 
+def beyond_host_common(name: str) -> bool:
+    """Whether `name` is a module of the host part other than app.host.common's."""
+    return name.startswith("app.host.") and name != "app.host.common" and not name.startswith("app.host.common.")
+
+
+def host_commands() -> list[str]:
+    """The packages of app/ outside app/host whose `__main__` runs a host tool (imports app/host beyond its common
+    part): `app.launch`, `app.diagnose`, `app.report`, and any added beside them."""
+    return [f"app.{main.parent.name}" for main in sorted((REPO / "app").glob("*/__main__.py"))
+            if main.parent.name != "host" and any(beyond_host_common(name) for name in imports(main))]
+
+
 def test_the_trainers_side_imports_only_app_host_common_of_the_host_part():
+    commands = host_commands()
+    assert {f"app.{command}" for command in COMMAND_PACKAGES} <= set(commands)
     offenders = {}
     for side in TRAINER_SIDE:
         for path in sorted((REPO / "app" / side).rglob("*.py")):
-            found = sorted(name for name in imports(path) if name.startswith("app.host.") and
-                           name != "app.host.common" and not name.startswith("app.host.common."))
+            found = sorted(name for name in imports(path) if beyond_host_common(name) or
+                           any(name == command or name.startswith(f"{command}.") for command in commands))
             if found:
                 offenders[module_name(path)] = found
-    assert offenders == {}, (f"the trainer's side imports the job or a login tool: {offenders}; move what both need "
-                             "into app/host/common (the trainer may import it, the host part never imports back)")
+    assert offenders == {}, (f"the trainer's side imports the job or a login tool, or a command that runs one: "
+                             f"{offenders}; move what both need into app/host/common (the trainer may import it, "
+                             "the host part never imports back)")
 
 
 def test_the_old_command_packages_only_run_their_moved_package():

@@ -24,7 +24,7 @@ import torch.distributed as dist
 from app.check.collectives import Scope
 from app.check.report import Check
 from app.common import exchange
-from app.common.exchange import require, text, whole
+from app.common.exchange import bounded_int, require, text
 
 #: The check's keys live under this prefix, apart from the process group's own keys in the same store.
 PREFIX = "app.check/"
@@ -86,7 +86,7 @@ class Plan:
         nodes = data["nodes"]
         require(isinstance(nodes, list) and (world_size is None or len(nodes) == world_size),
                 f"nodes is not a list of {world_size} names")
-        return cls(data["go"], whole(data["code"], 0, 255), [text(node, MAX_NAME) for node in nodes])
+        return cls(data["go"], bounded_int(data["code"], 0, 255), [text(node, MAX_NAME) for node in nodes])
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def _require_facts(facts: dict[str, Any], rank: int) -> None:
     require(all(isinstance(v, str) for v in facts["env"].values()), "env holds a value that is not text")
     require(all(isinstance(v, str | int | float | None) and len(str(v)) <= MAX_TEXT
                 for v in facts["versions"].values()), "versions holds a value that is not a version")
-    whole(facts.get("gpu_count"), 0, 1024)
+    bounded_int(facts.get("gpu_count"), 0, 1024)
 
 
 def _check(data: Any) -> Check:
@@ -178,7 +178,7 @@ def receive_plan(store: dist.Store, world_size: int) -> Plan | None:
 
 def receive_code(store: dist.Store, key: str) -> int | None:
     """An exit code rank 0 published (pg_plan, verdict), None when it is not one."""
-    return exchange.get_checked(store, key, lambda data: whole(data, 0, 255))
+    return exchange.get_checked(store, key, lambda data: bounded_int(data, 0, 255))
 
 
 def receive_all_results(store: dist.Store, world_size: int) -> list[RankResults | None]:

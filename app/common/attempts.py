@@ -88,7 +88,7 @@ def _published(store: dist.Store) -> int | None:
     try:
         raw = store.get(CURRENT)
         exchange.require(len(raw) <= 18 and raw.isdigit(), f"{raw[:20]!r} is not a whole number")
-        return exchange.whole(int(raw), 1, 10**18)
+        return exchange.bounded_int(int(raw), 1, 10**18)
     except ValueError as err:  # Malformed included
         exchange.report_malformed(CURRENT, str(err))
         return None

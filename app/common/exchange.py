@@ -85,9 +85,9 @@ def require(condition: bool, what: str) -> None:
         raise Malformed(what)
 
 
-# whole and text write their refusal only when they refuse: rank 0 checks every field of every rank's record, and
+# bounded_int and text write their refusal only when they refuse: rank 0 checks every field of every rank's record, and
 # every rank each node name of the plan; the message made for every field cost 5 ms a plan at 1024 ranks.
-def whole(value: Any, low: int, high: int) -> int:
+def bounded_int(value: Any, low: int, high: int) -> int:
     """`value` as an int in [low, high], or `Malformed` (bool is no number here, though Python says it is)."""
     if not (isinstance(value, int) and not isinstance(value, bool) and low <= value <= high):
         raise Malformed(f"{value!r:.40} is not a whole number in [{low}, {high}]")

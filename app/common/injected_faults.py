@@ -202,9 +202,10 @@ _TOOLS = {"train": (TRAIN_POINTS, _train_actions), "check": (CHECK_POINTS, _chec
 def arm(tool: str, env: Mapping[str, str], rank: int, host: str | None = None) -> list[str]:
     """Read `tool`'s variable (`VARIABLES`) from `env` once for this run and arm the points of the faults it
     sets for `rank` on `host` (default: this host), every other point of the tool disarmed; the points armed.
-    `UsageError` on a malformed value."""
+    `UsageError` on a malformed value. In a real run (the variable unset or empty) it reads nothing more, not even
+    this host's name."""
     points, actions_of = _TOOLS[tool]
-    actions = actions_of(env, rank, host)
+    actions = actions_of(env, rank, host) if env.get(VARIABLES[tool]) else {}
     for name in points:
         _armed.pop(name, None)
     _armed.update(actions)

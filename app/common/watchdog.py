@@ -54,7 +54,7 @@ from typing import Any
 import torch.distributed as dist
 
 from app.common import exchange
-from app.common.exchange import require, text, whole
+from app.common.exchange import bounded_int, require, text
 from app.common.signed_store import (
     StoreTampered,
     end_for_tampering,
@@ -120,7 +120,7 @@ class Beat:
         try:
             data = exchange.parse(raw)
             require(isinstance(data, dict) and math.isfinite(float(data.get("at", 0.0))), "not a beat")
-            return cls(rank, whole(data["count"], 0, 2**62), whole(data["position"], -(2**62), 2**62),
+            return cls(rank, bounded_int(data["count"], 0, 2**62), bounded_int(data["position"], -(2**62), 2**62),
                        text(data["where"], MAX_TEXT), text(data["host"], MAX_TEXT),
                        text(data.get("reason", ""), MAX_TEXT), float(data.get("at", 0.0)))
         except (ValueError, KeyError, TypeError) as err:
@@ -181,9 +181,10 @@ class Verdict:
         try:
             data = exchange.parse(raw)
             require(isinstance(data, dict) and isinstance(data.get("culprits"), list), "no list of culprits")
-            culprits = [whole(rank, 0, world_size - 1) for rank in data["culprits"]]
+            culprits = [bounded_int(rank, 0, world_size - 1) for rank in data["culprits"]]
             require(len(set(culprits)) == len(culprits), "a culprit named twice")
-            return cls(culprits, text(data["sentence"], MAX_SENTENCE), whole(data["reporter"], -1, world_size - 1))
+            return cls(culprits, text(data["sentence"], MAX_SENTENCE),
+                       bounded_int(data["reporter"], -1, world_size - 1))
         except (ValueError, KeyError, TypeError) as err:
             exchange.report_malformed("watchdog verdict", str(err))
             return None

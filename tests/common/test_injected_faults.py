@@ -83,6 +83,31 @@ def test_the_variable_is_read_once_at_install_and_arms_only_the_named_step(usr1_
     assert usr1_received == [signal.SIGUSR1]
 
 
+class Watched(dict):
+    """An environment that records every name read from it."""
+
+    def __init__(self, **variables: str) -> None:
+        super().__init__(variables)
+        self.read: set[str] = set()
+
+    def get(self, name, default=None):
+        self.read.add(name)
+        return super().get(name, default)
+
+    def __getitem__(self, name):
+        self.read.add(name)
+        return super().__getitem__(name)
+
+
+@pytest.mark.parametrize("tool", ["train", "check"])
+def test_a_run_no_test_asked_a_fault_of_reads_the_tools_variable_and_nothing_else(tool, monkeypatch):
+    """The production path: arming with no fault asked for reads one variable, not this host's name or any other."""
+    monkeypatch.setattr(injected_faults.socket, "gethostname", lambda: pytest.fail("arm looked up the host's name"))
+    environment = Watched(PATH="/usr/bin", RANK="1", HOSTNAME="node7")
+    assert injected_faults.arm(tool, environment, 1) == []
+    assert environment.read == {injected_faults.VARIABLES[tool]}
+
+
 def test_the_optimizer_step_takes_no_fault():
     assert "fault" not in inspect.signature(OptimizerStep).parameters
 

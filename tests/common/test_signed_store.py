@@ -22,13 +22,15 @@ class Exploit:
 
 @pytest.fixture
 def server() -> dist.TCPStore:
-    # The server connects to itself as it starts, which took more than 5 s on a loaded 2-core machine; no test waits
-    # on the server for a missing key, so a long timeout costs nothing
+    """A TCPStore server. It is a client of its own port too: the other user, who can do whatever any client does,
+    reads and writes through it. A test opens as few connections as it can: each costs two DNS lookups, which
+    stall a connect 5 s past the resolver's rate (tests/common/test_store_prefixes.py's `serve`). 60 s: a connect
+    that meets such a stall still succeeds; no test waits on the server for a missing key."""
     return dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=60))
 
 
 def client(server: dist.TCPStore) -> dist.TCPStore:
-    # Connecting may take seconds on a loaded 2-core machine; the reads themselves never wait for a missing key
+    """A connection of the job's own."""
     return dist.TCPStore("127.0.0.1", server.port, is_master=False, timeout=timedelta(seconds=60))
 
 
@@ -50,9 +52,9 @@ def test_the_secret_is_in_no_key_name_and_no_value_in_the_clear_of_a_sealed_key_
         server: dist.TCPStore) -> None:
     job = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
     job.set("plan", "x")
-    listed = client(server).list_keys()  # what any client of the port sees
+    listed = server.list_keys()  # what any client of the port sees
     assert listed and not [key for key in listed if SECRET in key]
-    assert SECRET.encode() not in client(server).get("app//plan")
+    assert SECRET.encode() not in server.get("app//plan")
 
 
 @pytest.mark.parametrize("forged", [
@@ -65,7 +67,7 @@ def test_a_value_another_user_wrote_is_refused_with_the_store_exit_code(server: 
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     job = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
     job.set("plan", '{"go": true}')
-    client(server).set("app//plan", forged)  # the name listed: PrefixStore joins with "/"
+    server.set("app//plan", forged)  # the name listed: PrefixStore joins with "/"
     with pytest.raises(StoreTampered) as caught:
         job.get("plan")
     assert caught.value.exit_code == exitcodes.STORE == 10
@@ -76,11 +78,10 @@ def test_a_value_another_user_wrote_is_refused_with_the_store_exit_code(server: 
 def test_a_sealed_value_replayed_under_another_key_or_sealed_by_another_job_is_refused(server: dist.TCPStore) -> None:
     job = SignedStore(client(server), SECRET)
     job.set("app/node/0", '{"status": "FAIL"}')
-    raw = client(server).get("app/node/0")
-    client(server).set("app/node/1", raw)  # replayed under another key
+    server.set("app/node/1", server.get("app/node/0"))  # replayed under another key
     with pytest.raises(StoreTampered):
         job.get("app/node/1")
-    SignedStore(client(server), "another job's secret, 32 chars").set("app/node/2", "x")
+    SignedStore(server, "another job's secret, 32 chars").set("app/node/2", "x")
     with pytest.raises(StoreTampered):
         job.get("app/node/2")
     with pytest.raises(StoreTampered):
@@ -88,7 +89,7 @@ def test_a_sealed_value_replayed_under_another_key_or_sealed_by_another_job_is_r
 
 
 def test_an_oversized_value_is_refused_before_its_mac_is_computed(server: dist.TCPStore) -> None:
-    client(server).set("app/result/1", b"x" * (MAX_VALUE_BYTES + 100))
+    server.set("app/result/1", b"x" * (MAX_VALUE_BYTES + 100))
     with pytest.raises(StoreTampered, match="more than the job ever writes"):
         SignedStore(client(server), SECRET).get("app/result/1")
 
@@ -212,15 +213,16 @@ def test_the_example_your_script_md_holds_up_meets_through_the_sealed_store(tmp_
 def test_a_rank_that_stops_on_a_forged_value_leaves_a_mark_the_others_trust_and_no_one_else_can_forge(
         server: dist.TCPStore) -> None:
     """The mark keeps the other ranks' hang watch from taking the stopped rank for a dead node (and blaming it)."""
-    other_rank = dist.PrefixStore("app/", SignedStore(client(server), SECRET))
+    job = client(server)
+    other_rank = dist.PrefixStore("app/", SignedStore(job, SECRET))
     assert not marked_tampered(other_rank)
-    client(server).set(TAMPERED_MARK, b"1")  # another user's mark
+    server.set(TAMPERED_MARK, b"1")  # another user's mark
     assert not marked_tampered(other_rank)
-    client(server).set("app//plan", b'{"go": false}')
+    server.set("app//plan", b'{"go": false}')
     with pytest.raises(StoreTampered):
-        dist.PrefixStore("app/", SignedStore(client(server), SECRET)).get("plan")
+        dist.PrefixStore("app/", SignedStore(job, SECRET)).get("plan")
     assert marked_tampered(other_rank)
-    assert not marked_tampered(client(server))  # a store that is not sealed has no mark
+    assert not marked_tampered(job)  # a store that is not sealed has no mark
 
 
 def test_a_value_sealed_in_one_step_of_the_job_does_not_open_in_the_next(server: dist.TCPStore) -> None:
@@ -235,10 +237,11 @@ def test_a_value_sealed_in_one_step_of_the_job_does_not_open_in_the_next(server:
                "MASTER_PORT": str(server.port), "TORCHELASTIC_RUN_ID": run_id, "DDP_STORE_SECRET": SECRET}
         return open_store(detect_environment(env), timeout_s=10)
 
-    step("4242-preflight").set("check/report/1", b'{"status": "FAIL"}')
-    recorded = client(server).get("app//check/report/1")  # JOB_SCOPE "app/", joined with "/"
-    client(server).delete_key("app//check/report/1")  # the next step's store starts empty
-    client(server).set("app//check/report/1", recorded)  # another user writes the recording back
+    preflight = step("4242-preflight")
+    preflight.set("check/report/1", b'{"status": "FAIL"}')
+    recorded = server.get("app//check/report/1")  # JOB_SCOPE "app/", joined with "/"
+    server.delete_key("app//check/report/1")  # the next step's store starts empty
+    server.set("app//check/report/1", recorded)  # another user writes the recording back
     with pytest.raises(StoreTampered):
         step("4242").get("check/report/1")
-    assert step("4242-preflight").get("check/report/1") == b'{"status": "FAIL"}'
+    assert preflight.get("check/report/1") == b'{"status": "FAIL"}'
