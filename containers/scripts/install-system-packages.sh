@@ -16,10 +16,12 @@
 #                         then apt-get --download-only into DIR (every dependency the base lacks too), with
 #                         what the distribution signed for them (lists/: each archive's InRelease and Packages),
 #                         the mirror's own index (Packages) and SHA256SUMS; nothing is installed
-#   DEB_MIRROR=DIR        an offline build: only DIR's .debs, each verified back to the distribution's keys in
-#                         the base (signed-debs.sh), installed from a private copy; SHA256SUMS is a quick check
-#                         that names a missing file; anything missing, altered or unsigned stops the build in
-#                         one line
+#   DEB_MIRROR=DIR        an offline build: DIR's .debs and signed lists, each verified back to the distribution's
+#                         keys in the base (signed-debs.sh); the base's apt, with its own sources, reads those lists
+#                         in place of the archive's, and the .debs must be exactly what it picks for this build;
+#                         it installs them from private copies, downloading nothing. SHA256SUMS is a quick check
+#                         that names a missing file; anything missing, altered, unsigned, extra or other than
+#                         what apt picks stops the build in one line
 set -euo pipefail
 # shellcheck source=containers/scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -154,30 +156,28 @@ log "the base has: ${present[*]:-none of them}; it lacks: ${missing[*]}"
 apt_options=()
 if [[ -n ${DEB_DOWNLOAD:-}${DEB_MIRROR:-} ]]; then
     state=$(mktemp -d)
-    mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts"
+    mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
     # Debug::NoLocking: the base's dpkg lock is read-only under `apptainer exec`; Sandbox::User=root: the
     # fakeroot namespace maps no _apt user to drop to; GzipIndexes=false: the lists stay as the signed Release
-    # hashes them, uncompressed (Docker-made bases set it true), for signed_debs::keep_lists.
+    # hashes them, uncompressed (Docker-made bases set it true), for signed_debs::keep_lists, and apt reads the
+    # verified ones offline as they are.
     apt_options=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Debug::NoLocking=1
         -o APT::Sandbox::User=root -o Acquire::GzipIndexes=false)
 fi
 if [[ -n ${DEB_MIRROR:-} ]]; then
     check_debs "$DEB_MIRROR"
-    # The .debs are copied into a private directory first and verified there, so what apt installs is what was
-    # verified. [trusted=yes] for that copy only: its index is written from .debs whose SHA256 a Packages file
-    # lists that the distribution's signed Release covers (signed_debs::verify).
+    # The base's apt, with its own sources, reads the mirror's signed lists of the suites those name in place of
+    # the archive's: copies in a private directory, verified there, as the .debs are, so what apt reads and
+    # installs is what was verified (signed_debs::verify).
     mkdir -p "$state/repo"
     for deb in "$DEB_MIRROR"/*.deb; do [[ -e $deb ]] && cp "$deb" "$state/repo/"; done
-    signed_debs::verify "$DEB_MIRROR" "$state/repo" "$root" "$state/verify"
-    index_debs "$state/repo"
-    echo "deb [trusted=yes] file:$state/repo ./" >"$state/mirror.list"
-    apt_options+=(-o "Dir::Etc::SourceList=$state/mirror.list" -o "Dir::Etc::SourceParts=$state/parts")
+    signed_debs::verify "$DEB_MIRROR" "$state/repo" "$root" "$state/verify" "$state/lists" "${apt_options[@]}"
     where="the package mirror $DEB_MIRROR"
 else
+    apt-get update -qq "${apt_options[@]}"
     where="the archive"
 fi
 
-apt-get update -qq "${apt_options[@]}"
 install=()
 for entry in "${missing[@]}"; do
     IFS=: read -r kind name packages <<<"$entry"
@@ -194,20 +194,38 @@ for entry in "${missing[@]}"; do
     [[ -n $chosen ]] || die "the base lacks $name ($kind) and $where has none of: $packages"
     [[ " ${install[*]} " == *" $chosen "* ]] || install+=("$chosen")
 done
+
+# picked_from LISTS DEBS: stop unless the verified .debs in DEBS are what the base's apt picks for this build from
+# the verified lists in LISTS alone (signed_debs::picked); they go into apt's archive cache, as apt names them.
+picked_from() {
+    local -r lists=$1 debs=$2
+    local uris
+    uris=$(apt-get install --print-uris -qq --no-install-recommends "${apt_options[@]}" -o "Dir::State::Lists=$lists" \
+        "${install[@]}" 2>"$state/picked.err") ||
+        die "the base's apt cannot resolve ${install[*]} from the package mirror's signed lists alone" \
+            "($(awk '/^E:/ { print; exit }' "$state/picked.err")); $gather"
+    signed_debs::picked "$debs" "$state/verify" "$uris" "$state/cache/archives"
+}
 if [[ -n ${DEB_DOWNLOAD:-} ]]; then
     log "downloading into $DEB_DOWNLOAD: ${install[*]} and what they need that the base lacks"
     apt-get install -y -qq --download-only --no-install-recommends "${apt_options[@]}" \
         -o "Dir::Cache::archives=$DEB_DOWNLOAD" "${install[@]}" >/dev/null
     rm -rf "$DEB_DOWNLOAD/partial" "$DEB_DOWNLOAD/lock"
     signed_debs::keep_lists "$state/lists" "$DEB_DOWNLOAD"
-    # What the offline build will check, checked now against the same base's keys: a mirror make sources
-    # wrote is one that installs.
-    signed_debs::verify "$DEB_DOWNLOAD" "$DEB_DOWNLOAD" "$root" "$state/verify"
+    # What the offline build will check, checked now against the same base's keys and sources: a mirror make
+    # sources wrote is one that installs.
+    signed_debs::verify "$DEB_DOWNLOAD" "$DEB_DOWNLOAD" "$root" "$state/verify" "$state/kept" "${apt_options[@]}"
+    picked_from "$state/kept" "$DEB_DOWNLOAD"
     rm -rf "$state"
     index_debs "$DEB_DOWNLOAD"
     exit 0
 fi
+offline=()
+if [[ -n ${DEB_MIRROR:-} ]]; then
+    picked_from "$state/lists" "$state/repo"
+    offline=(--no-download)
+fi
 log "installing from $where: ${install[*]}"
-apt-get install -y -qq --no-install-recommends "${apt_options[@]}" "${install[@]}" >/dev/null
+apt-get install -y -qq --no-install-recommends "${offline[@]}" "${apt_options[@]}" "${install[@]}" >/dev/null
 apt-get clean
 rm -rf /var/lib/apt/lists/* ${state:+"$state"}

@@ -7,6 +7,10 @@
 # signature with gpgv against the keyrings the base's apt trusts, each Packages file against the SHA256 its signed
 # Release gives, and each .deb against its entry in a verified Packages file (SHA256, size, package, version,
 # architecture). Whoever can write the mirror can then only make the build stop, not install what they wrote.
+# A distribution signs all its suites with one key (bookworm, -updates, -backports, -security), so a signature
+# alone would let them add any package any suite lists: the build also takes only the lists of the suites the
+# base's own apt sources name, for its architecture (signed_debs::targets), and only the .debs the base's apt
+# picks from them for this build (signed_debs::picked).
 #
 # The rules are apt's own (Debian/apt, 3.x): the signature judgment of methods/gpgv.cc (VerifyGetSigners: a
 # GOODSIG with its VALIDSIG counts, an expired or revoked key or an MD5/SHA1/RIPE-MD160 digest does not, BADSIG
@@ -159,70 +163,110 @@ signed_debs::release_fresh() {
     ((seconds > $(date +%s))) || { echo "expired (Valid-Until: $until)"; return 1; }
 }
 
-# signed_debs::verify MIRROR DEBS ROOT WORK: every .deb in DEBS is listed, with its SHA256 and size, by a Packages
-# index in MIRROR/lists that its archive's Release signs with a key the base at ROOT trusts; else stop the build in
-# one line. WORK: a private directory (the verified copies of the indexes go there).
+# signed_debs::targets OUT [APT_OPTION...]: the Packages lists the base's apt reads (the archives, suites, components
+# and architectures its sources name), one "LIST PREFIX" a line into OUT: apt's file name for the list, and that of
+# its archive's Release less "InRelease" (apt names a list by its URI: the Release's name less the list's MetaKey).
+signed_debs::targets() {
+    local -r out=$1
+    shift
+    # --no-release-info: every list apt-get update would fetch, fetched or not
+    # shellcheck disable=SC2016 # apt's own $(FIELD) format, not the shell's
+    apt-get indextargets --no-release-info --format '$(FILENAME) $(METAKEY)' "$@" 'Identifier: Packages' |
+        awk '{ name = $1; sub(".*/", "", name); key = $2; gsub("/", "_", key)
+               print name, substr(name, 1, length(name) - length(key)) }' >"$out" ||
+        die "the base's apt cannot list what its sources name (apt-get indextargets), so the package mirror's" \
+            "lists cannot be matched to them; build on the base make sources asked"
+}
+
+# signed_debs::verify MIRROR DEBS ROOT WORK LISTS [APT_OPTION...]: every .deb in DEBS is listed, with its SHA256 and
+# size, by a Packages index in MIRROR/lists that its archive's Release signs with a key the base at ROOT trusts, and
+# every index and Release there is one the base's apt reads (signed_debs::targets, with APT_OPTIONs); else stop the
+# build in one line. LISTS gets the verified copies as apt reads them (each Release, each Packages uncompressed);
+# WORK: a private directory (WORK/debs: each .deb's name, package, version, architecture, size and SHA256).
 signed_debs::verify() {
-    local -r mirror=$1 debs=$2 root=$3 work=$4
-    local release prefix why packages name entry found deb fields package version arch sum size listed signed n=0
+    local -r mirror=$1 debs=$2 root=$3 work=$4 lists=$5
+    shift 5
+    local file release prefix why name entry found deb fields package version arch sum size listed signed shown n=0
     local -A verified=()
+    mkdir -p "$work" "$lists/partial"
+    : >"$work/debs"
     compgen -G "$debs/*.deb" >/dev/null || return 0 # nothing to install, nothing to trust
     # apt's verifier on the bases in use (Ubuntu 24.04's and Debian 12's apt depend on gpgv); Debian 13's apt can
     # verify with sqv instead, without gpgv installed
     command -v gpgv >/dev/null ||
         die "the base has no gpgv to verify the package mirror $mirror against its apt keys; a base whose apt" \
             "verifies with sqv (Debian 13) is not supported offline yet: build online, or on a base with gpgv"
-    mkdir -p "$work/indexes"
     signed_debs::keyrings "$root" "$work/keys" >"$work/keyrings"
     [[ -s $work/keyrings ]] ||
         die "the base has no keyring its apt trusts (/etc/apt/trusted.gpg.d, Signed-By), so the package mirror" \
             "$mirror cannot be verified; build on the base make sources asked"
+    signed_debs::targets "$work/targets" "$@"
+    # Only lists of the suites the base's sources name; each Release is copied into LISTS first and verified there
+    # (what apt reads is what was verified), each Packages index below, uncompressed
+    for file in "$mirror"/lists/*; do
+        name=${file##*/}
+        case $name in
+            *_Packages.gz) prefix=$(awk -v list="${name%.gz}" '$1 == list { print $2; exit }' "$work/targets") ;;
+            *_InRelease | *_Release | *_Release.gpg)
+                prefix=${name%InRelease}
+                prefix=${prefix%Release.gpg}
+                prefix=$(awk -v prefix="${prefix%Release}" '$2 == prefix { print $2; exit }' "$work/targets") ;;
+            *) continue ;;
+        esac
+        [[ -n $prefix ]] ||
+            die "the package mirror's $file is for an archive, suite or architecture the base's apt sources do not" \
+                "name (they name: $(awk '!seen[$2]++ { printf "%s%s", sep, $2; sep = " " }' "$work/targets"));" \
+                "$signed_debs_regather"
+        [[ $name == *.gz ]] || cp "$file" "$lists/"
+    done
     : >"$work/signed"
-    for release in "$mirror"/lists/*_InRelease "$mirror"/lists/*_Release; do
+    for release in "$lists"/*_InRelease "$lists"/*_Release; do
         [[ -e $release ]] || continue
         name=${release##*/}
         prefix=${name%InRelease}
         prefix=${prefix%Release}
-        # an InRelease wins over a Release of the same archive, as in apt
-        [[ $name == *_Release && -e $mirror/lists/${prefix}InRelease ]] && continue
+        shown=$mirror/lists/$name
+        # an InRelease wins over a Release of the same archive, as in apt (which then never reads the Release)
+        if [[ $name == *_Release && -e $lists/${prefix}InRelease ]]; then
+            rm -f "$release" "$release.gpg"
+            continue
+        fi
         n=$((n + 1))
         signed=$work/release.$n
         why=$(signed_debs::signed_part "$release" "$work/keyrings" "$signed") ||
-            die "the package mirror's $release $why; $signed_debs_regather"
+            die "the package mirror's $shown $why; $signed_debs_regather"
         why=$(signed_debs::release_fresh "$signed") ||
-            die "the package mirror's $release $why; $signed_debs_regather"
-        for packages in "$mirror/lists/$prefix"*_Packages.gz; do
-            [[ -e $packages ]] || continue
-            name=${packages##*/}
-            name=${name%.gz}
+            die "the package mirror's $shown $why; $signed_debs_regather"
+        while read -r name; do
+            file=$mirror/lists/$name.gz
+            [[ -e $file ]] || continue
             # the entry of this index in the signed Release's SHA256 list ("HASH SIZE PATH", PATH as apt names
             # the list: / made _)
             entry=$(awk -v want="${name#"$prefix"}" '/^[^ ]/ { in_sha256 = ($0 ~ /^SHA256:/) ; next }
                 in_sha256 { path = $3; gsub("/", "_", path); if (path == want) { print $1, $2; exit } }' \
                 "$signed")
             [[ -n $entry ]] ||
-                die "the package mirror's $packages is not in the SHA256 list of its signed Release $release;" \
+                die "the package mirror's $file is not in the SHA256 list of its signed Release $shown;" \
                     "$signed_debs_regather"
-            gzip -dc <"$packages" >"$work/indexes/$name" 2>/dev/null ||
-                die "the package mirror's $packages is not a gzip file; $signed_debs_regather"
-            found="$(sha256sum "$work/indexes/$name" | cut -d' ' -f1) $(stat -c %s "$work/indexes/$name")"
+            gzip -dc <"$file" >"$lists/$name" 2>/dev/null ||
+                die "the package mirror's $file is not a gzip file; $signed_debs_regather"
+            found="$(sha256sum "$lists/$name" | cut -d' ' -f1) $(stat -c %s "$lists/$name")"
             [[ $found == "$entry" ]] ||
-                die "the package mirror's $packages does not match its signed Release $release: SHA256 and size" \
+                die "the package mirror's $file does not match its signed Release $shown: SHA256 and size" \
                     "expected $entry, found $found; $signed_debs_regather"
             awk '/^Package:/ { p = $2 } /^Version:/ { v = $2 } /^Architecture:/ { a = $2 } /^Size:/ { s = $2 }
                  /^SHA256:/ { h = $2 } /^$/ { if (p != "") print p, v, a, s, h; p = v = a = s = h = "" }
-                 END { if (p != "") print p, v, a, s, h }' "$work/indexes/$name" >>"$work/signed"
+                 END { if (p != "") print p, v, a, s, h }' "$lists/$name" >>"$work/signed"
             verified[$name]=1
-        done
+        done <<<"$(awk -v prefix="$prefix" '$2 == prefix { print $1 }' "$work/targets")"
     done
-    for packages in "$mirror"/lists/*_Packages.gz; do
-        [[ -e $packages ]] || continue
-        name=${packages##*/}
+    for file in "$mirror"/lists/*_Packages.gz; do
+        [[ -e $file ]] || continue
+        name=${file##*/}
         [[ -n ${verified[${name%.gz}]:-} ]] ||
-            die "the package mirror's $packages has no signed Release beside it; $signed_debs_regather"
+            die "the package mirror's $file has no signed Release beside it; $signed_debs_regather"
     done
     # each .deb's own fields, then its entry among the signed ones (one pass over the indexes, not one per .deb)
-    : >"$work/debs"
     for deb in "$debs"/*.deb; do
         name=${deb##*/}
         # shellcheck disable=SC2016 # dpkg-deb's own ${Field} format, not the shell's
@@ -242,5 +286,32 @@ signed_debs::verify() {
             die "the package mirror's $name is not the $package $version $arch the distribution signed:" \
                 "size and SHA256 expected $listed, found $size $sum; $signed_debs_regather"
     done <"$work/debs"
+    return 0
+}
+
+# signed_debs::picked DEBS WORK URIS ARCHIVES: the .debs signed_debs::verify checked (WORK/debs, in DEBS) are exactly
+# the ones the base's apt picks for this build, URIS: its download list from the verified lists alone and an empty
+# archive cache (apt-get install --print-uris: 'URI' FILE SIZE HASH, FILE as apt names the package, version and
+# architecture it picked). Each is copied into ARCHIVES under that name, where apt-get --no-download takes any file
+# of the right size (acquire-item.cc, pkgAcqArchive): its name must say what is in it. Else stop in one line.
+signed_debs::picked() {
+    local -r debs=$1 work=$2 uris=$3 archives=$4
+    local name package version arch size sum file picked
+    awk 'NF { print $2, $3 }' <<<"$uris" >"$work/picked"
+    while read -r name package version arch size sum; do
+        # apt's name for it (pkgAcqArchive: each part through QuoteString, which makes an epoch's ':' %3a)
+        file=${package}_${version//:/%3a}_${arch}.deb
+        if ! grep -qxF "$file $size" "$work/picked"; then
+            picked=$(awk -v want="${package}_" 'index($1, want) == 1 { printf "%s%s", sep, $1; sep = " " }' \
+                "$work/picked")
+            die "the package mirror's $name ($package $version $arch) is not what the base's apt picks for this" \
+                "build from the suites its sources name (it picks ${picked:-no $package}); $signed_debs_regather"
+        fi
+        cp "$debs/$name" "$archives/$file"
+    done <"$work/debs"
+    while read -r file size; do
+        [[ -e $archives/$file ]] ||
+            die "the base's apt picks $file for this build, and the package mirror lacks it; $signed_debs_regather"
+    done <"$work/picked"
     return 0
 }

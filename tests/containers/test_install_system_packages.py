@@ -3,9 +3,11 @@ headers, commands), not package names, and never lets apt replace NVIDIA's rdma 
 
 Each test runs the real script on a stand-in base: a fake loader cache (`ldconfig -p`), a fake dpkg status
 file (DPKG_ADMINDIR, which dpkg-query honours), headers under a fake root, and an `apt-get` that records what
-it was asked to install instead of installing it. The NGC rows are modelled on Ubuntu 24.04 (noble), where the
-64-bit time_t transition renamed libcurl4 to libcurl4t64 and librdmacm1 to librdmacm1t64, and on NVIDIA's DOCA
-rdma-core (versions such as 2404mlnx51-1.2404066, ai-dynamo/nixl#889).
+it was asked to install instead of installing it. Where apt itself decides (which lists the base's sources name,
+which version an install picks, whether the lists hold a package), Debian's own apt-get and apt-cache answer,
+configured as the stand-in base (its /etc/apt, its dpkg status, amd64). The NGC rows are modelled on Ubuntu 24.04
+(noble), where the 64-bit time_t transition renamed libcurl4 to libcurl4t64 and librdmacm1 to librdmacm1t64, and
+on NVIDIA's DOCA rdma-core (versions such as 2404mlnx51-1.2404066, ai-dynamo/nixl#889).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ DOCA_VERSION = "2404mlnx51-1.2404066"
 #: Basic tools the script may call; everything else it finds (or not) in the stand-in base
 HOST_TOOLS = ["bash", "dirname", "dpkg-query", "grep", "uname", "sed", "sha256sum", "cut", "cat", "mktemp", "mkdir",
               "dpkg-deb", "tar", "stat", "mv", "cp", "gzip", "awk", "base64", "od", "head", "tr", "date", "gpgv"]
+#: Debian's apt, which answers for the stand-in base where apt decides
+REAL_APT = {tool: shutil.which(tool) for tool in ("apt-get", "apt-cache")}
+#: The stand-in archive (apt's list names start with URI_dists_SUITE_)
+ARCHIVE = "http://deb.example.org/debian"
 
 
 class Base:
@@ -57,18 +63,43 @@ class Base:
                         "libnuma1", "build-essential", "autoconf", "automake", "libtool", "pkgconf", "curl",
                         "libhwloc-dev", "libibverbs-dev", "librdmacm-dev", "python3", "python3-venv", "g++",
                         "python3-dev"}
-        self._tool("apt-get", f'echo "$*" >>{root}/apt.log')
+        # The base's apt: its sources name the stand-in archive's suite `stable` (one-line format, as Ubuntu's
+        # and older Debian's), Debian's apt reads them with this configuration (APT_CONFIG is read first, so the
+        # host's own /etc/apt is not)
+        etc = root / "sysroot" / "etc" / "apt"
+        for part in ("apt.conf.d", "sources.list.d", "preferences.d"):
+            (etc / part).mkdir(parents=True)
+        self.sources("stable")
+        self.apt_config = root / "apt.conf"
+        self.apt_config.write_text(f'Dir::Etc "{etc}";\nDir::State::status "{root}/dpkg/status";\n'
+                                   'APT::Architecture "amd64";\nAPT::Architectures { "amd64"; };\n')
+        self.apt_get(f"{root}/apt.log")
         self._tool("rm", f'echo "rm $*" >>{root}/apt.log')  # the cleanup of apt's lists, not this host's
-        # apt-cache answers from the distribution's archive, or from the index of the file repository that
-        # Dir::Etc::SourceList names (a package mirror), as apt would after `apt-get update`.
-        self._tool("apt-cache", f"""list=
-for arg; do case $arg in Dir::Etc::SourceList=*) list=${{arg#*=}} ;; esac; done
-if [ -n "$list" ]; then
-    dir=$(sed -n 's|.* file:\\([^ ]*\\) .*|\\1|p' "$list")
-    grep -qx -- "Package: ${{@: -1}}" "$dir/Packages"
-else
-    grep -qx -- "${{@: -1}}" {root}/archive
-fi""")
+        # apt-cache answers from the lists apt reads (Dir::State::Lists: a package mirror's, or those `apt-get
+        # update` fetched), as Debian's apt-cache does; with no lists named (a build with the network), from the
+        # distribution's archive.
+        self._tool("apt-cache", f"""for arg; do case $arg in
+    Dir::State::Lists=*) APT_CONFIG={self.apt_config} exec {REAL_APT["apt-cache"]} "$@" ;;
+esac; done
+grep -qx -- "${{@: -1}}" {root}/archive""")
+
+    def apt_get(self, log: str, then: str = "") -> None:
+        """apt-get: Debian's where apt decides (`indextargets`, `install --print-uris`); else what it was asked is
+        logged (with the .debs in its archive cache, for an install), then `then` runs (a stand-in for `update`
+        or a download)."""
+        self._tool("apt-get", f"""case " $* " in
+    *" indextargets "* | *" --print-uris "*) APT_CONFIG={self.apt_config} exec {REAL_APT["apt-get"]} "$@" ;;
+esac
+echo "$*" >>{log}
+for arg; do case $1:$arg in
+    install:Dir::Cache=*) (cd "${{arg#*=}}/archives" && echo "archives:" *.deb) >>{log} ;;
+esac; done
+{then}""")
+
+    def sources(self, *suites: str) -> None:
+        """The suites of the stand-in archive that the base's apt sources name (/etc/apt/sources.list)."""
+        (self.root / "sysroot" / "etc" / "apt" / "sources.list").write_text(
+            "".join(f"deb {ARCHIVE} {suite} main\n" for suite in suites))
 
     def _tool(self, name: str, body: str) -> None:
         path = self.bin / name
@@ -96,8 +127,9 @@ fi""")
         path.touch()
 
     def remove(self, *, soname: str = "", command: str = "", header: str = "") -> None:
-        if soname:
+        if soname:  # the library is gone, and so is the package dpkg had it from (apt reads the status)
             self.sonames.remove(soname)
+            self.packages.pop(NGC_SONAMES.get(soname, ""), None)
         if command:
             (self.bin / command).unlink()
         if header:
@@ -129,6 +161,12 @@ def base(tmp_path: Path) -> Base:
 def installed(base: Base) -> list[str]:
     return [word for line in base.apt if line.startswith("install ") for word in line.split()
             if not word.startswith("-") and word != "install" and "=" not in word]  # "=": an -o option's value
+
+
+def archives(base: Base) -> list[str]:
+    """The .debs in apt's archive cache when it was asked to install (what it installs with --no-download)."""
+    return [word for line in base.apt if line.startswith("archives:") for word in line.split()[1:]
+            if word != "*.deb"]
 
 
 def test_ngc_on_ubuntu_24_04_has_every_fact_and_nothing_is_installed(base):
@@ -188,13 +226,13 @@ def test_the_smoke_flavour_on_bare_debian_installs_its_runtime_and_python(base):
 
 
 
-def _deb(directory: Path, package: str, body: str = "") -> Path:
+def _deb(directory: Path, package: str, body: str = "", version: str = "1.0") -> Path:
     """A real, minimal .deb of `package` (dpkg-deb --build), as apt-get --download-only leaves them."""
-    tree = directory / f"{package}.tree"
+    tree = directory / f"{package}_{version}.tree"
     (tree / "DEBIAN").mkdir(parents=True)
-    (tree / "DEBIAN" / "control").write_text(f"Package: {package}\nVersion: 1.0\nArchitecture: amd64\n"
+    (tree / "DEBIAN" / "control").write_text(f"Package: {package}\nVersion: {version}\nArchitecture: amd64\n"
                                              f"Maintainer: x <x@example.org>\nDescription: {package}{body}\n")
-    deb = directory / f"{package}_1.0_amd64.deb"
+    deb = directory / f"{package}_{version}_amd64.deb"
     subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(tree), str(deb)], check=True,
                    capture_output=True)
     shutil.rmtree(tree)
@@ -258,12 +296,13 @@ def packages_index(debs: list[Path]) -> str:
     return "\n".join(stanzas)
 
 
-def release(packages: str, valid_until: str = "") -> str:
-    """The archive's Release: the SHA256 and size of its Packages index (compressed names too, as Debian's)."""
+def release(packages: str, valid_until: str = "", suite: str = "stable", fields: str = "") -> str:
+    """The archive's Release of `suite`: the SHA256 and size of its Packages index (compressed names too, as
+    Debian's); `fields`: more lines (a backports suite's NotAutomatic)."""
     body = packages.encode()
     digest = hashlib.sha256(body).hexdigest()
     until = f"Valid-Until: {valid_until}\n" if valid_until else ""
-    return (f"Origin: Example\nSuite: stable\nCodename: stable\nDate: Sat, 28 Nov 2026 12:00:00 UTC\n{until}"
+    return (f"Origin: Example\nSuite: {suite}\nCodename: {suite}\nDate: Sat, 28 Nov 2026 12:00:00 UTC\n{until}{fields}"
             f"Architectures: amd64\nComponents: main\nSHA256:\n {'0' * 64} 123 main/binary-amd64/Packages.xz\n"
             f" {digest} {len(body)} main/binary-amd64/Packages\n")
 
@@ -286,18 +325,31 @@ def trust(base: Base, key: SigningKey, *, where: str = "etc/apt/trusted.gpg.d/ex
 def downloading_apt(base: Base, tmp_path: Path) -> None:
     """apt-get as `make sources` meets it in the base: `update` fills its lists directory with the archive's
     (tmp_path/archive-lists), `install --download-only` its archives directory with the .debs (tmp_path/made)."""
-    base._tool("apt-get", f"""echo "$*" >>{tmp_path}/apt.log
-for arg; do case $arg in
+    base.apt_get(f"{tmp_path}/apt.log", f"""for arg; do case $arg in
     Dir::Cache::archives=*) /bin/cp {tmp_path}/made/*.deb "${{arg#*=}}/" ;;
     Dir::State::Lists=*) [ "$1" != update ] || /bin/cp {tmp_path}/archive-lists/* "${{arg#*=}}/" ;;
 esac; done""")
+
+
+def suite_lists(mirror: Path, key: SigningKey, suite: str, debs: list[Path], fields: str = "") -> None:
+    """Another suite of the stand-in archive as `make sources` keeps one in the mirror's lists/: its InRelease,
+    signed by `key`, and its Packages index of `debs`, gzipped."""
+    packages = packages_index(debs)
+    prefix = f"deb.example.org_debian_dists_{suite}_"
+    (mirror / "lists" / f"{prefix}main_binary-amd64_Packages.gz").write_bytes(gzip.compress(packages.encode(),
+                                                                                            mtime=0))
+    (mirror / "lists" / f"{prefix}InRelease").write_text(key.clearsign(release(packages, suite=suite,
+                                                                               fields=fields)))
 
 
 @pytest.fixture
 def gathered(base: Base, tmp_path: Path, keys) -> Path:
     """A package mirror as `make sources` writes it (the script in download mode, in the base): `apt-get update`
     is stood in for by the signed lists of an archive that holds one real .deb, apt-get --download-only by that
-    .deb; the base trusts the archive's key, as Debian's trusts debian-archive-keyring's."""
+    .deb; the base trusts the archive's key, as Debian's trusts debian-archive-keyring's. What apt-get was asked
+    then is kept in tmp_path/make-sources.log."""
+    if not all(REAL_APT.values()):
+        missing_tool("apt-get and apt-cache (Debian's apt) resolve the stand-in base's packages", "system.sh")
     mirror = tmp_path / "debs"
     mirror.mkdir()
     made = tmp_path / "made"
@@ -309,8 +361,8 @@ def gathered(base: Base, tmp_path: Path, keys) -> Path:
     base.ngc().remove(soname="libcurl.so.4")
     result = base.run(DEB_DOWNLOAD=str(mirror))
     assert result.returncode == 0, result.stderr
-    base._tool("apt-get", f'echo "$*" >>{tmp_path}/apt.log')
-    (tmp_path / "apt.log").unlink()
+    base.apt_get(f"{tmp_path}/apt.log")
+    (tmp_path / "apt.log").rename(tmp_path / "make-sources.log")
     return mirror
 
 
@@ -329,14 +381,10 @@ def test_make_sources_downloads_what_the_build_would_install_and_installs_nothin
     assert "Package: libcurl4t64\n" in index and f"Filename: ./{deb}\n" in index and f"SHA256: {digest}\n" in index
 
 
-def test_make_sources_asks_apt_to_download_only_into_the_mirror(base, tmp_path):
-    base.ngc().remove(soname="libcurl.so.4")
-    mirror = tmp_path / "debs"
-    mirror.mkdir()
-    result = base.run(DEB_DOWNLOAD=str(mirror))
-    assert result.returncode == 0, result.stderr
-    [download] = [line for line in base.apt if line.startswith("install ")]
-    assert "--download-only" in download and f"Dir::Cache::archives={mirror}" in download
+def test_make_sources_asks_apt_to_download_only_into_the_mirror(gathered, tmp_path):
+    asked = (tmp_path / "make-sources.log").read_text().splitlines()
+    [download] = [line for line in asked if line.startswith("install ")]
+    assert "--download-only" in download and f"Dir::Cache::archives={gathered}" in download
     assert download.endswith(" libcurl4t64")
 
 
@@ -350,12 +398,14 @@ def test_a_base_that_lacks_nothing_gets_an_empty_mirror_that_says_so(base, tmp_p
 
 
 def test_offline_the_packages_come_from_the_mirror_only(base, gathered):
+    """apt reads the mirror's signed lists in place of the archive's and downloads nothing: no `update`, and the
+    install takes the .debs in its archive cache (--no-download)."""
     result = base.run(DEB_MIRROR=str(gathered))
     assert result.returncode == 0, result.stderr
     assert installed(base) == ["libcurl4t64"]
-    for line in base.apt:
-        if line.startswith(("update", "install")):
-            assert "Dir::Etc::SourceList=" in line and "Dir::Etc::SourceParts=" in line, line
+    assert not [line for line in base.apt if line.startswith("update")], base.apt
+    [install] = [line for line in base.apt if line.startswith("install ")]
+    assert "--no-download" in install and "Dir::State::Lists=" in install, install
 
 
 def test_offline_a_deb_missing_from_the_mirror_stops_the_build_in_one_line(base, gathered):
@@ -426,9 +476,8 @@ def test_make_sources_refuses_a_package_no_signed_index_lists(base, gathered, tm
 def test_offline_the_honest_mirror_installs_from_a_verified_private_copy(base, gathered):
     result = base.run(DEB_MIRROR=str(gathered))
     assert result.returncode == 0, result.stderr
-    assert installed(base) == ["libcurl4t64"]
-    lists = [line for line in base.apt if line.startswith("update")]
-    assert lists and f"file:{gathered}" not in " ".join(base.apt)
+    assert installed(base) == ["libcurl4t64"] and archives(base) == [DEB]
+    assert str(gathered) not in " ".join(base.apt)
 
 
 def test_offline_a_swapped_deb_with_sha256sums_and_packages_rewritten_is_refused(base, gathered, tmp_path):
@@ -503,8 +552,8 @@ def test_offline_a_key_the_base_keeps_but_its_apt_does_not_trust_signs_nothing(b
 def test_offline_a_keyring_the_bases_sources_name_with_signed_by_is_trusted(base, gathered, keys):
     (base.root / "sysroot" / "etc/apt/trusted.gpg.d/example-archive.asc").unlink()
     trust(base, keys["archive"], where="usr/share/keyrings/example-archive-keyring.gpg")
+    (base.root / "sysroot" / "etc/apt/sources.list").unlink()  # its sources in deb822 alone, as Debian 12's
     sources = base.root / "sysroot" / "etc/apt/sources.list.d/example.sources"
-    sources.parent.mkdir(parents=True)
     sources.write_text("Types: deb\nURIs: http://deb.example.org/debian\nSuites: stable\nComponents: main\n"
                        "Signed-By: /usr/share/keyrings/example-archive-keyring.gpg\n")
     result = base.run(DEB_MIRROR=str(gathered))
@@ -564,3 +613,69 @@ def test_offline_a_base_without_gpgv_stops_in_one_line_instead_of_trusting_the_m
     line = one_error(base.run(DEB_MIRROR=str(gathered)))
     assert "no gpgv" in line, line
     assert not installed(base)
+
+
+@pytest.mark.parametrize("suite, named, fields", [
+    ("experimental", False, ""),
+    ("stable-backports", True, "NotAutomatic: yes\nButAutomaticUpgrades: yes\n"),
+], ids=["a suite the base's sources do not name", "a backports suite they name"])
+def test_offline_an_extra_package_from_another_suite_the_archive_key_signs_is_refused(base, gathered, tmp_path, keys,
+                                                                                     suite, named, fields):
+    """A distribution signs several suites with one key (bookworm, -updates, -backports, -security): whoever can
+    write the mirror adds one's signed lists and a newer libcurl4t64 it lists. Neither is what the base's apt
+    would install: the base does not name the first suite; the second is NotAutomatic, which apt never prefers
+    to the version in stable. Before, both passed the signatures and the build installed 9.9."""
+    deb = _deb(tmp_path, "libcurl4t64", f" ({suite})", version="9.9")
+    shutil.copy(deb, gathered / deb.name)
+    rewrite_mirror_index(gathered)
+    suite_lists(gathered, keys["archive"], suite, [deb], fields)
+    if named:
+        base.sources("stable", suite)
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    if named:
+        assert deb.name in line and f"picks {DEB}" in line, line
+    else:
+        assert f"deb.example.org_debian_dists_{suite}_" in line and "do not name" in line, line
+    assert "make sources" in line
+    assert not installed(base)
+
+
+def test_offline_an_older_signed_version_in_place_of_the_one_the_base_picks_is_refused(base, gathered, tmp_path,
+                                                                                       keys):
+    """The base names stable and stable-updates, whose signed lists hold libcurl4t64 1.1: `make sources` gathered
+    1.1. Whoever can write the mirror puts back stable's signed 1.0 (an older version, with the fixes of 1.1
+    missing) with stable's lists, and keeps stable-updates' lists: the base's apt picks 1.1 from them. Before,
+    1.0 passed the signatures and was installed."""
+    base.sources("stable", "stable-updates")
+    suite_lists(gathered, keys["archive"], "stable-updates", [_deb(tmp_path, "libcurl4t64", version="1.1")])
+    line = one_error(base.run(DEB_MIRROR=str(gathered)))
+    assert DEB in line and "picks libcurl4t64_1.1_amd64.deb" in line and "make sources" in line, line
+    assert not installed(base)
+
+
+def test_offline_a_replayed_older_index_of_a_suite_the_base_names_installs_its_older_package(base, gathered,
+                                                                                              tmp_path, keys):
+    """The documented limit (docs/security.md): an older InRelease the distribution once signed for stable, with
+    the older libcurl4t64 0.9 it lists, in place of the current ones. That is all the base's apt could see of
+    stable offline, so it picks 0.9, as apt itself would from such a mirror; only a Valid-Until in the Release
+    bounds it (test_offline_an_expired_release_is_refused)."""
+    (gathered / DEB).unlink()
+    older = _deb(gathered, "libcurl4t64", " (an older release)", version="0.9")
+    rewrite_mirror_index(gathered)
+    suite_lists(gathered, keys["archive"], "stable", [older])
+    result = base.run(DEB_MIRROR=str(gathered))
+    assert result.returncode == 0, result.stderr
+    assert installed(base) == ["libcurl4t64"] and archives(base) == [older.name]
+
+
+def test_offline_a_version_with_an_epoch_goes_into_apts_cache_under_the_name_apt_gives_it(base, gathered, keys):
+    """apt-get --no-download takes a file of the right size from its archive cache by name alone, and names a
+    version's epoch ':' %3a (Debian's libgmp10 2:6.2.1: libgmp10_2%3a6.2.1+dfsg1-1.1_amd64.deb): each verified .deb
+    goes there under the name its own package, version and architecture give, whatever the mirror called it."""
+    (gathered / DEB).unlink()
+    epoch = _deb(gathered, "libcurl4t64", version="1:1.0+dfsg1")
+    rewrite_mirror_index(gathered)
+    suite_lists(gathered, keys["archive"], "stable", [epoch])
+    result = base.run(DEB_MIRROR=str(gathered))
+    assert result.returncode == 0, result.stderr
+    assert archives(base) == ["libcurl4t64_1%3a1.0+dfsg1_amd64.deb"]
