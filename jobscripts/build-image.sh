@@ -47,5 +47,6 @@ checkout=${CHECKOUT:-${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$(cd "$(dirname "$0")/
 [[ -f $checkout/containers/app.def ]] || { echo "build-image.sh: error: $checkout holds no containers/app.def; submit from the project directory (cd /path/to/checkout && sbatch jobscripts/build-image.sh)" >&2; exit 2; }
 command -v "${PYTHON:=python3}" >/dev/null || { echo "build-image.sh: error: no $PYTHON on $(hostname); name the node's Python 3: PYTHON=/usr/bin/python3" >&2; exit 2; }
 # The job itself (containers/imagetool/buildjob.py), on the node's python3 with the checkout's tooling and the
-# standard library only (-I: no PYTHONPATH, user site or working directory on its path)
-exec "$PYTHON" -I -S -c 'import runpy, sys; sys.path[:0] = sys.argv[1:3]; del sys.argv[1:3]; runpy.run_module("imagetool", run_name="__main__", alter_sys=True)' "$checkout/containers" "$checkout" build-job
+# standard library only (-I: no PYTHONPATH, user site or working directory on its path), once run_checkout.py has
+# found that no one else can change the checkout's code (app/host/common/owners.py)
+exec "$PYTHON" -I -S -c "$(<"$checkout/app/host/launch/run_checkout.py")" "$checkout" imagetool build-job

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO, Dict, List, NamedTuple
 
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import why_parents_unsafe
+from app.host.common.owners import others_can_write, why_parents_unsafe
 from imagetool.buildargs import CONTAINERS_DIR, render_build_args
 
 
@@ -68,11 +68,12 @@ def check_debs(mirror: Path, flavour: str) -> None:
 
 def check_mirror_owners(mirror: Path, arch: str) -> None:
     """Nothing in `mirror` or above it can another user change: each file and directory in it belongs to a trusted
-    user and only its owner can write it, and no directory above lets another user swap it (as
-    app.host.common.private_dir has it for RUN_DIR), or a UsageError naming the first that fails. Trusted: this user,
-    root, and the owner of this checkout's containers/ (who writes the build's own scripts, so trusting them adds
-    no one: CI checkouts belong to a runner user while root builds). The build verifies what it can (pinned
-    sha256s, signed Releases); this keeps another user from making it act at all. The remedy gathers for `arch`."""
+    user and only its owner can write it (a group of one, its owner's private group, adds no one), and no directory
+    above lets another user swap it (as app.host.common.owners has it for RUN_DIR), or a UsageError naming the first
+    that fails. Trusted: this user, root, and the owner of this checkout's containers/ (who writes the build's own
+    scripts, so trusting them adds no one: CI checkouts belong to a runner user while root builds). The build
+    verifies what it can (pinned sha256s, signed Releases); this keeps another user from making it act at all. The
+    remedy gathers for `arch`."""
     trusted = {os.geteuid(), 0, os.stat(str(CONTAINERS_DIR)).st_uid}
     why = why_parents_unsafe(mirror, trusted)
     if why is not None:
@@ -85,7 +86,7 @@ def check_mirror_owners(mirror: Path, arch: str) -> None:
                 raise UsageError(f"{path} in the source mirror belongs to another user (uid {info.st_uid}), who can "
                                  f"change what the build installs; gather your own: make sources SOURCES=DIR "
                                  f"ARCH={arch}")
-            if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not stat.S_ISLNK(info.st_mode):
+            if others_can_write(info) and not stat.S_ISLNK(info.st_mode):
                 raise UsageError(f"{path} in the source mirror is writable by other users (mode "
                                  f"{stat.S_IMODE(info.st_mode):04o}), who can change what the build installs; "
                                  f"chmod -R go-w {mirror}")

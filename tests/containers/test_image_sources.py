@@ -14,7 +14,14 @@ from imagetool.buildargs import archive_name, render_build_args
 from imagetool.sources import Source, check_debs, check_mirror, check_mirror_owners, fill_mirror, pinned_sources
 
 from app.host.common.errors import UsageError
-from tests.fixtures.other_user import as_other_user, needs_other_user, other_uid, write_as_other_user
+from tests.fixtures.other_user import (
+    as_other_user,
+    needs_other_user,
+    needs_shared_group,
+    other_uid,
+    writable_by_a_group,
+    write_as_other_user,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,12 +144,13 @@ def a_mirror(tmp_path: Path) -> Path:
     return mirror
 
 
+@needs_shared_group
 @pytest.mark.parametrize(("writable", "mode"), [("", 0o777), ("debs-x86_64", 0o775),
                                                  ("debs-x86_64/numactl_2.0.16-1_amd64.deb", 0o666)])
 def test_a_mirror_other_users_can_write_is_refused(tmp_path, writable, mode):
     mirror = a_mirror(tmp_path)
     check_mirror_owners(mirror, "x86_64")
-    (mirror / writable).chmod(mode)
+    writable_by_a_group(mirror / writable, mode)  # a group of others: a group of one of yours is no one else
     with pytest.raises(UsageError, match=rf"{re.escape(str(mirror / writable).rstrip('/'))} .*writable by other "
                                          rf"users \(mode {mode:04o}\).*chmod -R go-w"):
         check_mirror_owners(mirror, "x86_64")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from imagetool.buildjob import BuildJob, plan, read_job
 
+from tests.fixtures.other_user import needs_shared_group, writable_by_a_group
 from tests.test_login_tools import login_python
 from tests.trainer_runs import REPO, clean_env
 
@@ -103,6 +105,25 @@ def test_each_refusal_is_one_line_with_its_remedy_and_exit_2(knobs, said, tmp_pa
     assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr  # one line, no traceback
     assert result.stderr.startswith(f"build-image.sh: error: {said}"), result.stderr
     assert not list(scratch.iterdir()), "a refused job left a directory in the scratch"
+
+
+@needs_shared_group
+def test_a_checkout_whose_build_scripts_a_group_can_write_is_refused_before_any_of_it_runs(tmp_path, fake_apptainer,
+                                                                                         scratch):
+    """The build job runs containers/'s tooling and scripts as you: one a group member could rewrite stops the job
+    before the tooling is imported (app/host/launch/run_checkout.py)."""
+    checkout = tmp_path / "ddp"
+    for part in ("app", "containers", "jobscripts"):
+        shutil.copytree(REPO / part, checkout / part, ignore=shutil.ignore_patterns("__pycache__"))
+    script = checkout / "containers" / "fetch-wheels.sh"
+    writable_by_a_group(script, 0o775)
+    env = job_env(tmp_path, fake_apptainer, CHECKOUT=str(checkout), BUILD_SCRATCH=str(scratch))
+    result = subprocess.run(["bash", str(checkout / "jobscripts" / "build-image.sh")], env=env, cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert (result.returncode, result.stdout) == (2, ""), result.stdout + result.stderr
+    assert result.stderr.startswith(f"build-image.sh: error: {script} in the checkout can be written by the group "), \
+        result.stderr
+    assert not (tmp_path / "count").exists(), "the job ran apptainer"
 
 
 def smoke_job(tmp_path: Path, **knobs: str) -> BuildJob:

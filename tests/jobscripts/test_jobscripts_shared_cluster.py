@@ -1,11 +1,14 @@
 """The job scripts on a shared cluster: what another user can write (a run directory under a group-writable
-project directory, a file in the submit directory) changes nothing, and what the job writes (its environment,
-its hostfile) only its owner can read. Each test runs the job's parts in a fresh process
-(tests/host/launch/job_parts.py)."""
+project directory, a file in the submit directory, the checkout itself) changes nothing, and what the job writes
+(its environment, its hostfile) only its owner can read. Each test runs the job's parts in a fresh process
+(tests/host/launch/job_parts.py), or the job script itself, as a dry run."""
 
 from __future__ import annotations
 
+import grp
 import os
+import pwd
+import shutil
 import stat
 import subprocess
 import sys
@@ -16,11 +19,17 @@ import pytest
 from app.host.common.errors import UsageError
 from app.host.launch.binds import container_binds
 from tests.fixtures.other_user import (
+    OTHER_USER,
+    SYSTEM_PYTHON,
     as_other_user,
     needs_other_user,
+    needs_other_user_and_python,
+    needs_shared_group,
     other_uid,
     reachable_tmp,
     runs_swapped_by_the_other_user,
+    share_with_group,
+    writable_by_a_group,
     write_as_other_user,
 )
 from tests.host.launch.job_parts import REPO, Ran, job_parts
@@ -208,12 +217,13 @@ def test_the_preflight_before_your_own_script_imports_nothing_another_user_plant
     assert "PYTHONSAFEPATH" not in ran.env and ran.env["PYTHONPATH"] == str(REPO)
 
 
+@needs_shared_group
 def test_a_run_dir_whose_parent_a_group_can_write_is_refused_before_any_step(tmp_path: Path) -> None:
     """A group member who can rename `runs/` in a group-writable submit directory, and make a new one, would receive
     the later snapshots: the job stops at start, naming the directory, with the remedy."""
     project = tmp_path / "project"
     project.mkdir()
-    project.chmod(0o2775)  # a project directory: group-writable, setgid
+    writable_by_a_group(project, 0o2775)  # a project directory: group-writable, setgid
     result = hostfile({"RUN_DIR": str(project / "runs" / "42")}, tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
@@ -314,3 +324,147 @@ def test_a_compile_place_in_a_directory_the_group_can_write_stops_a_job_of_your_
     (line,) = result.stderr.strip().splitlines()
     assert f"lies in {group_project}, which other users can write (mode 2775)" in line, line
     assert line.startswith(f"slurm.sh: error: {variable}='{place}'"), line
+
+
+def a_checkout(top: Path) -> Path:
+    """This checkout's app/ and jobscripts/ (all the job runs of it) copied to TOP, without bytecode."""
+    for part in ("app", "jobscripts"):
+        shutil.copytree(REPO / part, top / part, ignore=shutil.ignore_patterns("__pycache__"))
+    return top
+
+
+#: The line the other user adds to a module of the job: it leaves a proof that it ran, and as whom
+PLANTED_LINE = 'import os; open({proof!r}, "w").write("ran as uid %d" % os.getuid())'
+
+
+def dry_run(checkout: Path, cwd: Path, *args: str, path: str = "", **env: str) -> subprocess.CompletedProcess:
+    """`DRY_RUN=1 bash CHECKOUT/jobscripts/slurm.sh ARGS` from CWD, as a user types it on a login node (IMAGE=none
+    and its environment's torch on PATH, unless ENV says otherwise)."""
+    full_env = {"PATH": path or f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(cwd), "DRY_RUN": "1",
+                "DRY_RUN_NODES": "gpu01,gpu02", "GPUS_PER_NODE": "4", "IMAGE": "none", "RUN_DIR": str(cwd / "run"),
+                **env}
+    return subprocess.run(["bash", str(checkout / "jobscripts" / "slurm.sh"), *args], env=full_env, cwd=cwd,
+                          capture_output=True, text=True, timeout=180)
+
+
+@needs_other_user
+def test_a_line_a_group_member_adds_to_a_checkout_they_can_write_never_runs(group_project: Path,
+                                                                            tmp_path: Path) -> None:
+    """A checkout cloned into a 2775 project directory whose group has another member: that member added a line to
+    the job's cli.py, and `DRY_RUN=1 bash jobscripts/slurm.sh train` ran it as you (before, the proof file said
+    "ran as uid 0"). The job's first Python refuses the checkout before it imports any of it."""
+    checkout = a_checkout(group_project / "ddp")
+    share_with_group(checkout)  # what a clone there under umask 002 gives: group-writable, the project's group
+    proof = group_project / "planted-line-ran"
+    cli = checkout / "app" / "host" / "launch" / "cli.py"
+    planted = PLANTED_LINE.format(proof=str(proof))
+    as_other_user("sh", "-c", 'printf "\\n%s\\n" "$2" >>"$1"', "append", str(cli), planted)
+    assert planted in cli.read_text()
+    result = dry_run(checkout, tmp_path, "train")
+    assert not proof.exists(), proof.read_text()
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line == (f"slurm.sh: error: the checkout {checkout} can be written by the group {OTHER_USER} (gid "
+                    f"{os.stat(checkout).st_gid}, mode 2775), who can then change the code the job runs as you; "
+                    f"chmod -R g-w,o-w {checkout} (or clone the project into a directory only you can write)"), line
+    assert result.stdout == "", "the job said something before it checked its checkout"
+
+
+@needs_shared_group
+def test_a_module_a_group_can_write_in_a_checkout_that_is_otherwise_yours_is_named(tmp_path: Path) -> None:
+    """One file deep inside is writable by a group with other members (a `git pull` under umask 002 in a tree cloned
+    under 022): the line names it."""
+    checkout = a_checkout(tmp_path / "ddp")
+    module = checkout / "app" / "train" / "loop.py"
+    writable_by_a_group(module, 0o664)
+    result = dry_run(checkout, tmp_path, "train")
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    assert result.stderr.startswith(f"slurm.sh: error: {module} in the checkout can be written by the group "), \
+        result.stderr
+    assert f"mode 0664), who can then change the code the job runs as you; chmod -R g-w,o-w {checkout}" in \
+        result.stderr
+
+
+@needs_other_user
+def test_a_checkout_of_yours_alone_in_a_directory_a_group_can_write_is_refused(group_project: Path,
+                                                                             tmp_path: Path) -> None:
+    """Every file yours and 0644, but the project directory above lets a member rename ddp/ and put their own in
+    its place, where the next job runs it."""
+    checkout = a_checkout(group_project / "ddp")
+    checkout.chmod(0o755)
+    result = dry_run(checkout, tmp_path, "train")
+    assert result.returncode == 2, result.stdout[-2000:] + result.stderr
+    assert result.stderr == (f"slurm.sh: error: the checkout {checkout} lies in {group_project}, which other users can "
+                             "write (mode 2775): they can rename ddp/ and make their own in its place, and with it the "
+                             "code the job runs as you; clone the project into a directory only you can write\n")
+
+
+@needs_other_user
+def test_bytecode_a_group_member_plants_for_the_checkouts_check_is_never_loaded(group_project: Path,
+                                                                              tmp_path: Path) -> None:
+    """Python loads `__pycache__/NAME.cpython-XY.pyc` instead of NAME.py when its header names the source's size
+    and time: a group member who can write the checkout's __pycache__ would run theirs in place of the check itself,
+    had the job imported it. The job reads the check's source as text."""
+    checkout = a_checkout(group_project / "ddp")
+    share_with_group(checkout)
+    proof = group_project / "planted-bytecode-ran"
+    owners = checkout / "app" / "host" / "common" / "owners.py"
+    planted = PLANTED_LINE.format(proof=str(proof))
+    stand_in = tmp_path / "owners.py"  # the planted code, as long as the check's source and as old
+    stand_in.write_text(planted + "\n" + "#" * (owners.stat().st_size - len(planted) - 2) + "\n")
+    os.utime(stand_in, ns=(owners.stat().st_atime_ns, owners.stat().st_mtime_ns))
+    tag = subprocess.run([str(SYSTEM_PYTHON), "-c", "import sys; print(sys.implementation.cache_tag)"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    bytecode = tmp_path / "owners.pyc"
+    subprocess.run([str(SYSTEM_PYTHON), "-c", "import py_compile, sys; py_compile.compile(*sys.argv[1:3], "
+                    "doraise=True)", str(stand_in), str(bytecode)], check=True)
+    (owners.parent / "__pycache__").mkdir(exist_ok=True)
+    share_with_group(owners.parent / "__pycache__")
+    write_as_other_user(owners.parent / "__pycache__" / f"owners.{tag}.pyc", bytecode.read_bytes())
+    # The header matches: an import of the module runs the planted code (what the job must never do)
+    imported = subprocess.run([str(SYSTEM_PYTHON), "-I", "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                               "import app.host.common.owners", str(checkout)], capture_output=True, text=True)
+    assert proof.exists(), imported.stderr
+    proof.unlink()
+    result = dry_run(checkout, tmp_path, "train", path="/usr/bin:/bin")
+    assert not proof.exists(), proof.read_text()
+    assert result.returncode == 2 and "slurm.sh: error: the checkout " in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("group_writable", ["checkout", "RUN_DIR's parent", "IMAGE and its directory"])
+@needs_other_user_and_python
+def test_places_only_their_user_private_group_can_write_under_umask_002_are_accepted(group_writable: str) -> None:
+    """RHEL-style user-private groups: each user's primary group has the user's name and no other member, and umask
+    002 makes every new file and directory writable by that group of one. The other user's own checkout, run
+    directory and image, each made so in turn, run as that user; the rest 0755 and 0644. Before, RUN_DIR and IMAGE
+    were refused as "writable by other users" (and a checkout would have been, by a check of the mode bits)."""
+    top = reachable_tmp()  # root's 0755 in /tmp: only root and the other user can rename what is in it
+    try:
+        home, bin_dir = top / "home", top / "bin"
+        bin_dir.mkdir()
+        stub = bin_dir / "apptainer"  # says the image is x86_64, as image_plan's stand-in does
+        stub.write_text("#!/bin/sh\n[ \"$1\" = inspect ] && echo 'app.arch: x86_64'\nexit 0\n")
+        stub.chmod(0o755)
+        home.mkdir()
+        a_checkout(home / "ddp")
+        (home / "images").mkdir()
+        (home / "images" / "app.sif").write_bytes(b"an image")
+        made = {"checkout": [home / "ddp"], "RUN_DIR's parent": [home / "runs"],
+                "IMAGE and its directory": [home / "images"]}[group_writable]
+        (home / "runs").mkdir()
+        user = pwd.getpwnam(OTHER_USER)
+        for item in [home, *home.rglob("*")]:
+            os.lchown(item, user.pw_uid, user.pw_gid)
+            group_bit = any(item == place or place in item.parents for place in made)
+            item.chmod((0o775 if item.is_dir() else 0o664) if group_bit else (0o755 if item.is_dir() else 0o644))
+        assert grp.getgrgid(user.pw_gid).gr_name == OTHER_USER and grp.getgrgid(user.pw_gid).gr_mem == []
+        env = ["env", "-i", f"PATH={bin_dir}:/usr/bin:/bin", f"HOME={home}", "DRY_RUN=1", "DRY_RUN_NODES=gpu01,gpu02",
+               "GPUS_PER_NODE=4", f"IMAGE={home / 'images' / 'app.sif'}", f"RUN_DIR={home / 'runs' / '1'}",
+               "FABRIC=none", "DDP_NODE_ARCH=x86_64"]
+        result = subprocess.run(["runuser", "-u", OTHER_USER, "--", *env, "sh", "-c",
+                                 'umask 002 && exec bash "$0" train', str(home / "ddp" / "jobscripts" / "slurm.sh")],
+                                cwd=home, capture_output=True, text=True, timeout=120)
+    finally:
+        subprocess.run(["rm", "-rf", str(top)], check=True)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    assert "DRY_RUN=1: not running it" in result.stdout

@@ -17,7 +17,7 @@ import pytest
 from app.host.common.errors import UsageError
 from app.train.cli import check_writable
 from app.train.snapshot import layout
-from tests.fixtures.other_user import needs_other_user, other_uid, runs_swapped_by_the_other_user
+from tests.fixtures.other_user import needs_other_user, other_uid, runs_swapped_by_the_other_user, writable_by_a_group
 from tests.train.test_snapshot_metadata import FIXTURE
 from tests.trainer_runs import run, train_command
 
@@ -77,7 +77,7 @@ def test_a_symbolic_link_another_user_planted_as_the_run_dir_is_refused(tmp_path
 def test_a_run_dir_others_can_write_is_refused_with_the_chmod_that_fixes_it(tmp_path, mode):
     run_dir = tmp_path / "123"
     run_dir.mkdir()
-    run_dir.chmod(mode)
+    writable_by_a_group(run_dir, mode)  # a group of others: a group of one of yours is no one else
     with pytest.raises(UsageError, match="chmod go-w"):
         check_writable(run_dir, "run.dir")
 
@@ -135,7 +135,7 @@ def test_a_sharded_snapshot_directory_others_can_write_is_not_resumed_from(tmp_p
 def test_a_run_dir_under_a_parent_others_can_rename_it_in_is_refused(tmp_path, parent_mode, runs_owner, refused):
     project = tmp_path / "project"
     (project / "runs").mkdir(parents=True, mode=0o755)
-    project.chmod(parent_mode)
+    writable_by_a_group(project, parent_mode)
     if runs_owner == "other":
         os.chown(project / "runs", OTHER_UID, OTHER_UID)
         (project / "runs").chmod(0o777)  # theirs, open to all: the run directory itself is still made and mine
@@ -178,8 +178,8 @@ def test_a_users_run_dir_in_a_directory_root_made_in_a_sticky_tmp_is_accepted():
 @pytest.mark.slow  # the trainer's interpreter, importing torch
 def test_the_trainer_refuses_a_run_dir_in_a_group_writable_directory_in_one_line_exit_2(tmp_path):
     project = tmp_path / "project"
-    project.mkdir(mode=0o775)
-    project.chmod(0o775)
+    project.mkdir()
+    writable_by_a_group(project, 0o775)
     result = run(train_command("--config", "regression", f"run.dir={project / 'runs' / '123'}",
                                "train.max_steps=1"))
     assert result.returncode == 2, result.stderr[-2000:]

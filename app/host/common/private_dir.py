@@ -3,9 +3,11 @@
 What a resume trusts lies in them (snapshots, the stop file, history.jsonl), and they are often made under a
 group-writable project directory at a predictable name (`runs/<job id>`): another user could create the
 next job's directory first, or plant a symbolic link in it. So a directory is created with `mode` (0700; 0750
-lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and
-neither group nor others can write it. The job applies it to RUN_DIR before any step (app/host/launch/job.py
-make_run_dir), and its dry run the same checks without making anything.
+lets the Unix group read), whatever the umask, and an existing one is used only when it is the caller's and no one
+else can write it: not others, and not its group unless that is the caller's group of one (a user-private group:
+app/host/common/owners.py, where the rule for the directories above it, `why_parents_unsafe`, lives too). The job
+applies it to RUN_DIR before any step (app/host/launch/job.py make_run_dir), and its dry run the same checks
+without making anything.
 """
 
 import contextlib
@@ -13,9 +15,10 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Optional, Set
+from typing import Optional
 
 from app.host.common.errors import UsageError
+from app.host.common.owners import others_can_write, why_parents_unsafe
 
 PRIVATE, PRIVATE_FILE = 0o700, 0o600
 
@@ -28,8 +31,9 @@ RUN_FILES = "snapshots or a stop file"
 
 
 def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
-    """None when `directory` is a directory this user owns that neither group nor others can write (a symbolic
-    link counts only when this user made it), else why not (`planted`: what another user could plant there)."""
+    """None when `directory` is a directory this user owns that neither others nor a group but its owner's own can
+    write (`others_can_write`; a symbolic link counts only when this user made it), else why not (`planted`: what
+    another user could plant there)."""
     me = os.geteuid()
     info = os.lstat(directory)
     if stat.S_ISLNK(info.st_mode):
@@ -40,63 +44,9 @@ def why_not_private(directory: Path, planted: str = RUN_FILES) -> Optional[str]:
         return "is not a directory"
     if info.st_uid != me:
         return f"belongs to another user (uid {info.st_uid}), who could have planted {planted} in it"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if others_can_write(info):
         return (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o}), who could plant {planted} "
                 f"in it (if it holds only your files: chmod go-w {directory})")
-    return None
-
-
-def _unmapped_owner() -> "tuple[int, ...]":
-    """The uid files of unmapped owners show inside a user namespace (an unprivileged Apptainer container maps only
-    its user, so root's /, /tmp and /gpfs show as the kernel's overflow uid, 65534): trusted as root is, since the
-    namespace cannot say whose they are; the job scripts check RUN_DIR's parents on the host before the container
-    starts. Outside a user namespace (the identity map): none."""
-    try:
-        with open("/proc/self/uid_map") as uid_map:
-            if uid_map.read().split() == ["0", "0", "4294967295"]:
-                return ()
-        with open("/proc/sys/kernel/overflowuid") as overflow:
-            return (int(overflow.read()),)
-    except (OSError, ValueError):
-        return ()
-
-
-def trusted_owners() -> Set[int]:
-    """The owners whose directories this user trusts as its own: this user, root, and inside a user namespace the
-    unmapped owner (`_unmapped_owner`)."""
-    return {os.geteuid(), 0, *_unmapped_owner()}
-
-
-def why_parents_unsafe(directory: Path, trusted: Optional[Set[int]] = None, new: bool = False) -> Optional[str]:
-    """None when no user but this one (and root) can rename `directory` or any directory above it, else which
-    parent lets them and why. A parent others can write lets them rename what is in it and put their own in its
-    place (`runs/` swapped for theirs: the later snapshots go to them), unless it is sticky (/tmp, 1777) and what is
-    in it on the way is this user's: then only its owner may rename it. Both the path as given and the one its
-    links lead to are checked. `trusted`: the owners trusted instead of this user and root (the image build's
-    mirror also trusts the checkout's owner). What does not exist yet is skipped: whoever makes it later is this
-    user, so the path can be checked before anything on it is made; with `new`, `directory` itself counts as not
-    made yet, whoever holds its name now."""
-    trusted = trusted_owners() if trusted is None else trusted
-    absolute = Path(os.path.abspath(directory))
-    for path in (absolute, Path(os.path.realpath(directory))):
-        for parent, child in zip(path.parents, [path, *path.parents]):
-            try:
-                info = os.stat(parent)
-            except FileNotFoundError:
-                continue
-            if info.st_uid not in trusted:
-                return (f"lies in {parent}, which belongs to another user (uid {info.st_uid}), who can rename what "
-                        "is in it")
-            if not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                continue
-            mode = f"mode {stat.S_IMODE(info.st_mode):04o}"
-            if not info.st_mode & stat.S_ISVTX:
-                name = child.name if os.path.lexists(child) and not os.path.isdir(child) else child.name + "/"
-                return (f"lies in {parent}, which other users can write ({mode}): they can rename {name} and "
-                        "make their own in its place")
-            if not (new and child == path) and _owner(child) not in trusted:  # root's own is trusted, as its parents
-                return (f"lies in {child}, which is not yours, in {parent} ({mode}, sticky): its owner can rename "
-                        "what is in it")
     return None
 
 
@@ -105,14 +55,6 @@ def why_new_entries_unsafe(directory: Path, entry: str) -> Optional[str]:
     this user's is made next) no one but this user and root can rename or replace: `why_parents_unsafe` for it,
     whoever holds that name there now (that is for the caller to judge)."""
     return why_parents_unsafe(directory / entry, new=True)
-
-
-def _owner(path: Path) -> int:
-    """Who owns `path`; this user for one not made yet (this user makes it)."""
-    try:
-        return os.lstat(path).st_uid
-    except FileNotFoundError:
-        return os.geteuid()
 
 
 def check_private(directory: Path, key: str, example: str = "$SCRATCH/runs/myrun", planted: str = RUN_FILES) -> None:

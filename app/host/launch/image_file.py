@@ -2,10 +2,10 @@
 
 Every step runs `apptainer exec IMAGE`, so whoever can put another file at that path runs their code as you on
 every node. The default, `./app.sif`, lies in the submit directory, which is often a project directory the whole
-group can write: a member could plant or swap it. So the file must not be writable by group or others, and no
-directory above it may let anyone but you, root or the file's owner rename it (`why_parents_unsafe`, as for
-RUN_DIR). An image another user owns (a site's, a colleague's) is run as the trust in its owner allows, and the log
-says whose it is."""
+group can write: a member could plant or swap it. So the file must not be writable by others, nor by its group
+unless that is its owner's group of one (app/host/common/owners.py), and no directory above it may let anyone but
+you, root or the file's owner rename it (`why_parents_unsafe`, as for RUN_DIR). An image another user owns (a
+site's, a colleague's) is run as the trust in its owner allows, and the log says whose it is."""
 
 import os
 import pwd
@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import List
 
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import trusted_owners, why_parents_unsafe
+from app.host.common.owners import others_can_write, trusted_owners, why_parents_unsafe
 
 
 def check_image_file(image: str) -> List[str]:
     """UsageError when someone other than the file's owner and root could replace IMAGE; else the lines to log."""
     info = os.stat(image)
     owner = info.st_uid
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if others_can_write(info):
         why = f"is writable by other users (mode {stat.S_IMODE(info.st_mode):04o})"
     else:
         why = why_parents_unsafe(Path(image), {*trusted_owners(), owner})

@@ -25,7 +25,7 @@ from typing import List, Mapping, NamedTuple, Optional, Sequence
 
 from app.host.common import exitcodes
 from app.host.common.errors import UsageError
-from app.host.common.private_dir import why_parents_unsafe
+from app.host.common.owners import others_can_write, why_parents_unsafe
 from app.host.launch.image_signature import is_signed_by_keyring, verify
 from app.host.launch.oci_registry import Reference, Unreachable, is_registry_image, parse_reference, registry_for
 
@@ -53,7 +53,7 @@ def cached_name(digest: str) -> str:
 def _owned(path: Path) -> None:
     """Only you may have written what a job runs from the cache."""
     found = os.stat(str(path))
-    if found.st_uid != os.getuid() or found.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if found.st_uid != os.getuid() or others_can_write(found):
         raise UsageError(f"{path} is not yours alone (owner uid {found.st_uid}, mode "
                          f"{stat.S_IMODE(found.st_mode):o}): another user could put an image there "
                          "that your job would run; remove it, or set IMAGE_CACHE to a directory of your own")

@@ -16,6 +16,7 @@ import subprocess
 from typing import Mapping
 
 from app.host.common.errors import UsageError
+from app.host.common.owners import others_can_write
 
 #: What `apptainer verify` says (its "FATAL: Failed to verify container: integrity: ..." line), and what to do
 _AGAIN = "do not run it; pull it again from the registry and, if it persists, tell the one who pushed it"
@@ -46,7 +47,7 @@ def check_keyring_owned(environ: Mapping[str, str]) -> None:
             found = os.stat(path)
         except OSError:
             continue
-        if found.st_mode & stat.S_IWOTH or (found.st_mode & stat.S_IWGRP and found.st_uid != os.getuid()):
+        if others_can_write(found):  # its owner's group of one (umask 002, user-private groups) is no one else
             raise UsageError(f"the keyring {path} is writable by other users (mode {stat.S_IMODE(found.st_mode):o}), "
                              "who could add the key a forged "
                              f"image is signed with; chmod o-w,g-w {path} or set APPTAINER_KEYSDIR to a keyring only "

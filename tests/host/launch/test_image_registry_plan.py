@@ -19,6 +19,7 @@ from app.host.common.errors import UsageError
 from app.host.launch.image_registry import cache_dir, main, pull, resolve
 from app.host.launch.image_signature import check_keyring_owned
 from app.host.launch.oci_registry import MANIFEST_TYPE, SIF_LAYER_TYPE, Reference, parse_reference
+from tests.fixtures.other_user import needs_shared_group, writable_by_a_group
 
 DIGEST = "sha256:" + "a" * 64
 
@@ -73,11 +74,24 @@ def test_a_cache_or_keyring_other_users_can_write_is_refused(tmp_path):
         check_keyring_owned({"APPTAINER_KEYSDIR": str(shared)})
 
 
+@needs_shared_group
+def test_a_keyring_of_yours_a_group_of_others_can_write_is_refused(tmp_path):
+    """A member of the group could add the key their image is signed with (before, a group-writable keyring was
+    accepted whenever it was yours, so that a user-private group's umask 002 passed)."""
+    keys = tmp_path / "keys"
+    (keys / "pgp-public").mkdir(parents=True, mode=0o700)
+    check_keyring_owned({"APPTAINER_KEYSDIR": str(keys)})
+    writable_by_a_group(keys / "pgp-public", 0o770)
+    with pytest.raises(UsageError, match=r"the keyring \S+pgp-public is writable by other users \(mode 770\)"):
+        check_keyring_owned({"APPTAINER_KEYSDIR": str(keys)})
+
+
+@needs_shared_group
 def test_a_cache_in_a_directory_others_can_write_is_refused_before_anything_is_pulled(tmp_path):
     # Yours and 0755, but a group member who can write the directory above renames it and puts their own in its place
     project = tmp_path / "project"
     project.mkdir()
-    project.chmod(0o2775)
+    writable_by_a_group(project, 0o2775)
     with pytest.raises(UsageError) as refused:
         cache_dir(project / "images")
     assert str(refused.value) == (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.other_user import needs_other_user_and_python
+from tests.fixtures.other_user import needs_other_user_and_python, needs_shared_group, writable_by_a_group
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -119,7 +119,7 @@ def unsafe_run_dir(tmp_path: Path, case: str) -> Path:
     proj = tmp_path / "proj"
     proj.mkdir()
     if case == "group-writable submit directory":
-        proj.chmod(0o775)
+        writable_by_a_group(proj, 0o775)
         return proj / "runs" / "1"
     if case == "a parent others can write":
         (tmp_path / "shared").mkdir(mode=0o777)
@@ -130,8 +130,8 @@ def unsafe_run_dir(tmp_path: Path, case: str) -> Path:
     return proj / "mine"
 
 
-@pytest.mark.parametrize("case", ["group-writable submit directory", "a parent others can write",
-                                  "a run directory others can write"])
+@pytest.mark.parametrize("case", [pytest.param("group-writable submit directory", marks=needs_shared_group),
+                                  "a parent others can write", "a run directory others can write"])
 def test_a_dry_run_refuses_a_run_directory_the_job_would_refuse_and_makes_nothing(tmp_path: Path, case: str) -> None:
     """The real job refuses it only after waiting for its allocation: the dry run says the same line first."""
     from tests.host.launch.job_parts import job_parts
