@@ -34,6 +34,12 @@ BESIDE_LOG = os.path.join("build", "builds-beside-tests.log")
 #: modules back instead of compiling them: 12 instead of 24 CPU seconds of collection a worker. An empty
 #: value is unset for Python (3.6 too).
 KEEP_BYTECODE = {"PYTHONDONTWRITEBYTECODE": ""}
+#: The test runs' environment. TCPStore names each peer it connects to or accepts with getnameinfo, without
+#: NI_NUMERICHOST (torch/csrc/distributed/c10d/socket.cpp), and a loopback peer is ::ffff:127.0.0.1, which
+#: /etc/hosts does not list: every store connection of the tests asks the machine's DNS twice. Where the resolver
+#: drops queries past a burst (this machine's answers about 50 a second), each dropped one cost glibc's default
+#: 5 s retry inside a test; 1 s bounds it. A RES_OPTIONS of the caller's is kept.
+TEST_ENV = {**KEEP_BYTECODE, "RES_OPTIONS": os.environ.get("RES_OPTIONS", "timeout:1")}
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -56,7 +62,7 @@ def tests(session: nox.Session) -> None:
     # The slowest tests in the log: where CI's time goes, to keep the whole run within its budget. Exit code 5:
     # the arguments selected no test of that kind.
     for kind, workers in (("skip", ["--numprocesses=auto"]), ("only", [])):
-        env = dict(KEEP_BYTECODE)
+        env = dict(TEST_ENV)
         if kind == "only" and beside is not None:
             failed += _await_builds(session, *beside)
             env["DDP_TEST_TWIN_BASE"] = "1"  # tests/fixtures/twin.py: the plain NGC image's tests run
@@ -139,7 +145,7 @@ def fast(session: nox.Session) -> None:
     """Run the fast tier: no root, Slurm, Apptainer or slow tests (`make check`), one pytest worker a core; extra
     args go to pytest."""
     _install(session, "test", "image")
-    session.run("pytest", "--numprocesses=auto", *FAST_TIER, *session.posargs, env=KEEP_BYTECODE)
+    session.run("pytest", "--numprocesses=auto", *FAST_TIER, *session.posargs, env=TEST_ENV)
 
 
 @nox.session
