@@ -368,6 +368,23 @@ def test_the_image_the_readme_copies_after_the_build_job_is_the_one_the_job_writ
     assert destination == "app.sif", "the job scripts take the image as app.sif in the checkout"
 
 
+def test_no_page_gives_a_pip_download_that_fetches_what_the_image_has() -> None:
+    """`pip download PACKAGE` fetches every dependency, torch and its CUDA wheels among them (2.9 GB for accelerate),
+    although the image has them and keeps its own: the pages give containers/gather-wheels.py (docs/packages.md),
+    which downloads with --no-deps; a `pip download` of a package with its dependencies appears only as the plain
+    one not to use."""
+    given = []
+    for page in documentation():
+        text = page.read_text()
+        for found in re.finditer(r"(?:(\S+)\s+)?`([^`]*\bpip download\s+[^-\s`][^`]*)`", text):
+            if "--no-deps" not in found[2] and found[1] != "plain":
+                given.append(f"{page.relative_to(REPO)}: {found[2]}")
+        for line in text.splitlines():
+            if re.match(r"(\s{4}|\$ )?\s*(python3? -m )?pip download\s", line) and "--no-deps" not in line:
+                given.append(f"{page.relative_to(REPO)}: {line.strip()}")
+    assert not given, "pip download with every dependency (use containers/gather-wheels.py):\n" + "\n".join(given)
+
+
 def test_the_build_job_script_the_readme_submits_asks_both_schedulers_for_one_node() -> None:
     """`sbatch` and `qsub` (the README's comment) read the same script's headers."""
     headers = (JOBSCRIPTS / "build-image.sh").read_text()
