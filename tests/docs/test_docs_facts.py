@@ -4,10 +4,12 @@ driver floors, and no word a newcomer cannot decode."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -383,6 +385,23 @@ def test_no_page_gives_a_pip_download_that_fetches_what_the_image_has() -> None:
             if re.match(r"(\s{4}|\$ )?\s*(python3? -m )?pip download\s", line) and "--no-deps" not in line:
                 given.append(f"{page.relative_to(REPO)}: {line.strip()}")
     assert not given, "pip download with every dependency (use containers/gather-wheels.py):\n" + "\n".join(given)
+
+
+#: One screen: no line wider than the project's own (pyproject.toml's line-length, the width of its code and
+#: prose), and rows few enough to read the table whole above the commands that follow it
+SCREEN_ROWS = 8
+
+
+def test_the_readmes_get_the_image_table_fits_one_screen() -> None:
+    """The table a user picks their way to the image from (site, where the image comes from, the commands) reads
+    whole in a terminal or an editor, without a row that wraps; the details are in the prose and docs/images.md."""
+    columns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["ruff"]["line-length"]
+    lines = section(README.read_text(), IMAGE_SECTION).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| Site |"))
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start:]))
+    assert 1 <= len(table) - 2 <= SCREEN_ROWS, f"{len(table) - 2} rows, more than {SCREEN_ROWS}: {table}"
+    wide = [f"{len(line)} columns: {line}" for line in table if len(line) > columns]
+    assert not wide, f"rows wider than {columns} columns:\n" + "\n".join(wide)
 
 
 def test_the_build_job_script_the_readme_submits_asks_both_schedulers_for_one_node() -> None:
