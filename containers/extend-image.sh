@@ -55,6 +55,23 @@ extend::word() {
     if [[ $text =~ ^[A-Za-z0-9/._+=-]+$ ]]; then printf '%s' "$text"; else printf "'%s'" "$text"; fi
 }
 
+# extend::gather_hint RUNTIME IMAGE WHEELS: the commands that gather into WHEELS the wheels a package needs and IMAGE
+# lacks (containers/gather-wheels.py, docs/packages.md; a plain `pip download` fetches torch and every CUDA wheel
+# too), for the image's Python and platform as the labels `make image` writes give them (app.installed.python,
+# app.arch), else as placeholders that say where to read them
+extend::gather_hint() {
+    local -r runtime=$1 image=$2 wheels=$3
+    local labels python='<python3 -V in the image: MAJOR.MINOR>' arch='<uname -m in the image>'
+    labels=$("$runtime" inspect --labels "$image" 2>/dev/null) || labels=
+    [[ $labels =~ (^|$'\n')app\.installed\.python:[[:space:]]*([0-9]+\.[0-9]+) ]] && python=${BASH_REMATCH[2]}
+    [[ $labels =~ (^|$'\n')app\.arch:[[:space:]]*([^[:space:]]+) ]] && arch=$(extend::arch "${BASH_REMATCH[2]}")
+    local -r words=("gather only what the image lacks (docs/packages.md): $(extend::word "$runtime") exec $image"
+        "python3 -m pip list --format=freeze > image-packages.txt (where the image runs), then python3"
+        "$here/gather-wheels.py --image-packages image-packages.txt --python-version $python --platform"
+        "manylinux2014_$arch -d $wheels PACKAGE (a project of yours: pip wheel --no-deps -w $wheels PATH)")
+    printf '%s' "${words[*]}"
+}
+
 (($# >= 3 && $# <= 4)) || extend::usage "expected IMAGE WHEELS OUT [PACKAGES], got $# argument(s)"
 image=$1 wheels=$2 out=$3 packages=${4:-}
 [[ -n $image && -f $image ]] ||
@@ -70,11 +87,12 @@ out=$(realpath -- "$out_dir")/${out##*/}
 [[ $wheels =~ ^[A-Za-z0-9/._+-]+$ && $image =~ ^[A-Za-z0-9/._+-]+$ ]] ||
     extend::usage "IMAGE and WHEELS must be paths of letters, digits and / . _ + - only ($image, $wheels)"
 
+here=$(dirname -- "$(realpath -- "$0")")
+apptainer=${APPTAINER:-apptainer}
 shopt -s nullglob
 files=("$wheels"/*.whl)
 shopt -u nullglob
-((${#files[@]})) || extend::usage "no .whl file in WHEELS=$wheels; gather them with: pip download PACKAGE" \
-    "--only-binary=:all: -d $wheels (or, for a project of yours: pip wheel --no-deps -w $wheels PATH)"
+((${#files[@]})) || extend::usage "no .whl file in WHEELS=$wheels; $(extend::gather_hint "$apptainer" "$image" "$wheels")"
 if [[ -z $packages ]]; then
     packages=$(for file in "${files[@]}"; do extend::project "$file"; done | sort -u | paste -sd' ' -)
 fi
@@ -86,7 +104,6 @@ for name in "${names[@]}"; do
         extend::usage "PACKAGES item '$name' is not a package name (or NAME==VERSION); example: PACKAGES='accelerate'"
 done
 
-apptainer=${APPTAINER:-apptainer}
 command -v "$apptainer" >/dev/null || extend::die "$apptainer not found in PATH; load it (module load apptainer)" \
     "or set APPTAINER=/path/to/apptainer"
 
@@ -112,7 +129,6 @@ done
 # The build runs the image's own Python (extend.def's %post): an image of another architecture runs only where QEMU
 # is registered for it, else Apptainer stops late, in %post, with "exec format error". The label is the one
 # `make image` writes (containers/app.def %labels; not org.label-schema.build-arch, the build host's).
-here=$(dirname -- "$(realpath -- "$0")")
 binfmt_dir=${APP_PROBE_ROOT:-}/proc/sys/fs/binfmt_misc
 labels=$("$apptainer" inspect --labels "$image" 2>/dev/null) || labels=
 if [[ $labels =~ (^|$'\n')app\.arch:[[:space:]]*([^[:space:]]+) ]]; then

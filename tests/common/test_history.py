@@ -62,3 +62,12 @@ def test_an_attempt_records_the_registry_digest_of_the_image_it_runs(tmp_path, m
     written = json.loads((tmp_path / "history.jsonl").read_text().splitlines()[-1])
     assert (entry["image_digest"], written["image_digest"]) == (digest, digest)
     assert written["image_pull"] == pulled["pull"]
+
+
+def test_an_attempt_records_the_sha256_of_the_local_image_it_runs(tmp_path, monkeypatch):
+    sha256 = "sha256:" + "ef" * 32
+    local = {"image": "/u/ddp/app.sif", "sha256": sha256, "labels": {}}
+    monkeypatch.setattr(history, "image_provenance", lambda: local)
+    history.append_attempt(tmp_path, start_step=0, hosts=["n1"], launcher="torchrun", env={})
+    written = json.loads((tmp_path / "history.jsonl").read_text().splitlines()[-1])
+    assert (written["image"], written["image_sha256"], written["image_digest"]) == ("/u/ddp/app.sif", sha256, None)

@@ -49,3 +49,27 @@ def test_a_digest_left_in_the_environment_is_not_claimed_for_another_image(tmp_p
     result = image_provenance(labels, environ=environ)
     assert result is not None
     assert "digest" not in result and "pull" not in result
+
+
+def test_a_local_image_the_job_hashed_names_its_sha256(tmp_path):
+    """`sha256sum app.sif` later says whether a file is the image the run ran (app/host/launch/image_sha256.py)."""
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}")
+    sha256 = "sha256:" + "ef" * 32
+    environ = {"APPTAINER_CONTAINER": "/home/u/ddp/app.sif", "DDP_IMAGE_SHA256": sha256,
+               "DDP_IMAGE_FILE": "/home/u/ddp/./app.sif"}
+    result = image_provenance(labels, environ=environ)
+    assert result is not None
+    assert result["sha256"] == sha256 and "digest" not in result
+
+
+def test_a_sha256_left_in_the_environment_is_not_claimed_for_another_image(tmp_path):
+    """Your own script may start another image from the job (its environment passes on): the sha256 is the hashed
+    file's only."""
+    labels = tmp_path / "labels.json"
+    labels.write_text("{}")
+    environ = {"APPTAINER_CONTAINER": "/home/u/other.sif", "DDP_IMAGE_SHA256": "sha256:" + "ef" * 32,
+               "DDP_IMAGE_FILE": "/home/u/ddp/app.sif"}
+    result = image_provenance(labels, environ=environ)
+    assert result is not None
+    assert "sha256" not in result

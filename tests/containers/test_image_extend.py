@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,13 +136,15 @@ def test_without_a_build_a_target_directory_on_pythonpath_adds_a_package_to_the_
     assert probe.returncode == 0 and probe.stdout.strip() == "hello from your package", probe.stderr[-3000:]
 
 
-def fake_runtime(tmp_path: Path, version_line: str, arch: str = "") -> Path:
+def fake_runtime(tmp_path: Path, version_line: str, arch: str = "", python: str = "") -> Path:
     """An apptainer that prints VERSION_LINE for --version and records any other call (a build) in calls.txt;
     with ARCH, `inspect --labels` prints an image's labels as Apptainer 1.4.5 prints a built image's: app.arch as
-    `make image` writes it, beside the build host's org.label-schema.build-arch (amd64 here, whatever ARCH is)."""
+    `make image` writes it, beside the build host's org.label-schema.build-arch (amd64 here, whatever ARCH is),
+    and with PYTHON app.installed.python."""
     fake = tmp_path / "bin" / "apptainer"
     fake.parent.mkdir()
     labels = f"app.arch: {arch}\norg.label-schema.build-arch: amd64\norg.label-schema.schema-version: 1.0\n"
+    labels += f"app.installed.python: {python}\n" if python else ""
     inspect = f'if [ "$1" = inspect ]; then printf "{labels}"; exit 0; fi\n' if arch else ""
     fake.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "{version_line}"; exit 0; fi\n{inspect}'
                     f'echo "$@" >>"{tmp_path}/calls.txt"\nexit 1\n')
@@ -161,6 +164,31 @@ def extend_with(runtime: Path, tmp_path: Path, *, image: Path | None = None, pac
                            f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}",
                            *([f"PACKAGES={packages}"] if packages else [])], capture_output=True, text=True,
                           timeout=120, env={**os.environ, **(env or {})})
+
+
+def test_without_wheels_the_refusal_gives_commands_that_gather_only_what_the_image_lacks(tmp_path: Path) -> None:
+    """The refusal's advice was a plain `pip download PACKAGE`, which fetches torch and every CUDA wheel (2.9 GB for
+    accelerate) although the image has them. It gives containers/gather-wheels.py instead, for the image's Python and
+    platform as its labels say, and the command runs as printed (for a package the image has: nothing to fetch)."""
+    runtime = fake_runtime(tmp_path, "apptainer version 1.4.5", arch=MACHINE, python="3.11.2")
+    image, wheels = tmp_path / "app.sif", tmp_path / "wheels"
+    image.write_bytes(b"not built")
+    wheels.mkdir()
+    result = subprocess.run(["make", "-s", "-C", str(REPO), "image-extend", f"IMAGE={image}", f"WHEELS={wheels}",
+                             f"OUT={tmp_path / 'my.sif'}", f"APPTAINER={runtime}"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2, result.stderr
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("image-extend: error: ")]
+    assert "pip download" not in error, error
+    advice = error.split("gather only what the image lacks (docs/packages.md): ", 1)[1]
+    listing, gather = advice.split(" (a project of yours")[0].split(" (where the image runs), then ")
+    assert listing == f"{runtime} exec {image} python3 -m pip list --format=freeze > image-packages.txt", listing
+    assert f" --python-version 3.11 --platform manylinux2014_{MACHINE} -d {wheels} PACKAGE" in gather, gather
+    (tmp_path / "image-packages.txt").write_text("numpy==2.2.6\ntorch==2.13.0\n")
+    path = f"{Path(sys.executable).parent}:{os.environ['PATH']}"  # a python3 with pip, as on a login node
+    ran = subprocess.run(["bash", "-c", gather.replace("PACKAGE", "numpy") + " -- --no-index"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": path})
+    assert ran.returncode == 0 and f"0 wheel(s) in {wheels}" in ran.stdout, ran.stdout + ran.stderr
 
 
 @pytest.mark.parametrize(("version_line", "expected"), [

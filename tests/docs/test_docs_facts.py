@@ -4,6 +4,7 @@ driver floors, and no word a newcomer cannot decode."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -366,6 +367,40 @@ def test_the_image_the_readme_copies_after_the_build_job_is_the_one_the_job_writ
         filled = source.replace("<arch>", arch).replace("<version>", app_version(REPO))
         assert filled == str(job.sif.relative_to(REPO)), copy
     assert destination == "app.sif", "the job scripts take the image as app.sif in the checkout"
+
+
+def test_no_page_gives_a_pip_download_that_fetches_what_the_image_has() -> None:
+    """`pip download PACKAGE` fetches every dependency, torch and its CUDA wheels among them (2.9 GB for accelerate),
+    although the image has them and keeps its own: the pages give containers/gather-wheels.py (docs/packages.md),
+    which downloads with --no-deps; a `pip download` of a package with its dependencies appears only as the plain
+    one not to use."""
+    given = []
+    for page in documentation():
+        text = page.read_text()
+        for found in re.finditer(r"(?:(\S+)\s+)?`([^`]*\bpip download\s+[^-\s`][^`]*)`", text):
+            if "--no-deps" not in found[2] and found[1] != "plain":
+                given.append(f"{page.relative_to(REPO)}: {found[2]}")
+        for line in text.splitlines():
+            if re.match(r"(\s{4}|\$ )?\s*(python3? -m )?pip download\s", line) and "--no-deps" not in line:
+                given.append(f"{page.relative_to(REPO)}: {line.strip()}")
+    assert not given, "pip download with every dependency (use containers/gather-wheels.py):\n" + "\n".join(given)
+
+
+#: One screen: no line wider than the project's own (pyproject.toml's line-length, the width of its code and
+#: prose), and rows few enough to read the table whole above the commands that follow it
+SCREEN_ROWS = 8
+
+
+def test_the_readmes_get_the_image_table_fits_one_screen() -> None:
+    """The table a user picks their way to the image from (site, where the image comes from, the commands) reads
+    whole in a terminal or an editor, without a row that wraps; the details are in the prose and docs/images.md."""
+    columns = int(re.search(r"^line-length = (\d+)$", (REPO / "pyproject.toml").read_text(), re.M)[1])
+    lines = section(README.read_text(), IMAGE_SECTION).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| Site |"))
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start:]))
+    assert 1 <= len(table) - 2 <= SCREEN_ROWS, f"{len(table) - 2} rows, more than {SCREEN_ROWS}: {table}"
+    wide = [f"{len(line)} columns: {line}" for line in table if len(line) > columns]
+    assert not wide, f"rows wider than {columns} columns:\n" + "\n".join(wide)
 
 
 def test_the_build_job_script_the_readme_submits_asks_both_schedulers_for_one_node() -> None:

@@ -14,6 +14,12 @@ job as the README says a `module load` does: through the script's `#PBS -V`.
 The first job of the MareNostrum 5 and GH200 PBS walkthroughs is also the site test of its script (mn5.sh with
 the site values on the command line; gh200-pbs.sh with PALS' mpiexec): one job makes both sets of assertions, as a
 job of its own for each cost the machine-wide tier a whole two-node job.
+
+Each walkthrough's `check` lines run first, as the README orders them: the image on the login node
+(`singularity exec app.sif python -m app.check --node-only`) and the check job on every rank of two nodes. The check
+reads the node it runs on, not the stand-ins: on the test cluster's nodes, which have no HCA and no Slingshot NIC,
+and with the CPU image, which has no NCCL net plugin, a site profile's check job ends with the README's FAIL
+verdict naming what the node lacks, exit code 7, and the line for any Slurm cluster with its PASS verdict and exit 0.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pathlib import Path
 
 import pytest
 
+from app.host.common import exitcodes
 from tests.docs.markdown import README, fenced_commands, quotes
 from tests.fixtures.slurm import JOB_USER, REPO, Job, SlurmCluster
 from tests.jobscripts.test_jobscripts_pbs import fake_slingshot_node
@@ -38,6 +45,8 @@ from tests.jobscripts.test_jobscripts_slurm import NODE1_IB0, assert_trained_on_
 PLACEHOLDERS = {"<account>": "ehpc00", "<project>": "ehpc00", "<queue>": "workq", "$USER": JOB_USER}
 #: What the test cluster is not, on every site: a workload of seconds, and no HCA or Slingshot NIC to preflight
 STAND_INS = {"CONFIG": "regression", "PREFLIGHT": "0"}
+#: What the GH200 check finds on the test cluster's nodes: no cxi device, and no aws-ofi-nccl in the CPU image
+SLINGSHOT_LACKING = ("no /dev/cxi* device", "no libnccl-net*.so")
 
 
 def walkthrough_section(title: str) -> str:
@@ -167,6 +176,51 @@ def assert_resumed_in(job: Job, old_run_dir: Path) -> None:
     assert not job.run_dir.exists(), f"the resumed job wrote a run directory of its own, {job.run_dir}"
 
 
+def readme_verdicts() -> dict[str, str]:
+    """The check report's last line in the README's words (its MareNostrum 5 section), `VERDICT: PASS ...` and
+    `VERDICT: FAIL (<class>): <first failure>. Fix: <remedy>. exit code N`, each placeholder as `...` (a trailing
+    ` ...`: whatever follows, `: ...` included)."""
+    forms = re.findall(r"`(VERDICT: [^`]+)`", walkthrough_section("MareNostrum 5"))
+    assert [form.split()[1] for form in forms] == ["PASS", "FAIL"], f"the README's verdict forms: {forms}"
+    return {form.split()[1]: re.sub(r"<[^>]+>", "...", form).replace(" ...", "...") for form in forms}
+
+
+def check_verdict(output: str, verdict: str) -> int:
+    """The exit code the check's one verdict line in OUTPUT names; the line must be the README's VERDICT form (PASS
+    or FAIL)."""
+    lines = [line for line in output.splitlines() if line.startswith("VERDICT: ")]
+    assert len(lines) == 1, f"the check printed {len(lines)} verdict line(s):\n{output[-6000:]}"
+    form = readme_verdicts()[verdict]
+    assert quotes(form, lines), f"the verdict is not the README's {form!r}: {lines[0]}"
+    return int(re.search(r"exit code (\d+)$", lines[0])[1])
+
+
+def check_the_image_on_the_login_node(cluster: SlurmCluster, checkout: Path) -> None:
+    """MareNostrum 5's first line after the module: the image's node check on the login node, which has no GPU and
+    says so; `singularity` is the name MareNostrum 5's module gives the runtime (Apptainer installs it as its own
+    second name, which the test machine's package does through Debian's alternatives)."""
+    line = readme_command("MareNostrum 5", r"singularity exec app\.sif python -m app\.check --node-only")
+    assert shutil.which("singularity", path=cluster.env["PATH"]), "no `singularity` in the cluster's PATH"
+    output = run_as_the_user(cluster, checkout, line, {})
+    assert "no GPU visible: CPU run with gloo" in output, output
+    assert check_verdict(output, "PASS") == exitcodes.OK
+
+
+def assert_site_check_job(job: Job, site: str, ranks: int, lacking: tuple[str, ...]) -> None:
+    """A README check line's job with SITE's profile on the test cluster: app.check on RANKS ranks of both nodes, its
+    report ending with the README's FAIL verdict and the job with the check's exit code (7: a node check failed), the
+    FAIL lines naming what the test nodes lack (LACKING: no HCA, no Slingshot NIC, no NCCL net plugin in the CPU
+    image), as a user would read it on a partition without the site's fabric."""
+    step = next(line for line in job.output.splitlines() if " step: " in line)
+    assert f"-m app.check --site {site}" in step, step
+    assert f"node checks: {ranks} rank(s) on 2 node(s) reported" in job.output, job.output[-6000:]
+    assert check_verdict(job.output, "FAIL") == exitcodes.PREFLIGHT, job.output[-6000:]
+    assert job.state == "FAILED" and job.exit_code == f"{exitcodes.PREFLIGHT}:0", (job.state, job.exit_code)
+    failed = [line for line in job.output.splitlines() if line.startswith("FAIL ")]
+    for words in lacking:
+        assert any(words in line for line in failed), f"no FAIL line names {words!r}: {failed}"
+
+
 def assert_mn5_site_job(job: Job) -> None:
     """What mn5.sh does with the site values on the command line (-A, -q) and an ACC node's files: 2 nodes x the 4
     GPUs of its own #SBATCH --gres, InfiniBand's NCCL settings, the rendezvous on the head node's IPoIB address."""
@@ -195,9 +249,14 @@ def assert_gh200_pbs_site_job(job: Job, probe_root: Path) -> None:
 
 @pytest.mark.slurm
 @pytest.mark.slow
-def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
+def test_the_mn5_walkthrough_checks_trains_watches_reports_and_resumes_as_the_readme_says(
         slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
     checkout, stand_ins = mn5_checkout(slurm_cluster, smoke_image)
+    check_the_image_on_the_login_node(slurm_cluster, checkout)
+    check = readme_command("MareNostrum 5", r"sbatch -A <account> -q \S+ jobscripts/mn5\.sh check")
+    checked = slurm_cluster.wait(submitted_job(run_as_the_user(slurm_cluster, checkout, check, stand_ins)), checkout)
+    assert_site_check_job(checked, "mn5", 8, ("no RDMA device",))
+
     submit = readme_command("MareNostrum 5", r"sbatch -A <account> -q \S+ jobscripts/mn5\.sh")
     job_id = submitted_job(run_as_the_user(slurm_cluster, checkout, submit, stand_ins))
 
@@ -237,10 +296,16 @@ def test_the_mn5_walkthrough_trains_watches_reports_and_resumes_as_the_readme_sa
 
 @pytest.mark.slurm
 @pytest.mark.slow
-def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_readme_says(
+def test_the_gh200_pbs_walkthrough_checks_trains_watches_reports_and_resumes_as_the_readme_says(
         slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
     section = "GH200 on Slingshot with PBS Pro"
     checkout, stand_ins = gh200_pbs_checkout(slurm_cluster, smoke_image)
+    check = readme_command(section, r"qsub -A <project> -q <queue> -v WORKLOAD=check jobscripts/gh200-pbs\.sh")
+    check_id = run_as_the_user(slurm_cluster, checkout, check, stand_ins).strip().partition(".")[0]
+    pbs_log = readme_pbs_command("Watch it", r"tail -f \S+", seq="{job_id}").split()[-1]
+    checked = slurm_cluster.wait(check_id, checkout, log=pbs_log)
+    assert_site_check_job(checked, "slingshot-gh200", 4, SLINGSHOT_LACKING)
+
     submit = readme_command(section, r"qsub -A <project> -q <queue> jobscripts/gh200-pbs\.sh")
     job_id = run_as_the_user(slurm_cluster, checkout, submit, stand_ins).strip()
     seq, _, server = job_id.partition(".")
@@ -278,24 +343,41 @@ def test_the_gh200_pbs_walkthrough_trains_watches_reports_and_resumes_as_the_rea
 GH200_CPUS_ON_THE_TEST_CLUSTER = {"--cpus-per-gpu=72": "--cpus-per-gpu=20"}
 
 
+def gh200_on_the_test_cluster(line: str) -> str:
+    """A GH200 line with the CPUs it asks for scaled to the test cluster's nodes."""
+    for words, stand_in in GH200_CPUS_ON_THE_TEST_CLUSTER.items():
+        assert words in line, line
+        line = line.replace(words, stand_in)
+    return line
+
+
 @pytest.mark.slurm
 @pytest.mark.slow
-def test_the_gh200_slurm_and_any_slurm_walkthrough_trains_as_the_readme_says(
+def test_the_gh200_slurm_and_any_slurm_walkthrough_checks_and_trains_as_the_readme_says(
         slurm_cluster: SlurmCluster, smoke_image: Path) -> None:
     section = "GH200 on Slingshot with Slurm, and any Slurm cluster"
     checkout = readme_checkout(slurm_cluster, smoke_image)
-    gh200 = readme_command(section, r"sbatch -N 2 --gres=gpu:4 .*FABRIC=slingshot,\S+ jobscripts/slurm\.sh")
-    for words, stand_in in GH200_CPUS_ON_THE_TEST_CLUSTER.items():
-        assert words in gh200, gh200
-        gh200 = gh200.replace(words, stand_in)
     slingshot = {**STAND_INS, "DDP_PROBE_ROOT": str(fake_slingshot_node(checkout / "fake-node"))}
+    check = gh200_on_the_test_cluster(readme_command(
+        section, r"sbatch -N 2 --gres=gpu:4 .*FABRIC=slingshot,\S+ jobscripts/slurm\.sh check"))
+    checked = slurm_cluster.wait(submitted_job(run_as_the_user(slurm_cluster, checkout, check, slingshot)), checkout)
+    assert_site_check_job(checked, "slingshot-gh200", 8, SLINGSHOT_LACKING)
+
+    gh200 = gh200_on_the_test_cluster(readme_command(
+        section, r"sbatch -N 2 --gres=gpu:4 .*FABRIC=slingshot,\S+ jobscripts/slurm\.sh"))
     job_id = submitted_job(run_as_the_user(slurm_cluster, checkout, gh200, slingshot))
     job = finished(slurm_cluster, job_id, checkout)
     for setting in ("FI_PROVIDER=cxi", "NCCL_NET=AWS Libfabric"):
         assert f"setting {setting} " in job.output, job.output[-6000:]
     assert "completed at step " in job.output, job.output[-6000:]
 
-    # Any Slurm cluster: the line as it stands, the fabric detected on the head node
+    # Any Slurm cluster: the lines as they stand, the fabric detected on the head node (none: TCP sockets); the
+    # check passes on every rank of both nodes
+    check = readme_command(section, r"sbatch -N 2 --gres=gpu:1 --cpus-per-gpu=8 jobscripts/slurm\.sh check")
+    checked = finished(slurm_cluster, submitted_job(run_as_the_user(slurm_cluster, checkout, check, STAND_INS)),
+                       checkout)
+    assert "node checks: 2 rank(s) on 2 node(s) reported" in checked.output, checked.output[-6000:]
+    assert check_verdict(checked.output, "PASS") == exitcodes.OK
     anywhere = readme_command(section, r"sbatch -N 2 --gres=gpu:1 --cpus-per-gpu=8 jobscripts/slurm\.sh")
     job = finished(slurm_cluster, submitted_job(run_as_the_user(slurm_cluster, checkout, anywhere, STAND_INS)),
                    checkout)

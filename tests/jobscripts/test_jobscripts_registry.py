@@ -60,3 +60,5 @@ def test_a_job_with_image_oras_pulls_verifies_trains_and_records_the_digest(
     assert manifest["image"]["image"] == str(cached)
     history = [json.loads(line) for line in (job.run_dir / "history.jsonl").read_text().splitlines()]
     assert history and all(entry["image_digest"] == digest for entry in history), history
+    # Named by its digest, not hashed again by the job (a local image's sha256: test_jobscripts_slurm.py)
+    assert "sha256" not in manifest["image"] and all(entry["image_sha256"] is None for entry in history), history

@@ -8,6 +8,7 @@ instead. The uninterrupted run is shared by the training test and the tests that
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -103,11 +104,26 @@ def test_in_a_job_a_valid_config_is_planned_for_the_allocation_before_the_prefli
     assert log.index("config check: python -m app.train") < log.index("preflight: python -m app.check")
 
 
+def test_the_run_records_the_sha256_of_the_local_image_it_ran(uninterrupted: Job, image_env: dict[str, str]) -> None:
+    """A local image is named by the sha256 `sha256sum` prints of it, in manifest.json and each attempt's line of
+    history.jsonl (app/host/launch/image_sha256.py; a registry image by its digest: test_jobscripts_registry.py)."""
+    if image_env["IMAGE"] == "none":
+        pytest.skip("DDP_SLURM_TEST_IMAGE=none: no image file")
+    assert_completed(uninterrupted)
+    image = Path(image_env["IMAGE"])
+    digest = "sha256:" + hashlib.sha256(image.read_bytes()).hexdigest()
+    manifest = json.loads((uninterrupted.run_dir / "manifest.json").read_text())
+    assert (manifest["image"]["image"], manifest["image"]["sha256"]) == (str(image), digest), manifest["image"]
+    assert [entry["image_sha256"] for entry in history(uninterrupted) if "attempt" in entry] == [digest]
+    assert f"IMAGE {image}: {digest} (hashed " in uninterrupted.output, uninterrupted.output[-6000:]
+
+
 def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job) -> None:
     workdir = slurm_cluster.workdir()
-    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
-                                  env={**TRAIN_ENV, **NO_PREFLIGHT, **image_env})
+    # An image cache of the job user's own, where the first run remembers the local image's sha256
+    job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN, env={
+        **TRAIN_ENV, **NO_PREFLIGHT, **image_env, "IMAGE_CACHE": str(workdir / "images")})
     metrics = workdir / "runs" / job_id / "metrics.jsonl"
 
     def steps_done() -> int:
@@ -131,6 +147,10 @@ def test_usr1_snapshots_requeues_and_resumes_to_the_uninterrupted_result(
     assert summary["params_sha256"] == uninterrupted.summary()["params_sha256"]
     # Rank 0 read the snapshot and sent it to the 3 other ranks of both nodes (app/train/snapshot/broadcast.py)
     assert "read by rank 0 only, sent to 3 ranks over the process group" in log, log[-6000:]
+    if image_env["IMAGE"] != "none":  # the image hashed by the first run, remembered for the second
+        sha256s = [entry["image_sha256"] for entry in history(job) if "attempt" in entry]
+        assert len(sha256s) == 2 and sha256s[0] == sha256s[1], sha256s
+        assert f"IMAGE {image_env['IMAGE']}: {sha256s[0]} (remembered from an earlier job)" in log, log[-6000:]
 
 
 def test_sharded_training_runs_through_the_job_script_unchanged(slurm_cluster: SlurmCluster,

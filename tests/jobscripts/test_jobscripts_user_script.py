@@ -147,7 +147,7 @@ def test_the_job_ends_with_the_code_of_the_node_that_failed_first_not_the_signal
 def test_an_accelerate_script_runs_unchanged_in_the_extended_image_and_resumes_from_run_dir(
         slurm_cluster: SlurmCluster, image_env: dict[str, str], request: pytest.FixtureRequest) -> None:  # noqa: F811
     """The session's extended image (tests/fixtures/extended_image.py): the smoke image plus Accelerate, as
-    docs/packages.md says (pip download, then make image-extend), and a wheel of another test's."""
+    docs/packages.md says (containers/gather-wheels.py, then make image-extend), and a wheel of another test's."""
     if image_env["IMAGE"] == "none":
         pytest.skip("DDP_SLURM_TEST_IMAGE=none: no image to extend")
     extended_image: ExtendedImage = request.getfixturevalue("extended_image")

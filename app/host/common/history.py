@@ -109,6 +109,8 @@ def append_attempt(run_dir: Path, *, start_step: int, hosts: List[str], launcher
         # A registry image's digest and the reference that pulls exactly it again (null for a local file)
         "image_digest": image.get("digest"),
         "image_pull": image.get("pull"),
+        # A local image's sha256 (`sha256sum FILE` matches it; null for a registry image, named by its digest)
+        "image_sha256": image.get("sha256"),
         "start_step": start_step,
         "total_steps": total_steps,
         "previous_attempt": previous_ending(run_dir, previous),

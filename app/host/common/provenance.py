@@ -38,15 +38,17 @@ def image_provenance(labels_path: Path = LABELS_PATH,
     """The running image's provenance, or None outside an Apptainer/Singularity container.
 
     Returns {"image": path of the SIF (from $APPTAINER_CONTAINER / $SINGULARITY_CONTAINER) or None,
-             "labels": {label: value}}, with "digest" and "pull" for an image pulled from a registry; "error" is
-    added (and labels is {}) when the labels file cannot be read or parsed: provenance must never stop a training run.
+             "labels": {label: value}}, with "digest" and "pull" for an image pulled from a registry, "sha256" for a
+    local image the job hashed; "error" is added (and labels is {}) when the labels file cannot be read or parsed:
+    provenance must never stop a training run.
     """
     environ = os.environ if environ is None else environ
     if not labels_path.exists():
         return None
     image = environ.get("APPTAINER_CONTAINER") or environ.get("SINGULARITY_CONTAINER")
     labels, error = _load_labels(labels_path)
-    return {"image": image, **registry_digest(image, environ), "labels": labels, **({"error": error} if error else {})}
+    return {"image": image, **registry_digest(image, environ), **local_sha256(image, environ), "labels": labels,
+            **({"error": error} if error else {})}
 
 
 def registry_digest(image: Optional[str], environ: Mapping[str, str]) -> Dict[str, str]:
@@ -57,3 +59,12 @@ def registry_digest(image: Optional[str], environ: Mapping[str, str]) -> Dict[st
     if not (image and digest and pull) or Path(image).name != digest.replace(":", "-") + ".sif":
         return {}
     return {"digest": digest, "pull": pull}
+
+
+def local_sha256(image: Optional[str], environ: Mapping[str, str]) -> Dict[str, str]:
+    """{"sha256": ...} when the running image is the local file the job script hashed (app/host/launch/image_sha256.py
+    exports its sha256 and path), else {}: `sha256sum FILE` says later whether a file is the image the run ran."""
+    sha256, hashed = environ.get("DDP_IMAGE_SHA256", ""), environ.get("DDP_IMAGE_FILE", "")
+    if not (image and sha256 and hashed) or os.path.normpath(image) != os.path.normpath(hashed):
+        return {}
+    return {"sha256": sha256}

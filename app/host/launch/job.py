@@ -37,6 +37,7 @@ from app.host.launch.gpus import processes_per_node
 from app.host.launch.host_checks import check_image_arch, host_python_preflight, slurm_tmpfs
 from app.host.launch.image_file import check_image_file
 from app.host.launch.image_registry import resolve as resolve_image
+from app.host.launch.image_sha256 import image_sha256
 from app.host.launch.import_path import OWN_WORKLOADS, import_path_env
 from app.host.launch.knobs import NAMES, JobContext, check_site, resolve
 from app.host.launch.launch_check import passed, run_launch_check
@@ -150,6 +151,8 @@ class Job:
         self.preempted = ""
         #: What each node calls itself -> its Slurm name (the launch check's answer)
         self.name_of = {}  # type: Dict[str, str]
+        #: The registry digest of the image pulled for the job ('' for a local file)
+        self.image_digest = ""
 
     def log(self, message: str) -> None:
         log_line(self.script, message)
@@ -207,7 +210,17 @@ class Job:
             self.log(line)
         k["IMAGE"] = resolved.sif
         if resolved.digest:
+            self.image_digest = resolved.digest
             export(["DDP_IMAGE_DIGEST=" + resolved.digest, "DDP_IMAGE_PULL=" + resolved.pull])
+
+    def record_image_sha256(self) -> None:
+        """A local image's sha256 for the run's records (a registry image has its digest): hashed once a file,
+        then remembered (app/host/launch/image_sha256.py)."""
+        k = self.knobs
+        found = image_sha256(k["IMAGE"], k["IMAGE_CACHE"], self.dry_run())
+        self.log(found.said)
+        if found.digest:
+            export(["DDP_IMAGE_SHA256=" + found.digest, "DDP_IMAGE_FILE=" + found.path])
 
     def plan_workload(self, args: Sequence[str]) -> Tuple[str, List[str]]:
         k = self.knobs
@@ -281,6 +294,8 @@ class Job:
             for line in check_image_file(k["IMAGE"]):  # only its owner may be able to replace what every step runs
                 self.log(line)
             check_image_arch(plan.runtime, k["IMAGE"], os.environ)
+            if not self.image_digest:
+                self.record_image_sha256()
         if argv and kind == "nccl-tests":
             argv = ["/bin/sh", "-c", shell_text("app/host/launch/pmix_binds.sh"), "ddp-pmix-binds",
                     slurm_tmpfs(self.side.name, os.environ), *argv]

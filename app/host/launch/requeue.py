@@ -103,8 +103,9 @@ def resubmission_env(started: Mapping[str, str], run_dir: str) -> Dict[str, str]
     (slurmctld starts the batch script again with the environment sbatch sent: get_job_env in launch_job,
     src/slurmctld/job_scheduler.c): the store's secret, the grace (TORCH_ELASTIC_SHUTDOWN_TIMEOUT), the flight
     recorder's paths, the fabric's APP_* settings, the import path (PYTHONSAFEPATH, PYTHONPATH), the image's digest
-    (DDP_IMAGE_DIGEST: the tag may have moved), the MPI ranks' defaults. RUN_DIR is the one value carried over: the
-    next job has another id, so its default would be a new directory.
+    (DDP_IMAGE_DIGEST: the tag may have moved) or sha256 (DDP_IMAGE_SHA256: the file may have changed), the MPI
+    ranks' defaults. RUN_DIR is the one value carried over: the next job has another id, so its default would be a
+    new directory.
 
     The secret is left out even where you set it: -V writes every variable into the next job's Variable_List,
     which `qstat -f` shows to other users where the server lets them, and the next job would keep it as set by

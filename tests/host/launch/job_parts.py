@@ -23,8 +23,10 @@ that way where that is the same as a new interpreter.
 """
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -128,8 +130,22 @@ class Ran(NamedTuple):
 
 
 def base_env() -> Dict[str, str]:
-    """What a run of the parts has unless its ENV says otherwise (PATH as it is now: tests put stand-ins on it)."""
-    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO)}
+    """What a run of the parts has unless its ENV says otherwise (PATH as it is now: tests put stand-ins on it), and
+    an image cache of this test run's own, where the container part remembers the sha256 of the images it hashed
+    (the checkout's build/images otherwise)."""
+    return {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(REPO),
+            "IMAGE_CACHE": image_cache()}
+
+
+_CACHE = []  # type: List[str]
+
+
+def image_cache() -> str:
+    """A private directory for this process's runs of the parts, removed when it exits."""
+    if not _CACHE:
+        _CACHE.append(tempfile.mkdtemp(prefix="ddp-test-image-cache-"))
+        atexit.register(shutil.rmtree, _CACHE[0], True)
+    return _CACHE[0]
 
 
 _SERVER = []  # type: List[Any]

@@ -9,6 +9,7 @@ host libraries); `apptainer` is a stub that answers `inspect --labels`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -352,6 +353,19 @@ def test_image_none_runs_your_own_script_without_the_project_and_without_the_pre
     assert result.returncode == 0, result.stderr
     assert "no preflight: your environment's /usr/bin/python3 cannot import this project" in result.stdout
     assert result.found["knobs"]["PREFLIGHT"] == "0"
+
+
+def test_a_local_image_is_named_by_its_sha256_in_the_environment_the_job_leaves_its_steps(
+        fake_apptainer: Path) -> None:
+    """What the trainer records in manifest.json and history.jsonl (app/host/common/provenance.py)."""
+    image = fake_apptainer / "app.sif"
+    image.write_bytes(b"an image")
+    result = container({"FABRIC": "none", "DDP_NODE_ARCH": "x86_64", "IMAGE": str(image),
+                        "RUN_DIR": str(fake_apptainer / "run"), "PATH": f"{fake_apptainer}/bin:/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    digest = "sha256:" + hashlib.sha256(b"an image").hexdigest()
+    assert (result.env["DDP_IMAGE_SHA256"], result.env["DDP_IMAGE_FILE"]) == (digest, str(image))
+    assert f"IMAGE {image}: {digest} (hashed 0.0 GiB in " in result.stdout
 
 
 def test_an_image_for_the_other_architecture_is_refused(fake_apptainer: Path) -> None:
