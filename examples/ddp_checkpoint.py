@@ -112,7 +112,12 @@ def main() -> int:
         step = state["step"]
         if rank == 0:
             print(f"resumed from step {step} ({checkpoint})", flush=True)
-    ddp = DistributedDataParallel(model, device_ids=[local_rank] if gpu else None)
+    # One bucket a parameter, so that a run resumed at any step ends with the bits of one never stopped: DDP lays its
+    # gradient buckets out anew after its first step, in the order the gradients came (torch's reducer,
+    # rebuild_buckets), and the all-reduce sums each element's parts across 3 or more ranks in an order set by its
+    # place in the bucket, so the first step after a resume rounded differently. A real model keeps DDP's default
+    # buckets (fewer, larger all-reduces) and resumes to the same curve, equal to within float rounding.
+    ddp = DistributedDataParallel(model, device_ids=[local_rank] if gpu else None, bucket_cap_mb=1e-6)
 
     stopped = False
     while step < args.steps:
