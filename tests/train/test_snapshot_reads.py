@@ -22,8 +22,8 @@ from tests.trainer_runs import clean_env, run, summary, torchrun_command
 pytestmark = pytest.mark.slow
 
 GPT = ["--config", "demo", "data.tokens=200000", "run.log_every=1", "snapshot.every=4"]
-#: ddp: 3 ranks end 1e-8 away (see docs/training.md, "Resume is exact"); fsdp: 4, so that a rank's own file, rank 0's
-#: and a third rank's are told apart
+#: ddp: with 3 or more a resume can end a rounding away (docs/training.md, "Resume is exact"); fsdp: 4, so that a
+#: rank's own file, rank 0's and a third rank's are told apart
 RANKS = {"ddp": 2, "fsdp": 4}
 
 
