@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from app.check import protocol
 from app.host.common import exitcodes
 from app.host.diagnose import diagnose
 from tests.fixtures.slurm import REPO, Job, SlurmCluster
-from tests.security.test_store_attacker import ATTACKER, TAMPERED, as_attacker
+from tests.security.test_store_attacker import ATTACKER, NAMED, TAMPERED, as_attacker, refusals_of_the_attack
 from tests.trainer_runs import clean_env, free_port
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
@@ -41,6 +42,8 @@ NO_PREFLIGHT = {"PREFLIGHT": "0"}
 NODE2_HOST = "x1000c0s1b0n0"
 #: node1's address on the test cluster's fabric (ib0), where the head node's rendezvous store is reached
 NODE1_IB0 = "10.78.0.11"
+#: The ranks of a training job (2 nodes of GPUS_PER_NODE ranks): the attacker's forged plan names a node for each
+ATTACKED_WORLD_SIZE = 2 * int(TRAIN_ENV["GPUS_PER_NODE"])
 
 
 def rdzv_port(output: str) -> int:
@@ -221,17 +224,23 @@ def test_the_preflight_stops_an_infiniband_job_on_nodes_without_hcas_before_trai
     assert not (job.run_dir / "snapshots").exists() and not (job.run_dir / "history.jsonl").exists()
 
 
-@pytest.mark.parametrize("mode", ["replay", "forge", "garbage"])
+@pytest.mark.parametrize(("mode", "preflight"), [
+    pytest.param(mode, preflight, id=f"{mode}-{'preflight' if preflight else 'training'}")
+    for preflight in (True, False) for mode in ("replay", "forge", "garbage")])
 def test_another_user_on_a_third_node_runs_no_code_in_the_job_and_makes_it_act_on_nothing(
-        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job, mode: str) -> None:
+        slurm_cluster: SlurmCluster, image_env: dict[str, str], uninterrupted: Job, mode: str, preflight: bool) -> None:
     """Another user on node3 (not in the job) attacks the rendezvous port of a two-node job submitted as usual:
-    every key listed and read, and the preflight's keys written from the moment it connects with well-formed
-    forgeries (a failing node report, a plan that stops the job, a hang verdict naming rank 1: forge), with the
-    job's own sealed values moved there and older ones written back (replay), or with crafted pickles, garbage and
-    6 MiB values (garbage), while it floods the port with connections (tests/security/test_store_attacker.py's
-    attacker; the port is what any user of node1 reads in /proc/net/tcp, given here). No code of its runs, nothing
-    it can read holds the secret, no node is left out, and the job ends as the unattacked one did or stops naming
-    the tampering with exit code 10."""
+    every key listed and read; the keys whose names are known written from the moment it connects with well-formed
+    forgeries (a failing node report, a plan that stops the job, a hang verdict naming rank 1, the training's too)
+    and every sealed value it lists with the job's own body behind a made-up tag (forge), with the job's own sealed
+    values moved there and older ones written back (replay), or with crafted pickles, garbage and 6 MiB values
+    (garbage), while it floods the port with connections (tests/security/test_store_attacker.py's attacker; the
+    port is what any user of node1 reads in /proc/net/tcp, given here). With the preflight, the preflight meets it
+    first; without it (PREFLIGHT=0), the training does: its attempt agreement, the process group's keys and its
+    heartbeats. No code of its runs, nothing it can read holds the secret, no node is left out, and the job ends as
+    the unattacked one did or stops naming the tampering with exit code 10, in a line that names a key the attacker
+    wrote (the training's, without the preflight): a job that read none of its values proves nothing, except under
+    replay, whose values exist only once the job has written them (a replay completed unread acted on nothing)."""
     secret = "a7" * 16
     port = free_port()
     attacker_dir = Path(tempfile.mkdtemp(prefix="ddp-attacker-"))
@@ -239,19 +248,20 @@ def test_another_user_on_a_third_node_runs_no_code_in_the_job_and_makes_it_act_o
     proof, seen = attacker_dir / "proof", attacker_dir / "seen.txt"
     attacker = subprocess.Popen(
         ["ip", "netns", "exec", "sln3", *as_attacker([sys.executable, "-c", ATTACKER, str(port), str(proof), mode,
-                                                       str(seen), NODE1_IB0])],
+                                                       str(seen), NODE1_IB0, str(ATTACKED_WORLD_SIZE)])],
         env=clean_env(), cwd="/", stdout=subprocess.DEVNULL, stderr=(attacker_dir / "attacker.err").open("w"))
     try:
         workdir = slurm_cluster.workdir()
         job_id = slurm_cluster.submit(workdir, "-N2", str(JOBSCRIPTS / "slurm.sh"), *TRAIN,
-                                      env={**TRAIN_ENV, **image_env, "RDZV_PORT": str(port),
-                                           "DDP_STORE_SECRET": secret})
+                                      env={**TRAIN_ENV, **image_env, **({} if preflight else NO_PREFLIGHT),
+                                           "RDZV_PORT": str(port), "DDP_STORE_SECRET": secret})
         job = slurm_cluster.wait(job_id, workdir)
     finally:
         attacker.kill()
         attacker.wait()
     time.sleep(1)  # a command the attacker's pickle started would have run by now
     read = seen.read_text(errors="replace") if seen.exists() else ""
+    refused = refusals_of_the_attack(mode, read, [job.output])
     problems = []  # every one found, so that a run on code without the protection shows all it allowed
     if "key " not in read:
         problems.append(f"the attacker listed no key: {(attacker_dir / 'attacker.err').read_text()[-2000:]}")
@@ -273,9 +283,27 @@ def test_another_user_on_a_third_node_runs_no_code_in_the_job_and_makes_it_act_o
         problems.append(f"the job ended {job.state} {job.exit_code} without naming the tampering")
     elif job.exit_code != f"{exitcodes.STORE}:0":
         problems.append(f"the job named the tampering but ended {job.exit_code}, not {exitcodes.STORE}:0")
+    written = sum(line.startswith("wrote ") for line in read.splitlines())
+    # Replay's values exist only once the job has sealed them, so whether one lands at a key before the job reads
+    # it is a race the attacker can lose: a replay that the job completed without reading acted on nothing
+    if not refused and not (mode == "replay" and job.state == "COMPLETED"):
+        problems.append(f"the job ({job.state} {job.exit_code}) refused none of the attacker's values at the {written} "
+                        f"keys it wrote ({mode}): it read none, or acted on them")
+    if refused and not preflight and not any(protocol.PREFIX + "/" not in key for key in refused_keys(read, refused)):
+        problems.append(f"without the preflight, the job refused values at no key of the training's: {refused}")
     shutil.rmtree(attacker_dir, ignore_errors=True)
-    print(f"attacked job ({mode}): {job.state} {job.exit_code} in {job.elapsed_s:.0f} s")
+    print(f"attacked job ({mode}, {'with' if preflight else 'without'} the preflight): {job.state} {job.exit_code} "
+          f"in {job.elapsed_s:.0f} s; {written} values written, the refusals: {refused}")
     assert not problems, "\n".join(problems) + "\n" + job.output[-5000:]
+
+
+def refused_keys(read: str, refused: list[str]) -> set[str]:
+    """The keys the attacker wrote (by their names in the store) that the tampering lines `refused` name: a key by its
+    name in the store, a heartbeat by its name within its rank's prefixes (the check's heartbeats, under
+    app/check/protocol.py's prefix, and the training's end alike)."""
+    written = {line.split()[2] for line in read.splitlines() if line.startswith("wrote ")}
+    named = {name for line in refused for name in NAMED.findall(line)}
+    return {key for key in written if any(key == name or key.endswith("/" + name) for name in named)}
 
 
 def test_check_passes_across_the_allocation(slurm_cluster: SlurmCluster, image_env: dict[str, str]) -> None:

@@ -1,13 +1,19 @@
 """Another user who reaches every port of a two-node job (two torchruns started as the job scripts start them: the
 node wrapper, the plan's torchrun argv, the job's secret in the environment only), on the same host: it lists every
-key of the store and reads every value, and it writes at the keys whose values the check acts on (node reports, the
-plan, the process group's errors, the exit codes, each rank's results, the hang watch's verdicts: their names are
-public, as the code that names them is) as soon as it connects, before the job writes them, and again every few
-milliseconds, so that the job reads what it wrote there:
-- forge: well-formed values the job would act on (a failing node report, a plan that stops the job, a process-group
-  error naming rank 1, a nonzero exit code, results with every element wrong, a hang verdict naming healthy rank
-  1), each behind the seal's prefix and a made-up tag of the right length: only the MAC can give them away (and a
-  crafted pickle, base64-encoded, where torchrun's c10d rendezvous would keep its state, were there any);
+key of the store and reads every value, and it writes at the keys whose values the job acts on and whose names are
+known before the job writes them (the check's node reports, plan, process-group errors, exit codes, each rank's
+results and the hang watch's verdicts; the training's hang verdicts: their names are public, as the code that names
+them is) as soon as it connects, before the job writes them, and again every few milliseconds, so that the job reads
+what it wrote there:
+- forge: well-formed values the job would act on (a failing node report, a plan that stops the job naming a node for
+  each of the job's ranks (their number: the attacker's sixth argument, 2 unless given), a process-group error naming
+  rank 1, a nonzero exit code, results with every element wrong, a hang verdict naming healthy rank 1), each behind
+  the seal's prefix and a made-up tag of the right length: only the MAC can give them away (and a crafted pickle,
+  base64-encoded, where torchrun's c10d rendezvous would keep its state, were there any); and every other sealed
+  value it lists (the job's own, at any key: the training's attempt agreement, the process group's
+  addresses that gloo reads through the sealed store, the heartbeats) replaced, each time the job writes it, by the
+  job's own body behind a made-up tag (a JSON record naming ranks names healthy rank 1 instead): only the MAC gives
+  it away. Counters it leaves alone, as replay does and for its reason;
 - replay: values the job sealed itself, moved to another of these keys where a reader would take them if the seal
   did not cover the key's name (the other rank's process-group error or results, the attempt number as an exit
   code), and at every other key an older value of the job's own written back where it has written a newer one
@@ -18,7 +24,13 @@ milliseconds, so that the job reads what it wrote there:
   at every key it lists, counters included.
 Meanwhile it floods the port with connections. It runs as another uid when the tests run as root (setpriv), as the
 same user otherwise (it then could do more, through /proc and signals: what it does here it does through the port
-alone).
+alone). The training's keys whose names are known beforehand are written before the job writes them only where
+the job reads them late (the hang verdicts): written there before the job, the attempt's number or a follower's
+echo (app/common/attempts.py) would stop every rank at its first read, before the process group's keys or the
+heartbeats were met; as listed, they are met when the attacker is quicker than their reader, and a heartbeat, which
+its rank reads back at its next beat (app/common/watchdog.py, `Watchdog._write_beat`), always is.
+tests/jobscripts/test_jobscripts_slurm.py sends the same attacker against a job the job scripts start, with and
+without the preflight (without it, it meets the training's keys).
 
 Whatever it does: no code of its runs (the proof file never appears), the secret is in nothing it read (key names,
 values, /proc cmdlines), no node is blamed (the exclude file stays empty), and the job stops with one line naming a
@@ -80,6 +92,17 @@ def check_keys() -> dict[str, str]:
     return {stored_name(key, JOB_SCOPE, FIRST_ATTEMPT, protocol.PREFIX): kind for key, kind in kinds.items()}
 
 
+def training_keys() -> dict[str, str]:
+    """The keys of a training (python -m app.train) whose values a rank acts on and that are written before the job
+    writes them (see the module's docstring): its hang watch's verdicts of the first two rounds
+    (app/train/assemble.py, `_watch_for_hangs`; app/common/watchdog.py, `Watchdog._verdict`), under the attempt's
+    prefix, not the check's. The others a training acts on are forged as they are listed: the attempt agreement's
+    number, answers and echoes (app/common/attempts.py, at app/attempts/ under the job's prefix), the process group's
+    addresses (gloo's, under the attempt's prefix, read through the sealed store: app/common/signed_store.py
+    `for_process_groups`) and each rank's heartbeat (watchdog/beat/RANK); the rounds' claims are counters."""
+    return {stored_name(f"watchdog/round/{n}/verdict", JOB_SCOPE, FIRST_ATTEMPT): "hang verdict" for n in (1, 2)}
+
+
 #: What a refusal of each attack's values says (app/common/signed_store.py `SignedStore.open`; an older heartbeat
 #: written back: app/common/watchdog.py `Watchdog._write_beat`)
 REFUSALS = {
@@ -95,7 +118,8 @@ import torch.distributed as dist
 
 port, proof, mode, seen_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 host = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
-TARGETS = json.loads(@TARGETS@)  # the keys whose values the check acts on: name -> what it holds
+world_size = int(sys.argv[6]) if len(sys.argv) > 6 else 2  # the job's: a plan names each rank's node
+TARGETS = json.loads(@TARGETS@)  # the keys written before the job writes them: name -> what it holds
 MAGIC, TAG_BYTES = @MAGIC@, @TAG_BYTES@  # a sealed value's prefix and tag length
 HOST = socket.gethostname()
 
@@ -129,11 +153,28 @@ def connect():
             time.sleep(0.01)
 
 
+def forged_like(raw):
+    # The job's own sealed value with a made-up tag (a JSON record naming ranks, rank 1 instead): only the MAC
+    # tells it from the job's own
+    body = raw[len(MAGIC) + TAG_BYTES:]
+    try:
+        record = json.loads(body)
+    except ValueError:  # not JSON (gloo's addresses), or not UTF-8
+        record = None
+    if isinstance(record, dict) and ("culprits" in record or "bad_sources" in record):
+        if "culprits" in record:  # a hang verdict
+            record["culprits"] = [1]
+        if isinstance(record.get("bad_sources"), dict):  # a check's results
+            record["bad_sources"] = {where: [1] for where in record["bad_sources"]}
+        body = json.dumps(record).encode()
+    return MAGIC + os.urandom(TAG_BYTES) + body
+
+
 def forged(kind, key):
     # A record the job would act on, well formed (app/check/protocol.py, app/common/watchdog.py), behind the
     # seal's prefix and a made-up tag: only the MAC tells it from the job's own
     rank = int(key.rsplit("/", 1)[1]) if kind in ("node", "pg", "result") else 1
-    nodes = [f"{HOST}/agent0", f"{HOST}/agent1"]
+    nodes = [f"{HOST}/agent{other}" for other in range(world_size)]
     if kind == "node":  # a failing node: left out of the next job
         facts = {"rank": rank, "hostname": HOST, "launcher_node": str(rank), "machine": "", "versions": {},
                  "env": {}, "gpu_count": 0}
@@ -207,10 +248,17 @@ while True:
             if raw.startswith(MAGIC):  # the job's own: replay's material
                 sealed[key] = raw
                 first.setdefault(key, raw)
-            if key in TARGETS or mode == "forge":
-                if mode == "forge" and "torch.rendezvous" in key and not raw.isdigit():  # c10d's state: base64
-                    store.set(key, base64.b64encode(CRAFTED))
+            if key in TARGETS:
                 continue
+            if mode == "forge":
+                if raw.startswith(MAGIC):  # the job's own, each time it writes it: its body, a made-up tag
+                    value = forged_like(raw)
+                    mine.add(value)
+                    store.set(key, value)
+                    note(f"wrote forged {key}")
+                elif "torch.rendezvous" in key and not raw.isdigit():  # c10d's state: base64
+                    store.set(key, base64.b64encode(CRAFTED))
+                continue  # counters and torchrun's other unsealed keys: left alone (the module's docstring)
             if mode == "replay":  # an older value of the job's own where it wrote a newer one since
                 older = first.get(key)
                 if older is not None and older != raw:
@@ -232,7 +280,7 @@ while True:
         store = connect()
     rounds += 1
     time.sleep(0.005)
-""".replace("@TARGETS@", repr(json.dumps(check_keys()))).replace("@MAGIC@", repr(MAGIC)).replace(
+""".replace("@TARGETS@", repr(json.dumps(check_keys() | training_keys()))).replace("@MAGIC@", repr(MAGIC)).replace(
     "@TAG_BYTES@", str(TAG_BYTES))
 
 
