@@ -10,10 +10,12 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
 - every such rank claims the round with one atomic `add`; the first to claim judges;
 - the judge reads every heartbeat in one batched request (`multi_get`) and posts one verdict; the others
   keep beating and `check` for it once a second, then read it with one `get`;
-- that read comes early: a rank whose deadline is 2.5 beats off or less asks for the coming round's early read
-  with one `add`, and the first to ask reads every beat then. Stalled alike, it is the first to claim, 2 beats
-  or more later, and judges from that read, whose watch (below) has passed by then: one read of the suspects
-  after the claim, and the verdict. Another judge, or one whose stall ended since, reads at its claim;
+- a read comes early: a rank whose deadline is 2.5 beats off or less asks for the coming round's early read
+  with one `add`, and the first to ask reads every beat then. When its deadline passes, 2 beats or more
+  later, it judges from that read, whatever its place in the claim: the watch (below) has passed, one read
+  of the suspects after its claim and it posts. The first to claim judges as well, from a read at its claim
+  unless it is the one that read early; each looks for the other's verdict while it watches, and the first
+  posted stands: two reads of every beat at most;
 - a rank whose last beat is younger than a beat and a half is alive (each beat carries its writer's wall
   clock). The others are suspects: the judge reads them alone (one `multi_get`) each beat until their
   counter moves (a slow node: late beats, not a hang) or the longest silent has been silent for a deadline
@@ -203,6 +205,8 @@ class Verdict:
 
 STORE_GONE = Verdict([0], "rank 0 stopped answering: the rendezvous store it serves does not answer "
                           "(its process or node is frozen or gone)", -1)
+#: What a judge returns, never posts, when the round's other judge posted first (`Watchdog._judge`)
+OUTJUDGED = Verdict([], "another rank posted the verdict first", -1)
 
 
 @dataclass(frozen=True)
@@ -391,12 +395,11 @@ class Watchdog:
     def _read_early(self, expires: float, marked: tuple[int, str]) -> None:
         """Read every beat now, shortly before this rank's deadline, if this rank is the first to ask in the coming
         round: the judge's beat-and-a-half watch then runs before the deadline instead of after it. One `add` a rank
-        whose deadline nears, one read in all. The rank that reads judges from it only if it claims the round first
-        and neither its deadline nor its mark has moved since (`_verdict`); ranks stalled alike claim in the order
-        in which they ask, a beat later or two.
+        whose deadline nears, one read in all. When its deadline passes with neither it nor this rank's mark moved
+        since, this rank judges from that read (`_verdict`).
         A stall that ends after the read leaves the round's counter above 1: a later stall in the same round gets no
         early read and is judged as without one, a beat and a half later. So does a counter another client changed
-        (counters cannot be sealed): it can slow a verdict, not change it."""
+        (counters cannot be sealed): it can slow a verdict, or add a read of every beat, not change the verdict."""
         upcoming = self._round + 1
         if self._asked_early == upcoming:
             return
@@ -445,7 +448,8 @@ class Watchdog:
         raise tampered(f"rank {self.rank}'s heartbeat {key!r} was {how} by another client")
 
     def _verdict(self) -> Verdict:
-        """This round's verdict: judged here if this rank claims the round first, else read from the judge."""
+        """This round's verdict: judged here if this rank claims the round first or read every beat early for it,
+        else read from the judge."""
         self._round += 1
         prefix = f"watchdog/round/{self._round}"
         claim = self._ask(lambda: self.store.add(f"{prefix}/claim", 1))
@@ -453,24 +457,32 @@ class Watchdog:
             claim = self._ask.again(lambda: self.store.add(f"{prefix}/claim", 1))
         if claim is None:
             return STORE_GONE
+        early, self._early = self._early, None
+        with self._state:
+            expires = self._expires
+        if early is not None and (early.round, early.expires, early.marked) != (self._round, expires, self._marked()):
+            early = None  # the stall it was read in ended before the deadline: this is another
         # The judge reads every beat, then waits out late beats for up to a deadline: give it that, a few beats
         # and two slow answers (a shorter wait had every rank judge for itself: N reads of N beats).
         judging_s = 3 * self.interval_s + self.deadline_s + 2 * self._ask.within_s
         key = f"{prefix}/verdict"
+        # The rank that read early judges whatever its claim: ranks stalled together claim in an order that differs
+        # from the one in which they asked by their waits for their process's turn (at 256 simulated ranks the first
+        # to claim had not read early in any phase). The first to claim judges too, as without it; each looks for
+        # the other's verdict while it waits, and the first posted stands (below).
         # A starved process can miss the verdict in its own wait: one more look before judging ranks that have
         # heard it and stopped beating (a rank of 4096 simulated otherwise judged alone, for a deadline more)
-        if claim != 1 and (self._await(key, judging_s) or self._ask.again(lambda: self.store.check([key]))):
-            raw = self._read_posted(key)
-            posted_verdict = None if raw is None else Verdict.from_json(raw, self.world_size)
+        if claim != 1 and early is None and (self._await(key, judging_s)
+                                             or self._ask.again(lambda: self.store.check([key]))):
+            posted_verdict = self._posted_verdict(key)
             if posted_verdict is not None:
                 return posted_verdict
-        early, self._early = self._early, None
-        with self._state:
-            expires = self._expires
-        if early is not None and (claim != 1 or (early.round, early.expires, early.marked)
-                                  != (self._round, expires, self._marked())):
-            early = None  # the judge went quiet (read afresh), or the stall it was read in ended: not this one's
-        verdict = self._judge(early)  # first to claim, or the judge went quiet
+        verdict = self._judge(early, posted_at=key)  # first to claim, read early, or the judge went quiet
+        if verdict is OUTJUDGED:
+            posted_verdict = self._posted_verdict(key)
+            if posted_verdict is not None:
+                return posted_verdict
+            verdict = self._judge()  # one that cannot be read is no verdict: this rank's own, judged to the end
         if self._stopped.is_set():  # it found tampering (a test's end_process returned): nothing to post
             return verdict
         # Posted only where none is yet: a rank that judged for itself because it heard the verdict late (its
@@ -483,6 +495,10 @@ class Watchdog:
             # A malformed one there (damaged, or another client's) is no verdict: this rank's own stands
             return Verdict.from_json(posted, self.world_size) or verdict
         return verdict
+
+    def _posted_verdict(self, key: str) -> Verdict | None:
+        raw = self._read_posted(key)
+        return None if raw is None else Verdict.from_json(raw, self.world_size)
 
     def _read_posted(self, key: str) -> bytes | None:
         """The posted verdict, asked for again while its `get` goes unanswered, for up to a deadline. Judging
@@ -514,8 +530,10 @@ class Watchdog:
             time.sleep(min(self.interval_s, AWAIT_POLL_S))
         return False
 
-    def _judge(self, early: EarlyRead | None = None) -> Verdict:
-        """The verdict from one read of every beat: this rank's `early` read (the watch began then), else one now."""
+    def _judge(self, early: EarlyRead | None = None, posted_at: str = "") -> Verdict:
+        """The verdict from one read of every beat: this rank's `early` read (the watch began then), else one now.
+        OUTJUDGED if another judge posts one at `posted_at` while this one watches (a round has two judges at most:
+        the first to claim and the first to read early)."""
         if early is None:
             first = self._read()
             if first is None:
@@ -530,16 +548,20 @@ class Watchdog:
         fresh = 1.5 * self.interval_s
         second = [_counted_as_moved(b)
                   if b is not None and b.where != FINISHED and 0.0 <= now - b.at < fresh else b for b in first]
-        tampering = self._wait_out_late_beats(first, second, watched, read_again=early is not None)
+        tampering = self._wait_out_late_beats(first, second, watched, read_again=early is not None,
+                                              posted_at=posted_at)
+        if tampering is None:
+            return OUTJUDGED
         if tampering:
             return self._stop_for_tampering(tampering)
         return judge(first, second)
 
     def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float,
-                             read_again: bool = False) -> str:
+                             read_again: bool = False, posted_at: str = "") -> str | None:
         """Re-read the ranks whose counter did not move and those that never beat (in `second`, in place) until
         each has moved or the longest silent has been silent for `deadline_s`: a rank that beats late is slow, not
-        gone (see the module's docstring). '' or what shows that another client tampered with the beats.
+        gone (see the module's docstring). '' or what shows that another client tampered with the beats; None when
+        a verdict appears at `posted_at` meanwhile (looked for once a second while this judge waits).
 
         Nobody is named before this judge has watched for a beat and a half since the first read (`watched`), and
         read the suspects again after it (`read_again`: the first read came before the claim, and the watch may have
@@ -566,7 +588,9 @@ class Watchdog:
                         second[rank] = _counted_as_moved(second[rank])  # type: ignore[arg-type]
                 return ""
             # Silent long enough already: only the rest of the beat and a half to watch
-            time.sleep(self.interval_s if longest < self.deadline_s else max(0.0, confirm_s - silent_for))
+            if self._posted_within(posted_at, self.interval_s if longest < self.deadline_s
+                                   else max(0.0, confirm_s - silent_for)):
+                return None
             self._publish()
             ranks = suspects + missing
             fresh = self._read(ranks, seen=True)
@@ -589,6 +613,17 @@ class Watchdog:
             suspects = [rank for rank in suspects if first[rank].count == second[rank].count]  # type: ignore[union-attr]
             missing = [rank for rank in missing if second[rank] is None]
         return ""
+
+    def _posted_within(self, key: str, seconds: float) -> bool:
+        """Whether `key` (none: never looked for) appears within `seconds`, looked for once a second (or a beat)."""
+        end = time.monotonic() + seconds
+        while True:
+            if key and self._ask(lambda: self.store.check([key])):
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, self.interval_s, AWAIT_POLL_S) if key else left)
 
     def _stop_for_tampering(self, what: str) -> Verdict:
         """End this process for tampering with the beats (exit code STORE, its line), after leaving the sealed mark
