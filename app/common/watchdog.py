@@ -10,6 +10,12 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
 - every such rank claims the round with one atomic `add`; the first to claim judges;
 - the judge reads every heartbeat in one batched request (`multi_get`) and posts one verdict; the others
   keep beating and `check` for it once a second, then read it with one `get`;
+- a read comes early: a rank whose deadline is 2.5 beats off or less asks for the coming round's early read
+  with one `add`, and the first to ask reads every beat then. When its deadline passes, 2 beats or more
+  later, it judges from that read, whatever its place in the claim: the watch (below) has passed, one read
+  of the suspects after its claim and it posts. The first to claim judges as well, from a read at its claim
+  unless it is the one that read early; each looks for the other's verdict while it watches, and the first
+  posted stands: two reads of every beat at most;
 - a rank whose last beat is younger than a beat and a half is alive (each beat carries its writer's wall
   clock). The others are suspects: the judge reads them alone (one `multi_get`) each beat until their
   counter moves (a slow node: late beats, not a hang) or the longest silent has been silent for a deadline
@@ -26,8 +32,10 @@ When a rank's deadline passes, the verdict costs O(N) store requests, not O(N^2)
 Another client of the store cannot forge a beat (every value is sealed), but it can delete one or write back
 an older one. A rank writes its beat with `compare_set` over the one it wrote last, so it finds either at its
 next beat and ends for the tampering (exit code STORE), leaving a last beat that says so; the judge watches a
-beat and a half before naming anyone (long enough for that), and takes a beat that vanished after it read it,
-a counter that went back, or a beat that says so, for tampering: nobody is named, no node left out.
+beat and a half from its first read, and reads the suspects again after its claim, before naming anyone (long
+enough for that; an early read's watch has passed by the claim, the read after it sees what the rank said), and
+takes a beat that vanished after it read it, a counter that went back, or a beat that says so, for tampering:
+nobody is named, no node left out.
 When the store itself does not answer (it lives in rank 0's process or its node's agent), rank 0's
 side is the one that stopped. The lowest rank whose heartbeat still moves reports (`on_hang` with
 `reporter=True`: the summary, the check's report); the others give it a grace period, then every rank
@@ -80,6 +88,11 @@ FINISHED = "finished"
 TAMPERED_BEAT = "store tampered"
 #: How many of its own beat writes a rank remembers as perhaps stored (the call raised: it may have reached the store)
 UNSURE_WRITES = 8
+#: How many beats before its deadline a rank may read every beat ahead of judging (`_read_early`). It wakes once a
+#: beat, so it reads 1.5 to 2.5 beats before the deadline and claims at its first wake after it, 2 beats or more
+#: after the read: the beat and a half the judge watches before naming anyone has passed by then. At 1.5 beats the
+#: read came a beat before the claim whenever the deadline is a whole number of beats (the default: a tenth).
+EARLY_READ_BEATS = 2.5
 _SOURCE_LOCATION = re.compile(r"^\[[^\]]*\]\s*")
 _STORE_ERRORS = (RuntimeError, dist.DistError, ValueError, KeyError)
 #: Bounds on what a beat or a verdict read back may hold (a position's words, a verdict's sentence).
@@ -192,6 +205,21 @@ class Verdict:
 
 STORE_GONE = Verdict([0], "rank 0 stopped answering: the rendezvous store it serves does not answer "
                           "(its process or node is frozen or gone)", -1)
+#: What a judge returns, never posts, when the round's other judge posted first (`Watchdog._judge`)
+OUTJUDGED = Verdict([], "another rank posted the verdict first", -1)
+
+
+@dataclass(frozen=True)
+class EarlyRead:
+    """Every beat as one rank read them shortly before its deadline (`Watchdog._read_early`), for the round it may
+    judge: valid while that deadline and this rank's mark stand."""
+
+    round: int
+    expires: float  # the deadline it was read before; an `arm` since replaced it (the stall ended)
+    marked: tuple[int, str]  # this rank's mark then
+    beats: list[Beat | None]
+    watched: float  # time.monotonic() when read
+    now: float  # time.time() when read
 
 
 def judge(first: list[Beat | None], second: list[Beat | None]) -> Verdict:
@@ -287,6 +315,8 @@ class Watchdog:
         self._written: str | None = None  # the beat this rank last wrote (the store holds it, unless tampered with)
         self._unsure: list[str] = []  # beats whose write raised: each may be what the store holds
         self._expires: float | None = None
+        self._asked_early = 0  # the last round whose early read this rank asked for (`_read_early`)
+        self._early: EarlyRead | None = None
         self._stopped, self._wake = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._run, name="app watchdog", daemon=True)
 
@@ -341,7 +371,11 @@ class Watchdog:
             last = now
             with self._state:
                 expires = self._expires
-            if expires is None or time.monotonic() < expires:
+            if expires is None:
+                continue
+            if time.monotonic() < expires:
+                if time.monotonic() >= expires - EARLY_READ_BEATS * self.interval_s:
+                    self._read_early(expires, now)
                 continue
             verdict = self._verdict()
             if self._stopped.is_set():
@@ -357,6 +391,24 @@ class Watchdog:
     def _marked(self) -> tuple[int, str]:
         with self._state:
             return self.position, self.where
+
+    def _read_early(self, expires: float, marked: tuple[int, str]) -> None:
+        """Read every beat now, shortly before this rank's deadline, if this rank is the first to ask in the coming
+        round: the judge's beat-and-a-half watch then runs before the deadline instead of after it. One `add` a rank
+        whose deadline nears, one read in all. When its deadline passes with neither it nor this rank's mark moved
+        since, this rank judges from that read (`_verdict`).
+        A stall that ends after the read leaves the round's counter above 1: a later stall in the same round gets no
+        early read and is judged as without one, a beat and a half later. So does a counter another client changed
+        (counters cannot be sealed): it can slow a verdict, or add a read of every beat, not change the verdict."""
+        upcoming = self._round + 1
+        if self._asked_early == upcoming:
+            return
+        self._asked_early = upcoming
+        if self._ask(lambda: self.store.add(f"watchdog/round/{upcoming}/watch", 1)) != 1:
+            return
+        beats = self._read()
+        if beats is not None:
+            self._early = EarlyRead(upcoming, expires, marked, beats, time.monotonic(), time.time())
 
     def _publish(self) -> None:
         self._count += 1
@@ -396,7 +448,8 @@ class Watchdog:
         raise tampered(f"rank {self.rank}'s heartbeat {key!r} was {how} by another client")
 
     def _verdict(self) -> Verdict:
-        """This round's verdict: judged here if this rank claims the round first, else read from the judge."""
+        """This round's verdict: judged here if this rank claims the round first or read every beat early for it,
+        else read from the judge."""
         self._round += 1
         prefix = f"watchdog/round/{self._round}"
         claim = self._ask(lambda: self.store.add(f"{prefix}/claim", 1))
@@ -404,18 +457,32 @@ class Watchdog:
             claim = self._ask.again(lambda: self.store.add(f"{prefix}/claim", 1))
         if claim is None:
             return STORE_GONE
+        early, self._early = self._early, None
+        with self._state:
+            expires = self._expires
+        if early is not None and (early.round, early.expires, early.marked) != (self._round, expires, self._marked()):
+            early = None  # the stall it was read in ended before the deadline: this is another
         # The judge reads every beat, then waits out late beats for up to a deadline: give it that, a few beats
         # and two slow answers (a shorter wait had every rank judge for itself: N reads of N beats).
         judging_s = 3 * self.interval_s + self.deadline_s + 2 * self._ask.within_s
         key = f"{prefix}/verdict"
+        # The rank that read early judges whatever its claim: ranks stalled together claim in an order that differs
+        # from the one in which they asked by their waits for their process's turn (at 256 simulated ranks the first
+        # to claim had not read early in any phase). The first to claim judges too, as without it; each looks for
+        # the other's verdict while it waits, and the first posted stands (below).
         # A starved process can miss the verdict in its own wait: one more look before judging ranks that have
         # heard it and stopped beating (a rank of 4096 simulated otherwise judged alone, for a deadline more)
-        if claim != 1 and (self._await(key, judging_s) or self._ask.again(lambda: self.store.check([key]))):
-            raw = self._read_posted(key)
-            posted_verdict = None if raw is None else Verdict.from_json(raw, self.world_size)
+        if claim != 1 and early is None and (self._await(key, judging_s)
+                                             or self._ask.again(lambda: self.store.check([key]))):
+            posted_verdict = self._posted_verdict(key)
             if posted_verdict is not None:
                 return posted_verdict
-        verdict = self._judge()  # first to claim, or the judge went quiet
+        verdict = self._judge(early, posted_at=key)  # first to claim, read early, or the judge went quiet
+        if verdict is OUTJUDGED:
+            posted_verdict = self._posted_verdict(key)
+            if posted_verdict is not None:
+                return posted_verdict
+            verdict = self._judge()  # one that cannot be read is no verdict: this rank's own, judged to the end
         if self._stopped.is_set():  # it found tampering (a test's end_process returned): nothing to post
             return verdict
         # Posted only where none is yet: a rank that judged for itself because it heard the verdict late (its
@@ -428,6 +495,10 @@ class Watchdog:
             # A malformed one there (damaged, or another client's) is no verdict: this rank's own stands
             return Verdict.from_json(posted, self.world_size) or verdict
         return verdict
+
+    def _posted_verdict(self, key: str) -> Verdict | None:
+        raw = self._read_posted(key)
+        return None if raw is None else Verdict.from_json(raw, self.world_size)
 
     def _read_posted(self, key: str) -> bytes | None:
         """The posted verdict, asked for again while its `get` goes unanswered, for up to a deadline. Judging
@@ -459,31 +530,43 @@ class Watchdog:
             time.sleep(min(self.interval_s, AWAIT_POLL_S))
         return False
 
-    def _judge(self) -> Verdict:
-        first = self._read()
-        if first is None:
-            return STORE_GONE
+    def _judge(self, early: EarlyRead | None = None, posted_at: str = "") -> Verdict:
+        """The verdict from one read of every beat: this rank's `early` read (the watch began then), else one now.
+        OUTJUDGED if another judge posts one at `posted_at` while this one watches (a round has two judges at most:
+        the first to claim and the first to read early)."""
+        if early is None:
+            first = self._read()
+            if first is None:
+                return STORE_GONE
+            watched, now = time.monotonic(), time.time()
+        else:
+            first, watched, now = early.beats, early.watched, early.now
         told = next((b for b in first if b is not None and b.where == TAMPERED_BEAT), None)
         if told is not None:  # a rank found its own beat deleted or replayed, and stopped: it is not hung
             return self._stop_for_tampering(told.reason)
-        watched, now = time.monotonic(), time.time()
-        # As if read again: a rank that beat in the last 1.5 beats has moved; the others stay suspects
+        # As if read again: a rank that beat in the 1.5 beats before the read has moved; the others stay suspects
         fresh = 1.5 * self.interval_s
         second = [_counted_as_moved(b)
                   if b is not None and b.where != FINISHED and 0.0 <= now - b.at < fresh else b for b in first]
-        tampering = self._wait_out_late_beats(first, second, watched)
+        tampering = self._wait_out_late_beats(first, second, watched, read_again=early is not None,
+                                              posted_at=posted_at)
+        if tampering is None:
+            return OUTJUDGED
         if tampering:
             return self._stop_for_tampering(tampering)
         return judge(first, second)
 
-    def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float) -> str:
+    def _wait_out_late_beats(self, first: list[Beat | None], second: list[Beat | None], watched: float,
+                             read_again: bool = False, posted_at: str = "") -> str | None:
         """Re-read the ranks whose counter did not move and those that never beat (in `second`, in place) until
         each has moved or the longest silent has been silent for `deadline_s`: a rank that beats late is slow, not
-        gone (see the module's docstring). '' or what shows that another client tampered with the beats.
+        gone (see the module's docstring). '' or what shows that another client tampered with the beats; None when
+        a verdict appears at `posted_at` meanwhile (looked for once a second while this judge waits).
 
-        Nobody is named before this judge has watched for a beat and a half (one more read of the suspects when the
-        first read found them silent long enough): another client can delete a healthy rank's beat or write back
-        an older one just before the judge reads (it sees the round's claim key appear), and the rank finds out
+        Nobody is named before this judge has watched for a beat and a half since the first read (`watched`), and
+        read the suspects again after it (`read_again`: the first read came before the claim, and the watch may have
+        passed meanwhile): another client can delete a healthy rank's beat or write back an older one just before
+        the judge reads (it sees the round's claim key, or the early read's counter, appear), and the rank finds out
         only at its next beat (`_write_beat`), then says so in its key. A beat that vanished after the first read
         (only a deletion removes one: the first read left "never" where there was none) or whose counter went
         back (an older beat written back) is tampering too; a frozen rank leaves its last beat in place."""
@@ -495,7 +578,7 @@ class Watchdog:
             silent_for = time.monotonic() - watched
             ages = {rank: max(silent_for, time.time() - (second[rank].at or 0.0)) for rank in suspects}  # type: ignore[union-attr]
             longest = max(ages.values(), default=self.deadline_s)
-            if longest >= self.deadline_s and silent_for >= confirm_s:
+            if longest >= self.deadline_s and silent_for >= confirm_s and not read_again:
                 # The job stopped when the longest silent rank did. A rank whose last beat came more than 1.5 beats
                 # after that one's was alive after the job stopped: not why it stopped, so not named, and its next
                 # beat is not waited for (a slow node's, at 4096 simulated ranks, cost the verdict up to 9 s).
@@ -505,10 +588,13 @@ class Watchdog:
                         second[rank] = _counted_as_moved(second[rank])  # type: ignore[arg-type]
                 return ""
             # Silent long enough already: only the rest of the beat and a half to watch
-            time.sleep(self.interval_s if longest < self.deadline_s else max(0.0, confirm_s - silent_for))
+            if self._posted_within(posted_at, self.interval_s if longest < self.deadline_s
+                                   else max(0.0, confirm_s - silent_for)):
+                return None
             self._publish()
             ranks = suspects + missing
             fresh = self._read(ranks, seen=True)
+            read_again = False
             if fresh is None:  # the store does not answer, or a key vanished (the call ended the process)
                 return tampering_seen()
             for rank, beat in zip(ranks, fresh, strict=True):
@@ -527,6 +613,17 @@ class Watchdog:
             suspects = [rank for rank in suspects if first[rank].count == second[rank].count]  # type: ignore[union-attr]
             missing = [rank for rank in missing if second[rank] is None]
         return ""
+
+    def _posted_within(self, key: str, seconds: float) -> bool:
+        """Whether `key` (none: never looked for) appears within `seconds`, looked for once a second (or a beat)."""
+        end = time.monotonic() + seconds
+        while True:
+            if key and self._ask(lambda: self.store.check([key])):
+                return True
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(left, self.interval_s, AWAIT_POLL_S) if key else left)
 
     def _stop_for_tampering(self, what: str) -> Verdict:
         """End this process for tampering with the beats (exit code STORE, its line), after leaving the sealed mark

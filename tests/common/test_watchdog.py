@@ -294,3 +294,163 @@ def test_a_fire_just_after_progress_is_not_undone_by_that_progress():
     finally:
         dog.stop()
     assert ended == [exitcodes.TIMEOUT]
+
+
+class Recording(CountingReads):
+    """A store that records, in order, each `add` (the claim, the early read's counter), each read of heartbeats
+    (how many) and each verdict posted."""
+
+    def __init__(self, store: dist.Store, world_size: int) -> None:
+        super().__init__(store, world_size)
+        self.calls: list[tuple[str, str | int]] = []
+
+    def add(self, key: str, amount: int) -> int:
+        self.calls.append(("add", key))
+        return self.store.add(key, amount)
+
+    def multi_get(self, keys: list[str]) -> list[bytes]:
+        self.calls.append(("read", len(keys)))
+        return super().multi_get(keys)
+
+    def compare_set(self, key: str, expected: str, desired: str) -> bytes:
+        if key.endswith("/verdict"):
+            self.calls.append(("post", key))
+        return self.store.compare_set(key, expected, desired)
+
+
+class Beating:
+    """Simulated ranks beating every tenth of a beat at `position` (in step `position`) until `freeze`d or `stop`ped."""
+
+    def __init__(self, store: dist.Store | Recording, ranks: list[int], interval_s: float, position: int) -> None:
+        self.store, self.ranks, self.interval_s, self.position = store, ranks, interval_s, position
+        self.frozen: set[int] = set()
+        self._stopped = threading.Event()
+        self._beat_once(1)
+        threading.Thread(target=self._beat, daemon=True).start()
+
+    def _beat_once(self, count: int) -> None:
+        for rank in self.ranks:
+            if rank not in self.frozen:
+                self.store.set(beat_key(rank), Beat(rank, count, self.position, f"step {self.position}", f"node{rank}",
+                                                    at=time.time()).to_json())
+
+    def _beat(self) -> None:
+        count = 1
+        while not self._stopped.wait(self.interval_s / 10):
+            count += 1
+            self._beat_once(count)
+
+    def freeze(self, rank: int) -> None:
+        self.frozen.add(rank)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+def test_a_judge_that_read_every_beat_before_its_deadline_names_the_frozen_rank_after_one_read_of_the_suspects():
+    """Rank 0 reads every beat 1.5 to 2.5 beats before its deadline, so the beat and a half it watches before naming
+    anyone has passed when the deadline does: after its claim it reads the suspects once and names rank 2; it
+    neither reads every beat again nor watches longer (before, it read every beat at its claim, then watched)."""
+    store = Recording(dist.HashStore(), 4)
+    store.set(beat_key(2), Beat(2, 5, 4, "step 4", "node2", at=time.time() - 10).to_json())  # frozen 10 s ago
+    world = Beating(store, [1, 3], interval_s=0.2, position=5)
+    named: list[Verdict] = []
+    ended: list[int] = []
+    dog = Watchdog(store, 0, 4, "node0", 2.0, lambda verdict, reporter: named.append(verdict),
+                   end_process=ended.append, interval_s=0.2)
+    dog.mark(5, "step 5")
+    dog.start()
+    try:
+        wait_for_the_end(ended)
+    finally:
+        world.stop()
+        dog.stop()
+    assert ended == [exitcodes.TIMEOUT] and [verdict.culprits for verdict in named] == [[2]], (ended, named)
+    claim = store.calls.index(("add", "watchdog/round/1/claim"))
+    posted = store.calls.index(("post", "watchdog/round/1/verdict"))
+    assert ("read", 4) in store.calls[:claim], store.calls  # every beat, read before the deadline passed
+    # One read of the suspects (rank 2, and any rank whose beat was late at the early read: this machine is shared)
+    reads = [size for call, size in store.calls[claim:posted] if call == "read"]
+    assert len(reads) == 1 and reads[0] < 4, store.calls
+
+
+def test_a_stall_that_ends_after_the_early_read_names_nobody_and_a_later_hang_is_judged_from_a_read_of_its_own():
+    """Rank 0 reads every beat as its deadline nears, then the step completes: no verdict, the run goes on. When
+    rank 2 freezes later in the same round, that early read, from before the freeze, is not what rank 2 is judged
+    by (in it rank 2 beat a moment before, and counted as alive, nobody would be named)."""
+    store = Recording(dist.HashStore(), 3)
+    world = Beating(store, [1, 2], interval_s=0.2, position=1)
+    stalls: list[Verdict] = []
+    named: list[Verdict] = []
+    ended: list[int] = []
+    dog = Watchdog(store, 0, 3, "node0", 2.0, lambda verdict, reporter: named.append(verdict), on_stall=stalls.append,
+                   end_process=ended.append, interval_s=0.2)
+    dog.mark(1, "step 1")
+    dog.start()
+    try:
+        end = time.monotonic() + 5.0
+        while ("read", 3) not in store.calls and time.monotonic() < end:
+            time.sleep(0.005)
+        claimed = [call for call in store.calls if str(call[1]).endswith("/claim")]
+        assert ("read", 3) in store.calls and not claimed, store.calls  # read before any deadline passed
+        for step in range(2, 10):  # the step completes before the deadline, and the run goes on
+            world.position = step
+            dog.mark(step, f"step {step}")
+            time.sleep(0.1)
+        assert not stalls and not named and not ended, (stalls, named)
+        world.freeze(2)  # rank 2 stops answering; the others wait in step 9
+        wait_for_the_end(ended)
+    finally:
+        world.stop()
+        dog.stop()
+    assert not stalls and [verdict.culprits for verdict in named] == [[2]], (stalls, named)
+
+
+def test_the_rank_that_read_early_judges_from_that_read_though_another_rank_claimed_the_round_first():
+    """Ranks stalled together claim in an order other than the one in which they asked for the early read (their
+    waits for their process's turn differ): the rank that read early judges from its read all the same, after one
+    read of the suspects, instead of waiting for the first to claim to watch a beat and a half more."""
+    store = Recording(dist.HashStore(), 4)
+    store.set(beat_key(2), Beat(2, 5, 4, "step 4", "node2", at=time.time() - 10).to_json())  # frozen 10 s ago
+    world = Beating(store, [1, 3], interval_s=0.2, position=5)
+    named: list[Verdict] = []
+    ended: list[int] = []
+    dog = Watchdog(store, 0, 4, "node0", 2.0, lambda verdict, reporter: named.append(verdict),
+                   end_process=ended.append, interval_s=0.2)
+    dog.mark(5, "step 5")
+    dog.start()
+    try:
+        end = time.monotonic() + 5.0
+        while ("read", 4) not in store.calls and time.monotonic() < end:
+            time.sleep(0.005)
+        store.store.add("watchdog/round/1/claim", 1)  # rank 3, say, claims first (and judges from a read of its own)
+        wait_for_the_end(ended)
+    finally:
+        world.stop()
+        dog.stop()
+    assert [verdict.culprits for verdict in named] == [[2]], named
+    claim = store.calls.index(("add", "watchdog/round/1/claim"))
+    posted = store.calls.index(("post", "watchdog/round/1/verdict"))
+    # One read of the suspects (rank 2, and any rank whose beat was late at the early read: this machine is shared)
+    reads = [size for call, size in store.calls[claim:posted] if call == "read"]
+    assert len(reads) == 1 and reads[0] < 4, store.calls
+
+
+def test_the_first_to_claim_takes_the_verdict_the_early_reader_posted_while_it_watched():
+    """The first to claim had not read early: it reads every beat and watches a beat and a half, looking for the
+    verdict meanwhile. The rank that read early posts one first: the first to claim takes it and posts none."""
+    store = Recording(dist.HashStore(), 3)
+    store.set(beat_key(2), Beat(2, 5, 4, "step 4", "node2", at=time.time() - 10).to_json())  # frozen 10 s ago
+    world = Beating(store, [1], interval_s=0.2, position=5)
+    early = Verdict([2], "rank 2 (node2) stopped answering (no heartbeat; last heard at step 4)", 1)
+    threading.Timer(0.1, lambda: store.store.set("watchdog/round/1/verdict", early.to_json())).start()
+    dog = Watchdog(store, 0, 3, "node0", 2.0, lambda verdict, reporter: None, end_process=lambda code: None,
+                   interval_s=0.2)
+    dog.mark(5, "step 5")
+    try:
+        verdict = dog._verdict()
+    finally:
+        world.stop()
+        dog.stop()
+    assert verdict.to_json() == early.to_json()
+    assert ("read", 3) in store.calls and not [call for call in store.calls if call[0] == "post"], store.calls

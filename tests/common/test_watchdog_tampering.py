@@ -148,6 +148,56 @@ def test_a_judge_that_reads_just_after_the_tampering_names_nobody(server: dist.T
     assert ended0 and ended0[0] == exitcodes.STORE and verdict.culprits == [] and not named, verdict
 
 
+class TamperBeforeTheEarlyRead:
+    """Rank 0's store, on which the other user's `tamper` lands just after rank 0 asks for the round's early read,
+    before it reads (the other user can see that counter appear, and so time its tampering)."""
+
+    def __init__(self, store: dist.Store, tamper) -> None:  # type: ignore[no-untyped-def]
+        self.store, self.tamper, self.tampered = store, tamper, False
+
+    def add(self, key: str, amount: int) -> int:
+        count = self.store.add(key, amount)
+        if key.endswith("/watch") and not self.tampered:
+            self.tampered = True
+            self.tamper()
+        return count
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.store, name)
+
+
+@pytest.mark.parametrize("tamper", ["delete", "replay"])
+def test_tampering_just_before_the_early_read_names_nobody(server: dist.TCPStore, tamper: str) -> None:
+    """The race a beat or two earlier: rank 1's beat is deleted or written back (a minute old) just before rank 0
+    reads every beat ahead of its deadline. Rank 1 is healthy and finds out at its next beat; rank 0, whose watch
+    passed before its deadline did, reads rank 1 again after its claim and sees it: no verdict is posted."""
+    rank1, ended1 = watched(server, 1)
+    raw = connect(server)
+
+    def tamper_now() -> None:
+        if tamper == "delete":
+            raw.delete_key(RAW_KEY)
+        else:  # as a sealed beat of rank 1 from a minute ago would be (the seal is the job's: made here)
+            raw.set(RAW_KEY, SignedStore(connect(server), SECRET).seal(
+                RAW_KEY, Beat(1, 1, 3, "step 3, phase forward/backward", "node1", at=time.time() - 60).to_json()))
+
+    named: list[Verdict] = []
+    judge, ended0 = watched(server, 0, deadline_s=1.0, named=named)
+    judge.store = store = TamperBeforeTheEarlyRead(judge.store, tamper_now)
+    rank1.start()
+    try:
+        assert until(lambda: raw.check([RAW_KEY]))
+        judge.start()
+        assert until(lambda: bool(ended0)), "rank 0 never ended"
+    finally:
+        rank1.stop()
+        judge.stop()
+    assert store.tampered
+    assert ended1 and ended1[0] == exitcodes.STORE  # rank 1 found it itself
+    assert ended0[0] == exitcodes.STORE and not named
+    assert not store.check(["watchdog/round/1/verdict"])  # rank 0 judged nobody: it stopped for the tampering
+
+
 def test_a_rank_that_never_beat_is_still_named(server: dist.TCPStore) -> None:
     store = job_store(server)
     store.set(beat_key(0), Beat(0, 1, 3, "step 3", "node0", at=time.time()).to_json())
