@@ -347,10 +347,9 @@ class Beating:
         self._stopped.set()
 
 
-def test_a_judge_that_read_every_beat_before_its_deadline_names_the_frozen_rank_after_one_read_of_the_suspects():
-    """Rank 0 reads every beat 1.5 to 2.5 beats before its deadline, so the beat and a half it watches before naming
-    anyone has passed when the deadline does: after its claim it reads the suspects once and names rank 2; it
-    neither reads every beat again nor watches longer (before, it read every beat at its claim, then watched)."""
+def rank_2_frozen_among_4() -> tuple[Recording, Beating, Watchdog, list[Verdict], list[int]]:
+    """Rank 0's started watch (2 s deadline, 0.2 s beats) among ranks 1 and 3 beating at step 5 and rank 2, whose
+    last beat, at step 4, is 10 s old: the store, the beating ranks, the watch, its verdicts and exit codes."""
     store = Recording(dist.HashStore(), 4)
     store.set(beat_key(2), Beat(2, 5, 4, "step 4", "node2", at=time.time() - 10).to_json())  # frozen 10 s ago
     world = Beating(store, [1, 3], interval_s=0.2, position=5)
@@ -360,18 +359,31 @@ def test_a_judge_that_read_every_beat_before_its_deadline_names_the_frozen_rank_
                    end_process=ended.append, interval_s=0.2)
     dog.mark(5, "step 5")
     dog.start()
+    return store, world, dog, named, ended
+
+
+def assert_one_read_of_the_suspects_between_claim_and_post(store: Recording) -> None:
+    """After its claim, before it posted, the judge read once, not every beat: the suspects (rank 2, and any rank
+    whose beat was late at the early read: this machine is shared)."""
+    claim = store.calls.index(("add", "watchdog/round/1/claim"))
+    posted = store.calls.index(("post", "watchdog/round/1/verdict"))
+    reads = [size for call, size in store.calls[claim:posted] if call == "read"]
+    assert len(reads) == 1 and reads[0] < 4, store.calls
+
+
+def test_a_judge_that_read_every_beat_before_its_deadline_names_the_frozen_rank_after_one_read_of_the_suspects():
+    """Rank 0 reads every beat 1.5 to 2.5 beats before its deadline, so the beat and a half it watches before naming
+    anyone has passed when the deadline does: after its claim it reads the suspects once and names rank 2; it
+    neither reads every beat again nor watches longer (before, it read every beat at its claim, then watched)."""
+    store, world, dog, named, ended = rank_2_frozen_among_4()
     try:
         wait_for_the_end(ended)
     finally:
         world.stop()
         dog.stop()
     assert ended == [exitcodes.TIMEOUT] and [verdict.culprits for verdict in named] == [[2]], (ended, named)
-    claim = store.calls.index(("add", "watchdog/round/1/claim"))
-    posted = store.calls.index(("post", "watchdog/round/1/verdict"))
-    assert ("read", 4) in store.calls[:claim], store.calls  # every beat, read before the deadline passed
-    # One read of the suspects (rank 2, and any rank whose beat was late at the early read: this machine is shared)
-    reads = [size for call, size in store.calls[claim:posted] if call == "read"]
-    assert len(reads) == 1 and reads[0] < 4, store.calls
+    assert ("read", 4) in store.calls[:store.calls.index(("add", "watchdog/round/1/claim"))], store.calls  # early
+    assert_one_read_of_the_suspects_between_claim_and_post(store)
 
 
 def test_a_stall_that_ends_after_the_early_read_names_nobody_and_a_later_hang_is_judged_from_a_read_of_its_own():
@@ -410,15 +422,7 @@ def test_the_rank_that_read_early_judges_from_that_read_though_another_rank_clai
     """Ranks stalled together claim in an order other than the one in which they asked for the early read (their
     waits for their process's turn differ): the rank that read early judges from its read all the same, after one
     read of the suspects, instead of waiting for the first to claim to watch a beat and a half more."""
-    store = Recording(dist.HashStore(), 4)
-    store.set(beat_key(2), Beat(2, 5, 4, "step 4", "node2", at=time.time() - 10).to_json())  # frozen 10 s ago
-    world = Beating(store, [1, 3], interval_s=0.2, position=5)
-    named: list[Verdict] = []
-    ended: list[int] = []
-    dog = Watchdog(store, 0, 4, "node0", 2.0, lambda verdict, reporter: named.append(verdict),
-                   end_process=ended.append, interval_s=0.2)
-    dog.mark(5, "step 5")
-    dog.start()
+    store, world, dog, named, ended = rank_2_frozen_among_4()
     try:
         end = time.monotonic() + 5.0
         while ("read", 4) not in store.calls and time.monotonic() < end:
@@ -429,11 +433,7 @@ def test_the_rank_that_read_early_judges_from_that_read_though_another_rank_clai
         world.stop()
         dog.stop()
     assert [verdict.culprits for verdict in named] == [[2]], named
-    claim = store.calls.index(("add", "watchdog/round/1/claim"))
-    posted = store.calls.index(("post", "watchdog/round/1/verdict"))
-    # One read of the suspects (rank 2, and any rank whose beat was late at the early read: this machine is shared)
-    reads = [size for call, size in store.calls[claim:posted] if call == "read"]
-    assert len(reads) == 1 and reads[0] < 4, store.calls
+    assert_one_read_of_the_suspects_between_claim_and_post(store)
 
 
 def test_the_first_to_claim_takes_the_verdict_the_early_reader_posted_while_it_watched():
