@@ -525,9 +525,10 @@ class Watchdog:
                 self._publish()
             if self._ask(lambda: self.store.check([key])):
                 return True
-            if time.monotonic() >= end:
+            left = end - time.monotonic()
+            if left <= 0:
                 return False
-            time.sleep(min(self.interval_s, AWAIT_POLL_S))
+            time.sleep(min(left, self.interval_s, AWAIT_POLL_S))  # not past `seconds`: a judge's watch waits here
         return False
 
     def _judge(self, early: EarlyRead | None = None, posted_at: str = "") -> Verdict:
@@ -588,8 +589,10 @@ class Watchdog:
                         second[rank] = _counted_as_moved(second[rank])  # type: ignore[arg-type]
                 return ""
             # Silent long enough already: only the rest of the beat and a half to watch
-            if self._posted_within(posted_at, self.interval_s if longest < self.deadline_s
-                                   else max(0.0, confirm_s - silent_for)):
+            wait_s = self.interval_s if longest < self.deadline_s else max(0.0, confirm_s - silent_for)
+            if not posted_at:
+                time.sleep(wait_s)
+            elif self._await(posted_at, wait_s, beating=False):  # the other judge's verdict: this one's is moot
                 return None
             self._publish()
             ranks = suspects + missing
@@ -613,17 +616,6 @@ class Watchdog:
             suspects = [rank for rank in suspects if first[rank].count == second[rank].count]  # type: ignore[union-attr]
             missing = [rank for rank in missing if second[rank] is None]
         return ""
-
-    def _posted_within(self, key: str, seconds: float) -> bool:
-        """Whether `key` (none: never looked for) appears within `seconds`, looked for once a second (or a beat)."""
-        end = time.monotonic() + seconds
-        while True:
-            if key and self._ask(lambda: self.store.check([key])):
-                return True
-            left = end - time.monotonic()
-            if left <= 0:
-                return False
-            time.sleep(min(left, self.interval_s, AWAIT_POLL_S) if key else left)
 
     def _stop_for_tampering(self, what: str) -> Verdict:
         """End this process for tampering with the beats (exit code STORE, its line), after leaving the sealed mark

@@ -121,6 +121,16 @@ def test_a_beat_whose_counter_goes_back_while_the_judge_watches_is_tampering(ser
     assert "went back from beat 7 to beat 5" in tampering_seen()
 
 
+def tamper_with_rank_1s_beat(server: dist.TCPStore, raw: dist.TCPStore, tamper: str) -> None:
+    """The other user, through `raw`, deletes rank 1's beat (`delete`) or writes back its first, a minute old
+    (`replay`: sealed as the job sealed it; the seal is the job's, made here)."""
+    if tamper == "delete":
+        raw.delete_key(RAW_KEY)
+    else:
+        raw.set(RAW_KEY, SignedStore(connect(server), SECRET).seal(
+            RAW_KEY, Beat(1, 1, 0, "start", "node1", at=time.time() - 60).to_json()))
+
+
 @pytest.mark.parametrize("tamper", ["delete", "replay"])
 def test_a_judge_that_reads_just_after_the_tampering_names_nobody(server: dist.TCPStore, tamper: str) -> None:
     """The race: the other user deletes rank 1's beat, or writes back one a minute old, just before the judge
@@ -133,11 +143,7 @@ def test_a_judge_that_reads_just_after_the_tampering_names_nobody(server: dist.T
     key = RAW_KEY
     try:
         assert until(lambda: raw.check([key]))
-        if tamper == "delete":
-            raw.delete_key(key)
-        else:  # as a sealed beat of rank 1 from a minute ago would be (the seal is the job's: made here)
-            raw.set(key, SignedStore(connect(server), SECRET).seal(
-                key, Beat(1, 1, 0, "start", "node1", at=time.time() - 60).to_json()))
+        tamper_with_rank_1s_beat(server, raw, tamper)
         named: list[Verdict] = []
         judge, ended0 = watched(server, 0, deadline_s=1.0, named=named)
         store.set(beat_key(0), Beat(0, 1, 3, "step 3", "node0", at=time.time()).to_json())
@@ -174,16 +180,9 @@ def test_tampering_just_before_the_early_read_names_nobody(server: dist.TCPStore
     rank1, ended1 = watched(server, 1)
     raw = connect(server)
 
-    def tamper_now() -> None:
-        if tamper == "delete":
-            raw.delete_key(RAW_KEY)
-        else:  # as a sealed beat of rank 1 from a minute ago would be (the seal is the job's: made here)
-            raw.set(RAW_KEY, SignedStore(connect(server), SECRET).seal(
-                RAW_KEY, Beat(1, 1, 3, "step 3, phase forward/backward", "node1", at=time.time() - 60).to_json()))
-
     named: list[Verdict] = []
     judge, ended0 = watched(server, 0, deadline_s=1.0, named=named)
-    judge.store = store = TamperBeforeTheEarlyRead(judge.store, tamper_now)
+    judge.store = store = TamperBeforeTheEarlyRead(judge.store, lambda: tamper_with_rank_1s_beat(server, raw, tamper))
     rank1.start()
     try:
         assert until(lambda: raw.check([RAW_KEY]))
